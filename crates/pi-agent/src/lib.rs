@@ -1,0 +1,1 @@
+//! pi-agent: the agent loop (turns, tool execution, queues, hooks); knows no files, terminal or sessions.

@@ -1,0 +1,443 @@
+//! The assistant-message event stream: events, the channel that carries them, and the
+//! accumulator that rebuilds the partial message from them.
+//!
+//! Unlike the TypeScript pi, events do not carry a copy of the whole partial message: that would
+//! make each chunk cost as much as the message so far. A consumer that needs the partial (JSON
+//! mode, the TUI) keeps a [`PartialMessage`] and applies every event to it; `to_wire` renders an
+//! event in pi's JSON shape with the partial as of that event.
+
+use std::pin::Pin;
+use std::task::{Context as TaskContext, Poll};
+
+use futures::Stream;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::partial_json::parse_partial;
+use crate::types::{AssistantMessage, Content, StopReason, TextContent, ThinkingContent, ToolCall};
+
+/// One step of a streaming assistant reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssistantMessageEvent {
+    /// The reply began. `partial` has no content yet but carries api/provider/model/timestamp
+    /// and whatever the provider already knows (response id, input usage).
+    Start {
+        partial: AssistantMessage,
+    },
+    TextStart {
+        content_index: usize,
+    },
+    TextDelta {
+        content_index: usize,
+        delta: String,
+    },
+    /// The finished block (with its signature, if the API gives one).
+    TextEnd {
+        content_index: usize,
+        content: TextContent,
+    },
+    ThinkingStart {
+        content_index: usize,
+    },
+    ThinkingDelta {
+        content_index: usize,
+        delta: String,
+    },
+    ThinkingEnd {
+        content_index: usize,
+        content: ThinkingContent,
+    },
+    ToolCallStart {
+        content_index: usize,
+        id: String,
+        name: String,
+    },
+    /// A raw fragment of the arguments' JSON.
+    ToolCallDelta {
+        content_index: usize,
+        delta: String,
+    },
+    ToolCallEnd {
+        content_index: usize,
+        tool_call: ToolCall,
+    },
+    /// The reply completed; `message` is final (reason is stop, length or toolUse).
+    Done {
+        reason: StopReason,
+        message: AssistantMessage,
+    },
+    /// The reply failed or was aborted; `error` keeps partial content and usage.
+    Error {
+        reason: StopReason,
+        error: AssistantMessage,
+    },
+}
+
+impl AssistantMessageEvent {
+    /// True for `Done` and `Error`, after which nothing more arrives.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Done { .. } | Self::Error { .. })
+    }
+
+    /// pi's wire name of the event.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Start { .. } => "start",
+            Self::TextStart { .. } => "text_start",
+            Self::TextDelta { .. } => "text_delta",
+            Self::TextEnd { .. } => "text_end",
+            Self::ThinkingStart { .. } => "thinking_start",
+            Self::ThinkingDelta { .. } => "thinking_delta",
+            Self::ThinkingEnd { .. } => "thinking_end",
+            Self::ToolCallStart { .. } => "toolcall_start",
+            Self::ToolCallDelta { .. } => "toolcall_delta",
+            Self::ToolCallEnd { .. } => "toolcall_end",
+            Self::Done { .. } => "done",
+            Self::Error { .. } => "error",
+        }
+    }
+
+    /// The event as the TypeScript pi serializes it, with `partial` as given.
+    pub fn to_wire(&self, partial: &AssistantMessage) -> Value {
+        let partial = serde_json::to_value(partial).unwrap_or(Value::Null);
+        let t = self.type_name();
+        match self {
+            Self::Start { .. } => json!({"type": t, "partial": partial}),
+            Self::TextStart { content_index }
+            | Self::ThinkingStart { content_index }
+            | Self::ToolCallStart { content_index, .. } => {
+                json!({"type": t, "contentIndex": content_index, "partial": partial})
+            }
+            Self::TextDelta { content_index, delta }
+            | Self::ThinkingDelta { content_index, delta }
+            | Self::ToolCallDelta { content_index, delta } => {
+                json!({"type": t, "contentIndex": content_index, "delta": delta, "partial": partial})
+            }
+            Self::TextEnd { content_index, content } => {
+                json!({"type": t, "contentIndex": content_index, "content": content.text, "partial": partial})
+            }
+            Self::ThinkingEnd { content_index, content } => {
+                json!({"type": t, "contentIndex": content_index, "content": content.thinking, "partial": partial})
+            }
+            Self::ToolCallEnd {
+                content_index,
+                tool_call,
+            } => {
+                json!({"type": t, "contentIndex": content_index, "toolCall": tool_call, "partial": partial})
+            }
+            Self::Done { reason, message } => json!({"type": t, "reason": reason, "message": message}),
+            Self::Error { reason, error } => json!({"type": t, "reason": reason, "error": error}),
+        }
+    }
+}
+
+/// Rebuilds the partial assistant message from events, cheaply: text deltas append, and the
+/// arguments of a streaming tool call are parsed only when a snapshot is asked for.
+#[derive(Debug, Clone, Default)]
+pub struct PartialMessage {
+    message: AssistantMessage,
+    /// Raw JSON of tool calls still streaming, by content index.
+    pending_args: Vec<(usize, String)>,
+    /// Whether `message` reflects every pending argument buffer.
+    args_fresh: bool,
+}
+
+impl PartialMessage {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Apply one event. Content indices past the end are created on demand so a misbehaving
+    /// provider cannot cause a panic.
+    pub fn apply(&mut self, event: &AssistantMessageEvent) {
+        use AssistantMessageEvent as E;
+        match event {
+            E::Start { partial } => {
+                self.message = partial.clone();
+                self.pending_args.clear();
+            }
+            E::TextStart { content_index } => {
+                self.put(*content_index, Content::Text(TextContent::default()));
+            }
+            E::TextDelta { content_index, delta } => {
+                if let Some(Content::Text(t)) = self.slot(*content_index, || Content::Text(TextContent::default())) {
+                    t.text.push_str(delta);
+                }
+            }
+            E::TextEnd { content_index, content } => self.put(*content_index, Content::Text(content.clone())),
+            E::ThinkingStart { content_index } => {
+                self.put(*content_index, Content::Thinking(ThinkingContent::default()));
+            }
+            E::ThinkingDelta { content_index, delta } => {
+                if let Some(Content::Thinking(t)) =
+                    self.slot(*content_index, || Content::Thinking(ThinkingContent::default()))
+                {
+                    t.thinking.push_str(delta);
+                }
+            }
+            E::ThinkingEnd { content_index, content } => {
+                self.put(*content_index, Content::Thinking(content.clone()));
+            }
+            E::ToolCallStart {
+                content_index,
+                id,
+                name,
+            } => {
+                let call = ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: Value::Object(Default::default()),
+                    ..Default::default()
+                };
+                self.put(*content_index, Content::ToolCall(call));
+                self.pending_args.push((*content_index, String::new()));
+            }
+            E::ToolCallDelta { content_index, delta } => {
+                if let Some((_, buf)) = self.pending_args.iter_mut().find(|(i, _)| i == content_index) {
+                    buf.push_str(delta);
+                    self.args_fresh = false;
+                }
+            }
+            E::ToolCallEnd {
+                content_index,
+                tool_call,
+            } => {
+                self.pending_args.retain(|(i, _)| i != content_index);
+                self.put(*content_index, Content::ToolCall(tool_call.clone()));
+            }
+            E::Done { message, .. } | E::Error { error: message, .. } => {
+                self.message = message.clone();
+                self.pending_args.clear();
+            }
+        }
+    }
+
+    /// The partial message as of the last applied event, with streaming tool arguments parsed.
+    pub fn snapshot(&mut self) -> &AssistantMessage {
+        if !self.args_fresh {
+            for (index, raw) in &self.pending_args {
+                if let Some(Content::ToolCall(tc)) = self.message.content.get_mut(*index) {
+                    tc.arguments = parse_partial(raw);
+                }
+            }
+            self.args_fresh = true;
+        }
+        &self.message
+    }
+
+    /// The message without refreshing streaming tool arguments (cheap).
+    pub fn message(&self) -> &AssistantMessage {
+        &self.message
+    }
+
+    pub fn into_message(mut self) -> AssistantMessage {
+        self.snapshot();
+        self.message
+    }
+
+    fn put(&mut self, index: usize, block: Content) {
+        let content = &mut self.message.content;
+        if index < content.len() {
+            content[index] = block;
+        } else {
+            while content.len() < index {
+                content.push(Content::text(""));
+            }
+            content.push(block);
+        }
+    }
+
+    fn slot(&mut self, index: usize, make: impl FnOnce() -> Content) -> Option<&mut Content> {
+        if index >= self.message.content.len() {
+            self.put(index, make());
+        }
+        self.message.content.get_mut(index)
+    }
+}
+
+/// The sending half held by a provider task. After a terminal event every further send is
+/// ignored, and a dropped receiver is not an error (the consumer simply stopped listening).
+#[derive(Debug)]
+pub struct EventSender {
+    tx: mpsc::Sender<AssistantMessageEvent>,
+    finished: bool,
+}
+
+impl EventSender {
+    /// Send one event, waiting while the consumer is behind (backpressure reaches the socket).
+    /// Returns false when the consumer is gone or the stream already ended.
+    pub async fn send(&mut self, event: AssistantMessageEvent) -> bool {
+        if self.finished {
+            return false;
+        }
+        if event.is_terminal() {
+            self.finished = true;
+        }
+        self.tx.send(event).await.is_ok()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// True when the receiving side was dropped.
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+/// A stream of [`AssistantMessageEvent`]s ending with `Done` or `Error`.
+#[derive(Debug)]
+pub struct AssistantStream {
+    rx: mpsc::Receiver<AssistantMessageEvent>,
+}
+
+/// How many events may wait between a provider and its consumer.
+const CHANNEL_DEPTH: usize = 64;
+
+/// A connected sender and stream.
+pub fn event_channel() -> (EventSender, AssistantStream) {
+    let (tx, rx) = mpsc::channel(CHANNEL_DEPTH);
+    (EventSender { tx, finished: false }, AssistantStream { rx })
+}
+
+impl AssistantStream {
+    /// A stream that yields `events` and ends (for tests and faux providers).
+    pub fn from_events(events: Vec<AssistantMessageEvent>) -> Self {
+        let (tx, rx) = mpsc::channel(events.len().max(1));
+        for e in events {
+            // Capacity equals the number of events, so this never fails.
+            let _ = tx.try_send(e);
+        }
+        AssistantStream { rx }
+    }
+
+    /// Receive the next event; `None` after the terminal event has been taken or the sender
+    /// vanished.
+    pub async fn next_event(&mut self) -> Option<AssistantMessageEvent> {
+        self.rx.recv().await
+    }
+
+    /// Drain the stream and return the final message. A sender that vanished without a
+    /// terminal event yields an error message rather than a panic.
+    pub async fn result(mut self) -> AssistantMessage {
+        let mut partial = PartialMessage::new();
+        while let Some(event) = self.rx.recv().await {
+            match event {
+                AssistantMessageEvent::Done { message, .. } => return message,
+                AssistantMessageEvent::Error { error, .. } => return error,
+                other => partial.apply(&other),
+            }
+        }
+        let mut message = partial.into_message();
+        message.stop_reason = StopReason::Error;
+        message.error_message = Some("Stream ended without a final event".to_string());
+        message
+    }
+}
+
+impl Stream for AssistantStream {
+    type Item = AssistantMessageEvent;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn start() -> AssistantMessageEvent {
+        AssistantMessageEvent::Start {
+            partial: AssistantMessage {
+                api: "a".into(),
+                provider: "p".into(),
+                model: "m".into(),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn accumulator_rebuilds_text_and_tool_calls() {
+        let mut p = PartialMessage::new();
+        p.apply(&start());
+        p.apply(&AssistantMessageEvent::TextStart { content_index: 0 });
+        p.apply(&AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "Hel".into(),
+        });
+        p.apply(&AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "lo".into(),
+        });
+        p.apply(&AssistantMessageEvent::ToolCallStart {
+            content_index: 1,
+            id: "c1".into(),
+            name: "read".into(),
+        });
+        p.apply(&AssistantMessageEvent::ToolCallDelta {
+            content_index: 1,
+            delta: r#"{"path":"a."#.into(),
+        });
+        let snap = p.snapshot().clone();
+        assert_eq!(snap.text(), "Hello");
+        assert_eq!(
+            snap.tool_calls().next().map(|t| t.arguments.clone()),
+            Some(json!({"path": "a."}))
+        );
+    }
+
+    #[test]
+    fn out_of_range_indices_do_not_panic() {
+        let mut p = PartialMessage::new();
+        p.apply(&AssistantMessageEvent::TextDelta {
+            content_index: 3,
+            delta: "x".into(),
+        });
+        assert_eq!(p.message().content.len(), 4);
+    }
+
+    #[test]
+    fn wire_shape_matches_pi() {
+        let mut p = PartialMessage::new();
+        let s = start();
+        p.apply(&s);
+        let ev = AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "x".into(),
+        };
+        p.apply(&ev);
+        let wire = ev.to_wire(p.snapshot());
+        assert_eq!(wire["type"], "text_delta");
+        assert_eq!(wire["contentIndex"], 0);
+        assert_eq!(wire["delta"], "x");
+        assert_eq!(wire["partial"]["content"][0]["text"], "x");
+    }
+
+    #[tokio::test]
+    async fn sender_ignores_events_after_terminal() {
+        let (mut tx, rx) = event_channel();
+        assert!(tx.send(start()).await);
+        let done = AssistantMessageEvent::Done {
+            reason: StopReason::Stop,
+            message: AssistantMessage::default(),
+        };
+        assert!(tx.send(done).await);
+        assert!(!tx.send(AssistantMessageEvent::TextStart { content_index: 0 }).await);
+        drop(tx);
+        let msg = rx.result().await;
+        assert_eq!(msg.stop_reason, StopReason::Stop);
+    }
+
+    #[tokio::test]
+    async fn vanished_sender_becomes_error() {
+        let (mut tx, rx) = event_channel();
+        tx.send(start()).await;
+        drop(tx);
+        let msg = rx.result().await;
+        assert_eq!(msg.stop_reason, StopReason::Error);
+    }
+}

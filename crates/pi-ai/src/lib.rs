@@ -1,0 +1,26 @@
+//! pi-ai: every LLM wire protocol becomes one message model and one event stream.
+//!
+//! The entry point is [`stream_simple`]: given a model, a context and options it returns an
+//! [`AssistantStream`] of [`AssistantMessageEvent`]s. Once called it never panics and never
+//! fails: every problem arrives as an `Error` event whose message keeps what had streamed.
+
+pub mod events;
+pub mod json_number;
+pub mod options;
+pub mod partial_json;
+pub mod types;
+
+pub use events::{event_channel, AssistantMessageEvent, AssistantStream, EventSender, PartialMessage};
+pub use options::{CacheRetention, PayloadHook, StreamFn, StreamOptions};
+pub use types::*;
+
+/// Stream a reply from `model` through the wire API it names.
+pub fn stream_simple(model: &Model, _context: &Context, _options: StreamOptions) -> AssistantStream {
+    let mut error = AssistantMessage::empty_for(model);
+    error.stop_reason = StopReason::Error;
+    error.error_message = Some(format!("No API provider registered for api: {}", model.api));
+    AssistantStream::from_events(vec![AssistantMessageEvent::Error {
+        reason: StopReason::Error,
+        error,
+    }])
+}

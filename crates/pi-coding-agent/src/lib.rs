@@ -1,0 +1,1 @@
+//! pi-coding-agent: the product (settings, resources, AgentSession, modes).

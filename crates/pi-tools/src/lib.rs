@@ -1,0 +1,1 @@
+//! pi-tools: the built-in tools read, bash, edit, write, grep, find and ls.
