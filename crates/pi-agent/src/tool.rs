@@ -1,0 +1,108 @@
+//! The tool interface the loop executes: schema, execution mode, and the async `execute`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pi_ai::{Content, Tool};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// Whether a tool may run alongside others in the same batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecutionMode {
+    #[default]
+    Parallel,
+    /// Any sequential tool in a batch makes the whole batch sequential.
+    Sequential,
+}
+
+/// What a tool produced: content the model sees, details for the UI and the session file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    pub content: Vec<Content>,
+    pub details: Option<Value>,
+    /// Ask the loop to end the run after this batch (honoured only if every result asks).
+    pub terminate: bool,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![Content::text(text)],
+            details: None,
+            terminate: false,
+        }
+    }
+
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+}
+
+/// A failed execution. The model sees `message` as an error tool result; nothing panics.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+            details: None,
+        }
+    }
+}
+
+/// Receives partial results while a tool runs (becomes `tool_execution_update`).
+pub type ToolUpdateFn = Arc<dyn Fn(ToolOutput) + Send + Sync>;
+
+/// A tool the agent can call.
+#[async_trait]
+pub trait AgentTool: Send + Sync {
+    /// The name the model calls it by.
+    fn name(&self) -> &str;
+    /// A human label for UIs.
+    fn label(&self) -> &str {
+        self.name()
+    }
+    /// The description sent to the model.
+    fn description(&self) -> &str;
+    /// JSON schema of the arguments.
+    fn parameters(&self) -> Value;
+    fn execution_mode(&self) -> ExecutionMode {
+        ExecutionMode::Parallel
+    }
+    /// One line for the system prompt's tool list (`None`: not listed).
+    fn prompt_snippet(&self) -> Option<String> {
+        None
+    }
+    /// Guideline bullets the system prompt adds while this tool is active.
+    fn prompt_guidelines(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Rewrite raw arguments before validation (e.g. fold a legacy shape into the current one).
+    fn prepare_arguments(&self, arguments: Value) -> Value {
+        arguments
+    }
+    /// Run the tool. `cancel` fires on abort; `on_update` streams partial output.
+    async fn execute(
+        &self,
+        tool_call_id: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateFn,
+    ) -> Result<ToolOutput, ToolError>;
+
+    /// The tool as the LLM sees it.
+    fn spec(&self) -> Tool {
+        Tool {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters: self.parameters(),
+        }
+    }
+}
