@@ -1,1 +1,3 @@
 //! pi-coding-agent: the product (settings, resources, AgentSession, modes).
+
+pub mod cli;
