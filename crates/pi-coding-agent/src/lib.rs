@@ -1,3 +1,4 @@
 //! pi-coding-agent: the product (settings, resources, AgentSession, modes).
 
 pub mod cli;
+pub mod session;

@@ -2,6 +2,7 @@
 
 pub mod args;
 pub mod help;
+pub mod initial_message;
 
 pub use args::{parse_args, Args, Diagnostic, Mode, Severity};
 
