@@ -5,9 +5,14 @@
 //! fails: every problem arrives as an `Error` event whose message keeps what had streamed.
 
 pub mod events;
+pub mod http;
 pub mod json_number;
 pub mod options;
 pub mod partial_json;
+pub mod sse;
+pub mod stream_driver;
+pub mod thinking;
+pub mod transform;
 pub mod types;
 
 pub use events::{event_channel, AssistantMessageEvent, AssistantStream, EventSender, PartialMessage};

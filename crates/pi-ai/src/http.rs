@@ -1,0 +1,373 @@
+//! The process-wide HTTP client and the provider-layer retry of requests that fail before the
+//! response stream starts.
+//!
+//! Retry rules follow the official SDKs the TypeScript pi uses: HTTP 408, 409, 429 and 5xx (529
+//! included) and connection failures are retried `max_retries` times (default 2) after a short
+//! exponential backoff with jitter, or after the delay the server asks for in `retry-after-ms` /
+//! `retry-after` when that is within `max_retry_delay_ms`. Other statuses are returned at once.
+//! Nothing here emits events: retries are invisible to consumers.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use reqwest::{RequestBuilder, Response, StatusCode};
+use serde_json::Value;
+
+use crate::options::StreamOptions;
+
+/// Retries of a failed request when the caller does not say.
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// Longest server-requested delay honoured when the caller does not say.
+pub const DEFAULT_MAX_RETRY_DELAY_MS: u64 = 60_000;
+/// First backoff step; each retry doubles it.
+const INITIAL_BACKOFF_MS: f64 = 500.0;
+/// Backoff never grows past this.
+const MAX_BACKOFF_MS: f64 = 8_000.0;
+
+/// The shared client. Built on first use; proxies come from `HTTP_PROXY`, `HTTPS_PROXY`,
+/// `ALL_PROXY` and `NO_PROXY` (reqwest reads them).
+pub fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .tcp_nodelay(true)
+            .build()
+            // Building only fails when the TLS backend cannot initialise; a default client
+            // then still serves plain-HTTP endpoints (local servers) instead of aborting.
+            .unwrap_or_else(|_| reqwest::Client::new())
+    })
+}
+
+/// How the SDK of an API words an HTTP error status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorBodyStyle {
+    /// OpenAI style: the message comes from the body's `error` object (`429 Rate limited`).
+    ErrorField,
+    /// Anthropic style: the whole JSON body is the error (`429 {"type":"error",...}`).
+    WholeBody,
+}
+
+/// Why a request produced no usable response.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HttpError {
+    /// The server answered with an error status (after retries, if it was retryable).
+    #[error("{}", status_message(*.status, .body, ErrorBodyStyle::ErrorField))]
+    Status {
+        status: u16,
+        /// The response body as text (may be empty).
+        body: String,
+    },
+    /// The connection could not be made or broke before a response arrived.
+    #[error("Connection error.")]
+    Connection { detail: String },
+    /// No response within the request timeout.
+    #[error("Request timed out.")]
+    Timeout,
+}
+
+impl HttpError {
+    /// The error text as the SDK of the given style reports it.
+    pub fn message(&self, style: ErrorBodyStyle) -> String {
+        match self {
+            HttpError::Status { status, body } => status_message(*status, body, style),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            HttpError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// `<status> <message>` as the OpenAI and Anthropic SDKs build it from an error body.
+pub fn status_message(status: u16, body: &str, style: ErrorBodyStyle) -> String {
+    let msg = match serde_json::from_str::<Value>(body) {
+        Ok(json) => {
+            let error = match style {
+                ErrorBodyStyle::ErrorField => json.get("error").cloned(),
+                ErrorBodyStyle::WholeBody => Some(json),
+            };
+            match error {
+                None | Some(Value::Null) => None,
+                Some(err) => match err.get("message") {
+                    Some(Value::String(m)) if !m.is_empty() => Some(m.clone()),
+                    Some(m) if !m.is_null() && m.as_str() != Some("") => Some(m.to_string()),
+                    _ => Some(err.to_string()),
+                },
+            }
+        }
+        Err(_) if body.is_empty() => None,
+        Err(_) => Some(body.to_string()),
+    };
+    match msg {
+        Some(m) => format!("{status} {m}"),
+        None => format!("{status} status code (no body)"),
+    }
+}
+
+/// Whether a status is worth retrying (the SDKs' rule).
+pub fn is_retryable_status(status: StatusCode, headers: &HeaderMap) -> bool {
+    match headers.get("x-should-retry").and_then(|v| v.to_str().ok()) {
+        Some("true") => return true,
+        Some("false") => return false,
+        _ => {}
+    }
+    matches!(status.as_u16(), 408 | 409 | 429) || status.is_server_error()
+}
+
+/// The delay a server asked for, from `retry-after-ms` or `retry-after` (seconds or an HTTP
+/// date).
+pub fn server_retry_delay(headers: &HeaderMap) -> Option<Duration> {
+    let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    if let Some(ms) = get("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
+        if ms.is_finite() && ms >= 0.0 {
+            return Some(Duration::from_secs_f64(ms / 1000.0));
+        }
+    }
+    let value = get("retry-after")?;
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    http_date_delay(value)
+}
+
+/// Seconds until an IMF-fixdate (`Wed, 21 Oct 2015 07:28:00 GMT`), zero when in the past.
+fn http_date_delay(value: &str) -> Option<Duration> {
+    let parts: Vec<&str> = value.split_whitespace().collect();
+    if parts.len() != 6 || parts[5] != "GMT" {
+        return None;
+    }
+    let day: i64 = parts[1].parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS.iter().position(|m| *m == parts[2])? as i64 + 1;
+    let year: i64 = parts[3].parse().ok()?;
+    let hms: Vec<i64> = parts[4].split(':').filter_map(|p| p.parse().ok()).collect();
+    if hms.len() != 3 {
+        return None;
+    }
+    // Days from civil date (proleptic Gregorian), as in Howard Hinnant's algorithm.
+    let (y, m) = if month <= 2 {
+        (year - 1, month + 9)
+    } else {
+        (year, month - 3)
+    };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * m + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let target_ms = (days * 86_400 + hms[0] * 3600 + hms[1] * 60 + hms[2]) * 1000;
+    let wait = target_ms - crate::types::now_ms();
+    Some(Duration::from_millis(u64::try_from(wait).unwrap_or(0)))
+}
+
+/// The default backoff before retry number `attempt` (0-based): 0.5 s, 1 s, 2 s ... capped at
+/// 8 s, minus up to 25 % jitter.
+pub fn backoff_delay(attempt: u32) -> Duration {
+    let base = (INITIAL_BACKOFF_MS * 2f64.powi(attempt.min(16) as i32)).min(MAX_BACKOFF_MS);
+    Duration::from_secs_f64(base * (1.0 - 0.25 * jitter_fraction()) / 1000.0)
+}
+
+/// A number in [0, 1) that differs between calls; good enough to spread retries.
+fn jitter_fraction() -> f64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static STATE: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos() as u64)
+        .unwrap_or(0);
+    let mut x = STATE.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ nanos;
+    // splitmix64 finaliser
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// Retry limits of one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    pub max_retries: u32,
+    pub max_retry_delay: Duration,
+    /// Time allowed until response headers arrive, per attempt.
+    pub timeout: Option<Duration>,
+}
+
+impl RetryPolicy {
+    pub fn from_options(options: &StreamOptions) -> Self {
+        RetryPolicy {
+            max_retries: options.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+            max_retry_delay: Duration::from_millis(options.max_retry_delay_ms.unwrap_or(DEFAULT_MAX_RETRY_DELAY_MS)),
+            timeout: options.timeout_ms.map(Duration::from_millis),
+        }
+    }
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_retries: DEFAULT_MAX_RETRIES,
+            max_retry_delay: Duration::from_millis(DEFAULT_MAX_RETRY_DELAY_MS),
+            timeout: None,
+        }
+    }
+}
+
+/// Send the request `build` makes, retrying per `policy`, and return the first successful
+/// (2xx) response. `build` is called once per attempt. Cancellation is the caller's business:
+/// drop this future (e.g. in a `select!` against the token) and the wait or request stops.
+pub async fn send_with_retry(build: impl Fn() -> RequestBuilder, policy: RetryPolicy) -> Result<Response, HttpError> {
+    let mut attempt: u32 = 0;
+    loop {
+        let sent = match policy.timeout {
+            Some(limit) => match tokio::time::timeout(limit, build().send()).await {
+                Ok(r) => r,
+                Err(_) => {
+                    if attempt < policy.max_retries {
+                        tokio::time::sleep(backoff_delay(attempt)).await;
+                        attempt += 1;
+                        continue;
+                    }
+                    return Err(HttpError::Timeout);
+                }
+            },
+            None => build().send().await,
+        };
+        let response = match sent {
+            Ok(r) => r,
+            Err(err) => {
+                if attempt < policy.max_retries {
+                    tokio::time::sleep(backoff_delay(attempt)).await;
+                    attempt += 1;
+                    continue;
+                }
+                return Err(if err.is_timeout() {
+                    HttpError::Timeout
+                } else {
+                    HttpError::Connection {
+                        detail: error_chain(&err),
+                    }
+                });
+            }
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        if attempt < policy.max_retries && is_retryable_status(status, response.headers()) {
+            let delay = match server_retry_delay(response.headers()) {
+                Some(d) if d <= policy.max_retry_delay => Some(d),
+                // The server wants longer than we may wait: report the error now.
+                Some(_) => None,
+                None => Some(backoff_delay(attempt)),
+            };
+            if let Some(delay) = delay {
+                drop(response);
+                tokio::time::sleep(delay).await;
+                attempt += 1;
+                continue;
+            }
+        }
+        let body = response.text().await.unwrap_or_default();
+        return Err(HttpError::Status {
+            status: status.as_u16(),
+            body,
+        });
+    }
+}
+
+/// The error and its causes on one line (for diagnostics only).
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut out = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    #[test]
+    fn status_messages_follow_each_sdk() {
+        let body = r#"{"error":{"message":"Rate limited","type":"rate_limit"}}"#;
+        assert_eq!(
+            status_message(429, body, ErrorBodyStyle::ErrorField),
+            "429 Rate limited"
+        );
+        assert_eq!(
+            status_message(429, body, ErrorBodyStyle::WholeBody),
+            r#"429 {"error":{"message":"Rate limited","type":"rate_limit"}}"#
+        );
+        assert_eq!(
+            status_message(400, r#"{"error":{"code":1}}"#, ErrorBodyStyle::ErrorField),
+            r#"400 {"code":1}"#
+        );
+        assert_eq!(
+            status_message(500, "", ErrorBodyStyle::ErrorField),
+            "500 status code (no body)"
+        );
+        assert_eq!(
+            status_message(502, "Bad gateway", ErrorBodyStyle::ErrorField),
+            "502 Bad gateway"
+        );
+        assert_eq!(
+            status_message(500, r#"{"detail":"x"}"#, ErrorBodyStyle::ErrorField),
+            "500 status code (no body)"
+        );
+    }
+
+    #[test]
+    fn retryable_statuses() {
+        let h = HeaderMap::new();
+        for s in [408, 409, 429, 500, 502, 503, 529] {
+            assert!(is_retryable_status(StatusCode::from_u16(s).expect("status"), &h), "{s}");
+        }
+        for s in [400, 401, 403, 404, 422] {
+            assert!(
+                !is_retryable_status(StatusCode::from_u16(s).expect("status"), &h),
+                "{s}"
+            );
+        }
+        let mut no = HeaderMap::new();
+        no.insert("x-should-retry", HeaderValue::from_static("false"));
+        assert!(!is_retryable_status(StatusCode::TOO_MANY_REQUESTS, &no));
+    }
+
+    #[test]
+    fn retry_after_headers() {
+        let mut h = HeaderMap::new();
+        h.insert("retry-after", HeaderValue::from_static("2"));
+        assert_eq!(server_retry_delay(&h), Some(Duration::from_secs(2)));
+        h.insert("retry-after-ms", HeaderValue::from_static("150"));
+        assert_eq!(server_retry_delay(&h), Some(Duration::from_millis(150)));
+        let mut past = HeaderMap::new();
+        past.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        assert_eq!(server_retry_delay(&past), Some(Duration::ZERO));
+        let mut junk = HeaderMap::new();
+        junk.insert("retry-after", HeaderValue::from_static("soon"));
+        assert_eq!(server_retry_delay(&junk), None);
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let d0 = backoff_delay(0).as_millis();
+        let d1 = backoff_delay(1).as_millis();
+        let d9 = backoff_delay(9).as_millis();
+        assert!((375..=500).contains(&d0), "{d0}");
+        assert!((750..=1000).contains(&d1), "{d1}");
+        assert!((6000..=8000).contains(&d9), "{d9}");
+    }
+}
