@@ -7,6 +7,7 @@
 pub mod cost;
 pub mod env_keys;
 pub mod events;
+pub mod faux;
 pub mod json_number;
 pub mod models;
 pub mod options;
