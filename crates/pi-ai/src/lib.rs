@@ -4,10 +4,15 @@
 //! [`AssistantStream`] of [`AssistantMessageEvent`]s. Once called it never panics and never
 //! fails: every problem arrives as an `Error` event whose message keeps what had streamed.
 
+pub mod cost;
+pub mod env_keys;
 pub mod events;
+pub mod faux;
 pub mod http;
 pub mod json_number;
+pub mod models;
 pub mod options;
+pub mod overflow;
 pub mod partial_json;
 pub mod sse;
 pub mod stream_driver;
@@ -15,8 +20,12 @@ pub mod thinking;
 pub mod transform;
 pub mod types;
 
+pub use cost::calculate_cost;
+pub use env_keys::env_api_key;
 pub use events::{event_channel, AssistantMessageEvent, AssistantStream, EventSender, PartialMessage};
+pub use models::{builtin_models, get_model, get_models, get_providers};
 pub use options::{CacheRetention, PayloadHook, StreamFn, StreamOptions};
+pub use overflow::is_context_overflow;
 pub use types::*;
 
 /// Stream a reply from `model` through the wire API it names.
