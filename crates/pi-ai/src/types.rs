@@ -497,12 +497,12 @@ mod tests {
             input: 0.0,
             output: 2.0,
             cache_read: 0.5,
-            cache_write: 1e-7,
+            cache_write: 0.000004,
             total: 0.1 + 0.2,
         };
         assert_eq!(
             serde_json::to_string(&cost).expect("serialize"),
-            r#"{"input":0,"output":2,"cacheRead":0.5,"cacheWrite":1e-7,"total":0.30000000000000004}"#
+            r#"{"input":0,"output":2,"cacheRead":0.5,"cacheWrite":0.000004,"total":0.30000000000000004}"#
         );
     }
 }
