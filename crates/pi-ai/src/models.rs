@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::types::{Model, ThinkingLevel};
+use crate::types::Model;
 
 /// A header line, then one model per line, providers contiguous (see `scripts/generate-models`).
 const CATALOGUE: &str = include_str!("../data/models.jsonl");
@@ -156,47 +156,9 @@ pub fn default_models() -> impl Iterator<Item = (&'static str, &'static str)> {
     index().defaults.iter().map(|(p, id)| (p.as_str(), id.as_str()))
 }
 
-/// The thinking levels `model` accepts (pi's `getSupportedThinkingLevels`): only `off` for a
-/// model without reasoning; otherwise every level except those its `thinkingLevelMap` maps to
-/// `null`, and `xhigh` only when the map gives it a value.
-pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
-    if !model.reasoning {
-        return vec![ThinkingLevel::Off];
-    }
-    let map = model.thinking_level_map.as_ref();
-    ThinkingLevel::ALL
-        .into_iter()
-        .filter(|level| match map.and_then(|m| m.get(level.as_str())) {
-            Some(Value::Null) => false,
-            Some(_) => true,
-            None => *level != ThinkingLevel::Xhigh,
-        })
-        .collect()
-}
-
-/// The nearest level `model` supports (pi's `clampThinkingLevel`): `level` itself if supported,
-/// else the closest one above it, else the closest one below.
-pub fn clamp_thinking_level(model: &Model, level: ThinkingLevel) -> ThinkingLevel {
-    let available = supported_thinking_levels(model);
-    if available.contains(&level) {
-        return level;
-    }
-    let above = ThinkingLevel::ALL
-        .into_iter()
-        .filter(|l| *l > level)
-        .find(|l| available.contains(l));
-    let below = || {
-        ThinkingLevel::ALL
-            .into_iter()
-            .rev()
-            .filter(|l| *l < level)
-            .find(|l| available.contains(l))
-    };
-    above
-        .or_else(below)
-        .or_else(|| available.first().copied())
-        .unwrap_or(ThinkingLevel::Off)
-}
+/// Thinking-level rules live with the other thinking helpers; re-exported for callers of
+/// the catalogue.
+pub use crate::thinking::{clamp_thinking_level, supported_thinking_levels};
 
 #[cfg(test)]
 mod tests {
