@@ -163,6 +163,7 @@ pub use crate::thinking::{clamp_thinking_level, supported_thinking_levels};
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::ThinkingLevel;
     use crate::types::InputKind;
     use std::collections::HashSet;
 
