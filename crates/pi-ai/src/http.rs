@@ -283,6 +283,40 @@ pub async fn send_with_retry(build: impl Fn() -> RequestBuilder, policy: RetryPo
     }
 }
 
+/// Request headers checked once, reused by every attempt.
+pub fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| format!("Invalid header name: {name}"))?;
+        let value =
+            reqwest::header::HeaderValue::from_str(value).map_err(|_| format!("Invalid value for header {name}"))?;
+        // Later entries override earlier ones, as with JavaScript header objects.
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+/// POST a JSON body with retries and return the successful response.
+pub async fn post_json(
+    url: &str,
+    headers: HeaderMap,
+    body: bytes::Bytes,
+    policy: RetryPolicy,
+) -> Result<Response, HttpError> {
+    send_with_retry(
+        || {
+            client()
+                .post(url)
+                .headers(headers.clone())
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body.clone())
+        },
+        policy,
+    )
+    .await
+}
+
 /// The error and its causes on one line (for diagnostics only).
 fn error_chain(err: &dyn std::error::Error) -> String {
     let mut out = err.to_string();

@@ -14,6 +14,7 @@ pub mod models;
 pub mod options;
 pub mod overflow;
 pub mod partial_json;
+pub mod providers;
 pub mod sse;
 pub mod stream_driver;
 pub mod thinking;
@@ -29,12 +30,30 @@ pub use overflow::is_context_overflow;
 pub use types::*;
 
 /// Stream a reply from `model` through the wire API it names.
-pub fn stream_simple(model: &Model, _context: &Context, _options: StreamOptions) -> AssistantStream {
-    let mut error = AssistantMessage::empty_for(model);
-    error.stop_reason = StopReason::Error;
-    error.error_message = Some(format!("No API provider registered for api: {}", model.api));
-    AssistantStream::from_events(vec![AssistantMessageEvent::Error {
-        reason: StopReason::Error,
-        error,
-    }])
+///
+/// The API key comes from `options.api_key`; callers resolve it (auth file, environment) first.
+/// Every failure, including an unknown API or a missing key, arrives as an `error` event.
+pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -> AssistantStream {
+    type ProviderStream = fn(&Model, &Context, StreamOptions, String) -> AssistantStream;
+    let provider: ProviderStream = match model.api.as_str() {
+        "openai-completions" => providers::openai_completions::stream,
+        "openai-responses" => providers::openai_responses::stream,
+        // Further APIs plug in here, each as `providers::<module>::stream`, e.g.
+        // "anthropic-messages" => providers::anthropic::stream,
+        // "google-generative-ai" => providers::google::stream,
+        other => {
+            return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
+        }
+    };
+    match resolve_api_key(model, &options) {
+        Some(key) => provider(model, context, options, key),
+        None => stream_driver::error_stream(model, format!("No API key for provider: {}", model.provider)),
+    }
+}
+
+/// The key a call authenticates with. Only the option for now; this is where a lookup of the
+/// provider's environment variable belongs.
+fn resolve_api_key(model: &Model, options: &StreamOptions) -> Option<String> {
+    let _ = model;
+    options.api_key.clone().filter(|k| !k.is_empty())
 }

@@ -1,0 +1,770 @@
+//! The `openai-responses` API: OpenAI's Responses endpoint (`/responses`).
+//!
+//! Reasoning items are replayed from the thinking signature (the item JSON as received), text
+//! blocks carry `{"v":1,"id":...}` signatures naming their message item, and tool-call ids are
+//! `<call_id>|<item_id>`.
+
+use serde_json::{json, Map, Value};
+
+use crate::events::AssistantStream;
+use crate::http::{self, ErrorBodyStyle, RetryPolicy};
+use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::openai_completions::max_tokens;
+use crate::providers::{apply_cost, apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
+use crate::sse::SseStream;
+use crate::stream_driver::{spawn_provider, Emitter, ProviderError, ABORT_MESSAGE};
+use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
+use crate::transform::{sanitize_surrogates, short_hash, transform_messages};
+use crate::types::{AssistantMessage, Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
+
+/// Providers whose tool-call ids are Responses ids (`call|item`) that can be replayed as such.
+const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+
+/// Stream a response. `api_key` must already be resolved.
+pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
+    let retention = cache_retention(&options);
+    let body = build_body(model, context, &options, retention);
+    let body = apply_payload_hook(&options, model, body);
+    let headers = build_headers(model, &options, &api_key, retention);
+    let url = join_url(&model.base_url, "responses");
+    let policy = RetryPolicy::from_options(&options);
+    let owned_model = model.clone();
+    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |em| {
+        Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
+    })
+}
+
+/// Request headers: bearer auth, the model's headers, the session id, then the caller's.
+pub fn build_headers(
+    model: &Model,
+    options: &StreamOptions,
+    api_key: &str,
+    retention: CacheRetention,
+) -> Vec<(String, String)> {
+    let mut headers = vec![
+        ("accept".to_string(), "application/json".to_string()),
+        ("authorization".to_string(), format!("Bearer {api_key}")),
+    ];
+    headers.extend(model_headers(model));
+    if let Some(session) = options
+        .session_id
+        .as_ref()
+        .filter(|_| retention != CacheRetention::None)
+    {
+        if compat_bool(model, "sendSessionIdHeader").unwrap_or(true) {
+            headers.push(("session_id".to_string(), session.clone()));
+        }
+        headers.push(("x-client-request-id".to_string(), session.clone()));
+    }
+    headers.extend(options.headers.iter().cloned());
+    headers
+}
+
+/// The request body, field for field as the TypeScript pi sends it.
+pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, retention: CacheRetention) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model.id));
+    body.insert("input".into(), Value::Array(convert_messages(model, context)));
+    body.insert("stream".into(), json!(true));
+    if retention != CacheRetention::None {
+        if let Some(session) = &options.session_id {
+            body.insert("prompt_cache_key".into(), json!(session));
+        }
+    }
+    if retention == CacheRetention::Long && compat_bool(model, "supportsLongCacheRetention").unwrap_or(true) {
+        body.insert("prompt_cache_retention".into(), json!("24h"));
+    }
+    body.insert("store".into(), json!(false));
+    if let Some(max) = max_tokens(model, options).filter(|m| *m > 0) {
+        body.insert("max_output_tokens".into(), json!(max));
+    }
+    if let Some(t) = options.temperature {
+        body.insert("temperature".into(), json!(t));
+    }
+    if !context.tools.is_empty() {
+        body.insert("tools".into(), Value::Array(convert_tools(&context.tools)));
+    }
+    if model.reasoning {
+        match effective_reasoning(model, options.reasoning) {
+            Some(level) => {
+                body.insert(
+                    "reasoning".into(),
+                    json!({"effort": mapped_effort(model, level), "summary": "auto"}),
+                );
+                body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+            }
+            None if model.provider != "github-copilot" => match level_mapping(model, ThinkingLevel::Off) {
+                LevelMapping::Removed => {}
+                LevelMapping::Value(v) => {
+                    body.insert("reasoning".into(), json!({"effort": v}));
+                }
+                LevelMapping::Absent => {
+                    body.insert("reasoning".into(), json!({"effort": "none"}));
+                }
+            },
+            None => {}
+        }
+    }
+    Value::Object(body)
+}
+
+/// Tools in the Responses shape.
+pub fn convert_tools(tools: &[Tool]) -> Vec<Value> {
+    tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+                "strict": false,
+            })
+        })
+        .collect()
+}
+
+/// Keep `[A-Za-z0-9_-]`, at most 64 characters, without trailing underscores.
+fn normalize_id_part(part: &str) -> String {
+    let s = crate::transform::sanitize_tool_call_id(part, 64);
+    s.trim_end_matches('_').to_string()
+}
+
+fn normalize_tool_call_id(model: &Model, id: &str, source: &AssistantMessage) -> String {
+    if !RESPONSES_ID_PROVIDERS.contains(&model.provider.as_str()) {
+        return normalize_id_part(id);
+    }
+    let Some((call, item)) = id.split_once('|') else {
+        return normalize_id_part(id);
+    };
+    // A third `|`-part, if any, is dropped as the JavaScript split-destructuring does.
+    let item = item.split('|').next().unwrap_or(item);
+    let call = normalize_id_part(call);
+    let foreign = source.provider != model.provider || source.api != model.api;
+    let mut item = if foreign {
+        let hashed = format!("fc_{}", short_hash(item));
+        hashed.chars().take(64).collect()
+    } else {
+        normalize_id_part(item)
+    };
+    if !item.starts_with("fc_") {
+        item = normalize_id_part(&format!("fc_{item}"));
+    }
+    format!("{call}|{item}")
+}
+
+/// The `{"v":1,"id":...,"phase"?}` text signature: its id and phase.
+fn parse_text_signature(signature: Option<&str>) -> Option<(String, Option<String>)> {
+    let sig = signature.filter(|s| !s.is_empty())?;
+    if sig.starts_with('{') {
+        if let Ok(v) = serde_json::from_str::<Value>(sig) {
+            if v.get("v") == Some(&json!(1)) {
+                if let Some(id) = v.get("id").and_then(Value::as_str) {
+                    let phase = v
+                        .get("phase")
+                        .and_then(Value::as_str)
+                        .filter(|p| *p == "commentary" || *p == "final_answer")
+                        .map(String::from);
+                    return Some((id.to_string(), phase));
+                }
+            }
+        }
+    }
+    Some((sig.to_string(), None))
+}
+
+fn input_image(mime: &str, data: &str) -> Value {
+    json!({"type": "input_image", "detail": "auto", "image_url": format!("data:{mime};base64,{data}")})
+}
+
+/// Messages as Responses input items (system prompt first).
+pub fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
+    let normalize = |id: &str, source: &AssistantMessage| normalize_tool_call_id(model, id, source);
+    let messages = transform_messages(&context.messages, model, &normalize);
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    if let Some(system) = &context.system_prompt {
+        let role = if model.reasoning { "developer" } else { "system" };
+        out.push(json!({"role": role, "content": sanitize_surrogates(system)}));
+    }
+    let mut msg_index = 0usize;
+    for msg in &messages {
+        match msg {
+            Message::User(user) => {
+                let parts: Vec<Value> = match &user.content {
+                    UserContent::Text(s) => vec![json!({"type": "input_text", "text": sanitize_surrogates(s)})],
+                    UserContent::Blocks(blocks) => blocks
+                        .iter()
+                        .filter_map(|b| match b {
+                            Content::Text(t) => {
+                                Some(json!({"type": "input_text", "text": sanitize_surrogates(&t.text)}))
+                            }
+                            Content::Image(i) => Some(input_image(&i.mime_type, &i.data)),
+                            _ => None,
+                        })
+                        .collect(),
+                };
+                if parts.is_empty() {
+                    continue;
+                }
+                out.push(json!({"role": "user", "content": parts}));
+            }
+            Message::Assistant(a) => {
+                let different_model = a.model != model.id && a.provider == model.provider && a.api == model.api;
+                let mut items = Vec::new();
+                for block in &a.content {
+                    match block {
+                        Content::Thinking(t) => {
+                            // The signature is the reasoning item as received; one that does not
+                            // parse cannot be replayed and is left out.
+                            if let Some(item) = t
+                                .thinking_signature
+                                .as_deref()
+                                .filter(|s| !s.is_empty())
+                                .and_then(|s| serde_json::from_str::<Value>(s).ok())
+                            {
+                                items.push(item);
+                            }
+                        }
+                        Content::Text(t) => {
+                            let parsed = parse_text_signature(t.text_signature.as_deref());
+                            let (id, phase) = match parsed {
+                                None => (format!("msg_{msg_index}"), None),
+                                Some((id, phase)) if id.chars().count() > 64 => {
+                                    (format!("msg_{}", short_hash(&id)), phase)
+                                }
+                                Some(p) => p,
+                            };
+                            let mut item = Map::new();
+                            item.insert("type".into(), json!("message"));
+                            item.insert("role".into(), json!("assistant"));
+                            item.insert(
+                                "content".into(),
+                                json!([{"type": "output_text", "text": sanitize_surrogates(&t.text), "annotations": []}]),
+                            );
+                            item.insert("status".into(), json!("completed"));
+                            item.insert("id".into(), json!(id));
+                            if let Some(phase) = phase {
+                                item.insert("phase".into(), json!(phase));
+                            }
+                            items.push(Value::Object(item));
+                        }
+                        Content::ToolCall(tc) => {
+                            let mut parts = tc.id.split('|');
+                            let call_id = parts.next().unwrap_or("");
+                            let mut item_id = parts.next();
+                            if different_model && item_id.is_some_and(|i| i.starts_with("fc_")) {
+                                item_id = None;
+                            }
+                            let mut item = Map::new();
+                            item.insert("type".into(), json!("function_call"));
+                            if let Some(id) = item_id {
+                                item.insert("id".into(), json!(id));
+                            }
+                            item.insert("call_id".into(), json!(call_id));
+                            item.insert("name".into(), json!(tc.name));
+                            item.insert("arguments".into(), json!(tc.arguments.to_string()));
+                            items.push(Value::Object(item));
+                        }
+                        Content::Image(_) => {}
+                    }
+                }
+                if items.is_empty() {
+                    continue;
+                }
+                out.extend(items);
+            }
+            Message::ToolResult(r) => {
+                let text = crate::types::join_text(&r.content);
+                let has_images = r.content.iter().any(|c| matches!(c, Content::Image(_)));
+                let call_id = r.tool_call_id.split('|').next().unwrap_or("");
+                let output = if has_images && model.supports_images() {
+                    let mut parts = Vec::new();
+                    if !text.is_empty() {
+                        parts.push(json!({"type": "input_text", "text": sanitize_surrogates(&text)}));
+                    }
+                    parts.extend(r.content.iter().filter_map(|c| match c {
+                        Content::Image(i) => Some(input_image(&i.mime_type, &i.data)),
+                        _ => None,
+                    }));
+                    Value::Array(parts)
+                } else if text.is_empty() {
+                    json!("(see attached image)")
+                } else {
+                    json!(sanitize_surrogates(&text))
+                };
+                out.push(json!({"type": "function_call_output", "call_id": call_id, "output": output}));
+            }
+        }
+        msg_index += 1;
+    }
+    out
+}
+
+/// Map a response status to a stop reason.
+pub fn map_status(status: Option<&str>) -> StopReason {
+    match status {
+        Some("incomplete") => StopReason::Length,
+        Some("failed" | "cancelled") => StopReason::Error,
+        _ => StopReason::Stop,
+    }
+}
+
+/// A value as JavaScript's template strings print it (`undefined` when absent).
+fn js_text(v: Option<&Value>) -> String {
+    match v {
+        None => "undefined".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The output item being streamed and its content block.
+enum Current {
+    None,
+    Reasoning { item: Value, index: usize },
+    Message { item: Value, index: usize },
+    Call { index: usize },
+}
+
+async fn run(
+    em: &mut Emitter,
+    model: &Model,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+    policy: RetryPolicy,
+) -> Result<(), ProviderError> {
+    let header_map = http::header_map(&headers)?;
+    let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+    let response = http::post_json(&url, header_map, body.into(), policy)
+        .await
+        .map_err(|e| e.message(ErrorBodyStyle::ErrorField))?;
+    em.start().await?;
+
+    let mut sse = SseStream::new(response.bytes_stream());
+    let mut current = Current::None;
+    loop {
+        let event = match sse.next_event().await {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(crate::sse::SseError::Transport(_)) => return Err("terminated".into()),
+            Err(e) => return Err(e.to_string().into()),
+        };
+        if event.data.starts_with("[DONE]") {
+            break;
+        }
+        let data: Value =
+            serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?;
+        if let Some(error) = data.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
+            if data.get("type").and_then(Value::as_str) != Some("error") {
+                return Err(crate::providers::openai_completions::stream_error_message(error).into());
+            }
+        }
+        let kind = data.get("type").and_then(Value::as_str).unwrap_or("");
+        match kind {
+            "response.created" => {
+                if let Some(id) = data.pointer("/response/id").and_then(Value::as_str) {
+                    em.output.response_id = Some(id.to_string());
+                }
+            }
+            "response.output_item.added" => {
+                let item = data.get("item").cloned().unwrap_or(Value::Null);
+                match item.get("type").and_then(Value::as_str) {
+                    Some("reasoning") => {
+                        let index = em.thinking_start(None).await?;
+                        current = Current::Reasoning { item, index };
+                    }
+                    Some("message") => {
+                        let index = em.text_start().await?;
+                        current = Current::Message { item, index };
+                    }
+                    Some("function_call") => {
+                        let id = format!("{}|{}", js_text(item.get("call_id")), js_text(item.get("id")));
+                        let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+                        let index = em.tool_call_start(&id, name).await?;
+                        if let Some(args) = item.get("arguments").and_then(Value::as_str) {
+                            em.set_tool_call_raw_args(index, args.to_string());
+                        }
+                        current = Current::Call { index };
+                    }
+                    _ => {}
+                }
+            }
+            "response.reasoning_summary_part.added" => {
+                if let Current::Reasoning { item, .. } = &mut current {
+                    push_array(item, "summary", data.get("part").cloned().unwrap_or(Value::Null));
+                }
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_summary_part.done" => {
+                if let Current::Reasoning { item, index } = &mut current {
+                    let delta = if kind == "response.reasoning_summary_part.done" {
+                        "\n\n"
+                    } else {
+                        data.get("delta").and_then(Value::as_str).unwrap_or("")
+                    };
+                    if append_last_text(item, "summary", "text", delta) {
+                        let index = *index;
+                        em.thinking_delta(index, delta).await?;
+                    }
+                }
+            }
+            "response.reasoning_text.delta" => {
+                if let Current::Reasoning { index, .. } = &current {
+                    let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+                    em.thinking_delta(*index, delta).await?;
+                }
+            }
+            "response.content_part.added" => {
+                if let Current::Message { item, .. } = &mut current {
+                    let part = data.get("part").cloned().unwrap_or(Value::Null);
+                    if matches!(
+                        part.get("type").and_then(Value::as_str),
+                        Some("output_text" | "refusal")
+                    ) {
+                        push_array(item, "content", part);
+                    }
+                }
+            }
+            "response.output_text.delta" | "response.refusal.delta" => {
+                if let Current::Message { item, index } = &mut current {
+                    let (part_type, field) = if kind == "response.output_text.delta" {
+                        ("output_text", "text")
+                    } else {
+                        ("refusal", "refusal")
+                    };
+                    let last_type = item
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .and_then(|c| c.last())
+                        .and_then(|p| p.get("type"))
+                        .and_then(Value::as_str);
+                    if last_type == Some(part_type) {
+                        let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+                        append_last_text(item, "content", field, delta);
+                        let index = *index;
+                        em.text_delta(index, delta).await?;
+                    }
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                if let Current::Call { index } = current {
+                    let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+                    em.tool_call_delta(index, delta).await?;
+                }
+            }
+            "response.function_call_arguments.done" => {
+                if let Current::Call { index } = current {
+                    let full = data.get("arguments").and_then(Value::as_str).unwrap_or("").to_string();
+                    let previous = em.tool_call_raw_args(index).unwrap_or("").to_string();
+                    if let Some(rest) = full.strip_prefix(previous.as_str()).filter(|r| !r.is_empty()) {
+                        let rest = rest.to_string();
+                        em.tool_call_delta(index, &rest).await?;
+                    }
+                    em.set_tool_call_raw_args(index, full);
+                }
+            }
+            "response.output_item.done" => {
+                let item = data.get("item").cloned().unwrap_or(Value::Null);
+                let item_type = item.get("type").and_then(Value::as_str);
+                match (item_type, std::mem::replace(&mut current, Current::None)) {
+                    (Some("reasoning"), Current::Reasoning { index, .. }) => {
+                        let joined = |key: &str| -> String {
+                            item.get(key)
+                                .and_then(Value::as_array)
+                                .map(|parts| {
+                                    parts
+                                        .iter()
+                                        .map(|p| p.get("text").and_then(Value::as_str).unwrap_or(""))
+                                        .collect::<Vec<_>>()
+                                        .join("\n\n")
+                                })
+                                .unwrap_or_default()
+                        };
+                        let summary = joined("summary");
+                        let content = joined("content");
+                        let signature = item.to_string();
+                        if let Some(block) = em.thinking_block(index) {
+                            if !summary.is_empty() {
+                                block.thinking = summary;
+                            } else if !content.is_empty() {
+                                block.thinking = content;
+                            }
+                            block.thinking_signature = Some(signature);
+                        }
+                        em.thinking_end(index).await?;
+                    }
+                    (Some("message"), Current::Message { index, .. }) => {
+                        let text: String = item
+                            .get("content")
+                            .and_then(Value::as_array)
+                            .map(|parts| {
+                                parts
+                                    .iter()
+                                    .map(|p| {
+                                        let field = if p.get("type").and_then(Value::as_str) == Some("output_text") {
+                                            "text"
+                                        } else {
+                                            "refusal"
+                                        };
+                                        p.get(field).and_then(Value::as_str).unwrap_or("")
+                                    })
+                                    .collect()
+                            })
+                            .unwrap_or_default();
+                        let mut sig = Map::new();
+                        sig.insert("v".into(), json!(1));
+                        sig.insert("id".into(), item.get("id").cloned().unwrap_or(Value::Null));
+                        if let Some(phase) = item.get("phase").filter(|p| !p.is_null()) {
+                            sig.insert("phase".into(), phase.clone());
+                        }
+                        if let Some(block) = em.text_block(index) {
+                            block.text = text;
+                            block.text_signature = Some(Value::Object(sig).to_string());
+                        }
+                        em.text_end(index).await?;
+                    }
+                    (Some("function_call"), previous) => {
+                        let index = match previous {
+                            Current::Call { index } => index,
+                            // A call that was never announced: add it now.
+                            _ => {
+                                let id = format!("{}|{}", js_text(item.get("call_id")), js_text(item.get("id")));
+                                let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+                                em.tool_call_start(&id, name).await?
+                            }
+                        };
+                        let raw = em.tool_call_raw_args(index).unwrap_or("").to_string();
+                        if raw.is_empty() {
+                            let args = item.get("arguments").and_then(Value::as_str).unwrap_or("{}");
+                            em.set_tool_call_raw_args(index, args.to_string());
+                        }
+                        em.tool_call_end(index).await?;
+                    }
+                    (_, previous) => current = previous,
+                }
+            }
+            "response.completed" => {
+                let response = data.get("response").cloned().unwrap_or(Value::Null);
+                if let Some(id) = response.get("id").and_then(Value::as_str) {
+                    em.output.response_id = Some(id.to_string());
+                }
+                if let Some(usage) = response.get("usage").filter(|u| u.is_object()) {
+                    let n = |p: &str| usage.pointer(p).and_then(Value::as_u64).unwrap_or(0);
+                    let cached = n("/input_tokens_details/cached_tokens");
+                    em.output.usage.input = n("/input_tokens").saturating_sub(cached);
+                    em.output.usage.output = n("/output_tokens");
+                    em.output.usage.cache_read = cached;
+                    em.output.usage.cache_write = 0;
+                    em.output.usage.total_tokens = n("/total_tokens");
+                }
+                apply_cost(model, &mut em.output.usage);
+                apply_service_tier(model, &mut em.output.usage, response.get("service_tier"));
+                em.output.stop_reason = map_status(response.get("status").and_then(Value::as_str));
+                if em.output.stop_reason == StopReason::Stop
+                    && em.output.content.iter().any(|c| matches!(c, Content::ToolCall(_)))
+                {
+                    em.output.stop_reason = StopReason::ToolUse;
+                }
+            }
+            "error" => {
+                return Err(format!(
+                    "Error Code {}: {}",
+                    js_text(data.get("code")),
+                    js_text(data.get("message"))
+                )
+                .into());
+            }
+            "response.failed" => {
+                let response = data.get("response");
+                let error = response.and_then(|r| r.get("error")).filter(|e| e.is_object());
+                let reason = response
+                    .and_then(|r| r.pointer("/incomplete_details/reason"))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                let text = match (error, reason) {
+                    (Some(e), _) => format!(
+                        "{}: {}",
+                        e.get("code")
+                            .and_then(Value::as_str)
+                            .filter(|s| !s.is_empty())
+                            .unwrap_or("unknown"),
+                        e.get("message")
+                            .and_then(Value::as_str)
+                            .filter(|s| !s.is_empty())
+                            .unwrap_or("no message")
+                    ),
+                    (None, Some(r)) => format!("incomplete: {r}"),
+                    (None, None) => "Unknown error (no error details in response)".to_string(),
+                };
+                return Err(text.into());
+            }
+            _ => {}
+        }
+    }
+    if matches!(em.output.stop_reason, StopReason::Error | StopReason::Aborted) {
+        return Err("An unknown error occurred".into());
+    }
+    Ok(())
+}
+
+/// Flex is half price, priority double (2.5x for gpt-5.5).
+fn apply_service_tier(model: &Model, usage: &mut crate::types::Usage, tier: Option<&Value>) {
+    let factor = match tier.and_then(Value::as_str) {
+        Some("flex") => 0.5,
+        Some("priority") if model.id == "gpt-5.5" => 2.5,
+        Some("priority") => 2.0,
+        _ => return,
+    };
+    let c = &mut usage.cost;
+    c.input *= factor;
+    c.output *= factor;
+    c.cache_read *= factor;
+    c.cache_write *= factor;
+    c.total = c.input + c.output + c.cache_read + c.cache_write;
+}
+
+fn push_array(item: &mut Value, key: &str, value: Value) {
+    if let Some(obj) = item.as_object_mut() {
+        let entry = obj.entry(key.to_string()).or_insert_with(|| json!([]));
+        if !entry.is_array() {
+            *entry = json!([]);
+        }
+        if let Some(a) = entry.as_array_mut() {
+            a.push(value);
+        }
+    }
+}
+
+/// Append `delta` to `item[key][-1][field]`; false when there is no last part.
+fn append_last_text(item: &mut Value, key: &str, field: &str, delta: &str) -> bool {
+    let Some(last) = item
+        .get_mut(key)
+        .and_then(Value::as_array_mut)
+        .and_then(|a| a.last_mut())
+    else {
+        return false;
+    };
+    let Some(obj) = last.as_object_mut() else {
+        return false;
+    };
+    let entry = obj.entry(field.to_string()).or_insert_with(|| json!(""));
+    if !entry.is_string() {
+        *entry = json!("");
+    }
+    // In place: the cost of a delta is the length of the delta.
+    if let Value::String(text) = entry {
+        text.push_str(delta);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{InputKind, ModelCost, ToolCall};
+
+    fn model(provider: &str, reasoning: bool) -> Model {
+        Model {
+            id: "mock-thinker".into(),
+            name: "t".into(),
+            api: "openai-responses".into(),
+            provider: provider.into(),
+            base_url: "http://x/v1".into(),
+            reasoning,
+            input: vec![InputKind::Text],
+            cost: ModelCost::default(),
+            context_window: 128_000,
+            max_tokens: 32_000,
+            headers: None,
+            compat: None,
+            thinking_level_map: None,
+        }
+    }
+
+    #[test]
+    fn reasoning_off_sends_effort_none_unless_removed() {
+        let mut m = model("openai", true);
+        let ctx = Context::default();
+        let b = build_body(&m, &ctx, &StreamOptions::default(), CacheRetention::Short);
+        assert_eq!(b["reasoning"], json!({"effort": "none"}));
+        assert!(b.get("include").is_none());
+        m.thinking_level_map = json!({"off": null}).as_object().cloned();
+        let b = build_body(&m, &ctx, &StreamOptions::default(), CacheRetention::Short);
+        // Off is not offered, so the request is clamped up to the lowest level.
+        assert!(b.get("reasoning").is_none());
+        let opts = StreamOptions {
+            reasoning: Some(ThinkingLevel::Off),
+            ..Default::default()
+        };
+        let b = build_body(&m, &ctx, &opts, CacheRetention::Short);
+        assert_eq!(b["reasoning"], json!({"effort": "minimal", "summary": "auto"}));
+    }
+
+    #[test]
+    fn tool_call_ids_from_other_providers_are_hashed() {
+        let m = model("openai", false);
+        let source = AssistantMessage {
+            provider: "github-copilot".into(),
+            api: "openai-responses".into(),
+            ..Default::default()
+        };
+        let id = normalize_tool_call_id(&m, "call_1|item+/=x", &source);
+        assert_eq!(id, format!("call_1|fc_{}", short_hash("item+/=x")));
+        let same = AssistantMessage {
+            provider: "openai".into(),
+            api: "openai-responses".into(),
+            ..Default::default()
+        };
+        assert_eq!(normalize_tool_call_id(&m, "call_1|fc_9", &same), "call_1|fc_9");
+        assert_eq!(normalize_tool_call_id(&m, "call_1|x9", &same), "call_1|fc_x9");
+        let other = model("mock", false);
+        assert_eq!(normalize_tool_call_id(&other, "a|b", &same), "a_b");
+    }
+
+    #[test]
+    fn assistant_items_replay_reasoning_text_and_calls() {
+        let m = model("mock", true);
+        let ctx = Context {
+            system_prompt: None,
+            messages: vec![Message::Assistant(AssistantMessage {
+                content: vec![
+                    Content::Thinking(crate::types::ThinkingContent {
+                        thinking: "t".into(),
+                        thinking_signature: Some(r#"{"type":"reasoning","id":"rs_1","summary":[]}"#.into()),
+                        ..Default::default()
+                    }),
+                    Content::Text(crate::types::TextContent {
+                        text: "hi".into(),
+                        text_signature: Some(r#"{"v":1,"id":"msg_1","phase":"final_answer"}"#.into()),
+                        ..Default::default()
+                    }),
+                    Content::ToolCall(ToolCall {
+                        id: "call_1|fc_1".into(),
+                        name: "read".into(),
+                        arguments: json!({"path": "a"}),
+                        ..Default::default()
+                    }),
+                ],
+                api: "openai-responses".into(),
+                provider: "mock".into(),
+                model: "mock-thinker".into(),
+                stop_reason: StopReason::ToolUse,
+                ..Default::default()
+            })],
+            tools: vec![],
+        };
+        let items = convert_messages(&m, &ctx);
+        assert_eq!(items[0], json!({"type":"reasoning","id":"rs_1","summary":[]}));
+        assert_eq!(
+            serde_json::to_string(&items[1]).expect("json"),
+            r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi","annotations":[]}],"status":"completed","id":"msg_1","phase":"final_answer"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&items[2]).expect("json"),
+            r#"{"type":"function_call","id":"fc_1","call_id":"call_1","name":"read","arguments":"{\"path\":\"a\"}"}"#
+        );
+        // The orphaned call gets a synthetic result.
+        assert_eq!(items[3]["type"], "function_call_output");
+        assert_eq!(items[3]["output"], "No result provided");
+    }
+}
