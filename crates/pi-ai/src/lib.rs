@@ -38,9 +38,8 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
     let provider: ProviderStream = match model.api.as_str() {
         "openai-completions" => providers::openai_completions::stream,
         "openai-responses" => providers::openai_responses::stream,
-        // Further APIs plug in here, each as `providers::<module>::stream`, e.g.
-        // "anthropic-messages" => providers::anthropic::stream,
-        // "google-generative-ai" => providers::google::stream,
+        "anthropic-messages" => providers::anthropic::stream,
+        "google-generative-ai" => providers::google::stream,
         other => {
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }
@@ -51,9 +50,11 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
     }
 }
 
-/// The key a call authenticates with. Only the option for now; this is where a lookup of the
-/// provider's environment variable belongs.
+/// The key a call authenticates with: the option, else the provider's environment variable.
 fn resolve_api_key(model: &Model, options: &StreamOptions) -> Option<String> {
-    let _ = model;
-    options.api_key.clone().filter(|k| !k.is_empty())
+    options
+        .api_key
+        .clone()
+        .filter(|k| !k.is_empty())
+        .or_else(|| env_keys::env_api_key(&model.provider))
 }

@@ -163,8 +163,8 @@ pub use crate::thinking::{clamp_thinking_level, supported_thinking_levels};
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ThinkingLevel;
     use crate::types::InputKind;
+    use crate::types::ThinkingLevel;
     use std::collections::HashSet;
 
     /// Models per provider in pi 0.73.1, catalogue order.

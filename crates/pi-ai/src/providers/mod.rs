@@ -1,22 +1,14 @@
 //! One module per wire API, plus the small helpers they share.
 
+pub mod anthropic;
+pub mod google;
 pub mod openai_completions;
 pub mod openai_responses;
 
 use serde_json::Value;
 
 use crate::options::{CacheRetention, StreamOptions};
-use crate::types::{Model, Usage};
-
-/// Fill `usage.cost` from the model's per-million prices.
-pub(crate) fn apply_cost(model: &Model, usage: &mut Usage) {
-    let c = &mut usage.cost;
-    c.input = model.cost.input / 1_000_000.0 * usage.input as f64;
-    c.output = model.cost.output / 1_000_000.0 * usage.output as f64;
-    c.cache_read = model.cost.cache_read / 1_000_000.0 * usage.cache_read as f64;
-    c.cache_write = model.cost.cache_write / 1_000_000.0 * usage.cache_write as f64;
-    c.total = c.input + c.output + c.cache_read + c.cache_write;
-}
+use crate::types::Model;
 
 /// The cache retention of a call: the option, or `long` when `PI_CACHE_RETENTION=long` and the
 /// option was left at its default.

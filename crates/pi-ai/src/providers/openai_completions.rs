@@ -10,9 +10,7 @@ use serde_json::{json, Map, Value};
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::{
-    apply_cost, apply_payload_hook, cache_retention, compat_bool, compat_str, join_url, model_headers,
-};
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, compat_str, join_url, model_headers};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider, Emitter, ProviderError, ABORT_MESSAGE};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
@@ -637,7 +635,7 @@ pub fn parse_usage(raw: &Value, model: &Model) -> Usage {
         total_tokens: input + output + cache_read + cache_write,
         ..Default::default()
     };
-    apply_cost(model, &mut usage);
+    crate::cost::calculate_cost(model, &mut usage);
     usage
 }
 

@@ -10,7 +10,7 @@ use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::openai_completions::max_tokens;
-use crate::providers::{apply_cost, apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider, Emitter, ProviderError, ABORT_MESSAGE};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
@@ -557,7 +557,7 @@ async fn run(
                     em.output.usage.cache_write = 0;
                     em.output.usage.total_tokens = n("/total_tokens");
                 }
-                apply_cost(model, &mut em.output.usage);
+                crate::cost::calculate_cost(model, &mut em.output.usage);
                 apply_service_tier(model, &mut em.output.usage, response.get("service_tier"));
                 em.output.stop_reason = map_status(response.get("status").and_then(Value::as_str));
                 if em.output.stop_reason == StopReason::Stop

@@ -1,0 +1,863 @@
+//! The `anthropic-messages` API: request body, headers and the Messages SSE grammar.
+//!
+//! Request rules: user text blocks with images, tool results grouped into one user turn,
+//! thinking replayed with its signature (or as text when it has none), redacted thinking
+//! replayed as `redacted_thinking`, `cache_control` on the system prompt, the last tool and the
+//! last user block, `eager_input_streaming` on tools, adaptive or budget thinking, and an
+//! explicit `thinking:{type:"disabled"}` when a reasoning model runs with thinking off.
+
+use futures::FutureExt;
+use reqwest::header::HeaderMap;
+use serde_json::{json, Map, Value};
+
+use crate::cost::calculate_cost;
+use crate::events::AssistantStream;
+use crate::http::{self, ErrorBodyStyle, RetryPolicy};
+use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
+use crate::sse::SseStream;
+use crate::stream_driver::{error_stream, spawn_provider, Emitter, ProviderError};
+use crate::thinking::{adjust_max_tokens_for_thinking, effective_reasoning, level_mapping, LevelMapping};
+use crate::transform::{sanitize_surrogates, transform_messages};
+use crate::types::{Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
+
+/// The cancelled-request text of the Anthropic SDK.
+const ABORT_MESSAGE: &str = "Request was aborted";
+const API_VERSION: &str = "2023-06-01";
+const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
+const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
+/// Version of the CLI whose identity subscription (OAuth) tokens require.
+const CLAUDE_CODE_VERSION: &str = "2.1.75";
+const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
+/// Canonical casing of the CLI's tool names; subscription tokens expect these names.
+const CLAUDE_CODE_TOOLS: &[&str] = &[
+    "Read",
+    "Write",
+    "Edit",
+    "Bash",
+    "Grep",
+    "Glob",
+    "AskUserQuestion",
+    "EnterPlanMode",
+    "ExitPlanMode",
+    "KillShell",
+    "NotebookEdit",
+    "Skill",
+    "Task",
+    "TaskOutput",
+    "TodoWrite",
+    "WebFetch",
+    "WebSearch",
+];
+
+/// Models with adaptive thinking (effort instead of a token budget).
+fn supports_adaptive_thinking(model_id: &str) -> bool {
+    [
+        "opus-4-6",
+        "opus-4.6",
+        "opus-4-7",
+        "opus-4.7",
+        "sonnet-4-6",
+        "sonnet-4.6",
+    ]
+    .iter()
+    .any(|m| model_id.contains(m))
+}
+
+fn compat_flag(model: &Model, name: &str) -> bool {
+    compat_bool(model, name).unwrap_or(true)
+}
+
+fn is_oauth_token(key: &str) -> bool {
+    key.contains("sk-ant-oat")
+}
+
+fn to_claude_code_name(name: &str) -> String {
+    CLAUDE_CODE_TOOLS
+        .iter()
+        .find(|t| t.eq_ignore_ascii_case(name))
+        .map_or_else(|| name.to_string(), |t| (*t).to_string())
+}
+
+fn from_claude_code_name(name: &str, tools: &[Tool]) -> String {
+    tools
+        .iter()
+        .find(|t| t.name.eq_ignore_ascii_case(name))
+        .map_or_else(|| name.to_string(), |t| t.name.clone())
+}
+
+/// Anthropic accepts tool-use ids of `[a-zA-Z0-9_-]{1,64}`.
+fn normalize_tool_call_id(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect()
+}
+
+/// How the thinking part of the request is configured.
+#[derive(Debug, Clone, PartialEq)]
+enum Thinking {
+    /// Non-reasoning model: no `thinking` field.
+    NotApplicable,
+    Disabled,
+    Adaptive {
+        effort: String,
+    },
+    Budget {
+        budget_tokens: u64,
+    },
+}
+
+/// Everything the request body depends on besides the context.
+#[derive(Debug, Clone)]
+struct RequestPlan {
+    max_tokens: u64,
+    thinking: Thinking,
+    cache_control: Option<Value>,
+    oauth: bool,
+}
+
+fn plan_request(model: &Model, options: &StreamOptions, oauth: bool) -> RequestPlan {
+    let base = options.max_tokens.unwrap_or_else(|| model.max_tokens.min(32_000));
+    let mut max_tokens = if base == 0 { model.max_tokens / 3 } else { base };
+    let reasoning = effective_reasoning(model, options.reasoning);
+    let thinking = match (model.reasoning, reasoning) {
+        (false, _) => Thinking::NotApplicable,
+        (true, None) => Thinking::Disabled,
+        (true, Some(level)) if supports_adaptive_thinking(&model.id) => Thinking::Adaptive {
+            effort: adaptive_effort(model, level),
+        },
+        (true, Some(level)) => {
+            let (adjusted, budget) =
+                adjust_max_tokens_for_thinking(max_tokens, model.max_tokens, level, &options.thinking_budgets);
+            max_tokens = adjusted;
+            Thinking::Budget {
+                budget_tokens: if budget == 0 { 1024 } else { budget },
+            }
+        }
+    };
+    let cache_control = match cache_retention(options) {
+        CacheRetention::None => None,
+        CacheRetention::Long if compat_flag(model, "supportsLongCacheRetention") => {
+            Some(json!({"type": "ephemeral", "ttl": "1h"}))
+        }
+        _ => Some(json!({"type": "ephemeral"})),
+    };
+    RequestPlan {
+        max_tokens,
+        thinking,
+        cache_control,
+        oauth,
+    }
+}
+
+fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
+    if let LevelMapping::Value(v) = level_mapping(model, level) {
+        return v.to_string();
+    }
+    match level {
+        ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
+        ThinkingLevel::Medium => "medium",
+        _ => "high",
+    }
+    .to_string()
+}
+
+/// The request body (before the payload hook).
+fn build_body(model: &Model, context: &Context, options: &StreamOptions, plan: &RequestPlan) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(model.id));
+    body.insert(
+        "messages".into(),
+        Value::Array(convert_messages(&context.messages, model, plan)),
+    );
+    body.insert("max_tokens".into(), json!(plan.max_tokens));
+    body.insert("stream".into(), json!(true));
+    let with_cache = |mut block: Map<String, Value>| {
+        if let Some(cc) = &plan.cache_control {
+            block.insert("cache_control".into(), cc.clone());
+        }
+        Value::Object(block)
+    };
+    let mut system = Vec::new();
+    if plan.oauth {
+        let mut b = Map::new();
+        b.insert("type".into(), json!("text"));
+        b.insert("text".into(), json!(CLAUDE_CODE_IDENTITY));
+        system.push(with_cache(b));
+    }
+    if let Some(prompt) = context.system_prompt.as_deref() {
+        let mut b = Map::new();
+        b.insert("type".into(), json!("text"));
+        b.insert("text".into(), json!(sanitize_surrogates(prompt)));
+        system.push(with_cache(b));
+    }
+    if !system.is_empty() {
+        body.insert("system".into(), Value::Array(system));
+    }
+    let thinking_on = matches!(plan.thinking, Thinking::Adaptive { .. } | Thinking::Budget { .. });
+    if let (Some(t), false) = (options.temperature, thinking_on) {
+        body.insert("temperature".into(), json!(t));
+    }
+    if !context.tools.is_empty() {
+        body.insert("tools".into(), Value::Array(convert_tools(&context.tools, model, plan)));
+    }
+    match &plan.thinking {
+        Thinking::NotApplicable => {}
+        Thinking::Disabled => {
+            body.insert("thinking".into(), json!({"type": "disabled"}));
+        }
+        Thinking::Adaptive { effort } => {
+            body.insert("thinking".into(), json!({"type": "adaptive", "display": "summarized"}));
+            body.insert("output_config".into(), json!({"effort": effort}));
+        }
+        Thinking::Budget { budget_tokens } => {
+            body.insert(
+                "thinking".into(),
+                json!({"type": "enabled", "budget_tokens": budget_tokens, "display": "summarized"}),
+            );
+        }
+    }
+    if let Some(user_id) = options
+        .metadata
+        .as_ref()
+        .and_then(|m| m.get("user_id"))
+        .and_then(Value::as_str)
+    {
+        body.insert("metadata".into(), json!({"user_id": user_id}));
+    }
+    Value::Object(body)
+}
+
+fn convert_tools(tools: &[Tool], model: &Model, plan: &RequestPlan) -> Vec<Value> {
+    let eager = compat_flag(model, "supportsEagerToolInputStreaming");
+    let last = tools.len().saturating_sub(1);
+    tools
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| {
+            let mut t = Map::new();
+            let name = if plan.oauth {
+                to_claude_code_name(&tool.name)
+            } else {
+                tool.name.clone()
+            };
+            t.insert("name".into(), json!(name));
+            t.insert("description".into(), json!(tool.description));
+            if eager {
+                t.insert("eager_input_streaming".into(), json!(true));
+            }
+            let properties = tool.parameters.get("properties").cloned().unwrap_or_else(|| json!({}));
+            let required = tool.parameters.get("required").cloned().unwrap_or_else(|| json!([]));
+            t.insert(
+                "input_schema".into(),
+                json!({"type": "object", "properties": properties, "required": required}),
+            );
+            if let (Some(cc), true) = (&plan.cache_control, i == last) {
+                t.insert("cache_control".into(), cc.clone());
+            }
+            Value::Object(t)
+        })
+        .collect()
+}
+
+fn image_block(data: &str, mime_type: &str) -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
+}
+
+/// Tool-result content: a plain string without images, blocks with them.
+fn tool_result_content(content: &[Content]) -> Value {
+    let has_images = content.iter().any(|c| matches!(c, Content::Image(_)));
+    if !has_images {
+        let texts: Vec<&str> = content.iter().filter_map(Content::as_text).collect();
+        return json!(sanitize_surrogates(&texts.join("\n")));
+    }
+    let mut blocks: Vec<Value> = content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Text(t) => Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)})),
+            Content::Image(i) => Some(image_block(&i.data, &i.mime_type)),
+            _ => None,
+        })
+        .collect();
+    if !content.iter().any(|c| matches!(c, Content::Text(_))) {
+        blocks.insert(0, json!({"type": "text", "text": "(see attached image)"}));
+    }
+    Value::Array(blocks)
+}
+
+fn convert_messages(messages: &[Message], model: &Model, plan: &RequestPlan) -> Vec<Value> {
+    let transformed = transform_messages(messages, model, &|id, _| normalize_tool_call_id(id));
+    let mut out: Vec<Value> = Vec::new();
+    let mut i = 0;
+    while i < transformed.len() {
+        match &transformed[i] {
+            Message::User(user) => match &user.content {
+                UserContent::Text(text) => {
+                    if !text.trim().is_empty() {
+                        out.push(json!({"role": "user", "content": sanitize_surrogates(text)}));
+                    }
+                }
+                UserContent::Blocks(blocks) => {
+                    let converted: Vec<Value> = blocks
+                        .iter()
+                        .filter_map(|b| match b {
+                            Content::Text(t) if !t.text.trim().is_empty() => {
+                                Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)}))
+                            }
+                            Content::Image(img) => Some(image_block(&img.data, &img.mime_type)),
+                            _ => None,
+                        })
+                        .collect();
+                    if !converted.is_empty() {
+                        out.push(json!({"role": "user", "content": converted}));
+                    }
+                }
+            },
+            Message::Assistant(assistant) => {
+                let blocks: Vec<Value> = assistant
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        Content::Text(t) if !t.text.trim().is_empty() => {
+                            Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)}))
+                        }
+                        Content::Thinking(t) if t.redacted == Some(true) => Some(json!({
+                            "type": "redacted_thinking",
+                            "data": t.thinking_signature.clone().unwrap_or_default(),
+                        })),
+                        Content::Thinking(t) if !t.thinking.trim().is_empty() => {
+                            match t.thinking_signature.as_deref().filter(|s| !s.trim().is_empty()) {
+                                Some(sig) => Some(json!({
+                                    "type": "thinking",
+                                    "thinking": sanitize_surrogates(&t.thinking),
+                                    "signature": sig,
+                                })),
+                                // An unsigned thinking block (e.g. from an aborted stream) is
+                                // replayed as plain text: the API rejects it otherwise.
+                                None => Some(json!({"type": "text", "text": sanitize_surrogates(&t.thinking)})),
+                            }
+                        }
+                        Content::ToolCall(tc) => {
+                            let name = if plan.oauth {
+                                to_claude_code_name(&tc.name)
+                            } else {
+                                tc.name.clone()
+                            };
+                            let input = if tc.arguments.is_object() {
+                                tc.arguments.clone()
+                            } else {
+                                json!({})
+                            };
+                            Some(json!({"type": "tool_use", "id": tc.id, "name": name, "input": input}))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                if !blocks.is_empty() {
+                    out.push(json!({"role": "assistant", "content": blocks}));
+                }
+            }
+            Message::ToolResult(_) => {
+                // Consecutive results travel together in one user turn.
+                let mut results = Vec::new();
+                while let Some(Message::ToolResult(r)) = transformed.get(i) {
+                    results.push(json!({
+                        "type": "tool_result",
+                        "tool_use_id": r.tool_call_id,
+                        "content": tool_result_content(&r.content),
+                        "is_error": r.is_error,
+                    }));
+                    i += 1;
+                }
+                out.push(json!({"role": "user", "content": results}));
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if let Some(cc) = &plan.cache_control {
+        mark_last_user_message(&mut out, cc);
+    }
+    out
+}
+
+/// Put `cache_control` on the last block of the last message when it is a user message.
+fn mark_last_user_message(messages: &mut [Value], cache_control: &Value) {
+    let Some(last) = messages.last_mut() else { return };
+    if last.get("role").and_then(Value::as_str) != Some("user") {
+        return;
+    }
+    let Some(content) = last.get_mut("content") else { return };
+    if let Some(text) = content.as_str() {
+        *content = json!([{"type": "text", "text": text, "cache_control": cache_control}]);
+    } else if let Some(block) = content.as_array_mut().and_then(|a| a.last_mut()) {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+        if matches!(kind, "text" | "image" | "tool_result") {
+            if let Some(obj) = block.as_object_mut() {
+                obj.insert("cache_control".into(), cache_control.clone());
+            }
+        }
+    }
+}
+
+fn build_headers(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    api_key: &str,
+) -> Result<HeaderMap, String> {
+    let oauth = is_oauth_token(api_key);
+    let mut betas: Vec<&str> = Vec::new();
+    if !context.tools.is_empty() && !compat_flag(model, "supportsEagerToolInputStreaming") {
+        betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
+    }
+    if !supports_adaptive_thinking(&model.id) {
+        betas.push(INTERLEAVED_THINKING_BETA);
+    }
+    let mut headers: Vec<(String, String)> = vec![
+        ("accept".into(), "application/json".into()),
+        ("anthropic-version".into(), API_VERSION.into()),
+        ("anthropic-dangerous-direct-browser-access".into(), "true".into()),
+    ];
+    if model.provider == "github-copilot" {
+        headers.push(("authorization".into(), format!("Bearer {api_key}")));
+    } else if oauth {
+        let mut all = vec!["claude-code-20250219", "oauth-2025-04-20"];
+        all.extend(betas.iter().copied());
+        betas = all;
+        headers.push(("authorization".into(), format!("Bearer {api_key}")));
+        headers.push(("user-agent".into(), format!("claude-cli/{CLAUDE_CODE_VERSION}")));
+        headers.push(("x-app".into(), "cli".into()));
+    } else if model.provider == "cloudflare-ai-gateway" {
+        headers.push(("cf-aig-authorization".into(), format!("Bearer {api_key}")));
+    } else {
+        headers.push(("x-api-key".into(), api_key.to_string()));
+    }
+    if !betas.is_empty() {
+        headers.push(("anthropic-beta".into(), betas.join(",")));
+    }
+    headers.extend(model_headers(model));
+    headers.extend(options.headers.iter().cloned());
+    http::header_map(&headers)
+}
+
+fn map_stop_reason(reason: &str) -> Result<StopReason, ProviderError> {
+    match reason {
+        "end_turn" | "pause_turn" | "stop_sequence" => Ok(StopReason::Stop),
+        "max_tokens" => Ok(StopReason::Length),
+        "tool_use" => Ok(StopReason::ToolUse),
+        "refusal" | "sensitive" => Ok(StopReason::Error),
+        other => Err(ProviderError::Message(format!("Unhandled stop reason: {other}"))),
+    }
+}
+
+/// Stream a reply through the Anthropic Messages API.
+pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
+    let plan = plan_request(
+        model,
+        &options,
+        is_oauth_token(&api_key) && model.provider != "github-copilot",
+    );
+    let body = apply_payload_hook(&options, model, build_body(model, context, &options, &plan));
+    let headers = match build_headers(model, context, &options, &api_key) {
+        Ok(h) => h,
+        Err(e) => return error_stream(model, e),
+    };
+    let url = join_url(&model.base_url, "v1/messages");
+    let policy = RetryPolicy::from_options(&options);
+    let tools = context.tools.clone();
+    let model_for_body = model.clone();
+    let oauth = plan.oauth;
+    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |emitter| {
+        async move {
+            let payload = serde_json::to_vec(&body).map_err(|e| ProviderError::Message(e.to_string()))?;
+            let response = http::post_json(&url, headers, payload.into(), policy)
+                .await
+                .map_err(|e| ProviderError::Message(e.message(ErrorBodyStyle::WholeBody)))?;
+            let mut sse = SseStream::new(response.bytes_stream());
+            read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
+        }
+        .boxed()
+    })
+}
+
+/// Per Anthropic content-block index: our content index.
+#[derive(Debug, Default)]
+struct BlockMap(Vec<(u64, usize)>);
+
+impl BlockMap {
+    fn get(&self, anthropic_index: u64) -> Option<usize> {
+        self.0.iter().find(|(a, _)| *a == anthropic_index).map(|(_, i)| *i)
+    }
+}
+
+async fn read_events<S, E>(
+    em: &mut Emitter,
+    sse: &mut SseStream<S>,
+    model: &Model,
+    tools: &[Tool],
+    oauth: bool,
+) -> Result<(), ProviderError>
+where
+    S: futures::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
+    E: std::fmt::Display,
+{
+    let mut blocks = BlockMap::default();
+    let mut saw_start = false;
+    let mut saw_stop = false;
+    loop {
+        let event = match sse.next_event().await {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(e) => return Err(ProviderError::Message(e.to_string())),
+        };
+        if event.event == "error" {
+            return Err(ProviderError::Message(event.data));
+        }
+        if !matches!(
+            event.event.as_str(),
+            "message_start"
+                | "message_delta"
+                | "message_stop"
+                | "content_block_start"
+                | "content_block_delta"
+                | "content_block_stop"
+        ) {
+            continue;
+        }
+        let data: Value = serde_json::from_str(&event.data).map_err(|e| {
+            ProviderError::Message(format!(
+                "Could not parse Anthropic SSE event {}: {e}; data={}",
+                event.event, event.data
+            ))
+        })?;
+        match data.get("type").and_then(Value::as_str).unwrap_or_default() {
+            "message_start" => {
+                saw_start = true;
+                let message = &data["message"];
+                if let Some(id) = message.get("id").and_then(Value::as_str) {
+                    em.output.response_id = Some(id.to_string());
+                }
+                let usage = &message["usage"];
+                let u = &mut em.output.usage;
+                u.input = usage["input_tokens"].as_u64().unwrap_or(0);
+                u.output = usage["output_tokens"].as_u64().unwrap_or(0);
+                u.cache_read = usage["cache_read_input_tokens"].as_u64().unwrap_or(0);
+                u.cache_write = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+                u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
+                calculate_cost(model, &mut em.output.usage);
+                em.start().await?;
+            }
+            "content_block_start" => {
+                em.start().await?;
+                let index = data["index"].as_u64().unwrap_or(0);
+                let block = &data["content_block"];
+                let ours = match block.get("type").and_then(Value::as_str).unwrap_or_default() {
+                    "text" => Some(em.text_start().await?),
+                    "thinking" => Some(em.thinking_start(Some(String::new())).await?),
+                    "redacted_thinking" => {
+                        let signature = block.get("data").and_then(Value::as_str).map(str::to_string);
+                        let i = em.thinking_start(signature).await?;
+                        if let Some(t) = em.thinking_block(i) {
+                            t.thinking = "[Reasoning redacted]".to_string();
+                            t.redacted = Some(true);
+                        }
+                        Some(i)
+                    }
+                    "tool_use" => {
+                        let raw_name = block.get("name").and_then(Value::as_str).unwrap_or_default();
+                        let name = if oauth {
+                            from_claude_code_name(raw_name, tools)
+                        } else {
+                            raw_name.to_string()
+                        };
+                        let id = block.get("id").and_then(Value::as_str).unwrap_or_default();
+                        Some(em.tool_call_start(id, &name).await?)
+                    }
+                    _ => None,
+                };
+                if let Some(ours) = ours {
+                    blocks.0.push((index, ours));
+                }
+            }
+            "content_block_delta" => {
+                let Some(i) = data["index"].as_u64().and_then(|a| blocks.get(a)) else {
+                    continue;
+                };
+                let delta = &data["delta"];
+                match delta.get("type").and_then(Value::as_str).unwrap_or_default() {
+                    "text_delta" => em.text_delta(i, delta["text"].as_str().unwrap_or_default()).await?,
+                    "thinking_delta" => {
+                        em.thinking_delta(i, delta["thinking"].as_str().unwrap_or_default())
+                            .await?
+                    }
+                    "input_json_delta" => {
+                        em.tool_call_delta(i, delta["partial_json"].as_str().unwrap_or_default())
+                            .await?;
+                    }
+                    "signature_delta" => {
+                        if let Some(t) = em.thinking_block(i) {
+                            let sig = t.thinking_signature.get_or_insert_with(String::new);
+                            sig.push_str(delta["signature"].as_str().unwrap_or_default());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_stop" => {
+                let Some(i) = data["index"].as_u64().and_then(|a| blocks.get(a)) else {
+                    continue;
+                };
+                match em.output.content.get(i) {
+                    Some(Content::Text(_)) => em.text_end(i).await?,
+                    Some(Content::Thinking(_)) => em.thinking_end(i).await?,
+                    Some(Content::ToolCall(_)) => em.tool_call_end(i).await?,
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(reason) = data["delta"].get("stop_reason").and_then(Value::as_str) {
+                    em.output.stop_reason = map_stop_reason(reason)?;
+                }
+                let usage = &data["usage"];
+                let u = &mut em.output.usage;
+                if let Some(v) = usage.get("input_tokens").and_then(Value::as_u64) {
+                    u.input = v;
+                }
+                if let Some(v) = usage.get("output_tokens").and_then(Value::as_u64) {
+                    u.output = v;
+                }
+                if let Some(v) = usage.get("cache_read_input_tokens").and_then(Value::as_u64) {
+                    u.cache_read = v;
+                }
+                if let Some(v) = usage.get("cache_creation_input_tokens").and_then(Value::as_u64) {
+                    u.cache_write = v;
+                }
+                u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
+                calculate_cost(model, &mut em.output.usage);
+            }
+            "message_stop" => saw_stop = true,
+            _ => {}
+        }
+    }
+    if saw_start && !saw_stop {
+        return Err(ProviderError::Message(
+            "Anthropic stream ended before message_stop".to_string(),
+        ));
+    }
+    em.start().await?;
+    if matches!(em.output.stop_reason, StopReason::Error | StopReason::Aborted) {
+        return Err(ProviderError::Message("An unknown error occurred".to_string()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::{AssistantMessage, InputKind, ModelCost, TextContent, ThinkingContent, ToolCall, UserMessage};
+
+    fn model(id: &str, reasoning: bool) -> Model {
+        Model {
+            id: id.into(),
+            name: id.into(),
+            api: "anthropic-messages".into(),
+            provider: "mock-anthropic".into(),
+            base_url: "http://127.0.0.1:1".into(),
+            reasoning,
+            input: vec![InputKind::Text, InputKind::Image],
+            cost: ModelCost::default(),
+            context_window: 200_000,
+            max_tokens: 64_000,
+            headers: None,
+            compat: None,
+            thinking_level_map: None,
+        }
+    }
+
+    fn tool(name: &str) -> Tool {
+        Tool {
+            name: name.into(),
+            description: format!("{name} tool"),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        }
+    }
+
+    fn user(text: &str) -> Message {
+        Message::User(UserMessage {
+            content: UserContent::Blocks(vec![Content::text(text)]),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn golden_hello_body_shape() {
+        let m = model("mock-model", false);
+        let ctx = Context {
+            system_prompt: Some("sys".into()),
+            messages: vec![user("hello")],
+            tools: vec![tool("read"), tool("write")],
+        };
+        let options = StreamOptions {
+            max_tokens: Some(16384),
+            ..Default::default()
+        };
+        let plan = plan_request(&m, &options, false);
+        let body = build_body(&m, &ctx, &options, &plan);
+        let keys: Vec<&String> = body.as_object().expect("object").keys().collect();
+        assert_eq!(keys, ["model", "messages", "max_tokens", "stream", "system", "tools"]);
+        assert_eq!(
+            body["messages"],
+            json!([{"role": "user", "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]}])
+        );
+        assert_eq!(
+            body["system"],
+            json!([{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}])
+        );
+        assert_eq!(body["tools"][0]["eager_input_streaming"], json!(true));
+        assert!(body["tools"][0].get("cache_control").is_none());
+        assert_eq!(body["tools"][1]["cache_control"], json!({"type": "ephemeral"}));
+        assert!(
+            body.get("thinking").is_none(),
+            "non-reasoning models get no thinking field"
+        );
+    }
+
+    #[test]
+    fn budget_thinking_matches_golden_think_case() {
+        let mut m = model("mock-thinker", true);
+        m.max_tokens = 32_000;
+        let options = StreamOptions {
+            reasoning: Some(ThinkingLevel::High),
+            ..Default::default()
+        };
+        let plan = plan_request(&m, &options, false);
+        let body = build_body(&m, &Context::default(), &options, &plan);
+        assert_eq!(body["max_tokens"], json!(32000));
+        assert_eq!(
+            body["thinking"],
+            json!({"type": "enabled", "budget_tokens": 16384, "display": "summarized"})
+        );
+    }
+
+    #[test]
+    fn reasoning_model_with_thinking_off_disables_it_and_keeps_temperature() {
+        let m = model("mock-thinker", true);
+        let options = StreamOptions {
+            temperature: Some(0.5),
+            ..Default::default()
+        };
+        let plan = plan_request(&m, &options, false);
+        let body = build_body(&m, &Context::default(), &options, &plan);
+        assert_eq!(body["thinking"], json!({"type": "disabled"}));
+        assert_eq!(body["temperature"], json!(0.5));
+    }
+
+    #[test]
+    fn adaptive_models_send_effort() {
+        let m = model("claude-opus-4-6", true);
+        let options = StreamOptions {
+            reasoning: Some(ThinkingLevel::Minimal),
+            temperature: Some(1.0),
+            ..Default::default()
+        };
+        let plan = plan_request(&m, &options, false);
+        let body = build_body(&m, &Context::default(), &options, &plan);
+        assert_eq!(body["thinking"], json!({"type": "adaptive", "display": "summarized"}));
+        assert_eq!(body["output_config"], json!({"effort": "low"}));
+        assert!(
+            body.get("temperature").is_none(),
+            "temperature is not sent with thinking"
+        );
+    }
+
+    #[test]
+    fn history_is_converted_like_pi() {
+        let m = model("mock-thinker", true);
+        let assistant = AssistantMessage {
+            content: vec![
+                Content::Thinking(ThinkingContent {
+                    thinking: "hmm".into(),
+                    thinking_signature: Some("sig".into()),
+                    ..Default::default()
+                }),
+                Content::Thinking(ThinkingContent {
+                    thinking: "unsigned".into(),
+                    ..Default::default()
+                }),
+                Content::Text(TextContent {
+                    text: "Reading.".into(),
+                    ..Default::default()
+                }),
+                Content::ToolCall(ToolCall {
+                    id: "call|odd id".into(),
+                    name: "read".into(),
+                    arguments: json!({"path": "a"}),
+                    ..Default::default()
+                }),
+            ],
+            api: m.api.clone(),
+            provider: m.provider.clone(),
+            model: m.id.clone(),
+            stop_reason: StopReason::ToolUse,
+            ..Default::default()
+        };
+        let result = Message::ToolResult(crate::types::ToolResultMessage {
+            tool_call_id: "call|odd id".into(),
+            tool_name: "read".into(),
+            content: vec![Content::text("file body")],
+            is_error: false,
+            ..Default::default()
+        });
+        let ctx = Context {
+            system_prompt: None,
+            messages: vec![user("go"), Message::Assistant(assistant), result],
+            tools: vec![],
+        };
+        let plan = plan_request(&m, &StreamOptions::default(), false);
+        let msgs = convert_messages(&ctx.messages, &m, &plan);
+        assert_eq!(
+            msgs[1]["content"][0],
+            json!({"type": "thinking", "thinking": "hmm", "signature": "sig"})
+        );
+        assert_eq!(msgs[1]["content"][1], json!({"type": "text", "text": "unsigned"}));
+        assert_eq!(msgs[1]["content"][3]["type"], json!("tool_use"));
+        assert_eq!(
+            msgs[2]["content"][0],
+            json!({"type": "tool_result", "tool_use_id": "call|odd id", "content": "file body", "is_error": false, "cache_control": {"type": "ephemeral"}})
+        );
+    }
+
+    #[test]
+    fn oauth_tool_names_round_trip() {
+        assert_eq!(to_claude_code_name("read"), "Read");
+        assert_eq!(to_claude_code_name("custom"), "custom");
+        assert_eq!(from_claude_code_name("Read", &[tool("read")]), "read");
+        assert_eq!(normalize_tool_call_id("call|x.y"), "call_x_y");
+    }
+
+    #[test]
+    fn headers_follow_the_sdk() {
+        let m = model("mock-model", false);
+        let h = build_headers(&m, &Context::default(), &StreamOptions::default(), "sk-ant-mock").expect("headers");
+        assert_eq!(h.get("x-api-key").and_then(|v| v.to_str().ok()), Some("sk-ant-mock"));
+        assert_eq!(
+            h.get("anthropic-beta").and_then(|v| v.to_str().ok()),
+            Some(INTERLEAVED_THINKING_BETA)
+        );
+        assert_eq!(
+            h.get("anthropic-version").and_then(|v| v.to_str().ok()),
+            Some(API_VERSION)
+        );
+        let adaptive = model("claude-sonnet-4-6", true);
+        let h = build_headers(&adaptive, &Context::default(), &StreamOptions::default(), "k").expect("headers");
+        assert!(h.get("anthropic-beta").is_none());
+    }
+}
