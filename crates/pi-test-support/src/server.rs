@@ -427,6 +427,10 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
             message, error_type, ..
         }) => {
             let event = wire::error_event(api, message.as_deref(), error_type.as_deref());
+            if api == Api::Google {
+                // Google's SDK only sees the error when it arrives as a read of its own.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
             conn.write_chunk(event.as_bytes()).await?;
             conn.finish_chunked().await?;
             Ok(true)

@@ -55,7 +55,9 @@ pub(crate) fn error_event(api: Api, message: Option<&str>, error_type: Option<&s
         Api::Google => {
             let message = message.unwrap_or("An internal error has occurred.");
             let status = error_type.unwrap_or("INTERNAL");
-            data(&json!({"error": {"code": 500, "message": message, "status": status}}))
+            // Google sends a bare JSON error object (no `data:` prefix) into the stream; its SDK
+            // recognises one when a whole read is that object.
+            json!({"error": {"code": 500, "message": message, "status": status}}).to_string()
         }
     }
 }

@@ -175,3 +175,70 @@ async fn typescript_pi_against_the_mock_matches_the_golden_transcripts() {
         check_case(&cli, &golden, &case, "tools", &args).await;
     }
 }
+
+/// Which scenario answered each golden case.
+fn scenario_of(case: &str) -> &'static str {
+    if case.starts_with("think") {
+        "think"
+    } else if case.starts_with("tools") {
+        "tools"
+    } else if case == "rpc" {
+        "rpc"
+    } else {
+        "echo"
+    }
+}
+
+#[tokio::test]
+async fn replayed_golden_requests_get_the_golden_turns() {
+    let golden = PathBuf::from(std::env::var("PI_GOLDEN_DIR").unwrap_or_else(|_| GOLDEN_DIR.into()));
+    let Ok(dir) = std::fs::read_dir(&golden) else {
+        println!("skipped: no golden files in {}", golden.display());
+        return;
+    };
+    let mut logs: Vec<PathBuf> = dir
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".requests.jsonl"))
+        .collect();
+    logs.sort();
+    let client = reqwest::Client::new();
+    let mut checked = 0;
+    for log in logs {
+        let name = log
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace(".requests.jsonl", "");
+        let scenario = golden.join("scenarios").join(format!("{}.json", scenario_of(&name)));
+        let server = MockServer::start(Script::from_file(&scenario).unwrap()).await.unwrap();
+        let recorded: Vec<Value> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for request in &recorded {
+            let url = format!("{}{}", server.url(), request["path"].as_str().unwrap());
+            // Only the choice of turn is compared; the reply itself need not be read.
+            let response = client.post(url).body(request["body"].to_string()).send().await.unwrap();
+            assert_eq!(response.status(), 200);
+        }
+        for (ours, theirs) in server.requests().iter().zip(&recorded) {
+            assert_eq!(
+                ours.turn_index,
+                theirs["turn_index"].as_u64().map(|i| i as usize),
+                "{name} seq {}",
+                theirs["seq"]
+            );
+            assert_eq!(
+                serde_json::to_value(ours.turn.as_ref().unwrap()).unwrap(),
+                theirs["turn"],
+                "{name} seq {}",
+                theirs["seq"]
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "only {checked} golden requests replayed");
+}
