@@ -547,6 +547,16 @@ mod tests {
     }
 
     #[test]
+    fn queue_follows_the_request_count_not_the_conversation() {
+        let script = Script::queue(vec![Turn::text("a"), Turn::text("b")]);
+        assert_eq!(script.choose(&[], &facts(0, 0, ""), 1).turn.text.as_deref(), Some("b"));
+        assert_eq!(
+            script.choose(&[], &facts(0, 0, ""), 2).turn.text.as_deref(),
+            Some("(mock script exhausted)")
+        );
+    }
+
+    #[test]
     fn fault_json_round_trips() {
         let turn: Turn = serde_json::from_value(
             json!({"text": "ok", "fault": {"kind": "http", "status": 429, "retry_after": 1, "times": 2}}),

@@ -404,12 +404,15 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         ("cache-control", "no-cache".to_owned()),
     ];
     conn.start_chunked(200, &headers).await?;
-    let stop_at = fault.as_ref().map(|f| match &f.kind {
-        FaultKind::Drop { after_events } | FaultKind::Truncate { after_events } => after_events,
-        FaultKind::ErrorEvent { after_events, .. } => after_events,
-        FaultKind::Http { .. } => &None,
+    // Stream faults cut in after this many events (half the stream unless the script says).
+    let stop_at = fault.as_ref().and_then(|f| match &f.kind {
+        FaultKind::Drop { after_events }
+        | FaultKind::Truncate { after_events }
+        | FaultKind::ErrorEvent { after_events, .. } => {
+            Some(after_events.unwrap_or(events.len() / 2).min(events.len()))
+        }
+        FaultKind::Http { .. } => None,
     });
-    let stop_at = stop_at.map(|n| n.unwrap_or(events.len() / 2).min(events.len()));
     let delay = turn.delay_ms.filter(|ms| *ms > 0).map(Duration::from_millis);
     for (i, event) in events.iter().enumerate() {
         if Some(i) == stop_at {
