@@ -88,10 +88,10 @@ impl SessionDoc {
     /// links from the leaf and stops at a missing parent or a cycle.
     pub fn active_path(&self, leaf_id: Option<&str>) -> Vec<usize> {
         let by_id = self.index_by_id();
-        let leaf = match leaf_id {
-            Some(id) => by_id.get(id).copied(),
-            None => self.entries.iter().rposition(|e| str_field(e, "id").is_some()),
-        };
+        // An unknown leaf falls back to the last entry rather than showing nothing.
+        let leaf = leaf_id
+            .and_then(|id| by_id.get(id).copied())
+            .or_else(|| self.entries.iter().rposition(|e| str_field(e, "id").is_some()));
         let mut path = Vec::new();
         let mut seen = HashSet::new();
         let mut cur = leaf;

@@ -403,11 +403,30 @@ fn messages_html(doc: &SessionDoc, path: &[usize], labels: &HashMap<String, Stri
         if body.is_empty() {
             continue;
         }
+        // Settings changes are one quiet line; everything else gets who and when.
+        let who = match str_field(e, "type") {
+            Some("model_change" | "thinking_level_change") => None,
+            Some("message") => e.get("message").and_then(|m| str_field(m, "role")).map(|r| match r {
+                "bashExecution" => "bash",
+                "toolResult" => "tool",
+                other => other,
+            }),
+            Some("compaction") => Some("compaction"),
+            Some("branch_summary") => Some("branch summary"),
+            _ => Some("custom"),
+        };
+        let meta = match who {
+            Some(w) => format!(
+                "<div class=\"meta\">{label}<span class=\"who\">{}</span>{}</div>",
+                escape(w),
+                escape(&time)
+            ),
+            None => label,
+        };
         let _ = writeln!(
             out,
-            "<section class=\"entry\" id=\"e-{}\"><div class=\"meta\">{label}{}</div>{body}</section>",
-            escape(id),
-            escape(&time)
+            "<section class=\"entry\" id=\"e-{}\">{meta}{body}</section>",
+            escape(id)
         );
     }
     out
@@ -636,7 +655,8 @@ pub(crate) fn entry_summary(e: &Value) -> Option<(&'static str, String)> {
                         .filter_map(|b| str_field(b, "name"))
                         .collect();
                     let line = if !text.trim().is_empty() {
-                        first_line(&text, MAX)
+                        let line = first_line(&text, MAX);
+                        line.trim_start_matches('#').trim_start().to_string()
                     } else if !tools.is_empty() {
                         format!("[{}]", tools.join(", "))
                     } else if str_field(m, "stopReason") == Some("error") {

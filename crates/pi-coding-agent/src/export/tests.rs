@@ -307,3 +307,41 @@ fn every_golden_session_renders_its_messages() {
     }
     assert!(count >= 10, "found {count} golden sessions");
 }
+
+#[test]
+fn export_file_names_and_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    assert_eq!(
+        default_output_name(std::path::Path::new("/a/2026-01-01_abc.jsonl")),
+        "pi-session-2026-01-01_abc.html"
+    );
+    assert_eq!(
+        default_output_name(std::path::Path::new("notes.txt")),
+        "pi-session-notes.txt.html"
+    );
+
+    let err = export_file(std::path::Path::new("missing.jsonl"), None, cwd).unwrap_err();
+    assert_eq!(err.to_string(), "File not found: missing.jsonl");
+
+    std::fs::write(cwd.join("empty.jsonl"), "").expect("write");
+    let err = export_file(std::path::Path::new("empty.jsonl"), None, cwd).unwrap_err();
+    assert!(
+        err.to_string().starts_with("Invalid session file: empty.jsonl"),
+        "{err}"
+    );
+
+    std::fs::write(cwd.join("s.jsonl"), header() + &user("u1", None, "hello file")).expect("write");
+    let out = export_file(std::path::Path::new("s.jsonl"), None, cwd).expect("export");
+    assert_eq!(out, cwd.join("pi-session-s.html"));
+    assert!(std::fs::read_to_string(&out).expect("read").contains("hello file"));
+
+    let out = export_file(
+        std::path::Path::new("s.jsonl"),
+        Some(std::path::Path::new("custom.html")),
+        cwd,
+    )
+    .expect("export");
+    assert_eq!(out, cwd.join("custom.html"));
+    assert!(out.is_file());
+}
