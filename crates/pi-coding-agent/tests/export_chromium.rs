@@ -86,6 +86,9 @@ fn exported_golden_session_shows_its_conversation() {
         ],
         &page,
     );
+    if std::env::var_os("PI_EXPORT_SCREENSHOT").is_some() {
+        std::fs::copy(&page, shot.with_extension("html")).expect("keep the page");
+    }
     let png = std::fs::read(&shot).expect("screenshot written");
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
     let dom = chromium(&dir.path().join("profile"), &["--dump-dom".into()], &page);

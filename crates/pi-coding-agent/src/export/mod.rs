@@ -30,6 +30,9 @@ pub enum ExportError {
     InvalidSession(String),
     #[error("Nothing to export yet - start a conversation first")]
     Empty,
+    /// For callers exporting the running session when it has no file.
+    #[error("Cannot export in-memory session to HTML")]
+    InMemory,
 }
 
 /// A tool shown in the page header (name and description).
@@ -81,7 +84,29 @@ impl SessionDoc {
                 "the first line is not a session header".into(),
             ));
         }
-        Ok(Self { header, entries })
+        let mut doc = Self { header, entries };
+        doc.chain_legacy_entries();
+        Ok(doc)
+    }
+
+    /// Version 1 files (no `version` in the header) have no ids: their entries form one linear
+    /// chain in file order, so give them ids and parents the way the v1 to v2 migration does.
+    fn chain_legacy_entries(&mut self) {
+        let version = self.header.get("version").and_then(Value::as_u64).unwrap_or(1);
+        if version >= 2 {
+            return;
+        }
+        let mut prev: Option<String> = None;
+        for (i, e) in self.entries.iter_mut().enumerate() {
+            let Some(obj) = e.as_object_mut() else { continue };
+            let id = match obj.get("id").and_then(Value::as_str) {
+                Some(id) => id.to_string(),
+                None => format!("legacy-{i}"),
+            };
+            obj.insert("id".into(), Value::String(id.clone()));
+            obj.insert("parentId".into(), prev.clone().map_or(Value::Null, Value::String));
+            prev = Some(id);
+        }
     }
 
     /// Indices of the entries on the active branch, root first. The walk follows `parentId`

@@ -460,7 +460,8 @@ fn message_html<'a>(m: &'a Value, results: &HashMap<&str, &'a Value>, shown: &mu
             )
         }
         Some("bashExecution") => bash_execution_html(m),
-        Some("custom") => {
+        // `hookMessage` is the pre-v3 name of `custom`.
+        Some("custom" | "hookMessage") => {
             if m.get("display").and_then(Value::as_bool) == Some(false) {
                 return String::new();
             }
@@ -668,7 +669,7 @@ pub(crate) fn entry_summary(e: &Value) -> Option<(&'static str, String)> {
                 }
                 "toolResult" => return None,
                 "bashExecution" => ("bash", format!("$ {}", first_line(str_field(m, "command")?, MAX))),
-                "custom" => ("custom", first_line(&content_text(m.get("content")), MAX)),
+                "custom" | "hookMessage" => ("custom", first_line(&content_text(m.get("content")), MAX)),
                 _ => return None,
             }
         }

@@ -240,7 +240,7 @@ html,body{margin:0;padding:0}
 body{background:var(--pageBg);color:var(--fg);font:14px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace}
 a{color:var(--mdLink)}
 .layout{display:flex;align-items:flex-start;min-height:100vh}
-.sidebar{flex:0 0 300px;max-width:300px;position:sticky;top:0;max-height:100vh;overflow:auto;padding:12px;border-right:1px solid var(--borderMuted);font-size:12px;resize:horizontal}
+.sidebar{flex:none;width:300px;min-width:160px;max-width:70vw;position:sticky;top:0;max-height:100vh;overflow:auto;padding:12px;border-right:1px solid var(--borderMuted);font-size:12px;resize:horizontal}
 .sidebar summary{cursor:pointer;color:var(--accent);font-weight:bold;margin-bottom:6px}
 .sidebar .count{color:var(--muted);font-weight:normal}
 .tree,.tree ul{list-style:none;margin:0;padding:0}
@@ -317,7 +317,7 @@ html:not([data-js]) .js-only{display:none}
 .skill>summary{cursor:pointer;color:var(--customMessageLabel)}
 .skill .body{white-space:pre-wrap;color:var(--muted)}
 .sys pre{white-space:pre-wrap;max-height:400px;overflow:auto;color:var(--muted)}
-@media (max-width:900px){.layout{display:block}.sidebar{position:static;max-width:none;max-height:none;border-right:0;border-bottom:1px solid var(--borderMuted)}}
+@media (max-width:900px){.layout{display:block}.sidebar{position:static;width:auto;max-width:none;max-height:none;border-right:0;border-bottom:1px solid var(--borderMuted)}}
 @media print{.sidebar,.controls{display:none}details>*{display:block}}
 "#;
 

@@ -345,3 +345,21 @@ fn export_file_names_and_errors() {
     assert_eq!(out, cwd.join("custom.html"));
     assert!(out.is_file());
 }
+
+#[test]
+fn version_one_files_render_as_a_chain() {
+    let s = line(json!({"type":"session","id":"old","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/x"}))
+        + &line(
+            json!({"type":"message","timestamp":"t","message":{"role":"user","content":"old question","timestamp":1}}),
+        )
+        + &line(
+            json!({"type":"message","timestamp":"t","message":{"role":"assistant","content":[{"type":"text","text":"old answer"}],"timestamp":2}}),
+        )
+        + &line(
+            json!({"type":"message","timestamp":"t","message":{"role":"hookMessage","customType":"note","content":"hook says hi","display":true,"timestamp":3}}),
+        );
+    let html = export_session_html(&s, &ExportOptions::default()).expect("renders");
+    let main = main_part(&html);
+    assert!(main.contains("old question") && main.contains("old answer"));
+    assert!(main.contains("hook says hi"));
+}
