@@ -1,4 +1,5 @@
 //! pi-coding-agent: the product (settings, resources, AgentSession, modes).
 
 pub mod cli;
+pub mod export;
 pub mod session;
