@@ -797,3 +797,92 @@ fn listing_finding_and_continuing_sessions() {
     let fresh = SessionManager::continue_recent(dir.path().join("empty-dir"), "/x").unwrap();
     assert!(fresh.get_entries().is_empty());
 }
+
+// ---------------------------------------------------------------------------------------------
+// interop with the TypeScript pi (runs when node and the reference package are installed)
+
+const TS_SESSION_MANAGER: &str = "/work/oracle/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+
+const TS_PROBE: &str = r#"
+import { SessionManager } from "SM_PATH";
+const sm = SessionManager.open(process.argv[2]);
+const before = sm.buildSessionContext();
+const labels = {};
+for (const e of sm.getEntries()) { const l = sm.getLabel(e.id); if (l) labels[e.id] = l; }
+const tree = sm.getTree().map((n) => n.entry.id);
+sm.appendMessage({ role: "user", content: [{ type: "text", text: "from ts" }], timestamp: 5 });
+sm.appendMessage({ role: "assistant", content: [{ type: "text", text: "ts reply" }], api: "x", provider: "tsprov",
+  model: "tsmodel", usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0,
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }, stopReason: "stop", timestamp: 6 });
+const after = sm.buildSessionContext();
+console.log(JSON.stringify({ before, after, labels, tree, name: sm.getSessionName() ?? null, leaf: sm.getLeafId() }));
+"#;
+
+#[test]
+fn the_typescript_pi_reads_and_continues_our_files() {
+    let has_node = std::process::Command::new("node").arg("--version").output().is_ok();
+    if !has_node || !Path::new(TS_SESSION_MANAGER).exists() {
+        eprintln!("node or the reference pi is missing; skipped");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mut sm = SessionManager::create(dir.path(), "/proj");
+    sm.append_model_change("mock", "m0").unwrap();
+    sm.append_thinking_level_change("medium").unwrap();
+    let u1 = sm.append_message(user("u1")).unwrap();
+    sm.append_message(assistant("a1")).unwrap();
+    sm.append_custom("ext-state", Some(serde_json::json!({"n": 1})))
+        .unwrap();
+    sm.append_custom_message(
+        "ext",
+        pi_ai::UserContent::Blocks(vec![pi_ai::Content::text("block")]),
+        false,
+        Some(serde_json::json!({"d": true})),
+    )
+    .unwrap();
+    let u2 = sm.append_message(user("u2")).unwrap();
+    sm.append_message(assistant("a2")).unwrap();
+    sm.append_compaction(
+        "summary text",
+        &u2,
+        1234,
+        Some(serde_json::json!({"readFiles": [], "modifiedFiles": []})),
+        None,
+    )
+    .unwrap();
+    sm.append_label(&u1, Some("first")).unwrap();
+    sm.append_session_info("Rust made").unwrap();
+    sm.append_branch_summary(Some(&u2), "left a branch", None, None)
+        .unwrap();
+    sm.append_message(user("u3")).unwrap();
+    let file = sm.session_file().unwrap().to_path_buf();
+    let ours_before = serde_json::to_value(&sm.build_context().messages).unwrap();
+    drop(sm);
+
+    let script = dir.path().join("probe.mjs");
+    std::fs::write(&script, TS_PROBE.replace("SM_PATH", TS_SESSION_MANAGER)).unwrap();
+    let out = std::process::Command::new("node")
+        .arg(&script)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ts: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    assert_eq!(ts["before"]["messages"], ours_before, "the same context in both");
+    assert_eq!(ts["before"]["thinkingLevel"], "medium");
+    assert_eq!(ts["before"]["model"]["modelId"], "m1");
+    assert_eq!(ts["labels"][&u1], "first");
+    assert_eq!(ts["name"], "Rust made");
+
+    // Ours reads what the TypeScript pi appended.
+    let sm = SessionManager::open(&file).unwrap();
+    assert!(sm.load_report().skipped.is_empty());
+    assert_eq!(sm.get_leaf_id(), ts["leaf"].as_str());
+    let ours_after = serde_json::to_value(&sm.build_context().messages).unwrap();
+    assert_eq!(ts["after"]["messages"], ours_after);
+    assert_eq!(sm.build_context().model.unwrap().model_id, "tsmodel");
+    let tree = sm.get_tree();
+    let roots: Vec<&str> = tree.roots.iter().map(|&r| tree.nodes[r].entry.id.as_str()).collect();
+    assert_eq!(serde_json::json!(roots), ts["tree"]);
+}
