@@ -584,3 +584,47 @@ fn take_string(map: &mut Map<String, Value>, key: &str) -> Option<String> {
         None => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(line: &str) -> Entry {
+        let e = Entry::from_json_line(line).unwrap();
+        assert_eq!(e.to_json_line().unwrap(), line);
+        e
+    }
+
+    #[test]
+    fn every_type_keeps_pis_field_order() {
+        round_trip(
+            r#"{"type":"compaction","id":"a","parentId":"b","timestamp":"t","summary":"s","firstKeptEntryId":"c","tokensBefore":12,"details":{"readFiles":[],"modifiedFiles":[]},"fromHook":false}"#,
+        );
+        round_trip(
+            r#"{"type":"branch_summary","id":"a","parentId":null,"timestamp":"t","fromId":"root","summary":"s"}"#,
+        );
+        round_trip(r#"{"type":"label","id":"a","parentId":"b","timestamp":"t","targetId":"c","label":"x"}"#);
+        round_trip(r#"{"type":"session_info","id":"a","parentId":"b","timestamp":"t","name":"n"}"#);
+        round_trip(r#"{"type":"custom","customType":"k","id":"a","parentId":"b","timestamp":"t"}"#);
+        round_trip(
+            r#"{"type":"custom_message","customType":"k","content":[{"type":"text","text":"x"}],"display":false,"details":1,"id":"a","parentId":"b","timestamp":"t"}"#,
+        );
+    }
+
+    #[test]
+    fn a_known_type_with_fields_it_cannot_read_is_kept_whole() {
+        let line = r#"{"id":"a","type":"model_change","parentId":"b","timestamp":"t","provider":7}"#;
+        let e = round_trip(line);
+        assert!(matches!(e.kind, EntryKind::Unknown { .. }));
+        assert_eq!(e.type_name(), "model_change");
+        assert_eq!(e.parent_id.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn lines_that_are_no_entry_are_errors() {
+        assert!(Entry::from_json_line(r#"{"type":"message","parentId":null}"#).is_err());
+        assert!(Entry::from_json_line(r#"{"id":"a"}"#).is_err());
+        assert!(Entry::from_json_line(r#"[1]"#).is_err());
+        assert!(Entry::from_json_line(r#"{"type":"session","id":"x"}"#).is_err());
+    }
+}

@@ -263,9 +263,17 @@ impl LockedFile {
 
     /// Append `lines` (each ending in `\n`) in one write. A file whose last line was cut short
     /// first gets a newline, so the broken line stays a line of its own and the new entries
-    /// stay whole.
+    /// stay whole. A write that fails midway (disk full) is cut back off, so an append is in
+    /// the file whole or not at all.
     pub fn append(&mut self, lines: &[u8]) -> Result<()> {
+        let before = self.file.metadata().map(|m| m.len());
         let result = self.append_inner(lines);
+        if result.is_err() {
+            if let Ok(len) = before {
+                // We hold the lock: nobody else appended since `before`.
+                let _ = self.file.set_len(len);
+            }
+        }
         self.check_tail = result.is_err();
         result.map_err(|e| SessionError::io(&self.path, e))
     }
@@ -278,6 +286,11 @@ impl LockedFile {
             return self.file.write_all(&buf);
         }
         self.file.write_all(lines)
+    }
+
+    /// Empty the file (it held only whitespace).
+    pub fn clear(&mut self) -> Result<()> {
+        self.file.set_len(0).map_err(|e| SessionError::io(&self.path, e))
     }
 
     fn ends_with_newline(&mut self) -> std::io::Result<bool> {

@@ -275,6 +275,39 @@ fn has_valid_header(path: &Path) -> bool {
     }
 }
 
+/// Move session files left directly in `agent_dir` (very old pi versions) into their cwd's
+/// directory under `sessions_root`, as pi does at startup. Files without a header naming a
+/// cwd, and files whose target exists, stay where they are. Returns the moves made.
+pub fn migrate_legacy_sessions(agent_dir: &Path, sessions_root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut moved = Vec::new();
+    for file in jsonl_files(agent_dir) {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        let first = text.split('\n').next().unwrap_or("");
+        let Ok(Value::Object(map)) = serde_json::from_str::<Value>(first) else {
+            continue;
+        };
+        if map.get("type").and_then(Value::as_str) != Some("session") {
+            continue;
+        }
+        let Some(cwd) = map.get("cwd").and_then(Value::as_str).filter(|c| !c.is_empty()) else {
+            continue;
+        };
+        let (Some(name), dir) = (file.file_name(), session_dir_for_cwd(sessions_root, cwd)) else {
+            continue;
+        };
+        let target = dir.join(name);
+        if target.exists() || std::fs::create_dir_all(&dir).is_err() {
+            continue;
+        }
+        if std::fs::rename(&file, &target).is_ok() {
+            moved.push((file, target));
+        }
+    }
+    moved
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,6 +325,23 @@ mod tests {
             session_file_name("2026-03-15T10:20:30.123Z", "abc"),
             "2026-03-15T10-20-30-123Z_abc.jsonl"
         );
+    }
+
+    #[test]
+    fn legacy_root_sessions_move_into_their_cwd_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path();
+        let root = agent.join("sessions");
+        std::fs::write(
+            agent.join("old.jsonl"),
+            "{\"type\":\"session\",\"id\":\"x\",\"timestamp\":\"t\",\"cwd\":\"/w/p\"}\n",
+        )
+        .unwrap();
+        std::fs::write(agent.join("junk.jsonl"), "nope\n").unwrap();
+        let moved = migrate_legacy_sessions(agent, &root);
+        assert_eq!(moved.len(), 1);
+        assert!(root.join("--w-p--").join("old.jsonl").exists());
+        assert!(agent.join("junk.jsonl").exists());
     }
 
     #[test]

@@ -160,20 +160,25 @@ impl SessionManager {
             // Not a session: keep whatever it holds beside it, and start fresh at this path
             // with the header written at once (as pi does for an explicitly opened file).
             let mut report = parsed.report;
-            if !bytes.iter().all(u8::is_ascii_whitespace) {
-                let aside = aside_path(&path);
-                std::fs::rename(&path, &aside).map_err(|e| SessionError::io(&path, e))?;
-                report.moved_aside = Some(aside);
-            } else {
-                file::write_atomic(&path, b"")?;
-            }
-            drop(writer);
+            let mut w = match writer {
+                Some(w) if bytes.iter().all(u8::is_ascii_whitespace) => {
+                    let mut w = w;
+                    w.clear()?;
+                    w
+                }
+                held => {
+                    let aside = aside_path(&path);
+                    std::fs::rename(&path, &aside).map_err(|e| SessionError::io(&path, e))?;
+                    report.moved_aside = Some(aside);
+                    drop(held);
+                    LockedFile::open(&path, true)?
+                }
+            };
             let cwd = cwd_override.map_or_else(fallback_cwd, str::to_string);
             let mut sm = Self::blank(&cwd, dir, mode);
             sm.new_session(NewSessionOptions::default());
             sm.file = Some(path.clone());
             sm.report = report;
-            let mut w = LockedFile::open(&path, true)?;
             w.append(&line(&sm.header)?)?;
             sm.writer = Some(w);
             sm.header_written = true;

@@ -126,6 +126,20 @@ mod tests {
     }
 
     #[test]
+    fn v2_renames_hook_messages_only() {
+        let mut o = objs(json!([
+            {"type":"session","version":2,"id":"s"},
+            {"type":"message","id":"a","parentId":null,"message":{"role":"hookMessage","content":"x"}},
+            {"type":"message","id":"b","parentId":"a","message":{"role":"user","content":"y"}},
+        ]));
+        assert_eq!(migrate(&mut o), Some(2));
+        assert_eq!(o[0]["version"], 3);
+        assert_eq!(o[1]["id"], "a", "v2 ids are kept");
+        assert_eq!(o[1]["message"]["role"], "custom");
+        assert_eq!(o[2]["message"]["role"], "user");
+    }
+
+    #[test]
     fn current_files_are_left_alone() {
         let mut o = objs(json!([{"type":"session","version":3,"id":"s"}]));
         assert_eq!(migrate(&mut o), None);
