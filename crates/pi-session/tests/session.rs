@@ -886,3 +886,46 @@ fn the_typescript_pi_reads_and_continues_our_files() {
     let roots: Vec<&str> = tree.roots.iter().map(|&r| tree.nodes[r].entry.id.as_str()).collect();
     assert_eq!(serde_json::json!(roots), ts["tree"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// two processes
+
+const CHILD_ENV: &str = "PI_SESSION_TEST_LOCK_CHILD";
+
+/// Run in a child process by `another_process_cannot_write_a_locked_file`.
+#[test]
+fn lock_probe_child() {
+    let Ok(path) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    match SessionManager::open(&path) {
+        Err(SessionError::Locked { .. }) => println!("LOCKED"),
+        Err(e) => println!("ERROR {e}"),
+        Ok(mut sm) => {
+            sm.append_message(user("child")).unwrap();
+            println!("WROTE");
+        }
+    }
+}
+
+#[test]
+fn another_process_cannot_write_a_locked_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sm = SessionManager::create(dir.path(), "/proj");
+    sm.append_message(user("q")).unwrap();
+    sm.append_message(assistant("a")).unwrap();
+    let file = sm.session_file().unwrap().to_path_buf();
+    let run_child = || {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "lock_probe_child", "--nocapture", "--test-threads=1"])
+            .env(CHILD_ENV, &file)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(run_child().contains("LOCKED"));
+    assert_eq!(lines_of(&file).len(), 3);
+    drop(sm);
+    assert!(run_child().contains("WROTE"));
+    assert_eq!(lines_of(&file).len(), 4);
+}
