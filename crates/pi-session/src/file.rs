@@ -305,15 +305,24 @@ impl LockedFile {
     }
 }
 
+/// Take the lock, waiting up to ~100 ms: a process of ours that forks (to run a tool) holds a
+/// copy of the descriptor until it execs, so a lock just released may look held for a moment.
+/// A lock still held after that belongs to another writer.
 #[allow(clippy::incompatible_msrv, reason = "File::try_lock is stable since Rust 1.89")]
 fn lock(file: &File, path: &Path) -> Result<()> {
-    match file.try_lock() {
-        Ok(()) => Ok(()),
-        Err(std::fs::TryLockError::WouldBlock) => Err(SessionError::Locked {
-            path: path.to_path_buf(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(SessionError::io(path, e)),
+    for attempt in 0..10 {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) if attempt < 9 => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => break,
+            Err(std::fs::TryLockError::Error(e)) => return Err(SessionError::io(path, e)),
+        }
     }
+    Err(SessionError::Locked {
+        path: path.to_path_buf(),
+    })
 }
 
 /// Replace `path` with `bytes` through a temporary file and a rename, so a crash leaves

@@ -97,3 +97,43 @@ fn mark(nodes: &[TreeNode<'_>], from: &[usize], seen: &mut [bool]) {
         stack.extend(nodes[i].children.iter().copied());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::EntryKind;
+
+    fn entry(id: &str, parent: Option<&str>, ts: &str) -> Entry {
+        Entry {
+            id: id.into(),
+            parent_id: parent.map(str::to_string),
+            timestamp: ts.into(),
+            kind: EntryKind::SessionInfo {
+                name: None,
+                extra: Default::default(),
+            },
+        }
+    }
+
+    #[test]
+    fn children_are_ordered_by_time_not_file_position() {
+        let entries = vec![
+            entry("r", None, "2026-01-01T00:00:00.000Z"),
+            entry("late", Some("r"), "2026-01-01T00:00:09.000Z"),
+            entry("early", Some("r"), "2026-01-01T00:00:01.000Z"),
+        ];
+        let by_id = entries.iter().enumerate().map(|(i, e)| (e.id.clone(), i)).collect();
+        let labels = HashMap::from([(
+            "late".to_string(),
+            Label {
+                label: "L".into(),
+                timestamp: "x".into(),
+            },
+        )]);
+        let tree = build(&entries, &by_id, &labels);
+        assert_eq!(tree.roots, vec![0]);
+        assert_eq!(tree.nodes[0].children, vec![2, 1]);
+        assert_eq!(tree.nodes[1].label, Some("L"));
+        assert_eq!(tree.nodes[2].label, None);
+    }
+}
