@@ -929,3 +929,57 @@ fn another_process_cannot_write_a_locked_file() {
     assert!(run_child().contains("WROTE"));
     assert_eq!(lines_of(&file).len(), 4);
 }
+
+#[test]
+fn a_file_cut_at_any_byte_loads_and_keeps_every_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sm = SessionManager::create(dir.path(), "/proj");
+    sm.append_model_change("mock", "m1").unwrap();
+    sm.append_message(user("question é")).unwrap();
+    sm.append_message(assistant("answer ✓")).unwrap();
+    sm.append_message(user("more")).unwrap();
+    let full = std::fs::read(sm.session_file().unwrap()).unwrap();
+    drop(sm);
+    let file = dir.path().join("cut.jsonl");
+    for cut in 0..full.len() {
+        let _ = std::fs::remove_file(&file);
+        for aside in [".corrupt", ".corrupt-2"] {
+            let _ = std::fs::remove_file(dir.path().join(format!("cut.jsonl{aside}")));
+        }
+        let prefix = &full[..cut];
+        std::fs::write(&file, prefix).unwrap();
+        let mut sm = SessionManager::open(&file).unwrap_or_else(|e| panic!("cut {cut}: {e}"));
+        let pieces: Vec<&[u8]> = prefix.split(|&b| b == b'\n').collect();
+        let header_whole = serde_json::from_slice::<serde_json::Value>(pieces[0]).is_ok();
+        let readable = pieces[1..]
+            .iter()
+            .filter(|l| {
+                std::str::from_utf8(l)
+                    .ok()
+                    .and_then(|s| Entry::from_json_line(s).ok())
+                    .is_some()
+            })
+            .count();
+        if !header_whole {
+            // No whole header: the bytes move aside (if any) and a fresh session starts.
+            if let Some(aside) = &sm.load_report().moved_aside {
+                assert_eq!(std::fs::read(aside).unwrap(), prefix, "cut {cut}");
+            } else {
+                assert!(prefix.iter().all(u8::is_ascii_whitespace), "cut {cut}");
+            }
+            continue;
+        }
+        assert_eq!(sm.get_entries().len(), readable, "cut {cut}");
+        sm.append_message(assistant("after")).unwrap();
+        drop(sm);
+        let now = std::fs::read(&file).unwrap();
+        assert!(now.starts_with(prefix), "cut {cut}: the old bytes are untouched");
+        let sm = SessionManager::open(&file).unwrap();
+        assert_eq!(sm.get_entries().len(), readable + 1, "cut {cut}");
+        assert_eq!(
+            sm.get_leaf_entry().unwrap().message().unwrap().assistant_model(),
+            Some(("mock", "m1")),
+            "cut {cut}"
+        );
+    }
+}
