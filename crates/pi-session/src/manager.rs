@@ -128,7 +128,7 @@ impl SessionManager {
     }
 
     fn open_inner(path: &Path, session_dir: Option<PathBuf>, cwd_override: Option<&str>, mode: Mode) -> Result<Self> {
-        let path = std::path::absolute(path).map_err(|e| SessionError::io(path, e))?;
+        let path = resolve(path)?;
         let dir = session_dir.or_else(|| path.parent().map(Path::to_path_buf));
         let fallback_cwd = || {
             std::env::current_dir()
@@ -211,7 +211,7 @@ impl SessionManager {
     /// for `target_cwd` in `session_dir`, written at once: new id, `parentSession` = source,
     /// entries byte for byte (migrated first if the source is an older version).
     pub fn fork_from(source: impl AsRef<Path>, target_cwd: &str, session_dir: impl Into<PathBuf>) -> Result<Self> {
-        let source = std::path::absolute(source.as_ref()).map_err(|e| SessionError::io(source.as_ref(), e))?;
+        let source = resolve(source.as_ref())?;
         let bytes = std::fs::read(&source).map_err(|e| SessionError::io(&source, e))?;
         let parsed = file::parse(&bytes);
         if parsed.header.is_none() {
@@ -690,6 +690,23 @@ fn line<T: serde::Serialize>(value: &T) -> Result<Vec<u8>> {
     Ok(v)
 }
 
+/// An absolute path with `.` and `..` resolved lexically, as Node's `path.resolve`.
+fn resolve(path: &Path) -> Result<PathBuf> {
+    use std::path::Component;
+    let absolute = std::path::absolute(path).map_err(|e| SessionError::io(path, e))?;
+    let mut out = PathBuf::new();
+    for c in absolute.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Ok(out)
+}
+
 /// `<file>.corrupt`, or `.corrupt-2`, ... when taken.
 fn aside_path(path: &Path) -> PathBuf {
     let name = path
@@ -703,4 +720,18 @@ fn aside_path(path: &Path) -> PathBuf {
         n += 1;
     }
     candidate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_resolve_like_node() {
+        assert_eq!(
+            resolve(Path::new("/a/b/../c/./d.jsonl")).unwrap(),
+            PathBuf::from("/a/c/d.jsonl")
+        );
+        assert!(resolve(Path::new("x.jsonl")).unwrap().is_absolute());
+    }
 }
