@@ -202,8 +202,22 @@ impl Entry {
     }
 
     /// Parse one line. Errors say why the line is not an entry.
+    ///
+    /// The fast path parses a message straight into its typed form; a message whose shape
+    /// that form rejects (a newer pi's stop reason, say) is read again leniently and kept as
+    /// its JSON object, so the entry stays in the tree.
     pub fn from_json_line(line: &str) -> Result<Self, serde_json::Error> {
-        serde_json::from_str(line)
+        serde_json::from_str(line).or_else(|strict| {
+            let mut de = serde_json::Deserializer::from_str(line);
+            de.deserialize_map(EntryVisitor { lenient: true })
+                .and_then(|e| de.end().map(|()| e))
+                .map_err(|_| strict)
+        })
+    }
+
+    /// [`from_json_line`](Self::from_json_line) for an already parsed object.
+    pub fn from_value(value: Value) -> Result<Self, serde_json::Error> {
+        value.deserialize_map(EntryVisitor { lenient: true })
     }
 
     /// The line pi would write for this entry (no trailing newline).
@@ -340,11 +354,15 @@ impl Serialize for Entry {
 
 impl<'de> Deserialize<'de> for Entry {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(EntryVisitor)
+        d.deserialize_map(EntryVisitor { lenient: false })
     }
 }
 
-struct EntryVisitor;
+/// `lenient`: read a `message` payload with [`AgentMessage::from_map`] (never fails on its
+/// shape) instead of the fast strict parse.
+struct EntryVisitor {
+    lenient: bool,
+}
 
 impl<'de> Visitor<'de> for EntryVisitor {
     type Value = Entry;
@@ -376,7 +394,14 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 "timestamp" => timestamp = Some(map.next_value()?),
                 // pi writes `type` first, so the payload parses straight into its typed form.
                 "message" if type_name.as_deref() == Some("message") && message.is_none() => {
-                    message = Some(map.next_value()?);
+                    message = Some(if self.lenient {
+                        match map.next_value::<Value>()? {
+                            Value::Object(m) => AgentMessage::from_map(m),
+                            _ => return Err(de::Error::custom("entry `message` is not an object")),
+                        }
+                    } else {
+                        map.next_value()?
+                    });
                 }
                 _ => {
                     let v: Value = map.next_value()?;
@@ -402,8 +427,12 @@ impl<'de> Visitor<'de> for EntryVisitor {
             _ => String::new(),
         };
         if type_name == "message" && message.is_none() {
-            if let Some(v) = rest.remove("message") {
-                message = Some(serde_json::from_value(v).map_err(de::Error::custom)?);
+            match rest.remove("message") {
+                Some(Value::Object(m)) => message = Some(AgentMessage::from_map(m)),
+                Some(other) => {
+                    rest.insert("message".into(), other);
+                }
+                None => {}
             }
         }
         let kind = match build_kind(&type_name, message, rest) {
@@ -626,5 +655,30 @@ mod tests {
         assert!(Entry::from_json_line(r#"{"id":"a"}"#).is_err());
         assert!(Entry::from_json_line(r#"[1]"#).is_err());
         assert!(Entry::from_json_line(r#"{"type":"session","id":"x"}"#).is_err());
+    }
+}
+
+#[cfg(test)]
+mod lenient_tests {
+    use super::*;
+
+    #[test]
+    fn a_message_of_a_newer_shape_stays_in_the_tree_as_json() {
+        let line = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"api":"x","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"refusal","timestamp":1}}"#;
+        let e = Entry::from_json_line(line).unwrap();
+        let m = e.message().unwrap();
+        assert!(matches!(m, AgentMessage::Custom(_)));
+        assert_eq!(m.assistant_model(), Some(("p", "m")));
+        assert!(e.is_assistant_message());
+        assert_eq!(e.to_json_line().unwrap(), line);
+        // Role not first: read leniently, typed when it fits.
+        let late_role = r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"content":"hi","timestamp":2,"role":"user"}}"#;
+        let e = Entry::from_json_line(late_role).unwrap();
+        assert!(matches!(e.message(), Some(AgentMessage::Llm(pi_ai::Message::User(_)))));
+        // Not an object: not an entry.
+        assert!(
+            Entry::from_json_line(r#"{"type":"message","id":"c","parentId":null,"timestamp":"t","message":"x"}"#)
+                .is_err()
+        );
     }
 }

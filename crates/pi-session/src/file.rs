@@ -198,7 +198,7 @@ fn parse_old(bytes: &[u8], header_line: usize, mut report: LoadReport) -> Parsed
     let header = objects.next().and_then(SessionHeader::from_map);
     let mut entries = Vec::new();
     for obj in objects {
-        match serde_json::from_value::<Entry>(Value::Object(obj)) {
+        match Entry::from_value(Value::Object(obj)) {
             Ok(e) => entries.push(e),
             Err(e) => report.skipped.push(SkippedLine {
                 line: 0,

@@ -6,7 +6,9 @@
 //! understand, stays a JSON object so nothing is lost when it is written back.
 
 use pi_ai::{Content, Message, UserContent, UserMessage};
-use serde::{Deserialize, Serialize};
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ids;
@@ -24,12 +26,58 @@ pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
     clippy::large_enum_variant,
     reason = "LLM messages, the large variant, are most messages"
 )]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum AgentMessage {
     Llm(Message),
     /// Any other role, as its JSON object (with its `role` field).
     Custom(Map<String, Value>),
+}
+
+/// Strict and fast: with `role` as the first field (as pi writes it) an LLM message parses
+/// straight into its typed form, and a shape that form rejects is an error. Use
+/// [`AgentMessage::from_map`] for the lenient reading.
+impl<'de> Deserialize<'de> for AgentMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(AgentMessageVisitor)
+    }
+}
+
+struct AgentMessageVisitor;
+
+impl<'de> Visitor<'de> for AgentMessageVisitor {
+    type Value = AgentMessage;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AgentMessage, A::Error> {
+        let mut fields = Map::new();
+        if let Some(key) = map.next_key::<String>()? {
+            if key == "role" {
+                let role: Value = map.next_value()?;
+                let rest = MapAccessDeserializer::new(map);
+                let typed = match role.as_str() {
+                    Some("user") => Some(Message::User(Deserialize::deserialize(rest)?)),
+                    Some("assistant") => Some(Message::Assistant(Deserialize::deserialize(rest)?)),
+                    Some("toolResult") => Some(Message::ToolResult(Deserialize::deserialize(rest)?)),
+                    _ => {
+                        fields.insert(key, role);
+                        fields.extend(Map::<String, Value>::deserialize(rest)?);
+                        None
+                    }
+                };
+                return Ok(typed.map_or(AgentMessage::Custom(fields), AgentMessage::Llm));
+            }
+            let v = map.next_value()?;
+            fields.insert(key, v);
+        }
+        while let Some((k, v)) = map.next_entry::<String, Value>()? {
+            fields.insert(k, v);
+        }
+        Ok(AgentMessage::from_map(fields))
+    }
 }
 
 impl From<Message> for AgentMessage {
@@ -39,6 +87,21 @@ impl From<Message> for AgentMessage {
 }
 
 impl AgentMessage {
+    /// The lenient reading: an LLM role parses into its typed form when it can, anything else
+    /// (another role, or a shape the typed form rejects) stays the object it is.
+    pub fn from_map(map: Map<String, Value>) -> Self {
+        let llm_role = matches!(
+            map.get("role").and_then(Value::as_str),
+            Some("user" | "assistant" | "toolResult")
+        );
+        if llm_role {
+            if let Ok(m) = Message::deserialize(&Value::Object(map.clone())) {
+                return AgentMessage::Llm(m);
+            }
+        }
+        AgentMessage::Custom(map)
+    }
+
     /// The `role` field (empty when a custom object has none).
     pub fn role(&self) -> &str {
         match self {
