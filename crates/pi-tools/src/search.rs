@@ -19,6 +19,15 @@ fn threads() -> usize {
         .min(12)
 }
 
+/// rg's wording of a bad pattern: the regex parser's report on the pattern as written (the
+/// matcher's own error shows the pattern after internal rewriting).
+fn pattern_error(pattern: &str, fallback: &str) -> String {
+    match regex::Regex::new(pattern) {
+        Err(regex::Error::Syntax(msg)) => msg.trim().to_string(),
+        _ => fallback.trim().to_string(),
+    }
+}
+
 /// What to look for with `grep_search`.
 #[derive(Debug, Clone)]
 pub struct GrepParams {
@@ -56,7 +65,7 @@ pub fn grep_search(params: &GrepParams, cancel: &AtomicBool) -> Result<GrepResul
         .fixed_strings(params.literal)
         .line_terminator(Some(b'\n'))
         .build(&params.pattern)
-        .map_err(|e| e.to_string().trim().to_string())?;
+        .map_err(|e| pattern_error(&params.pattern, &e.to_string()))?;
     let mut builder = WalkBuilder::new(&params.root);
     builder
         .hidden(false)
