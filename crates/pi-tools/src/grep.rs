@@ -82,24 +82,24 @@ pub fn format_matches(
     let mut lines_truncated = false;
     let mut out: Vec<String> = Vec::new();
     let mut cache: HashMap<&Path, Vec<String>> = HashMap::new();
-    for m in &result.matches {
-        let rel = format_path(&m.path);
+    for (path, line_number, line) in result.matches() {
+        let rel = format_path(path);
         if context == 0 {
-            let text = m.line.replace("\r\n", "\n").replace('\r', "");
+            let text = line.replace("\r\n", "\n").replace('\r', "");
             let text = text.strip_suffix('\n').unwrap_or(&text);
             let (t, cut) = truncate_line(text, GREP_MAX_LINE_LENGTH);
             lines_truncated |= cut;
-            out.push(format!("{rel}:{}: {t}", m.line_number));
+            out.push(format!("{rel}:{line_number}: {t}"));
             continue;
         }
         let lines = cache
-            .entry(m.path.as_path())
-            .or_insert_with(|| std::fs::read(&m.path).map(|b| split_lines(&b)).unwrap_or_default());
+            .entry(path)
+            .or_insert_with(|| std::fs::read(path).map(|b| split_lines(&b)).unwrap_or_default());
         if lines.is_empty() {
-            out.push(format!("{rel}:{}: (unable to read file)", m.line_number));
+            out.push(format!("{rel}:{line_number}: (unable to read file)"));
             continue;
         }
-        let n = m.line_number as usize;
+        let n = line_number as usize;
         let start = n.saturating_sub(context).max(1);
         let end = (n + context).min(lines.len());
         for current in start..=end {
@@ -219,7 +219,7 @@ impl AgentTool for GrepTool {
         if cancel.is_cancelled() {
             return Err(aborted());
         }
-        if result.matches.is_empty() {
+        if result.files.is_empty() {
             return Ok(ToolOutput::text("No matches found"));
         }
         cancellable(&cancel, async move {

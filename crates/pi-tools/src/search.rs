@@ -3,12 +3,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use globset::GlobBuilder;
 use grep_regex::RegexMatcherBuilder;
-use grep_searcher::sinks::Lossy;
-use grep_searcher::{BinaryDetection, SearcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkMatch};
 use ignore::overrides::OverrideBuilder;
 use ignore::{WalkBuilder, WalkState};
 
@@ -40,20 +39,75 @@ pub struct GrepParams {
     pub limit: usize,
 }
 
-/// One matching line.
+/// The matching lines of one file, kept in one buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GrepMatch {
-    pub path: PathBuf,
-    pub line_number: u64,
-    /// The line as found, line terminator included.
-    pub line: String,
+pub struct FileMatches {
+    pub path: Arc<Path>,
+    text: String,
+    /// Line number and byte range in `text` of each matching line.
+    lines: Vec<(u64, usize, usize)>,
 }
 
-/// Matches sorted by path then line, and whether the limit stopped the search.
+impl FileMatches {
+    /// `(line number, line)` pairs; a line keeps its terminator.
+    pub fn lines(&self) -> impl Iterator<Item = (u64, &str)> + '_ {
+        self.lines.iter().map(|&(n, start, end)| (n, &self.text[start..end]))
+    }
+
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+}
+
+/// Matches grouped by file, files sorted by path, and whether the limit stopped the search.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GrepResult {
-    pub matches: Vec<GrepMatch>,
+    pub files: Vec<FileMatches>,
     pub limit_reached: bool,
+}
+
+impl GrepResult {
+    /// Number of matching lines.
+    pub fn count(&self) -> usize {
+        self.files.iter().map(FileMatches::len).sum()
+    }
+
+    /// Every match as `(path, line number, line)`.
+    pub fn matches(&self) -> impl Iterator<Item = (&Path, u64, &str)> + '_ {
+        self.files
+            .iter()
+            .flat_map(|f| f.lines().map(move |(n, l)| (&*f.path, n, l)))
+    }
+}
+
+/// Collects the matching lines of one file, stopping at the shared limit.
+struct MatchSink<'a> {
+    count: &'a AtomicUsize,
+    limit: usize,
+    text: String,
+    lines: Vec<(u64, usize, usize)>,
+}
+
+impl Sink for MatchSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        if self.count.fetch_add(1, Ordering::Relaxed) >= self.limit {
+            return Ok(false);
+        }
+        let start = self.text.len();
+        match std::str::from_utf8(mat.bytes()) {
+            Ok(s) => self.text.push_str(s),
+            Err(_) => self.text.push_str(&String::from_utf8_lossy(mat.bytes())),
+        }
+        self.lines
+            .push((mat.line_number().unwrap_or(0), start, self.text.len()));
+        Ok(true)
+    }
 }
 
 /// Search file contents like `rg --hidden [-i] [-F] [--glob G] -- PATTERN ROOT`:
@@ -78,7 +132,7 @@ pub fn grep_search(params: &GrepParams, cancel: &AtomicBool) -> Result<GrepResul
     }
     let limit = params.limit.max(1);
     let count = AtomicUsize::new(0);
-    let found: Mutex<Vec<GrepMatch>> = Mutex::new(Vec::new());
+    let found: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = SearcherBuilder::new()
@@ -96,34 +150,39 @@ pub fn grep_search(params: &GrepParams, cancel: &AtomicBool) -> Result<GrepResul
             if !entry.file_type().is_some_and(|t| t.is_file()) {
                 return WalkState::Continue;
             }
-            let mut local: Vec<GrepMatch> = Vec::new();
+            let mut sink = MatchSink {
+                count,
+                limit,
+                text: String::new(),
+                lines: Vec::new(),
+            };
             let path = entry.path();
-            let _ = searcher.search_path(
-                &matcher,
-                path,
-                Lossy(|line_number, line| {
-                    if count.fetch_add(1, Ordering::Relaxed) >= limit {
-                        return Ok(false);
-                    }
-                    local.push(GrepMatch {
-                        path: path.to_path_buf(),
-                        line_number,
-                        line: line.to_string(),
-                    });
-                    Ok(true)
-                }),
-            );
-            if !local.is_empty() {
-                found.lock().unwrap_or_else(|e| e.into_inner()).append(&mut local);
+            let _ = searcher.search_path(&matcher, path, &mut sink);
+            if !sink.lines.is_empty() {
+                found.lock().unwrap_or_else(|e| e.into_inner()).push(FileMatches {
+                    path: Arc::from(path),
+                    text: sink.text,
+                    lines: sink.lines,
+                });
             }
             WalkState::Continue
         })
     });
-    let mut matches = found.into_inner().unwrap_or_else(|e| e.into_inner());
-    matches.sort_by(|a, b| a.path.cmp(&b.path).then(a.line_number.cmp(&b.line_number)));
-    matches.truncate(limit);
-    let limit_reached = matches.len() >= limit;
-    Ok(GrepResult { matches, limit_reached })
+    let mut files = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    // Threads may overshoot the limit by a file or two before they see it; cut back to it.
+    let mut kept = 0usize;
+    files.retain_mut(|f| {
+        let room = limit - kept;
+        if room == 0 {
+            return false;
+        }
+        f.lines.truncate(room);
+        kept += f.lines.len();
+        true
+    });
+    let limit_reached = kept >= limit;
+    Ok(GrepResult { files, limit_reached })
 }
 
 /// Batches results per walker thread; whatever is left is handed over when the thread ends.
