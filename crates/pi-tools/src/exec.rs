@@ -1,8 +1,10 @@
 //! Running a shell command in its own process group: streaming, timeout, abort, truncation.
 //! Shared by the bash tool and the user's `!command`.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
@@ -125,6 +127,49 @@ pub fn kill_process_group(pid: u32) {
     }
 }
 
+fn running_groups() -> &'static Mutex<HashSet<u32>> {
+    static RUNNING: OnceLock<Mutex<HashSet<u32>>> = OnceLock::new();
+    RUNNING.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+/// Kill every process group started by `exec_bash` that is still running. For the shutdown
+/// path (SIGTERM, SIGHUP, exit) so no command outlives the agent.
+pub fn kill_running_process_groups() {
+    let pids: Vec<u32> = running_groups()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain()
+        .collect();
+    for pid in pids {
+        kill_process_group(pid);
+    }
+}
+
+/// Tracks a running command's process group; kills it if the run is dropped before it ends.
+struct GroupGuard {
+    pid: u32,
+    finished: bool,
+}
+
+impl GroupGuard {
+    fn new(pid: u32) -> Self {
+        running_groups().lock().unwrap_or_else(|e| e.into_inner()).insert(pid);
+        GroupGuard { pid, finished: false }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        running_groups()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.pid);
+        if !self.finished {
+            kill_process_group(self.pid);
+        }
+    }
+}
+
 async fn read_some(pipe: &mut Option<impl AsyncReadExt + Unpin>, buf: &mut [u8]) -> usize {
     match pipe {
         Some(p) => p.read(buf).await.unwrap_or(0),
@@ -179,6 +224,7 @@ pub async fn exec_bash(
         ))
     })?;
     let pid = child.id().unwrap_or(0);
+    let mut guard = GroupGuard::new(pid);
     let mut stdout: Option<ChildStdout> = child.stdout.take();
     let mut stderr: Option<ChildStderr> = child.stderr.take();
     let prefix = opts.temp_file_prefix.as_deref().unwrap_or("pi-bash");
@@ -208,7 +254,10 @@ pub async fn exec_bash(
             break;
         }
         let mut chunk: Option<(bool, usize)> = None;
+        // Biased: when both pipes are ready, stdout goes first, which keeps the usual
+        // "result then diagnostics" order of commands that write both at once.
         tokio::select! {
+            biased;
             n = read_some(&mut stdout, &mut buf_out), if stdout.is_some() => chunk = Some((true, n)),
             n = read_some(&mut stderr, &mut buf_err), if stderr.is_some() => chunk = Some((false, n)),
             s = child.wait(), if status.is_none() => {
@@ -269,6 +318,8 @@ pub async fn exec_bash(
         Some(s) => s,
         None => child.wait().await.ok().and_then(|s| s.code()),
     };
+    guard.finished = true;
+    drop(guard);
     let tail = acc.finish().await;
     pending_text.push_str(&tail);
     let snapshot = acc.snapshot().await;

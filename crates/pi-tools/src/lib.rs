@@ -30,7 +30,9 @@ use std::sync::Arc;
 use pi_agent::{AgentTool, ToolError};
 use tokio_util::sync::CancellationToken;
 
-pub use exec::{exec_bash, kill_process_group, BashError, BashOptions, BashOutcome, BashProgress};
+pub use exec::{
+    exec_bash, kill_process_group, kill_running_process_groups, BashError, BashOptions, BashOutcome, BashProgress,
+};
 pub use mutation_queue::with_file_mutation_queue;
 pub use truncate::{TruncationResult, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 

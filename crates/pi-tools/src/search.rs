@@ -229,7 +229,8 @@ pub fn effective_find_pattern(pattern: &str) -> (String, bool) {
 
 /// Find files and directories by glob like `fd --glob --hidden --no-require-git`: the glob
 /// matches the name (or the absolute path when it contains `/`), smart case, ignore files
-/// honoured everywhere, `.git` skipped, the root itself never listed.
+/// honoured everywhere, the root itself never listed. Like fd 10 (which pi downloads), `.git`
+/// is not skipped: with hidden files on it is searched like any other directory.
 pub fn find_files(pattern: &str, root: &Path, limit: usize, cancel: &AtomicBool) -> Result<FindResult, String> {
     if !root.is_dir() {
         return Err(format!(
@@ -251,7 +252,6 @@ pub fn find_files(pattern: &str, root: &Path, limit: usize, cancel: &AtomicBool)
         .hidden(false)
         .require_git(false)
         .add_custom_ignore_filename(".fdignore")
-        .filter_entry(|e| !(e.depth() > 0 && e.file_name() == ".git"))
         .threads(threads());
     let count = AtomicUsize::new(0);
     let found: Mutex<Vec<String>> = Mutex::new(Vec::new());

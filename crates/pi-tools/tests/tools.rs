@@ -468,3 +468,38 @@ async fn gitignore_is_honoured_inside_a_repository() {
     let out = run(tool("find", root).as_ref(), json!({"pattern": "*.rs"})).await;
     assert_eq!(text(&out), "lib.rs");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dropping_a_running_command_kills_its_group() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("child.pid");
+    let command = format!("sleep 30 & echo $! > {}; wait", pid_file.display());
+    let task = tokio::spawn({
+        let t = tool("bash", dir.path());
+        async move {
+            t.execute(
+                "c",
+                json!({ "command": command }),
+                CancellationToken::new(),
+                no_updates(),
+            )
+            .await
+        }
+    });
+    let mut child_pid = None;
+    for _ in 0..100 {
+        if let Some(p) = std::fs::read_to_string(&pid_file)
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            child_pid = Some(p);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let child_pid = child_pid.expect("background child started");
+    task.abort();
+    let _ = task.await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!process_alive(child_pid), "grandchild outlived the dropped run");
+}
