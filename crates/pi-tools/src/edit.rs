@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use pi_agent::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
+use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn};
 use pi_ai::Content;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -160,10 +160,6 @@ impl AgentTool for EditTool {
             },
             "additionalProperties": false
         })
-    }
-
-    fn execution_mode(&self) -> ExecutionMode {
-        ExecutionMode::Parallel
     }
 
     fn prompt_snippet(&self) -> Option<String> {

@@ -156,15 +156,27 @@ mod tests {
     #[test]
     fn macos_variants_are_found() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let real = "Capture d\u{2019}e\u{0301}cran 1.02.03\u{202F}PM.png";
-        std::fs::write(dir.path().join(real), b"x").expect("write");
-        let asked = "Capture d'\u{00e9}cran 1.02.03 PM.png";
-        let found = resolve_read_path(asked, dir.path());
-        // The AM/PM variant alone does not exist; NFD + curly quote of the resolved path is the
-        // last variant tried, and it keeps the plain space, so it does not match either.
-        assert!(!found.exists());
-        std::fs::write(dir.path().join("Capture d\u{2019}e\u{0301}cran.png"), b"x").expect("write");
-        let found = resolve_read_path("Capture d'\u{00e9}cran.png", dir.path());
-        assert!(found.exists());
+        let touch = |name: &str| std::fs::write(dir.path().join(name), b"x").expect("write");
+        let found = |asked: &str| resolve_read_path(asked, dir.path());
+        // Screenshot names use a narrow no-break space before AM/PM.
+        touch("Shot 1.02.03\u{202F}PM.png");
+        assert_eq!(
+            found("Shot 1.02.03 PM.png"),
+            dir.path().join("Shot 1.02.03\u{202F}PM.png")
+        );
+        // Names stored decomposed (NFD).
+        touch("cafe\u{0301}.txt");
+        assert_eq!(found("caf\u{00e9}.txt"), dir.path().join("cafe\u{0301}.txt"));
+        // A curly apostrophe where a straight one was typed.
+        touch("it\u{2019}s.txt");
+        assert_eq!(found("it's.txt"), dir.path().join("it\u{2019}s.txt"));
+        // Both at once, as in French screenshot names.
+        touch("d\u{2019}e\u{0301}cran.png");
+        assert_eq!(
+            found("d'\u{00e9}cran.png"),
+            dir.path().join("d\u{2019}e\u{0301}cran.png")
+        );
+        // Nothing matches: the plain resolution comes back.
+        assert_eq!(found("none.txt"), dir.path().join("none.txt"));
     }
 }

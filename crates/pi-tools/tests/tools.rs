@@ -371,6 +371,17 @@ async fn shell_settings_apply() {
     let bash = create_tool("bash", dir.path(), &opts).expect("bash");
     let out = run(bash.as_ref(), json!({"command": "true"})).await;
     assert_eq!(text(&out), "Custom shell path not found: /no/such/shell");
+    // The configured shell is invoked as `<shell> -c <command>`.
+    let shell = dir.path().join("my-shell");
+    std::fs::write(&shell, "#!/bin/sh\necho \"my-shell $1 [$2]\"\n").expect("write");
+    std::fs::set_permissions(&shell, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let opts = ToolsOptions {
+        shell_path: Some(shell),
+        ..Default::default()
+    };
+    let custom = create_tool("bash", dir.path(), &opts).expect("bash");
+    let out = run(custom.as_ref(), json!({"command": "ls -l"})).await;
+    assert_eq!(text(&out), "my-shell -c [ls -l]\n");
     let gone = dir.path().join("gone");
     let bash = create_tool("bash", &gone, &ToolsOptions::default()).expect("bash");
     let out = run(bash.as_ref(), json!({"command": "true"})).await;
