@@ -186,6 +186,8 @@ impl AgentTool for EditTool {
         cancel: CancellationToken,
         _on_update: ToolUpdateFn,
     ) -> Result<ToolOutput, ToolError> {
+        // Idempotent, so a caller that skipped prepare_arguments still gets the legacy shape folded.
+        let arguments = prepare_edit_arguments(arguments);
         let edits = parse_edits(&arguments)?;
         let path = Args::new("edit", &arguments).string("path")?;
         let abs = resolve_to_cwd(&path, &self.cwd);
