@@ -224,6 +224,7 @@ async fn golden_tool_scenario_gives_pis_results() {
 
 #[test]
 fn schemas_match_the_golden_tool_list() {
+    // The golden tool list with descriptions removed: structure only.
     let golden: Value = serde_json::from_str(include_str!("fixtures/tools.all-tools.json")).expect("golden tools");
     let tools = create_tools("/", &ALL_TOOL_NAMES, &ToolsOptions::default());
     let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
