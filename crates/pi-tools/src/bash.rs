@@ -1,0 +1,177 @@
+//! The `bash` tool: runs a command through `exec_bash` and words the result as pi does.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn};
+use pi_ai::Content;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::args::{js_number, Args};
+use crate::exec::{exec_bash, BashOptions, BashOutcome, BashProgress};
+use crate::truncate::{format_size, TruncatedBy, DEFAULT_MAX_BYTES};
+use crate::ToolsOptions;
+
+/// Runs shell commands for the model.
+pub struct BashTool {
+    cwd: PathBuf,
+    options: ToolsOptions,
+}
+
+impl BashTool {
+    pub fn new(cwd: impl Into<PathBuf>, options: ToolsOptions) -> Self {
+        BashTool {
+            cwd: cwd.into(),
+            options,
+        }
+    }
+}
+
+fn progress_details(p: &crate::output::OutputSnapshot) -> Value {
+    let mut d = Map::new();
+    if p.truncation.truncated {
+        d.insert("truncation".into(), p.truncation.to_value());
+    }
+    if let Some(path) = &p.full_output_path {
+        d.insert("fullOutputPath".into(), json!(path.display().to_string()));
+    }
+    Value::Object(d)
+}
+
+/// The result text (output plus any truncation notice) and details of a finished command.
+pub fn format_outcome(outcome: &BashOutcome, empty_text: &str) -> (String, Option<Value>) {
+    let mut text = if outcome.output.is_empty() {
+        empty_text.to_string()
+    } else {
+        outcome.output.clone()
+    };
+    if !outcome.truncation.truncated {
+        return (text, None);
+    }
+    let t = &outcome.truncation;
+    let path = outcome
+        .full_output_path
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let start = t.total_lines - t.output_lines + 1;
+    let end = t.total_lines;
+    if t.last_line_partial {
+        text.push_str(&format!(
+            "\n\n[Showing last {} of line {end} (line is {}). Full output: {path}]",
+            format_size(t.output_bytes),
+            format_size(outcome.last_line_bytes)
+        ));
+    } else if t.truncated_by == Some(TruncatedBy::Lines) {
+        text.push_str(&format!(
+            "\n\n[Showing lines {start}-{end} of {}. Full output: {path}]",
+            t.total_lines
+        ));
+    } else {
+        text.push_str(&format!(
+            "\n\n[Showing lines {start}-{end} of {} ({} limit). Full output: {path}]",
+            t.total_lines,
+            format_size(DEFAULT_MAX_BYTES)
+        ));
+    }
+    let details = json!({ "truncation": t.to_value(), "fullOutputPath": path });
+    (text, Some(details))
+}
+
+fn append_status(text: &str, status: &str) -> String {
+    if text.is_empty() {
+        status.to_string()
+    } else {
+        format!("{text}\n\n{status}")
+    }
+}
+
+#[async_trait]
+impl AgentTool for BashTool {
+    fn name(&self) -> &str {
+        "bash"
+    }
+
+    fn description(&self) -> &str {
+        "Run a bash command in the working directory and get its combined stdout and stderr. \
+         Only the last 2000 lines or 50KB of output come back, whichever is smaller; when output \
+         is cut, the whole of it is kept in a temp file. A timeout in seconds is optional."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "required": ["command"],
+            "properties": {
+                "command": {"type": "string", "description": "The bash command line to run"},
+                "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"}
+            }
+        })
+    }
+
+    fn prompt_snippet(&self) -> Option<String> {
+        Some("Run shell commands (ls, grep, find, tests, builds, ...)".to_string())
+    }
+
+    async fn execute(
+        &self,
+        _tool_call_id: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        on_update: ToolUpdateFn,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = Args::new("bash", &arguments);
+        let command = args.string("command")?;
+        let timeout = args.opt_number("timeout")?;
+        let opts = BashOptions {
+            shell_path: self.options.shell_path.clone(),
+            command_prefix: self.options.command_prefix.clone(),
+            timeout_secs: timeout,
+            bin_dir: self.options.bin_dir.clone(),
+            env: self.options.env.clone(),
+            temp_file_prefix: None,
+        };
+        on_update(ToolOutput::default());
+        let updates = on_update.clone();
+        let mut progress = move |p: BashProgress| {
+            updates(ToolOutput {
+                content: vec![Content::text(p.snapshot.content.clone())],
+                details: Some(progress_details(&p.snapshot)),
+                terminate: false,
+            });
+        };
+        let outcome = exec_bash(&command, &self.cwd, &opts, cancel, Some(&mut progress))
+            .await
+            .map_err(|e| ToolError::new(e.to_string()))?;
+        if outcome.cancelled {
+            let (text, _) = format_outcome(&outcome, "");
+            return Err(ToolError::new(append_status(&text, "Command aborted")));
+        }
+        if outcome.timed_out {
+            let (text, _) = format_outcome(&outcome, "");
+            let secs = timeout.map(js_number).unwrap_or_default();
+            return Err(ToolError::new(append_status(
+                &text,
+                &format!("Command timed out after {secs} seconds"),
+            )));
+        }
+        let (text, details) = format_outcome(&outcome, "(no output)");
+        if let Some(code) = outcome.exit_code.filter(|c| *c != 0) {
+            return Err(ToolError::new(append_status(
+                &text,
+                &format!("Command exited with code {code}"),
+            )));
+        }
+        Ok(ToolOutput {
+            content: vec![Content::text(text)],
+            details,
+            terminate: false,
+        })
+    }
+}
+
+pub(crate) fn tool(cwd: &std::path::Path, options: &ToolsOptions) -> Arc<dyn AgentTool> {
+    Arc::new(BashTool::new(cwd, options.clone()))
+}

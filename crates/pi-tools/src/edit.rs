@@ -1,0 +1,222 @@
+//! The `edit` tool: exact (or fuzzy) text replacements in one file, inside the mutation queue.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn};
+use pi_ai::Content;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::args::Args;
+use crate::edit_diff::{
+    apply_edits, detect_line_ending, generate_diff_string, normalize_to_lf, restore_line_endings, strip_bom, Edit,
+};
+use crate::paths::resolve_to_cwd;
+use crate::{cancellable, os_error, with_file_mutation_queue};
+
+/// Replaces text in files for the model.
+pub struct EditTool {
+    cwd: PathBuf,
+}
+
+impl EditTool {
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        EditTool { cwd: cwd.into() }
+    }
+}
+
+/// Fold older argument shapes into `{path, edits}`: `edits` sent as a JSON string is parsed, and a
+/// top-level `oldText`/`newText` pair is appended to `edits`.
+pub fn prepare_edit_arguments(arguments: Value) -> Value {
+    let Value::Object(mut obj) = arguments else {
+        return arguments;
+    };
+    if let Some(Value::String(s)) = obj.get("edits") {
+        if let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(s) {
+            obj.insert("edits".into(), parsed);
+        }
+    }
+    let legacy = match (obj.get("oldText"), obj.get("newText")) {
+        (Some(Value::String(o)), Some(Value::String(n))) => Some((o.clone(), n.clone())),
+        _ => None,
+    };
+    if let Some((old_text, new_text)) = legacy {
+        let mut edits = match obj.get("edits") {
+            Some(Value::Array(a)) => a.clone(),
+            _ => Vec::new(),
+        };
+        edits.push(json!({"oldText": old_text, "newText": new_text}));
+        obj.remove("oldText");
+        obj.remove("newText");
+        obj.insert("edits".into(), Value::Array(edits));
+    }
+    Value::Object(obj)
+}
+
+fn parse_edits(arguments: &Value) -> Result<Vec<Edit>, ToolError> {
+    let invalid = || ToolError::new("Edit tool input is invalid. edits must contain at least one replacement.");
+    let Some(Value::Array(items)) = arguments.get("edits") else {
+        return Err(invalid());
+    };
+    if items.is_empty() {
+        return Err(invalid());
+    }
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let field = |k: &str| {
+                item.get(k).and_then(Value::as_str).map(str::to_string).ok_or_else(|| {
+                    ToolError::new(format!(
+                        "Validation failed for tool \"edit\":\n  - edits.{i}.{k}: Expected string\n\nReceived arguments:\n{}",
+                        serde_json::to_string_pretty(arguments).unwrap_or_default()
+                    ))
+                })
+            };
+            Ok(Edit {
+                old_text: field("oldText")?,
+                new_text: field("newText")?,
+            })
+        })
+        .collect()
+}
+
+async fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput, ToolError> {
+    // pi checks read and write access first and reports the errno code.
+    if let Err(e) = tokio::fs::OpenOptions::new().read(true).write(true).open(abs).await {
+        let code = if e.raw_os_error() == Some(libc::EISDIR) {
+            None
+        } else {
+            Some(os_error::code_and_message(&e).0)
+        };
+        if let Some(code) = code {
+            return Err(ToolError::new(format!(
+                "Could not edit file: {path}. Error code: {code}."
+            )));
+        }
+    }
+    let bytes = tokio::fs::read(abs)
+        .await
+        .map_err(|e| ToolError::new(os_error::without_path(&e, "read")))?;
+    let raw = String::from_utf8_lossy(&bytes);
+    let (bom, content) = strip_bom(&raw);
+    let ending = detect_line_ending(content);
+    let normalized = normalize_to_lf(content);
+    let applied = apply_edits(&normalized, edits, path).map_err(ToolError::new)?;
+    let final_content = format!("{bom}{}", restore_line_endings(&applied.new, ending));
+    tokio::fs::write(abs, final_content)
+        .await
+        .map_err(|e| ToolError::new(os_error::with_path(&e, "open", abs)))?;
+    let diff = generate_diff_string(&applied.base, &applied.new, 4);
+    let mut details = serde_json::Map::new();
+    details.insert("diff".into(), json!(diff.diff));
+    if let Some(line) = diff.first_changed_line {
+        details.insert("firstChangedLine".into(), json!(line));
+    }
+    Ok(ToolOutput {
+        content: vec![Content::text(format!(
+            "Successfully replaced {} block(s) in {path}.",
+            edits.len()
+        ))],
+        details: Some(Value::Object(details)),
+        terminate: false,
+    })
+}
+
+#[async_trait]
+impl AgentTool for EditTool {
+    fn name(&self) -> &str {
+        "edit"
+    }
+
+    fn description(&self) -> &str {
+        "Change one file by replacing exact text. Each edits[].oldText has to match one unique spot \
+         in the file as it is now, and no two edits may overlap. Changes that touch the same or \
+         neighbouring lines belong in a single edit; do not pad oldText with unchanged text to \
+         bridge distant changes."
+    }
+
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "required": ["path", "edits"],
+            "properties": {
+                "path": {"type": "string", "description": "File to edit, relative to the working directory or absolute"},
+                "edits": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "required": ["oldText", "newText"],
+                        "properties": {
+                            "oldText": {"type": "string", "description": "The exact text to replace; unique in the file and not overlapping any other edit's oldText."},
+                            "newText": {"type": "string", "description": "What replaces oldText."}
+                        },
+                        "additionalProperties": false
+                    },
+                    "description": "The replacements. All are matched against the file before any is applied; they must not overlap or nest, so merge changes to nearby lines into one."
+                }
+            },
+            "additionalProperties": false
+        })
+    }
+
+    fn prompt_snippet(&self) -> Option<String> {
+        Some("Edit files by exact text replacement, several separate spots in one call if needed".to_string())
+    }
+
+    fn prompt_guidelines(&self) -> Vec<String> {
+        vec![
+            "Make targeted changes with edit; every edits[].oldText must match the file exactly".to_string(),
+            "For several separate changes in one file, send one edit call with several edits[] entries rather than several calls".to_string(),
+            "All edits[].oldText are matched against the file as it was before the call, not after earlier entries; never send overlapping or nested edits, merge neighbouring changes into one.".to_string(),
+            "Keep each edits[].oldText short but unique; leave out unchanged surrounding text you do not need.".to_string(),
+        ]
+    }
+
+    fn prepare_arguments(&self, arguments: Value) -> Value {
+        prepare_edit_arguments(arguments)
+    }
+
+    async fn execute(
+        &self,
+        _tool_call_id: &str,
+        arguments: Value,
+        cancel: CancellationToken,
+        _on_update: ToolUpdateFn,
+    ) -> Result<ToolOutput, ToolError> {
+        // Idempotent, so a caller that skipped prepare_arguments still gets the legacy shape folded.
+        let arguments = prepare_edit_arguments(arguments);
+        let edits = parse_edits(&arguments)?;
+        let path = Args::new("edit", &arguments).string("path")?;
+        let abs = resolve_to_cwd(&path, &self.cwd);
+        with_file_mutation_queue(&abs, cancellable(&cancel, edit_file(&abs, &path, &edits))).await
+    }
+}
+
+pub(crate) fn tool(cwd: &Path) -> Arc<dyn AgentTool> {
+    Arc::new(EditTool::new(cwd))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn legacy_pair_joins_edits() {
+        let v = prepare_edit_arguments(json!({"path": "a", "oldText": "x", "newText": "y"}));
+        assert_eq!(v, json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}]}));
+        let v = prepare_edit_arguments(json!({"path": "a", "edits": "[{\"oldText\":\"p\",\"newText\":\"q\"}]"}));
+        assert_eq!(v["edits"][0]["oldText"], "p");
+    }
+
+    #[test]
+    fn empty_edits_are_rejected_with_pis_text() {
+        let err = parse_edits(&json!({"path": "a", "edits": []})).expect_err("empty");
+        assert_eq!(
+            err.message,
+            "Edit tool input is invalid. edits must contain at least one replacement."
+        );
+    }
+}
