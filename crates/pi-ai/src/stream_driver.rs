@@ -287,6 +287,21 @@ impl Emitter {
     }
 }
 
+/// The error texts of a cancelled call, which SDKs word differently before and after the
+/// response started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbortMessages {
+    pub before_start: &'static str,
+    pub after_start: &'static str,
+}
+
+/// The OpenAI SDK's wording: `Request was aborted.` while connecting or waiting to retry,
+/// `Request was aborted` once streaming.
+pub const OPENAI_ABORT_MESSAGES: AbortMessages = AbortMessages {
+    before_start: "Request was aborted.",
+    after_start: ABORT_MESSAGE,
+};
+
 /// Run `body` on the tokio runtime and return its event stream. Cancelling `cancel` stops the
 /// body wherever it is (connecting, waiting to retry, reading) and ends the stream with an
 /// `aborted` error carrying `abort_message`.
@@ -294,6 +309,23 @@ pub fn spawn_provider<F>(
     model: &Model,
     cancel: CancellationToken,
     abort_message: &'static str,
+    body: F,
+) -> AssistantStream
+where
+    F: for<'a> FnOnce(&'a mut Emitter) -> BoxFuture<'a, Result<(), ProviderError>> + Send + 'static,
+{
+    let messages = AbortMessages {
+        before_start: abort_message,
+        after_start: abort_message,
+    };
+    spawn_provider_with(model, cancel, messages, body)
+}
+
+/// [`spawn_provider`] with different abort texts before and after `start`.
+pub fn spawn_provider_with<F>(
+    model: &Model,
+    cancel: CancellationToken,
+    abort: AbortMessages,
     body: F,
 ) -> AssistantStream
 where
@@ -320,7 +352,14 @@ where
         };
         match result {
             Ok(()) => emitter.finish_ok().await,
-            Err(ProviderError::Aborted) => emitter.finish_err(StopReason::Aborted, abort_message.to_string()).await,
+            Err(ProviderError::Aborted) => {
+                let text = if emitter.is_started() {
+                    abort.after_start
+                } else {
+                    abort.before_start
+                };
+                emitter.finish_err(StopReason::Aborted, text.to_string()).await
+            }
             Err(ProviderError::Message(m)) => emitter.finish_err(StopReason::Error, m).await,
             Err(ProviderError::ConsumerGone) => {}
         }

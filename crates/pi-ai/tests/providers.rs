@@ -649,6 +649,8 @@ async fn abort_during_retry_wait_stops_at_once() {
         .await
         .expect("abort must not wait for the retry delay");
     assert_eq!(msg.stop_reason, StopReason::Aborted);
+    // Before the response started the SDK's wording has a full stop.
+    assert_eq!(msg.error_message.as_deref(), Some("Request was aborted."));
 }
 
 #[tokio::test]

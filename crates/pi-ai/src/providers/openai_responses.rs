@@ -12,7 +12,7 @@ use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::openai_completions::max_tokens;
 use crate::providers::{apply_cost, apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
 use crate::sse::SseStream;
-use crate::stream_driver::{spawn_provider, Emitter, ProviderError, ABORT_MESSAGE};
+use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::transform::{sanitize_surrogates, short_hash, transform_messages};
 use crate::types::{AssistantMessage, Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
@@ -29,7 +29,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let url = join_url(&model.base_url, "responses");
     let policy = RetryPolicy::from_options(&options);
     let owned_model = model.clone();
-    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |em| {
+    spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
         Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
     })
 }
@@ -355,10 +355,9 @@ async fn run(
         }
         let data: Value =
             serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?;
+        // The SDK treats any event carrying an `error` member as a failure, whatever its type.
         if let Some(error) = data.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
-            if data.get("type").and_then(Value::as_str) != Some("error") {
-                return Err(crate::providers::openai_completions::stream_error_message(error).into());
-            }
+            return Err(crate::providers::openai_completions::stream_error_message(error).into());
         }
         let kind = data.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
