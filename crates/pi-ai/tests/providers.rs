@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use pi_ai::{
     stream_simple, AssistantMessage, AssistantMessageEvent, AssistantStream, Content, Context, InputKind, Message,
-    Model, ModelCost, StopReason, StreamOptions, ThinkingLevel, Tool,
+    Model, ModelCost, PartialMessage, StopReason, StreamOptions, ThinkingLevel, Tool,
 };
 use serde_json::{json, Value};
 use server::{closed_port_url, Ending, Reply, Server};
@@ -65,6 +65,15 @@ async fn collect(mut stream: AssistantStream) -> (Vec<AssistantMessageEvent>, As
         other => panic!("stream ended without a terminal event: {other:?}"),
     };
     (events, last)
+}
+
+/// The content a consumer rebuilds from the events alone (what JSON mode and the TUI see).
+fn rebuilt_content(events: &[AssistantMessageEvent]) -> Vec<Content> {
+    let mut partial = PartialMessage::new();
+    for e in events.iter().filter(|e| !e.is_terminal()) {
+        partial.apply(e);
+    }
+    partial.into_message().content
 }
 
 fn names(events: &[AssistantMessageEvent]) -> Vec<&'static str> {
@@ -378,6 +387,7 @@ async fn thinking_streams_into_a_thinking_block() {
         );
         assert_eq!(msg.text(), "42.");
         assert!(names(&events).contains(&"thinking_delta"));
+        assert_eq!(rebuilt_content(&events), msg.content, "{}", d.api);
         let body = &server.requests()[0].body;
         if d.api == "openai-completions" {
             assert_eq!(body["reasoning_effort"], "high");
@@ -425,6 +435,7 @@ async fn parallel_tool_calls_with_partial_arguments() {
         assert_eq!(n.iter().filter(|e| **e == "toolcall_start").count(), 2);
         assert_eq!(n.iter().filter(|e| **e == "toolcall_end").count(), 2);
         assert!(n.iter().filter(|e| **e == "toolcall_delta").count() >= 4);
+        assert_eq!(rebuilt_content(&events), msg.content, "{}", d.api);
         // The deltas of each call rebuild its raw arguments.
         for (i, expected) in [(0usize, "{\"path\":\"a.txt\"}"), (1, "{\"command\":\"ls -la\"}")] {
             let index = msg
