@@ -79,7 +79,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, ret
         body.insert("max_output_tokens".into(), json!(max));
     }
     if let Some(t) = options.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), crate::providers::js_number(t));
     }
     if !context.tools.is_empty() {
         body.insert("tools".into(), Value::Array(convert_tools(&context.tools)));

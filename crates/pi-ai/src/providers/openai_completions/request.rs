@@ -70,7 +70,7 @@ pub fn build_body(
         body.insert(compat.max_tokens_field.clone(), json!(max));
     }
     if let Some(t) = options.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), crate::providers::js_number(t));
     }
     let mut tools = if !context.tools.is_empty() {
         if compat.zai_tool_stream {
@@ -502,5 +502,19 @@ mod tests {
             CacheRetention::Short,
         );
         assert!(b.get("max_completion_tokens").is_none());
+    }
+
+    #[test]
+    fn temperature_is_written_as_javascript_does() {
+        let m = model("p", "http://x/v1", false);
+        let c = Compat::for_model(&m);
+        for (t, text) in [(1.0, "1"), (0.7, "0.7"), (0.0, "0")] {
+            let opts = StreamOptions {
+                temperature: Some(t),
+                ..Default::default()
+            };
+            let b = build_body(&m, &Context::default(), &opts, &c, CacheRetention::Short);
+            assert_eq!(b["temperature"].to_string(), text);
+        }
     }
 }
