@@ -53,6 +53,8 @@ pub struct Emitter {
     /// Raw argument JSON of tool calls still streaming, by content index.
     pending_args: Vec<(usize, String)>,
     started: bool,
+    /// Close every block with its `*_end` event before an abort's `error` event.
+    end_blocks_on_abort: bool,
 }
 
 type Sent = Result<(), ProviderError>;
@@ -64,7 +66,28 @@ impl Emitter {
             output: AssistantMessage::empty_for(model),
             pending_args: Vec::new(),
             started: false,
+            end_blocks_on_abort: false,
         }
+    }
+
+    /// Ask for every content block to be closed (`text_end`, `thinking_end`, `toolcall_end`)
+    /// before the `error` event of an abort, for APIs whose blocks stay open until the stream
+    /// ends (the TypeScript pi's Chat Completions provider behaves so).
+    pub fn set_end_blocks_on_abort(&mut self, yes: bool) {
+        self.end_blocks_on_abort = yes;
+    }
+
+    /// Send the `*_end` event of every block, in content order.
+    pub async fn end_all_blocks(&mut self) -> Sent {
+        for index in 0..self.output.content.len() {
+            match self.output.content[index] {
+                Content::Text(_) => self.text_end(index).await?,
+                Content::Thinking(_) => self.thinking_end(index).await?,
+                Content::ToolCall(_) => self.tool_call_end(index).await?,
+                Content::Image(_) => {}
+            }
+        }
+        Ok(())
     }
 
     async fn send(&mut self, event: AssistantMessageEvent) -> Sent {
@@ -276,6 +299,13 @@ impl Emitter {
 
     /// End the stream with an `error` event that keeps the partial content and usage.
     async fn finish_err(mut self, reason: StopReason, text: String) {
+        if reason == StopReason::Aborted
+            && self.started
+            && self.end_blocks_on_abort
+            && self.end_all_blocks().await.is_err()
+        {
+            return;
+        }
         self.settle_args(None);
         let mut message = std::mem::take(&mut self.output);
         message.stop_reason = reason;

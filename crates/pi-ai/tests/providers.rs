@@ -481,6 +481,39 @@ async fn http_400_is_not_retried_and_keeps_the_provider_message() {
 }
 
 #[tokio::test]
+async fn error_bodies_that_are_not_json_or_empty() {
+    for d in DIALECTS {
+        let server = Server::start(vec![
+            Reply::status(404, "Not Found").with_header("x-note", "plain"),
+            Reply::status(400, ""),
+        ])
+        .await;
+        let m = model(d.api, &server.base_url);
+        let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(msg.error_message.as_deref(), Some("404 Not Found"), "{}", d.api);
+        let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(
+            msg.error_message.as_deref(),
+            Some("400 status code (no body)"),
+            "{}",
+            d.api
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_stream_that_just_ends_is_a_normal_stop() {
+    for d in DIALECTS {
+        let server = Server::start(vec![Reply::sse((d.text_prefix)(&["Part"]))]).await;
+        let m = model(d.api, &server.base_url);
+        let (events, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(msg.stop_reason, StopReason::Stop, "{}", d.api);
+        assert_eq!(msg.text(), "Part");
+        assert_eq!(names(&events).last(), Some(&"done"));
+    }
+}
+
+#[tokio::test]
 async fn http_429_with_retry_after_is_retried() {
     for d in DIALECTS {
         let server = Server::start(vec![
@@ -620,8 +653,13 @@ async fn abort_mid_stream_keeps_partial_content() {
         let cancel = opts.cancel.clone();
         let mut stream = stream_simple(&m, &context(), opts);
         let mut seen = String::new();
+        let mut kinds = Vec::new();
         let final_message = loop {
-            match stream.next_event().await {
+            let event = stream.next_event().await;
+            if let Some(e) = &event {
+                kinds.push(e.type_name());
+            }
+            match event {
                 Some(AssistantMessageEvent::TextDelta { delta, .. }) => {
                     seen.push_str(&delta);
                     if seen == "Half way" {
@@ -639,6 +677,10 @@ async fn abort_mid_stream_keeps_partial_content() {
         assert_eq!(final_message.stop_reason, StopReason::Aborted);
         assert_eq!(final_message.error_message.as_deref(), Some("Request was aborted"));
         assert_eq!(final_message.text(), "Half way");
+        // Chat Completions closes its open blocks before reporting the abort, as pi does;
+        // Responses blocks close only when the server says so.
+        let closed = kinds.contains(&"text_end");
+        assert_eq!(closed, d.api == "openai-completions", "{}: {kinds:?}", d.api);
     }
 }
 

@@ -19,7 +19,7 @@ use crate::options::StreamOptions;
 use crate::providers::{apply_cost, apply_payload_hook, cache_retention, join_url};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
-use crate::types::{Content, Context, Model, StopReason, Usage};
+use crate::types::{Context, Model, StopReason, Usage};
 
 /// Stream a chat completion. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
@@ -106,6 +106,7 @@ async fn run(
         .await
         .map_err(|e| e.message(ErrorBodyStyle::ErrorField))?;
     em.start().await?;
+    em.set_end_blocks_on_abort(true);
 
     let mut sse = SseStream::new(response.bytes_stream());
     let mut text_index: Option<usize> = None;
@@ -270,15 +271,7 @@ async fn run(
     }
 
     // Blocks close in content order once the stream is over, as in pi.
-    for index in 0..em.output.content.len() {
-        match em.output.content[index] {
-            Content::Text(_) => em.text_end(index).await?,
-            Content::Thinking(_) => em.thinking_end(index).await?,
-            Content::ToolCall(_) => em.tool_call_end(index).await?,
-            Content::Image(_) => {}
-        }
-    }
-    Ok(())
+    em.end_all_blocks().await
 }
 
 #[cfg(test)]
