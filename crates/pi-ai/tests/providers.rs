@@ -957,3 +957,48 @@ async fn golden_responses_thinking_replay() {
     )
     .await;
 }
+
+/// Request bodies the TypeScript pi built (captured through its `onPayload` hook) for
+/// hand-written contexts: cross-provider hand-off, images, failed turns, compat switches,
+/// thinking maps and cache retention.
+#[test]
+fn request_bodies_match_the_reference_for_edge_cases() {
+    let path = format!("{}/tests/golden/request-bodies.json", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json");
+    assert!(cases.len() > 20);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        let model: Model = serde_json::from_value(case["model"].clone()).expect("model");
+        let context: Context = serde_json::from_value(case["context"].clone()).expect("context");
+        let o = &case["options"];
+        let options = StreamOptions {
+            api_key: Some("k".into()),
+            reasoning: o["reasoning"].as_str().and_then(ThinkingLevel::parse),
+            session_id: o["sessionId"].as_str().map(String::from),
+            cache_retention: o["cacheRetention"]
+                .as_str()
+                .and_then(pi_ai::CacheRetention::parse)
+                .unwrap_or_default(),
+            temperature: o["temperature"].as_f64(),
+            max_tokens: o["maxTokens"].as_u64(),
+            ..Default::default()
+        };
+        let body = match model.api.as_str() {
+            "openai-completions" => pi_ai::providers::openai_completions::request_body(&model, &context, &options),
+            _ => pi_ai::providers::openai_responses::request_body(&model, &context, &options),
+        };
+        let ours = serde_json::to_string(&body).expect("json");
+        let theirs = serde_json::to_string(&case["body"]).expect("json");
+        if ours != theirs {
+            failures.push(format!("{name}\n  ours:   {ours}\n  theirs: {theirs}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}

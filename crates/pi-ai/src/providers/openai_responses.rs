@@ -23,8 +23,7 @@ const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"]
 /// Stream a response. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let retention = cache_retention(&options);
-    let body = build_body(model, context, &options, retention);
-    let body = apply_payload_hook(&options, model, body);
+    let body = request_body(model, context, &options);
     let headers = build_headers(model, &options, &api_key, retention);
     let url = join_url(&model.base_url, "responses");
     let policy = RetryPolicy::from_options(&options);
@@ -32,6 +31,12 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
         Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
     })
+}
+
+/// The body `stream` sends for these arguments (after the `on_payload` hook).
+pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let body = build_body(model, context, options, cache_retention(options));
+    apply_payload_hook(options, model, body)
 }
 
 /// Request headers: bearer auth, the model's headers, the session id, then the caller's.

@@ -25,8 +25,7 @@ use crate::types::{Context, Model, StopReason, Usage};
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let compat = Compat::for_model(model);
     let retention = cache_retention(&options);
-    let body = build_body(model, context, &options, &compat, retention);
-    let body = apply_payload_hook(&options, model, body);
+    let body = request_body(model, context, &options);
     let headers = build_headers(model, &options, &compat, &api_key, retention);
     let url = join_url(&model.base_url, "chat/completions");
     let policy = RetryPolicy::from_options(&options);
@@ -34,6 +33,13 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
         Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
     })
+}
+
+/// The body `stream` sends for these arguments (after the `on_payload` hook).
+pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let compat = Compat::for_model(model);
+    let body = build_body(model, context, options, &compat, cache_retention(options));
+    apply_payload_hook(options, model, body)
 }
 
 /// Map a `finish_reason` to a stop reason and, for failures, an error text.
