@@ -1002,3 +1002,65 @@ fn request_bodies_match_the_reference_for_edge_cases() {
         failures.join("\n")
     );
 }
+
+/// Replies the TypeScript pi parsed (from `stream-replies.json`): the same server events must
+/// give the same event sequence (type, content index, delta) and the same final message.
+#[tokio::test]
+async fn stream_parsing_matches_the_reference() {
+    let path = format!("{}/tests/golden/stream-replies.json", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json");
+    assert!(cases.len() > 20);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        let chunks: Vec<String> = case["sse"]
+            .as_array()
+            .expect("sse")
+            .iter()
+            .map(|c| c.as_str().unwrap_or_default().to_string())
+            .collect();
+        let server = Server::start(vec![Reply::sse(chunks)]).await;
+        let mut model: Model = serde_json::from_value(case["model"].clone()).expect("model");
+        model.base_url = server.base_url.clone();
+        let ctx = Context {
+            system_prompt: None,
+            messages: vec![Message::user_text("hi")],
+            tools: vec![],
+        };
+        let (events, msg) = collect(stream_simple(&model, &ctx, options())).await;
+        let ours_events: Vec<Value> = events
+            .iter()
+            .map(|e| {
+                let wire = e.to_wire(&AssistantMessage::default());
+                let mut p = json!({"type": wire["type"]});
+                for key in ["contentIndex", "delta"] {
+                    if let Some(v) = wire.get(key) {
+                        p[key] = v.clone();
+                    }
+                }
+                p
+            })
+            .collect();
+        let mut ours_msg = serde_json::to_value(Message::Assistant(msg)).expect("json");
+        ours_msg.as_object_mut().expect("object").shift_remove("timestamp");
+        let theirs_events = case["events"].as_array().cloned().unwrap_or_default();
+        if ours_events != theirs_events {
+            failures.push(format!(
+                "{name}: events\n  ours:   {}\n  theirs: {}",
+                Value::Array(ours_events),
+                Value::Array(theirs_events)
+            ));
+        }
+        let ours = serde_json::to_string(&ours_msg).expect("json");
+        let theirs = serde_json::to_string(&case["message"]).expect("json");
+        if ours != theirs {
+            failures.push(format!("{name}: message\n  ours:   {ours}\n  theirs: {theirs}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
