@@ -2,6 +2,7 @@
 //! templates and themes.
 
 pub mod context_files;
+pub mod discovery;
 pub mod frontmatter;
 pub mod prompt_templates;
 pub mod skills;
