@@ -170,9 +170,10 @@ fn settings_writes_from_two_processes_do_not_lose_keys() {
         .iter()
         .map(|prefix| {
             Command::new(&exe)
-                .args(["--exact", "settings_race_child", "--nocapture", "--test-threads=1"])
+                .args(["--exact", "settings_race_child", "--test-threads=1"])
                 .env(RACE_ENV, &file)
                 .env(RACE_PREFIX_ENV, prefix)
+                .stdout(std::process::Stdio::null())
                 .spawn()
                 .expect("spawn child")
         })
@@ -781,6 +782,14 @@ fn skeleton(prompt: &str) -> Vec<String> {
     out
 }
 
+/// (case name, custom prompt, append texts, context files)
+type GoldenCase<'a> = (
+    &'a str,
+    Option<&'a str>,
+    &'a [String],
+    &'a [pi_coding_agent::resources::context_files::ContextFile],
+);
+
 fn our_tools() -> Vec<ToolPrompt> {
     vec![
         ToolPrompt::new(
@@ -816,12 +825,7 @@ fn system_prompt_structure_matches_golden_cases() {
         content: "# Project rules\n\nAlways answer in haiku.\n".into(),
     }];
     let appended = vec!["APPENDED LINE".to_string()];
-    let cases: Vec<(
-        &str,
-        Option<&str>,
-        &[String],
-        &[pi_coding_agent::resources::context_files::ContextFile],
-    )> = vec![
+    let cases: Vec<GoldenCase<'_>> = vec![
         ("agents-md", None, &[], &agents),
         ("agents-md-disabled", None, &[], &[]),
         ("append-system-prompt", None, &appended, &[]),
