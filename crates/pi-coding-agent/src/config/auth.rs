@@ -429,6 +429,62 @@ impl AuthStorage {
     }
 }
 
+/// Move legacy credentials into a new auth.json: `<agent>/oauth.json` (renamed to
+/// `oauth.json.migrated`) and the `apiKeys` object of settings.json (removed from it). Does
+/// nothing when auth.json already exists. Returns the providers moved, for the notice
+/// `Migrated credentials to auth.json: …`. Unreadable legacy files are left alone.
+pub fn migrate_legacy_credentials(agent_dir: &std::path::Path) -> Vec<String> {
+    let auth_path = agent_dir.join("auth.json");
+    if auth_path.exists() {
+        return Vec::new();
+    }
+    let mut migrated = Map::new();
+    let mut providers = Vec::new();
+    let oauth_path = agent_dir.join("oauth.json");
+    if let Ok(Value::Object(oauth)) = std::fs::read_to_string(&oauth_path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| e.to_string()))
+    {
+        for (provider, cred) in oauth {
+            let mut entry = Map::new();
+            entry.insert("type".into(), "oauth".into());
+            if let Value::Object(fields) = cred {
+                entry.extend(fields);
+            }
+            migrated.insert(provider.clone(), Value::Object(entry));
+            providers.push(provider);
+        }
+        let _ = std::fs::rename(&oauth_path, agent_dir.join("oauth.json.migrated"));
+    }
+    let settings_path = agent_dir.join("settings.json");
+    let _ = settings_path.exists()
+        && locked_file::update::<_, std::io::Error>(&settings_path, LockOptions::default(), |current| {
+            let Some(Ok(Value::Object(mut settings))) = current.map(serde_json::from_str::<Value>) else {
+                return Ok((None, ()));
+            };
+            let Some(Value::Object(keys)) = settings.remove("apiKeys") else {
+                return Ok((None, ()));
+            };
+            for (provider, key) in keys {
+                if let (false, Value::String(key)) = (migrated.contains_key(&provider), key) {
+                    migrated.insert(provider.clone(), Credential::api_key(key).to_value());
+                    providers.push(provider);
+                }
+            }
+            Ok((Some(to_pretty(&settings)), ()))
+        })
+        .is_ok();
+    if !migrated.is_empty() {
+        let written = locked_file::update::<_, std::io::Error>(&auth_path, auth_lock_options(), |_| {
+            Ok((Some(to_pretty(&migrated)), ()))
+        });
+        if written.is_err() {
+            return Vec::new();
+        }
+    }
+    providers
+}
+
 fn auth_lock_options() -> LockOptions {
     LockOptions {
         file_mode: Some(0o600),
@@ -588,6 +644,35 @@ mod tests {
         assert_eq!(auth.api_key("c", false), None);
         assert!(auth.has_auth("c"));
         assert!(!auth.has_auth("d"));
+    }
+
+    #[test]
+    fn legacy_credentials_move_into_auth_json() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let agent = dir.path();
+        std::fs::write(
+            agent.join("oauth.json"),
+            r#"{"anthropic": {"refresh": "r", "access": "a", "expires": 1}}"#,
+        )
+        .expect("w");
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"theme": "dark", "apiKeys": {"anthropic": "ignored", "openai": "sk-o"}}"#,
+        )
+        .expect("w");
+        let moved = migrate_legacy_credentials(agent);
+        assert_eq!(moved, vec!["anthropic".to_string(), "openai".to_string()]);
+        let auth: Value =
+            serde_json::from_str(&std::fs::read_to_string(agent.join("auth.json")).expect("r")).expect("j");
+        assert_eq!(
+            auth,
+            json!({"anthropic": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}, "openai": {"type": "api_key", "key": "sk-o"}})
+        );
+        let settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(agent.join("settings.json")).expect("r")).expect("j");
+        assert_eq!(settings, json!({"theme": "dark"}));
+        assert!(agent.join("oauth.json.migrated").exists());
+        assert!(migrate_legacy_credentials(agent).is_empty());
     }
 
     #[test]

@@ -204,7 +204,12 @@ fn lock_current_inode(path: &Path, options: LockOptions, create: bool) -> io::Re
             set_create_mode(&mut opts, options.file_mode);
         }
         let file = opts.open(path)?;
-        file.lock()?;
+        // Readers share the lock; a writer (who may create the file) holds it alone.
+        if create {
+            file.lock()?;
+        } else {
+            file.lock_shared()?;
+        }
         if same_file(&file, path)? {
             return Ok(file);
         }

@@ -241,7 +241,8 @@ impl SettingsManager {
 
     fn load_scope(&mut self, scope: SettingsScope) {
         let content = match self.path_of(scope) {
-            Some(path) => match locked_file::read_optional(path) {
+            // Locked, because the TypeScript pi rewrites the file in place.
+            Some(path) => match locked_file::read_locked(path) {
                 Ok(c) => c,
                 Err(e) => {
                     self.set_load_result(scope, Err(e.to_string()));
@@ -730,6 +731,48 @@ impl SettingsManager {
             "autocompleteMaxVisible",
             Some(max.clamp(3, 20).into()),
         );
+    }
+    pub fn set_shell_path(&mut self, path: Option<&str>) {
+        self.set(SettingsScope::Global, "shellPath", path.map(Value::from));
+    }
+    pub fn set_shell_command_prefix(&mut self, prefix: Option<&str>) {
+        self.set(SettingsScope::Global, "shellCommandPrefix", prefix.map(Value::from));
+    }
+    pub fn set_npm_command(&mut self, command: Option<Vec<String>>) {
+        self.set(SettingsScope::Global, "npmCommand", command.map(Value::from));
+    }
+    pub fn set_collapse_changelog(&mut self, collapse: bool) {
+        self.set(SettingsScope::Global, "collapseChangelog", Some(collapse.into()));
+    }
+    pub fn set_enable_install_telemetry(&mut self, enabled: bool) {
+        self.set(SettingsScope::Global, "enableInstallTelemetry", Some(enabled.into()));
+    }
+    pub fn set_enable_skill_commands(&mut self, enabled: bool) {
+        self.set(SettingsScope::Global, "enableSkillCommands", Some(enabled.into()));
+    }
+    pub fn set_double_escape_action(&mut self, action: &str) {
+        self.set(SettingsScope::Global, "doubleEscapeAction", Some(action.into()));
+    }
+    pub fn set_tree_filter_mode(&mut self, mode: &str) {
+        self.set(SettingsScope::Global, "treeFilterMode", Some(mode.into()));
+    }
+    pub fn set_show_hardware_cursor(&mut self, enabled: bool) {
+        self.set(SettingsScope::Global, "showHardwareCursor", Some(enabled.into()));
+    }
+    pub fn set_clear_on_shrink(&mut self, enabled: bool) {
+        self.set_nested(SettingsScope::Global, "terminal", "clearOnShrink", Some(enabled.into()));
+    }
+    pub fn set_show_terminal_progress(&mut self, enabled: bool) {
+        self.set_nested(
+            SettingsScope::Global,
+            "terminal",
+            "showTerminalProgress",
+            Some(enabled.into()),
+        );
+    }
+    /// Replace the whole `warnings` object (e.g. `{"anthropicExtraUsage": false}`).
+    pub fn set_warnings(&mut self, warnings: Map<String, Value>) {
+        self.set(SettingsScope::Global, "warnings", Some(Value::Object(warnings)));
     }
     /// `skills`/`prompts`/`themes`/`extensions`/`packages` of one scope.
     pub fn set_resource_list(&mut self, scope: SettingsScope, key: &str, values: Vec<Value>) {
