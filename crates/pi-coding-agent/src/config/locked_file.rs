@@ -76,7 +76,9 @@ where
             create_dir_with_mode(dir, options.dir_mode)?;
         }
     }
-    let guard = LockGuard::acquire(path, options, true)?;
+    // A symlinked file (dotfiles) is updated where it points, and stays a symlink.
+    let target = symlink_target(path);
+    let guard = LockGuard::acquire_at(path, &target, options, true)?;
     let mut content = String::new();
     (&guard.file).read_to_string(&mut content)?;
     let current = if content.is_empty() {
@@ -86,14 +88,41 @@ where
     };
     let (next, result) = update(current)?;
     if let Some(next) = next {
-        write_atomic(path, next.as_bytes(), options.file_mode)?;
+        write_atomic(&target, next.as_bytes(), options.file_mode)?;
     }
     drop(guard);
     Ok(result)
 }
 
-/// Replace `path` with `bytes` through a temporary file and a rename.
+/// The file a path finally names: itself, or the end of its symlink chain.
+fn symlink_target(path: &Path) -> PathBuf {
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).unwrap_or_else(|_| {
+            // A dangling link: write where it points.
+            match fs::read_link(path) {
+                Ok(link) if link.is_absolute() => link,
+                Ok(link) => path.parent().map(|d| d.join(&link)).unwrap_or(link),
+                Err(_) => path.to_path_buf(),
+            }
+        }),
+        _ => path.to_path_buf(),
+    }
+}
+
+#[cfg(unix)]
+fn existing_mode(path: &Path) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path).ok().map(|m| m.permissions().mode() & 0o7777)
+}
+#[cfg(not(unix))]
+fn existing_mode(_path: &Path) -> Option<u32> {
+    None
+}
+
+/// Replace `path` with `bytes` through a temporary file and a rename. Without an explicit
+/// `mode` the file keeps the permissions it had.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: Option<u32>) -> io::Result<()> {
+    let mode = mode.or_else(|| existing_mode(path));
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -168,8 +197,14 @@ struct LockGuard {
 
 impl LockGuard {
     fn acquire(path: &Path, options: LockOptions, create: bool) -> io::Result<LockGuard> {
+        Self::acquire_at(path, &symlink_target(path), options, create)
+    }
+
+    /// The folder lock sits next to `path` (where the TypeScript pi puts it); the OS lock is
+    /// on `target`, the real file.
+    fn acquire_at(path: &Path, target: &Path, options: LockOptions, create: bool) -> io::Result<LockGuard> {
         let folder_lock = take_folder_lock(path);
-        let file = match lock_current_inode(path, options, create) {
+        let file = match lock_current_inode(target, options, create) {
             Ok(f) => f,
             Err(e) => {
                 if let Some(dir) = &folder_lock {
@@ -303,6 +338,23 @@ mod tests {
             & 0o777;
         assert_eq!(fmode, 0o600);
         assert_eq!(dmode, 0o700);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_survive_and_modes_are_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let real = dir.path().join("dotfiles/settings.json");
+        fs::create_dir_all(real.parent().expect("parent")).expect("mkdir");
+        fs::write(&real, "{}").expect("write");
+        fs::set_permissions(&real, fs::Permissions::from_mode(0o640)).expect("chmod");
+        let link = dir.path().join("settings.json");
+        std::os::unix::fs::symlink(&real, &link).expect("symlink");
+        update::<_, io::Error>(&link, LockOptions::default(), |_| Ok((Some("{\"a\":1}".into()), ()))).expect("write");
+        assert!(fs::symlink_metadata(&link).expect("meta").file_type().is_symlink());
+        assert_eq!(fs::read_to_string(&real).expect("read"), "{\"a\":1}");
+        assert_eq!(fs::metadata(&real).expect("meta").permissions().mode() & 0o777, 0o640);
     }
 
     #[test]
