@@ -200,6 +200,13 @@ pub fn choose_session_dir(
     settings_value
 }
 
+/// The session folder to use: [`choose_session_dir`] with this process's
+/// `PI_CODING_AGENT_SESSION_DIR`, falling back to the per-cwd default. Not created here.
+pub fn resolve_session_dir(cli: Option<&str>, settings_value: Option<PathBuf>, paths: &Paths) -> PathBuf {
+    let env = std::env::var(ENV_SESSION_DIR).ok();
+    choose_session_dir(cli, env.as_deref(), settings_value, &paths.home).unwrap_or_else(|| paths.default_session_dir())
+}
+
 /// Create a folder and its parents if missing.
 pub fn ensure_dir(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(path)
