@@ -316,17 +316,22 @@ fn check_thinking_map(obj: &Map<String, Value>, path: &str, errors: &mut Errors)
 
 fn check_compat(obj: &Map<String, Value>, path: &str, errors: &mut Errors) {
     // The three per-API compat schemas are open objects with optional fields, so in practice
-    // any object passes unless a field shared by all three has the wrong type.
+    // any object passes unless a field shared by all three has the wrong type. Like pi, a
+    // failure is reported once per alternative, then for the union.
     let Some(v) = obj.get("compat") else { return };
     let p = join(path, "compat");
-    let Some(map) = v.as_object() else {
-        expect_type(v, "object", &p, errors);
-        return;
+    let failure = match v.as_object() {
+        None => Some((p.clone(), "must be object")),
+        Some(map) => map
+            .get("supportsLongCacheRetention")
+            .filter(|val| !val.is_boolean())
+            .map(|_| (join(&p, "supportsLongCacheRetention"), "must be boolean")),
     };
-    if let Some(val) = map.get("supportsLongCacheRetention") {
-        if !val.is_boolean() {
-            errors.push((join(&p, "supportsLongCacheRetention"), "must be boolean".into()));
+    if let Some((at, message)) = failure {
+        for _ in 0..3 {
+            errors.push((at.clone(), message.to_string()));
         }
+        errors.push((p, "must match a schema in anyOf".to_string()));
     }
 }
 
@@ -346,11 +351,21 @@ fn check_cost(obj: &Map<String, Value>, path: &str, all_required: bool, errors: 
     }
 }
 
-fn check_model_common(m: &Map<String, Value>, path: &str, errors: &mut Errors) {
+/// A model definition (`is_definition`) or an override, field by field in schema order.
+fn check_model(m: &Map<String, Value>, path: &str, is_definition: bool, errors: &mut Errors) {
+    if is_definition {
+        check_required(m, &["id"], path, errors);
+        check_string(m, "id", true, path, errors);
+    }
     check_string(m, "name", true, path, errors);
+    if is_definition {
+        check_string(m, "api", true, path, errors);
+        check_string(m, "baseUrl", true, path, errors);
+    }
     check_simple(m, "reasoning", "boolean", path, errors);
     check_thinking_map(m, path, errors);
     check_input(m, path, errors);
+    check_cost(m, path, is_definition, errors);
     check_simple(m, "contextWindow", "number", path, errors);
     check_simple(m, "maxTokens", "number", path, errors);
     check_string_record(m, "headers", path, errors);
@@ -389,12 +404,7 @@ fn check_root(v: &Value, errors: &mut Errors) {
                         expect_type(mv, "object", &ip, errors);
                         continue;
                     };
-                    check_required(m, &["id"], &ip, errors);
-                    check_string(m, "id", true, &ip, errors);
-                    check_string(m, "api", true, &ip, errors);
-                    check_string(m, "baseUrl", true, &ip, errors);
-                    check_model_common(m, &ip, errors);
-                    check_cost(m, &ip, true, errors);
+                    check_model(m, &ip, true, errors);
                 }
             } else {
                 expect_type(models, "array", &mp, errors);
@@ -409,8 +419,7 @@ fn check_root(v: &Value, errors: &mut Errors) {
                         expect_type(ov, "object", &ip, errors);
                         continue;
                     };
-                    check_model_common(o, &ip, errors);
-                    check_cost(o, &ip, false, errors);
+                    check_model(o, &ip, false, errors);
                 }
             } else {
                 expect_type(overrides, "object", &op, errors);
@@ -599,6 +608,26 @@ mod tests {
         assert!(err.contains(
             "providers.foo.models.0.cost.output: must have required properties output, cacheRead, cacheWrite"
         ));
+    }
+
+    #[test]
+    fn compat_union_messages() {
+        let err = parse(
+            r#"{"providers":{"foo":{"baseUrl":"u","apiKey":"k","api":"a","compat":[],"models":[{"id":"a"}]}}}"#,
+            &none,
+        )
+        .expect_err("compat");
+        assert_eq!(
+            err,
+            "Invalid models.json schema:\n  - providers.foo.compat: must be object\n  - providers.foo.compat: must be object\n  - providers.foo.compat: must be object\n  - providers.foo.compat: must match a schema in anyOf"
+        );
+        assert!(parse(r#"{"providers":{"foo":{"baseUrl":"u","apiKey":"k","api":"a","compat":{"supportsStore":"x"},"models":[{"id":"a"}]}}}"#, &none).is_ok());
+        let err = parse(r#"{"providers":{"foo":{"baseUrl":"u","apiKey":"","api":"a","headers":{"a":1},"models":[{"id":"a","thinkingLevelMap":{"off":1}}]}}}"#, &none)
+            .expect_err("several");
+        assert_eq!(
+            err,
+            "Invalid models.json schema:\n  - providers.foo.apiKey: must not have fewer than 1 characters\n  - providers.foo.headers.a: must be string\n  - providers.foo.models.0.thinkingLevelMap.off: must be string\n  - providers.foo.models.0.thinkingLevelMap.off: must be null\n  - providers.foo.models.0.thinkingLevelMap.off: must match a schema in anyOf"
+        );
     }
 
     #[test]
