@@ -1,9 +1,9 @@
 //! Prompt templates: markdown files invoked as `/name args…`, with `$1`, `$@`, `$ARGUMENTS`,
 //! `${@:N}` and `${@:N:L}` replaced by the arguments.
 //!
-//! Discovery order (the first template with a name wins): `--prompt-template` paths, settings
-//! `prompts` entries (project, then global), `.pi/prompts/*.md`, `<agent>/prompts/*.md`, then
-//! package paths. Folders are not searched recursively.
+//! Discovery order (the first template with a name wins): `--prompt-template` paths; project
+//! settings `prompts` entries and `.pi/prompts/*.md`; global settings entries and
+//! `<agent>/prompts/*.md`; then package paths. Folders are not searched recursively.
 
 use std::path::{Path, PathBuf};
 
@@ -121,10 +121,22 @@ pub fn load_prompt_templates(paths: &Paths, sources: &TemplateSources) -> Loaded
         );
     }
     if !sources.no_defaults {
+        // pi's precedence: project settings entries, project folder, global settings
+        // entries, user folder, then packages.
         let project_base = paths.cwd.join(CONFIG_DIR_NAME);
-        for (entries, base, scope) in [
-            (&sources.project_entries, project_base.clone(), ResourceScope::Project),
-            (&sources.global_entries, paths.agent_dir.clone(), ResourceScope::User),
+        for (entries, base, scope, auto_dir) in [
+            (
+                &sources.project_entries,
+                project_base.clone(),
+                ResourceScope::Project,
+                project_base.join("prompts"),
+            ),
+            (
+                &sources.global_entries,
+                paths.agent_dir.clone(),
+                ResourceScope::User,
+                paths.prompts_dir(),
+            ),
         ] {
             let mut found = Vec::new();
             for entry in entries.iter().filter(|e| !is_pattern(e)) {
@@ -135,15 +147,10 @@ pub fn load_prompt_templates(paths: &Paths, sources: &TemplateSources) -> Loaded
                 );
             }
             candidates.extend(found.into_iter().filter(|(f, _)| is_enabled(f, entries, &base, true)));
-        }
-        for f in collect_top_level_files(&project_base.join("prompts"), ".md") {
-            if is_enabled(&f, &sources.project_entries, &project_base, false) {
-                candidates.push((f, ResourceScope::Project));
-            }
-        }
-        for f in collect_top_level_files(&paths.prompts_dir(), ".md") {
-            if is_enabled(&f, &sources.global_entries, &paths.agent_dir, false) {
-                candidates.push((f, ResourceScope::User));
+            for f in collect_top_level_files(&auto_dir, ".md") {
+                if is_enabled(&f, entries, &base, false) {
+                    candidates.push((f, scope.clone()));
+                }
             }
         }
         for p in &sources.package_paths {

@@ -1,10 +1,10 @@
 //! Skills: markdown files with a `name` and `description` in their frontmatter that the model
 //! may load on demand (listed in the system prompt) or the user may invoke with `/skill:name`.
 //!
-//! Discovery order (the first skill with a name wins): `--skill` paths, settings `skills`
-//! entries (project, then global), the project's `.pi/skills` and `.agents/skills` in the cwd
-//! and its ancestors up to the git root, then the user's `<agent>/skills` and
-//! `~/.agents/skills`, then package paths. `--no-skills` keeps only the CLI paths.
+//! Discovery order (the first skill with a name wins): `--skill` paths; the project's settings
+//! `skills` entries, `.pi/skills` and `.agents/skills` in the cwd and its ancestors up to the
+//! git root; the global settings entries, `<agent>/skills` and `~/.agents/skills`; then
+//! package paths. `--no-skills` keeps only the CLI paths.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -206,12 +206,33 @@ pub fn load_skills(paths: &Paths, sources: &SkillSources) -> LoadedSkills {
         c.add_path(&resolve_resource_path(p, &paths.cwd, &paths.home), ResourceScope::Path);
     }
     if !sources.no_defaults {
+        // pi's precedence: project settings entries, project folders, global settings
+        // entries, user folders, then packages.
         let project_base = paths.cwd.join(CONFIG_DIR_NAME);
+        let user_agents = paths.home.join(".agents").join("skills");
+        let mut project_auto = collect_skill_files(&project_base.join("skills"), SkillDirMode::Pi);
+        for dir in ancestor_agents_skill_dirs(&paths.cwd) {
+            if dir != user_agents {
+                project_auto.extend(collect_skill_files(&dir, SkillDirMode::Agents));
+            }
+        }
+        let mut user_auto = collect_skill_files(&paths.skills_dir(), SkillDirMode::Pi);
+        user_auto.extend(collect_skill_files(&user_agents, SkillDirMode::Agents));
         let scopes = [
-            (&sources.project_entries, project_base.clone(), ResourceScope::Project),
-            (&sources.global_entries, paths.agent_dir.clone(), ResourceScope::User),
+            (
+                &sources.project_entries,
+                project_base,
+                ResourceScope::Project,
+                project_auto,
+            ),
+            (
+                &sources.global_entries,
+                paths.agent_dir.clone(),
+                ResourceScope::User,
+                user_auto,
+            ),
         ];
-        for (entries, base, scope) in &scopes {
+        for (entries, base, scope, auto) in &scopes {
             for entry in entries.iter().filter(|e| !is_pattern(e)) {
                 let path = resolve_resource_path(entry, base, &paths.home);
                 let files = if path.is_dir() {
@@ -227,24 +248,10 @@ pub fn load_skills(paths: &Paths, sources: &SkillSources) -> LoadedSkills {
                     }
                 }
             }
-        }
-        let user_agents = paths.home.join(".agents").join("skills");
-        let mut project_files = collect_skill_files(&project_base.join("skills"), SkillDirMode::Pi);
-        for dir in ancestor_agents_skill_dirs(&paths.cwd) {
-            if dir != user_agents {
-                project_files.extend(collect_skill_files(&dir, SkillDirMode::Agents));
-            }
-        }
-        for f in project_files {
-            if is_enabled(&f, &sources.project_entries, &project_base, false) {
-                c.add_file(&f, ResourceScope::Project);
-            }
-        }
-        let mut user_files = collect_skill_files(&paths.skills_dir(), SkillDirMode::Pi);
-        user_files.extend(collect_skill_files(&user_agents, SkillDirMode::Agents));
-        for f in user_files {
-            if is_enabled(&f, &sources.global_entries, &paths.agent_dir, false) {
-                c.add_file(&f, ResourceScope::User);
+            for f in auto {
+                if is_enabled(f, entries, base, false) {
+                    c.add_file(f, scope.clone());
+                }
             }
         }
         for p in &sources.package_paths {

@@ -282,10 +282,16 @@ pub fn load_themes(paths: &Paths, sources: &ThemeSources) -> LoadedThemes {
         );
     }
     if !sources.no_defaults {
+        // pi's precedence: project settings entries, project folder, global settings
+        // entries, user folder, then packages.
         let project_base = paths.cwd.join(CONFIG_DIR_NAME);
-        for (entries, base) in [
-            (&sources.project_entries, project_base.clone()),
-            (&sources.global_entries, paths.agent_dir.clone()),
+        for (entries, base, auto_dir) in [
+            (
+                &sources.project_entries,
+                project_base.clone(),
+                project_base.join("themes"),
+            ),
+            (&sources.global_entries, paths.agent_dir.clone(), paths.themes_dir()),
         ] {
             let mut found = Vec::new();
             for e in entries.iter().filter(|e| !is_pattern(e)) {
@@ -296,15 +302,10 @@ pub fn load_themes(paths: &Paths, sources: &ThemeSources) -> LoadedThemes {
                 );
             }
             files.extend(found.into_iter().filter(|f| is_enabled(f, entries, &base, true)));
-        }
-        for f in collect_top_level_files(&project_base.join("themes"), ".json") {
-            if is_enabled(&f, &sources.project_entries, &project_base, false) {
-                files.push(f);
-            }
-        }
-        for f in collect_top_level_files(&paths.themes_dir(), ".json") {
-            if is_enabled(&f, &sources.global_entries, &paths.agent_dir, false) {
-                files.push(f);
+            for f in collect_top_level_files(&auto_dir, ".json") {
+                if is_enabled(&f, entries, &base, false) {
+                    files.push(f);
+                }
             }
         }
         for p in &sources.package_paths {
