@@ -4,6 +4,7 @@
 pub mod context_files;
 pub mod discovery;
 pub mod frontmatter;
+pub mod loader;
 pub mod prompt_templates;
 pub mod skills;
 pub mod themes;
