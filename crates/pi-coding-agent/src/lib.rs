@@ -8,4 +8,5 @@ pub mod modes;
 pub mod resources;
 pub mod runtime;
 pub mod session;
+pub mod session_host;
 pub mod system_prompt;

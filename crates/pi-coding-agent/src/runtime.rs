@@ -96,12 +96,19 @@ fn tool_names(args: &Args) -> Vec<String> {
 
 /// Build everything a mode needs. `cwd` is the process's working directory.
 pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
-    let mut warnings = Vec::new();
     let startup_paths = Paths::for_cwd(cwd);
     let settings = SettingsManager::load(&startup_paths);
     let session_dir = paths::resolve_session_dir(args.session_dir.as_deref(), settings.session_dir(), &startup_paths);
     let store = open_store(args, &startup_paths, &session_dir)?;
+    build_with_store(args, cwd, store)
+}
 
+/// Build the runtime around an already opened session store (new, resumed or forked). The
+/// CLI's model, thinking and tool options apply again, as in pi.
+pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Result<Runtime, StartupError> {
+    let mut warnings = Vec::new();
+    let startup_paths = Paths::for_cwd(cwd);
+    let settings = SettingsManager::load(&startup_paths);
     // A resumed session runs in the folder it was recorded in.
     let session_cwd = PathBuf::from(store.cwd());
     if session_cwd != cwd && !session_cwd.is_dir() {
@@ -271,6 +278,7 @@ pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
     if is_new {
         session.record_initial_state();
     }
+    session.set_scoped_models(scoped_models.clone());
     warnings.extend(session_diagnostics(&session));
     Ok(Runtime {
         session,

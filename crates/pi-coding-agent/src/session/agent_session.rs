@@ -56,30 +56,47 @@ struct RetryState {
     cancel: Option<CancellationToken>,
 }
 
-struct Inner {
-    cwd: PathBuf,
-    agent: Agent,
-    store: Mutex<SessionManager>,
-    registry: Arc<Mutex<ModelRegistry>>,
-    settings: Arc<Mutex<SettingsManager>>,
-    resources: Resources,
-    docs: DocsPaths,
-    model: Mutex<Option<Model>>,
+pub(crate) struct Inner {
+    pub(crate) cwd: PathBuf,
+    pub(crate) agent: Agent,
+    pub(crate) store: Mutex<SessionManager>,
+    pub(crate) registry: Arc<Mutex<ModelRegistry>>,
+    pub(crate) settings: Arc<Mutex<SettingsManager>>,
+    pub(crate) resources: Resources,
+    pub(crate) docs: DocsPaths,
+    pub(crate) model: Mutex<Option<Model>>,
     listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
     retry: Mutex<RetryState>,
     /// The first failure to write the session file (reported by the modes).
-    persist_error: Mutex<Option<String>>,
+    pub(crate) persist_error: Mutex<Option<String>>,
+    /// Texts of queued steering / follow-up messages, for display (`queue_update`).
+    pub(crate) queued: Mutex<super::queue::QueuedTexts>,
+    /// Scoped models (`--models`) for cycling.
+    pub(crate) scoped_models: Mutex<Vec<crate::config::model_resolver::ScopedModel>>,
+    /// User shell commands that finished during a run, recorded when it ends.
+    pub(crate) pending_bash: Mutex<Vec<AgentMessage>>,
 }
 
 /// A running session. Cloning gives another handle to the same session.
 #[derive(Clone)]
 pub struct AgentSession {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 /// A poisoned lock only means a panic elsewhere; the data is still consistent enough to use.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A user message of text followed by images, stamped now.
+pub(crate) fn user_message(text: String, images: Vec<ImageContent>) -> AgentMessage {
+    let mut content = vec![Content::text(text)];
+    content.extend(images.into_iter().map(Content::Image));
+    AgentMessage::Llm(Message::User(UserMessage {
+        content: UserContent::Blocks(content),
+        timestamp: pi_ai::now_ms(),
+        extra: Default::default(),
+    }))
 }
 
 /// The agent listener that ties the agent to the session.
@@ -113,6 +130,9 @@ impl AgentSession {
                 cancel: None,
             }),
             persist_error: Mutex::new(None),
+            queued: Mutex::new(Default::default()),
+            scoped_models: Mutex::new(Vec::new()),
+            pending_bash: Mutex::new(Vec::new()),
         });
         inner.agent.subscribe(Arc::new(Bridge(Arc::downgrade(&inner))));
         AgentSession { inner }
@@ -179,7 +199,7 @@ impl AgentSession {
         })
     }
 
-    async fn emit(&self, event: SessionEvent<'_>) {
+    pub(crate) async fn emit(&self, event: SessionEvent<'_>) {
         let listeners: Vec<Arc<dyn SessionListener>> = lock(&self.inner.listeners).clone();
         for l in listeners {
             l.on_event(&event).await;
@@ -191,6 +211,12 @@ impl AgentSession {
             self.persist(message);
         }
         self.emit(SessionEvent::Agent(event)).await;
+        if let AgentEvent::MessageStart {
+            message: AgentMessage::Llm(Message::User(user)),
+        } = event
+        {
+            self.dequeue_delivered(&user.content.text()).await;
+        }
         if let AgentEvent::MessageEnd {
             message: AgentMessage::Llm(Message::Assistant(a)),
         } = event
@@ -248,7 +274,7 @@ impl AgentSession {
     }
 
     /// pi's checks before a prompt: a model is selected and its provider has credentials.
-    fn check_model(&self) -> Result<Model, PromptError> {
+    pub(crate) fn check_model(&self) -> Result<Model, PromptError> {
         let Some(model) = self.model() else {
             return Err(PromptError(format!(
                 "No model selected.\n\n{}\n\nThen use /model to select a model.",
@@ -268,27 +294,37 @@ impl AgentSession {
 
     /// Send a user prompt and run the agent until it is done, including automatic retries.
     pub async fn prompt(&self, text: &str, images: Vec<ImageContent>) -> Result<(), PromptError> {
+        self.prompt_with(text, images, None).await
+    }
+
+    /// [`Self::prompt`]; while a run is active, `behavior` says whether the text steers the run
+    /// or follows it up (without one, a prompt during a run is an error, as in pi).
+    pub async fn prompt_with(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+        behavior: Option<super::queue::StreamingBehavior>,
+    ) -> Result<(), PromptError> {
         let expanded = self.expand_input(text)?;
         if self.is_streaming() {
-            return Err(PromptError(
-                "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-                    .to_string(),
-            ));
+            return match behavior {
+                Some(b) => self.enqueue(b, expanded, images).await,
+                None => Err(PromptError(
+                    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+                        .to_string(),
+                )),
+            };
         }
+        self.flush_pending_bash();
         self.check_model()?;
-        let mut content = vec![Content::text(expanded)];
-        content.extend(images.into_iter().map(Content::Image));
-        let message = AgentMessage::Llm(Message::User(UserMessage {
-            content: UserContent::Blocks(content),
-            timestamp: pi_ai::now_ms(),
-            extra: Default::default(),
-        }));
+        let message = user_message(expanded, images);
         self.inner
             .agent
             .prompt_messages(vec![message])
             .await
             .map_err(|e| PromptError(e.to_string()))?;
         self.retry_until_settled().await;
+        self.flush_pending_bash();
         Ok(())
     }
 

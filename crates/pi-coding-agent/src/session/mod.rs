@@ -4,7 +4,12 @@ pub mod agent_session;
 pub mod events;
 pub mod hooks;
 pub mod messages;
+pub mod models;
+pub mod queue;
 pub mod retry;
+pub mod stats;
+pub mod user_bash;
 
 pub use agent_session::{AgentSession, AgentSessionParts, PromptError, SessionListener};
 pub use events::{CompactionReason, SessionEvent};
+pub use queue::{QueuedTexts, StreamingBehavior};

@@ -1,0 +1,98 @@
+//! User shell commands (`!cmd`, `!!cmd`, RPC `bash`): run in the session's folder and recorded
+//! as `bashExecution` messages (kept out of the LLM context with `!!`).
+
+use pi_agent::{AgentMessage, CustomMessage};
+use pi_tools::exec::{exec_bash, BashOptions, BashProgress};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::agent_session::{lock, AgentSession, PromptError};
+
+/// The result of a user command, as RPC `bash` returns it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BashResult {
+    pub output: String,
+    pub exit_code: Option<i32>,
+    pub cancelled: bool,
+    pub truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<String>,
+}
+
+impl AgentSession {
+    /// Run `command`; `on_chunk` receives output as it arrives. The execution is added to the
+    /// transcript and the session file now, or after the current run when one is active.
+    pub async fn execute_bash(
+        &self,
+        command: &str,
+        exclude_from_context: bool,
+        cancel: CancellationToken,
+        mut on_chunk: Option<&mut (dyn FnMut(&str) + Send)>,
+    ) -> Result<BashResult, PromptError> {
+        let options = {
+            let settings = lock(&self.inner.settings);
+            BashOptions {
+                shell_path: settings.shell_path().map(Into::into),
+                command_prefix: settings.shell_command_prefix().map(str::to_string),
+                ..Default::default()
+            }
+        };
+        let mut forward = |p: BashProgress| {
+            if let Some(f) = on_chunk.as_mut() {
+                f(&p.new_text);
+            }
+        };
+        let outcome = exec_bash(command, self.cwd(), &options, cancel, Some(&mut forward))
+            .await
+            .map_err(|e| PromptError(e.to_string()))?;
+        let result = BashResult {
+            output: outcome.output,
+            exit_code: outcome.exit_code,
+            cancelled: outcome.cancelled,
+            truncated: outcome.truncated,
+            full_output_path: outcome.full_output_path.map(|p| p.display().to_string()),
+        };
+        let message = bash_execution_message(command, &result, exclude_from_context);
+        if self.is_streaming() {
+            lock(&self.inner.pending_bash).push(message);
+        } else {
+            self.record_bash(message);
+        }
+        Ok(result)
+    }
+
+    fn record_bash(&self, message: AgentMessage) {
+        self.inner.agent.append_message(message.clone());
+        let stored = super::messages::to_stored(&message);
+        if let Err(e) = self.with_store(|s| s.append_message(stored)) {
+            lock(&self.inner.persist_error).get_or_insert(e.to_string());
+        }
+    }
+
+    /// Record user commands that finished while a run was active.
+    pub(crate) fn flush_pending_bash(&self) {
+        let pending = std::mem::take(&mut *lock(&self.inner.pending_bash));
+        for message in pending {
+            self.record_bash(message);
+        }
+    }
+}
+
+fn bash_execution_message(command: &str, result: &BashResult, exclude_from_context: bool) -> AgentMessage {
+    let mut fields = Map::new();
+    fields.insert("command".into(), json!(command));
+    fields.insert("output".into(), json!(result.output));
+    fields.insert("exitCode".into(), result.exit_code.map_or(Value::Null, |c| json!(c)));
+    fields.insert("cancelled".into(), json!(result.cancelled));
+    fields.insert("truncated".into(), json!(result.truncated));
+    if let Some(p) = &result.full_output_path {
+        fields.insert("fullOutputPath".into(), json!(p));
+    }
+    fields.insert("timestamp".into(), json!(pi_ai::now_ms()));
+    if exclude_from_context {
+        fields.insert("excludeFromContext".into(), json!(true));
+    }
+    AgentMessage::Custom(CustomMessage::new("bashExecution", fields))
+}

@@ -1,0 +1,163 @@
+//! The session host (pi's AgentSessionRuntime): owns the current AgentSession and replaces it
+//! for new / switch / fork / clone. A replacement stops the old session, moves its store to
+//! the target file, and rebuilds every service for the target's working directory; listeners
+//! follow the current session.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use pi_agent::AgentMessage;
+use pi_ai::Message;
+use pi_session::{NewSessionOptions, SessionManager};
+
+use crate::cli::Args;
+use crate::runtime::{build_with_store, StartupError};
+use crate::session::{AgentSession, SessionListener};
+
+/// A user message of the current branch that a fork can start from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ForkPoint {
+    pub entry_id: String,
+    pub text: String,
+}
+
+pub struct SessionHost {
+    args: Args,
+    cwd: PathBuf,
+    current: Mutex<AgentSession>,
+    listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl SessionHost {
+    pub fn new(args: Args, cwd: PathBuf, session: AgentSession) -> Self {
+        SessionHost {
+            args,
+            cwd,
+            current: Mutex::new(session),
+            listeners: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The current session (a handle; it may be replaced later).
+    pub fn session(&self) -> AgentSession {
+        lock(&self.current).clone()
+    }
+
+    /// Listen to the current session and every one that replaces it.
+    pub fn subscribe(&self, listener: Arc<dyn SessionListener>) {
+        self.session().subscribe(Arc::clone(&listener));
+        lock(&self.listeners).push(listener);
+    }
+
+    /// Stop the current session and take its store, leaving an in-memory one behind so the
+    /// old session can no longer write (and its file lock is released or moved).
+    async fn retire_current(&self) -> SessionManager {
+        let old = self.session();
+        old.abort();
+        old.agent().wait_for_idle().await;
+        let cwd = old.cwd().to_string_lossy().to_string();
+        old.with_store(|s| std::mem::replace(s, SessionManager::in_memory(&cwd)))
+    }
+
+    fn install(&self, store: SessionManager) -> Result<(), StartupError> {
+        let runtime = build_with_store(&self.args, &self.cwd, store)?;
+        for l in lock(&self.listeners).iter() {
+            runtime.session.subscribe(Arc::clone(l));
+        }
+        *lock(&self.current) = runtime.session;
+        Ok(())
+    }
+
+    /// Start a fresh session in the same folder.
+    pub async fn new_session(&self) -> Result<(), StartupError> {
+        let mut store = self.retire_current().await;
+        store.new_session(NewSessionOptions::default());
+        self.install(store)
+    }
+
+    /// Open another session file.
+    pub async fn switch_session(&self, path: &Path) -> Result<(), StartupError> {
+        let dir = self.session().with_store(|s| s.session_dir().map(Path::to_path_buf));
+        let previous = self.retire_current().await;
+        match SessionManager::open_in(path, dir, None) {
+            Ok(store) => self.install(store),
+            Err(e) => {
+                // Put the previous session back so the caller keeps a working session.
+                self.install(previous)?;
+                Err(StartupError(e.to_string()))
+            }
+        }
+    }
+
+    /// The user messages of the current branch (RPC `get_fork_messages`).
+    pub fn fork_points(&self) -> Vec<ForkPoint> {
+        self.session().with_store(|s| {
+            s.get_branch(None)
+                .into_iter()
+                .filter_map(|e| {
+                    let message = crate::session::messages::from_stored(e.message()?);
+                    match message {
+                        AgentMessage::Llm(Message::User(u)) => Some(ForkPoint {
+                            entry_id: e.id.clone(),
+                            text: u.content.text(),
+                        }),
+                        _ => None,
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// Continue in a new session holding the branch before the user message `entry_id`;
+    /// returns that message's text (for the editor).
+    pub async fn fork(&self, entry_id: &str) -> Result<String, StartupError> {
+        let (text, parent) = self.session().with_store(|s| {
+            let entry = s
+                .get_entry(entry_id)
+                .ok_or_else(|| StartupError(format!("Entry {entry_id} not found")))?;
+            let text = match entry.message().map(crate::session::messages::from_stored) {
+                Some(AgentMessage::Llm(Message::User(u))) => u.content.text(),
+                _ => return Err(StartupError("Invalid entry ID for forking".to_string())),
+            };
+            Ok((text, entry.parent_id.clone()))
+        })?;
+        let mut store = self.retire_current().await;
+        let result = match &parent {
+            Some(parent) => store.fork_to(parent).map(|_| ()),
+            None => {
+                let from = store.session_file().map(|p| p.display().to_string());
+                store.new_session(NewSessionOptions {
+                    id: None,
+                    parent_session: from,
+                });
+                Ok(())
+            }
+        };
+        if let Err(e) = result {
+            self.install(store)?;
+            return Err(StartupError(e.to_string()));
+        }
+        self.install(store)?;
+        Ok(text)
+    }
+
+    /// Continue in a copy of the current branch (RPC `clone`, `/clone`).
+    pub async fn clone_session(&self) -> Result<(), StartupError> {
+        let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
+        let mut store = self.retire_current().await;
+        if let Some(leaf) = leaf {
+            if let Err(e) = store.fork_to(&leaf) {
+                self.install(store)?;
+                return Err(StartupError(e.to_string()));
+            }
+        } else {
+            store.new_session(NewSessionOptions::default());
+        }
+        self.install(store)
+    }
+}
