@@ -168,6 +168,29 @@ fn dedup<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
+static GLOBAL: std::sync::OnceLock<std::sync::RwLock<std::sync::Arc<Keybindings>>> = std::sync::OnceLock::new();
+
+fn global() -> &'static std::sync::RwLock<std::sync::Arc<Keybindings>> {
+    GLOBAL.get_or_init(|| std::sync::RwLock::new(std::sync::Arc::new(Keybindings::default())))
+}
+
+/// The keybindings components consult (the library defaults until `set_keybindings`).
+pub fn keybindings() -> std::sync::Arc<Keybindings> {
+    match global().read() {
+        Ok(g) => g.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    }
+}
+
+/// Replace the keybindings components consult.
+pub fn set_keybindings(kb: Keybindings) {
+    let mut g = match global().write() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    *g = std::sync::Arc::new(kb);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

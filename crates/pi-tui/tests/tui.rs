@@ -1,0 +1,267 @@
+//! Integration tests: the renderer's bytes through a terminal emulator (vt100), overlays,
+//! and the cost of a frame with a long history.
+
+use pi_tui::components::{SelectItem, SelectList, SelectListTheme, Text};
+use pi_tui::{Anchor, Component, Container, Frame, OverlayOptions, Renderer, SizeValue, Tui, CURSOR_MARKER};
+
+/// A component showing fixed lines (rebuilt every render, like a live component).
+struct Lines(Vec<String>);
+
+impl Component for Lines {
+    fn render(&mut self, _width: usize, out: &mut Frame) {
+        out.extend_lines(self.0.iter().cloned());
+    }
+}
+
+fn lines(v: &[&str]) -> Lines {
+    Lines(v.iter().map(|s| s.to_string()).collect())
+}
+
+struct Term {
+    parser: vt100::Parser,
+    tui: Tui,
+    last: Vec<u8>,
+}
+
+impl Term {
+    fn new(cols: u16, rows: u16) -> Self {
+        Term {
+            parser: vt100::Parser::new(rows, cols, 1000),
+            tui: Tui::new(cols as usize, rows as usize),
+            last: Vec::new(),
+        }
+    }
+
+    fn draw(&mut self, root: &mut dyn Component) {
+        let mut out = Vec::new();
+        self.tui.render(root, &mut out).expect("render");
+        self.parser.process(&out);
+        self.last = out;
+    }
+
+    fn screen(&self) -> Vec<String> {
+        let (_, cols) = self.parser.screen().size();
+        self.parser
+            .screen()
+            .rows(0, cols)
+            .map(|r| r.trim_end().to_string())
+            .collect()
+    }
+
+    fn last_text(&self) -> String {
+        String::from_utf8_lossy(&self.last).into_owned()
+    }
+}
+
+fn padded(v: &[&str], rows: usize) -> Vec<String> {
+    let mut out: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+    out.resize(rows, String::new());
+    out
+}
+
+#[test]
+fn frames_land_on_screen_and_only_changes_are_written() {
+    let mut t = Term::new(20, 6);
+    let mut root = lines(&["alpha", "beta", "gamma"]);
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["alpha", "beta", "gamma"], 6));
+    assert!(t.last_text().starts_with("\x1b[?2026h"));
+    assert!(t.last_text().ends_with("\x1b[?2026l"));
+
+    // Change the middle line: the write starts at that line and leaves the first alone.
+    root.0[1] = "BETA".into();
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["alpha", "BETA", "gamma"], 6));
+    let stats = t.tui.stats();
+    assert_eq!(stats.first_written, Some(1));
+    assert_eq!(stats.lines_written, 1);
+    assert!(!stats.full_redraw);
+    assert!(!t.last_text().contains("alpha"));
+    assert!(!t.last_text().contains("gamma"));
+
+    // Append: only the new lines are written.
+    root.0.push("delta".into());
+    root.0.push("epsilon".into());
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["alpha", "BETA", "gamma", "delta", "epsilon"], 6));
+    assert_eq!(t.tui.stats().first_written, Some(3));
+    assert_eq!(t.tui.stats().lines_written, 2);
+
+    // Shrink: removed rows are blanked.
+    root.0.truncate(2);
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["alpha", "BETA"], 6));
+    assert_eq!(t.tui.stats().lines_cleared, 3);
+
+    // No change: nothing is written at all.
+    t.draw(&mut root);
+    assert!(t.last.is_empty());
+}
+
+#[test]
+fn content_scrolls_into_scrollback_and_viewport_edits_stay_partial() {
+    let mut t = Term::new(20, 4);
+    let mut root = Lines((0..10).map(|i| format!("line {i}")).collect());
+    t.draw(&mut root);
+    assert_eq!(t.screen(), ["line 6", "line 7", "line 8", "line 9"]);
+
+    // An edit inside the viewport is partial.
+    root.0[8] = "edited 8".into();
+    t.draw(&mut root);
+    assert!(!t.tui.stats().full_redraw);
+    assert_eq!(t.tui.stats().first_written, Some(8));
+    assert_eq!(t.screen(), ["line 6", "line 7", "edited 8", "line 9"]);
+
+    // Growth scrolls.
+    root.0.push("line 10".into());
+    t.draw(&mut root);
+    assert_eq!(t.screen(), ["line 7", "edited 8", "line 9", "line 10"]);
+
+    // An edit above the viewport needs a full redraw.
+    root.0[2] = "changed 2".into();
+    t.draw(&mut root);
+    assert!(t.tui.stats().full_redraw);
+    assert!(t.last_text().contains("\x1b[2J\x1b[H\x1b[3J"));
+    assert_eq!(t.screen(), ["line 7", "edited 8", "line 9", "line 10"]);
+}
+
+#[test]
+fn resize_redraws_everything() {
+    let mut t = Term::new(20, 5);
+    let mut root = lines(&["one", "two"]);
+    t.draw(&mut root);
+    t.parser.screen_mut().set_size(5, 30);
+    t.tui.set_size(30, 5);
+    t.draw(&mut root);
+    assert!(t.tui.stats().full_redraw);
+    assert_eq!(t.screen(), padded(&["one", "two"], 5));
+}
+
+#[test]
+fn cursor_marker_places_the_hardware_cursor() {
+    let mut t = Term::new(20, 5);
+    t.tui.set_show_hardware_cursor(true);
+    let mut root = Lines(vec!["header".into(), format!("> ab{CURSOR_MARKER}c"), "footer".into()]);
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["header", "> abc", "footer"], 5));
+    assert_eq!(t.parser.screen().cursor_position(), (1, 4));
+    assert!(!t.parser.screen().hide_cursor());
+    // Moving the marker repositions the cursor and rewrites only that line.
+    root.0[1] = format!("> abc{CURSOR_MARKER}");
+    t.draw(&mut root);
+    assert_eq!(t.parser.screen().cursor_position(), (1, 5));
+    assert_eq!(t.tui.stats().first_written, Some(1));
+    assert_eq!(t.tui.stats().lines_written, 1);
+    // The next frame's diff starts from the right row.
+    root.0[2] = "FOOTER".into();
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["header", "> abc", "FOOTER"], 5));
+}
+
+#[test]
+fn wide_characters_and_styles_render() {
+    let mut t = Term::new(10, 3);
+    let mut root = lines(&["日本語テキストが長い", "\x1b[31mred\x1b[39m ok"]);
+    t.draw(&mut root);
+    // Over-wide lines are cut to the width instead of wrapping.
+    assert_eq!(t.screen()[0], "日本語テキ");
+    assert_eq!(t.screen()[1], "red ok");
+    assert_eq!(
+        t.parser.screen().cell(1, 0).map(|c| c.fgcolor()),
+        Some(vt100::Color::Idx(1))
+    );
+    assert_eq!(
+        t.parser.screen().cell(1, 4).map(|c| c.fgcolor()),
+        Some(vt100::Color::Default)
+    );
+}
+
+#[test]
+fn overlay_is_drawn_over_the_bottom_and_removed() {
+    let mut t = Term::new(30, 6);
+    let mut root = Lines((0..6).map(|i| format!("row {i} xxxxxxxxxxxxxxxxxxxx")).collect());
+    t.draw(&mut root);
+    let list = SelectList::new(
+        vec![SelectItem::new("first"), SelectItem::new("second")],
+        5,
+        SelectListTheme::default(),
+    );
+    let id = t.tui.show_overlay(
+        Box::new(list),
+        OverlayOptions {
+            width: Some(SizeValue::Cells(12)),
+            anchor: Anchor::BottomLeft,
+            ..Default::default()
+        },
+    );
+    t.draw(&mut root);
+    let screen = t.screen();
+    assert_eq!(screen[4], "→ first     xxxxxxxxxxxxxx");
+    assert_eq!(screen[5], "  second    xxxxxxxxxxxxxx");
+    assert_eq!(screen[3], "row 3 xxxxxxxxxxxxxxxxxxxx");
+    assert!(!t.tui.stats().full_redraw);
+
+    // Input goes to the overlay.
+    let down = pi_tui::InputEvent::Key(pi_tui::parse_key("\x1b[B", false).expect("key"));
+    assert!(t.tui.handle_input(&down, &mut root));
+    t.draw(&mut root);
+    assert_eq!(t.screen()[5], "→ second    xxxxxxxxxxxxxx");
+    assert_eq!(t.tui.overlay_mut::<SelectList>(id).map(|l| l.selected_index()), Some(1));
+
+    t.tui.hide_overlay(id);
+    t.draw(&mut root);
+    assert_eq!(t.screen()[5], "row 5 xxxxxxxxxxxxxxxxxxxx");
+}
+
+/// Transcript of many finished (cached) messages plus a live editor line.
+struct Chat {
+    messages: Container,
+    editor: Lines,
+}
+
+impl Component for Chat {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        self.messages.render(width, out);
+        self.editor.render(width, out);
+    }
+}
+
+#[test]
+fn keystroke_with_long_history_writes_only_the_editor_line() {
+    let mut chat = Chat {
+        messages: Container::new(),
+        editor: lines(&["> "]),
+    };
+    for i in 0..10_000 {
+        chat.messages
+            .push(Box::new(Text::new(format!("message number {i} with some words"))));
+    }
+    let mut tui = Tui::new(80, 24);
+    let mut sink = Vec::new();
+    tui.render(&mut chat, &mut sink).expect("render");
+    assert_eq!(tui.renderer().previous().len(), 10_001);
+    for ch in ["h", "he", "hel"] {
+        chat.editor.0[0] = format!("> {ch}");
+        let mut out = Vec::new();
+        tui.render(&mut chat, &mut out).expect("render");
+        let stats = tui.stats();
+        assert!(!stats.full_redraw);
+        assert_eq!(stats.first_written, Some(10_000));
+        assert_eq!(stats.lines_written, 1);
+        assert!(out.len() < 64, "frame wrote {} bytes", out.len());
+    }
+}
+
+#[test]
+fn renderer_finish_leaves_cursor_below_content() {
+    let mut parser = vt100::Parser::new(5, 20, 0);
+    let mut r = Renderer::new();
+    let mut out = Vec::new();
+    let mut f = Frame::new();
+    f.push_line("a");
+    f.push_line("b");
+    r.render(f, 20, 5, &mut out).expect("render");
+    r.finish(&mut out).expect("finish");
+    parser.process(&out);
+    assert_eq!(parser.screen().cursor_position(), (2, 0));
+}
