@@ -4,6 +4,7 @@ pub mod ansi;
 pub mod component;
 pub mod components;
 pub mod fuzzy;
+pub mod highlight;
 pub mod input;
 pub mod keybindings;
 pub mod keys;

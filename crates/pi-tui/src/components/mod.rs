@@ -2,12 +2,15 @@
 
 mod boxed;
 mod loader;
+mod markdown;
+mod markdown_ast;
 mod select_list;
 mod settings_list;
 mod text;
 
 pub use boxed::Boxed;
 pub use loader::{Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
+pub use markdown::{Highlighter, Markdown, MarkdownTheme};
 pub use select_list::{SelectEvent, SelectItem, SelectList, SelectListTheme};
 pub use settings_list::{SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
 pub use text::{Spacer, Text, TruncatedText};
