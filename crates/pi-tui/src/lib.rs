@@ -1,6 +1,7 @@
 //! pi-tui: the terminal library (line-diff renderer, keys, components); depends on no other pi crate.
 
 pub mod ansi;
+pub mod autocomplete;
 pub mod component;
 pub mod components;
 pub mod fuzzy;

@@ -1,6 +1,8 @@
 //! The built-in components.
 
 mod boxed;
+mod editor;
+mod editor_buffer;
 mod loader;
 mod markdown;
 mod markdown_ast;
@@ -9,6 +11,8 @@ mod settings_list;
 mod text;
 
 pub use boxed::Boxed;
+pub use editor::{Editor, EditorEvent, EditorTheme};
+pub use editor_buffer::{KillRing, TextState};
 pub use loader::{Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
 pub use markdown::{Highlighter, Markdown, MarkdownTheme};
 pub use select_list::{SelectEvent, SelectItem, SelectList, SelectListTheme};

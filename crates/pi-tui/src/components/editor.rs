@@ -1,0 +1,1042 @@
+//! `Editor`: the multi-line prompt editor (word-wrapped, scrolling, history, kill ring, undo,
+//! word motion, jump-to-character, paste markers for large pastes, autocomplete).
+
+use std::collections::BTreeMap;
+
+use super::editor_buffer::{cursor_row, layout, KillRing, TextState, VisualRow};
+use super::select_list::{SelectItem, SelectList, SelectListTheme};
+use crate::autocomplete::{AutocompleteItem, AutocompleteProvider};
+use crate::component::{render_lines, Component, Frame, CURSOR_MARKER};
+use crate::input::InputEvent;
+use crate::keybindings::keybindings;
+use crate::keys::{Key, KeyEvent};
+use crate::style::Style;
+use crate::width::{grapheme_width, truncate_to_width, visible_width};
+
+const HISTORY_MAX: usize = 100;
+const UNDO_MAX: usize = 200;
+/// Pastes longer than this many lines or characters become a marker.
+const PASTE_LINES: usize = 10;
+const PASTE_CHARS: usize = 1000;
+
+/// Colours of the editor.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditorTheme {
+    pub border: Style,
+    pub select_list: SelectListTheme,
+}
+
+/// What a key did to the editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditorEvent {
+    /// Enter: the text with paste markers expanded, trimmed. The editor is now empty.
+    Submit(String),
+    /// The text changed.
+    Changed,
+    /// Used, text unchanged (cursor moved, autocomplete navigated, ...).
+    Handled,
+    /// Not an editor key (the application may use it).
+    Ignored,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LastAction {
+    None,
+    Type,
+    Kill,
+    Yank,
+}
+
+struct Autocomplete {
+    list: SelectList,
+    items: Vec<AutocompleteItem>,
+    prefix: String,
+}
+
+/// Multi-line text editor.
+pub struct Editor {
+    state: TextState,
+    undo: Vec<TextState>,
+    kill: KillRing,
+    last: LastAction,
+    /// Range of the last yank (line, start col, end col) for yank-pop.
+    yank_range: Option<(usize, usize, usize)>,
+    history: Vec<String>,
+    history_index: Option<usize>,
+    pastes: BTreeMap<u32, String>,
+    paste_counter: u32,
+    jump: Option<bool>,
+    focused: bool,
+    padding_x: usize,
+    terminal_rows: usize,
+    scroll: usize,
+    layout_width: usize,
+    /// Column the cursor tries to keep on vertical motion.
+    sticky_col: Option<usize>,
+    theme: EditorTheme,
+    provider: Option<Box<dyn AutocompleteProvider>>,
+    autocomplete: Option<Autocomplete>,
+    autocomplete_max_visible: usize,
+    disable_submit: bool,
+    last_event: Option<EditorEvent>,
+}
+
+impl Editor {
+    pub fn new(theme: EditorTheme) -> Self {
+        Editor {
+            state: TextState::default(),
+            undo: Vec::new(),
+            kill: KillRing::default(),
+            last: LastAction::None,
+            yank_range: None,
+            history: Vec::new(),
+            history_index: None,
+            pastes: BTreeMap::new(),
+            paste_counter: 0,
+            jump: None,
+            focused: true,
+            padding_x: 0,
+            terminal_rows: 24,
+            scroll: 0,
+            layout_width: 80,
+            sticky_col: None,
+            theme,
+            provider: None,
+            autocomplete: None,
+            autocomplete_max_visible: 5,
+            disable_submit: false,
+            last_event: None,
+        }
+    }
+
+    pub fn set_theme(&mut self, theme: EditorTheme) {
+        self.theme = theme;
+    }
+
+    /// Border colour (e.g. by thinking level or bash mode).
+    pub fn set_border_style(&mut self, style: Style) {
+        self.theme.border = style;
+    }
+
+    pub fn set_padding_x(&mut self, p: usize) {
+        self.padding_x = p;
+    }
+
+    /// Terminal height: the editor shows at most max(5, 30%) of it.
+    pub fn set_terminal_rows(&mut self, rows: usize) {
+        self.terminal_rows = rows;
+    }
+
+    pub fn set_autocomplete_provider(&mut self, p: Box<dyn AutocompleteProvider>) {
+        self.provider = Some(p);
+        self.autocomplete = None;
+    }
+
+    pub fn autocomplete_provider_mut(&mut self) -> Option<&mut (dyn AutocompleteProvider + 'static)> {
+        self.provider.as_deref_mut()
+    }
+
+    pub fn set_autocomplete_max_visible(&mut self, n: usize) {
+        self.autocomplete_max_visible = n.clamp(3, 20);
+    }
+
+    pub fn set_disable_submit(&mut self, on: bool) {
+        self.disable_submit = on;
+    }
+
+    pub fn is_showing_autocomplete(&self) -> bool {
+        self.autocomplete.is_some()
+    }
+
+    /// The raw text (paste markers not expanded).
+    pub fn text(&self) -> String {
+        self.state.text()
+    }
+
+    /// The text with paste markers replaced by their content.
+    pub fn expanded_text(&self) -> String {
+        self.expand_pastes(&self.state.text())
+    }
+
+    pub fn lines(&self) -> &[String] {
+        &self.state.lines
+    }
+
+    /// Cursor as (line, byte column).
+    pub fn cursor(&self) -> (usize, usize) {
+        (self.state.line, self.state.col)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
+
+    /// Replace the text (undoable); the cursor goes to the end.
+    pub fn set_text(&mut self, text: &str) {
+        self.snapshot();
+        self.state = TextState::from_text(&normalize(text));
+        self.history_index = None;
+        self.autocomplete = None;
+        self.last = LastAction::None;
+    }
+
+    /// Insert at the cursor as if typed (undoable).
+    pub fn insert_text(&mut self, text: &str) {
+        self.snapshot();
+        self.state.insert(&normalize(text));
+        self.last = LastAction::None;
+    }
+
+    /// Remember a submitted text for up/down recall (trimmed, no consecutive duplicates).
+    pub fn add_to_history(&mut self, text: &str) {
+        let t = text.trim();
+        if t.is_empty() || self.history.first().is_some_and(|h| h == t) {
+            return;
+        }
+        self.history.insert(0, t.to_string());
+        self.history.truncate(HISTORY_MAX);
+    }
+
+    pub fn take_event(&mut self) -> Option<EditorEvent> {
+        self.last_event.take()
+    }
+
+    fn expand_pastes(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (id, content) in &self.pastes {
+            for marker in marker_forms(*id, content) {
+                if out.contains(&marker) {
+                    out = out.replace(&marker, content);
+                }
+            }
+        }
+        out
+    }
+
+    fn snapshot(&mut self) {
+        if self.undo.last() != Some(&self.state) {
+            self.undo.push(self.state.clone());
+            if self.undo.len() > UNDO_MAX {
+                self.undo.remove(0);
+            }
+        }
+    }
+
+    fn undo(&mut self) -> EditorEvent {
+        self.autocomplete = None;
+        self.last = LastAction::None;
+        match self.undo.pop() {
+            Some(s) => {
+                self.state = s;
+                EditorEvent::Changed
+            }
+            None => EditorEvent::Handled,
+        }
+    }
+
+    fn rows(&self) -> Vec<VisualRow> {
+        layout(&self.state.lines, self.layout_width)
+    }
+
+    fn current_row(&self, rows: &[VisualRow]) -> usize {
+        cursor_row(rows, self.state.line, self.state.col)
+    }
+
+    /// Move the cursor `delta` visual rows, keeping the display column.
+    fn move_vertical(&mut self, delta: isize) {
+        let rows = self.rows();
+        let cur = self.current_row(&rows);
+        let r = rows[cur];
+        let line = &self.state.lines[r.line];
+        let col_w = visible_width(&line[r.start..self.state.col.max(r.start)]);
+        let want = *self.sticky_col.get_or_insert(col_w);
+        let target = (cur as isize + delta).clamp(0, rows.len() as isize - 1) as usize;
+        let t = rows[target];
+        let tl = &self.state.lines[t.line];
+        let mut col = t.start;
+        let mut w = 0;
+        let seg = &tl[t.start..t.end];
+        let last_row_of_line = rows.get(target + 1).is_none_or(|n| n.line != t.line);
+        use unicode_segmentation::UnicodeSegmentation;
+        for (i, g) in seg.grapheme_indices(true) {
+            let gw = grapheme_width(g);
+            if w + gw > want {
+                break;
+            }
+            // A wrapped row's end belongs to the next row; stop before it.
+            if !last_row_of_line && t.start + i + g.len() == t.end {
+                break;
+            }
+            w += gw;
+            col = t.start + i + g.len();
+        }
+        self.state.line = t.line;
+        self.state.col = col;
+    }
+
+    fn on_first_row(&self) -> bool {
+        let rows = self.rows();
+        self.current_row(&rows) == 0
+    }
+
+    fn on_last_row(&self) -> bool {
+        let rows = self.rows();
+        self.current_row(&rows) + 1 == rows.len()
+    }
+
+    fn navigate_history(&mut self, older: bool) -> EditorEvent {
+        self.last = LastAction::None;
+        if self.history.is_empty() {
+            return EditorEvent::Handled;
+        }
+        let next: Option<usize> = match (self.history_index, older) {
+            (None, true) => Some(0),
+            (None, false) => return EditorEvent::Handled,
+            (Some(i), true) if i + 1 < self.history.len() => Some(i + 1),
+            (Some(_), true) => return EditorEvent::Handled,
+            (Some(0), false) => None,
+            (Some(i), false) => Some(i - 1),
+        };
+        if self.history_index.is_none() {
+            self.snapshot();
+        }
+        self.history_index = next;
+        let text = next.map_or(String::new(), |i| self.history[i].clone());
+        self.state = TextState::from_text(&text);
+        self.scroll = 0;
+        EditorEvent::Changed
+    }
+
+    fn submit(&mut self) -> EditorEvent {
+        self.autocomplete = None;
+        let text = self.expand_pastes(&self.state.text()).trim().to_string();
+        self.state = TextState::default();
+        self.pastes.clear();
+        self.paste_counter = 0;
+        self.history_index = None;
+        self.scroll = 0;
+        self.undo.clear();
+        self.last = LastAction::None;
+        EditorEvent::Submit(text)
+    }
+
+    fn paste(&mut self, text: &str) -> EditorEvent {
+        self.autocomplete = None;
+        self.history_index = None;
+        self.last = LastAction::None;
+        self.snapshot();
+        let decoded = decode_ctrl_csi_u(text);
+        let mut clean: String = normalize(&decoded)
+            .chars()
+            .filter(|&c| c == '\n' || !c.is_control())
+            .collect();
+        // A pasted path right after a word gets a separating space.
+        if clean.starts_with(['/', '~', '.']) {
+            let before = &self.state.current()[..self.state.col];
+            if before
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
+                clean.insert(0, ' ');
+            }
+        }
+        let nlines = clean.split('\n').count();
+        let nchars = clean.chars().count();
+        if nlines > PASTE_LINES || nchars > PASTE_CHARS {
+            self.paste_counter += 1;
+            let id = self.paste_counter;
+            let marker = if nlines > PASTE_LINES {
+                format!("[paste #{id} +{nlines} lines]")
+            } else {
+                format!("[paste #{id} {nchars} chars]")
+            };
+            self.pastes.insert(id, clean);
+            self.state.insert(&marker);
+        } else {
+            self.state.insert(&clean);
+        }
+        EditorEvent::Changed
+    }
+
+    fn kill(&mut self, removed: String, backward: bool) -> EditorEvent {
+        if removed.is_empty() {
+            return EditorEvent::Handled;
+        }
+        let join = self.last == LastAction::Kill;
+        self.kill.push(&removed, join, backward);
+        self.last = LastAction::Kill;
+        EditorEvent::Changed
+    }
+
+    fn yank(&mut self) -> EditorEvent {
+        let Some(text) = self.kill.top().map(str::to_string) else {
+            return EditorEvent::Handled;
+        };
+        self.snapshot();
+        self.insert_yank(&text);
+        EditorEvent::Changed
+    }
+
+    fn insert_yank(&mut self, text: &str) {
+        let start = (self.state.line, self.state.col);
+        self.state.insert(text);
+        // Yank-pop only replaces single-line yanks in place.
+        self.yank_range = (start.0 == self.state.line).then_some((start.0, start.1, self.state.col));
+        self.last = LastAction::Yank;
+    }
+
+    fn yank_pop(&mut self) -> EditorEvent {
+        if self.last != LastAction::Yank || self.kill.len() < 2 {
+            return EditorEvent::Handled;
+        }
+        let Some((line, start, end)) = self.yank_range else {
+            return EditorEvent::Handled;
+        };
+        if line >= self.state.lines.len() || end > self.state.lines[line].len() {
+            return EditorEvent::Handled;
+        }
+        self.snapshot();
+        self.state.lines[line].replace_range(start..end, "");
+        self.state.line = line;
+        self.state.col = start;
+        let text = self.kill.rotate().unwrap_or("").to_string();
+        self.insert_yank(&text);
+        EditorEvent::Changed
+    }
+
+    /// Whether autocomplete may open on this character.
+    fn refresh_autocomplete(&mut self, force: bool) {
+        let Some(p) = self.provider.as_mut() else { return };
+        match p.suggestions(&self.state.lines, self.state.line, self.state.col, force) {
+            Some(s) if !s.items.is_empty() => {
+                let select_items: Vec<SelectItem> = s
+                    .items
+                    .iter()
+                    .map(|i| SelectItem {
+                        value: i.value.clone(),
+                        label: Some(i.label.clone()),
+                        description: i.description.clone(),
+                    })
+                    .collect();
+                let mut list = SelectList::new(select_items, self.autocomplete_max_visible, self.theme.select_list);
+                list.set_no_match_text("  No matches");
+                self.autocomplete = Some(Autocomplete {
+                    list,
+                    items: s.items,
+                    prefix: s.prefix,
+                });
+            }
+            _ => self.autocomplete = None,
+        }
+    }
+
+    fn apply_completion(&mut self) -> bool {
+        let Some(ac) = self.autocomplete.take() else {
+            return false;
+        };
+        let Some(item) = ac.items.get(ac.list.selected_index()) else {
+            return false;
+        };
+        self.snapshot();
+        let Some(p) = self.provider.as_ref() else { return false };
+        let a = p.apply(&self.state.lines, self.state.line, self.state.col, item, &ac.prefix);
+        self.state.lines = a.lines;
+        self.state.line = a.line.min(self.state.lines.len() - 1);
+        self.state.col = a.col.min(self.state.lines[self.state.line].len());
+        self.last = LastAction::None;
+        // A directory keeps completing.
+        if item.value.ends_with('/') {
+            self.refresh_autocomplete(false);
+        }
+        true
+    }
+
+    fn insert_char(&mut self, c: char) -> EditorEvent {
+        self.history_index = None;
+        // Typing coalesces into one undo step per word.
+        if self.last != LastAction::Type || c.is_whitespace() {
+            self.snapshot();
+        }
+        self.last = LastAction::Type;
+        let mut buf = [0u8; 4];
+        self.state.insert(c.encode_utf8(&mut buf));
+        let before = &self.state.current()[..self.state.col];
+        let at_token_start =
+            before.len() == c.len_utf8() || before[..before.len() - c.len_utf8()].ends_with(char::is_whitespace);
+        let trigger = (c == '/' && self.state.line == 0 && before == "/") || (c == '@' && at_token_start);
+        if self.autocomplete.is_some() || trigger {
+            self.refresh_autocomplete(false);
+        }
+        EditorEvent::Changed
+    }
+
+    /// Handle one key.
+    pub fn handle_key(&mut self, k: &KeyEvent) -> EditorEvent {
+        let ev = self.handle_key_inner(k);
+        if !matches!(ev, EditorEvent::Ignored) {
+            // Any vertical motion keeps the sticky column; everything else resets it.
+            let kb = keybindings();
+            if !(kb.matches(k, "tui.editor.cursorUp") || kb.matches(k, "tui.editor.cursorDown")) {
+                self.sticky_col = None;
+            }
+        }
+        ev
+    }
+
+    fn handle_key_inner(&mut self, k: &KeyEvent) -> EditorEvent {
+        let kb = keybindings();
+        if let Some(forward) = self.jump {
+            if kb.matches(k, "tui.editor.jumpForward") || kb.matches(k, "tui.editor.jumpBackward") {
+                self.jump = None;
+                return EditorEvent::Handled;
+            }
+            self.jump = None;
+            if let Some(c) = k.text() {
+                self.state.jump_to(c, forward);
+                self.last = LastAction::None;
+                return EditorEvent::Handled;
+            }
+        }
+        if kb.matches(k, "tui.input.copy") {
+            return EditorEvent::Ignored;
+        }
+        if kb.matches(k, "tui.editor.undo") {
+            return self.undo();
+        }
+        if self.autocomplete.is_some() {
+            if kb.matches(k, "tui.select.cancel") {
+                self.autocomplete = None;
+                return EditorEvent::Handled;
+            }
+            if kb.matches(k, "tui.select.up") || kb.matches(k, "tui.select.down") {
+                if let Some(ac) = self.autocomplete.as_mut() {
+                    ac.list.handle_key(k);
+                }
+                return EditorEvent::Handled;
+            }
+            if kb.matches(k, "tui.input.tab") {
+                self.apply_completion();
+                return EditorEvent::Changed;
+            }
+            if kb.matches(k, "tui.select.confirm") {
+                let is_command = self.autocomplete.as_ref().is_some_and(|a| a.prefix.starts_with('/'));
+                self.apply_completion();
+                if !is_command {
+                    return EditorEvent::Changed;
+                }
+                self.autocomplete = None;
+                // A completed command is submitted right away.
+            }
+        }
+        if kb.matches(k, "tui.input.tab") {
+            self.refresh_autocomplete(true);
+            let single = self.autocomplete.as_ref().is_some_and(|a| a.items.len() == 1);
+            if single {
+                self.apply_completion();
+                return EditorEvent::Changed;
+            }
+            return EditorEvent::Handled;
+        }
+        let action = |id: &str| kb.matches(k, id);
+        if action("tui.editor.deleteToLineEnd") {
+            self.snapshot();
+            let r = self.state.delete_to_line_end();
+            return self.kill(r, false);
+        }
+        if action("tui.editor.deleteToLineStart") {
+            self.snapshot();
+            let r = self.state.delete_to_line_start();
+            return self.kill(r, true);
+        }
+        if action("tui.editor.deleteWordBackward") {
+            self.snapshot();
+            let r = self.state.delete_word_backward();
+            return self.kill(r, true);
+        }
+        if action("tui.editor.deleteWordForward") {
+            self.snapshot();
+            let r = self.state.delete_word_forward();
+            return self.kill(r, false);
+        }
+        if action("tui.editor.deleteCharBackward") || k.matches("shift+backspace") {
+            self.snapshot();
+            self.last = LastAction::None;
+            let removed = self.delete_marker_backward().or_else(|| self.state.backspace());
+            if self.autocomplete.is_some() {
+                self.refresh_autocomplete(false);
+            }
+            return if removed.is_some() {
+                EditorEvent::Changed
+            } else {
+                EditorEvent::Handled
+            };
+        }
+        if action("tui.editor.deleteCharForward") || k.matches("shift+delete") {
+            self.snapshot();
+            self.last = LastAction::None;
+            return if self.state.delete_forward().is_some() {
+                EditorEvent::Changed
+            } else {
+                EditorEvent::Handled
+            };
+        }
+        if action("tui.editor.yank") {
+            return self.yank();
+        }
+        if action("tui.editor.yankPop") {
+            return self.yank_pop();
+        }
+        let prev_last = self.last;
+        self.last = LastAction::None;
+        if action("tui.editor.cursorLineStart") {
+            self.state.line_start();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorLineEnd") {
+            self.state.line_end();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorWordLeft") {
+            self.state.word_left();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorWordRight") {
+            self.state.word_right();
+            return EditorEvent::Handled;
+        }
+        if action("tui.input.newLine") {
+            self.snapshot();
+            self.state.newline();
+            return EditorEvent::Changed;
+        }
+        if action("tui.input.submit") {
+            if self.disable_submit {
+                return EditorEvent::Handled;
+            }
+            // Terminals without shift+enter: a trailing backslash makes Enter a newline.
+            if self.state.current()[..self.state.col].ends_with('\\') {
+                self.snapshot();
+                self.state.backspace();
+                self.state.newline();
+                return EditorEvent::Changed;
+            }
+            return self.submit();
+        }
+        if action("tui.editor.cursorUp") {
+            if self.state.is_empty() || (self.history_index.is_some() && self.on_first_row()) {
+                return self.navigate_history(true);
+            }
+            if self.on_first_row() {
+                self.state.line_start();
+            } else {
+                self.move_vertical(-1);
+            }
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorDown") {
+            if self.history_index.is_some() && self.on_last_row() {
+                return self.navigate_history(false);
+            }
+            if self.on_last_row() {
+                self.state.line_end();
+            } else {
+                self.move_vertical(1);
+            }
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorRight") {
+            self.state.right();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorLeft") {
+            self.state.left();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.pageUp") || action("tui.editor.pageDown") {
+            let page = self.max_visible_rows() as isize;
+            self.move_vertical(if action("tui.editor.pageUp") { -page } else { page });
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.jumpForward") {
+            self.jump = Some(true);
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.jumpBackward") {
+            self.jump = Some(false);
+            return EditorEvent::Handled;
+        }
+        self.last = prev_last;
+        if k.key == Key::Char(' ') && k.mods.shift() && !k.mods.ctrl() && !k.mods.alt() {
+            return self.insert_char(' ');
+        }
+        match k.text() {
+            Some(c) => self.insert_char(c),
+            None => EditorEvent::Ignored,
+        }
+    }
+
+    /// Backspace right after a paste marker removes the whole marker.
+    fn delete_marker_backward(&mut self) -> Option<String> {
+        let before = &self.state.current()[..self.state.col];
+        if !before.ends_with(']') {
+            return None;
+        }
+        let start = before.rfind("[paste #")?;
+        let marker = &before[start..];
+        let id: u32 = marker[8..].split([' ', ']']).next()?.parse().ok()?;
+        let content = self.pastes.get(&id)?;
+        if !marker_forms(id, content).iter().any(|m| m == marker) {
+            return None;
+        }
+        let removed: String = self.state.lines[self.state.line].drain(start..self.state.col).collect();
+        self.state.col = start;
+        Some(removed)
+    }
+
+    fn max_visible_rows(&self) -> usize {
+        (self.terminal_rows * 3 / 10).max(5)
+    }
+}
+
+fn marker_forms(id: u32, content: &str) -> Vec<String> {
+    let nlines = content.split('\n').count();
+    let nchars = content.chars().count();
+    vec![
+        format!("[paste #{id} +{nlines} lines]"),
+        format!("[paste #{id} {nchars} chars]"),
+    ]
+}
+
+fn normalize(text: &str) -> String {
+    text.replace("\r\n", "\n").replace('\r', "\n").replace('\t', "    ")
+}
+
+/// Terminals that re-encode control bytes inside a paste as CSI-u ctrl+letter: decode them.
+fn decode_ctrl_csi_u(text: &str) -> String {
+    if !text.contains("\x1b[") {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("\x1b[") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && after[digits..].starts_with(";5u") {
+            if let Ok(cp) = after[..digits].parse::<u32>() {
+                let decoded = match cp {
+                    97..=122 => char::from_u32(cp - 96),
+                    65..=90 => char::from_u32(cp - 64),
+                    _ => None,
+                };
+                if let Some(c) = decoded {
+                    out.push(c);
+                    rest = &after[digits + 3..];
+                    continue;
+                }
+            }
+        }
+        out.push_str("\x1b[");
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+impl Component for Editor {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        let max_pad = width.saturating_sub(1) / 2;
+        let pad = self.padding_x.min(max_pad);
+        let content_w = width.saturating_sub(pad * 2).max(1);
+        // Without padding one column is kept free for the cursor at line end.
+        let layout_w = content_w.saturating_sub(if pad > 0 { 0 } else { 1 }).max(1);
+        self.layout_width = layout_w;
+        let rows = self.rows();
+        let cur = self.current_row(&rows);
+        let max_rows = self.max_visible_rows();
+        if cur < self.scroll {
+            self.scroll = cur;
+        } else if cur >= self.scroll + max_rows {
+            self.scroll = cur + 1 - max_rows;
+        }
+        self.scroll = self.scroll.min(rows.len().saturating_sub(max_rows));
+        let border = self.theme.border;
+        let rule = |label: Option<String>| -> String {
+            match label {
+                Some(l) => {
+                    let w = visible_width(&l);
+                    if w > width {
+                        border.paint(&truncate_to_width(&l, width, ""))
+                    } else {
+                        border.paint(&format!("{l}{}", "─".repeat(width - w)))
+                    }
+                }
+                None => border.paint(&"─".repeat(width)),
+            }
+        };
+        out.push_line(rule((self.scroll > 0).then(|| format!("─── ↑ {} more ", self.scroll))));
+        let show_marker = self.focused && self.autocomplete.is_none();
+        let lpad = " ".repeat(pad);
+        let end = (self.scroll + max_rows).min(rows.len());
+        for (i, r) in rows.iter().enumerate().take(end).skip(self.scroll) {
+            let text = &self.state.lines[r.line][r.start..r.end];
+            let mut line = String::with_capacity(text.len() + 16);
+            line.push_str(&lpad);
+            if i == cur && self.focused {
+                let c = self.state.col.clamp(r.start, r.end) - r.start;
+                line.push_str(&text[..c]);
+                if show_marker {
+                    line.push_str(CURSOR_MARKER);
+                }
+                let after = &text[c..];
+                use unicode_segmentation::UnicodeSegmentation;
+                match after.graphemes(true).next() {
+                    Some(g) => {
+                        line.push_str("\x1b[7m");
+                        line.push_str(g);
+                        line.push_str("\x1b[27m");
+                        line.push_str(&after[g.len()..]);
+                    }
+                    None => line.push_str("\x1b[7m \x1b[27m"),
+                }
+            } else {
+                line.push_str(text);
+            }
+            out.push_line(line);
+        }
+        let below = rows.len().saturating_sub(end);
+        out.push_line(rule((below > 0).then(|| format!("─── ↓ {below} more "))));
+        if let Some(ac) = self.autocomplete.as_mut() {
+            for l in render_lines(&mut ac.list, content_w) {
+                out.push_line(format!("{lpad}{l}"));
+            }
+        }
+    }
+
+    fn handle_input(&mut self, event: &InputEvent) -> bool {
+        let ev = match event {
+            InputEvent::Key(k) => self.handle_key(k),
+            InputEvent::Paste(text) => self.paste(text),
+            _ => EditorEvent::Ignored,
+        };
+        let used = ev != EditorEvent::Ignored;
+        if used {
+            self.last_event = Some(ev);
+        }
+        used
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        self.focused = focused;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ansi::strip_ansi;
+    use crate::input::InputParser;
+
+    fn editor() -> Editor {
+        Editor::new(EditorTheme::default())
+    }
+
+    /// Feed raw terminal bytes; returns the last event.
+    fn feed(e: &mut Editor, bytes: &str) -> Option<EditorEvent> {
+        let mut p = InputParser::new();
+        let mut evs = p.feed(bytes.as_bytes());
+        evs.extend(p.flush());
+        let mut last = None;
+        for ev in evs {
+            if e.handle_input(&ev) {
+                last = e.take_event();
+            }
+        }
+        last
+    }
+
+    fn screen(e: &mut Editor, width: usize) -> Vec<String> {
+        render_lines(e, width).iter().map(|l| strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn typing_and_submit() {
+        let mut e = editor();
+        feed(&mut e, "hello");
+        assert_eq!(e.text(), "hello");
+        assert_eq!(screen(&mut e, 10), ["──────────", "hello ", "──────────"]);
+        feed(&mut e, "\x1b[13;2u");
+        feed(&mut e, "world");
+        assert_eq!(e.text(), "hello\nworld");
+        assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("hello\nworld".into())));
+        assert!(e.is_empty());
+    }
+
+    #[test]
+    fn backslash_enter_is_newline() {
+        let mut e = editor();
+        feed(&mut e, "a\\\rb");
+        assert_eq!(e.text(), "a\nb");
+    }
+
+    #[test]
+    fn ctrl_c_is_left_to_the_application() {
+        let mut e = editor();
+        assert_eq!(feed(&mut e, "\x03"), None);
+    }
+
+    #[test]
+    fn cursor_motion_and_editing_keys() {
+        let mut e = editor();
+        feed(&mut e, "one two three");
+        feed(&mut e, "\x1bb"); // alt+b
+        feed(&mut e, "\x17"); // ctrl+w
+        assert_eq!(e.text(), "one three");
+        feed(&mut e, "\x01"); // ctrl+a
+        feed(&mut e, "\x0b"); // ctrl+k
+        assert_eq!(e.text(), "");
+        feed(&mut e, "\x19"); // ctrl+y
+        assert_eq!(e.text(), "one three");
+        feed(&mut e, "\x1b[D\x1b[D\x7f");
+        assert_eq!(e.text(), "one thee");
+    }
+
+    #[test]
+    fn kill_ring_yank_pop() {
+        let mut e = editor();
+        feed(&mut e, "alpha beta");
+        feed(&mut e, "\x17"); // kill "beta"
+        feed(&mut e, "\x17"); // kill "alpha " (joins: "alpha beta")
+        feed(&mut e, "gamma");
+        feed(&mut e, "\x17"); // kill "gamma"
+        feed(&mut e, "\x19"); // yank gamma
+        assert_eq!(e.text(), "gamma");
+        feed(&mut e, "\x1by"); // alt+y -> previous kill
+        assert_eq!(e.text(), "alpha beta");
+    }
+
+    #[test]
+    fn undo_restores_words() {
+        let mut e = editor();
+        feed(&mut e, "hello world");
+        feed(&mut e, "\x1b[45;5u"); // ctrl+-
+        assert_eq!(e.text(), "hello");
+        feed(&mut e, "\x1f"); // legacy ctrl+-
+        assert_eq!(e.text(), "");
+    }
+
+    #[test]
+    fn history_navigation() {
+        let mut e = editor();
+        e.add_to_history("first");
+        e.add_to_history("second");
+        e.add_to_history("second");
+        feed(&mut e, "\x1b[A");
+        assert_eq!(e.text(), "second");
+        feed(&mut e, "\x1b[A");
+        assert_eq!(e.text(), "first");
+        feed(&mut e, "\x1b[A");
+        assert_eq!(e.text(), "first");
+        feed(&mut e, "\x1b[B");
+        assert_eq!(e.text(), "second");
+        feed(&mut e, "\x1b[B");
+        assert_eq!(e.text(), "");
+    }
+
+    #[test]
+    fn large_paste_becomes_marker_and_expands_on_submit() {
+        let mut e = editor();
+        let big: String = (0..12).map(|i| format!("line {i}\n")).collect();
+        feed(&mut e, &format!("see \x1b[200~{big}\x1b[201~"));
+        assert_eq!(e.text(), "see [paste #1 +13 lines]");
+        let Some(EditorEvent::Submit(text)) = feed(&mut e, "\r") else {
+            panic!("expected submit");
+        };
+        assert!(text.starts_with("see line 0\nline 1"));
+        // Backspace removes a marker whole.
+        feed(&mut e, &format!("\x1b[200~{}\x1b[201~", "x".repeat(1200)));
+        assert_eq!(e.text(), "[paste #1 1200 chars]");
+        feed(&mut e, "\x7f");
+        assert_eq!(e.text(), "");
+        // Small pastes go in as text, control characters dropped.
+        feed(&mut e, "\x1b[200~a\x07b\r\nc\x1b[201~");
+        assert_eq!(e.text(), "ab\nc");
+    }
+
+    #[test]
+    fn jump_to_character() {
+        let mut e = editor();
+        feed(&mut e, "abcabc");
+        feed(&mut e, "\x01"); // home
+        feed(&mut e, "\x1d"); // ctrl+]
+        feed(&mut e, "c");
+        assert_eq!(e.cursor(), (0, 2));
+        feed(&mut e, "\x1b\x1d"); // ctrl+alt+]
+        feed(&mut e, "a");
+        assert_eq!(e.cursor(), (0, 0));
+    }
+
+    #[test]
+    fn wrapping_vertical_motion_and_scroll_indicator() {
+        let mut e = editor();
+        e.set_terminal_rows(10);
+        feed(&mut e, "aaaa bbbb cccc");
+        let s = screen(&mut e, 7);
+        assert_eq!(s, ["───────", "aaaa ", "bbbb ", "cccc ", "───────"]);
+        feed(&mut e, "\x1b[A");
+        assert_eq!(e.cursor(), (0, 9));
+        for _ in 0..8 {
+            feed(&mut e, "\x1b[13;2ux");
+        }
+        let s = screen(&mut e, 7);
+        assert_eq!(s.len(), 7);
+        assert_eq!(s[0], "─── ↑ 5", "{s:?}");
+        assert_eq!(s[5], "x cccc");
+        feed(&mut e, "\x1b[5~");
+        let s = screen(&mut e, 7);
+        assert!(s[6].starts_with("─── ↓ "), "{s:?}");
+    }
+
+    #[test]
+    fn cursor_marker_only_when_focused() {
+        let mut e = editor();
+        feed(&mut e, "ab");
+        assert!(render_lines(&mut e, 10)[1].contains(CURSOR_MARKER));
+        e.set_focused(false);
+        assert!(!render_lines(&mut e, 10)[1].contains(CURSOR_MARKER));
+    }
+
+    #[test]
+    fn autocomplete_commands() {
+        use crate::autocomplete::{CombinedAutocompleteProvider, SlashCommand};
+        let mut e = editor();
+        e.set_autocomplete_provider(Box::new(CombinedAutocompleteProvider::new(
+            vec![
+                SlashCommand::new("model", "Select model"),
+                SlashCommand::new("compact", "Compact"),
+            ],
+            ".",
+        )));
+        feed(&mut e, "/");
+        assert!(e.is_showing_autocomplete());
+        feed(&mut e, "co");
+        let s = screen(&mut e, 60);
+        assert!(s[3].starts_with("→ compact"), "{s:?}");
+        // Enter on a command completes and submits it.
+        assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("/compact".into())));
+        feed(&mut e, "/m");
+        feed(&mut e, "\t");
+        assert_eq!(e.text(), "/model ");
+        assert!(!e.is_showing_autocomplete());
+        feed(&mut e, "\x15/mo\x1b");
+        assert!(!e.is_showing_autocomplete());
+        assert_eq!(e.text(), "/mo");
+    }
+
+    #[test]
+    fn decode_csi_u_in_paste() {
+        assert_eq!(decode_ctrl_csi_u("a\x1b[106;5ub"), "a\nb");
+        assert_eq!(decode_ctrl_csi_u("a\x1b[1;5ub"), "a\x1b[1;5ub");
+    }
+}
