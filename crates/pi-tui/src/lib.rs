@@ -11,6 +11,7 @@ pub mod keybindings;
 pub mod keys;
 pub mod renderer;
 pub mod style;
+pub mod terminal;
 pub mod tui;
 pub mod width;
 
@@ -20,5 +21,6 @@ pub use keybindings::{keybindings, set_keybindings, KeybindingDef, Keybindings, 
 pub use keys::{parse_key, Key, KeyEvent, KeyEventKind, KeyId, Modifiers};
 pub use renderer::{FrameStats, Renderer};
 pub use style::{apply_background, Color, Style};
+pub use terminal::{spawn_resize_watcher, spawn_stdin_reader, terminal_size, Terminal};
 pub use tui::{Anchor, Margin, OverlayId, OverlayOptions, SizeValue, Tui};
 pub use width::{pad_to_width, slice_columns, truncate_to_width, visible_width, wrap_text};

@@ -3,6 +3,7 @@
 mod boxed;
 mod editor;
 mod editor_buffer;
+mod image;
 mod loader;
 mod markdown;
 mod markdown_ast;
@@ -13,6 +14,9 @@ mod text;
 pub use boxed::Boxed;
 pub use editor::{Editor, EditorEvent, EditorTheme};
 pub use editor_buffer::{KillRing, TextState};
+pub use image::{
+    encode_iterm2, encode_kitty, image_fallback, image_rows, image_size, Capabilities, Image, ImageProtocol, ImageSize,
+};
 pub use loader::{Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
 pub use markdown::{Highlighter, Markdown, MarkdownTheme};
 pub use select_list::{SelectEvent, SelectItem, SelectList, SelectListTheme};
