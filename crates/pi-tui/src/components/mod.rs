@@ -4,6 +4,7 @@ mod boxed;
 mod editor;
 mod editor_buffer;
 mod image;
+mod input;
 mod loader;
 mod markdown;
 mod markdown_ast;
@@ -17,6 +18,7 @@ pub use editor_buffer::{KillRing, TextState};
 pub use image::{
     encode_iterm2, encode_kitty, image_fallback, image_rows, image_size, Capabilities, Image, ImageProtocol, ImageSize,
 };
+pub use input::{Input, InputFieldEvent};
 pub use loader::{Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
 pub use markdown::{Highlighter, Markdown, MarkdownTheme};
 pub use select_list::{SelectEvent, SelectItem, SelectList, SelectListTheme};
