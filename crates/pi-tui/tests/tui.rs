@@ -265,3 +265,88 @@ fn renderer_finish_leaves_cursor_below_content() {
     parser.process(&out);
     assert_eq!(parser.screen().cursor_position(), (2, 0));
 }
+
+/// A chat-like layout: a markdown message, a spinner and the editor.
+struct Layout {
+    message: pi_tui::components::Markdown,
+    loader: pi_tui::components::Loader,
+    editor: pi_tui::components::Editor,
+}
+
+impl Component for Layout {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        self.message.render(width, out);
+        self.loader.render(width, out);
+        self.editor.render(width, out);
+    }
+}
+
+#[test]
+fn chat_layout_snapshot_through_the_emulator() {
+    use pi_tui::components::{Editor, EditorTheme, Loader, Markdown, MarkdownTheme};
+    use pi_tui::Style;
+    let theme = std::sync::Arc::new(MarkdownTheme::default());
+    let mut layout = Layout {
+        message: Markdown::new(
+            "## Plan\n\n1. Read `main.rs`\n2. Fix the **bug**\n\n| file | lines |\n|---|---|\n| a.rs | 10 |",
+            theme,
+        ),
+        loader: Loader::new("Working...", Style::new(), Style::new()),
+        editor: Editor::new(EditorTheme::default()),
+    };
+    let mut t = Term::new(30, 16);
+    t.draw(&mut layout);
+    assert_eq!(
+        t.screen(),
+        padded(
+            &[
+                "Plan",
+                "",
+                "1. Read main.rs",
+                "2. Fix the bug",
+                "",
+                "┌──────┬───────┐",
+                "│ file │ lines │",
+                "├──────┼───────┤",
+                "│ a.rs │ 10    │",
+                "└──────┴───────┘",
+                "",
+                " ⠋ Working...",
+                "──────────────────────────────",
+                "",
+                "──────────────────────────────",
+            ],
+            16
+        )
+    );
+    // Typing rewrites only the editor line; the spinner tick only its line.
+    let key = |s: &str| pi_tui::InputEvent::Key(pi_tui::parse_key(s, false).expect("key"));
+    t.tui.handle_input(&key("h"), &mut layout.editor);
+    t.draw(&mut layout);
+    assert_eq!(t.tui.stats().first_written, Some(13));
+    assert_eq!(t.tui.stats().lines_written, 1);
+    assert_eq!(t.screen()[13], "h");
+    layout.loader.tick();
+    t.draw(&mut layout);
+    assert_eq!(t.tui.stats().first_written, Some(11));
+    assert_eq!(t.tui.stats().lines_written, 1);
+    assert_eq!(t.screen()[11], " ⠙ Working...");
+}
+
+#[test]
+fn key_parsing_and_widths_from_the_outside() {
+    let mut p = pi_tui::InputParser::new();
+    let events = p.feed(b"\x1b[99;5u\x1b[13;2u\x1b[Z\x1b\r\x1b[27;5;99~");
+    let ids: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            pi_tui::InputEvent::Key(k) => Some(k.id().to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ids, ["ctrl+c", "shift+enter", "shift+tab", "alt+enter", "ctrl+c"]);
+    assert_eq!(pi_tui::visible_width("中文字符"), 8);
+    assert_eq!(pi_tui::visible_width("🎉 done"), 7);
+    assert_eq!(pi_tui::visible_width("\x1b[1m한국어\x1b[0m"), 6);
+    assert_eq!(pi_tui::truncate_to_width("🎉🎉🎉", 5, "…"), "🎉🎉…");
+}
