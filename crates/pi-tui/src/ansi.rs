@@ -302,6 +302,11 @@ fn extended_color(parts: &[&str]) -> (String, usize) {
     }
 }
 
+/// `text` as an OSC 8 hyperlink to `url` (use only when the terminal supports it).
+pub fn hyperlink(text: &str, url: &str) -> String {
+    format!("\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\")
+}
+
 /// Iterate over a string as escape sequences and plain runs.
 pub enum Piece<'a> {
     Escape(&'a str),
