@@ -70,6 +70,8 @@ pub struct Markdown {
     text_style: Style,
     bg: Option<Color>,
     cache: LineCache,
+    /// Rendered lines of each top-level block from the last render: (source, width, lines).
+    blocks: Vec<(String, usize, Vec<String>)>,
 }
 
 impl Markdown {
@@ -82,6 +84,7 @@ impl Markdown {
             text_style: Style::new(),
             bg: None,
             cache: LineCache::default(),
+            blocks: Vec::new(),
         }
     }
 
@@ -119,6 +122,7 @@ impl Markdown {
     pub fn set_theme(&mut self, theme: Arc<MarkdownTheme>) {
         self.theme = theme;
         self.cache.clear();
+        self.blocks.clear();
     }
 
     /// The lines for `width` (what `render` pushes).
@@ -128,13 +132,41 @@ impl Markdown {
         }
         let inner = width.saturating_sub(self.padding_x * 2).max(1);
         let text = self.text.replace('\t', "   ");
-        let blocks = parse(&text);
+        let (blocks, ranges) = parse(&text);
         let r = Renderer {
             theme: &self.theme,
             base: self.text_style,
         };
+        // Top-level blocks whose source is unchanged reuse their lines (a streaming message
+        // only re-renders its tail).
+        // Reference-style link definitions can change earlier blocks: no reuse then.
+        if text.contains("]:") {
+            self.blocks.clear();
+        }
         let mut body = Vec::new();
-        r.blocks(&blocks, inner, &mut body);
+        let mut fresh: Vec<(String, usize, Vec<String>)> = Vec::with_capacity(blocks.len());
+        for (i, b) in blocks.iter().enumerate() {
+            if i > 0 && r.gap_between(&blocks[i - 1], b) {
+                body.push(String::new());
+            }
+            let source = ranges[i].clone().and_then(|rg| text.get(rg)).map(str::to_string);
+            let cached = match (&source, self.blocks.get(i)) {
+                (Some(src), Some((csrc, cw, lines))) if csrc == src && *cw == inner => Some(lines.clone()),
+                _ => None,
+            };
+            let lines = cached.unwrap_or_else(|| {
+                let mut l = Vec::new();
+                r.block(b, inner, &mut l);
+                l
+            });
+            body.extend(lines.iter().cloned());
+            fresh.push((
+                source.unwrap_or_default(),
+                if ranges[i].is_some() { inner } else { 0 },
+                lines,
+            ));
+        }
+        self.blocks = fresh;
         let pad = " ".repeat(self.padding_x);
         let mut lines = Vec::with_capacity(body.len() + self.padding_y * 2);
         lines.extend(std::iter::repeat_n(String::new(), self.padding_y));
@@ -162,6 +194,7 @@ impl Component for Markdown {
 
     fn invalidate(&mut self) {
         self.cache.clear();
+        self.blocks.clear();
     }
 }
 
@@ -184,13 +217,14 @@ struct Renderer<'a> {
 }
 
 impl Renderer<'_> {
+    fn gap_between(&self, prev: &Block, next: &Block) -> bool {
+        !(matches!(prev, Block::Paragraph(_)) && matches!(next, Block::List { .. }))
+    }
+
     fn blocks(&self, blocks: &[Block], width: usize, out: &mut Vec<String>) {
         for (i, b) in blocks.iter().enumerate() {
-            if i > 0 {
-                let tight = matches!(blocks[i - 1], Block::Paragraph(_)) && matches!(b, Block::List { .. });
-                if !tight {
-                    out.push(String::new());
-                }
+            if i > 0 && self.gap_between(&blocks[i - 1], b) {
+                out.push(String::new());
             }
             self.block(b, width, out);
         }
@@ -534,6 +568,33 @@ mod tests {
         }
         let lines = m.lines(10);
         assert!(lines[1].starts_with("\x1b[1m"), "{:?}", lines[1]);
+    }
+
+    #[test]
+    fn streaming_reuses_unchanged_blocks() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = calls.clone();
+        let mut theme = (*plain_theme()).clone();
+        theme.highlight_code = true;
+        theme.highlighter = Some(Arc::new(move |code: &str, _lang: &str| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Some(code.split('\n').map(str::to_string).collect())
+        }));
+        let mut m = Markdown::new("```rust\nfn a() {}\n```\n\nSome text", Arc::new(theme));
+        let first = m.lines(40);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+        m.set_text("```rust\nfn a() {}\n```\n\nSome text that grows");
+        let second = m.lines(40);
+        assert_eq!(
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "code block re-highlighted"
+        );
+        assert_eq!(first[..4], second[..4]);
+        assert_eq!(second[4], "Some text that grows");
+        // A different width renders again.
+        m.lines(20);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[test]

@@ -59,6 +59,10 @@ enum Open {
 
 struct Builder {
     stack: Vec<Open>,
+    /// Source range of the top-level element being built (None when unknown).
+    cur_range: Option<std::ops::Range<usize>>,
+    /// Source range of each top-level block, in order.
+    ranges: Vec<Option<std::ops::Range<usize>>>,
 }
 
 impl Builder {
@@ -71,7 +75,11 @@ impl Builder {
     fn push_block(&mut self, b: Block) {
         self.close_implicit();
         match self.stack.last_mut() {
-            Some(Open::Root(v)) | Some(Open::Quote(v)) | Some(Open::Item(v)) => v.push(b),
+            Some(Open::Root(v)) => {
+                v.push(b);
+                self.ranges.push(self.cur_range.take());
+            }
+            Some(Open::Quote(v)) | Some(Open::Item(v)) => v.push(b),
             _ => {}
         }
     }
@@ -195,12 +203,22 @@ impl Builder {
     }
 }
 
-pub(crate) fn parse(text: &str) -> Vec<Block> {
+/// Parse into top-level blocks, each with its source range when known (used to reuse the
+/// rendering of unchanged blocks while a message streams in).
+pub(crate) fn parse(text: &str) -> (Vec<Block>, Vec<Option<std::ops::Range<usize>>>) {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut b = Builder {
         stack: vec![Open::Root(Vec::new())],
+        cur_range: None,
+        ranges: Vec::new(),
     };
-    for ev in Parser::new_ext(text, opts) {
+    for (ev, range) in Parser::new_ext(text, opts).into_offset_iter() {
+        let top_level = b.stack.len() == 1;
+        if top_level && matches!(ev, Event::Start(_) | Event::Rule) {
+            b.cur_range = Some(range);
+        } else if top_level {
+            b.cur_range = None;
+        }
         match ev {
             Event::Start(tag) => b.start(tag),
             Event::End(tag) => b.end(tag),
@@ -218,8 +236,11 @@ pub(crate) fn parse(text: &str) -> Vec<Block> {
     while b.stack.len() > 1 {
         b.pop();
     }
-    match b.stack.pop() {
+    let blocks = match b.stack.pop() {
         Some(Open::Root(v)) => v,
         _ => Vec::new(),
-    }
+    };
+    let mut ranges = b.ranges;
+    ranges.resize(blocks.len(), None);
+    (blocks, ranges)
 }
