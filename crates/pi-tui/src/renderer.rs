@@ -79,7 +79,6 @@ impl Renderer {
         let mut buf = String::new();
         self.stats = FrameStats::default();
         let resized = self.started && (width != self.width || height != self.height);
-        let cursor = find_cursor(&frame, height);
 
         if !self.started || resized || self.force_full {
             let clear = self.started;
@@ -87,12 +86,18 @@ impl Renderer {
         } else {
             let first = frame.first_difference(&self.prev);
             let visible_top = self.max_row.saturating_sub(height - 1);
+            // Content that shrinks above the screen cannot be scrolled back: redraw.
+            let hides_above = visible_top > 0 && frame.len() <= visible_top;
             match first {
                 None => {}
+                Some(_) if hides_above => self.full(&frame, width, true, &mut buf),
                 Some(first) if first < visible_top => self.full(&frame, width, true, &mut buf),
                 Some(first) => self.partial(&frame, first, width, &mut buf),
             }
         }
+        // The marker counts only on rows still on screen after this frame.
+        let visible_top = self.max_row.saturating_sub(height - 1);
+        let cursor = find_cursor(&frame, height, visible_top);
         self.place_cursor(cursor, &mut buf);
         self.width = width;
         self.height = height;
@@ -265,9 +270,9 @@ fn push_line(buf: &mut String, line: &str, width: usize) {
     }
 }
 
-/// Row and column of the cursor marker within the last `height` lines.
-fn find_cursor(frame: &Frame, height: usize) -> Option<(usize, usize)> {
-    let start = frame.len().saturating_sub(height);
+/// Row and column of the cursor marker within the last `height` lines (not above `top`).
+fn find_cursor(frame: &Frame, height: usize, top: usize) -> Option<(usize, usize)> {
+    let start = frame.len().saturating_sub(height).max(top);
     for (k, line) in frame.iter_from(start).enumerate() {
         if let Some(pos) = line.find(CURSOR_MARKER) {
             return Some((start + k, visible_width(&line[..pos])));

@@ -350,3 +350,71 @@ fn key_parsing_and_widths_from_the_outside() {
     assert_eq!(pi_tui::visible_width("\x1b[1m한국어\x1b[0m"), 6);
     assert_eq!(pi_tui::truncate_to_width("🎉🎉🎉", 5, "…"), "🎉🎉…");
 }
+
+/// Random edits (changes, appends, shrinks, edits above the screen) must always leave the
+/// emulator showing a window of the content that includes its last line.
+#[test]
+fn random_frame_sequences_keep_the_screen_consistent() {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % n.max(1)
+    };
+    for round in 0..20 {
+        let mut height = 3 + next(6) as usize;
+        let mut t = Term::new(24, height as u16);
+        let mut root = Lines(Vec::new());
+        let mut counter = 0;
+        for step in 0..60 {
+            let len = root.0.len();
+            match next(5) {
+                0 if len > 0 => {
+                    // Mostly near the bottom, sometimes anywhere (maybe above the screen).
+                    let i = if next(4) == 0 {
+                        next(len as u64) as usize
+                    } else {
+                        len - 1 - next(len.min(height) as u64) as usize
+                    };
+                    counter += 1;
+                    root.0[i] = format!("edit {counter} \x1b[1mb\x1b[22m");
+                }
+                1 | 2 => {
+                    for _ in 0..=next(4) {
+                        counter += 1;
+                        root.0.push(format!("line {counter} 日本"));
+                    }
+                }
+                3 if len > 0 => {
+                    let k = 1 + next(len.min(3) as u64) as usize;
+                    root.0.truncate(len - k);
+                }
+                4 if next(4) == 0 => {
+                    height = 3 + next(6) as usize;
+                    t.parser.screen_mut().set_size(height as u16, 24);
+                    t.tui.set_size(24, height);
+                }
+                _ => {}
+            }
+            // The last line carries the cursor marker, like an editor would.
+            let mut shown = Lines(root.0.clone());
+            if let Some(last) = shown.0.last_mut() {
+                last.insert_str(0, CURSOR_MARKER);
+            }
+            t.draw(&mut shown);
+            let screen = t.screen();
+            let content: Vec<String> = root.0.iter().map(|l| pi_tui::strip_ansi(l)).collect();
+            // The last line is on screen (nothing hides above it) and the rows match.
+            let ok = (0..content.len().max(1)).any(|top| {
+                top + height >= content.len()
+                    && (0..height).all(|r| screen[r] == content.get(top + r).map_or("", String::as_str))
+            });
+            assert!(ok, "round {round} step {step}: screen {screen:?} content {content:?}");
+            if !content.is_empty() {
+                // The cursor sits on the last content line, column 0.
+                let row = t.parser.screen().cursor_position().0 as usize;
+                assert_eq!(screen[row], content[content.len() - 1], "round {round} step {step}");
+                assert_eq!(t.parser.screen().cursor_position().1, 0);
+            }
+        }
+    }
+}
