@@ -288,6 +288,9 @@ pub fn parse_key(seq: &str, kitty_active: bool) -> Option<KeyEvent> {
         return Some(KeyEvent::plain(Key::Escape));
     }
     match b[1] {
+        // A lone "ESC [" / "ESC O" (flushed after the timeout) is alt+[ / alt+O.
+        b'[' if b.len() == 2 => Some(KeyEvent::new(Key::Char('['), Modifiers::ALT)),
+        b'O' if b.len() == 2 => Some(KeyEvent::new(Key::Char('o'), Modifiers::ALT.with(Modifiers::SHIFT))),
         b'[' => parse_csi(&seq[2..], kitty_active),
         b'O' if b.len() == 3 => parse_ss3(b[2]),
         b'\x1b' => {
@@ -619,6 +622,7 @@ mod tests {
             ("\x1b[7$", "shift+home"),
             ("\x1b[8^", "ctrl+end"),
             ("\x1b\x1b[A", "alt+up"),
+            ("\x1b[", "alt+["),
         ];
         for (seq, want) in table {
             assert_eq!(id(seq), want, "sequence {seq:?}");

@@ -161,6 +161,24 @@ impl Terminal {
         self.out.flush()
     }
 
+    /// Turn off the kitty protocol / modifyOtherKeys only. Call this, keep reading (and
+    /// discarding) input until it has been quiet for ~50 ms, then `stop`: late key-release
+    /// sequences are then not left for the shell to print.
+    pub fn disable_key_protocols(&mut self) -> io::Result<()> {
+        let mut s = String::new();
+        if self.kitty {
+            s.push_str(KITTY_POP);
+        }
+        if self.modify_other_keys {
+            s.push_str(MOK_OFF);
+        }
+        self.kitty = false;
+        self.modify_other_keys = false;
+        MODES.store(0, Ordering::SeqCst);
+        self.out.write_all(s.as_bytes())?;
+        self.out.flush()
+    }
+
     /// Restore the terminal (idempotent). Call before suspending or exiting.
     pub fn stop(&mut self) -> io::Result<()> {
         if !self.started {

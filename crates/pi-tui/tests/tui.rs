@@ -418,3 +418,31 @@ fn random_frame_sequences_keep_the_screen_consistent() {
         }
     }
 }
+
+#[test]
+fn overlay_styles_do_not_leak() {
+    let mut t = Term::new(20, 3);
+    // A base line that is red from start to end, and an overlay line that never closes bold.
+    let mut root = Lines(vec![
+        "top".into(),
+        "mid".into(),
+        format!("\x1b[31m{}\x1b[39m", "r".repeat(20)),
+    ]);
+    t.tui.show_overlay(
+        Box::new(Lines(vec!["\x1b[1mOV".into()])),
+        OverlayOptions {
+            width: Some(SizeValue::Cells(4)),
+            col: Some(SizeValue::Cells(5)),
+            anchor: Anchor::BottomLeft,
+            ..Default::default()
+        },
+    );
+    t.draw(&mut root);
+    assert_eq!(t.screen()[2], "rrrrrOV  rrrrrrrrrrr");
+    let cell = |c: u16| t.parser.screen().cell(2, c).cloned().expect("cell");
+    assert_eq!(cell(4).fgcolor(), vt100::Color::Idx(1));
+    assert_eq!(cell(5).fgcolor(), vt100::Color::Default);
+    assert!(cell(5).bold());
+    assert!(!cell(9).bold());
+    assert_eq!(cell(9).fgcolor(), vt100::Color::Idx(1));
+}
