@@ -77,9 +77,24 @@ pub fn terminal_size() -> (usize, usize) {
     (env("COLUMNS").unwrap_or(80), env("LINES").unwrap_or(24))
 }
 
+/// Where `PI_TUI_WRITE_LOG` asks every terminal write to be copied: a file, or inside a
+/// directory one `tui-<unix seconds>-<pid>.log` per process.
+fn write_log_from_env() -> Option<std::fs::File> {
+    let v = std::env::var_os("PI_TUI_WRITE_LOG").filter(|v| !v.is_empty())?;
+    let mut path = std::path::PathBuf::from(v);
+    if path.is_dir() {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        path = path.join(format!("tui-{secs}-{}.log", std::process::id()));
+    }
+    std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+}
+
 /// The process's terminal in interactive mode. Writes go to stdout.
 pub struct Terminal {
     out: io::Stdout,
+    log: Option<std::fs::File>,
     kitty: bool,
     modify_other_keys: bool,
     started: bool,
@@ -95,6 +110,7 @@ impl Terminal {
         ACTIVE.store(true, Ordering::SeqCst);
         let mut t = Terminal {
             out: io::stdout(),
+            log: write_log_from_env(),
             kitty: false,
             modify_other_keys: false,
             started: true,
@@ -213,7 +229,12 @@ impl Terminal {
 
 impl Write for Terminal {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.out.write(buf)
+        let n = self.out.write(buf)?;
+        if let Some(log) = self.log.as_mut() {
+            // Debug aid only: a failing log must not break the display.
+            let _ = log.write_all(&buf[..n]);
+        }
+        Ok(n)
     }
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()

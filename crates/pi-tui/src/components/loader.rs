@@ -80,6 +80,48 @@ impl Component for Loader {
     }
 }
 
+/// A loader that Escape (the `tui.select.cancel` keys) cancels; the flag can be shared with
+/// the work being waited for.
+#[derive(Debug, Clone)]
+pub struct CancellableLoader {
+    pub loader: Loader,
+    cancelled: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl CancellableLoader {
+    pub fn new(loader: Loader) -> Self {
+        CancellableLoader {
+            loader,
+            cancelled: Default::default(),
+        }
+    }
+
+    /// Set once the user cancelled.
+    pub fn cancel_flag(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.cancelled.clone()
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+impl Component for CancellableLoader {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        self.loader.render(width, out);
+    }
+
+    fn handle_input(&mut self, event: &crate::input::InputEvent) -> bool {
+        if let crate::input::InputEvent::Key(k) = event {
+            if crate::keybindings::keybindings().matches(k, "tui.select.cancel") {
+                self.cancelled.store(true, std::sync::atomic::Ordering::SeqCst);
+                return true;
+            }
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +135,15 @@ mod tests {
         assert_eq!(render_lines(&mut l, 40)[1], " ⠙ Working...");
         l.set_indicator(vec![], Duration::ZERO);
         assert_eq!(render_lines(&mut l, 40)[1], " Working...");
+    }
+
+    #[test]
+    fn escape_cancels() {
+        let mut c = CancellableLoader::new(Loader::new("x", Style::new(), Style::new()));
+        let flag = c.cancel_flag();
+        let key = |s: &str| crate::input::InputEvent::Key(crate::keys::parse_key(s, false).expect("key"));
+        assert!(!c.handle_input(&key("a")));
+        assert!(c.handle_input(&key("\x1b")));
+        assert!(flag.load(std::sync::atomic::Ordering::SeqCst));
     }
 }

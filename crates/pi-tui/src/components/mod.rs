@@ -19,7 +19,7 @@ pub use image::{
     encode_iterm2, encode_kitty, image_fallback, image_rows, image_size, Capabilities, Image, ImageProtocol, ImageSize,
 };
 pub use input::{Input, InputFieldEvent};
-pub use loader::{Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
+pub use loader::{CancellableLoader, Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
 pub use markdown::{Highlighter, Markdown, MarkdownTheme};
 pub use select_list::{SelectEvent, SelectItem, SelectList, SelectListTheme};
 pub use settings_list::{SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
