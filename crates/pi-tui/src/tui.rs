@@ -262,6 +262,7 @@ impl Tui {
         if visible.is_empty() {
             return base;
         }
+        let mut rendered: Vec<(OverlayOptions, usize, Vec<String>)> = Vec::new();
         for i in visible {
             let o = &mut self.overlays[i];
             let opt = o.options;
@@ -276,17 +277,26 @@ impl Tui {
             let mut lines = crate::component::render_lines(o.component.as_mut(), ow);
             let max_h = opt.max_height.map_or(avail_h, |s| s.resolve(h)).min(avail_h);
             lines.truncate(max_h);
-            let oh = lines.len();
-            if oh == 0 {
-                continue;
+            if !lines.is_empty() {
+                rendered.push((opt, ow, lines));
             }
-            let (row, col) = position(&opt, w, h, ow, oh);
-            placed.push((row, col, ow, lines));
         }
         let total = base.len();
+        // Overlays sit over the bottom of the frame: the area is the visible part of the
+        // content, grown (up to the screen height) only as far as the tallest overlay needs.
+        let tallest = rendered
+            .iter()
+            .map(|(o, _, l)| l.len() + o.margin.top + o.margin.bottom)
+            .max()
+            .unwrap_or(0);
+        let area_h = h.min(total.max(tallest)).max(1);
+        for (opt, ow, lines) in rendered {
+            let (row, col) = position(&opt, w, area_h, ow, lines.len());
+            placed.push((row, col, ow, lines));
+        }
         let needed = placed.iter().map(|(r, _, _, l)| r + l.len()).max().unwrap_or(0);
-        // Screen row 0 is this content row; short content is padded so overlays fit.
-        let top = total.saturating_sub(h);
+        // Area row 0 is this content row; short content is padded so overlays fit.
+        let top = total.saturating_sub(area_h);
         let (head, mut tail) = base.split_tail(top);
         while tail.len() < needed {
             tail.push(String::new());

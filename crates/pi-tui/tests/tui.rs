@@ -446,3 +446,38 @@ fn overlay_styles_do_not_leak() {
     assert!(!cell(9).bold());
     assert_eq!(cell(9).fgcolor(), vt100::Color::Idx(1));
 }
+
+#[test]
+fn overlay_over_short_content_grows_the_frame_only_as_needed() {
+    let mut t = Term::new(20, 10);
+    let mut root = lines(&["one", "two", "three"]);
+    t.draw(&mut root);
+    let id = t.tui.show_overlay(
+        Box::new(lines(&["AAAA", "BBBB"])),
+        OverlayOptions {
+            width: Some(SizeValue::Cells(4)),
+            anchor: Anchor::BottomRight,
+            ..Default::default()
+        },
+    );
+    t.draw(&mut root);
+    assert_eq!(
+        t.screen(),
+        padded(&["one", "two             AAAA", "three           BBBB"], 10)
+    );
+    let tall = lines(&["1", "2", "3", "4", "5"]);
+    t.tui.hide_overlay(id);
+    t.tui.show_overlay(
+        Box::new(tall),
+        OverlayOptions {
+            width: Some(SizeValue::Cells(2)),
+            anchor: Anchor::TopLeft,
+            ..Default::default()
+        },
+    );
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["1 e", "2 o", "3 ree", "4", "5"], 10));
+    t.tui.pop_overlay();
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["one", "two", "three"], 10));
+}
