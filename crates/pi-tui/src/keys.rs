@@ -116,7 +116,7 @@ impl KeyEvent {
         let Key::Char(c) = self.key else {
             return None;
         };
-        if self.mods.ctrl() || self.mods.alt() || self.mods.super_() || c.is_control() {
+        if self.is_release() || self.mods.ctrl() || self.mods.alt() || self.mods.super_() || c.is_control() {
             return None;
         }
         if self.mods.shift() {

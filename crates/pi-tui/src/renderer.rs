@@ -245,14 +245,41 @@ impl Renderer {
     }
 }
 
+/// Control characters other than ESC would move the terminal cursor behind our back: tabs
+/// become spaces (as wide as `visible_width` counts them), the rest are dropped.
+fn sanitize(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    for piece in crate::ansi::pieces(line) {
+        match piece {
+            crate::ansi::Piece::Escape(e) => out.push_str(e),
+            crate::ansi::Piece::Text(t) => {
+                for c in t.chars() {
+                    if c == '\t' {
+                        out.push_str(&" ".repeat(crate::width::TAB_WIDTH));
+                    } else if !c.is_control() {
+                        out.push(c);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Write one line: the cursor marker removed, cut to the width, styles closed at the end.
 fn push_line(buf: &mut String, line: &str, width: usize) {
-    if !line.contains('\x1b') && line.is_ascii() && line.len() <= width {
+    let has_controls = line.bytes().any(|b| (b < 0x20 && b != 0x1b && b != 0x07) || b == 0x7f);
+    if !has_controls && !line.contains('\x1b') && line.is_ascii() && line.len() <= width {
         buf.push_str(line);
         return;
     }
+    let sanitized;
     let cleaned;
     let mut l: &str = line;
+    if has_controls {
+        sanitized = sanitize(l);
+        l = &sanitized;
+    }
     if l.contains(CURSOR_MARKER) {
         cleaned = l.replace(CURSOR_MARKER, "");
         l = &cleaned;

@@ -481,3 +481,11 @@ fn overlay_over_short_content_grows_the_frame_only_as_needed() {
     t.draw(&mut root);
     assert_eq!(t.screen(), padded(&["one", "two", "three"], 10));
 }
+
+#[test]
+fn control_characters_in_lines_cannot_break_the_layout() {
+    let mut t = Term::new(20, 4);
+    let mut root = lines(&["a\tb", "x\ny\rz", "end"]);
+    t.draw(&mut root);
+    assert_eq!(t.screen(), padded(&["a   b", "xyz", "end"], 4));
+}
