@@ -489,3 +489,77 @@ fn control_characters_in_lines_cannot_break_the_layout() {
     t.draw(&mut root);
     assert_eq!(t.screen(), padded(&["a   b", "xyz", "end"], 4));
 }
+
+#[test]
+fn components_survive_tiny_widths() {
+    use pi_tui::components::*;
+    use pi_tui::{render_lines, Style};
+    let theme = std::sync::Arc::new(MarkdownTheme::default());
+    let mut editor = Editor::new(EditorTheme::default());
+    editor.insert_text("some text 日本語 👍🏽 and more\nsecond line");
+    let mut comps: Vec<Box<dyn Component>> = vec![
+        Box::new(Text::new("hello 日本語 world").with_padding(2, 1)),
+        Box::new(TruncatedText::new("truncate me please").with_padding(1)),
+        Box::new(Markdown::new(
+            "# T\n\n| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n\n- x\n  1. y\n\n> q\n\n```rust\nfn x() {}\n```",
+            theme,
+        )),
+        Box::new(editor),
+        Box::new(Input::new("> ")),
+        Box::new(Loader::new("Working...", Style::new(), Style::new())),
+        Box::new(SelectList::new(
+            vec![SelectItem::new("one").with_description("first item")],
+            5,
+            SelectListTheme::default(),
+        )),
+        Box::new(SettingsList::new(
+            vec![SettingItem {
+                id: "a".into(),
+                label: "Label".into(),
+                description: Some("desc".into()),
+                value: "v".into(),
+                values: vec!["v".into(), "w".into()],
+            }],
+            5,
+            SettingsListTheme::default(),
+        )),
+    ];
+    for c in comps.iter_mut() {
+        for w in 1..8 {
+            let _ = render_lines(c.as_mut(), w);
+        }
+    }
+    // Through the renderer nothing may exceed the terminal width.
+    let mut t = Term::new(3, 30);
+    let mut root = Container::new();
+    for c in comps {
+        root.push(c);
+    }
+    t.draw(&mut root);
+    for row in t.screen() {
+        assert!(pi_tui::visible_width(&row) <= 3, "{row}");
+    }
+}
+
+#[test]
+fn key_releases_reach_only_components_that_want_them() {
+    struct Counter(usize, bool);
+    impl Component for Counter {
+        fn render(&mut self, _w: usize, _out: &mut Frame) {}
+        fn handle_input(&mut self, _e: &pi_tui::InputEvent) -> bool {
+            self.0 += 1;
+            true
+        }
+        fn wants_key_release(&self) -> bool {
+            self.1
+        }
+    }
+    let mut tui = Tui::new(10, 5);
+    let release = pi_tui::InputEvent::Key(pi_tui::parse_key("\x1b[97;1:3u", true).expect("key"));
+    let mut plain = Counter(0, false);
+    assert!(!tui.handle_input(&release, &mut plain));
+    assert_eq!(plain.0, 0);
+    let mut wants = Counter(0, true);
+    assert!(tui.handle_input(&release, &mut wants));
+    assert_eq!(wants.0, 1);
+}
