@@ -575,7 +575,11 @@ impl Editor {
         if action("tui.editor.deleteCharForward") || k.matches("shift+delete") {
             self.snapshot();
             self.last = LastAction::None;
-            return if self.state.delete_forward().is_some() {
+            let removed = match self.marker_after() {
+                Some(end) => Some(self.state.lines[self.state.line].drain(self.state.col..end).collect()),
+                None => self.state.delete_forward(),
+            };
+            return if removed.is_some() {
                 EditorEvent::Changed
             } else {
                 EditorEvent::Handled
@@ -645,12 +649,19 @@ impl Editor {
             }
             return EditorEvent::Handled;
         }
+        // Paste markers move and delete as one unit.
         if action("tui.editor.cursorRight") {
-            self.state.right();
+            match self.marker_after() {
+                Some(end) => self.state.col = end,
+                None => self.state.right(),
+            }
             return EditorEvent::Handled;
         }
         if action("tui.editor.cursorLeft") {
-            self.state.left();
+            match self.marker_before() {
+                Some(start) => self.state.col = start,
+                None => self.state.left(),
+            }
             return EditorEvent::Handled;
         }
         if action("tui.editor.pageUp") || action("tui.editor.pageDown") {
@@ -676,19 +687,41 @@ impl Editor {
         }
     }
 
-    /// Backspace right after a paste marker removes the whole marker.
-    fn delete_marker_backward(&mut self) -> Option<String> {
+    /// Start of a paste marker ending exactly at the cursor.
+    fn marker_before(&self) -> Option<usize> {
         let before = &self.state.current()[..self.state.col];
         if !before.ends_with(']') {
             return None;
         }
         let start = before.rfind("[paste #")?;
-        let marker = &before[start..];
-        let id: u32 = marker[8..].split([' ', ']']).next()?.parse().ok()?;
-        let content = self.pastes.get(&id)?;
-        if !marker_forms(id, content).iter().any(|m| m == marker) {
+        self.is_marker(&before[start..]).then_some(start)
+    }
+
+    /// End of a paste marker starting exactly at the cursor.
+    fn marker_after(&self) -> Option<usize> {
+        let after = &self.state.current()[self.state.col..];
+        if !after.starts_with("[paste #") {
             return None;
         }
+        let end = after.find(']')? + 1;
+        self.is_marker(&after[..end]).then_some(self.state.col + end)
+    }
+
+    fn is_marker(&self, text: &str) -> bool {
+        let Some(rest) = text.strip_prefix("[paste #") else {
+            return false;
+        };
+        let Some(Ok(id)) = rest.split([' ', ']']).next().map(str::parse::<u32>) else {
+            return false;
+        };
+        self.pastes
+            .get(&id)
+            .is_some_and(|content| marker_forms(id, content).iter().any(|m| m == text))
+    }
+
+    /// Backspace right after a paste marker removes the whole marker.
+    fn delete_marker_backward(&mut self) -> Option<String> {
+        let start = self.marker_before()?;
         let removed: String = self.state.lines[self.state.line].drain(start..self.state.col).collect();
         self.state.col = start;
         Some(removed)

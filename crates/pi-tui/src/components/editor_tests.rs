@@ -124,6 +124,16 @@ fn large_paste_becomes_marker_and_expands_on_submit() {
     assert_eq!(e.text(), "[paste #1 1200 chars]");
     feed(&mut e, "\x7f");
     assert_eq!(e.text(), "");
+    // The cursor steps over a marker in one move; delete removes it whole.
+    feed(&mut e, &format!("a\x1b[200~{}\x1b[201~b", "y".repeat(1500)));
+    assert_eq!(e.text(), "a[paste #2 1500 chars]b");
+    feed(&mut e, "\x1b[D\x1b[D");
+    assert_eq!(e.cursor(), (0, 1));
+    feed(&mut e, "\x1b[C");
+    assert_eq!(e.cursor(), (0, "a[paste #2 1500 chars]".len()));
+    feed(&mut e, "\x1b[D\x1b[3~");
+    assert_eq!(e.text(), "ab");
+    feed(&mut e, "\x05\x15");
     // Small pastes go in as text, control characters dropped.
     feed(&mut e, "\x1b[200~a\x07b\r\nc\x1b[201~");
     assert_eq!(e.text(), "ab\nc");
