@@ -1,4 +1,5 @@
 //! Tests for the editor component.
+use super::paste::decode_ctrl_csi_u;
 use super::*;
 use crate::ansi::strip_ansi;
 use crate::input::InputParser;
