@@ -165,6 +165,14 @@ impl Tui {
         self.hide_overlay(id)
     }
 
+    /// Bring an overlay to the top (it then receives input if capturing).
+    pub fn focus_overlay(&mut self, id: OverlayId) {
+        if let Some(pos) = self.overlays.iter().position(|o| o.id == id) {
+            let entry = self.overlays.remove(pos);
+            self.overlays.push(entry);
+        }
+    }
+
     pub fn set_overlay_hidden(&mut self, id: OverlayId, hidden: bool) {
         if let Some(o) = self.overlays.iter_mut().find(|o| o.id == id) {
             o.hidden = hidden;

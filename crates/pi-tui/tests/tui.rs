@@ -563,3 +563,26 @@ fn key_releases_reach_only_components_that_want_them() {
     assert!(tui.handle_input(&release, &mut wants));
     assert_eq!(wants.0, 1);
 }
+
+#[test]
+fn overlay_focus_order_and_hiding() {
+    let mut tui = Tui::new(20, 5);
+    let a = tui.show_overlay(Box::new(lines(&["a"])), OverlayOptions::default());
+    let b = tui.show_overlay(Box::new(lines(&["b"])), OverlayOptions::default());
+    let n = tui.show_overlay(
+        Box::new(lines(&["n"])),
+        OverlayOptions {
+            non_capturing: true,
+            ..Default::default()
+        },
+    );
+    assert_eq!(tui.focused_overlay(), Some(b));
+    tui.focus_overlay(a);
+    assert_eq!(tui.focused_overlay(), Some(a));
+    tui.set_overlay_hidden(a, true);
+    assert_eq!(tui.is_overlay_hidden(a), Some(true));
+    assert_eq!(tui.focused_overlay(), Some(b));
+    tui.hide_overlay(b);
+    assert_eq!(tui.focused_overlay(), None);
+    assert!(tui.hide_overlay(n).is_some());
+}
