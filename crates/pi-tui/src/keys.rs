@@ -90,6 +90,9 @@ pub struct KeyEvent {
     pub shifted: Option<char>,
     /// Caps lock was on (kitty only).
     pub caps_lock: bool,
+    /// Came as ESC + character (legacy alt): `ESC b`/`ESC f`/`ESC p`/`ESC n` also stand for
+    /// alt+left/right/up/down, as several terminals send them for those keys.
+    pub legacy_alt: bool,
 }
 
 impl KeyEvent {
@@ -100,6 +103,7 @@ impl KeyEvent {
             kind: KeyEventKind::Press,
             shifted: None,
             caps_lock: false,
+            legacy_alt: false,
         }
     }
 
@@ -158,8 +162,26 @@ impl KeyEvent {
     }
 
     pub fn matches_id(&self, id: &KeyId) -> bool {
-        !self.is_release() && self.id() == *id
+        if self.is_release() {
+            return false;
+        }
+        let own = self.id();
+        own == *id || (self.legacy_alt && legacy_alt_arrow(&own) == Some(*id))
     }
+}
+
+/// The arrow key a legacy `ESC <letter>` also stands for.
+fn legacy_alt_arrow(id: &KeyId) -> Option<KeyId> {
+    let Key::Char(c) = id.key else { return None };
+    let alt = Modifiers::ALT;
+    let arrow = match (c, id.mods) {
+        ('p', m) if m == alt => Key::Up,
+        ('n', m) if m == alt => Key::Down,
+        ('b', m) if m == alt || m == alt.with(Modifiers::SHIFT) => Key::Left,
+        ('f', m) if m == alt || m == alt.with(Modifiers::SHIFT) => Key::Right,
+        _ => return None,
+    };
+    Some(KeyId { key: arrow, mods: alt })
 }
 
 fn upper(c: char) -> char {
@@ -317,6 +339,7 @@ pub fn parse_key(seq: &str, kitty_active: bool) -> Option<KeyEvent> {
             }
             let mut ev = parse_single(c, false);
             ev.mods = ev.mods.with(Modifiers::ALT);
+            ev.legacy_alt = true;
             Some(ev)
         }
     }
@@ -467,6 +490,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                 kind,
                 shifted,
                 caps_lock: caps,
+                legacy_alt: false,
             })
         }
         b'~' => {
@@ -483,6 +507,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                     kind,
                     shifted: None,
                     caps_lock: caps,
+                    legacy_alt: false,
                 });
             }
             let (mods, kind, caps) = parse_mods(fields.next().unwrap_or("1"));
@@ -505,6 +530,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                 kind,
                 shifted: None,
                 caps_lock: caps,
+                legacy_alt: false,
             })
         }
         b'$' | b'^' => {
@@ -555,6 +581,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                 kind,
                 shifted: None,
                 caps_lock: caps,
+                legacy_alt: false,
             })
         }
         _ => None,
@@ -687,6 +714,19 @@ mod tests {
         assert!(parse_key("\n", true).expect("parses").matches("shift+enter"));
         assert!(parse_key("\x1b\r", true).expect("parses").matches("shift+enter"));
         assert!(parse_key("\n", false).expect("parses").matches("enter"));
+    }
+
+    #[test]
+    fn legacy_alt_letters_also_mean_arrows() {
+        let ev = |s: &str| parse_key(s, false).expect("parses");
+        assert!(ev("\x1bb").matches("alt+left"));
+        assert!(ev("\x1bb").matches("alt+b"));
+        assert!(ev("\x1bB").matches("alt+left"));
+        assert!(ev("\x1bf").matches("alt+right"));
+        assert!(ev("\x1bp").matches("alt+up"));
+        assert!(ev("\x1bn").matches("alt+down"));
+        // Under kitty alt+b is its own key.
+        assert!(!ev("\x1b[98;3u").matches("alt+left"));
     }
 
     #[test]
