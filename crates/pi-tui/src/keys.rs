@@ -267,11 +267,12 @@ impl KeyId {
 
 impl fmt::Display for KeyId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.mods.ctrl() {
-            f.write_str("ctrl+")?;
-        }
+        // Same modifier order as pi's key ids.
         if self.mods.shift() {
             f.write_str("shift+")?;
+        }
+        if self.mods.ctrl() {
+            f.write_str("ctrl+")?;
         }
         if self.mods.alt() {
             f.write_str("alt+")?;
@@ -345,6 +346,11 @@ pub fn parse_key(seq: &str, kitty_active: bool) -> Option<KeyEvent> {
     }
 }
 
+fn windows_terminal() -> bool {
+    static WT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WT.get_or_init(|| std::env::var_os("WT_SESSION").is_some())
+}
+
 fn parse_single(c: char, kitty_active: bool) -> KeyEvent {
     match c {
         '\r' => KeyEvent::plain(Key::Enter),
@@ -356,7 +362,10 @@ fn parse_single(c: char, kitty_active: bool) -> KeyEvent {
             }
         }
         '\t' => KeyEvent::plain(Key::Tab),
-        '\x7f' | '\x08' => KeyEvent::plain(Key::Backspace),
+        '\x7f' => KeyEvent::plain(Key::Backspace),
+        // Windows Terminal sends BS for ctrl+backspace; elsewhere BS is plain backspace.
+        '\x08' if windows_terminal() => KeyEvent::new(Key::Backspace, Modifiers::CTRL),
+        '\x08' => KeyEvent::plain(Key::Backspace),
         '\x1b' => KeyEvent::plain(Key::Escape),
         '\0' => KeyEvent::new(Key::Char(' '), Modifiers::CTRL),
         '\x01'..='\x1a' => KeyEvent::new(Key::Char((b'a' + (c as u8) - 1) as char), Modifiers::CTRL),
@@ -666,8 +675,8 @@ mod tests {
             ("\x1b[9;2u", "shift+tab"),
             ("\x1b[27u", "escape"),
             ("\x1b[127;5u", "ctrl+backspace"),
-            ("\x1b[112;6u", "ctrl+shift+p"),
-            ("\x1b[112:80;6u", "ctrl+shift+p"),
+            ("\x1b[112;6u", "shift+ctrl+p"),
+            ("\x1b[112:80;6u", "shift+ctrl+p"),
             ("\x1b[93;7u", "ctrl+alt+]"),
             ("\x1b[45;5u", "ctrl+-"),
             ("\x1b[1;3A", "alt+up"),
