@@ -2,6 +2,7 @@
 //! as one unit) and its autocomplete plumbing.
 
 use super::*;
+use crate::autocomplete::Suggestions;
 
 impl Editor {
     pub(super) fn paste(&mut self, text: &str) -> EditorEvent {
@@ -86,7 +87,22 @@ impl Editor {
     /// Whether autocomplete may open on this character.
     pub(super) fn refresh_autocomplete(&mut self, force: bool) {
         let Some(p) = self.provider.as_mut() else { return };
-        match p.suggestions(&self.state.lines, self.state.line, self.state.col, force) {
+        let s = p.suggestions(&self.state.lines, self.state.line, self.state.col, force);
+        self.set_suggestions(s);
+    }
+
+    /// Show (or with None / no items, hide) autocomplete suggestions. Providers that search
+    /// in the background return None from `suggestions` and deliver results here later, if
+    /// the text before the cursor still ends with `prefix`.
+    pub fn show_suggestions(&mut self, s: Suggestions) {
+        let before = &self.state.current()[..self.state.col];
+        if before.ends_with(&s.prefix) {
+            self.set_suggestions(Some(s));
+        }
+    }
+
+    fn set_suggestions(&mut self, s: Option<Suggestions>) {
+        match s {
             Some(s) if !s.items.is_empty() => {
                 let select_items: Vec<SelectItem> = s
                     .items

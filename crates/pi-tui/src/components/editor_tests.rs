@@ -215,3 +215,25 @@ fn decode_csi_u_in_paste() {
     assert_eq!(decode_ctrl_csi_u("a\x1b[106;5ub"), "a\nb");
     assert_eq!(decode_ctrl_csi_u("a\x1b[1;5ub"), "a\x1b[1;5ub");
 }
+
+#[test]
+fn suggestions_delivered_later_show_if_still_current() {
+    use crate::autocomplete::{AutocompleteItem, Suggestions};
+    let mut e = editor();
+    feed(&mut e, "see @ma");
+    let item = AutocompleteItem {
+        value: "@src/main.rs".into(),
+        label: "main.rs".into(),
+        description: None,
+    };
+    e.show_suggestions(Suggestions {
+        items: vec![item.clone()],
+        prefix: "@zz".into(),
+    });
+    assert!(!e.is_showing_autocomplete());
+    e.show_suggestions(Suggestions {
+        items: vec![item],
+        prefix: "@ma".into(),
+    });
+    assert!(e.is_showing_autocomplete());
+}
