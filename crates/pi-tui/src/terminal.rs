@@ -201,6 +201,10 @@ impl Terminal {
             return Ok(());
         }
         self.started = false;
+        // The panic hook may have restored everything already.
+        if !ACTIVE.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
         let mut modes = 0;
         if self.kitty {
             modes |= MODE_KITTY;
@@ -210,7 +214,6 @@ impl Terminal {
         }
         self.kitty = false;
         self.modify_other_keys = false;
-        ACTIVE.store(false, Ordering::SeqCst);
         MODES.store(0, Ordering::SeqCst);
         self.out.write_all(restore_sequence(modes).as_bytes())?;
         self.out.flush()?;
