@@ -1,0 +1,335 @@
+//! Autocomplete: the provider interface the editor calls, and a combined provider for `/`
+//! commands (with argument completions), `@` file references (fuzzy over a file list the
+//! application supplies) and Tab path completion from the filesystem.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::fuzzy::FuzzyMatcher;
+
+/// One suggestion.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct AutocompleteItem {
+    /// Text that replaces the prefix.
+    pub value: String,
+    pub label: String,
+    pub description: Option<String>,
+}
+
+/// Suggestions for the text before the cursor; `prefix` is what a completion replaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suggestions {
+    pub items: Vec<AutocompleteItem>,
+    pub prefix: String,
+}
+
+/// Result of applying a completion: new lines and cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Applied {
+    pub lines: Vec<String>,
+    pub line: usize,
+    pub col: usize,
+}
+
+/// Supplies completions to the editor.
+pub trait AutocompleteProvider: Send {
+    /// Suggestions at the cursor; `force` is an explicit Tab.
+    fn suggestions(&mut self, lines: &[String], line: usize, col: usize, force: bool) -> Option<Suggestions>;
+
+    /// Replace `prefix` before the cursor with `item`.
+    fn apply(&self, lines: &[String], line: usize, col: usize, item: &AutocompleteItem, prefix: &str) -> Applied;
+}
+
+/// Completions for a command's argument, given the text typed after the command name.
+pub type ArgumentCompleter = Arc<dyn Fn(&str) -> Option<Vec<AutocompleteItem>> + Send + Sync>;
+
+/// A `/` command offered by autocomplete.
+#[derive(Clone, Default)]
+pub struct SlashCommand {
+    pub name: String,
+    pub description: Option<String>,
+    pub argument_hint: Option<String>,
+    pub complete_argument: Option<ArgumentCompleter>,
+}
+
+impl SlashCommand {
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        SlashCommand {
+            name: name.into(),
+            description: Some(description.into()),
+            ..Default::default()
+        }
+    }
+}
+
+/// `/` commands, `@` files and Tab path completion.
+pub struct CombinedAutocompleteProvider {
+    commands: Vec<SlashCommand>,
+    base: PathBuf,
+    /// Paths relative to `base`; directories end with `/`.
+    files: Arc<Vec<String>>,
+    max_items: usize,
+    matcher: FuzzyMatcher,
+}
+
+impl CombinedAutocompleteProvider {
+    pub fn new(commands: Vec<SlashCommand>, base: impl Into<PathBuf>) -> Self {
+        CombinedAutocompleteProvider {
+            commands,
+            base: base.into(),
+            files: Arc::new(Vec::new()),
+            max_items: 50,
+            matcher: FuzzyMatcher::new(true),
+        }
+    }
+
+    /// The file list `@` completion searches (e.g. from a background walk of the project).
+    pub fn set_files(&mut self, files: Arc<Vec<String>>) {
+        self.files = files;
+    }
+
+    pub fn set_commands(&mut self, commands: Vec<SlashCommand>) {
+        self.commands = commands;
+    }
+
+    fn command_suggestions(&mut self, before: &str) -> Option<Suggestions> {
+        let query = &before[1..];
+        let idx = self.matcher.filter(&self.commands, query, |c| c.name.as_str());
+        let items: Vec<AutocompleteItem> = idx
+            .into_iter()
+            .map(|i| {
+                let c = &self.commands[i];
+                AutocompleteItem {
+                    value: c.name.clone(),
+                    label: c.name.clone(),
+                    description: c.description.clone(),
+                }
+            })
+            .collect();
+        (!items.is_empty()).then(|| Suggestions {
+            items,
+            prefix: before.to_string(),
+        })
+    }
+
+    fn argument_suggestions(&self, before: &str) -> Option<Suggestions> {
+        let (name, arg) = before[1..].split_once(' ')?;
+        let cmd = self.commands.iter().find(|c| c.name == name)?;
+        let items = (cmd.complete_argument.as_ref()?)(arg)?;
+        (!items.is_empty()).then(|| Suggestions {
+            items,
+            prefix: arg.to_string(),
+        })
+    }
+
+    fn file_suggestions(&mut self, token: &str) -> Option<Suggestions> {
+        let query = token[1..].trim_start_matches('"');
+        let files = self.files.clone();
+        let idx = self.matcher.filter(&files, query, |s| s.as_str());
+        let items: Vec<AutocompleteItem> = idx
+            .into_iter()
+            .take(self.max_items)
+            .map(|i| {
+                let p = &files[i];
+                let value = if p.contains(' ') {
+                    format!("@\"{p}\"")
+                } else {
+                    format!("@{p}")
+                };
+                let trimmed = p.trim_end_matches('/');
+                let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
+                let label = if p.ends_with('/') {
+                    format!("{name}/")
+                } else {
+                    name.to_string()
+                };
+                AutocompleteItem {
+                    value,
+                    label,
+                    description: Some(p.clone()),
+                }
+            })
+            .collect();
+        (!items.is_empty()).then(|| Suggestions {
+            items,
+            prefix: token.to_string(),
+        })
+    }
+
+    fn path_suggestions(&self, token: &str) -> Option<Suggestions> {
+        let (dir_part, name_part) = match token.rfind('/') {
+            Some(i) => (&token[..=i], &token[i + 1..]),
+            None => ("", token),
+        };
+        let dir: PathBuf = if let Some(rest) = dir_part.strip_prefix("~/") {
+            home_dir()?.join(rest)
+        } else if Path::new(dir_part).is_absolute() {
+            PathBuf::from(dir_part)
+        } else {
+            self.base.join(dir_part)
+        };
+        let mut items = Vec::new();
+        for entry in std::fs::read_dir(dir).ok()?.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.starts_with(name_part) || (name.starts_with('.') && !name_part.starts_with('.')) {
+                continue;
+            }
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            let suffix = if is_dir { "/" } else { "" };
+            items.push(AutocompleteItem {
+                value: format!("{dir_part}{name}{suffix}"),
+                label: format!("{name}{suffix}"),
+                description: None,
+            });
+        }
+        items.sort_by(|a, b| a.label.cmp(&b.label));
+        items.truncate(self.max_items);
+        (!items.is_empty()).then(|| Suggestions {
+            items,
+            prefix: token.to_string(),
+        })
+    }
+}
+
+fn home_dir() -> Option<PathBuf> {
+    std::env::var_os("HOME").map(PathBuf::from)
+}
+
+/// The whitespace-delimited token ending at the cursor.
+fn last_token(before: &str) -> &str {
+    match before.rfind(char::is_whitespace) {
+        Some(i) => &before[i + before[i..].chars().next().map_or(1, char::len_utf8)..],
+        None => before,
+    }
+}
+
+impl AutocompleteProvider for CombinedAutocompleteProvider {
+    fn suggestions(&mut self, lines: &[String], line: usize, col: usize, force: bool) -> Option<Suggestions> {
+        let cur = lines.get(line)?;
+        let before = &cur[..col.min(cur.len())];
+        if line == 0 && before.starts_with('/') {
+            return if before.contains(' ') {
+                self.argument_suggestions(before)
+            } else {
+                self.command_suggestions(before)
+            };
+        }
+        let token = last_token(before);
+        if token.starts_with('@') {
+            return self.file_suggestions(token);
+        }
+        if force {
+            return self.path_suggestions(token);
+        }
+        None
+    }
+
+    fn apply(&self, lines: &[String], line: usize, col: usize, item: &AutocompleteItem, prefix: &str) -> Applied {
+        let mut lines = lines.to_vec();
+        let Some(cur) = lines.get(line).cloned() else {
+            return Applied { lines, line, col };
+        };
+        let col = col.min(cur.len());
+        let start = col.saturating_sub(prefix.len());
+        let (head, tail) = (&cur[..start], &cur[col..]);
+        let is_command = line == 0 && prefix.starts_with('/') && head.is_empty();
+        let insert = if is_command {
+            format!("/{} ", item.value)
+        } else if item.value.ends_with('/') || item.value.ends_with("/\"") {
+            item.value.clone()
+        } else if item.value.starts_with('@') {
+            format!("{} ", item.value)
+        } else {
+            item.value.clone()
+        };
+        let new_col = start + insert.len();
+        lines[line] = format!("{head}{insert}{tail}");
+        Applied {
+            lines,
+            line,
+            col: new_col,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn provider() -> CombinedAutocompleteProvider {
+        let mut p = CombinedAutocompleteProvider::new(
+            vec![
+                SlashCommand::new("model", "Select model"),
+                SlashCommand::new("compact", "Compact the context"),
+                SlashCommand {
+                    name: "theme".into(),
+                    complete_argument: Some(Arc::new(|arg: &str| {
+                        Some(
+                            ["dark", "light"]
+                                .iter()
+                                .filter(|t| t.starts_with(arg))
+                                .map(|t| AutocompleteItem {
+                                    value: t.to_string(),
+                                    label: t.to_string(),
+                                    description: None,
+                                })
+                                .collect(),
+                        )
+                    })),
+                    ..Default::default()
+                },
+            ],
+            "/nonexistent",
+        );
+        p.set_files(Arc::new(vec![
+            "src/main.rs".into(),
+            "src/".into(),
+            "docs/my file.md".into(),
+        ]));
+        p
+    }
+
+    #[test]
+    fn slash_commands() {
+        let mut p = provider();
+        let lines = vec!["/mod".to_string()];
+        let s = p.suggestions(&lines, 0, 4, false).expect("some");
+        assert_eq!(s.items[0].value, "model");
+        let a = p.apply(&lines, 0, 4, &s.items[0], &s.prefix);
+        assert_eq!(a.lines, ["/model "]);
+        assert_eq!(a.col, 7);
+        let lines = vec!["/theme l".to_string()];
+        let s = p.suggestions(&lines, 0, 8, false).expect("some");
+        assert_eq!(s.items.len(), 1);
+        let a = p.apply(&lines, 0, 8, &s.items[0], &s.prefix);
+        assert_eq!(a.lines, ["/theme light"]);
+    }
+
+    #[test]
+    fn at_files() {
+        let mut p = provider();
+        let lines = vec!["look at @mainrs please".to_string()];
+        let s = p.suggestions(&lines, 0, 15, false).expect("some");
+        assert_eq!(s.items[0].value, "@src/main.rs");
+        let a = p.apply(&lines, 0, 15, &s.items[0], &s.prefix);
+        assert_eq!(a.lines, ["look at @src/main.rs  please"]);
+        let lines = vec!["@my".to_string()];
+        let s = p.suggestions(&lines, 0, 3, false).expect("some");
+        assert_eq!(s.items[0].value, "@\"docs/my file.md\"");
+        assert!(p.suggestions(&["plain".to_string()], 0, 5, false).is_none());
+    }
+
+    #[test]
+    fn tab_paths() {
+        let dir = std::env::temp_dir().join(format!("pi-tui-ac-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("subdir")).expect("mkdir");
+        std::fs::write(dir.join("file.txt"), "x").expect("write");
+        let mut p = CombinedAutocompleteProvider::new(vec![], &dir);
+        let lines = vec!["open su".to_string()];
+        let s = p.suggestions(&lines, 0, 7, true).expect("some");
+        assert_eq!(s.items[0].value, "subdir/");
+        let a = p.apply(&lines, 0, 7, &s.items[0], &s.prefix);
+        assert_eq!(a.lines, ["open subdir/"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

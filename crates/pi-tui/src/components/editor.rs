@@ -1,0 +1,703 @@
+//! `Editor`: the multi-line prompt editor (word-wrapped, scrolling, history, kill ring, undo,
+//! word motion, jump-to-character, paste markers for large pastes, autocomplete).
+
+use std::collections::BTreeMap;
+
+use super::editor_buffer::{cursor_row, layout, KillRing, TextState, VisualRow};
+use super::select_list::{SelectItem, SelectList, SelectListTheme};
+use crate::autocomplete::{AutocompleteItem, AutocompleteProvider};
+use crate::component::{render_lines, Component, Frame, CURSOR_MARKER};
+use crate::input::InputEvent;
+use crate::keybindings::keybindings;
+use crate::keys::{Key, KeyEvent};
+use crate::style::Style;
+use crate::width::{grapheme_width, truncate_to_width, visible_width};
+
+const HISTORY_MAX: usize = 100;
+const UNDO_MAX: usize = 200;
+/// Pastes longer than this many lines or characters become a marker.
+const PASTE_LINES: usize = 10;
+const PASTE_CHARS: usize = 1000;
+
+/// Colours of the editor.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditorTheme {
+    pub border: Style,
+    pub select_list: SelectListTheme,
+}
+
+/// What a key did to the editor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditorEvent {
+    /// Enter: the text with paste markers expanded, trimmed. The editor is now empty.
+    Submit(String),
+    /// The text changed.
+    Changed,
+    /// Used, text unchanged (cursor moved, autocomplete navigated, ...).
+    Handled,
+    /// Not an editor key (the application may use it).
+    Ignored,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LastAction {
+    None,
+    Type,
+    Kill,
+    Yank,
+}
+
+struct Autocomplete {
+    list: SelectList,
+    items: Vec<AutocompleteItem>,
+    prefix: String,
+}
+
+/// Multi-line text editor.
+pub struct Editor {
+    state: TextState,
+    undo: Vec<TextState>,
+    kill: KillRing,
+    last: LastAction,
+    /// Range of the last yank (line, start col, end col) for yank-pop.
+    yank_range: Option<(usize, usize, usize)>,
+    history: Vec<String>,
+    history_index: Option<usize>,
+    pastes: BTreeMap<u32, String>,
+    paste_counter: u32,
+    jump: Option<bool>,
+    focused: bool,
+    padding_x: usize,
+    terminal_rows: usize,
+    scroll: usize,
+    layout_width: usize,
+    /// Column the cursor tries to keep on vertical motion.
+    sticky_col: Option<usize>,
+    theme: EditorTheme,
+    provider: Option<Box<dyn AutocompleteProvider>>,
+    autocomplete: Option<Autocomplete>,
+    autocomplete_max_visible: usize,
+    disable_submit: bool,
+    last_event: Option<EditorEvent>,
+}
+
+impl Editor {
+    pub fn new(theme: EditorTheme) -> Self {
+        Editor {
+            state: TextState::default(),
+            undo: Vec::new(),
+            kill: KillRing::default(),
+            last: LastAction::None,
+            yank_range: None,
+            history: Vec::new(),
+            history_index: None,
+            pastes: BTreeMap::new(),
+            paste_counter: 0,
+            jump: None,
+            focused: true,
+            padding_x: 0,
+            terminal_rows: 24,
+            scroll: 0,
+            layout_width: 80,
+            sticky_col: None,
+            theme,
+            provider: None,
+            autocomplete: None,
+            autocomplete_max_visible: 5,
+            disable_submit: false,
+            last_event: None,
+        }
+    }
+
+    pub fn set_theme(&mut self, theme: EditorTheme) {
+        self.theme = theme;
+    }
+
+    /// Border colour (e.g. by thinking level or bash mode).
+    pub fn set_border_style(&mut self, style: Style) {
+        self.theme.border = style;
+    }
+
+    pub fn set_padding_x(&mut self, p: usize) {
+        self.padding_x = p;
+    }
+
+    /// Terminal height: the editor shows at most max(5, 30%) of it.
+    pub fn set_terminal_rows(&mut self, rows: usize) {
+        self.terminal_rows = rows;
+    }
+
+    pub fn set_autocomplete_provider(&mut self, p: Box<dyn AutocompleteProvider>) {
+        self.provider = Some(p);
+        self.autocomplete = None;
+    }
+
+    pub fn autocomplete_provider_mut(&mut self) -> Option<&mut (dyn AutocompleteProvider + 'static)> {
+        self.provider.as_deref_mut()
+    }
+
+    pub fn set_autocomplete_max_visible(&mut self, n: usize) {
+        self.autocomplete_max_visible = n.clamp(3, 20);
+    }
+
+    pub fn set_disable_submit(&mut self, on: bool) {
+        self.disable_submit = on;
+    }
+
+    pub fn is_showing_autocomplete(&self) -> bool {
+        self.autocomplete.is_some()
+    }
+
+    /// The raw text (paste markers not expanded).
+    pub fn text(&self) -> String {
+        self.state.text()
+    }
+
+    /// The text with paste markers replaced by their content.
+    pub fn expanded_text(&self) -> String {
+        self.expand_pastes(&self.state.text())
+    }
+
+    pub fn lines(&self) -> &[String] {
+        &self.state.lines
+    }
+
+    /// Cursor as (line, byte column).
+    pub fn cursor(&self) -> (usize, usize) {
+        (self.state.line, self.state.col)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.state.is_empty()
+    }
+
+    /// Replace the text (undoable); the cursor goes to the end.
+    pub fn set_text(&mut self, text: &str) {
+        self.snapshot();
+        self.state = TextState::from_text(&normalize(text));
+        self.history_index = None;
+        self.autocomplete = None;
+        self.last = LastAction::None;
+    }
+
+    /// Insert at the cursor as if typed (undoable).
+    pub fn insert_text(&mut self, text: &str) {
+        self.snapshot();
+        self.state.insert(&normalize(text));
+        self.last = LastAction::None;
+    }
+
+    /// Remember a submitted text for up/down recall (trimmed, no consecutive duplicates).
+    pub fn add_to_history(&mut self, text: &str) {
+        let t = text.trim();
+        if t.is_empty() || self.history.first().is_some_and(|h| h == t) {
+            return;
+        }
+        self.history.insert(0, t.to_string());
+        self.history.truncate(HISTORY_MAX);
+    }
+
+    pub fn take_event(&mut self) -> Option<EditorEvent> {
+        self.last_event.take()
+    }
+
+    fn expand_pastes(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for (id, content) in &self.pastes {
+            for marker in marker_forms(*id, content) {
+                if out.contains(&marker) {
+                    out = out.replace(&marker, content);
+                }
+            }
+        }
+        out
+    }
+
+    fn snapshot(&mut self) {
+        if self.undo.last() != Some(&self.state) {
+            self.undo.push(self.state.clone());
+            if self.undo.len() > UNDO_MAX {
+                self.undo.remove(0);
+            }
+        }
+    }
+
+    fn undo(&mut self) -> EditorEvent {
+        self.autocomplete = None;
+        self.last = LastAction::None;
+        match self.undo.pop() {
+            Some(s) => {
+                self.state = s;
+                EditorEvent::Changed
+            }
+            None => EditorEvent::Handled,
+        }
+    }
+
+    fn rows(&self) -> Vec<VisualRow> {
+        layout(&self.state.lines, self.layout_width)
+    }
+
+    fn current_row(&self, rows: &[VisualRow]) -> usize {
+        cursor_row(rows, self.state.line, self.state.col)
+    }
+
+    /// Move the cursor `delta` visual rows, keeping the display column.
+    fn move_vertical(&mut self, delta: isize) {
+        let rows = self.rows();
+        let cur = self.current_row(&rows);
+        let r = rows[cur];
+        let line = &self.state.lines[r.line];
+        let col_w = visible_width(&line[r.start..self.state.col.max(r.start)]);
+        let want = *self.sticky_col.get_or_insert(col_w);
+        let target = (cur as isize + delta).clamp(0, rows.len() as isize - 1) as usize;
+        let t = rows[target];
+        let tl = &self.state.lines[t.line];
+        let mut col = t.start;
+        let mut w = 0;
+        let seg = &tl[t.start..t.end];
+        let last_row_of_line = rows.get(target + 1).is_none_or(|n| n.line != t.line);
+        use unicode_segmentation::UnicodeSegmentation;
+        for (i, g) in seg.grapheme_indices(true) {
+            let gw = grapheme_width(g);
+            if w + gw > want {
+                break;
+            }
+            // A wrapped row's end belongs to the next row; stop before it.
+            if !last_row_of_line && t.start + i + g.len() == t.end {
+                break;
+            }
+            w += gw;
+            col = t.start + i + g.len();
+        }
+        self.state.line = t.line;
+        self.state.col = col;
+    }
+
+    fn on_first_row(&self) -> bool {
+        let rows = self.rows();
+        self.current_row(&rows) == 0
+    }
+
+    fn on_last_row(&self) -> bool {
+        let rows = self.rows();
+        self.current_row(&rows) + 1 == rows.len()
+    }
+
+    fn navigate_history(&mut self, older: bool) -> EditorEvent {
+        self.last = LastAction::None;
+        if self.history.is_empty() {
+            return EditorEvent::Handled;
+        }
+        let next: Option<usize> = match (self.history_index, older) {
+            (None, true) => Some(0),
+            (None, false) => return EditorEvent::Handled,
+            (Some(i), true) if i + 1 < self.history.len() => Some(i + 1),
+            (Some(_), true) => return EditorEvent::Handled,
+            (Some(0), false) => None,
+            (Some(i), false) => Some(i - 1),
+        };
+        if self.history_index.is_none() {
+            self.snapshot();
+        }
+        self.history_index = next;
+        let text = next.map_or(String::new(), |i| self.history[i].clone());
+        self.state = TextState::from_text(&text);
+        self.scroll = 0;
+        EditorEvent::Changed
+    }
+
+    fn submit(&mut self) -> EditorEvent {
+        self.autocomplete = None;
+        let text = self.expand_pastes(&self.state.text()).trim().to_string();
+        self.state = TextState::default();
+        self.pastes.clear();
+        self.paste_counter = 0;
+        self.history_index = None;
+        self.scroll = 0;
+        self.undo.clear();
+        self.last = LastAction::None;
+        EditorEvent::Submit(text)
+    }
+
+    fn kill(&mut self, removed: String, backward: bool) -> EditorEvent {
+        if removed.is_empty() {
+            return EditorEvent::Handled;
+        }
+        let join = self.last == LastAction::Kill;
+        self.kill.push(&removed, join, backward);
+        self.last = LastAction::Kill;
+        EditorEvent::Changed
+    }
+
+    fn yank(&mut self) -> EditorEvent {
+        let Some(text) = self.kill.top().map(str::to_string) else {
+            return EditorEvent::Handled;
+        };
+        self.snapshot();
+        self.insert_yank(&text);
+        EditorEvent::Changed
+    }
+
+    fn insert_yank(&mut self, text: &str) {
+        let start = (self.state.line, self.state.col);
+        self.state.insert(text);
+        // Yank-pop only replaces single-line yanks in place.
+        self.yank_range = (start.0 == self.state.line).then_some((start.0, start.1, self.state.col));
+        self.last = LastAction::Yank;
+    }
+
+    fn yank_pop(&mut self) -> EditorEvent {
+        if self.last != LastAction::Yank || self.kill.len() < 2 {
+            return EditorEvent::Handled;
+        }
+        let Some((line, start, end)) = self.yank_range else {
+            return EditorEvent::Handled;
+        };
+        if line >= self.state.lines.len() || end > self.state.lines[line].len() {
+            return EditorEvent::Handled;
+        }
+        self.snapshot();
+        self.state.lines[line].replace_range(start..end, "");
+        self.state.line = line;
+        self.state.col = start;
+        let text = self.kill.rotate().unwrap_or("").to_string();
+        self.insert_yank(&text);
+        EditorEvent::Changed
+    }
+
+    fn insert_char(&mut self, c: char) -> EditorEvent {
+        self.history_index = None;
+        // Typing coalesces into one undo step per word.
+        if self.last != LastAction::Type || c.is_whitespace() {
+            self.snapshot();
+        }
+        self.last = LastAction::Type;
+        let mut buf = [0u8; 4];
+        self.state.insert(c.encode_utf8(&mut buf));
+        let before = &self.state.current()[..self.state.col];
+        let at_token_start =
+            before.len() == c.len_utf8() || before[..before.len() - c.len_utf8()].ends_with(char::is_whitespace);
+        let trigger = (c == '/' && self.state.line == 0 && before == "/") || (c == '@' && at_token_start);
+        if self.autocomplete.is_some() || trigger {
+            self.refresh_autocomplete(false);
+        }
+        EditorEvent::Changed
+    }
+
+    /// Handle one key.
+    pub fn handle_key(&mut self, k: &KeyEvent) -> EditorEvent {
+        let ev = self.handle_key_inner(k);
+        if !matches!(ev, EditorEvent::Ignored) {
+            // Any vertical motion keeps the sticky column; everything else resets it.
+            let kb = keybindings();
+            if !(kb.matches(k, "tui.editor.cursorUp") || kb.matches(k, "tui.editor.cursorDown")) {
+                self.sticky_col = None;
+            }
+        }
+        ev
+    }
+
+    fn handle_key_inner(&mut self, k: &KeyEvent) -> EditorEvent {
+        let kb = keybindings();
+        if let Some(forward) = self.jump {
+            if kb.matches(k, "tui.editor.jumpForward") || kb.matches(k, "tui.editor.jumpBackward") {
+                self.jump = None;
+                return EditorEvent::Handled;
+            }
+            self.jump = None;
+            if let Some(c) = k.text() {
+                self.state.jump_to(c, forward);
+                self.last = LastAction::None;
+                return EditorEvent::Handled;
+            }
+        }
+        if kb.matches(k, "tui.input.copy") {
+            return EditorEvent::Ignored;
+        }
+        if kb.matches(k, "tui.editor.undo") {
+            return self.undo();
+        }
+        if self.autocomplete.is_some() {
+            if kb.matches(k, "tui.select.cancel") {
+                self.autocomplete = None;
+                return EditorEvent::Handled;
+            }
+            if kb.matches(k, "tui.select.up") || kb.matches(k, "tui.select.down") {
+                if let Some(ac) = self.autocomplete.as_mut() {
+                    ac.list.handle_key(k);
+                }
+                return EditorEvent::Handled;
+            }
+            if kb.matches(k, "tui.input.tab") {
+                self.apply_completion();
+                return EditorEvent::Changed;
+            }
+            if kb.matches(k, "tui.select.confirm") {
+                let is_command = self.autocomplete.as_ref().is_some_and(|a| a.prefix.starts_with('/'));
+                self.apply_completion();
+                if !is_command {
+                    return EditorEvent::Changed;
+                }
+                self.autocomplete = None;
+                // A completed command is submitted right away.
+            }
+        }
+        if kb.matches(k, "tui.input.tab") {
+            self.refresh_autocomplete(true);
+            let single = self.autocomplete.as_ref().is_some_and(|a| a.items.len() == 1);
+            if single {
+                self.apply_completion();
+                return EditorEvent::Changed;
+            }
+            return EditorEvent::Handled;
+        }
+        let action = |id: &str| kb.matches(k, id);
+        if action("tui.editor.deleteToLineEnd") {
+            self.snapshot();
+            let r = self.state.delete_to_line_end();
+            return self.kill(r, false);
+        }
+        if action("tui.editor.deleteToLineStart") {
+            self.snapshot();
+            let r = self.state.delete_to_line_start();
+            return self.kill(r, true);
+        }
+        if action("tui.editor.deleteWordBackward") {
+            self.snapshot();
+            let r = self.state.delete_word_backward();
+            return self.kill(r, true);
+        }
+        if action("tui.editor.deleteWordForward") {
+            self.snapshot();
+            let r = self.state.delete_word_forward();
+            return self.kill(r, false);
+        }
+        if action("tui.editor.deleteCharBackward") || k.matches("shift+backspace") {
+            self.snapshot();
+            self.last = LastAction::None;
+            let removed = self.delete_marker_backward().or_else(|| self.state.backspace());
+            if self.autocomplete.is_some() {
+                self.refresh_autocomplete(false);
+            }
+            return if removed.is_some() {
+                EditorEvent::Changed
+            } else {
+                EditorEvent::Handled
+            };
+        }
+        if action("tui.editor.deleteCharForward") || k.matches("shift+delete") {
+            self.snapshot();
+            self.last = LastAction::None;
+            let removed = match self.marker_after() {
+                Some(end) => Some(self.state.lines[self.state.line].drain(self.state.col..end).collect()),
+                None => self.state.delete_forward(),
+            };
+            return if removed.is_some() {
+                EditorEvent::Changed
+            } else {
+                EditorEvent::Handled
+            };
+        }
+        if action("tui.editor.yank") {
+            return self.yank();
+        }
+        if action("tui.editor.yankPop") {
+            return self.yank_pop();
+        }
+        let prev_last = self.last;
+        self.last = LastAction::None;
+        if action("tui.editor.cursorLineStart") {
+            self.state.line_start();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorLineEnd") {
+            self.state.line_end();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorWordLeft") {
+            self.state.word_left();
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorWordRight") {
+            self.state.word_right();
+            return EditorEvent::Handled;
+        }
+        if action("tui.input.newLine") {
+            self.snapshot();
+            self.state.newline();
+            return EditorEvent::Changed;
+        }
+        if action("tui.input.submit") {
+            if self.disable_submit {
+                return EditorEvent::Handled;
+            }
+            // Terminals without shift+enter: a trailing backslash makes Enter a newline.
+            if self.state.current()[..self.state.col].ends_with('\\') {
+                self.snapshot();
+                self.state.backspace();
+                self.state.newline();
+                return EditorEvent::Changed;
+            }
+            return self.submit();
+        }
+        if action("tui.editor.cursorUp") {
+            if self.state.is_empty() || (self.history_index.is_some() && self.on_first_row()) {
+                return self.navigate_history(true);
+            }
+            if self.on_first_row() {
+                self.state.line_start();
+            } else {
+                self.move_vertical(-1);
+            }
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorDown") {
+            if self.history_index.is_some() && self.on_last_row() {
+                return self.navigate_history(false);
+            }
+            if self.on_last_row() {
+                self.state.line_end();
+            } else {
+                self.move_vertical(1);
+            }
+            return EditorEvent::Handled;
+        }
+        // Paste markers move and delete as one unit.
+        if action("tui.editor.cursorRight") {
+            match self.marker_after() {
+                Some(end) => self.state.col = end,
+                None => self.state.right(),
+            }
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.cursorLeft") {
+            match self.marker_before() {
+                Some(start) => self.state.col = start,
+                None => self.state.left(),
+            }
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.pageUp") || action("tui.editor.pageDown") {
+            let page = self.max_visible_rows() as isize;
+            self.move_vertical(if action("tui.editor.pageUp") { -page } else { page });
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.jumpForward") {
+            self.jump = Some(true);
+            return EditorEvent::Handled;
+        }
+        if action("tui.editor.jumpBackward") {
+            self.jump = Some(false);
+            return EditorEvent::Handled;
+        }
+        self.last = prev_last;
+        if k.key == Key::Char(' ') && k.mods.shift() && !k.mods.ctrl() && !k.mods.alt() {
+            return self.insert_char(' ');
+        }
+        match k.text() {
+            Some(c) => self.insert_char(c),
+            None => EditorEvent::Ignored,
+        }
+    }
+
+    fn max_visible_rows(&self) -> usize {
+        (self.terminal_rows * 3 / 10).max(5)
+    }
+}
+
+impl Component for Editor {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        let max_pad = width.saturating_sub(1) / 2;
+        let pad = self.padding_x.min(max_pad);
+        let content_w = width.saturating_sub(pad * 2).max(1);
+        // Without padding one column is kept free for the cursor at line end.
+        let layout_w = content_w.saturating_sub(if pad > 0 { 0 } else { 1 }).max(1);
+        self.layout_width = layout_w;
+        let rows = self.rows();
+        let cur = self.current_row(&rows);
+        let max_rows = self.max_visible_rows();
+        if cur < self.scroll {
+            self.scroll = cur;
+        } else if cur >= self.scroll + max_rows {
+            self.scroll = cur + 1 - max_rows;
+        }
+        self.scroll = self.scroll.min(rows.len().saturating_sub(max_rows));
+        let border = self.theme.border;
+        let rule = |label: Option<String>| -> String {
+            match label {
+                Some(l) => {
+                    let w = visible_width(&l);
+                    if w > width {
+                        border.paint(&truncate_to_width(&l, width, ""))
+                    } else {
+                        border.paint(&format!("{l}{}", "─".repeat(width - w)))
+                    }
+                }
+                None => border.paint(&"─".repeat(width)),
+            }
+        };
+        out.push_line(rule((self.scroll > 0).then(|| format!("─── ↑ {} more ", self.scroll))));
+        let show_marker = self.focused && self.autocomplete.is_none();
+        let lpad = " ".repeat(pad);
+        let end = (self.scroll + max_rows).min(rows.len());
+        for (i, r) in rows.iter().enumerate().take(end).skip(self.scroll) {
+            let text = &self.state.lines[r.line][r.start..r.end];
+            let mut line = String::with_capacity(text.len() + 16);
+            line.push_str(&lpad);
+            if i == cur && self.focused {
+                let c = self.state.col.clamp(r.start, r.end) - r.start;
+                line.push_str(&text[..c]);
+                if show_marker {
+                    line.push_str(CURSOR_MARKER);
+                }
+                let after = &text[c..];
+                use unicode_segmentation::UnicodeSegmentation;
+                match after.graphemes(true).next() {
+                    Some(g) => {
+                        line.push_str("\x1b[7m");
+                        line.push_str(g);
+                        line.push_str("\x1b[27m");
+                        line.push_str(&after[g.len()..]);
+                    }
+                    None => line.push_str("\x1b[7m \x1b[27m"),
+                }
+            } else {
+                line.push_str(text);
+            }
+            out.push_line(line);
+        }
+        let below = rows.len().saturating_sub(end);
+        out.push_line(rule((below > 0).then(|| format!("─── ↓ {below} more "))));
+        if let Some(ac) = self.autocomplete.as_mut() {
+            for l in render_lines(&mut ac.list, content_w) {
+                out.push_line(format!("{lpad}{l}"));
+            }
+        }
+    }
+
+    fn handle_input(&mut self, event: &InputEvent) -> bool {
+        let ev = match event {
+            InputEvent::Key(k) => self.handle_key(k),
+            InputEvent::Paste(text) => self.paste(text),
+            _ => EditorEvent::Ignored,
+        };
+        let used = ev != EditorEvent::Ignored;
+        if used {
+            self.last_event = Some(ev);
+        }
+        used
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        self.focused = focused;
+    }
+}
+
+#[path = "editor_paste.rs"]
+mod paste;
+use paste::{marker_forms, normalize};
+
+#[cfg(test)]
+#[path = "editor_tests.rs"]
+mod tests;

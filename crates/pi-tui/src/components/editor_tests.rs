@@ -1,0 +1,239 @@
+//! Tests for the editor component.
+use super::paste::decode_ctrl_csi_u;
+use super::*;
+use crate::ansi::strip_ansi;
+use crate::input::InputParser;
+
+fn editor() -> Editor {
+    Editor::new(EditorTheme::default())
+}
+
+/// Feed raw terminal bytes; returns the last event.
+fn feed(e: &mut Editor, bytes: &str) -> Option<EditorEvent> {
+    let mut p = InputParser::new();
+    let mut evs = p.feed(bytes.as_bytes());
+    evs.extend(p.flush());
+    let mut last = None;
+    for ev in evs {
+        if e.handle_input(&ev) {
+            last = e.take_event();
+        }
+    }
+    last
+}
+
+fn screen(e: &mut Editor, width: usize) -> Vec<String> {
+    render_lines(e, width).iter().map(|l| strip_ansi(l)).collect()
+}
+
+#[test]
+fn typing_and_submit() {
+    let mut e = editor();
+    feed(&mut e, "hello");
+    assert_eq!(e.text(), "hello");
+    assert_eq!(screen(&mut e, 10), ["──────────", "hello ", "──────────"]);
+    feed(&mut e, "\x1b[13;2u");
+    feed(&mut e, "world");
+    assert_eq!(e.text(), "hello\nworld");
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("hello\nworld".into())));
+    assert!(e.is_empty());
+}
+
+#[test]
+fn backslash_enter_is_newline() {
+    let mut e = editor();
+    feed(&mut e, "a\\\rb");
+    assert_eq!(e.text(), "a\nb");
+}
+
+#[test]
+fn ctrl_c_is_left_to_the_application() {
+    let mut e = editor();
+    assert_eq!(feed(&mut e, "\x03"), None);
+}
+
+#[test]
+fn cursor_motion_and_editing_keys() {
+    let mut e = editor();
+    feed(&mut e, "one two three");
+    feed(&mut e, "\x1bb"); // alt+b
+    feed(&mut e, "\x17"); // ctrl+w
+    assert_eq!(e.text(), "one three");
+    feed(&mut e, "\x01"); // ctrl+a
+    feed(&mut e, "\x0b"); // ctrl+k
+    assert_eq!(e.text(), "");
+    feed(&mut e, "\x19"); // ctrl+y
+    assert_eq!(e.text(), "one three");
+    feed(&mut e, "\x1b[D\x1b[D\x7f");
+    assert_eq!(e.text(), "one thee");
+}
+
+#[test]
+fn kill_ring_yank_pop() {
+    let mut e = editor();
+    feed(&mut e, "alpha beta");
+    feed(&mut e, "\x17"); // kill "beta"
+    feed(&mut e, "\x17"); // kill "alpha " (joins: "alpha beta")
+    feed(&mut e, "gamma");
+    feed(&mut e, "\x17"); // kill "gamma"
+    feed(&mut e, "\x19"); // yank gamma
+    assert_eq!(e.text(), "gamma");
+    feed(&mut e, "\x1by"); // alt+y -> previous kill
+    assert_eq!(e.text(), "alpha beta");
+}
+
+#[test]
+fn undo_restores_words() {
+    let mut e = editor();
+    feed(&mut e, "hello world");
+    feed(&mut e, "\x1b[45;5u"); // ctrl+-
+    assert_eq!(e.text(), "hello");
+    feed(&mut e, "\x1f"); // legacy ctrl+-
+    assert_eq!(e.text(), "");
+}
+
+#[test]
+fn history_navigation() {
+    let mut e = editor();
+    e.add_to_history("first");
+    e.add_to_history("second");
+    e.add_to_history("second");
+    feed(&mut e, "\x1b[A");
+    assert_eq!(e.text(), "second");
+    feed(&mut e, "\x1b[A");
+    assert_eq!(e.text(), "first");
+    feed(&mut e, "\x1b[A");
+    assert_eq!(e.text(), "first");
+    feed(&mut e, "\x1b[B");
+    assert_eq!(e.text(), "second");
+    feed(&mut e, "\x1b[B");
+    assert_eq!(e.text(), "");
+}
+
+#[test]
+fn large_paste_becomes_marker_and_expands_on_submit() {
+    let mut e = editor();
+    let big: String = (0..12).map(|i| format!("line {i}\n")).collect();
+    feed(&mut e, &format!("see \x1b[200~{big}\x1b[201~"));
+    assert_eq!(e.text(), "see [paste #1 +13 lines]");
+    let Some(EditorEvent::Submit(text)) = feed(&mut e, "\r") else {
+        panic!("expected submit");
+    };
+    assert!(text.starts_with("see line 0\nline 1"));
+    // Backspace removes a marker whole.
+    feed(&mut e, &format!("\x1b[200~{}\x1b[201~", "x".repeat(1200)));
+    assert_eq!(e.text(), "[paste #1 1200 chars]");
+    feed(&mut e, "\x7f");
+    assert_eq!(e.text(), "");
+    // The cursor steps over a marker in one move; delete removes it whole.
+    feed(&mut e, &format!("a\x1b[200~{}\x1b[201~b", "y".repeat(1500)));
+    assert_eq!(e.text(), "a[paste #2 1500 chars]b");
+    feed(&mut e, "\x1b[D\x1b[D");
+    assert_eq!(e.cursor(), (0, 1));
+    feed(&mut e, "\x1b[C");
+    assert_eq!(e.cursor(), (0, "a[paste #2 1500 chars]".len()));
+    feed(&mut e, "\x1b[D\x1b[3~");
+    assert_eq!(e.text(), "ab");
+    feed(&mut e, "\x05\x15");
+    // Small pastes go in as text, control characters dropped.
+    feed(&mut e, "\x1b[200~a\x07b\r\nc\x1b[201~");
+    assert_eq!(e.text(), "ab\nc");
+}
+
+#[test]
+fn jump_to_character() {
+    let mut e = editor();
+    feed(&mut e, "abcabc");
+    feed(&mut e, "\x01"); // home
+    feed(&mut e, "\x1d"); // ctrl+]
+    feed(&mut e, "c");
+    assert_eq!(e.cursor(), (0, 2));
+    feed(&mut e, "\x1b\x1d"); // ctrl+alt+]
+    feed(&mut e, "a");
+    assert_eq!(e.cursor(), (0, 0));
+}
+
+#[test]
+fn wrapping_vertical_motion_and_scroll_indicator() {
+    let mut e = editor();
+    e.set_terminal_rows(10);
+    feed(&mut e, "aaaa bbbb cccc");
+    let s = screen(&mut e, 7);
+    assert_eq!(s, ["───────", "aaaa ", "bbbb ", "cccc ", "───────"]);
+    feed(&mut e, "\x1b[A");
+    assert_eq!(e.cursor(), (0, 9));
+    for _ in 0..8 {
+        feed(&mut e, "\x1b[13;2ux");
+    }
+    let s = screen(&mut e, 7);
+    assert_eq!(s.len(), 7);
+    assert_eq!(s[0], "─── ↑ 5", "{s:?}");
+    assert_eq!(s[5], "x cccc");
+    feed(&mut e, "\x1b[5~");
+    let s = screen(&mut e, 7);
+    assert!(s[6].starts_with("─── ↓ "), "{s:?}");
+}
+
+#[test]
+fn cursor_marker_only_when_focused() {
+    let mut e = editor();
+    feed(&mut e, "ab");
+    assert!(render_lines(&mut e, 10)[1].contains(CURSOR_MARKER));
+    e.set_focused(false);
+    assert!(!render_lines(&mut e, 10)[1].contains(CURSOR_MARKER));
+}
+
+#[test]
+fn autocomplete_commands() {
+    use crate::autocomplete::{CombinedAutocompleteProvider, SlashCommand};
+    let mut e = editor();
+    e.set_autocomplete_provider(Box::new(CombinedAutocompleteProvider::new(
+        vec![
+            SlashCommand::new("model", "Select model"),
+            SlashCommand::new("compact", "Compact"),
+        ],
+        ".",
+    )));
+    feed(&mut e, "/");
+    assert!(e.is_showing_autocomplete());
+    feed(&mut e, "co");
+    let s = screen(&mut e, 60);
+    assert!(s[3].starts_with("→ compact"), "{s:?}");
+    // Enter on a command completes and submits it.
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("/compact".into())));
+    feed(&mut e, "/m");
+    feed(&mut e, "\t");
+    assert_eq!(e.text(), "/model ");
+    assert!(!e.is_showing_autocomplete());
+    feed(&mut e, "\x15/mo\x1b");
+    assert!(!e.is_showing_autocomplete());
+    assert_eq!(e.text(), "/mo");
+}
+
+#[test]
+fn decode_csi_u_in_paste() {
+    assert_eq!(decode_ctrl_csi_u("a\x1b[106;5ub"), "a\nb");
+    assert_eq!(decode_ctrl_csi_u("a\x1b[1;5ub"), "a\x1b[1;5ub");
+}
+
+#[test]
+fn suggestions_delivered_later_show_if_still_current() {
+    use crate::autocomplete::{AutocompleteItem, Suggestions};
+    let mut e = editor();
+    feed(&mut e, "see @ma");
+    let item = AutocompleteItem {
+        value: "@src/main.rs".into(),
+        label: "main.rs".into(),
+        description: None,
+    };
+    e.show_suggestions(Suggestions {
+        items: vec![item.clone()],
+        prefix: "@zz".into(),
+    });
+    assert!(!e.is_showing_autocomplete());
+    e.show_suggestions(Suggestions {
+        items: vec![item],
+        prefix: "@ma".into(),
+    });
+    assert!(e.is_showing_autocomplete());
+}

@@ -1,0 +1,425 @@
+//! `Image`: inline images through the kitty graphics protocol or iTerm2's OSC 1337 when the
+//! terminal supports them, else a one-line text placeholder. Sizes come from the file headers.
+
+use base64::Engine as _;
+
+use crate::component::{Component, Frame, LineCache};
+use crate::style::Style;
+use crate::width::truncate_to_width;
+
+/// Which inline image protocol the terminal speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageProtocol {
+    Kitty,
+    ITerm2,
+}
+
+/// What the terminal can do, detected from the environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    pub images: Option<ImageProtocol>,
+    pub true_color: bool,
+    pub hyperlinks: bool,
+}
+
+impl Capabilities {
+    /// Detect from `TERM_PROGRAM`, `TERM`, `KITTY_WINDOW_ID`, `GHOSTTY_RESOURCES_DIR`,
+    /// `WEZTERM_PANE`, `ITERM_SESSION_ID`, `COLORTERM`, `TMUX`.
+    pub fn detect() -> Self {
+        Self::from_env(|k| std::env::var(k).ok())
+    }
+
+    pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Self {
+        let lower = |k: &str| get(k).unwrap_or_default().to_lowercase();
+        let program = lower("TERM_PROGRAM");
+        let term = lower("TERM");
+        let colorterm = lower("COLORTERM");
+        let true_color = colorterm == "truecolor" || colorterm == "24bit";
+        let set = |k: &str| get(k).is_some_and(|v| !v.is_empty());
+        // tmux/screen swallow OSC 8 and image protocols unless specially configured.
+        if set("TMUX") || term.starts_with("tmux") || term.starts_with("screen") {
+            return Capabilities {
+                images: None,
+                true_color,
+                hyperlinks: false,
+            };
+        }
+        if set("CMUX_SOCKET_PATH") || program == "cmux" {
+            return Capabilities {
+                images: None,
+                true_color: true,
+                hyperlinks: true,
+            };
+        }
+        let kitty_like = set("KITTY_WINDOW_ID")
+            || program == "kitty"
+            || program == "ghostty"
+            || term.contains("ghostty")
+            || set("GHOSTTY_RESOURCES_DIR")
+            || set("WEZTERM_PANE")
+            || program == "wezterm";
+        if kitty_like {
+            return Capabilities {
+                images: Some(ImageProtocol::Kitty),
+                true_color: true,
+                hyperlinks: true,
+            };
+        }
+        if set("ITERM_SESSION_ID") || program == "iterm.app" {
+            return Capabilities {
+                images: Some(ImageProtocol::ITerm2),
+                true_color: true,
+                hyperlinks: true,
+            };
+        }
+        if program == "vscode" || program == "alacritty" {
+            return Capabilities {
+                images: None,
+                true_color: true,
+                hyperlinks: true,
+            };
+        }
+        Capabilities {
+            images: None,
+            true_color,
+            hyperlinks: false,
+        }
+    }
+}
+
+/// Pixel size of an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageSize {
+    pub width: u32,
+    pub height: u32,
+}
+
+/// Read the pixel size from PNG, JPEG, GIF or WebP bytes.
+pub fn image_size(data: &[u8]) -> Option<ImageSize> {
+    let be32 = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let le16 = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]) as u32;
+    if data.len() >= 24 && data.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Some(ImageSize {
+            width: be32(&data[16..20]),
+            height: be32(&data[20..24]),
+        });
+    }
+    if data.len() >= 10 && (data.starts_with(b"GIF87a") || data.starts_with(b"GIF89a")) {
+        return Some(ImageSize {
+            width: le16(&data[6..8]),
+            height: le16(&data[8..10]),
+        });
+    }
+    if data.len() >= 30 && data.starts_with(b"RIFF") && &data[8..12] == b"WEBP" {
+        let chunk = &data[12..16];
+        return match chunk {
+            b"VP8 " => Some(ImageSize {
+                width: le16(&data[26..28]) & 0x3fff,
+                height: le16(&data[28..30]) & 0x3fff,
+            }),
+            b"VP8L" => {
+                let b = &data[21..25];
+                let bits = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                Some(ImageSize {
+                    width: (bits & 0x3fff) + 1,
+                    height: ((bits >> 14) & 0x3fff) + 1,
+                })
+            }
+            b"VP8X" => {
+                let w = u32::from_le_bytes([data[24], data[25], data[26], 0]) + 1;
+                let h = u32::from_le_bytes([data[27], data[28], data[29], 0]) + 1;
+                Some(ImageSize { width: w, height: h })
+            }
+            _ => None,
+        };
+    }
+    if data.len() >= 4 && data[0] == 0xff && data[1] == 0xd8 {
+        let mut i = 2;
+        while i + 9 < data.len() {
+            if data[i] != 0xff {
+                i += 1;
+                continue;
+            }
+            let marker = data[i + 1];
+            if marker == 0xd8 || marker == 0x01 || (0xd0..=0xd7).contains(&marker) {
+                i += 2;
+                continue;
+            }
+            let len = u16::from_be_bytes([data[i + 2], data[i + 3]]) as usize;
+            // Start-of-frame markers carry the size (not DHT/JPG/DAC).
+            if (0xc0..=0xcf).contains(&marker) && ![0xc4, 0xc8, 0xcc].contains(&marker) {
+                let h = u16::from_be_bytes([data[i + 5], data[i + 6]]) as u32;
+                let w = u16::from_be_bytes([data[i + 7], data[i + 8]]) as u32;
+                return Some(ImageSize { width: w, height: h });
+            }
+            i += 2 + len;
+        }
+    }
+    None
+}
+
+/// Rows an image of `size` takes at `cols` columns, for a cell of `cell` pixels (w, h).
+pub fn image_rows(size: ImageSize, cols: usize, cell: (u32, u32)) -> usize {
+    if size.width == 0 {
+        return 1;
+    }
+    let target_w = cols as f64 * cell.0 as f64;
+    let scaled_h = size.height as f64 * target_w / size.width as f64;
+    ((scaled_h / cell.1 as f64).ceil() as usize).max(1)
+}
+
+/// Kitty graphics transmission of PNG data (base64), chunked at 4096 bytes, placed at
+/// `cols` x `rows` cells without moving the cursor.
+pub fn encode_kitty(b64: &str, cols: usize, rows: usize, id: Option<u32>) -> String {
+    const CHUNK: usize = 4096;
+    let mut params = format!("a=T,f=100,q=2,C=1,c={cols},r={rows}");
+    if let Some(id) = id {
+        params.push_str(&format!(",i={id}"));
+    }
+    if b64.len() <= CHUNK {
+        return format!("\x1b_G{params};{b64}\x1b\\");
+    }
+    let mut out = String::with_capacity(b64.len() + b64.len() / CHUNK * 16 + 64);
+    let bytes = b64.as_bytes();
+    let mut off = 0;
+    while off < bytes.len() {
+        let end = (off + CHUNK).min(bytes.len());
+        // base64 is ASCII, so any byte offset is a char boundary.
+        let chunk = &b64[off..end];
+        let more = if end < bytes.len() { 1 } else { 0 };
+        if off == 0 {
+            out.push_str(&format!("\x1b_G{params},m={more};{chunk}\x1b\\"));
+        } else {
+            out.push_str(&format!("\x1b_Gm={more};{chunk}\x1b\\"));
+        }
+        off = end;
+    }
+    out
+}
+
+/// iTerm2 inline image (OSC 1337) `cols` cells wide.
+pub fn encode_iterm2(b64: &str, cols: usize) -> String {
+    format!("\x1b]1337;File=inline=1;width={cols};height=auto;preserveAspectRatio=1:{b64}\x07")
+}
+
+/// `[Image: name [mime] WxH]`.
+pub fn image_fallback(mime: &str, size: Option<ImageSize>, name: Option<&str>) -> String {
+    let mut parts = Vec::new();
+    if let Some(n) = name {
+        parts.push(n.to_string());
+    }
+    parts.push(format!("[{mime}]"));
+    if let Some(s) = size {
+        parts.push(format!("{}x{}", s.width, s.height));
+    }
+    format!("[Image: {}]", parts.join(" "))
+}
+
+/// An inline image (base64 data as stored in messages).
+#[derive(Debug, Clone)]
+pub struct Image {
+    b64: String,
+    mime: String,
+    name: Option<String>,
+    size: Option<ImageSize>,
+    caps: Capabilities,
+    max_cols: usize,
+    cell: (u32, u32),
+    fallback_style: Style,
+    cache: LineCache,
+}
+
+impl Image {
+    pub fn new(b64: impl Into<String>, mime: impl Into<String>, caps: Capabilities) -> Self {
+        let b64 = b64.into();
+        // Only the header is needed for the size; decode a prefix.
+        let head_len = b64.len().min(64 * 1024) / 4 * 4;
+        let head = base64::engine::general_purpose::STANDARD
+            .decode(&b64[..head_len])
+            .unwrap_or_default();
+        let size = image_size(&head);
+        Image {
+            b64,
+            mime: mime.into(),
+            name: None,
+            size,
+            caps,
+            max_cols: 60,
+            cell: (9, 18),
+            fallback_style: Style::new(),
+            cache: LineCache::default(),
+        }
+    }
+
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_max_cols(mut self, cols: usize) -> Self {
+        self.max_cols = cols.max(1);
+        self
+    }
+
+    #[must_use]
+    pub fn with_fallback_style(mut self, style: Style) -> Self {
+        self.fallback_style = style;
+        self
+    }
+
+    /// Cell size in pixels (from the terminal's `CSI 16 t` reply).
+    pub fn set_cell_size(&mut self, width: u32, height: u32) {
+        if width > 0 && height > 0 {
+            self.cell = (width, height);
+            self.cache.clear();
+        }
+    }
+
+    pub fn size(&self) -> Option<ImageSize> {
+        self.size
+    }
+
+    fn build(&self, width: usize) -> Vec<String> {
+        let fallback = || {
+            vec![self.fallback_style.paint(&truncate_to_width(
+                &image_fallback(&self.mime, self.size, self.name.as_deref()),
+                width,
+                "...",
+            ))]
+        };
+        let (Some(proto), Some(size)) = (self.caps.images, self.size) else {
+            return fallback();
+        };
+        // Kitty's f=100 is PNG only; other formats need converting first.
+        if proto == ImageProtocol::Kitty && self.mime != "image/png" {
+            return fallback();
+        }
+        let cols = width.saturating_sub(2).min(self.max_cols).max(1);
+        let rows = image_rows(size, cols, self.cell);
+        let seq = match proto {
+            ImageProtocol::Kitty => encode_kitty(&self.b64, cols, rows, None),
+            ImageProtocol::ITerm2 => encode_iterm2(&self.b64, cols),
+        };
+        // Reserve `rows` lines; the last one moves up and draws the image over them.
+        let mut lines = vec![String::new(); rows - 1];
+        let up = if rows > 1 {
+            format!("\x1b[{}A", rows - 1)
+        } else {
+            String::new()
+        };
+        let down = if proto == ImageProtocol::Kitty && rows > 1 {
+            format!("\x1b[{}B", rows - 1)
+        } else {
+            String::new()
+        };
+        lines.push(format!("{up}{seq}{down}"));
+        lines
+    }
+}
+
+impl Component for Image {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if let Some(l) = self.cache.get(width) {
+            out.push(l);
+            return;
+        }
+        let lines = self.build(width);
+        out.push(self.cache.set(width, lines));
+    }
+
+    fn invalidate(&mut self) {
+        self.cache.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::component::render_lines;
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        v.extend_from_slice(&w.to_be_bytes());
+        v.extend_from_slice(&h.to_be_bytes());
+        v.extend_from_slice(&[8, 6, 0, 0, 0]);
+        v
+    }
+
+    #[test]
+    fn sizes_from_headers() {
+        assert_eq!(
+            image_size(&png(640, 480)),
+            Some(ImageSize {
+                width: 640,
+                height: 480
+            })
+        );
+        let gif = b"GIF89a\x10\x00\x20\x00rest";
+        assert_eq!(image_size(gif), Some(ImageSize { width: 16, height: 32 }));
+        let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04, 0, 0];
+        jpeg.extend_from_slice(&[0xff, 0xc0, 0x00, 0x11, 0x08, 0x00, 0x64, 0x00, 0xc8, 0x03]);
+        assert_eq!(
+            image_size(&jpeg),
+            Some(ImageSize {
+                width: 200,
+                height: 100
+            })
+        );
+        let mut webp = b"RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0\0\0\0\0".to_vec();
+        webp.extend_from_slice(&[0x1f, 0x00, 0x00, 0x0f, 0x00, 0x00]);
+        assert_eq!(image_size(&webp), Some(ImageSize { width: 32, height: 16 }));
+        assert_eq!(image_size(b"nope"), None);
+    }
+
+    #[test]
+    fn capability_detection() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.to_string())
+        };
+        assert_eq!(
+            Capabilities::from_env(env(&[("KITTY_WINDOW_ID", "1")])).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert_eq!(
+            Capabilities::from_env(env(&[("TERM_PROGRAM", "iTerm.app")])).images,
+            Some(ImageProtocol::ITerm2)
+        );
+        let tmux = Capabilities::from_env(env(&[("KITTY_WINDOW_ID", "1"), ("TMUX", "/tmp/x")]));
+        assert_eq!(tmux.images, None);
+        assert!(!tmux.hyperlinks);
+        assert_eq!(Capabilities::from_env(env(&[])).images, None);
+    }
+
+    #[test]
+    fn renders_protocol_or_placeholder() {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(png(180, 36));
+        let kitty = Capabilities {
+            images: Some(ImageProtocol::Kitty),
+            true_color: true,
+            hyperlinks: true,
+        };
+        let mut img = Image::new(b64.clone(), "image/png", kitty).with_max_cols(20);
+        let lines = render_lines(&mut img, 80);
+        // 20 cols * 9 px = 180 px wide -> 36 px tall = 2 rows of 18 px.
+        assert_eq!(lines.len(), 2);
+        assert!(lines[1].starts_with("\x1b[1A\x1b_Ga=T,f=100,q=2,C=1,c=20,r=2;"));
+        assert_eq!(crate::width::visible_width(&lines[1]), 0);
+        let none = Capabilities {
+            images: None,
+            true_color: false,
+            hyperlinks: false,
+        };
+        let mut img = Image::new(b64, "image/png", none).with_name("shot.png");
+        assert_eq!(render_lines(&mut img, 80), ["[Image: shot.png [image/png] 180x36]"]);
+    }
+
+    #[test]
+    fn kitty_chunks() {
+        let data = "A".repeat(5000);
+        let s = encode_kitty(&data, 10, 2, Some(7));
+        assert!(s.starts_with("\x1b_Ga=T,f=100,q=2,C=1,c=10,r=2,i=7,m=1;"));
+        assert!(s.contains("\x1b_Gm=0;"));
+    }
+}

@@ -1,0 +1,607 @@
+//! `Markdown`: renders markdown (headings, paragraphs, lists, quotes, code blocks with syntax
+//! highlighting, tables, links, rules) to styled lines; cached per width.
+
+use std::sync::Arc;
+
+use pulldown_cmark::Alignment;
+
+use super::markdown_ast::{parse, Block, Inline};
+use crate::component::{Component, Frame, LineCache};
+use crate::style::{apply_background, Color, Style};
+use crate::width::{pad_to_width, visible_width, wrap_text};
+
+/// Custom code highlighter: `(code, lang)` to one string per line, or None to use the default.
+pub type Highlighter = Arc<dyn Fn(&str, &str) -> Option<Vec<String>> + Send + Sync>;
+
+/// Styles used by [`Markdown`].
+#[derive(Clone)]
+pub struct MarkdownTheme {
+    pub heading: Style,
+    pub link: Style,
+    pub link_url: Style,
+    pub code: Style,
+    pub code_block: Style,
+    pub code_block_border: Style,
+    pub quote: Style,
+    pub quote_border: Style,
+    pub hr: Style,
+    pub list_bullet: Style,
+    pub table_border: Style,
+    /// Indent of code block lines.
+    pub code_block_indent: usize,
+    /// Emit OSC 8 hyperlinks instead of `text (url)`.
+    pub hyperlinks: bool,
+    /// Replaces the built-in syntect highlighting when set.
+    pub highlighter: Option<Highlighter>,
+    /// Highlight code blocks at all.
+    pub highlight_code: bool,
+}
+
+impl Default for MarkdownTheme {
+    fn default() -> Self {
+        MarkdownTheme {
+            heading: Style::new().fg(Color::Basic(3)),
+            link: Style::new().fg(Color::Basic(4)),
+            link_url: Style::new().fg(Color::Basic(8)),
+            code: Style::new().fg(Color::Basic(6)),
+            code_block: Style::new().fg(Color::Basic(2)),
+            code_block_border: Style::new().fg(Color::Basic(8)),
+            quote: Style::new().fg(Color::Basic(8)),
+            quote_border: Style::new().fg(Color::Basic(8)),
+            hr: Style::new().fg(Color::Basic(8)),
+            list_bullet: Style::new().fg(Color::Basic(6)),
+            table_border: Style::new().fg(Color::Basic(8)),
+            code_block_indent: 2,
+            hyperlinks: false,
+            highlighter: None,
+            highlight_code: true,
+        }
+    }
+}
+
+/// Markdown text rendered once per width.
+#[derive(Clone)]
+pub struct Markdown {
+    text: String,
+    padding_x: usize,
+    padding_y: usize,
+    theme: Arc<MarkdownTheme>,
+    /// Style of plain text (e.g. thinking blocks), and an optional background for whole lines.
+    text_style: Style,
+    bg: Option<Color>,
+    cache: LineCache,
+    /// Rendered lines of each top-level block from the last render: (source, width, lines).
+    blocks: Vec<(String, usize, Vec<String>)>,
+}
+
+impl Markdown {
+    pub fn new(text: impl Into<String>, theme: Arc<MarkdownTheme>) -> Self {
+        Markdown {
+            text: text.into(),
+            padding_x: 0,
+            padding_y: 0,
+            theme,
+            text_style: Style::new(),
+            bg: None,
+            cache: LineCache::default(),
+            blocks: Vec::new(),
+        }
+    }
+
+    #[must_use]
+    pub fn with_padding(mut self, x: usize, y: usize) -> Self {
+        self.padding_x = x;
+        self.padding_y = y;
+        self
+    }
+
+    #[must_use]
+    pub fn with_text_style(mut self, style: Style) -> Self {
+        self.text_style = style;
+        self
+    }
+
+    #[must_use]
+    pub fn with_background(mut self, bg: Color) -> Self {
+        self.bg = Some(bg);
+        self
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn set_text(&mut self, text: impl Into<String>) {
+        let t = text.into();
+        if t != self.text {
+            self.text = t;
+            self.cache.clear();
+        }
+    }
+
+    pub fn set_theme(&mut self, theme: Arc<MarkdownTheme>) {
+        self.theme = theme;
+        self.cache.clear();
+        self.blocks.clear();
+    }
+
+    /// The lines for `width` (what `render` pushes).
+    pub fn lines(&mut self, width: usize) -> Vec<String> {
+        if self.text.trim().is_empty() {
+            return Vec::new();
+        }
+        let inner = width.saturating_sub(self.padding_x * 2).max(1);
+        let text = self.text.replace('\t', "   ");
+        let (blocks, ranges) = parse(&text);
+        let r = Renderer {
+            theme: &self.theme,
+            base: self.text_style,
+        };
+        // Top-level blocks whose source is unchanged reuse their lines (a streaming message
+        // only re-renders its tail).
+        // Reference-style link definitions can change earlier blocks: no reuse then.
+        if text.contains("]:") {
+            self.blocks.clear();
+        }
+        let mut body = Vec::new();
+        let mut fresh: Vec<(String, usize, Vec<String>)> = Vec::with_capacity(blocks.len());
+        for (i, b) in blocks.iter().enumerate() {
+            if i > 0 && r.gap_between(&blocks[i - 1], b) {
+                body.push(String::new());
+            }
+            let source = ranges[i].clone().and_then(|rg| text.get(rg)).map(str::to_string);
+            let cached = match (&source, self.blocks.get(i)) {
+                (Some(src), Some((csrc, cw, lines))) if csrc == src && *cw == inner => Some(lines.clone()),
+                _ => None,
+            };
+            let lines = cached.unwrap_or_else(|| {
+                let mut l = Vec::new();
+                r.block(b, inner, &mut l);
+                l
+            });
+            body.extend(lines.iter().cloned());
+            fresh.push((
+                source.unwrap_or_default(),
+                if ranges[i].is_some() { inner } else { 0 },
+                lines,
+            ));
+        }
+        self.blocks = fresh;
+        let pad = " ".repeat(self.padding_x);
+        let mut lines = Vec::with_capacity(body.len() + self.padding_y * 2);
+        lines.extend(std::iter::repeat_n(String::new(), self.padding_y));
+        lines.extend(
+            body.into_iter()
+                .map(|l| if pad.is_empty() { l } else { format!("{pad}{l}") }),
+        );
+        lines.extend(std::iter::repeat_n(String::new(), self.padding_y));
+        if let Some(bg) = self.bg {
+            lines = lines.iter().map(|l| apply_background(l, width, bg)).collect();
+        }
+        lines
+    }
+}
+
+impl Component for Markdown {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if let Some(l) = self.cache.get(width) {
+            out.push(l);
+            return;
+        }
+        let lines = self.lines(width);
+        out.push(self.cache.set(width, lines));
+    }
+
+    fn invalidate(&mut self) {
+        self.cache.clear();
+        self.blocks.clear();
+    }
+}
+
+fn merge(base: Style, over: Style) -> Style {
+    Style {
+        fg: over.fg.or(base.fg),
+        bg: over.bg.or(base.bg),
+        bold: base.bold || over.bold,
+        dim: base.dim || over.dim,
+        italic: base.italic || over.italic,
+        underline: base.underline || over.underline,
+        strikethrough: base.strikethrough || over.strikethrough,
+        inverse: base.inverse || over.inverse,
+    }
+}
+
+struct Renderer<'a> {
+    theme: &'a MarkdownTheme,
+    base: Style,
+}
+
+impl Renderer<'_> {
+    fn gap_between(&self, prev: &Block, next: &Block) -> bool {
+        !(matches!(prev, Block::Paragraph(_)) && matches!(next, Block::List { .. }))
+    }
+
+    fn blocks(&self, blocks: &[Block], width: usize, out: &mut Vec<String>) {
+        for (i, b) in blocks.iter().enumerate() {
+            if i > 0 && self.gap_between(&blocks[i - 1], b) {
+                out.push(String::new());
+            }
+            self.block(b, width, out);
+        }
+    }
+
+    fn block(&self, b: &Block, width: usize, out: &mut Vec<String>) {
+        let t = self.theme;
+        match b {
+            Block::Paragraph(inl) => out.extend(wrap_text(&self.inlines(inl, self.base), width)),
+            Block::Heading(level, inl) => {
+                let mut style = merge(self.base, t.heading).bold();
+                if *level == 1 {
+                    style = style.underline();
+                }
+                let mut text = self.inlines(inl, style);
+                if *level >= 3 {
+                    text = format!("{}{text}", style.paint(&format!("{} ", "#".repeat(*level as usize))));
+                }
+                out.extend(wrap_text(&text, width));
+            }
+            Block::Code { lang, text } => {
+                out.push(t.code_block_border.paint(&format!("```{lang}")));
+                let indent = " ".repeat(t.code_block_indent);
+                let inner = width.saturating_sub(t.code_block_indent).max(1);
+                let highlighted = if t.highlight_code {
+                    match &t.highlighter {
+                        Some(h) => h(text, lang),
+                        None => crate::highlight::highlight(text, lang),
+                    }
+                } else {
+                    None
+                };
+                let code_lines: Vec<String> = match highlighted {
+                    Some(l) => l,
+                    None => text.split('\n').map(|l| t.code_block.paint(l)).collect(),
+                };
+                for line in code_lines {
+                    for w in wrap_text(&line, inner) {
+                        out.push(format!("{indent}{w}"));
+                    }
+                }
+                out.push(t.code_block_border.paint("```"));
+            }
+            Block::List { start, items } => {
+                for (i, item) in items.iter().enumerate() {
+                    let bullet = match start {
+                        Some(n) => format!("{}. ", n + i as u64),
+                        None => "- ".to_string(),
+                    };
+                    let bw = visible_width(&bullet);
+                    let mut lines = Vec::new();
+                    self.blocks(item, width.saturating_sub(bw).max(1), &mut lines);
+                    if lines.is_empty() {
+                        lines.push(String::new());
+                    }
+                    let hang = " ".repeat(bw);
+                    for (k, l) in lines.into_iter().enumerate() {
+                        if k == 0 {
+                            out.push(format!("{}{l}", t.list_bullet.paint(&bullet)));
+                        } else if l.is_empty() {
+                            out.push(l);
+                        } else {
+                            out.push(format!("{hang}{l}"));
+                        }
+                    }
+                }
+            }
+            Block::Quote(children) => {
+                let style = merge(t.quote, Style::new().italic());
+                let inner = Renderer { theme: t, base: style };
+                let mut lines = Vec::new();
+                inner.blocks(children, width.saturating_sub(2).max(1), &mut lines);
+                while lines.last().is_some_and(String::is_empty) {
+                    lines.pop();
+                }
+                for l in lines {
+                    out.push(format!("{}{l}", t.quote_border.paint("│ ")));
+                }
+            }
+            Block::Rule => out.push(t.hr.paint(&"─".repeat(width.min(80)))),
+            Block::Table { aligns, head, rows } => self.table(aligns, head, rows, width, out),
+            Block::Html(raw) => {
+                for l in raw.trim().split('\n') {
+                    out.extend(wrap_text(&self.base.paint(l), width));
+                }
+            }
+        }
+    }
+
+    fn inlines(&self, inl: &[Inline], style: Style) -> String {
+        let mut s = String::new();
+        for i in inl {
+            self.inline(i, style, &mut s);
+        }
+        s
+    }
+
+    fn inline(&self, i: &Inline, style: Style, s: &mut String) {
+        let t = self.theme;
+        match i {
+            Inline::Text(text) => {
+                let mut first = true;
+                for seg in text.split('\n') {
+                    if !first {
+                        s.push('\n');
+                    }
+                    first = false;
+                    if !seg.is_empty() {
+                        s.push_str(&style.paint(seg));
+                    }
+                }
+            }
+            Inline::Code(c) => s.push_str(&merge(style, t.code).paint(c)),
+            Inline::Emph(v) => s.push_str(&self.inlines(v, style.italic())),
+            Inline::Strong(v) => s.push_str(&self.inlines(v, style.bold())),
+            Inline::Strike(v) => s.push_str(&self.inlines(v, style.strikethrough())),
+            Inline::HardBreak => s.push('\n'),
+            Inline::Link { url, children } => {
+                let text = self.inlines(children, merge(style, t.link).underline());
+                if t.hyperlinks {
+                    s.push_str(&format!("\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\"));
+                } else {
+                    s.push_str(&text);
+                    let plain = plain_text(children);
+                    let bare = url.strip_prefix("mailto:").unwrap_or(url);
+                    if plain != *url && plain != bare {
+                        s.push_str(&t.link_url.paint(&format!(" ({url})")));
+                    }
+                }
+            }
+            Inline::Image { url, alt } => {
+                let alt = plain_text(alt);
+                let label = if alt.is_empty() { url.clone() } else { alt };
+                s.push_str(&merge(style, t.link).paint(&format!("[image: {label}]")));
+            }
+        }
+    }
+
+    fn table(
+        &self,
+        aligns: &[Alignment],
+        head: &[Vec<Inline>],
+        rows: &[Vec<Vec<Inline>>],
+        width: usize,
+        out: &mut Vec<String>,
+    ) {
+        let t = self.theme;
+        let ncols = head.len().max(rows.iter().map(Vec::len).max().unwrap_or(0));
+        if ncols == 0 {
+            return;
+        }
+        let head_style = self.base.bold();
+        let render_row = |cells: &[Vec<Inline>], style: Style| -> Vec<String> {
+            (0..ncols)
+                .map(|c| cells.get(c).map(|x| self.inlines(x, style)).unwrap_or_default())
+                .collect()
+        };
+        let head_cells = render_row(head, head_style);
+        let body: Vec<Vec<String>> = rows.iter().map(|r| render_row(r, self.base)).collect();
+        let mut natural = vec![1usize; ncols];
+        for row in std::iter::once(&head_cells).chain(body.iter()) {
+            for (c, cell) in row.iter().enumerate() {
+                natural[c] = natural[c].max(visible_width(cell));
+            }
+        }
+        // "│ " + cells joined by " │ " + " │"
+        let overhead = 3 * ncols + 1;
+        let avail = width.saturating_sub(overhead).max(ncols);
+        let widths = fit_columns(&natural, avail);
+        let border = |l: &str, m: &str, r: &str| {
+            let segs: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+            t.table_border
+                .paint(&format!("{l}─{}─{r}", segs.join(&format!("─{m}─"))))
+        };
+        let bar = t.table_border.paint("│");
+        let emit_row = |cells: &[String], out: &mut Vec<String>| {
+            let wrapped: Vec<Vec<String>> = cells.iter().zip(&widths).map(|(c, w)| wrap_text(c, *w)).collect();
+            let height = wrapped.iter().map(Vec::len).max().unwrap_or(1);
+            for k in 0..height {
+                let mut line = bar.clone();
+                for (c, w) in widths.iter().enumerate() {
+                    let cell = wrapped[c].get(k).map_or("", String::as_str);
+                    let align = aligns.get(c).copied().unwrap_or(Alignment::None);
+                    line.push(' ');
+                    line.push_str(&align_cell(cell, *w, align));
+                    line.push(' ');
+                    line.push_str(&bar);
+                }
+                out.push(line);
+            }
+        };
+        out.push(border("┌", "┬", "┐"));
+        emit_row(&head_cells, out);
+        out.push(border("├", "┼", "┤"));
+        for row in &body {
+            emit_row(row, out);
+        }
+        out.push(border("└", "┴", "┘"));
+    }
+}
+
+fn align_cell(cell: &str, w: usize, align: Alignment) -> String {
+    let cw = visible_width(cell);
+    let gap = w.saturating_sub(cw);
+    match align {
+        Alignment::Right => format!("{}{cell}", " ".repeat(gap)),
+        Alignment::Center => format!("{}{cell}{}", " ".repeat(gap / 2), " ".repeat(gap - gap / 2)),
+        _ => pad_to_width(cell, w),
+    }
+}
+
+/// Shrink column widths to fit `avail`, taking from the widest columns first.
+fn fit_columns(natural: &[usize], avail: usize) -> Vec<usize> {
+    let mut w = natural.to_vec();
+    let mut total: usize = w.iter().sum();
+    while total > avail {
+        let (idx, &max) = match w.iter().enumerate().max_by_key(|(_, v)| **v) {
+            Some(x) => x,
+            None => break,
+        };
+        if max <= 1 {
+            break;
+        }
+        w[idx] -= 1;
+        total -= 1;
+    }
+    w
+}
+
+fn plain_text(inl: &[Inline]) -> String {
+    let mut s = String::new();
+    for i in inl {
+        match i {
+            Inline::Text(t) | Inline::Code(t) => s.push_str(t),
+            Inline::Emph(v) | Inline::Strong(v) | Inline::Strike(v) => s.push_str(&plain_text(v)),
+            Inline::Link { children, .. } => s.push_str(&plain_text(children)),
+            Inline::Image { alt, .. } => s.push_str(&plain_text(alt)),
+            Inline::HardBreak => s.push('\n'),
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ansi::strip_ansi;
+
+    fn plain_theme() -> Arc<MarkdownTheme> {
+        Arc::new(MarkdownTheme {
+            heading: Style::new(),
+            link: Style::new(),
+            link_url: Style::new(),
+            code: Style::new(),
+            code_block: Style::new(),
+            code_block_border: Style::new(),
+            quote: Style::new(),
+            quote_border: Style::new(),
+            hr: Style::new(),
+            list_bullet: Style::new(),
+            table_border: Style::new(),
+            highlight_code: false,
+            ..MarkdownTheme::default()
+        })
+    }
+
+    fn render(md: &str, width: usize) -> Vec<String> {
+        let mut m = Markdown::new(md, plain_theme());
+        m.lines(width).iter().map(|l| strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn headings_paragraphs_and_lists() {
+        let md = "# Title\n\nSome *text* here.\n- one\n- two\n  - nested\n\n### Small";
+        assert_eq!(
+            render(md, 40),
+            [
+                "Title",
+                "",
+                "Some text here.",
+                "- one",
+                "- two",
+                "  - nested",
+                "",
+                "### Small"
+            ]
+        );
+        assert_eq!(render("1. a\n2. b", 40), ["1. a", "2. b"]);
+        assert_eq!(render("- [x] done", 40), ["- [x] done"]);
+    }
+
+    #[test]
+    fn code_blocks_and_quotes() {
+        assert_eq!(render("```rust\nfn x() {}\n```", 40), ["```rust", "  fn x() {}", "```"]);
+        assert_eq!(render("> quoted\n> text", 40), ["│ quoted", "│ text"]);
+        assert_eq!(render("a\n\n---\n\nb", 5), ["a", "", "─────", "", "b"]);
+    }
+
+    #[test]
+    fn links() {
+        assert_eq!(render("[site](https://x.io)", 40), ["site (https://x.io)"]);
+        assert_eq!(render("<https://x.io>", 40), ["https://x.io"]);
+        let mut theme = (*plain_theme()).clone();
+        theme.hyperlinks = true;
+        let mut m = Markdown::new("[site](https://x.io)", Arc::new(theme));
+        let lines = m.lines(40);
+        assert!(lines[0].contains("\x1b]8;;https://x.io\x1b\\"));
+        assert_eq!(visible_width(&lines[0]), 4);
+    }
+
+    #[test]
+    fn tables() {
+        let md = "| a | long header |\n|---|---:|\n| 1 | 2 |";
+        assert_eq!(
+            render(md, 40),
+            [
+                "┌───┬─────────────┐",
+                "│ a │ long header │",
+                "├───┼─────────────┤",
+                "│ 1 │           2 │",
+                "└───┴─────────────┘",
+            ]
+        );
+        // Too wide: columns shrink and cells wrap; nothing exceeds the width.
+        let md = "| aaaa bbbb cccc | dddd eeee |\n|---|---|\n| x | y |";
+        for l in render(md, 16) {
+            assert!(visible_width(&l) <= 16, "{l}");
+        }
+    }
+
+    #[test]
+    fn styles_survive_wrapping_and_width_is_respected() {
+        let mut m = Markdown::new(
+            "**bold words that wrap around** and `code` then a [link](http://example.com/very/long/path)",
+            Arc::new(MarkdownTheme::default()),
+        );
+        for w in [10, 20, 33] {
+            for l in m.lines(w) {
+                assert!(visible_width(&l) <= w, "{l:?}");
+            }
+        }
+        let lines = m.lines(10);
+        assert!(lines[1].starts_with("\x1b[1m"), "{:?}", lines[1]);
+    }
+
+    #[test]
+    fn streaming_reuses_unchanged_blocks() {
+        let calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = calls.clone();
+        let mut theme = (*plain_theme()).clone();
+        theme.highlight_code = true;
+        theme.highlighter = Some(Arc::new(move |code: &str, _lang: &str| {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Some(code.split('\n').map(str::to_string).collect())
+        }));
+        let mut m = Markdown::new("```rust\nfn a() {}\n```\n\nSome text", Arc::new(theme));
+        let first = m.lines(40);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 1);
+        m.set_text("```rust\nfn a() {}\n```\n\nSome text that grows");
+        let second = m.lines(40);
+        assert_eq!(
+            calls.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "code block re-highlighted"
+        );
+        assert_eq!(first[..4], second[..4]);
+        assert_eq!(second[4], "Some text that grows");
+        // A different width renders again.
+        m.lines(20);
+        assert_eq!(calls.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn code_is_highlighted_by_default() {
+        let mut m = Markdown::new("```rust\nlet x = 1;\n```", Arc::new(MarkdownTheme::default()));
+        let lines = m.lines(40);
+        assert!(lines[1].contains("\x1b[38;2;"));
+        assert_eq!(strip_ansi(&lines[1]), "  let x = 1;");
+    }
+}

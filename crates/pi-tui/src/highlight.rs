@@ -1,0 +1,98 @@
+//! Code highlighting with syntect. The syntax and theme sets load on first use (or in the
+//! background after `preload`), never at startup.
+
+use std::sync::OnceLock;
+
+use syntect::easy::HighlightLines;
+use syntect::highlighting::{Theme, ThemeSet};
+use syntect::parsing::{SyntaxReference, SyntaxSet};
+
+struct Assets {
+    syntaxes: SyntaxSet,
+    theme: Theme,
+}
+
+static ASSETS: OnceLock<Option<Assets>> = OnceLock::new();
+
+fn assets() -> Option<&'static Assets> {
+    ASSETS
+        .get_or_init(|| {
+            let syntaxes = SyntaxSet::load_defaults_newlines();
+            let mut themes = ThemeSet::load_defaults();
+            let theme = themes.themes.remove("base16-ocean.dark")?;
+            Some(Assets { syntaxes, theme })
+        })
+        .as_ref()
+}
+
+/// Load the syntax definitions on a background thread so the first code block is fast.
+pub fn preload() {
+    if ASSETS.get().is_none() {
+        std::thread::spawn(|| {
+            let _ = assets();
+        });
+    }
+}
+
+fn find_syntax<'a>(set: &'a SyntaxSet, lang: &str) -> Option<&'a SyntaxReference> {
+    let lang = lang.trim().to_lowercase();
+    // Names the bundled set lacks: map to the closest grammar it has.
+    let alias = match lang.as_str() {
+        "ts" | "typescript" | "tsx" | "jsx" | "mjs" | "cjs" | "node" => "js",
+        "shell" | "zsh" | "console" | "sh" => "bash",
+        "py" | "python3" => "python",
+        "yml" => "yaml",
+        "jsonc" | "json5" => "json",
+        "c++" | "hpp" => "cpp",
+        "rs" => "rust",
+        "golang" => "go",
+        other => other,
+    };
+    set.find_syntax_by_token(alias)
+        .or_else(|| set.find_syntax_by_name(alias))
+}
+
+/// Highlight `code` as `lang`; one string per line, coloured with 24-bit foregrounds that are
+/// closed at each line end. None when the language is unknown.
+pub fn highlight(code: &str, lang: &str) -> Option<Vec<String>> {
+    if lang.trim().is_empty() {
+        return None;
+    }
+    let a = assets()?;
+    let syntax = find_syntax(&a.syntaxes, lang)?;
+    let mut h = HighlightLines::new(syntax, &a.theme);
+    let mut out = Vec::new();
+    for line in code.split('\n') {
+        let with_nl = format!("{line}\n");
+        let ranges = h.highlight_line(&with_nl, &a.syntaxes).ok()?;
+        let mut s = String::new();
+        for (style, text) in ranges {
+            let text = text.trim_end_matches('\n');
+            if text.is_empty() {
+                continue;
+            }
+            let c = style.foreground;
+            s.push_str(&format!("\x1b[38;2;{};{};{}m{text}", c.r, c.g, c.b));
+        }
+        if !s.is_empty() {
+            s.push_str("\x1b[39m");
+        }
+        out.push(s);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn highlights_known_languages_only() {
+        let lines = highlight("fn main() {}\nlet x = 1;", "rust").expect("rust is known");
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].contains("\x1b[38;2;"));
+        assert_eq!(crate::ansi::strip_ansi(&lines[0]), "fn main() {}");
+        assert!(highlight("x", "no-such-language").is_none());
+        assert!(highlight("const a = 1", "ts").is_some());
+    }
+}

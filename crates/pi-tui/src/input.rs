@@ -1,0 +1,291 @@
+//! The input stream: splits raw terminal bytes into single sequences (batched keys, split
+//! escape sequences, bracketed pastes, terminal replies) and decodes them into `InputEvent`s.
+
+use crate::keys::{parse_key, KeyEvent};
+
+const PASTE_START: &str = "\x1b[200~";
+const PASTE_END: &str = "\x1b[201~";
+
+/// One thing the user (or the terminal) sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputEvent {
+    Key(KeyEvent),
+    /// The text of a bracketed paste (line endings normalised to `\n`).
+    Paste(String),
+    /// Reply to the kitty keyboard protocol query (`CSI ? flags u`).
+    KittyFlags(u32),
+    /// Reply to the cell size query (`CSI 6 ; height ; width t`), in pixels.
+    CellSize {
+        width: u32,
+        height: u32,
+    },
+    /// A sequence that is not a key we know (kept so nothing is silently lost).
+    Unknown(String),
+}
+
+/// Incremental decoder. Feed bytes as they arrive; when `has_pending()` stays true for a short
+/// while (10 ms is customary) call `flush()` so a lone ESC becomes the Escape key.
+#[derive(Debug, Default)]
+pub struct InputParser {
+    buf: String,
+    /// Trailing bytes of an incomplete UTF-8 character.
+    partial: Vec<u8>,
+    kitty_active: bool,
+}
+
+impl InputParser {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Tell the decoder whether the kitty keyboard protocol is on (changes how `\n` and
+    /// `ESC CR` are read).
+    pub fn set_kitty_active(&mut self, on: bool) {
+        self.kitty_active = on;
+    }
+
+    pub fn kitty_active(&self) -> bool {
+        self.kitty_active
+    }
+
+    /// Whether an incomplete sequence is waiting for more bytes.
+    pub fn has_pending(&self) -> bool {
+        !self.buf.is_empty() || !self.partial.is_empty()
+    }
+
+    /// Decode as much of `bytes` (plus anything held back) as is complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<InputEvent> {
+        let mut data = std::mem::take(&mut self.partial);
+        data.extend_from_slice(bytes);
+        let valid_up_to = match std::str::from_utf8(&data) {
+            Ok(_) => data.len(),
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => data.len(),
+        };
+        self.partial = data.split_off(valid_up_to);
+        self.buf.push_str(&String::from_utf8_lossy(&data));
+        let mut out = Vec::new();
+        self.drain(false, &mut out);
+        out
+    }
+
+    /// Give up waiting: whatever is held back is decoded as it stands.
+    pub fn flush(&mut self) -> Vec<InputEvent> {
+        if !self.partial.is_empty() {
+            let p = std::mem::take(&mut self.partial);
+            self.buf.push_str(&String::from_utf8_lossy(&p));
+        }
+        let mut out = Vec::new();
+        self.drain(true, &mut out);
+        out
+    }
+
+    fn drain(&mut self, force: bool, out: &mut Vec<InputEvent>) {
+        let mut pos = 0;
+        let buf = std::mem::take(&mut self.buf);
+        while pos < buf.len() {
+            let rest = &buf[pos..];
+            if let Some(after) = rest.strip_prefix(PASTE_START) {
+                match after.find(PASTE_END) {
+                    Some(end) => {
+                        let text = after[..end].replace("\r\n", "\n").replace('\r', "\n");
+                        out.push(InputEvent::Paste(text));
+                        pos += PASTE_START.len() + end + PASTE_END.len();
+                        continue;
+                    }
+                    None if force => {
+                        // The paste never ended: deliver what arrived.
+                        let text = after.replace("\r\n", "\n").replace('\r', "\n");
+                        out.push(InputEvent::Paste(text));
+                        pos = buf.len();
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            match sequence_len(rest) {
+                Some(n) => {
+                    out.push(self.decode(&rest[..n]));
+                    pos += n;
+                }
+                None if force => {
+                    out.push(self.decode(rest));
+                    pos = buf.len();
+                }
+                None => break,
+            }
+        }
+        self.buf = buf[pos..].to_string();
+    }
+
+    fn decode(&self, seq: &str) -> InputEvent {
+        if let Some(body) = seq.strip_prefix("\x1b[?") {
+            if let Some(flags) = body.strip_suffix('u') {
+                if let Ok(f) = flags.parse() {
+                    return InputEvent::KittyFlags(f);
+                }
+            }
+        }
+        if let Some(body) = seq.strip_prefix("\x1b[6;").and_then(|b| b.strip_suffix('t')) {
+            let mut it = body.split(';');
+            if let (Some(Ok(h)), Some(Ok(w)), None) = (it.next().map(str::parse), it.next().map(str::parse), it.next())
+            {
+                return InputEvent::CellSize { width: w, height: h };
+            }
+        }
+        match parse_key(seq, self.kitty_active) {
+            Some(k) => InputEvent::Key(k),
+            None => InputEvent::Unknown(seq.to_string()),
+        }
+    }
+}
+
+/// Byte length of the first complete sequence in `s`, or None when more bytes are needed.
+fn sequence_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b[0] != 0x1b {
+        return Some(s.chars().next().map_or(1, char::len_utf8));
+    }
+    let &second = b.get(1)?;
+    match second {
+        b'[' => csi_len(b, 2),
+        b'O' => {
+            if b.len() >= 3 {
+                Some(3)
+            } else {
+                None
+            }
+        }
+        b']' | b'_' | b'P' | b'X' | b'^' => {
+            let mut i = 2;
+            while i < b.len() {
+                if b[i] == 0x07 {
+                    return Some(i + 1);
+                }
+                if b[i] == 0x1b {
+                    return match b.get(i + 1) {
+                        Some(b'\\') => Some(i + 2),
+                        Some(_) => Some(i), // broken string sequence; stop before the ESC
+                        None => None,
+                    };
+                }
+                i += 1;
+            }
+            None
+        }
+        0x1b => {
+            // ESC ESC: alt + the following sequence, or alt+escape on its own.
+            if b.len() == 2 {
+                return None;
+            }
+            if b[2] == b'[' || b[2] == b'O' {
+                return sequence_len(&s[1..]).map(|n| n + 1);
+            }
+            Some(2)
+        }
+        _ => Some(1 + s[1..].chars().next().map_or(0, char::len_utf8)),
+    }
+}
+
+fn csi_len(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    // Linux console F-keys: ESC [ [ A..E
+    if b.get(i) == Some(&b'[') {
+        return if b.len() > i + 1 { Some(i + 2) } else { None };
+    }
+    while i < b.len() {
+        let c = b[i];
+        // rxvt's shifted keys end in '$' (an intermediate byte elsewhere).
+        if c == b'$' && i > start && b[start..i].iter().all(u8::is_ascii_digit) {
+            return Some(i + 1);
+        }
+        if (0x40..=0x7e).contains(&c) {
+            return Some(i + 1);
+        }
+        if !(0x20..=0x3f).contains(&c) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::Key;
+
+    fn keys(events: &[InputEvent]) -> Vec<String> {
+        events
+            .iter()
+            .map(|e| match e {
+                InputEvent::Key(k) => k.id().to_string(),
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn splits_batched_input() {
+        let mut p = InputParser::new();
+        let ev = p.feed(b"ab\x1b[A\x03\x1b[1;5Cz");
+        assert_eq!(keys(&ev), ["a", "b", "up", "ctrl+c", "ctrl+right", "z"]);
+        assert!(!p.has_pending());
+    }
+
+    #[test]
+    fn waits_for_split_sequences() {
+        let mut p = InputParser::new();
+        assert!(p.feed(b"\x1b[1;").is_empty());
+        assert!(p.has_pending());
+        assert_eq!(keys(&p.feed(b"5A")), ["ctrl+up"]);
+        // A lone ESC is only Escape after the timeout flush.
+        assert!(p.feed(b"\x1b").is_empty());
+        assert_eq!(keys(&p.flush()), ["escape"]);
+    }
+
+    #[test]
+    fn utf8_split_across_reads() {
+        let mut p = InputParser::new();
+        let bytes = "é日".as_bytes();
+        assert!(p.feed(&bytes[..1]).is_empty());
+        let ev = p.feed(&bytes[1..]);
+        assert_eq!(
+            ev,
+            vec![
+                InputEvent::Key(KeyEvent::plain(Key::Char('é'))),
+                InputEvent::Key(KeyEvent::plain(Key::Char('日')))
+            ]
+        );
+    }
+
+    #[test]
+    fn bracketed_paste() {
+        let mut p = InputParser::new();
+        let ev = p.feed(b"x\x1b[200~line1\r\nline2\x1b[20");
+        assert_eq!(keys(&ev), ["x"]);
+        let ev = p.feed(b"1~y");
+        assert_eq!(ev[0], InputEvent::Paste("line1\nline2".into()));
+        assert_eq!(keys(&ev[1..]), ["y"]);
+    }
+
+    #[test]
+    fn terminal_replies() {
+        let mut p = InputParser::new();
+        assert_eq!(p.feed(b"\x1b[?7u"), vec![InputEvent::KittyFlags(7)]);
+        assert_eq!(
+            p.feed(b"\x1b[6;18;9t"),
+            vec![InputEvent::CellSize { width: 9, height: 18 }]
+        );
+    }
+
+    #[test]
+    fn alt_sequences() {
+        let mut p = InputParser::new();
+        assert_eq!(
+            keys(&p.feed(b"\x1bb\x1b\r\x1b\x1b[D")),
+            ["alt+b", "alt+enter", "alt+left"]
+        );
+        assert_eq!(keys(&p.feed(b"\x1b[5$\x1b[3^")), ["shift+pageUp", "ctrl+delete"]);
+    }
+}

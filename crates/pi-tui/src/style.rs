@@ -1,0 +1,231 @@
+//! Text styles (colours and attributes) as SGR sequences that open and close only what they
+//! set, so styled pieces nest inside an outer background.
+
+/// A terminal colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Color {
+    /// One of the 16 basic colours (0-7 normal, 8-15 bright).
+    Basic(u8),
+    /// 256-colour palette index.
+    Indexed(u8),
+    Rgb(u8, u8, u8),
+}
+
+impl Color {
+    /// Parse `#rrggbb` or a 0-255 palette index.
+    pub fn parse(s: &str) -> Option<Color> {
+        let s = s.trim();
+        if let Some(hex) = s.strip_prefix('#') {
+            if hex.len() == 6 {
+                let v = u32::from_str_radix(hex, 16).ok()?;
+                return Some(Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8));
+            }
+            return None;
+        }
+        s.parse::<u8>().ok().map(Color::Indexed)
+    }
+
+    fn sgr(self, background: bool) -> String {
+        match self {
+            Color::Basic(n) => {
+                let base = if background { 40 } else { 30 };
+                let n = n.min(15);
+                if n < 8 {
+                    format!("{}", base + n as u32)
+                } else {
+                    format!("{}", base + 60 + (n - 8) as u32)
+                }
+            }
+            Color::Indexed(n) => format!("{};5;{n}", if background { 48 } else { 38 }),
+            Color::Rgb(r, g, b) => format!("{};2;{r};{g};{b}", if background { 48 } else { 38 }),
+        }
+    }
+}
+
+/// Foreground, background and attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Style {
+    pub fg: Option<Color>,
+    pub bg: Option<Color>,
+    pub bold: bool,
+    pub dim: bool,
+    pub italic: bool,
+    pub underline: bool,
+    pub strikethrough: bool,
+    pub inverse: bool,
+}
+
+impl Style {
+    pub const fn new() -> Self {
+        Style {
+            fg: None,
+            bg: None,
+            bold: false,
+            dim: false,
+            italic: false,
+            underline: false,
+            strikethrough: false,
+            inverse: false,
+        }
+    }
+    #[must_use]
+    pub const fn fg(mut self, c: Color) -> Self {
+        self.fg = Some(c);
+        self
+    }
+    #[must_use]
+    pub const fn bg(mut self, c: Color) -> Self {
+        self.bg = Some(c);
+        self
+    }
+    #[must_use]
+    pub const fn bold(mut self) -> Self {
+        self.bold = true;
+        self
+    }
+    #[must_use]
+    pub const fn dim(mut self) -> Self {
+        self.dim = true;
+        self
+    }
+    #[must_use]
+    pub const fn italic(mut self) -> Self {
+        self.italic = true;
+        self
+    }
+    #[must_use]
+    pub const fn underline(mut self) -> Self {
+        self.underline = true;
+        self
+    }
+    #[must_use]
+    pub const fn strikethrough(mut self) -> Self {
+        self.strikethrough = true;
+        self
+    }
+    #[must_use]
+    pub const fn inverse(mut self) -> Self {
+        self.inverse = true;
+        self
+    }
+
+    pub fn is_plain(&self) -> bool {
+        *self == Style::default()
+    }
+
+    /// The opening sequence ("" for a plain style).
+    pub fn open(&self) -> String {
+        let mut codes: Vec<String> = Vec::new();
+        if self.bold {
+            codes.push("1".into());
+        }
+        if self.dim {
+            codes.push("2".into());
+        }
+        if self.italic {
+            codes.push("3".into());
+        }
+        if self.underline {
+            codes.push("4".into());
+        }
+        if self.inverse {
+            codes.push("7".into());
+        }
+        if self.strikethrough {
+            codes.push("9".into());
+        }
+        if let Some(c) = self.fg {
+            codes.push(c.sgr(false));
+        }
+        if let Some(c) = self.bg {
+            codes.push(c.sgr(true));
+        }
+        if codes.is_empty() {
+            String::new()
+        } else {
+            format!("\x1b[{}m", codes.join(";"))
+        }
+    }
+
+    /// The closing sequence: turns off only what `open` turned on.
+    pub fn close(&self) -> String {
+        let mut codes: Vec<&str> = Vec::new();
+        if self.bold || self.dim {
+            codes.push("22");
+        }
+        if self.italic {
+            codes.push("23");
+        }
+        if self.underline {
+            codes.push("24");
+        }
+        if self.inverse {
+            codes.push("27");
+        }
+        if self.strikethrough {
+            codes.push("29");
+        }
+        if self.fg.is_some() {
+            codes.push("39");
+        }
+        if self.bg.is_some() {
+            codes.push("49");
+        }
+        if codes.is_empty() {
+            String::new()
+        } else {
+            format!("\x1b[{}m", codes.join(";"))
+        }
+    }
+
+    /// `text` in this style. Inner closes of the same attributes (from nested styles) are
+    /// followed by a re-open so the outer style continues after them.
+    pub fn paint(&self, text: &str) -> String {
+        if self.is_plain() {
+            return text.to_string();
+        }
+        let open = self.open();
+        let mut body = text.to_string();
+        if text.contains('\x1b') {
+            for close in ["\x1b[0m", "\x1b[39m", "\x1b[49m", "\x1b[22m", "\x1b[23m", "\x1b[24m"] {
+                if body.contains(close) {
+                    body = body.replace(close, &format!("{close}{open}"));
+                }
+            }
+        }
+        format!("{open}{body}{}", self.close())
+    }
+}
+
+/// Pad `line` to `width` and paint it with the background `bg`, re-applying the background
+/// after any inner reset so the whole row is covered.
+pub fn apply_background(line: &str, width: usize, bg: Color) -> String {
+    let padded = crate::width::pad_to_width(line, width);
+    Style::new().bg(bg).paint(&padded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_close() {
+        let s = Style::new().fg(Color::Rgb(1, 2, 3)).bold();
+        assert_eq!(s.paint("x"), "\x1b[1;38;2;1;2;3mx\x1b[22;39m");
+        assert_eq!(Style::new().fg(Color::Basic(9)).open(), "\x1b[91m");
+        assert_eq!(Style::new().paint("x"), "x");
+    }
+
+    #[test]
+    fn background_survives_inner_reset() {
+        let line = apply_background("a\x1b[0mb", 4, Color::Indexed(236));
+        assert_eq!(line, "\x1b[48;5;236ma\x1b[0m\x1b[48;5;236mb  \x1b[49m");
+    }
+
+    #[test]
+    fn parse_colors() {
+        assert_eq!(Color::parse("#ff0080"), Some(Color::Rgb(255, 0, 128)));
+        assert_eq!(Color::parse("42"), Some(Color::Indexed(42)));
+        assert_eq!(Color::parse("nope"), None);
+    }
+}

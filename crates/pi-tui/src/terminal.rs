@@ -1,0 +1,317 @@
+//! The real terminal: raw mode, bracketed paste, the kitty keyboard protocol (or the
+//! modifyOtherKeys fallback), title/progress sequences, size, a stdin reader thread, a resize
+//! watcher, and restoring everything on stop, on drop and on panic.
+
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Once;
+use std::time::Duration;
+
+/// Flags pushed when the terminal answers the kitty query: disambiguate, report event types,
+/// report alternate keys.
+pub const KITTY_FLAGS: u32 = 7;
+
+const BRACKETED_PASTE_ON: &str = "\x1b[?2004h";
+const BRACKETED_PASTE_OFF: &str = "\x1b[?2004l";
+const KITTY_QUERY: &str = "\x1b[?u";
+const KITTY_POP: &str = "\x1b[<u";
+const MOK_ON: &str = "\x1b[>4;2m";
+const MOK_OFF: &str = "\x1b[>4;0m";
+const CURSOR_HIDE: &str = "\x1b[?25l";
+const CURSOR_SHOW: &str = "\x1b[?25h";
+
+// What the panic hook must undo (the terminal object itself may be unreachable then).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+const MODE_KITTY: u8 = 1;
+const MODE_MOK: u8 = 2;
+static MODES: AtomicU8 = AtomicU8::new(0);
+static HOOK: Once = Once::new();
+
+fn restore_sequence(modes: u8) -> String {
+    let mut s = String::new();
+    if modes & MODE_KITTY != 0 {
+        s.push_str(KITTY_POP);
+    }
+    if modes & MODE_MOK != 0 {
+        s.push_str(MOK_OFF);
+    }
+    s.push_str(BRACKETED_PASTE_OFF);
+    s.push_str("\x1b[?2026l");
+    s.push_str(CURSOR_SHOW);
+    s
+}
+
+fn restore_now() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let modes = MODES.swap(0, Ordering::SeqCst);
+        let mut out = io::stdout();
+        let _ = out.write_all(restore_sequence(modes).as_bytes());
+        let _ = out.flush();
+        let _ = crossterm::terminal::disable_raw_mode();
+    }
+}
+
+fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_now();
+            previous(info);
+        }));
+    });
+}
+
+/// Terminal size in cells: the tty, else `COLUMNS`/`LINES`, else 80x24.
+pub fn terminal_size() -> (usize, usize) {
+    if let Ok((w, h)) = crossterm::terminal::size() {
+        if w > 0 && h > 0 {
+            return (w as usize, h as usize);
+        }
+    }
+    let env = |k: &str| {
+        std::env::var(k)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+    };
+    (env("COLUMNS").unwrap_or(80), env("LINES").unwrap_or(24))
+}
+
+/// Where `PI_TUI_WRITE_LOG` asks every terminal write to be copied: a file, or inside a
+/// directory one `tui-<unix seconds>-<pid>.log` per process.
+fn write_log_from_env() -> Option<std::fs::File> {
+    let v = std::env::var_os("PI_TUI_WRITE_LOG").filter(|v| !v.is_empty())?;
+    let mut path = std::path::PathBuf::from(v);
+    if path.is_dir() {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        path = path.join(format!("tui-{secs}-{}.log", std::process::id()));
+    }
+    std::fs::OpenOptions::new().create(true).append(true).open(path).ok()
+}
+
+/// The process's terminal in interactive mode. Writes go to stdout.
+pub struct Terminal {
+    out: io::Stdout,
+    log: Option<std::fs::File>,
+    kitty: bool,
+    modify_other_keys: bool,
+    started: bool,
+}
+
+impl Terminal {
+    /// Enter raw mode, turn on bracketed paste, hide the cursor and query the kitty protocol.
+    /// Feed the reply (`InputEvent::KittyFlags`) to [`Terminal::enable_kitty`]; if none comes
+    /// within ~150 ms call [`Terminal::enable_fallback_keys`].
+    pub fn start() -> io::Result<Terminal> {
+        install_panic_hook();
+        crossterm::terminal::enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        let mut t = Terminal {
+            out: io::stdout(),
+            log: write_log_from_env(),
+            kitty: false,
+            modify_other_keys: false,
+            started: true,
+        };
+        t.out
+            .write_all(format!("{BRACKETED_PASTE_ON}{CURSOR_HIDE}{KITTY_QUERY}").as_bytes())?;
+        t.out.flush()?;
+        Ok(t)
+    }
+
+    pub fn kitty_active(&self) -> bool {
+        self.kitty
+    }
+
+    /// The terminal answered the kitty query: push our flags.
+    pub fn enable_kitty(&mut self) -> io::Result<()> {
+        if self.kitty {
+            return Ok(());
+        }
+        if self.modify_other_keys {
+            self.out.write_all(MOK_OFF.as_bytes())?;
+            self.modify_other_keys = false;
+        }
+        self.out.write_all(format!("\x1b[>{KITTY_FLAGS}u").as_bytes())?;
+        self.out.flush()?;
+        self.kitty = true;
+        MODES.store(MODE_KITTY, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// No kitty reply: ask for xterm modifyOtherKeys mode 2 instead.
+    pub fn enable_fallback_keys(&mut self) -> io::Result<()> {
+        if self.kitty || self.modify_other_keys {
+            return Ok(());
+        }
+        self.out.write_all(MOK_ON.as_bytes())?;
+        self.out.flush()?;
+        self.modify_other_keys = true;
+        MODES.store(MODE_MOK, Ordering::SeqCst);
+        Ok(())
+    }
+
+    pub fn size(&self) -> (usize, usize) {
+        terminal_size()
+    }
+
+    /// Window title (OSC 0).
+    pub fn set_title(&mut self, title: &str) -> io::Result<()> {
+        let clean: String = title.chars().filter(|c| !c.is_control()).collect();
+        self.out.write_all(format!("\x1b]0;{clean}\x07").as_bytes())?;
+        self.out.flush()
+    }
+
+    /// Taskbar/tab progress indicator (OSC 9;4).
+    pub fn set_progress(&mut self, active: bool) -> io::Result<()> {
+        let seq = if active { "\x1b]9;4;3\x07" } else { "\x1b]9;4;0;\x07" };
+        self.out.write_all(seq.as_bytes())?;
+        self.out.flush()
+    }
+
+    /// Ask for the cell size in pixels (reply: `InputEvent::CellSize`).
+    pub fn query_cell_size(&mut self) -> io::Result<()> {
+        self.out.write_all(b"\x1b[16t")?;
+        self.out.flush()
+    }
+
+    /// Turn off the kitty protocol / modifyOtherKeys only. Call this, keep reading (and
+    /// discarding) input until it has been quiet for ~50 ms, then `stop`: late key-release
+    /// sequences are then not left for the shell to print.
+    pub fn disable_key_protocols(&mut self) -> io::Result<()> {
+        let mut s = String::new();
+        if self.kitty {
+            s.push_str(KITTY_POP);
+        }
+        if self.modify_other_keys {
+            s.push_str(MOK_OFF);
+        }
+        self.kitty = false;
+        self.modify_other_keys = false;
+        MODES.store(0, Ordering::SeqCst);
+        self.out.write_all(s.as_bytes())?;
+        self.out.flush()
+    }
+
+    /// Restore the terminal (idempotent). Call before suspending or exiting.
+    pub fn stop(&mut self) -> io::Result<()> {
+        if !self.started {
+            return Ok(());
+        }
+        self.started = false;
+        // The panic hook may have restored everything already.
+        if !ACTIVE.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let mut modes = 0;
+        if self.kitty {
+            modes |= MODE_KITTY;
+        }
+        if self.modify_other_keys {
+            modes |= MODE_MOK;
+        }
+        self.kitty = false;
+        self.modify_other_keys = false;
+        MODES.store(0, Ordering::SeqCst);
+        self.out.write_all(restore_sequence(modes).as_bytes())?;
+        self.out.flush()?;
+        crossterm::terminal::disable_raw_mode()
+    }
+
+    /// Re-enter raw mode after `stop` (e.g. after resuming from suspend).
+    pub fn restart(&mut self) -> io::Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        *self = Terminal::start()?;
+        Ok(())
+    }
+}
+
+impl Write for Terminal {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(buf)?;
+        if let Some(log) = self.log.as_mut() {
+            // Debug aid only: a failing log must not break the display.
+            let _ = log.write_all(&buf[..n]);
+        }
+        Ok(n)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+/// Read stdin on a background thread, handing each chunk to `on_data`. The thread ends at
+/// end of input (after calling `on_eof`) or when `on_data` returns false.
+pub fn spawn_stdin_reader(
+    mut on_data: impl FnMut(&[u8]) -> bool + Send + 'static,
+    on_eof: impl FnOnce() + Send + 'static,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("pi-tui-stdin".into()).spawn(move || {
+        let mut stdin = io::stdin();
+        let mut buf = [0u8; 4096];
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    if !on_data(&buf[..n]) {
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        on_eof();
+    })
+}
+
+/// Poll the terminal size every `interval` and call `on_resize(width, height)` on change,
+/// until it returns false. (Applications with a signal handler for SIGWINCH can skip this.)
+pub fn spawn_resize_watcher(
+    interval: Duration,
+    mut on_resize: impl FnMut(usize, usize) -> bool + Send + 'static,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new().name("pi-tui-resize".into()).spawn(move || {
+        let mut last = terminal_size();
+        loop {
+            std::thread::sleep(interval);
+            let now = terminal_size();
+            if now != last {
+                last = now;
+                if !on_resize(now.0, now.1) {
+                    return;
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restore_sequence_undoes_what_was_enabled() {
+        let s = restore_sequence(MODE_KITTY);
+        assert!(s.starts_with(KITTY_POP));
+        assert!(s.contains(BRACKETED_PASTE_OFF) && s.ends_with(CURSOR_SHOW));
+        assert!(restore_sequence(MODE_MOK).starts_with(MOK_OFF));
+        assert!(!restore_sequence(0).contains(KITTY_POP));
+    }
+
+    #[test]
+    fn size_falls_back_to_something_usable() {
+        let (w, h) = terminal_size();
+        assert!(w > 0 && h > 0);
+    }
+}

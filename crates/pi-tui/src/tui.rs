@@ -1,0 +1,357 @@
+//! The TUI: renders a root component plus an overlay stack through the diff renderer, and
+//! routes input to the top capturing overlay or the root.
+
+use std::io::{self, Write};
+
+use crate::component::{Component, Frame};
+use crate::input::InputEvent;
+use crate::renderer::{FrameStats, Renderer};
+use crate::width::{slice_columns, truncate_to_width, visible_width};
+
+/// A size given in cells or as a percentage of the terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeValue {
+    Cells(usize),
+    Percent(u8),
+}
+
+impl SizeValue {
+    fn resolve(self, total: usize) -> usize {
+        match self {
+            SizeValue::Cells(n) => n,
+            SizeValue::Percent(p) => total * p.min(100) as usize / 100,
+        }
+    }
+}
+
+/// Where an overlay sits on the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Anchor {
+    Center,
+    TopLeft,
+    TopRight,
+    BottomLeft,
+    BottomRight,
+    TopCenter,
+    #[default]
+    BottomCenter,
+    LeftCenter,
+    RightCenter,
+}
+
+/// Space kept free around an overlay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Margin {
+    pub top: usize,
+    pub right: usize,
+    pub bottom: usize,
+    pub left: usize,
+}
+
+impl Margin {
+    pub fn all(n: usize) -> Self {
+        Margin {
+            top: n,
+            right: n,
+            bottom: n,
+            left: n,
+        }
+    }
+}
+
+/// Placement and sizing of an overlay.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct OverlayOptions {
+    /// Width (default: the full width inside the margins).
+    pub width: Option<SizeValue>,
+    pub min_width: Option<usize>,
+    pub max_height: Option<SizeValue>,
+    pub anchor: Anchor,
+    pub offset_x: isize,
+    pub offset_y: isize,
+    /// Absolute row/column (override the anchor on that axis).
+    pub row: Option<SizeValue>,
+    pub col: Option<SizeValue>,
+    pub margin: Margin,
+    /// Shown but does not take input.
+    pub non_capturing: bool,
+    /// Hide when the terminal is smaller than this (columns, rows).
+    pub min_terminal: Option<(usize, usize)>,
+}
+
+/// Handle for a shown overlay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct OverlayId(u64);
+
+struct OverlayEntry {
+    id: OverlayId,
+    component: Box<dyn Component>,
+    options: OverlayOptions,
+    hidden: bool,
+}
+
+/// Root rendering and input routing for one terminal.
+pub struct Tui {
+    renderer: Renderer,
+    overlays: Vec<OverlayEntry>,
+    next_id: u64,
+    width: usize,
+    height: usize,
+    root_focused: Option<bool>,
+}
+
+impl Tui {
+    pub fn new(width: usize, height: usize) -> Self {
+        Tui {
+            renderer: Renderer::new(),
+            overlays: Vec::new(),
+            next_id: 1,
+            width: width.max(1),
+            height: height.max(1),
+            root_focused: None,
+        }
+    }
+
+    pub fn size(&self) -> (usize, usize) {
+        (self.width, self.height)
+    }
+
+    /// New terminal size; the next render redraws fully.
+    pub fn set_size(&mut self, width: usize, height: usize) {
+        self.width = width.max(1);
+        self.height = height.max(1);
+    }
+
+    pub fn set_show_hardware_cursor(&mut self, on: bool) {
+        self.renderer.set_show_hardware_cursor(on);
+    }
+
+    pub fn request_full_redraw(&mut self) {
+        self.renderer.request_full_redraw();
+    }
+
+    pub fn stats(&self) -> FrameStats {
+        self.renderer.stats()
+    }
+
+    pub fn renderer(&self) -> &Renderer {
+        &self.renderer
+    }
+
+    /// Show `component` over the frame; it takes input unless `non_capturing`.
+    pub fn show_overlay(&mut self, component: Box<dyn Component>, options: OverlayOptions) -> OverlayId {
+        let id = OverlayId(self.next_id);
+        self.next_id += 1;
+        self.overlays.push(OverlayEntry {
+            id,
+            component,
+            options,
+            hidden: false,
+        });
+        id
+    }
+
+    /// Remove an overlay, giving the component back.
+    pub fn hide_overlay(&mut self, id: OverlayId) -> Option<Box<dyn Component>> {
+        let pos = self.overlays.iter().position(|o| o.id == id)?;
+        let mut entry = self.overlays.remove(pos);
+        entry.component.set_focused(false);
+        Some(entry.component)
+    }
+
+    /// Remove the topmost overlay.
+    pub fn pop_overlay(&mut self) -> Option<Box<dyn Component>> {
+        let id = self.overlays.last()?.id;
+        self.hide_overlay(id)
+    }
+
+    /// Bring an overlay to the top (it then receives input if capturing).
+    pub fn focus_overlay(&mut self, id: OverlayId) {
+        if let Some(pos) = self.overlays.iter().position(|o| o.id == id) {
+            let entry = self.overlays.remove(pos);
+            self.overlays.push(entry);
+        }
+    }
+
+    pub fn set_overlay_hidden(&mut self, id: OverlayId, hidden: bool) {
+        if let Some(o) = self.overlays.iter_mut().find(|o| o.id == id) {
+            o.hidden = hidden;
+        }
+    }
+
+    pub fn is_overlay_hidden(&self, id: OverlayId) -> Option<bool> {
+        self.overlays.iter().find(|o| o.id == id).map(|o| o.hidden)
+    }
+
+    pub fn has_overlays(&self) -> bool {
+        !self.overlays.is_empty()
+    }
+
+    /// The overlay's component as its concrete type.
+    pub fn overlay_mut<T: Component>(&mut self, id: OverlayId) -> Option<&mut T> {
+        let o = self.overlays.iter_mut().find(|o| o.id == id)?;
+        o.component.as_mut().downcast_mut::<T>()
+    }
+
+    fn visible(&self, o: &OverlayEntry) -> bool {
+        if o.hidden {
+            return false;
+        }
+        match o.options.min_terminal {
+            Some((w, h)) => self.width >= w && self.height >= h,
+            None => true,
+        }
+    }
+
+    /// The overlay that receives input, if any.
+    pub fn focused_overlay(&self) -> Option<OverlayId> {
+        self.overlays
+            .iter()
+            .rev()
+            .find(|o| !o.options.non_capturing && self.visible(o))
+            .map(|o| o.id)
+    }
+
+    /// Route input: the top capturing overlay gets it, else the root. Key releases are
+    /// dropped unless the receiver asked for them. Returns whether it was consumed.
+    pub fn handle_input(&mut self, event: &InputEvent, root: &mut dyn Component) -> bool {
+        let target: &mut dyn Component = match self.focused_overlay() {
+            Some(id) => match self.overlays.iter_mut().find(|o| o.id == id) {
+                Some(o) => o.component.as_mut(),
+                None => root,
+            },
+            None => root,
+        };
+        if let InputEvent::Key(k) = event {
+            if k.is_release() && !target.wants_key_release() {
+                return false;
+            }
+        }
+        target.handle_input(event)
+    }
+
+    /// Drop every render cache (theme change) and redraw fully next time.
+    pub fn invalidate(&mut self, root: &mut dyn Component) {
+        root.invalidate();
+        for o in &mut self.overlays {
+            o.component.invalidate();
+        }
+        self.renderer.request_full_redraw();
+    }
+
+    /// Render the root and overlays and write the difference to `out`.
+    pub fn render<W: Write + ?Sized>(&mut self, root: &mut dyn Component, out: &mut W) -> io::Result<()> {
+        let focused = self.focused_overlay();
+        let root_focus = focused.is_none();
+        if self.root_focused != Some(root_focus) {
+            root.set_focused(root_focus);
+            self.root_focused = Some(root_focus);
+        }
+        for o in &mut self.overlays {
+            o.component.set_focused(Some(o.id) == focused);
+        }
+        let mut frame = Frame::new();
+        root.render(self.width, &mut frame);
+        let frame = self.composite(frame.sealed());
+        self.renderer.render(frame, self.width, self.height, out)
+    }
+
+    /// Move the cursor below the content and show it (call before exiting).
+    pub fn finish<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
+        self.renderer.finish(out)
+    }
+
+    fn composite(&mut self, base: Frame) -> Frame {
+        let (w, h) = (self.width, self.height);
+        let mut placed: Vec<(usize, usize, usize, Vec<String>)> = Vec::new();
+        let visible: Vec<usize> = (0..self.overlays.len())
+            .filter(|&i| self.visible(&self.overlays[i]))
+            .collect();
+        if visible.is_empty() {
+            return base;
+        }
+        let mut rendered: Vec<(OverlayOptions, usize, Vec<String>)> = Vec::new();
+        for i in visible {
+            let o = &mut self.overlays[i];
+            let opt = o.options;
+            let m = opt.margin;
+            let avail_w = w.saturating_sub(m.left + m.right).max(1);
+            let avail_h = h.saturating_sub(m.top + m.bottom).max(1);
+            let mut ow = opt.width.map_or(avail_w, |s| s.resolve(w));
+            if let Some(min) = opt.min_width {
+                ow = ow.max(min);
+            }
+            let ow = ow.clamp(1, avail_w);
+            let mut lines = crate::component::render_lines(o.component.as_mut(), ow);
+            let max_h = opt.max_height.map_or(avail_h, |s| s.resolve(h)).min(avail_h);
+            lines.truncate(max_h);
+            if !lines.is_empty() {
+                rendered.push((opt, ow, lines));
+            }
+        }
+        let total = base.len();
+        // Overlays sit over the bottom of the frame: the area is the visible part of the
+        // content, grown (up to the screen height) only as far as the tallest overlay needs.
+        let tallest = rendered
+            .iter()
+            .map(|(o, _, l)| l.len() + o.margin.top + o.margin.bottom)
+            .max()
+            .unwrap_or(0);
+        let area_h = h.min(total.max(tallest)).max(1);
+        for (opt, ow, lines) in rendered {
+            let (row, col) = position(&opt, w, area_h, ow, lines.len());
+            placed.push((row, col, ow, lines));
+        }
+        let needed = placed.iter().map(|(r, _, _, l)| r + l.len()).max().unwrap_or(0);
+        // Area row 0 is this content row; short content is padded so overlays fit.
+        let top = total.saturating_sub(area_h);
+        let (head, mut tail) = base.split_tail(top);
+        while tail.len() < needed {
+            tail.push(String::new());
+        }
+        for (row, col, ow, lines) in placed {
+            for (k, ol) in lines.iter().enumerate() {
+                let Some(base_line) = tail.get_mut(row + k) else { break };
+                let left = slice_columns(base_line, 0, col);
+                let right_w = w.saturating_sub(col + ow);
+                let right = if right_w > 0 && visible_width(base_line) > col + ow {
+                    slice_columns(base_line, col + ow, right_w)
+                } else {
+                    String::new()
+                };
+                let ol = truncate_to_width(ol, ow, "");
+                let pad = ow.saturating_sub(visible_width(&ol));
+                *base_line = format!("{left}\x1b[0m{ol}{}\x1b[0m{right}", " ".repeat(pad));
+            }
+        }
+        let mut f = head;
+        f.extend_lines(tail);
+        f.sealed()
+    }
+}
+
+fn position(opt: &OverlayOptions, w: usize, h: usize, ow: usize, oh: usize) -> (usize, usize) {
+    let m = opt.margin;
+    let top = m.top;
+    let bottom = h.saturating_sub(m.bottom + oh).max(top);
+    let vcenter = (top + bottom) / 2;
+    let left = m.left;
+    let right = w.saturating_sub(m.right + ow).max(left);
+    let hcenter = (left + right) / 2;
+    let (r, c) = match opt.anchor {
+        Anchor::Center => (vcenter, hcenter),
+        Anchor::TopLeft => (top, left),
+        Anchor::TopRight => (top, right),
+        Anchor::BottomLeft => (bottom, left),
+        Anchor::BottomRight => (bottom, right),
+        Anchor::TopCenter => (top, hcenter),
+        Anchor::BottomCenter => (bottom, hcenter),
+        Anchor::LeftCenter => (vcenter, left),
+        Anchor::RightCenter => (vcenter, right),
+    };
+    let r = opt.row.map_or(r, |s| s.resolve(h));
+    let c = opt.col.map_or(c, |s| s.resolve(w));
+    let r = (r as isize + opt.offset_y).clamp(0, h.saturating_sub(oh) as isize) as usize;
+    let c = (c as isize + opt.offset_x).clamp(0, w.saturating_sub(ow) as isize) as usize;
+    (r, c)
+}
