@@ -365,6 +365,9 @@ per_api!(
     truncated_stream,
     malformed_sse_data_is_an_error,
     abort_mid_stream,
+    abort_while_waiting_to_retry,
+    length_stop,
+    dropped_connection_mid_tool_call,
     connection_refused,
 );
 
@@ -1059,4 +1062,255 @@ async fn truncated_responses_stream_closes_its_blocks() {
     let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
     let run = run(&model(api, &server), &context("hello"), options()).await;
     assert_eq!(run.names().iter().filter(|n| **n == "text_end").count(), 1);
+}
+
+/// The messages of the last request of the golden tool scenario (`tools-json-mock-anthropic.07`):
+/// thinking with its signature, text, single and parallel tool calls, results grouped per turn,
+/// errors, and `cache_control` on the last result.
+const GOLDEN_ANTHROPIC_TOOLS_07: &str = r##"[
+{"role": "user", "content": [{"type": "text", "text": "Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check."}]},
+{"role": "assistant", "content": [{"type": "thinking", "thinking": "The user wants me to inspect hello.txt first.", "signature": "mocksig0"}, {"type": "text", "text": "Let me read the file first."}, {"type": "tool_use", "id": "toolu_mock_0_0", "name": "read", "input": {"path": "hello.txt"}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_0_0", "content": "Hello world\nThis is a test file.\nThird line.\n", "is_error": false}]},
+{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_1_0", "name": "write", "input": {"path": "notes/todo.md", "content": "# TODO\n\n- greet pi\n- run checks\n"}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_1_0", "content": "Successfully wrote 32 bytes to notes/todo.md", "is_error": false}]},
+{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_2_0", "name": "edit", "input": {"path": "hello.txt", "edits": [{"oldText": "Hello world", "newText": "Hello pi"}]}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_2_0", "content": "Successfully replaced 1 block(s) in hello.txt.", "is_error": false}]},
+{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_3_0", "name": "bash", "input": {"command": "cat hello.txt; find . -type f | sort; echo exit-ok"}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_3_0", "content": "Hello pi\nThis is a test file.\nThird line.\n./hello.txt\n./notes/todo.md\n./src/app.py\nexit-ok\n", "is_error": false}]},
+{"role": "assistant", "content": [{"type": "text", "text": "Checking two things at once."}, {"type": "tool_use", "id": "toolu_mock_4_0", "name": "read", "input": {"path": "notes/todo.md", "offset": 3, "limit": 1}}, {"type": "tool_use", "id": "toolu_mock_4_1", "name": "bash", "input": {"command": "wc -l hello.txt && echo to-stderr >&2"}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_4_0", "content": "- greet pi\n\n[2 more lines in file. Use offset=4 to continue.]", "is_error": false}, {"type": "tool_result", "tool_use_id": "toolu_mock_4_1", "content": "3 hello.txt\nto-stderr\n", "is_error": false}]},
+{"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_5_0", "name": "read", "input": {"path": "does-not-exist.txt"}}, {"type": "tool_use", "id": "toolu_mock_5_1", "name": "edit", "input": {"path": "hello.txt", "edits": [{"oldText": "no such text", "newText": "x"}]}}, {"type": "tool_use", "id": "toolu_mock_5_2", "name": "bash", "input": {"command": "echo failing; exit 3"}}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_5_0", "content": "ENOENT: no such file or directory, access '<TMP>/proj/does-not-exist.txt'", "is_error": true}, {"type": "tool_result", "tool_use_id": "toolu_mock_5_1", "content": "Could not find the exact text in hello.txt. The old text must match exactly including all whitespace and newlines.", "is_error": true}, {"type": "tool_result", "tool_use_id": "toolu_mock_5_2", "content": "failing\n\n\nCommand exited with code 3", "is_error": true, "cache_control": {"type": "ephemeral"}}]}
+]"##;
+
+/// The golden tool scenario's turns (`scenarios/tools.json`) and the results pi's tools gave.
+fn golden_tool_turns() -> (Vec<Turn>, Vec<Vec<(&'static str, bool)>>) {
+    let turns = vec![
+        Turn::text("Let me read the file first.")
+            .with_thinking("The user wants me to inspect hello.txt first.")
+            .with_tool_call("read", json!({"path": "hello.txt"})),
+        Turn::tool_call(
+            "write",
+            json!({"path": "notes/todo.md", "content": "# TODO\n\n- greet pi\n- run checks\n"}),
+        ),
+        Turn::tool_call(
+            "edit",
+            json!({"path": "hello.txt", "edits": [{"oldText": "Hello world", "newText": "Hello pi"}]}),
+        ),
+        Turn::tool_call(
+            "bash",
+            json!({"command": "cat hello.txt; find . -type f | sort; echo exit-ok"}),
+        ),
+        Turn::text("Checking two things at once.")
+            .with_tool_call("read", json!({"path": "notes/todo.md", "offset": 3, "limit": 1}))
+            .with_tool_call("bash", json!({"command": "wc -l hello.txt && echo to-stderr >&2"})),
+        Turn::tool_call("read", json!({"path": "does-not-exist.txt"}))
+            .with_tool_call(
+                "edit",
+                json!({"path": "hello.txt", "edits": [{"oldText": "no such text", "newText": "x"}]}),
+            )
+            .with_tool_call("bash", json!({"command": "echo failing; exit 3"})),
+        Turn::text("All done. I read hello.txt, created notes/todo.md, changed the greeting to \"Hello pi\" and ran the checks."),
+    ];
+    let results = vec![
+        vec![("Hello world\nThis is a test file.\nThird line.\n", false)],
+        vec![("Successfully wrote 32 bytes to notes/todo.md", false)],
+        vec![("Successfully replaced 1 block(s) in hello.txt.", false)],
+        vec![(
+            "Hello pi\nThis is a test file.\nThird line.\n./hello.txt\n./notes/todo.md\n./src/app.py\nexit-ok\n",
+            false,
+        )],
+        vec![
+            ("- greet pi\n\n[2 more lines in file. Use offset=4 to continue.]", false),
+            ("3 hello.txt\nto-stderr\n", false),
+        ],
+        vec![
+            ("ENOENT: no such file or directory, access '<TMP>/proj/does-not-exist.txt'", true),
+            (
+                "Could not find the exact text in hello.txt. The old text must match exactly including all whitespace and newlines.",
+                true,
+            ),
+            ("failing\n\n\nCommand exited with code 3", true),
+        ],
+    ];
+    (turns, results)
+}
+
+/// The whole golden tool scenario through the Anthropic provider and the mock: every reply is
+/// parsed from the stream and replayed, and the last request carries exactly the history the
+/// TypeScript pi sent.
+#[tokio::test]
+async fn golden_tool_scenario_anthropic() {
+    let (turns, results) = golden_tool_turns();
+    let server = MockServer::start(Script::sequential(turns)).await.unwrap();
+    let m = model(Api::Anthropic, &server);
+    let mut ctx = context("");
+    ctx.messages = vec![Message::User(pi_ai::UserMessage {
+        content: pi_ai::UserContent::Blocks(vec![Content::text(
+            "Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check.",
+        )]),
+        ..Default::default()
+    })];
+    ctx.tools = ["read", "bash", "edit", "write"]
+        .iter()
+        .map(|name| Tool {
+            name: (*name).into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": {}}),
+        })
+        .collect();
+    for outputs in &results {
+        let reply = run(&m, &ctx, options()).await.message;
+        assert_eq!(reply.stop_reason, StopReason::ToolUse, "{:?}", reply.error_message);
+        let calls: Vec<pi_ai::ToolCall> = reply.tool_calls().cloned().collect();
+        assert_eq!(calls.len(), outputs.len());
+        ctx.messages.push(Message::Assistant(reply));
+        for (call, (text, is_error)) in calls.iter().zip(outputs) {
+            ctx.messages.push(tool_result(call, text, *is_error));
+        }
+    }
+    let last = run(&m, &ctx, options()).await.message;
+    assert!(last.text().starts_with("All done."), "{:?}", last.error_message);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 7);
+    let body = &requests[6].body;
+    let golden: Value = serde_json::from_str(GOLDEN_ANTHROPIC_TOOLS_07).unwrap();
+    assert_eq!(body["messages"], golden);
+    assert_eq!(body["max_tokens"], 16384);
+    assert_eq!(body["stream"], true);
+    assert!(body.get("thinking").is_none());
+}
+
+async fn abort_while_waiting_to_retry(api: Api) {
+    let server = MockServer::start(Script::sequential(vec![Turn::text("never")]))
+        .await
+        .unwrap();
+    server.fail_next(1, Fault::rate_limited(30));
+    let opts = StreamOptions {
+        max_retry_delay_ms: Some(60_000),
+        ..options()
+    };
+    let cancel = opts.cancel.clone();
+    let stream = stream_simple(&model(api, &server), &context("hello"), opts);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        cancel.cancel();
+    });
+    let began = Instant::now();
+    let run = drain(stream).await;
+    assert!(began.elapsed() < Duration::from_secs(5), "the 30 s wait was cut short");
+    assert_eq!(run.message.stop_reason, StopReason::Aborted);
+    assert_eq!(run.names(), ["error"]);
+    assert_eq!(server.requests().len(), 1);
+}
+
+async fn length_stop(api: Api) {
+    let turn = Turn::text("cut short").with_length_stop();
+    let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
+    let run = run(&model(api, &server), &context("hello"), options()).await;
+    assert!(!run.is_error(), "{:?}", run.message.error_message);
+    assert_eq!(run.message.stop_reason, StopReason::Length);
+    assert_eq!(run.message.text(), "cut short");
+}
+
+/// Arguments that had streamed are kept, parsed as far as they go.
+async fn dropped_connection_mid_tool_call(api: Api) {
+    let turn = Turn::tool_call("read", json!({"path": "a/very/long/path/to/some/file.txt", "limit": 5}));
+    // Events before the third argument piece: Gemini sends the call whole, so it is cut before
+    // the finish chunk instead.
+    let after = match api {
+        Api::Openai => 4,
+        Api::Anthropic => 6,
+        Api::Responses => 5,
+        Api::Google => 1,
+    };
+    let server = MockServer::start(Script::sequential(vec![turn.with_fault(Fault::drop_after(after))]))
+        .await
+        .unwrap();
+    let mut ctx = context("read it");
+    ctx.tools = tools();
+    let run = run(&model(api, &server), &ctx, options()).await;
+    assert!(run.is_error(), "{:?}", run.names());
+    let call = run.message.tool_calls().next().expect("the started call is kept");
+    assert_eq!(call.name, "read");
+    match api {
+        Api::Google => assert_eq!(call.arguments["limit"], 5),
+        // Two 12-character pieces: `{"path": "a/` and `very/long/pa`.
+        _ => assert_eq!(call.arguments, json!({"path": "a/very/long/pa"})),
+    }
+}
+
+#[tokio::test]
+async fn anthropic_cache_usage() {
+    let usage = UsageSpec {
+        input: Some(10),
+        output: Some(5),
+        cache_read: Some(200),
+        cache_write: Some(40),
+    };
+    let server = MockServer::start(Script::sequential(vec![Turn::text("cached").with_usage(usage)]))
+        .await
+        .unwrap();
+    let run = run(&model(Api::Anthropic, &server), &context("hello"), options()).await;
+    let u = &run.message.usage;
+    assert_eq!(
+        (u.input, u.output, u.cache_read, u.cache_write, u.total_tokens),
+        (10, 5, 200, 40, 255)
+    );
+    assert!((u.cost.cache_write - 40.0 * 3.75 / 1e6).abs() < 1e-12);
+}
+
+/// An error while a thinking block streams: the block is kept (unsigned, so it is replayed as
+/// text later) and the accumulated partial agrees with the error message.
+#[tokio::test]
+async fn anthropic_error_event_during_thinking() {
+    // message_start, ping, content_block_start, two thinking pieces.
+    let fault = Fault::error_event_after(5).message("Overloaded");
+    let turn = Turn::text("never")
+        .with_thinking("one two three four")
+        .with_fault(fault);
+    let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
+    let run = run(&thinker(Api::Anthropic, &server), &context("hello"), thinking_options()).await;
+    assert!(run.is_error());
+    let Content::Thinking(t) = &run.message.content[0] else {
+        panic!("{:?}", run.message.content)
+    };
+    assert_eq!(t.thinking, "one two ");
+    assert_eq!(t.thinking_signature, None);
+}
+
+/// A subscription (OAuth) token: Claude Code identity and tool names on the wire, pi's names
+/// back in the reply.
+#[tokio::test]
+async fn anthropic_oauth_tool_names_round_trip() {
+    let turn = Turn::tool_call("Read", json!({"path": "hello.txt"}));
+    let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
+    let mut ctx = context("read it");
+    ctx.tools = tools();
+    let opts = StreamOptions {
+        api_key: Some("sk-ant-oat01-mock".into()),
+        ..options()
+    };
+    let run = run(&model(Api::Anthropic, &server), &ctx, opts).await;
+    assert_eq!(
+        run.message.stop_reason,
+        StopReason::ToolUse,
+        "{:?}",
+        run.message.error_message
+    );
+    let call = run.message.tool_calls().next().unwrap();
+    assert_eq!(call.name, "read");
+    let sent = &server.requests()[0];
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-ant-oat01-mock"));
+    assert!(sent.header("x-api-key").is_none());
+    assert!(sent
+        .header("anthropic-beta")
+        .unwrap()
+        .starts_with("claude-code-20250219,oauth-2025-04-20"));
+    assert_eq!(
+        sent.body["system"][0]["text"],
+        "You are Claude Code, Anthropic's official CLI for Claude."
+    );
+    assert_eq!(sent.body["tools"][0]["name"], "Read");
+    assert_eq!(sent.body["tools"][1]["name"], "Bash");
 }

@@ -561,7 +561,10 @@ where
                 let block = &data["content_block"];
                 let ours = match block.get("type").and_then(Value::as_str).unwrap_or_default() {
                     "text" => Some(em.text_start().await?),
-                    "thinking" => Some(em.thinking_start(Some(String::new())).await?),
+                    // No signature until a `signature_delta` arrives: `thinking_start` carries
+                    // none, so a consumer rebuilding the message from events (and a reply cut
+                    // off mid-thinking) agrees with ours; unsigned thinking replays as text.
+                    "thinking" => Some(em.thinking_start(None).await?),
                     "redacted_thinking" => {
                         let signature = block.get("data").and_then(Value::as_str).map(str::to_string);
                         let i = em.thinking_start(signature).await?;
