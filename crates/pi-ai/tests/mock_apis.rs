@@ -1084,7 +1084,10 @@ const GOLDEN_ANTHROPIC_TOOLS_07: &str = r##"[
 ]"##;
 
 /// The golden tool scenario's turns (`scenarios/tools.json`) and the results pi's tools gave.
-fn golden_tool_turns() -> (Vec<Turn>, Vec<Vec<(&'static str, bool)>>) {
+/// What each tool call of a turn returned: text and whether it was an error.
+type TurnResults = Vec<Vec<(&'static str, bool)>>;
+
+fn golden_tool_turns() -> (Vec<Turn>, TurnResults) {
     let turns = vec![
         Turn::text("Let me read the file first.")
             .with_thinking("The user wants me to inspect hello.txt first.")
