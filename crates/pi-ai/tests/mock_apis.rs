@@ -740,6 +740,7 @@ async fn http_500_every_time_gives_up_after_two_retries(api: Api) {
         run.error()
     );
     assert_eq!(server.requests().len(), 3, "one request and two retries");
+    assert!(is_retryable_text(run.error()));
 }
 
 async fn overloaded_529_is_retried(api: Api) {
@@ -762,6 +763,7 @@ async fn overloaded_529_every_time_reports_it(api: Api) {
     let e = run.error();
     assert!(e.contains("529"), "{e}");
     assert!(e.to_lowercase().contains("overloaded"), "{e}");
+    assert!(is_retryable_text(e));
     assert_eq!(server.requests().len(), 3);
 }
 
@@ -779,6 +781,8 @@ async fn dropped_connection_keeps_partial_text(api: Api) {
     assert!(!run.error().is_empty());
     assert_partial_words(&run);
     assert_eq!(server.requests().len(), 1, "a stream that started is not retried here");
+    // The session layer retries errors whose text matches its list of transient failures.
+    assert!(is_retryable_text(run.error()), "{:?} reads as transient", run.error());
 }
 
 async fn error_event_mid_stream_keeps_partial_text(api: Api) {
@@ -789,6 +793,13 @@ async fn error_event_mid_stream_keeps_partial_text(api: Api) {
     assert!(run.is_error(), "{:?}", run.names());
     assert_eq!(run.message.stop_reason, StopReason::Error);
     assert!(run.error().contains("Overloaded right now"), "{}", run.error());
+    if api == Api::Responses {
+        assert_eq!(run.error(), "Error Code server_error: Overloaded right now");
+    }
+    if api == Api::Openai {
+        // The SDK's APIError without a status: just the message.
+        assert_eq!(run.error(), "Overloaded right now");
+    }
     if api == Api::Anthropic {
         // The whole event data, as the SDK throws it (the session layer matches `overloaded_error`).
         assert_eq!(
@@ -1316,4 +1327,10 @@ async fn anthropic_oauth_tool_names_round_trip() {
     );
     assert_eq!(sent.body["tools"][0]["name"], "Read");
     assert_eq!(sent.body["tools"][1]["name"], "Bash");
+}
+
+/// The words the coding agent's auto-retry looks for in an error message (pi's list).
+fn is_retryable_text(error: &str) -> bool {
+    let pattern = "(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay";
+    regex::Regex::new(pattern).unwrap().is_match(error)
 }

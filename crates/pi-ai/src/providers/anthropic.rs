@@ -15,7 +15,7 @@ use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
-use crate::sse::SseStream;
+use crate::sse::{SseError, SseStream};
 use crate::stream_driver::{error_stream, spawn_provider, Emitter, ProviderError};
 use crate::thinking::{adjust_max_tokens_for_thinking, effective_reasoning, level_mapping, LevelMapping};
 use crate::transform::{sanitize_surrogates, transform_messages};
@@ -516,6 +516,9 @@ where
         let event = match sse.next_event().await {
             Ok(Some(e)) => e,
             Ok(None) => break,
+            // A body that broke off reads as Node's `terminated`, which the session layer's
+            // auto-retry recognises as transient.
+            Err(SseError::Transport(_)) => return Err(ProviderError::Message("terminated".to_string())),
             Err(e) => return Err(ProviderError::Message(e.to_string())),
         };
         if event.event == "error" {

@@ -372,14 +372,15 @@ fn stream_error(chunk: &[u8]) -> Option<String> {
     Some(format!("got status: {status}. {json}"))
 }
 
-/// The response body, with in-stream error objects turned into read errors.
+/// The response body, with in-stream error objects turned into read errors. A body that broke
+/// off reads as Node's `terminated`, which the session layer's auto-retry recognises.
 fn body_stream(response: reqwest::Response) -> impl futures::Stream<Item = Result<bytes::Bytes, String>> + Unpin {
     response.bytes_stream().map(|read| match read {
         Ok(bytes) => match stream_error(&bytes) {
             Some(message) => Err(message),
             None => Ok(bytes),
         },
-        Err(e) => Err(e.to_string()),
+        Err(_) => Err("terminated".to_string()),
     })
 }
 
