@@ -367,6 +367,8 @@ per_api!(
     abort_mid_stream,
     abort_while_waiting_to_retry,
     length_stop,
+    empty_stream,
+    headers_and_payload_hook,
     dropped_connection_mid_tool_call,
     connection_refused,
 );
@@ -476,7 +478,11 @@ async fn thinking(api: Api) {
             body["thinking"],
             json!({"type": "enabled", "budget_tokens": 16384, "display": "summarized"})
         ),
-        Api::Google => assert_eq!(body["generationConfig"]["thinkingConfig"]["includeThoughts"], true),
+        // An unknown Gemini model gets the dynamic budget.
+        Api::Google => assert_eq!(
+            body["generationConfig"],
+            json!({"maxOutputTokens": 32000, "thinkingConfig": {"includeThoughts": true, "thinkingBudget": -1}})
+        ),
     }
 }
 
@@ -1333,4 +1339,47 @@ async fn anthropic_oauth_tool_names_round_trip() {
 fn is_retryable_text(error: &str) -> bool {
     let pattern = "(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay";
     regex::Regex::new(pattern).unwrap().is_match(error)
+}
+
+/// A 200 stream that ends before its first event: nothing to report but also nothing wrong by
+/// the APIs' own rules (Anthropic only complains once `message_start` was seen), so, as in the
+/// TypeScript pi, the reply is an empty `stop`.
+async fn empty_stream(api: Api) {
+    let turn = Turn::text("never").with_fault(Fault::truncate_after(0));
+    let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
+    let run = run(&model(api, &server), &context("hello"), options()).await;
+    assert!(!run.is_error(), "{:?}", run.message.error_message);
+    assert_eq!(run.message.stop_reason, StopReason::Stop);
+    assert!(run.message.content.is_empty());
+    assert_eq!(run.names(), ["start", "done"]);
+}
+
+/// Model headers, then call headers, reach the server; the payload hook's body is what is sent.
+async fn headers_and_payload_hook(api: Api) {
+    let server = MockServer::start(Script::sequential(vec![Turn::text("ok")]))
+        .await
+        .unwrap();
+    let mut m = model(api, &server);
+    m.headers = Some(
+        json!({"x-model-header": "m", "x-both": "from model"})
+            .as_object()
+            .unwrap()
+            .clone(),
+    );
+    let hook: pi_ai::PayloadHook = std::sync::Arc::new(|body: &Value, _: &Model| {
+        let mut body = body.clone();
+        body["x_hooked"] = json!(true);
+        Some(body)
+    });
+    let opts = StreamOptions {
+        headers: vec![("x-both".into(), "from call".into())],
+        on_payload: Some(hook),
+        ..options()
+    };
+    let run = run(&m, &context("hello"), opts).await;
+    assert_eq!(run.message.text(), "ok");
+    let sent = &server.requests()[0];
+    assert_eq!(sent.header("x-model-header"), Some("m"));
+    assert_eq!(sent.header("x-both"), Some("from call"));
+    assert_eq!(sent.body["x_hooked"], true);
 }
