@@ -1100,6 +1100,54 @@ const GOLDEN_ANTHROPIC_TOOLS_07: &str = r##"[
 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_5_0", "content": "ENOENT: no such file or directory, access '<TMP>/proj/does-not-exist.txt'", "is_error": true}, {"type": "tool_result", "tool_use_id": "toolu_mock_5_1", "content": "Could not find the exact text in hello.txt. The old text must match exactly including all whitespace and newlines.", "is_error": true}, {"type": "tool_result", "tool_use_id": "toolu_mock_5_2", "content": "failing\n\n\nCommand exited with code 3", "is_error": true, "cache_control": {"type": "ephemeral"}}]}
 ]"##;
 
+/// The same request's history for Chat Completions (`tools-json-mock-openai.07`, system prompt
+/// left out).
+const GOLDEN_OPENAI_TOOLS_07: &str = r##"[
+{"role": "user", "content": [{"type": "text", "text": "Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check."}]},
+{"role": "assistant", "content": "Let me read the file first.", "reasoning_content": "The user wants me to inspect hello.txt first.", "tool_calls": [{"id": "call_mock_0_0", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"hello.txt\"}"}}]},
+{"role": "tool", "content": "Hello world\nThis is a test file.\nThird line.\n", "tool_call_id": "call_mock_0_0"},
+{"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_1_0", "type": "function", "function": {"name": "write", "arguments": "{\"path\":\"notes/todo.md\",\"content\":\"# TODO\\n\\n- greet pi\\n- run checks\\n\"}"}}]},
+{"role": "tool", "content": "Successfully wrote 32 bytes to notes/todo.md", "tool_call_id": "call_mock_1_0"},
+{"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_2_0", "type": "function", "function": {"name": "edit", "arguments": "{\"path\":\"hello.txt\",\"edits\":[{\"oldText\":\"Hello world\",\"newText\":\"Hello pi\"}]}"}}]},
+{"role": "tool", "content": "Successfully replaced 1 block(s) in hello.txt.", "tool_call_id": "call_mock_2_0"},
+{"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_3_0", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"cat hello.txt; find . -type f | sort; echo exit-ok\"}"}}]},
+{"role": "tool", "content": "Hello pi\nThis is a test file.\nThird line.\n./hello.txt\n./notes/todo.md\n./src/app.py\nexit-ok\n", "tool_call_id": "call_mock_3_0"},
+{"role": "assistant", "content": "Checking two things at once.", "tool_calls": [{"id": "call_mock_4_0", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"notes/todo.md\",\"offset\":3,\"limit\":1}"}}, {"id": "call_mock_4_1", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"wc -l hello.txt && echo to-stderr >&2\"}"}}]},
+{"role": "tool", "content": "- greet pi\n\n[2 more lines in file. Use offset=4 to continue.]", "tool_call_id": "call_mock_4_0"},
+{"role": "tool", "content": "3 hello.txt\nto-stderr\n", "tool_call_id": "call_mock_4_1"},
+{"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_5_0", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"does-not-exist.txt\"}"}}, {"id": "call_mock_5_1", "type": "function", "function": {"name": "edit", "arguments": "{\"path\":\"hello.txt\",\"edits\":[{\"oldText\":\"no such text\",\"newText\":\"x\"}]}"}}, {"id": "call_mock_5_2", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"echo failing; exit 3\"}"}}]},
+{"role": "tool", "content": "ENOENT: no such file or directory, access '<TMP>/proj/does-not-exist.txt'", "tool_call_id": "call_mock_5_0"},
+{"role": "tool", "content": "Could not find the exact text in hello.txt. The old text must match exactly including all whitespace and newlines.", "tool_call_id": "call_mock_5_1"},
+{"role": "tool", "content": "failing\n\n\nCommand exited with code 3", "tool_call_id": "call_mock_5_2"}
+]"##;
+
+/// The same request's input for Responses (`tools-json-mock-responses.07`, system prompt left
+/// out).
+const GOLDEN_RESPONSES_TOOLS_07: &str = r##"[
+{"role": "user", "content": [{"type": "input_text", "text": "Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check."}]},
+{"type": "reasoning", "id": "rs_mock0", "summary": [{"type": "summary_text", "text": "The user wants me to inspect hello.txt first."}]},
+{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Let me read the file first.", "annotations": []}], "status": "completed", "id": "msg_mock0"},
+{"type": "function_call", "id": "fc_mock_0_0", "call_id": "call_mock_0_0", "name": "read", "arguments": "{\"path\":\"hello.txt\"}"},
+{"type": "function_call_output", "call_id": "call_mock_0_0", "output": "Hello world\nThis is a test file.\nThird line.\n"},
+{"type": "function_call", "id": "fc_mock_1_0", "call_id": "call_mock_1_0", "name": "write", "arguments": "{\"path\":\"notes/todo.md\",\"content\":\"# TODO\\n\\n- greet pi\\n- run checks\\n\"}"},
+{"type": "function_call_output", "call_id": "call_mock_1_0", "output": "Successfully wrote 32 bytes to notes/todo.md"},
+{"type": "function_call", "id": "fc_mock_2_0", "call_id": "call_mock_2_0", "name": "edit", "arguments": "{\"path\":\"hello.txt\",\"edits\":[{\"oldText\":\"Hello world\",\"newText\":\"Hello pi\"}]}"},
+{"type": "function_call_output", "call_id": "call_mock_2_0", "output": "Successfully replaced 1 block(s) in hello.txt."},
+{"type": "function_call", "id": "fc_mock_3_0", "call_id": "call_mock_3_0", "name": "bash", "arguments": "{\"command\":\"cat hello.txt; find . -type f | sort; echo exit-ok\"}"},
+{"type": "function_call_output", "call_id": "call_mock_3_0", "output": "Hello pi\nThis is a test file.\nThird line.\n./hello.txt\n./notes/todo.md\n./src/app.py\nexit-ok\n"},
+{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Checking two things at once.", "annotations": []}], "status": "completed", "id": "msg_mock4"},
+{"type": "function_call", "id": "fc_mock_4_0", "call_id": "call_mock_4_0", "name": "read", "arguments": "{\"path\":\"notes/todo.md\",\"offset\":3,\"limit\":1}"},
+{"type": "function_call", "id": "fc_mock_4_1", "call_id": "call_mock_4_1", "name": "bash", "arguments": "{\"command\":\"wc -l hello.txt && echo to-stderr >&2\"}"},
+{"type": "function_call_output", "call_id": "call_mock_4_0", "output": "- greet pi\n\n[2 more lines in file. Use offset=4 to continue.]"},
+{"type": "function_call_output", "call_id": "call_mock_4_1", "output": "3 hello.txt\nto-stderr\n"},
+{"type": "function_call", "id": "fc_mock_5_0", "call_id": "call_mock_5_0", "name": "read", "arguments": "{\"path\":\"does-not-exist.txt\"}"},
+{"type": "function_call", "id": "fc_mock_5_1", "call_id": "call_mock_5_1", "name": "edit", "arguments": "{\"path\":\"hello.txt\",\"edits\":[{\"oldText\":\"no such text\",\"newText\":\"x\"}]}"},
+{"type": "function_call", "id": "fc_mock_5_2", "call_id": "call_mock_5_2", "name": "bash", "arguments": "{\"command\":\"echo failing; exit 3\"}"},
+{"type": "function_call_output", "call_id": "call_mock_5_0", "output": "ENOENT: no such file or directory, access '<TMP>/proj/does-not-exist.txt'"},
+{"type": "function_call_output", "call_id": "call_mock_5_1", "output": "Could not find the exact text in hello.txt. The old text must match exactly including all whitespace and newlines."},
+{"type": "function_call_output", "call_id": "call_mock_5_2", "output": "failing\n\n\nCommand exited with code 3"}
+]"##;
+
 /// The golden tool scenario's turns (`scenarios/tools.json`) and the results pi's tools gave.
 /// What each tool call of a turn returned: text and whether it was an error.
 type TurnResults = Vec<Vec<(&'static str, bool)>>;
@@ -1156,14 +1204,13 @@ fn golden_tool_turns() -> (Vec<Turn>, TurnResults) {
     (turns, results)
 }
 
-/// The whole golden tool scenario through the Anthropic provider and the mock: every reply is
-/// parsed from the stream and replayed, and the last request carries exactly the history the
-/// TypeScript pi sent.
-#[tokio::test]
-async fn golden_tool_scenario_anthropic() {
+/// The whole golden tool scenario through a provider and the mock: every reply is parsed from
+/// the stream and replayed, and the last request carries exactly the history the TypeScript pi
+/// sent.
+async fn golden_tool_scenario(api: Api, golden: &str) {
     let (turns, results) = golden_tool_turns();
     let server = MockServer::start(Script::sequential(turns)).await.unwrap();
-    let m = model(Api::Anthropic, &server);
+    let m = model(api, &server);
     let mut ctx = context("");
     ctx.messages = vec![Message::User(pi_ai::UserMessage {
         content: pi_ai::UserContent::Blocks(vec![Content::text(
@@ -1194,11 +1241,31 @@ async fn golden_tool_scenario_anthropic() {
     let requests = server.requests();
     assert_eq!(requests.len(), 7);
     let body = &requests[6].body;
-    let golden: Value = serde_json::from_str(GOLDEN_ANTHROPIC_TOOLS_07).unwrap();
-    assert_eq!(body["messages"], golden);
-    assert_eq!(body["max_tokens"], 16384);
+    let golden: Value = serde_json::from_str(golden).unwrap();
+    let (sent, tokens_key) = match api {
+        Api::Anthropic => (body["messages"].clone(), "max_tokens"),
+        Api::Openai => (json!(body["messages"].as_array().unwrap()[1..]), "max_completion_tokens"),
+        Api::Responses => (json!(body["input"].as_array().unwrap()[1..]), "max_output_tokens"),
+        Api::Google => unreachable!("no golden run for Google"),
+    };
+    assert_eq!(sent, golden);
+    assert_eq!(body[tokens_key], 16384);
     assert_eq!(body["stream"], true);
-    assert!(body.get("thinking").is_none());
+}
+
+#[tokio::test]
+async fn golden_tool_scenario_anthropic() {
+    golden_tool_scenario(Api::Anthropic, GOLDEN_ANTHROPIC_TOOLS_07).await;
+}
+
+#[tokio::test]
+async fn golden_tool_scenario_openai_completions() {
+    golden_tool_scenario(Api::Openai, GOLDEN_OPENAI_TOOLS_07).await;
+}
+
+#[tokio::test]
+async fn golden_tool_scenario_openai_responses() {
+    golden_tool_scenario(Api::Responses, GOLDEN_RESPONSES_TOOLS_07).await;
 }
 
 async fn abort_while_waiting_to_retry(api: Api) {
