@@ -15,7 +15,7 @@ use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
-use crate::sse::SseStream;
+use crate::sse::{SseError, SseStream};
 use crate::stream_driver::{error_stream, spawn_provider, Emitter, ProviderError};
 use crate::thinking::{adjust_max_tokens_for_thinking, effective_reasoning, level_mapping, LevelMapping};
 use crate::transform::{sanitize_surrogates, transform_messages};
@@ -516,6 +516,9 @@ where
         let event = match sse.next_event().await {
             Ok(Some(e)) => e,
             Ok(None) => break,
+            // A body that broke off reads as Node's `terminated`, which the session layer's
+            // auto-retry recognises as transient.
+            Err(SseError::Transport(_)) => return Err(ProviderError::Message("terminated".to_string())),
             Err(e) => return Err(ProviderError::Message(e.to_string())),
         };
         if event.event == "error" {
@@ -561,7 +564,10 @@ where
                 let block = &data["content_block"];
                 let ours = match block.get("type").and_then(Value::as_str).unwrap_or_default() {
                     "text" => Some(em.text_start().await?),
-                    "thinking" => Some(em.thinking_start(Some(String::new())).await?),
+                    // No signature until a `signature_delta` arrives: `thinking_start` carries
+                    // none, so a consumer rebuilding the message from events (and a reply cut
+                    // off mid-thinking) agrees with ours; unsigned thinking replays as text.
+                    "thinking" => Some(em.thinking_start(None).await?),
                     "redacted_thinking" => {
                         let signature = block.get("data").and_then(Value::as_str).map(str::to_string);
                         let i = em.thinking_start(signature).await?;

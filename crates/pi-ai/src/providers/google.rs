@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use futures::FutureExt;
+use futures::{FutureExt, StreamExt};
 use serde_json::{json, Map, Value};
 
 use crate::cost::calculate_cost;
@@ -307,7 +307,8 @@ fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Valu
     if let Some(prompt) = context.system_prompt.as_deref() {
         body.insert(
             "systemInstruction".into(),
-            json!({"parts": [{"text": sanitize_surrogates(prompt)}]}),
+            // The genai SDK turns the prompt string into a user-role content.
+            json!({"parts": [{"text": sanitize_surrogates(prompt)}], "role": "user"}),
         );
     }
     if !context.tools.is_empty() {
@@ -335,18 +336,52 @@ fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Valu
     Value::Object(body)
 }
 
-/// The genai SDK's wording of an HTTP error.
+/// The genai SDK's wording of an HTTP error: the JSON error body itself (compact), or, for a
+/// body that is not JSON, an error object built from the text and the status.
 fn http_error_message(err: &HttpError) -> String {
     match err {
-        HttpError::Status { status, body } => {
-            let reason = reqwest::StatusCode::from_u16(*status)
-                .ok()
-                .and_then(|s| s.canonical_reason())
-                .unwrap_or("");
-            format!("got status: {status} {reason}. {body}")
-        }
+        HttpError::Status { status, body } => match serde_json::from_str::<Value>(body) {
+            Ok(json) => json.to_string(),
+            Err(_) => {
+                let reason = reqwest::StatusCode::from_u16(*status)
+                    .ok()
+                    .and_then(|s| s.canonical_reason())
+                    .unwrap_or("");
+                json!({"error": {"message": body, "code": status, "status": reason}}).to_string()
+            }
+        },
         other => other.to_string(),
     }
+}
+
+/// An error object Gemini writes into a 200 stream. It has no `data:` prefix, so the SSE
+/// decoder would skip it; the genai SDK recognises one when a whole read of the body is a JSON
+/// object with an `error` whose `code` is an HTTP error status.
+fn stream_error(chunk: &[u8]) -> Option<String> {
+    let json: Value = serde_json::from_slice(chunk).ok()?;
+    let error = json.get("error")?;
+    let code = error.get("code").and_then(Value::as_u64)?;
+    if !(400..600).contains(&code) {
+        return None;
+    }
+    let status = match error.get("status") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "undefined".to_string(),
+    };
+    Some(format!("got status: {status}. {json}"))
+}
+
+/// The response body, with in-stream error objects turned into read errors. A body that broke
+/// off reads as Node's `terminated`, which the session layer's auto-retry recognises.
+fn body_stream(response: reqwest::Response) -> impl futures::Stream<Item = Result<bytes::Bytes, String>> + Unpin {
+    response.bytes_stream().map(|read| match read {
+        Ok(bytes) => match stream_error(&bytes) {
+            Some(message) => Err(message),
+            None => Ok(bytes),
+        },
+        Err(_) => Err("terminated".to_string()),
+    })
 }
 
 /// Stream a reply through the Gemini API.
@@ -372,7 +407,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
                 .await
                 .map_err(|e| ProviderError::Message(http_error_message(&e)))?;
             emitter.start().await?;
-            let mut sse = SseStream::new(response.bytes_stream());
+            let mut sse = SseStream::new(body_stream(response));
             read_chunks(emitter, &mut sse, &model_for_body).await
         }
         .boxed()
@@ -629,7 +664,10 @@ mod tests {
             contents[2]["parts"][1]["functionResponse"]["response"],
             json!({"error": "out"})
         );
-        assert_eq!(body["systemInstruction"], json!({"parts": [{"text": "sys"}]}));
+        assert_eq!(
+            body["systemInstruction"],
+            json!({"parts": [{"text": "sys"}], "role": "user"})
+        );
         let other = model("gemini-2.5-pro");
         let body = build_body(&other, &ctx, &StreamOptions::default());
         assert!(body["contents"][1]["parts"][0].get("thoughtSignature").is_none());
