@@ -50,9 +50,13 @@ impl StreamingMessage {
         self.with(AssistantMessage::clone)
     }
 
-    /// The message as pi's JSON (`{"role":"assistant",...}`).
+    /// The message as pi's JSON (`{"role":"assistant",...}`). While live, blocks that did not
+    /// change since the previous event are not encoded again.
     pub fn to_json(&self) -> String {
-        self.with(assistant_json)
+        match &self.inner {
+            StreamingInner::Live(p) => lock(p).to_json(),
+            StreamingInner::Frozen(m) => assistant_json(m),
+        }
     }
 
     fn freeze(&self) -> Self {

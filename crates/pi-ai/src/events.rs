@@ -140,6 +140,16 @@ pub struct PartialMessage {
     pending_args: Vec<(usize, String)>,
     /// Whether `message` reflects every pending argument buffer.
     args_fresh: bool,
+    /// The JSON of each content block as last serialized (`None`: changed since). Text and
+    /// thinking deltas extend the cached JSON in place, so serializing the partial after each
+    /// delta costs the size of the delta plus a copy, not a fresh encoding of the whole text.
+    json_blocks: Vec<Option<String>>,
+}
+
+/// `text` as the inside of a JSON string literal.
+fn escape_json_fragment(text: &str) -> String {
+    let quoted = serde_json::to_string(text).unwrap_or_default();
+    quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default().to_string()
 }
 
 impl PartialMessage {
@@ -151,6 +161,19 @@ impl PartialMessage {
     /// provider cannot cause a panic.
     pub fn apply(&mut self, event: &AssistantMessageEvent) {
         use AssistantMessageEvent as E;
+        match event {
+            E::TextDelta { content_index, delta } | E::ThinkingDelta { content_index, delta } => {
+                self.extend_cached_json(*content_index, delta);
+            }
+            E::Start { .. } | E::Done { .. } | E::Error { .. } => self.json_blocks.clear(),
+            E::TextStart { content_index }
+            | E::TextEnd { content_index, .. }
+            | E::ThinkingStart { content_index }
+            | E::ThinkingEnd { content_index, .. }
+            | E::ToolCallStart { content_index, .. }
+            | E::ToolCallDelta { content_index, .. }
+            | E::ToolCallEnd { content_index, .. } => self.invalidate_json(*content_index),
+        }
         match event {
             E::Start { partial } => {
                 self.message = partial.clone();
@@ -223,6 +246,63 @@ impl PartialMessage {
             self.args_fresh = true;
         }
         &self.message
+    }
+
+    /// The partial message as pi's JSON (`{"role":"assistant",...}`), with streaming tool
+    /// arguments parsed. Blocks unchanged since the last call are not encoded again.
+    pub fn to_json(&mut self) -> String {
+        if !self.args_fresh {
+            for (index, _) in &self.pending_args {
+                if let Some(slot) = self.json_blocks.get_mut(*index) {
+                    *slot = None;
+                }
+            }
+        }
+        self.snapshot();
+        let content = std::mem::take(&mut self.message.content);
+        let meta = serde_json::to_string(&self.message).unwrap_or_default();
+        self.message.content = content;
+        self.json_blocks.resize(self.message.content.len(), None);
+        let mut out = String::with_capacity(meta.len() + 64);
+        out.push_str("{\"role\":\"assistant\",\"content\":[");
+        for (i, block) in self.message.content.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let cached = self.json_blocks[i].get_or_insert_with(|| serde_json::to_string(block).unwrap_or_default());
+            out.push_str(cached);
+        }
+        out.push(']');
+        // `meta` is `{"content":[],...}`: keep what follows the empty content list.
+        out.push_str(meta.strip_prefix("{\"content\":[]").unwrap_or("}"));
+        out
+    }
+
+    fn invalidate_json(&mut self, index: usize) {
+        if let Some(slot) = self.json_blocks.get_mut(index) {
+            *slot = None;
+        }
+    }
+
+    /// Append a text or thinking delta to the block's cached JSON, which for a block still
+    /// streaming (no signature yet) always ends with the closing `"}` of that text.
+    fn extend_cached_json(&mut self, index: usize, delta: &str) {
+        let plain = match self.message.content.get(index) {
+            Some(Content::Text(t)) => t.text_signature.is_none() && t.extra.is_empty(),
+            Some(Content::Thinking(t)) => {
+                t.thinking_signature.is_none() && t.redacted.is_none() && t.extra.is_empty()
+            }
+            _ => false,
+        };
+        match self.json_blocks.get_mut(index) {
+            Some(Some(json)) if plain && json.ends_with("\"}") => {
+                json.truncate(json.len() - 2);
+                json.push_str(&escape_json_fragment(delta));
+                json.push_str("\"}");
+            }
+            Some(slot) => *slot = None,
+            None => {}
+        }
     }
 
     /// The message without refreshing streaming tool arguments (cheap).
@@ -388,6 +468,33 @@ mod tests {
             snap.tool_calls().next().map(|t| t.arguments.clone()),
             Some(json!({"path": "a."}))
         );
+    }
+
+    #[test]
+    fn cached_json_equals_a_fresh_encoding_after_every_event() {
+        let events = vec![
+            start(),
+            AssistantMessageEvent::ThinkingStart { content_index: 0 },
+            AssistantMessageEvent::ThinkingDelta { content_index: 0, delta: "hm \"q\"\n".into() },
+            AssistantMessageEvent::ThinkingEnd {
+                content_index: 0,
+                content: ThinkingContent { thinking: "hm \"q\"\n".into(), thinking_signature: Some("s".into()), ..Default::default() },
+            },
+            AssistantMessageEvent::TextStart { content_index: 1 },
+            AssistantMessageEvent::TextDelta { content_index: 1, delta: "é\t<".into() },
+            AssistantMessageEvent::TextDelta { content_index: 1, delta: "\u{1F600}".into() },
+            AssistantMessageEvent::ToolCallStart { content_index: 2, id: "c".into(), name: "read".into() },
+            AssistantMessageEvent::ToolCallDelta { content_index: 2, delta: r#"{"path":"a"#.into() },
+        ];
+        let mut p = PartialMessage::new();
+        for e in &events {
+            p.apply(e);
+            let cached = p.to_json();
+            let mut fresh = serde_json::to_value(crate::types::Message::Assistant(p.snapshot().clone())).expect("json");
+            // Field order: role first, as pi writes it.
+            assert_eq!(serde_json::from_str::<serde_json::Value>(&cached).expect("valid json"), fresh.take());
+            assert!(cached.starts_with(r#"{"role":"assistant","content":["#));
+        }
     }
 
     #[test]
