@@ -2,4 +2,5 @@
 
 pub mod cli;
 pub mod export;
+pub mod modes;
 pub mod session;
