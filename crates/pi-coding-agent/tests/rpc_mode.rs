@@ -284,7 +284,8 @@ impl Scripted {
 
 #[async_trait]
 impl RpcBackend for Scripted {
-    async fn prompt(&self, _request: PromptRequest) -> RpcResult<()> {
+    async fn prompt(&self, _request: PromptRequest, _preflight: Preflight) -> RpcResult<()> {
+        // Returns at once: success is written when the future completes.
         self.unit("prompt")
     }
     async fn steer(&self, _m: String, _i: Option<Vec<ImageContent>>) -> RpcResult<()> {
@@ -448,7 +449,7 @@ impl Live {
 
 #[async_trait]
 impl RpcBackend for Live {
-    async fn prompt(&self, request: PromptRequest) -> RpcResult<()> {
+    async fn prompt(&self, request: PromptRequest, preflight: Preflight) -> RpcResult<()> {
         if request.message == "/ask" {
             // An extension command asking the user during preflight.
             let options = ["red".to_string(), "blue".to_string()];
@@ -460,26 +461,25 @@ impl RpcBackend for Live {
             return Err(RpcError::already_processing());
         }
         self.streaming.store(true, Ordering::SeqCst);
-        let (output, stop, streaming) = (
-            self.output.clone(),
-            Arc::clone(&self.stop_run),
-            Arc::clone(&self.streaming),
-        );
-        tokio::spawn(async move {
-            output.send(&json!({"type": "agent_start"})).await;
-            let mut n = 0u32;
-            loop {
-                tokio::select! {
-                    () = stop.notified() => break,
-                    () = tokio::time::sleep(Duration::from_millis(2)) => {
-                        output.send(&json!({"type": "message_update", "n": n})).await;
-                        n += 1;
-                    }
+        // Answer, then run the whole prompt inside this future, as pi's `session.prompt` does.
+        preflight.succeed().await;
+        self.output.send(&json!({"type": "agent_start"})).await;
+        let mut n = 0u32;
+        loop {
+            tokio::select! {
+                () = self.stop_run.notified() => break,
+                () = tokio::time::sleep(Duration::from_millis(2)) => {
+                    self.output.send(&json!({"type": "message_update", "n": n})).await;
+                    n += 1;
                 }
             }
-            streaming.store(false, Ordering::SeqCst);
-            output.send(&json!({"type": "agent_end"})).await;
-        });
+        }
+        self.streaming.store(false, Ordering::SeqCst);
+        self.output.send(&json!({"type": "agent_end"})).await;
+        if request.message == "fail late" {
+            // Only events report failures after preflight.
+            return Err(RpcError::new("provider exploded"));
+        }
         Ok(())
     }
     async fn steer(&self, _m: String, _i: Option<Vec<ImageContent>>) -> RpcResult<()> {
@@ -814,4 +814,38 @@ async fn requested_shutdown_ends_the_loop_after_the_command() {
         .expect("ok");
     assert!(backend.shut_down.load(Ordering::SeqCst));
     assert_eq!(client.recv().await["type"], "session_shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_answers_once_at_preflight_before_its_events() {
+    let (mut client, _backend) = start(Live::new);
+    client
+        .send(json!({"id": "p", "type": "prompt", "message": "fail late"}))
+        .await;
+    assert_same(
+        &client.recv().await,
+        &json!({"id": "p", "type": "response", "command": "prompt", "success": true}),
+        "the response comes first",
+    );
+    assert_eq!(client.recv().await["type"], "agent_start");
+    client.send(json!({"id": "a", "type": "abort"})).await;
+    let mut seen = Vec::new();
+    loop {
+        let v = client.recv().await;
+        let end = v["type"] == "agent_end";
+        seen.push(v);
+        if end {
+            break;
+        }
+    }
+    // The prompt future has now failed; a later command flushes anything it might have written.
+    client.send(json!({"id": "s", "type": "get_state"})).await;
+    let (state, events) = client.response_to("s").await;
+    assert_eq!(state["data"]["isStreaming"], false);
+    seen.extend(events);
+    seen.extend(client.finish().await);
+    assert!(
+        seen.iter().all(|v| v["id"] != "p"),
+        "no second prompt response: {seen:?}"
+    );
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use pi_ai::{ImageContent, Model, ThinkingLevel};
 
 use super::protocol::QueueMode;
+use super::server::Preflight;
 use super::types::{
     BashResult, Cancelled, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest, RpcSessionState,
     SessionStats, SlashCommand,
@@ -67,12 +68,16 @@ pub type RpcResult<T> = Result<T, RpcError>;
 pub trait RpcBackend: Send + Sync + 'static {
     // ---- prompting -------------------------------------------------------------------------
 
-    /// Start a prompt (input source `"rpc"`). Returns once **preflight** is over: the extension
-    /// command ran, templates and skills were expanded, the message was queued, or the run was
-    /// validated (model, key) and started. `Err` rejects the prompt (`success:false`, e.g.
-    /// [`RpcError::already_processing`]). The run continues in the background; its later
-    /// failures appear only as events.
-    async fn prompt(&self, request: PromptRequest) -> RpcResult<()>;
+    /// Run a prompt (input source `"rpc"`). pi answers it once, when **preflight** is over:
+    /// the extension command ran, templates and skills were expanded, the message was queued,
+    /// or the model and key were validated and the run is about to start.
+    ///
+    /// Call [`Preflight::succeed`] at that point (before the run emits `agent_start`): it writes
+    /// the success response then and there. After that the future may go on running the whole
+    /// prompt, or return at once and leave the run to a task; either way later failures appear
+    /// only as events. Returning `Err` before `succeed` rejects the prompt (`success:false`, e.g.
+    /// [`RpcError::already_processing`]); returning `Ok` without calling it counts as success.
+    async fn prompt(&self, request: PromptRequest, preflight: Preflight) -> RpcResult<()>;
     /// Queue a steering message (skills and templates expanded).
     async fn steer(&self, message: String, images: Option<Vec<ImageContent>>) -> RpcResult<()>;
     /// Queue a follow-up message.

@@ -4,13 +4,14 @@
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 
 use futures::stream::{FuturesUnordered, StreamExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Notify};
 use tokio::task::JoinHandle;
 
 use super::backend::{RpcBackend, RpcError, RpcResult};
@@ -32,7 +33,7 @@ pub struct RpcServer {
     ui: ExtensionUi,
 }
 
-type Pending = Pin<Box<dyn Future<Output = RpcResponse> + Send>>;
+type Pending = Pin<Box<dyn Future<Output = Option<RpcResponse>> + Send>>;
 
 impl RpcServer {
     /// Start the output writer over `sink`.
@@ -72,21 +73,27 @@ impl RpcServer {
     ///
     /// Lines are handled in arrival order up to their first await, so a `get_state` sent after
     /// `set_thinking_level` sees the new level, while a slow command (bash, compact, a prompt's
-    /// preflight) does not hold up the ones behind it.
+    /// preflight) does not hold up the ones behind it. A prompt that already answered may still
+    /// be running at EOF; it is polled while `shutdown` runs and dropped once it returns.
     pub async fn run<B: RpcBackend, R: AsyncRead + Unpin>(self, backend: Arc<B>, input: R) -> io::Result<()> {
         let mut reader = LineReader::new(input);
         let mut in_flight: FuturesUnordered<Pending> = FuturesUnordered::new();
+        let owed = Owed::default();
         let mut input_open = true;
         let mut read_error: Option<io::Error> = None;
-        while input_open || !in_flight.is_empty() {
+        loop {
+            if !input_open && owed.is_zero() {
+                break;
+            }
             tokio::select! {
                 line = reader.next_line(), if input_open => match line {
                     Ok(Some(line)) => {
-                        if let Some(response) = self.accept(&backend, &line, &mut in_flight).await {
+                        if let Some(response) = self.accept(&backend, &line, &mut in_flight, &owed).await {
                             self.output.send(&response).await;
-                            if backend.shutdown_requested() {
-                                input_open = false;
-                            }
+                            owed.done();
+                        }
+                        if backend.shutdown_requested() {
+                            input_open = false;
                         }
                     }
                     Ok(None) => input_open = false,
@@ -96,14 +103,33 @@ impl RpcServer {
                     }
                 },
                 Some(response) = in_flight.next() => {
-                    self.output.send(&response).await;
+                    if let Some(response) = response {
+                        self.output.send(&response).await;
+                        owed.done();
+                    }
                     if backend.shutdown_requested() {
                         input_open = false;
                     }
                 }
+                // A prompt answered from inside its still-running future.
+                () = owed.changed.notified(), if !input_open => {}
             }
         }
-        backend.shutdown().await;
+        // Keep polling what still runs (a prompt's run winding down on abort) while the
+        // backend disposes of itself.
+        let shutdown = backend.shutdown();
+        tokio::pin!(shutdown);
+        loop {
+            tokio::select! {
+                () = &mut shutdown => break,
+                Some(response) = in_flight.next() => {
+                    if let Some(response) = response {
+                        self.output.send(&response).await;
+                    }
+                }
+            }
+        }
+        drop(in_flight);
         let written = self.writer.close().await;
         match read_error {
             Some(e) => Err(e),
@@ -112,26 +138,39 @@ impl RpcServer {
     }
 
     /// Parse one line and start its command. A response that is ready at once comes back
-    /// directly; otherwise the command joins `in_flight`.
+    /// directly (and is owed); otherwise the command joins `in_flight`.
     async fn accept<B: RpcBackend>(
         &self,
         backend: &Arc<B>,
         line: &str,
         in_flight: &mut FuturesUnordered<Pending>,
+        owed: &Owed,
     ) -> Option<RpcResponse> {
         let envelope = match parse_line(line) {
-            Incoming::Malformed(response) => return Some(response),
+            Incoming::Malformed(response) => {
+                owed.add();
+                return Some(response);
+            }
             Incoming::UiResponse(answer) => {
                 self.ui.resolve(answer);
                 return None;
             }
             Incoming::Command(envelope) => envelope,
         };
-        let mut pending: Pending = Box::pin(handle(Arc::clone(backend), envelope));
+        owed.add();
+        let preflight = Preflight {
+            inner: Some(PreflightInner {
+                answered: Arc::default(),
+                id: envelope.id.clone(),
+                output: self.output.clone(),
+                owed: owed.clone(),
+            }),
+        };
+        let mut pending: Pending = Box::pin(handle(Arc::clone(backend), envelope, preflight));
         // Run the command up to its first real wait before reading the next line, as pi's
-        // event loop does.
+        // event loop does. `None` means its preflight answered already.
         match futures::poll!(pending.as_mut()) {
-            Poll::Ready(response) => Some(response),
+            Poll::Ready(response) => response,
             Poll::Pending => {
                 in_flight.push(pending);
                 None
@@ -140,8 +179,80 @@ impl RpcServer {
     }
 }
 
-/// The response to one parsed command.
-pub async fn handle<B: RpcBackend + ?Sized>(backend: Arc<B>, envelope: Envelope) -> RpcResponse {
+/// Responses the client is still owed; the loop may end only at zero.
+#[derive(Clone, Default)]
+struct Owed {
+    count: Arc<AtomicUsize>,
+    changed: Arc<Notify>,
+}
+
+impl Owed {
+    fn add(&self) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn done(&self) {
+        self.count.fetch_sub(1, Ordering::SeqCst);
+        self.changed.notify_one();
+    }
+
+    fn is_zero(&self) -> bool {
+        self.count.load(Ordering::SeqCst) == 0
+    }
+}
+
+/// The end of a prompt's preflight: [`succeed`](Self::succeed) writes the `prompt` success
+/// response at once, so it precedes every event the run emits afterwards.
+pub struct Preflight {
+    inner: Option<PreflightInner>,
+}
+
+#[derive(Clone)]
+struct PreflightInner {
+    /// Set by whoever answers first: this handle or the command's completion.
+    answered: Arc<AtomicBool>,
+    id: Option<Value>,
+    output: RpcOutput,
+    owed: Owed,
+}
+
+impl Preflight {
+    /// A preflight nobody listens to (prompts outside RPC mode).
+    pub fn none() -> Self {
+        Self { inner: None }
+    }
+
+    /// Preflight passed: answer `success:true` now. Later calls, and the prompt future's
+    /// completion, write nothing more.
+    pub async fn succeed(&self) {
+        let Some(inner) = &self.inner else { return };
+        if inner.answered.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        inner.output.send(&RpcResponse::ok(inner.id.clone(), "prompt")).await;
+        inner.owed.done();
+    }
+
+    fn share(&self) -> Self {
+        Self {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Claim the answer for the command's completion; false if preflight already answered.
+    fn claim(&self) -> bool {
+        self.inner
+            .as_ref()
+            .is_none_or(|inner| !inner.answered.swap(true, Ordering::SeqCst))
+    }
+}
+
+/// The response to one parsed command, or `None` when its preflight already answered.
+async fn handle<B: RpcBackend + ?Sized>(
+    backend: Arc<B>,
+    envelope: Envelope,
+    preflight: Preflight,
+) -> Option<RpcResponse> {
     let Envelope {
         id,
         type_value,
@@ -149,18 +260,37 @@ pub async fn handle<B: RpcBackend + ?Sized>(backend: Arc<B>, envelope: Envelope)
     } = envelope;
     let command = match command {
         Ok(command) => command,
-        Err(CommandError::Unknown(text)) => return RpcResponse::unknown(type_value, &text),
-        Err(CommandError::Invalid(message)) => return RpcResponse::err(id, type_value, message),
+        Err(CommandError::Unknown(text)) => return Some(RpcResponse::unknown(type_value, &text)),
+        Err(CommandError::Invalid(message)) => return Some(RpcResponse::err(id, type_value, message)),
     };
     let name = command.type_name();
-    match execute(&*backend, command).await {
+    let result = match command {
+        RpcCommand::Prompt {
+            message,
+            images,
+            streaming_behavior,
+        } => {
+            let request = PromptRequest {
+                message,
+                images,
+                streaming_behavior,
+            };
+            backend.prompt(request, preflight.share()).await.map(|()| None)
+        }
+        other => execute(&*backend, other).await,
+    };
+    if !preflight.claim() {
+        // pi reports failures after preflight only through events.
+        return None;
+    }
+    Some(match result {
         Ok(None) => RpcResponse::ok(id, name),
         Ok(Some(data)) => RpcResponse {
             data: Some(data),
             ..RpcResponse::ok(id, name)
         },
         Err(e) => RpcResponse::err(id, Some(Value::String(name.into())), e.0),
-    }
+    })
 }
 
 fn data<T: serde::Serialize>(value: T) -> RpcResult<Option<Value>> {
@@ -172,19 +302,8 @@ fn data<T: serde::Serialize>(value: T) -> RpcResult<Option<Value>> {
 /// Run one command; `Ok(None)` is a success without `data`.
 async fn execute<B: RpcBackend + ?Sized>(b: &B, command: RpcCommand) -> RpcResult<Option<Value>> {
     match command {
-        RpcCommand::Prompt {
-            message,
-            images,
-            streaming_behavior,
-        } => {
-            b.prompt(PromptRequest {
-                message,
-                images,
-                streaming_behavior,
-            })
-            .await?;
-            Ok(None)
-        }
+        // Dispatched by `handle`, which owns the preflight.
+        RpcCommand::Prompt { .. } => Err(RpcError::new("prompt needs a preflight")),
         RpcCommand::Steer { message, images } => b.steer(message, images).await.map(|()| None),
         RpcCommand::FollowUp { message, images } => b.follow_up(message, images).await.map(|()| None),
         RpcCommand::Abort => b.abort().await.map(|()| None),
