@@ -181,8 +181,12 @@ fn start<B: RpcBackend>(make: impl FnOnce(RpcOutput, ExtensionUi) -> Arc<B>) -> 
 
 impl Client {
     async fn send_raw(&mut self, text: &str) {
+        self.send_bytes(text.as_bytes()).await;
+    }
+
+    async fn send_bytes(&mut self, bytes: &[u8]) {
         let input = self.input.as_mut().expect("input open");
-        input.write_all(text.as_bytes()).await.expect("write");
+        input.write_all(bytes).await.expect("write");
     }
 
     async fn send(&mut self, value: Value) {
@@ -726,6 +730,18 @@ async fn bad_lines_get_pis_answers() {
         &json!({"id": "cy", "type": "response", "command": "cycle_model", "success": true, "data": null}),
         "cycle nothing",
     );
+    // Invalid UTF-8 becomes U+FFFD, as in Node; the id is echoed so.
+    client
+        .send_bytes(b"{\"id\":\"a\xff\",\"type\":\"get_last_assistant_text\"}\n")
+        .await;
+    assert_eq!(client.recv().await["id"], "a\u{fffd}");
+    // JavaScript's trim: no-break space and line separators go too.
+    client
+        .send(json!({"id": "u", "type": "set_session_name", "name": "  \u{a0}x\u{2028} "}))
+        .await;
+    let (named, events) = client.response_to("u").await;
+    assert_eq!(named["success"], true);
+    assert_eq!(events, [json!({"type": "session_info_changed", "name": "x"})]);
     // A stray UI response is ignored: the next answer is the get_state below.
     client
         .send(json!({"type": "extension_ui_response", "id": "unknown", "value": "x"}))

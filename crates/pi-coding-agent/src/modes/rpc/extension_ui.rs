@@ -260,6 +260,50 @@ impl ExtensionUi {
         self.set_editor_text(text).await;
     }
 
+    /// Report an extension failure: `{"type":"extension_error","extensionPath","event","error"}`.
+    pub async fn report_extension_error(&self, extension_path: &str, event: &str, error: &str) {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct ExtensionError<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            extension_path: &'a str,
+            event: &'a str,
+            error: &'a str,
+        }
+        let record = ExtensionError {
+            kind: "extension_error",
+            extension_path,
+            event,
+            error,
+        };
+        self.output.send(&record).await;
+    }
+
+    // What RPC cannot show. The terminal-only calls (`setWorkingMessage`, `setWorkingVisible`,
+    // `setWorkingIndicator`, `setHiddenThinkingLabel`, `setFooter`, `setHeader`,
+    // `setEditorComponent`, `setToolsExpanded`, `addAutocompleteProvider`, `onTerminalInput`,
+    // widget factories) are no-ops the extension host need not forward here.
+
+    /// The client keeps the editor; pi cannot read it synchronously.
+    pub fn editor_text(&self) -> String {
+        String::new()
+    }
+
+    pub fn tools_expanded(&self) -> bool {
+        false
+    }
+
+    /// Custom components cannot cross the wire.
+    pub fn custom(&self) -> Option<Value> {
+        None
+    }
+
+    /// The answer pi gives `ctx.ui.setTheme()` in RPC mode.
+    pub fn set_theme(&self) -> Result<(), String> {
+        Err("Theme switching not supported in RPC mode".into())
+    }
+
     /// Hand a client response to the dialog waiting for its id. Unknown ids are ignored.
     pub fn resolve(&self, response: UiResponse) {
         let Some(id) = response.id.as_deref() else { return };
@@ -465,6 +509,17 @@ mod tests {
             cancel: Some(token),
         };
         assert_eq!(ui.select("Pick", &["x".to_string()], opts).await, None);
+    }
+
+    #[tokio::test]
+    async fn extension_errors_are_pushed() {
+        let (ui, _writer, mut lines) = setup();
+        ui.report_extension_error("/x/ext.ts", "tool_call", "boom").await;
+        let line = lines.next_line().await.expect("read").expect("line");
+        assert_eq!(
+            line,
+            r#"{"type":"extension_error","extensionPath":"/x/ext.ts","event":"tool_call","error":"boom"}"#
+        );
     }
 
     #[tokio::test]

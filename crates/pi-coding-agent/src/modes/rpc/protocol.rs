@@ -454,6 +454,34 @@ mod tests {
         assert_eq!(r.id.as_deref(), Some("u1"));
     }
 
+    /// Answers recorded from the TypeScript pi 0.73.1 in RPC mode.
+    #[test]
+    fn odd_lines_answered_like_pi() {
+        let answer = |line: &str| match parse_line(line) {
+            Incoming::Malformed(r) => r.to_line(),
+            Incoming::Command(Envelope {
+                type_value,
+                command: Err(CommandError::Unknown(t)),
+                ..
+            }) => RpcResponse::unknown(type_value, &t).to_line(),
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(
+            answer(r#"{"id":"t","type":5}"#),
+            r#"{"type":"response","command":5,"success":false,"error":"Unknown command: 5"}"#
+        );
+        for line in ["[]", "\"str\"", "5", "{}"] {
+            assert_eq!(
+                answer(line),
+                r#"{"type":"response","success":false,"error":"Unknown command: undefined"}"#
+            );
+        }
+        assert_eq!(
+            answer("\u{feff}{\"id\":\"bom\",\"type\":\"abort\"}"),
+            "{\"type\":\"response\",\"command\":\"parse\",\"success\":false,\"error\":\"Failed to parse command: Unexpected token '\u{feff}', \\\"\u{feff}{\\\"id\\\":\\\"bo\\\"... is not valid JSON\"}"
+        );
+    }
+
     #[test]
     fn js_string_matches_javascript() {
         assert_eq!(js_string(Some(&serde_json::json!(5))), "5");
