@@ -571,8 +571,10 @@ impl RpcBackend for Live {
     async fn switch_session(&self, _path: String) -> RpcResult<Cancelled> {
         Self::fail()
     }
-    async fn fork(&self, _entry_id: String) -> RpcResult<ForkResult> {
-        Self::fail()
+    async fn fork(&self, entry_id: String) -> RpcResult<ForkResult> {
+        // A bug in the backend must not take the server down.
+        tokio::task::yield_now().await;
+        panic!("fork exploded on {entry_id}");
     }
     async fn clone_session(&self) -> RpcResult<Cancelled> {
         Err(RpcError::clone_without_leaf())
@@ -742,6 +744,12 @@ async fn bad_lines_get_pis_answers() {
     let (named, events) = client.response_to("u").await;
     assert_eq!(named["success"], true);
     assert_eq!(events, [json!({"type": "session_info_changed", "name": "x"})]);
+    client.send(json!({"id": "f", "type": "fork", "entryId": "e1"})).await;
+    assert_same(
+        &client.recv().await,
+        &json!({"id": "f", "type": "response", "command": "fork", "success": false, "error": "fork exploded on e1"}),
+        "panic",
+    );
     // A stray UI response is ignored: the next answer is the get_state below.
     client
         .send(json!({"type": "extension_ui_response", "id": "unknown", "value": "x"}))

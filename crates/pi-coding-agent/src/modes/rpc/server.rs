@@ -1,14 +1,17 @@
 //! The RPC loop: read command lines, run each against the backend (overlapping), write
 //! responses and events through one ordered output, and shut down cleanly at EOF.
 
+use std::any::Any;
 use std::future::Future;
 use std::io;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, Notify};
@@ -74,10 +77,10 @@ impl RpcServer {
     /// Lines are handled in arrival order up to their first await, so a `get_state` sent after
     /// `set_thinking_level` sees the new level, while a slow command (bash, compact, a prompt's
     /// preflight) does not hold up the ones behind it. A prompt that already answered may still
-    /// be running at EOF; it is polled while `shutdown` runs and dropped once it returns.
+    /// be running at EOF; it keeps running while `shutdown` runs and is aborted once it returns.
     pub async fn run<B: RpcBackend, R: AsyncRead + Unpin>(self, backend: Arc<B>, input: R) -> io::Result<()> {
         let mut reader = LineReader::new(input);
-        let mut in_flight: FuturesUnordered<Pending> = FuturesUnordered::new();
+        let mut in_flight: FuturesUnordered<Flight> = FuturesUnordered::new();
         let owed = Owed::default();
         let mut input_open = true;
         let mut read_error: Option<io::Error> = None;
@@ -143,7 +146,7 @@ impl RpcServer {
         &self,
         backend: &Arc<B>,
         line: &str,
-        in_flight: &mut FuturesUnordered<Pending>,
+        in_flight: &mut FuturesUnordered<Flight>,
         owed: &Owed,
     ) -> Option<RpcResponse> {
         let envelope = match parse_line(line) {
@@ -166,16 +169,57 @@ impl RpcServer {
                 owed: owed.clone(),
             }),
         };
-        let mut pending: Pending = Box::pin(handle(Arc::clone(backend), envelope, preflight));
+        // A panicking backend call answers like a thrown exception in pi: an error response
+        // with the id and command. The server itself lives on.
+        let guard = preflight.share();
+        let (id, type_value) = (envelope.id.clone(), envelope.type_value.clone());
+        let work = AssertUnwindSafe(handle(Arc::clone(backend), envelope, preflight))
+            .catch_unwind()
+            .map(move |outcome| match outcome {
+                Ok(response) => response,
+                Err(payload) => guard
+                    .claim()
+                    .then(|| RpcResponse::err(id, type_value, panic_text(payload.as_ref()))),
+            });
+        let mut pending: Pending = Box::pin(work);
         // Run the command up to its first real wait before reading the next line, as pi's
-        // event loop does. `None` means its preflight answered already.
+        // event loop does; then let it go on as its own task. `None` means its preflight
+        // answered already.
         match futures::poll!(pending.as_mut()) {
             Poll::Ready(response) => response,
             Poll::Pending => {
-                in_flight.push(pending);
+                in_flight.push(Flight(tokio::spawn(pending)));
                 None
             }
         }
+    }
+}
+
+/// A command running as its own task; dropping it aborts the task.
+struct Flight(JoinHandle<Option<RpcResponse>>);
+
+impl Future for Flight {
+    type Output = Option<RpcResponse>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        // A join error is only possible after an abort, i.e. after shutdown.
+        Pin::new(&mut self.0).poll(cx).map(Result::ok).map(Option::flatten)
+    }
+}
+
+impl Drop for Flight {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "command failed".to_string()
     }
 }
 
