@@ -116,7 +116,7 @@ pub enum RpcCommand {
 }
 
 /// Every command type pi 0.73 knows, in the order of its documentation.
-pub const COMMAND_TYPES: [&str; 30] = [
+pub const COMMAND_TYPES: [&str; 29] = [
     "prompt",
     "steer",
     "follow_up",
@@ -146,8 +146,6 @@ pub const COMMAND_TYPES: [&str; 30] = [
     "set_session_name",
     "get_messages",
     "get_commands",
-    // Not a command: routed to the extension UI before dispatch.
-    "extension_ui_response",
 ];
 
 impl RpcCommand {
@@ -255,7 +253,7 @@ fn envelope(value: Value) -> Envelope {
     let known = type_value
         .as_ref()
         .and_then(Value::as_str)
-        .filter(|t| *t != "extension_ui_response" && COMMAND_TYPES.contains(t));
+        .filter(|t| COMMAND_TYPES.contains(t));
     let command = match known {
         None => Err(CommandError::Unknown(js_string(type_value.as_ref()))),
         Some(_) => serde_json::from_value::<RpcCommand>(value).map_err(|e| CommandError::Invalid(invalid_message(&e))),
@@ -480,6 +478,21 @@ mod tests {
             answer("\u{feff}{\"id\":\"bom\",\"type\":\"abort\"}"),
             "{\"type\":\"response\",\"command\":\"parse\",\"success\":false,\"error\":\"Failed to parse command: Unexpected token '\u{feff}', \\\"\u{feff}{\\\"id\\\":\\\"bo\\\"... is not valid JSON\"}"
         );
+    }
+
+    #[test]
+    fn every_command_type_round_trips_its_name() {
+        for t in COMMAND_TYPES {
+            let Incoming::Command(env) = parse_line(&format!(r#"{{"type":"{t}"}}"#)) else {
+                panic!()
+            };
+            match env.command {
+                Ok(cmd) => assert_eq!(cmd.type_name(), t),
+                // Commands with required fields: known, but invalid without them.
+                Err(CommandError::Invalid(_)) => {}
+                Err(e) => panic!("{t}: {e}"),
+            }
+        }
     }
 
     #[test]
