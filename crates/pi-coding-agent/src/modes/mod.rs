@@ -3,6 +3,7 @@
 pub mod json;
 pub mod output;
 pub mod print;
+pub mod rpc;
 
 use pi_ai::ImageContent;
 
