@@ -2,13 +2,15 @@
 
 use pi_agent::AgentMessage;
 use pi_ai::{Content, Message, StopReason};
-use serde::Serialize;
+use pi_ai::json_number;
+use serde::{Deserialize, Serialize};
 
 use super::agent_session::AgentSession;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// Token totals of `get_session_stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct TokenTotals {
+pub struct TokenStats {
     pub input: u64,
     pub output: u64,
     pub cache_read: u64,
@@ -16,30 +18,34 @@ pub struct TokenTotals {
     pub total: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// How full the context window is; `tokens`/`percent` are `null` when unknown (right after
+/// a compaction, before the next reply).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
-    /// `None` right after a compaction, until the next reply reports usage.
     pub tokens: Option<u64>,
     pub context_window: u64,
+    #[serde(serialize_with = "json_number::serialize_opt")]
     pub percent: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// `get_session_stats` data, computed over the current context messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStats {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session_file: Option<String>,
     pub session_id: String,
-    pub user_messages: usize,
-    pub assistant_messages: usize,
-    pub tool_calls: usize,
-    pub tool_results: usize,
-    pub total_messages: usize,
-    pub tokens: TokenTotals,
-    #[serde(serialize_with = "pi_ai::json_number::serialize")]
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_calls: u64,
+    pub tool_results: u64,
+    pub total_messages: u64,
+    pub tokens: TokenStats,
+    #[serde(serialize_with = "json_number::serialize")]
     pub cost: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Omitted without a model (no context window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_usage: Option<ContextUsage>,
 }
 
@@ -116,8 +122,8 @@ impl AgentSession {
             assistant_messages: 0,
             tool_calls: 0,
             tool_results: 0,
-            total_messages: stored.len(),
-            tokens: TokenTotals::default(),
+            total_messages: stored.len() as u64,
+            tokens: TokenStats::default(),
             cost: 0.0,
             context_usage: None,
         };
@@ -126,7 +132,7 @@ impl AgentSession {
                 AgentMessage::Llm(Message::User(_)) => stats.user_messages += 1,
                 AgentMessage::Llm(Message::Assistant(a)) => {
                     stats.assistant_messages += 1;
-                    stats.tool_calls += a.tool_calls().count();
+                    stats.tool_calls += a.tool_calls().count() as u64;
                     stats.tokens.input += a.usage.input;
                     stats.tokens.output += a.usage.output;
                     stats.tokens.cache_read += a.usage.cache_read;

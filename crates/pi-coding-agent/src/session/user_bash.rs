@@ -3,21 +3,24 @@
 
 use pi_agent::{AgentMessage, CustomMessage};
 use pi_tools::exec::{exec_bash, BashOptions, BashProgress};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::agent_session::{lock, AgentSession, PromptError};
 
-/// The result of a user command, as RPC `bash` returns it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// `bash` data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BashResult {
+    /// stdout and stderr combined, sanitized, perhaps truncated.
     pub output: String,
+    /// Omitted when the process was killed or cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     pub cancelled: bool,
     pub truncated: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub full_output_path: Option<String>,
 }
 

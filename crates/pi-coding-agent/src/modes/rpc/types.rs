@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use pi_ai::json_number;
 use pi_ai::{ImageContent, Model, ThinkingLevel};
 
 use super::protocol::{QueueMode, StreamingBehavior};
@@ -58,62 +57,8 @@ pub struct CompactionResult {
     pub details: Option<Value>,
 }
 
-/// `bash` data.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BashResult {
-    /// stdout and stderr combined, sanitized, perhaps truncated.
-    pub output: String,
-    /// Omitted when the process was killed or cancelled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exit_code: Option<i32>,
-    pub cancelled: bool,
-    pub truncated: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub full_output_path: Option<String>,
-}
-
-/// Token totals of `get_session_stats`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenStats {
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub total: u64,
-}
-
-/// How full the context window is; `tokens`/`percent` are `null` when unknown (right after
-/// a compaction, before the next reply).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContextUsage {
-    pub tokens: Option<u64>,
-    pub context_window: u64,
-    #[serde(serialize_with = "json_number::serialize_opt")]
-    pub percent: Option<f64>,
-}
-
-/// `get_session_stats` data, computed over the current context messages.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionStats {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub session_file: Option<String>,
-    pub session_id: String,
-    pub user_messages: u64,
-    pub assistant_messages: u64,
-    pub tool_calls: u64,
-    pub tool_results: u64,
-    pub total_messages: u64,
-    pub tokens: TokenStats,
-    #[serde(serialize_with = "json_number::serialize")]
-    pub cost: f64,
-    /// Omitted without a model (no context window).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_usage: Option<ContextUsage>,
-}
+pub use crate::session::stats::{ContextUsage, SessionStats, TokenStats};
+pub use crate::session::user_bash::BashResult;
 
 /// `new_session`, `switch_session` and `clone` data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
