@@ -727,3 +727,60 @@ fn random_markdown_never_panics() {
         }
     }
 }
+
+/// Width invariants of the text utilities over random styled text.
+#[test]
+fn random_text_utilities_respect_widths() {
+    let pieces = [
+        "a",
+        "bc",
+        " ",
+        "  ",
+        "日",
+        "本語",
+        "👍🏽",
+        "🇩🇪",
+        "e\u{301}",
+        "\t",
+        "\x1b[1m",
+        "\x1b[22m",
+        "\x1b[38;2;1;2;3m",
+        "\x1b[39m",
+        "\x1b]8;;http://x\x1b\\",
+        "\x1b]8;;\x1b\\",
+        "longwordwithoutspaces",
+        "-",
+        "\x1b[0m",
+    ];
+    let mut seed: u64 = 99;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    for _ in 0..2000 {
+        let mut text = String::new();
+        for _ in 0..next(30) {
+            text.push_str(pieces[next(pieces.len())]);
+        }
+        let w = 2 + next(30);
+        for line in pi_tui::wrap_text(&text, w) {
+            assert!(pi_tui::visible_width(&line) <= w, "wrap {text:?} at {w}: {line:?}");
+        }
+        let t = pi_tui::truncate_to_width(&text, w, "...");
+        assert!(pi_tui::visible_width(&t) <= w, "truncate {text:?} at {w}: {t:?}");
+        let start = next(20);
+        let s = pi_tui::slice_columns(&text, start, w);
+        assert_eq!(pi_tui::visible_width(&s), w, "slice {text:?} {start}+{w}: {s:?}");
+        let p = pi_tui::pad_to_width(&text, w);
+        assert_eq!(pi_tui::visible_width(&p), w, "pad {text:?} to {w}: {p:?}");
+        // Plain text survives wrapping (modulo the spaces at breaks).
+        let plain: String = pi_tui::strip_ansi(&text).split_whitespace().collect();
+        let wrapped: String = pi_tui::wrap_text(&text, w)
+            .iter()
+            .map(|l| pi_tui::strip_ansi(l))
+            .collect::<String>()
+            .split_whitespace()
+            .collect();
+        assert_eq!(wrapped, plain, "wrap lost text of {text:?} at {w}");
+    }
+}
