@@ -229,8 +229,16 @@ impl AutocompleteProvider for CombinedAutocompleteProvider {
         let Some(cur) = lines.get(line).cloned() else {
             return Applied { lines, line, col };
         };
-        let col = col.min(cur.len());
-        let start = col.saturating_sub(prefix.len());
+        let mut col = col.min(cur.len());
+        while !cur.is_char_boundary(col) {
+            col -= 1;
+        }
+        // Replace the prefix only if it really is what precedes the cursor.
+        let start = if cur[..col].ends_with(prefix) {
+            col - prefix.len()
+        } else {
+            col
+        };
         let (head, tail) = (&cur[..start], &cur[col..]);
         let is_command = line == 0 && prefix.starts_with('/') && head.is_empty();
         let insert = if is_command {
@@ -317,6 +325,19 @@ mod tests {
         let s = p.suggestions(&lines, 0, 3, false).expect("some");
         assert_eq!(s.items[0].value, "@\"docs/my file.md\"");
         assert!(p.suggestions(&["plain".to_string()], 0, 5, false).is_none());
+    }
+
+    #[test]
+    fn stale_prefix_inserts_without_cutting() {
+        let p = provider();
+        let item = AutocompleteItem {
+            value: "@x".into(),
+            label: "x".into(),
+            description: None,
+        };
+        let lines = vec!["日本".to_string()];
+        let a = p.apply(&lines, 0, 4, &item, "@zzzz");
+        assert_eq!(a.lines, ["日@x 本"]);
     }
 
     #[test]

@@ -148,14 +148,9 @@ fn sequence_len(s: &str) -> Option<usize> {
     }
     let &second = b.get(1)?;
     match second {
-        b'[' => csi_len(b, 2),
-        b'O' => {
-            if b.len() >= 3 {
-                Some(3)
-            } else {
-                None
-            }
-        }
+        b'[' => csi_len(s, 2),
+        // SS3: one more character (whatever it is).
+        b'O' => s[2..].chars().next().map(|c| 2 + c.len_utf8()),
         b']' | b'_' | b'P' | b'X' | b'^' => {
             let mut i = 2;
             while i < b.len() {
@@ -187,11 +182,12 @@ fn sequence_len(s: &str) -> Option<usize> {
     }
 }
 
-fn csi_len(b: &[u8], start: usize) -> Option<usize> {
+fn csi_len(s: &str, start: usize) -> Option<usize> {
+    let b = s.as_bytes();
     let mut i = start;
     // Linux console F-keys: ESC [ [ A..E
     if b.get(i) == Some(&b'[') {
-        return if b.len() > i + 1 { Some(i + 2) } else { None };
+        return s[i + 1..].chars().next().map(|c| i + 1 + c.len_utf8());
     }
     while i < b.len() {
         let c = b[i];

@@ -586,3 +586,201 @@ fn overlay_focus_order_and_hiding() {
     assert_eq!(tui.focused_overlay(), None);
     assert!(tui.hide_overlay(n).is_some());
 }
+
+/// Random input bytes (escape fragments, UTF-8 pieces, pastes, control keys) must never make
+/// the parser, the editor or its rendering panic.
+#[test]
+fn random_input_never_panics() {
+    use pi_tui::components::{Editor, EditorTheme};
+    let pieces: &[&[u8]] = &[
+        b"a",
+        b"Z",
+        b" ",
+        b"\r",
+        b"\n",
+        b"\t",
+        b"\x7f",
+        b"\x1b",
+        b"\x1b[",
+        b"\x1b[1;5",
+        b"C",
+        b"\x1b[A",
+        b"\x1b[B",
+        b"\x1b[D",
+        b"\x1b[C",
+        b"\x1b[3~",
+        b"\x17",
+        b"\x0b",
+        b"\x15",
+        b"\x19",
+        b"\x1by",
+        b"\x1f",
+        b"\x1d",
+        b"\x01",
+        b"\x05",
+        b"\x1b[200~",
+        b"\x1b[201~",
+        b"\x1b[13;2u",
+        b"\x1b[99;5u",
+        "日".as_bytes(),
+        &"👍🏽".as_bytes()[..3],
+        &"👍🏽".as_bytes()[3..],
+        "é".as_bytes(),
+        b"\xff",
+        b"@",
+        b"/",
+        b"\\",
+        b"[paste #1 ",
+        b"]",
+        b"\x1b]8;;x",
+        b"\x07",
+        b"\x1bO",
+        b"\x1b\x1b",
+        b"\x1b[5~",
+        b"\x1b[6~",
+    ];
+    let mut seed: u64 = 42;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    for _ in 0..200 {
+        let mut parser = pi_tui::InputParser::new();
+        let mut editor = Editor::new(EditorTheme::default());
+        editor.set_terminal_rows(1 + next(30));
+        for _ in 0..80 {
+            let mut bytes = Vec::new();
+            for _ in 0..=next(4) {
+                bytes.extend_from_slice(pieces[next(pieces.len())]);
+            }
+            let mut events = parser.feed(&bytes);
+            if next(3) == 0 {
+                events.extend(parser.flush());
+            }
+            for ev in &events {
+                editor.handle_input(ev);
+            }
+            // (At width 1 a wide character cannot fit at all; the renderer cuts such lines.)
+            let width = 2 + next(20);
+            for line in pi_tui::render_lines(&mut editor, width) {
+                assert!(pi_tui::visible_width(&line) <= width + 1, "{line:?} at {width}");
+            }
+        }
+    }
+}
+
+/// Random markdown-ish text renders without panicking and within the width (except where a
+/// single wide character cannot fit).
+#[test]
+fn random_markdown_never_panics() {
+    use pi_tui::components::{Markdown, MarkdownTheme};
+    let pieces = [
+        "# ",
+        "## ",
+        "- ",
+        "1. ",
+        "> ",
+        "```",
+        "```rust\n",
+        "\n",
+        "\n\n",
+        "|",
+        "|---|",
+        " ",
+        "word",
+        "日本語",
+        "👍🏽",
+        "**",
+        "*",
+        "_",
+        "`",
+        "~~",
+        "[",
+        "](",
+        ")",
+        "<http://x.io>",
+        "\t",
+        "---",
+        "  ",
+        "\\",
+        "<b>",
+        "![a](b)",
+        "- [ ] ",
+        "\x1b[31m",
+        "\r\n",
+    ];
+    let theme = std::sync::Arc::new(MarkdownTheme::default());
+    let mut seed: u64 = 7;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    for _ in 0..300 {
+        let mut text = String::new();
+        for _ in 0..next(60) {
+            text.push_str(pieces[next(pieces.len())]);
+        }
+        let mut md = Markdown::new(text.clone(), theme.clone());
+        let width = 4 + next(40);
+        for line in md.lines(width) {
+            assert!(pi_tui::visible_width(&line) <= width, "{text:?} at {width}: {line:?}");
+        }
+    }
+}
+
+/// Width invariants of the text utilities over random styled text.
+#[test]
+fn random_text_utilities_respect_widths() {
+    let pieces = [
+        "a",
+        "bc",
+        " ",
+        "  ",
+        "日",
+        "本語",
+        "👍🏽",
+        "🇩🇪",
+        "e\u{301}",
+        "\t",
+        "\x1b[1m",
+        "\x1b[22m",
+        "\x1b[38;2;1;2;3m",
+        "\x1b[39m",
+        "\x1b]8;;http://x\x1b\\",
+        "\x1b]8;;\x1b\\",
+        "longwordwithoutspaces",
+        "-",
+        "\x1b[0m",
+    ];
+    let mut seed: u64 = 99;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    for _ in 0..2000 {
+        let mut text = String::new();
+        for _ in 0..next(30) {
+            text.push_str(pieces[next(pieces.len())]);
+        }
+        let w = 2 + next(30);
+        for line in pi_tui::wrap_text(&text, w) {
+            assert!(pi_tui::visible_width(&line) <= w, "wrap {text:?} at {w}: {line:?}");
+        }
+        let t = pi_tui::truncate_to_width(&text, w, "...");
+        assert!(pi_tui::visible_width(&t) <= w, "truncate {text:?} at {w}: {t:?}");
+        let start = next(20);
+        let s = pi_tui::slice_columns(&text, start, w);
+        assert_eq!(pi_tui::visible_width(&s), w, "slice {text:?} {start}+{w}: {s:?}");
+        let p = pi_tui::pad_to_width(&text, w);
+        assert_eq!(pi_tui::visible_width(&p), w, "pad {text:?} to {w}: {p:?}");
+        // Plain text survives wrapping (modulo the spaces at breaks).
+        let plain: String = pi_tui::strip_ansi(&text).split_whitespace().collect();
+        let wrapped: String = pi_tui::wrap_text(&text, w)
+            .iter()
+            .map(|l| pi_tui::strip_ansi(l))
+            .collect::<String>()
+            .split_whitespace()
+            .collect();
+        assert_eq!(wrapped, plain, "wrap lost text of {text:?} at {w}");
+    }
+}

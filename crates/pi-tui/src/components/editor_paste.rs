@@ -135,9 +135,19 @@ impl Editor {
         self.snapshot();
         let Some(p) = self.provider.as_ref() else { return false };
         let a = p.apply(&self.state.lines, self.state.line, self.state.col, item, &ac.prefix);
-        self.state.lines = a.lines;
+        // The provider's answer is input: keep the cursor on a line and a character boundary.
+        self.state.lines = if a.lines.is_empty() {
+            vec![String::new()]
+        } else {
+            a.lines
+        };
         self.state.line = a.line.min(self.state.lines.len() - 1);
-        self.state.col = a.col.min(self.state.lines[self.state.line].len());
+        let line = &self.state.lines[self.state.line];
+        let mut col = a.col.min(line.len());
+        while !line.is_char_boundary(col) {
+            col -= 1;
+        }
+        self.state.col = col;
         self.last = LastAction::None;
         // A directory keeps completing.
         if item.value.ends_with('/') {

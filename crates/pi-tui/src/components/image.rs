@@ -184,8 +184,8 @@ pub fn encode_kitty(b64: &str, cols: usize, rows: usize, id: Option<u32>) -> Str
     let mut off = 0;
     while off < bytes.len() {
         let end = (off + CHUNK).min(bytes.len());
-        // base64 is ASCII, so any byte offset is a char boundary.
-        let chunk = &b64[off..end];
+        // Valid base64 is ASCII; anything else was rejected by the caller.
+        let chunk = std::str::from_utf8(&bytes[off..end]).unwrap_or("");
         let more = if end < bytes.len() { 1 } else { 0 };
         if off == 0 {
             out.push_str(&format!("\x1b_G{params},m={more};{chunk}\x1b\\"));
@@ -235,7 +235,7 @@ impl Image {
         // Only the header is needed for the size; decode a prefix.
         let head_len = b64.len().min(64 * 1024) / 4 * 4;
         let head = base64::engine::general_purpose::STANDARD
-            .decode(&b64[..head_len])
+            .decode(&b64.as_bytes()[..head_len])
             .unwrap_or_default();
         let size = image_size(&head);
         Image {
@@ -292,6 +292,9 @@ impl Image {
         let (Some(proto), Some(size)) = (self.caps.images, self.size) else {
             return fallback();
         };
+        if !self.b64.is_ascii() {
+            return fallback();
+        }
         // Kitty's f=100 is PNG only; other formats need converting first.
         if proto == ImageProtocol::Kitty && self.mime != "image/png" {
             return fallback();
@@ -413,6 +416,17 @@ mod tests {
         };
         let mut img = Image::new(b64, "image/png", none).with_name("shot.png");
         assert_eq!(render_lines(&mut img, 80), ["[Image: shot.png [image/png] 180x36]"]);
+    }
+
+    #[test]
+    fn non_base64_data_falls_back_without_panicking() {
+        let kitty = Capabilities {
+            images: Some(ImageProtocol::Kitty),
+            true_color: true,
+            hyperlinks: true,
+        };
+        let mut img = Image::new("ü".repeat(20_000), "image/png", kitty);
+        assert_eq!(render_lines(&mut img, 80), ["[Image: [image/png]]"]);
     }
 
     #[test]

@@ -167,6 +167,19 @@ impl Markdown {
             ));
         }
         self.blocks = fresh;
+        // Anything still wider than the width (borders, very narrow tables) wraps.
+        if body.iter().any(|l| visible_width(l) > inner) {
+            body = body
+                .into_iter()
+                .flat_map(|l| {
+                    if visible_width(&l) > inner {
+                        wrap_text(&l, inner)
+                    } else {
+                        vec![l]
+                    }
+                })
+                .collect();
+        }
         let pad = " ".repeat(self.padding_x);
         let mut lines = Vec::with_capacity(body.len() + self.padding_y * 2);
         lines.extend(std::iter::repeat_n(String::new(), self.padding_y));
