@@ -149,7 +149,10 @@ pub struct PartialMessage {
 /// `text` as the inside of a JSON string literal.
 fn escape_json_fragment(text: &str) -> String {
     let quoted = serde_json::to_string(text).unwrap_or_default();
-    quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default().to_string()
+    quoted
+        .get(1..quoted.len().saturating_sub(1))
+        .unwrap_or_default()
+        .to_string()
 }
 
 impl PartialMessage {
@@ -289,9 +292,7 @@ impl PartialMessage {
     fn extend_cached_json(&mut self, index: usize, delta: &str) {
         let plain = match self.message.content.get(index) {
             Some(Content::Text(t)) => t.text_signature.is_none() && t.extra.is_empty(),
-            Some(Content::Thinking(t)) => {
-                t.thinking_signature.is_none() && t.redacted.is_none() && t.extra.is_empty()
-            }
+            Some(Content::Thinking(t)) => t.thinking_signature.is_none() && t.redacted.is_none() && t.extra.is_empty(),
             _ => false,
         };
         match self.json_blocks.get_mut(index) {
@@ -475,16 +476,36 @@ mod tests {
         let events = vec![
             start(),
             AssistantMessageEvent::ThinkingStart { content_index: 0 },
-            AssistantMessageEvent::ThinkingDelta { content_index: 0, delta: "hm \"q\"\n".into() },
+            AssistantMessageEvent::ThinkingDelta {
+                content_index: 0,
+                delta: "hm \"q\"\n".into(),
+            },
             AssistantMessageEvent::ThinkingEnd {
                 content_index: 0,
-                content: ThinkingContent { thinking: "hm \"q\"\n".into(), thinking_signature: Some("s".into()), ..Default::default() },
+                content: ThinkingContent {
+                    thinking: "hm \"q\"\n".into(),
+                    thinking_signature: Some("s".into()),
+                    ..Default::default()
+                },
             },
             AssistantMessageEvent::TextStart { content_index: 1 },
-            AssistantMessageEvent::TextDelta { content_index: 1, delta: "é\t<".into() },
-            AssistantMessageEvent::TextDelta { content_index: 1, delta: "\u{1F600}".into() },
-            AssistantMessageEvent::ToolCallStart { content_index: 2, id: "c".into(), name: "read".into() },
-            AssistantMessageEvent::ToolCallDelta { content_index: 2, delta: r#"{"path":"a"#.into() },
+            AssistantMessageEvent::TextDelta {
+                content_index: 1,
+                delta: "é\t<".into(),
+            },
+            AssistantMessageEvent::TextDelta {
+                content_index: 1,
+                delta: "\u{1F600}".into(),
+            },
+            AssistantMessageEvent::ToolCallStart {
+                content_index: 2,
+                id: "c".into(),
+                name: "read".into(),
+            },
+            AssistantMessageEvent::ToolCallDelta {
+                content_index: 2,
+                delta: r#"{"path":"a"#.into(),
+            },
         ];
         let mut p = PartialMessage::new();
         for e in &events {
@@ -492,7 +513,10 @@ mod tests {
             let cached = p.to_json();
             let mut fresh = serde_json::to_value(crate::types::Message::Assistant(p.snapshot().clone())).expect("json");
             // Field order: role first, as pi writes it.
-            assert_eq!(serde_json::from_str::<serde_json::Value>(&cached).expect("valid json"), fresh.take());
+            assert_eq!(
+                serde_json::from_str::<serde_json::Value>(&cached).expect("valid json"),
+                fresh.take()
+            );
             assert!(cached.starts_with(r#"{"role":"assistant","content":["#));
         }
     }

@@ -187,7 +187,23 @@ pub fn run(argv: &[String]) -> i32 {
         match mode {
             AppMode::Json => modes::json::run(&session, prompts).await,
             AppMode::Print => modes::print::run(&session, prompts).await,
-            AppMode::Rpc | AppMode::Interactive => {
+            AppMode::Rpc => {
+                let host = std::sync::Arc::new(crate::session_host::SessionHost::new(
+                    args.clone(),
+                    cwd.clone(),
+                    session.clone(),
+                ));
+                let server = crate::modes::rpc::RpcServer::new(tokio::io::stdout());
+                let backend = std::sync::Arc::new(crate::modes::rpc::session_backend::SessionBackend::new(
+                    host,
+                    server.output(),
+                ));
+                match server.run(backend, tokio::io::stdin()).await {
+                    Ok(()) => 0,
+                    Err(_) => 1,
+                }
+            }
+            AppMode::Interactive => {
                 console.error("This mode is not available in this build yet");
                 1
             }

@@ -328,6 +328,13 @@ impl AgentSession {
         Ok(())
     }
 
+    /// Cancel a pending automatic retry (the failed reply stays the last message).
+    pub fn abort_retry(&self) {
+        if let Some(cancel) = lock(&self.inner.retry).cancel.take() {
+            cancel.cancel();
+        }
+    }
+
     /// Stop the current run and any retry wait.
     pub fn abort(&self) {
         if let Some(cancel) = lock(&self.inner.retry).cancel.take() {
@@ -489,5 +496,18 @@ impl AgentSession {
 
     pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
         &self.inner.registry
+    }
+
+    /// Skills, prompt templates and context files of this session.
+    pub fn resources(&self) -> &Resources {
+        &self.inner.resources
+    }
+
+    /// Summarise the older part of the conversation (`/compact`, RPC `compact`).
+    pub async fn compact(
+        &self,
+        _custom_instructions: Option<&str>,
+    ) -> Result<crate::modes::rpc::types::CompactionResult, PromptError> {
+        Err(PromptError("Compaction is not available in this build yet".to_string()))
     }
 }

@@ -1,8 +1,8 @@
 //! Session statistics and context usage (RPC `get_session_stats`, the footer).
 
 use pi_agent::AgentMessage;
-use pi_ai::{Content, Message, StopReason};
 use pi_ai::json_number;
+use pi_ai::{Content, Message, StopReason};
 use serde::{Deserialize, Serialize};
 
 use super::agent_session::AgentSession;

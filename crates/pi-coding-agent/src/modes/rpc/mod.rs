@@ -22,6 +22,7 @@ pub mod framing;
 mod js_json;
 pub mod protocol;
 pub mod server;
+pub mod session_backend;
 pub mod types;
 
 pub use backend::{RpcBackend, RpcError, RpcResult, ALREADY_PROCESSING};

@@ -1,0 +1,347 @@
+//! The RPC backend of a real pi: every command acts on the session host's current
+//! AgentSession, and every session event goes out as the same JSON line JSON mode prints.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use pi_ai::{ImageContent, Model, ThinkingLevel};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::backend::{RpcBackend, RpcError, RpcResult};
+use super::framing::RpcOutput;
+use super::protocol::{QueueMode, StreamingBehavior};
+use super::server::Preflight;
+use super::types::{
+    BashResult, Cancelled, CommandSource, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest,
+    RpcSessionState, SessionStats, SlashCommand, SourceInfo, SourceOrigin, SourceScope,
+};
+use crate::resources::ResourceScope;
+use crate::session::{AgentSession, SessionEvent, SessionListener};
+use crate::session_host::SessionHost;
+
+/// Session events to the RPC output, in order.
+struct EventLines(RpcOutput);
+
+#[async_trait]
+impl SessionListener for EventLines {
+    async fn on_event(&self, event: &SessionEvent<'_>) {
+        self.0.send_line(event.to_json()).await;
+    }
+}
+
+pub struct SessionBackend {
+    host: Arc<SessionHost>,
+    bash_cancel: Mutex<Option<CancellationToken>>,
+}
+
+fn err(e: impl std::fmt::Display) -> RpcError {
+    RpcError::new(e.to_string())
+}
+
+fn agent_mode(mode: QueueMode) -> pi_agent::QueueMode {
+    match mode {
+        QueueMode::All => pi_agent::QueueMode::All,
+        QueueMode::OneAtATime => pi_agent::QueueMode::OneAtATime,
+    }
+}
+
+fn wire_mode(mode: pi_agent::QueueMode) -> QueueMode {
+    match mode {
+        pi_agent::QueueMode::All => QueueMode::All,
+        pi_agent::QueueMode::OneAtATime => QueueMode::OneAtATime,
+    }
+}
+
+fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
+    SourceInfo {
+        path: path.display().to_string(),
+        source: "local".to_string(),
+        scope: match scope {
+            ResourceScope::User => SourceScope::User,
+            ResourceScope::Project => SourceScope::Project,
+            ResourceScope::Path => SourceScope::Temporary,
+        },
+        origin: SourceOrigin::TopLevel,
+        base_dir: base_dir.map(|d| d.display().to_string()),
+    }
+}
+
+impl SessionBackend {
+    /// Bind the host to `output`: events of the current (and every later) session are sent.
+    pub fn new(host: Arc<SessionHost>, output: RpcOutput) -> Self {
+        host.subscribe(Arc::new(EventLines(output)));
+        SessionBackend {
+            host,
+            bash_cancel: Mutex::new(None),
+        }
+    }
+
+    fn session(&self) -> AgentSession {
+        self.host.session()
+    }
+}
+
+#[async_trait]
+impl RpcBackend for SessionBackend {
+    async fn prompt(&self, request: PromptRequest, preflight: Preflight) -> RpcResult<()> {
+        let session = self.session();
+        let images: Vec<ImageContent> = request.images.unwrap_or_default();
+        let behavior = request.streaming_behavior.map(|b| match b {
+            StreamingBehavior::Steer => crate::session::StreamingBehavior::Steer,
+            StreamingBehavior::FollowUp => crate::session::StreamingBehavior::FollowUp,
+        });
+        if session.is_streaming() {
+            if behavior.is_none() {
+                return Err(RpcError::already_processing());
+            }
+            session
+                .prompt_with(&request.message, images, behavior)
+                .await
+                .map_err(err)?;
+            preflight.succeed().await;
+            return Ok(());
+        }
+        session.check_model().map_err(err)?;
+        preflight.succeed().await;
+        // Failures after preflight reach the client as events only.
+        let _ = session.prompt_with(&request.message, images, behavior).await;
+        Ok(())
+    }
+
+    async fn steer(&self, message: String, images: Option<Vec<ImageContent>>) -> RpcResult<()> {
+        self.session()
+            .steer(&message, images.unwrap_or_default())
+            .await
+            .map_err(err)
+    }
+
+    async fn follow_up(&self, message: String, images: Option<Vec<ImageContent>>) -> RpcResult<()> {
+        self.session()
+            .follow_up(&message, images.unwrap_or_default())
+            .await
+            .map_err(err)
+    }
+
+    async fn abort(&self) -> RpcResult<()> {
+        let session = self.session();
+        session.abort();
+        session.agent().wait_for_idle().await;
+        Ok(())
+    }
+
+    async fn state(&self) -> RpcResult<RpcSessionState> {
+        let s = self.session();
+        let (session_file, session_id, session_name) = s.with_store(|st| {
+            (
+                st.session_file().map(|p| p.display().to_string()),
+                st.session_id().to_string(),
+                st.session_name().map(str::to_string),
+            )
+        });
+        let queued = s.queued();
+        let auto_compaction_enabled = s.settings().lock().map(|st| st.compaction().enabled).unwrap_or(true);
+        Ok(RpcSessionState {
+            model: s.model(),
+            thinking_level: s.thinking_level(),
+            is_streaming: s.is_streaming(),
+            is_compacting: false,
+            steering_mode: wire_mode(s.agent().steering_mode()),
+            follow_up_mode: wire_mode(s.agent().follow_up_mode()),
+            session_file,
+            session_id,
+            session_name,
+            auto_compaction_enabled,
+            message_count: s.messages().len() as u64,
+            pending_message_count: (queued.steering.len() + queued.follow_up.len()) as u64,
+        })
+    }
+
+    async fn available_models(&self) -> RpcResult<Vec<Model>> {
+        Ok(self.session().available_models())
+    }
+
+    async fn set_model(&self, model: Model) -> RpcResult<()> {
+        let session = self.session();
+        session.set_model(model).map_err(err)?;
+        let level = session.thinking_level();
+        session.set_thinking_level(level).await;
+        Ok(())
+    }
+
+    async fn cycle_model(&self) -> RpcResult<Option<CycleModelResult>> {
+        let cycled = self.session().cycle_model(true).await.map_err(err)?;
+        Ok(cycled.map(|c| CycleModelResult {
+            model: c.model,
+            thinking_level: c.thinking_level,
+            is_scoped: c.is_scoped,
+        }))
+    }
+
+    async fn set_thinking_level(&self, level: ThinkingLevel) -> RpcResult<()> {
+        self.session().set_thinking_level(level).await;
+        Ok(())
+    }
+
+    async fn cycle_thinking_level(&self) -> RpcResult<Option<ThinkingLevel>> {
+        Ok(self.session().cycle_thinking_level().await)
+    }
+
+    async fn set_steering_mode(&self, mode: QueueMode) -> RpcResult<()> {
+        self.session().agent().set_steering_mode(agent_mode(mode));
+        Ok(())
+    }
+
+    async fn set_follow_up_mode(&self, mode: QueueMode) -> RpcResult<()> {
+        self.session().agent().set_follow_up_mode(agent_mode(mode));
+        Ok(())
+    }
+
+    async fn set_auto_compaction(&self, enabled: bool) -> RpcResult<()> {
+        if let Ok(mut s) = self.session().settings().lock() {
+            s.set_compaction_enabled(enabled);
+        }
+        Ok(())
+    }
+
+    async fn set_auto_retry(&self, enabled: bool) -> RpcResult<()> {
+        if let Ok(mut s) = self.session().settings().lock() {
+            s.set_retry_enabled(enabled);
+        }
+        Ok(())
+    }
+
+    async fn abort_retry(&self) -> RpcResult<()> {
+        self.session().abort_retry();
+        Ok(())
+    }
+
+    async fn compact(&self, custom_instructions: Option<String>) -> RpcResult<CompactionResult> {
+        let session = self.session();
+        let result = session.compact(custom_instructions.as_deref()).await.map_err(err)?;
+        Ok(result)
+    }
+
+    async fn bash(&self, command: String) -> RpcResult<BashResult> {
+        let cancel = CancellationToken::new();
+        if let Ok(mut slot) = self.bash_cancel.lock() {
+            *slot = Some(cancel.clone());
+        }
+        let result = self
+            .session()
+            .execute_bash(&command, false, cancel, None)
+            .await
+            .map_err(err);
+        if let Ok(mut slot) = self.bash_cancel.lock() {
+            *slot = None;
+        }
+        result
+    }
+
+    async fn abort_bash(&self) -> RpcResult<()> {
+        if let Some(cancel) = self.bash_cancel.lock().ok().and_then(|mut s| s.take()) {
+            cancel.cancel();
+        }
+        Ok(())
+    }
+
+    async fn session_stats(&self) -> RpcResult<SessionStats> {
+        Ok(self.session().session_stats())
+    }
+
+    async fn export_html(&self, output_path: Option<String>) -> RpcResult<String> {
+        let session = self.session();
+        let Some(file) = session.with_store(|s| s.session_file().map(Path::to_path_buf)) else {
+            return Err(RpcError::export_in_memory());
+        };
+        if !file.exists() {
+            return Err(RpcError::export_nothing_yet());
+        }
+        let output = output_path.as_deref().map(Path::new);
+        crate::export::export_file(&file, output, session.cwd())
+            .map(|p| p.display().to_string())
+            .map_err(err)
+    }
+
+    async fn new_session(&self, _parent_session: Option<String>) -> RpcResult<Cancelled> {
+        self.host.new_session().await.map_err(err)?;
+        Ok(Cancelled { cancelled: false })
+    }
+
+    async fn switch_session(&self, session_path: String) -> RpcResult<Cancelled> {
+        self.host.switch_session(Path::new(&session_path)).await.map_err(err)?;
+        Ok(Cancelled { cancelled: false })
+    }
+
+    async fn fork(&self, entry_id: String) -> RpcResult<ForkResult> {
+        let text = self.host.fork(&entry_id).await.map_err(err)?;
+        Ok(ForkResult { text, cancelled: false })
+    }
+
+    async fn clone_session(&self) -> RpcResult<Cancelled> {
+        if self.session().with_store(|s| s.get_leaf_id().is_none()) {
+            return Err(RpcError::clone_without_leaf());
+        }
+        self.host.clone_session().await.map_err(err)?;
+        Ok(Cancelled { cancelled: false })
+    }
+
+    async fn fork_messages(&self) -> RpcResult<Vec<ForkMessage>> {
+        Ok(self
+            .host
+            .fork_points()
+            .into_iter()
+            .map(|p| ForkMessage {
+                entry_id: p.entry_id,
+                text: p.text,
+            })
+            .collect())
+    }
+
+    async fn last_assistant_text(&self) -> RpcResult<Option<String>> {
+        Ok(self.session().last_assistant_text())
+    }
+
+    async fn set_session_name(&self, name: String) -> RpcResult<()> {
+        self.session().set_session_name(&name).await.map_err(err)
+    }
+
+    async fn messages(&self) -> RpcResult<Vec<Value>> {
+        Ok(self
+            .session()
+            .messages()
+            .iter()
+            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+            .collect())
+    }
+
+    async fn commands(&self) -> RpcResult<Vec<SlashCommand>> {
+        let session = self.session();
+        let resources = session.resources();
+        let mut commands: Vec<SlashCommand> = resources
+            .templates
+            .templates
+            .iter()
+            .map(|t| SlashCommand {
+                name: t.name.clone(),
+                description: (!t.description.is_empty()).then(|| t.description.clone()),
+                source: CommandSource::Prompt,
+                source_info: source_info(&t.file_path, &t.scope, None),
+            })
+            .collect();
+        commands.extend(resources.skills.skills.iter().map(|s| SlashCommand {
+            name: format!("skill:{}", s.name),
+            description: (!s.description.is_empty()).then(|| s.description.clone()),
+            source: CommandSource::Skill,
+            source_info: source_info(&s.file_path, &s.scope, Some(&s.base_dir)),
+        }));
+        Ok(commands)
+    }
+
+    async fn shutdown(&self) {
+        let session = self.session();
+        session.abort();
+        session.agent().wait_for_idle().await;
+    }
+}
