@@ -7,7 +7,8 @@
 //! - to compact: [`prepare_compaction`] on the branch, then [`compact`], then append the
 //!   [`CompactionResult`] as a `compaction` entry and rebuild the context;
 //! - to navigate the tree with a summary: [`collect_entries_for_branch_summary`], then
-//!   [`generate_branch_summary`], then append a `branch_summary` entry.
+//!   [`generate_branch_summary`], then append a `branch_summary` entry;
+//! - for the footer and session stats: [`context_usage`].
 
 mod branch;
 mod check;
@@ -17,6 +18,7 @@ mod prompts;
 mod serialize;
 mod summarize;
 mod tokens;
+mod usage;
 
 #[cfg(test)]
 mod tests;
@@ -44,3 +46,4 @@ pub use tokens::{
     assistant_usage, calculate_context_tokens, estimate_context_tokens, estimate_tokens, js_len, last_assistant_usage,
     should_compact, ContextEstimate, MessageView,
 };
+pub use usage::{context_usage, ContextUsage};

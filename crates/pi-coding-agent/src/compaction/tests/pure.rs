@@ -432,3 +432,37 @@ fn the_trigger_decision_follows_threshold_overflow_and_compaction_age() {
     };
     assert_eq!(check_compaction(&overflow, true, &check), None);
 }
+
+#[test]
+fn context_usage_is_unknown_after_a_compaction_until_a_reply_reports_usage() {
+    let mut c = Chain::default();
+    let first = c.user("x");
+    let mut replied = assistant_msg(vec![Content::text("ok")]);
+    replied.usage = usage(500);
+    c.message(Message::Assistant(replied.clone()));
+    let messages: Vec<pi_agent::AgentMessage> =
+        vec![user_msg(&text(40)).into(), Message::Assistant(replied.clone()).into()];
+    let u = context_usage(Some(1000), &c.path(), &messages).unwrap();
+    assert_eq!(u.tokens, Some(500));
+    assert_eq!(u.percent, Some(50.0));
+    assert_eq!(context_usage(None, &c.path(), &messages), None);
+    assert_eq!(context_usage(Some(0), &c.path(), &messages), None);
+
+    c.compaction("S", &first, None, false);
+    let u = context_usage(Some(1000), &c.path(), &messages).unwrap();
+    assert_eq!(u.tokens, None);
+    assert_eq!(
+        serde_json::to_string(&u).unwrap(),
+        r#"{"tokens":null,"contextWindow":1000,"percent":null}"#
+    );
+    // A failed reply after it does not count; a valid one does.
+    let mut failed = replied.clone();
+    failed.stop_reason = StopReason::Error;
+    c.message(Message::Assistant(failed));
+    assert_eq!(context_usage(Some(1000), &c.path(), &messages).unwrap().tokens, None);
+    c.message(Message::Assistant(replied));
+    assert_eq!(
+        context_usage(Some(1000), &c.path(), &messages).unwrap().tokens,
+        Some(500)
+    );
+}
