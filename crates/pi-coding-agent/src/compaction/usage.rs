@@ -39,7 +39,7 @@ pub fn context_usage(
                 Message::Assistant(a) if !matches!(a.stop_reason, StopReason::Aborted | StopReason::Error) => Some(a),
                 _ => None,
             });
-        if !newest_valid.is_some_and(|a| calculate_context_tokens(&a.usage) > 0) {
+        if newest_valid.is_none_or(|a| calculate_context_tokens(&a.usage) == 0) {
             return Some(ContextUsage {
                 tokens: None,
                 context_window,
