@@ -5,8 +5,10 @@ use pi_ai::{is_context_overflow, AssistantMessage, Model, StopReason};
 use pi_session::Entry;
 
 use super::prepare::latest_compaction;
+use super::summarize::CompactionError;
 use super::tokens::{calculate_context_tokens, estimate_context_tokens, should_compact};
 use crate::config::settings::CompactionSettings;
+use crate::session::CompactionReason;
 
 /// The error a second overflow in one prompt reports (in `compaction_end.errorMessage`).
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. \
@@ -85,4 +87,23 @@ pub fn check_compaction(
         calculate_context_tokens(&assistant.usage)
     };
     should_compact(context_tokens, context_window, check.settings).then_some(CompactionTrigger::Threshold)
+}
+
+/// The `errorMessage` of a failed compaction's `compaction_end`: `Compaction failed: …`
+/// (manual), `Auto-compaction failed: …` (threshold), `Context overflow recovery failed: …`
+/// (overflow). `None` for a cancelled one, which is reported as `aborted: true` instead.
+pub fn compaction_error_message(reason: CompactionReason, error: &CompactionError) -> Option<String> {
+    if *error == CompactionError::Cancelled {
+        return None;
+    }
+    Some(compaction_failure_text(reason, &error.to_string()))
+}
+
+/// [`compaction_error_message`] for any failure text (no model, no API key, ...).
+pub fn compaction_failure_text(reason: CompactionReason, message: &str) -> String {
+    match reason {
+        CompactionReason::Manual => format!("Compaction failed: {message}"),
+        CompactionReason::Threshold => format!("Auto-compaction failed: {message}"),
+        CompactionReason::Overflow => format!("Context overflow recovery failed: {message}"),
+    }
 }

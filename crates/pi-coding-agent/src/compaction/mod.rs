@@ -27,11 +27,14 @@ pub use branch::{
     branch_summary_prompt, collect_entries_for_branch_summary, generate_branch_summary, prepare_branch_entries,
     BranchEntries, BranchPreparation, BranchSummary, BranchSummaryError, BranchSummaryOptions, NO_CONTENT_SUMMARY,
 };
-pub use check::{check_compaction, CompactionCheck, CompactionTrigger, OVERFLOW_RECOVERY_FAILED};
+pub use check::{
+    check_compaction, compaction_error_message, compaction_failure_text, CompactionCheck, CompactionTrigger,
+    OVERFLOW_RECOVERY_FAILED,
+};
 pub use file_ops::{FileLists, FileOps};
 pub use prepare::{
     find_cut_point, find_turn_start_index, find_valid_cut_points, latest_compaction, prepare_compaction,
-    CompactionPreparation, CutPoint,
+    prepare_manual_compaction, CompactionPreparation, CutPoint, NothingToCompact,
 };
 pub use prompts::{
     BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT, SUMMARIZATION_PROMPT, SUMMARIZATION_SYSTEM_PROMPT,

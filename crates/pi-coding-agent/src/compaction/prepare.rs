@@ -146,6 +146,34 @@ fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
     }
 }
 
+/// Why a manual compaction has nothing to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum NothingToCompact {
+    /// The branch ends in a compaction.
+    #[error("Already compacted")]
+    AlreadyCompacted,
+    #[error("Nothing to compact (session too small)")]
+    TooSmall,
+}
+
+/// [`prepare_compaction`] with the reason pi gives a manual compaction when there is nothing
+/// to prepare.
+pub fn prepare_manual_compaction(
+    path: &[&Entry],
+    settings: &CompactionSettings,
+) -> Result<CompactionPreparation, NothingToCompact> {
+    prepare_compaction(path, settings).ok_or_else(|| {
+        if path
+            .last()
+            .is_some_and(|e| matches!(e.kind, EntryKind::Compaction { .. }))
+        {
+            NothingToCompact::AlreadyCompacted
+        } else {
+            NothingToCompact::TooSmall
+        }
+    })
+}
+
 /// The latest compaction entry on a branch, if any.
 pub fn latest_compaction<'a>(path: &[&'a Entry]) -> Option<&'a Entry> {
     path.iter()

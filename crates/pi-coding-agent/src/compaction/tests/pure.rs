@@ -466,3 +466,42 @@ fn context_usage_is_unknown_after_a_compaction_until_a_reply_reports_usage() {
         Some(500)
     );
 }
+
+#[test]
+fn manual_compaction_says_why_there_is_nothing_to_do() {
+    let mut c = Chain::default();
+    let first = c.user("hi");
+    c.compaction("S", &first, None, false);
+    let err = prepare_manual_compaction(&c.path(), &settings(20000)).unwrap_err();
+    assert_eq!(err.to_string(), "Already compacted");
+    let err = prepare_manual_compaction(&[], &settings(20000)).unwrap_err();
+    assert_eq!(err.to_string(), "Nothing to compact (session too small)");
+    c.user("more");
+    assert!(prepare_manual_compaction(&c.path(), &settings(20000)).is_ok());
+}
+
+#[test]
+fn failure_texts_follow_the_reason() {
+    use crate::session::CompactionReason;
+    let err = CompactionError::Summarization("boom".into());
+    assert_eq!(
+        compaction_error_message(CompactionReason::Manual, &err).as_deref(),
+        Some("Compaction failed: Summarization failed: boom")
+    );
+    assert_eq!(
+        compaction_error_message(CompactionReason::Threshold, &err).as_deref(),
+        Some("Auto-compaction failed: Summarization failed: boom")
+    );
+    assert_eq!(
+        compaction_error_message(CompactionReason::Overflow, &err).as_deref(),
+        Some("Context overflow recovery failed: Summarization failed: boom")
+    );
+    assert_eq!(
+        compaction_error_message(CompactionReason::Manual, &CompactionError::Cancelled),
+        None
+    );
+    assert_eq!(
+        compaction_failure_text(CompactionReason::Manual, "No model selected"),
+        "Compaction failed: No model selected"
+    );
+}
