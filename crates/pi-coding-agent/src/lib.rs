@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod compaction;
 pub mod config;
 pub mod export;
 pub mod modes;

@@ -1,0 +1,540 @@
+//! The summary requests, checked through a faux model that records each call.
+
+use std::sync::{Arc, Mutex};
+
+use pi_ai::faux::{faux_error, faux_reply, faux_text, FauxModel, FauxOptions, FauxProvider, FauxStep};
+use pi_ai::{Context, Message, StopReason, StreamFn, StreamOptions, ThinkingLevel};
+use pi_session::SessionManager;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+use crate::compaction::*;
+
+/// What one call received.
+#[derive(Clone)]
+struct Call {
+    context: Context,
+    options: StreamOptions,
+}
+
+impl Call {
+    fn prompt(&self) -> String {
+        assert_eq!(self.context.messages.len(), 1);
+        match &self.context.messages[0] {
+            Message::User(u) => u.content.text(),
+            _ => panic!("the request is one user message"),
+        }
+    }
+}
+
+struct Recorder {
+    faux: FauxProvider,
+    stream_fn: StreamFn,
+    calls: Arc<Mutex<Vec<Call>>>,
+}
+
+/// A faux model answering `HISTORY`, `PREFIX` or `BRANCH` by the prompt it gets, or failing
+/// with `error` when the prompt contains `fail_on`.
+fn recorder(reasoning: bool, fail_on: Option<(&'static str, &'static str)>) -> Recorder {
+    let faux = FauxProvider::new(FauxOptions {
+        models: vec![FauxModel {
+            id: "faux-1".into(),
+            reasoning,
+            context_window: Some(100_000),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    let calls: Arc<Mutex<Vec<Call>>> = Arc::default();
+    let rec = calls.clone();
+    let step = FauxStep::Dynamic(Arc::new(move |ctx: &Context, opts: &StreamOptions, _n, _m| {
+        let call = Call {
+            context: ctx.clone(),
+            options: opts.clone(),
+        };
+        let prompt = call.prompt();
+        rec.lock().unwrap().push(call);
+        if let Some((needle, error)) = fail_on {
+            if prompt.contains(needle) {
+                return faux_error(vec![], error);
+            }
+        }
+        let answer = if prompt.contains(TURN_PREFIX_SUMMARIZATION_PROMPT) {
+            "PREFIX"
+        } else if prompt.contains(BRANCH_SUMMARY_PROMPT) || !prompt.contains("## Goal") {
+            "BRANCH"
+        } else {
+            "HISTORY"
+        };
+        faux_reply(vec![faux_text(answer)], StopReason::Stop)
+    }));
+    faux.set_responses(vec![step; 4]);
+    let stream_fn = faux.stream_fn();
+    Recorder { faux, stream_fn, calls }
+}
+
+impl Recorder {
+    fn llm(&self) -> SummaryModel<'_> {
+        SummaryModel {
+            stream_fn: &self.stream_fn,
+            model: self.faux.model(),
+            api_key: Some("key".into()),
+            headers: vec![("x-h".into(), "v".into())],
+        }
+    }
+
+    fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+/// A session of two turns: the first is summarised, the second kept.
+fn two_turns() -> Chain {
+    let mut c = Chain::default();
+    c.user("please read a.rs"); // e0
+    c.assistant(vec![tool_call("read", json!({"path": "a.rs"}))]); // e1
+    c.tool_result("fn a() {}"); // e2
+    c.assistant(vec![tool_call("edit", json!({"path": "b.rs"}))]); // e3
+    c.tool_result("edited"); // e4
+    c.user(&text(800)); // e5
+    c.assistant_text(&text(800)); // e6
+    c
+}
+
+#[tokio::test]
+async fn compact_sends_one_history_request_and_appends_file_tags() {
+    let r = recorder(false, None);
+    let c = two_turns();
+    let p = prepare_compaction(&c.path(), &settings(300)).unwrap();
+    assert_eq!(p.first_kept_entry_id, "e5");
+    let result = compact(&p, &r.llm(), None, ThinkingLevel::High, &CancellationToken::new())
+        .await
+        .unwrap();
+    let calls = r.calls();
+    assert_eq!(calls.len(), 1);
+    let call = &calls[0];
+    assert_eq!(call.context.system_prompt.as_deref(), Some(SUMMARIZATION_SYSTEM_PROMPT));
+    assert!(call.context.tools.is_empty());
+    let prompt = call.prompt();
+    assert!(prompt.starts_with(
+        "<conversation>\n[User]: please read a.rs\n\n[Assistant tool calls]: read(path=\"a.rs\")\n\n[Tool result]: fn a() {}"
+    ));
+    assert!(prompt.ends_with(&format!("\n</conversation>\n\n{SUMMARIZATION_PROMPT}")));
+    assert!(!prompt.contains("<previous-summary>"));
+    assert_eq!(call.options.max_tokens, Some(13107));
+    // The model does not reason: no reasoning whatever the session's level.
+    assert_eq!(call.options.reasoning, None);
+    assert_eq!(call.options.api_key.as_deref(), Some("key"));
+    assert_eq!(call.options.headers, vec![("x-h".to_string(), "v".to_string())]);
+
+    assert_eq!(
+        result.summary,
+        "HISTORY\n\n<read-files>\na.rs\n</read-files>\n\n<modified-files>\nb.rs\n</modified-files>"
+    );
+    assert_eq!(result.first_kept_entry_id, "e5");
+    assert_eq!(result.tokens_before, p.tokens_before);
+    // The JSON of `compaction_end.result`, field order as pi writes it.
+    let wire = serde_json::to_string(&result).unwrap();
+    assert!(wire.starts_with(r#"{"summary":"HISTORY"#));
+    assert!(wire.ends_with(&format!(
+        r#","firstKeptEntryId":"e5","tokensBefore":{},"details":{{"readFiles":["a.rs"],"modifiedFiles":["b.rs"]}}}}"#,
+        p.tokens_before
+    )));
+    assert_eq!(
+        result.details_value(),
+        json!({"readFiles": ["a.rs"], "modifiedFiles": ["b.rs"]})
+    );
+}
+
+#[tokio::test]
+async fn an_update_carries_the_previous_summary_focus_and_thinking_level() {
+    let r = recorder(true, None);
+    let mut c = two_turns();
+    c.compaction("OLD SUMMARY", "e5", None, false);
+    c.user(&text(800));
+    c.assistant_text(&text(800));
+    let p = prepare_compaction(&c.path(), &settings(300)).unwrap();
+    compact(
+        &p,
+        &r.llm(),
+        Some("the parser"),
+        ThinkingLevel::Medium,
+        &CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    let call = &r.calls()[0];
+    let prompt = call.prompt();
+    assert!(prompt.contains("\n</conversation>\n\n<previous-summary>\nOLD SUMMARY\n</previous-summary>\n\n"));
+    assert!(prompt.ends_with(&format!(
+        "{UPDATE_SUMMARIZATION_PROMPT}\n\nAdditional focus: the parser"
+    )));
+    assert_eq!(call.options.reasoning, Some(ThinkingLevel::Medium));
+
+    // Thinking off: no reasoning even for a reasoning model.
+    let r = recorder(true, None);
+    compact(&p, &r.llm(), None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(r.calls()[0].options.reasoning, None);
+}
+
+/// One long turn; the cut falls inside it.
+fn split_turn(with_history: bool) -> Chain {
+    let mut c = Chain::default();
+    if with_history {
+        c.user("earlier");
+        c.assistant_text("done earlier");
+    }
+    c.user("big task");
+    c.assistant(vec![tool_call("write", json!({"path": "w.rs"}))]);
+    c.tool_result(&text(800));
+    c.assistant(vec![tool_call("read", json!({"path": "kept.rs"}))]);
+    c.tool_result(&text(40));
+    c
+}
+
+#[tokio::test]
+async fn a_split_turn_asks_for_both_summaries_and_joins_them() {
+    let r = recorder(true, None);
+    let c = split_turn(true);
+    let p = prepare_compaction(&c.path(), &settings(100)).unwrap();
+    assert!(p.is_split_turn);
+    let result = compact(&p, &r.llm(), None, ThinkingLevel::Low, &CancellationToken::new())
+        .await
+        .unwrap();
+    let calls = r.calls();
+    assert_eq!(calls.len(), 2);
+    let prefix = calls
+        .iter()
+        .find(|c| c.prompt().contains(TURN_PREFIX_SUMMARIZATION_PROMPT))
+        .unwrap();
+    assert!(prefix.prompt().starts_with("<conversation>\n[User]: big task\n\n"));
+    assert_eq!(prefix.options.max_tokens, Some(8192));
+    assert_eq!(prefix.options.reasoning, Some(ThinkingLevel::Low));
+    let history = calls
+        .iter()
+        .find(|c| c.prompt().contains(SUMMARIZATION_PROMPT))
+        .unwrap();
+    assert!(history
+        .prompt()
+        .starts_with("<conversation>\n[User]: earlier\n\n[Assistant]: done earlier\n</conversation>"));
+    assert_eq!(
+        result.summary,
+        "HISTORY\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX\n\n<modified-files>\nw.rs\n</modified-files>"
+    );
+
+    // Nothing before the turn: only the prefix is asked for.
+    let r = recorder(false, None);
+    let p = prepare_compaction(&split_turn(false).path(), &settings(100)).unwrap();
+    let result = compact(&p, &r.llm(), None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(r.calls().len(), 1);
+    assert!(result
+        .summary
+        .starts_with("No prior history.\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX"));
+}
+
+#[tokio::test]
+async fn summary_failures_name_the_request_that_failed() {
+    let c = split_turn(true);
+    let p = prepare_compaction(&c.path(), &settings(100)).unwrap();
+    let r = recorder(false, Some((TURN_PREFIX_SUMMARIZATION_PROMPT, "overloaded")));
+    let err = compact(&p, &r.llm(), None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Turn prefix summarization failed: overloaded");
+
+    let r = recorder(false, Some(("## Critical Context", "rate limited")));
+    let err = compact(&p, &r.llm(), None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err, CompactionError::Summarization("rate limited".into()));
+    assert_eq!(err.to_string(), "Summarization failed: rate limited");
+
+    let r = recorder(false, Some(("<conversation>", "")));
+    let p = prepare_compaction(&two_turns().path(), &settings(300)).unwrap();
+    let err = compact(&p, &r.llm(), None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Summarization failed: Unknown error");
+}
+
+#[tokio::test]
+async fn a_cancelled_compaction_returns_no_summary() {
+    let r = recorder(false, None);
+    let p = prepare_compaction(&two_turns().path(), &settings(300)).unwrap();
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let err = compact(&p, &r.llm(), None, ThinkingLevel::Off, &cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(err, CompactionError::Cancelled);
+    assert_eq!(err.to_string(), "Compaction cancelled");
+}
+
+#[test]
+fn every_prompt_matches_the_mock_summary_scenario() {
+    // The golden RPC scenario answers requests matching this pattern with a summary.
+    let re = regex::Regex::new("context checkpoint summary|conversation to summarize").unwrap();
+    for p in [
+        SUMMARIZATION_PROMPT,
+        UPDATE_SUMMARIZATION_PROMPT,
+        TURN_PREFIX_SUMMARIZATION_PROMPT,
+        BRANCH_SUMMARY_PROMPT,
+    ] {
+        assert!(re.is_match(p), "{p}");
+        for section in ["## ", "\n"] {
+            assert!(p.contains(section));
+        }
+    }
+    for section in [
+        "## Goal",
+        "## Constraints & Preferences",
+        "## Progress\n### Done",
+        "### In Progress",
+        "### Blocked",
+        "## Key Decisions",
+        "## Next Steps",
+        "## Critical Context",
+    ] {
+        assert!(SUMMARIZATION_PROMPT.contains(section), "{section}");
+        assert!(UPDATE_SUMMARIZATION_PROMPT.contains(section), "{section}");
+        if section != "## Critical Context" {
+            assert!(BRANCH_SUMMARY_PROMPT.contains(section), "{section}");
+        }
+    }
+    for section in ["## Original Request", "## Early Progress", "## Context for Suffix"] {
+        assert!(TURN_PREFIX_SUMMARIZATION_PROMPT.contains(section));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Branch summaries
+
+#[test]
+fn branch_entries_run_from_the_old_leaf_back_to_the_common_ancestor() {
+    let mut s = SessionManager::in_memory("/tmp");
+    let a = s.append_message(user_msg("a")).unwrap();
+    let b = s
+        .append_message(Message::Assistant(assistant_msg(vec![pi_ai::Content::text("b")])))
+        .unwrap();
+    s.append_message(user_msg("c")).unwrap();
+    let d = s
+        .append_message(Message::Assistant(assistant_msg(vec![pi_ai::Content::text("d")])))
+        .unwrap();
+    s.branch(&b).unwrap();
+    let e = s.append_message(user_msg("e")).unwrap();
+    let f = s
+        .append_message(Message::Assistant(assistant_msg(vec![pi_ai::Content::text("f")])))
+        .unwrap();
+
+    let found = collect_entries_for_branch_summary(&s, Some(&f), &d);
+    assert_eq!(found.common_ancestor_id.as_deref(), Some(b.as_str()));
+    let ids: Vec<&str> = found.entries.iter().map(|x| x.id.as_str()).collect();
+    assert_eq!(ids, [e.as_str(), f.as_str()]);
+    // Back to an ancestor on the same path: the entries after it.
+    let found = collect_entries_for_branch_summary(&s, Some(&f), &a);
+    assert_eq!(found.common_ancestor_id.as_deref(), Some(a.as_str()));
+    assert_eq!(found.entries.len(), 3);
+    assert!(collect_entries_for_branch_summary(&s, None, &a).entries.is_empty());
+}
+
+#[test]
+fn branch_preparation_keeps_the_newest_messages_that_fit() {
+    let mut c = Chain::default();
+    c.branch_summary(
+        &text(400),
+        Some(json!({"readFiles": ["r.rs"], "modifiedFiles": ["m.rs"]})),
+        false,
+    );
+    c.branch_summary("ext", Some(json!({"readFiles": ["ext.rs"]})), true);
+    c.user(&text(400)); // 100 tokens
+    c.assistant(vec![tool_call("read", json!({"path": "x.rs"}))]); // 5 tokens
+    c.tool_result(&text(4000)); // skipped
+    c.user(&text(400)); // 100 tokens
+    let p = prepare_branch_entries(&c.entries, 150);
+    assert_eq!(p.messages.len(), 2);
+    assert_eq!(p.messages[0].role(), "assistant");
+    assert_eq!(p.total_tokens, 105);
+    let lists = p.file_ops.to_lists();
+    // Details of all pi-written summaries count even when their text did not fit.
+    assert_eq!(lists.read_files, ["r.rs", "x.rs"]);
+    assert_eq!(lists.modified_files, ["m.rs"]);
+    // No budget: everything but the tool result.
+    assert_eq!(prepare_branch_entries(&c.entries, 0).messages.len(), 5);
+
+    // A summary that overflows is still taken while under 90% of the budget.
+    let mut c = Chain::default();
+    let first = c.user("x");
+    c.compaction(&text(400), &first, None, false);
+    c.user(&text(400));
+    let p = prepare_branch_entries(&c.entries[1..], 150);
+    assert_eq!(p.messages.len(), 2);
+    assert_eq!(p.messages[0].role(), "compactionSummary");
+    assert_eq!(p.total_tokens, 200);
+    let p = prepare_branch_entries(&c.entries[1..], 105);
+    assert_eq!(p.messages.len(), 1);
+}
+
+#[tokio::test]
+async fn a_branch_summary_has_the_preamble_focus_and_file_tags() {
+    let r = recorder(true, None);
+    let mut c = Chain::default();
+    c.user("try approach B");
+    c.assistant(vec![tool_call("write", json!({"path": "b.rs"}))]);
+    c.tool_result("ok");
+    let options = BranchSummaryOptions {
+        custom_instructions: Some("the API".into()),
+        replace_instructions: false,
+        reserve_tokens: 16384,
+    };
+    let result = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        result.summary,
+        format!("{BRANCH_SUMMARY_PREAMBLE}BRANCH\n\n<modified-files>\nb.rs\n</modified-files>")
+    );
+    assert!(result.summary.starts_with(
+        "The user explored a different conversation branch before returning here.\nSummary of that exploration:\n\n"
+    ));
+    assert_eq!(
+        result.details_value(),
+        json!({"readFiles": [], "modifiedFiles": ["b.rs"]})
+    );
+    let call = &r.calls()[0];
+    assert_eq!(call.context.system_prompt.as_deref(), Some(SUMMARIZATION_SYSTEM_PROMPT));
+    assert_eq!(
+        call.prompt(),
+        format!(
+            "<conversation>\n[User]: try approach B\n\n[Assistant tool calls]: write(path=\"b.rs\")\n</conversation>\n\n\
+             {BRANCH_SUMMARY_PROMPT}\n\nAdditional focus: the API"
+        )
+    );
+    assert_eq!(call.options.max_tokens, Some(2048));
+    // Branch summaries never ask for reasoning.
+    assert_eq!(call.options.reasoning, None);
+
+    let r = recorder(false, None);
+    let replace = BranchSummaryOptions {
+        custom_instructions: Some("Just list the files.".into()),
+        replace_instructions: true,
+        reserve_tokens: 16384,
+    };
+    generate_branch_summary(&c.entries, &r.llm(), &replace, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(r.calls()[0]
+        .prompt()
+        .ends_with("</conversation>\n\nJust list the files."));
+}
+
+#[tokio::test]
+async fn branch_summary_edge_cases() {
+    let options = BranchSummaryOptions {
+        reserve_tokens: 16384,
+        ..Default::default()
+    };
+    // Nothing to summarise: pi's placeholder text, no request.
+    let r = recorder(false, None);
+    let mut c = Chain::default();
+    c.tool_result("only a result");
+    c.model_change();
+    let result = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(result.summary, NO_CONTENT_SUMMARY);
+    assert_eq!(result.details, FileLists::default());
+    assert_eq!(r.faux.call_count(), 0);
+
+    let mut c = Chain::default();
+    c.user("hello");
+    let r = recorder(false, Some(("<conversation>", "server exploded")));
+    let err = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err, BranchSummaryError::Failed("server exploded".into()));
+    assert_eq!(err.to_string(), "server exploded");
+    let r = recorder(false, Some(("<conversation>", "")));
+    let err = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Summarization failed");
+
+    let r = recorder(false, None);
+    let cancel = CancellationToken::new();
+    cancel.cancel();
+    let err = generate_branch_summary(&c.entries, &r.llm(), &options, &cancel)
+        .await
+        .unwrap_err();
+    assert_eq!(err, BranchSummaryError::Aborted);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The TypeScript pi's own compaction, from the golden RPC session.
+
+/// The golden session up to and including its manual compaction.
+const GOLDEN_SESSION: &str = include_str!("golden-rpc-session.jsonl");
+
+#[tokio::test]
+async fn the_golden_manual_compaction_is_reproduced() {
+    let entries: Vec<pi_session::Entry> = GOLDEN_SESSION
+        .lines()
+        .skip(1)
+        .map(|l| pi_session::Entry::from_json_line(l).unwrap())
+        .collect();
+    let (compaction, before) = entries.split_last().unwrap();
+    let path: Vec<&pi_session::Entry> = before.iter().collect();
+    // Mock model settings of the golden run: default compaction settings.
+    let p = prepare_compaction(&path, &settings(20000)).unwrap();
+    // Everything fits in keepRecentTokens: the cut goes back to the very first entry.
+    assert_eq!(p.first_kept_entry_id, "47a9724e");
+    assert!(!p.is_split_turn);
+    assert!(p.messages_to_summarize.is_empty());
+    // The last valid usage (1517) plus the prompt and the aborted reply after it.
+    assert_eq!(p.tokens_before, 1525);
+    // pi sent an empty conversation.
+    assert!(history_summary_prompt(&p.messages_to_summarize, None, None)
+        .starts_with("<conversation>\n\n</conversation>\n\n"));
+
+    let golden_summary = "## Goal\nGolden RPC session summary.\n\n## Progress\n- said hello\n- ran a tool";
+    let faux = FauxProvider::new(FauxOptions::default());
+    faux.set_responses(vec![
+        faux_reply(vec![faux_text(golden_summary)], StopReason::Stop).into()
+    ]);
+    let stream_fn = faux.stream_fn();
+    let llm = SummaryModel {
+        stream_fn: &stream_fn,
+        model: faux.model(),
+        api_key: None,
+        headers: vec![],
+    };
+    let result = compact(&p, &llm, None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap();
+    // `compaction_end.result` as the golden transcript has it.
+    assert_eq!(
+        serde_json::to_value(&result).unwrap(),
+        json!({"summary": golden_summary, "firstKeptEntryId": "47a9724e", "tokensBefore": 1525,
+            "details": {"readFiles": [], "modifiedFiles": []}})
+    );
+    // And the stored entry's fields.
+    match &compaction.kind {
+        pi_session::EntryKind::Compaction {
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            ..
+        } => {
+            assert_eq!(summary, &result.summary);
+            assert_eq!(first_kept_entry_id, &result.first_kept_entry_id);
+            assert_eq!(tokens_before, &json!(result.tokens_before));
+            assert_eq!(details.as_ref(), Some(&result.details_value()));
+        }
+        other => panic!("not a compaction: {other:?}"),
+    }
+}
