@@ -7,13 +7,14 @@ use serde::Serialize;
 use super::tokens::{calculate_context_tokens, estimate_context_tokens};
 
 /// The context's size against the model's window.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// `None` (JSON `null`) right after a compaction, until a reply reports a usage.
     pub tokens: Option<u64>,
     pub context_window: u64,
     /// `tokens / context_window × 100`.
+    #[serde(serialize_with = "pi_ai::json_number::serialize_opt")]
     pub percent: Option<f64>,
 }
 

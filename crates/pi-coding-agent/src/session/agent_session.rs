@@ -75,6 +75,10 @@ pub(crate) struct Inner {
     pub(crate) scoped_models: Mutex<Vec<crate::config::model_resolver::ScopedModel>>,
     /// User shell commands that finished during a run, recorded when it ends.
     pub(crate) pending_bash: Mutex<Vec<AgentMessage>>,
+    pub(crate) compaction_cancel: Mutex<Option<CancellationToken>>,
+    pub(crate) compacting: std::sync::atomic::AtomicBool,
+    /// This user prompt already had its one compact-and-retry after an overflow.
+    pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
 }
 
 /// A running session. Cloning gives another handle to the same session.
@@ -133,6 +137,9 @@ impl AgentSession {
             queued: Mutex::new(Default::default()),
             scoped_models: Mutex::new(Vec::new()),
             pending_bash: Mutex::new(Vec::new()),
+            compaction_cancel: Mutex::new(None),
+            compacting: Default::default(),
+            overflow_recovery_attempted: Default::default(),
         });
         inner.agent.subscribe(Arc::new(Bridge(Arc::downgrade(&inner))));
         AgentSession { inner }
@@ -317,6 +324,7 @@ impl AgentSession {
         }
         self.flush_pending_bash();
         self.check_model()?;
+        self.compact_if_needed(false).await;
         let message = user_message(expanded, images);
         self.inner
             .agent
@@ -324,6 +332,7 @@ impl AgentSession {
             .await
             .map_err(|e| PromptError(e.to_string()))?;
         self.retry_until_settled().await;
+        self.compact_if_needed(true).await;
         self.flush_pending_bash();
         Ok(())
     }
@@ -501,13 +510,5 @@ impl AgentSession {
     /// Skills, prompt templates and context files of this session.
     pub fn resources(&self) -> &Resources {
         &self.inner.resources
-    }
-
-    /// Summarise the older part of the conversation (`/compact`, RPC `compact`).
-    pub async fn compact(
-        &self,
-        _custom_instructions: Option<&str>,
-    ) -> Result<crate::modes::rpc::types::CompactionResult, PromptError> {
-        Err(PromptError("Compaction is not available in this build yet".to_string()))
     }
 }

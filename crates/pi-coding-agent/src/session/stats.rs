@@ -2,7 +2,7 @@
 
 use pi_agent::AgentMessage;
 use pi_ai::json_number;
-use pi_ai::{Content, Message, StopReason};
+use pi_ai::Message;
 use serde::{Deserialize, Serialize};
 
 use super::agent_session::AgentSession;
@@ -18,16 +18,7 @@ pub struct TokenStats {
     pub total: u64,
 }
 
-/// How full the context window is; `tokens`/`percent` are `null` when unknown (right after
-/// a compaction, before the next reply).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContextUsage {
-    pub tokens: Option<u64>,
-    pub context_window: u64,
-    #[serde(serialize_with = "json_number::serialize_opt")]
-    pub percent: Option<f64>,
-}
+pub use crate::compaction::ContextUsage;
 
 /// `get_session_stats` data, computed over the current context messages.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,56 +38,6 @@ pub struct SessionStats {
     /// Omitted without a model (no context window).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_usage: Option<ContextUsage>,
-}
-
-/// Rough token count of text: four characters a token, rounded up (pi's estimate).
-fn chars_to_tokens(chars: usize) -> u64 {
-    u64::try_from(chars.div_ceil(4)).unwrap_or(u64::MAX)
-}
-
-/// Characters a message contributes to the context (images count 4,800).
-fn message_chars(message: &AgentMessage) -> usize {
-    let blocks = |content: &[Content]| -> usize {
-        content
-            .iter()
-            .map(|c| match c {
-                Content::Text(t) => t.text.len(),
-                Content::Thinking(t) => t.thinking.len(),
-                Content::Image(_) => 4800,
-                Content::ToolCall(tc) => tc.name.len() + tc.arguments.to_string().len(),
-            })
-            .sum()
-    };
-    match message {
-        AgentMessage::Llm(Message::User(u)) => blocks(&u.content.to_blocks()),
-        AgentMessage::Llm(Message::Assistant(a)) => blocks(&a.content),
-        AgentMessage::Llm(Message::ToolResult(r)) => blocks(&r.content),
-        AgentMessage::Custom(c) => serde_json::to_string(&c.fields).map(|s| s.len()).unwrap_or(0),
-    }
-}
-
-/// Context tokens: the last successful reply's usage plus an estimate of what came after it;
-/// `None` when a compaction summary follows the last reply (the usage predates it).
-pub fn estimate_context_tokens(messages: &[AgentMessage]) -> Option<u64> {
-    let last_reply = messages.iter().rposition(|m| {
-        m.as_assistant()
-            .is_some_and(|a| !matches!(a.stop_reason, StopReason::Error | StopReason::Aborted))
-    });
-    let Some(i) = last_reply else {
-        let summarised = messages.iter().any(|m| m.role() == "compactionSummary");
-        return (!summarised).then(|| messages.iter().map(|m| chars_to_tokens(message_chars(m))).sum());
-    };
-    let after = &messages[i + 1..];
-    if after.iter().any(|m| m.role() == "compactionSummary") {
-        return None;
-    }
-    let usage = messages[i].as_assistant().map(|a| a.usage)?;
-    let base = if usage.total_tokens > 0 {
-        usage.total_tokens
-    } else {
-        usage.input + usage.output + usage.cache_read + usage.cache_write
-    };
-    Some(base + after.iter().map(|m| chars_to_tokens(message_chars(m))).sum::<u64>())
 }
 
 impl AgentSession {
@@ -149,16 +90,13 @@ impl AgentSession {
         stats
     }
 
-    /// How full the context window is.
+    /// How full the context window is (`None` without a model).
     pub fn context_usage(&self) -> Option<ContextUsage> {
-        let model = self.model()?;
-        let tokens = self.inner.agent.with_messages(estimate_context_tokens);
-        #[allow(clippy::cast_precision_loss)]
-        let percent = tokens.map(|t| t as f64 / model.context_window.max(1) as f64 * 100.0);
-        Some(ContextUsage {
-            tokens,
-            context_window: model.context_window,
-            percent,
-        })
+        let window = self.model().map(|m| m.context_window);
+        let branch: Vec<pi_session::Entry> = self.with_store(|s| s.get_branch(None).into_iter().cloned().collect());
+        let refs: Vec<&pi_session::Entry> = branch.iter().collect();
+        self.inner
+            .agent
+            .with_messages(|messages| crate::compaction::context_usage(window, &refs, messages))
     }
 }

@@ -146,7 +146,7 @@ impl RpcBackend for SessionBackend {
             model: s.model(),
             thinking_level: s.thinking_level(),
             is_streaming: s.is_streaming(),
-            is_compacting: false,
+            is_compacting: s.is_compacting(),
             steering_mode: wire_mode(s.agent().steering_mode()),
             follow_up_mode: wire_mode(s.agent().follow_up_mode()),
             session_file,

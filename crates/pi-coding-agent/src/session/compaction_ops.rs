@@ -1,0 +1,249 @@
+//! Compaction inside a session: the manual `/compact`, the threshold check after a run, and the
+//! overflow path (compact, then continue once).
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use pi_ai::{AssistantMessage, StopReason};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::agent_session::{lock, AgentSession, PromptError};
+use super::events::{CompactionReason, SessionEvent};
+use crate::compaction::{
+    check_compaction, compact, compaction_error_message, compaction_failure_text, prepare_compaction,
+    prepare_manual_compaction, CompactionCheck, CompactionError, CompactionResult, CompactionTrigger, SummaryModel,
+    OVERFLOW_RECOVERY_FAILED,
+};
+
+/// How long pi waits after a compaction before it continues the agent.
+const CONTINUE_DELAY: Duration = Duration::from_millis(100);
+
+impl AgentSession {
+    fn branch_entries(&self) -> Vec<pi_session::Entry> {
+        self.with_store(|s| s.get_branch(None).into_iter().cloned().collect())
+    }
+
+    /// Summarise with the current model; appends the compaction entry and rebuilds the
+    /// transcript from the session on success.
+    async fn run_compaction(
+        &self,
+        reason: CompactionReason,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, CompactionError> {
+        let model = self
+            .model()
+            .ok_or_else(|| CompactionError::Summarization("No model selected".into()))?;
+        let api_key = {
+            let registry = std::sync::Arc::clone(self.registry());
+            let provider = model.provider.clone();
+            tokio::task::spawn_blocking(move || lock(&registry).api_key_for_provider(&provider))
+                .await
+                .ok()
+                .flatten()
+        };
+        let settings = lock(self.settings()).compaction();
+        let branch = self.branch_entries();
+        let refs: Vec<&pi_session::Entry> = branch.iter().collect();
+        let preparation = match reason {
+            CompactionReason::Manual => prepare_manual_compaction(&refs, &settings)
+                .map_err(|e| CompactionError::Summarization(e.to_string()))?,
+            _ => prepare_compaction(&refs, &settings)
+                .ok_or_else(|| CompactionError::Summarization("Nothing to compact (session too small)".into()))?,
+        };
+        let stream_fn: pi_ai::StreamFn = std::sync::Arc::new(pi_ai::stream_simple);
+        let llm = SummaryModel {
+            stream_fn: &stream_fn,
+            model: &model,
+            api_key,
+            headers: Vec::new(),
+        };
+        let cancel = CancellationToken::new();
+        *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
+        let result = compact(&preparation, &llm, custom_instructions, self.thinking_level(), &cancel).await;
+        lock(&self.inner.compaction_cancel).take();
+        let result = result?;
+        let stored = self.with_store(|s| {
+            s.append_compaction(
+                &result.summary,
+                &result.first_kept_entry_id,
+                result.tokens_before,
+                Some(result.details_value()),
+                Some(false),
+            )
+            .map(|_| s.build_context())
+        });
+        match stored {
+            Ok(context) => {
+                let messages = context.messages.iter().map(super::messages::from_stored).collect();
+                self.inner.agent.replace_messages(messages);
+            }
+            Err(e) => return Err(CompactionError::Summarization(e.to_string())),
+        }
+        Ok(result)
+    }
+
+    /// `/compact [instructions]`: stop the run, summarise, report the result.
+    pub async fn compact(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<crate::modes::rpc::types::CompactionResult, PromptError> {
+        self.abort();
+        self.inner.agent.wait_for_idle().await;
+        self.emit(SessionEvent::CompactionStart {
+            reason: CompactionReason::Manual,
+        })
+        .await;
+        self.inner.compacting.store(true, Ordering::SeqCst);
+        let outcome = self.run_compaction(CompactionReason::Manual, custom_instructions).await;
+        self.inner.compacting.store(false, Ordering::SeqCst);
+        match outcome {
+            Ok(result) => {
+                let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+                self.emit(SessionEvent::CompactionEnd {
+                    reason: CompactionReason::Manual,
+                    result: Some(value.clone()),
+                    aborted: false,
+                    will_retry: false,
+                    error_message: None,
+                })
+                .await;
+                serde_json::from_value(value).map_err(|e| PromptError(e.to_string()))
+            }
+            Err(e) => {
+                let aborted = e == CompactionError::Cancelled;
+                let message = match &e {
+                    CompactionError::Summarization(m) if !m.starts_with("Summarization failed") => m.clone(),
+                    other => other.to_string(),
+                };
+                self.emit(SessionEvent::CompactionEnd {
+                    reason: CompactionReason::Manual,
+                    result: None,
+                    aborted,
+                    will_retry: false,
+                    error_message: (!aborted).then(|| compaction_failure_text(CompactionReason::Manual, &message)),
+                })
+                .await;
+                Err(PromptError(message))
+            }
+        }
+    }
+
+    /// Whether a compaction is running.
+    pub fn is_compacting(&self) -> bool {
+        self.inner.compacting.load(Ordering::SeqCst)
+    }
+
+    /// Stop a running compaction.
+    pub fn abort_compaction(&self) {
+        if let Some(cancel) = lock(&self.inner.compaction_cancel).take() {
+            cancel.cancel();
+        }
+    }
+
+    /// After a run (or before a prompt): compact when the context passed the threshold, or
+    /// recover from an overflow once by compacting and continuing.
+    pub(crate) async fn compact_if_needed(&self, after_run: bool) {
+        loop {
+            let Some(last) = self.last_assistant_any() else { return };
+            let trigger = {
+                let settings = lock(self.settings()).compaction();
+                let model = self.model();
+                let branch = self.branch_entries();
+                let refs: Vec<&pi_session::Entry> = branch.iter().collect();
+                let attempted = self.inner.overflow_recovery_attempted.load(Ordering::SeqCst);
+                self.inner.agent.with_messages(|messages| {
+                    check_compaction(
+                        &last,
+                        after_run,
+                        &CompactionCheck {
+                            settings: &settings,
+                            model: model.as_ref(),
+                            branch: &refs,
+                            messages,
+                            overflow_recovery_attempted: attempted,
+                        },
+                    )
+                })
+            };
+            match trigger {
+                None => return,
+                Some(CompactionTrigger::OverflowRecoveryFailed) => {
+                    self.emit(SessionEvent::CompactionEnd {
+                        reason: CompactionReason::Overflow,
+                        result: None,
+                        aborted: false,
+                        will_retry: false,
+                        error_message: Some(OVERFLOW_RECOVERY_FAILED.to_string()),
+                    })
+                    .await;
+                    return;
+                }
+                Some(CompactionTrigger::Threshold) => {
+                    self.auto_compact(CompactionReason::Threshold).await;
+                    return;
+                }
+                Some(CompactionTrigger::Overflow) => {
+                    self.inner.overflow_recovery_attempted.store(true, Ordering::SeqCst);
+                    let mut messages = self.inner.agent.messages();
+                    if messages
+                        .last()
+                        .and_then(|m| m.as_assistant())
+                        .is_some_and(|a| a.stop_reason == StopReason::Error)
+                    {
+                        messages.pop();
+                        self.inner.agent.replace_messages(messages);
+                    }
+                    if !self.auto_compact(CompactionReason::Overflow).await {
+                        return;
+                    }
+                    tokio::time::sleep(CONTINUE_DELAY).await;
+                    if self.inner.agent.continue_run().await.is_err() {
+                        return;
+                    }
+                    // The continued run may overflow again: check once more.
+                }
+            }
+        }
+    }
+
+    /// Automatic compaction with events; true when it succeeded.
+    async fn auto_compact(&self, reason: CompactionReason) -> bool {
+        self.emit(SessionEvent::CompactionStart { reason }).await;
+        self.inner.compacting.store(true, Ordering::SeqCst);
+        let outcome = self.run_compaction(reason, None).await;
+        self.inner.compacting.store(false, Ordering::SeqCst);
+        let will_retry = reason == CompactionReason::Overflow;
+        match outcome {
+            Ok(result) => {
+                self.emit(SessionEvent::CompactionEnd {
+                    reason,
+                    result: serde_json::to_value(&result).ok(),
+                    aborted: false,
+                    will_retry,
+                    error_message: None,
+                })
+                .await;
+                true
+            }
+            Err(e) => {
+                self.emit(SessionEvent::CompactionEnd {
+                    reason,
+                    result: None,
+                    aborted: e == CompactionError::Cancelled,
+                    will_retry: false,
+                    error_message: compaction_error_message(reason, &e),
+                })
+                .await;
+                false
+            }
+        }
+    }
+
+    /// The last assistant message of the transcript, whatever its stop reason.
+    fn last_assistant_any(&self) -> Option<AssistantMessage> {
+        self.inner
+            .agent
+            .with_messages(|m| m.iter().rev().find_map(|m| m.as_assistant()).cloned())
+    }
+}
