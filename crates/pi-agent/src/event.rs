@@ -158,7 +158,7 @@ impl AgentEvent {
             AgentEvent::AgentEnd { messages } => serde_json::to_string(&AgentEndWire { ty: t, messages }),
             AgentEvent::TurnEnd { message, tool_results } => {
                 let message = assistant_json(message);
-                let results = serde_json::to_string(tool_results).unwrap_or_else(|_| "[]".to_string());
+                let results = tool_results_json(tool_results);
                 return format!("{{\"type\":\"turn_end\",\"message\":{message},\"toolResults\":{results}}}");
             }
             AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
@@ -212,6 +212,21 @@ impl AgentEvent {
         // Serializing plain data into a string cannot fail; keep a valid line regardless.
         out.unwrap_or_else(|_| format!("{{\"type\":\"{t}\"}}"))
     }
+}
+
+/// Tool-result messages as pi lists them, each with `"role":"toolResult"` first.
+fn tool_results_json(results: &[ToolResultMessage]) -> String {
+    let mut out = String::from("[");
+    for (i, result) in results.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let body = serde_json::to_string(result).unwrap_or_else(|_| "{}".to_string());
+        out.push_str("{\"role\":\"toolResult\",");
+        out.push_str(body.strip_prefix('{').unwrap_or("}"));
+    }
+    out.push(']');
+    out
 }
 
 #[derive(Serialize)]

@@ -3,8 +3,8 @@
 //! pi first coerces primitives toward the schema (models often send `"5"` for a number or `null`
 //! for an empty string), then validates and reports every failing path with TypeBox's wording,
 //! which the model reads and corrects itself from. A general validator (the `jsonschema` crate)
-//! neither coerces nor words errors this way, and costs more to build than this whole module, so
-//! this covers the keywords tool schemas use: `type` (one or several), `properties`, `required`,
+//! neither coerces nor words errors this way, and brings a regex engine, URI and format
+//! handling we would not use, so this module covers the keywords tool schemas use: `type` (one or several), `properties`, `required`,
 //! `additionalProperties` (bool or schema), `items` (schema or tuple), `enum`, `const`,
 //! `minimum`/`maximum` (and the exclusive forms), `multipleOf`, `minLength`/`maxLength`,
 //! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`. Other keywords are accepted unchecked.

@@ -1,0 +1,277 @@
+//! Tool batches: modes, ordering, validation, failures, updates, terminate.
+
+use std::sync::{Arc, Mutex};
+
+use pi_agent::{AgentEvent, ToolError, ToolExecution, ToolOutput};
+use pi_ai::{Content, Message};
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+
+use crate::faux::*;
+
+/// The tool-result messages the second LLM call saw, as (id, text, is_error).
+fn results_seen(faux: &Faux) -> Vec<(String, String, bool)> {
+    faux.calls()[1]
+        .context
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::ToolResult(t) => Some((t.tool_call_id.clone(), text_of(&t.content), t.is_error)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `slow` finishes only after `fast` did, so completion order differs from source order.
+fn racing_tools(log: Arc<Mutex<Vec<String>>>) -> Vec<Arc<dyn pi_agent::AgentTool>> {
+    let gate = Arc::new(Notify::new());
+    let g = gate.clone();
+    let l = log.clone();
+    let slow = TestTool::new("slow", move |_, _, _| {
+        let g = g.clone();
+        let l = l.clone();
+        async move {
+            l.lock().unwrap().push("slow started".into());
+            g.notified().await;
+            Ok(ToolOutput::text("slow done"))
+        }
+    })
+    .arc();
+    let fast = TestTool::new("fast", move |_, _, _| {
+        let gate = gate.clone();
+        let log = log.clone();
+        async move {
+            log.lock().unwrap().push("fast started".into());
+            gate.notify_one();
+            Ok(ToolOutput::text("fast done"))
+        }
+    })
+    .arc();
+    vec![slow, fast]
+}
+
+#[tokio::test]
+async fn parallel_ends_follow_completion_and_results_follow_source_order() {
+    let faux = Faux::new();
+    faux.push_tools(&[("a", "slow", json!({})), ("b", "fast", json!({}))]);
+    faux.push_text("done");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let agent = agent_with(&faux, racing_tools(log.clone()));
+    let rec = Recorder::attach(&agent);
+    agent.prompt("go").await.unwrap();
+
+    assert_eq!(
+        rec.outline()[6..15],
+        [
+            "tool_start a",
+            "tool_start b",
+            "tool_end b",
+            "tool_end a",
+            "message_start toolResult a",
+            "message_end toolResult a",
+            "message_start toolResult b",
+            "message_end toolResult b",
+            "turn_end toolUse [a,b]",
+        ]
+    );
+    assert_eq!(
+        results_seen(&faux),
+        vec![
+            ("a".into(), "slow done".into(), false),
+            ("b".into(), "fast done".into(), false)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn sequential_option_runs_one_call_at_a_time() {
+    let faux = Faux::new();
+    faux.push_tools(&[
+        ("c1", "echo", json!({"text": "1"})),
+        ("c2", "echo", json!({"text": "2"})),
+    ]);
+    faux.push_text("done");
+    let agent = agent_with(&faux, vec![echo_tool()]);
+    agent.set_tool_execution(ToolExecution::Sequential);
+    let rec = Recorder::attach(&agent);
+    agent.prompt("go").await.unwrap();
+    assert_eq!(
+        rec.outline()[6..17],
+        [
+            "tool_start c1",
+            "tool_end c1",
+            "message_start toolResult c1",
+            "message_end toolResult c1",
+            "tool_start c2",
+            "tool_end c2",
+            "message_start toolResult c2",
+            "message_end toolResult c2",
+            "turn_end toolUse [c1,c2]",
+            "turn_start",
+            "message_start assistant stop",
+        ]
+    );
+}
+
+#[tokio::test]
+async fn one_sequential_tool_makes_the_batch_sequential() {
+    let faux = Faux::new();
+    faux.push_tools(&[("c1", "echo", json!({"text": "1"})), ("c2", "seq", json!({}))]);
+    faux.push_text("done");
+    let seq = TestTool::new("seq", |_, _, _| async { Ok(ToolOutput::text("s")) })
+        .sequential()
+        .arc();
+    let agent = agent_with(&faux, vec![echo_tool(), seq]);
+    let rec = Recorder::attach(&agent);
+    agent.prompt("go").await.unwrap();
+    assert_eq!(
+        rec.outline()[6..10],
+        [
+            "tool_start c1",
+            "tool_end c1",
+            "message_start toolResult c1",
+            "message_end toolResult c1"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn unknown_tool_and_invalid_arguments_become_error_results() {
+    let faux = Faux::new();
+    faux.push_tools(&[
+        ("c1", "nope", json!({})),
+        ("c2", "echo", json!({"text": ["not", "a string"]})),
+        ("c3", "echo", json!({"text": 42})),
+    ]);
+    faux.push_text("done");
+    let agent = agent_with(&faux, vec![echo_tool()]);
+    agent.prompt("go").await.unwrap();
+    let results = results_seen(&faux);
+    assert_eq!(results[0], ("c1".into(), "Tool nope not found".into(), true));
+    assert_eq!(
+        results[1].1,
+        "Validation failed for tool \"echo\":\n  - text: must be string\n\nReceived arguments:\n{\n  \"text\": [\n    \"not\",\n    \"a string\"\n  ]\n}"
+    );
+    assert!(results[1].2);
+    // Coerced like pi: 42 becomes "42".
+    assert_eq!(results[2], ("c3".into(), "42".into(), false));
+}
+
+#[tokio::test]
+async fn prepare_arguments_runs_before_validation() {
+    let faux = Faux::new();
+    faux.push_tools(&[("c1", "legacy", json!({"old": "v"}))]);
+    faux.push_text("done");
+    let mut legacy = TestTool::new("legacy", |args, _, _| async move {
+        Ok(ToolOutput::text(args["new"].as_str().unwrap_or("missing").to_string()))
+    })
+    .schema(json!({"type": "object", "required": ["new"], "properties": {"new": {"type": "string"}}}));
+    legacy.prepare = Some(|args: Value| json!({"new": args["old"].clone()}));
+    let agent = agent_with(&faux, vec![legacy.arc()]);
+    agent.prompt("go").await.unwrap();
+    assert_eq!(results_seen(&faux), vec![("c1".into(), "v".into(), false)]);
+}
+
+#[tokio::test]
+async fn tool_errors_and_panics_are_results_the_model_sees() {
+    let faux = Faux::new();
+    faux.push_tools(&[("c1", "fail", json!({})), ("c2", "boom", json!({}))]);
+    faux.push_text("done");
+    let fail = TestTool::new("fail", |_, _, _| async { Err(ToolError::new("disk on fire")) }).arc();
+    let boom = TestTool::new("boom", |args, _, _| async move {
+        if args.is_object() {
+            panic!("kaboom");
+        }
+        Ok(ToolOutput::default())
+    })
+    .arc();
+    let agent = agent_with(&faux, vec![fail, boom]);
+    let rec = Recorder::attach(&agent);
+    agent.prompt("go").await.unwrap();
+    let results = results_seen(&faux);
+    assert_eq!(results[0], ("c1".into(), "disk on fire".into(), true));
+    assert!(results[1].1.contains("kaboom"), "{:?}", results[1]);
+    assert!(results[1].2);
+    // Error results carry empty details, as pi's do.
+    let end = rec
+        .events()
+        .into_iter()
+        .find(|e| matches!(e, AgentEvent::ToolExecutionEnd { .. }))
+        .unwrap();
+    assert_eq!(
+        end.to_json(),
+        r#"{"type":"tool_execution_end","toolCallId":"c1","toolName":"fail","result":{"content":[{"type":"text","text":"disk on fire"}],"details":{}},"isError":true}"#
+    );
+}
+
+#[tokio::test]
+async fn progress_updates_arrive_before_the_end() {
+    let faux = Faux::new();
+    faux.push_tools(&[("c1", "progress", json!({}))]);
+    faux.push_text("done");
+    let progress = TestTool::new("progress", |_, _, update| async move {
+        update(ToolOutput::default());
+        tokio::task::yield_now().await;
+        update(ToolOutput::text("half"));
+        update(ToolOutput::text("half and more"));
+        Ok(ToolOutput::text("all"))
+    })
+    .arc();
+    let agent = agent_with(&faux, vec![progress]);
+    let rec = Recorder::attach(&agent);
+    agent.prompt("go").await.unwrap();
+    let lines = rec.outline();
+    let start = lines.iter().position(|l| l == "tool_start c1").unwrap();
+    assert_eq!(
+        lines[start..start + 5],
+        [
+            "tool_start c1",
+            "tool_update c1",
+            "tool_update c1",
+            "tool_update c1",
+            "tool_end c1"
+        ]
+    );
+    let update = rec
+        .events()
+        .into_iter()
+        .find(|e| matches!(e, AgentEvent::ToolExecutionUpdate { .. }))
+        .unwrap();
+    assert_eq!(
+        update.to_json(),
+        r#"{"type":"tool_execution_update","toolCallId":"c1","toolName":"progress","args":{},"partialResult":{"content":[]}}"#
+    );
+}
+
+fn terminating(name: &str, terminate: bool) -> Arc<dyn pi_agent::AgentTool> {
+    TestTool::new(name, move |_, _, _| async move {
+        Ok(ToolOutput {
+            content: vec![Content::text("t")],
+            details: None,
+            terminate,
+        })
+    })
+    .arc()
+}
+
+#[tokio::test]
+async fn a_batch_ends_the_run_only_if_every_result_terminates() {
+    let faux = Faux::new();
+    faux.push_tools(&[("c1", "stop", json!({})), ("c2", "stop", json!({}))]);
+    let agent = agent_with(&faux, vec![terminating("stop", true), terminating("go", false)]);
+    let rec = Recorder::attach(&agent);
+    agent.prompt("x").await.unwrap();
+    assert_eq!(faux.calls().len(), 1);
+    assert_eq!(
+        rec.outline().last().map(String::as_str),
+        Some("agent_end [user,assistant,toolResult,toolResult]")
+    );
+
+    // One result that does not terminate keeps the run going.
+    let faux = Faux::new();
+    faux.push_tools(&[("c1", "stop", json!({})), ("c2", "go", json!({}))]);
+    faux.push_text("more");
+    let agent = agent_with(&faux, vec![terminating("stop", true), terminating("go", false)]);
+    agent.prompt("x").await.unwrap();
+    assert_eq!(faux.calls().len(), 2);
+}
