@@ -79,6 +79,7 @@ pub(crate) struct Inner {
     pub(crate) compacting: std::sync::atomic::AtomicBool,
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
+    extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
 }
 
 /// A running session. Cloning gives another handle to the same session.
@@ -140,6 +141,7 @@ impl AgentSession {
             compaction_cancel: Mutex::new(None),
             compacting: Default::default(),
             overflow_recovery_attempted: Default::default(),
+            extensions: Mutex::new(Arc::new(super::extensions::NoExtensions)),
         });
         inner.agent.subscribe(Arc::new(Bridge(Arc::downgrade(&inner))));
         AgentSession { inner }
@@ -312,6 +314,21 @@ impl AgentSession {
         images: Vec<ImageContent>,
         behavior: Option<super::queue::StreamingBehavior>,
     ) -> Result<(), PromptError> {
+        let extensions = lock(&self.inner.extensions).clone();
+        // 1. A command registered by an extension runs instead of a prompt.
+        if let Some(rest) = text.strip_prefix('/') {
+            let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            if let Some(outcome) = extensions.run_command(name, args.trim()).await {
+                return outcome.map_err(PromptError);
+            }
+        }
+        // 2. The input hook may rewrite or swallow the text.
+        let text = match extensions.on_input(text).await {
+            super::extensions::InputAction::Continue => text.to_string(),
+            super::extensions::InputAction::Transform(t) => t,
+            super::extensions::InputAction::Handled => return Ok(()),
+        };
+        let text = text.as_str();
         let expanded = self.expand_input(text)?;
         if self.is_streaming() {
             return match behavior {
@@ -325,10 +342,17 @@ impl AgentSession {
         self.flush_pending_bash();
         self.check_model()?;
         self.compact_if_needed(false).await;
-        let message = user_message(expanded, images);
+        let before = extensions
+            .before_agent_start(&expanded, &self.inner.agent.system_prompt())
+            .await;
+        if let Some(prompt) = before.system_prompt {
+            self.inner.agent.set_system_prompt(prompt);
+        }
+        let mut messages = vec![user_message(expanded, images)];
+        messages.extend(before.messages);
         self.inner
             .agent
-            .prompt_messages(vec![message])
+            .prompt_messages(messages)
             .await
             .map_err(|e| PromptError(e.to_string()))?;
         self.retry_until_settled().await;
@@ -505,6 +529,11 @@ impl AgentSession {
 
     pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
         &self.inner.registry
+    }
+
+    /// Install the extension host's hooks.
+    pub fn set_extensions(&self, extensions: Arc<dyn super::extensions::SessionExtensions>) {
+        *lock(&self.inner.extensions) = extensions;
     }
 
     /// Skills, prompt templates and context files of this session.

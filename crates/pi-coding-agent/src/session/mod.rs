@@ -3,14 +3,19 @@
 pub mod agent_session;
 pub mod compaction_ops;
 pub mod events;
+pub mod extensions;
 pub mod hooks;
 pub mod messages;
 pub mod models;
 pub mod queue;
 pub mod retry;
 pub mod stats;
+pub mod tree_ops;
 pub mod user_bash;
 
 pub use agent_session::{AgentSession, AgentSessionParts, PromptError, SessionListener};
 pub use events::{CompactionReason, SessionEvent};
 pub use queue::{QueuedTexts, StreamingBehavior};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,51 @@
+//! The points where an extension host joins the prompt pipeline. The session calls these in
+//! pi's order; [`NoExtensions`] (the default) changes nothing.
+
+use async_trait::async_trait;
+use pi_agent::AgentMessage;
+
+/// What the input hook decided about a prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputAction {
+    /// Go on with the text as typed.
+    Continue,
+    /// Go on with this text instead.
+    Transform(String),
+    /// The extension dealt with it; nothing is sent.
+    Handled,
+}
+
+/// Additions to a run, from `before_agent_start`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BeforeAgentStart {
+    /// Custom messages appended after the user message.
+    pub messages: Vec<AgentMessage>,
+    /// The system prompt for this run (`None`: the session's).
+    pub system_prompt: Option<String>,
+}
+
+/// Hooks of the prompt pipeline (pi's extension events that shape a prompt).
+#[async_trait]
+pub trait SessionExtensions: Send + Sync {
+    /// A `/name args` command registered by an extension: `Some` when it ran (with its error,
+    /// if any), `None` when no extension owns the name.
+    async fn run_command(&self, _name: &str, _args: &str) -> Option<Result<(), String>> {
+        None
+    }
+
+    /// The `input` event, before skill and template expansion.
+    async fn on_input(&self, _text: &str) -> InputAction {
+        InputAction::Continue
+    }
+
+    /// The `before_agent_start` event, after the user message is built.
+    async fn before_agent_start(&self, _prompt: &str, _system_prompt: &str) -> BeforeAgentStart {
+        BeforeAgentStart::default()
+    }
+}
+
+/// No extensions loaded.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoExtensions;
+
+impl SessionExtensions for NoExtensions {}

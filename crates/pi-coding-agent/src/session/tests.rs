@@ -1,0 +1,167 @@
+//! AgentSession against the faux provider: persistence, retries, queues and extension hooks.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use pi_agent::{Agent, AgentOptions};
+use pi_ai::faux::{faux_error, faux_reply, faux_text, FauxOptions, FauxProvider, FauxStep};
+use pi_ai::StopReason;
+use serde_json::json;
+
+use super::extensions::{InputAction, SessionExtensions};
+use super::hooks::SessionHooks;
+use super::{AgentSession, AgentSessionParts, SessionEvent, SessionListener};
+use crate::config::auth::AuthStorage;
+use crate::config::paths::DocsPaths;
+use crate::config::settings::SettingsManager;
+use crate::config::ModelRegistry;
+
+/// Every event as its JSON `type`.
+#[derive(Default)]
+struct Types(Mutex<Vec<String>>);
+
+#[async_trait]
+impl SessionListener for Types {
+    async fn on_event(&self, event: &SessionEvent<'_>) {
+        let json: serde_json::Value = serde_json::from_str(&event.to_json()).unwrap_or_default();
+        self.0
+            .lock()
+            .unwrap()
+            .push(json["type"].as_str().unwrap_or_default().to_string());
+    }
+}
+
+fn session_with(faux: &FauxProvider, settings: serde_json::Value) -> (AgentSession, Arc<Types>) {
+    let model = faux.model().clone();
+    let auth = AuthStorage::in_memory(Default::default(), |_| Some("key".to_string()));
+    let registry = Arc::new(Mutex::new(ModelRegistry::new(vec![model.clone()], auth, None)));
+    let agent = Agent::new(AgentOptions {
+        model: model.clone(),
+        stream_fn: faux.stream_fn(),
+        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
+        ..Default::default()
+    });
+    let session = AgentSession::new(AgentSessionParts {
+        cwd: std::env::temp_dir(),
+        agent,
+        store: pi_session::SessionManager::in_memory("/tmp"),
+        registry,
+        settings: Arc::new(Mutex::new(SettingsManager::in_memory(settings))),
+        resources: Default::default(),
+        docs: DocsPaths::under(std::path::Path::new("/docs")),
+        model: Some(model),
+    });
+    let types = Arc::new(Types::default());
+    session.subscribe(types.clone());
+    (session, types)
+}
+
+#[tokio::test]
+async fn prompts_are_persisted_and_answered() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    faux.set_responses(vec![FauxStep::Reply(Box::new(faux_reply(
+        vec![faux_text("hi there")],
+        StopReason::Stop,
+    )))]);
+    let (session, _) = session_with(&faux, json!({}));
+    session.prompt("hello", vec![]).await.expect("prompt");
+    assert_eq!(session.last_assistant_text().as_deref(), Some("hi there"));
+    let kinds: Vec<String> =
+        session.with_store(|s| s.get_entries().iter().map(|e| e.kind.type_name().to_string()).collect());
+    assert_eq!(kinds, vec!["message", "message"]);
+}
+
+#[tokio::test]
+async fn transient_errors_are_retried_with_events() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    faux.set_responses(vec![
+        FauxStep::Reply(Box::new(faux_error(vec![], "503 service unavailable"))),
+        FauxStep::Reply(Box::new(faux_reply(vec![faux_text("recovered")], StopReason::Stop))),
+    ]);
+    let (session, types) = session_with(&faux, json!({"retry": {"baseDelayMs": 1}}));
+    session.prompt("hello", vec![]).await.expect("prompt");
+    assert_eq!(session.last_assistant_text().as_deref(), Some("recovered"));
+    let types = types.0.lock().unwrap().clone();
+    let retry: Vec<&String> = types.iter().filter(|t| t.starts_with("auto_retry")).collect();
+    assert_eq!(retry, ["auto_retry_start", "auto_retry_end"]);
+    // The failed reply left the context but stays in the file.
+    let in_context = session.messages().iter().filter(|m| m.as_assistant().is_some()).count();
+    assert_eq!(in_context, 1);
+    let stored = session.with_store(|s| s.get_entries().len());
+    assert_eq!(stored, 3);
+}
+
+#[tokio::test]
+async fn retries_give_up_after_the_configured_attempts() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    let steps = (0..3)
+        .map(|_| FauxStep::Reply(Box::new(faux_error(vec![], "500 boom"))))
+        .collect();
+    faux.set_responses(steps);
+    let (session, types) = session_with(&faux, json!({"retry": {"baseDelayMs": 1, "maxRetries": 2}}));
+    session.prompt("hello", vec![]).await.expect("prompt");
+    assert_eq!(faux.call_count(), 3);
+    let types = types.0.lock().unwrap().clone();
+    assert_eq!(types.iter().filter(|t| *t == "auto_retry_start").count(), 2);
+    assert_eq!(types.last().map(String::as_str), Some("auto_retry_end"));
+}
+
+#[tokio::test]
+async fn non_transient_errors_are_not_retried() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    faux.set_responses(vec![FauxStep::Reply(Box::new(faux_error(vec![], "400 bad request")))]);
+    let (session, types) = session_with(&faux, json!({"retry": {"baseDelayMs": 1}}));
+    session.prompt("hello", vec![]).await.expect("prompt");
+    assert_eq!(faux.call_count(), 1);
+    assert!(!types.0.lock().unwrap().iter().any(|t| t.starts_with("auto_retry")));
+}
+
+struct Rewrite;
+
+#[async_trait]
+impl SessionExtensions for Rewrite {
+    async fn run_command(&self, name: &str, _args: &str) -> Option<Result<(), String>> {
+        (name == "mine").then_some(Ok(()))
+    }
+
+    async fn on_input(&self, text: &str) -> InputAction {
+        match text {
+            "skip" => InputAction::Handled,
+            other => InputAction::Transform(format!("{other}!")),
+        }
+    }
+}
+
+#[tokio::test]
+async fn extension_hooks_shape_the_prompt() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    faux.set_responses(vec![FauxStep::Reply(Box::new(faux_reply(
+        vec![faux_text("ok")],
+        StopReason::Stop,
+    )))]);
+    let (session, _) = session_with(&faux, json!({}));
+    session.set_extensions(Arc::new(Rewrite));
+    session.prompt("/mine arg", vec![]).await.expect("command");
+    session.prompt("skip", vec![]).await.expect("handled");
+    assert_eq!(faux.call_count(), 0);
+    session.prompt("hello", vec![]).await.expect("prompt");
+    let first_user = session
+        .messages()
+        .iter()
+        .find_map(|m| m.as_llm().filter(|m| m.role() == "user").cloned());
+    match first_user {
+        Some(pi_ai::Message::User(u)) => assert_eq!(u.content.text(), "hello!"),
+        other => panic!("expected a user message, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn prompting_without_credentials_fails_with_pis_text() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    let (session, _) = session_with(&faux, json!({}));
+    let model = faux.model().clone();
+    let auth = AuthStorage::in_memory(Default::default(), |_| None);
+    *session.registry().lock().unwrap() = ModelRegistry::new(vec![model], auth, None);
+    let err = session.prompt("hello", vec![]).await.expect_err("no key");
+    assert!(err.0.starts_with("No API key found for faux."), "{}", err.0);
+}

@@ -1,0 +1,134 @@
+//! Moving around the session tree (`/tree`): pick another entry as the leaf, optionally
+//! leaving a summary of the branch being left behind.
+
+use pi_agent::AgentMessage;
+use pi_ai::Message;
+use pi_session::EntryKind;
+use tokio_util::sync::CancellationToken;
+
+use super::agent_session::{lock, AgentSession, PromptError};
+use crate::compaction::{
+    collect_entries_for_branch_summary, generate_branch_summary, BranchSummaryError, BranchSummaryOptions, SummaryModel,
+};
+
+/// How to navigate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NavigateOptions {
+    /// Summarise the branch being left.
+    pub summarize: bool,
+    pub custom_instructions: Option<String>,
+    /// The custom instructions replace the summary prompt instead of adding to it.
+    pub replace_instructions: bool,
+    /// A label for the new position (on the summary entry, else on the target).
+    pub label: Option<String>,
+}
+
+/// What the navigation did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NavigateOutcome {
+    /// Text to put back into the editor (when the target was a user or custom message).
+    pub editor_text: Option<String>,
+    /// The summary was aborted; nothing changed.
+    pub cancelled: bool,
+    pub summary_entry_id: Option<String>,
+}
+
+impl AgentSession {
+    /// Make `target_id` the current position. A user message target moves to its parent and
+    /// returns its text for editing, as pi does.
+    pub async fn navigate_tree(
+        &self,
+        target_id: &str,
+        options: NavigateOptions,
+        cancel: CancellationToken,
+    ) -> Result<NavigateOutcome, PromptError> {
+        let (old_leaf, new_leaf, editor_text, branch) = self.with_store(|s| {
+            let old_leaf = s.get_leaf_id().map(str::to_string);
+            let entry = s
+                .get_entry(target_id)
+                .ok_or_else(|| PromptError(format!("Entry {target_id} not found")))?;
+            let (new_leaf, text) = match &entry.kind {
+                EntryKind::Message { .. } => match entry.message().map(super::messages::from_stored) {
+                    Some(AgentMessage::Llm(Message::User(u))) => (entry.parent_id.clone(), Some(u.content.text())),
+                    _ => (Some(entry.id.clone()), None),
+                },
+                EntryKind::CustomMessage { content, .. } => (entry.parent_id.clone(), Some(content.text())),
+                _ => (Some(entry.id.clone()), None),
+            };
+            let branch = options
+                .summarize
+                .then(|| collect_entries_for_branch_summary(s, old_leaf.as_deref(), target_id));
+            Ok::<_, PromptError>((old_leaf, new_leaf, text, branch))
+        })?;
+        if old_leaf.as_deref() == Some(target_id) {
+            return Ok(NavigateOutcome::default());
+        }
+        let mut summary = None;
+        if let Some(branch) = branch.filter(|b| !b.entries.is_empty()) {
+            let Some(model) = self.model() else {
+                return Err(PromptError("No model available for summarization".to_string()));
+            };
+            let api_key = lock(self.registry()).api_key_for_provider(&model.provider);
+            let stream_fn: pi_ai::StreamFn = std::sync::Arc::new(pi_ai::stream_simple);
+            let llm = SummaryModel {
+                stream_fn: &stream_fn,
+                model: &model,
+                api_key,
+                headers: Vec::new(),
+            };
+            let reserve_tokens = lock(self.settings()).branch_summary().reserve_tokens;
+            let summary_options = BranchSummaryOptions {
+                custom_instructions: options.custom_instructions.clone(),
+                replace_instructions: options.replace_instructions,
+                reserve_tokens,
+            };
+            match generate_branch_summary(&branch.entries, &llm, &summary_options, &cancel).await {
+                Ok(s) => summary = Some(s),
+                Err(BranchSummaryError::Aborted) => {
+                    return Ok(NavigateOutcome {
+                        cancelled: true,
+                        ..Default::default()
+                    })
+                }
+                Err(BranchSummaryError::Failed(e)) => return Err(PromptError(e)),
+            }
+        }
+        let summary_entry_id = self.with_store(|s| -> Result<Option<String>, PromptError> {
+            let err = |e: pi_session::SessionError| PromptError(e.to_string());
+            match &summary {
+                Some(sum) => {
+                    let id = s
+                        .append_branch_summary(
+                            new_leaf.as_deref(),
+                            &sum.summary,
+                            Some(sum.details_value()),
+                            Some(false),
+                        )
+                        .map_err(err)?;
+                    if let Some(label) = &options.label {
+                        s.append_label(&id, Some(label)).map_err(err)?;
+                    }
+                    Ok(Some(id))
+                }
+                None => {
+                    match &new_leaf {
+                        Some(id) => s.branch(id).map_err(err)?,
+                        None => s.reset_leaf(),
+                    }
+                    if let Some(label) = &options.label {
+                        s.append_label(target_id, Some(label)).map_err(err)?;
+                    }
+                    Ok(None)
+                }
+            }
+        })?;
+        let context = self.with_store(|s| s.build_context());
+        self.agent()
+            .replace_messages(context.messages.iter().map(super::messages::from_stored).collect());
+        Ok(NavigateOutcome {
+            editor_text,
+            cancelled: false,
+            summary_entry_id,
+        })
+    }
+}
