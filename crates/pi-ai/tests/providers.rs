@@ -1,5 +1,6 @@
 //! The OpenAI-style providers against a scripted local server: streaming, retries, failures,
 //! cancellation, and request bodies compared with those the TypeScript pi sent.
+#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
 
 mod server;
 

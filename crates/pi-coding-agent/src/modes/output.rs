@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::thread::JoinHandle;
 
 /// How many lines may wait for the writer thread.
-const QUEUE_DEPTH: usize = 256;
+const QUEUE_DEPTH: usize = 16;
 
 /// Lines to stdout, in order. Shared by reference; [`StdoutLines::finish`] closes it.
 pub struct StdoutLines {
