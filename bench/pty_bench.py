@@ -46,8 +46,7 @@ class Term:
             finally:
                 os._exit(127)
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
-        self.buf = b""
-        self.exited = None
+        self.seen = b""
 
     def read(self, timeout):
         """Read what is there within `timeout` seconds; b"" on timeout, None once the child is gone."""
@@ -60,6 +59,7 @@ class Term:
             return None
         if not data:
             return None
+        self.seen = (self.seen + data)[-4096:]
         for query, answer in ANSWERS:
             if query in data:
                 os.write(self.fd, answer)
@@ -102,8 +102,25 @@ class Term:
                 return True
         return True
 
+    def last_words(self):
+        """The last visible line the program wrote, to say why it stopped."""
+        lines = [l.strip() for l in ANSI.sub(b"", self.seen).decode("utf-8", "replace").splitlines() if l.strip()]
+        return lines[-1][:100] if lines else ""
+
+    def peak_rss_kb(self):
+        """VmHWM of the running program: unlike wait4's ru_maxrss it does not count the forked
+        Python before exec."""
+        try:
+            for line in open(f"/proc/{self.pid}/status"):
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+        except OSError:
+            pass
+        return None
+
     def close(self):
         """Stop the child; returns its peak RSS in KiB."""
+        hwm = self.peak_rss_kb()
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
                 os.kill(self.pid, sig)
@@ -119,10 +136,10 @@ class Term:
                 pid, status, usage = os.wait4(self.pid, os.WNOHANG)
                 if pid:
                     os.close(self.fd)
-                    return usage.ru_maxrss
+                    return hwm or usage.ru_maxrss
         _, _, usage = os.wait4(self.pid, 0)
         os.close(self.fd)
-        return usage.ru_maxrss
+        return hwm or usage.ru_maxrss
 
 
 def first_frame(runs, cmd, timeout):
@@ -131,9 +148,15 @@ def first_frame(runs, cmd, timeout):
         t0 = time.monotonic()
         term = Term(cmd)
         t = term.wait_frame(t0 + timeout)
+        # An interactive program is still running after its first frame; one that printed a
+        # message and exited has no interactive mode.
+        alive = t is not None and term.settle(0.2, 0.5)
+        words = term.last_words()
         rss = max(rss, term.close())
         if t is None:
-            return {"available": False, "reason": f"no frame within {timeout:.0f} s (or the program exited)", "ms": [], "rss_kb": rss}
+            return {"available": False, "reason": f"no frame within {timeout:.0f} s ({words})", "ms": [], "rss_kb": rss}
+        if not alive:
+            return {"available": False, "reason": f"exited after its first output ({words})", "ms": [], "rss_kb": rss}
         times.append((t - t0) * 1000)
     return {"available": True, "reason": "", "ms": times, "rss_kb": rss}
 
@@ -143,11 +166,13 @@ def keystroke(keys, cmd, timeout):
     term = Term(cmd)
     t = term.wait_frame(t0 + timeout)
     if t is None:
+        words = term.last_words()
         rss = term.close()
-        return {"available": False, "reason": f"no frame within {timeout:.0f} s (or the program exited)", "ms": [], "rss_kb": rss}
+        return {"available": False, "reason": f"no frame within {timeout:.0f} s ({words})", "ms": [], "rss_kb": rss}
     startup = (t - t0) * 1000
     if not term.settle(0.5, timeout):
-        return {"available": False, "reason": "the program exited after its first frame", "ms": [], "rss_kb": term.close()}
+        words = term.last_words()
+        return {"available": False, "reason": f"exited after its first output ({words})", "ms": [], "rss_kb": term.close()}
     times = []
     letters = b"abcdefghijklmnopqrstuvwxyz"
     typed = b""

@@ -112,7 +112,7 @@ class Side:
             self.available = data["available"] and bool(data["ms"])
             self.reason = data.get("reason") or "no result"
             self.times = data["ms"]
-            self.rss = data.get("rss_kb", 0) / 1024 or None
+            self.rss = (data.get("rss_kb", 0) / 1024 or None) if self.available else None
             return
         status = meta.get(f"{side}_status")
         if status is None:
