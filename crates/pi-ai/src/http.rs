@@ -31,6 +31,7 @@ pub fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
         reqwest::Client::builder()
+            .user_agent(concat!("pi/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(30))
             .tcp_nodelay(true)
             .build()
@@ -149,7 +150,14 @@ fn http_date_delay(value: &str) -> Option<Duration> {
     let month = MONTHS.iter().position(|m| *m == parts[2])? as i64 + 1;
     let year: i64 = parts[3].parse().ok()?;
     let hms: Vec<i64> = parts[4].split(':').filter_map(|p| p.parse().ok()).collect();
-    if hms.len() != 3 {
+    // Out-of-range fields are not a date (and would overflow the arithmetic below).
+    if hms.len() != 3
+        || !(1970..=9999).contains(&year)
+        || !(1..=31).contains(&day)
+        || !(0..24).contains(&hms[0])
+        || !(0..60).contains(&hms[1])
+        || !(0..=60).contains(&hms[2])
+    {
         return None;
     }
     // Days from civil date (proleptic Gregorian), as in Howard Hinnant's algorithm.
@@ -390,6 +398,12 @@ mod tests {
         let mut past = HeaderMap::new();
         past.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
         assert_eq!(server_retry_delay(&past), Some(Duration::ZERO));
+        let mut huge = HeaderMap::new();
+        huge.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 99 Oct 99999999999 07:28:00 GMT"),
+        );
+        assert_eq!(server_retry_delay(&huge), None);
         let mut junk = HeaderMap::new();
         junk.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(server_retry_delay(&junk), None);

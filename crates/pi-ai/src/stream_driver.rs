@@ -53,6 +53,8 @@ pub struct Emitter {
     /// Raw argument JSON of tool calls still streaming, by content index.
     pending_args: Vec<(usize, String)>,
     started: bool,
+    /// Close every block with its `*_end` event before an abort's `error` event.
+    end_blocks_on_abort: bool,
 }
 
 type Sent = Result<(), ProviderError>;
@@ -64,7 +66,28 @@ impl Emitter {
             output: AssistantMessage::empty_for(model),
             pending_args: Vec::new(),
             started: false,
+            end_blocks_on_abort: false,
         }
+    }
+
+    /// Ask for every content block to be closed (`text_end`, `thinking_end`, `toolcall_end`)
+    /// before the `error` event of an abort, for APIs whose blocks stay open until the stream
+    /// ends (the TypeScript pi's Chat Completions provider behaves so).
+    pub fn set_end_blocks_on_abort(&mut self, yes: bool) {
+        self.end_blocks_on_abort = yes;
+    }
+
+    /// Send the `*_end` event of every block, in content order.
+    pub async fn end_all_blocks(&mut self) -> Sent {
+        for index in 0..self.output.content.len() {
+            match self.output.content[index] {
+                Content::Text(_) => self.text_end(index).await?,
+                Content::Thinking(_) => self.thinking_end(index).await?,
+                Content::ToolCall(_) => self.tool_call_end(index).await?,
+                Content::Image(_) => {}
+            }
+        }
+        Ok(())
     }
 
     async fn send(&mut self, event: AssistantMessageEvent) -> Sent {
@@ -276,6 +299,13 @@ impl Emitter {
 
     /// End the stream with an `error` event that keeps the partial content and usage.
     async fn finish_err(mut self, reason: StopReason, text: String) {
+        if reason == StopReason::Aborted
+            && self.started
+            && self.end_blocks_on_abort
+            && self.end_all_blocks().await.is_err()
+        {
+            return;
+        }
         self.settle_args(None);
         let mut message = std::mem::take(&mut self.output);
         message.stop_reason = reason;
@@ -287,6 +317,21 @@ impl Emitter {
     }
 }
 
+/// The error texts of a cancelled call, which SDKs word differently before and after the
+/// response started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AbortMessages {
+    pub before_start: &'static str,
+    pub after_start: &'static str,
+}
+
+/// The OpenAI SDK's wording: `Request was aborted.` while connecting or waiting to retry,
+/// `Request was aborted` once streaming.
+pub const OPENAI_ABORT_MESSAGES: AbortMessages = AbortMessages {
+    before_start: "Request was aborted.",
+    after_start: ABORT_MESSAGE,
+};
+
 /// Run `body` on the tokio runtime and return its event stream. Cancelling `cancel` stops the
 /// body wherever it is (connecting, waiting to retry, reading) and ends the stream with an
 /// `aborted` error carrying `abort_message`.
@@ -294,6 +339,23 @@ pub fn spawn_provider<F>(
     model: &Model,
     cancel: CancellationToken,
     abort_message: &'static str,
+    body: F,
+) -> AssistantStream
+where
+    F: for<'a> FnOnce(&'a mut Emitter) -> BoxFuture<'a, Result<(), ProviderError>> + Send + 'static,
+{
+    let messages = AbortMessages {
+        before_start: abort_message,
+        after_start: abort_message,
+    };
+    spawn_provider_with(model, cancel, messages, body)
+}
+
+/// [`spawn_provider`] with different abort texts before and after `start`.
+pub fn spawn_provider_with<F>(
+    model: &Model,
+    cancel: CancellationToken,
+    abort: AbortMessages,
     body: F,
 ) -> AssistantStream
 where
@@ -320,7 +382,14 @@ where
         };
         match result {
             Ok(()) => emitter.finish_ok().await,
-            Err(ProviderError::Aborted) => emitter.finish_err(StopReason::Aborted, abort_message.to_string()).await,
+            Err(ProviderError::Aborted) => {
+                let text = if emitter.is_started() {
+                    abort.after_start
+                } else {
+                    abort.before_start
+                };
+                emitter.finish_err(StopReason::Aborted, text.to_string()).await
+            }
             Err(ProviderError::Message(m)) => emitter.finish_err(StopReason::Error, m).await,
             Err(ProviderError::ConsumerGone) => {}
         }

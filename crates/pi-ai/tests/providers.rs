@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use pi_ai::{
     stream_simple, AssistantMessage, AssistantMessageEvent, AssistantStream, Content, Context, InputKind, Message,
-    Model, ModelCost, StopReason, StreamOptions, ThinkingLevel, Tool,
+    Model, ModelCost, PartialMessage, StopReason, StreamOptions, ThinkingLevel, Tool,
 };
 use serde_json::{json, Value};
 use server::{closed_port_url, Ending, Reply, Server};
@@ -65,6 +65,15 @@ async fn collect(mut stream: AssistantStream) -> (Vec<AssistantMessageEvent>, As
         other => panic!("stream ended without a terminal event: {other:?}"),
     };
     (events, last)
+}
+
+/// The content a consumer rebuilds from the events alone (what JSON mode and the TUI see).
+fn rebuilt_content(events: &[AssistantMessageEvent]) -> Vec<Content> {
+    let mut partial = PartialMessage::new();
+    for e in events.iter().filter(|e| !e.is_terminal()) {
+        partial.apply(e);
+    }
+    partial.into_message().content
 }
 
 fn names(events: &[AssistantMessageEvent]) -> Vec<&'static str> {
@@ -378,6 +387,7 @@ async fn thinking_streams_into_a_thinking_block() {
         );
         assert_eq!(msg.text(), "42.");
         assert!(names(&events).contains(&"thinking_delta"));
+        assert_eq!(rebuilt_content(&events), msg.content, "{}", d.api);
         let body = &server.requests()[0].body;
         if d.api == "openai-completions" {
             assert_eq!(body["reasoning_effort"], "high");
@@ -425,6 +435,7 @@ async fn parallel_tool_calls_with_partial_arguments() {
         assert_eq!(n.iter().filter(|e| **e == "toolcall_start").count(), 2);
         assert_eq!(n.iter().filter(|e| **e == "toolcall_end").count(), 2);
         assert!(n.iter().filter(|e| **e == "toolcall_delta").count() >= 4);
+        assert_eq!(rebuilt_content(&events), msg.content, "{}", d.api);
         // The deltas of each call rebuild its raw arguments.
         for (i, expected) in [(0usize, "{\"path\":\"a.txt\"}"), (1, "{\"command\":\"ls -la\"}")] {
             let index = msg
@@ -466,6 +477,39 @@ async fn http_400_is_not_retried_and_keeps_the_provider_message() {
         assert_eq!(msg.stop_reason, StopReason::Error);
         assert_eq!(msg.error_message.as_deref(), Some("400 Invalid model: nope"));
         assert_eq!(server.requests().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn error_bodies_that_are_not_json_or_empty() {
+    for d in DIALECTS {
+        let server = Server::start(vec![
+            Reply::status(404, "Not Found").with_header("x-note", "plain"),
+            Reply::status(400, ""),
+        ])
+        .await;
+        let m = model(d.api, &server.base_url);
+        let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(msg.error_message.as_deref(), Some("404 Not Found"), "{}", d.api);
+        let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(
+            msg.error_message.as_deref(),
+            Some("400 status code (no body)"),
+            "{}",
+            d.api
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_stream_that_just_ends_is_a_normal_stop() {
+    for d in DIALECTS {
+        let server = Server::start(vec![Reply::sse((d.text_prefix)(&["Part"]))]).await;
+        let m = model(d.api, &server.base_url);
+        let (events, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(msg.stop_reason, StopReason::Stop, "{}", d.api);
+        assert_eq!(msg.text(), "Part");
+        assert_eq!(names(&events).last(), Some(&"done"));
     }
 }
 
@@ -609,8 +653,13 @@ async fn abort_mid_stream_keeps_partial_content() {
         let cancel = opts.cancel.clone();
         let mut stream = stream_simple(&m, &context(), opts);
         let mut seen = String::new();
+        let mut kinds = Vec::new();
         let final_message = loop {
-            match stream.next_event().await {
+            let event = stream.next_event().await;
+            if let Some(e) = &event {
+                kinds.push(e.type_name());
+            }
+            match event {
                 Some(AssistantMessageEvent::TextDelta { delta, .. }) => {
                     seen.push_str(&delta);
                     if seen == "Half way" {
@@ -628,6 +677,10 @@ async fn abort_mid_stream_keeps_partial_content() {
         assert_eq!(final_message.stop_reason, StopReason::Aborted);
         assert_eq!(final_message.error_message.as_deref(), Some("Request was aborted"));
         assert_eq!(final_message.text(), "Half way");
+        // Chat Completions closes its open blocks before reporting the abort, as pi does;
+        // Responses blocks close only when the server says so.
+        let closed = kinds.contains(&"text_end");
+        assert_eq!(closed, d.api == "openai-completions", "{}: {kinds:?}", d.api);
     }
 }
 
@@ -649,6 +702,8 @@ async fn abort_during_retry_wait_stops_at_once() {
         .await
         .expect("abort must not wait for the retry delay");
     assert_eq!(msg.stop_reason, StopReason::Aborted);
+    // Before the response started the SDK's wording has a full stop.
+    assert_eq!(msg.error_message.as_deref(), Some("Request was aborted."));
 }
 
 #[tokio::test]
@@ -901,4 +956,111 @@ async fn golden_responses_thinking_replay() {
         responses_tools,
     )
     .await;
+}
+
+/// Request bodies the TypeScript pi built (captured through its `onPayload` hook) for
+/// hand-written contexts: cross-provider hand-off, images, failed turns, compat switches,
+/// thinking maps and cache retention.
+#[test]
+fn request_bodies_match_the_reference_for_edge_cases() {
+    let path = format!("{}/tests/golden/request-bodies.json", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json");
+    assert!(cases.len() > 20);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        let model: Model = serde_json::from_value(case["model"].clone()).expect("model");
+        let context: Context = serde_json::from_value(case["context"].clone()).expect("context");
+        let o = &case["options"];
+        let options = StreamOptions {
+            api_key: Some("k".into()),
+            reasoning: o["reasoning"].as_str().and_then(ThinkingLevel::parse),
+            session_id: o["sessionId"].as_str().map(String::from),
+            cache_retention: o["cacheRetention"]
+                .as_str()
+                .and_then(pi_ai::CacheRetention::parse)
+                .unwrap_or_default(),
+            temperature: o["temperature"].as_f64(),
+            max_tokens: o["maxTokens"].as_u64(),
+            ..Default::default()
+        };
+        let body = match model.api.as_str() {
+            "openai-completions" => pi_ai::providers::openai_completions::request_body(&model, &context, &options),
+            _ => pi_ai::providers::openai_responses::request_body(&model, &context, &options),
+        };
+        let ours = serde_json::to_string(&body).expect("json");
+        let theirs = serde_json::to_string(&case["body"]).expect("json");
+        if ours != theirs {
+            failures.push(format!("{name}\n  ours:   {ours}\n  theirs: {theirs}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} differ:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// Replies the TypeScript pi parsed (from `stream-replies.json`): the same server events must
+/// give the same event sequence (type, content index, delta) and the same final message.
+#[tokio::test]
+async fn stream_parsing_matches_the_reference() {
+    let path = format!("{}/tests/golden/stream-replies.json", env!("CARGO_MANIFEST_DIR"));
+    let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json");
+    assert!(cases.len() > 20);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        let chunks: Vec<String> = case["sse"]
+            .as_array()
+            .expect("sse")
+            .iter()
+            .map(|c| c.as_str().unwrap_or_default().to_string())
+            .collect();
+        let server = Server::start(vec![Reply::sse(chunks)]).await;
+        let mut model: Model = serde_json::from_value(case["model"].clone()).expect("model");
+        model.base_url = server.base_url.clone();
+        let ctx = Context {
+            system_prompt: None,
+            messages: vec![Message::user_text("hi")],
+            tools: vec![],
+        };
+        let (events, msg) = collect(stream_simple(&model, &ctx, options())).await;
+        let ours_events: Vec<Value> = events
+            .iter()
+            .map(|e| {
+                let wire = e.to_wire(&AssistantMessage::default());
+                let mut p = json!({"type": wire["type"]});
+                for key in ["contentIndex", "delta"] {
+                    if let Some(v) = wire.get(key) {
+                        p[key] = v.clone();
+                    }
+                }
+                p
+            })
+            .collect();
+        let mut ours_msg = serde_json::to_value(Message::Assistant(msg)).expect("json");
+        ours_msg.as_object_mut().expect("object").shift_remove("timestamp");
+        let theirs_events = case["events"].as_array().cloned().unwrap_or_default();
+        if ours_events != theirs_events {
+            failures.push(format!(
+                "{name}: events\n  ours:   {}\n  theirs: {}",
+                Value::Array(ours_events),
+                Value::Array(theirs_events)
+            ));
+        }
+        let ours = serde_json::to_string(&ours_msg).expect("json");
+        let theirs = serde_json::to_string(&case["message"]).expect("json");
+        if ours != theirs {
+            failures.push(format!("{name}: message\n  ours:   {ours}\n  theirs: {theirs}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

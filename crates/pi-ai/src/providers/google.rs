@@ -77,7 +77,7 @@ enum Family {
 
 fn is_valid_signature(sig: &str) -> bool {
     !sig.is_empty()
-        && sig.len() % 4 == 0
+        && sig.len().is_multiple_of(4)
         && sig.trim_end_matches('=').len() + 2 >= sig.len()
         && sig
             .trim_end_matches('=')

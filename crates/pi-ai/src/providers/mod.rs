@@ -60,3 +60,13 @@ pub(crate) fn apply_payload_hook(options: &StreamOptions, model: &Model, body: V
         None => body,
     }
 }
+
+/// A number as JavaScript writes it in JSON: integral values without a fraction (`1`, not `1.0`).
+pub(crate) fn js_number(value: f64) -> Value {
+    if value.is_finite() && value.fract() == 0.0 && value.abs() < 9.007_199_254_740_992e15 {
+        #[allow(clippy::cast_possible_truncation)]
+        Value::from(value as i64)
+    } else {
+        serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
+    }
+}

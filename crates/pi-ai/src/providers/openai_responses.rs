@@ -12,7 +12,7 @@ use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::openai_completions::max_tokens;
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
 use crate::sse::SseStream;
-use crate::stream_driver::{spawn_provider, Emitter, ProviderError, ABORT_MESSAGE};
+use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::transform::{sanitize_surrogates, short_hash, transform_messages};
 use crate::types::{AssistantMessage, Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
@@ -23,15 +23,20 @@ const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"]
 /// Stream a response. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let retention = cache_retention(&options);
-    let body = build_body(model, context, &options, retention);
-    let body = apply_payload_hook(&options, model, body);
+    let body = request_body(model, context, &options);
     let headers = build_headers(model, &options, &api_key, retention);
     let url = join_url(&model.base_url, "responses");
     let policy = RetryPolicy::from_options(&options);
     let owned_model = model.clone();
-    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |em| {
+    spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
         Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
     })
+}
+
+/// The body `stream` sends for these arguments (after the `on_payload` hook).
+pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let body = build_body(model, context, options, cache_retention(options));
+    apply_payload_hook(options, model, body)
 }
 
 /// Request headers: bearer auth, the model's headers, the session id, then the caller's.
@@ -79,7 +84,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, ret
         body.insert("max_output_tokens".into(), json!(max));
     }
     if let Some(t) = options.temperature {
-        body.insert("temperature".into(), json!(t));
+        body.insert("temperature".into(), crate::providers::js_number(t));
     }
     if !context.tools.is_empty() {
         body.insert("tools".into(), Value::Array(convert_tools(&context.tools)));
@@ -355,10 +360,9 @@ async fn run(
         }
         let data: Value =
             serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?;
+        // The SDK treats any event carrying an `error` member as a failure, whatever its type.
         if let Some(error) = data.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
-            if data.get("type").and_then(Value::as_str) != Some("error") {
-                return Err(crate::providers::openai_completions::stream_error_message(error).into());
-            }
+            return Err(crate::providers::openai_completions::stream_error_message(error).into());
         }
         let kind = data.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {

@@ -1,8 +1,10 @@
 //! The command line: argument parsing, help text and mode selection.
 
 pub mod args;
+pub mod file_args;
 pub mod help;
 pub mod initial_message;
+pub mod list_models;
 
 pub use args::{parse_args, Args, Diagnostic, Mode, Severity};
 

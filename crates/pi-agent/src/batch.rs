@@ -1,0 +1,406 @@
+//! One batch of tool calls: lookup, argument preparation and validation, the before/after hooks,
+//! execution with progress updates, and the result messages, sequential or concurrent.
+//!
+//! Parallel batches: every call is prepared in source order first (`tool_execution_start`; a call
+//! that cannot run ends at once), then the prepared calls run together within the loop's future;
+//! each one's `tool_execution_end` comes as it finishes, and the tool-result messages follow in
+//! source order once all are done. One sequential tool (or the global option) makes the whole
+//! batch run one call at a time.
+
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+
+use futures::stream::{FuturesUnordered, StreamExt};
+use futures::FutureExt;
+use pi_ai::{now_ms, AssistantMessage, Content, ToolCall, ToolResultMessage};
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent_loop::{within_grace, Emitter, LoopConfig, ABORT_GRACE};
+use crate::context::AgentContext;
+use crate::event::{lock, AgentEvent};
+use crate::hooks::ToolCallContext;
+use crate::tool::{AgentTool, ExecutionMode, ToolOutput, ToolUpdateFn};
+use crate::validation::validate_tool_arguments;
+
+/// Text of a tool call cut off by an abort.
+pub const OPERATION_ABORTED: &str = "Operation aborted";
+
+/// How the calls of one assistant message run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolExecution {
+    /// Together (pi's default), unless a called tool asks for sequential execution.
+    #[default]
+    Parallel,
+    /// One after another, always.
+    Sequential,
+}
+
+/// The result messages of a batch and whether it ends the run.
+pub(crate) struct BatchOutcome {
+    pub messages: Vec<ToolResultMessage>,
+    /// Every result asked to terminate.
+    pub terminate: bool,
+}
+
+struct Finalized {
+    tool_call: ToolCall,
+    result: ToolOutput,
+    is_error: bool,
+}
+
+enum Preparation {
+    /// The call does not run; this is its error result.
+    Immediate(ToolOutput),
+    Prepared {
+        tool: Arc<dyn AgentTool>,
+        args: Value,
+    },
+}
+
+/// pi's error result: one text block and empty details.
+pub(crate) fn error_output(message: impl Into<String>) -> ToolOutput {
+    ToolOutput {
+        content: vec![Content::text(message)],
+        details: Some(json!({})),
+        terminate: false,
+    }
+}
+
+pub(crate) async fn execute_tool_calls(
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    emitter: &Emitter<'_>,
+    cancel: &CancellationToken,
+) -> BatchOutcome {
+    let calls: Vec<&ToolCall> = assistant.tool_calls().collect();
+    let any_sequential = calls.iter().any(|c| {
+        context
+            .tool(&c.name)
+            .is_some_and(|t| t.execution_mode() == ExecutionMode::Sequential)
+    });
+    let done = if config.tool_execution == ToolExecution::Sequential || any_sequential {
+        run_sequential(&calls, context, assistant, config, emitter, cancel).await
+    } else {
+        run_parallel(&calls, context, assistant, config, emitter, cancel).await
+    };
+    let terminate = !done.is_empty() && done.iter().all(|(terminate, _)| *terminate);
+    BatchOutcome {
+        messages: done.into_iter().map(|(_, message)| message).collect(),
+        terminate,
+    }
+}
+
+async fn run_sequential(
+    calls: &[&ToolCall],
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    emitter: &Emitter<'_>,
+    cancel: &CancellationToken,
+) -> Vec<(bool, ToolResultMessage)> {
+    let mut done = Vec::with_capacity(calls.len());
+    for call in calls {
+        emit_start(call, emitter).await;
+        let finalized = match prepare(call, context, assistant, config, cancel).await {
+            Preparation::Immediate(result) => Finalized {
+                tool_call: (*call).clone(),
+                result,
+                is_error: true,
+            },
+            Preparation::Prepared { tool, args } => {
+                let (result, is_error) = execute(&tool, call, args.clone(), emitter, cancel).await;
+                finalize(call, &args, result, is_error, context, assistant, config, cancel).await
+            }
+        };
+        emit_end(&finalized, emitter).await;
+        let terminate = finalized.result.terminate;
+        done.push((terminate, emit_result_message(finalized, emitter).await));
+    }
+    done
+}
+
+async fn run_parallel(
+    calls: &[&ToolCall],
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    emitter: &Emitter<'_>,
+    cancel: &CancellationToken,
+) -> Vec<(bool, ToolResultMessage)> {
+    let mut slots: Vec<Option<Finalized>> = calls.iter().map(|_| None).collect();
+    let mut prepared = Vec::new();
+    for (index, call) in calls.iter().enumerate() {
+        emit_start(call, emitter).await;
+        match prepare(call, context, assistant, config, cancel).await {
+            Preparation::Immediate(result) => {
+                let finalized = Finalized {
+                    tool_call: (*call).clone(),
+                    result,
+                    is_error: true,
+                };
+                emit_end(&finalized, emitter).await;
+                slots[index] = Some(finalized);
+            }
+            Preparation::Prepared { tool, args } => prepared.push((index, *call, tool, args)),
+        }
+    }
+
+    let mut running: FuturesUnordered<_> = prepared
+        .into_iter()
+        .map(|(index, call, tool, args)| async move {
+            let (result, is_error) = execute(&tool, call, args.clone(), emitter, cancel).await;
+            let finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
+            emit_end(&finalized, emitter).await;
+            (index, finalized)
+        })
+        .collect();
+    while let Some((index, finalized)) = running.next().await {
+        slots[index] = Some(finalized);
+    }
+
+    let mut done = Vec::with_capacity(slots.len());
+    for finalized in slots.into_iter().flatten() {
+        let terminate = finalized.result.terminate;
+        done.push((terminate, emit_result_message(finalized, emitter).await));
+    }
+    done
+}
+
+async fn prepare(
+    call: &ToolCall,
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    cancel: &CancellationToken,
+) -> Preparation {
+    let Some(tool) = context.tool(&call.name) else {
+        return Preparation::Immediate(error_output(format!("Tool {} not found", call.name)));
+    };
+    let prepared_args = tool.prepare_arguments(call.arguments.clone());
+    let args = match validate_tool_arguments(&call.name, &tool.parameters(), &prepared_args) {
+        Ok(args) => args,
+        Err(message) => return Preparation::Immediate(error_output(message)),
+    };
+    let view = ToolCallContext {
+        assistant_message: assistant,
+        tool_call: call,
+        args: &args,
+        context,
+    };
+    let mut deadline = None;
+    let before = within_grace(config.hooks.before_tool_call(view, cancel), cancel, &mut deadline).await;
+    match before {
+        None => Preparation::Immediate(error_output(OPERATION_ABORTED)),
+        Some(Err(e)) => Preparation::Immediate(error_output(e.0)),
+        Some(Ok(Some(b))) if b.block => Preparation::Immediate(error_output(
+            b.reason.unwrap_or_else(|| "Tool execution was blocked".to_string()),
+        )),
+        Some(Ok(Some(b))) => Preparation::Prepared {
+            tool: tool.clone(),
+            args: b.args.unwrap_or(args),
+        },
+        Some(Ok(None)) => Preparation::Prepared {
+            tool: tool.clone(),
+            args,
+        },
+    }
+}
+
+/// Progress reports waiting to become `tool_execution_update` events. Bounded: when a tool
+/// reports faster than events are consumed, the newest report replaces the last waiting one
+/// (reports are cumulative, so nothing the consumer needs is lost).
+#[derive(Default)]
+struct UpdateQueue {
+    items: Mutex<VecDeque<ToolOutput>>,
+    notify: Notify,
+}
+
+const UPDATE_QUEUE_DEPTH: usize = 16;
+
+impl UpdateQueue {
+    fn push(&self, update: ToolOutput) {
+        {
+            let mut items = lock(&self.items);
+            if items.len() >= UPDATE_QUEUE_DEPTH {
+                items.pop_back();
+            }
+            items.push_back(update);
+        }
+        self.notify.notify_one();
+    }
+
+    fn pop(&self) -> Option<ToolOutput> {
+        lock(&self.items).pop_front()
+    }
+}
+
+async fn flush_updates(queue: &UpdateQueue, call: &ToolCall, emitter: &Emitter<'_>) {
+    while let Some(partial_result) = queue.pop() {
+        emitter
+            .emit(AgentEvent::ToolExecutionUpdate {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                args: call.arguments.clone(),
+                partial_result,
+            })
+            .await;
+    }
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+/// Run the tool, turning its progress into events. Failures (errors, panics, an abort the tool
+/// ignores) become error results.
+async fn execute(
+    tool: &Arc<dyn AgentTool>,
+    call: &ToolCall,
+    args: Value,
+    emitter: &Emitter<'_>,
+    cancel: &CancellationToken,
+) -> (ToolOutput, bool) {
+    let queue = Arc::new(UpdateQueue::default());
+    let reporter = queue.clone();
+    let on_update: ToolUpdateFn = Arc::new(move |update| reporter.push(update));
+    let run = AssertUnwindSafe(tool.execute(&call.id, args, cancel.child_token(), on_update)).catch_unwind();
+    tokio::pin!(run);
+
+    let mut deadline: Option<Instant> = None;
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            out = &mut run => break Some(out),
+            _ = queue.notify.notified() => flush_updates(&queue, call, emitter).await,
+            _ = cancel.cancelled(), if deadline.is_none() => deadline = Some(Instant::now() + ABORT_GRACE),
+            _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => break None,
+        }
+    };
+    flush_updates(&queue, call, emitter).await;
+
+    match outcome {
+        Some(Ok(Ok(output))) => (output, false),
+        Some(Ok(Err(error))) => {
+            let mut output = error_output(error.message);
+            if error.details.is_some() {
+                output.details = error.details;
+            }
+            (output, true)
+        }
+        Some(Err(panic)) => (
+            error_output(format!("Tool {} failed: {}", call.name, panic_text(panic.as_ref()))),
+            true,
+        ),
+        None => (error_output(OPERATION_ABORTED), true),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn finalize(
+    call: &ToolCall,
+    args: &Value,
+    mut result: ToolOutput,
+    mut is_error: bool,
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    cancel: &CancellationToken,
+) -> Finalized {
+    let view = ToolCallContext {
+        assistant_message: assistant,
+        tool_call: call,
+        args,
+        context,
+    };
+    let mut deadline = None;
+    let after = within_grace(
+        config.hooks.after_tool_call(view, &result, is_error, cancel),
+        cancel,
+        &mut deadline,
+    )
+    .await;
+    match after {
+        Some(Ok(Some(change))) => {
+            if let Some(content) = change.content {
+                result.content = content;
+            }
+            if let Some(details) = change.details {
+                result.details = Some(details);
+            }
+            if let Some(terminate) = change.terminate {
+                result.terminate = terminate;
+            }
+            if let Some(flag) = change.is_error {
+                is_error = flag;
+            }
+        }
+        Some(Ok(None)) => {}
+        Some(Err(e)) => {
+            result = error_output(e.0);
+            is_error = true;
+        }
+        None => {
+            result = error_output(OPERATION_ABORTED);
+            is_error = true;
+        }
+    }
+    Finalized {
+        tool_call: call.clone(),
+        result,
+        is_error,
+    }
+}
+
+async fn emit_start(call: &ToolCall, emitter: &Emitter<'_>) {
+    emitter
+        .emit(AgentEvent::ToolExecutionStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+        })
+        .await;
+}
+
+async fn emit_end(finalized: &Finalized, emitter: &Emitter<'_>) {
+    emitter
+        .emit(AgentEvent::ToolExecutionEnd {
+            tool_call_id: finalized.tool_call.id.clone(),
+            tool_name: finalized.tool_call.name.clone(),
+            result: finalized.result.clone(),
+            is_error: finalized.is_error,
+        })
+        .await;
+}
+
+/// Report the call's result message and return it.
+async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> ToolResultMessage {
+    let message = ToolResultMessage {
+        tool_call_id: finalized.tool_call.id,
+        tool_name: finalized.tool_call.name,
+        content: finalized.result.content,
+        details: finalized.result.details,
+        is_error: finalized.is_error,
+        timestamp: now_ms(),
+        extra: Default::default(),
+    };
+    emitter
+        .emit(AgentEvent::MessageStart {
+            message: message.clone().into(),
+        })
+        .await;
+    emitter
+        .emit(AgentEvent::MessageEnd {
+            message: message.clone().into(),
+        })
+        .await;
+    message
+}

@@ -1,0 +1,432 @@
+//! Agent events: what a run reports, in pi's order, and their JSON-mode line shape.
+//!
+//! Streaming updates do not copy the partial assistant message into every event (that would cost
+//! as much as the message so far, per chunk). A `message_update` carries the provider event and a
+//! [`StreamingMessage`] handle to the loop's accumulator. The loop waits for every listener
+//! before it applies the next stream event, so while an event is being delivered the handle shows
+//! the message exactly as of that event. A listener that keeps an event past its delivery, or
+//! forwards it through a channel, calls [`AgentEvent::detach`] first.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use pi_ai::{AssistantMessage, AssistantMessageEvent, Content, PartialMessage, ToolResultMessage};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::message::{assistant_json, AgentMessage};
+use crate::tool::ToolOutput;
+
+/// The assistant message being streamed, as of the event that carries it.
+#[derive(Debug, Clone)]
+pub struct StreamingMessage {
+    inner: StreamingInner,
+}
+
+#[derive(Debug, Clone)]
+enum StreamingInner {
+    /// Shared with the loop's accumulator: exact while the event is being delivered.
+    Live(Arc<Mutex<PartialMessage>>),
+    /// A copy taken by [`AgentEvent::detach`].
+    Frozen(Arc<AssistantMessage>),
+}
+
+impl StreamingMessage {
+    pub(crate) fn live(partial: Arc<Mutex<PartialMessage>>) -> Self {
+        StreamingMessage {
+            inner: StreamingInner::Live(partial),
+        }
+    }
+
+    /// Run `f` on the message (tool-call arguments still streaming are parsed as far as they go).
+    pub fn with<R>(&self, f: impl FnOnce(&AssistantMessage) -> R) -> R {
+        match &self.inner {
+            StreamingInner::Live(p) => f(lock(p).snapshot()),
+            StreamingInner::Frozen(m) => f(m),
+        }
+    }
+
+    /// A copy of the message.
+    pub fn snapshot(&self) -> AssistantMessage {
+        self.with(AssistantMessage::clone)
+    }
+
+    /// The message as pi's JSON (`{"role":"assistant",...}`).
+    pub fn to_json(&self) -> String {
+        self.with(assistant_json)
+    }
+
+    fn freeze(&self) -> Self {
+        match &self.inner {
+            StreamingInner::Live(_) => StreamingMessage {
+                inner: StreamingInner::Frozen(Arc::new(self.snapshot())),
+            },
+            StreamingInner::Frozen(_) => self.clone(),
+        }
+    }
+}
+
+/// A poisoned lock only means a panic elsewhere mid-update; the accumulator is still usable.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Everything a run reports. See the crate docs for the order.
+#[derive(Debug, Clone)]
+pub enum AgentEvent {
+    AgentStart,
+    /// Every message this run added (prompts, injected messages, replies, tool results).
+    AgentEnd {
+        messages: Vec<AgentMessage>,
+    },
+    TurnStart,
+    TurnEnd {
+        message: AssistantMessage,
+        tool_results: Vec<ToolResultMessage>,
+    },
+    MessageStart {
+        message: AgentMessage,
+    },
+    /// One step of the assistant's stream (never `start`, `done` or `error`: those become
+    /// `message_start` and `message_end`).
+    MessageUpdate {
+        assistant_message_event: AssistantMessageEvent,
+        message: StreamingMessage,
+    },
+    MessageEnd {
+        message: AgentMessage,
+    },
+    ToolExecutionStart {
+        tool_call_id: String,
+        tool_name: String,
+        args: Value,
+    },
+    /// `partial_result` is what the tool reported so far (accumulated, not a delta).
+    ToolExecutionUpdate {
+        tool_call_id: String,
+        tool_name: String,
+        args: Value,
+        partial_result: ToolOutput,
+    },
+    ToolExecutionEnd {
+        tool_call_id: String,
+        tool_name: String,
+        result: ToolOutput,
+        is_error: bool,
+    },
+}
+
+impl AgentEvent {
+    /// pi's wire name.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            AgentEvent::AgentStart => "agent_start",
+            AgentEvent::AgentEnd { .. } => "agent_end",
+            AgentEvent::TurnStart => "turn_start",
+            AgentEvent::TurnEnd { .. } => "turn_end",
+            AgentEvent::MessageStart { .. } => "message_start",
+            AgentEvent::MessageUpdate { .. } => "message_update",
+            AgentEvent::MessageEnd { .. } => "message_end",
+            AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
+            AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
+            AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+        }
+    }
+
+    /// The same event with its streaming message copied, safe to keep or send elsewhere.
+    pub fn detach(&self) -> AgentEvent {
+        match self {
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                message,
+            } => AgentEvent::MessageUpdate {
+                assistant_message_event: assistant_message_event.clone(),
+                message: message.freeze(),
+            },
+            other => other.clone(),
+        }
+    }
+
+    /// The event as one JSON line of pi's JSON mode (no trailing newline), field order included.
+    pub fn to_json(&self) -> String {
+        let t = self.type_name();
+        let out = match self {
+            AgentEvent::AgentStart | AgentEvent::TurnStart => serde_json::to_string(&Bare { ty: t }),
+            AgentEvent::AgentEnd { messages } => serde_json::to_string(&AgentEndWire { ty: t, messages }),
+            AgentEvent::TurnEnd { message, tool_results } => {
+                let message = assistant_json(message);
+                let results = serde_json::to_string(tool_results).unwrap_or_else(|_| "[]".to_string());
+                return format!("{{\"type\":\"turn_end\",\"message\":{message},\"toolResults\":{results}}}");
+            }
+            AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
+                serde_json::to_string(&MessageWire { ty: t, message })
+            }
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                message,
+            } => {
+                let partial = message.to_json();
+                let inner = assistant_event_json(assistant_message_event, &partial);
+                return format!(
+                    "{{\"type\":\"message_update\",\"assistantMessageEvent\":{inner},\"message\":{partial}}}"
+                );
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => serde_json::to_string(&ToolStartWire {
+                ty: t,
+                tool_call_id,
+                tool_name,
+                args,
+            }),
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                args,
+                partial_result,
+            } => serde_json::to_string(&ToolUpdateWire {
+                ty: t,
+                tool_call_id,
+                tool_name,
+                args,
+                partial_result: ToolOutputWire::from(partial_result),
+            }),
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                result,
+                is_error,
+            } => serde_json::to_string(&ToolEndWire {
+                ty: t,
+                tool_call_id,
+                tool_name,
+                result: ToolOutputWire::from(result),
+                is_error: *is_error,
+            }),
+        };
+        // Serializing plain data into a string cannot fail; keep a valid line regardless.
+        out.unwrap_or_else(|_| format!("{{\"type\":\"{t}\"}}"))
+    }
+}
+
+#[derive(Serialize)]
+struct Bare {
+    #[serde(rename = "type")]
+    ty: &'static str,
+}
+
+#[derive(Serialize)]
+struct AgentEndWire<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    messages: &'a [AgentMessage],
+}
+
+#[derive(Serialize)]
+struct MessageWire<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    message: &'a AgentMessage,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolStartWire<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    tool_call_id: &'a str,
+    tool_name: &'a str,
+    args: &'a Value,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolUpdateWire<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    tool_call_id: &'a str,
+    tool_name: &'a str,
+    args: &'a Value,
+    partial_result: ToolOutputWire<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolEndWire<'a> {
+    #[serde(rename = "type")]
+    ty: &'static str,
+    tool_call_id: &'a str,
+    tool_name: &'a str,
+    result: ToolOutputWire<'a>,
+    is_error: bool,
+}
+
+/// A tool result as pi writes it: `{content, details?, terminate?}`.
+#[derive(Serialize)]
+pub struct ToolOutputWire<'a> {
+    content: &'a [Content],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    terminate: bool,
+}
+
+impl<'a> From<&'a ToolOutput> for ToolOutputWire<'a> {
+    fn from(o: &'a ToolOutput) -> Self {
+        ToolOutputWire {
+            content: &o.content,
+            details: o.details.as_ref(),
+            terminate: o.terminate,
+        }
+    }
+}
+
+/// `{"type":..., <fields>, "partial": <partial>}` for one stream event, with `partial` given
+/// already serialized so one snapshot serves both places it appears.
+fn assistant_event_json(event: &AssistantMessageEvent, partial: &str) -> String {
+    use AssistantMessageEvent as E;
+    let t = event.type_name();
+    let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".to_string());
+    match event {
+        E::Start { .. } => format!("{{\"type\":\"{t}\",\"partial\":{partial}}}"),
+        E::TextStart { content_index }
+        | E::ThinkingStart { content_index }
+        | E::ToolCallStart { content_index, .. } => {
+            format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"partial\":{partial}}}")
+        }
+        E::TextDelta { content_index, delta }
+        | E::ThinkingDelta { content_index, delta }
+        | E::ToolCallDelta { content_index, delta } => format!(
+            "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"delta\":{},\"partial\":{partial}}}",
+            s(delta)
+        ),
+        E::TextEnd { content_index, content } => format!(
+            "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
+            s(&content.text)
+        ),
+        E::ThinkingEnd { content_index, content } => format!(
+            "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
+            s(&content.thinking)
+        ),
+        E::ToolCallEnd {
+            content_index,
+            tool_call,
+        } => {
+            let call =
+                serde_json::to_string(&Content::ToolCall(tool_call.clone())).unwrap_or_else(|_| "{}".to_string());
+            format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"toolCall\":{call},\"partial\":{partial}}}")
+        }
+        E::Done { reason, message } => format!(
+            "{{\"type\":\"{t}\",\"reason\":\"{}\",\"message\":{}}}",
+            reason.as_str(),
+            assistant_json(message)
+        ),
+        E::Error { reason, error } => format!(
+            "{{\"type\":\"{t}\",\"reason\":\"{}\",\"error\":{}}}",
+            reason.as_str(),
+            assistant_json(error)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_ai::{StopReason, TextContent};
+
+    fn partial_with_text(text: &str) -> Arc<Mutex<PartialMessage>> {
+        let mut p = PartialMessage::new();
+        p.apply(&AssistantMessageEvent::Start {
+            partial: AssistantMessage {
+                api: "a".into(),
+                provider: "p".into(),
+                model: "m".into(),
+                ..Default::default()
+            },
+        });
+        p.apply(&AssistantMessageEvent::TextStart { content_index: 0 });
+        p.apply(&AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: text.into(),
+        });
+        Arc::new(Mutex::new(p))
+    }
+
+    #[test]
+    fn message_update_line_has_pi_shape() {
+        let shared = partial_with_text("hi");
+        let ev = AgentEvent::MessageUpdate {
+            assistant_message_event: AssistantMessageEvent::TextDelta {
+                content_index: 0,
+                delta: "hi".into(),
+            },
+            message: StreamingMessage::live(shared),
+        };
+        let line = ev.to_json();
+        let v: Value = serde_json::from_str(&line).expect("valid json");
+        let keys: Vec<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
+        assert_eq!(keys, ["type", "assistantMessageEvent", "message"]);
+        let inner: Vec<&str> = v["assistantMessageEvent"]
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(inner, ["type", "contentIndex", "delta", "partial"]);
+        assert_eq!(v["message"]["role"], "assistant");
+        assert_eq!(v["assistantMessageEvent"]["partial"], v["message"]);
+        assert_eq!(v["message"]["content"][0]["text"], "hi");
+    }
+
+    #[test]
+    fn detach_freezes_the_partial() {
+        let shared = partial_with_text("a");
+        let ev = AgentEvent::MessageUpdate {
+            assistant_message_event: AssistantMessageEvent::TextStart { content_index: 0 },
+            message: StreamingMessage::live(shared.clone()),
+        };
+        let kept = ev.detach();
+        lock(&shared).apply(&AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "b".into(),
+        });
+        let AgentEvent::MessageUpdate { message, .. } = kept else {
+            panic!("expected update")
+        };
+        assert_eq!(message.snapshot().text(), "a");
+    }
+
+    #[test]
+    fn tool_end_omits_missing_details() {
+        let ev = AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c".into(),
+            tool_name: "read".into(),
+            result: ToolOutput::text("x"),
+            is_error: false,
+        };
+        assert_eq!(
+            ev.to_json(),
+            r#"{"type":"tool_execution_end","toolCallId":"c","toolName":"read","result":{"content":[{"type":"text","text":"x"}]},"isError":false}"#
+        );
+    }
+
+    #[test]
+    fn end_events_serialize_done_and_text_end() {
+        let msg = AssistantMessage {
+            content: vec![Content::Text(TextContent {
+                text: "x".into(),
+                ..Default::default()
+            })],
+            stop_reason: StopReason::Stop,
+            ..Default::default()
+        };
+        let ev = AgentEvent::TurnEnd {
+            message: msg,
+            tool_results: vec![],
+        };
+        let v: Value = serde_json::from_str(&ev.to_json()).expect("json");
+        assert_eq!(v["message"]["role"], "assistant");
+        assert_eq!(v["toolResults"], serde_json::json!([]));
+    }
+}

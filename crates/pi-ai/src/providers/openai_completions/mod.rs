@@ -1,0 +1,325 @@
+//! The `openai-completions` API: OpenAI Chat Completions and the many servers that copy it.
+//!
+//! Differences between those servers are described by `model.compat` (see [`Compat`]); fields
+//! left out are detected from the provider name and base URL.
+
+mod compat;
+mod request;
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+pub use compat::Compat;
+pub use request::{build_body, build_headers, convert_messages, convert_tools, max_tokens};
+
+use crate::events::AssistantStream;
+use crate::http::{self, ErrorBodyStyle, RetryPolicy};
+use crate::options::StreamOptions;
+use crate::providers::{apply_payload_hook, cache_retention, join_url};
+use crate::sse::SseStream;
+use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
+use crate::types::{Context, Model, StopReason, Usage};
+
+/// Stream a chat completion. `api_key` must already be resolved.
+pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
+    let compat = Compat::for_model(model);
+    let retention = cache_retention(&options);
+    let body = request_body(model, context, &options);
+    let headers = build_headers(model, &options, &compat, &api_key, retention);
+    let url = join_url(&model.base_url, "chat/completions");
+    let policy = RetryPolicy::from_options(&options);
+    let owned_model = model.clone();
+    spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
+        Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
+    })
+}
+
+/// The body `stream` sends for these arguments (after the `on_payload` hook).
+pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+    let compat = Compat::for_model(model);
+    let body = build_body(model, context, options, &compat, cache_retention(options));
+    apply_payload_hook(options, model, body)
+}
+
+/// Map a `finish_reason` to a stop reason and, for failures, an error text.
+pub fn map_finish_reason(reason: &str) -> (StopReason, Option<String>) {
+    match reason {
+        "stop" | "end" => (StopReason::Stop, None),
+        "length" => (StopReason::Length, None),
+        "function_call" | "tool_calls" => (StopReason::ToolUse, None),
+        other => (StopReason::Error, Some(format!("Provider finish_reason: {other}"))),
+    }
+}
+
+/// Usage from a chunk: `input` excludes cached tokens; `output` includes reasoning.
+pub fn parse_usage(raw: &Value, model: &Model) -> Usage {
+    let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
+    let prompt = n(raw.get("prompt_tokens"));
+    let details = raw.get("prompt_tokens_details");
+    let reported_cached = details
+        .and_then(|d| d.get("cached_tokens"))
+        .filter(|v| !v.is_null())
+        .or_else(|| raw.get("prompt_cache_hit_tokens"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let cache_write = n(details.and_then(|d| d.get("cache_write_tokens")));
+    let cache_read = if cache_write > 0 {
+        reported_cached.saturating_sub(cache_write)
+    } else {
+        reported_cached
+    };
+    let input = prompt.saturating_sub(cache_read).saturating_sub(cache_write);
+    let output = n(raw.get("completion_tokens"));
+    let mut usage = Usage {
+        input,
+        output,
+        cache_read,
+        cache_write,
+        total_tokens: input + output + cache_read + cache_write,
+        ..Default::default()
+    };
+    crate::cost::calculate_cost(model, &mut usage);
+    usage
+}
+
+/// The text of an error object inside a stream, as the OpenAI SDK words it.
+pub(crate) fn stream_error_message(error: &Value) -> String {
+    match error.get("message") {
+        Some(Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(m) if !m.is_null() && m != &json!("") => m.to_string(),
+        _ => error.to_string(),
+    }
+}
+
+/// A tool call being streamed: where it sits and how the server identifies it.
+struct StreamingCall {
+    content_index: usize,
+    stream_index: Option<u64>,
+}
+
+async fn run(
+    em: &mut Emitter,
+    model: &Model,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+    policy: RetryPolicy,
+) -> Result<(), ProviderError> {
+    let header_map = http::header_map(&headers)?;
+    let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+    let response = http::post_json(&url, header_map, body.into(), policy)
+        .await
+        .map_err(|e| e.message(ErrorBodyStyle::ErrorField))?;
+    em.start().await?;
+    em.set_end_blocks_on_abort(true);
+
+    let mut sse = SseStream::new(response.bytes_stream());
+    let mut text_index: Option<usize> = None;
+    let mut thinking_index: Option<usize> = None;
+    let mut calls: Vec<StreamingCall> = Vec::new();
+    let mut calls_by_id: HashMap<String, usize> = HashMap::new();
+
+    loop {
+        let event = match sse.next_event().await {
+            Ok(Some(e)) => e,
+            Ok(None) => break,
+            Err(crate::sse::SseError::Transport(_)) => return Err("terminated".into()),
+            Err(e) => return Err(e.to_string().into()),
+        };
+        if event.data.starts_with("[DONE]") {
+            break;
+        }
+        let chunk: Value =
+            serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?;
+        if let Some(error) = chunk.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
+            return Err(stream_error_message(error).into());
+        }
+        if !chunk.is_object() {
+            continue;
+        }
+        if em.output.response_id.is_none() {
+            if let Some(id) = chunk.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                em.output.response_id = Some(id.to_string());
+            }
+        }
+        if let Some(m) = chunk.get("model").and_then(Value::as_str) {
+            if !m.is_empty() && m != model.id && em.output.response_model.is_none() {
+                em.output.response_model = Some(m.to_string());
+            }
+        }
+        let chunk_usage = chunk.get("usage").filter(|u| u.is_object());
+        if let Some(u) = chunk_usage {
+            em.output.usage = parse_usage(u, model);
+        }
+        let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
+            continue;
+        };
+        if chunk_usage.is_none() {
+            if let Some(u) = choice.get("usage").filter(|u| u.is_object()) {
+                em.output.usage = parse_usage(u, model);
+            }
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            let (stop, message) = map_finish_reason(reason);
+            em.output.stop_reason = stop;
+            if message.is_some() {
+                em.output.error_message = message;
+            }
+        }
+        let Some(delta) = choice.get("delta").filter(|d| d.is_object()) else {
+            continue;
+        };
+        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            let index = match text_index {
+                Some(i) => i,
+                None => {
+                    let i = em.text_start().await?;
+                    text_index = Some(i);
+                    i
+                }
+            };
+            em.text_delta(index, text).await?;
+        }
+        let reasoning = ["reasoning_content", "reasoning", "reasoning_text"]
+            .into_iter()
+            .find_map(|f| {
+                delta
+                    .get(f)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| (f, s))
+            });
+        if let Some((field, text)) = reasoning {
+            let index = match thinking_index {
+                Some(i) => i,
+                None => {
+                    let i = em.thinking_start(Some(field.to_string())).await?;
+                    thinking_index = Some(i);
+                    i
+                }
+            };
+            em.thinking_delta(index, text).await?;
+        }
+        if let Some(tool_calls) = delta.get("tool_calls").and_then(Value::as_array) {
+            for tc in tool_calls {
+                let stream_index = tc.get("index").and_then(Value::as_u64);
+                let id = tc.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
+                let function = tc.get("function");
+                let name = function
+                    .and_then(|f| f.get("name"))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty());
+                let existing = stream_index
+                    .and_then(|si| calls.iter().find(|c| c.stream_index == Some(si)))
+                    .map(|c| c.content_index)
+                    .or_else(|| id.and_then(|id| calls_by_id.get(id).copied()));
+                let index = match existing {
+                    Some(i) => i,
+                    None => {
+                        let i = em.tool_call_start(id.unwrap_or(""), name.unwrap_or("")).await?;
+                        calls.push(StreamingCall {
+                            content_index: i,
+                            stream_index,
+                        });
+                        i
+                    }
+                };
+                if let Some(call) = calls.iter_mut().find(|c| c.content_index == index) {
+                    if call.stream_index.is_none() {
+                        call.stream_index = stream_index;
+                    }
+                }
+                if let Some(id) = id {
+                    calls_by_id.insert(id.to_string(), index);
+                }
+                if let Some(block) = em.tool_call(index) {
+                    if block.id.is_empty() {
+                        if let Some(id) = id {
+                            block.id = id.to_string();
+                        }
+                    }
+                    if block.name.is_empty() {
+                        if let Some(name) = name {
+                            block.name = name.to_string();
+                        }
+                    }
+                }
+                let args = function
+                    .and_then(|f| f.get("arguments"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                em.tool_call_delta(index, args).await?;
+            }
+        }
+        if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
+            for detail in details {
+                if detail.get("type").and_then(Value::as_str) != Some("reasoning.encrypted") {
+                    continue;
+                }
+                let (Some(id), Some(_)) = (
+                    detail.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()),
+                    detail.get("data").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())),
+                ) else {
+                    continue;
+                };
+                let signature = detail.to_string();
+                for i in calls.iter().map(|c| c.content_index) {
+                    if let Some(block) = em.tool_call(i) {
+                        if block.id == id {
+                            block.thought_signature = Some(signature.clone());
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // Blocks close in content order once the stream is over, as in pi.
+    em.end_all_blocks().await
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::types::{InputKind, ModelCost};
+
+    pub(crate) fn model(provider: &str, base_url: &str, reasoning: bool) -> Model {
+        Model {
+            id: "mock-model".into(),
+            name: "mock".into(),
+            api: "openai-completions".into(),
+            provider: provider.into(),
+            base_url: base_url.into(),
+            reasoning,
+            input: vec![InputKind::Text],
+            cost: ModelCost::default(),
+            context_window: 128_000,
+            max_tokens: 16_384,
+            headers: None,
+            compat: None,
+            thinking_level_map: None,
+        }
+    }
+
+    #[test]
+    fn usage_excludes_cached_tokens() {
+        let m = model("p", "http://x/v1", false);
+        let u = parse_usage(
+            &json!({"prompt_tokens": 100, "completion_tokens": 7, "prompt_tokens_details": {"cached_tokens": 40}}),
+            &m,
+        );
+        assert_eq!((u.input, u.output, u.cache_read, u.total_tokens), (60, 7, 40, 107));
+    }
+
+    #[test]
+    fn finish_reasons() {
+        assert_eq!(map_finish_reason("tool_calls").0, StopReason::ToolUse);
+        assert_eq!(map_finish_reason("length").0, StopReason::Length);
+        assert_eq!(
+            map_finish_reason("content_filter"),
+            (StopReason::Error, Some("Provider finish_reason: content_filter".into()))
+        );
+    }
+}

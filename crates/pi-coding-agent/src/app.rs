@@ -1,0 +1,203 @@
+//! The `pi` command from start to exit code: pi 0.73's order of checks, then the chosen mode.
+
+use std::io::{IsTerminal, Read};
+use std::path::Path;
+
+use crate::cli::file_args::process_file_args;
+use crate::cli::initial_message::build_initial_prompts;
+use crate::cli::list_models::list_models_text;
+use crate::cli::{self, AppMode, Severity};
+use crate::config::paths::DocsPaths;
+use crate::modes::{self, PromptQueue};
+use crate::runtime::build_runtime;
+
+/// Where a non-interactive run's messages go: stdout carries only the real output there.
+struct Console {
+    interactive: bool,
+    color: bool,
+}
+
+impl Console {
+    fn info(&self, text: &str) {
+        if self.interactive {
+            println!("{text}");
+        } else {
+            eprintln!("{text}");
+        }
+    }
+
+    fn error(&self, text: &str) {
+        if self.color {
+            eprintln!("\x1b[31mError: {text}\x1b[39m");
+        } else {
+            eprintln!("Error: {text}");
+        }
+    }
+
+    fn warning(&self, text: &str) {
+        if self.color {
+            eprintln!("\x1b[33mWarning: {text}\x1b[39m");
+        } else {
+            eprintln!("Warning: {text}");
+        }
+    }
+}
+
+fn no_models_message() -> String {
+    let docs = DocsPaths::installed().docs;
+    format!(
+        "No models available. Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
+        docs.join("providers.md").display(),
+        docs.join("models.md").display()
+    )
+}
+
+/// Read piped stdin (trimmed); `None` when it is a terminal or empty.
+fn read_piped_stdin() -> Option<String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return None;
+    }
+    let mut text = String::new();
+    stdin.lock().read_to_string(&mut text).ok()?;
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+/// Run pi with `argv` (without the program name); returns the exit code.
+pub fn run(argv: &[String]) -> i32 {
+    let args = cli::parse_args(argv);
+    let stdin_is_terminal = std::io::stdin().is_terminal();
+    let mode = AppMode::resolve(&args, stdin_is_terminal);
+    let console = Console {
+        interactive: mode.is_interactive(),
+        color: std::io::stderr().is_terminal(),
+    };
+    if args.offline {
+        // Children (bash) see it too, as with pi.
+        std::env::set_var("PI_OFFLINE", "1");
+        std::env::set_var("PI_SKIP_VERSION_CHECK", "1");
+    }
+    std::env::set_var("PI_CODING_AGENT", "true");
+
+    for d in &args.diagnostics {
+        match d.severity {
+            Severity::Error => console.error(&d.message),
+            Severity::Warning => console.warning(&d.message),
+        }
+    }
+    if args.has_errors() {
+        return 1;
+    }
+    if args.version {
+        console.info(env!("CARGO_PKG_VERSION"));
+        return 0;
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        console.error("The current working directory is not accessible");
+        return 1;
+    };
+    if let Some(input) = &args.export {
+        let output = args.messages.first().map(Path::new);
+        return match crate::export::export_file(Path::new(input), output, &cwd) {
+            Ok(path) => {
+                console.info(&format!("Exported to: {}", path.display()));
+                0
+            }
+            Err(e) => {
+                console.error(&e.to_string());
+                1
+            }
+        };
+    }
+    if mode == AppMode::Rpc && !args.file_args.is_empty() {
+        console.error("@file arguments are not supported in RPC mode");
+        return 1;
+    }
+    if args.help {
+        console.info(cli::help::help_text().trim_end());
+        return 0;
+    }
+    if let Some(e) = args.unknown_flag_error() {
+        console.error(&e.message);
+        return 1;
+    }
+
+    let runtime = match build_runtime(&args, &cwd) {
+        Ok(r) => r,
+        Err(e) => {
+            console.error(&e.0);
+            return 1;
+        }
+    };
+    for w in &runtime.warnings {
+        console.warning(w);
+    }
+    if let Some(search) = &args.list_models {
+        let available = runtime
+            .session
+            .registry()
+            .lock()
+            .map(|r| r.available())
+            .unwrap_or_default();
+        if available.is_empty() {
+            console.info(&no_models_message());
+            return 0;
+        }
+        match list_models_text(&available, search.as_deref()) {
+            Ok(table) | Err(table) => console.info(&table),
+        }
+        return 0;
+    }
+
+    let stdin_text = if mode == AppMode::Rpc { None } else { read_piped_stdin() };
+    let auto_resize = runtime
+        .session
+        .settings()
+        .lock()
+        .map(|s| s.image_auto_resize())
+        .unwrap_or(true);
+    let files = match process_file_args(&args.file_args, runtime.session.cwd(), auto_resize) {
+        Ok(f) => f,
+        Err(e) => {
+            console.error(&e);
+            return 1;
+        }
+    };
+    let initial = build_initial_prompts(&args.messages, &files.text, files.images, stdin_text.as_deref());
+    if !mode.is_interactive() && runtime.session.model().is_none() {
+        console.error(&no_models_message());
+        return 1;
+    }
+    let prompts = PromptQueue {
+        first: initial.first.map(|t| (t, initial.images)),
+        rest: initial.rest,
+    };
+
+    let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    else {
+        console.error("Could not start the async runtime");
+        return 1;
+    };
+    let session = runtime.session;
+    let code = rt.block_on(async {
+        match mode {
+            AppMode::Json => modes::json::run(&session, prompts).await,
+            AppMode::Print => modes::print::run(&session, prompts).await,
+            AppMode::Rpc | AppMode::Interactive => {
+                console.error("This mode is not available in this build yet");
+                1
+            }
+        }
+    });
+    if let Some(e) = session.persist_error() {
+        console.warning(&format!("The session could not be saved: {e}"));
+    }
+    // Bash children started by tools must not outlive pi.
+    pi_tools::kill_running_process_groups();
+    rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    code
+}

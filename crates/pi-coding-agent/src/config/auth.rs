@@ -1,0 +1,685 @@
+//! `auth.json`: stored credentials per provider, and the order in which an API key is found.
+//!
+//! The file maps a provider id to `{"type":"api_key","key":…}` or
+//! `{"type":"oauth","refresh","access","expires",…}`. It is written with mode 0600 in a 0700
+//! folder, under a lock, by merging the one changed provider into the file's current
+//! content, so entries (and fields) this version does not know survive.
+//!
+//! Key order for a provider: the runtime `--api-key`, an auth.json `api_key` (resolved, see
+//! [`resolve_config_value`]), an auth.json OAuth token (refreshed under the lock when
+//! expired), the provider's environment variable, then the caller's fallback (models.json).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::locked_file::{self, LockOptions};
+
+/// Looks up an environment variable (injectable for tests).
+pub type EnvLookup = dyn Fn(&str) -> Option<String> + Send + Sync;
+/// Names the environment variables that hold a provider's key.
+pub type EnvKeyNames = dyn Fn(&str) -> Vec<String> + Send + Sync;
+
+/// A stored credential.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Credential {
+    /// `key` may be a literal, an environment variable name, or `!command`.
+    ApiKey { key: String, extra: Map<String, Value> },
+    /// An OAuth login; `expires` is milliseconds since the epoch. `extra` keeps the other
+    /// fields (e.g. account ids) exactly as stored.
+    OAuth {
+        refresh: String,
+        access: String,
+        expires: i64,
+        extra: Map<String, Value>,
+    },
+    /// An entry of a kind this version does not know; kept as it is.
+    Other(Value),
+}
+
+impl Credential {
+    pub fn from_value(v: &Value) -> Credential {
+        let Some(obj) = v.as_object() else {
+            return Credential::Other(v.clone());
+        };
+        let rest = |skip: &[&str]| -> Map<String, Value> {
+            obj.iter()
+                .filter(|(k, _)| !skip.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        };
+        match obj.get("type").and_then(Value::as_str) {
+            Some("api_key") => match obj.get("key").and_then(Value::as_str) {
+                Some(key) => Credential::ApiKey {
+                    key: key.to_string(),
+                    extra: rest(&["type", "key"]),
+                },
+                None => Credential::Other(v.clone()),
+            },
+            Some("oauth") => Credential::OAuth {
+                refresh: obj
+                    .get("refresh")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                access: obj
+                    .get("access")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                expires: obj
+                    .get("expires")
+                    .and_then(|e| e.as_i64().or_else(|| e.as_f64().map(|f| f as i64)))
+                    .unwrap_or(0),
+                extra: rest(&["type", "refresh", "access", "expires"]),
+            },
+            _ => Credential::Other(v.clone()),
+        }
+    }
+
+    /// The JSON shape pi writes (`type` first).
+    pub fn to_value(&self) -> Value {
+        let mut out = Map::new();
+        match self {
+            Credential::ApiKey { key, extra } => {
+                out.insert("type".into(), "api_key".into());
+                out.insert("key".into(), key.clone().into());
+                out.extend(extra.clone());
+            }
+            Credential::OAuth {
+                refresh,
+                access,
+                expires,
+                extra,
+            } => {
+                out.insert("type".into(), "oauth".into());
+                out.insert("refresh".into(), refresh.clone().into());
+                out.insert("access".into(), access.clone().into());
+                out.insert("expires".into(), (*expires).into());
+                out.extend(extra.clone());
+            }
+            Credential::Other(v) => return v.clone(),
+        }
+        Value::Object(out)
+    }
+
+    pub fn api_key(key: impl Into<String>) -> Credential {
+        Credential::ApiKey {
+            key: key.into(),
+            extra: Map::new(),
+        }
+    }
+}
+
+/// Errors of auth storage.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("Failed to parse auth.json: {0}")]
+    Parse(String),
+    #[error("{0}")]
+    Refresh(String),
+}
+
+/// Refreshes an expired OAuth credential (provided by the OAuth layer).
+pub trait OAuthRefresher: Send + Sync {
+    /// Whether `provider` is an OAuth provider this refresher knows.
+    fn knows(&self, provider: &str) -> bool;
+    /// A fresh credential for `provider` from the expired one.
+    fn refresh(&self, provider: &str, credential: &Credential) -> Result<Credential, String>;
+    /// The API key an OAuth credential yields (usually the access token).
+    fn api_key(&self, _provider: &str, credential: &Credential) -> Option<String> {
+        match credential {
+            Credential::OAuth { access, .. } => Some(access.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Where a provider's auth comes from (for status displays; never the secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthSource {
+    Stored,
+    Runtime,
+    Environment(String),
+    Fallback,
+}
+
+/// Credentials of one agent dir.
+pub struct AuthStorage {
+    path: Option<PathBuf>,
+    data: Map<String, Value>,
+    runtime: HashMap<String, String>,
+    load_error: Option<String>,
+    errors: Vec<String>,
+    env: Box<EnvLookup>,
+    env_key: Box<EnvLookup>,
+    env_key_names: Box<EnvKeyNames>,
+    fallback: Option<Box<EnvLookup>>,
+    refresher: Option<Box<dyn OAuthRefresher>>,
+    now_ms: Box<dyn Fn() -> i64 + Send + Sync>,
+}
+
+impl std::fmt::Debug for AuthStorage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AuthStorage")
+            .field("path", &self.path)
+            .field("providers", &self.data.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthStorage {
+    /// Read `path` (a missing file is empty; it is not created until a credential is saved).
+    /// `env_api_key(provider)` gives the provider's key from the environment (pi-ai's
+    /// `env_api_key`).
+    pub fn open(path: PathBuf, env_api_key: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
+        let mut storage = Self::with_parts(Some(path), Box::new(env_api_key));
+        storage.reload();
+        storage
+    }
+
+    /// Credentials that live only in memory.
+    pub fn in_memory(
+        data: Map<String, Value>,
+        env_api_key: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let mut storage = Self::with_parts(None, Box::new(env_api_key));
+        storage.data = data;
+        storage
+    }
+
+    fn with_parts(path: Option<PathBuf>, env_key: Box<EnvLookup>) -> Self {
+        AuthStorage {
+            path,
+            data: Map::new(),
+            runtime: HashMap::new(),
+            load_error: None,
+            errors: Vec::new(),
+            env: Box::new(|name| std::env::var(name).ok()),
+            env_key,
+            env_key_names: Box::new(|_| Vec::new()),
+            fallback: None,
+            refresher: None,
+            now_ms: Box::new(pi_ai::now_ms),
+        }
+    }
+
+    /// Replace the environment used to resolve `ENV_NAME` values (tests).
+    pub fn set_env(&mut self, env: impl Fn(&str) -> Option<String> + Send + Sync + 'static) {
+        self.env = Box::new(env);
+    }
+    /// The environment used to resolve `ENV_NAME` values.
+    pub fn env(&self) -> &EnvLookup {
+        &*self.env
+    }
+    /// The names of a provider's key variables, for [`AuthStorage::auth_source`].
+    pub fn set_env_key_names(&mut self, names: impl Fn(&str) -> Vec<String> + Send + Sync + 'static) {
+        self.env_key_names = Box::new(names);
+    }
+    /// The last resort for a key (models.json `apiKey`).
+    pub fn set_fallback(&mut self, fallback: impl Fn(&str) -> Option<String> + Send + Sync + 'static) {
+        self.fallback = Some(Box::new(fallback));
+    }
+    pub fn set_oauth_refresher(&mut self, refresher: Box<dyn OAuthRefresher>) {
+        self.refresher = Some(refresher);
+    }
+    /// Replace the clock (tests).
+    pub fn set_clock(&mut self, now_ms: impl Fn() -> i64 + Send + Sync + 'static) {
+        self.now_ms = Box::new(now_ms);
+    }
+
+    /// Re-read the file. A file that does not parse leaves the credentials empty, is reported
+    /// once, and is never overwritten.
+    pub fn reload(&mut self) {
+        let Some(path) = self.path.clone() else { return };
+        match locked_file::read_locked(&path) {
+            Ok(content) => match parse_auth(content.as_deref()) {
+                Ok(data) => {
+                    self.data = data;
+                    self.load_error = None;
+                }
+                Err(e) => {
+                    self.errors.push(e.clone());
+                    self.load_error = Some(e);
+                }
+            },
+            Err(e) => {
+                let message = e.to_string();
+                self.errors.push(message.clone());
+                self.load_error = Some(message);
+            }
+        }
+    }
+
+    /// Errors collected so far.
+    pub fn drain_errors(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.errors)
+    }
+
+    /// `--api-key`: used for this process only, never written.
+    pub fn set_runtime_api_key(&mut self, provider: &str, key: &str) {
+        self.runtime.insert(provider.to_string(), key.to_string());
+    }
+    pub fn remove_runtime_api_key(&mut self, provider: &str) {
+        self.runtime.remove(provider);
+    }
+
+    pub fn get(&self, provider: &str) -> Option<Credential> {
+        self.data.get(provider).map(Credential::from_value)
+    }
+    /// Providers with a stored credential, in file order.
+    pub fn list(&self) -> Vec<String> {
+        self.data.keys().cloned().collect()
+    }
+    pub fn has(&self, provider: &str) -> bool {
+        self.data.contains_key(provider)
+    }
+
+    /// Store a credential (merged into the current file under the lock).
+    pub fn set(&mut self, provider: &str, credential: Credential) {
+        let value = credential.to_value();
+        self.data.insert(provider.to_string(), value.clone());
+        self.persist(provider, Some(value));
+    }
+
+    /// Remove a credential (`/logout`).
+    pub fn remove(&mut self, provider: &str) {
+        self.data.remove(provider);
+        self.persist(provider, None);
+    }
+
+    fn persist(&mut self, provider: &str, value: Option<Value>) {
+        if self.load_error.is_some() {
+            return;
+        }
+        let Some(path) = self.path.clone() else { return };
+        let result = locked_file::update::<_, AuthError>(&path, auth_lock_options(), |current| {
+            let mut data = parse_auth(current).map_err(AuthError::Parse)?;
+            match &value {
+                Some(v) => {
+                    data.insert(provider.to_string(), v.clone());
+                }
+                None => {
+                    data.remove(provider);
+                }
+            }
+            Ok((Some(to_pretty(&data)), ()))
+        });
+        if let Err(e) = result {
+            self.errors.push(e.to_string());
+        }
+    }
+
+    /// Whether any auth is configured for `provider`, without running commands or refreshing.
+    pub fn has_auth(&self, provider: &str) -> bool {
+        self.runtime.contains_key(provider)
+            || self.data.get(provider).is_some_and(|v| !v.is_null())
+            || (self.env_key)(provider).is_some()
+            || self.fallback.as_ref().is_some_and(|f| f(provider).is_some())
+    }
+
+    /// Where `provider`'s auth would come from.
+    pub fn auth_source(&self, provider: &str) -> Option<AuthSource> {
+        if self.data.contains_key(provider) {
+            return Some(AuthSource::Stored);
+        }
+        if self.runtime.contains_key(provider) {
+            return Some(AuthSource::Runtime);
+        }
+        if let Some(name) = (self.env_key_names)(provider).into_iter().next() {
+            if (self.env)(&name).is_some() {
+                return Some(AuthSource::Environment(name));
+            }
+        }
+        if (self.env_key)(provider).is_some() {
+            return Some(AuthSource::Environment(String::new()));
+        }
+        if self.fallback.as_ref().is_some_and(|f| f(provider).is_some()) {
+            return Some(AuthSource::Fallback);
+        }
+        None
+    }
+
+    /// The API key for `provider` in pi's order. `include_fallback` adds the models.json key.
+    pub fn api_key(&mut self, provider: &str, include_fallback: bool) -> Option<String> {
+        if let Some(key) = self.runtime.get(provider) {
+            return Some(key.clone());
+        }
+        match self.get(provider) {
+            Some(Credential::ApiKey { key, .. }) => return resolve_config_value(&key, &*self.env),
+            Some(cred @ Credential::OAuth { .. }) => return self.oauth_key(provider, cred),
+            _ => {}
+        }
+        if let Some(key) = (self.env_key)(provider) {
+            return Some(key);
+        }
+        if include_fallback {
+            return self.fallback.as_ref().and_then(|f| f(provider));
+        }
+        None
+    }
+
+    fn oauth_key(&mut self, provider: &str, cred: Credential) -> Option<String> {
+        let refresher = self.refresher.as_ref().filter(|r| r.knows(provider))?;
+        let Credential::OAuth { expires, .. } = &cred else {
+            return None;
+        };
+        if (self.now_ms)() < *expires {
+            return refresher.api_key(provider, &cred);
+        }
+        match self.refresh_locked(provider) {
+            Ok(key) => key,
+            Err(e) => {
+                // Another process may have refreshed it meanwhile.
+                self.errors.push(e.to_string());
+                self.reload();
+                let now = (self.now_ms)();
+                match self.get(provider) {
+                    Some(c @ Credential::OAuth { expires, .. }) if now < expires => {
+                        self.refresher.as_ref().and_then(|r| r.api_key(provider, &c))
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Refresh under the file lock: re-read first, so a token another process refreshed is
+    /// used instead of refreshing twice.
+    fn refresh_locked(&mut self, provider: &str) -> Result<Option<String>, AuthError> {
+        let Some(refresher) = self.refresher.as_ref() else {
+            return Ok(None);
+        };
+        let now = (self.now_ms)();
+        let Some(path) = self.path.clone() else {
+            let Some(cred) = self.get(provider) else {
+                return Ok(None);
+            };
+            let fresh = refresher.refresh(provider, &cred).map_err(AuthError::Refresh)?;
+            let key = refresher.api_key(provider, &fresh);
+            self.data.insert(provider.to_string(), fresh.to_value());
+            return Ok(key);
+        };
+        let (data, key) = locked_file::update::<_, AuthError>(&path, auth_lock_options(), |current| {
+            let mut data = parse_auth(current).map_err(AuthError::Parse)?;
+            let cred = match data.get(provider).map(Credential::from_value) {
+                Some(c @ Credential::OAuth { .. }) => c,
+                _ => return Ok((None, (data, None))),
+            };
+            if let Credential::OAuth { expires, .. } = &cred {
+                if now < *expires {
+                    let key = refresher.api_key(provider, &cred);
+                    return Ok((None, (data, key)));
+                }
+            }
+            let fresh = refresher.refresh(provider, &cred).map_err(AuthError::Refresh)?;
+            let key = refresher.api_key(provider, &fresh);
+            data.insert(provider.to_string(), fresh.to_value());
+            Ok((Some(to_pretty(&data)), (data, key)))
+        })?;
+        self.data = data;
+        self.load_error = None;
+        Ok(key)
+    }
+}
+
+/// Move legacy credentials into a new auth.json: `<agent>/oauth.json` (renamed to
+/// `oauth.json.migrated`) and the `apiKeys` object of settings.json (removed from it). Does
+/// nothing when auth.json already exists. Returns the providers moved, for the notice
+/// `Migrated credentials to auth.json: …`. Unreadable legacy files are left alone.
+pub fn migrate_legacy_credentials(agent_dir: &std::path::Path) -> Vec<String> {
+    let auth_path = agent_dir.join("auth.json");
+    if auth_path.exists() {
+        return Vec::new();
+    }
+    let mut migrated = Map::new();
+    let mut providers = Vec::new();
+    let oauth_path = agent_dir.join("oauth.json");
+    if let Ok(Value::Object(oauth)) = std::fs::read_to_string(&oauth_path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str::<Value>(&t).map_err(|e| e.to_string()))
+    {
+        for (provider, cred) in oauth {
+            let mut entry = Map::new();
+            entry.insert("type".into(), "oauth".into());
+            if let Value::Object(fields) = cred {
+                entry.extend(fields);
+            }
+            migrated.insert(provider.clone(), Value::Object(entry));
+            providers.push(provider);
+        }
+        let _ = std::fs::rename(&oauth_path, agent_dir.join("oauth.json.migrated"));
+    }
+    let settings_path = agent_dir.join("settings.json");
+    let _ = settings_path.exists()
+        && locked_file::update::<_, std::io::Error>(&settings_path, LockOptions::default(), |current| {
+            let Some(Ok(Value::Object(mut settings))) = current.map(serde_json::from_str::<Value>) else {
+                return Ok((None, ()));
+            };
+            let Some(Value::Object(keys)) = settings.remove("apiKeys") else {
+                return Ok((None, ()));
+            };
+            for (provider, key) in keys {
+                if let (false, Value::String(key)) = (migrated.contains_key(&provider), key) {
+                    migrated.insert(provider.clone(), Credential::api_key(key).to_value());
+                    providers.push(provider);
+                }
+            }
+            Ok((Some(to_pretty(&settings)), ()))
+        })
+        .is_ok();
+    if !migrated.is_empty() {
+        let written = locked_file::update::<_, std::io::Error>(&auth_path, auth_lock_options(), |_| {
+            Ok((Some(to_pretty(&migrated)), ()))
+        });
+        if written.is_err() {
+            return Vec::new();
+        }
+    }
+    providers
+}
+
+fn auth_lock_options() -> LockOptions {
+    LockOptions {
+        file_mode: Some(0o600),
+        dir_mode: Some(0o700),
+    }
+}
+
+fn to_pretty(map: &Map<String, Value>) -> String {
+    serde_json::to_string_pretty(map).unwrap_or_else(|_| "{}".to_string())
+}
+
+fn parse_auth(content: Option<&str>) -> Result<Map<String, Value>, String> {
+    match content {
+        None => Ok(Map::new()),
+        Some(text) if text.trim().is_empty() => Ok(Map::new()),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err("auth.json must be a JSON object".to_string()),
+            Err(e) => Err(format!("Failed to parse auth.json: {e}")),
+        },
+    }
+}
+
+static COMMAND_CACHE: Mutex<Option<HashMap<String, Option<String>>>> = Mutex::new(None);
+
+/// Resolve a configured value: `!command` runs the command with `sh -c` (stdout trimmed,
+/// 10 s timeout, empty or failing → `None`; cached for the process lifetime); otherwise the
+/// value is the named environment variable if that is set and not empty, else the literal.
+pub fn resolve_config_value(config: &str, env: &EnvLookup) -> Option<String> {
+    if let Some(command) = config.strip_prefix('!') {
+        if let Ok(mut guard) = COMMAND_CACHE.lock() {
+            if let Some(hit) = guard.get_or_insert_with(HashMap::new).get(config) {
+                return hit.clone();
+            }
+        }
+        let value = run_command(command);
+        if let Ok(mut guard) = COMMAND_CACHE.lock() {
+            guard
+                .get_or_insert_with(HashMap::new)
+                .insert(config.to_string(), value.clone());
+        }
+        return value;
+    }
+    resolve_config_value_uncached(config, env)
+}
+
+/// Like [`resolve_config_value`] but runs a `!command` every time (models.json values are
+/// resolved per request).
+pub fn resolve_config_value_uncached(config: &str, env: &EnvLookup) -> Option<String> {
+    if let Some(cmd) = config.strip_prefix('!') {
+        return run_command(cmd);
+    }
+    match env(config) {
+        Some(v) if !v.is_empty() => Some(v),
+        _ => Some(config.to_string()),
+    }
+}
+
+/// Resolve or fail with pi's message (`Failed to resolve <what> from shell command: <cmd>`).
+pub fn resolve_config_value_or_err(config: &str, what: &str, env: &EnvLookup) -> Result<String, String> {
+    match resolve_config_value_uncached(config, env) {
+        Some(v) => Ok(v),
+        None => match config.strip_prefix('!') {
+            Some(cmd) => Err(format!("Failed to resolve {what} from shell command: {cmd}")),
+            None => Err(format!("Failed to resolve {what}")),
+        },
+    }
+}
+
+/// Forget cached command results (tests, `/reload`).
+pub fn clear_config_value_cache() {
+    if let Ok(mut guard) = COMMAND_CACHE.lock() {
+        *guard = None;
+    }
+}
+
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn run_command(command: &str) -> Option<String> {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
+        out
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if start.elapsed() > COMMAND_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) => return None,
+        }
+    };
+    let out = reader.join().ok()?;
+    if !status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out).trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn no_env(_: &str) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn config_values_resolve() {
+        let env = |n: &str| (n == "MY_KEY").then(|| "from-env".to_string());
+        assert_eq!(resolve_config_value("MY_KEY", &env).as_deref(), Some("from-env"));
+        assert_eq!(
+            resolve_config_value("literal-key", &env).as_deref(),
+            Some("literal-key")
+        );
+        assert_eq!(
+            resolve_config_value("!printf ' cmd-key \\n'", &env).as_deref(),
+            Some("cmd-key")
+        );
+        assert_eq!(resolve_config_value("!exit 3", &env), None);
+        assert_eq!(
+            resolve_config_value_or_err("!false", "API key for provider \"p\"", &env),
+            Err("Failed to resolve API key for provider \"p\" from shell command: false".to_string())
+        );
+    }
+
+    #[test]
+    fn key_order() {
+        let data = match json!({"a": {"type": "api_key", "key": "stored"}}) {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        let mut auth = AuthStorage::in_memory(data, |p| (p == "a" || p == "b").then(|| format!("env-{p}")));
+        auth.set_env(no_env);
+        auth.set_fallback(|p| (p == "c").then(|| "fallback".to_string()));
+        assert_eq!(auth.api_key("a", true).as_deref(), Some("stored"));
+        auth.set_runtime_api_key("a", "runtime");
+        assert_eq!(auth.api_key("a", true).as_deref(), Some("runtime"));
+        assert_eq!(auth.api_key("b", true).as_deref(), Some("env-b"));
+        assert_eq!(auth.api_key("c", true).as_deref(), Some("fallback"));
+        assert_eq!(auth.api_key("c", false), None);
+        assert!(auth.has_auth("c"));
+        assert!(!auth.has_auth("d"));
+    }
+
+    #[test]
+    fn legacy_credentials_move_into_auth_json() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let agent = dir.path();
+        std::fs::write(
+            agent.join("oauth.json"),
+            r#"{"anthropic": {"refresh": "r", "access": "a", "expires": 1}}"#,
+        )
+        .expect("w");
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"theme": "dark", "apiKeys": {"anthropic": "ignored", "openai": "sk-o"}}"#,
+        )
+        .expect("w");
+        let moved = migrate_legacy_credentials(agent);
+        assert_eq!(moved, vec!["anthropic".to_string(), "openai".to_string()]);
+        let auth: Value =
+            serde_json::from_str(&std::fs::read_to_string(agent.join("auth.json")).expect("r")).expect("j");
+        assert_eq!(
+            auth,
+            json!({"anthropic": {"type": "oauth", "refresh": "r", "access": "a", "expires": 1}, "openai": {"type": "api_key", "key": "sk-o"}})
+        );
+        let settings: Value =
+            serde_json::from_str(&std::fs::read_to_string(agent.join("settings.json")).expect("r")).expect("j");
+        assert_eq!(settings, json!({"theme": "dark"}));
+        assert!(agent.join("oauth.json.migrated").exists());
+        assert!(migrate_legacy_credentials(agent).is_empty());
+    }
+
+    #[test]
+    fn credential_round_trip_keeps_extra_fields() {
+        let v = json!({"type": "oauth", "refresh": "r", "access": "a", "expires": 5, "accountId": "x"});
+        assert_eq!(Credential::from_value(&v).to_value(), v);
+        let odd = json!({"type": "future", "thing": 1});
+        assert_eq!(Credential::from_value(&odd).to_value(), odd);
+    }
+}

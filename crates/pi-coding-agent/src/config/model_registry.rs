@@ -1,0 +1,352 @@
+//! The model registry: the built-in catalogue plus models.json, and which models can be used
+//! (a model is available when its provider has auth configured).
+//!
+//! The built-in models and the environment-key lookup are inputs, so the registry does not
+//! depend on how the catalogue is stored and tests can use small hand-made lists.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use pi_ai::{Model, ModelCost};
+use serde_json::{Map, Value};
+
+use super::auth::{resolve_config_value_or_err, AuthStorage};
+use super::models_json::{self, merge_compat, ModelOverride, ModelsConfig, ProviderConfig};
+
+/// Request-time auth settings of a provider from models.json.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ProviderRequestConfig {
+    api_key: Option<String>,
+    headers: Option<Vec<(String, String)>>,
+    auth_header: bool,
+}
+
+/// The key and extra headers for one request.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestAuth {
+    pub api_key: Option<String>,
+    pub headers: Vec<(String, String)>,
+}
+
+/// Built-in and custom models of one agent dir.
+#[derive(Debug)]
+pub struct ModelRegistry {
+    builtins: Vec<Model>,
+    builtin_providers: HashSet<String>,
+    models_json_path: Option<PathBuf>,
+    models: Vec<Model>,
+    provider_requests: HashMap<String, ProviderRequestConfig>,
+    model_headers: HashMap<(String, String), Vec<(String, String)>>,
+    provider_names: HashMap<String, String>,
+    load_error: Option<String>,
+    auth: AuthStorage,
+}
+
+impl ModelRegistry {
+    /// Build from the catalogue, the credentials and (if given) the models.json path.
+    /// The file is read now; a bad file leaves only the built-ins and sets [`Self::error`].
+    pub fn new(builtins: Vec<Model>, auth: AuthStorage, models_json_path: Option<PathBuf>) -> Self {
+        let builtin_providers = builtins.iter().map(|m| m.provider.clone()).collect();
+        let mut registry = ModelRegistry {
+            builtins,
+            builtin_providers,
+            models_json_path,
+            models: Vec::new(),
+            provider_requests: HashMap::new(),
+            model_headers: HashMap::new(),
+            provider_names: HashMap::new(),
+            load_error: None,
+            auth,
+        };
+        registry.refresh();
+        registry
+    }
+
+    /// Re-read models.json (pi does this whenever the model picker opens).
+    pub fn refresh(&mut self) {
+        self.provider_requests.clear();
+        self.model_headers.clear();
+        self.provider_names.clear();
+        self.load_error = None;
+        let builtin_providers = self.builtin_providers.clone();
+        let is_builtin = move |p: &str| builtin_providers.contains(p);
+        let config = match &self.models_json_path {
+            Some(path) => match models_json::load(path, &is_builtin) {
+                Ok(c) => c,
+                Err(e) => {
+                    self.load_error = Some(e);
+                    None
+                }
+            },
+            None => None,
+        };
+        self.apply_config(config.unwrap_or_default());
+    }
+
+    /// Use an already parsed models.json (tests, or a config from elsewhere).
+    pub fn apply_config(&mut self, config: ModelsConfig) {
+        let mut provider_overrides: HashMap<&str, &ProviderConfig> = HashMap::new();
+        let mut model_overrides: HashMap<(&str, &str), &ModelOverride> = HashMap::new();
+        for (name, p) in &config.providers {
+            if p.base_url.is_some() || p.compat.is_some() {
+                provider_overrides.insert(name, p);
+            }
+            if let Some(display) = &p.name {
+                self.provider_names.insert(name.clone(), display.clone());
+            }
+            if p.api_key.is_some() || p.headers.is_some() || p.auth_header.unwrap_or(false) {
+                self.provider_requests.insert(
+                    name.clone(),
+                    ProviderRequestConfig {
+                        api_key: p.api_key.clone(),
+                        headers: p.headers.clone(),
+                        auth_header: p.auth_header.unwrap_or(false),
+                    },
+                );
+            }
+            for (id, o) in &p.model_overrides {
+                model_overrides.insert((name, id), o);
+                self.store_model_headers(name, id, o.headers.clone());
+            }
+        }
+
+        let mut models: Vec<Model> = self
+            .builtins
+            .iter()
+            .map(|m| {
+                let mut model = m.clone();
+                if let Some(p) = provider_overrides.get(m.provider.as_str()) {
+                    if let Some(url) = &p.base_url {
+                        model.base_url = url.clone();
+                    }
+                    model.compat = merge_compat(model.compat.as_ref(), p.compat.as_ref());
+                }
+                if let Some(o) = model_overrides.get(&(m.provider.as_str(), m.id.as_str())) {
+                    apply_override(&mut model, o);
+                }
+                model
+            })
+            .collect();
+
+        for custom in self.custom_models(&config) {
+            match models.iter_mut().find(|m| m.same_as(&custom)) {
+                Some(existing) => *existing = custom,
+                None => models.push(custom),
+            }
+        }
+        self.models = models;
+    }
+
+    fn store_model_headers(&mut self, provider: &str, id: &str, headers: Option<Vec<(String, String)>>) {
+        let key = (provider.to_string(), id.to_string());
+        match headers {
+            Some(h) if !h.is_empty() => {
+                self.model_headers.insert(key, h);
+            }
+            _ => {
+                self.model_headers.remove(&key);
+            }
+        }
+    }
+
+    fn custom_models(&mut self, config: &ModelsConfig) -> Vec<Model> {
+        let mut out = Vec::new();
+        for (provider, p) in &config.providers {
+            if p.models.is_empty() {
+                continue;
+            }
+            // A built-in provider's custom models inherit its first model's api and URL.
+            let inherited = self
+                .builtins
+                .iter()
+                .find(|m| &m.provider == provider)
+                .map(|m| (m.api.clone(), m.base_url.clone()));
+            for def in &p.models {
+                let Some(api) = def
+                    .api
+                    .clone()
+                    .or_else(|| p.api.clone())
+                    .or_else(|| inherited.as_ref().map(|i| i.0.clone()))
+                else {
+                    continue;
+                };
+                let Some(base_url) = def
+                    .base_url
+                    .clone()
+                    .or_else(|| p.base_url.clone())
+                    .or_else(|| inherited.as_ref().map(|i| i.1.clone()))
+                else {
+                    continue;
+                };
+                self.store_model_headers(provider, &def.id, def.headers.clone());
+                out.push(Model {
+                    id: def.id.clone(),
+                    name: def.name.clone().unwrap_or_else(|| def.id.clone()),
+                    api,
+                    provider: provider.clone(),
+                    base_url,
+                    reasoning: def.reasoning.unwrap_or(false),
+                    input: def.input.clone().unwrap_or_else(|| vec![pi_ai::InputKind::Text]),
+                    cost: def.cost.unwrap_or(ModelCost::default()),
+                    context_window: def.context_window.map(|n| n as u64).unwrap_or(128_000),
+                    max_tokens: def.max_tokens.map(|n| n as u64).unwrap_or(16_384),
+                    headers: None,
+                    compat: merge_compat(p.compat.as_ref(), def.compat.as_ref()),
+                    thinking_level_map: def.thinking_level_map.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// The models.json problem, if the file was ignored.
+    pub fn error(&self) -> Option<&str> {
+        self.load_error.as_deref()
+    }
+
+    /// Every model (built-in and custom).
+    pub fn all(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// Models whose provider has auth configured (no commands run, no tokens refreshed).
+    pub fn available(&self) -> Vec<Model> {
+        self.models
+            .iter()
+            .filter(|m| self.has_configured_auth(m))
+            .cloned()
+            .collect()
+    }
+
+    pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.provider == provider && m.id == id)
+    }
+
+    /// Whether a key is configured for the model's provider: `--api-key`, auth.json, the
+    /// environment, or a models.json `apiKey`.
+    pub fn has_configured_auth(&self, model: &Model) -> bool {
+        self.provider_has_auth(&model.provider)
+    }
+
+    pub fn provider_has_auth(&self, provider: &str) -> bool {
+        self.auth.has_auth(provider)
+            || self
+                .provider_requests
+                .get(provider)
+                .is_some_and(|c| c.api_key.is_some())
+    }
+
+    /// Display name of a provider from models.json `name`, else the id.
+    pub fn provider_display_name<'a>(&'a self, provider: &'a str) -> &'a str {
+        self.provider_names
+            .get(provider)
+            .map(String::as_str)
+            .unwrap_or(provider)
+    }
+
+    pub fn auth(&self) -> &AuthStorage {
+        &self.auth
+    }
+    pub fn auth_mut(&mut self) -> &mut AuthStorage {
+        &mut self.auth
+    }
+
+    /// Whether the model's provider is logged in with OAuth.
+    pub fn is_using_oauth(&self, model: &Model) -> bool {
+        matches!(
+            self.auth.get(&model.provider),
+            Some(super::auth::Credential::OAuth { .. })
+        )
+    }
+
+    /// The API key for a provider: stored or environment auth first, then models.json.
+    pub fn api_key_for_provider(&mut self, provider: &str) -> Option<String> {
+        if let Some(key) = self.auth.api_key(provider, false) {
+            return Some(key);
+        }
+        let config = self.provider_requests.get(provider)?.api_key.clone()?;
+        super::auth::resolve_config_value_uncached(&config, self.auth.env())
+    }
+
+    /// The key and headers for a request to `model` (pi's `getApiKeyAndHeaders`). models.json
+    /// values are resolved now, so `!command` values run for every request.
+    pub fn request_auth(&mut self, model: &Model) -> Result<RequestAuth, String> {
+        let provider_config = self.provider_requests.get(&model.provider).cloned();
+        let api_key = match self.auth.api_key(&model.provider, false) {
+            Some(k) => Some(k),
+            None => match provider_config.as_ref().and_then(|c| c.api_key.as_ref()) {
+                Some(cfg) => Some(resolve_config_value_or_err(
+                    cfg,
+                    &format!("API key for provider \"{}\"", model.provider),
+                    self.auth.env(),
+                )?),
+                None => None,
+            },
+        };
+        let mut headers: Vec<(String, String)> = Vec::new();
+        let mut put = |k: &str, v: String| match headers.iter_mut().find(|(hk, _)| hk == k) {
+            Some(slot) => slot.1 = v,
+            None => headers.push((k.to_string(), v)),
+        };
+        if let Some(h) = &model.headers {
+            for (k, v) in h {
+                if let Some(v) = v.as_str() {
+                    put(k, v.to_string());
+                }
+            }
+        }
+        if let Some(h) = provider_config.as_ref().and_then(|c| c.headers.as_ref()) {
+            for (k, v) in h {
+                let what = format!("provider \"{}\" header \"{k}\"", model.provider);
+                put(k, resolve_config_value_or_err(v, &what, self.auth.env())?);
+            }
+        }
+        if let Some(h) = self.model_headers.get(&(model.provider.clone(), model.id.clone())) {
+            for (k, v) in h {
+                let what = format!("model \"{}/{}\" header \"{k}\"", model.provider, model.id);
+                put(k, resolve_config_value_or_err(v, &what, self.auth.env())?);
+            }
+        }
+        if provider_config.as_ref().is_some_and(|c| c.auth_header) {
+            let Some(key) = &api_key else {
+                return Err(format!("No API key found for \"{}\"", model.provider));
+            };
+            put("Authorization", format!("Bearer {key}"));
+        }
+        Ok(RequestAuth { api_key, headers })
+    }
+}
+
+fn apply_override(model: &mut Model, o: &ModelOverride) {
+    if let Some(name) = &o.name {
+        model.name = name.clone();
+    }
+    if let Some(r) = o.reasoning {
+        model.reasoning = r;
+    }
+    if let Some(map) = &o.thinking_level_map {
+        let mut merged: Map<String, Value> = model.thinking_level_map.clone().unwrap_or_default();
+        for (k, v) in map {
+            merged.insert(k.clone(), v.clone());
+        }
+        model.thinking_level_map = Some(merged);
+    }
+    if let Some(input) = &o.input {
+        model.input = input.clone();
+    }
+    if let Some(c) = o.context_window {
+        model.context_window = c as u64;
+    }
+    if let Some(m) = o.max_tokens {
+        model.max_tokens = m as u64;
+    }
+    if let Some(cost) = &o.cost {
+        model.cost = ModelCost {
+            input: cost.input.unwrap_or(model.cost.input),
+            output: cost.output.unwrap_or(model.cost.output),
+            cache_read: cost.cache_read.unwrap_or(model.cost.cache_read),
+            cache_write: cost.cache_write.unwrap_or(model.cost.cache_write),
+        };
+    }
+    model.compat = merge_compat(model.compat.as_ref(), o.compat.as_ref());
+}

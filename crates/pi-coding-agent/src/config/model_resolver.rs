@@ -1,0 +1,731 @@
+//! From what the user typed to a model: `--model` patterns, `provider/id`, `:thinking`
+//! suffixes, `--models` globs, the initial model, and the thinking-level clamp.
+//!
+//! Everything here is a pure function of the model lists it is given; warnings are returned,
+//! never printed.
+
+use pi_ai::{Model, ThinkingLevel};
+use serde_json::Value;
+
+/// The thinking level when nothing else chooses one.
+pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
+
+/// pi 0.73.1's default model per provider, in its search order. Callers pass this (or
+/// another table) to the functions below.
+pub const DEFAULT_MODEL_PER_PROVIDER: &[(&str, &str)] = &[
+    ("amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"),
+    ("anthropic", "claude-opus-4-7"),
+    ("openai", "gpt-5.4"),
+    ("azure-openai-responses", "gpt-5.4"),
+    ("openai-codex", "gpt-5.5"),
+    ("deepseek", "deepseek-v4-pro"),
+    ("google", "gemini-3.1-pro-preview"),
+    ("google-vertex", "gemini-3.1-pro-preview"),
+    ("github-copilot", "gpt-5.4"),
+    ("openrouter", "moonshotai/kimi-k2.6"),
+    ("vercel-ai-gateway", "zai/glm-5.1"),
+    ("xai", "grok-4.20-0309-reasoning"),
+    ("groq", "openai/gpt-oss-120b"),
+    ("cerebras", "zai-glm-4.7"),
+    ("zai", "glm-5.1"),
+    ("mistral", "devstral-medium-latest"),
+    ("minimax", "MiniMax-M2.7"),
+    ("minimax-cn", "MiniMax-M2.7"),
+    ("moonshotai", "kimi-k2.6"),
+    ("moonshotai-cn", "kimi-k2.6"),
+    ("huggingface", "moonshotai/Kimi-K2.6"),
+    ("fireworks", "accounts/fireworks/models/kimi-k2p6"),
+    ("opencode", "kimi-k2.6"),
+    ("opencode-go", "kimi-k2.6"),
+    ("kimi-coding", "kimi-for-coding"),
+    ("cloudflare-workers-ai", "@cf/moonshotai/kimi-k2.6"),
+    ("cloudflare-ai-gateway", "workers-ai/@cf/moonshotai/kimi-k2.6"),
+    ("xiaomi", "mimo-v2.5-pro"),
+    ("xiaomi-token-plan-cn", "mimo-v2.5-pro"),
+    ("xiaomi-token-plan-ams", "mimo-v2.5-pro"),
+    ("xiaomi-token-plan-sgp", "mimo-v2.5-pro"),
+];
+
+/// Per-provider default model ids, in search order.
+pub type ProviderDefaults<'a> = &'a [(&'a str, &'a str)];
+
+/// An id without a `-YYYYMMDD` date suffix (or ending `-latest`) is an alias.
+pub fn is_alias(id: &str) -> bool {
+    if id.ends_with("-latest") {
+        return true;
+    }
+    let bytes = id.as_bytes();
+    if bytes.len() >= 9 {
+        let tail = &bytes[bytes.len() - 9..];
+        if tail[0] == b'-' && tail[1..].iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A unique model for a bare id or a canonical `provider/id` (case-insensitive). Ambiguous
+/// references match nothing.
+pub fn find_exact_model_reference<'a>(reference: &str, models: &'a [Model]) -> Option<&'a Model> {
+    let trimmed = reference.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    let lower = trimmed.to_lowercase();
+    let canonical: Vec<&Model> = models
+        .iter()
+        .filter(|m| format!("{}/{}", m.provider, m.id).to_lowercase() == lower)
+        .collect();
+    match canonical.len() {
+        1 => return Some(canonical[0]),
+        n if n > 1 => return None,
+        _ => {}
+    }
+    if let Some((provider, id)) = trimmed.split_once('/') {
+        let (provider, id) = (provider.trim().to_lowercase(), id.trim().to_lowercase());
+        if !provider.is_empty() && !id.is_empty() {
+            let matches: Vec<&Model> = models
+                .iter()
+                .filter(|m| m.provider.to_lowercase() == provider && m.id.to_lowercase() == id)
+                .collect();
+            match matches.len() {
+                1 => return Some(matches[0]),
+                n if n > 1 => return None,
+                _ => {}
+            }
+        }
+    }
+    let by_id: Vec<&Model> = models.iter().filter(|m| m.id.to_lowercase() == lower).collect();
+    (by_id.len() == 1).then(|| by_id[0])
+}
+
+/// Exact reference first, then a substring of id or name: aliases preferred (highest id),
+/// else the latest dated id.
+fn try_match_model<'a>(pattern: &str, models: &'a [Model]) -> Option<&'a Model> {
+    if let Some(m) = find_exact_model_reference(pattern, models) {
+        return Some(m);
+    }
+    let lower = pattern.to_lowercase();
+    let matches: Vec<&Model> = models
+        .iter()
+        .filter(|m| m.id.to_lowercase().contains(&lower) || m.name.to_lowercase().contains(&lower))
+        .collect();
+    if matches.is_empty() {
+        return None;
+    }
+    let (aliases, dated): (Vec<&Model>, Vec<&Model>) = matches.into_iter().partition(|m| is_alias(&m.id));
+    let pool = if aliases.is_empty() { dated } else { aliases };
+    pool.into_iter().max_by(|a, b| locale_cmp(&a.id, &b.id))
+}
+
+/// An approximation of JavaScript's `localeCompare` for ids: case-insensitive first.
+fn locale_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    a.to_lowercase().cmp(&b.to_lowercase()).then_with(|| b.cmp(a))
+}
+
+/// The result of matching one pattern.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternMatch {
+    pub model: Option<Model>,
+    pub thinking_level: Option<ThinkingLevel>,
+    pub warning: Option<String>,
+}
+
+/// Match `pattern` (which may end in `:<level>`). The whole pattern is tried first, since ids
+/// may contain colons; then the last `:suffix` is split off. With
+/// `allow_invalid_level_fallback` (scope mode) an unknown suffix warns and is dropped; without
+/// it (CLI mode) it means no match.
+pub fn parse_model_pattern(pattern: &str, models: &[Model], allow_invalid_level_fallback: bool) -> PatternMatch {
+    if let Some(m) = try_match_model(pattern, models) {
+        return PatternMatch {
+            model: Some(m.clone()),
+            thinking_level: None,
+            warning: None,
+        };
+    }
+    let none = PatternMatch {
+        model: None,
+        thinking_level: None,
+        warning: None,
+    };
+    let Some(colon) = pattern.rfind(':') else { return none };
+    let (prefix, suffix) = (&pattern[..colon], &pattern[colon + 1..]);
+    if let Some(level) = ThinkingLevel::parse(suffix) {
+        let inner = parse_model_pattern(prefix, models, allow_invalid_level_fallback);
+        if inner.model.is_some() {
+            return PatternMatch {
+                thinking_level: if inner.warning.is_some() { None } else { Some(level) },
+                ..inner
+            };
+        }
+        return inner;
+    }
+    if !allow_invalid_level_fallback {
+        return none;
+    }
+    let inner = parse_model_pattern(prefix, models, true);
+    if inner.model.is_some() {
+        return PatternMatch {
+            model: inner.model,
+            thinking_level: None,
+            warning: Some(format!(
+                "Invalid thinking level \"{suffix}\" in pattern \"{pattern}\". Using default instead."
+            )),
+        };
+    }
+    inner
+}
+
+/// A model of the `--models` / `enabledModels` cycle set, with its optional level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScopedModel {
+    pub model: Model,
+    pub thinking_level: Option<ThinkingLevel>,
+}
+
+fn is_glob(pattern: &str) -> bool {
+    pattern.contains('*') || pattern.contains('?') || pattern.contains('[')
+}
+
+/// Resolve `--models` patterns against the available models. Returns the scoped models (no
+/// duplicates, in pattern order) and the warnings to show (without the `Warning: ` prefix).
+pub fn resolve_model_scope(patterns: &[String], available: &[Model]) -> (Vec<ScopedModel>, Vec<String>) {
+    let mut scoped: Vec<ScopedModel> = Vec::new();
+    let mut warnings = Vec::new();
+    let push = |scoped: &mut Vec<ScopedModel>, model: &Model, level: Option<ThinkingLevel>| {
+        if !scoped.iter().any(|s| s.model.same_as(model)) {
+            scoped.push(ScopedModel {
+                model: model.clone(),
+                thinking_level: level,
+            });
+        }
+    };
+    for pattern in patterns {
+        if is_glob(pattern) {
+            let (glob_text, level) = match pattern.rfind(':') {
+                Some(i) => match ThinkingLevel::parse(&pattern[i + 1..]) {
+                    Some(l) => (&pattern[..i], Some(l)),
+                    None => (pattern.as_str(), None),
+                },
+                None => (pattern.as_str(), None),
+            };
+            let matcher = globset::GlobBuilder::new(glob_text)
+                .case_insensitive(true)
+                .literal_separator(true)
+                .build()
+                .map(|g| g.compile_matcher());
+            let matching: Vec<&Model> = match &matcher {
+                Ok(g) => available
+                    .iter()
+                    .filter(|m| g.is_match(format!("{}/{}", m.provider, m.id)) || g.is_match(&m.id))
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            if matching.is_empty() {
+                warnings.push(format!("No models match pattern \"{pattern}\""));
+                continue;
+            }
+            for m in matching {
+                push(&mut scoped, m, level);
+            }
+            continue;
+        }
+        let found = parse_model_pattern(pattern, available, true);
+        if let Some(w) = found.warning {
+            warnings.push(w);
+        }
+        match found.model {
+            Some(m) => push(&mut scoped, &m, found.thinking_level),
+            None => warnings.push(format!("No models match pattern \"{pattern}\"")),
+        }
+    }
+    (scoped, warnings)
+}
+
+/// The outcome of `--provider` / `--model`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CliModel {
+    pub model: Option<Model>,
+    pub thinking_level: Option<ThinkingLevel>,
+    /// Show as a yellow warning.
+    pub warning: Option<String>,
+    /// Show as an error and exit 1.
+    pub error: Option<String>,
+}
+
+fn exact_across(all: &[Model], text: &str) -> Option<Model> {
+    let lower = text.to_lowercase();
+    all.iter()
+        .find(|m| m.id.to_lowercase() == lower || format!("{}/{}", m.provider, m.id).to_lowercase() == lower)
+        .cloned()
+}
+
+/// Resolve `--model` (and `--provider`) against **all** models, so `--api-key` can be used
+/// for a provider that has no stored key yet.
+pub fn resolve_cli_model(
+    cli_provider: Option<&str>,
+    cli_model: Option<&str>,
+    all: &[Model],
+    defaults: ProviderDefaults<'_>,
+) -> CliModel {
+    let Some(cli_model) = cli_model else {
+        return CliModel::default();
+    };
+    if all.is_empty() {
+        return CliModel {
+            error: Some("No models available. Check your installation or add models to models.json.".into()),
+            ..CliModel::default()
+        };
+    }
+    let canonical_provider = |name: &str| {
+        let lower = name.to_lowercase();
+        all.iter()
+            .find(|m| m.provider.to_lowercase() == lower)
+            .map(|m| m.provider.clone())
+    };
+    let mut provider = match cli_provider {
+        Some(p) => match canonical_provider(p) {
+            Some(c) => Some(c),
+            None => {
+                return CliModel {
+                    error: Some(format!(
+                        "Unknown provider \"{p}\". Use --list-models to see available providers/models."
+                    )),
+                    ..CliModel::default()
+                }
+            }
+        },
+        None => None,
+    };
+    let mut pattern = cli_model.to_string();
+    let mut inferred = false;
+    if provider.is_none() {
+        if let Some((maybe, rest)) = cli_model.split_once('/') {
+            if let Some(c) = canonical_provider(maybe) {
+                provider = Some(c);
+                pattern = rest.to_string();
+                inferred = true;
+            }
+        }
+    }
+    if provider.is_none() {
+        if let Some(m) = exact_across(all, cli_model) {
+            return CliModel {
+                model: Some(m),
+                ..CliModel::default()
+            };
+        }
+    }
+    if let (Some(_), Some(p)) = (cli_provider, &provider) {
+        let prefix = format!("{p}/").to_lowercase();
+        if cli_model.to_lowercase().starts_with(&prefix) {
+            pattern = cli_model[prefix.len()..].to_string();
+        }
+    }
+    let candidates: Vec<Model> = match &provider {
+        Some(p) => all.iter().filter(|m| &m.provider == p).cloned().collect(),
+        None => all.to_vec(),
+    };
+    let found = parse_model_pattern(&pattern, &candidates, false);
+    if found.model.is_some() {
+        return CliModel {
+            model: found.model,
+            thinking_level: found.thinking_level,
+            warning: found.warning,
+            error: None,
+        };
+    }
+    if inferred {
+        if let Some(m) = exact_across(all, cli_model) {
+            return CliModel {
+                model: Some(m),
+                ..CliModel::default()
+            };
+        }
+        let fallback = parse_model_pattern(cli_model, all, false);
+        if fallback.model.is_some() {
+            return CliModel {
+                model: fallback.model,
+                thinking_level: fallback.thinking_level,
+                warning: fallback.warning,
+                error: None,
+            };
+        }
+    }
+    if let Some(p) = &provider {
+        if let Some(model) = build_fallback_model(p, &pattern, all, defaults) {
+            let note = format!("Model \"{pattern}\" not found for provider \"{p}\". Using custom model id.");
+            return CliModel {
+                model: Some(model),
+                thinking_level: None,
+                warning: Some(match found.warning {
+                    Some(w) => format!("{w} {note}"),
+                    None => note,
+                }),
+                error: None,
+            };
+        }
+    }
+    let display = match &provider {
+        Some(p) => format!("{p}/{pattern}"),
+        None => cli_model.to_string(),
+    };
+    CliModel {
+        model: None,
+        thinking_level: None,
+        warning: found.warning,
+        error: Some(format!(
+            "Model \"{display}\" not found. Use --list-models to see available models."
+        )),
+    }
+}
+
+/// A model with an unknown id under a known provider: a copy of the provider's default model
+/// (or its first) with the id and name replaced.
+pub fn build_fallback_model(provider: &str, id: &str, all: &[Model], defaults: ProviderDefaults<'_>) -> Option<Model> {
+    let provider_models: Vec<&Model> = all.iter().filter(|m| m.provider == provider).collect();
+    let first = *provider_models.first()?;
+    let base = defaults
+        .iter()
+        .find(|(p, _)| *p == provider)
+        .and_then(|(_, default_id)| provider_models.iter().find(|m| m.id == *default_id).copied())
+        .unwrap_or(first);
+    let mut model = base.clone();
+    model.id = id.to_string();
+    model.name = id.to_string();
+    Some(model)
+}
+
+/// The first available model that is its provider's default (in table order), else the first
+/// available model.
+pub fn first_default_available(available: &[Model], defaults: ProviderDefaults<'_>) -> Option<Model> {
+    for (provider, id) in defaults {
+        if let Some(m) = available.iter().find(|m| m.provider == *provider && m.id == *id) {
+            return Some(m.clone());
+        }
+    }
+    available.first().cloned()
+}
+
+/// Inputs of [`find_initial_model`].
+#[derive(Debug, Clone, Default)]
+pub struct InitialModelOptions<'a> {
+    pub scoped_models: &'a [ScopedModel],
+    /// `--continue` / `--resume`: the session's model is restored instead of the scope's.
+    pub is_continuing: bool,
+    pub default_provider: Option<&'a str>,
+    pub default_model_id: Option<&'a str>,
+    pub default_thinking_level: Option<ThinkingLevel>,
+}
+
+/// The starting model when `--model` gave none: first scoped model (unless continuing), then
+/// the settings default, then the first available per-provider default, then the first
+/// available model.
+pub fn find_initial_model(
+    options: &InitialModelOptions<'_>,
+    all: &[Model],
+    available: &[Model],
+    defaults: ProviderDefaults<'_>,
+) -> (Option<Model>, ThinkingLevel) {
+    if let (Some(first), false) = (options.scoped_models.first(), options.is_continuing) {
+        let level = first
+            .thinking_level
+            .or(options.default_thinking_level)
+            .unwrap_or(DEFAULT_THINKING_LEVEL);
+        return (Some(first.model.clone()), level);
+    }
+    if let (Some(p), Some(id)) = (options.default_provider, options.default_model_id) {
+        if let Some(m) = all.iter().find(|m| m.provider == p && m.id == id) {
+            return (
+                Some(m.clone()),
+                options.default_thinking_level.unwrap_or(DEFAULT_THINKING_LEVEL),
+            );
+        }
+    }
+    (first_default_available(available, defaults), DEFAULT_THINKING_LEVEL)
+}
+
+/// The outcome of restoring a session's model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RestoredModel {
+    pub model: Option<Model>,
+    /// Shown when the saved model could not be used.
+    pub fallback_message: Option<String>,
+}
+
+/// Restore `provider/id` from a session if it still exists and has auth; else fall back to
+/// `current`, else to the first available default.
+pub fn restore_model_from_session(
+    provider: &str,
+    id: &str,
+    current: Option<&Model>,
+    all: &[Model],
+    available: &[Model],
+    defaults: ProviderDefaults<'_>,
+) -> RestoredModel {
+    let restored = all.iter().find(|m| m.provider == provider && m.id == id);
+    let has_auth = restored.is_some_and(|r| available.iter().any(|a| a.same_as(r)));
+    if let (Some(m), true) = (restored, has_auth) {
+        return RestoredModel {
+            model: Some(m.clone()),
+            fallback_message: None,
+        };
+    }
+    let reason = if restored.is_none() {
+        "model no longer exists"
+    } else {
+        "no auth configured"
+    };
+    let fallback = current
+        .cloned()
+        .or_else(|| first_default_available(available, defaults));
+    match fallback {
+        Some(m) => RestoredModel {
+            fallback_message: Some(format!(
+                "Could not restore model {provider}/{id} ({reason}). Using {}/{}.",
+                m.provider, m.id
+            )),
+            model: Some(m),
+        },
+        None => RestoredModel {
+            model: None,
+            fallback_message: None,
+        },
+    }
+}
+
+/// The levels a model accepts: `off` only for non-reasoning models; otherwise every level
+/// whose `thinkingLevelMap` entry is not `null`, and `xhigh` only when mapped.
+pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
+    if !model.reasoning {
+        return vec![ThinkingLevel::Off];
+    }
+    let map = model.thinking_level_map.as_ref();
+    ThinkingLevel::ALL
+        .into_iter()
+        .filter(|level| {
+            let entry = map.and_then(|m| m.get(level.as_str()));
+            match level {
+                ThinkingLevel::Xhigh => matches!(entry, Some(v) if !v.is_null()),
+                _ => !matches!(entry, Some(Value::Null)),
+            }
+        })
+        .collect()
+}
+
+/// The nearest supported level at or above `level`, else the nearest below.
+pub fn clamp_thinking_level(model: &Model, level: ThinkingLevel) -> ThinkingLevel {
+    let supported = supported_thinking_levels(model);
+    if supported.contains(&level) {
+        return level;
+    }
+    supported
+        .iter()
+        .copied()
+        .filter(|l| *l > level)
+        .min()
+        .or_else(|| supported.iter().copied().filter(|l| *l < level).max())
+        .unwrap_or(ThinkingLevel::Off)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_ai::{InputKind, ModelCost};
+
+    pub(crate) fn model(provider: &str, id: &str) -> Model {
+        Model {
+            id: id.into(),
+            name: id.into(),
+            api: "openai-completions".into(),
+            provider: provider.into(),
+            base_url: "http://localhost".into(),
+            reasoning: false,
+            input: vec![InputKind::Text],
+            cost: ModelCost::default(),
+            context_window: 1000,
+            max_tokens: 100,
+            headers: None,
+            compat: None,
+            thinking_level_map: None,
+        }
+    }
+
+    fn catalogue() -> Vec<Model> {
+        vec![
+            model("anthropic", "claude-sonnet-4-5"),
+            model("anthropic", "claude-sonnet-4-5-20250929"),
+            model("anthropic", "claude-opus-4-7"),
+            model("anthropic", "claude-haiku-4-5-20251001"),
+            model("anthropic", "claude-haiku-4-5-20241022"),
+            model("openai", "gpt-5.4"),
+            model("openrouter", "openai/gpt-4o"),
+            model("openrouter", "openai/gpt-4o:extended"),
+            model("zai", "glm-5"),
+            model("vercel-ai-gateway", "zai/glm-5"),
+        ]
+    }
+
+    #[test]
+    fn alias_detection() {
+        assert!(is_alias("claude-sonnet-4-5"));
+        assert!(!is_alias("claude-sonnet-4-5-20250929"));
+        assert!(is_alias("devstral-medium-latest"));
+    }
+
+    #[test]
+    fn aliases_before_dated_and_latest_dated() {
+        let all = catalogue();
+        let m = parse_model_pattern("sonnet", &all, false).model.expect("match");
+        assert_eq!(m.id, "claude-sonnet-4-5");
+        let m = parse_model_pattern("haiku", &all, false).model.expect("match");
+        assert_eq!(m.id, "claude-haiku-4-5-20251001");
+    }
+
+    #[test]
+    fn thinking_suffix_and_colon_ids() {
+        let all = catalogue();
+        let r = parse_model_pattern("sonnet:high", &all, false);
+        assert_eq!(r.model.map(|m| m.id).as_deref(), Some("claude-sonnet-4-5"));
+        assert_eq!(r.thinking_level, Some(ThinkingLevel::High));
+        let r = parse_model_pattern("openai/gpt-4o:extended", &all, false);
+        assert_eq!(r.model.map(|m| m.id).as_deref(), Some("openai/gpt-4o:extended"));
+        assert_eq!(r.thinking_level, None);
+        // Strict: an invalid suffix is no match. Scope: warn and use the prefix.
+        assert!(parse_model_pattern("opus-4-7:turbo", &all, false).model.is_none());
+        let r = parse_model_pattern("opus-4-7:turbo", &all, true);
+        assert_eq!(r.model.map(|m| m.id).as_deref(), Some("claude-opus-4-7"));
+        assert_eq!(
+            r.warning.as_deref(),
+            Some("Invalid thinking level \"turbo\" in pattern \"opus-4-7:turbo\". Using default instead.")
+        );
+    }
+
+    #[test]
+    fn cli_provider_prefix_and_fallback() {
+        let all = catalogue();
+        let d = DEFAULT_MODEL_PER_PROVIDER;
+        // A known provider before the slash wins over an id containing the slash.
+        let r = resolve_cli_model(None, Some("zai/glm-5"), &all, d);
+        assert_eq!(r.model.as_ref().map(|m| m.provider.as_str()), Some("zai"));
+        // Not a provider: exact id across all models.
+        let r = resolve_cli_model(None, Some("openai/gpt-4o"), &all, d);
+        assert_eq!(
+            r.model.as_ref().map(|m| (m.provider.as_str(), m.id.as_str())),
+            Some(("openrouter", "openai/gpt-4o"))
+        );
+        // --provider with a provider/ prefix in --model.
+        let r = resolve_cli_model(Some("ANTHROPIC"), Some("anthropic/opus-4-7:low"), &all, d);
+        assert_eq!(r.model.as_ref().map(|m| m.id.as_str()), Some("claude-opus-4-7"));
+        assert_eq!(r.thinking_level, Some(ThinkingLevel::Low));
+        // Unknown id under a known provider: custom model from the provider default.
+        let r = resolve_cli_model(Some("anthropic"), Some("claude-future-9"), &all, d);
+        let m = r.model.expect("fallback");
+        assert_eq!(m.id, "claude-future-9");
+        assert_eq!(m.provider, "anthropic");
+        assert_eq!(
+            r.warning.as_deref(),
+            Some("Model \"claude-future-9\" not found for provider \"anthropic\". Using custom model id.")
+        );
+        let r = resolve_cli_model(Some("nope"), Some("x"), &all, d);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Unknown provider \"nope\". Use --list-models to see available providers/models.")
+        );
+        let r = resolve_cli_model(None, Some("nothing-like-this"), &all, d);
+        assert_eq!(
+            r.error.as_deref(),
+            Some("Model \"nothing-like-this\" not found. Use --list-models to see available models.")
+        );
+    }
+
+    #[test]
+    fn scope_globs() {
+        let all = catalogue();
+        let pats = vec![
+            "anthropic/*haiku*:low".to_string(),
+            "*GPT-5*".to_string(),
+            "claude-haiku-4-5-20251001".to_string(),
+            "nomatch*".to_string(),
+        ];
+        let (scoped, warnings) = resolve_model_scope(&pats, &all);
+        let ids: Vec<&str> = scoped.iter().map(|s| s.model.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            vec!["claude-haiku-4-5-20251001", "claude-haiku-4-5-20241022", "gpt-5.4"]
+        );
+        assert_eq!(scoped[0].thinking_level, Some(ThinkingLevel::Low));
+        assert_eq!(warnings, vec!["No models match pattern \"nomatch*\"".to_string()]);
+    }
+
+    #[test]
+    fn initial_model_priority() {
+        let all = catalogue();
+        let d = DEFAULT_MODEL_PER_PROVIDER;
+        let available: Vec<Model> = all.iter().filter(|m| m.provider != "anthropic").cloned().collect();
+        let (m, level) = find_initial_model(&InitialModelOptions::default(), &all, &available, d);
+        assert_eq!(m.map(|m| m.id).as_deref(), Some("gpt-5.4"));
+        assert_eq!(level, ThinkingLevel::Medium);
+        let opts = InitialModelOptions {
+            default_provider: Some("anthropic"),
+            default_model_id: Some("claude-opus-4-7"),
+            default_thinking_level: Some(ThinkingLevel::High),
+            ..Default::default()
+        };
+        let (m, level) = find_initial_model(&opts, &all, &available, d);
+        assert_eq!(m.map(|m| m.id).as_deref(), Some("claude-opus-4-7"));
+        assert_eq!(level, ThinkingLevel::High);
+        let scoped = vec![ScopedModel {
+            model: all[8].clone(),
+            thinking_level: None,
+        }];
+        let opts = InitialModelOptions {
+            scoped_models: &scoped,
+            default_thinking_level: Some(ThinkingLevel::Low),
+            ..Default::default()
+        };
+        let (m, level) = find_initial_model(&opts, &all, &available, d);
+        assert_eq!(m.map(|m| m.id).as_deref(), Some("glm-5"));
+        assert_eq!(level, ThinkingLevel::Low);
+    }
+
+    #[test]
+    fn restore_falls_back_with_message() {
+        let all = catalogue();
+        let available = vec![all[5].clone()];
+        let r = restore_model_from_session(
+            "anthropic",
+            "claude-opus-4-7",
+            None,
+            &all,
+            &available,
+            DEFAULT_MODEL_PER_PROVIDER,
+        );
+        assert_eq!(r.model.map(|m| m.id).as_deref(), Some("gpt-5.4"));
+        assert_eq!(
+            r.fallback_message.as_deref(),
+            Some("Could not restore model anthropic/claude-opus-4-7 (no auth configured). Using openai/gpt-5.4.")
+        );
+    }
+
+    #[test]
+    fn thinking_clamp() {
+        let mut m = model("p", "m");
+        assert_eq!(clamp_thinking_level(&m, ThinkingLevel::High), ThinkingLevel::Off);
+        m.reasoning = true;
+        assert_eq!(clamp_thinking_level(&m, ThinkingLevel::Xhigh), ThinkingLevel::High);
+        assert_eq!(clamp_thinking_level(&m, ThinkingLevel::Off), ThinkingLevel::Off);
+        m.thinking_level_map = Some(
+            serde_json::json!({"off": null, "minimal": null, "medium": null, "xhigh": "max"})
+                .as_object()
+                .cloned()
+                .expect("object"),
+        );
+        assert_eq!(
+            supported_thinking_levels(&m),
+            vec![ThinkingLevel::Low, ThinkingLevel::High, ThinkingLevel::Xhigh]
+        );
+        assert_eq!(clamp_thinking_level(&m, ThinkingLevel::Off), ThinkingLevel::Low);
+        assert_eq!(clamp_thinking_level(&m, ThinkingLevel::Medium), ThinkingLevel::High);
+    }
+}

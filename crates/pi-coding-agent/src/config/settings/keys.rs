@@ -1,0 +1,323 @@
+//! The typed getters (with pi 0.73.1's defaults) and setters of every known settings key.
+
+use std::path::PathBuf;
+
+use pi_ai::{ThinkingBudgets, ThinkingLevel};
+use serde_json::{Map, Value};
+
+use super::{
+    as_u64, BranchSummarySettings, CompactionSettings, PackageSource, ProviderRetrySettings, QueueMode, RetrySettings,
+    SettingsManager, SettingsScope, Transport,
+};
+use crate::config::paths::expand_tilde_with;
+
+impl SettingsManager {
+    // ----- typed getters (defaults as in pi 0.73.1) -------------------------------------
+
+    pub fn last_changelog_version(&self) -> Option<&str> {
+        self.str_of("lastChangelogVersion")
+    }
+    /// `sessionDir` with `~` expanded.
+    pub fn session_dir(&self) -> Option<PathBuf> {
+        let dir = self.str_of("sessionDir").filter(|s| !s.is_empty())?;
+        Some(expand_tilde_with(dir, &self.home))
+    }
+    pub fn default_provider(&self) -> Option<&str> {
+        self.str_of("defaultProvider")
+    }
+    pub fn default_model(&self) -> Option<&str> {
+        self.str_of("defaultModel")
+    }
+    pub fn default_thinking_level(&self) -> Option<ThinkingLevel> {
+        self.str_of("defaultThinkingLevel").and_then(ThinkingLevel::parse)
+    }
+    pub fn transport(&self) -> Transport {
+        self.str_of("transport")
+            .and_then(Transport::parse)
+            .unwrap_or(Transport::Auto)
+    }
+    pub fn steering_mode(&self) -> QueueMode {
+        self.str_of("steeringMode")
+            .and_then(QueueMode::parse)
+            .unwrap_or(QueueMode::OneAtATime)
+    }
+    pub fn follow_up_mode(&self) -> QueueMode {
+        self.str_of("followUpMode")
+            .and_then(QueueMode::parse)
+            .unwrap_or(QueueMode::OneAtATime)
+    }
+    /// `theme`; `None` means pick dark or light from the terminal.
+    pub fn theme(&self) -> Option<&str> {
+        self.str_of("theme")
+    }
+    pub fn compaction(&self) -> CompactionSettings {
+        CompactionSettings {
+            enabled: self.nested_bool("compaction", "enabled").unwrap_or(true),
+            reserve_tokens: self.nested_u64("compaction", "reserveTokens").unwrap_or(16384),
+            keep_recent_tokens: self.nested_u64("compaction", "keepRecentTokens").unwrap_or(20000),
+        }
+    }
+    pub fn branch_summary(&self) -> BranchSummarySettings {
+        BranchSummarySettings {
+            reserve_tokens: self.nested_u64("branchSummary", "reserveTokens").unwrap_or(16384),
+            skip_prompt: self.nested_bool("branchSummary", "skipPrompt").unwrap_or(false),
+        }
+    }
+    pub fn retry(&self) -> RetrySettings {
+        RetrySettings {
+            enabled: self.nested_bool("retry", "enabled").unwrap_or(true),
+            max_retries: self
+                .nested_u64("retry", "maxRetries")
+                .map(|n| n.min(u32::MAX as u64) as u32)
+                .unwrap_or(3),
+            base_delay_ms: self.nested_u64("retry", "baseDelayMs").unwrap_or(2000),
+        }
+    }
+    pub fn provider_retry(&self) -> ProviderRetrySettings {
+        let provider = self.get_nested("retry", "provider").and_then(Value::as_object);
+        let field = |k: &str| provider.and_then(|p| p.get(k)).and_then(as_u64);
+        ProviderRetrySettings {
+            timeout_ms: field("timeoutMs"),
+            max_retries: field("maxRetries").map(|n| n.min(u32::MAX as u64) as u32),
+            max_retry_delay_ms: field("maxRetryDelayMs").unwrap_or(60000),
+        }
+    }
+    pub fn hide_thinking_block(&self) -> bool {
+        self.bool_of("hideThinkingBlock").unwrap_or(false)
+    }
+    pub fn shell_path(&self) -> Option<&str> {
+        self.str_of("shellPath")
+    }
+    pub fn shell_command_prefix(&self) -> Option<&str> {
+        self.str_of("shellCommandPrefix")
+    }
+    /// `npmCommand`; `None` means plain `npm`.
+    pub fn npm_command(&self) -> Option<Vec<String>> {
+        self.get("npmCommand").map(|_| self.string_list("npmCommand"))
+    }
+    pub fn quiet_startup(&self) -> bool {
+        self.bool_of("quietStartup").unwrap_or(false)
+    }
+    pub fn collapse_changelog(&self) -> bool {
+        self.bool_of("collapseChangelog").unwrap_or(false)
+    }
+    pub fn enable_install_telemetry(&self) -> bool {
+        self.bool_of("enableInstallTelemetry").unwrap_or(true)
+    }
+    pub fn packages(&self) -> Vec<PackageSource> {
+        self.get("packages")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| match v {
+                        Value::String(s) => Some(PackageSource::Source(s.clone())),
+                        Value::Object(o) => Some(PackageSource::Filtered(o.clone())),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    pub fn extension_paths(&self) -> Vec<String> {
+        self.string_list("extensions")
+    }
+    pub fn skill_paths(&self) -> Vec<String> {
+        self.string_list("skills")
+    }
+    pub fn prompt_template_paths(&self) -> Vec<String> {
+        self.string_list("prompts")
+    }
+    pub fn theme_paths(&self) -> Vec<String> {
+        self.string_list("themes")
+    }
+    pub fn enable_skill_commands(&self) -> bool {
+        self.bool_of("enableSkillCommands").unwrap_or(true)
+    }
+    pub fn thinking_budgets(&self) -> Option<ThinkingBudgets> {
+        serde_json::from_value(self.get("thinkingBudgets")?.clone()).ok()
+    }
+    pub fn show_images(&self) -> bool {
+        self.nested_bool("terminal", "showImages").unwrap_or(true)
+    }
+    pub fn image_width_cells(&self) -> u64 {
+        match self.get_nested("terminal", "imageWidthCells").and_then(Value::as_f64) {
+            Some(w) if w.is_finite() => (w.floor().max(1.0)) as u64,
+            _ => 60,
+        }
+    }
+    /// `terminal.clearOnShrink`, else `PI_CLEAR_ON_SHRINK=1`.
+    pub fn clear_on_shrink(&self) -> bool {
+        self.nested_bool("terminal", "clearOnShrink")
+            .unwrap_or_else(|| std::env::var("PI_CLEAR_ON_SHRINK").is_ok_and(|v| v == "1"))
+    }
+    pub fn show_terminal_progress(&self) -> bool {
+        self.nested_bool("terminal", "showTerminalProgress").unwrap_or(false)
+    }
+    pub fn image_auto_resize(&self) -> bool {
+        self.nested_bool("images", "autoResize").unwrap_or(true)
+    }
+    pub fn block_images(&self) -> bool {
+        self.nested_bool("images", "blockImages").unwrap_or(false)
+    }
+    pub fn enabled_models(&self) -> Option<Vec<String>> {
+        self.get("enabledModels").map(|_| self.string_list("enabledModels"))
+    }
+    /// `doubleEscapeAction`: `tree`, `fork` or `none`.
+    pub fn double_escape_action(&self) -> &str {
+        self.str_of("doubleEscapeAction").unwrap_or("tree")
+    }
+    /// `treeFilterMode`; anything unknown is `default`.
+    pub fn tree_filter_mode(&self) -> &str {
+        match self.str_of("treeFilterMode") {
+            Some(m @ ("default" | "no-tools" | "user-only" | "labeled-only" | "all")) => m,
+            _ => "default",
+        }
+    }
+    /// `showHardwareCursor`, else `PI_HARDWARE_CURSOR=1`.
+    pub fn show_hardware_cursor(&self) -> bool {
+        self.bool_of("showHardwareCursor")
+            .unwrap_or_else(|| std::env::var("PI_HARDWARE_CURSOR").is_ok_and(|v| v == "1"))
+    }
+    pub fn editor_padding_x(&self) -> u64 {
+        self.get("editorPaddingX").and_then(as_u64).unwrap_or(0)
+    }
+    pub fn autocomplete_max_visible(&self) -> u64 {
+        self.get("autocompleteMaxVisible").and_then(as_u64).unwrap_or(5)
+    }
+    pub fn code_block_indent(&self) -> &str {
+        self.get_nested("markdown", "codeBlockIndent")
+            .and_then(Value::as_str)
+            .unwrap_or("  ")
+    }
+    /// `warnings.<name>`, default true (e.g. `anthropicExtraUsage`).
+    pub fn warning_enabled(&self, name: &str) -> bool {
+        self.nested_bool("warnings", name).unwrap_or(true)
+    }
+
+    // ----- setters (global unless named project) ---------------------------------------
+
+    pub fn set_last_changelog_version(&mut self, version: &str) {
+        self.set(SettingsScope::Global, "lastChangelogVersion", Some(version.into()));
+    }
+    pub fn set_default_provider(&mut self, provider: &str) {
+        self.set(SettingsScope::Global, "defaultProvider", Some(provider.into()));
+    }
+    pub fn set_default_model(&mut self, model: &str) {
+        self.set(SettingsScope::Global, "defaultModel", Some(model.into()));
+    }
+    /// Both in one write.
+    pub fn set_default_model_and_provider(&mut self, provider: &str, model: &str) {
+        self.global.insert("defaultProvider".into(), provider.into());
+        self.global.insert("defaultModel".into(), model.into());
+        self.modified_global.mark("defaultProvider", None);
+        self.modified_global.mark("defaultModel", None);
+        self.save(SettingsScope::Global);
+    }
+    pub fn set_default_thinking_level(&mut self, level: ThinkingLevel) {
+        self.set(
+            SettingsScope::Global,
+            "defaultThinkingLevel",
+            Some(level.as_str().into()),
+        );
+    }
+    pub fn set_transport(&mut self, transport: Transport) {
+        self.set(SettingsScope::Global, "transport", Some(transport.as_str().into()));
+    }
+    pub fn set_steering_mode(&mut self, mode: QueueMode) {
+        self.set(SettingsScope::Global, "steeringMode", Some(mode.as_str().into()));
+    }
+    pub fn set_follow_up_mode(&mut self, mode: QueueMode) {
+        self.set(SettingsScope::Global, "followUpMode", Some(mode.as_str().into()));
+    }
+    pub fn set_theme(&mut self, theme: &str) {
+        self.set(SettingsScope::Global, "theme", Some(theme.into()));
+    }
+    pub fn set_compaction_enabled(&mut self, enabled: bool) {
+        self.set_nested(SettingsScope::Global, "compaction", "enabled", Some(enabled.into()));
+    }
+    pub fn set_retry_enabled(&mut self, enabled: bool) {
+        self.set_nested(SettingsScope::Global, "retry", "enabled", Some(enabled.into()));
+    }
+    pub fn set_hide_thinking_block(&mut self, hide: bool) {
+        self.set(SettingsScope::Global, "hideThinkingBlock", Some(hide.into()));
+    }
+    pub fn set_quiet_startup(&mut self, quiet: bool) {
+        self.set(SettingsScope::Global, "quietStartup", Some(quiet.into()));
+    }
+    pub fn set_enabled_models(&mut self, patterns: Option<Vec<String>>) {
+        self.set(SettingsScope::Global, "enabledModels", patterns.map(Value::from));
+    }
+    pub fn set_show_images(&mut self, show: bool) {
+        self.set_nested(SettingsScope::Global, "terminal", "showImages", Some(show.into()));
+    }
+    pub fn set_image_width_cells(&mut self, width: u64) {
+        self.set_nested(
+            SettingsScope::Global,
+            "terminal",
+            "imageWidthCells",
+            Some(width.max(1).into()),
+        );
+    }
+    pub fn set_image_auto_resize(&mut self, enabled: bool) {
+        self.set_nested(SettingsScope::Global, "images", "autoResize", Some(enabled.into()));
+    }
+    pub fn set_block_images(&mut self, blocked: bool) {
+        self.set_nested(SettingsScope::Global, "images", "blockImages", Some(blocked.into()));
+    }
+    pub fn set_editor_padding_x(&mut self, padding: u64) {
+        self.set(SettingsScope::Global, "editorPaddingX", Some(padding.min(3).into()));
+    }
+    pub fn set_autocomplete_max_visible(&mut self, max: u64) {
+        self.set(
+            SettingsScope::Global,
+            "autocompleteMaxVisible",
+            Some(max.clamp(3, 20).into()),
+        );
+    }
+    pub fn set_shell_path(&mut self, path: Option<&str>) {
+        self.set(SettingsScope::Global, "shellPath", path.map(Value::from));
+    }
+    pub fn set_shell_command_prefix(&mut self, prefix: Option<&str>) {
+        self.set(SettingsScope::Global, "shellCommandPrefix", prefix.map(Value::from));
+    }
+    pub fn set_npm_command(&mut self, command: Option<Vec<String>>) {
+        self.set(SettingsScope::Global, "npmCommand", command.map(Value::from));
+    }
+    pub fn set_collapse_changelog(&mut self, collapse: bool) {
+        self.set(SettingsScope::Global, "collapseChangelog", Some(collapse.into()));
+    }
+    pub fn set_enable_install_telemetry(&mut self, enabled: bool) {
+        self.set(SettingsScope::Global, "enableInstallTelemetry", Some(enabled.into()));
+    }
+    pub fn set_enable_skill_commands(&mut self, enabled: bool) {
+        self.set(SettingsScope::Global, "enableSkillCommands", Some(enabled.into()));
+    }
+    pub fn set_double_escape_action(&mut self, action: &str) {
+        self.set(SettingsScope::Global, "doubleEscapeAction", Some(action.into()));
+    }
+    pub fn set_tree_filter_mode(&mut self, mode: &str) {
+        self.set(SettingsScope::Global, "treeFilterMode", Some(mode.into()));
+    }
+    pub fn set_show_hardware_cursor(&mut self, enabled: bool) {
+        self.set(SettingsScope::Global, "showHardwareCursor", Some(enabled.into()));
+    }
+    pub fn set_clear_on_shrink(&mut self, enabled: bool) {
+        self.set_nested(SettingsScope::Global, "terminal", "clearOnShrink", Some(enabled.into()));
+    }
+    pub fn set_show_terminal_progress(&mut self, enabled: bool) {
+        self.set_nested(
+            SettingsScope::Global,
+            "terminal",
+            "showTerminalProgress",
+            Some(enabled.into()),
+        );
+    }
+    /// Replace the whole `warnings` object (e.g. `{"anthropicExtraUsage": false}`).
+    pub fn set_warnings(&mut self, warnings: Map<String, Value>) {
+        self.set(SettingsScope::Global, "warnings", Some(Value::Object(warnings)));
+    }
+    /// `skills`/`prompts`/`themes`/`extensions`/`packages` of one scope.
+    pub fn set_resource_list(&mut self, scope: SettingsScope, key: &str, values: Vec<Value>) {
+        self.set(scope, key, Some(Value::Array(values)));
+    }
+}

@@ -1,0 +1,37 @@
+//! `--mode json`: the session header, then every session event as one JSON line.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use super::output::StdoutLines;
+use super::PromptQueue;
+use crate::session::{AgentSession, SessionEvent, SessionListener};
+
+struct JsonLines(Arc<StdoutLines>);
+
+#[async_trait]
+impl SessionListener for JsonLines {
+    async fn on_event(&self, event: &SessionEvent<'_>) {
+        self.0.write_line(event.to_json()).await;
+    }
+}
+
+/// Run the prompts and stream the events. Exit code 0 even when a run ended in an error (the
+/// error is in the events); 1 when a prompt could not start.
+pub async fn run(session: &AgentSession, prompts: PromptQueue) -> i32 {
+    let out = Arc::new(StdoutLines::new());
+    out.write_line(session.header_json()).await;
+    session.subscribe(Arc::new(JsonLines(Arc::clone(&out))));
+    let code = match super::run_prompts(session, prompts).await {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{e}");
+            1
+        }
+    };
+    match out.finish() {
+        Ok(()) => code,
+        Err(_) => code.max(1),
+    }
+}

@@ -1,0 +1,27 @@
+//! The faces of pi over one AgentSession: print, JSON and RPC (and the terminal UI).
+
+pub mod json;
+pub mod output;
+pub mod print;
+
+use pi_ai::ImageContent;
+
+use crate::session::{AgentSession, PromptError};
+
+/// The prompts of a non-interactive run: the first may carry images; each is a full run.
+#[derive(Debug, Clone, Default)]
+pub struct PromptQueue {
+    pub first: Option<(String, Vec<ImageContent>)>,
+    pub rest: Vec<String>,
+}
+
+/// Send each prompt in turn, waiting for each run (and its retries) to finish.
+pub async fn run_prompts(session: &AgentSession, prompts: PromptQueue) -> Result<(), PromptError> {
+    if let Some((text, images)) = prompts.first {
+        session.prompt(&text, images).await?;
+    }
+    for text in prompts.rest {
+        session.prompt(&text, Vec::new()).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,144 @@
+//! One call that loads every resource a session needs for its system prompt and input
+//! expansion, honouring the CLI switches and the settings entries. Themes are left out
+//! (only the interactive mode needs them; see [`super::themes::load_themes`]).
+
+use serde_json::Value;
+
+use super::context_files::{load_context_files, load_prompt_sources, ContextFile, PromptSources};
+use super::prompt_templates::{load_prompt_templates, LoadedTemplates, TemplateSources};
+use super::skills::{load_skills, LoadedSkills, SkillSources};
+use super::themes::ThemeSources;
+use super::Diagnostic;
+use crate::config::paths::Paths;
+use crate::config::settings::SettingsManager;
+
+/// The resource-related command-line switches.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceOptions {
+    /// `--system-prompt`.
+    pub system_prompt: Option<String>,
+    /// Each `--append-system-prompt`.
+    pub append_system_prompt: Vec<String>,
+    /// `--no-context-files`.
+    pub no_context_files: bool,
+    /// Each `--skill`.
+    pub skill_paths: Vec<String>,
+    /// `--no-skills`.
+    pub no_skills: bool,
+    /// Each `--prompt-template`.
+    pub prompt_template_paths: Vec<String>,
+    /// `--no-prompt-templates`.
+    pub no_prompt_templates: bool,
+    /// Each `--theme`.
+    pub theme_paths: Vec<String>,
+    /// `--no-themes`.
+    pub no_themes: bool,
+}
+
+/// Everything loaded, plus every diagnostic (the caller decides how to show them).
+#[derive(Debug, Clone, Default)]
+pub struct Resources {
+    pub context_files: Vec<ContextFile>,
+    pub prompt_sources: PromptSources,
+    pub skills: LoadedSkills,
+    pub templates: LoadedTemplates,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+fn entries(map: &serde_json::Map<String, Value>, key: &str) -> Vec<String> {
+    map.get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// Load context files, prompt texts, skills and prompt templates.
+pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &ResourceOptions) -> Resources {
+    let mut diagnostics = Vec::new();
+    let context_files = if options.no_context_files {
+        Vec::new()
+    } else {
+        let (files, diags) = load_context_files(&paths.agent_dir, &paths.cwd);
+        diagnostics.extend(diags);
+        files
+    };
+    let (prompt_sources, diags) =
+        load_prompt_sources(paths, options.system_prompt.as_deref(), &options.append_system_prompt);
+    diagnostics.extend(diags);
+
+    let global = settings.global_settings();
+    let project = settings.project_settings();
+    let skills = load_skills(
+        paths,
+        &SkillSources {
+            cli_paths: options.skill_paths.clone(),
+            global_entries: entries(global, "skills"),
+            project_entries: entries(project, "skills"),
+            package_paths: Vec::new(),
+            no_defaults: options.no_skills,
+        },
+    );
+    let templates = load_prompt_templates(
+        paths,
+        &TemplateSources {
+            cli_paths: options.prompt_template_paths.clone(),
+            global_entries: entries(global, "prompts"),
+            project_entries: entries(project, "prompts"),
+            package_paths: Vec::new(),
+            no_defaults: options.no_prompt_templates,
+        },
+    );
+    Resources {
+        context_files,
+        prompt_sources,
+        skills,
+        templates,
+        diagnostics,
+    }
+}
+
+/// The theme sources for the interactive mode, from the same switches and settings.
+pub fn theme_sources(settings: &SettingsManager, options: &ResourceOptions) -> ThemeSources {
+    ThemeSources {
+        cli_paths: options.theme_paths.clone(),
+        global_entries: entries(settings.global_settings(), "themes"),
+        project_entries: entries(settings.project_settings(), "themes"),
+        package_paths: Vec::new(),
+        no_defaults: options.no_themes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn switches_and_settings_are_honoured() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let agent = tmp.path().join("agent");
+        let cwd = tmp.path().join("proj");
+        fs::create_dir_all(agent.join("skills/s1")).expect("mk");
+        fs::create_dir_all(cwd.join(".pi")).expect("mk");
+        fs::write(agent.join("skills/s1/SKILL.md"), "---\ndescription: one\n---\n").expect("w");
+        fs::write(cwd.join("AGENTS.md"), "ctx").expect("w");
+        fs::write(cwd.join(".pi/settings.json"), r#"{"skills": ["!s1"]}"#).expect("w");
+        let paths = Paths::new(&agent, &cwd, tmp.path());
+        let settings = SettingsManager::load(&paths);
+        let r = load_resources(&paths, &settings, &ResourceOptions::default());
+        assert_eq!(r.context_files.len(), 1);
+        // The project filter only applies to project resources; the user skill stays.
+        assert_eq!(r.skills.skills.len(), 1);
+        let r = load_resources(
+            &paths,
+            &settings,
+            &ResourceOptions {
+                no_context_files: true,
+                no_skills: true,
+                ..Default::default()
+            },
+        );
+        assert!(r.context_files.is_empty());
+        assert!(r.skills.skills.is_empty());
+    }
+}

@@ -1,0 +1,571 @@
+//! Themes: JSON files naming a colour for each of the 51 tokens the TUI paints with.
+//!
+//! A theme file is `{"$schema"?, "name", "vars"?, "colors", "export"?}`. A colour is
+//! `"#rrggbb"`, an xterm palette index 0–255, `""` (the terminal's default) or the name of a
+//! var (vars may refer to vars; a cycle is an error). Loading checks the shape, resolves the
+//! vars and reports every problem at once. Custom themes come from `--theme` paths, settings
+//! `themes`, `.pi/themes/*.json` and `<agent>/themes/*.json`; the first with a name wins.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::discovery::{collect_top_level_files, is_enabled, is_pattern, resolve_resource_path};
+use super::{Diagnostic, ResourceScope};
+use crate::config::paths::{Paths, CONFIG_DIR_NAME};
+
+/// Every colour token a theme must define, in the order of pi's schema.
+pub const THEME_TOKENS: [&str; 51] = [
+    "accent",
+    "border",
+    "borderAccent",
+    "borderMuted",
+    "success",
+    "error",
+    "warning",
+    "muted",
+    "dim",
+    "text",
+    "thinkingText",
+    "selectedBg",
+    "userMessageBg",
+    "userMessageText",
+    "customMessageBg",
+    "customMessageText",
+    "customMessageLabel",
+    "toolPendingBg",
+    "toolSuccessBg",
+    "toolErrorBg",
+    "toolTitle",
+    "toolOutput",
+    "mdHeading",
+    "mdLink",
+    "mdLinkUrl",
+    "mdCode",
+    "mdCodeBlock",
+    "mdCodeBlockBorder",
+    "mdQuote",
+    "mdQuoteBorder",
+    "mdHr",
+    "mdListBullet",
+    "toolDiffAdded",
+    "toolDiffRemoved",
+    "toolDiffContext",
+    "syntaxComment",
+    "syntaxKeyword",
+    "syntaxFunction",
+    "syntaxVariable",
+    "syntaxString",
+    "syntaxNumber",
+    "syntaxType",
+    "syntaxOperator",
+    "syntaxPunctuation",
+    "thinkingOff",
+    "thinkingMinimal",
+    "thinkingLow",
+    "thinkingMedium",
+    "thinkingHigh",
+    "thinkingXhigh",
+    "bashMode",
+];
+
+/// Tokens used as backgrounds (the rest are foregrounds).
+pub const BACKGROUND_TOKENS: [&str; 6] = [
+    "selectedBg",
+    "userMessageBg",
+    "customMessageBg",
+    "toolPendingBg",
+    "toolSuccessBg",
+    "toolErrorBg",
+];
+
+/// A resolved colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThemeColor {
+    /// The terminal's default colour (`""`).
+    Default,
+    /// An xterm-256 palette index.
+    Index(u8),
+    /// A truecolour value.
+    Rgb(u8, u8, u8),
+}
+
+/// A loaded theme with every token resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Theme {
+    pub name: String,
+    /// All 51 tokens.
+    pub colors: BTreeMap<String, ThemeColor>,
+    /// Optional HTML-export colours (`pageBg`, `cardBg`, `infoBg`), resolved.
+    pub export: BTreeMap<String, ThemeColor>,
+    /// The file it came from (`None` for built-ins).
+    pub source_path: Option<PathBuf>,
+}
+
+impl Theme {
+    pub fn color(&self, token: &str) -> ThemeColor {
+        self.colors.get(token).copied().unwrap_or(ThemeColor::Default)
+    }
+    pub fn is_background(token: &str) -> bool {
+        BACKGROUND_TOKENS.contains(&token)
+    }
+}
+
+fn parse_hex(s: &str) -> Option<ThemeColor> {
+    let hex = s.strip_prefix('#')?;
+    if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    Some(ThemeColor::Rgb(byte(0)?, byte(2)?, byte(4)?))
+}
+
+fn is_color_value(v: &Value) -> bool {
+    v.is_string() || v.as_u64().is_some_and(|n| n <= 255)
+}
+
+fn resolve(value: &Value, vars: &Map<String, Value>, seen: &mut HashSet<String>) -> Result<ThemeColor, String> {
+    if let Some(n) = value.as_u64() {
+        return Ok(ThemeColor::Index(n.min(255) as u8));
+    }
+    let Some(s) = value.as_str() else {
+        return Err(format!("Invalid color value: {value}"));
+    };
+    if s.is_empty() {
+        return Ok(ThemeColor::Default);
+    }
+    if s.starts_with('#') {
+        return parse_hex(s).ok_or_else(|| format!("Invalid hex color: {s}"));
+    }
+    if !seen.insert(s.to_string()) {
+        return Err(format!("Circular variable reference detected: {s}"));
+    }
+    match vars.get(s) {
+        Some(next) => resolve(next, vars, seen),
+        None => Err(format!("Variable reference not found: {s}")),
+    }
+}
+
+/// Check and resolve a theme's JSON. `label` names it in messages.
+pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Result<Theme, String> {
+    let mut missing = Vec::new();
+    let mut other = Vec::new();
+    let obj = json.as_object();
+    let name = obj.and_then(|o| o.get("name"));
+    match name {
+        None => other.push("  - /: must have required properties name".to_string()),
+        Some(n) if !n.is_string() => other.push("  - /name: must be string".to_string()),
+        _ => {}
+    }
+    let vars = obj
+        .and_then(|o| o.get("vars"))
+        .cloned()
+        .unwrap_or(Value::Object(Map::new()));
+    let vars = match vars {
+        Value::Object(m) => {
+            for (k, v) in &m {
+                if !is_color_value(v) {
+                    other.push(format!("  - /vars/{k}: must be a color (string or 0-255)"));
+                }
+            }
+            m
+        }
+        _ => {
+            other.push("  - /vars: must be object".to_string());
+            Map::new()
+        }
+    };
+    let colors = obj.and_then(|o| o.get("colors"));
+    match colors.and_then(Value::as_object) {
+        Some(c) => {
+            for token in THEME_TOKENS {
+                match c.get(token) {
+                    None => missing.push(token),
+                    Some(v) if !is_color_value(v) => {
+                        other.push(format!("  - /colors/{token}: must be a color (string or 0-255)"))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None if colors.is_none() => other.push("  - /: must have required properties colors".to_string()),
+        None => other.push("  - /colors: must be object".to_string()),
+    }
+    if !missing.is_empty() || !other.is_empty() {
+        let mut msg = format!("Invalid theme \"{label}\":\n");
+        if !missing.is_empty() {
+            missing.sort_unstable();
+            msg.push_str("\nMissing required color tokens:\n");
+            msg.push_str(
+                &missing
+                    .iter()
+                    .map(|t| format!("  - {t}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+            msg.push_str("\n\nAdd them to the theme's \"colors\" object; the built-in dark and light themes show a value for each.");
+        }
+        if !other.is_empty() {
+            msg.push_str(&format!("\n\nOther errors:\n{}", other.join("\n")));
+        }
+        return Err(msg);
+    }
+    let colors_obj = colors.and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut resolved = BTreeMap::new();
+    for token in THEME_TOKENS {
+        let v = colors_obj.get(token).cloned().unwrap_or(Value::String(String::new()));
+        resolved.insert(token.to_string(), resolve(&v, &vars, &mut HashSet::new())?);
+    }
+    let mut export = BTreeMap::new();
+    if let Some(e) = obj.and_then(|o| o.get("export")).and_then(Value::as_object) {
+        for key in ["pageBg", "cardBg", "infoBg"] {
+            if let Some(v) = e.get(key) {
+                export.insert(key.to_string(), resolve(v, &vars, &mut HashSet::new())?);
+            }
+        }
+    }
+    Ok(Theme {
+        name: name.and_then(Value::as_str).unwrap_or_default().to_string(),
+        colors: resolved,
+        export,
+        source_path: source.map(Path::to_path_buf),
+    })
+}
+
+/// Read, check and resolve a theme file.
+pub fn load_theme_file(path: &Path) -> Result<Theme, String> {
+    let label = path.to_string_lossy();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("Failed to read theme {label}: {e}"))?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("Failed to parse theme {label}: {e}"))?;
+    parse_theme_value(&label, &json, Some(path))
+}
+
+/// What to load custom themes from.
+#[derive(Debug, Clone, Default)]
+pub struct ThemeSources {
+    pub cli_paths: Vec<String>,
+    pub global_entries: Vec<String>,
+    pub project_entries: Vec<String>,
+    pub package_paths: Vec<PathBuf>,
+    /// `--no-themes`: only the CLI paths.
+    pub no_defaults: bool,
+}
+
+/// Custom themes and the problems met.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedThemes {
+    pub themes: Vec<Theme>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Load custom themes in precedence order (built-ins are not included; see [`builtin_theme`]).
+pub fn load_themes(paths: &Paths, sources: &ThemeSources) -> LoadedThemes {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut diagnostics = Vec::new();
+    let add = |p: PathBuf, out: &mut Vec<PathBuf>, diagnostics: &mut Vec<Diagnostic>| {
+        if p.is_dir() {
+            out.extend(collect_top_level_files(&p, ".json"));
+        } else if p.is_file() && p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        } else if p.exists() {
+            diagnostics.push(Diagnostic::warning("theme path is not a json file", &p));
+        } else {
+            diagnostics.push(Diagnostic::warning("theme path does not exist", &p));
+        }
+    };
+    for p in &sources.cli_paths {
+        add(
+            resolve_resource_path(p, &paths.cwd, &paths.home),
+            &mut files,
+            &mut diagnostics,
+        );
+    }
+    if !sources.no_defaults {
+        // pi's precedence: project settings entries, project folder, global settings
+        // entries, user folder, then packages.
+        let project_base = paths.cwd.join(CONFIG_DIR_NAME);
+        for (entries, base, auto_dir) in [
+            (
+                &sources.project_entries,
+                project_base.clone(),
+                project_base.join("themes"),
+            ),
+            (&sources.global_entries, paths.agent_dir.clone(), paths.themes_dir()),
+        ] {
+            let mut found = Vec::new();
+            for e in entries.iter().filter(|e| !is_pattern(e)) {
+                add(
+                    resolve_resource_path(e, &base, &paths.home),
+                    &mut found,
+                    &mut diagnostics,
+                );
+            }
+            files.extend(found.into_iter().filter(|f| is_enabled(f, entries, &base, true)));
+            for f in collect_top_level_files(&auto_dir, ".json") {
+                if is_enabled(&f, entries, &base, false) {
+                    files.push(f);
+                }
+            }
+        }
+        for p in &sources.package_paths {
+            add(p.clone(), &mut files, &mut diagnostics);
+        }
+    }
+    let mut themes: Vec<Theme> = Vec::new();
+    let mut seen = HashSet::new();
+    for f in files {
+        if !seen.insert(f.clone()) {
+            continue;
+        }
+        match load_theme_file(&f) {
+            Ok(theme) => {
+                if let Some(existing) = themes.iter().find(|t| t.name == theme.name) {
+                    diagnostics.push(Diagnostic::collision(
+                        format!("name \"{}\" collision", theme.name),
+                        &f,
+                        existing.source_path.clone().unwrap_or_default(),
+                    ));
+                } else {
+                    themes.push(theme);
+                }
+            }
+            Err(message) => diagnostics.push(Diagnostic::warning(message, &f)),
+        }
+    }
+    LoadedThemes { themes, diagnostics }
+}
+
+/// The name of the default theme for a terminal: `light` when the second field of
+/// `COLORFGBG` (the background index) is 8 or more, else `dark`.
+pub fn default_theme_name(colorfgbg: Option<&str>) -> &'static str {
+    let bg = colorfgbg.and_then(|v| v.split(';').nth(1)).and_then(|b| {
+        let digits: String = b.trim_start().chars().take_while(char::is_ascii_digit).collect();
+        digits.parse::<u32>().ok()
+    });
+    match bg {
+        Some(n) if n >= 8 => "light",
+        _ => "dark",
+    }
+}
+
+/// The built-in `dark` or `light` theme.
+pub fn builtin_theme(name: &str) -> Option<Theme> {
+    let json = match name {
+        "dark" => builtin_json("dark", &DARK),
+        "light" => builtin_json("light", &LIGHT),
+        _ => return None,
+    };
+    parse_theme_value(name, &json, None).ok()
+}
+
+/// A built-in palette: the colours each group of tokens uses.
+struct Palette {
+    accent: &'static str,
+    border: &'static str,
+    border_accent: &'static str,
+    muted: &'static str,
+    dim: &'static str,
+    text: &'static str,
+    success: &'static str,
+    error: &'static str,
+    warning: &'static str,
+    selected_bg: &'static str,
+    user_bg: &'static str,
+    custom_bg: &'static str,
+    pending_bg: &'static str,
+    success_bg: &'static str,
+    error_bg: &'static str,
+    keyword: &'static str,
+    function: &'static str,
+    string: &'static str,
+    number: &'static str,
+    kind: &'static str,
+    thinking: [&'static str; 6],
+}
+
+const DARK: Palette = Palette {
+    accent: "#7fb4ca",
+    border: "#5a7bd6",
+    border_accent: "#4fc1e9",
+    muted: "#8a8a8a",
+    dim: "#6b6b6b",
+    text: "",
+    success: "#a3c47a",
+    error: "#e06c6c",
+    warning: "#e5c07b",
+    selected_bg: "#363646",
+    user_bg: "#30323d",
+    custom_bg: "#2f2a3a",
+    pending_bg: "#262630",
+    success_bg: "#25302a",
+    error_bg: "#3a2626",
+    keyword: "#c792ea",
+    function: "#82aaff",
+    string: "#c3e88d",
+    number: "#f78c6c",
+    kind: "#ffcb6b",
+    thinking: ["#4a4a4a", "#5f6b7a", "#5a87c5", "#4fa3c9", "#b08ad8", "#e07fb0"],
+};
+
+const LIGHT: Palette = Palette {
+    accent: "#2b7a8c",
+    border: "#3b5fc0",
+    border_accent: "#1283a8",
+    muted: "#6e6e6e",
+    dim: "#8c8c8c",
+    text: "",
+    success: "#3f7f2a",
+    error: "#b3261e",
+    warning: "#9a6700",
+    selected_bg: "#dfe3ee",
+    user_bg: "#eceef4",
+    custom_bg: "#efe9f6",
+    pending_bg: "#f0f0f4",
+    success_bg: "#e6f2e4",
+    error_bg: "#f6e3e3",
+    keyword: "#7b30a8",
+    function: "#2454b8",
+    string: "#2f7a1f",
+    number: "#b5540f",
+    kind: "#8a6100",
+    thinking: ["#b8b8b8", "#8d99a8", "#4a77b8", "#2f8fb3", "#8a5cc0", "#c0468a"],
+};
+
+fn builtin_json(name: &str, p: &Palette) -> Value {
+    let pairs: [(&str, &str); 51] = [
+        ("accent", p.accent),
+        ("border", p.border),
+        ("borderAccent", p.border_accent),
+        ("borderMuted", p.dim),
+        ("success", p.success),
+        ("error", p.error),
+        ("warning", p.warning),
+        ("muted", p.muted),
+        ("dim", p.dim),
+        ("text", p.text),
+        ("thinkingText", p.muted),
+        ("selectedBg", p.selected_bg),
+        ("userMessageBg", p.user_bg),
+        ("userMessageText", p.text),
+        ("customMessageBg", p.custom_bg),
+        ("customMessageText", p.text),
+        ("customMessageLabel", p.keyword),
+        ("toolPendingBg", p.pending_bg),
+        ("toolSuccessBg", p.success_bg),
+        ("toolErrorBg", p.error_bg),
+        ("toolTitle", p.text),
+        ("toolOutput", p.muted),
+        ("mdHeading", p.kind),
+        ("mdLink", p.function),
+        ("mdLinkUrl", p.dim),
+        ("mdCode", p.accent),
+        ("mdCodeBlock", p.string),
+        ("mdCodeBlockBorder", p.muted),
+        ("mdQuote", p.muted),
+        ("mdQuoteBorder", p.muted),
+        ("mdHr", p.muted),
+        ("mdListBullet", p.accent),
+        ("toolDiffAdded", p.success),
+        ("toolDiffRemoved", p.error),
+        ("toolDiffContext", p.muted),
+        ("syntaxComment", p.dim),
+        ("syntaxKeyword", p.keyword),
+        ("syntaxFunction", p.function),
+        ("syntaxVariable", p.text),
+        ("syntaxString", p.string),
+        ("syntaxNumber", p.number),
+        ("syntaxType", p.kind),
+        ("syntaxOperator", p.accent),
+        ("syntaxPunctuation", p.muted),
+        ("thinkingOff", p.thinking[0]),
+        ("thinkingMinimal", p.thinking[1]),
+        ("thinkingLow", p.thinking[2]),
+        ("thinkingMedium", p.thinking[3]),
+        ("thinkingHigh", p.thinking[4]),
+        ("thinkingXhigh", p.thinking[5]),
+        ("bashMode", p.success),
+    ];
+    let colors: Map<String, Value> = pairs.iter().map(|(k, v)| (k.to_string(), Value::from(*v))).collect();
+    serde_json::json!({ "name": name, "colors": colors })
+}
+
+/// Where a custom theme came from.
+pub fn theme_scope(theme: &Theme, paths: &Paths) -> ResourceScope {
+    match &theme.source_path {
+        Some(p) if p.starts_with(paths.cwd.join(CONFIG_DIR_NAME)) => ResourceScope::Project,
+        Some(p) if p.starts_with(&paths.agent_dir) => ResourceScope::User,
+        _ => ResourceScope::Path,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn full_colors(value: Value) -> Map<String, Value> {
+        THEME_TOKENS.iter().map(|t| (t.to_string(), value.clone())).collect()
+    }
+
+    #[test]
+    fn builtins_are_complete() {
+        for name in ["dark", "light"] {
+            let t = builtin_theme(name).expect("builtin");
+            assert_eq!(t.colors.len(), 51);
+        }
+        assert!(builtin_theme("nope").is_none());
+    }
+
+    #[test]
+    fn vars_resolve_and_cycles_fail() {
+        let mut colors = full_colors(json!("main"));
+        colors.insert("accent".into(), json!(42));
+        colors.insert("text".into(), json!(""));
+        let t = parse_theme_value(
+            "t",
+            &json!({"name": "t", "vars": {"main": "alias", "alias": "#0a0B0c"}, "colors": colors}),
+            None,
+        )
+        .expect("valid");
+        assert_eq!(t.color("border"), ThemeColor::Rgb(10, 11, 12));
+        assert_eq!(t.color("accent"), ThemeColor::Index(42));
+        assert_eq!(t.color("text"), ThemeColor::Default);
+        let err = parse_theme_value(
+            "t",
+            &json!({"name": "t", "vars": {"a": "b", "b": "a"}, "colors": full_colors(json!("a"))}),
+            None,
+        )
+        .expect_err("cycle");
+        assert!(err.contains("Circular variable reference detected"), "{err}");
+        let err = parse_theme_value(
+            "t",
+            &json!({"name": "t", "colors": full_colors(json!("nothing"))}),
+            None,
+        )
+        .expect_err("missing var");
+        assert_eq!(err, "Variable reference not found: nothing");
+    }
+
+    #[test]
+    fn missing_tokens_are_listed() {
+        let mut colors = full_colors(json!(1));
+        colors.remove("bashMode");
+        colors.remove("accent");
+        colors.insert("mdHr".into(), json!(300));
+        let err = parse_theme_value("mine", &json!({"name": "mine", "colors": colors}), None).expect_err("invalid");
+        assert!(
+            err.starts_with("Invalid theme \"mine\":\n\nMissing required color tokens:\n  - accent\n  - bashMode"),
+            "{err}"
+        );
+        assert!(err.contains("/colors/mdHr"), "{err}");
+    }
+
+    #[test]
+    fn default_theme_from_colorfgbg() {
+        assert_eq!(default_theme_name(None), "dark");
+        assert_eq!(default_theme_name(Some("0;15")), "light");
+        assert_eq!(default_theme_name(Some("15;0")), "dark");
+        assert_eq!(default_theme_name(Some("15;default;7")), "dark");
+    }
+}

@@ -1,0 +1,313 @@
+//! Startup: from parsed arguments to a ready AgentSession (settings, session file, models,
+//! resources, tools, system prompt), in pi's order. Nothing here prints; problems come back as
+//! warnings or a [`StartupError`].
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use pi_agent::{Agent, AgentOptions, QueueMode};
+use pi_ai::{Model, ThinkingLevel};
+use pi_session::SessionManager;
+
+use crate::cli::Args;
+use crate::config::auth::AuthStorage;
+use crate::config::model_resolver::{
+    self, resolve_cli_model, resolve_model_scope, InitialModelOptions, ScopedModel, DEFAULT_MODEL_PER_PROVIDER,
+};
+use crate::config::paths::{self, DocsPaths, Paths};
+use crate::config::settings::{self, SettingsManager};
+use crate::config::ModelRegistry;
+use crate::resources::loader::{load_resources, ResourceOptions};
+use crate::session::hooks::SessionHooks;
+use crate::session::messages::from_stored;
+use crate::session::{AgentSession, AgentSessionParts};
+use crate::system_prompt::{build_system_prompt, SystemPromptInput, ToolPrompt};
+
+/// A startup failure: printed as `Error: <message>`, exit code 1.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct StartupError(pub String);
+
+/// What startup produced.
+pub struct Runtime {
+    pub session: AgentSession,
+    pub paths: Paths,
+    pub scoped_models: Vec<ScopedModel>,
+    /// Printed as `Warning: <text>` (yellow on a terminal).
+    pub warnings: Vec<String>,
+}
+
+fn queue_mode(mode: settings::QueueMode) -> QueueMode {
+    match mode {
+        settings::QueueMode::All => QueueMode::All,
+        settings::QueueMode::OneAtATime => QueueMode::OneAtATime,
+    }
+}
+
+/// Open the session store the flags ask for.
+fn open_store(args: &Args, paths: &Paths, session_dir: &Path) -> Result<SessionManager, StartupError> {
+    let cwd = paths.cwd.to_string_lossy().to_string();
+    let err = |e: pi_session::SessionError| StartupError(e.to_string());
+    let find = |arg: &str| -> Result<PathBuf, StartupError> {
+        if pi_session::looks_like_path(arg) {
+            let p = paths::resolve_against(&paths.cwd, Path::new(arg));
+            return if p.exists() {
+                Ok(p)
+            } else {
+                Err(StartupError(format!("No session found matching '{arg}'")))
+            };
+        }
+        pi_session::find_session(session_dir, &paths.sessions_dir(), arg)
+            .map(|found| found.info.path)
+            .ok_or_else(|| StartupError(format!("No session found matching '{arg}'")))
+    };
+    if let Some(source) = &args.fork {
+        if args.session.is_some() || args.continue_session || args.resume || args.no_session {
+            return Err(StartupError(
+                "--fork cannot be combined with --session, --continue, --resume, or --no-session".into(),
+            ));
+        }
+        let source = find(source)?;
+        return SessionManager::fork_from(&source, &cwd, session_dir).map_err(err);
+    }
+    if args.no_session {
+        return Ok(SessionManager::in_memory(&cwd));
+    }
+    if let Some(arg) = &args.session {
+        let path = find(arg)?;
+        return SessionManager::open_in(&path, Some(session_dir.to_path_buf()), None).map_err(err);
+    }
+    if args.continue_session {
+        return SessionManager::continue_recent(session_dir, &cwd).map_err(err);
+    }
+    Ok(SessionManager::create(session_dir, &cwd))
+}
+
+/// The tool names this run enables.
+fn tool_names(args: &Args) -> Vec<String> {
+    if let Some(list) = &args.tools {
+        return list.clone();
+    }
+    if args.no_tools || args.no_builtin_tools {
+        return Vec::new();
+    }
+    pi_tools::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()
+}
+
+/// Build everything a mode needs. `cwd` is the process's working directory.
+pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
+    let mut warnings = Vec::new();
+    let startup_paths = Paths::for_cwd(cwd);
+    let settings = SettingsManager::load(&startup_paths);
+    let session_dir = paths::resolve_session_dir(args.session_dir.as_deref(), settings.session_dir(), &startup_paths);
+    let store = open_store(args, &startup_paths, &session_dir)?;
+
+    // A resumed session runs in the folder it was recorded in.
+    let session_cwd = PathBuf::from(store.cwd());
+    if session_cwd != cwd && !session_cwd.is_dir() {
+        return Err(StartupError(format!(
+            "Stored session working directory does not exist: {}\nSession file: {}\nCurrent working directory: {}",
+            session_cwd.display(),
+            store
+                .session_file()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            cwd.display()
+        )));
+    }
+    let paths = Paths::new(
+        startup_paths.agent_dir.clone(),
+        session_cwd.clone(),
+        startup_paths.home.clone(),
+    );
+    let mut settings = if session_cwd == cwd {
+        settings
+    } else {
+        SettingsManager::load(&paths)
+    };
+    for e in settings.drain_errors() {
+        warnings.push(format!(
+            "(startup session lookup, {} settings) {}",
+            e.scope.as_str(),
+            e.message
+        ));
+    }
+
+    let auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
+    let mut registry = ModelRegistry::new(pi_ai::builtin_models().to_vec(), auth, Some(paths.models_path()));
+    if let Some(e) = registry.error() {
+        warnings.push(format!("errors loading models.json:\n{e}"));
+    }
+
+    // Models: the CLI choice, else the session's, else the scope's or the defaults.
+    let cli = resolve_cli_model(
+        args.provider.as_deref(),
+        args.model.as_deref(),
+        registry.all(),
+        DEFAULT_MODEL_PER_PROVIDER,
+    );
+    if let Some(e) = cli.error {
+        return Err(StartupError(e));
+    }
+    warnings.extend(cli.warning);
+    let patterns = args.models.clone().or_else(|| settings.enabled_models());
+    let scoped_models = match &patterns {
+        Some(p) => {
+            let (scoped, scope_warnings) = resolve_model_scope(p, &registry.available());
+            warnings.extend(scope_warnings);
+            scoped
+        }
+        None => Vec::new(),
+    };
+    if let Some(key) = &args.api_key {
+        let Some(model) = cli.model.as_ref().or(scoped_models.first().map(|s| &s.model)) else {
+            return Err(StartupError(
+                "--api-key requires a model to be specified via --model, --provider/--model, or --models".into(),
+            ));
+        };
+        registry.auth_mut().set_runtime_api_key(&model.provider, key);
+    }
+
+    let context = store.build_context();
+    let resuming = !context.messages.is_empty() || context.model.is_some();
+    let default_level = settings.default_thinking_level();
+    let (model, mut thinking): (Option<Model>, ThinkingLevel) = if let Some(m) = cli.model.clone() {
+        (Some(m), default_level.unwrap_or(model_resolver::DEFAULT_THINKING_LEVEL))
+    } else if let (true, Some(saved)) = (resuming, context.model.as_ref()) {
+        let restored = model_resolver::restore_model_from_session(
+            &saved.provider,
+            &saved.model_id,
+            None,
+            registry.all(),
+            &registry.available(),
+            DEFAULT_MODEL_PER_PROVIDER,
+        );
+        warnings.extend(restored.fallback_message);
+        (restored.model, context.thinking_level)
+    } else {
+        let options = InitialModelOptions {
+            scoped_models: &scoped_models,
+            is_continuing: args.continue_session || args.resume,
+            default_provider: settings.default_provider(),
+            default_model_id: settings.default_model(),
+            default_thinking_level: default_level,
+        };
+        model_resolver::find_initial_model(
+            &options,
+            registry.all(),
+            &registry.available(),
+            DEFAULT_MODEL_PER_PROVIDER,
+        )
+    };
+    if let Some(level) = args.thinking.or(cli.thinking_level) {
+        thinking = level;
+    }
+    if let Some(m) = &model {
+        thinking = pi_ai::thinking::clamp_thinking_level(m, thinking);
+    }
+
+    let resources = load_resources(&paths, &settings, &resource_options(args));
+    let tools_options = pi_tools::ToolsOptions {
+        shell_path: settings.shell_path().map(PathBuf::from),
+        command_prefix: settings.shell_command_prefix().map(str::to_string),
+        auto_resize_images: settings.image_auto_resize(),
+        bin_dir: Some(paths.bin_dir()),
+        ..Default::default()
+    };
+    let tools = pi_tools::create_tools(&session_cwd, &tool_names(args), &tools_options);
+    let tool_prompts: Vec<ToolPrompt> = tools
+        .iter()
+        .map(|t| ToolPrompt {
+            name: t.name().to_string(),
+            snippet: t.prompt_snippet(),
+            guidelines: t.prompt_guidelines(),
+        })
+        .collect();
+    let docs = DocsPaths::installed();
+    let system_prompt = build_system_prompt(&SystemPromptInput {
+        custom_prompt: resources.prompt_sources.custom.as_deref(),
+        tools: &tool_prompts,
+        append: &resources.prompt_sources.append,
+        context_files: &resources.context_files,
+        skills: &resources.skills.skills,
+        cwd: &session_cwd,
+        docs: &docs,
+        date: None,
+    });
+
+    let registry = Arc::new(Mutex::new(registry));
+    let provider_retry = settings.provider_retry();
+    let mut stream_options = pi_ai::StreamOptions {
+        thinking_budgets: settings.thinking_budgets().unwrap_or_default(),
+        max_retries: provider_retry.max_retries,
+        max_retry_delay_ms: Some(provider_retry.max_retry_delay_ms),
+        timeout_ms: provider_retry.timeout_ms,
+        ..Default::default()
+    };
+    stream_options.session_id = Some(store.session_id().to_string());
+    let agent = Agent::new(AgentOptions {
+        system_prompt,
+        model: model.clone().unwrap_or_else(pi_agent::unknown_model),
+        thinking_level: thinking,
+        tools,
+        messages: context.messages.iter().map(from_stored).collect(),
+        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
+        steering_mode: queue_mode(settings.steering_mode()),
+        follow_up_mode: queue_mode(settings.follow_up_mode()),
+        stream_options,
+        ..Default::default()
+    });
+    let is_new = store.get_entries().is_empty();
+    let session = AgentSession::new(AgentSessionParts {
+        cwd: session_cwd,
+        agent,
+        store,
+        registry,
+        settings: Arc::new(Mutex::new(settings)),
+        resources,
+        docs,
+        model,
+    });
+    if is_new {
+        session.record_initial_state();
+    }
+    warnings.extend(session_diagnostics(&session));
+    Ok(Runtime {
+        session,
+        paths,
+        scoped_models,
+        warnings,
+    })
+}
+
+fn resource_options(args: &Args) -> ResourceOptions {
+    ResourceOptions {
+        system_prompt: args.system_prompt.clone(),
+        append_system_prompt: args.append_system_prompt.clone(),
+        no_context_files: args.no_context_files,
+        skill_paths: args.skills.clone(),
+        no_skills: args.no_skills,
+        prompt_template_paths: args.prompt_templates.clone(),
+        no_prompt_templates: args.no_prompt_templates,
+        theme_paths: args.themes.clone(),
+        no_themes: args.no_themes,
+    }
+}
+
+/// Lines skipped while loading the session file are worth a warning: nothing was lost, but
+/// the user should know the file is damaged.
+fn session_diagnostics(session: &AgentSession) -> Vec<String> {
+    session.with_store(|s| {
+        let report = s.load_report();
+        report
+            .skipped
+            .iter()
+            .map(|skip| {
+                format!(
+                    "Skipped unreadable line {} of the session file: {}",
+                    skip.line, skip.reason
+                )
+            })
+            .collect()
+    })
+}

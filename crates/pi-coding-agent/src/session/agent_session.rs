@@ -1,0 +1,457 @@
+//! AgentSession: the agent loop joined with the session file, the model registry, the settings
+//! and the resources. Every mode (print, JSON, RPC, interactive) drives one of these.
+//!
+//! Event flow: the agent awaits its listeners in order; the session's own listener persists
+//! `message_end` messages, keeps the retry bookkeeping, then hands the event to the session's
+//! listeners (the mode's writer) before the agent goes on. A slow consumer therefore slows the
+//! run instead of piling events up in memory.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use async_trait::async_trait;
+use pi_agent::{Agent, AgentEvent, AgentListener, AgentMessage, AgentTool};
+use pi_ai::{
+    AssistantMessage, Content, ImageContent, Message, Model, StopReason, ThinkingLevel, UserContent, UserMessage,
+};
+use pi_session::SessionManager;
+use tokio_util::sync::CancellationToken;
+
+use super::events::SessionEvent;
+use super::retry::{is_retryable_error, retry_delay_ms};
+use crate::config::paths::DocsPaths;
+use crate::config::settings::SettingsManager;
+use crate::config::ModelRegistry;
+use crate::resources::loader::Resources;
+use crate::resources::prompt_templates::expand_prompt_template;
+use crate::resources::skills::expand_skill_command;
+
+/// Receives every event of a session, awaited in order.
+#[async_trait]
+pub trait SessionListener: Send + Sync {
+    async fn on_event(&self, event: &SessionEvent<'_>);
+}
+
+/// Why a prompt could not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PromptError(pub String);
+
+/// Everything a session is built from.
+pub struct AgentSessionParts {
+    pub cwd: PathBuf,
+    pub agent: Agent,
+    pub store: SessionManager,
+    pub registry: Arc<Mutex<ModelRegistry>>,
+    pub settings: Arc<Mutex<SettingsManager>>,
+    pub resources: Resources,
+    pub docs: DocsPaths,
+    /// `None` until a model is chosen (the agent then holds a placeholder).
+    pub model: Option<Model>,
+}
+
+struct RetryState {
+    attempt: u32,
+    /// Cancels the wait between attempts.
+    cancel: Option<CancellationToken>,
+}
+
+struct Inner {
+    cwd: PathBuf,
+    agent: Agent,
+    store: Mutex<SessionManager>,
+    registry: Arc<Mutex<ModelRegistry>>,
+    settings: Arc<Mutex<SettingsManager>>,
+    resources: Resources,
+    docs: DocsPaths,
+    model: Mutex<Option<Model>>,
+    listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
+    retry: Mutex<RetryState>,
+    /// The first failure to write the session file (reported by the modes).
+    persist_error: Mutex<Option<String>>,
+}
+
+/// A running session. Cloning gives another handle to the same session.
+#[derive(Clone)]
+pub struct AgentSession {
+    inner: Arc<Inner>,
+}
+
+/// A poisoned lock only means a panic elsewhere; the data is still consistent enough to use.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The agent listener that ties the agent to the session.
+struct Bridge(Weak<Inner>);
+
+#[async_trait]
+impl AgentListener for Bridge {
+    async fn on_event(&self, event: &AgentEvent, _cancel: &CancellationToken) {
+        let Some(inner) = self.0.upgrade() else { return };
+        let session = AgentSession { inner };
+        session.handle_agent_event(event).await;
+    }
+}
+
+impl AgentSession {
+    pub fn new(parts: AgentSessionParts) -> Self {
+        let session_id = parts.store.session_id().to_string();
+        parts.agent.update_stream_options(|o| o.session_id = Some(session_id));
+        let inner = Arc::new(Inner {
+            cwd: parts.cwd,
+            agent: parts.agent,
+            store: Mutex::new(parts.store),
+            registry: parts.registry,
+            settings: parts.settings,
+            resources: parts.resources,
+            docs: parts.docs,
+            model: Mutex::new(parts.model),
+            listeners: Mutex::new(Vec::new()),
+            retry: Mutex::new(RetryState {
+                attempt: 0,
+                cancel: None,
+            }),
+            persist_error: Mutex::new(None),
+        });
+        inner.agent.subscribe(Arc::new(Bridge(Arc::downgrade(&inner))));
+        AgentSession { inner }
+    }
+
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    pub fn cwd(&self) -> &Path {
+        &self.inner.cwd
+    }
+
+    pub fn model(&self) -> Option<Model> {
+        lock(&self.inner.model).clone()
+    }
+
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.inner.agent.thinking_level()
+    }
+
+    pub fn subscribe(&self, listener: Arc<dyn SessionListener>) {
+        lock(&self.inner.listeners).push(listener);
+    }
+
+    /// Run `f` with the session store.
+    pub fn with_store<R>(&self, f: impl FnOnce(&mut SessionManager) -> R) -> R {
+        f(&mut lock(&self.inner.store))
+    }
+
+    /// The session header as pi writes it (line 1 of the file and of JSON mode).
+    pub fn header_json(&self) -> String {
+        self.with_store(|s| serde_json::to_string(s.header()).unwrap_or_default())
+    }
+
+    pub fn persist_error(&self) -> Option<String> {
+        lock(&self.inner.persist_error).clone()
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.inner.agent.is_streaming()
+    }
+
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.inner.agent.messages()
+    }
+
+    /// The last assistant message of the transcript, if the transcript ends with one.
+    pub fn last_assistant(&self) -> Option<AssistantMessage> {
+        self.inner
+            .agent
+            .with_messages(|m| m.last().and_then(AgentMessage::as_assistant).cloned())
+    }
+
+    /// The text of the most recent assistant message (pi's `getLastAssistantText`).
+    pub fn last_assistant_text(&self) -> Option<String> {
+        self.inner.agent.with_messages(|messages| {
+            messages
+                .iter()
+                .rev()
+                .filter_map(AgentMessage::as_assistant)
+                .find(|a| a.stop_reason != StopReason::Aborted || !a.content.is_empty())
+                .map(AssistantMessage::text)
+        })
+    }
+
+    async fn emit(&self, event: SessionEvent<'_>) {
+        let listeners: Vec<Arc<dyn SessionListener>> = lock(&self.inner.listeners).clone();
+        for l in listeners {
+            l.on_event(&event).await;
+        }
+    }
+
+    async fn handle_agent_event(&self, event: &AgentEvent) {
+        if let AgentEvent::MessageEnd { message } = event {
+            self.persist(message);
+        }
+        self.emit(SessionEvent::Agent(event)).await;
+        if let AgentEvent::MessageEnd {
+            message: AgentMessage::Llm(Message::Assistant(a)),
+        } = event
+        {
+            let finished_retry = {
+                let mut retry = lock(&self.inner.retry);
+                let attempt = retry.attempt;
+                if attempt > 0 && a.stop_reason != StopReason::Error {
+                    retry.attempt = 0;
+                    Some(attempt)
+                } else {
+                    None
+                }
+            };
+            if let Some(attempt) = finished_retry {
+                self.emit(SessionEvent::AutoRetryEnd {
+                    success: true,
+                    attempt,
+                    final_error: None,
+                })
+                .await;
+            }
+        }
+    }
+
+    fn persist(&self, message: &AgentMessage) {
+        let stored = super::messages::to_stored(message);
+        let result = self.with_store(|s| s.append_message(stored));
+        if let Err(e) = result {
+            let mut slot = lock(&self.inner.persist_error);
+            if slot.is_none() {
+                *slot = Some(e.to_string());
+            }
+        }
+    }
+
+    /// Expand `/skill:name` and prompt templates as pi does before a prompt is sent.
+    pub fn expand_input(&self, text: &str) -> Result<String, PromptError> {
+        let skills = &self.inner.resources.skills.skills;
+        let text = match expand_skill_command(text, skills) {
+            Ok(Some(expanded)) => expanded,
+            Ok(None) => text.to_string(),
+            Err(e) => return Err(PromptError(e)),
+        };
+        Ok(expand_prompt_template(&text, &self.inner.resources.templates.templates))
+    }
+
+    fn docs_hint(&self) -> String {
+        let docs = &self.inner.docs.docs;
+        format!(
+            "Use /login to log into a provider via OAuth or API key. See:\n  {}\n  {}",
+            docs.join("providers.md").display(),
+            docs.join("models.md").display()
+        )
+    }
+
+    /// pi's checks before a prompt: a model is selected and its provider has credentials.
+    fn check_model(&self) -> Result<Model, PromptError> {
+        let Some(model) = self.model() else {
+            return Err(PromptError(format!(
+                "No model selected.\n\n{}\n\nThen use /model to select a model.",
+                self.docs_hint()
+            )));
+        };
+        let has_auth = lock(&self.inner.registry).has_configured_auth(&model);
+        if !has_auth {
+            return Err(PromptError(format!(
+                "No API key found for {}.\n\n{}",
+                model.provider,
+                self.docs_hint()
+            )));
+        }
+        Ok(model)
+    }
+
+    /// Send a user prompt and run the agent until it is done, including automatic retries.
+    pub async fn prompt(&self, text: &str, images: Vec<ImageContent>) -> Result<(), PromptError> {
+        let expanded = self.expand_input(text)?;
+        if self.is_streaming() {
+            return Err(PromptError(
+                "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
+                    .to_string(),
+            ));
+        }
+        self.check_model()?;
+        let mut content = vec![Content::text(expanded)];
+        content.extend(images.into_iter().map(Content::Image));
+        let message = AgentMessage::Llm(Message::User(UserMessage {
+            content: UserContent::Blocks(content),
+            timestamp: pi_ai::now_ms(),
+            extra: Default::default(),
+        }));
+        self.inner
+            .agent
+            .prompt_messages(vec![message])
+            .await
+            .map_err(|e| PromptError(e.to_string()))?;
+        self.retry_until_settled().await;
+        Ok(())
+    }
+
+    /// Stop the current run and any retry wait.
+    pub fn abort(&self) {
+        if let Some(cancel) = lock(&self.inner.retry).cancel.take() {
+            cancel.cancel();
+        }
+        self.inner.agent.abort();
+    }
+
+    /// After a run: retry transient provider errors with exponential backoff (pi's session-level
+    /// auto-retry). The failed message leaves the context but stays in the session file.
+    async fn retry_until_settled(&self) {
+        loop {
+            let Some(last) = self.last_assistant() else { return };
+            if last.stop_reason != StopReason::Error {
+                return;
+            }
+            let error_text = last.error_message.clone().unwrap_or_default();
+            let context_window = self.model().map(|m| m.context_window);
+            if pi_ai::is_context_overflow(&last, context_window) {
+                return;
+            }
+            let retry = lock(&self.inner.settings).retry();
+            if !retry.enabled || !is_retryable_error(&error_text) {
+                return;
+            }
+            let (attempt, cancel) = {
+                let mut state = lock(&self.inner.retry);
+                state.attempt += 1;
+                let cancel = CancellationToken::new();
+                state.cancel = Some(cancel.clone());
+                (state.attempt, cancel)
+            };
+            if attempt > retry.max_retries {
+                lock(&self.inner.retry).attempt = 0;
+                self.emit(SessionEvent::AutoRetryEnd {
+                    success: false,
+                    attempt: attempt - 1,
+                    final_error: Some(error_text),
+                })
+                .await;
+                return;
+            }
+            let delay_ms = retry_delay_ms(retry.base_delay_ms, attempt);
+            self.emit(SessionEvent::AutoRetryStart {
+                attempt,
+                max_attempts: retry.max_retries,
+                delay_ms,
+                error_message: error_text,
+            })
+            .await;
+            let mut messages = self.inner.agent.messages();
+            messages.pop();
+            self.inner.agent.replace_messages(messages);
+            let cancelled = tokio::select! {
+                _ = cancel.cancelled() => true,
+                _ = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => false,
+            };
+            if cancelled {
+                lock(&self.inner.retry).attempt = 0;
+                self.emit(SessionEvent::AutoRetryEnd {
+                    success: false,
+                    attempt,
+                    final_error: Some("Retry cancelled".to_string()),
+                })
+                .await;
+                return;
+            }
+            if self.inner.agent.continue_run().await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Switch the model: recorded in the session, saved as the default, thinking re-clamped.
+    pub fn set_model(&self, model: Model) -> Result<(), PromptError> {
+        if !lock(&self.inner.registry).has_configured_auth(&model) {
+            return Err(PromptError(format!("No API key for {}/{}", model.provider, model.id)));
+        }
+        self.apply_model(model, true);
+        Ok(())
+    }
+
+    /// Use `model` without the auth check (startup and restore), optionally recording it.
+    pub fn apply_model(&self, model: Model, record: bool) {
+        if record {
+            let (p, id) = (model.provider.clone(), model.id.clone());
+            let result = self.with_store(|s| s.append_model_change(&p, &id));
+            if let Err(e) = result {
+                lock(&self.inner.persist_error).get_or_insert(e.to_string());
+            }
+            lock(&self.inner.settings).set_default_model_and_provider(&model.provider, &model.id);
+        }
+        self.inner.agent.set_model(model.clone());
+        *lock(&self.inner.model) = Some(model);
+        let level = self.thinking_level();
+        self.set_thinking_level_inner(level, false);
+    }
+
+    /// Set the thinking level (clamped to the model). Returns the level in effect.
+    pub async fn set_thinking_level(&self, level: ThinkingLevel) -> ThinkingLevel {
+        let before = self.thinking_level();
+        let applied = self.set_thinking_level_inner(level, true);
+        if applied != before {
+            self.emit(SessionEvent::ThinkingLevelChanged {
+                level: applied.as_str().to_string(),
+            })
+            .await;
+        }
+        applied
+    }
+
+    fn set_thinking_level_inner(&self, level: ThinkingLevel, record: bool) -> ThinkingLevel {
+        let clamped = match self.model() {
+            Some(m) => pi_ai::thinking::clamp_thinking_level(&m, level),
+            None => level,
+        };
+        let changed = clamped != self.thinking_level();
+        self.inner.agent.set_thinking_level(clamped);
+        if record && changed {
+            let result = self.with_store(|s| s.append_thinking_level_change(clamped.as_str()));
+            if let Err(e) = result {
+                lock(&self.inner.persist_error).get_or_insert(e.to_string());
+            }
+            lock(&self.inner.settings).set_default_thinking_level(clamped);
+        }
+        clamped
+    }
+
+    /// Record the starting model and thinking level of a new session (pi writes both).
+    pub fn record_initial_state(&self) {
+        let model = self.model();
+        let level = self.thinking_level();
+        self.with_store(|s| {
+            if let Some(m) = &model {
+                let _ = s.append_model_change(&m.provider, &m.id);
+            }
+            let _ = s.append_thinking_level_change(level.as_str());
+        });
+    }
+
+    /// The tools the agent runs with.
+    pub fn tools(&self) -> Vec<Arc<dyn AgentTool>> {
+        self.inner.agent.tools()
+    }
+
+    /// Set the session's display name (`session_info`).
+    pub async fn set_session_name(&self, name: &str) -> Result<(), PromptError> {
+        self.with_store(|s| s.append_session_info(name))
+            .map_err(|e| PromptError(e.to_string()))?;
+        self.emit(SessionEvent::SessionInfoChanged { name: name.to_string() })
+            .await;
+        Ok(())
+    }
+
+    /// The settings (shared with the rest of the runtime).
+    pub fn settings(&self) -> &Arc<Mutex<SettingsManager>> {
+        &self.inner.settings
+    }
+
+    pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
+        &self.inner.registry
+    }
+}

@@ -1,0 +1,168 @@
+//! What an AgentSession reports: the agent's events plus its own (retries, compaction, queue,
+//! name and thinking-level changes), each with the JSON line pi writes for it.
+
+use pi_agent::AgentEvent;
+use serde_json::{json, Value};
+
+/// Why a compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionReason {
+    Manual,
+    Threshold,
+    Overflow,
+}
+
+impl CompactionReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompactionReason::Manual => "manual",
+            CompactionReason::Threshold => "threshold",
+            CompactionReason::Overflow => "overflow",
+        }
+    }
+}
+
+/// One event of a session. Agent events are borrowed: listeners see them while the agent
+/// waits, so nothing is copied on the streaming path.
+#[derive(Debug, Clone)]
+pub enum SessionEvent<'a> {
+    Agent(&'a AgentEvent),
+    AutoRetryStart {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    AutoRetryEnd {
+        success: bool,
+        attempt: u32,
+        final_error: Option<String>,
+    },
+    CompactionStart {
+        reason: CompactionReason,
+    },
+    CompactionEnd {
+        reason: CompactionReason,
+        /// The compaction result as pi serializes it, when there is one.
+        result: Option<Value>,
+        aborted: bool,
+        will_retry: bool,
+        error_message: Option<String>,
+    },
+    QueueUpdate {
+        steering: Vec<String>,
+        follow_up: Vec<String>,
+    },
+    SessionInfoChanged {
+        name: String,
+    },
+    ThinkingLevelChanged {
+        level: String,
+    },
+}
+
+impl SessionEvent<'_> {
+    /// pi's JSON line for the event (no trailing newline).
+    pub fn to_json(&self) -> String {
+        let value = match self {
+            SessionEvent::Agent(event) => return event.to_json(),
+            SessionEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => json!({
+                "type": "auto_retry_start",
+                "attempt": attempt,
+                "maxAttempts": max_attempts,
+                "delayMs": delay_ms,
+                "errorMessage": error_message,
+            }),
+            SessionEvent::AutoRetryEnd {
+                success,
+                attempt,
+                final_error,
+            } => {
+                let mut v = json!({"type": "auto_retry_end", "success": success, "attempt": attempt});
+                if let Some(e) = final_error {
+                    v["finalError"] = json!(e);
+                }
+                v
+            }
+            SessionEvent::CompactionStart { reason } => json!({"type": "compaction_start", "reason": reason.as_str()}),
+            SessionEvent::CompactionEnd {
+                reason,
+                result,
+                aborted,
+                will_retry,
+                error_message,
+            } => {
+                let mut v = json!({"type": "compaction_end", "reason": reason.as_str()});
+                if let Some(r) = result {
+                    v["result"] = r.clone();
+                }
+                v["aborted"] = json!(aborted);
+                v["willRetry"] = json!(will_retry);
+                if let Some(e) = error_message {
+                    v["errorMessage"] = json!(e);
+                }
+                v
+            }
+            SessionEvent::QueueUpdate { steering, follow_up } => {
+                json!({"type": "queue_update", "steering": steering, "followUp": follow_up})
+            }
+            SessionEvent::SessionInfoChanged { name } => json!({"type": "session_info_changed", "name": name}),
+            SessionEvent::ThinkingLevelChanged { level } => json!({"type": "thinking_level_changed", "level": level}),
+        };
+        value.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_events_match_pi() {
+        let start = SessionEvent::AutoRetryStart {
+            attempt: 1,
+            max_attempts: 3,
+            delay_ms: 2000,
+            error_message: "500 boom".into(),
+        };
+        assert_eq!(
+            start.to_json(),
+            r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"500 boom"}"#
+        );
+        let end = SessionEvent::AutoRetryEnd {
+            success: false,
+            attempt: 3,
+            final_error: Some("500 boom".into()),
+        };
+        assert_eq!(
+            end.to_json(),
+            r#"{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"500 boom"}"#
+        );
+        let ok = SessionEvent::AutoRetryEnd {
+            success: true,
+            attempt: 1,
+            final_error: None,
+        };
+        assert_eq!(ok.to_json(), r#"{"type":"auto_retry_end","success":true,"attempt":1}"#);
+    }
+
+    #[test]
+    fn compaction_end_omits_missing_fields() {
+        let e = SessionEvent::CompactionEnd {
+            reason: CompactionReason::Threshold,
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some("Auto-compaction failed: x".into()),
+        };
+        assert_eq!(
+            e.to_json(),
+            r#"{"type":"compaction_end","reason":"threshold","aborted":false,"willRetry":false,"errorMessage":"Auto-compaction failed: x"}"#
+        );
+    }
+}

@@ -1,0 +1,39 @@
+//! The agent hooks a session installs: credentials per request from the model registry, and
+//! pi's conversion of its own message roles for the LLM.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use pi_agent::{AgentHooks, AgentMessage, HookError};
+use pi_ai::Message;
+
+use crate::config::ModelRegistry;
+
+pub struct SessionHooks {
+    registry: Arc<Mutex<ModelRegistry>>,
+}
+
+impl SessionHooks {
+    pub fn new(registry: Arc<Mutex<ModelRegistry>>) -> Self {
+        SessionHooks { registry }
+    }
+}
+
+#[async_trait]
+impl AgentHooks for SessionHooks {
+    async fn convert_to_llm(&self, messages: &[AgentMessage]) -> Result<Vec<Message>, HookError> {
+        Ok(super::messages::convert_to_llm(messages))
+    }
+
+    /// Key lookups may run a `!command` or refresh a token, so they leave the async runtime.
+    async fn get_api_key(&self, provider: &str) -> Result<Option<String>, HookError> {
+        let registry = Arc::clone(&self.registry);
+        let provider = provider.to_string();
+        tokio::task::spawn_blocking(move || {
+            let mut registry = registry.lock().unwrap_or_else(|e| e.into_inner());
+            registry.api_key_for_provider(&provider)
+        })
+        .await
+        .map_err(|e| HookError::new(format!("API key lookup failed: {e}")))
+    }
+}
