@@ -184,6 +184,9 @@ def judge(case, ours, results, out):
         return text, "met" if ours.rss_max <= 1.25 * five.rss else "missed (memory)"
     parts = [f"≤ {budget['ms']} ms"] + ([f"≤ {budget['mib']} MiB"] if "mib" in budget else [])
     text = ", ".join(parts)
+    mock = time_samples_mock(out, case)
+    if mock:
+        text += f" (the mock alone answers this request in {fmt_ms(statistics.median(mock))})"
     if not ours.available:
         return text, "not measured yet"
     missed = []
