@@ -174,11 +174,10 @@ pub fn run(argv: &[String]) -> i32 {
         rest: initial.rest,
     };
 
-    let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    else {
+    // One thread drives the session: the provider stream, the agent loop and the output
+    // writer hand events to each other without crossing threads; blocking work (files,
+    // processes, credentials) still goes to the blocking pool.
+    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
         console.error("Could not start the async runtime");
         return 1;
     };
@@ -215,5 +214,7 @@ pub fn run(argv: &[String]) -> i32 {
     // Bash children started by tools must not outlive pi.
     pi_tools::kill_running_process_groups();
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    // Everything is written and saved; freeing a long history would only delay the exit.
+    std::mem::forget(session);
     code
 }
