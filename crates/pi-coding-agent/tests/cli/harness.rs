@@ -4,11 +4,38 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use pi_test_support::{AgentDir, MockServer, RecordedRequest, Script};
 
-pub const PI: &str = env!("CARGO_BIN_EXE_pi");
+/// The `pi` binary under test. `CARGO_BIN_EXE_pi` names `debug/pi` in the target dir, which
+/// a build of the same crate from another checkout sharing that target dir may overwrite at any
+/// time. So cargo re-links ours there (the same build as this test's, so a no-op) and the tests run a
+/// private copy taken at once. `PI_TEST_BIN` names a binary to test instead.
+pub fn pi_bin() -> &'static Path {
+    static BIN: OnceLock<(Option<tempfile::TempDir>, PathBuf)> = OnceLock::new();
+    &BIN.get_or_init(|| {
+        if let Ok(bin) = std::env::var("PI_TEST_BIN") {
+            return (None, PathBuf::from(bin));
+        }
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let built = Command::new(cargo)
+            .args(["test", "--no-run", "--quiet", "-p", "pi-coding-agent", "--test", "cli"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .is_ok_and(|s| s.success());
+        let original = PathBuf::from(env!("CARGO_BIN_EXE_pi"));
+        if !built {
+            return (None, original);
+        }
+        let dir = tempfile::Builder::new().prefix("pi-bin-").tempdir().unwrap();
+        let copy = dir.path().join("pi");
+        std::fs::copy(&original, &copy).unwrap();
+        (Some(dir), copy)
+    })
+    .1
+}
 
 /// A hung pi must fail the test, not the whole suite.
 const RUN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -93,7 +120,7 @@ impl Fixture {
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
     {
-        let mut cmd = Command::new(PI);
+        let mut cmd = Command::new(pi_bin());
         cmd.args(args).current_dir(&self.proj).envs(self.agent.env());
         for var in [
             "PI_CODING_AGENT_SESSION_DIR",
