@@ -183,11 +183,6 @@ impl Pi {
         self
     }
 
-    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Pi {
-        self.cmd.env(key, value);
-        self
-    }
-
     pub fn run(mut self) -> Run {
         self.cmd
             .stdin(if self.stdin.is_some() {
@@ -242,14 +237,6 @@ impl Run {
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
-            .collect()
-    }
-
-    /// The `type` of every event, in order.
-    pub fn event_types(&self) -> Vec<String> {
-        self.events()
-            .iter()
-            .map(|e| e["type"].as_str().unwrap_or_default().to_owned())
             .collect()
     }
 

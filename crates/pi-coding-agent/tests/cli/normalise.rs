@@ -143,10 +143,3 @@ fn diff_at(path: &str, ours: &Value, theirs: &Value, out: &mut Vec<String>) {
         (a, b) => out.push(format!("{path}: ours {} theirs {}", short(a), short(b))),
     }
 }
-
-/// Assert no differences, listing them all.
-#[track_caller]
-pub fn assert_same(what: &str, ours: &Value, theirs: &Value) {
-    let d = diff(ours, theirs);
-    assert!(d.is_empty(), "{what}: {} differences:\n{}", d.len(), d.join("\n"));
-}
