@@ -111,6 +111,32 @@ fn blank_descriptions(v: &mut Value) {
     }
 }
 
+/// Every file under `dir` as `=== ./path` and its text, sorted by path.
+fn project_listing(dir: &Path) -> String {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files.sort();
+    let mut text = String::new();
+    for f in files {
+        let rel = f.strip_prefix(dir).unwrap().display().to_string();
+        text.push_str(&format!(
+            "=== ./{rel}\n{}",
+            std::fs::read_to_string(&f).unwrap_or_default()
+        ));
+    }
+    text
+}
+
 /// Compare everything a case recorded; returns the differences.
 fn compare(golden: &Path, case: &str, fx: &Fixture, mock: &Mock, run: &Run, first_request: usize) -> Vec<String> {
     let mut problems = Vec::new();
@@ -150,6 +176,16 @@ fn compare(golden: &Path, case: &str, fx: &Fixture, mock: &Mock, run: &Run, firs
     let ours_err = ours_norm().text(&run.stderr);
     if ours_err != their_err {
         note("stderr", vec![format!("ours {ours_err:?} theirs {their_err:?}")]);
+    }
+
+    // The project the tools changed.
+    let their_project = golden.join(format!("{case}.project.txt"));
+    if their_project.is_file() {
+        let theirs = std::fs::read_to_string(&their_project).unwrap();
+        let ours = project_listing(&fx.proj);
+        if ours.trim_end() != theirs.trim_end() {
+            note("project", vec![format!("ours:\n{ours}\ntheirs:\n{theirs}")]);
+        }
     }
 
     // The session file.
