@@ -194,3 +194,37 @@ fn openai_error_event_mid_stream_is_not_retried() {
     assert_eq!(run.stderr, "mock mid-stream error\n");
     assert_eq!(mock.requests().len(), 1);
 }
+
+#[test]
+fn single_500_and_anthropic_529_are_retried_by_the_provider_quietly() {
+    let mock = Mock::start(Script::echo());
+    let fx = fixture(&mock);
+    for (fault, provider) in [
+        (Fault::status(500), "mock-openai"),
+        (Fault::overloaded(), "mock-anthropic"),
+    ] {
+        mock.server.clear_requests();
+        mock.server.fail_next(1, fault);
+        let run = fx
+            .pi([
+                "--mode",
+                "json",
+                "--provider",
+                provider,
+                "--model",
+                "mock-model",
+                "-p",
+                "hello",
+            ])
+            .run();
+        run.assert_ok();
+        assert_eq!(mock.requests().len(), 2, "{provider}");
+        let events = run.events();
+        assert!(
+            of_type(&events, "auto_retry_start").is_empty(),
+            "{provider}: {}",
+            run.stdout
+        );
+        assert_eq!(last_assistant(&run)["content"][0]["text"], "echo: hello", "{provider}");
+    }
+}

@@ -331,6 +331,83 @@ fn check_cases(cases: &[(&str, &str, Option<&str>)], strict: bool) {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The system prompt text of a request (any API), normalised.
+fn system_text(body: &Value, fx: &Fixture) -> String {
+    let raw = if let Some(blocks) = body["system"].as_array() {
+        blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        let first = body["messages"]
+            .get(0)
+            .or_else(|| body["input"].get(0))
+            .cloned()
+            .unwrap_or_default();
+        match &first["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+            _ => String::new(),
+        }
+    };
+    Normaliser::new(&fx.tmp(), &fx.agent_path()).text(&raw)
+}
+
+/// The cases that shape the system prompt and the tool list: the wording is ours, so the
+/// prompt is checked for what the flags must put in or leave out; the bodies are compared
+/// with the prompt and descriptions blanked.
+#[test]
+fn system_prompt_and_tool_cases() {
+    let Some(golden) = golden_dir() else { return };
+    let agents = "# Project rules\n\nAlways answer in haiku.\n";
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (
+            "system-prompt",
+            &["You are a test system prompt."],
+            &["Available tools"],
+        ),
+        ("append-system-prompt", &["APPENDED LINE"], &[]),
+        ("agents-md", &["<TMP>/proj/AGENTS.md", "Always answer in haiku."], &[]),
+        ("agents-md-disabled", &[], &["Always answer in haiku."]),
+        ("no-tools", &[], &[]),
+        ("all-tools", &[], &[]),
+    ];
+    let mut failures = Vec::new();
+    for (case, has, lacks) in cases {
+        let mock = Mock::scenario(&golden, "echo");
+        let fx = Fixture::new(&mock);
+        if case.starts_with("agents-md") {
+            std::fs::write(fx.proj.join("AGENTS.md"), agents).unwrap();
+        }
+        let mut problems = case_in(&golden, &mock, &fx, case, None);
+        let requests = mock.requests();
+        if let Some(request) = requests.first() {
+            let text = system_text(&request.body, &fx);
+            if *case == "system-prompt" && !text.starts_with(has[0]) {
+                problems.push(format!("[system] does not start with the custom prompt:\n{text}"));
+            }
+            for want in *has {
+                if !text.contains(want) {
+                    problems.push(format!("[system] lacks {want:?}:\n{text}"));
+                }
+            }
+            for unwanted in *lacks {
+                if text.contains(unwanted) {
+                    problems.push(format!("[system] has {unwanted:?}:\n{text}"));
+                }
+            }
+            if !text.trim_end().ends_with("Current working directory: <TMP>/proj") {
+                problems.push(format!("[system] does not end with the cwd line:\n{text}"));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!("== {case}\n{}", problems.join("\n")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// A first run and its `--continue`, in one fixture.
 #[track_caller]
 fn check_pair(first: &str, second: &str, scenario: &str) {
