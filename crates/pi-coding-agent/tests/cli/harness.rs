@@ -9,25 +9,37 @@ use std::time::{Duration, Instant};
 
 use pi_test_support::{AgentDir, MockServer, RecordedRequest, Script};
 
-/// The `pi` binary under test. `CARGO_BIN_EXE_pi` names `debug/pi` in the target dir, which
-/// a build of the same crate from another checkout sharing that target dir may overwrite at any
-/// time. So cargo re-links ours there (the same build as this test's, so a no-op) and the tests run a
-/// private copy taken at once. `PI_TEST_BIN` names a binary to test instead.
+/// The `pi` binary under test. `CARGO_BIN_EXE_pi` names `debug/pi` in the target dir, which a
+/// build of the same crate from another checkout sharing that target dir may overwrite. Cargo
+/// links the binary before this test, so a `debug/pi` newer than the running test was most
+/// likely built by someone else: then cargo re-links ours (the same build as this test's) and
+/// the tests run a private copy taken at once. `PI_TEST_BIN` names a binary to test instead.
 pub fn pi_bin() -> &'static Path {
     static BIN: OnceLock<(Option<tempfile::TempDir>, PathBuf)> = OnceLock::new();
     &BIN.get_or_init(|| {
         if let Ok(bin) = std::env::var("PI_TEST_BIN") {
             return (None, PathBuf::from(bin));
         }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let built = Command::new(cargo)
-            .args(["test", "--no-run", "--quiet", "-p", "pi-coding-agent", "--test", "cli"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .is_ok_and(|s| s.success());
         let original = PathBuf::from(env!("CARGO_BIN_EXE_pi"));
-        if !built {
-            return (None, original);
+        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+        let test_exe = std::env::current_exe().ok();
+        let replaced = match (modified(&original), test_exe.as_deref().and_then(modified)) {
+            (Some(bin), Some(test)) => bin > test,
+            _ => false,
+        };
+        if replaced {
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+            let rebuilt = Command::new(cargo)
+                .args(["test", "--no-run", "--quiet", "-p", "pi-coding-agent", "--test", "cli"])
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .status()
+                .is_ok_and(|s| s.success());
+            if !rebuilt {
+                println!(
+                    "warning: {} is newer than this test and could not be rebuilt",
+                    original.display()
+                );
+            }
         }
         let dir = tempfile::Builder::new().prefix("pi-bin-").tempdir().unwrap();
         let copy = dir.path().join("pi");
