@@ -228,3 +228,15 @@ fn single_500_and_anthropic_529_are_retried_by_the_provider_quietly() {
         assert_eq!(last_assistant(&run)["content"][0]["text"], "echo: hello", "{provider}");
     }
 }
+
+#[test]
+fn length_stop_is_not_an_error() {
+    let mock = Mock::start(Script::sequential(vec![Turn::text("cut short").with_length_stop()]));
+    let fx = fixture(&mock);
+    let run = fx.pi(["--mode", "json", "-p", "hello"]).run();
+    run.assert_ok();
+    assert_eq!(mock.requests().len(), 1);
+    let last = last_assistant(&run);
+    assert_eq!(last["stopReason"], "length");
+    assert!(of_type(&run.events(), "auto_retry_start").is_empty());
+}

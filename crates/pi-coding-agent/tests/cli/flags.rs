@@ -216,3 +216,26 @@ fn export_writes_html() {
     assert_eq!(run.code, 1);
     assert!(run.stderr.starts_with("Error: "), "{}", run.stderr);
 }
+
+/// Ours carry each partial as it was at its event (the TypeScript pi's are live objects that
+/// already hold later text).
+#[test]
+fn json_partials_are_snapshots() {
+    let (_mock, fx) = echo();
+    let run = fx.pi(["--mode", "json", "--no-session", "-p", "hello"]).run();
+    run.assert_ok();
+    let mut seen = String::new();
+    let mut updates = 0;
+    for e in run.events().iter().filter(|e| e["type"] == "message_update") {
+        updates += 1;
+        let ev = &e["assistantMessageEvent"];
+        if ev["type"] == "text_delta" {
+            seen.push_str(ev["delta"].as_str().unwrap());
+        }
+        let partial_text = ev["partial"]["content"][0]["text"].as_str().unwrap_or_default();
+        assert_eq!(partial_text, seen, "{e}");
+        assert_eq!(e["message"]["content"][0]["text"].as_str().unwrap_or_default(), seen);
+    }
+    assert_eq!(seen, "echo: hello");
+    assert!(updates >= 4);
+}
