@@ -189,7 +189,20 @@ fn fork_copies_the_session_into_a_new_file() {
 
     let run = fx.pi(["--fork", &id[..8], "--no-session", "-p", "x"]).run();
     assert_eq!(run.code, 1);
-    assert!(run.stderr.contains("--fork cannot be combined"), "{}", run.stderr);
+    assert_eq!(run.stderr, "Error: --fork cannot be combined with --no-session\n");
+    let run = fx.pi(["--fork", &id[..8], "-c", "--session", "x", "-p", "x"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "Error: --fork cannot be combined with --session, --continue\n"
+    );
+    let run = fx.pi(["--fork", "nofile.jsonl", "-p", "x"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "Error: Cannot fork: source session file is empty or invalid: nofile.jsonl\n"
+    );
+    assert_eq!(mock.requests().len(), 2, "no request after the failed starts");
 }
 
 #[test]
@@ -238,4 +251,15 @@ fn json_partials_are_snapshots() {
     }
     assert_eq!(seen, "echo: hello");
     assert!(updates >= 4);
+}
+
+#[test]
+fn session_path_that_does_not_exist_starts_a_session_there() {
+    let (_mock, fx) = echo();
+    let run = fx.pi(["-p", "--session", "mine.jsonl", "hello"]).run();
+    run.assert_ok();
+    let entries = json_lines(&std::fs::read_to_string(fx.proj.join("mine.jsonl")).unwrap());
+    assert_eq!(entries[0]["type"], "session");
+    assert_eq!(entries.iter().filter(|e| e["type"] == "message").count(), 2);
+    assert!(fx.sessions().is_empty());
 }
