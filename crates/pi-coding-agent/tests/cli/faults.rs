@@ -139,6 +139,21 @@ fn always_dropped_stream_gives_up_after_three_session_retries() {
     assert_eq!(mock.requests().len(), 4);
     let events = run.events();
     assert_eq!(of_type(&events, "auto_retry_start").len(), 3);
+    // As the TypeScript pi: each attempt is a whole agent run, its retry event after agent_end.
+    let outline: Vec<&str> = events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .filter(|t| matches!(*t, "agent_start" | "agent_end") || t.starts_with("auto_retry"))
+        .collect();
+    let mut expected = Vec::new();
+    for _ in 0..3 {
+        expected.extend(["agent_start", "agent_end", "auto_retry_start"]);
+    }
+    expected.extend(["agent_start", "agent_end", "auto_retry_end"]);
+    assert_eq!(outline, expected);
+    for s in of_type(&events, "auto_retry_start") {
+        assert_eq!(s["errorMessage"], "terminated");
+    }
     let end = of_type(&events, "auto_retry_end");
     assert_eq!(end.len(), 1);
     assert_eq!(end[0]["success"], false);

@@ -13,7 +13,8 @@ use pi_test_support::{AgentDir, MockServer, RecordedRequest, Script};
 /// build of the same crate from another checkout sharing that target dir may overwrite. Cargo
 /// links the binary before this test, so a `debug/pi` newer than the running test was most
 /// likely built by someone else: then cargo re-links ours (the same build as this test's) and
-/// the tests run a private copy taken at once. `PI_TEST_BIN` names a binary to test instead.
+/// the tests run a private copy taken at once. This cannot catch a foreign binary older than
+/// the test (cargo's freshness check cannot either): `PI_TEST_BIN` names a binary to test.
 pub fn pi_bin() -> &'static Path {
     static BIN: OnceLock<(Option<tempfile::TempDir>, PathBuf)> = OnceLock::new();
     &BIN.get_or_init(|| {
