@@ -9,7 +9,7 @@ use crate::cli::list_models::list_models_text;
 use crate::cli::{self, AppMode, Severity};
 use crate::config::paths::DocsPaths;
 use crate::modes::{self, PromptQueue};
-use crate::runtime::build_runtime;
+use crate::runtime::{build_runtime, StartupError};
 
 /// Where a non-interactive run's messages go: stdout carries only the real output there.
 struct Console {
@@ -31,6 +31,15 @@ impl Console {
             eprintln!("\x1b[31mError: {text}\x1b[39m");
         } else {
             eprintln!("Error: {text}");
+        }
+    }
+
+    /// An error worded without the `Error: ` prefix.
+    fn bare_error(&self, text: &str) {
+        if self.color {
+            eprintln!("\x1b[31m{text}\x1b[39m");
+        } else {
+            eprintln!("{text}");
         }
     }
 
@@ -125,8 +134,12 @@ pub fn run(argv: &[String]) -> i32 {
 
     let runtime = match build_runtime(&args, &cwd) {
         Ok(r) => r,
-        Err(e) => {
-            console.error(&e.0);
+        Err(StartupError::Failed(e)) => {
+            console.error(&e);
+            return 1;
+        }
+        Err(StartupError::Bare(e)) => {
+            console.bare_error(&e);
             return 1;
         }
     };

@@ -23,10 +23,16 @@ use crate::session::messages::from_stored;
 use crate::session::{AgentSession, AgentSessionParts};
 use crate::system_prompt::{build_system_prompt, SystemPromptInput, ToolPrompt};
 
-/// A startup failure: printed as `Error: <message>`, exit code 1.
+/// A startup failure, exit code 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct StartupError(pub String);
+pub enum StartupError {
+    /// Printed as `Error: <message>`.
+    #[error("{0}")]
+    Failed(String),
+    /// Printed as it is: pi words "No session found matching '…'" without the prefix.
+    #[error("{0}")]
+    Bare(String),
+}
 
 /// What startup produced.
 pub struct Runtime {
@@ -47,27 +53,40 @@ fn queue_mode(mode: settings::QueueMode) -> QueueMode {
 /// Open the session store the flags ask for.
 fn open_store(args: &Args, paths: &Paths, session_dir: &Path) -> Result<SessionManager, StartupError> {
     let cwd = paths.cwd.to_string_lossy().to_string();
-    let err = |e: pi_session::SessionError| StartupError(e.to_string());
+    let err = |e: pi_session::SessionError| StartupError::Failed(e.to_string());
+    // A path is taken as it is: `--session new.jsonl` starts a session file there, as in pi.
     let find = |arg: &str| -> Result<PathBuf, StartupError> {
         if pi_session::looks_like_path(arg) {
-            let p = paths::resolve_against(&paths.cwd, Path::new(arg));
-            return if p.exists() {
-                Ok(p)
-            } else {
-                Err(StartupError(format!("No session found matching '{arg}'")))
-            };
+            return Ok(paths::resolve_against(&paths.cwd, Path::new(arg)));
         }
         pi_session::find_session(session_dir, &paths.sessions_dir(), arg)
             .map(|found| found.info.path)
-            .ok_or_else(|| StartupError(format!("No session found matching '{arg}'")))
+            .ok_or_else(|| StartupError::Bare(format!("No session found matching '{arg}'")))
     };
     if let Some(source) = &args.fork {
-        if args.session.is_some() || args.continue_session || args.resume || args.no_session {
-            return Err(StartupError(
-                "--fork cannot be combined with --session, --continue, --resume, or --no-session".into(),
-            ));
+        let conflicting: Vec<&str> = [
+            (args.session.is_some(), "--session"),
+            (args.continue_session, "--continue"),
+            (args.resume, "--resume"),
+            (args.no_session, "--no-session"),
+        ]
+        .iter()
+        .filter(|(set, _)| *set)
+        .map(|(_, flag)| *flag)
+        .collect();
+        if !conflicting.is_empty() {
+            return Err(StartupError::Failed(format!(
+                "--fork cannot be combined with {}",
+                conflicting.join(", ")
+            )));
         }
-        let source = find(source)?;
+        let arg = source;
+        let source = find(arg)?;
+        if !source.is_file() {
+            return Err(StartupError::Failed(format!(
+                "Cannot fork: source session file is empty or invalid: {arg}"
+            )));
+        }
         return SessionManager::fork_from(&source, &cwd, session_dir).map_err(err);
     }
     if args.no_session {
@@ -112,7 +131,7 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
     // A resumed session runs in the folder it was recorded in.
     let session_cwd = PathBuf::from(store.cwd());
     if session_cwd != cwd && !session_cwd.is_dir() {
-        return Err(StartupError(format!(
+        return Err(StartupError::Failed(format!(
             "Stored session working directory does not exist: {}\nSession file: {}\nCurrent working directory: {}",
             session_cwd.display(),
             store
@@ -154,7 +173,7 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         DEFAULT_MODEL_PER_PROVIDER,
     );
     if let Some(e) = cli.error {
-        return Err(StartupError(e));
+        return Err(StartupError::Failed(e));
     }
     warnings.extend(cli.warning);
     let patterns = args.models.clone().or_else(|| settings.enabled_models());
@@ -168,7 +187,7 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
     };
     if let Some(key) = &args.api_key {
         let Some(model) = cli.model.as_ref().or(scoped_models.first().map(|s| &s.model)) else {
-            return Err(StartupError(
+            return Err(StartupError::Failed(
                 "--api-key requires a model to be specified via --model, --provider/--model, or --models".into(),
             ));
         };

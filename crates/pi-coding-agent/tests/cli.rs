@@ -1,0 +1,20 @@
+//! Black-box tests of the `pi` binary: print and JSON modes against the mock LLM server,
+//! compared with the TypeScript pi's golden transcripts; provider faults and retries; command
+//! line behaviour; JSON output into a slow pipe.
+
+// Test helpers unwrap: a failure there is a test failure.
+#![allow(clippy::unwrap_used)]
+
+#[path = "cli/harness.rs"]
+mod harness;
+#[path = "cli/normalise.rs"]
+mod normalise;
+
+#[path = "cli/backpressure.rs"]
+mod backpressure;
+#[path = "cli/faults.rs"]
+mod faults;
+#[path = "cli/flags.rs"]
+mod flags;
+#[path = "cli/golden.rs"]
+mod golden;

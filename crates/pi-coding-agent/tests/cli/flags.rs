@@ -1,0 +1,265 @@
+//! Command-line behaviour of the binary: bad options, where informational output goes, file
+//! arguments, and the session flags (`--no-session`, `-c`, `--session`, `--fork`, `--export`).
+
+use pi_test_support::Script;
+use serde_json::Value;
+
+use crate::harness::{golden_dir, json_lines, Fixture, Mock};
+
+fn echo() -> (Mock, Fixture) {
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    (mock, fx)
+}
+
+/// The user and assistant texts of the last request body (Chat Completions), system left out.
+fn conversation(mock: &Mock) -> Vec<(String, String)> {
+    let requests = mock.requests();
+    let body = &requests.last().expect("a request").body;
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user" || m["role"] == "assistant")
+        .map(|m| {
+            let text = match &m["content"] {
+                Value::String(s) => s.clone(),
+                Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+                _ => String::new(),
+            };
+            (m["role"].as_str().unwrap().to_owned(), text)
+        })
+        .collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+}
+
+fn session_id(path: &std::path::Path) -> String {
+    let header = json_lines(&std::fs::read_to_string(path).unwrap()).remove(0);
+    header["id"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn unknown_short_option_is_an_error() {
+    let (mock, fx) = echo();
+    let run = fx.pi(["-x", "-p", "hello"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "Error: Unknown option: -x\n");
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn unknown_long_option_is_an_error() {
+    let (mock, fx) = echo();
+    let run = fx.pi(["--foo", "-p", "hello"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "Error: Unknown option: --foo\n");
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn version_and_help_go_to_stderr_when_stdin_is_not_a_terminal() {
+    let (_mock, fx) = echo();
+    let run = fx.pi(["--version"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, "0.73.1\n");
+    let run = fx.pi(["--help"]).stdin("").run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("--print"));
+}
+
+#[test]
+fn print_mode_reads_piped_stdin() {
+    let (mock, fx) = echo();
+    let run = fx.pi(["-p"]).stdin("piped question\n").run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: piped question\n");
+    assert_eq!(conversation(&mock), pairs(&[("user", "piped question")]));
+    // Piped stdin alone selects print mode.
+    let run = fx.pi(["--no-session"]).stdin("no flag").run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: no flag\n");
+}
+
+#[test]
+fn missing_file_argument_is_an_error() {
+    let (mock, fx) = echo();
+    let run = fx.pi(["-p", "@missing.txt", "what is this"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    let abs = fx.proj.join("missing.txt");
+    assert_eq!(run.stderr, format!("Error: File not found: {}\n", abs.display()));
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn no_session_writes_no_file() {
+    let (_mock, fx) = echo();
+    fx.pi(["-p", "--no-session", "hello"]).run().assert_ok();
+    fx.pi(["--mode", "json", "--no-session", "-p", "hello"])
+        .run()
+        .assert_ok();
+    assert!(fx.sessions().is_empty(), "{:?}", fx.sessions());
+    fx.pi(["-p", "hello"]).run().assert_ok();
+    assert_eq!(fx.sessions().len(), 1);
+}
+
+#[test]
+fn continue_resumes_the_latest_session() {
+    let (mock, fx) = echo();
+    fx.pi(["-p", "first"]).run().assert_ok();
+    let run = fx.pi(["-c", "-p", "second"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: second\n");
+    assert_eq!(
+        conversation(&mock),
+        pairs(&[("user", "first"), ("assistant", "echo: first"), ("user", "second")])
+    );
+    let session = fx.only_session();
+    let messages = json_lines(&std::fs::read_to_string(session).unwrap())
+        .into_iter()
+        .filter(|e| e["type"] == "message")
+        .count();
+    assert_eq!(messages, 4);
+}
+
+#[test]
+fn session_by_id_prefix_reopens_it() {
+    let (mock, fx) = echo();
+    fx.pi(["-p", "one"]).run().assert_ok();
+    let path = fx.only_session();
+    let id = session_id(&path);
+    // A newer session, so "latest" would be the wrong one.
+    fx.pi(["-p", "other"]).run().assert_ok();
+    let other = fx.sessions().into_iter().find(|p| *p != path).unwrap();
+    let other_id = session_id(&other);
+    // UUIDv7 ids of runs a moment apart share their leading (time) digits.
+    let common = id.chars().zip(other_id.chars()).take_while(|(a, b)| a == b).count();
+    let prefix = &id[..common + 1];
+    let run = fx.pi(["--session", prefix, "-p", "two"]).run();
+    run.assert_ok();
+    assert_eq!(
+        conversation(&mock),
+        pairs(&[("user", "one"), ("assistant", "echo: one"), ("user", "two")])
+    );
+    assert_eq!(fx.sessions().len(), 2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\"text\":\"echo: two\""), "{text}");
+
+    let run = fx.pi(["--session", "zzzz-no-such", "-p", "x"]).run();
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stderr.contains("No session found matching 'zzzz-no-such'"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn fork_copies_the_session_into_a_new_file() {
+    let (mock, fx) = echo();
+    fx.pi(["-p", "one"]).run().assert_ok();
+    let source = fx.only_session();
+    let source_text = std::fs::read_to_string(&source).unwrap();
+    let id = session_id(&source);
+    let run = fx.pi(["--fork", &id[..8], "-p", "two"]).run();
+    run.assert_ok();
+    assert_eq!(
+        conversation(&mock),
+        pairs(&[("user", "one"), ("assistant", "echo: one"), ("user", "two")])
+    );
+    let sessions = fx.sessions();
+    assert_eq!(sessions.len(), 2);
+    // The source is untouched; the fork has its own id and points back at the source.
+    assert_eq!(std::fs::read_to_string(&source).unwrap(), source_text);
+    let fork = sessions.iter().find(|p| **p != source).unwrap();
+    let entries = json_lines(&std::fs::read_to_string(fork).unwrap());
+    assert_ne!(entries[0]["id"], Value::from(id.clone()));
+    assert_eq!(
+        entries[0]["parentSession"].as_str().map(std::path::Path::new),
+        Some(source.as_path())
+    );
+    assert_eq!(entries.iter().filter(|e| e["type"] == "message").count(), 4);
+
+    let run = fx.pi(["--fork", &id[..8], "--no-session", "-p", "x"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stderr, "Error: --fork cannot be combined with --no-session\n");
+    let run = fx.pi(["--fork", &id[..8], "-c", "--session", "x", "-p", "x"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "Error: --fork cannot be combined with --session, --continue\n"
+    );
+    let run = fx.pi(["--fork", "nofile.jsonl", "-p", "x"]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "Error: Cannot fork: source session file is empty or invalid: nofile.jsonl\n"
+    );
+    assert_eq!(mock.requests().len(), 2, "no request after the failed starts");
+}
+
+#[test]
+fn export_writes_html() {
+    let Some(golden) = golden_dir() else { return };
+    let (_mock, fx) = echo();
+    let out = fx.proj.join("out.html");
+    let input = golden.join("tools-print.session.jsonl");
+    let run = fx
+        .pi(["--export", input.to_str().unwrap(), out.to_str().unwrap()])
+        .run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "");
+    assert_eq!(run.stderr, format!("Exported to: {}\n", out.display()));
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"),
+        "{}",
+        &html[..80]
+    );
+    assert!(html.contains("notes/todo.md"));
+
+    let run = fx.pi(["--export", "/nonexistent/x.jsonl"]).run();
+    assert_eq!(run.code, 1);
+    assert!(run.stderr.starts_with("Error: "), "{}", run.stderr);
+}
+
+/// Ours carry each partial as it was at its event (the TypeScript pi's are live objects that
+/// already hold later text).
+#[test]
+fn json_partials_are_snapshots() {
+    let (_mock, fx) = echo();
+    let run = fx.pi(["--mode", "json", "--no-session", "-p", "hello"]).run();
+    run.assert_ok();
+    let mut seen = String::new();
+    let mut updates = 0;
+    for e in run.events().iter().filter(|e| e["type"] == "message_update") {
+        updates += 1;
+        let ev = &e["assistantMessageEvent"];
+        if ev["type"] == "text_delta" {
+            seen.push_str(ev["delta"].as_str().unwrap());
+        }
+        let partial_text = ev["partial"]["content"][0]["text"].as_str().unwrap_or_default();
+        assert_eq!(partial_text, seen, "{e}");
+        assert_eq!(e["message"]["content"][0]["text"].as_str().unwrap_or_default(), seen);
+    }
+    assert_eq!(seen, "echo: hello");
+    assert!(updates >= 4);
+}
+
+#[test]
+fn session_path_that_does_not_exist_starts_a_session_there() {
+    let (_mock, fx) = echo();
+    let run = fx.pi(["-p", "--session", "mine.jsonl", "hello"]).run();
+    run.assert_ok();
+    let entries = json_lines(&std::fs::read_to_string(fx.proj.join("mine.jsonl")).unwrap());
+    assert_eq!(entries[0]["type"], "session");
+    assert_eq!(entries.iter().filter(|e| e["type"] == "message").count(), 2);
+    assert!(fx.sessions().is_empty());
+}
