@@ -89,7 +89,7 @@ impl SessionHost {
             Err(e) => {
                 // Put the previous session back so the caller keeps a working session.
                 self.install(previous)?;
-                Err(StartupError(e.to_string()))
+                Err(StartupError::Failed(e.to_string()))
             }
         }
     }
@@ -119,10 +119,10 @@ impl SessionHost {
         let (text, parent) = self.session().with_store(|s| {
             let entry = s
                 .get_entry(entry_id)
-                .ok_or_else(|| StartupError(format!("Entry {entry_id} not found")))?;
+                .ok_or_else(|| StartupError::Failed(format!("Entry {entry_id} not found")))?;
             let text = match entry.message().map(crate::session::messages::from_stored) {
                 Some(AgentMessage::Llm(Message::User(u))) => u.content.text(),
-                _ => return Err(StartupError("Invalid entry ID for forking".to_string())),
+                _ => return Err(StartupError::Failed("Invalid entry ID for forking".to_string())),
             };
             Ok((text, entry.parent_id.clone()))
         })?;
@@ -140,7 +140,7 @@ impl SessionHost {
         };
         if let Err(e) = result {
             self.install(store)?;
-            return Err(StartupError(e.to_string()));
+            return Err(StartupError::Failed(e.to_string()));
         }
         self.install(store)?;
         Ok(text)
@@ -153,7 +153,7 @@ impl SessionHost {
         if let Some(leaf) = leaf {
             if let Err(e) = store.fork_to(&leaf) {
                 self.install(store)?;
-                return Err(StartupError(e.to_string()));
+                return Err(StartupError::Failed(e.to_string()));
             }
         } else {
             store.new_session(NewSessionOptions::default());
