@@ -13,8 +13,9 @@ use crate::args::Args;
 use crate::edit_diff::{
     apply_edits, detect_line_ending, generate_diff_string, normalize_to_lf, restore_line_endings, strip_bom, Edit,
 };
+use crate::os_error;
 use crate::paths::resolve_to_cwd;
-use crate::{cancellable, os_error, with_file_mutation_queue};
+use crate::tool_support::mutate_file;
 
 /// Replaces text in files for the model.
 pub struct EditTool {
@@ -191,7 +192,7 @@ impl AgentTool for EditTool {
         let edits = parse_edits(&arguments)?;
         let path = Args::new("edit", &arguments).string("path")?;
         let abs = resolve_to_cwd(&path, &self.cwd);
-        with_file_mutation_queue(&abs, cancellable(&cancel, edit_file(&abs, &path, &edits))).await
+        mutate_file(&abs, &cancel, edit_file(&abs, &path, &edits)).await
     }
 }
 

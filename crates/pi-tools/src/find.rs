@@ -5,15 +5,12 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::aborted;
 use crate::args::Args;
-use crate::grep::run_blocking;
-use crate::paths::resolve_to_cwd;
 use crate::search::{find_files, FindResult};
-use crate::truncate::{format_size, truncate_head, DEFAULT_MAX_BYTES, NO_LINE_LIMIT};
+use crate::tool_support::{ensure_live, limit_arg, run_search, search_root, Notices};
 
 const DEFAULT_LIMIT: usize = 1000;
 
@@ -33,29 +30,19 @@ pub fn format_found(result: &FindResult, limit: usize) -> ToolOutput {
     if result.paths.is_empty() {
         return ToolOutput::text("No files found matching pattern");
     }
-    let truncation = truncate_head(&result.paths.join("\n"), NO_LINE_LIMIT, DEFAULT_MAX_BYTES);
-    let mut output = truncation.content.clone();
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut notices = Notices::default();
     if result.limit_reached {
-        notices.push(format!(
-            "{limit} results limit reached. Use limit={} for more, or refine pattern",
-            limit * 2
-        ));
-        details.insert("resultLimitReached".into(), json!(limit));
+        notices.add(
+            format!(
+                "{limit} results limit reached. Use limit={} for more, or refine pattern",
+                limit * 2
+            ),
+            "resultLimitReached",
+            json!(limit),
+        );
     }
-    if truncation.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert("truncation".into(), truncation.to_value());
-    }
-    if !notices.is_empty() {
-        output.push_str(&format!("\n\n[{}]", notices.join(". ")));
-    }
-    let mut out = ToolOutput::text(output);
-    if !details.is_empty() {
-        out.details = Some(Value::Object(details));
-    }
-    out
+    let output = notices.cap_bytes(&result.paths);
+    notices.finish(output)
 }
 
 #[async_trait]
@@ -95,20 +82,10 @@ impl AgentTool for FindTool {
     ) -> Result<ToolOutput, ToolError> {
         let args = Args::new("find", &arguments);
         let pattern = args.string("pattern")?;
-        let path = args.opt_string("path")?.filter(|p| !p.is_empty());
-        let limit = args
-            .opt_number("limit")?
-            .map_or(DEFAULT_LIMIT, |l| if l >= 1.0 { l as usize } else { 1 });
-        let root = resolve_to_cwd(path.as_deref().unwrap_or("."), &self.cwd);
-        if cancel.is_cancelled() {
-            return Err(aborted());
-        }
-        let result = run_blocking(&cancel, move |flag| find_files(&pattern, &root, limit, flag))
-            .await?
-            .map_err(ToolError::new)?;
-        if cancel.is_cancelled() {
-            return Err(aborted());
-        }
+        let root = search_root(&args, &self.cwd)?;
+        let limit = limit_arg(&args, DEFAULT_LIMIT, 1)?;
+        ensure_live(&cancel)?;
+        let result = run_search(&cancel, move |flag| find_files(&pattern, &root, limit, flag)).await?;
         Ok(format_found(&result, limit))
     }
 }

@@ -2,21 +2,18 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
-use crate::paths::resolve_to_cwd;
+use crate::cancellable;
 use crate::search::{grep_search, GrepParams, GrepResult};
-use crate::truncate::{
-    format_size, truncate_head, truncate_line, DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, NO_LINE_LIMIT,
-};
-use crate::{aborted, cancellable};
+use crate::tool_support::{blocking, ensure_live, limit_arg, run_search, search_root, Notices};
+use crate::truncate::{truncate_line, GREP_MAX_LINE_LENGTH};
 
 const DEFAULT_LIMIT: usize = 100;
 
@@ -28,24 +25,6 @@ pub struct GrepTool {
 impl GrepTool {
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         GrepTool { cwd: cwd.into() }
-    }
-}
-
-/// Run a blocking search on the blocking pool; cancelling sets the flag the walker checks.
-pub(crate) async fn run_blocking<T: Send + 'static>(
-    cancel: &CancellationToken,
-    work: impl FnOnce(&AtomicBool) -> T + Send + 'static,
-) -> Result<T, ToolError> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let inner = flag.clone();
-    let handle = tokio::task::spawn_blocking(move || work(&inner));
-    let guard = cancel.clone();
-    tokio::select! {
-        r = handle => r.map_err(|e| ToolError::new(e.to_string())),
-        _ = guard.cancelled() => {
-            flag.store(true, Ordering::Relaxed);
-            Err(aborted())
-        }
     }
 }
 
@@ -113,35 +92,26 @@ pub fn format_matches(
             }
         }
     }
-    let truncation = truncate_head(&out.join("\n"), NO_LINE_LIMIT, DEFAULT_MAX_BYTES);
-    let mut output = truncation.content.clone();
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut notices = Notices::default();
     if result.limit_reached {
-        notices.push(format!(
-            "{limit} matches limit reached. Use limit={} for more, or refine pattern",
-            limit * 2
-        ));
-        details.insert("matchLimitReached".into(), json!(limit));
+        notices.add(
+            format!(
+                "{limit} matches limit reached. Use limit={} for more, or refine pattern",
+                limit * 2
+            ),
+            "matchLimitReached",
+            json!(limit),
+        );
     }
-    if truncation.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert("truncation".into(), truncation.to_value());
-    }
+    let output = notices.cap_bytes(&out);
     if lines_truncated {
-        notices.push(format!(
-            "Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-        ));
-        details.insert("linesTruncated".into(), json!(true));
+        notices.add(
+            format!("Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"),
+            "linesTruncated",
+            json!(true),
+        );
     }
-    if !notices.is_empty() {
-        output.push_str(&format!("\n\n[{}]", notices.join(". ")));
-    }
-    let mut result = ToolOutput::text(output);
-    if !details.is_empty() {
-        result.details = Some(Value::Object(details));
-    }
-    result
+    notices.finish(output)
 }
 
 #[async_trait]
@@ -185,20 +155,15 @@ impl AgentTool for GrepTool {
     ) -> Result<ToolOutput, ToolError> {
         let args = Args::new("grep", &arguments);
         let pattern = args.string("pattern")?;
-        let path = args.opt_string("path")?.filter(|p| !p.is_empty());
+        let root = search_root(&args, &self.cwd)?;
         let glob = args.opt_string("glob")?;
         let ignore_case = args.opt_bool("ignoreCase")?.unwrap_or(false);
         let literal = args.opt_bool("literal")?.unwrap_or(false);
         let context = args
             .opt_number("context")?
             .map_or(0, |c| if c > 0.0 { c as usize } else { 0 });
-        let limit = args
-            .opt_number("limit")?
-            .map_or(DEFAULT_LIMIT, |l| if l >= 1.0 { l as usize } else { 1 });
-        let root = resolve_to_cwd(path.as_deref().unwrap_or("."), &self.cwd);
-        if cancel.is_cancelled() {
-            return Err(aborted());
-        }
+        let limit = limit_arg(&args, DEFAULT_LIMIT, 1)?;
+        ensure_live(&cancel)?;
         let is_directory = match tokio::fs::metadata(&root).await {
             Ok(m) => m.is_dir(),
             Err(_) => {
@@ -213,20 +178,14 @@ impl AgentTool for GrepTool {
             literal,
             limit,
         };
-        let result = run_blocking(&cancel, move |flag| grep_search(&params, flag))
-            .await?
-            .map_err(ToolError::new)?;
-        if cancel.is_cancelled() {
-            return Err(aborted());
-        }
+        let result = run_search(&cancel, move |flag| grep_search(&params, flag)).await?;
         if result.files.is_empty() {
             return Ok(ToolOutput::text("No matches found"));
         }
-        cancellable(&cancel, async move {
-            tokio::task::spawn_blocking(move || format_matches(&result, &root, is_directory, context, limit))
-                .await
-                .map_err(|e| ToolError::new(e.to_string()))
-        })
+        cancellable(
+            &cancel,
+            blocking(move || format_matches(&result, &root, is_directory, context, limit)),
+        )
         .await
     }
 }

@@ -19,21 +19,21 @@ pub mod output;
 pub mod paths;
 pub mod read;
 pub mod search;
+mod tool_support;
 pub mod truncate;
 pub mod write;
 
 use std::fmt;
-use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pi_agent::{AgentTool, ToolError};
-use tokio_util::sync::CancellationToken;
+use pi_agent::AgentTool;
 
 pub use exec::{
     exec_bash, kill_process_group, kill_running_process_groups, BashError, BashOptions, BashOutcome, BashProgress,
 };
 pub use mutation_queue::with_file_mutation_queue;
+pub use tool_support::{aborted, cancellable};
 pub use truncate::{TruncationResult, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
 /// The tools active when nothing else is asked for.
@@ -108,24 +108,4 @@ pub fn create_tools<S: AsRef<str>>(
         .iter()
         .filter_map(|n| create_tool(n.as_ref(), cwd.as_ref(), options))
         .collect()
-}
-
-/// The error every tool gives when cancelled.
-pub fn aborted() -> ToolError {
-    ToolError::new("Operation aborted")
-}
-
-/// Run `work` unless `cancel` fires first (before or during), which gives `Operation aborted`.
-pub async fn cancellable<T>(
-    cancel: &CancellationToken,
-    work: impl Future<Output = Result<T, ToolError>>,
-) -> Result<T, ToolError> {
-    if cancel.is_cancelled() {
-        return Err(aborted());
-    }
-    tokio::select! {
-        biased;
-        _ = cancel.cancelled() => Err(aborted()),
-        r = work => r,
-    }
 }

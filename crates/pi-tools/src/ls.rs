@@ -5,14 +5,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use pi_agent::{AgentTool, ToolError, ToolOutput, ToolUpdateFn};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
 use crate::cancellable;
 use crate::collate::compare_names;
-use crate::paths::resolve_to_cwd;
-use crate::truncate::{format_size, truncate_head, DEFAULT_MAX_BYTES, NO_LINE_LIMIT};
+use crate::tool_support::{blocking, limit_arg, search_root, Notices};
 
 const DEFAULT_LIMIT: usize = 500;
 
@@ -95,41 +94,23 @@ impl AgentTool for LsTool {
         _on_update: ToolUpdateFn,
     ) -> Result<ToolOutput, ToolError> {
         let args = Args::new("ls", &arguments);
-        let path = args.opt_string("path")?.filter(|p| !p.is_empty());
-        let limit = args
-            .opt_number("limit")?
-            .map_or(DEFAULT_LIMIT, |l| if l.is_nan() || l < 0.0 { 0 } else { l as usize });
-        let dir = resolve_to_cwd(path.as_deref().unwrap_or("."), &self.cwd);
+        let dir = search_root(&args, &self.cwd)?;
+        let limit = limit_arg(&args, DEFAULT_LIMIT, 0)?;
         cancellable(&cancel, async move {
-            let (entries, limit_reached) = tokio::task::spawn_blocking(move || list(&dir, limit))
-                .await
-                .map_err(|e| ToolError::new(e.to_string()))??;
+            let (entries, limit_reached) = blocking(move || list(&dir, limit)).await??;
             if entries.is_empty() {
                 return Ok(ToolOutput::text("(empty directory)"));
             }
-            let truncation = truncate_head(&entries.join("\n"), NO_LINE_LIMIT, DEFAULT_MAX_BYTES);
-            let mut output = truncation.content.clone();
-            let mut details = Map::new();
-            let mut notices = Vec::new();
+            let mut notices = Notices::default();
             if limit_reached {
-                notices.push(format!(
-                    "{limit} entries limit reached. Use limit={} for more",
-                    limit * 2
-                ));
-                details.insert("entryLimitReached".into(), json!(limit));
+                notices.add(
+                    format!("{limit} entries limit reached. Use limit={} for more", limit * 2),
+                    "entryLimitReached",
+                    json!(limit),
+                );
             }
-            if truncation.truncated {
-                notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-                details.insert("truncation".into(), truncation.to_value());
-            }
-            if !notices.is_empty() {
-                output.push_str(&format!("\n\n[{}]", notices.join(". ")));
-            }
-            let mut out = ToolOutput::text(output);
-            if !details.is_empty() {
-                out.details = Some(Value::Object(details));
-            }
-            Ok(out)
+            let output = notices.cap_bytes(&entries);
+            Ok(notices.finish(output))
         })
         .await
     }

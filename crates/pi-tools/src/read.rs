@@ -13,6 +13,7 @@ use crate::args::{js_number, Args};
 use crate::image::{detect_image_mime, prepare_image, SNIFF_BYTES};
 use crate::os_error;
 use crate::paths::resolve_read_path;
+use crate::tool_support::blocking;
 use crate::truncate::{format_size, truncate_head, TruncatedBy, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 use crate::{cancellable, ToolsOptions};
 
@@ -81,9 +82,7 @@ impl AgentTool for ReadTool {
         cancellable(&cancel, async move {
             let abs = {
                 let (p, c) = (path.clone(), cwd.clone());
-                tokio::task::spawn_blocking(move || resolve_read_path(&p, &c))
-                    .await
-                    .map_err(|e| ToolError::new(e.to_string()))?
+                blocking(move || resolve_read_path(&p, &c)).await?
             };
             read_file(&abs, &path, offset, limit, &options).await
         })
@@ -151,9 +150,7 @@ async fn read_image(bytes: Vec<u8>, mime: &'static str, options: &ToolsOptions) 
             terminate: false,
         });
     }
-    let prepared = tokio::task::spawn_blocking(move || prepare_image(&bytes, mime))
-        .await
-        .map_err(|e| ToolError::new(e.to_string()))?;
+    let prepared = blocking(move || prepare_image(&bytes, mime)).await?;
     let content = match prepared {
         None => vec![Content::text(with_note(format!(
             "Read image file [{mime}]\n[Image omitted: could not be resized below the inline image size limit.]"

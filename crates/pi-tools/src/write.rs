@@ -9,9 +9,10 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
+use crate::os_error;
 use crate::paths::resolve_to_cwd;
+use crate::tool_support::mutate_file;
 use crate::truncate::utf16_len;
-use crate::{cancellable, os_error, with_file_mutation_queue};
 
 /// Writes files for the model.
 pub struct WriteTool {
@@ -81,7 +82,7 @@ impl AgentTool for WriteTool {
         let path = args.string("path")?;
         let content = args.string("content")?;
         let abs = resolve_to_cwd(&path, &self.cwd);
-        with_file_mutation_queue(&abs, cancellable(&cancel, write_file(&abs, &path, &content))).await
+        mutate_file(&abs, &cancel, write_file(&abs, &path, &content)).await
     }
 }
 
