@@ -7,6 +7,7 @@ pub mod frontmatter;
 pub mod loader;
 pub mod prompt_templates;
 pub mod skills;
+pub mod sources;
 pub mod themes;
 
 use std::path::PathBuf;

@@ -7,8 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::discovery::{collect_top_level_files, is_enabled, is_pattern, resolve_resource_path};
+use super::discovery::collect_top_level_files;
 use super::frontmatter::parse_frontmatter;
+use super::sources::{collect_from_sources, ResourceCollector, ResourceSources};
 use super::{Diagnostic, DiagnosticKind, ResourceScope};
 use crate::config::paths::{Paths, CONFIG_DIR_NAME};
 
@@ -74,15 +75,7 @@ pub fn load_template_file(path: &Path, scope: ResourceScope) -> Option<PromptTem
 }
 
 /// What to load templates from.
-#[derive(Debug, Clone, Default)]
-pub struct TemplateSources {
-    pub cli_paths: Vec<String>,
-    pub global_entries: Vec<String>,
-    pub project_entries: Vec<String>,
-    pub package_paths: Vec<PathBuf>,
-    /// `--no-prompt-templates`: only the CLI paths.
-    pub no_defaults: bool,
-}
+pub type TemplateSources = ResourceSources;
 
 /// Templates found and the collisions and missing paths met.
 #[derive(Debug, Clone, Default)]
@@ -91,72 +84,52 @@ pub struct LoadedTemplates {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Load every template in precedence order.
-pub fn load_prompt_templates(paths: &Paths, sources: &TemplateSources) -> LoadedTemplates {
-    let mut candidates: Vec<(PathBuf, ResourceScope)> = Vec::new();
-    let mut diagnostics = Vec::new();
-    let mut add_path = |path: PathBuf, scope: ResourceScope, out: &mut Vec<(PathBuf, ResourceScope)>| {
-        if path.is_dir() {
-            out.extend(
-                collect_top_level_files(&path, ".md")
-                    .into_iter()
-                    .map(|f| (f, scope.clone())),
-            );
-        } else if path.is_file() && path.extension().is_some_and(|e| e == "md") {
-            out.push((path, scope));
-        } else if !path.exists() {
-            diagnostics.push(Diagnostic {
+/// Template files in precedence order, and the missing paths met.
+#[derive(Default)]
+struct TemplateFiles {
+    candidates: Vec<(PathBuf, ResourceScope)>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl ResourceCollector for TemplateFiles {
+    const EXTENSION: &'static str = "md";
+
+    fn folder_files(&self, dir: &Path) -> Vec<PathBuf> {
+        collect_top_level_files(dir, ".md")
+    }
+
+    fn auto_files(&self, paths: &Paths, scope: &ResourceScope) -> Vec<PathBuf> {
+        let dir = match scope {
+            ResourceScope::Project => paths.cwd.join(CONFIG_DIR_NAME).join("prompts"),
+            _ => paths.prompts_dir(),
+        };
+        collect_top_level_files(&dir, ".md")
+    }
+
+    fn add_file(&mut self, file: PathBuf, scope: ResourceScope) {
+        self.candidates.push((file, scope));
+    }
+
+    fn unusable_path(&mut self, path: PathBuf) {
+        if !path.exists() {
+            self.diagnostics.push(Diagnostic {
                 kind: DiagnosticKind::Error,
                 message: "Prompt template path does not exist".into(),
                 path,
                 winner: None,
             });
         }
-    };
-    for p in &sources.cli_paths {
-        add_path(
-            resolve_resource_path(p, &paths.cwd, &paths.home),
-            ResourceScope::Path,
-            &mut candidates,
-        );
     }
-    if !sources.no_defaults {
-        // pi's precedence: project settings entries, project folder, global settings
-        // entries, user folder, then packages.
-        let project_base = paths.cwd.join(CONFIG_DIR_NAME);
-        for (entries, base, scope, auto_dir) in [
-            (
-                &sources.project_entries,
-                project_base.clone(),
-                ResourceScope::Project,
-                project_base.join("prompts"),
-            ),
-            (
-                &sources.global_entries,
-                paths.agent_dir.clone(),
-                ResourceScope::User,
-                paths.prompts_dir(),
-            ),
-        ] {
-            let mut found = Vec::new();
-            for entry in entries.iter().filter(|e| !is_pattern(e)) {
-                add_path(
-                    resolve_resource_path(entry, &base, &paths.home),
-                    scope.clone(),
-                    &mut found,
-                );
-            }
-            candidates.extend(found.into_iter().filter(|(f, _)| is_enabled(f, entries, &base, true)));
-            for f in collect_top_level_files(&auto_dir, ".md") {
-                if is_enabled(&f, entries, &base, false) {
-                    candidates.push((f, scope.clone()));
-                }
-            }
-        }
-        for p in &sources.package_paths {
-            add_path(p.clone(), ResourceScope::Path, &mut candidates);
-        }
-    }
+}
+
+/// Load every template in precedence order.
+pub fn load_prompt_templates(paths: &Paths, sources: &TemplateSources) -> LoadedTemplates {
+    let mut found = TemplateFiles::default();
+    collect_from_sources(paths, sources, &mut found);
+    let TemplateFiles {
+        candidates,
+        mut diagnostics,
+    } = found;
     let mut templates: Vec<PromptTemplate> = Vec::new();
     let mut seen_files = std::collections::HashSet::new();
     for (file, scope) in candidates {

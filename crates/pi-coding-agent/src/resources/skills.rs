@@ -9,10 +9,9 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use super::discovery::{
-    ancestor_agents_skill_dirs, collect_skill_files, is_enabled, is_pattern, resolve_resource_path, SkillDirMode,
-};
+use super::discovery::{ancestor_agents_skill_dirs, collect_skill_files, SkillDirMode};
 use super::frontmatter::parse_frontmatter;
+use super::sources::{collect_from_sources, ResourceCollector, ResourceSources};
 use super::{Diagnostic, DiagnosticKind, ResourceScope};
 use crate::config::paths::{Paths, CONFIG_DIR_NAME};
 
@@ -111,20 +110,8 @@ pub fn load_skill_file(path: &Path, scope: ResourceScope) -> (Option<Skill>, Vec
     (Some(skill), diagnostics)
 }
 
-/// What to load skills from.
-#[derive(Debug, Clone, Default)]
-pub struct SkillSources {
-    /// `--skill` values (files or folders), relative to the cwd.
-    pub cli_paths: Vec<String>,
-    /// settings `skills` of the global file (relative to the agent dir).
-    pub global_entries: Vec<String>,
-    /// settings `skills` of the project file (relative to `.pi/`).
-    pub project_entries: Vec<String>,
-    /// Skill files or folders contributed by packages.
-    pub package_paths: Vec<PathBuf>,
-    /// `--no-skills`: only the CLI paths.
-    pub no_defaults: bool,
-}
+/// What to load skills from: `--skill` values, settings `skills` entries, package paths.
+pub type SkillSources = ResourceSources;
 
 /// Skills found plus the problems met (warnings first, then name collisions).
 #[derive(Debug, Clone, Default)]
@@ -147,12 +134,37 @@ struct Collector {
     collisions: Vec<Diagnostic>,
 }
 
-impl Collector {
-    fn add_file(&mut self, path: &Path, scope: ResourceScope) {
-        if !self.seen_files.insert(path.to_path_buf()) {
+impl ResourceCollector for Collector {
+    const EXTENSION: &'static str = "md";
+
+    fn folder_files(&self, dir: &Path) -> Vec<PathBuf> {
+        collect_skill_files(dir, SkillDirMode::Pi)
+    }
+
+    /// The project's `.pi/skills` and `.agents/skills` up to the git root (except
+    /// `~/.agents/skills`, which is the user's); the user's `<agent>/skills` and `~/.agents/skills`.
+    fn auto_files(&self, paths: &Paths, scope: &ResourceScope) -> Vec<PathBuf> {
+        let user_agents = paths.home.join(".agents").join("skills");
+        if *scope == ResourceScope::Project {
+            let mut files = collect_skill_files(&paths.cwd.join(CONFIG_DIR_NAME).join("skills"), SkillDirMode::Pi);
+            for dir in ancestor_agents_skill_dirs(&paths.cwd) {
+                if dir != user_agents {
+                    files.extend(collect_skill_files(&dir, SkillDirMode::Agents));
+                }
+            }
+            files
+        } else {
+            let mut files = collect_skill_files(&paths.skills_dir(), SkillDirMode::Pi);
+            files.extend(collect_skill_files(&user_agents, SkillDirMode::Agents));
+            files
+        }
+    }
+
+    fn add_file(&mut self, file: PathBuf, scope: ResourceScope) {
+        if !self.seen_files.insert(file.clone()) {
             return;
         }
-        let (skill, diags) = load_skill_file(path, scope);
+        let (skill, diags) = load_skill_file(&file, scope);
         self.diagnostics.extend(diags);
         let Some(skill) = skill else { return };
         // The same file reached twice (e.g. through a symlink) is skipped silently.
@@ -172,23 +184,35 @@ impl Collector {
         self.skills.push(skill);
     }
 
-    fn add_path(&mut self, path: &Path, scope: ResourceScope) {
-        if path.is_dir() {
-            for f in collect_skill_files(path, SkillDirMode::Pi) {
-                self.add_file(&f, scope.clone());
-            }
-        } else if path.is_file() && path.extension().is_some_and(|e| e == "md") {
-            self.add_file(path, scope);
-        } else if path.exists() {
+    fn unusable_path(&mut self, path: PathBuf) {
+        if path.exists() {
             self.diagnostics
                 .push(Diagnostic::warning("skill path is not a markdown file", path));
         } else {
             self.diagnostics.push(Diagnostic {
                 kind: DiagnosticKind::Error,
                 message: "Skill path does not exist".into(),
-                path: path.to_path_buf(),
+                path,
                 winner: None,
             });
+        }
+    }
+
+    /// A missing settings entry is only a warning, and a file the filters leave out is not
+    /// checked further.
+    fn add_entry(&mut self, path: PathBuf, scope: ResourceScope, enabled: &dyn Fn(&Path) -> bool) {
+        let files = if path.is_dir() {
+            collect_skill_files(&path, SkillDirMode::Pi)
+        } else {
+            vec![path]
+        };
+        for f in files {
+            if !f.exists() {
+                self.diagnostics
+                    .push(Diagnostic::warning("skill path does not exist", &f));
+            } else if enabled(&f) {
+                self.add_path(f, scope.clone());
+            }
         }
     }
 }
@@ -202,62 +226,7 @@ pub fn load_skills(paths: &Paths, sources: &SkillSources) -> LoadedSkills {
         diagnostics: Vec::new(),
         collisions: Vec::new(),
     };
-    for p in &sources.cli_paths {
-        c.add_path(&resolve_resource_path(p, &paths.cwd, &paths.home), ResourceScope::Path);
-    }
-    if !sources.no_defaults {
-        // pi's precedence: project settings entries, project folders, global settings
-        // entries, user folders, then packages.
-        let project_base = paths.cwd.join(CONFIG_DIR_NAME);
-        let user_agents = paths.home.join(".agents").join("skills");
-        let mut project_auto = collect_skill_files(&project_base.join("skills"), SkillDirMode::Pi);
-        for dir in ancestor_agents_skill_dirs(&paths.cwd) {
-            if dir != user_agents {
-                project_auto.extend(collect_skill_files(&dir, SkillDirMode::Agents));
-            }
-        }
-        let mut user_auto = collect_skill_files(&paths.skills_dir(), SkillDirMode::Pi);
-        user_auto.extend(collect_skill_files(&user_agents, SkillDirMode::Agents));
-        let scopes = [
-            (
-                &sources.project_entries,
-                project_base,
-                ResourceScope::Project,
-                project_auto,
-            ),
-            (
-                &sources.global_entries,
-                paths.agent_dir.clone(),
-                ResourceScope::User,
-                user_auto,
-            ),
-        ];
-        for (entries, base, scope, auto) in &scopes {
-            for entry in entries.iter().filter(|e| !is_pattern(e)) {
-                let path = resolve_resource_path(entry, base, &paths.home);
-                let files = if path.is_dir() {
-                    collect_skill_files(&path, SkillDirMode::Pi)
-                } else {
-                    vec![path.clone()]
-                };
-                for f in files {
-                    if !f.exists() {
-                        c.diagnostics.push(Diagnostic::warning("skill path does not exist", &f));
-                    } else if is_enabled(&f, entries, base, true) {
-                        c.add_path(&f, scope.clone());
-                    }
-                }
-            }
-            for f in auto {
-                if is_enabled(f, entries, base, false) {
-                    c.add_file(f, scope.clone());
-                }
-            }
-        }
-        for p in &sources.package_paths {
-            c.add_path(p, ResourceScope::Path);
-        }
-    }
+    collect_from_sources(paths, sources, &mut c);
     let mut diagnostics = c.diagnostics;
     diagnostics.extend(c.collisions);
     LoadedSkills {

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::discovery::{collect_top_level_files, is_enabled, is_pattern, resolve_resource_path};
+use super::discovery::collect_top_level_files;
+use super::sources::{collect_from_sources, ResourceCollector, ResourceSources};
 use super::{Diagnostic, ResourceScope};
 use crate::config::paths::{Paths, CONFIG_DIR_NAME};
 
@@ -242,15 +243,7 @@ pub fn load_theme_file(path: &Path) -> Result<Theme, String> {
 }
 
 /// What to load custom themes from.
-#[derive(Debug, Clone, Default)]
-pub struct ThemeSources {
-    pub cli_paths: Vec<String>,
-    pub global_entries: Vec<String>,
-    pub project_entries: Vec<String>,
-    pub package_paths: Vec<PathBuf>,
-    /// `--no-themes`: only the CLI paths.
-    pub no_defaults: bool,
-}
+pub type ThemeSources = ResourceSources;
 
 /// Custom themes and the problems met.
 #[derive(Debug, Clone, Default)]
@@ -259,59 +252,48 @@ pub struct LoadedThemes {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Theme files in precedence order, and the unusable paths met.
+#[derive(Default)]
+struct ThemeFiles {
+    files: Vec<PathBuf>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl ResourceCollector for ThemeFiles {
+    const EXTENSION: &'static str = "json";
+
+    fn folder_files(&self, dir: &Path) -> Vec<PathBuf> {
+        collect_top_level_files(dir, ".json")
+    }
+
+    fn auto_files(&self, paths: &Paths, scope: &ResourceScope) -> Vec<PathBuf> {
+        let dir = match scope {
+            ResourceScope::Project => paths.cwd.join(CONFIG_DIR_NAME).join("themes"),
+            _ => paths.themes_dir(),
+        };
+        collect_top_level_files(&dir, ".json")
+    }
+
+    /// Themes have no scope: the first one with a name wins, wherever it came from.
+    fn add_file(&mut self, file: PathBuf, _scope: ResourceScope) {
+        self.files.push(file);
+    }
+
+    fn unusable_path(&mut self, path: PathBuf) {
+        let message = if path.exists() {
+            "theme path is not a json file"
+        } else {
+            "theme path does not exist"
+        };
+        self.diagnostics.push(Diagnostic::warning(message, path));
+    }
+}
+
 /// Load custom themes in precedence order (built-ins are not included; see [`builtin_theme`]).
 pub fn load_themes(paths: &Paths, sources: &ThemeSources) -> LoadedThemes {
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut diagnostics = Vec::new();
-    let add = |p: PathBuf, out: &mut Vec<PathBuf>, diagnostics: &mut Vec<Diagnostic>| {
-        if p.is_dir() {
-            out.extend(collect_top_level_files(&p, ".json"));
-        } else if p.is_file() && p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        } else if p.exists() {
-            diagnostics.push(Diagnostic::warning("theme path is not a json file", &p));
-        } else {
-            diagnostics.push(Diagnostic::warning("theme path does not exist", &p));
-        }
-    };
-    for p in &sources.cli_paths {
-        add(
-            resolve_resource_path(p, &paths.cwd, &paths.home),
-            &mut files,
-            &mut diagnostics,
-        );
-    }
-    if !sources.no_defaults {
-        // pi's precedence: project settings entries, project folder, global settings
-        // entries, user folder, then packages.
-        let project_base = paths.cwd.join(CONFIG_DIR_NAME);
-        for (entries, base, auto_dir) in [
-            (
-                &sources.project_entries,
-                project_base.clone(),
-                project_base.join("themes"),
-            ),
-            (&sources.global_entries, paths.agent_dir.clone(), paths.themes_dir()),
-        ] {
-            let mut found = Vec::new();
-            for e in entries.iter().filter(|e| !is_pattern(e)) {
-                add(
-                    resolve_resource_path(e, &base, &paths.home),
-                    &mut found,
-                    &mut diagnostics,
-                );
-            }
-            files.extend(found.into_iter().filter(|f| is_enabled(f, entries, &base, true)));
-            for f in collect_top_level_files(&auto_dir, ".json") {
-                if is_enabled(&f, entries, &base, false) {
-                    files.push(f);
-                }
-            }
-        }
-        for p in &sources.package_paths {
-            add(p.clone(), &mut files, &mut diagnostics);
-        }
-    }
+    let mut found = ThemeFiles::default();
+    collect_from_sources(paths, sources, &mut found);
+    let ThemeFiles { files, mut diagnostics } = found;
     let mut themes: Vec<Theme> = Vec::new();
     let mut seen = HashSet::new();
     for f in files {
