@@ -687,6 +687,17 @@ mod lenient_tests {
         let late_role = r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"content":"hi","timestamp":2,"role":"user"}}"#;
         let e = Entry::from_json_line(late_role).unwrap();
         assert!(matches!(e.message(), Some(AgentMessage::Llm(pi_ai::Message::User(_)))));
+        // An unknown shape with `role` not first: written back in its key order.
+        let late_unknown = r#"{"type":"message","id":"d","parentId":"a","timestamp":"t","message":{"content":5,"role":"user","timestamp":3}}"#;
+        let e = Entry::from_json_line(late_unknown).unwrap();
+        assert_eq!(e.message().map(AgentMessage::role), Some("user"));
+        assert_eq!(e.to_json_line().unwrap(), late_unknown);
+        // No string `role`: not a message, but the entry is kept whole.
+        let roleless =
+            r#"{"type":"message","id":"e","parentId":"a","timestamp":"t","message":{"content":"x","timestamp":4}}"#;
+        let e = Entry::from_json_line(roleless).unwrap();
+        assert!(e.message().is_none());
+        assert_eq!(e.to_json_line().unwrap(), roleless);
         // Not an object: not an entry.
         assert!(
             Entry::from_json_line(r#"{"type":"message","id":"c","parentId":null,"timestamp":"t","message":"x"}"#)
