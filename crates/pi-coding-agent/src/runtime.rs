@@ -19,7 +19,6 @@ use crate::config::settings::{self, SettingsManager};
 use crate::config::ModelRegistry;
 use crate::resources::loader::{load_resources, ResourceOptions};
 use crate::session::hooks::SessionHooks;
-use crate::session::messages::from_stored;
 use crate::session::{AgentSession, AgentSessionParts};
 use crate::system_prompt::{build_system_prompt, SystemPromptInput, ToolPrompt};
 
@@ -276,7 +275,7 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         model: model.clone().unwrap_or_else(pi_agent::unknown_model),
         thinking_level: thinking,
         tools,
-        messages: context.messages.iter().map(from_stored).collect(),
+        messages: context.messages,
         hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
         steering_mode: queue_mode(settings.steering_mode()),
         follow_up_mode: queue_mode(settings.follow_up_mode()),

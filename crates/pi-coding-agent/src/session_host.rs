@@ -100,7 +100,7 @@ impl SessionHost {
             s.get_branch(None)
                 .into_iter()
                 .filter_map(|e| {
-                    let message = crate::session::messages::from_stored(e.message()?);
+                    let message = e.message()?;
                     match message {
                         AgentMessage::Llm(Message::User(u)) => Some(ForkPoint {
                             entry_id: e.id.clone(),
@@ -120,7 +120,7 @@ impl SessionHost {
             let entry = s
                 .get_entry(entry_id)
                 .ok_or_else(|| StartupError::Failed(format!("Entry {entry_id} not found")))?;
-            let text = match entry.message().map(crate::session::messages::from_stored) {
+            let text = match entry.message() {
                 Some(AgentMessage::Llm(Message::User(u))) => u.content.text(),
                 _ => return Err(StartupError::Failed("Invalid entry ID for forking".to_string())),
             };

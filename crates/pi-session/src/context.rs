@@ -3,7 +3,7 @@
 use pi_ai::ThinkingLevel;
 
 use crate::entry::{Entry, EntryKind};
-use crate::message::AgentMessage;
+use crate::message::{self, AgentMessage};
 
 /// The model recorded on a branch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +72,7 @@ pub fn build_context(path: &[&Entry]) -> SessionContext {
                 ..
             } = &path[at].kind
             {
-                messages.push(AgentMessage::compaction_summary(
+                messages.push(message::compaction_summary_message(
                     summary,
                     tokens_before,
                     &path[at].timestamp,
@@ -101,7 +101,7 @@ fn push_message(entry: &Entry, out: &mut Vec<AgentMessage>) {
             display,
             details,
             ..
-        } => out.push(AgentMessage::custom_message(
+        } => out.push(message::custom_message(
             custom_type,
             content,
             *display,
@@ -109,7 +109,7 @@ fn push_message(entry: &Entry, out: &mut Vec<AgentMessage>) {
             &entry.timestamp,
         )),
         EntryKind::BranchSummary { summary, from_id, .. } if !summary.is_empty() => {
-            out.push(AgentMessage::branch_summary(summary, from_id, &entry.timestamp));
+            out.push(message::branch_summary_message(summary, from_id, &entry.timestamp));
         }
         _ => {}
     }

@@ -394,14 +394,21 @@ impl<'de> Visitor<'de> for EntryVisitor {
                 "timestamp" => timestamp = Some(map.next_value()?),
                 // pi writes `type` first, so the payload parses straight into its typed form.
                 "message" if type_name.as_deref() == Some("message") && message.is_none() => {
-                    message = Some(if self.lenient {
+                    if self.lenient {
                         match map.next_value::<Value>()? {
-                            Value::Object(m) => AgentMessage::from_map(m),
+                            Value::Object(m) => match AgentMessage::from_map(m) {
+                                Ok(m) => message = Some(m),
+                                // No string `role`: not a message this version can hold; the
+                                // entry is kept whole as an unknown one.
+                                Err(m) => {
+                                    rest.insert(key.clone(), Value::Object(m));
+                                }
+                            },
                             _ => return Err(de::Error::custom("entry `message` is not an object")),
                         }
                     } else {
-                        map.next_value()?
-                    });
+                        message = Some(map.next_value()?);
+                    }
                 }
                 _ => {
                     let v: Value = map.next_value()?;
@@ -427,8 +434,13 @@ impl<'de> Visitor<'de> for EntryVisitor {
             _ => String::new(),
         };
         if type_name == "message" && message.is_none() {
-            match rest.remove("message") {
-                Some(Value::Object(m)) => message = Some(AgentMessage::from_map(m)),
+            match rest.shift_remove("message") {
+                Some(Value::Object(m)) => match AgentMessage::from_map(m) {
+                    Ok(m) => message = Some(m),
+                    Err(m) => {
+                        rest.insert("message".into(), Value::Object(m));
+                    }
+                },
                 Some(other) => {
                     rest.insert("message".into(), other);
                 }
@@ -675,6 +687,17 @@ mod lenient_tests {
         let late_role = r#"{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"content":"hi","timestamp":2,"role":"user"}}"#;
         let e = Entry::from_json_line(late_role).unwrap();
         assert!(matches!(e.message(), Some(AgentMessage::Llm(pi_ai::Message::User(_)))));
+        // An unknown shape with `role` not first: written back in its key order.
+        let late_unknown = r#"{"type":"message","id":"d","parentId":"a","timestamp":"t","message":{"content":5,"role":"user","timestamp":3}}"#;
+        let e = Entry::from_json_line(late_unknown).unwrap();
+        assert_eq!(e.message().map(AgentMessage::role), Some("user"));
+        assert_eq!(e.to_json_line().unwrap(), late_unknown);
+        // No string `role`: not a message, but the entry is kept whole.
+        let roleless =
+            r#"{"type":"message","id":"e","parentId":"a","timestamp":"t","message":{"content":"x","timestamp":4}}"#;
+        let e = Entry::from_json_line(roleless).unwrap();
+        assert!(e.message().is_none());
+        assert_eq!(e.to_json_line().unwrap(), roleless);
         // Not an object: not an entry.
         assert!(
             Entry::from_json_line(r#"{"type":"message","id":"c","parentId":null,"timestamp":"t","message":"x"}"#)

@@ -39,7 +39,8 @@ pub use listing::{
 };
 pub use manager::{NewSessionOptions, SessionManager};
 pub use message::{
-    bash_execution_text, convert_to_llm, AgentMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX,
-    COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX,
+    bash_execution_text, branch_summary_message, compaction_summary_message, convert_to_llm, custom_message,
+    AgentMessage, CustomMessage, BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX,
+    COMPACTION_SUMMARY_SUFFIX,
 };
 pub use tree::{Label, SessionTree, TreeNode};

@@ -1,14 +1,12 @@
-//! The agent message: an LLM message, or one of pi's own roles kept as its JSON object.
+//! pi's own message roles in the session: building them from entries and what the LLM sees of them.
 //!
 //! pi stores `user`, `assistant` and `toolResult` messages plus roles of its own (`bashExecution`,
-//! `custom`, and in rebuilt contexts `compactionSummary` / `branchSummary`). The LLM roles parse
-//! into [`pi_ai::Message`]; any other role, or an LLM role whose shape this version does not
-//! understand, stays a JSON object so nothing is lost when it is written back.
+//! `custom`, and in rebuilt contexts `compactionSummary` / `branchSummary`), all as
+//! [`pi_agent::AgentMessage`]: the LLM roles typed, any other role (or an LLM role whose shape
+//! this version does not understand) as a [`CustomMessage`] written back as it was read.
 
+pub use pi_agent::{AgentMessage, CustomMessage};
 use pi_ai::{Content, Message, UserContent, UserMessage};
-use serde::de::value::MapAccessDeserializer;
-use serde::de::{MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use crate::ids;
@@ -21,184 +19,54 @@ pub const BRANCH_SUMMARY_PREFIX: &str =
     "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
-/// A message as the session stores it, serialized flat (the `role` field tells them apart).
-#[allow(
-    clippy::large_enum_variant,
-    reason = "LLM messages, the large variant, are most messages"
-)]
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum AgentMessage {
-    Llm(Message),
-    /// Any other role, as its JSON object (with its `role` field).
-    Custom(Map<String, Value>),
+/// A custom-role message built from `(key, value)` pairs.
+fn custom(role: &str, fields: impl IntoIterator<Item = (&'static str, Value)>) -> AgentMessage {
+    let fields = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    AgentMessage::Custom(CustomMessage::new(role, fields))
 }
 
-/// Strict and fast: with `role` as the first field (as pi writes it) an LLM message parses
-/// straight into its typed form, and a shape that form rejects is an error. Use
-/// [`AgentMessage::from_map`] for the lenient reading.
-impl<'de> Deserialize<'de> for AgentMessage {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(AgentMessageVisitor)
-    }
+/// `{role:"compactionSummary", summary, tokensBefore, timestamp}` as pi rebuilds it.
+pub fn compaction_summary_message(summary: &str, tokens_before: &Value, timestamp_iso: &str) -> AgentMessage {
+    custom(
+        "compactionSummary",
+        [
+            ("summary", Value::String(summary.into())),
+            ("tokensBefore", tokens_before.clone()),
+            ("timestamp", iso_ms_value(timestamp_iso)),
+        ],
+    )
 }
 
-struct AgentMessageVisitor;
-
-impl<'de> Visitor<'de> for AgentMessageVisitor {
-    type Value = AgentMessage;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a message object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<AgentMessage, A::Error> {
-        let mut fields = Map::new();
-        if let Some(key) = map.next_key::<String>()? {
-            if key == "role" {
-                let role: Value = map.next_value()?;
-                let rest = MapAccessDeserializer::new(map);
-                let typed = match role.as_str() {
-                    Some("user") => Some(Message::User(Deserialize::deserialize(rest)?)),
-                    Some("assistant") => Some(Message::Assistant(Deserialize::deserialize(rest)?)),
-                    Some("toolResult") => Some(Message::ToolResult(Deserialize::deserialize(rest)?)),
-                    _ => {
-                        fields.insert(key, role);
-                        fields.extend(Map::<String, Value>::deserialize(rest)?);
-                        None
-                    }
-                };
-                return Ok(typed.map_or(AgentMessage::Custom(fields), AgentMessage::Llm));
-            }
-            let v = map.next_value()?;
-            fields.insert(key, v);
-        }
-        while let Some((k, v)) = map.next_entry::<String, Value>()? {
-            fields.insert(k, v);
-        }
-        Ok(AgentMessage::from_map(fields))
-    }
+/// `{role:"branchSummary", summary, fromId, timestamp}` as pi rebuilds it.
+pub fn branch_summary_message(summary: &str, from_id: &str, timestamp_iso: &str) -> AgentMessage {
+    custom(
+        "branchSummary",
+        [
+            ("summary", Value::String(summary.into())),
+            ("fromId", Value::String(from_id.into())),
+            ("timestamp", iso_ms_value(timestamp_iso)),
+        ],
+    )
 }
 
-impl From<Message> for AgentMessage {
-    fn from(m: Message) -> Self {
-        AgentMessage::Llm(m)
+/// `{role:"custom", customType, content, display, details?, timestamp}` from a
+/// `custom_message` entry.
+pub fn custom_message(
+    custom_type: &str,
+    content: &UserContent,
+    display: bool,
+    details: Option<&Value>,
+    timestamp_iso: &str,
+) -> AgentMessage {
+    let mut map = Map::new();
+    map.insert("customType".into(), Value::String(custom_type.into()));
+    map.insert("content".into(), serde_json::to_value(content).unwrap_or(Value::Null));
+    map.insert("display".into(), Value::Bool(display));
+    if let Some(d) = details {
+        map.insert("details".into(), d.clone());
     }
-}
-
-impl AgentMessage {
-    /// The lenient reading: an LLM role parses into its typed form when it can, anything else
-    /// (another role, or a shape the typed form rejects) stays the object it is.
-    pub fn from_map(map: Map<String, Value>) -> Self {
-        let llm_role = matches!(
-            map.get("role").and_then(Value::as_str),
-            Some("user" | "assistant" | "toolResult")
-        );
-        if llm_role {
-            if let Ok(m) = Message::deserialize(&Value::Object(map.clone())) {
-                return AgentMessage::Llm(m);
-            }
-        }
-        AgentMessage::Custom(map)
-    }
-
-    /// The `role` field (empty when a custom object has none).
-    pub fn role(&self) -> &str {
-        match self {
-            AgentMessage::Llm(m) => m.role(),
-            AgentMessage::Custom(map) => map.get("role").and_then(Value::as_str).unwrap_or(""),
-        }
-    }
-
-    pub fn as_llm(&self) -> Option<&Message> {
-        match self {
-            AgentMessage::Llm(m) => Some(m),
-            AgentMessage::Custom(_) => None,
-        }
-    }
-
-    /// A field of a custom-role message.
-    pub fn field(&self, name: &str) -> Option<&Value> {
-        match self {
-            AgentMessage::Llm(_) => None,
-            AgentMessage::Custom(map) => map.get(name),
-        }
-    }
-
-    /// `(provider, model)` of an assistant message, typed or not.
-    pub fn assistant_model(&self) -> Option<(&str, &str)> {
-        match self {
-            AgentMessage::Llm(Message::Assistant(a)) => Some((&a.provider, &a.model)),
-            AgentMessage::Custom(map) if self.role() == "assistant" => Some((
-                map.get("provider").and_then(Value::as_str).unwrap_or(""),
-                map.get("model").and_then(Value::as_str).unwrap_or(""),
-            )),
-            _ => None,
-        }
-    }
-
-    /// Epoch milliseconds of the message, where it has a numeric one.
-    pub fn timestamp_ms(&self) -> Option<i64> {
-        match self {
-            AgentMessage::Llm(m) => Some(m.timestamp()),
-            AgentMessage::Custom(map) => map.get("timestamp").and_then(Value::as_i64),
-        }
-    }
-
-    /// A custom-role message built from `(key, value)` pairs, `role` first.
-    pub fn custom(role: &str, fields: impl IntoIterator<Item = (&'static str, Value)>) -> Self {
-        let mut map = Map::new();
-        map.insert("role".into(), Value::String(role.into()));
-        for (k, v) in fields {
-            map.insert(k.into(), v);
-        }
-        AgentMessage::Custom(map)
-    }
-
-    /// `{role:"compactionSummary", summary, tokensBefore, timestamp}` as pi rebuilds it.
-    pub fn compaction_summary(summary: &str, tokens_before: &Value, timestamp_iso: &str) -> Self {
-        Self::custom(
-            "compactionSummary",
-            [
-                ("summary", Value::String(summary.into())),
-                ("tokensBefore", tokens_before.clone()),
-                ("timestamp", iso_ms_value(timestamp_iso)),
-            ],
-        )
-    }
-
-    /// `{role:"branchSummary", summary, fromId, timestamp}` as pi rebuilds it.
-    pub fn branch_summary(summary: &str, from_id: &str, timestamp_iso: &str) -> Self {
-        Self::custom(
-            "branchSummary",
-            [
-                ("summary", Value::String(summary.into())),
-                ("fromId", Value::String(from_id.into())),
-                ("timestamp", iso_ms_value(timestamp_iso)),
-            ],
-        )
-    }
-
-    /// `{role:"custom", customType, content, display, details?, timestamp}` from a
-    /// `custom_message` entry.
-    pub fn custom_message(
-        custom_type: &str,
-        content: &UserContent,
-        display: bool,
-        details: Option<&Value>,
-        timestamp_iso: &str,
-    ) -> Self {
-        let mut map = Map::new();
-        map.insert("role".into(), Value::String("custom".into()));
-        map.insert("customType".into(), Value::String(custom_type.into()));
-        map.insert("content".into(), serde_json::to_value(content).unwrap_or(Value::Null));
-        map.insert("display".into(), Value::Bool(display));
-        if let Some(d) = details {
-            map.insert("details".into(), d.clone());
-        }
-        map.insert("timestamp".into(), iso_ms_value(timestamp_iso));
-        AgentMessage::Custom(map)
-    }
+    map.insert("timestamp".into(), iso_ms_value(timestamp_iso));
+    AgentMessage::Custom(CustomMessage::new("custom", map))
 }
 
 /// JavaScript's `new Date(iso).getTime()` as JSON: a number, or `null` for NaN.
@@ -258,14 +126,15 @@ pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
 }
 
 fn to_llm(m: &AgentMessage) -> Option<Message> {
-    let map = match m {
+    let c = match m {
         AgentMessage::Llm(msg) => return Some(msg.clone()),
-        AgentMessage::Custom(map) => map,
+        AgentMessage::Custom(c) => c,
     };
+    let map = &c.fields;
     let timestamp = map.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
     let text = |t: String| UserContent::Blocks(vec![Content::text(t)]);
     let summary = || map.get("summary").and_then(Value::as_str).unwrap_or("").to_string();
-    let content = match m.role() {
+    let content = match c.role.as_str() {
         "bashExecution" => {
             if map.get("excludeFromContext").is_some_and(is_truthy) {
                 return None;
@@ -284,7 +153,9 @@ fn to_llm(m: &AgentMessage) -> Option<Message> {
         )),
         // An LLM role whose shape did not parse: try once more, else the model cannot see it.
         "user" | "assistant" | "toolResult" => {
-            return serde_json::from_value(Value::Object(map.clone())).ok();
+            let mut object = map.clone();
+            object.insert("role".into(), Value::String(c.role.clone()));
+            return serde_json::from_value(Value::Object(object)).ok();
         }
         _ => return None,
     };
@@ -337,9 +208,9 @@ mod tests {
     #[test]
     fn convert_to_llm_maps_pi_roles_to_user_messages() {
         let msgs = vec![
-            AgentMessage::compaction_summary("S", &json!(10), "2026-01-01T00:00:00.000Z"),
-            AgentMessage::branch_summary("B", "root", "2026-01-01T00:00:00.000Z"),
-            AgentMessage::custom_message(
+            compaction_summary_message("S", &json!(10), "2026-01-01T00:00:00.000Z"),
+            branch_summary_message("B", "root", "2026-01-01T00:00:00.000Z"),
+            custom_message(
                 "ext",
                 &UserContent::Text("note".into()),
                 true,

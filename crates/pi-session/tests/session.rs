@@ -108,9 +108,9 @@ fn texts(ctx: &SessionContext) -> Vec<String> {
             AgentMessage::Llm(pi_ai::Message::ToolResult(t)) => pi_ai::join_text(&t.content),
             AgentMessage::Custom(c) => format!(
                 "{}:{}",
-                c["role"].as_str().unwrap(),
-                c.get("summary")
-                    .or(c.get("content"))
+                c.role,
+                c.field("summary")
+                    .or(c.field("content"))
                     .and_then(|v| v.as_str())
                     .unwrap_or("")
             ),

@@ -94,7 +94,7 @@ fn message_for_branch(entry: &Entry) -> Option<AgentMessage> {
             display,
             details,
             ..
-        } => Some(AgentMessage::custom_message(
+        } => Some(pi_session::custom_message(
             custom_type,
             content,
             *display,
@@ -102,11 +102,11 @@ fn message_for_branch(entry: &Entry) -> Option<AgentMessage> {
             &entry.timestamp,
         )),
         EntryKind::BranchSummary { summary, from_id, .. } => {
-            Some(AgentMessage::branch_summary(summary, from_id, &entry.timestamp))
+            Some(pi_session::branch_summary_message(summary, from_id, &entry.timestamp))
         }
         EntryKind::Compaction {
             summary, tokens_before, ..
-        } => Some(AgentMessage::compaction_summary(
+        } => Some(pi_session::compaction_summary_message(
             summary,
             tokens_before,
             &entry.timestamp,

@@ -132,7 +132,7 @@ fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
             display,
             details,
             ..
-        } => Some(AgentMessage::custom_message(
+        } => Some(pi_session::custom_message(
             custom_type,
             content,
             *display,
@@ -140,7 +140,7 @@ fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
             &entry.timestamp,
         )),
         EntryKind::BranchSummary { summary, from_id, .. } => {
-            Some(AgentMessage::branch_summary(summary, from_id, &entry.timestamp))
+            Some(pi_session::branch_summary_message(summary, from_id, &entry.timestamp))
         }
         _ => None,
     }

@@ -12,8 +12,6 @@ use crate::config::settings::CompactionSettings;
 const IMAGE_CHARS: usize = 4800;
 
 /// A message as the estimator needs to see it: the typed LLM form, or a custom role's fields.
-/// Implemented by both the agent's and the session store's message type, so neither has to
-/// be converted (copied) just to be measured.
 pub trait MessageView {
     fn llm(&self) -> Option<&Message>;
     fn role(&self) -> &str;
@@ -29,19 +27,7 @@ impl MessageView for pi_agent::AgentMessage {
         pi_agent::AgentMessage::role(self)
     }
     fn field(&self, name: &str) -> Option<&Value> {
-        self.as_custom().and_then(|c| c.fields.get(name))
-    }
-}
-
-impl MessageView for pi_session::AgentMessage {
-    fn llm(&self) -> Option<&Message> {
-        self.as_llm()
-    }
-    fn role(&self) -> &str {
-        pi_session::AgentMessage::role(self)
-    }
-    fn field(&self, name: &str) -> Option<&Value> {
-        pi_session::AgentMessage::field(self, name)
+        pi_agent::AgentMessage::field(self, name)
     }
 }
 

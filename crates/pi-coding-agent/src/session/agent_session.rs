@@ -252,7 +252,7 @@ impl AgentSession {
     }
 
     fn persist(&self, message: &AgentMessage) {
-        let stored = super::messages::to_stored(message);
+        let stored = message.clone();
         let result = self.with_store(|s| s.append_message(stored));
         if let Err(e) = result {
             let mut slot = lock(&self.inner.persist_error);

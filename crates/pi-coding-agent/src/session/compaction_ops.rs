@@ -75,7 +75,7 @@ impl AgentSession {
         });
         match stored {
             Ok(context) => {
-                let messages = context.messages.iter().map(super::messages::from_stored).collect();
+                let messages = context.messages;
                 self.inner.agent.replace_messages(messages);
             }
             Err(e) => return Err(CompactionError::Summarization(e.to_string())),

@@ -44,12 +44,7 @@ impl AgentSession {
     /// Counts and totals over the whole session file, plus the current context usage.
     pub fn session_stats(&self) -> SessionStats {
         let (session_file, session_id, stored) = self.with_store(|s| {
-            let messages: Vec<AgentMessage> = s
-                .get_entries()
-                .iter()
-                .filter_map(|e| e.message())
-                .map(super::messages::from_stored)
-                .collect();
+            let messages: Vec<AgentMessage> = s.get_entries().iter().filter_map(|e| e.message()).cloned().collect();
             (
                 s.session_file().map(|p| p.display().to_string()),
                 s.session_id().to_string(),

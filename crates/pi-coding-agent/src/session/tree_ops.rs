@@ -48,7 +48,7 @@ impl AgentSession {
                 .get_entry(target_id)
                 .ok_or_else(|| PromptError(format!("Entry {target_id} not found")))?;
             let (new_leaf, text) = match &entry.kind {
-                EntryKind::Message { .. } => match entry.message().map(super::messages::from_stored) {
+                EntryKind::Message { .. } => match entry.message() {
                     Some(AgentMessage::Llm(Message::User(u))) => (entry.parent_id.clone(), Some(u.content.text())),
                     _ => (Some(entry.id.clone()), None),
                 },
@@ -123,8 +123,7 @@ impl AgentSession {
             }
         })?;
         let context = self.with_store(|s| s.build_context());
-        self.agent()
-            .replace_messages(context.messages.iter().map(super::messages::from_stored).collect());
+        self.agent().replace_messages(context.messages);
         Ok(NavigateOutcome {
             editor_text,
             cancelled: false,

@@ -68,7 +68,7 @@ impl AgentSession {
 
     fn record_bash(&self, message: AgentMessage) {
         self.inner.agent.append_message(message.clone());
-        let stored = super::messages::to_stored(&message);
+        let stored = message;
         if let Err(e) = self.with_store(|s| s.append_message(stored)) {
             lock(&self.inner.persist_error).get_or_insert(e.to_string());
         }

@@ -46,9 +46,9 @@ fn estimates_count_chars_over_four_rounded_up_per_kind() {
     let c = custom(json!({"role":"custom","customType":"x","display":true,"timestamp":1,
         "content":[{"type":"text","text":"abcd"},{"type":"image","data":"A","mimeType":"image/png"}]}));
     assert_eq!(estimate_tokens(&c), 1201);
-    let s = AgentMessage::compaction_summary(&text(9), &json!(1), "2026-01-01T00:00:00.000Z");
+    let s = pi_session::compaction_summary_message(&text(9), &json!(1), "2026-01-01T00:00:00.000Z");
     assert_eq!(estimate_tokens(&s), 3);
-    let b = AgentMessage::branch_summary(&text(8), "root", "2026-01-01T00:00:00.000Z");
+    let b = pi_session::branch_summary_message(&text(8), "root", "2026-01-01T00:00:00.000Z");
     assert_eq!(estimate_tokens(&b), 2);
     assert_eq!(
         estimate_tokens(&custom(json!({"role":"somethingNew","text":"abcdefgh"}))),
@@ -317,7 +317,7 @@ fn serialisation_labels_parts_and_truncates_tool_results() {
 #[test]
 fn summaries_and_custom_roles_are_serialised_as_user_text() {
     let msgs = vec![
-        AgentMessage::branch_summary("B", "root", "2026-01-01T00:00:00.000Z"),
+        pi_session::branch_summary_message("B", "root", "2026-01-01T00:00:00.000Z"),
         custom(json!({"role":"bashExecution","command":"ls","output":"a","exitCode":0,
             "cancelled":false,"truncated":false,"timestamp":1})),
     ];
