@@ -1,0 +1,257 @@
+//! The real `pi --mode rpc` binary over stdin/stdout against the mock LLM: the golden RPC
+//! session replayed command by command (responses, event sequence, session files), and
+//! targeted runs of single commands, their errors, and commands sent while a prompt streams.
+
+#[path = "rpc_replay/harness.rs"]
+mod harness;
+#[path = "rpc_replay/normalize.rs"]
+mod normalize;
+#[path = "rpc_replay/targeted.rs"]
+mod targeted;
+
+use serde_json::{json, Value};
+
+use harness::{read_jsonl, short, World};
+use normalize::{diff, Normalizer};
+
+const TRANSCRIPT: &str = include_str!("fixtures/rpc/rpc.transcript.jsonl");
+const GOLDEN_SESSIONS: [&str; 4] = [
+    include_str!("fixtures/rpc/rpc.session-1.jsonl"),
+    include_str!("fixtures/rpc/rpc.session-2.jsonl"),
+    include_str!("fixtures/rpc/rpc.session-3.jsonl"),
+    include_str!("fixtures/rpc/rpc.session-4.jsonl"),
+];
+/// The golden mock server's address, as it appears in model `baseUrl`s.
+const GOLDEN_MOCK: &str = "http://127.0.0.1:44643";
+
+/// One line the golden client sent, and what it received before sending the next.
+struct Step {
+    send: Value,
+    /// The raw line, for the one that was not JSON.
+    raw: Option<String>,
+    window: Vec<Value>,
+}
+
+fn golden_steps() -> Vec<Step> {
+    let mut steps: Vec<Step> = Vec::new();
+    for line in TRANSCRIPT.lines() {
+        let v: Value = serde_json::from_str(line).expect("transcript line");
+        if v["dir"] == "send" {
+            steps.push(Step {
+                send: v["json"].clone(),
+                raw: v["line"].as_str().map(str::to_string),
+                window: Vec::new(),
+            });
+        } else if let Some(step) = steps.last_mut() {
+            step.window.push(v["json"].clone());
+        }
+    }
+    steps
+}
+
+/// Whether a response line answers the golden response `want` (same id, or same command when
+/// pi could not read an id).
+fn answers(line: &Value, want: &Value) -> bool {
+    line["type"] == "response"
+        && match want.get("id") {
+            Some(id) => line.get("id") == Some(id),
+            None => line.get("id").is_none() && line["command"] == want["command"],
+        }
+}
+
+/// What an event means for the sequence comparison: its type plus the fields that tell
+/// events of one type apart.
+fn signature(e: &Value) -> String {
+    let t = e["type"].as_str().unwrap_or("?");
+    match t {
+        "message_start" | "message_end" => format!("{t}:{}", e["message"]["role"].as_str().unwrap_or("?")),
+        "message_update" => format!("{t}:{}", e["assistantMessageEvent"]["type"].as_str().unwrap_or("?")),
+        "thinking_level_changed" => format!("{t}:{}", e["level"]),
+        "session_info_changed" => format!("{t}:{}", e["name"]),
+        "queue_update" => format!("{t}:{}:{}", e["steering"], e["followUp"]),
+        "compaction_start" => format!("{t}:{}", e["reason"]),
+        "compaction_end" => format!("{t}:{}:aborted={}:willRetry={}", e["reason"], e["aborted"], e["willRetry"]),
+        "tool_execution_start" | "tool_execution_update" | "tool_execution_end" => {
+            format!("{t}:{}", e["toolName"].as_str().unwrap_or("?"))
+        }
+        _ => t.to_string(),
+    }
+}
+
+/// Event signatures in order, with runs of streamed deltas and tool updates collapsed (their
+/// number depends on chunking and timing, not on behaviour).
+fn event_sequence(lines: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in lines.iter().filter(|l| l["type"] != "response") {
+        let sig = signature(e);
+        let repeats = sig.ends_with("_delta") || sig.starts_with("tool_execution_update");
+        if repeats && out.last() == Some(&sig) {
+            continue;
+        }
+        out.push(sig);
+    }
+    out
+}
+
+/// What a session file entry means for comparison.
+fn entry_signature(e: &Value) -> String {
+    let t = e["type"].as_str().unwrap_or("?");
+    match t {
+        "session" => format!("session(parentSession={})", e.get("parentSession").is_some()),
+        "message" => {
+            let m = &e["message"];
+            match m["role"].as_str() {
+                Some("assistant") => format!("message:assistant:{}", m["stopReason"]),
+                Some(r) => format!("message:{r}"),
+                None => "message:?".into(),
+            }
+        }
+        "model_change" => format!("model_change:{}/{}", e["provider"], e["modelId"]),
+        "thinking_level_change" => format!("thinking_level_change:{}", e["thinkingLevel"]),
+        "session_info" => format!("session_info:{}", e["name"]),
+        _ => t.to_string(),
+    }
+}
+
+fn session_signatures(entries: &[Value]) -> Vec<String> {
+    entries.iter().map(entry_signature).collect()
+}
+
+/// Every entry after the header hangs off the one before it (these sessions never branch).
+fn chain_breaks(entries: &[Value]) -> Vec<String> {
+    let mut out = Vec::new();
+    for pair in entries.windows(2).skip(1) {
+        if pair[1]["parentId"] != pair[0]["id"] {
+            out.push(format!("{} has parentId {}, previous id {}", pair[1]["id"], pair[1]["parentId"], pair[0]["id"]));
+        }
+    }
+    if let Some(first) = entries.get(1) {
+        if !first["parentId"].is_null() {
+            out.push(format!("first entry has parentId {}", first["parentId"]));
+        }
+    }
+    out
+}
+
+/// Side-by-side listing of two sequences for a failure message.
+fn sequence_diff(what: &str, got: &[String], want: &[String]) -> Option<String> {
+    if got == want {
+        return None;
+    }
+    let first = got.iter().zip(want).position(|(g, w)| g != w).unwrap_or(got.len().min(want.len()));
+    let mut s = format!("{what}: differs from index {first} ({} vs golden {} items)\n", got.len(), want.len());
+    for i in first.saturating_sub(2)..(first + 6).min(got.len().max(want.len())) {
+        s += &format!(
+            "  [{i}] ours {:<50} golden {}\n",
+            got.get(i).map_or("-", String::as_str),
+            want.get(i).map_or("-", String::as_str)
+        );
+    }
+    Some(s)
+}
+
+/// Run the golden session against our binary; returns every difference found.
+fn replay() -> Vec<String> {
+    let world = World::golden();
+    let mut pi = world.spawn();
+    let proj = world.proj().display().to_string();
+    let mut problems = Vec::new();
+    let mut our_responses: Vec<(Value, Value)> = Vec::new();
+    let mut first_session_file: Option<String> = None;
+
+    let steps = golden_steps();
+    for step in &steps {
+        // Commands name paths of the golden run: point them at ours.
+        let mut text = step.raw.clone().unwrap_or_else(|| step.send.to_string());
+        text = text.replace("<TMP>/proj", &proj);
+        if step.send["type"] == "switch_session" {
+            let ours = first_session_file.clone().expect("session file from the first get_state");
+            text = json!({"id": step.send["id"], "type": "switch_session", "sessionPath": ours}).to_string();
+        }
+        pi.send_line(&text);
+
+        let want_response = step.window.iter().find(|l| l["type"] == "response");
+        let last = step.window.last().map(|l| l["type"].as_str().unwrap_or(""));
+        if let Some(want) = want_response {
+            let got = pi.wait_for(&format!("response to {}", short(&step.send)), |l| answers(l, want));
+            if first_session_file.is_none() {
+                first_session_file = got["data"]["sessionFile"].as_str().map(str::to_string);
+            }
+            our_responses.push((got, want.clone()));
+        }
+        match last {
+            // The golden client waited for the run to finish before its next command.
+            Some("agent_end") => {
+                pi.event("agent_end");
+            }
+            // It sent the next commands while the reply was streaming.
+            Some("message_update") => {
+                pi.wait_for("a streamed text delta", |l| {
+                    l["type"] == "message_update" && l["assistantMessageEvent"]["type"] == "text_delta"
+                });
+            }
+            _ => {}
+        }
+    }
+    pi.close_stdin();
+    let status = pi.wait_exit();
+    pi.drain();
+    if !status.success() {
+        problems.push(format!("exit status {status:?} after stdin EOF; stderr: {}", pi.stderr()));
+    }
+
+    // Responses, normalised.
+    let agent = world.agent.path().display().to_string();
+    let mock = format!("http://{}", world.server.addr());
+    let mut ours_norm = Normalizer::new(vec![
+        (agent, "<TMP>/agent".into()),
+        (proj.clone(), "<TMP>/proj".into()),
+        (mock, "<MOCK>".into()),
+    ]);
+    let mut golden_norm = Normalizer::new(vec![(GOLDEN_MOCK.into(), "<MOCK>".into())]);
+    for (got, want) in &our_responses {
+        let (g, w) = (ours_norm.value(got), golden_norm.value(want));
+        let at = format!(
+            "response {} ({})",
+            want.get("id").and_then(Value::as_str).unwrap_or("-"),
+            want["command"].as_str().unwrap_or("?")
+        );
+        diff(&g, &w, &at, &mut problems);
+    }
+
+    // Event sequence, over the whole run.
+    let golden_recv: Vec<Value> = steps.iter().flat_map(|s| s.window.iter().cloned()).collect();
+    if let Some(d) = sequence_diff("event sequence", &event_sequence(&pi.seen), &event_sequence(&golden_recv)) {
+        problems.push(d);
+    }
+
+    // Session files: the same ones, created in the same order, with the same entries.
+    let files = world.session_files();
+    if files.len() != GOLDEN_SESSIONS.len() {
+        problems.push(format!("{} session files, golden {}: {files:?}", files.len(), GOLDEN_SESSIONS.len()));
+    }
+    for (i, (path, golden)) in files.iter().zip(GOLDEN_SESSIONS).enumerate() {
+        let ours = read_jsonl(path);
+        let want: Vec<Value> = golden.lines().map(|l| serde_json::from_str(l).expect("golden")).collect();
+        let what = format!("session file {} ({})", i + 1, path.display());
+        if let Some(d) = sequence_diff(&what, &session_signatures(&ours), &session_signatures(&want)) {
+            problems.push(d);
+        }
+        problems.extend(chain_breaks(&ours).into_iter().map(|b| format!("{what}: {b}")));
+    }
+
+    if !world.proj().join("rpc-export.html").exists() {
+        problems.push("export_html wrote no file".into());
+    }
+    let requests = world.server.requests().len();
+    if requests != 6 {
+        problems.push(format!("{requests} LLM requests, golden 6"));
+    }
+    problems
+}
+
+#[test]
+fn golden_rpc_session_replays_with_the_same_responses_events_and_files() {
+    let problems = replay();
+    assert!(problems.is_empty(), "{} differences:\n{}", problems.len(), problems.join("\n"));
+}
