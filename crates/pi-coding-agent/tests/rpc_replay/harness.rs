@@ -63,7 +63,12 @@ impl World {
         };
         for dir in dirs.flatten() {
             if let Ok(files) = std::fs::read_dir(dir.path()) {
-                out.extend(files.flatten().map(|f| f.path()).filter(|p| p.extension().is_some_and(|e| e == "jsonl")));
+                out.extend(
+                    files
+                        .flatten()
+                        .map(|f| f.path())
+                        .filter(|p| p.extension().is_some_and(|e| e == "jsonl")),
+                );
             }
         }
         out.sort();
@@ -148,7 +153,8 @@ impl Pi {
         let left = deadline.saturating_duration_since(Instant::now());
         match self.rx.recv_timeout(left) {
             Ok(line) => {
-                let value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+                let value =
+                    serde_json::from_str(&line).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
                 self.seen.push(value);
                 true
             }
@@ -166,8 +172,10 @@ impl Pi {
                 return self.seen[at].clone();
             }
             if !self.pull(deadline) {
-                let tail: Vec<String> = self.seen[self.cursor..].iter().map(|v| short(v)).collect();
-                panic!("timed out waiting for {what}; unconsumed lines: {tail:#?}");
+                let tail: Vec<String> = self.seen[self.cursor..].iter().map(short).collect();
+                let exited = self.child.try_wait().ok().flatten();
+                let stderr = if exited.is_some() { self.stderr() } else { String::new() };
+                panic!("no {what} (exit: {exited:?}, stderr: {stderr}); unconsumed lines: {tail:#?}");
             }
         }
     }

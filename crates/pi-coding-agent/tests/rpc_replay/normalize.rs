@@ -13,6 +13,7 @@ pub struct Normalizer {
     pub literals: Vec<(String, String)>,
     names: HashMap<String, String>,
     counts: HashMap<&'static str, usize>,
+    session_ids: Vec<(String, usize)>,
 }
 
 fn is_hex(s: &str) -> bool {
@@ -21,11 +22,23 @@ fn is_hex(s: &str) -> bool {
 
 fn is_uuid(s: &str) -> bool {
     let parts: Vec<&str> = s.split('-').collect();
-    parts.len() == 5 && [8, 4, 4, 4, 12].iter().zip(&parts).all(|(n, p)| p.len() == *n && is_hex(p))
+    parts.len() == 5
+        && [8, 4, 4, 4, 12]
+            .iter()
+            .zip(&parts)
+            .all(|(n, p)| p.len() == *n && is_hex(p))
 }
 
 /// Keys whose numeric values depend on how many bytes we send (system prompt, tool schemas).
-const SIZE_KEYS: &[&str] = &["input", "totalTokens", "total", "tokensBefore", "tokens", "percent", "cost"];
+const SIZE_KEYS: &[&str] = &[
+    "input",
+    "totalTokens",
+    "total",
+    "tokensBefore",
+    "tokens",
+    "percent",
+    "cost",
+];
 
 impl Normalizer {
     pub fn new(literals: Vec<(String, String)>) -> Self {
@@ -46,12 +59,33 @@ impl Normalizer {
         n
     }
 
+    /// Name sessions and their entries after their place among the run's session files (in
+    /// creation order), so ids compare by what they point at. An entry copied into a later
+    /// file by fork or clone keeps the name from the first file that has it.
+    pub fn seed_sessions(&mut self, files: &[Vec<Value>]) {
+        for (f, entries) in files.iter().enumerate() {
+            for (j, e) in entries.iter().enumerate() {
+                let Some(id) = e["id"].as_str() else { continue };
+                let name = if e["type"] == "session" {
+                    self.session_ids.push((id.to_string(), f + 1));
+                    format!("<session {}>", f + 1)
+                } else {
+                    format!("<entry {}.{j}>", f + 1)
+                };
+                self.names.entry(id.to_string()).or_insert(name);
+            }
+        }
+    }
+
     fn string(&mut self, s: &str) -> String {
         let mut s = s.to_string();
         for (from, to) in &self.literals {
             s = s.replace(from.as_str(), to);
         }
         if s.contains("/sessions/") && s.ends_with(".jsonl") {
+            if let Some((_, f)) = self.session_ids.iter().find(|(id, _)| s.contains(id.as_str())) {
+                return format!("<file {f}>");
+            }
             return self.name("session-file", &s);
         }
         if is_uuid(&s) {
