@@ -98,14 +98,13 @@ fn signature(e: &Value) -> String {
     }
 }
 
-/// Event signatures in order, with runs of streamed deltas and tool updates collapsed (their
-/// number depends on chunking and timing, not on behaviour).
+/// Event signatures in order, without streamed deltas and tool updates: their number, and
+/// where they fall between commands sent while a reply streams, depend on chunking and timing.
 fn event_sequence(lines: &[Value]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in lines.iter().filter(|l| l["type"] != "response") {
         let sig = signature(e);
-        let repeats = sig.ends_with("_delta") || sig.starts_with("tool_execution_update");
-        if repeats && out.last() == Some(&sig) {
+        if sig.ends_with("_delta") || sig.starts_with("tool_execution_update") {
             continue;
         }
         out.push(sig);
