@@ -281,6 +281,24 @@ fn replay() -> Vec<String> {
         problems.push(d);
     }
 
+    // Event payloads (beside streamed updates, whose partial messages depend on timing).
+    let payloads = |lines: &[Value]| -> Vec<Value> {
+        lines
+            .iter()
+            .filter(|l| {
+                l["type"] != "response" && l["type"] != "message_update" && l["type"] != "tool_execution_update"
+            })
+            .cloned()
+            .collect()
+    };
+    let (ours_events, golden_events) = (payloads(&pi.seen), payloads(&golden_recv));
+    if ours_events.len() == golden_events.len() {
+        for (i, (g, w)) in ours_events.iter().zip(&golden_events).enumerate() {
+            let at = format!("event {i} ({})", signature(w));
+            diff(&ours_norm.value(g), &golden_norm.value(w), &at, &mut problems);
+        }
+    }
+
     // Session files: the same ones, created in the same order, with the same entries.
     if files.len() != GOLDEN_SESSIONS.len() {
         problems.push(format!(
@@ -297,6 +315,12 @@ fn replay() -> Vec<String> {
             problems.push(d);
         }
         problems.extend(chain_breaks(&ours).into_iter().map(|b| format!("{what}: {b}")));
+        if ours.len() == want.len() {
+            for (j, (g, w)) in ours.iter().zip(&want).enumerate() {
+                let at = format!("session file {} entry {j} ({})", i + 1, entry_signature(w));
+                diff(&ours_norm.value(g), &golden_norm.value(w), &at, &mut problems);
+            }
+        }
     }
 
     if !world.proj().join("rpc-export.html").exists() {
@@ -309,21 +333,50 @@ fn replay() -> Vec<String> {
     problems
 }
 
-/// Differences from the golden run whose cause lies in the session engine, each with the
+/// Differences from the golden run whose cause lies outside the RPC mode, each with the
 /// reason; the replay tolerates exactly these (and fails if one stops happening, so the list
 /// is kept honest). `golden_rpc_session_replays_exactly` asserts the full replay.
-const KNOWN: &[(&str, &str)] = &[(
-    "response 24 (get_session_stats).data.totalMessages: 9, golden 10",
-    "session_stats counts the stored message entries; pi counts the agent's context \
-     (compaction summary + kept messages)",
-)];
+const KNOWN: &[(&str, &str)] = &[
+    (
+        "response 24 (get_session_stats).data.totalMessages: 9, golden 10",
+        "src/session/stats.rs session_stats counts the stored message entries; pi counts the \
+         agent's context (compaction summary + kept messages)",
+    ),
+    (
+        r#"event 19 (turn_end).toolResults[0]: keys ["toolCallId", "toolName", "content", "isError", "timestamp"], golden ["role", "toolCallId", "toolName", "content", "isError", "timestamp"]"#,
+        "pi-agent event.rs: turn_end serialises toolResults without their role",
+    ),
+    (
+        r#"event 32 (message_start:assistant).message: keys ["role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp", "responseId"], golden ["role", "content", "api", "provider", "model", "usage", "stopReason", "timestamp"]"#,
+        "pi-ai anthropic: pi emits start before the first SSE event, so message_start has no responseId yet",
+    ),
+    (
+        r#"event 35 (message_end:assistant).message.errorMessage: "Request was aborted", golden "This operation was aborted""#,
+        "pi-ai anthropic: an abort once the body streams reads \"This operation was aborted\"",
+    ),
+    (
+        r#"event 36 (turn_end).message.errorMessage: "Request was aborted", golden "This operation was aborted""#,
+        "same abort text",
+    ),
+    (
+        r#"event 37 (agent_end).messages[1].errorMessage: "Request was aborted", golden "This operation was aborted""#,
+        "same abort text",
+    ),
+    (
+        r#"session file 1 entry 16 (message:assistant:"aborted").message.errorMessage: "Request was aborted", golden "This operation was aborted""#,
+        "same abort text",
+    ),
+];
 
 #[test]
 fn golden_rpc_session_replays_with_the_same_responses_events_and_files() {
     let problems = replay();
     let unexpected: Vec<&String> = problems.iter().filter(|p| !KNOWN.iter().any(|(k, _)| p == k)).collect();
+    // Against TypeScript pi (PI_RPC_ORACLE_CLI) none of the known differences occur.
+    let oracle = std::env::var_os("PI_RPC_ORACLE_CLI").is_some();
     let gone: Vec<&str> = KNOWN
         .iter()
+        .filter(|_| !oracle)
         .filter(|(k, _)| !problems.iter().any(|p| p == k))
         .map(|(k, _)| *k)
         .collect();
@@ -336,7 +389,7 @@ fn golden_rpc_session_replays_with_the_same_responses_events_and_files() {
 }
 
 #[test]
-#[ignore = "get_session_stats after compaction counts stored entries, not the agent context (src/session/stats.rs)"]
+#[ignore = "the differences listed in KNOWN (session stats, turn_end toolResults role, Anthropic start and abort text)"]
 fn golden_rpc_session_replays_exactly() {
     let problems = replay();
     assert!(

@@ -120,6 +120,14 @@ impl Normalizer {
                     };
                     out.insert(k.clone(), nx);
                 }
+                // How much of an aborted reply arrived depends on timing.
+                if o.get("stopReason").and_then(Value::as_str) == Some("aborted") {
+                    if let Some(Value::Array(blocks)) = out.get_mut("content") {
+                        for b in blocks.iter_mut().filter(|b| b.get("text").is_some()) {
+                            b["text"] = Value::String("<partial>".into());
+                        }
+                    }
+                }
                 Value::Object(out)
             }
             other => other.clone(),
