@@ -87,7 +87,9 @@ impl World {
                 c.arg(cli);
                 c
             }
-            None => Command::new(env!("CARGO_BIN_EXE_pi")),
+            // PI_RPC_BIN=<path> runs another build of pi (a shared target dir's `debug/pi` is
+            // whichever worktree linked it last).
+            None => Command::new(std::env::var_os("PI_RPC_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_pi").into())),
         };
         cmd.args(["--mode", "rpc"])
             .args(extra)

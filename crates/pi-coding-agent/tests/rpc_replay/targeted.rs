@@ -75,6 +75,9 @@ fn prompt_runs_and_is_saved() {
     ok(&pi.call(json!({"id": "p1", "type": "prompt", "message": "hi there"})));
     let end = pi.event("agent_end");
     assert_eq!(end["messages"].as_array().map(Vec::len), Some(2));
+    // The prompt is answered before its first event.
+    let types: Vec<&str> = pi.seen.iter().filter_map(|l| l["type"].as_str()).collect();
+    assert_eq!(types[..3], ["response", "agent_start", "turn_start"]);
     let text = pi.call(json!({"id": "t", "type": "get_last_assistant_text"}));
     assert_eq!(ok(&text)["text"], "echo: hi there");
     let stats = pi.call(json!({"id": "st", "type": "get_session_stats"}));
@@ -135,6 +138,13 @@ fn steer_and_follow_up_while_streaming_update_the_queue_then_abort_stops_the_run
         .unwrap_or_default();
     assert_eq!(last["stopReason"], "aborted");
     ok(&pi.response("a"));
+    // pi answers abort once the run has ended.
+    let at = |pred: &dyn Fn(&Value) -> bool| pi.seen.iter().position(pred);
+    let (end_at, abort_at) = (at(&|l| l["type"] == "agent_end"), at(&|l| l["id"] == "a"));
+    assert!(
+        end_at < abort_at,
+        "agent_end {end_at:?} before the abort response {abort_at:?}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "abort took {:?}",
