@@ -117,9 +117,10 @@ impl SessionHost {
     /// returns that message's text (for the editor).
     pub async fn fork(&self, entry_id: &str) -> Result<String, StartupError> {
         let (text, parent) = self.session().with_store(|s| {
+            // pi gives the same answer for an unknown id as for one that is not a user message.
             let entry = s
                 .get_entry(entry_id)
-                .ok_or_else(|| StartupError::Failed(format!("Entry {entry_id} not found")))?;
+                .ok_or_else(|| StartupError::Failed("Invalid entry ID for forking".to_string()))?;
             let text = match entry.message() {
                 Some(AgentMessage::Llm(Message::User(u))) => u.content.text(),
                 _ => return Err(StartupError::Failed("Invalid entry ID for forking".to_string())),
