@@ -16,13 +16,17 @@ use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
 use crate::sse::{SseError, SseStream};
-use crate::stream_driver::{error_stream, spawn_provider, Emitter, ProviderError};
+use crate::stream_driver::{error_stream, spawn_provider_with, AbortMessages, Emitter, ProviderError};
 use crate::thinking::{adjust_max_tokens_for_thinking, effective_reasoning, level_mapping, LevelMapping};
 use crate::transform::{sanitize_surrogates, transform_messages};
 use crate::types::{Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
 
-/// The cancelled-request text of the Anthropic SDK.
-const ABORT_MESSAGE: &str = "Request was aborted";
+/// The Anthropic SDK's cancelled-request texts: its own while connecting, the fetch body's
+/// once the stream is being read.
+const ANTHROPIC_ABORT_MESSAGES: AbortMessages = AbortMessages {
+    before_start: "Request was aborted.",
+    after_start: "This operation was aborted",
+};
 const API_VERSION: &str = "2023-06-01";
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
@@ -475,17 +479,25 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let tools = context.tools.clone();
     let model_for_body = model.clone();
     let oauth = plan.oauth;
-    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |emitter| {
-        async move {
-            let payload = serde_json::to_vec(&body).map_err(|e| ProviderError::Message(e.to_string()))?;
-            let response = http::post_json(&url, headers, payload.into(), policy)
-                .await
-                .map_err(|e| ProviderError::Message(e.message(ErrorBodyStyle::WholeBody)))?;
-            let mut sse = SseStream::new(response.bytes_stream());
-            read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
-        }
-        .boxed()
-    })
+    spawn_provider_with(
+        model,
+        options.cancel.clone(),
+        ANTHROPIC_ABORT_MESSAGES,
+        move |emitter| {
+            async move {
+                let payload = serde_json::to_vec(&body).map_err(|e| ProviderError::Message(e.to_string()))?;
+                let response = http::post_json(&url, headers, payload.into(), policy)
+                    .await
+                    .map_err(|e| ProviderError::Message(e.message(ErrorBodyStyle::WholeBody)))?;
+                // pi starts the message as soon as the response arrives, before any event: the
+                // message's id and usage then arrive with the stream.
+                emitter.start().await?;
+                let mut sse = SseStream::new(response.bytes_stream());
+                read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
+            }
+            .boxed()
+        },
+    )
 }
 
 /// Per Anthropic content-block index: our content index.
@@ -556,10 +568,8 @@ where
                 u.cache_write = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
                 u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
                 calculate_cost(model, &mut em.output.usage);
-                em.start().await?;
             }
             "content_block_start" => {
-                em.start().await?;
                 let index = data["index"].as_u64().unwrap_or(0);
                 let block = &data["content_block"];
                 let ours = match block.get("type").and_then(Value::as_str).unwrap_or_default() {

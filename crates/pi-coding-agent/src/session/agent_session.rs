@@ -441,24 +441,41 @@ impl AgentSession {
         }
     }
 
-    /// Switch the model: recorded in the session, saved as the default, thinking re-clamped.
-    pub fn set_model(&self, model: Model) -> Result<(), PromptError> {
+    /// Switch the model: recorded in the session and saved as the default. Leaving a model
+    /// without reasoning brings back the configured default thinking level; otherwise the
+    /// current level is kept. Either way it is clamped to the new model, and a change is
+    /// recorded and announced (`thinking_level_changed`).
+    pub async fn set_model(&self, model: Model) -> Result<(), PromptError> {
         if !lock(&self.inner.registry).has_configured_auth(&model) {
             return Err(PromptError(format!("No API key for {}/{}", model.provider, model.id)));
         }
-        self.apply_model(model, true);
+        let from_reasoning = self.model().is_some_and(|m| m.reasoning);
+        let wanted = if from_reasoning {
+            self.thinking_level()
+        } else {
+            lock(&self.inner.settings)
+                .default_thinking_level()
+                .unwrap_or(crate::config::model_resolver::DEFAULT_THINKING_LEVEL)
+        };
+        self.record_model(&model);
+        self.inner.agent.set_model(model.clone());
+        *lock(&self.inner.model) = Some(model);
+        self.set_thinking_level(wanted).await;
         Ok(())
+    }
+
+    fn record_model(&self, model: &Model) {
+        let result = self.with_store(|s| s.append_model_change(&model.provider, &model.id));
+        if let Err(e) = result {
+            lock(&self.inner.persist_error).get_or_insert(e.to_string());
+        }
+        lock(&self.inner.settings).set_default_model_and_provider(&model.provider, &model.id);
     }
 
     /// Use `model` without the auth check (startup and restore), optionally recording it.
     pub fn apply_model(&self, model: Model, record: bool) {
         if record {
-            let (p, id) = (model.provider.clone(), model.id.clone());
-            let result = self.with_store(|s| s.append_model_change(&p, &id));
-            if let Err(e) = result {
-                lock(&self.inner.persist_error).get_or_insert(e.to_string());
-            }
-            lock(&self.inner.settings).set_default_model_and_provider(&model.provider, &model.id);
+            self.record_model(&model);
         }
         self.inner.agent.set_model(model.clone());
         *lock(&self.inner.model) = Some(model);
@@ -491,7 +508,10 @@ impl AgentSession {
             if let Err(e) = result {
                 lock(&self.inner.persist_error).get_or_insert(e.to_string());
             }
-            lock(&self.inner.settings).set_default_thinking_level(clamped);
+            // A model without reasoning forces `off`; that is not the user's choice of default.
+            if self.model().is_some_and(|m| m.reasoning) || clamped != ThinkingLevel::Off {
+                lock(&self.inner.settings).set_default_thinking_level(clamped);
+            }
         }
         clamped
     }

@@ -65,17 +65,12 @@ impl AgentSession {
             (None, _) => 0,
         };
         let (model, level) = candidates[next].clone();
-        let was_reasoning = current.as_ref().is_some_and(|m| m.reasoning);
-        self.set_model(model.clone())?;
-        let wanted = match level {
-            Some(l) => l,
-            // From a model without reasoning, the configured default level applies.
-            None if !was_reasoning => lock(&self.inner.settings)
-                .default_thinking_level()
-                .unwrap_or(crate::config::model_resolver::DEFAULT_THINKING_LEVEL),
+        self.set_model(model.clone()).await?;
+        // A level from the cycle set (`model:level`) wins over the one the switch chose.
+        let thinking_level = match level {
+            Some(l) => self.set_thinking_level(l).await,
             None => self.thinking_level(),
         };
-        let thinking_level = self.set_thinking_level(wanted).await;
         Ok(Some(CycledModel {
             model,
             thinking_level,

@@ -43,14 +43,15 @@ pub struct SessionStats {
 impl AgentSession {
     /// Counts and totals over the whole session file, plus the current context usage.
     pub fn session_stats(&self) -> SessionStats {
-        let (session_file, session_id, stored) = self.with_store(|s| {
-            let messages: Vec<AgentMessage> = s.get_entries().iter().filter_map(|e| e.message()).cloned().collect();
+        // Counted over the context (after a compaction: the summary and the kept messages),
+        // as pi does.
+        let (session_file, session_id) = self.with_store(|s| {
             (
                 s.session_file().map(|p| p.display().to_string()),
                 s.session_id().to_string(),
-                messages,
             )
         });
+        let stored = self.messages();
         let mut stats = SessionStats {
             session_file,
             session_id,

@@ -408,7 +408,6 @@ fn state_is_answered_while_a_prompt_streams() {
 }
 
 #[test]
-#[ignore = "AgentSession::session_stats counts stored message entries, pi counts the agent context (src/session/stats.rs)"]
 fn session_stats_count_the_context_after_compaction() {
     let world = World::new(
         Script::matching()
@@ -431,7 +430,6 @@ fn session_stats_count_the_context_after_compaction() {
 }
 
 #[test]
-#[ignore = "AgentSession::apply_model re-clamps the thinking level silently (src/session/agent_session.rs)"]
 fn cycle_model_to_a_model_without_reasoning_announces_off() {
     let world = World::new(Script::echo());
     let mut pi = world.spawn();

@@ -17,8 +17,6 @@ use super::types::{
     BashResult, Cancelled, CommandSource, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest,
     RpcSessionState, SessionStats, SlashCommand, SourceInfo, SourceOrigin, SourceScope,
 };
-use crate::config::model_resolver::DEFAULT_THINKING_LEVEL;
-use crate::config::settings::SettingsScope;
 use crate::resources::ResourceScope;
 use crate::session::{AgentSession, SessionEvent, SessionListener};
 use crate::session_host::SessionHost;
@@ -172,32 +170,7 @@ impl RpcBackend for SessionBackend {
     }
 
     async fn set_model(&self, model: Model) -> RpcResult<()> {
-        let session = self.session();
-        // Leaving a model without reasoning brings back the configured default level (pi's
-        // getThinkingLevelForModelSwitch); otherwise the current level is re-clamped.
-        let from_reasoning = session.model().is_some_and(|m| m.reasoning);
-        let to_reasoning = model.reasoning;
-        let saved_default = session.settings().lock().ok().and_then(|s| s.default_thinking_level());
-        let wanted = if from_reasoning {
-            session.thinking_level()
-        } else {
-            saved_default.unwrap_or(DEFAULT_THINKING_LEVEL)
-        };
-        let before = session.thinking_level();
-        session.set_model(model).map_err(err)?;
-        // set_model re-clamps the level without recording it; put the previous level back so
-        // the change to the new model's level is recorded and announced, as pi does.
-        session.agent().set_thinking_level(before);
-        let applied = session.set_thinking_level(wanted).await;
-        if !to_reasoning && applied == ThinkingLevel::Off && applied != before {
-            // pi keeps the saved default when a model without reasoning forces "off", so the
-            // next reasoning model gets the level the user chose.
-            if let Ok(mut s) = session.settings().lock() {
-                let value = saved_default.map(|l| Value::String(l.as_str().to_string()));
-                s.set(SettingsScope::Global, "defaultThinkingLevel", value);
-            }
-        }
-        Ok(())
+        self.session().set_model(model).await.map_err(err)
     }
 
     async fn cycle_model(&self) -> RpcResult<Option<CycleModelResult>> {
