@@ -1077,7 +1077,6 @@ async fn golden_think_replay_openai_responses() {
 /// `done` while its text block never got `text_end`: a consumer that renders on `*_end` loses
 /// the text. The other providers close open blocks when the stream ends.
 #[tokio::test]
-#[ignore = "openai_responses.rs does not close open blocks when the stream ends early"]
 async fn truncated_responses_stream_closes_its_blocks() {
     let api = Api::Responses;
     let turn = Turn::text(WORDS).with_fault(Fault::truncate_after(after_two_words(api)));
