@@ -1,0 +1,165 @@
+//! The screen, top to bottom: transcript, queued messages, status line, editor, footer.
+//! Also builds the transcript of an existing session.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pi_agent::AgentMessage;
+use pi_ai::{Content, Message};
+use pi_tui::components::{Editor, Loader};
+use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache};
+
+use super::chat::{AssistantBlock, Notice, UserBlock};
+use super::footer::Footer;
+use super::theme::UiTheme;
+use super::tool_block::{content_text, ToolBlock};
+
+/// Queued steering / follow-up texts, one line each, with the dequeue hint.
+pub struct Pending {
+    lines: Vec<String>,
+    theme: Arc<UiTheme>,
+    dequeue_key: String,
+    cache: LineCache,
+}
+
+impl Pending {
+    pub fn new(theme: Arc<UiTheme>, dequeue_key: String) -> Self {
+        Pending {
+            lines: Vec::new(),
+            theme,
+            dequeue_key,
+            cache: LineCache::default(),
+        }
+    }
+
+    pub fn set(&mut self, steering: &[String], follow_up: &[String]) {
+        self.lines = steering
+            .iter()
+            .map(|s| format!("Steering: {s}"))
+            .chain(follow_up.iter().map(|s| format!("Follow-up: {s}")))
+            .collect();
+        self.cache.clear();
+    }
+}
+
+impl Component for Pending {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if self.lines.is_empty() {
+            return;
+        }
+        let lines = match self.cache.get(width) {
+            Some(l) => l,
+            None => {
+                let mut v = vec![String::new()];
+                for l in &self.lines {
+                    let one = l.replace(['\n', '\r'], " ");
+                    v.push(self.theme.paint("dim", &truncate_to_width(&one, width, "...")));
+                }
+                v.push(self.theme.paint(
+                    "dim",
+                    &truncate_to_width(
+                        &format!("↳ {} to edit all queued messages", self.dequeue_key),
+                        width,
+                        "...",
+                    ),
+                ));
+                self.cache.set(width, v)
+            }
+        };
+        out.push(lines);
+    }
+}
+
+/// The root component.
+pub struct View {
+    pub chat: Container,
+    pub pending: Pending,
+    pub status: Option<Loader>,
+    pub editor: Editor,
+    pub footer: Footer,
+}
+
+impl Component for View {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        self.chat.render(width, out);
+        self.pending.render(width, out);
+        match &mut self.status {
+            Some(l) => l.render(width, out),
+            None => out.push(super::chat::spacer()),
+        }
+        self.editor.render(width, out);
+        self.footer.render(width, out);
+    }
+
+    fn handle_input(&mut self, event: &pi_tui::InputEvent) -> bool {
+        self.editor.handle_input(event)
+    }
+
+    fn invalidate(&mut self) {
+        self.chat.invalidate();
+        self.editor.invalidate();
+        self.footer.invalidate();
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        self.editor.set_focused(focused);
+    }
+}
+
+/// Chat blocks for stored messages; `tools` receives each tool call's block index.
+pub fn build_transcript(
+    messages: &[AgentMessage],
+    chat: &mut Container,
+    tools: &mut HashMap<String, usize>,
+    theme: &Arc<UiTheme>,
+    hide_thinking: bool,
+    expanded: bool,
+) {
+    for m in messages {
+        match m {
+            AgentMessage::Llm(Message::User(u)) => {
+                let mut text = u.content.text();
+                if let pi_ai::UserContent::Blocks(blocks) = &u.content {
+                    let images = blocks.iter().filter(|b| matches!(b, Content::Image(_))).count();
+                    if images > 0 {
+                        text.push_str(&format!("\n\n[{images} image(s) attached]"));
+                    }
+                }
+                chat.push(Box::new(UserBlock::new(&text, theme)));
+            }
+            AgentMessage::Llm(Message::Assistant(a)) => {
+                chat.push(Box::new(AssistantBlock::from_message(a, theme.clone(), hide_thinking)));
+                for c in &a.content {
+                    if let Content::ToolCall(tc) = c {
+                        let block = ToolBlock::new(&tc.id, &tc.name, tc.arguments.clone(), theme.clone(), expanded);
+                        tools.insert(tc.id.clone(), chat.len());
+                        chat.push(Box::new(block));
+                    }
+                }
+            }
+            AgentMessage::Llm(Message::ToolResult(r)) => {
+                if let Some(&i) = tools.get(&r.tool_call_id) {
+                    if let Some(b) = chat.child_mut::<ToolBlock>(i) {
+                        b.finish(content_text(&r.content), r.is_error);
+                    }
+                }
+            }
+            AgentMessage::Custom(c) => {
+                let field = |k: &str| c.fields.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+                if c.role == "bashExecution" {
+                    let args = serde_json::json!({"command": field("command")});
+                    let mut b = ToolBlock::new("", "bash", args, theme.clone(), expanded);
+                    b.finish(field("output"), false);
+                    chat.push(Box::new(b));
+                } else if c.fields.get("display").and_then(|v| v.as_bool()) == Some(true) {
+                    let text = match c.fields.get("content") {
+                        Some(serde_json::Value::String(s)) => s.clone(),
+                        Some(v) => v.to_string(),
+                        None => String::new(),
+                    };
+                    chat.push(Box::new(Notice::new(text, "customMessageText", theme.clone())));
+                }
+            }
+        }
+    }
+}
