@@ -125,12 +125,8 @@ impl AssistantBlock {
             }
         }
         self.error = match message.stop_reason {
-            StopReason::Aborted => Some(
-                message
-                    .error_message
-                    .clone()
-                    .unwrap_or_else(|| "Operation aborted".to_string()),
-            ),
+            // pi shows its own text for an abort, whatever the provider said.
+            StopReason::Aborted => Some("Operation aborted".to_string()),
             StopReason::Error => Some(format!(
                 "Error: {}",
                 message.error_message.as_deref().unwrap_or("unknown error")
