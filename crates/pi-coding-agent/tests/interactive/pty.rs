@@ -122,7 +122,7 @@ impl Pty {
     }
 
     pub fn wait_text(&self, text: &str) {
-        self.wait_for(text, Duration::from_secs(15), |c| c.contains(text));
+        self.wait_for(text, Duration::from_secs(30), |c| c.contains(text));
     }
 
     pub fn resize(&mut self, rows: u16, cols: u16) {

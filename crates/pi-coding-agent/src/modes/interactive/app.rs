@@ -81,6 +81,7 @@ impl App {
                 status: None,
                 editor,
                 footer: Footer::new(theme.clone()),
+                frozen: Default::default(),
             },
             theme,
             kb,
@@ -133,6 +134,7 @@ impl App {
 
     /// Rebuild the transcript from the current session (start, session switch).
     pub fn rebuild_chat(&mut self) {
+        self.view.frozen = Default::default();
         self.view.chat.clear();
         self.tools.clear();
         self.streaming = None;
@@ -209,6 +211,13 @@ impl App {
         }
     }
 
+    /// Between runs, everything shown so far is finished.
+    pub fn freeze_if_idle(&mut self) {
+        if !self.busy && !self.running && self.bash_cancel.is_none() {
+            self.view.freeze(self.view.chat.len());
+        }
+    }
+
     pub fn tick(&mut self) -> bool {
         match &mut self.view.status {
             Some(l) if l.is_animated() => {
@@ -275,6 +284,7 @@ impl App {
         }
         if is("app.tools.expand") {
             self.tools_expanded = !self.tools_expanded;
+            self.view.drop_frozen();
             let expanded = self.tools_expanded;
             for c in self.view.chat.children_mut() {
                 if let Some(b) = c.as_mut().downcast_mut::<ToolBlock>() {
@@ -359,6 +369,7 @@ impl App {
 
     pub fn toggle_thinking(&mut self) {
         self.hide_thinking = !self.hide_thinking;
+        self.view.drop_frozen();
         let hide = self.hide_thinking;
         for c in self.view.chat.children_mut() {
             if let Some(b) = c.as_mut().downcast_mut::<AssistantBlock>() {
@@ -509,6 +520,9 @@ impl App {
         path: Option<String>,
     ) {
         self.bash_cancel = None;
+        if let Some(&i) = self.tools.get(id) {
+            self.view.thaw(i);
+        }
         if let Some(b) = self
             .tools
             .get(id)
@@ -533,6 +547,7 @@ impl App {
 
     fn tool_block(&mut self, id: &str) -> Option<&mut ToolBlock> {
         let i = *self.tools.get(id)?;
+        self.view.thaw(i);
         self.view.chat.child_mut::<ToolBlock>(i)
     }
 
@@ -550,6 +565,7 @@ impl App {
 
     fn streaming_block(&mut self) -> Option<&mut AssistantBlock> {
         let i = self.streaming?;
+        self.view.thaw(i);
         self.view.chat.child_mut::<AssistantBlock>(i)
     }
 

@@ -24,7 +24,7 @@ pub use footer::{format_tokens, Footer, FooterData};
 pub use keys::{load_keybindings, parse_user_bindings, APP_KEYBINDINGS};
 pub use theme::{load_ui_theme, UiTheme};
 pub use tool_block::{ToolBlock, ToolStatus};
-pub use view::build_transcript;
+pub use view::{build_transcript, Pending, View};
 
 use crate::modes::PromptQueue;
 use crate::session_host::SessionHost;
@@ -162,6 +162,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
             break;
         }
         if dirty {
+            app.freeze_if_idle();
             commands::open_requested(&mut app, &mut tui);
             if app.title_dirty {
                 app.title_dirty = false;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use pi_agent::AgentMessage;
 use pi_ai::{Content, Message};
 use pi_tui::components::{Editor, Loader};
-use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache};
+use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache, Lines};
 
 use super::chat::{AssistantBlock, Notice, UserBlock};
 use super::footer::Footer;
@@ -70,6 +70,21 @@ impl Component for Pending {
     }
 }
 
+/// Most lines per merged chunk of finished transcript.
+const MERGED_CHUNK: usize = 2048;
+
+/// The finished part of the transcript, rendered once into a few large chunks so a frame
+/// costs the same whatever the length of the history.
+#[derive(Default)]
+pub struct Frozen {
+    /// Children `..count` are finished and held in `chunks` (their own caches are dropped).
+    count: usize,
+    width: usize,
+    chunks: Vec<Lines>,
+    /// Children that should be finished, applied at the next render.
+    target: usize,
+}
+
 /// The root component.
 pub struct View {
     pub chat: Container,
@@ -77,11 +92,61 @@ pub struct View {
     pub status: Option<Loader>,
     pub editor: Editor,
     pub footer: Footer,
+    pub frozen: Frozen,
+}
+
+impl View {
+    /// Children `..n` of the chat will not change any more (until `thaw`).
+    pub fn freeze(&mut self, n: usize) {
+        self.frozen.target = n.max(self.frozen.target);
+    }
+
+    /// Child `index` is about to change: everything from it on is live again.
+    pub fn thaw(&mut self, index: usize) {
+        if index < self.frozen.target || index < self.frozen.count {
+            self.frozen.target = self.frozen.target.min(index);
+            self.drop_frozen();
+        }
+    }
+
+    /// Forget the merged lines (width change, theme, toggles, rebuilds).
+    pub fn drop_frozen(&mut self) {
+        self.frozen.count = 0;
+        self.frozen.chunks.clear();
+    }
+
+    fn render_chat(&mut self, width: usize, out: &mut Frame) {
+        let target = self.frozen.target.min(self.chat.len());
+        if self.frozen.width != width || target < self.frozen.count {
+            self.drop_frozen();
+            self.frozen.width = width;
+        }
+        if target > self.frozen.count {
+            let mut f = Frame::new();
+            let children = self.chat.children_mut();
+            for c in &mut children[self.frozen.count..target] {
+                c.render(width, &mut f);
+                // The merged copy is enough; a later re-render rebuilds the cache.
+                c.invalidate();
+            }
+            let lines = f.sealed().to_vec();
+            for piece in lines.chunks(MERGED_CHUNK) {
+                self.frozen.chunks.push(piece.to_vec().into());
+            }
+            self.frozen.count = target;
+        }
+        for c in &self.frozen.chunks {
+            out.push(c.clone());
+        }
+        for c in &mut self.chat.children_mut()[self.frozen.count..] {
+            c.render(width, out);
+        }
+    }
 }
 
 impl Component for View {
     fn render(&mut self, width: usize, out: &mut Frame) {
-        self.chat.render(width, out);
+        self.render_chat(width, out);
         self.pending.render(width, out);
         match &mut self.status {
             Some(l) => l.render(width, out),
@@ -96,6 +161,7 @@ impl Component for View {
     }
 
     fn invalidate(&mut self) {
+        self.drop_frozen();
         self.chat.invalidate();
         self.editor.invalidate();
         self.footer.invalidate();
