@@ -1,6 +1,8 @@
 //! End-to-end tests of the interactive mode: the real binary in a pseudo-terminal against the
 //! mock LLM server, with the screen read back through a vt100 emulator.
 
+#[path = "interactive/components.rs"]
+mod components;
 #[path = "interactive/pty.rs"]
 mod pty;
 

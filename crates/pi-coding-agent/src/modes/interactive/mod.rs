@@ -185,6 +185,10 @@ fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut
             suspend(tui, term);
             return;
         }
+        if !k.is_release() && app.picker.is_none() && app.kb.matches(k, "app.editor.external") {
+            external_editor(app, tui, term);
+            return;
+        }
     }
     app.handle_input(ev, tui);
 }
@@ -236,6 +240,47 @@ fn suspend(tui: &mut Tui, term: &mut Terminal) {
     let _ = std::process::Command::new("kill").args(["-TSTP", &pid]).status();
     let _ = term.restart();
     tui.request_full_redraw();
+}
+
+/// Ctrl+G: edit the editor's text in `$VISUAL` / `$EDITOR`; the result replaces it.
+fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    let Some(cmd) = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+    else {
+        app.notice(
+            "No editor configured. Set $VISUAL or $EDITOR environment variable.",
+            "warning",
+        );
+        return;
+    };
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let path = std::env::temp_dir().join(format!("pi-editor-{stamp}.pi.md"));
+    if let Err(e) = std::fs::write(&path, app.view.editor.text()) {
+        app.notice(format!("Could not write {}: {e}", path.display()), "error");
+        return;
+    }
+    let _ = tui.finish(term);
+    let _ = term.disable_key_protocols();
+    let _ = term.stop();
+    // The editor command may carry arguments (`code --wait`), so the shell parses it.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{cmd} \"$1\""))
+        .arg("sh")
+        .arg(&path)
+        .status();
+    let _ = term.restart();
+    tui.request_full_redraw();
+    if status.is_ok_and(|s| s.success()) {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            app.view.editor.set_text(text);
+        }
+    }
+    let _ = std::fs::remove_file(&path);
 }
 
 async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &mut mpsc::UnboundedReceiver<Msg>) {
