@@ -25,6 +25,7 @@ pub enum Picker {
     Resume(Vec<std::path::PathBuf>),
     Fork,
     Settings,
+    Tree,
 }
 
 pub struct App {
@@ -725,6 +726,12 @@ impl App {
                 Some(SelectEvent::Selected(item)) => Some(Ok(item.value)),
                 Some(SelectEvent::Cancelled) => Some(Err(())),
                 _ => None,
+            }
+        } else if let Some(t) = tui.overlay_mut::<super::tree::TreeSelector>(id) {
+            match t.take_event() {
+                Some(super::tree::TreeEvent::Selected(v)) => Some(Ok(v)),
+                Some(super::tree::TreeEvent::Cancelled) => Some(Err(())),
+                None => None,
             }
         } else if let Some(s) = tui.overlay_mut::<SettingsList>(id) {
             match s.take_event() {

@@ -20,6 +20,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("session", "Show session info and stats"),
     ("hotkeys", "Show all keyboard shortcuts"),
     ("fork", "Create a new fork from a previous message"),
+    ("tree", "Navigate the session tree (switch branches)"),
     ("clone", "Duplicate the current session at the current position"),
     ("new", "Start a new session"),
     ("compact", "Manually compact the session context"),
@@ -42,6 +43,7 @@ pub enum Open {
     Resume,
     Fork,
     Settings,
+    Tree,
 }
 
 thread_local! {
@@ -90,6 +92,7 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
         "settings" => request(Open::Settings),
         "resume" => request(Open::Resume),
         "fork" => request(Open::Fork),
+        "tree" => request(Open::Tree),
         "new" => {
             let host = app.host.clone();
             tokio::spawn(async move {
@@ -371,6 +374,23 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
                 .collect();
             show_list(app, tui, items, Picker::Fork, None);
         }
+        Open::Tree => {
+            let session = app.session();
+            let rows = session.with_store(|s| super::tree::tree_rows(s));
+            if rows.is_empty() {
+                app.notice("No entries in session", "warning");
+                return;
+            }
+            let filter = session
+                .settings()
+                .lock()
+                .map(|s| super::tree::TreeFilter::from_setting(s.tree_filter_mode()))
+                .unwrap_or(super::tree::TreeFilter::Default);
+            let rows_max = (tui.size().1 / 2).max(5);
+            let view = super::tree::TreeSelector::new(rows, filter, rows_max, app.theme.clone());
+            let id = tui.show_overlay(Box::new(view), OverlayOptions::default());
+            app.picker = Some((id, Picker::Tree));
+        }
         Open::Settings => {
             let session = app.session();
             let paths = paths_for(&session);
@@ -474,5 +494,49 @@ pub fn picked(app: &mut App, picker: Picker, value: String, _tui: &mut Tui) {
             });
         }
         Picker::Settings => {}
+        Picker::Tree => {
+            if app.busy {
+                app.notice(
+                    "Wait for the current run to finish before switching branches",
+                    "warning",
+                );
+                return;
+            }
+            let session = app.session();
+            let result = session.with_store(|s| {
+                let entry = s.get_entry(&value).cloned();
+                let Some(entry) = entry else {
+                    return Err(format!("Entry {value} not found"));
+                };
+                // A user message goes back into the editor; the branch continues from its parent.
+                let user_text = match entry.message().map(crate::session::messages::from_stored) {
+                    Some(pi_agent::AgentMessage::Llm(pi_ai::Message::User(u))) => Some(u.content.text()),
+                    _ => None,
+                };
+                let target = if user_text.is_some() {
+                    entry.parent_id.clone()
+                } else {
+                    Some(entry.id.clone())
+                };
+                match target {
+                    Some(t) => s.branch(&t).map_err(|e| e.to_string())?,
+                    None => s.reset_leaf(),
+                }
+                let messages: Vec<pi_agent::AgentMessage> = s
+                    .build_context()
+                    .messages
+                    .iter()
+                    .map(crate::session::messages::from_stored)
+                    .collect();
+                Ok((messages, user_text))
+            });
+            match result {
+                Ok((messages, text)) => {
+                    session.agent().replace_messages(messages);
+                    app.replaced(Some("Navigated to selected point".into()), text);
+                }
+                Err(e) => app.notice(e, "error"),
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@ mod footer;
 mod keys;
 mod theme;
 mod tool_block;
+mod tree;
 mod view;
 
 use std::io::Write;
@@ -24,6 +25,7 @@ pub use footer::{format_tokens, Footer, FooterData};
 pub use keys::{load_keybindings, parse_user_bindings, APP_KEYBINDINGS};
 pub use theme::{load_ui_theme, UiTheme};
 pub use tool_block::{ToolBlock, ToolStatus};
+pub use tree::{tree_rows, TreeEvent, TreeFilter, TreeSelector};
 pub use view::{build_transcript, Pending, View};
 
 use crate::modes::PromptQueue;
