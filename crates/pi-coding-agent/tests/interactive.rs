@@ -185,3 +185,44 @@ fn bang_runs_a_shell_command() {
     assert!(s.server.requests().is_empty());
     quit(&mut pty);
 }
+
+#[test]
+fn thinking_blocks_toggle_and_tools_expand() {
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("bash", json!({"command": "seq 1 9"})),
+        Turn::text("Counted.").with_thinking("Pondering the count"),
+    ]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("count");
+    pty.send(ENTER);
+    pty.wait_text("Counted.");
+    pty.wait_text("Pondering the count");
+    // Collapsed bash preview: the last five lines and a hint.
+    pty.wait_text("more lines, ctrl+o to expand");
+    pty.send("\x14"); // Ctrl+T
+    pty.wait_for("thinking hidden", Duration::from_secs(5), |c| {
+        c.contains("Thinking...") && !c.contains("Pondering the count")
+    });
+    pty.send("\x0f"); // Ctrl+O
+    pty.wait_for("tool output expanded", Duration::from_secs(5), |c| {
+        !c.contains("ctrl+o to expand") && c.lines().any(|l| l.trim() == "1")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn slash_commands_name_and_session() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 100);
+    pty.type_text("/name my work");
+    pty.send(ENTER);
+    pty.wait_text("Session name set: my work");
+    pty.wait_text("• my work");
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_text("Session Info");
+    pty.wait_text("Name: my work");
+    pty.type_text("/quit");
+    pty.send(ENTER);
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+}

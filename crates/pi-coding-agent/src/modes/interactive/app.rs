@@ -45,6 +45,7 @@ pub struct App {
     /// The agent reported `agent_start` and not yet `agent_end`.
     running: bool,
     last_clear: Option<Instant>,
+    last_escape: Option<Instant>,
     pub quit: bool,
     pub bash_cancel: Option<CancellationToken>,
     bash_counter: u64,
@@ -94,6 +95,7 @@ impl App {
             busy: false,
             running: false,
             last_clear: None,
+            last_escape: None,
             quit: false,
             bash_cancel: None,
             bash_counter: 0,
@@ -263,6 +265,28 @@ impl App {
                 self.abort();
             } else if self.view.editor.text().starts_with('!') {
                 self.view.editor.set_text("");
+            } else if self.view.editor.is_empty() {
+                // Twice within 500 ms on an empty editor: the configured action.
+                let now = Instant::now();
+                if self
+                    .last_escape
+                    .is_some_and(|t| now.duration_since(t) < Duration::from_millis(500))
+                {
+                    self.last_escape = None;
+                    let action = self
+                        .session()
+                        .settings()
+                        .lock()
+                        .map(|s| s.double_escape_action().to_string())
+                        .unwrap_or_else(|_| "tree".into());
+                    match action.as_str() {
+                        "fork" => super::commands::request(super::commands::Open::Fork),
+                        "none" => {}
+                        _ => super::commands::request(super::commands::Open::Tree),
+                    }
+                } else {
+                    self.last_escape = Some(now);
+                }
             }
             return true;
         }

@@ -55,7 +55,8 @@ pub fn take_open() -> Option<Open> {
     TO_OPEN.with(|o| o.borrow_mut().take())
 }
 
-fn request(open: Open) {
+/// Ask the loop to open a selector after the current input.
+pub fn request(open: Open) {
     TO_OPEN.with(|o| *o.borrow_mut() = Some(open));
 }
 

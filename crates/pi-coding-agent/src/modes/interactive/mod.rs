@@ -39,6 +39,8 @@ pub struct InteractiveOptions {
     pub warnings: Vec<String>,
     /// `--verbose`.
     pub verbose: bool,
+    /// `pi -r`: open the session picker first.
+    pub resume_picker: bool,
 }
 
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
@@ -114,6 +116,10 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         });
     }
 
+    if options.resume_picker {
+        commands::request(commands::Open::Resume);
+        commands::open_requested(&mut app, &mut tui);
+    }
     let _ = term.set_title(&app.title());
     app.title_dirty = false;
     let _ = tui.render(&mut app.view, term);
