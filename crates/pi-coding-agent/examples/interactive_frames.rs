@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use pi_agent::AgentMessage;
 use pi_ai::Message;
 use pi_coding_agent::modes::interactive::{build_transcript, Footer, FooterData, Pending, UiTheme, View};
-use pi_tui::components::Editor;
+use pi_tui::components::{Capabilities, Editor};
 use pi_tui::{Container, InputEvent, InputParser, Tui};
 use serde_json::json;
 
@@ -41,7 +41,15 @@ fn history(n: usize) -> Vec<AgentMessage> {
 fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
     let mut chat = Container::new();
     let mut tools = HashMap::new();
-    build_transcript(messages, &mut chat, &mut tools, theme, false, false);
+    build_transcript(
+        messages,
+        &mut chat,
+        &mut tools,
+        theme,
+        false,
+        false,
+        Capabilities::detect(),
+    );
     let mut footer = Footer::new(theme.clone());
     footer.set_data(FooterData {
         cwd: "~/project".into(),

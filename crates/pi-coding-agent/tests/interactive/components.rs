@@ -9,7 +9,7 @@ use pi_ai::{AssistantMessage, Message};
 use pi_coding_agent::modes::interactive::{
     build_transcript, AssistantBlock, Footer, FooterData, Pending, ToolBlock, UiTheme, UserBlock, View,
 };
-use pi_tui::components::Editor;
+use pi_tui::components::{Capabilities, Editor};
 use pi_tui::{render_lines, strip_ansi, Component, Container, Tui};
 use serde_json::json;
 
@@ -114,7 +114,15 @@ fn screen_bytes_through_a_terminal_emulator() {
     ];
     let mut chat = Container::new();
     let mut tools = HashMap::new();
-    build_transcript(&history, &mut chat, &mut tools, &theme, false, false);
+    build_transcript(
+        &history,
+        &mut chat,
+        &mut tools,
+        &theme,
+        false,
+        false,
+        Capabilities::detect(),
+    );
     let mut footer = Footer::new(theme.clone());
     footer.set_data(FooterData {
         cwd: "~/proj".into(),
@@ -175,4 +183,33 @@ fn screen_bytes_through_a_terminal_emulator() {
     assert_eq!(stats.lines_written, 1);
     vt.process(&bytes);
     assert!(vt.screen().contents().contains("\nx"));
+}
+
+#[test]
+fn tool_images_fall_back_to_text_without_a_protocol() {
+    use pi_tui::components::Capabilities;
+    // A 1x1 PNG.
+    let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+    let history = vec![
+        message(json!({"role": "assistant", "content": [
+            {"type": "toolCall", "id": "t1", "name": "read", "arguments": {"path": "a.png"}}
+        ], "api": "a", "provider": "p", "model": "m", "usage": {"input": 0, "output": 0, "cacheRead": 0,
+           "cacheWrite": 0, "totalTokens": 0, "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+           "stopReason": "toolUse", "timestamp": 0})),
+        message(json!({"role": "toolResult", "toolCallId": "t1", "toolName": "read",
+            "content": [{"type": "text", "text": "Read image file [image/png]"},
+                        {"type": "image", "data": png, "mimeType": "image/png"}], "isError": false, "timestamp": 0})),
+    ];
+    let theme = Arc::new(UiTheme::fallback());
+    let mut chat = Container::new();
+    let mut tools = HashMap::new();
+    let caps = Capabilities {
+        images: None,
+        true_color: true,
+        hyperlinks: false,
+    };
+    build_transcript(&history, &mut chat, &mut tools, &theme, false, false, caps);
+    let text = plain(&mut chat, 60).join("\n");
+    assert!(text.contains("image/png"), "{text}");
+    assert!(text.contains("1x1"), "{text}");
 }

@@ -52,6 +52,8 @@ pub struct App {
     pub picker: Option<(OverlayId, Picker)>,
     pub title_dirty: bool,
     pub version: &'static str,
+    /// How images are drawn (no protocol when `terminal.showImages` is off).
+    pub caps: pi_tui::components::Capabilities,
 }
 
 fn paint_hint(theme: &UiTheme, key: &str, text: &str) -> String {
@@ -72,6 +74,11 @@ impl App {
             .lock()
             .map(|s| s.hide_thinking_block())
             .unwrap_or(false);
+        let show_images = session.settings().lock().map(|s| s.show_images()).unwrap_or(true);
+        let mut caps = pi_tui::components::Capabilities::detect();
+        if !show_images {
+            caps.images = None;
+        }
         let mut editor = Editor::new(theme.editor("borderMuted"));
         editor.set_terminal_rows(rows);
         let pending = Pending::new(theme.clone(), key_hint(&kb, "app.message.dequeue"));
@@ -102,6 +109,7 @@ impl App {
             picker: None,
             title_dirty: true,
             version: env!("CARGO_PKG_VERSION"),
+            caps,
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -151,6 +159,7 @@ impl App {
             &self.theme,
             self.hide_thinking,
             self.tools_expanded,
+            self.caps,
         );
     }
 
@@ -606,8 +615,13 @@ impl App {
                 self.streaming = None;
                 self.refresh_footer();
             }
-            UiEvent::UserMessage(text) => {
-                self.view.chat.push(Box::new(UserBlock::new(&text, &self.theme)));
+            UiEvent::UserMessage(text, images) => {
+                let images = images
+                    .into_iter()
+                    .map(|i| pi_tui::components::Image::new(i.data, i.mime_type, self.caps))
+                    .collect();
+                let block = UserBlock::new(&text, &self.theme).with_images(images);
+                self.view.chat.push(Box::new(block));
             }
             UiEvent::AssistantStart => {
                 self.streaming = Some(self.view.chat.len());
@@ -658,9 +672,20 @@ impl App {
                     b.set_output(text);
                 }
             }
-            UiEvent::ToolEnd { id, text, is_error } => {
+            UiEvent::ToolEnd {
+                id,
+                text,
+                is_error,
+                images,
+            } => {
+                let caps = self.caps;
                 if let Some(b) = self.tool_block(&id) {
                     b.finish(text, is_error);
+                    let images = images
+                        .into_iter()
+                        .map(|i| pi_tui::components::Image::new(i.data, i.mime_type, caps))
+                        .collect();
+                    b.set_images(images);
                 }
             }
             UiEvent::RetryStart { attempt, max, delay_ms } => {

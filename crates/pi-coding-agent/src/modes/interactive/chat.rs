@@ -18,6 +18,7 @@ pub fn spacer() -> Lines {
 /// A user's message on its own background.
 pub struct UserBlock {
     markdown: Markdown,
+    images: Vec<pi_tui::components::Image>,
 }
 
 impl UserBlock {
@@ -28,7 +29,17 @@ impl UserBlock {
         if let Some(bg) = theme.bg("userMessageBg") {
             md = md.with_background(bg);
         }
-        UserBlock { markdown: md }
+        UserBlock {
+            markdown: md,
+            images: Vec::new(),
+        }
+    }
+
+    /// Attached images, drawn under the text.
+    #[must_use]
+    pub fn with_images(mut self, images: Vec<pi_tui::components::Image>) -> Self {
+        self.images = images;
+        self
     }
 
     pub fn text(&self) -> &str {
@@ -40,9 +51,15 @@ impl Component for UserBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
         out.push(spacer());
         self.markdown.render(width, out);
+        for i in &mut self.images {
+            i.render(width, out);
+        }
     }
     fn invalidate(&mut self) {
         self.markdown.invalidate();
+        for i in &mut self.images {
+            i.invalidate();
+        }
     }
 }
 

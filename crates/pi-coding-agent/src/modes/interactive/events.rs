@@ -15,7 +15,7 @@ use crate::session::{SessionEvent, SessionListener};
 pub enum UiEvent {
     AgentStart,
     AgentEnd,
-    UserMessage(String),
+    UserMessage(String, Vec<pi_ai::ImageContent>),
     AssistantStart,
     TextDelta(usize, String),
     ThinkingDelta(usize, String),
@@ -42,6 +42,7 @@ pub enum UiEvent {
         id: String,
         text: String,
         is_error: bool,
+        images: Vec<pi_ai::ImageContent>,
     },
     RetryStart {
         attempt: u32,
@@ -105,13 +106,29 @@ pub enum Msg {
 /// Forwards session events into the loop's channel.
 pub struct Forward(pub UnboundedSender<Msg>);
 
+fn images_of(content: &[pi_ai::Content]) -> Vec<pi_ai::ImageContent> {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            pi_ai::Content::Image(i) => Some(i.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
 fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
     Some(match event {
         SessionEvent::Agent(a) => match a {
             AgentEvent::AgentStart => UiEvent::AgentStart,
             AgentEvent::AgentEnd { .. } => UiEvent::AgentEnd,
             AgentEvent::MessageStart { message } => match message {
-                AgentMessage::Llm(Message::User(u)) => UiEvent::UserMessage(u.content.text()),
+                AgentMessage::Llm(Message::User(u)) => UiEvent::UserMessage(
+                    u.content.text(),
+                    images_of(match &u.content {
+                        pi_ai::UserContent::Blocks(b) => b,
+                        pi_ai::UserContent::Text(_) => &[],
+                    }),
+                ),
                 AgentMessage::Llm(Message::Assistant(_)) => UiEvent::AssistantStart,
                 _ => return None,
             },
@@ -166,6 +183,7 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
                 id: tool_call_id.clone(),
                 text: content_text(&result.content),
                 is_error: *is_error,
+                images: images_of(&result.content),
             },
             AgentEvent::TurnStart | AgentEvent::TurnEnd { .. } => return None,
         },

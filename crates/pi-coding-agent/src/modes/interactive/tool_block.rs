@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use pi_ai::Content;
+use pi_tui::components::{Capabilities, Image};
 use pi_tui::{apply_background, truncate_to_width, wrap_text, Component, Frame, LineCache};
 use serde_json::Value;
 
@@ -28,26 +29,29 @@ pub struct ToolBlock {
     footnote: Option<String>,
     theme: Arc<UiTheme>,
     cache: LineCache,
+    images: Vec<Image>,
 }
 
-/// The text of a result's content (images become a placeholder).
+/// Inline images of a content list, drawn with `caps` (a text placeholder without a protocol).
+pub fn content_images(content: &[Content], caps: Capabilities) -> Vec<Image> {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Image(i) => Some(Image::new(i.data.clone(), i.mime_type.clone(), caps)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of a result's content (images are drawn separately).
 pub fn content_text(content: &[Content]) -> String {
     let mut out = String::new();
     for c in content {
-        match c {
-            Content::Text(t) => {
-                if !out.is_empty() && !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                out.push_str(&t.text);
+        if let Content::Text(t) = c {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
             }
-            Content::Image(i) => {
-                if !out.is_empty() && !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                out.push_str(&format!("[image: {}]", i.mime_type));
-            }
-            _ => {}
+            out.push_str(&t.text);
         }
     }
     out
@@ -99,6 +103,7 @@ impl ToolBlock {
             footnote: None,
             theme,
             cache: LineCache::default(),
+            images: Vec::new(),
         }
     }
 
@@ -124,6 +129,10 @@ impl ToolBlock {
             ToolStatus::Success
         };
         self.cache.clear();
+    }
+
+    pub fn set_images(&mut self, images: Vec<Image>) {
+        self.images = images;
     }
 
     pub fn set_footnote(&mut self, note: Option<String>) {
@@ -260,6 +269,9 @@ impl Component for ToolBlock {
         out.push(spacer());
         if let Some(lines) = self.cache.get(width) {
             out.push(lines);
+            for i in &mut self.images {
+                i.render(width, out);
+            }
             return;
         }
         let bg_token = match self.status {
@@ -292,10 +304,16 @@ impl Component for ToolBlock {
             })
             .collect();
         out.push(self.cache.set(width, lines));
+        for i in &mut self.images {
+            i.render(width, out);
+        }
     }
 
     fn invalidate(&mut self) {
         self.cache.clear();
+        for i in &mut self.images {
+            i.invalidate();
+        }
     }
 }
 

@@ -6,13 +6,13 @@ use std::sync::Arc;
 
 use pi_agent::AgentMessage;
 use pi_ai::{Content, Message};
-use pi_tui::components::{Editor, Loader};
+use pi_tui::components::{Capabilities, Editor, Loader};
 use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache, Lines};
 
 use super::chat::{AssistantBlock, Notice, UserBlock};
 use super::footer::Footer;
 use super::theme::UiTheme;
-use super::tool_block::{content_text, ToolBlock};
+use super::tool_block::{content_images, content_text, ToolBlock};
 
 /// Queued steering / follow-up texts, one line each, with the dequeue hint.
 pub struct Pending {
@@ -180,18 +180,16 @@ pub fn build_transcript(
     theme: &Arc<UiTheme>,
     hide_thinking: bool,
     expanded: bool,
+    caps: Capabilities,
 ) {
     for m in messages {
         match m {
             AgentMessage::Llm(Message::User(u)) => {
-                let mut text = u.content.text();
-                if let pi_ai::UserContent::Blocks(blocks) = &u.content {
-                    let images = blocks.iter().filter(|b| matches!(b, Content::Image(_))).count();
-                    if images > 0 {
-                        text.push_str(&format!("\n\n[{images} image(s) attached]"));
-                    }
-                }
-                chat.push(Box::new(UserBlock::new(&text, theme)));
+                let images = match &u.content {
+                    pi_ai::UserContent::Blocks(blocks) => content_images(blocks, caps),
+                    pi_ai::UserContent::Text(_) => Vec::new(),
+                };
+                chat.push(Box::new(UserBlock::new(&u.content.text(), theme).with_images(images)));
             }
             AgentMessage::Llm(Message::Assistant(a)) => {
                 chat.push(Box::new(AssistantBlock::from_message(a, theme.clone(), hide_thinking)));
@@ -207,6 +205,7 @@ pub fn build_transcript(
                 if let Some(&i) = tools.get(&r.tool_call_id) {
                     if let Some(b) = chat.child_mut::<ToolBlock>(i) {
                         b.finish(content_text(&r.content), r.is_error);
+                        b.set_images(content_images(&r.content, caps));
                     }
                 }
             }
