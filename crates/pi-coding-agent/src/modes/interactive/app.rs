@@ -134,10 +134,17 @@ impl App {
             paint_hint(t, &key("app.tools.expand"), "more"),
         ];
         format!(
-            "{} {}\n{}\n{}",
+            "{} {}\n{}\n{}\n\n{}",
             t.bold("accent", "pi"),
             t.paint("dim", &format!("v{}", self.version)),
             hints.join(&t.paint("muted", " · ")),
+            t.paint(
+                "dim",
+                &format!(
+                    "Press {} to show full startup help and loaded resources.",
+                    key("app.tools.expand")
+                )
+            ),
             t.paint(
                 "dim",
                 "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
@@ -151,7 +158,7 @@ impl App {
         self.view.chat.clear();
         self.tools.clear();
         self.streaming = None;
-        let header = Notice::new(self.header_text(), "text", self.theme.clone()).without_gap();
+        let header = Notice::new(self.header_text(), "text", self.theme.clone());
         self.view.chat.push(Box::new(header));
         let messages = self.session().messages();
         build_transcript(
@@ -500,9 +507,8 @@ impl App {
         }
         self.bash_counter += 1;
         let id = format!("user-bash-{}", self.bash_counter);
-        let block = ToolBlock::new(
+        let block = ToolBlock::user_bash(
             &id,
-            "bash",
             serde_json::json!({"command": if exclude { format!("!{command}") } else { command.clone() }}),
             self.theme.clone(),
             self.tools_expanded,

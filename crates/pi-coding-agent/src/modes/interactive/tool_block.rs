@@ -30,6 +30,8 @@ pub struct ToolBlock {
     theme: Arc<UiTheme>,
     cache: LineCache,
     images: Vec<Image>,
+    /// A user's `!` command: framed by border lines, the last 20 lines shown.
+    user: bool,
 }
 
 /// Inline images of a content list, drawn with `caps` (a text placeholder without a protocol).
@@ -104,7 +106,15 @@ impl ToolBlock {
             theme,
             cache: LineCache::default(),
             images: Vec::new(),
+            user: false,
         }
+    }
+
+    /// A block for a user's `!` / `!!` command.
+    pub fn user_bash(id: impl Into<String>, args: Value, theme: Arc<UiTheme>, expanded: bool) -> Self {
+        let mut b = ToolBlock::new(id, "bash", args, theme, expanded);
+        b.user = true;
+        b
     }
 
     pub fn status(&self) -> ToolStatus {
@@ -213,7 +223,7 @@ impl ToolBlock {
             let l = l.replace('\t', "   ");
             lines.extend(wrap_text(&l, inner.max(1)));
         }
-        let (max, tail) = preview(&self.name);
+        let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
         let token = if self.status == ToolStatus::Error {
             "error"
         } else {
@@ -272,6 +282,36 @@ impl Component for ToolBlock {
             for i in &mut self.images {
                 i.render(width, out);
             }
+            return;
+        }
+        if self.user {
+            let border_token = if self.status == ToolStatus::Error {
+                "error"
+            } else {
+                "bashMode"
+            };
+            let border = self.theme.paint(border_token, &"─".repeat(width));
+            let inner = width.saturating_sub(1).max(1);
+            let mut lines = vec![border.clone()];
+            for l in wrap_text(&self.title(), inner) {
+                lines.push(format!(" {l}"));
+            }
+            let output = self.body(inner);
+            if !output.is_empty() {
+                lines.push(String::new());
+                lines.extend(
+                    output
+                        .into_iter()
+                        .map(|l| format!(" {}", truncate_to_width(&l, inner, "…"))),
+                );
+            }
+            if let Some(note) = &self.footnote {
+                lines.push(String::new());
+                lines.push(format!(" {}", self.theme.paint("muted", note)));
+            }
+            lines.push(String::new());
+            lines.push(border);
+            out.push(self.cache.set(width, lines));
             return;
         }
         let bg_token = match self.status {

@@ -213,7 +213,7 @@ pub fn build_transcript(
                 let field = |k: &str| c.fields.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
                 if c.role == "bashExecution" {
                     let args = serde_json::json!({"command": field("command")});
-                    let mut b = ToolBlock::new("", "bash", args, theme.clone(), expanded);
+                    let mut b = ToolBlock::user_bash("", args, theme.clone(), expanded);
                     b.finish(field("output"), false);
                     chat.push(Box::new(b));
                 } else if c.fields.get("display").and_then(|v| v.as_bool()) == Some(true) {
