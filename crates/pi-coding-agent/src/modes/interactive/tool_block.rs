@@ -32,6 +32,7 @@ pub struct ToolBlock {
     images: Vec<Image>,
     /// A user's `!` command: framed by border lines, the last 20 lines shown.
     user: bool,
+    started: std::time::Instant,
 }
 
 /// Inline images of a content list, drawn with `caps` (a text placeholder without a protocol).
@@ -107,6 +108,7 @@ impl ToolBlock {
             cache: LineCache::default(),
             images: Vec::new(),
             user: false,
+            started: std::time::Instant::now(),
         }
     }
 
@@ -129,6 +131,20 @@ impl ToolBlock {
     pub fn set_output(&mut self, output: String) {
         self.output = output;
         self.cache.clear();
+    }
+
+    /// The tool started running now (the block may have appeared while its call streamed).
+    pub fn mark_started(&mut self) {
+        self.started = std::time::Instant::now();
+    }
+
+    /// The run time under a live bash tool's output (`Took 1.2s`).
+    pub fn finish_timed(&mut self, output: String, is_error: bool) {
+        if self.name == "bash" && !self.user {
+            let secs = self.started.elapsed().as_secs_f64();
+            self.footnote = Some(format!("Took {secs:.1}s"));
+        }
+        self.finish(output, is_error);
     }
 
     pub fn finish(&mut self, output: String, is_error: bool) {
@@ -240,7 +256,8 @@ impl ToolBlock {
             return lines.iter().map(|l| paint(l)).collect();
         }
         let hidden = lines.len() - max;
-        let hint = t.paint("muted", &format!("... ({hidden} more lines, ctrl+o to expand)"));
+        let which = if tail { "earlier" } else { "more" };
+        let hint = t.paint("muted", &format!("... ({hidden} {which} lines, ctrl+o to expand)"));
         if tail {
             let mut out = vec![hint];
             out.extend(lines[hidden..].iter().map(|l| paint(l)));
@@ -376,7 +393,7 @@ mod tests {
         let mut b = ToolBlock::new("1", "bash", json!({"command": "seq 12"}), theme, false);
         let out: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
         b.finish(out.join("\n"), false);
-        let lines = plain(&mut b, 40);
+        let lines = plain(&mut b, 50);
         assert_eq!(
             lines,
             vec![
@@ -384,7 +401,7 @@ mod tests {
                 "",
                 " $ seq 12",
                 "",
-                " ... (7 more lines, ctrl+o to expand)",
+                " ... (7 earlier lines, ctrl+o to expand)",
                 " 8",
                 " 9",
                 " 10",
@@ -394,7 +411,7 @@ mod tests {
             ]
         );
         b.set_expanded(true);
-        let lines = plain(&mut b, 40);
+        let lines = plain(&mut b, 50);
         assert!(lines.contains(&" 1".to_string()));
         assert_eq!(lines.len(), 2 + 2 + 12 + 1);
     }

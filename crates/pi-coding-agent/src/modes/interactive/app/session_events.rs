@@ -95,7 +95,12 @@ impl App {
                 self.streaming = None;
                 self.refresh_footer();
             }
-            UiEvent::ToolStart { id, name, args } => self.ensure_tool(&id, &name, args),
+            UiEvent::ToolStart { id, name, args } => {
+                self.ensure_tool(&id, &name, args);
+                if let Some(b) = self.tool_block(&id) {
+                    b.mark_started();
+                }
+            }
             UiEvent::ToolUpdate { id, text } => {
                 if let Some(b) = self.tool_block(&id) {
                     b.set_output(text);
@@ -109,7 +114,7 @@ impl App {
             } => {
                 let caps = self.caps;
                 if let Some(b) = self.tool_block(&id) {
-                    b.finish(text, is_error);
+                    b.finish_timed(text, is_error);
                     let images = images
                         .into_iter()
                         .map(|i| pi_tui::components::Image::new(i.data, i.mime_type, caps))
