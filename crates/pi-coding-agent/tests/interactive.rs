@@ -235,3 +235,19 @@ fn slash_commands_name_and_session() {
     pty.send(ENTER);
     assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
 }
+
+#[test]
+fn retry_wait_shows_a_countdown_and_escape_cancels_it() {
+    let s = setup(Script::sequential(vec![Turn::fault(
+        pi_test_support::Fault::overloaded(),
+    )]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("try");
+    pty.send(ENTER);
+    pty.wait_text("Retrying (1/3) in");
+    pty.send(ESC);
+    pty.wait_for("retry cancelled", Duration::from_secs(10), |c| {
+        !c.contains("Retrying (")
+    });
+    quit(&mut pty);
+}

@@ -48,6 +48,8 @@ pub struct App {
     running: bool,
     last_clear: Option<Instant>,
     last_escape: Option<Instant>,
+    /// A retry wait: attempt, of, ends at.
+    retry: Option<(u32, u32, Instant)>,
     pub quit: bool,
     pub bash_cancel: Option<CancellationToken>,
     bash_counter: u64,
@@ -105,6 +107,7 @@ impl App {
             running: false,
             last_clear: None,
             last_escape: None,
+            retry: None,
             quit: false,
             bash_cancel: None,
             bash_counter: 0,
@@ -240,6 +243,7 @@ impl App {
     }
 
     pub fn tick(&mut self) -> bool {
+        self.retry_status();
         match &mut self.view.status {
             Some(l) if l.is_animated() => {
                 l.tick();

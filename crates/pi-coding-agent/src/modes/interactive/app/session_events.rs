@@ -8,6 +8,19 @@ use super::super::tool_block::{ToolBlock, ToolStatus};
 use super::App;
 
 impl App {
+    /// `Retrying (n/max) in Ns... (<key> to cancel)`, counting down.
+    pub(super) fn retry_status(&mut self) {
+        let Some((attempt, max, deadline)) = self.retry else {
+            return;
+        };
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let key = key_hint(&self.kb, "app.interrupt");
+        self.set_status(Some(format!(
+            "Retrying ({attempt}/{max}) in {}s... ({key} to cancel)",
+            left.as_millis().div_ceil(1000)
+        )));
+    }
+
     fn tool_block(&mut self, id: &str) -> Option<&mut ToolBlock> {
         let i = *self.tools.get(id)?;
         self.view.thaw(i);
@@ -123,13 +136,12 @@ impl App {
                 }
             }
             UiEvent::RetryStart { attempt, max, delay_ms } => {
-                let key = key_hint(&self.kb, "app.interrupt");
-                self.set_status(Some(format!(
-                    "Retrying ({attempt}/{max}) in {}s... ({key} to cancel)",
-                    delay_ms.div_ceil(1000)
-                )));
+                let deadline = std::time::Instant::now() + std::time::Duration::from_millis(delay_ms);
+                self.retry = Some((attempt, max, deadline));
+                self.retry_status();
             }
             UiEvent::RetryEnd { success, final_error } => {
+                self.retry = None;
                 if self.running {
                     self.set_status(Some("Working...".into()));
                 }
@@ -167,6 +179,7 @@ impl App {
 
     pub fn prompt_done(&mut self, error: Option<String>) {
         self.busy = false;
+        self.retry = None;
         if !self.running {
             self.set_status(None);
         }
