@@ -143,8 +143,11 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
-    for w in &runtime.warnings {
-        console.warning(w);
+    // The terminal UI shows startup warnings in the chat instead.
+    if !mode.is_interactive() {
+        for w in &runtime.warnings {
+            console.warning(w);
+        }
     }
     if let Some(search) = &args.list_models {
         let available = runtime
@@ -187,10 +190,16 @@ pub fn run(argv: &[String]) -> i32 {
         rest: initial.rest,
     };
 
-    // One thread drives the session: the provider stream, the agent loop and the output
-    // writer hand events to each other without crossing threads; blocking work (files,
-    // processes, credentials) still goes to the blocking pool.
-    let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+    // Outside the terminal UI one thread drives the session: the provider stream, the agent
+    // loop and the output writer hand events to each other without crossing threads; blocking
+    // work (files, processes, credentials) still goes to the blocking pool. The terminal UI
+    // reads input and redraws on tasks of its own, so it gets worker threads.
+    let runtime_builder = if mode.is_interactive() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let Ok(rt) = { runtime_builder }.enable_all().build() else {
         console.error("Could not start the async runtime");
         return 1;
     };
@@ -216,8 +225,17 @@ pub fn run(argv: &[String]) -> i32 {
                 }
             }
             AppMode::Interactive => {
-                console.error("This mode is not available in this build yet");
-                1
+                let host = std::sync::Arc::new(crate::session_host::SessionHost::new(
+                    args.clone(),
+                    cwd.clone(),
+                    session.clone(),
+                ));
+                let options = modes::interactive::InteractiveOptions {
+                    warnings: runtime.warnings.clone(),
+                    verbose: args.verbose,
+                    resume_picker: args.resume,
+                };
+                modes::interactive::run(host, prompts, options).await
             }
         }
     });

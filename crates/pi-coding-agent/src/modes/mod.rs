@@ -1,5 +1,6 @@
 //! The faces of pi over one AgentSession: print, JSON and RPC (and the terminal UI).
 
+pub mod interactive;
 pub mod json;
 pub mod output;
 pub mod print;

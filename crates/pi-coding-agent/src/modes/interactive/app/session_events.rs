@@ -1,0 +1,206 @@
+//! The App's reactions to session events: the streaming reply, tool blocks, retries,
+//! compaction, the queue, and session replacement.
+
+use super::super::chat::{AssistantBlock, UserBlock};
+use super::super::events::UiEvent;
+use super::super::keys::key_hint;
+use super::super::tool_block::{ToolBlock, ToolStatus};
+use super::App;
+
+impl App {
+    /// `Retrying (n/max) in Ns... (<key> to cancel)`, counting down.
+    pub(super) fn retry_status(&mut self) {
+        let Some((attempt, max, deadline)) = self.retry else {
+            return;
+        };
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let key = key_hint(&self.kb, "app.interrupt");
+        self.set_status(Some(format!(
+            "Retrying ({attempt}/{max}) in {}s... ({key} to cancel)",
+            left.as_millis().div_ceil(1000)
+        )));
+    }
+
+    fn tool_block(&mut self, id: &str) -> Option<&mut ToolBlock> {
+        let i = *self.tools.get(id)?;
+        self.view.thaw(i);
+        self.view.chat.child_mut::<ToolBlock>(i)
+    }
+
+    fn ensure_tool(&mut self, id: &str, name: &str, args: serde_json::Value) {
+        if let Some(b) = self.tool_block(id) {
+            if !args.is_null() && args.as_object().is_none_or(|o| !o.is_empty()) {
+                b.set_args(args);
+            }
+            return;
+        }
+        let block = ToolBlock::new(id, name, args, self.theme.clone(), self.tools_expanded);
+        self.tools.insert(id.to_string(), self.view.chat.len());
+        self.view.chat.push(Box::new(block));
+    }
+
+    fn streaming_block(&mut self) -> Option<&mut AssistantBlock> {
+        let i = self.streaming?;
+        self.view.thaw(i);
+        self.view.chat.child_mut::<AssistantBlock>(i)
+    }
+
+    pub fn on_event(&mut self, ev: UiEvent) {
+        match ev {
+            UiEvent::AgentStart => {
+                self.running = true;
+                self.set_status(Some("Working...".into()));
+            }
+            UiEvent::AgentEnd => {
+                self.running = false;
+                self.set_status(None);
+                self.streaming = None;
+                self.refresh_footer();
+            }
+            UiEvent::UserMessage(text, images) => {
+                let images = images
+                    .into_iter()
+                    .map(|i| pi_tui::components::Image::new(i.data, i.mime_type, self.caps))
+                    .collect();
+                let block = UserBlock::new(&text, &self.theme).with_images(images);
+                self.view.chat.push(Box::new(block));
+            }
+            UiEvent::AssistantStart => {
+                self.streaming = Some(self.view.chat.len());
+                let block = AssistantBlock::new(self.theme.clone(), self.hide_thinking);
+                self.view.chat.push(Box::new(block));
+            }
+            UiEvent::TextDelta(i, d) => {
+                if let Some(b) = self.streaming_block() {
+                    b.append_text(i, &d);
+                }
+            }
+            UiEvent::ThinkingDelta(i, d) => {
+                if let Some(b) = self.streaming_block() {
+                    b.append_thinking(i, &d);
+                }
+            }
+            UiEvent::ToolCallStart { id, name } => self.ensure_tool(&id, &name, serde_json::Value::Null),
+            UiEvent::ToolCallEnd { id, name, args } => self.ensure_tool(&id, &name, args),
+            UiEvent::AssistantEnd(m) => {
+                if let Some(b) = self.streaming_block() {
+                    b.set_message(&m);
+                } else {
+                    let b = AssistantBlock::from_message(&m, self.theme.clone(), self.hide_thinking);
+                    self.view.chat.push(Box::new(b));
+                }
+                for c in &m.content {
+                    if let pi_ai::Content::ToolCall(tc) = c {
+                        self.ensure_tool(&tc.id, &tc.name, tc.arguments.clone());
+                        if matches!(m.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error) {
+                            let text = m
+                                .error_message
+                                .clone()
+                                .unwrap_or_else(|| "Operation aborted".to_string());
+                            if let Some(b) = self.tool_block(&tc.id) {
+                                if b.status() == ToolStatus::Pending {
+                                    b.finish(text, true);
+                                }
+                            }
+                        }
+                    }
+                }
+                self.streaming = None;
+                self.refresh_footer();
+            }
+            UiEvent::ToolStart { id, name, args } => {
+                self.ensure_tool(&id, &name, args);
+                if let Some(b) = self.tool_block(&id) {
+                    b.mark_started();
+                }
+            }
+            UiEvent::ToolUpdate { id, text } => {
+                if let Some(b) = self.tool_block(&id) {
+                    b.set_output(text);
+                }
+            }
+            UiEvent::ToolEnd {
+                id,
+                text,
+                is_error,
+                images,
+            } => {
+                let caps = self.caps;
+                if let Some(b) = self.tool_block(&id) {
+                    b.finish_timed(text, is_error);
+                    let images = images
+                        .into_iter()
+                        .map(|i| pi_tui::components::Image::new(i.data, i.mime_type, caps))
+                        .collect();
+                    b.set_images(images);
+                }
+            }
+            UiEvent::RetryStart { attempt, max, delay_ms } => {
+                let deadline = std::time::Instant::now() + std::time::Duration::from_millis(delay_ms);
+                self.retry = Some((attempt, max, deadline));
+                self.retry_status();
+            }
+            UiEvent::RetryEnd { success, final_error } => {
+                self.retry = None;
+                if self.running {
+                    self.set_status(Some("Working...".into()));
+                }
+                if !success {
+                    if let Some(e) = final_error {
+                        self.notice(format!("Retry failed: {e}"), "error");
+                    }
+                }
+            }
+            UiEvent::CompactionStart { overflow, manual } => {
+                let text = if manual {
+                    "Compacting context... (Esc to cancel)".to_string()
+                } else if overflow {
+                    "Context overflow detected, Auto-compacting... (Esc to cancel)".to_string()
+                } else {
+                    "Auto-compacting... (Esc to cancel)".to_string()
+                };
+                self.set_status(Some(text));
+            }
+            UiEvent::CompactionEnd { error } => {
+                self.set_status(self.running.then(|| "Working...".to_string()));
+                if let Some(e) = error {
+                    self.notice(e, "error");
+                }
+                self.refresh_footer();
+            }
+            UiEvent::Queue { steering, follow_up } => self.view.pending.set(&steering, &follow_up),
+            UiEvent::SessionName => self.refresh_footer(),
+            UiEvent::ThinkingLevel => {
+                self.refresh_footer();
+                self.update_editor_border();
+            }
+        }
+    }
+
+    pub fn prompt_done(&mut self, error: Option<String>) {
+        self.busy = false;
+        self.retry = None;
+        if !self.running {
+            self.set_status(None);
+        }
+        if let Some(e) = error {
+            self.notice(e, "error");
+        }
+        self.refresh_footer();
+    }
+
+    pub fn replaced(&mut self, notice: Option<String>, editor_text: Option<String>) {
+        self.busy = false;
+        self.running = false;
+        self.set_status(None);
+        self.view.pending.set(&[], &[]);
+        self.rebuild_chat();
+        if let Some(n) = notice {
+            self.notice(n, "success");
+        }
+        if let Some(t) = editor_text {
+            self.view.editor.set_text(&t);
+        }
+        self.refresh_footer();
+    }
+}

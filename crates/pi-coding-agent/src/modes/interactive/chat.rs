@@ -1,0 +1,319 @@
+//! The chat transcript's blocks: user messages, assistant replies (markdown and thinking),
+//! notices, and the header. Each caches its lines per width, so a frame costs what changed.
+
+use std::sync::{Arc, OnceLock};
+
+use pi_ai::{AssistantMessage, Content, StopReason};
+use pi_tui::components::Markdown;
+use pi_tui::{wrap_text, Component, Frame, LineCache, Lines, Style};
+
+use super::theme::UiTheme;
+
+/// One empty line, shared by every block that starts with a gap.
+pub fn spacer() -> Lines {
+    static SPACER: OnceLock<Lines> = OnceLock::new();
+    SPACER.get_or_init(|| vec![String::new()].into()).clone()
+}
+
+/// A user's message on its own background.
+pub struct UserBlock {
+    markdown: Markdown,
+    images: Vec<pi_tui::components::Image>,
+}
+
+impl UserBlock {
+    pub fn new(text: &str, theme: &UiTheme) -> Self {
+        let mut md = Markdown::new(text.to_string(), theme.markdown.clone())
+            .with_padding(1, 1)
+            .with_text_style(theme.fg("userMessageText"));
+        if let Some(bg) = theme.bg("userMessageBg") {
+            md = md.with_background(bg);
+        }
+        UserBlock {
+            markdown: md,
+            images: Vec::new(),
+        }
+    }
+
+    /// Attached images, drawn under the text.
+    #[must_use]
+    pub fn with_images(mut self, images: Vec<pi_tui::components::Image>) -> Self {
+        self.images = images;
+        self
+    }
+
+    pub fn text(&self) -> &str {
+        self.markdown.text()
+    }
+}
+
+impl Component for UserBlock {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        out.push(spacer());
+        self.markdown.render(width, out);
+        for i in &mut self.images {
+            i.render(width, out);
+        }
+    }
+    fn invalidate(&mut self) {
+        self.markdown.invalidate();
+        for i in &mut self.images {
+            i.invalidate();
+        }
+    }
+}
+
+enum Part {
+    Text(Markdown),
+    Thinking(Markdown),
+}
+
+/// An assistant reply: text as markdown, thinking in italics (or one `Thinking...` line when
+/// hidden), and the error or abort text at the end.
+pub struct AssistantBlock {
+    parts: Vec<(usize, Part)>,
+    hide_thinking: bool,
+    theme: Arc<UiTheme>,
+    error: Option<String>,
+    tail: LineCache,
+    hidden_line: LineCache,
+}
+
+impl AssistantBlock {
+    pub fn new(theme: Arc<UiTheme>, hide_thinking: bool) -> Self {
+        AssistantBlock {
+            parts: Vec::new(),
+            hide_thinking,
+            theme,
+            error: None,
+            tail: LineCache::default(),
+            hidden_line: LineCache::default(),
+        }
+    }
+
+    /// A finished message (history or `message_end`).
+    pub fn from_message(message: &AssistantMessage, theme: Arc<UiTheme>, hide_thinking: bool) -> Self {
+        let mut b = AssistantBlock::new(theme, hide_thinking);
+        b.set_message(message);
+        b
+    }
+
+    fn part_mut(&mut self, index: usize, thinking: bool) -> &mut Markdown {
+        let pos = match self.parts.iter().position(|(i, _)| *i == index) {
+            Some(p) => p,
+            None => {
+                let md = Markdown::new(String::new(), self.theme.markdown.clone()).with_padding(1, 0);
+                let part = if thinking {
+                    Part::Thinking(md.with_text_style(Style {
+                        italic: true,
+                        ..self.theme.fg("thinkingText")
+                    }))
+                } else {
+                    Part::Text(md)
+                };
+                self.parts.push((index, part));
+                self.parts.len() - 1
+            }
+        };
+        match &mut self.parts[pos].1 {
+            Part::Text(m) | Part::Thinking(m) => m,
+        }
+    }
+
+    pub fn append_text(&mut self, index: usize, delta: &str) {
+        let md = self.part_mut(index, false);
+        let text = format!("{}{delta}", md.text());
+        md.set_text(text);
+    }
+
+    pub fn append_thinking(&mut self, index: usize, delta: &str) {
+        let md = self.part_mut(index, true);
+        let text = format!("{}{delta}", md.text());
+        md.set_text(text);
+    }
+
+    /// Replace the content with the final message.
+    pub fn set_message(&mut self, message: &AssistantMessage) {
+        for (i, c) in message.content.iter().enumerate() {
+            match c {
+                Content::Text(t) => self.part_mut(i, false).set_text(t.text.trim().to_string()),
+                Content::Thinking(t) => self.part_mut(i, true).set_text(t.thinking.trim().to_string()),
+                _ => {}
+            }
+        }
+        self.error = match message.stop_reason {
+            // pi shows its own text for an abort, whatever the provider said.
+            StopReason::Aborted => Some("Operation aborted".to_string()),
+            StopReason::Error => Some(format!(
+                "Error: {}",
+                message.error_message.as_deref().unwrap_or("unknown error")
+            )),
+            _ => None,
+        };
+        self.tail.clear();
+    }
+
+    pub fn set_hide_thinking(&mut self, hide: bool) {
+        self.hide_thinking = hide;
+    }
+
+    pub fn has_content(&self) -> bool {
+        self.error.is_some()
+            || self
+                .parts
+                .iter()
+                .any(|(_, p)| matches!(p, Part::Text(m) | Part::Thinking(m) if !m.text().trim().is_empty()))
+    }
+}
+
+impl Component for AssistantBlock {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if !self.has_content() {
+            return;
+        }
+        out.push(spacer());
+        let mut first = true;
+        for (_, part) in &mut self.parts {
+            match part {
+                Part::Text(m) => {
+                    if m.text().trim().is_empty() {
+                        continue;
+                    }
+                    if !first {
+                        out.push(spacer());
+                    }
+                    m.render(width, out);
+                }
+                Part::Thinking(m) => {
+                    if m.text().trim().is_empty() {
+                        continue;
+                    }
+                    if !first {
+                        out.push(spacer());
+                    }
+                    if self.hide_thinking {
+                        let lines = match self.hidden_line.get(width) {
+                            Some(l) => l,
+                            None => {
+                                let style = Style {
+                                    italic: true,
+                                    ..self.theme.fg("thinkingText")
+                                };
+                                self.hidden_line
+                                    .set(width, vec![format!(" {}", style.paint("Thinking..."))])
+                            }
+                        };
+                        out.push(lines);
+                    } else {
+                        m.render(width, out);
+                    }
+                }
+            }
+            first = false;
+        }
+        if let Some(err) = &self.error {
+            let lines = match self.tail.get(width) {
+                Some(l) => l,
+                None => {
+                    let mut lines = Vec::new();
+                    if !first {
+                        lines.push(String::new());
+                    }
+                    for l in wrap_text(err, width.saturating_sub(1).max(1)) {
+                        lines.push(format!(" {}", self.theme.paint("error", &l)));
+                    }
+                    self.tail.set(width, lines)
+                }
+            };
+            out.push(lines);
+        }
+    }
+
+    fn invalidate(&mut self) {
+        for (_, p) in &mut self.parts {
+            match p {
+                Part::Text(m) | Part::Thinking(m) => m.invalidate(),
+            }
+        }
+        self.tail.clear();
+        self.hidden_line.clear();
+    }
+}
+
+/// Plain text in one theme colour (status messages, errors, info blocks).
+pub struct Notice {
+    text: String,
+    token: &'static str,
+    theme: Arc<UiTheme>,
+    gap: bool,
+    cache: LineCache,
+}
+
+impl Notice {
+    pub fn new(text: impl Into<String>, token: &'static str, theme: Arc<UiTheme>) -> Self {
+        Notice {
+            text: text.into(),
+            token,
+            theme,
+            gap: true,
+            cache: LineCache::default(),
+        }
+    }
+
+    #[must_use]
+    pub fn without_gap(mut self) -> Self {
+        self.gap = false;
+        self
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+impl Component for Notice {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        let lines = match self.cache.get(width) {
+            Some(l) => l,
+            None => {
+                let mut lines = Vec::new();
+                if self.gap {
+                    lines.push(String::new());
+                }
+                for l in self.text.lines() {
+                    for w in wrap_text(l, width.saturating_sub(1).max(1)) {
+                        lines.push(format!(" {}", self.theme.paint(self.token, &w)));
+                    }
+                }
+                self.cache.set(width, lines)
+            }
+        };
+        out.push(lines);
+    }
+    fn invalidate(&mut self) {
+        self.cache.clear();
+    }
+}
+
+/// Markdown shown as a block (e.g. `/hotkeys`, `/session`).
+pub struct InfoBlock {
+    markdown: Markdown,
+}
+
+impl InfoBlock {
+    pub fn new(text: impl Into<String>, theme: &UiTheme) -> Self {
+        InfoBlock {
+            markdown: Markdown::new(text, theme.markdown.clone()).with_padding(1, 0),
+        }
+    }
+}
+
+impl Component for InfoBlock {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        out.push(spacer());
+        self.markdown.render(width, out);
+    }
+    fn invalidate(&mut self) {
+        self.markdown.invalidate();
+    }
+}

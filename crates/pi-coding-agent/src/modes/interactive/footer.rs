@@ -1,0 +1,292 @@
+//! The footer: working folder, git branch and session name; token and cost totals, context
+//! use, and the model with its thinking level.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pi_tui::{truncate_to_width, visible_width, Component, Frame, LineCache};
+
+use super::theme::UiTheme;
+use crate::session::AgentSession;
+
+/// Everything the footer shows, gathered from the session after each run step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FooterData {
+    pub cwd: String,
+    pub branch: Option<String>,
+    pub session_name: Option<String>,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub cost: f64,
+    pub context_percent: Option<f64>,
+    pub context_window: u64,
+    pub auto_compact: bool,
+    pub model: Option<String>,
+    pub provider: Option<String>,
+    pub multiple_providers: bool,
+    pub thinking: Option<String>,
+}
+
+/// pi's token format: `999`, `1.2k`, `45k`, `1.2M`.
+pub fn format_tokens(n: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let f = n as f64;
+    if n < 1000 {
+        n.to_string()
+    } else if n < 10_000 {
+        format!("{:.1}k", f / 1000.0)
+    } else if n < 1_000_000 {
+        format!("{}k", (f / 1000.0).round())
+    } else if n < 10_000_000 {
+        format!("{:.1}M", f / 1_000_000.0)
+    } else {
+        format!("{}M", (f / 1_000_000.0).round())
+    }
+}
+
+/// `~` for the home folder.
+pub fn display_cwd(cwd: &Path) -> String {
+    let s = cwd.display().to_string();
+    if let Some(home) = std::env::var_os("HOME") {
+        let home = home.to_string_lossy().to_string();
+        if !home.is_empty() {
+            if let Some(rest) = s.strip_prefix(&home) {
+                return format!("~{rest}");
+            }
+        }
+    }
+    s
+}
+
+/// The branch checked out in the repository holding `cwd` (`None` outside git; a detached
+/// head shows as `detached`).
+pub fn git_branch(cwd: &Path) -> Option<String> {
+    let mut dir: Option<PathBuf> = Some(cwd.to_path_buf());
+    while let Some(d) = dir {
+        let git = d.join(".git");
+        let head_file = if git.is_dir() {
+            Some(git.join("HEAD"))
+        } else if git.is_file() {
+            // A worktree: `gitdir: <path>`.
+            std::fs::read_to_string(&git)
+                .ok()
+                .and_then(|t| t.strip_prefix("gitdir:").map(|p| PathBuf::from(p.trim()).join("HEAD")))
+        } else {
+            None
+        };
+        if let Some(h) = head_file {
+            let head = std::fs::read_to_string(h).ok()?;
+            let head = head.trim();
+            return Some(match head.strip_prefix("ref: refs/heads/") {
+                Some(b) => b.to_string(),
+                None => "detached".to_string(),
+            });
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    None
+}
+
+impl FooterData {
+    /// Read the session (sums every assistant entry in the file: call after runs, not per key).
+    pub fn gather(session: &AgentSession, branch: Option<String>) -> FooterData {
+        let stats = session.session_stats();
+        let model = session.model();
+        let multiple_providers = session
+            .registry()
+            .lock()
+            .map(|r| {
+                let av = r.available();
+                av.iter().any(|m| m.provider != av[0].provider)
+            })
+            .unwrap_or(false);
+        let auto_compact = session
+            .settings()
+            .lock()
+            .map(|s| s.compaction().enabled)
+            .unwrap_or(true);
+        let name = session.with_store(|s| s.session_name().map(str::to_string));
+        FooterData {
+            cwd: display_cwd(session.cwd()),
+            branch,
+            session_name: name,
+            input: stats.tokens.input,
+            output: stats.tokens.output,
+            cache_read: stats.tokens.cache_read,
+            cache_write: stats.tokens.cache_write,
+            cost: stats.cost,
+            context_percent: stats.context_usage.as_ref().and_then(|c| c.percent),
+            context_window: stats.context_usage.as_ref().map_or(0, |c| c.context_window),
+            auto_compact,
+            thinking: model
+                .as_ref()
+                .filter(|m| m.reasoning)
+                .map(|_| session.thinking_level().as_str().to_string()),
+            provider: model.as_ref().map(|m| m.provider.clone()),
+            model: model.map(|m| m.id),
+            multiple_providers,
+        }
+    }
+}
+
+pub struct Footer {
+    data: FooterData,
+    theme: Arc<UiTheme>,
+    cache: LineCache,
+}
+
+impl Footer {
+    pub fn new(theme: Arc<UiTheme>) -> Self {
+        Footer {
+            data: FooterData::default(),
+            theme,
+            cache: LineCache::default(),
+        }
+    }
+
+    pub fn set_data(&mut self, data: FooterData) {
+        if data != self.data {
+            self.data = data;
+            self.cache.clear();
+        }
+    }
+
+    pub fn set_theme(&mut self, theme: Arc<UiTheme>) {
+        self.theme = theme;
+        self.cache.clear();
+    }
+
+    fn lines(&self, width: usize) -> Vec<String> {
+        let d = &self.data;
+        let t = &self.theme;
+        let mut first = d.cwd.clone();
+        if let Some(b) = &d.branch {
+            first.push_str(&format!(" ({b})"));
+        }
+        if let Some(n) = &d.session_name {
+            first.push_str(&format!(" • {n}"));
+        }
+        let first = t.paint("dim", &truncate_to_width(&first, width, "..."));
+
+        let mut left = Vec::new();
+        if d.input > 0 {
+            left.push(format!("↑{}", format_tokens(d.input)));
+        }
+        if d.output > 0 {
+            left.push(format!("↓{}", format_tokens(d.output)));
+        }
+        if d.cache_read > 0 {
+            left.push(format!("R{}", format_tokens(d.cache_read)));
+        }
+        if d.cache_write > 0 {
+            left.push(format!("W{}", format_tokens(d.cache_write)));
+        }
+        if d.cost > 0.0 {
+            left.push(format!("${:.3}", d.cost));
+        }
+        let pct = d.context_percent.map_or("?".to_string(), |p| format!("{p:.1}"));
+        let ctx = format!(
+            "{pct}%/{}{}",
+            format_tokens(d.context_window),
+            if d.auto_compact { " (auto)" } else { "" }
+        );
+        let ctx_token = match d.context_percent {
+            Some(p) if p > 90.0 => "error",
+            Some(p) if p > 70.0 => "warning",
+            _ => "dim",
+        };
+        let left_plain = if left.is_empty() {
+            ctx.clone()
+        } else {
+            format!("{} {ctx}", left.join(" "))
+        };
+        let left_styled = if left.is_empty() {
+            t.paint(ctx_token, &ctx)
+        } else {
+            format!("{} {}", t.paint("dim", &left.join(" ")), t.paint(ctx_token, &ctx))
+        };
+        let mut right = d.model.clone().unwrap_or_else(|| "no-model".to_string());
+        if let Some(level) = &d.thinking {
+            if level == "off" {
+                right.push_str(" • thinking off");
+            } else {
+                right.push_str(&format!(" • {level}"));
+            }
+        }
+        if d.multiple_providers {
+            if let Some(p) = &d.provider {
+                let with = format!("({p}) {right}");
+                if visible_width(&left_plain) + 2 + visible_width(&with) <= width {
+                    right = with;
+                }
+            }
+        }
+        let lw = visible_width(&left_plain);
+        let rw = visible_width(&right);
+        let second = if lw + 2 + rw <= width {
+            format!("{left_styled}{}{}", " ".repeat(width - lw - rw), t.paint("dim", &right))
+        } else {
+            t.paint("dim", &truncate_to_width(&left_plain, width, "..."))
+        };
+        vec![first, second]
+    }
+}
+
+impl Component for Footer {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        let lines = match self.cache.get(width) {
+            Some(l) => l,
+            None => {
+                let l = self.lines(width);
+                self.cache.set(width, l)
+            }
+        };
+        out.push(lines);
+    }
+    fn invalidate(&mut self) {
+        self.cache.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_tui::{render_lines, strip_ansi};
+
+    #[test]
+    fn token_format() {
+        assert_eq!(format_tokens(999), "999");
+        assert_eq!(format_tokens(1234), "1.2k");
+        assert_eq!(format_tokens(45_600), "46k");
+        assert_eq!(format_tokens(1_234_567), "1.2M");
+    }
+
+    #[test]
+    fn footer_lines() {
+        let mut f = Footer::new(Arc::new(UiTheme::fallback()));
+        f.set_data(FooterData {
+            cwd: "~/proj".into(),
+            branch: Some("main".into()),
+            session_name: Some("work".into()),
+            input: 1200,
+            output: 34,
+            cost: 0.0123,
+            context_percent: Some(1.5),
+            context_window: 128_000,
+            auto_compact: true,
+            model: Some("mock-model".into()),
+            ..Default::default()
+        });
+        let lines: Vec<String> = render_lines(&mut f, 60).iter().map(|l| strip_ansi(l)).collect();
+        assert_eq!(lines[0], "~/proj (main) • work");
+        assert!(
+            lines[1].starts_with("↑1.2k ↓34 $0.012 1.5%/128k (auto)"),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with("mock-model"));
+        assert_eq!(visible_width(&lines[1]), 60);
+    }
+}

@@ -1,0 +1,122 @@
+//! The application's keybindings: pi's `app.*` actions with their default keys, merged with
+//! the library's and with the user's `keybindings.json`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use pi_tui::{KeybindingDef, Keybindings, TUI_KEYBINDINGS};
+
+macro_rules! defs {
+    ($( $id:literal => [$($k:literal),*], $d:literal; )*) => {
+        &[ $( KeybindingDef { id: $id, default_keys: &[$($k),*], description: $d }, )* ]
+    };
+}
+
+/// pi's application actions.
+pub const APP_KEYBINDINGS: &[KeybindingDef] = defs! {
+    "app.interrupt" => ["escape"], "Cancel or abort";
+    "app.clear" => ["ctrl+c"], "Clear editor";
+    "app.exit" => ["ctrl+d"], "Exit (when editor is empty)";
+    "app.suspend" => ["ctrl+z"], "Suspend to background";
+    "app.thinking.cycle" => ["shift+tab"], "Cycle thinking level";
+    "app.thinking.toggle" => ["ctrl+t"], "Toggle thinking blocks";
+    "app.model.cycleForward" => ["ctrl+p"], "Cycle to next model";
+    "app.model.cycleBackward" => ["shift+ctrl+p"], "Cycle to previous model";
+    "app.model.select" => ["ctrl+l"], "Open model selector";
+    "app.tools.expand" => ["ctrl+o"], "Toggle tool output expansion";
+    "app.editor.external" => ["ctrl+g"], "Open external editor";
+    "app.message.followUp" => ["alt+enter"], "Queue follow-up message";
+    "app.message.dequeue" => ["alt+up"], "Restore queued messages to editor";
+    "app.clipboard.pasteImage" => ["ctrl+v"], "Paste image from clipboard";
+    "app.session.new" => [], "Start a new session";
+    "app.session.tree" => [], "Open session tree";
+    "app.session.fork" => [], "Fork current session";
+    "app.session.resume" => [], "Resume a session";
+};
+
+/// Pre-0.70 names of the application actions.
+const LEGACY: &[(&str, &str)] = &[
+    ("interrupt", "app.interrupt"),
+    ("clear", "app.clear"),
+    ("exit", "app.exit"),
+    ("suspend", "app.suspend"),
+    ("cycleThinkingLevel", "app.thinking.cycle"),
+    ("toggleThinking", "app.thinking.toggle"),
+    ("cycleModelForward", "app.model.cycleForward"),
+    ("cycleModelBackward", "app.model.cycleBackward"),
+    ("selectModel", "app.model.select"),
+    ("expandTools", "app.tools.expand"),
+    ("externalEditor", "app.editor.external"),
+    ("followUp", "app.message.followUp"),
+    ("dequeue", "app.message.dequeue"),
+    ("pasteImage", "app.clipboard.pasteImage"),
+    ("newSession", "app.session.new"),
+    ("tree", "app.session.tree"),
+    ("fork", "app.session.fork"),
+    ("resume", "app.session.resume"),
+    ("submit", "tui.input.submit"),
+    ("newLine", "tui.input.newLine"),
+];
+
+/// Parse `keybindings.json`: an object of action id → key or list of keys.
+pub fn parse_user_bindings(text: &str) -> Result<BTreeMap<String, Vec<String>>, String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let Some(obj) = value.as_object() else {
+        return Err("keybindings.json must hold an object".into());
+    };
+    let mut out = BTreeMap::new();
+    for (id, keys) in obj {
+        let keys: Vec<String> = match keys {
+            serde_json::Value::String(s) => vec![s.clone()],
+            serde_json::Value::Array(a) => a.iter().filter_map(|k| k.as_str().map(str::to_string)).collect(),
+            _ => continue,
+        };
+        let id = LEGACY
+            .iter()
+            .find(|(old, _)| old == id)
+            .map_or(id.as_str(), |(_, new)| new)
+            .to_string();
+        out.insert(id, keys);
+    }
+    Ok(out)
+}
+
+/// Build the effective keybindings from the library's and the application's actions and the
+/// user's file (missing file: defaults; broken file: defaults plus a warning).
+pub fn load_keybindings(path: &Path) -> (Keybindings, Option<String>) {
+    let mut defs = TUI_KEYBINDINGS.to_vec();
+    defs.extend_from_slice(APP_KEYBINDINGS);
+    let (user, warning) = match std::fs::read_to_string(path) {
+        Ok(text) => match parse_user_bindings(&text) {
+            Ok(u) => (u, None),
+            Err(e) => (BTreeMap::new(), Some(format!("Could not read {}: {e}", path.display()))),
+        },
+        Err(_) => (BTreeMap::new(), None),
+    };
+    (Keybindings::new(defs, user), warning)
+}
+
+/// The first key of an action, as shown in hints (`""` when unbound).
+pub fn key_hint(kb: &Keybindings, id: &str) -> String {
+    kb.keys(id).into_iter().next().unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_tui::parse_key;
+
+    #[test]
+    fn user_file_remaps_app_actions() {
+        let user = parse_user_bindings(r#"{"app.interrupt": "ctrl+x", "expandTools": ["ctrl+e"]}"#).expect("parses");
+        let mut defs = TUI_KEYBINDINGS.to_vec();
+        defs.extend_from_slice(APP_KEYBINDINGS);
+        let kb = Keybindings::new(defs, user);
+        let esc = parse_key("\x1b", false).expect("esc");
+        let ctrl_x = parse_key("\x18", false).expect("ctrl+x");
+        assert!(!kb.matches(&esc, "app.interrupt"));
+        assert!(kb.matches(&ctrl_x, "app.interrupt"));
+        assert_eq!(kb.keys("app.tools.expand"), vec!["ctrl+e"]);
+        assert!(parse_user_bindings("[1]").is_err());
+    }
+}

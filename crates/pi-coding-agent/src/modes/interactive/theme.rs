@@ -1,0 +1,184 @@
+//! The interactive mode's colours: a resolved pi theme turned into terminal styles, plus the
+//! markdown, editor and list themes derived from it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_tui::components::{EditorTheme, MarkdownTheme, SelectListTheme, SettingsListTheme};
+use pi_tui::{Color, Style};
+
+use crate::config::paths::Paths;
+use crate::config::settings::SettingsManager;
+use crate::resources::loader::{theme_sources, ResourceOptions};
+use crate::resources::themes::{builtin_theme, default_theme_name, load_themes, Theme, ThemeColor};
+
+/// A theme ready to paint with.
+#[derive(Clone)]
+pub struct UiTheme {
+    pub theme: Theme,
+    pub markdown: Arc<MarkdownTheme>,
+}
+
+fn to_color(c: ThemeColor) -> Option<Color> {
+    match c {
+        ThemeColor::Default => None,
+        ThemeColor::Index(n) => Some(Color::Indexed(n)),
+        ThemeColor::Rgb(r, g, b) => Some(Color::Rgb(r, g, b)),
+    }
+}
+
+impl UiTheme {
+    pub fn new(theme: Theme) -> Self {
+        let mut t = UiTheme {
+            theme,
+            markdown: Arc::new(MarkdownTheme::default()),
+        };
+        t.markdown = Arc::new(t.markdown_theme());
+        t
+    }
+
+    /// The built-in dark theme (always available).
+    pub fn fallback() -> Self {
+        match builtin_theme("dark") {
+            Some(t) => UiTheme::new(t),
+            None => UiTheme::new(Theme {
+                name: "dark".into(),
+                colors: Default::default(),
+                export: Default::default(),
+                source_path: None,
+            }),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.theme.name
+    }
+
+    /// Foreground style of a token.
+    pub fn fg(&self, token: &str) -> Style {
+        Style {
+            fg: to_color(self.theme.color(token)),
+            ..Style::default()
+        }
+    }
+
+    /// Background colour of a token.
+    pub fn bg(&self, token: &str) -> Option<Color> {
+        to_color(self.theme.color(token))
+    }
+
+    pub fn paint(&self, token: &str, text: &str) -> String {
+        self.fg(token).paint(text)
+    }
+
+    pub fn bold(&self, token: &str, text: &str) -> String {
+        Style {
+            bold: true,
+            ..self.fg(token)
+        }
+        .paint(text)
+    }
+
+    fn markdown_theme(&self) -> MarkdownTheme {
+        MarkdownTheme {
+            heading: Style {
+                bold: true,
+                ..self.fg("mdHeading")
+            },
+            link: Style {
+                underline: true,
+                ..self.fg("mdLink")
+            },
+            link_url: self.fg("mdLinkUrl"),
+            code: self.fg("mdCode"),
+            code_block: self.fg("mdCodeBlock"),
+            code_block_border: self.fg("mdCodeBlockBorder"),
+            quote: Style {
+                italic: true,
+                ..self.fg("mdQuote")
+            },
+            quote_border: self.fg("mdQuoteBorder"),
+            hr: self.fg("mdHr"),
+            list_bullet: self.fg("mdListBullet"),
+            ..MarkdownTheme::default()
+        }
+    }
+
+    pub fn select_list(&self) -> SelectListTheme {
+        SelectListTheme {
+            selected: self.fg("accent"),
+            description: self.fg("muted"),
+            scroll_info: self.fg("muted"),
+            no_match: self.fg("muted"),
+        }
+    }
+
+    pub fn settings_list(&self) -> SettingsListTheme {
+        SettingsListTheme {
+            label: self.fg("text"),
+            selected_label: self.fg("accent"),
+            value: self.fg("muted"),
+            selected_value: self.fg("accent"),
+            description: self.fg("dim"),
+            hint: self.fg("dim"),
+        }
+    }
+
+    pub fn editor(&self, border_token: &str) -> EditorTheme {
+        EditorTheme {
+            border: self.fg(border_token),
+            select_list: self.select_list(),
+        }
+    }
+}
+
+/// Names of every theme the user can pick: built-ins first, then custom ones.
+pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
+    let mut names = vec!["dark".to_string(), "light".to_string()];
+    let loaded = load_themes(paths, &theme_sources(settings, &ResourceOptions::default()));
+    for t in loaded.themes {
+        if !names.contains(&t.name) {
+            names.push(t.name);
+        }
+    }
+    names
+}
+
+/// The theme named in settings (a built-in, or a custom JSON theme from the themes folders),
+/// else the default for the terminal background. Returns a warning when the name is unknown.
+pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&str>) -> (UiTheme, Option<String>) {
+    let wanted = name
+        .map(str::to_string)
+        .or_else(|| settings.theme().map(str::to_string))
+        .unwrap_or_else(|| default_theme_name(std::env::var("COLORFGBG").ok().as_deref()).to_string());
+    if let Some(t) = builtin_theme(&wanted) {
+        return (UiTheme::new(t), None);
+    }
+    let loaded = load_themes(paths, &theme_sources(settings, &ResourceOptions::default()));
+    if let Some(t) = loaded.themes.into_iter().find(|t| t.name == wanted) {
+        return (UiTheme::new(t), None);
+    }
+    // A path to a theme file also works.
+    let p = Path::new(&wanted);
+    if p.extension().is_some_and(|e| e == "json") {
+        if let Ok(t) = crate::resources::themes::load_theme_file(p) {
+            return (UiTheme::new(t), None);
+        }
+    }
+    (
+        UiTheme::fallback(),
+        Some(format!("Theme not found: {wanted}. Using dark.")),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_themes_paint_with_colour() {
+        let t = UiTheme::new(builtin_theme("light").expect("light theme"));
+        assert!(t.paint("error", "x").contains("\x1b["));
+        assert!(t.bg("userMessageBg").is_some());
+    }
+}

@@ -1,0 +1,432 @@
+//! A tool call and its result: a coloured box (pending / success / error) with a title built
+//! from the arguments and a collapsed preview of the output (Ctrl+O expands all).
+
+use std::sync::Arc;
+
+use pi_ai::Content;
+use pi_tui::components::{Capabilities, Image};
+use pi_tui::{apply_background, truncate_to_width, wrap_text, Component, Frame, LineCache};
+use serde_json::Value;
+
+use super::chat::spacer;
+use super::theme::UiTheme;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStatus {
+    Pending,
+    Success,
+    Error,
+}
+
+pub struct ToolBlock {
+    pub id: String,
+    name: String,
+    args: Value,
+    status: ToolStatus,
+    output: String,
+    expanded: bool,
+    /// Shown under the output (exit code, cancelled, ...).
+    footnote: Option<String>,
+    theme: Arc<UiTheme>,
+    cache: LineCache,
+    images: Vec<Image>,
+    /// A user's `!` command: framed by border lines, the last 20 lines shown.
+    user: bool,
+    started: std::time::Instant,
+}
+
+/// Inline images of a content list, drawn with `caps` (a text placeholder without a protocol).
+pub fn content_images(content: &[Content], caps: Capabilities) -> Vec<Image> {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Image(i) => Some(Image::new(i.data.clone(), i.mime_type.clone(), caps)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of a result's content (images are drawn separately).
+pub fn content_text(content: &[Content]) -> String {
+    let mut out = String::new();
+    for c in content {
+        if let Content::Text(t) = c {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&t.text);
+        }
+    }
+    out
+}
+
+fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Show paths under the home folder with `~`.
+fn short_path(p: &str) -> String {
+    if let Some(home) = std::env::var_os("HOME") {
+        let home = home.to_string_lossy().to_string();
+        if !home.is_empty() {
+            if let Some(rest) = p.strip_prefix(&home) {
+                return format!("~{rest}");
+            }
+        }
+    }
+    p.to_string()
+}
+
+/// Lines of collapsed preview per tool, and whether the tail (not the head) is shown.
+fn preview(name: &str) -> (usize, bool) {
+    match name {
+        "bash" => (5, true),
+        "read" | "write" => (10, false),
+        "ls" | "find" => (20, false),
+        "grep" => (15, false),
+        _ => (10, false),
+    }
+}
+
+impl ToolBlock {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        args: Value,
+        theme: Arc<UiTheme>,
+        expanded: bool,
+    ) -> Self {
+        ToolBlock {
+            id: id.into(),
+            name: name.into(),
+            args,
+            status: ToolStatus::Pending,
+            output: String::new(),
+            expanded,
+            footnote: None,
+            theme,
+            cache: LineCache::default(),
+            images: Vec::new(),
+            user: false,
+            started: std::time::Instant::now(),
+        }
+    }
+
+    /// A block for a user's `!` / `!!` command.
+    pub fn user_bash(id: impl Into<String>, args: Value, theme: Arc<UiTheme>, expanded: bool) -> Self {
+        let mut b = ToolBlock::new(id, "bash", args, theme, expanded);
+        b.user = true;
+        b
+    }
+
+    pub fn status(&self) -> ToolStatus {
+        self.status
+    }
+
+    pub fn set_args(&mut self, args: Value) {
+        self.args = args;
+        self.cache.clear();
+    }
+
+    pub fn set_output(&mut self, output: String) {
+        self.output = output;
+        self.cache.clear();
+    }
+
+    /// The tool started running now (the block may have appeared while its call streamed).
+    pub fn mark_started(&mut self) {
+        self.started = std::time::Instant::now();
+    }
+
+    /// The run time under a live bash tool's output (`Took 1.2s`).
+    pub fn finish_timed(&mut self, output: String, is_error: bool) {
+        if self.name == "bash" && !self.user {
+            let secs = self.started.elapsed().as_secs_f64();
+            self.footnote = Some(format!("Took {secs:.1}s"));
+        }
+        self.finish(output, is_error);
+    }
+
+    pub fn finish(&mut self, output: String, is_error: bool) {
+        self.output = output;
+        self.status = if is_error {
+            ToolStatus::Error
+        } else {
+            ToolStatus::Success
+        };
+        self.cache.clear();
+    }
+
+    pub fn set_images(&mut self, images: Vec<Image>) {
+        self.images = images;
+    }
+
+    pub fn set_footnote(&mut self, note: Option<String>) {
+        self.footnote = note;
+        self.cache.clear();
+    }
+
+    pub fn set_expanded(&mut self, expanded: bool) {
+        if self.expanded != expanded {
+            self.expanded = expanded;
+            self.cache.clear();
+        }
+    }
+
+    fn title(&self) -> String {
+        let t = &self.theme;
+        let a = &self.args;
+        let bold = |s: &str| t.bold("toolTitle", s);
+        match self.name.as_str() {
+            "bash" => bold(&format!("$ {}", arg(a, "command"))),
+            "read" => {
+                let mut s = format!("{} {}", bold("read"), t.paint("accent", &short_path(arg(a, "path"))));
+                let offset = a.get("offset").and_then(Value::as_u64);
+                let limit = a.get("limit").and_then(Value::as_u64);
+                if offset.is_some() || limit.is_some() {
+                    let start = offset.unwrap_or(1);
+                    let range = match limit {
+                        Some(l) => format!(":{start}-{}", start + l.saturating_sub(1)),
+                        None => format!(":{start}"),
+                    };
+                    s.push_str(&t.paint("warning", &range));
+                }
+                s
+            }
+            "write" | "edit" | "ls" => {
+                let p = arg(a, "path");
+                let p = if p.is_empty() { "." } else { p };
+                format!("{} {}", bold(&self.name), t.paint("accent", &short_path(p)))
+            }
+            "find" | "grep" => {
+                let p = arg(a, "path");
+                let p = if p.is_empty() { "." } else { p };
+                let pattern = arg(a, "pattern");
+                let pat = if self.name == "grep" {
+                    format!("/{pattern}/")
+                } else {
+                    pattern.to_string()
+                };
+                format!(
+                    "{} {} {}",
+                    bold(&self.name),
+                    t.paint("accent", &pat),
+                    t.paint("toolOutput", &format!("in {}", short_path(p)))
+                )
+            }
+            _ => {
+                let args = if a.is_null() { String::new() } else { a.to_string() };
+                format!("{} {}", bold(&self.name), t.paint("muted", &args))
+            }
+        }
+    }
+
+    fn body(&self, inner: usize) -> Vec<String> {
+        let t = &self.theme;
+        let text = if self.name == "write" && self.output.trim().is_empty() {
+            arg(&self.args, "content").to_string()
+        } else if self.name == "edit" && self.status == ToolStatus::Success {
+            edit_diff(&self.args, t)
+        } else {
+            self.output.clone()
+        };
+        let text = text.trim_end_matches('\n');
+        if text.trim().is_empty() {
+            return Vec::new();
+        }
+        let mut lines: Vec<String> = Vec::new();
+        for l in text.split('\n') {
+            let l = l.replace('\t', "   ");
+            lines.extend(wrap_text(&l, inner.max(1)));
+        }
+        let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
+        let token = if self.status == ToolStatus::Error {
+            "error"
+        } else {
+            "toolOutput"
+        };
+        let paint = |l: &str| {
+            if self.name == "edit" {
+                l.to_string()
+            } else {
+                t.paint(token, l)
+            }
+        };
+        if self.expanded || lines.len() <= max {
+            return lines.iter().map(|l| paint(l)).collect();
+        }
+        let hidden = lines.len() - max;
+        let which = if tail { "earlier" } else { "more" };
+        let hint = t.paint("muted", &format!("... ({hidden} {which} lines, ctrl+o to expand)"));
+        if tail {
+            let mut out = vec![hint];
+            out.extend(lines[hidden..].iter().map(|l| paint(l)));
+            out
+        } else {
+            let mut out: Vec<String> = lines[..max].iter().map(|l| paint(l)).collect();
+            out.push(hint);
+            out
+        }
+    }
+}
+
+/// The edit's old and new text as removed / added lines.
+fn edit_diff(args: &Value, t: &UiTheme) -> String {
+    let mut out = Vec::new();
+    let pairs: Vec<(String, String)> = match args.get("edits").and_then(Value::as_array) {
+        Some(edits) => edits
+            .iter()
+            .map(|e| (arg(e, "oldText").to_string(), arg(e, "newText").to_string()))
+            .collect(),
+        None => vec![(arg(args, "oldText").to_string(), arg(args, "newText").to_string())],
+    };
+    for (old, new) in pairs {
+        for l in old.lines() {
+            out.push(t.paint("toolDiffRemoved", &format!("-{l}")));
+        }
+        for l in new.lines() {
+            out.push(t.paint("toolDiffAdded", &format!("+{l}")));
+        }
+    }
+    out.join("\n")
+}
+
+impl Component for ToolBlock {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        out.push(spacer());
+        if let Some(lines) = self.cache.get(width) {
+            out.push(lines);
+            for i in &mut self.images {
+                i.render(width, out);
+            }
+            return;
+        }
+        if self.user {
+            let border_token = if self.status == ToolStatus::Error {
+                "error"
+            } else {
+                "bashMode"
+            };
+            let border = self.theme.paint(border_token, &"─".repeat(width));
+            let inner = width.saturating_sub(1).max(1);
+            let mut lines = vec![border.clone()];
+            for l in wrap_text(&self.title(), inner) {
+                lines.push(format!(" {l}"));
+            }
+            let output = self.body(inner);
+            if !output.is_empty() {
+                lines.push(String::new());
+                lines.extend(
+                    output
+                        .into_iter()
+                        .map(|l| format!(" {}", truncate_to_width(&l, inner, "…"))),
+                );
+            }
+            if let Some(note) = &self.footnote {
+                lines.push(String::new());
+                lines.push(format!(" {}", self.theme.paint("muted", note)));
+            }
+            lines.push(String::new());
+            lines.push(border);
+            out.push(self.cache.set(width, lines));
+            return;
+        }
+        let bg_token = match self.status {
+            ToolStatus::Pending => "toolPendingBg",
+            ToolStatus::Success => "toolSuccessBg",
+            ToolStatus::Error => "toolErrorBg",
+        };
+        let inner = width.saturating_sub(2).max(1);
+        let mut body = vec![String::new()];
+        body.extend(wrap_text(&self.title(), inner));
+        let output = self.body(inner);
+        if !output.is_empty() {
+            body.push(String::new());
+            body.extend(output);
+        }
+        if let Some(note) = &self.footnote {
+            body.push(String::new());
+            body.push(self.theme.paint("muted", note));
+        }
+        body.push(String::new());
+        let bg = self.theme.bg(bg_token);
+        let lines: Vec<String> = body
+            .into_iter()
+            .map(|l| {
+                let l = format!(" {}", truncate_to_width(&l, inner, "…"));
+                match bg {
+                    Some(c) => apply_background(&l, width, c),
+                    None => l,
+                }
+            })
+            .collect();
+        out.push(self.cache.set(width, lines));
+        for i in &mut self.images {
+            i.render(width, out);
+        }
+    }
+
+    fn invalidate(&mut self) {
+        self.cache.clear();
+        for i in &mut self.images {
+            i.invalidate();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_tui::{render_lines, strip_ansi};
+    use serde_json::json;
+
+    fn plain(b: &mut ToolBlock, w: usize) -> Vec<String> {
+        render_lines(b, w)
+            .iter()
+            .map(|l| strip_ansi(l).trim_end().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn bash_preview_shows_the_last_lines_until_expanded() {
+        let theme = Arc::new(UiTheme::fallback());
+        let mut b = ToolBlock::new("1", "bash", json!({"command": "seq 12"}), theme, false);
+        let out: Vec<String> = (1..=12).map(|n| n.to_string()).collect();
+        b.finish(out.join("\n"), false);
+        let lines = plain(&mut b, 50);
+        assert_eq!(
+            lines,
+            vec![
+                "",
+                "",
+                " $ seq 12",
+                "",
+                " ... (7 earlier lines, ctrl+o to expand)",
+                " 8",
+                " 9",
+                " 10",
+                " 11",
+                " 12",
+                ""
+            ]
+        );
+        b.set_expanded(true);
+        let lines = plain(&mut b, 50);
+        assert!(lines.contains(&" 1".to_string()));
+        assert_eq!(lines.len(), 2 + 2 + 12 + 1);
+    }
+
+    #[test]
+    fn read_title_shows_path_and_range() {
+        let theme = Arc::new(UiTheme::fallback());
+        let mut b = ToolBlock::new(
+            "1",
+            "read",
+            json!({"path": "src/a.rs", "offset": 5, "limit": 10}),
+            theme,
+            false,
+        );
+        let lines = plain(&mut b, 40);
+        assert_eq!(lines[2], " read src/a.rs:5-14");
+    }
+}

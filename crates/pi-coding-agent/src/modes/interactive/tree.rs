@@ -1,0 +1,369 @@
+//! `/tree`: the session's entries as a tree (depth first, the active path marked), with
+//! filters and a text query; choosing an entry moves the session's leaf there.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pi_session::{Entry, EntryKind, SessionManager};
+use pi_tui::{truncate_to_width, Component, Frame, InputEvent};
+
+use super::theme::UiTheme;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeFilter {
+    Default,
+    NoTools,
+    UserOnly,
+    Labeled,
+    All,
+}
+
+impl TreeFilter {
+    pub fn from_setting(s: &str) -> Self {
+        match s {
+            "no-tools" => TreeFilter::NoTools,
+            "user-only" => TreeFilter::UserOnly,
+            "labeled-only" => TreeFilter::Labeled,
+            "all" => TreeFilter::All,
+            _ => TreeFilter::Default,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            TreeFilter::Default => "default",
+            TreeFilter::NoTools => "no-tools",
+            TreeFilter::UserOnly => "user-only",
+            TreeFilter::Labeled => "labeled-only",
+            TreeFilter::All => "all",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    User,
+    Assistant,
+    Tool,
+    Meta,
+    Other,
+}
+
+#[derive(Debug, Clone)]
+pub struct TreeRow {
+    pub id: String,
+    prefix: String,
+    text: String,
+    kind: Kind,
+    label: Option<String>,
+    on_path: bool,
+    is_leaf: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TreeEvent {
+    Selected(String),
+    Cancelled,
+}
+
+pub struct TreeSelector {
+    rows: Vec<TreeRow>,
+    visible: Vec<usize>,
+    selected: usize,
+    filter: TreeFilter,
+    query: String,
+    max_visible: usize,
+    theme: Arc<UiTheme>,
+    event: Option<TreeEvent>,
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn describe(e: &Entry) -> (Kind, String) {
+    match &e.kind {
+        EntryKind::Message { message, .. } => {
+            let m = message.clone();
+            match m {
+                pi_agent::AgentMessage::Llm(pi_ai::Message::User(u)) => {
+                    (Kind::User, format!("user: {}", one_line(&u.content.text())))
+                }
+                pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)) => {
+                    let text: String = a
+                        .content
+                        .iter()
+                        .filter_map(|c| match c {
+                            pi_ai::Content::Text(t) => Some(t.text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" ");
+                    let calls: Vec<String> = a.tool_calls().map(|t| t.name.clone()).collect();
+                    let body = if text.trim().is_empty() {
+                        format!("[{}]", calls.join(", "))
+                    } else {
+                        one_line(&text)
+                    };
+                    (Kind::Assistant, format!("assistant: {body}"))
+                }
+                pi_agent::AgentMessage::Llm(pi_ai::Message::ToolResult(r)) => {
+                    (Kind::Tool, format!("[{}]", r.tool_name))
+                }
+                pi_agent::AgentMessage::Custom(c) => (Kind::Other, format!("[{}]", c.role)),
+            }
+        }
+        EntryKind::ModelChange { model_id, .. } => (Kind::Meta, format!("[model: {model_id}]")),
+        EntryKind::ThinkingLevelChange { thinking_level, .. } => (Kind::Meta, format!("[thinking: {thinking_level}]")),
+        other => (Kind::Other, format!("[{}]", other.type_name())),
+    }
+}
+
+/// The rows of the store's tree, depth first in file order.
+pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
+    let entries = store.get_entries();
+    let mut labels: HashMap<String, Option<String>> = HashMap::new();
+    for e in entries {
+        if let EntryKind::Label { target_id, label, .. } = &e.kind {
+            labels.insert(target_id.clone(), label.clone());
+        }
+    }
+    let path: std::collections::HashSet<String> = store.get_branch(None).iter().map(|e| e.id.clone()).collect();
+    let leaf = store.get_leaf_id().map(str::to_string);
+    let mut children: HashMap<Option<&str>, Vec<&Entry>> = HashMap::new();
+    for e in entries {
+        if matches!(e.kind, EntryKind::Label { .. }) {
+            continue;
+        }
+        children.entry(e.parent_id.as_deref()).or_default().push(e);
+    }
+    let mut rows = Vec::new();
+    // (entry, its own prefix, the prefix its descendants continue with)
+    let mut stack: Vec<(&Entry, String, String)> = children
+        .get(&None)
+        .map(|v| v.iter().rev().map(|e| (*e, String::new(), String::new())).collect())
+        .unwrap_or_default();
+    while let Some((e, prefix, cont)) = stack.pop() {
+        let (kind, text) = describe(e);
+        rows.push(TreeRow {
+            id: e.id.clone(),
+            prefix,
+            text,
+            kind,
+            label: labels.get(&e.id).cloned().flatten().filter(|l| !l.is_empty()),
+            on_path: path.contains(&e.id),
+            is_leaf: leaf.as_deref() == Some(e.id.as_str()),
+        });
+        if let Some(kids) = children.get(&Some(e.id.as_str())) {
+            let branching = kids.len() > 1;
+            for (k, c) in kids.iter().enumerate().rev() {
+                let last = k + 1 == kids.len();
+                let item = if branching {
+                    (
+                        format!("{cont}{}", if last { "└─ " } else { "├─ " }),
+                        format!("{cont}{}", if last { "   " } else { "│  " }),
+                    )
+                } else {
+                    (cont.clone(), cont.clone())
+                };
+                stack.push((c, item.0, item.1));
+            }
+        }
+    }
+    rows
+}
+
+impl TreeSelector {
+    pub fn new(rows: Vec<TreeRow>, filter: TreeFilter, max_visible: usize, theme: Arc<UiTheme>) -> Self {
+        let mut t = TreeSelector {
+            rows,
+            visible: Vec::new(),
+            selected: 0,
+            filter,
+            query: String::new(),
+            max_visible: max_visible.max(3),
+            theme,
+            event: None,
+        };
+        t.refilter();
+        // Start on the active leaf.
+        if let Some(p) = t.visible.iter().position(|&i| t.rows[i].is_leaf) {
+            t.selected = p;
+        } else {
+            t.selected = t.visible.len().saturating_sub(1);
+        }
+        t
+    }
+
+    fn shown(&self, r: &TreeRow) -> bool {
+        let by_filter = match self.filter {
+            TreeFilter::All => true,
+            TreeFilter::Default => {
+                matches!(r.kind, Kind::User | Kind::Assistant | Kind::Tool) || r.on_path && r.kind == Kind::Other
+            }
+            TreeFilter::NoTools => matches!(r.kind, Kind::User | Kind::Assistant),
+            TreeFilter::UserOnly => r.kind == Kind::User,
+            TreeFilter::Labeled => r.label.is_some(),
+        };
+        by_filter && (self.query.is_empty() || r.text.to_lowercase().contains(&self.query.to_lowercase()))
+    }
+
+    fn refilter(&mut self) {
+        let current = self.visible.get(self.selected).copied();
+        self.visible = (0..self.rows.len()).filter(|&i| self.shown(&self.rows[i])).collect();
+        self.selected = current
+            .and_then(|c| self.visible.iter().position(|&i| i >= c))
+            .unwrap_or(self.visible.len().saturating_sub(1));
+    }
+
+    pub fn take_event(&mut self) -> Option<TreeEvent> {
+        self.event.take()
+    }
+
+    fn set_filter(&mut self, f: TreeFilter) {
+        self.filter = f;
+        self.refilter();
+    }
+}
+
+impl Component for TreeSelector {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        let t = &self.theme;
+        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(truncate_to_width(
+            &format!(
+                " {}  {}",
+                t.bold("accent", "Session Tree"),
+                t.paint(
+                    "muted",
+                    &format!(
+                        "filter: {}{}  ↑↓ move · enter select · esc cancel · ^D ^T ^U ^L ^A filters",
+                        self.filter.name(),
+                        if self.query.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" · search: {}", self.query)
+                        }
+                    )
+                )
+            ),
+            width,
+            "…",
+        ));
+        if self.visible.is_empty() {
+            out.push_line(t.paint("muted", "  No entries match"));
+        }
+        let start = self
+            .selected
+            .saturating_sub(self.max_visible / 2)
+            .min(self.visible.len().saturating_sub(self.max_visible));
+        for (k, &i) in self.visible.iter().enumerate().skip(start).take(self.max_visible) {
+            let r = &self.rows[i];
+            let mut line = format!(
+                "{}{} ",
+                if k == self.selected { "›" } else { " " },
+                if r.on_path { "•" } else { " " }
+            );
+            line.push_str(&r.prefix);
+            if let Some(l) = &r.label {
+                line.push_str(&t.paint("warning", &format!("[{l}] ")));
+            }
+            let token = match r.kind {
+                Kind::User => "accent",
+                Kind::Assistant => "text",
+                _ => "muted",
+            };
+            line.push_str(&t.paint(token, &r.text));
+            if r.is_leaf {
+                line.push_str(&t.paint("success", " ← active"));
+            }
+            let line = truncate_to_width(&line, width, "…");
+            out.push_line(if k == self.selected {
+                pi_tui::apply_background(&line, width, t.bg("selectedBg").unwrap_or(pi_tui::Color::Indexed(237)))
+            } else {
+                line
+            });
+        }
+        out.push_line(t.paint("border", &"─".repeat(width)));
+    }
+
+    fn handle_input(&mut self, event: &InputEvent) -> bool {
+        let InputEvent::Key(k) = event else { return false };
+        let page = self.max_visible.max(1);
+        let last = self.visible.len().saturating_sub(1);
+        if k.matches("up") {
+            self.selected = if self.selected == 0 { last } else { self.selected - 1 };
+        } else if k.matches("down") {
+            self.selected = if self.selected >= last { 0 } else { self.selected + 1 };
+        } else if k.matches("left") || k.matches("pageUp") {
+            self.selected = self.selected.saturating_sub(page);
+        } else if k.matches("right") || k.matches("pageDown") {
+            self.selected = (self.selected + page).min(last);
+        } else if k.matches("enter") {
+            if let Some(&i) = self.visible.get(self.selected) {
+                self.event = Some(TreeEvent::Selected(self.rows[i].id.clone()));
+            }
+        } else if k.matches("escape") || k.matches("ctrl+c") {
+            self.event = Some(TreeEvent::Cancelled);
+        } else if k.matches("ctrl+d") {
+            self.set_filter(TreeFilter::Default);
+        } else if k.matches("ctrl+t") {
+            self.set_filter(TreeFilter::NoTools);
+        } else if k.matches("ctrl+u") {
+            self.set_filter(TreeFilter::UserOnly);
+        } else if k.matches("ctrl+l") {
+            self.set_filter(TreeFilter::Labeled);
+        } else if k.matches("ctrl+a") {
+            self.set_filter(TreeFilter::All);
+        } else if k.matches("backspace") {
+            self.query.pop();
+            self.refilter();
+        } else if let Some(c) = k.text() {
+            self.query.push(c);
+            self.refilter();
+        } else {
+            return false;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(text: &str, kind: Kind, on_path: bool) -> TreeRow {
+        TreeRow {
+            id: text.to_string(),
+            prefix: String::new(),
+            text: text.to_string(),
+            kind,
+            label: None,
+            on_path,
+            is_leaf: false,
+        }
+    }
+
+    #[test]
+    fn filters_and_query_choose_rows() {
+        let rows = vec![
+            row("user: a", Kind::User, true),
+            row("assistant: b", Kind::Assistant, true),
+            row("[read]", Kind::Tool, true),
+            row("[model: x]", Kind::Meta, true),
+        ];
+        let theme = Arc::new(UiTheme::fallback());
+        let mut t = TreeSelector::new(rows, TreeFilter::Default, 10, theme);
+        assert_eq!(t.visible.len(), 3);
+        t.set_filter(TreeFilter::All);
+        assert_eq!(t.visible.len(), 4);
+        t.set_filter(TreeFilter::UserOnly);
+        assert_eq!(t.visible.len(), 1);
+        t.set_filter(TreeFilter::NoTools);
+        t.query = "assist".into();
+        t.refilter();
+        assert_eq!(t.visible.len(), 1);
+        let enter = pi_tui::parse_key("\r", false).expect("enter");
+        t.handle_input(&InputEvent::Key(enter));
+        assert_eq!(t.take_event(), Some(TreeEvent::Selected("assistant: b".into())));
+    }
+}

@@ -1,0 +1,230 @@
+//! The screen, top to bottom: transcript, queued messages, status line, editor, footer.
+//! Also builds the transcript of an existing session.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pi_agent::AgentMessage;
+use pi_ai::{Content, Message};
+use pi_tui::components::{Capabilities, Editor, Loader};
+use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache, Lines};
+
+use super::chat::{AssistantBlock, Notice, UserBlock};
+use super::footer::Footer;
+use super::theme::UiTheme;
+use super::tool_block::{content_images, content_text, ToolBlock};
+
+/// Queued steering / follow-up texts, one line each, with the dequeue hint.
+pub struct Pending {
+    lines: Vec<String>,
+    theme: Arc<UiTheme>,
+    dequeue_key: String,
+    cache: LineCache,
+}
+
+impl Pending {
+    pub fn new(theme: Arc<UiTheme>, dequeue_key: String) -> Self {
+        Pending {
+            lines: Vec::new(),
+            theme,
+            dequeue_key,
+            cache: LineCache::default(),
+        }
+    }
+
+    pub fn set(&mut self, steering: &[String], follow_up: &[String]) {
+        self.lines = steering
+            .iter()
+            .map(|s| format!("Steering: {s}"))
+            .chain(follow_up.iter().map(|s| format!("Follow-up: {s}")))
+            .collect();
+        self.cache.clear();
+    }
+}
+
+impl Component for Pending {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if self.lines.is_empty() {
+            return;
+        }
+        let lines = match self.cache.get(width) {
+            Some(l) => l,
+            None => {
+                let mut v = vec![String::new()];
+                for l in &self.lines {
+                    let one = l.replace(['\n', '\r'], " ");
+                    v.push(self.theme.paint("dim", &truncate_to_width(&one, width, "...")));
+                }
+                v.push(self.theme.paint(
+                    "dim",
+                    &truncate_to_width(
+                        &format!("↳ {} to edit all queued messages", self.dequeue_key),
+                        width,
+                        "...",
+                    ),
+                ));
+                self.cache.set(width, v)
+            }
+        };
+        out.push(lines);
+    }
+}
+
+/// Most lines per merged chunk of finished transcript.
+const MERGED_CHUNK: usize = 2048;
+
+/// The finished part of the transcript, rendered once into a few large chunks so a frame
+/// costs the same whatever the length of the history.
+#[derive(Default)]
+pub struct Frozen {
+    /// Children `..count` are finished and held in `chunks` (their own caches are dropped).
+    count: usize,
+    width: usize,
+    chunks: Vec<Lines>,
+    /// Children that should be finished, applied at the next render.
+    target: usize,
+}
+
+/// The root component.
+pub struct View {
+    pub chat: Container,
+    pub pending: Pending,
+    pub status: Option<Loader>,
+    pub editor: Editor,
+    pub footer: Footer,
+    pub frozen: Frozen,
+}
+
+impl View {
+    /// Children `..n` of the chat will not change any more (until `thaw`).
+    pub fn freeze(&mut self, n: usize) {
+        self.frozen.target = n.max(self.frozen.target);
+    }
+
+    /// Child `index` is about to change: everything from it on is live again.
+    pub fn thaw(&mut self, index: usize) {
+        if index < self.frozen.target || index < self.frozen.count {
+            self.frozen.target = self.frozen.target.min(index);
+            self.drop_frozen();
+        }
+    }
+
+    /// Forget the merged lines (width change, theme, toggles, rebuilds).
+    pub fn drop_frozen(&mut self) {
+        self.frozen.count = 0;
+        self.frozen.chunks.clear();
+    }
+
+    fn render_chat(&mut self, width: usize, out: &mut Frame) {
+        let target = self.frozen.target.min(self.chat.len());
+        if self.frozen.width != width || target < self.frozen.count {
+            self.drop_frozen();
+            self.frozen.width = width;
+        }
+        if target > self.frozen.count {
+            let mut f = Frame::new();
+            let children = self.chat.children_mut();
+            for c in &mut children[self.frozen.count..target] {
+                c.render(width, &mut f);
+                // The merged copy is enough; a later re-render rebuilds the cache.
+                c.invalidate();
+            }
+            let lines = f.sealed().to_vec();
+            for piece in lines.chunks(MERGED_CHUNK) {
+                self.frozen.chunks.push(piece.to_vec().into());
+            }
+            self.frozen.count = target;
+        }
+        for c in &self.frozen.chunks {
+            out.push(c.clone());
+        }
+        for c in &mut self.chat.children_mut()[self.frozen.count..] {
+            c.render(width, out);
+        }
+    }
+}
+
+impl Component for View {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        self.render_chat(width, out);
+        self.pending.render(width, out);
+        match &mut self.status {
+            Some(l) => l.render(width, out),
+            None => out.push(super::chat::spacer()),
+        }
+        self.editor.render(width, out);
+        self.footer.render(width, out);
+    }
+
+    fn handle_input(&mut self, event: &pi_tui::InputEvent) -> bool {
+        self.editor.handle_input(event)
+    }
+
+    fn invalidate(&mut self) {
+        self.drop_frozen();
+        self.chat.invalidate();
+        self.editor.invalidate();
+        self.footer.invalidate();
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        self.editor.set_focused(focused);
+    }
+}
+
+/// Chat blocks for stored messages; `tools` receives each tool call's block index.
+pub fn build_transcript(
+    messages: &[AgentMessage],
+    chat: &mut Container,
+    tools: &mut HashMap<String, usize>,
+    theme: &Arc<UiTheme>,
+    hide_thinking: bool,
+    expanded: bool,
+    caps: Capabilities,
+) {
+    for m in messages {
+        match m {
+            AgentMessage::Llm(Message::User(u)) => {
+                let images = match &u.content {
+                    pi_ai::UserContent::Blocks(blocks) => content_images(blocks, caps),
+                    pi_ai::UserContent::Text(_) => Vec::new(),
+                };
+                chat.push(Box::new(UserBlock::new(&u.content.text(), theme).with_images(images)));
+            }
+            AgentMessage::Llm(Message::Assistant(a)) => {
+                chat.push(Box::new(AssistantBlock::from_message(a, theme.clone(), hide_thinking)));
+                for c in &a.content {
+                    if let Content::ToolCall(tc) = c {
+                        let block = ToolBlock::new(&tc.id, &tc.name, tc.arguments.clone(), theme.clone(), expanded);
+                        tools.insert(tc.id.clone(), chat.len());
+                        chat.push(Box::new(block));
+                    }
+                }
+            }
+            AgentMessage::Llm(Message::ToolResult(r)) => {
+                if let Some(&i) = tools.get(&r.tool_call_id) {
+                    if let Some(b) = chat.child_mut::<ToolBlock>(i) {
+                        b.finish(content_text(&r.content), r.is_error);
+                        b.set_images(content_images(&r.content, caps));
+                    }
+                }
+            }
+            AgentMessage::Custom(c) => {
+                let field = |k: &str| c.fields.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
+                if c.role == "bashExecution" {
+                    let args = serde_json::json!({"command": field("command")});
+                    let mut b = ToolBlock::user_bash("", args, theme.clone(), expanded);
+                    b.finish(field("output"), false);
+                    chat.push(Box::new(b));
+                } else if c.fields.get("display").and_then(|v| v.as_bool()) == Some(true) {
+                    let text = match c.fields.get("content") {
+                        Some(serde_json::Value::String(s)) => s.clone(),
+                        Some(v) => v.to_string(),
+                        None => String::new(),
+                    };
+                    chat.push(Box::new(Notice::new(text, "customMessageText", theme.clone())));
+                }
+            }
+        }
+    }
+}

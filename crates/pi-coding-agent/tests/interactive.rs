@@ -1,0 +1,253 @@
+//! End-to-end tests of the interactive mode: the real binary in a pseudo-terminal against the
+//! mock LLM server, with the screen read back through a vt100 emulator.
+
+#[path = "interactive/components.rs"]
+mod components;
+#[path = "interactive/pty.rs"]
+mod pty;
+
+use std::time::Duration;
+
+use pi_test_support::{AgentDir, MockServer, Script, Turn};
+use pty::Pty;
+use serde_json::json;
+
+struct Setup {
+    _rt: tokio::runtime::Runtime,
+    server: MockServer,
+    agent: AgentDir,
+    cwd: tempfile::TempDir,
+}
+
+fn setup(script: Script) -> Setup {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let server = rt.block_on(MockServer::start(script)).expect("mock server");
+    let agent = AgentDir::new(&server).expect("agent dir");
+    let cwd = tempfile::tempdir().expect("cwd");
+    Setup {
+        _rt: rt,
+        server,
+        agent,
+        cwd,
+    }
+}
+
+impl Setup {
+    fn pi(&self, rows: u16, cols: u16) -> Pty {
+        let pty = Pty::spawn(&[], self.cwd.path(), self.agent.path(), rows, cols);
+        // The first frame: the footer names the model.
+        pty.wait_text("mock-model");
+        pty
+    }
+}
+
+const ENTER: &str = "\r";
+const ESC: &str = "\x1b";
+const CTRL_D: &str = "\x04";
+const CTRL_C: &str = "\x03";
+
+fn quit(pty: &mut Pty) {
+    pty.send(CTRL_D);
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+    // Bracketed paste off and the cursor shown again: the terminal is restored. (The reader
+    // thread may still be taking the last bytes.)
+    let restored = |raw: &str| {
+        let tail = &raw[raw.rfind("\x1b[?2004h").unwrap_or(0)..];
+        tail.contains("\x1b[?2004l") && tail.contains("\x1b[?25h")
+    };
+    let start = std::time::Instant::now();
+    while !restored(&String::from_utf8_lossy(&pty.raw())) && start.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        restored(&String::from_utf8_lossy(&pty.raw())),
+        "terminal not restored (bracketed paste off, cursor shown)"
+    );
+}
+
+#[test]
+fn prompt_streams_the_answer_and_quits_cleanly() {
+    let s = setup(Script::sequential(vec![Turn::text(
+        "Here is **bold** and a list:\n\n- one\n- two",
+    )]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello there");
+    pty.wait_text("hello there");
+    pty.send(ENTER);
+    pty.wait_text("Here is bold and a list:");
+    pty.wait_text("- one");
+    // Footer totals appear after the reply.
+    pty.wait_for("token totals", Duration::from_secs(10), |c| {
+        c.contains('↑') && c.contains('↓')
+    });
+    assert_eq!(s.server.requests().len(), 1);
+    quit(&mut pty);
+}
+
+#[test]
+fn tool_runs_and_its_output_is_shown() {
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("bash", json!({"command": "echo tool-output-xyz"})),
+        Turn::text("All done."),
+    ]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("run it");
+    pty.send(ENTER);
+    pty.wait_text("$ echo tool-output-xyz");
+    pty.wait_text("All done.");
+    let c = pty.contents();
+    assert!(c.lines().any(|l| l.trim() == "tool-output-xyz"), "{c}");
+    quit(&mut pty);
+}
+
+#[test]
+fn enter_while_running_steers_and_escape_aborts() {
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("bash", json!({"command": "sleep 1.5; echo slept"})),
+        Turn::text("Steered reply."),
+        Turn::tool_call("bash", json!({"command": "sleep 30"})),
+        Turn::text("never"),
+    ]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first");
+    pty.send(ENTER);
+    pty.wait_text("$ sleep 1.5; echo slept");
+    pty.type_text("change course");
+    pty.send(ENTER);
+    pty.wait_text("Steering: change course");
+    pty.wait_text("Steered reply.");
+    // The steering message reached the model with the tool result.
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 2);
+    assert!(reqs[1].body.to_string().contains("change course"));
+
+    // A long run: queue a follow-up, then Esc aborts and puts it back into the editor.
+    pty.type_text("second");
+    pty.send(ENTER);
+    pty.wait_text("$ sleep 30");
+    pty.type_text("later please");
+    pty.send("\x1b\r");
+    pty.wait_text("Follow-up: later please");
+    pty.send(ESC);
+    pty.wait_text("Operation aborted");
+    pty.wait_for("queue restored", Duration::from_secs(5), |c| {
+        !c.contains("Follow-up: later please") && c.contains("later please")
+    });
+    // Ctrl+D only quits on an empty editor.
+    pty.send(CTRL_D);
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(pty.is_running(), "quit with text in the editor");
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| {
+        !c.contains("later please")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn resize_redraws_at_the_new_width() {
+    let s = setup(Script::sequential(vec![Turn::text("short answer")]));
+    let mut pty = s.pi(24, 100);
+    pty.type_text("hi");
+    pty.send(ENTER);
+    pty.wait_text("short answer");
+    pty.resize(20, 60);
+    pty.wait_for("footer at 60 columns", Duration::from_secs(5), |_| {
+        pty.rows()
+            .iter()
+            .any(|r| r.chars().count() == 60 && r.ends_with("mock-model"))
+    });
+    let rows = pty.rows();
+    assert!(rows.iter().all(|r| r.chars().count() <= 60));
+    quit(&mut pty);
+}
+
+#[test]
+fn ctrl_c_clears_then_quits() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(24, 80);
+    pty.type_text("some draft");
+    pty.wait_text("some draft");
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("some draft"));
+    std::thread::sleep(Duration::from_millis(600));
+    pty.send(CTRL_C);
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send(CTRL_C);
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn bang_runs_a_shell_command() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("!echo from-the-shell");
+    pty.send(ENTER);
+    pty.wait_text("$ echo from-the-shell");
+    pty.wait_for("output", Duration::from_secs(10), |c| {
+        c.lines().any(|l| l.trim() == "from-the-shell")
+    });
+    assert!(s.server.requests().is_empty());
+    quit(&mut pty);
+}
+
+#[test]
+fn thinking_blocks_toggle_and_tools_expand() {
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("bash", json!({"command": "seq 1 9"})),
+        Turn::text("Counted.").with_thinking("Pondering the count"),
+    ]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("count");
+    pty.send(ENTER);
+    pty.wait_text("Counted.");
+    pty.wait_text("Pondering the count");
+    // Collapsed bash preview: the last five lines and a hint.
+    pty.wait_text("earlier lines, ctrl+o to expand");
+    pty.send("\x14"); // Ctrl+T
+    pty.wait_for("thinking hidden", Duration::from_secs(5), |c| {
+        c.contains("Thinking...") && !c.contains("Pondering the count")
+    });
+    pty.send("\x0f"); // Ctrl+O
+    pty.wait_for("tool output expanded", Duration::from_secs(5), |c| {
+        !c.contains("ctrl+o to expand") && c.lines().any(|l| l.trim() == "1")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn slash_commands_name_and_session() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 100);
+    pty.type_text("/name my work");
+    pty.send(ENTER);
+    pty.wait_text("Session name set: my work");
+    pty.wait_text("• my work");
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_text("Session Info");
+    pty.wait_text("Name: my work");
+    pty.type_text("/quit");
+    pty.send(ENTER);
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+}
+
+#[test]
+fn retry_wait_shows_a_countdown_and_escape_cancels_it() {
+    let s = setup(Script::sequential(vec![Turn::fault(
+        pi_test_support::Fault::overloaded(),
+    )]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("try");
+    pty.send(ENTER);
+    pty.wait_text("Retrying (1/3) in");
+    pty.send(ESC);
+    pty.wait_for("retry cancelled", Duration::from_secs(10), |c| {
+        !c.contains("Retrying (")
+    });
+    quit(&mut pty);
+}

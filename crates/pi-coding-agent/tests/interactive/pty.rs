@@ -1,0 +1,160 @@
+//! A pseudo-terminal driving the real `pi` binary, with a vt100 screen of what it drew.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+use rustix::termios::{tcsetwinsize, Winsize};
+
+pub struct Pty {
+    master: File,
+    child: Child,
+    screen: Arc<Mutex<vt100::Parser>>,
+    raw: Arc<Mutex<Vec<u8>>>,
+}
+
+fn winsize(rows: u16, cols: u16) -> Winsize {
+    Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    }
+}
+
+impl Pty {
+    /// Start `pi` with `args` in `cwd`, its agent folder `agent_dir`, on a `cols`×`rows` screen.
+    pub fn spawn(args: &[&str], cwd: &std::path::Path, agent_dir: &std::path::Path, rows: u16, cols: u16) -> Pty {
+        let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
+        grantpt(&master).expect("grantpt");
+        unlockpt(&master).expect("unlockpt");
+        tcsetwinsize(&master, winsize(rows, cols)).expect("winsize");
+        let name = ptsname(&master, Vec::new()).expect("ptsname");
+        let name = name.to_str().expect("utf8 name").to_string();
+        let slave = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&name)
+            .expect("open slave");
+        // `setsid --ctty` makes the pty the child's controlling terminal.
+        let mut cmd = Command::new("setsid");
+        cmd.arg("--ctty")
+            .arg(env!("CARGO_BIN_EXE_pi"))
+            .args(args)
+            .current_dir(cwd)
+            .env("PI_CODING_AGENT_DIR", agent_dir)
+            .env("PI_OFFLINE", "1")
+            .env("TERM", "xterm-256color")
+            .env("HOME", agent_dir)
+            .env_remove("COLORFGBG")
+            .stdin(Stdio::from(slave.try_clone().expect("clone")))
+            .stdout(Stdio::from(slave.try_clone().expect("clone")))
+            .stderr(Stdio::from(slave));
+        let child = cmd.spawn().expect("spawn pi");
+        drop(cmd);
+        let master = File::from(master);
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(rows, cols, 1000)));
+        let raw = Arc::new(Mutex::new(Vec::new()));
+        let mut reader = master.try_clone().expect("clone master");
+        let (s2, r2) = (screen.clone(), raw.clone());
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        s2.lock().expect("screen").process(&buf[..n]);
+                        r2.lock().expect("raw").extend_from_slice(&buf[..n]);
+                    }
+                }
+            }
+        });
+        Pty {
+            master,
+            child,
+            screen,
+            raw,
+        }
+    }
+
+    pub fn send(&mut self, bytes: &str) {
+        self.master.write_all(bytes.as_bytes()).expect("write");
+        self.master.flush().expect("flush");
+    }
+
+    /// Type text one small chunk at a time (as a person would), then wait a little.
+    pub fn type_text(&mut self, text: &str) {
+        self.send(text);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    pub fn contents(&self) -> String {
+        self.screen.lock().expect("screen").screen().contents()
+    }
+
+    /// Everything written, scrollback included (rows of the vt100 screen plus the raw log).
+    pub fn raw(&self) -> Vec<u8> {
+        self.raw.lock().expect("raw").clone()
+    }
+
+    pub fn rows(&self) -> Vec<String> {
+        let p = self.screen.lock().expect("screen");
+        let (_, cols) = p.screen().size();
+        p.screen().rows(0, cols).collect()
+    }
+
+    /// Wait until the screen satisfies `f`; panics with the screen after `timeout`.
+    pub fn wait_for(&self, what: &str, timeout: Duration, f: impl Fn(&str) -> bool) {
+        let start = Instant::now();
+        loop {
+            let c = self.contents();
+            if f(&c) {
+                return;
+            }
+            if start.elapsed() > timeout {
+                panic!("timed out waiting for {what}; screen:\n{c}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    pub fn wait_text(&self, text: &str) {
+        self.wait_for(text, Duration::from_secs(30), |c| c.contains(text));
+    }
+
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        tcsetwinsize(&self.master, winsize(rows, cols)).expect("winsize");
+        self.screen.lock().expect("screen").screen_mut().set_size(rows, cols);
+    }
+
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+
+    /// Wait for the process to end; its exit code.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        let start = Instant::now();
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            if start.elapsed() > timeout {
+                let _ = self.child.kill();
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Pty {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
