@@ -74,7 +74,16 @@ fn read_piped_stdin() -> Option<String> {
 }
 
 /// Run pi with `argv` (without the program name); returns the exit code.
+/// pi's package subcommands, handled before anything else.
+const PACKAGE_COMMANDS: &[&str] = &["install", "remove", "uninstall", "update", "list", "config"];
+
 pub fn run(argv: &[String]) -> i32 {
+    // Package management needs the extension host, which this build does not have yet: say so
+    // instead of sending "install foo" to the model as a prompt.
+    if let Some(command) = argv.first().filter(|a| PACKAGE_COMMANDS.contains(&a.as_str())) {
+        eprintln!("Error: `pi {command}` (package management) is not supported by this build yet");
+        return 1;
+    }
     let args = cli::parse_args(argv);
     let stdin_is_terminal = std::io::stdin().is_terminal();
     let mode = AppMode::resolve(&args, stdin_is_terminal);
