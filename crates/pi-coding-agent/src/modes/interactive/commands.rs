@@ -263,7 +263,27 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
                 Err(e) => app.notice(e, "error"),
             },
         },
-        "compact" => app.notice("Compaction is not available in this build yet", "warning"),
+        "compact" => {
+            if session.messages().len() < 2 {
+                app.notice("Nothing to compact (no messages yet)", "warning");
+                return true;
+            }
+            let instructions = (!arg.is_empty()).then(|| arg.to_string());
+            tokio::spawn(async move {
+                // compaction_start / compaction_end reach the chat as session events.
+                let msg = match session.compact(instructions.as_deref()).await {
+                    Ok(r) => Msg::Notice {
+                        text: format!("Compacted ({} tokens before)", r.tokens_before),
+                        error: false,
+                    },
+                    Err(e) => Msg::Notice {
+                        text: e.to_string(),
+                        error: true,
+                    },
+                };
+                let _ = tx.send(msg);
+            });
+        }
         "reload" => {
             let paths = paths_for(&session);
             let (kb, warning) = super::keys::load_keybindings(&paths.keybindings_path());
