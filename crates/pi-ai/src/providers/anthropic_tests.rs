@@ -1,0 +1,200 @@
+//! Unit tests of the Anthropic provider: request bodies, headers, names.
+use super::*;
+use crate::types::{AssistantMessage, InputKind, ModelCost, TextContent, ThinkingContent, ToolCall, UserMessage};
+
+fn model(id: &str, reasoning: bool) -> Model {
+    Model {
+        id: id.into(),
+        name: id.into(),
+        api: "anthropic-messages".into(),
+        provider: "mock-anthropic".into(),
+        base_url: "http://127.0.0.1:1".into(),
+        reasoning,
+        input: vec![InputKind::Text, InputKind::Image],
+        cost: ModelCost::default(),
+        context_window: 200_000,
+        max_tokens: 64_000,
+        headers: None,
+        compat: None,
+        thinking_level_map: None,
+    }
+}
+
+fn tool(name: &str) -> Tool {
+    Tool {
+        name: name.into(),
+        description: format!("{name} tool"),
+        parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+    }
+}
+
+fn user(text: &str) -> Message {
+    Message::User(UserMessage {
+        content: UserContent::Blocks(vec![Content::text(text)]),
+        ..Default::default()
+    })
+}
+
+#[test]
+fn golden_hello_body_shape() {
+    let m = model("mock-model", false);
+    let ctx = Context {
+        system_prompt: Some("sys".into()),
+        messages: vec![user("hello")],
+        tools: vec![tool("read"), tool("write")],
+    };
+    let options = StreamOptions {
+        max_tokens: Some(16384),
+        ..Default::default()
+    };
+    let plan = plan_request(&m, &options, false);
+    let body = build_body(&m, &ctx, &options, &plan);
+    let keys: Vec<&String> = body.as_object().expect("object").keys().collect();
+    assert_eq!(keys, ["model", "messages", "max_tokens", "stream", "system", "tools"]);
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "user", "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]}])
+    );
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "sys", "cache_control": {"type": "ephemeral"}}])
+    );
+    assert_eq!(body["tools"][0]["eager_input_streaming"], json!(true));
+    assert!(body["tools"][0].get("cache_control").is_none());
+    assert_eq!(body["tools"][1]["cache_control"], json!({"type": "ephemeral"}));
+    assert!(
+        body.get("thinking").is_none(),
+        "non-reasoning models get no thinking field"
+    );
+}
+
+#[test]
+fn budget_thinking_matches_golden_think_case() {
+    let mut m = model("mock-thinker", true);
+    m.max_tokens = 32_000;
+    let options = StreamOptions {
+        reasoning: Some(ThinkingLevel::High),
+        ..Default::default()
+    };
+    let plan = plan_request(&m, &options, false);
+    let body = build_body(&m, &Context::default(), &options, &plan);
+    assert_eq!(body["max_tokens"], json!(32000));
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 16384, "display": "summarized"})
+    );
+}
+
+#[test]
+fn reasoning_model_with_thinking_off_disables_it_and_keeps_temperature() {
+    let m = model("mock-thinker", true);
+    let options = StreamOptions {
+        temperature: Some(0.5),
+        ..Default::default()
+    };
+    let plan = plan_request(&m, &options, false);
+    let body = build_body(&m, &Context::default(), &options, &plan);
+    assert_eq!(body["thinking"], json!({"type": "disabled"}));
+    assert_eq!(body["temperature"], json!(0.5));
+}
+
+#[test]
+fn adaptive_models_send_effort() {
+    let m = model("claude-opus-4-6", true);
+    let options = StreamOptions {
+        reasoning: Some(ThinkingLevel::Minimal),
+        temperature: Some(1.0),
+        ..Default::default()
+    };
+    let plan = plan_request(&m, &options, false);
+    let body = build_body(&m, &Context::default(), &options, &plan);
+    assert_eq!(body["thinking"], json!({"type": "adaptive", "display": "summarized"}));
+    assert_eq!(body["output_config"], json!({"effort": "low"}));
+    assert!(
+        body.get("temperature").is_none(),
+        "temperature is not sent with thinking"
+    );
+}
+
+#[test]
+fn history_is_converted_like_pi() {
+    let m = model("mock-thinker", true);
+    let assistant = AssistantMessage {
+        content: vec![
+            Content::Thinking(ThinkingContent {
+                thinking: "hmm".into(),
+                thinking_signature: Some("sig".into()),
+                ..Default::default()
+            }),
+            Content::Thinking(ThinkingContent {
+                thinking: "unsigned".into(),
+                ..Default::default()
+            }),
+            Content::Text(TextContent {
+                text: "Reading.".into(),
+                ..Default::default()
+            }),
+            Content::ToolCall(ToolCall {
+                id: "call|odd id".into(),
+                name: "read".into(),
+                arguments: json!({"path": "a"}),
+                ..Default::default()
+            }),
+        ],
+        api: m.api.clone(),
+        provider: m.provider.clone(),
+        model: m.id.clone(),
+        stop_reason: StopReason::ToolUse,
+        ..Default::default()
+    };
+    let result = Message::ToolResult(crate::types::ToolResultMessage {
+        tool_call_id: "call|odd id".into(),
+        tool_name: "read".into(),
+        content: vec![Content::text("file body")],
+        is_error: false,
+        ..Default::default()
+    });
+    let ctx = Context {
+        system_prompt: None,
+        messages: vec![user("go"), Message::Assistant(assistant), result],
+        tools: vec![],
+    };
+    let plan = plan_request(&m, &StreamOptions::default(), false);
+    let msgs = convert_messages(&ctx.messages, &m, &plan);
+    assert_eq!(
+        msgs[1]["content"][0],
+        json!({"type": "thinking", "thinking": "hmm", "signature": "sig"})
+    );
+    assert_eq!(msgs[1]["content"][1], json!({"type": "text", "text": "unsigned"}));
+    assert_eq!(msgs[1]["content"][3]["type"], json!("tool_use"));
+    assert_eq!(
+        msgs[2]["content"][0],
+        json!({"type": "tool_result", "tool_use_id": "call|odd id", "content": "file body", "is_error": false, "cache_control": {"type": "ephemeral"}})
+    );
+}
+
+#[test]
+fn oauth_tool_names_round_trip() {
+    assert_eq!(to_claude_code_name("read"), "Read");
+    assert_eq!(to_claude_code_name("custom"), "custom");
+    assert_eq!(from_claude_code_name("Read", &[tool("read")]), "read");
+    assert_eq!(normalize_tool_call_id("call|x.y"), "call_x_y");
+}
+
+#[test]
+fn headers_follow_the_sdk() {
+    let m = model("mock-model", false);
+    let h = build_headers(&m, &Context::default(), &StreamOptions::default(), "sk-ant-mock").expect("headers");
+    assert_eq!(h.get("x-api-key").and_then(|v| v.to_str().ok()), Some("sk-ant-mock"));
+    assert_eq!(
+        h.get("anthropic-beta").and_then(|v| v.to_str().ok()),
+        Some(INTERLEAVED_THINKING_BETA)
+    );
+    assert_eq!(
+        h.get("anthropic-version").and_then(|v| v.to_str().ok()),
+        Some(API_VERSION)
+    );
+    let adaptive = model("claude-sonnet-4-6", true);
+    let h = build_headers(&adaptive, &Context::default(), &StreamOptions::default(), "k").expect("headers");
+    assert!(h.get("anthropic-beta").is_none());
+}
