@@ -605,14 +605,8 @@ async fn run(
             _ => {}
         }
     }
-    // A stream cut short leaves its last item open: close it so every block that started
-    // also ends, as the other providers do.
-    match current {
-        Current::Reasoning { index, .. } => em.thinking_end(index).await?,
-        Current::Message { index, .. } => em.text_end(index).await?,
-        Current::Call { index } => em.tool_call_end(index).await?,
-        Current::None => {}
-    }
+    // A stream cut short leaves its last item open, without an end event: the TypeScript pi
+    // does the same, so JSON-mode consumers see identical event sequences.
     if matches!(em.output.stop_reason, StopReason::Error | StopReason::Aborted) {
         return Err("An unknown error occurred".into());
     }
