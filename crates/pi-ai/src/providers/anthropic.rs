@@ -489,9 +489,6 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
                 let response = http::post_json(&url, headers, payload.into(), policy)
                     .await
                     .map_err(|e| ProviderError::Message(e.message(ErrorBodyStyle::WholeBody)))?;
-                // pi starts the message as soon as the response arrives, before any event: the
-                // message's id and usage then arrive with the stream.
-                emitter.start().await?;
                 let mut sse = SseStream::new(response.bytes_stream());
                 read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
             }
@@ -557,9 +554,6 @@ where
             "message_start" => {
                 saw_start = true;
                 let message = &data["message"];
-                if let Some(id) = message.get("id").and_then(Value::as_str) {
-                    em.output.response_id = Some(id.to_string());
-                }
                 let usage = &message["usage"];
                 let u = &mut em.output.usage;
                 u.input = usage["input_tokens"].as_u64().unwrap_or(0);
@@ -568,8 +562,15 @@ where
                 u.cache_write = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
                 u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
                 calculate_cost(model, &mut em.output.usage);
+                // pi's `message_start` shows the first usage but not yet the response id (its
+                // start event shares the usage object and copies the rest): start in between.
+                em.start().await?;
+                if let Some(id) = message.get("id").and_then(Value::as_str) {
+                    em.output.response_id = Some(id.to_string());
+                }
             }
             "content_block_start" => {
+                em.start().await?;
                 let index = data["index"].as_u64().unwrap_or(0);
                 let block = &data["content_block"];
                 let ours = match block.get("type").and_then(Value::as_str).unwrap_or_default() {
