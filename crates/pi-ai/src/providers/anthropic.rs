@@ -14,7 +14,7 @@ use crate::cost::calculate_cost;
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_body};
 use crate::sse::{SseError, SseStream};
 use crate::stream_driver::{error_stream, spawn_provider_with, AbortMessages, Emitter, ProviderError};
 use crate::thinking::{adjust_max_tokens_for_thinking, effective_reasoning, level_mapping, LevelMapping};
@@ -485,10 +485,8 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         ANTHROPIC_ABORT_MESSAGES,
         move |emitter| {
             async move {
-                let payload = serde_json::to_vec(&body).map_err(|e| ProviderError::Message(e.to_string()))?;
-                let response = http::post_json(&url, headers, payload.into(), policy)
-                    .await
-                    .map_err(|e| ProviderError::Message(e.message(ErrorBodyStyle::WholeBody)))?;
+                let response =
+                    post_body(&url, headers, &body, policy, |e| e.message(ErrorBodyStyle::WholeBody)).await?;
                 let mut sse = SseStream::new(response.bytes_stream());
                 read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
             }

@@ -14,7 +14,7 @@ use crate::cost::calculate_cost;
 use crate::events::AssistantStream;
 use crate::http::{self, HttpError, RetryPolicy};
 use crate::options::StreamOptions;
-use crate::providers::{apply_payload_hook, join_url, model_headers};
+use crate::providers::{apply_payload_hook, join_url, model_headers, post_body};
 use crate::sse::SseStream;
 use crate::stream_driver::{error_stream, spawn_provider, Emitter, ProviderError};
 use crate::thinking::{clamp_thinking_level, effective_reasoning};
@@ -402,10 +402,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let model_for_body = model.clone();
     spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |emitter| {
         async move {
-            let payload = serde_json::to_vec(&body).map_err(|e| ProviderError::Message(e.to_string()))?;
-            let response = http::post_json(&url, headers, payload.into(), policy)
-                .await
-                .map_err(|e| ProviderError::Message(http_error_message(&e)))?;
+            let response = post_body(&url, headers, &body, policy, http_error_message).await?;
             emitter.start().await?;
             let mut sse = SseStream::new(body_stream(response));
             read_chunks(emitter, &mut sse, &model_for_body).await

@@ -5,7 +5,11 @@ pub mod google;
 pub mod openai_completions;
 pub mod openai_responses;
 
+use reqwest::header::HeaderMap;
 use serde_json::Value;
+
+use crate::http::{self, HttpError, RetryPolicy};
+use crate::stream_driver::ProviderError;
 
 use crate::options::{CacheRetention, StreamOptions};
 use crate::types::Model;
@@ -69,4 +73,19 @@ pub(crate) fn js_number(value: f64) -> Value {
     } else {
         serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
     }
+}
+
+/// POST `body` as JSON with the provider-layer retry. An HTTP failure becomes the provider's
+/// error text, worded by `describe` the way that API's SDK words it.
+pub(crate) async fn post_body(
+    url: &str,
+    headers: HeaderMap,
+    body: &Value,
+    policy: RetryPolicy,
+    describe: impl Fn(&HttpError) -> String,
+) -> Result<reqwest::Response, ProviderError> {
+    let payload = serde_json::to_vec(body).map_err(|e| ProviderError::Message(e.to_string()))?;
+    http::post_json(url, headers, payload.into(), policy)
+        .await
+        .map_err(|e| ProviderError::Message(describe(&e)))
 }

@@ -10,7 +10,7 @@ use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::openai_completions::max_tokens;
-use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers};
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_body};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
@@ -340,10 +340,10 @@ async fn run(
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    let response = http::post_json(&url, header_map, body.into(), policy)
-        .await
-        .map_err(|e| e.message(ErrorBodyStyle::ErrorField))?;
+    let response = post_body(&url, header_map, &body, policy, |e| {
+        e.message(ErrorBodyStyle::ErrorField)
+    })
+    .await?;
     em.start().await?;
 
     let mut sse = SseStream::new(response.bytes_stream());

@@ -16,7 +16,7 @@ pub use request::{build_body, build_headers, convert_messages, convert_tools, ma
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::StreamOptions;
-use crate::providers::{apply_payload_hook, cache_retention, join_url};
+use crate::providers::{apply_payload_hook, cache_retention, join_url, post_body};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::types::{Context, Model, StopReason, Usage};
@@ -107,10 +107,10 @@ async fn run(
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    let response = http::post_json(&url, header_map, body.into(), policy)
-        .await
-        .map_err(|e| e.message(ErrorBodyStyle::ErrorField))?;
+    let response = post_body(&url, header_map, &body, policy, |e| {
+        e.message(ErrorBodyStyle::ErrorField)
+    })
+    .await?;
     em.start().await?;
     em.set_end_blocks_on_abort(true);
 
