@@ -5,7 +5,6 @@
 //! never printed.
 
 use pi_ai::{Model, ThinkingLevel};
-use serde_json::Value;
 
 /// The thinking level when nothing else chooses one.
 pub const DEFAULT_THINKING_LEVEL: ThinkingLevel = ThinkingLevel::Medium;
@@ -494,39 +493,8 @@ pub fn restore_model_from_session(
     }
 }
 
-/// The levels a model accepts: `off` only for non-reasoning models; otherwise every level
-/// whose `thinkingLevelMap` entry is not `null`, and `xhigh` only when mapped.
-pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
-    if !model.reasoning {
-        return vec![ThinkingLevel::Off];
-    }
-    let map = model.thinking_level_map.as_ref();
-    ThinkingLevel::ALL
-        .into_iter()
-        .filter(|level| {
-            let entry = map.and_then(|m| m.get(level.as_str()));
-            match level {
-                ThinkingLevel::Xhigh => matches!(entry, Some(v) if !v.is_null()),
-                _ => !matches!(entry, Some(Value::Null)),
-            }
-        })
-        .collect()
-}
-
-/// The nearest supported level at or above `level`, else the nearest below.
-pub fn clamp_thinking_level(model: &Model, level: ThinkingLevel) -> ThinkingLevel {
-    let supported = supported_thinking_levels(model);
-    if supported.contains(&level) {
-        return level;
-    }
-    supported
-        .iter()
-        .copied()
-        .filter(|l| *l > level)
-        .min()
-        .or_else(|| supported.iter().copied().filter(|l| *l < level).max())
-        .unwrap_or(ThinkingLevel::Off)
-}
+/// The thinking-level rules of pi-ai (supported levels from `thinkingLevelMap`, clamping).
+pub use pi_ai::thinking::{clamp_thinking_level, supported_thinking_levels};
 
 #[cfg(test)]
 mod tests {
