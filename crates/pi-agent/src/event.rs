@@ -169,7 +169,7 @@ impl AgentEvent {
                 message,
             } => {
                 let partial = message.to_json();
-                let inner = assistant_event_json(assistant_message_event, &partial);
+                let inner = assistant_message_event.to_wire(&partial);
                 return format!(
                     "{{\"type\":\"message_update\",\"assistantMessageEvent\":{inner},\"message\":{partial}}}"
                 );
@@ -298,54 +298,6 @@ impl<'a> From<&'a ToolOutput> for ToolOutputWire<'a> {
             details: o.details.as_ref(),
             terminate: o.terminate,
         }
-    }
-}
-
-/// `{"type":..., <fields>, "partial": <partial>}` for one stream event, with `partial` given
-/// already serialized so one snapshot serves both places it appears.
-fn assistant_event_json(event: &AssistantMessageEvent, partial: &str) -> String {
-    use AssistantMessageEvent as E;
-    let t = event.type_name();
-    let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".to_string());
-    match event {
-        E::Start { .. } => format!("{{\"type\":\"{t}\",\"partial\":{partial}}}"),
-        E::TextStart { content_index }
-        | E::ThinkingStart { content_index }
-        | E::ToolCallStart { content_index, .. } => {
-            format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"partial\":{partial}}}")
-        }
-        E::TextDelta { content_index, delta }
-        | E::ThinkingDelta { content_index, delta }
-        | E::ToolCallDelta { content_index, delta } => format!(
-            "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"delta\":{},\"partial\":{partial}}}",
-            s(delta)
-        ),
-        E::TextEnd { content_index, content } => format!(
-            "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
-            s(&content.text)
-        ),
-        E::ThinkingEnd { content_index, content } => format!(
-            "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
-            s(&content.thinking)
-        ),
-        E::ToolCallEnd {
-            content_index,
-            tool_call,
-        } => {
-            let call =
-                serde_json::to_string(&Content::ToolCall(tool_call.clone())).unwrap_or_else(|_| "{}".to_string());
-            format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"toolCall\":{call},\"partial\":{partial}}}")
-        }
-        E::Done { reason, message } => format!(
-            "{{\"type\":\"{t}\",\"reason\":\"{}\",\"message\":{}}}",
-            reason.as_str(),
-            assistant_json(message)
-        ),
-        E::Error { reason, error } => format!(
-            "{{\"type\":\"{t}\",\"reason\":\"{}\",\"error\":{}}}",
-            reason.as_str(),
-            assistant_json(error)
-        ),
     }
 }
 

@@ -263,15 +263,7 @@ pub fn default_convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
     messages.iter().filter_map(|m| m.as_llm().cloned()).collect()
 }
 
-/// Serialize an assistant message as a `Message` (with `"role":"assistant"` first) without
-/// cloning it: streaming snapshots are serialized once per event, so copies would add up.
-pub(crate) fn assistant_json(message: &AssistantMessage) -> String {
-    let body = serde_json::to_string(message).unwrap_or_else(|_| "{}".to_string());
-    match body.strip_prefix('{') {
-        Some(rest) if rest != "}" => format!("{{\"role\":\"assistant\",{rest}"),
-        _ => "{\"role\":\"assistant\"}".to_string(),
-    }
-}
+pub(crate) use pi_ai::events::assistant_json;
 
 #[cfg(test)]
 mod tests {

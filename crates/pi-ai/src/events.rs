@@ -10,7 +10,7 @@ use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
 
 use futures::Stream;
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::partial_json::parse_partial;
@@ -97,37 +97,64 @@ impl AssistantMessageEvent {
         }
     }
 
-    /// The event as the TypeScript pi serializes it, with `partial` as given.
-    pub fn to_wire(&self, partial: &AssistantMessage) -> Value {
-        let partial = serde_json::to_value(partial).unwrap_or(Value::Null);
+    /// The event as the TypeScript pi serializes it, with `partial_json` (the partial message
+    /// as JSON, e.g. from [`PartialMessage::to_json`]) spliced in as it is.
+    pub fn to_wire(&self, partial_json: &str) -> String {
+        use AssistantMessageEvent as E;
         let t = self.type_name();
+        let partial = partial_json;
+        let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".to_string());
         match self {
-            Self::Start { .. } => json!({"type": t, "partial": partial}),
-            Self::TextStart { content_index }
-            | Self::ThinkingStart { content_index }
-            | Self::ToolCallStart { content_index, .. } => {
-                json!({"type": t, "contentIndex": content_index, "partial": partial})
+            E::Start { .. } => format!("{{\"type\":\"{t}\",\"partial\":{partial}}}"),
+            E::TextStart { content_index }
+            | E::ThinkingStart { content_index }
+            | E::ToolCallStart { content_index, .. } => {
+                format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"partial\":{partial}}}")
             }
-            Self::TextDelta { content_index, delta }
-            | Self::ThinkingDelta { content_index, delta }
-            | Self::ToolCallDelta { content_index, delta } => {
-                json!({"type": t, "contentIndex": content_index, "delta": delta, "partial": partial})
-            }
-            Self::TextEnd { content_index, content } => {
-                json!({"type": t, "contentIndex": content_index, "content": content.text, "partial": partial})
-            }
-            Self::ThinkingEnd { content_index, content } => {
-                json!({"type": t, "contentIndex": content_index, "content": content.thinking, "partial": partial})
-            }
-            Self::ToolCallEnd {
+            E::TextDelta { content_index, delta }
+            | E::ThinkingDelta { content_index, delta }
+            | E::ToolCallDelta { content_index, delta } => format!(
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"delta\":{},\"partial\":{partial}}}",
+                s(delta)
+            ),
+            E::TextEnd { content_index, content } => format!(
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
+                s(&content.text)
+            ),
+            E::ThinkingEnd { content_index, content } => format!(
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
+                s(&content.thinking)
+            ),
+            E::ToolCallEnd {
                 content_index,
                 tool_call,
             } => {
-                json!({"type": t, "contentIndex": content_index, "toolCall": tool_call, "partial": partial})
+                let call =
+                    serde_json::to_string(&Content::ToolCall(tool_call.clone())).unwrap_or_else(|_| "{}".to_string());
+                format!(
+                    "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"toolCall\":{call},\"partial\":{partial}}}"
+                )
             }
-            Self::Done { reason, message } => json!({"type": t, "reason": reason, "message": message}),
-            Self::Error { reason, error } => json!({"type": t, "reason": reason, "error": error}),
+            E::Done { reason, message } => format!(
+                "{{\"type\":\"{t}\",\"reason\":\"{}\",\"message\":{}}}",
+                reason.as_str(),
+                assistant_json(message)
+            ),
+            E::Error { reason, error } => format!(
+                "{{\"type\":\"{t}\",\"reason\":\"{}\",\"error\":{}}}",
+                reason.as_str(),
+                assistant_json(error)
+            ),
         }
+    }
+}
+
+/// An assistant message as pi writes it, `"role":"assistant"` first, without cloning it.
+pub fn assistant_json(message: &AssistantMessage) -> String {
+    let body = serde_json::to_string(message).unwrap_or_else(|_| "{}".to_string());
+    match body.strip_prefix('{') {
+        Some(rest) if rest != "}" => format!("{{\"role\":\"assistant\",{rest}"),
+        _ => "{\"role\":\"assistant\"}".to_string(),
     }
 }
 
@@ -541,7 +568,7 @@ mod tests {
             delta: "x".into(),
         };
         p.apply(&ev);
-        let wire = ev.to_wire(p.snapshot());
+        let wire: Value = serde_json::from_str(&ev.to_wire(&p.to_json())).expect("valid json");
         assert_eq!(wire["type"], "text_delta");
         assert_eq!(wire["contentIndex"], 0);
         assert_eq!(wire["delta"], "x");
