@@ -24,6 +24,7 @@ import termios
 
 ROWS, COLS = 40, 120
 MIN_VISIBLE = 20
+WINDOW = 1 << 16
 ANSI = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[P_^][^\x1b]*\x1b\\|\x1b[@-Z\\-_]")
 ANSWERS = [
     (b"\x1b[c", b"\x1b[?62;22c"),
@@ -66,8 +67,14 @@ class Term:
         return data
 
     def wait_frame(self, deadline, since=b"", need=None):
-        """Read until a complete frame (see module doc); returns the time or None."""
-        out = since
+        """Read until a complete frame (see module doc); returns the time or None.
+
+        Work per read is bounded by WINDOW, not by everything read so far: resuming a long
+        session writes megabytes, and rescanning all of it on each read made this script, not
+        the program, the slow part."""
+        window = since
+        in_sync = False
+        visible = 0
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -77,18 +84,21 @@ class Term:
                 return None
             if not data:
                 continue
-            out += data
+            window = (window + data)[-WINDOW:]
             now = time.monotonic()
-            visible = ANSI.sub(b"", out)
-            opened = out.rfind(b"\x1b[?2026h")
-            closed = out.rfind(b"\x1b[?2026l")
-            if opened > closed:
-                continue
+            opened = window.rfind(b"\x1b[?2026h")
+            closed = window.rfind(b"\x1b[?2026l")
+            if opened != -1 or closed != -1:
+                in_sync = opened > closed
             if need is not None:
-                if need in visible:
+                if not in_sync and need in ANSI.sub(b"", window):
                     return now
                 continue
-            if len(visible.strip()) >= MIN_VISIBLE:
+            # Only the new text is counted (an escape split across reads may miscount a little).
+            visible += len(ANSI.sub(b"", data).strip())
+            if in_sync:
+                continue
+            if visible >= MIN_VISIBLE:
                 return now
 
     def settle(self, quiet, limit):
