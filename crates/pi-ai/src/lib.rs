@@ -20,6 +20,7 @@ pub mod stream_driver;
 pub mod thinking;
 pub mod transform;
 pub mod types;
+mod types_de;
 
 pub use cost::calculate_cost;
 pub use env_keys::env_api_key;
