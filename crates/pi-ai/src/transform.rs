@@ -6,6 +6,7 @@
 //! tool calls left without a result get a synthetic error result, and images are replaced by a
 //! placeholder for text-only models.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::types::{
@@ -29,38 +30,54 @@ pub fn is_same_model(message: &AssistantMessage, model: &Model) -> bool {
 /// Prepare `messages` for `model`. `normalize_id` maps a tool-call id from another model to
 /// one the target accepts (called only for assistant messages of other models); results of
 /// renamed calls are renamed with them.
-pub fn transform_messages(
-    messages: &[Message],
+pub fn transform_messages<'a>(
+    messages: &'a [Message],
     model: &Model,
     normalize_id: &dyn Fn(&str, &AssistantMessage) -> String,
-) -> Vec<Message> {
+) -> Vec<Cow<'a, Message>> {
     let mut id_map: HashMap<String, String> = HashMap::new();
     let text_only = !model.supports_images();
+    let has_image = |blocks: &[Content]| blocks.iter().any(|b| matches!(b, Content::Image(_)));
 
-    let transformed: Vec<Message> = messages
+    // Messages that need no change are borrowed: a long history is mostly those, and copying
+    // it for every request was a large part of a resumed session's first request.
+    let transformed: Vec<Cow<'a, Message>> = messages
         .iter()
         .map(|msg| match msg {
-            Message::User(user) => {
-                let mut user = user.clone();
-                if text_only {
-                    if let UserContent::Blocks(blocks) = &user.content {
-                        user.content = UserContent::Blocks(replace_images(blocks, USER_IMAGE_PLACEHOLDER));
-                    }
+            Message::User(user) => match &user.content {
+                UserContent::Blocks(blocks) if text_only && has_image(blocks) => {
+                    let mut user = user.clone();
+                    user.content = UserContent::Blocks(replace_images(blocks, USER_IMAGE_PLACEHOLDER));
+                    Cow::Owned(Message::User(user))
                 }
-                Message::User(user)
-            }
+                _ => Cow::Borrowed(msg),
+            },
             Message::ToolResult(result) => {
+                let strip_images = text_only && has_image(&result.content);
+                let new_id = id_map.get(&result.tool_call_id);
+                if !strip_images && new_id.is_none() {
+                    return Cow::Borrowed(msg);
+                }
                 let mut result = result.clone();
-                if text_only {
+                if strip_images {
                     result.content = replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER);
                 }
-                if let Some(new_id) = id_map.get(&result.tool_call_id) {
+                if let Some(new_id) = new_id {
                     result.tool_call_id = new_id.clone();
                 }
-                Message::ToolResult(result)
+                Cow::Owned(Message::ToolResult(result))
             }
             Message::Assistant(assistant) => {
-                Message::Assistant(transform_assistant(assistant, model, normalize_id, &mut id_map))
+                if is_same_model(assistant, model) && !assistant.content.iter().any(drops_on_replay) {
+                    Cow::Borrowed(msg)
+                } else {
+                    Cow::Owned(Message::Assistant(transform_assistant(
+                        assistant,
+                        model,
+                        normalize_id,
+                        &mut id_map,
+                    )))
+                }
             }
         })
         .collect();
@@ -71,7 +88,7 @@ pub fn transform_messages(
     let mut pending: Vec<ToolCall> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
     for msg in transformed {
-        match &msg {
+        match msg.as_ref() {
             Message::Assistant(a) => {
                 flush_orphans(&mut out, &mut pending, &mut answered);
                 if matches!(a.stop_reason, StopReason::Error | StopReason::Aborted) {
@@ -96,6 +113,15 @@ pub fn transform_messages(
     }
     flush_orphans(&mut out, &mut pending, &mut answered);
     out
+}
+
+/// A block the model's own message loses when replayed to it: thinking with no signature and
+/// no text (see [`transform_assistant`]).
+fn drops_on_replay(block: &Content) -> bool {
+    matches!(block, Content::Thinking(t)
+        if t.redacted != Some(true)
+            && t.thinking_signature.as_deref().is_none_or(str::is_empty)
+            && t.thinking.trim().is_empty())
 }
 
 fn transform_assistant(
@@ -152,10 +178,10 @@ fn transform_assistant(
     AssistantMessage { content, ..msg.clone() }
 }
 
-fn flush_orphans(out: &mut Vec<Message>, pending: &mut Vec<ToolCall>, answered: &mut HashSet<String>) {
+fn flush_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Vec<ToolCall>, answered: &mut HashSet<String>) {
     for call in pending.drain(..) {
         if !answered.contains(&call.id) {
-            out.push(Message::ToolResult(ToolResultMessage {
+            out.push(Cow::Owned(Message::ToolResult(ToolResultMessage {
                 tool_call_id: call.id,
                 tool_name: call.name,
                 content: vec![Content::text(NO_RESULT_TEXT)],
@@ -163,7 +189,7 @@ fn flush_orphans(out: &mut Vec<Message>, pending: &mut Vec<ToolCall>, answered: 
                 is_error: true,
                 timestamp: now_ms(),
                 extra: Extra::new(),
-            }));
+            })));
         }
     }
     answered.clear();
@@ -332,7 +358,7 @@ mod tests {
         ];
         let out = transform_messages(&msgs, &target, &split_pipe);
         assert_eq!(out.len(), 3);
-        let Message::Assistant(a) = &out[1] else {
+        let Message::Assistant(a) = &*out[1] else {
             panic!("assistant")
         };
         assert_eq!(a.content.len(), 3);
@@ -343,7 +369,7 @@ mod tests {
         };
         assert_eq!(tc.id, "call_1");
         assert_eq!(tc.thought_signature, None);
-        let Message::ToolResult(r) = &out[2] else {
+        let Message::ToolResult(r) = &*out[2] else {
             panic!("result")
         };
         assert_eq!(r.tool_call_id, "call_1");
@@ -362,7 +388,7 @@ mod tests {
             StopReason::ToolUse,
         )];
         let out = transform_messages(&msgs, &m, &split_pipe);
-        let Message::Assistant(a) = &out[0] else {
+        let Message::Assistant(a) = &*out[0] else {
             panic!("assistant")
         };
         assert_eq!(a.content.len(), 3);
@@ -371,6 +397,33 @@ mod tests {
         };
         assert_eq!(tc.id, "id|x");
         assert_eq!(tc.thought_signature.as_deref(), Some("sig"));
+    }
+
+    #[test]
+    fn unchanged_messages_are_borrowed_and_changed_ones_copied() {
+        let m = model("anthropic", "anthropic-messages", "claude", true);
+        let other = model("openai", "openai-responses", "gpt", true);
+        let msgs = vec![
+            Message::user_text("hi"),
+            assistant(&m, vec![Content::text("own")], StopReason::Stop),
+            assistant(
+                &m,
+                vec![thinking("  ", None, false), Content::text("a")],
+                StopReason::Stop,
+            ),
+            assistant(&other, vec![Content::text("foreign")], StopReason::Stop),
+        ];
+        let out = transform_messages(&msgs, &m, &split_pipe);
+        let borrowed: Vec<bool> = out.iter().map(|c| matches!(c, Cow::Borrowed(_))).collect();
+        assert_eq!(borrowed, [true, true, false, false]);
+        let Message::Assistant(a) = &*out[2] else {
+            panic!("assistant")
+        };
+        assert_eq!(
+            a.content,
+            vec![Content::text("a")],
+            "empty unsigned thinking is dropped"
+        );
     }
 
     #[test]
@@ -387,7 +440,7 @@ mod tests {
         let out = transform_messages(&msgs, &m, &split_pipe);
         let roles: Vec<_> = out
             .iter()
-            .map(|m| match m {
+            .map(|m| match m.as_ref() {
                 Message::ToolResult(r) => format!("toolResult:{}:{}", r.tool_call_id, r.is_error),
                 other => other.role().to_string(),
             })
@@ -404,7 +457,7 @@ mod tests {
                 "toolResult:c3:true"
             ]
         );
-        let Message::ToolResult(r) = &out[3] else {
+        let Message::ToolResult(r) = &*out[3] else {
             panic!("result")
         };
         assert_eq!(r.content, vec![Content::text(NO_RESULT_TEXT)]);
@@ -429,12 +482,12 @@ mod tests {
             }),
         ];
         let out = transform_messages(&msgs, &m, &split_pipe);
-        let Message::User(u) = &out[0] else { panic!("user") };
+        let Message::User(u) = &*out[0] else { panic!("user") };
         assert_eq!(
             u.content,
             UserContent::Blocks(vec![Content::text("look"), Content::text(USER_IMAGE_PLACEHOLDER)])
         );
-        let Message::ToolResult(r) = &out[1] else {
+        let Message::ToolResult(r) = &*out[1] else {
             panic!("result")
         };
         assert_eq!(r.content, vec![Content::text(TOOL_IMAGE_PLACEHOLDER)]);

@@ -298,10 +298,11 @@ fn tool_result_content(content: &[Content]) -> Value {
 
 fn convert_messages(messages: &[Message], model: &Model, plan: &RequestPlan) -> Vec<Value> {
     let transformed = transform_messages(messages, model, &|id, _| normalize_tool_call_id(id));
+    let transformed: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
     let mut out: Vec<Value> = Vec::new();
     let mut i = 0;
     while i < transformed.len() {
-        match &transformed[i] {
+        match transformed[i] {
             Message::User(user) => match &user.content {
                 UserContent::Text(text) => {
                     if !text.trim().is_empty() {
@@ -485,8 +486,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         ANTHROPIC_ABORT_MESSAGES,
         move |emitter| {
             async move {
-                let response =
-                    post_body(&url, headers, &body, policy, |e| e.message(ErrorBodyStyle::WholeBody)).await?;
+                let response = post_body(&url, headers, body, policy, |e| e.message(ErrorBodyStyle::WholeBody)).await?;
                 let mut sse = SseStream::new(response.bytes_stream());
                 read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
             }

@@ -175,7 +175,7 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
     let transformed = transform_messages(&context.messages, model, &normalize);
     let mut contents: Vec<Value> = Vec::new();
     for msg in &transformed {
-        match msg {
+        match msg.as_ref() {
             Message::User(user) => {
                 let parts: Vec<Value> = match &user.content {
                     UserContent::Text(t) => vec![json!({"text": sanitize_surrogates(t)})],
@@ -402,7 +402,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let model_for_body = model.clone();
     spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |emitter| {
         async move {
-            let response = post_body(&url, headers, &body, policy, http_error_message).await?;
+            let response = post_body(&url, headers, body, policy, http_error_message).await?;
             emitter.start().await?;
             let mut sse = SseStream::new(body_stream(response));
             read_chunks(emitter, &mut sse, &model_for_body).await

@@ -75,16 +75,28 @@ pub(crate) fn js_number(value: f64) -> Value {
     }
 }
 
+/// Bodies at least this large are freed off the request's path (see [`post_body`]).
+const BACKGROUND_FREE_BYTES: usize = 256 * 1024;
+
 /// POST `body` as JSON with the provider-layer retry. An HTTP failure becomes the provider's
 /// error text, worded by `describe` the way that API's SDK words it.
+///
+/// The body is freed on a blocking-pool thread while the request is in flight: for a long
+/// conversation it is a tree of thousands of values, and freeing it took milliseconds that
+/// the caller would otherwise spend before it can read the reply.
 pub(crate) async fn post_body(
     url: &str,
     headers: HeaderMap,
-    body: &Value,
+    body: Value,
     policy: RetryPolicy,
     describe: impl Fn(&HttpError) -> String,
 ) -> Result<reqwest::Response, ProviderError> {
-    let payload = serde_json::to_vec(body).map_err(|e| ProviderError::Message(e.to_string()))?;
+    let payload = serde_json::to_vec(&body).map_err(|e| ProviderError::Message(e.to_string()))?;
+    if payload.len() >= BACKGROUND_FREE_BYTES {
+        drop(tokio::task::spawn_blocking(move || drop(body)));
+    } else {
+        drop(body);
+    }
     http::post_json(url, headers, payload.into(), policy)
         .await
         .map_err(|e| ProviderError::Message(describe(&e)))

@@ -186,6 +186,7 @@ fn input_image(mime: &str, data: &str) -> Value {
 pub fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
     let normalize = |id: &str, source: &AssistantMessage| normalize_tool_call_id(model, id, source);
     let messages = transform_messages(&context.messages, model, &normalize);
+    let messages: Vec<&Message> = messages.iter().map(|m| m.as_ref()).collect();
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = &context.system_prompt {
         let role = if model.reasoning { "developer" } else { "system" };
@@ -340,7 +341,7 @@ async fn run(
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let response = post_body(&url, header_map, &body, policy, |e| {
+    let response = post_body(&url, header_map, body, policy, |e| {
         e.message(ErrorBodyStyle::ErrorField)
     })
     .await?;

@@ -107,7 +107,7 @@ async fn run(
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let response = post_body(&url, header_map, &body, policy, |e| {
+    let response = post_body(&url, header_map, body, policy, |e| {
         e.message(ErrorBodyStyle::ErrorField)
     })
     .await?;

@@ -217,6 +217,7 @@ fn normalize_tool_call_id(model: &Model, id: &str) -> String {
 pub fn convert_messages(model: &Model, context: &Context, compat: &Compat) -> Vec<Value> {
     let normalize = |id: &str, _: &crate::types::AssistantMessage| normalize_tool_call_id(model, id);
     let messages = transform_messages(&context.messages, model, &normalize);
+    let messages: Vec<&Message> = messages.iter().map(|m| m.as_ref()).collect();
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = &context.system_prompt {
         let role = if model.reasoning && compat.supports_developer_role {
