@@ -4,7 +4,6 @@
 use pi_ai::{is_context_overflow, AssistantMessage, Model, StopReason};
 use pi_session::Entry;
 
-use super::prepare::latest_compaction;
 use super::summarize::CompactionError;
 use super::tokens::{calculate_context_tokens, estimate_context_tokens, should_compact};
 use crate::config::settings::CompactionSettings;
@@ -33,8 +32,9 @@ pub struct CompactionCheck<'a> {
     pub settings: &'a CompactionSettings,
     /// The session's current model.
     pub model: Option<&'a Model>,
-    /// The current branch, root to leaf (for the latest compaction).
-    pub branch: &'a [&'a Entry],
+    /// The current branch's latest compaction entry, if any (see
+    /// [`super::prepare::latest_compaction`]).
+    pub latest_compaction: Option<&'a Entry>,
     /// The agent's current messages (for estimating after an error reply).
     pub messages: &'a [pi_agent::AgentMessage],
     /// Whether this user prompt already had its overflow recovery.
@@ -61,7 +61,9 @@ pub fn check_compaction(
     let same_model = check
         .model
         .is_some_and(|m| m.provider == assistant.provider && m.id == assistant.model);
-    let compaction_ms = latest_compaction(check.branch).map(|e| pi_session::ids::iso_to_ms(&e.timestamp));
+    let compaction_ms = check
+        .latest_compaction
+        .map(|e| pi_session::ids::iso_to_ms(&e.timestamp));
     // An unparsable timestamp is NaN to pi: every comparison with it is false.
     let before_compaction = |ts: i64| matches!(compaction_ms, Some(Some(c)) if ts <= c);
     if before_compaction(assistant.timestamp) {

@@ -11,9 +11,9 @@ use tokio_util::sync::CancellationToken;
 use super::agent_session::{lock, AgentSession, PromptError};
 use super::events::{CompactionReason, SessionEvent};
 use crate::compaction::{
-    check_compaction, compact, compaction_error_message, compaction_failure_text, prepare_compaction,
-    prepare_manual_compaction, CompactionCheck, CompactionError, CompactionResult, CompactionTrigger, SummaryModel,
-    OVERFLOW_RECOVERY_FAILED,
+    check_compaction, compact, compaction_error_message, compaction_failure_text, latest_compaction,
+    prepare_compaction, prepare_manual_compaction, CompactionCheck, CompactionError, CompactionResult,
+    CompactionTrigger, SummaryModel, OVERFLOW_RECOVERY_FAILED,
 };
 
 /// How long pi waits after a compaction before it continues the agent.
@@ -149,8 +149,8 @@ impl AgentSession {
             let trigger = {
                 let settings = lock(self.settings()).compaction();
                 let model = self.model();
-                let branch = self.branch_entries();
-                let refs: Vec<&pi_session::Entry> = branch.iter().collect();
+                // Only the latest compaction matters here: copy that entry, not the branch.
+                let latest = self.with_store(|s| latest_compaction(&s.get_branch(None)).cloned());
                 let attempted = self.inner.overflow_recovery_attempted.load(Ordering::SeqCst);
                 self.inner.agent.with_messages(|messages| {
                     check_compaction(
@@ -159,7 +159,7 @@ impl AgentSession {
                         &CompactionCheck {
                             settings: &settings,
                             model: model.as_ref(),
-                            branch: &refs,
+                            latest_compaction: latest.as_ref(),
                             messages,
                             overflow_recovery_attempted: attempted,
                         },

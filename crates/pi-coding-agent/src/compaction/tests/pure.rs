@@ -340,7 +340,7 @@ fn check_with(
     let check = CompactionCheck {
         settings: &s,
         model: Some(&model),
-        branch,
+        latest_compaction: crate::compaction::prepare::latest_compaction(branch),
         messages,
         overflow_recovery_attempted: attempted,
     };
@@ -426,7 +426,7 @@ fn the_trigger_decision_follows_threshold_overflow_and_compaction_age() {
     let check = CompactionCheck {
         settings: &disabled,
         model: Some(&model),
-        branch: &[],
+        latest_compaction: None,
         messages: &[],
         overflow_recovery_attempted: false,
     };
