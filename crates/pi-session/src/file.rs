@@ -110,17 +110,10 @@ pub(crate) fn parse(bytes: &[u8]) -> ParsedFile {
     if header.version.unwrap_or(1) < CURRENT_SESSION_VERSION {
         return parse_old(bytes, header_line, report);
     }
-    let mut entries = Vec::new();
-    let mut spans = Vec::new();
-    for (number, range) in iter {
-        let line = &bytes[range.clone()];
-        if is_blank(line) {
-            report.skipped.push(skip(number, "blank line"));
-            continue;
-        }
-        let parsed = std::str::from_utf8(line)
-            .map_err(|e| format!("not UTF-8: {e}"))
-            .and_then(|s| Entry::from_json_line(s).map_err(|e| e.to_string()));
+    let rest: Vec<(usize, Range<usize>)> = iter.collect();
+    let mut entries = Vec::with_capacity(rest.len());
+    let mut spans = Vec::with_capacity(rest.len());
+    for (number, range, parsed) in parse_entries(bytes, &rest) {
         match parsed {
             Ok(entry) => {
                 entries.push(entry);
@@ -136,6 +129,50 @@ pub(crate) fn parse(bytes: &[u8]) -> ParsedFile {
         report,
         rewrite: None,
     }
+}
+
+/// Below this size a file is parsed on the calling thread: starting threads costs more.
+const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
+
+type ParsedLine = (usize, Range<usize>, Result<Entry, String>);
+
+/// Parse the entry lines `lines` (line number, byte range) of `bytes`, in order. A large file
+/// is split into contiguous runs parsed on scoped threads, one per core: each line is
+/// independent, and reading the entries is most of the time it takes to open a long session.
+fn parse_entries(bytes: &[u8], lines: &[(usize, Range<usize>)]) -> Vec<ParsedLine> {
+    let parse_run = |run: &[(usize, Range<usize>)]| -> Vec<ParsedLine> {
+        run.iter()
+            .map(|(number, range)| {
+                let line = &bytes[range.clone()];
+                let parsed = if is_blank(line) {
+                    Err("blank line".to_string())
+                } else {
+                    std::str::from_utf8(line)
+                        .map_err(|e| format!("not UTF-8: {e}"))
+                        .and_then(|s| Entry::from_json_line(s).map_err(|e| e.to_string()))
+                };
+                (*number, range.clone(), parsed)
+            })
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    if threads < 2 || bytes.len() < PARALLEL_PARSE_BYTES || lines.len() < threads {
+        return parse_run(lines);
+    }
+    let per_thread = lines.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut runs = lines.chunks(per_thread);
+        let first = runs.next().unwrap_or_default();
+        let handles: Vec<_> = runs.map(|run| scope.spawn(move || parse_run(run))).collect();
+        let mut out = parse_run(first);
+        for handle in handles {
+            match handle.join() {
+                Ok(parsed) => out.extend(parsed),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        out
+    })
 }
 
 /// A v1/v2 file: migrate the raw objects, then read them as entries; build the rewritten file
@@ -367,6 +404,45 @@ mod tests {
             &text.as_bytes()[p.spans[1].clone()],
             text.lines().nth(4).unwrap().as_bytes()
         );
+    }
+
+    #[test]
+    fn a_large_file_parses_in_order_with_its_bad_lines_reported() {
+        // Over PARALLEL_PARSE_BYTES, so the lines are split across threads.
+        let mut text = format!("{HEADER}\n");
+        let mut bad = Vec::new();
+        let filler = "x".repeat(200);
+        for i in 0..6000 {
+            let line_number = i + 2;
+            if i % 1000 == 999 {
+                text.push_str("{broken\n");
+                bad.push(line_number);
+                continue;
+            }
+            let parent = if i == 0 {
+                "null".to_string()
+            } else {
+                format!("\"{:08x}\"", i - 1)
+            };
+            text.push_str(&format!(
+                r#"{{"type":"message","id":"{i:08x}","parentId":{parent},"timestamp":"t","message":{{"role":"user","content":"{filler}","timestamp":{i}}}}}"#
+            ));
+            text.push('\n');
+        }
+        assert!(text.len() > PARALLEL_PARSE_BYTES);
+        let p = parse(text.as_bytes());
+        assert_eq!(p.entries.len(), 6000 - bad.len());
+        let ids: Vec<usize> = p
+            .entries
+            .iter()
+            .map(|e| usize::from_str_radix(&e.id, 16).unwrap())
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "entries keep file order");
+        assert_eq!(p.report.skipped.iter().map(|s| s.line).collect::<Vec<_>>(), bad);
+        for (entry, span) in p.entries.iter().zip(&p.spans).step_by(997) {
+            let line = std::str::from_utf8(&text.as_bytes()[span.clone()]).unwrap();
+            assert!(line.contains(&format!("\"id\":\"{}\"", entry.id)));
+        }
     }
 
     #[test]
