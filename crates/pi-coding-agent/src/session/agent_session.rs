@@ -80,6 +80,9 @@ pub(crate) struct Inner {
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
     extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
+    /// The system prompt built for this session; a `before_agent_start` override lasts one
+    /// prompt, and the next prompt without one goes back to this.
+    base_system_prompt: String,
 }
 
 /// A running session. Cloning gives another handle to the same session.
@@ -120,7 +123,9 @@ impl AgentSession {
     pub fn new(parts: AgentSessionParts) -> Self {
         let session_id = parts.store.session_id().to_string();
         parts.agent.update_stream_options(|o| o.session_id = Some(session_id));
+        let base_system_prompt = parts.agent.system_prompt();
         let inner = Arc::new(Inner {
+            base_system_prompt,
             cwd: parts.cwd,
             agent: parts.agent,
             store: Mutex::new(parts.store),
@@ -343,11 +348,13 @@ impl AgentSession {
         self.check_model()?;
         self.compact_if_needed(false).await;
         let before = extensions
-            .before_agent_start(&expanded, &self.inner.agent.system_prompt())
+            .before_agent_start(&expanded, &self.inner.base_system_prompt)
             .await;
-        if let Some(prompt) = before.system_prompt {
-            self.inner.agent.set_system_prompt(prompt);
-        }
+        // As pi: the override is for this prompt only.
+        let system_prompt = before
+            .system_prompt
+            .unwrap_or_else(|| self.inner.base_system_prompt.clone());
+        self.inner.agent.set_system_prompt(system_prompt);
         let mut messages = vec![user_message(expanded, images)];
         messages.extend(before.messages);
         self.inner

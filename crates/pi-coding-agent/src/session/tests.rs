@@ -32,6 +32,14 @@ impl SessionListener for Types {
 }
 
 fn session_with(faux: &FauxProvider, settings: serde_json::Value) -> (AgentSession, Arc<Types>) {
+    session_with_prompt(faux, settings, "")
+}
+
+fn session_with_prompt(
+    faux: &FauxProvider,
+    settings: serde_json::Value,
+    system_prompt: &str,
+) -> (AgentSession, Arc<Types>) {
     let model = faux.model().clone();
     let auth = AuthStorage::in_memory(Default::default(), |_| Some("key".to_string()));
     let registry = Arc::new(Mutex::new(ModelRegistry::new(vec![model.clone()], auth, None)));
@@ -39,6 +47,7 @@ fn session_with(faux: &FauxProvider, settings: serde_json::Value) -> (AgentSessi
         model: model.clone(),
         stream_fn: faux.stream_fn(),
         hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
+        system_prompt: system_prompt.to_string(),
         ..Default::default()
     });
     let session = AgentSession::new(AgentSessionParts {
@@ -153,6 +162,43 @@ async fn extension_hooks_shape_the_prompt() {
         Some(pi_ai::Message::User(u)) => assert_eq!(u.content.text(), "hello!"),
         other => panic!("expected a user message, got {other:?}"),
     }
+}
+
+/// Overrides the system prompt for prompts that start with "special".
+struct SpecialPrompt;
+
+#[async_trait]
+impl SessionExtensions for SpecialPrompt {
+    async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> super::extensions::BeforeAgentStart {
+        super::extensions::BeforeAgentStart {
+            system_prompt: prompt
+                .starts_with("special")
+                .then(|| format!("{system_prompt} (special)")),
+            ..Default::default()
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_system_prompt_override_lasts_one_prompt() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let step = {
+        let seen = Arc::clone(&seen);
+        FauxStep::Dynamic(Arc::new(
+            move |ctx: &pi_ai::Context, _: &pi_ai::StreamOptions, _n, _m| {
+                seen.lock().unwrap().push(ctx.system_prompt.clone().unwrap_or_default());
+                faux_reply(vec![faux_text("ok")], StopReason::Stop)
+            },
+        ))
+    };
+    faux.set_responses(vec![step.clone(), step.clone(), step]);
+    let (session, _) = session_with_prompt(&faux, json!({}), "base");
+    session.set_extensions(Arc::new(SpecialPrompt));
+    for text in ["special one", "plain", "special two"] {
+        session.prompt(text, vec![]).await.expect("prompt");
+    }
+    assert_eq!(*seen.lock().unwrap(), ["base (special)", "base", "base (special)"]);
 }
 
 #[tokio::test]
