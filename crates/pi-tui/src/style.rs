@@ -25,20 +25,21 @@ impl Color {
         s.parse::<u8>().ok().map(Color::Indexed)
     }
 
-    fn sgr(self, background: bool) -> String {
-        match self {
+    fn write_sgr(self, background: bool, out: &mut String) {
+        use std::fmt::Write as _;
+        let _ = match self {
             Color::Basic(n) => {
                 let base = if background { 40 } else { 30 };
-                let n = n.min(15);
+                let n = u32::from(n.min(15));
                 if n < 8 {
-                    format!("{}", base + n as u32)
+                    write!(out, "{}", base + n)
                 } else {
-                    format!("{}", base + 60 + (n - 8) as u32)
+                    write!(out, "{}", base + 60 + (n - 8))
                 }
             }
-            Color::Indexed(n) => format!("{};5;{n}", if background { 48 } else { 38 }),
-            Color::Rgb(r, g, b) => format!("{};2;{r};{g};{b}", if background { 48 } else { 38 }),
-        }
+            Color::Indexed(n) => write!(out, "{};5;{n}", if background { 48 } else { 38 }),
+            Color::Rgb(r, g, b) => write!(out, "{};2;{r};{g};{b}", if background { 48 } else { 38 }),
+        };
     }
 }
 
@@ -115,66 +116,70 @@ impl Style {
 
     /// The opening sequence ("" for a plain style).
     pub fn open(&self) -> String {
-        let mut codes: Vec<String> = Vec::new();
-        if self.bold {
-            codes.push("1".into());
-        }
-        if self.dim {
-            codes.push("2".into());
-        }
-        if self.italic {
-            codes.push("3".into());
-        }
-        if self.underline {
-            codes.push("4".into());
-        }
-        if self.inverse {
-            codes.push("7".into());
-        }
-        if self.strikethrough {
-            codes.push("9".into());
+        let mut out = String::new();
+        self.write_open(&mut out);
+        out
+    }
+
+    /// Append the opening sequence to `out` (styles are painted for every rendered line, so
+    /// this writes in place instead of building pieces).
+    pub fn write_open(&self, out: &mut String) {
+        let start = out.len();
+        out.push_str("\x1b[");
+        let attributes = [
+            (self.bold, "1"),
+            (self.dim, "2"),
+            (self.italic, "3"),
+            (self.underline, "4"),
+            (self.inverse, "7"),
+            (self.strikethrough, "9"),
+        ];
+        for (_, code) in attributes.iter().filter(|(on, _)| *on) {
+            out.push_str(code);
+            out.push(';');
         }
         if let Some(c) = self.fg {
-            codes.push(c.sgr(false));
+            c.write_sgr(false, out);
+            out.push(';');
         }
         if let Some(c) = self.bg {
-            codes.push(c.sgr(true));
+            c.write_sgr(true, out);
+            out.push(';');
         }
-        if codes.is_empty() {
-            String::new()
+        if out.len() == start + 2 {
+            out.truncate(start);
         } else {
-            format!("\x1b[{}m", codes.join(";"))
+            out.pop();
+            out.push('m');
         }
     }
 
     /// The closing sequence: turns off only what `open` turned on.
     pub fn close(&self) -> String {
-        let mut codes: Vec<&str> = Vec::new();
-        if self.bold || self.dim {
-            codes.push("22");
+        let mut out = String::new();
+        self.write_close(&mut out);
+        out
+    }
+
+    /// Append the closing sequence to `out`.
+    pub fn write_close(&self, out: &mut String) {
+        let codes = [
+            (self.bold || self.dim, "22"),
+            (self.italic, "23"),
+            (self.underline, "24"),
+            (self.inverse, "27"),
+            (self.strikethrough, "29"),
+            (self.fg.is_some(), "39"),
+            (self.bg.is_some(), "49"),
+        ];
+        let mut first = true;
+        for (_, code) in codes.iter().filter(|(on, _)| *on) {
+            out.push_str(if first { "\x1b[" } else { ";" });
+            out.push_str(code);
+            first = false;
         }
-        if self.italic {
-            codes.push("23");
-        }
-        if self.underline {
-            codes.push("24");
-        }
-        if self.inverse {
-            codes.push("27");
-        }
-        if self.strikethrough {
-            codes.push("29");
-        }
-        if self.fg.is_some() {
-            codes.push("39");
-        }
-        if self.bg.is_some() {
-            codes.push("49");
-        }
-        if codes.is_empty() {
-            String::new()
-        } else {
-            format!("\x1b[{}m", codes.join(";"))
+        if !first {
+            out.push('m');
         }
     }
 
@@ -184,16 +189,22 @@ impl Style {
         if self.is_plain() {
             return text.to_string();
         }
-        let open = self.open();
-        let mut body = text.to_string();
+        let mut out = String::with_capacity(text.len() + 32);
+        self.write_open(&mut out);
         if text.contains('\x1b') {
+            let open = out.clone();
+            let mut body = text.to_string();
             for close in ["\x1b[0m", "\x1b[39m", "\x1b[49m", "\x1b[22m", "\x1b[23m", "\x1b[24m"] {
                 if body.contains(close) {
                     body = body.replace(close, &format!("{close}{open}"));
                 }
             }
+            out.push_str(&body);
+        } else {
+            out.push_str(text);
         }
-        format!("{open}{body}{}", self.close())
+        self.write_close(&mut out);
+        out
     }
 }
 

@@ -209,6 +209,7 @@ fn tokens(line: &str) -> Vec<Tok<'_>> {
     for piece in pieces(line) {
         match piece {
             Piece::Escape(e) => toks.push(Tok::Esc(e)),
+            Piece::Text(t) if t.is_ascii() => ascii_tokens(t, &mut toks),
             Piece::Text(t) => {
                 for w in t.split_word_bounds() {
                     let ww = text_width(w);
@@ -224,6 +225,29 @@ fn tokens(line: &str) -> Vec<Tok<'_>> {
     toks
 }
 
+/// Runs of spaces and of everything else (ASCII text is most of what is wrapped, and Unicode
+/// word segmentation is slow). Lines break only at spaces, as pi wraps, so "word," and
+/// "a-b" stay whole unless longer than the line.
+fn ascii_tokens<'a>(t: &'a str, toks: &mut Vec<Tok<'a>>) {
+    let bytes = t.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        let space = bytes[start].is_ascii_whitespace();
+        let end = bytes[start..]
+            .iter()
+            .position(|b| b.is_ascii_whitespace() != space)
+            .map_or(bytes.len(), |n| start + n);
+        let piece = &t[start..end];
+        let w = text_width(piece);
+        toks.push(if space {
+            Tok::Space(piece, w)
+        } else {
+            Tok::Word(piece, w)
+        });
+        start = end;
+    }
+}
+
 struct LineBuilder<'s> {
     width: usize,
     cur: String,
@@ -237,7 +261,10 @@ struct LineBuilder<'s> {
 
 impl LineBuilder<'_> {
     fn start_line(&mut self) {
-        self.cur = self.state.prefix();
+        // Room for a full line of plain text and its escapes, so appending rarely reallocates.
+        let mut cur = String::with_capacity(self.width + 32);
+        cur.push_str(&self.state.prefix());
+        self.cur = cur;
         self.cur_w = 0;
     }
 
@@ -394,6 +421,12 @@ mod tests {
         assert_eq!(wrap_text("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
         assert_eq!(wrap_text("a\n\nb", 10), vec!["a", "", "b"]);
         assert_eq!(wrap_text("", 10), vec![""]);
+        // Breaks only at spaces: punctuation stays with its word.
+        assert_eq!(
+            wrap_text("one two, three-four", 7),
+            vec!["one", "two,", "three-f", "our"]
+        );
+        assert_eq!(wrap_text("tab\there", 20), vec!["tab   here"]);
         for line in wrap_text("日本語のテキストを折り返す", 7) {
             assert!(visible_width(&line) <= 7, "{line}");
         }
