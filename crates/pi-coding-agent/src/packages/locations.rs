@@ -1,0 +1,197 @@
+//! Where packages live: the settings scope's base folder, npm's global root or the project's
+//! `.pi/npm`, the git clones under `<agent>/git` or `.pi/git`, and the npm command to use.
+
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::process::capture;
+use super::source::{GitSource, NpmSource, PackageSpec};
+use super::PackageError;
+use crate::config::paths::{Paths, CONFIG_DIR_NAME};
+use crate::resources::discovery::resolve_resource_path;
+
+/// Which settings file a package belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The agent dir's `settings.json`.
+    User,
+    /// The project's `.pi/settings.json`.
+    Project,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+        }
+    }
+}
+
+/// The folders of one agent dir and project, and the npm command (`npmCommand`).
+#[derive(Debug)]
+pub struct Locations {
+    pub paths: Paths,
+    npm_command: Option<Vec<String>>,
+    npm_root: OnceCell<Result<PathBuf, String>>,
+}
+
+impl Locations {
+    pub fn new(paths: Paths, npm_command: Option<Vec<String>>) -> Self {
+        Locations {
+            paths,
+            npm_command: npm_command.filter(|c| !c.is_empty()),
+            npm_root: OnceCell::new(),
+        }
+    }
+
+    /// Whether `npmCommand` is set (git installs then run a plain `install`).
+    pub fn has_custom_npm_command(&self) -> bool {
+        self.npm_command.is_some()
+    }
+
+    /// The npm program and the arguments that precede every npm command.
+    pub fn npm_command(&self) -> Result<(String, Vec<String>), PackageError> {
+        match &self.npm_command {
+            None => Ok(("npm".to_string(), Vec::new())),
+            Some(c) => match c.split_first() {
+                Some((first, rest)) if !first.is_empty() => Ok((first.clone(), rest.to_vec())),
+                _ => Err(PackageError::new(
+                    "Invalid npmCommand: first array entry must be a non-empty command",
+                )),
+            },
+        }
+    }
+
+    /// The folder relative package paths of `scope` are resolved against.
+    pub fn base_dir(&self, scope: Scope) -> PathBuf {
+        match scope {
+            Scope::User => self.paths.agent_dir.clone(),
+            Scope::Project => self.paths.cwd.join(CONFIG_DIR_NAME),
+        }
+    }
+
+    /// A local source path of `scope`'s settings, made absolute.
+    pub fn resolve_local(&self, path: &str, scope: Scope) -> PathBuf {
+        resolve_resource_path(path, &self.base_dir(scope), &self.paths.home)
+    }
+
+    /// A local source path typed on the command line, made absolute against the cwd.
+    pub fn resolve_input(&self, path: &str) -> PathBuf {
+        resolve_resource_path(path, &self.paths.cwd, &self.paths.home)
+    }
+
+    /// The identity of a source of `scope`'s settings.
+    pub fn identity(&self, source: &str, scope: Scope) -> String {
+        PackageSpec::parse(source).identity(&self.base_dir(scope), &self.paths.home)
+    }
+
+    /// The identity of a source typed on the command line.
+    pub fn input_identity(&self, source: &str) -> String {
+        PackageSpec::parse(source).identity(&self.paths.cwd, &self.paths.home)
+    }
+
+    /// npm's global `node_modules` (asked once: `npm root -g`, or bun's equivalent).
+    pub fn global_npm_root(&self) -> Result<PathBuf, PackageError> {
+        self.npm_root
+            .get_or_init(|| {
+                let (command, mut args) = self.npm_command().map_err(|e| e.to_string())?;
+                let bun = command == "bun";
+                args.extend(if bun {
+                    ["pm", "bin", "-g"].map(String::from).to_vec()
+                } else {
+                    ["root", "-g"].map(String::from).to_vec()
+                });
+                let out = capture(&command, &args, None, &[], Duration::from_secs(60))
+                    .map_err(|e| format!("Failed to run {command} {}: {e}", args.join(" ")))?;
+                let out = PathBuf::from(out.trim());
+                Ok(if bun {
+                    out.parent()
+                        .unwrap_or(Path::new("/"))
+                        .join("install/global/node_modules")
+                } else {
+                    out
+                })
+            })
+            .clone()
+            .map_err(PackageError::new)
+    }
+
+    /// The npm prefix packages of `scope` are installed into.
+    pub fn npm_install_root(&self, scope: Scope) -> Result<PathBuf, PackageError> {
+        match scope {
+            Scope::Project => Ok(self.paths.cwd.join(CONFIG_DIR_NAME).join("npm")),
+            Scope::User => Ok(self.global_npm_root()?.join("..")),
+        }
+    }
+
+    /// Where an npm package of `scope` is installed.
+    pub fn npm_install_path(&self, npm: &NpmSource, scope: Scope) -> Result<PathBuf, PackageError> {
+        match scope {
+            Scope::Project => Ok(self
+                .paths
+                .cwd
+                .join(CONFIG_DIR_NAME)
+                .join("npm/node_modules")
+                .join(&npm.name)),
+            Scope::User => Ok(self.global_npm_root()?.join(&npm.name)),
+        }
+    }
+
+    /// The folder all git clones of `scope` live under.
+    pub fn git_install_root(&self, scope: Scope) -> PathBuf {
+        match scope {
+            Scope::Project => self.paths.cwd.join(CONFIG_DIR_NAME).join("git"),
+            Scope::User => self.paths.agent_dir.join("git"),
+        }
+    }
+
+    /// Where a git package of `scope` is cloned.
+    pub fn git_install_path(&self, git: &GitSource, scope: Scope) -> PathBuf {
+        self.git_install_root(scope).join(&git.host).join(&git.path)
+    }
+
+    /// Where a configured package is on disk, if it is there.
+    pub fn installed_path(&self, source: &str, scope: Scope) -> Option<PathBuf> {
+        let path = match PackageSpec::parse(source) {
+            PackageSpec::Npm(n) => self.npm_install_path(&n, scope).ok()?,
+            PackageSpec::Git(g) => self.git_install_path(&g, scope),
+            PackageSpec::Local(p) => self.resolve_local(&p, scope),
+        };
+        path.exists().then_some(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn install_paths() {
+        let loc = Locations::new(Paths::new("/a/agent", "/w/proj", "/h"), None);
+        let PackageSpec::Git(g) = PackageSpec::parse("git:github.com/u/r@v1") else {
+            panic!()
+        };
+        assert_eq!(
+            loc.git_install_path(&g, Scope::User),
+            Path::new("/a/agent/git/github.com/u/r")
+        );
+        assert_eq!(
+            loc.git_install_path(&g, Scope::Project),
+            Path::new("/w/proj/.pi/git/github.com/u/r")
+        );
+        let PackageSpec::Npm(n) = PackageSpec::parse("npm:@s/p") else {
+            panic!()
+        };
+        assert_eq!(
+            loc.npm_install_path(&n, Scope::Project).expect("path"),
+            Path::new("/w/proj/.pi/npm/node_modules/@s/p")
+        );
+        assert_eq!(loc.resolve_local("../pkg", Scope::User), Path::new("/a/pkg"));
+        assert_eq!(loc.resolve_local("../pkg", Scope::Project), Path::new("/w/proj/pkg"));
+        assert_eq!(loc.resolve_input("../pkg"), Path::new("/w/pkg"));
+        let bad = Locations::new(Paths::new("/a", "/w", "/h"), Some(vec![String::new()]));
+        assert!(bad.npm_command().is_err());
+    }
+}
