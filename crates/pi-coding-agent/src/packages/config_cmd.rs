@@ -1,7 +1,8 @@
 //! `pi config`: the resolved resources (from packages, settings entries and the pi folders)
-//! with their enabled state, grouped by kind.
+//! with their enabled state: the toggling screen on a terminal, else a plain listing.
 
 use std::fmt::Write as _;
+use std::io::IsTerminal;
 
 use super::cli::Style;
 use super::is_offline;
@@ -75,12 +76,16 @@ pub fn run(paths: Paths) -> i32 {
     for p in problems {
         eprintln!("{}", style.red(&format!("Error: {p}")));
     }
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return match super::config_view::run(&resolved, &mut settings, &loc) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("{}", style.red(&format!("Error: {e}")));
+                1
+            }
+        };
+    }
     print!("{}", render(&resolved, style));
-    println!();
-    println!(
-        "{}",
-        style.dim("Enable or disable resources with the skills/prompts/themes/extensions and packages entries of settings.json.")
-    );
     0
 }
 

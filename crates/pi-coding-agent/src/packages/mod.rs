@@ -4,6 +4,8 @@
 
 pub mod cli;
 pub mod config_cmd;
+pub mod config_groups;
+pub mod config_view;
 pub mod install;
 pub mod locations;
 pub mod manager;

@@ -433,3 +433,74 @@ fn npm_package_from_a_local_tarball() {
         serde_json::json!([])
     );
 }
+
+/// `pi config` on a terminal: space turns the selected resource off (written at once), escape
+/// closes with exit code 0.
+#[test]
+fn config_screen_toggles_a_resource() {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    use std::io::{Read, Write};
+    use std::time::{Duration, Instant};
+
+    let (_mock, fx) = setup();
+    let pkg = fx.root.path().canonicalize().unwrap().join("pkg");
+    make_package(&pkg);
+    pi(&fx, &["install", "../pkg", "-l"]).assert_ok();
+
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap().into_string().unwrap();
+    let slave = std::fs::OpenOptions::new().read(true).write(true).open(&name).unwrap();
+    let mut child = Command::new("setsid")
+        .arg("--ctty")
+        .arg(crate::harness::pi_bin())
+        .arg("config")
+        .current_dir(&fx.proj)
+        .envs(fx.agent.env())
+        .env("TERM", "xterm-256color")
+        .stdin(slave.try_clone().unwrap())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave)
+        .spawn()
+        .unwrap();
+    let mut master = std::fs::File::from(master);
+    let mut reader = master.try_clone().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = String::new();
+    let wait_for = |screen: &mut String, what: &str| {
+        let start = Instant::now();
+        while !screen.contains(what) {
+            assert!(start.elapsed() < Duration::from_secs(10), "no {what:?} in {screen:?}");
+            if let Ok(b) = rx.recv_timeout(Duration::from_millis(50)) {
+                screen.push_str(&String::from_utf8_lossy(&b));
+            }
+        }
+    };
+    wait_for(&mut screen, "Resource Configuration");
+    wait_for(&mut screen, "hello");
+    master.write_all(b" ").unwrap();
+    wait_for(&mut screen, "[ ]");
+    master.write_all(b"\x1b").unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "pi config did not close");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert_eq!(
+        settings(&fx.proj.join(".pi/settings.json"))["packages"],
+        serde_json::json!([{"source": "../../pkg", "skills": ["-skills/hello/SKILL.md"]}])
+    );
+}
