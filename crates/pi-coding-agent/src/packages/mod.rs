@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
+use crate::resources::{PackageOrigin, ResourceScope};
 
 pub use locations::{Locations, Scope};
 pub use manager::PackageManager;
@@ -41,12 +42,13 @@ pub fn is_offline() -> bool {
         .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("yes"))
 }
 
-/// The enabled skill, prompt and theme files of the configured packages.
+/// The enabled skill, prompt and theme files of the configured packages, each with the
+/// package it came from.
 #[derive(Debug, Clone, Default)]
 pub struct PackageResources {
-    pub skills: Vec<PathBuf>,
-    pub prompts: Vec<PathBuf>,
-    pub themes: Vec<PathBuf>,
+    pub skills: Vec<(PathBuf, ResourceScope)>,
+    pub prompts: Vec<(PathBuf, ResourceScope)>,
+    pub themes: Vec<(PathBuf, ResourceScope)>,
     /// Installs that failed (the packages are skipped).
     pub problems: Vec<PackageError>,
 }
@@ -63,10 +65,28 @@ pub fn package_resources(paths: &Paths, settings: &SettingsManager, install_miss
     let loc = Locations::new(paths.clone(), settings.npm_command());
     let install = install_missing.then_some(process::Output::Stderr);
     let (resolved, problems) = resolve::resolve_packages(&loc, settings, install);
+    let of = |kind: ResourceKind| -> Vec<(PathBuf, ResourceScope)> {
+        resolved
+            .of(kind)
+            .iter()
+            .filter(|r| r.enabled)
+            .filter_map(|r| match &r.origin {
+                resolve::Origin::Package(source) => Some((
+                    r.path.clone(),
+                    ResourceScope::Package(PackageOrigin {
+                        source: source.clone(),
+                        project: r.scope == Scope::Project,
+                        base_dir: r.base_dir.clone(),
+                    }),
+                )),
+                _ => None,
+            })
+            .collect()
+    };
     PackageResources {
-        skills: resolved.enabled(ResourceKind::Skills),
-        prompts: resolved.enabled(ResourceKind::Prompts),
-        themes: resolved.enabled(ResourceKind::Themes),
+        skills: of(ResourceKind::Skills),
+        prompts: of(ResourceKind::Prompts),
+        themes: of(ResourceKind::Themes),
         problems,
     }
 }

@@ -134,7 +134,7 @@ fn split_ref(url: &str) -> (String, Option<String>) {
 }
 
 /// Hosts whose repository path is always `<user>/<project>` (extra segments are web pages).
-const HOSTED: [&str; 3] = ["github.com", "gitlab.com", "bitbucket.org"];
+const HOSTED: [&str; 2] = ["github.com", "bitbucket.org"];
 
 /// Host and path of a repository reference without its ref, or `None`.
 fn host_and_path(repo: &str) -> Option<(String, String)> {
@@ -203,6 +203,23 @@ pub fn parse_git_url(source: &str) -> Option<GitSource> {
             }
         }
     };
+    // A `#fragment` is not part of the path; on a known host it names the ref, as does a
+    // GitHub `/tree/<ref>` page.
+    let (path, fragment) = match path.split_once('#') {
+        Some((p, f)) => (p.to_string(), Some(f.to_string()).filter(|f| !f.is_empty())),
+        None => (path, None),
+    };
+    let hosted = HOSTED.contains(&host.as_str());
+    let tree_ref = path
+        .trim_start_matches('/')
+        .splitn(4, '/')
+        .collect::<Vec<_>>()
+        .get(2..)
+        .and_then(|rest| match rest {
+            ["tree", r] if host == "github.com" && !r.is_empty() => Some(r.to_string()),
+            _ => None,
+        });
+    let git_ref = git_ref.or(if hosted { fragment.or(tree_ref) } else { None });
     let path = normalize_path(&host, &path);
     if host.is_empty() || path.is_empty() || path.split('/').count() < 2 {
         return None;
@@ -271,6 +288,24 @@ mod tests {
         assert_eq!(
             (g.host.as_str(), g.path.as_str(), g.repo.as_str()),
             ("example.com", "a/b/c", "https://example.com/a/b/c")
+        );
+        let g = git("git:gitlab.com/group/sub/proj");
+        assert_eq!(g.path, "group/sub/proj");
+        let g = git("https://github.com/user/repo/tree/main");
+        assert_eq!((g.path.as_str(), g.git_ref.as_deref()), ("user/repo", Some("main")));
+        let g = git("git:github.com/user/repo#v3");
+        assert_eq!((g.path.as_str(), g.git_ref.as_deref()), ("user/repo", Some("v3")));
+        let g = git("https://example.com/u/r#v2");
+        assert_eq!((g.path.as_str(), g.git_ref), ("u/r", None));
+        let g = git("ssh://git@example.com:2222/u/r.git@main");
+        assert_eq!(g.repo, "ssh://git@example.com:2222/u/r.git");
+        assert_eq!(
+            (g.host.as_str(), g.path.as_str(), g.git_ref.as_deref()),
+            ("example.com", "u/r", Some("main"))
+        );
+        assert_eq!(
+            PackageSpec::parse("git://example.org/x/y.git"),
+            PackageSpec::Local("git://example.org/x/y.git".into())
         );
         let g = git("http://127.0.0.1:8080/u/r.git");
         assert_eq!((g.host.as_str(), g.path.as_str()), ("127.0.0.1", "u/r"));

@@ -61,4 +61,17 @@ pub enum ResourceScope {
     Project,
     /// A path given on the command line or in settings.
     Path,
+    /// A pi package configured in the user or project settings.
+    Package(PackageOrigin),
+}
+
+/// Which package a resource came from (what RPC `sourceInfo` reports for it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageOrigin {
+    /// The source as written in the settings (`npm:…`, `git:…`, a path).
+    pub source: String,
+    /// From the project settings rather than the user's.
+    pub project: bool,
+    /// The package's root folder.
+    pub base_dir: PathBuf,
 }

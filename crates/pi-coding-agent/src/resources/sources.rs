@@ -16,8 +16,8 @@ pub struct ResourceSources {
     pub global_entries: Vec<String>,
     /// Entries of the project settings file (relative to `.pi/`).
     pub project_entries: Vec<String>,
-    /// Files or folders contributed by packages.
-    pub package_paths: Vec<PathBuf>,
+    /// Files or folders contributed by packages, with the package each came from.
+    pub package_paths: Vec<(PathBuf, ResourceScope)>,
     /// `--no-skills`, `--no-prompt-templates`, `--no-themes`: only the CLI paths.
     pub no_defaults: bool,
 }
@@ -95,7 +95,7 @@ pub(crate) fn collect_from_sources(paths: &Paths, sources: &ResourceSources, col
             }
         }
     }
-    for p in &sources.package_paths {
-        collector.add_path(p.clone(), ResourceScope::Path);
+    for (p, scope) in &sources.package_paths {
+        collector.add_path(p.clone(), scope.clone());
     }
 }

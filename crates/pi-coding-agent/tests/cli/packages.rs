@@ -100,6 +100,36 @@ fn local_package_install_list_use_remove() {
         "skill missing from the system prompt"
     );
 
+    // RPC clients see where they came from.
+    let run = fx
+        .pi(["--mode", "rpc"])
+        .stdin("{\"id\":\"1\",\"type\":\"get_commands\"}\n")
+        .run();
+    let response = run
+        .events()
+        .into_iter()
+        .find(|e| e["id"] == "1")
+        .expect("a get_commands response");
+    let commands = response["data"]["commands"].as_array().unwrap();
+    let info = |name: &str| {
+        commands
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {commands:?}"))["sourceInfo"]
+            .clone()
+    };
+    assert_eq!(
+        info("greet"),
+        serde_json::json!({
+            "path": pkg.join("prompts/greet.md").display().to_string(),
+            "source": stored,
+            "scope": "user",
+            "origin": "package",
+            "baseDir": pkg.display().to_string(),
+        })
+    );
+    assert_eq!(info("skill:hello")["origin"], "package");
+
     let run = pi(&fx, &["config"]);
     run.assert_ok();
     assert!(

@@ -62,13 +62,26 @@ fn wire_mode(mode: pi_agent::QueueMode) -> QueueMode {
 }
 
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
+    if let ResourceScope::Package(p) = scope {
+        return SourceInfo {
+            path: path.display().to_string(),
+            source: p.source.clone(),
+            scope: if p.project {
+                SourceScope::Project
+            } else {
+                SourceScope::User
+            },
+            origin: SourceOrigin::Package,
+            base_dir: Some(p.base_dir.display().to_string()),
+        };
+    }
     SourceInfo {
         path: path.display().to_string(),
         source: "local".to_string(),
         scope: match scope {
             ResourceScope::User => SourceScope::User,
             ResourceScope::Project => SourceScope::Project,
-            ResourceScope::Path => SourceScope::Temporary,
+            ResourceScope::Path | ResourceScope::Package(_) => SourceScope::Temporary,
         },
         origin: SourceOrigin::TopLevel,
         base_dir: base_dir.map(|d| d.display().to_string()),
