@@ -1,8 +1,9 @@
 //! Where packages live: the settings scope's base folder, npm's global root or the project's
 //! `.pi/npm`, the git clones under `<agent>/git` or `.pi/git`, and the npm command to use.
 
-use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use super::process::capture;
@@ -34,7 +35,13 @@ impl Scope {
 pub struct Locations {
     pub paths: Paths,
     npm_command: Option<Vec<String>>,
-    npm_root: OnceCell<Result<PathBuf, String>>,
+}
+
+/// npm's global root per npm command: asking costs a Node start, and startup resolves
+/// packages more than once (resources, then themes).
+fn npm_root_cache() -> &'static Mutex<HashMap<Vec<String>, PathBuf>> {
+    static CACHE: OnceLock<Mutex<HashMap<Vec<String>, PathBuf>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
 }
 
 impl Locations {
@@ -42,7 +49,6 @@ impl Locations {
         Locations {
             paths,
             npm_command: npm_command.filter(|c| !c.is_empty()),
-            npm_root: OnceCell::new(),
         }
     }
 
@@ -92,30 +98,33 @@ impl Locations {
         PackageSpec::parse(source).identity(&self.paths.cwd, &self.paths.home)
     }
 
-    /// npm's global `node_modules` (asked once: `npm root -g`, or bun's equivalent).
+    /// npm's global `node_modules` (asked once per process: `npm root -g`, or bun's equivalent).
     pub fn global_npm_root(&self) -> Result<PathBuf, PackageError> {
-        self.npm_root
-            .get_or_init(|| {
-                let (command, mut args) = self.npm_command().map_err(|e| e.to_string())?;
-                let bun = command == "bun";
-                args.extend(if bun {
-                    ["pm", "bin", "-g"].map(String::from).to_vec()
-                } else {
-                    ["root", "-g"].map(String::from).to_vec()
-                });
-                let out = capture(&command, &args, None, &[], Duration::from_secs(60))
-                    .map_err(|e| format!("Failed to run {command} {}: {e}", args.join(" ")))?;
-                let out = PathBuf::from(out.trim());
-                Ok(if bun {
-                    out.parent()
-                        .unwrap_or(Path::new("/"))
-                        .join("install/global/node_modules")
-                } else {
-                    out
-                })
-            })
-            .clone()
-            .map_err(PackageError::new)
+        let (command, mut args) = self.npm_command()?;
+        let key: Vec<String> = std::iter::once(command.clone()).chain(args.iter().cloned()).collect();
+        if let Some(root) = npm_root_cache().lock().ok().and_then(|c| c.get(&key).cloned()) {
+            return Ok(root);
+        }
+        let bun = command == "bun";
+        args.extend(if bun {
+            ["pm", "bin", "-g"].map(String::from).to_vec()
+        } else {
+            ["root", "-g"].map(String::from).to_vec()
+        });
+        let out = capture(&command, &args, None, &[], Duration::from_secs(60))
+            .map_err(|e| PackageError::new(format!("Failed to run {command} {}: {e}", args.join(" "))))?;
+        let out = PathBuf::from(out.trim());
+        let root = if bun {
+            out.parent()
+                .unwrap_or(Path::new("/"))
+                .join("install/global/node_modules")
+        } else {
+            out
+        };
+        if let Ok(mut cache) = npm_root_cache().lock() {
+            cache.insert(key, root.clone());
+        }
+        Ok(root)
     }
 
     /// The npm prefix packages of `scope` are installed into.

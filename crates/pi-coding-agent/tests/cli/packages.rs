@@ -462,6 +462,20 @@ fn npm_package_from_a_local_tarball() {
         settings(&fx.proj.join(".pi/settings.json"))["packages"],
         serde_json::json!([])
     );
+
+    // A user install goes to npm's global prefix (here a scratch one).
+    run_pi(&["install", &source]).assert_ok();
+    let global = root.join("npm-global/lib/node_modules/pi-tiny-test-pkg");
+    assert!(global.join("package.json").is_file());
+    let run = run_pi(&["list"]);
+    assert_eq!(
+        run.stdout,
+        format!("User packages:\n  {source}\n    {}\n", global.display())
+    );
+    run_pi(&["-p", "/greet Yan"]).assert_ok();
+    assert_eq!(last_request(&mock).0, "Greet Yan warmly");
+    run_pi(&["uninstall", "npm:pi-tiny-test-pkg"]).assert_ok();
+    assert!(!global.exists());
 }
 
 /// `pi config` on a terminal: space turns the selected resource off (written at once), escape
