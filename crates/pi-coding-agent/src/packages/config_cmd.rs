@@ -103,6 +103,7 @@ mod tests {
             origin: Origin::Package("npm:x".into()),
             scope: Scope::User,
             base_dir: PathBuf::from("/p"),
+            temporary: false,
         });
         r.prompts.push(ResolvedResource {
             path: PathBuf::from("/a/prompts/b.md"),
@@ -110,6 +111,7 @@ mod tests {
             origin: Origin::Auto,
             scope: Scope::Project,
             base_dir: PathBuf::from("/a"),
+            temporary: false,
         });
         let text = render(&r, Style { color: false });
         assert_eq!(

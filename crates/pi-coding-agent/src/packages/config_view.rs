@@ -351,6 +351,7 @@ mod tests {
             origin,
             scope: Scope::User,
             base_dir: PathBuf::from("/a"),
+            temporary: false,
         };
         ResolvedPaths {
             skills: vec![r("/p/skills/alpha/SKILL.md", true, Origin::Package("npm:x".into()))],

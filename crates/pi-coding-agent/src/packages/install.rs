@@ -127,20 +127,53 @@ fn install_git_dependencies(loc: &Locations, dir: &Path, out: Output) -> Result<
 }
 
 pub fn install_git(loc: &Locations, g: &GitSource, scope: Scope, out: Output) -> Result<(), PackageError> {
-    let target = loc.git_install_path(g, scope);
+    let root = loc.git_install_root(scope);
+    clone_git(loc, g, &loc.git_install_path(g, scope), Some(&root), out)
+}
+
+/// Clone `g` into `target` (nothing when it is there); `ignore_root` gets a `.gitignore`.
+fn clone_git(
+    loc: &Locations,
+    g: &GitSource,
+    target: &Path,
+    ignore_root: Option<&Path>,
+    out: Output,
+) -> Result<(), PackageError> {
     if target.exists() {
         return Ok(());
     }
-    ensure_git_ignore(&loc.git_install_root(scope))?;
+    if let Some(root) = ignore_root {
+        ensure_git_ignore(root)?;
+    }
     if let Some(parent) = target.parent() {
         fs::create_dir_all(parent).map_err(|e| io_err("Cannot create", parent, &e))?;
     }
     let target_str = target.to_string_lossy().into_owned();
     git(&["clone", &g.repo, &target_str], None, out)?;
     if let Some(r) = &g.git_ref {
-        git(&["checkout", r], Some(&target), out)?;
+        git(&["checkout", r], Some(target), out)?;
     }
-    install_git_dependencies(loc, &target, out)
+    install_git_dependencies(loc, target, out)
+}
+
+/// Put a `-e` source into its temporary folder for this run (local paths need nothing);
+/// an unpinned git checkout that is already there is refreshed, keeping it on failure.
+pub fn install_temporary(loc: &Locations, spec: &PackageSpec, out: Output) -> Result<(), PackageError> {
+    match spec {
+        PackageSpec::Npm(n) => {
+            let root = loc.temp_npm_root();
+            ensure_npm_project(&root)?;
+            let root_str = root.to_string_lossy().into_owned();
+            npm(loc, &["install", &n.spec, "--prefix", &root_str], None, out)
+        }
+        PackageSpec::Git(g) => clone_git(loc, g, &loc.temp_git_install_path(g), None, out),
+        PackageSpec::Local(_) => Ok(()),
+    }
+}
+
+/// Pull an unpinned temporary git checkout; failures keep the cached copy.
+pub fn refresh_temporary_git(loc: &Locations, g: &GitSource, out: Output) {
+    let _ = update_git_dir(loc, g, &loc.temp_git_install_path(g), None, out);
 }
 
 /// The ref to follow and the fetch that refreshes it: the branch's upstream, else the
@@ -180,21 +213,31 @@ fn git_update_target(dir: &Path) -> Result<(String, Vec<String>), PackageError> 
 
 /// Bring a clone up to date with its remote (clone it when missing).
 pub fn update_git(loc: &Locations, g: &GitSource, scope: Scope, out: Output) -> Result<(), PackageError> {
-    let dir = loc.git_install_path(g, scope);
+    let root = loc.git_install_root(scope);
+    update_git_dir(loc, g, &loc.git_install_path(g, scope), Some(&root), out)
+}
+
+fn update_git_dir(
+    loc: &Locations,
+    g: &GitSource,
+    dir: &Path,
+    ignore_root: Option<&Path>,
+    out: Output,
+) -> Result<(), PackageError> {
     if !dir.exists() {
-        return install_git(loc, g, scope, out);
+        return clone_git(loc, g, dir, ignore_root, out);
     }
-    let (target, fetch_args) = git_update_target(&dir)?;
-    run("git", &fetch_args, Some(&dir), out)?;
-    let local = git_capture(&["rev-parse", "HEAD"], &dir)?;
-    let remote = git_capture(&["rev-parse", &target], &dir)?;
+    let (target, fetch_args) = git_update_target(dir)?;
+    run("git", &fetch_args, Some(dir), out)?;
+    let local = git_capture(&["rev-parse", "HEAD"], dir)?;
+    let remote = git_capture(&["rev-parse", &target], dir)?;
     if local.trim() == remote.trim() {
         return Ok(());
     }
-    git(&["reset", "--hard", &target], Some(&dir), out)?;
+    git(&["reset", "--hard", &target], Some(dir), out)?;
     // A package checkout stays pristine.
-    git(&["clean", "-fdx"], Some(&dir), out)?;
-    install_git_dependencies(loc, &dir, out)
+    git(&["clean", "-fdx"], Some(dir), out)?;
+    install_git_dependencies(loc, dir, out)
 }
 
 /// Delete a clone and the folders it leaves empty (up to the git root).

@@ -161,6 +161,35 @@ impl Locations {
         self.git_install_root(scope).join(&git.host).join(&git.path)
     }
 
+    /// `<tmp>/pi-extensions/<prefix>/<hash>/<suffix>`: the folder of a `-e` source, stable
+    /// across runs so a second run finds it installed.
+    fn temp_dir(prefix: &str, suffix: &str) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(format!("{prefix}-{suffix}").as_bytes());
+        let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        let dir = std::env::temp_dir().join("pi-extensions").join(prefix).join(hash);
+        if suffix.is_empty() {
+            dir
+        } else {
+            dir.join(suffix)
+        }
+    }
+
+    /// The npm prefix of `-e` npm sources.
+    pub fn temp_npm_root(&self) -> PathBuf {
+        Self::temp_dir("npm", "")
+    }
+
+    /// Where a `-e` npm source is installed.
+    pub fn temp_npm_install_path(&self, npm: &NpmSource) -> PathBuf {
+        self.temp_npm_root().join("node_modules").join(&npm.name)
+    }
+
+    /// Where a `-e` git source is cloned.
+    pub fn temp_git_install_path(&self, git: &GitSource) -> PathBuf {
+        Self::temp_dir(&format!("git-{}", git.host), &git.path)
+    }
+
     /// Where a configured package is on disk, if it is there.
     pub fn installed_path(&self, source: &str, scope: Scope) -> Option<PathBuf> {
         let path = match PackageSpec::parse(source) {

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
-use crate::resources::{PackageOrigin, ResourceScope};
+use crate::resources::{PackageOrigin, PackageScope, ResourceScope};
 
 pub use locations::{Locations, Scope};
 pub use manager::PackageManager;
@@ -65,28 +65,49 @@ pub fn package_resources(paths: &Paths, settings: &SettingsManager, install_miss
     let loc = Locations::new(paths.clone(), settings.npm_command());
     let install = install_missing.then_some(process::Output::Stderr);
     let (resolved, problems) = resolve::resolve_packages(&loc, settings, install);
-    let of = |kind: ResourceKind| -> Vec<(PathBuf, ResourceScope)> {
-        resolved
-            .of(kind)
-            .iter()
-            .filter(|r| r.enabled)
-            .filter_map(|r| match &r.origin {
-                resolve::Origin::Package(source) => Some((
-                    r.path.clone(),
-                    ResourceScope::Package(PackageOrigin {
-                        source: source.clone(),
-                        project: r.scope == Scope::Project,
-                        base_dir: r.base_dir.clone(),
-                    }),
-                )),
-                _ => None,
-            })
-            .collect()
-    };
-    PackageResources {
-        skills: of(ResourceKind::Skills),
-        prompts: of(ResourceKind::Prompts),
-        themes: of(ResourceKind::Themes),
-        problems,
+    PackageResources::from_resolved(&resolved, problems)
+}
+
+/// The resources of `-e` sources for this run (installed into the temp folder when missing,
+/// never offline).
+pub fn temporary_package_resources(paths: &Paths, settings: &SettingsManager, sources: &[String]) -> PackageResources {
+    if sources.is_empty() {
+        return PackageResources::default();
+    }
+    let loc = Locations::new(paths.clone(), settings.npm_command());
+    let (resolved, problems) = resolve::resolve_temporary(&loc, sources, Some(process::Output::Stderr));
+    PackageResources::from_resolved(&resolved, problems)
+}
+
+impl PackageResources {
+    fn from_resolved(resolved: &ResolvedPaths, problems: Vec<PackageError>) -> Self {
+        let of = |kind: ResourceKind| -> Vec<(PathBuf, ResourceScope)> {
+            resolved
+                .of(kind)
+                .iter()
+                .filter(|r| r.enabled)
+                .filter_map(|r| match &r.origin {
+                    resolve::Origin::Package(source) => Some((
+                        r.path.clone(),
+                        ResourceScope::Package(PackageOrigin {
+                            source: source.clone(),
+                            scope: match (r.temporary, r.scope) {
+                                (true, _) => PackageScope::Temporary,
+                                (false, Scope::Project) => PackageScope::Project,
+                                (false, Scope::User) => PackageScope::User,
+                            },
+                            base_dir: r.base_dir.clone(),
+                        }),
+                    )),
+                    _ => None,
+                })
+                .collect()
+        };
+        PackageResources {
+            skills: of(ResourceKind::Skills),
+            prompts: of(ResourceKind::Prompts),
+            themes: of(ResourceKind::Themes),
+            problems,
+        }
     }
 }

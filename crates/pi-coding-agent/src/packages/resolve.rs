@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::install::{install_spec, installed_npm_version};
+use super::install::{install_spec, install_temporary, installed_npm_version, refresh_temporary_git};
 use super::locations::{Locations, Scope};
 use super::process::Output;
 use super::source::PackageSpec;
@@ -66,6 +66,8 @@ pub struct ResolvedResource {
     pub scope: Scope,
     /// The folder filter patterns for this resource are relative to.
     pub base_dir: PathBuf,
+    /// From a `-e` source (installed for this run only).
+    pub temporary: bool,
 }
 
 impl ResolvedResource {
@@ -129,6 +131,7 @@ impl ResolvedPaths {
             origin: meta.origin.clone(),
             scope: meta.scope,
             base_dir: meta.base_dir.clone(),
+            temporary: meta.temporary,
         });
     }
 
@@ -148,6 +151,7 @@ struct Meta {
     origin: Origin,
     scope: Scope,
     base_dir: PathBuf,
+    temporary: bool,
 }
 
 /// One `packages` entry: the source and, for the object form, its filters.
@@ -156,6 +160,8 @@ pub struct PackageEntry {
     pub source: String,
     pub filter: Option<Map<String, Value>>,
     pub scope: Scope,
+    /// A `-e` source: installed under the temp folder, local paths relative to the cwd.
+    pub temporary: bool,
 }
 
 /// The `packages` entries of one settings scope (entries without a source are skipped).
@@ -170,11 +176,13 @@ pub fn package_entries(settings: &Map<String, Value>, scope: Scope) -> Vec<Packa
                 source: s.clone(),
                 filter: None,
                 scope,
+                temporary: false,
             }),
             Value::Object(o) => Some(PackageEntry {
                 source: o.get("source")?.as_str()?.to_string(),
                 filter: Some(o.clone()),
                 scope,
+                temporary: false,
             }),
             _ => None,
         })
@@ -219,14 +227,25 @@ pub fn resolve_package_sources(
             origin: Origin::Package(entry.source.clone()),
             scope: entry.scope,
             base_dir: loc.base_dir(entry.scope),
+            temporary: entry.temporary,
         };
         let spec = PackageSpec::parse(&entry.source);
+        let installing = install.filter(|_| !is_offline());
         let installed = match &spec {
             PackageSpec::Local(p) => {
-                add_local_source(&loc.resolve_local(p, entry.scope), filter, &mut meta, out);
+                let path = if entry.temporary {
+                    loc.resolve_input(p)
+                } else {
+                    loc.resolve_local(p, entry.scope)
+                };
+                add_local_source(&path, filter, &mut meta, out);
                 continue;
             }
-            PackageSpec::Npm(n) => match loc.npm_install_path(n, entry.scope) {
+            PackageSpec::Npm(n) => match if entry.temporary {
+                Ok(loc.temp_npm_install_path(n))
+            } else {
+                loc.npm_install_path(n, entry.scope)
+            } {
                 Ok(path) => {
                     let wrong_version = n
                         .version
@@ -240,6 +259,14 @@ pub fn resolve_package_sources(
                     continue;
                 }
             },
+            PackageSpec::Git(g) if entry.temporary => {
+                let path = loc.temp_git_install_path(g);
+                let missing = !path.exists();
+                if let (false, None, Some(output)) = (missing, &g.git_ref, installing) {
+                    refresh_temporary_git(loc, g, output);
+                }
+                (path, missing)
+            }
             PackageSpec::Git(g) => {
                 let path = loc.git_install_path(g, entry.scope);
                 let missing = !path.exists();
@@ -248,7 +275,7 @@ pub fn resolve_package_sources(
         };
         let (path, missing) = installed;
         if missing {
-            let Some(output) = install.filter(|_| !is_offline()) else {
+            let Some(output) = installing else {
                 // An outdated pinned package is still better than none.
                 if !path.exists() {
                     continue;
@@ -257,7 +284,12 @@ pub fn resolve_package_sources(
                 collect_package_resources(&path, filter, &meta, out);
                 continue;
             };
-            if let Err(e) = install_spec(loc, &spec, entry.scope, output) {
+            let result = if entry.temporary {
+                install_temporary(loc, &spec, output)
+            } else {
+                install_spec(loc, &spec, entry.scope, output)
+            };
+            if let Err(e) = result {
                 problems.push(e);
                 if !path.exists() {
                     continue;
@@ -656,6 +688,7 @@ pub fn resolve_all(
                 origin: Origin::Settings,
                 scope,
                 base_dir: loc.base_dir(scope),
+                temporary: false,
             };
             resolve_settings_entries(&settings_list(map, kind.key()), kind, &meta, &loc.paths.home, &mut out);
         }
@@ -665,6 +698,7 @@ pub fn resolve_all(
             origin: Origin::Auto,
             scope,
             base_dir: loc.base_dir(scope),
+            temporary: false,
         };
         for kind in ResourceKind::ALL {
             let overrides = settings_list(map, kind.key());
@@ -687,6 +721,28 @@ pub fn resolve_packages(
     let mut problems = Vec::new();
     let packages = configured_packages(loc, settings);
     resolve_package_sources(loc, &packages, install, &mut out, &mut problems);
+    (out.finish(), problems)
+}
+
+/// The enabled resources of `-e` sources (installed into the temp folder when missing,
+/// unless pi is offline).
+pub fn resolve_temporary(
+    loc: &Locations,
+    sources: &[String],
+    install: Option<Output>,
+) -> (ResolvedPaths, ResolveProblems) {
+    let entries: Vec<PackageEntry> = sources
+        .iter()
+        .map(|s| PackageEntry {
+            source: s.clone(),
+            filter: None,
+            scope: Scope::User,
+            temporary: true,
+        })
+        .collect();
+    let mut out = ResolvedPaths::default();
+    let mut problems = Vec::new();
+    resolve_package_sources(loc, &entries, install, &mut out, &mut problems);
     (out.finish(), problems)
 }
 

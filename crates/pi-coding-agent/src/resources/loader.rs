@@ -35,6 +35,9 @@ pub struct ResourceOptions {
     pub theme_paths: Vec<String>,
     /// `--no-themes`.
     pub no_themes: bool,
+    /// Each `-e`/`--extension`: package sources whose skills, prompts and themes are used
+    /// for this run (the extensions themselves are not loaded).
+    pub extension_sources: Vec<String>,
 }
 
 /// Everything loaded, plus every diagnostic (the caller decides how to show them).
@@ -71,10 +74,12 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
     // Package resources come after the settings entries and the pi folders (the first name
     // wins); missing packages are installed unless pi is offline.
     let packages = crate::packages::package_resources(paths, settings, true);
+    let temporary = crate::packages::temporary_package_resources(paths, settings, &options.extension_sources);
     diagnostics.extend(
         packages
             .problems
             .iter()
+            .chain(&temporary.problems)
             .map(|p| Diagnostic::warning(p.to_string(), PathBuf::new())),
     );
     let global = settings.global_settings();
@@ -86,6 +91,7 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
             global_entries: entries(global, "skills"),
             project_entries: entries(project, "skills"),
             package_paths: packages.skills,
+            temporary_package_paths: temporary.skills,
             no_defaults: options.no_skills,
         },
     );
@@ -96,6 +102,7 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
             global_entries: entries(global, "prompts"),
             project_entries: entries(project, "prompts"),
             package_paths: packages.prompts,
+            temporary_package_paths: temporary.prompts,
             no_defaults: options.no_prompt_templates,
         },
     );
@@ -116,6 +123,12 @@ pub fn theme_sources(paths: &Paths, settings: &SettingsManager, options: &Resour
         global_entries: entries(settings.global_settings(), "themes"),
         project_entries: entries(settings.project_settings(), "themes"),
         package_paths: crate::packages::package_resources(paths, settings, false).themes,
+        temporary_package_paths: crate::packages::temporary_package_resources(
+            paths,
+            settings,
+            &options.extension_sources,
+        )
+        .themes,
         no_defaults: options.no_themes,
     }
 }

@@ -200,6 +200,34 @@ fn project_install_and_filters() {
 }
 
 #[test]
+fn extension_flag_brings_package_resources_for_one_run() {
+    let (mock, fx) = setup();
+    let pkg = fx.root.path().canonicalize().unwrap().join("pkg");
+    make_package(&pkg);
+    pi(&fx, &["-e", "../pkg", "-p", "/greet Eve"]).assert_ok();
+    assert_eq!(last_request(&mock).0, "Greet Eve warmly");
+    // Nothing was written to the settings.
+    assert!(!fx.agent.path().join("settings.json").exists());
+    let run = fx
+        .pi(["-e", "../pkg", "--mode", "rpc"])
+        .stdin("{\"id\":\"1\",\"type\":\"get_commands\"}\n")
+        .run();
+    let response = run.events().into_iter().find(|e| e["id"] == "1").expect("a response");
+    let greet = response["data"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "greet")
+        .cloned()
+        .expect("greet");
+    assert_eq!(greet["sourceInfo"]["scope"], "temporary");
+    assert_eq!(greet["sourceInfo"]["source"], "../pkg");
+    // Without it, the template is unknown.
+    pi(&fx, &["-p", "/greet Eve"]).assert_ok();
+    assert_eq!(last_request(&mock).0, "/greet Eve");
+}
+
+#[test]
 fn usage_errors() {
     let (_mock, fx) = setup();
     let cases: &[(&[&str], &str)] = &[
@@ -363,7 +391,10 @@ fn git_package_install_use_update_remove() {
     assert_eq!(last_request(&mock).0, "Greet Ann warmly");
 
     // A new commit upstream arrives with `pi update <source>`; offline nothing is fetched.
-    write(&work.join("prompts/later.md"), "Later $1\n");
+    write(
+        &work.join("prompts/later.md"),
+        "---\ndescription: later\n---\nLater $1\n",
+    );
     git(&work, &["add", "-A"]);
     git(&work, &["commit", "-qm", "two"]);
     git(
@@ -381,6 +412,18 @@ fn git_package_install_use_update_remove() {
         run.stdout
     );
     assert!(clone.join("prompts/later.md").is_file());
+
+    // `-e` clones into the temp folder for the run (here a scratch TMPDIR).
+    let tmp = root.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut p = fx.pi(["-e", "git:example.com/u/r", "-p", "/later Kim"]);
+    p.cmd
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env("TMPDIR", &tmp)
+        .env_remove("PI_OFFLINE");
+    p.run().assert_ok();
+    assert_eq!(last_request(&mock).0, "Later Kim");
+    assert!(tmp.join("pi-extensions").is_dir());
 
     // Missing clones are restored at startup, but not offline.
     std::fs::remove_dir_all(fx.proj.join(".pi/git")).unwrap();

@@ -17,7 +17,7 @@ use super::types::{
     BashResult, Cancelled, CommandSource, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest,
     RpcSessionState, SessionStats, SlashCommand, SourceInfo, SourceOrigin, SourceScope,
 };
-use crate::resources::ResourceScope;
+use crate::resources::{PackageScope, ResourceScope};
 use crate::session::{AgentSession, SessionEvent, SessionListener};
 use crate::session_host::SessionHost;
 
@@ -66,10 +66,10 @@ fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> S
         return SourceInfo {
             path: path.display().to_string(),
             source: p.source.clone(),
-            scope: if p.project {
-                SourceScope::Project
-            } else {
-                SourceScope::User
+            scope: match p.scope {
+                PackageScope::User => SourceScope::User,
+                PackageScope::Project => SourceScope::Project,
+                PackageScope::Temporary => SourceScope::Temporary,
             },
             origin: SourceOrigin::Package,
             base_dir: Some(p.base_dir.display().to_string()),
