@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config_cmd;
 pub mod config_groups;
 pub mod config_view;
+pub mod files;
 pub mod install;
 pub mod locations;
 pub mod manager;
