@@ -127,6 +127,57 @@ impl Locations {
         Ok(root)
     }
 
+    /// Where npm's global `node_modules` probably is, without running npm: the
+    /// `npm_config_prefix` variable, the `prefix` of `~/.npmrc`, or the folder holding the
+    /// `node` on `PATH`. Only for finding packages already installed.
+    fn guessed_global_roots(&self) -> Vec<PathBuf> {
+        if self.npm_command.is_some() {
+            return Vec::new();
+        }
+        let mut prefixes = Vec::new();
+        for var in ["npm_config_prefix", "NPM_CONFIG_PREFIX"] {
+            if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+                prefixes.push(PathBuf::from(v));
+            }
+        }
+        if let Ok(rc) = std::fs::read_to_string(self.paths.home.join(".npmrc")) {
+            for line in rc.lines() {
+                if let Some((key, value)) = line.split_once('=') {
+                    if key.trim() == "prefix" {
+                        let v = value.trim().trim_matches('"');
+                        prefixes.push(crate::config::paths::expand_tilde_with(v, &self.paths.home));
+                    }
+                }
+            }
+        }
+        if let Some(path) = std::env::var_os("PATH") {
+            let node = std::env::split_paths(&path)
+                .map(|d| d.join("node"))
+                .find(|p| p.is_file())
+                .and_then(|p| p.canonicalize().ok());
+            if let Some(prefix) = node.as_deref().and_then(Path::parent).and_then(Path::parent) {
+                prefixes.push(prefix.to_path_buf());
+            }
+        }
+        prefixes.into_iter().map(|p| p.join("lib/node_modules")).collect()
+    }
+
+    /// Where an installed npm package of `scope` is, asking npm only when a guess of its
+    /// global root does not find it (startup stays free of npm calls).
+    pub fn npm_installed_path_fast(&self, npm: &NpmSource, scope: Scope) -> Result<PathBuf, PackageError> {
+        if scope == Scope::User {
+            if let Some(found) = self
+                .guessed_global_roots()
+                .into_iter()
+                .map(|root| root.join(&npm.name))
+                .find(|p| p.join("package.json").is_file())
+            {
+                return Ok(found);
+            }
+        }
+        self.npm_install_path(npm, scope)
+    }
+
     /// The npm prefix packages of `scope` are installed into.
     pub fn npm_install_root(&self, scope: Scope) -> Result<PathBuf, PackageError> {
         match scope {

@@ -248,7 +248,7 @@ pub fn resolve_package_sources(
             PackageSpec::Npm(n) => match if entry.temporary {
                 Ok(loc.temp_npm_install_path(n))
             } else {
-                loc.npm_install_path(n, entry.scope)
+                loc.npm_installed_path_fast(n, entry.scope)
             } {
                 Ok(path) => {
                     let wrong_version = n

@@ -515,8 +515,19 @@ fn npm_package_from_a_local_tarball() {
         run.stdout,
         format!("User packages:\n  {source}\n    {}\n", global.display())
     );
-    run_pi(&["-p", "/greet Yan"]).assert_ok();
+    // Startup finds it without running npm (a stand-in npm on PATH would leave a mark).
+    let shim = root.join("shim");
+    write(
+        &shim.join("npm"),
+        &format!("#!/bin/sh\ntouch {}\nexit 1\n", root.join("npm-ran").display()),
+    );
+    std::fs::set_permissions(shim.join("npm"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", shim.display(), std::env::var("PATH").unwrap_or_default());
+    let mut p = fx.pi(["-p", "/greet Yan"]);
+    p.cmd.envs(npm_env.iter().map(|(k, v)| (*k, v))).env("PATH", path);
+    p.run().assert_ok();
     assert_eq!(last_request(&mock).0, "Greet Yan warmly");
+    assert!(!root.join("npm-ran").exists(), "startup ran npm");
     run_pi(&["uninstall", "npm:pi-tiny-test-pkg"]).assert_ok();
     assert!(!global.exists());
 }
