@@ -283,4 +283,27 @@ mod tests {
         let bad = Locations::new(Paths::new("/a", "/w", "/h"), Some(vec![String::new()]));
         assert!(bad.npm_command().is_err());
     }
+
+    #[test]
+    fn npm_root_guess_reads_npmrc_and_finds_installed_packages() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let home = tmp.path().join("home");
+        std::fs::create_dir_all(&home).expect("mk");
+        std::fs::write(home.join(".npmrc"), "registry=x\nprefix = ~/.npm-global\n").expect("w");
+        let loc = Locations::new(Paths::new(tmp.path().join("a"), tmp.path(), &home), None);
+        let root = home.join(".npm-global/lib/node_modules");
+        assert!(loc.guessed_global_roots().contains(&root));
+        std::fs::create_dir_all(root.join("@s/p")).expect("mk");
+        std::fs::write(root.join("@s/p/package.json"), "{}").expect("w");
+        let PackageSpec::Npm(n) = PackageSpec::parse("npm:@s/p") else {
+            panic!()
+        };
+        assert_eq!(
+            loc.npm_installed_path_fast(&n, Scope::User).expect("found"),
+            root.join("@s/p")
+        );
+        // A custom npm command is never second-guessed.
+        let custom = Locations::new(loc.paths.clone(), Some(vec!["mise".into()]));
+        assert!(custom.guessed_global_roots().is_empty());
+    }
 }
