@@ -14,6 +14,7 @@ pub mod process;
 pub mod resolve;
 pub mod self_update;
 pub mod source;
+pub mod updates;
 
 use std::path::PathBuf;
 
