@@ -602,3 +602,42 @@ fn config_screen_toggles_a_resource() {
         serde_json::json!([{"source": "../../pkg", "skills": ["-skills/hello/SKILL.md"]}])
     );
 }
+
+#[test]
+fn pinned_git_package_is_left_alone_by_update() {
+    if !have("git") {
+        println!("skipped: no git");
+        return;
+    }
+    let (_mock, fx) = setup();
+    let root = fx.root.path().canonicalize().unwrap();
+    let (work, env) = bare_repo(&root);
+    let run_online = |args: &[&str]| {
+        let mut p = fx.pi(args);
+        p.cmd.envs(env.iter().map(|(k, v)| (k, v))).env_remove("PI_OFFLINE");
+        p.run()
+    };
+    run_online(&["install", "git:example.com/u/r@main"]).assert_ok();
+    let clone = fx.agent.path().join("git/example.com/u/r");
+    assert!(clone.join("prompts/greet.md").is_file());
+    assert_eq!(
+        std::fs::read_to_string(fx.agent.path().join("git/.gitignore")).unwrap(),
+        "*\n!.gitignore\n"
+    );
+    write(&work.join("prompts/more.md"), "More\n");
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "two"]);
+    git(
+        &work,
+        &["push", "-q", root.join("bare/u/r.git").to_str().unwrap(), "HEAD:main"],
+    );
+    let run = run_online(&["update", "--extensions"]);
+    run.assert_ok();
+    assert_eq!(run.stdout, "Updated packages\n");
+    assert!(!clone.join("prompts/more.md").exists());
+    // The same repository by its https URL is the same package.
+    let run = run_online(&["remove", "https://example.com/u/r"]);
+    run.assert_ok();
+    assert!(!clone.exists());
+    assert!(!fx.agent.path().join("git/example.com").exists());
+}
