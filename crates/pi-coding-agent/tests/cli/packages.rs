@@ -641,3 +641,47 @@ fn pinned_git_package_is_left_alone_by_update() {
     assert!(!clone.exists());
     assert!(!fx.agent.path().join("git/example.com").exists());
 }
+
+#[test]
+fn npm_command_setting_is_honoured() {
+    let (_mock, fx) = setup();
+    let log = fx.root.path().join("npm-args.log");
+    let settings_json = serde_json::json!({
+        "npmCommand": ["sh", "-c", format!("echo \"$@\" >> {}", log.display()), "npm"]
+    });
+    fx.agent.write("settings.json", settings_json.to_string()).unwrap();
+    let run = pi(&fx, &["install", "npm:@scope/thing@2.0.0", "-l"]);
+    run.assert_ok();
+    let prefix = fx.proj.join(".pi/npm");
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        format!("install @scope/thing@2.0.0 --prefix {}\n", prefix.display())
+    );
+    assert!(prefix.join("package.json").is_file());
+    assert_eq!(
+        settings(&fx.proj.join(".pi/settings.json"))["packages"],
+        serde_json::json!(["npm:@scope/thing@2.0.0"])
+    );
+    // Nothing landed where the package should be, so no path is listed.
+    assert_eq!(
+        pi(&fx, &["list"]).stdout,
+        "Project packages:\n  npm:@scope/thing@2.0.0\n"
+    );
+    pi(&fx, &["remove", "npm:@scope/thing", "-l"]).assert_ok();
+    assert!(std::fs::read_to_string(&log)
+        .unwrap()
+        .ends_with(&format!("uninstall @scope/thing --prefix {}\n", prefix.display())));
+    // A failing npm is an error with the command line.
+    fx.agent
+        .write("settings.json", r#"{"npmCommand": ["sh", "-c", "exit 3", "npm"]}"#)
+        .unwrap();
+    let run = pi(&fx, &["install", "npm:x", "-l"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "Error: sh -c exit 3 npm install x --prefix {} failed with code 3\n",
+            prefix.display()
+        )
+    );
+}
