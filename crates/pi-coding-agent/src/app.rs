@@ -74,15 +74,18 @@ fn read_piped_stdin() -> Option<String> {
 }
 
 /// Run pi with `argv` (without the program name); returns the exit code.
-/// pi's package subcommands, handled before anything else.
-const PACKAGE_COMMANDS: &[&str] = &["install", "remove", "uninstall", "update", "list", "config"];
-
 pub fn run(argv: &[String]) -> i32 {
-    // Package management needs the extension host, which this build does not have yet: say so
-    // instead of sending "install foo" to the model as a prompt.
-    if let Some(command) = argv.first().filter(|a| PACKAGE_COMMANDS.contains(&a.as_str())) {
-        eprintln!("Error: `pi {command}` (package management) is not supported by this build yet");
-        return 1;
+    // pi's package subcommands come before anything else; `--offline` already applies to them.
+    if argv.iter().any(|a| a == "--offline") {
+        std::env::set_var("PI_OFFLINE", "1");
+        std::env::set_var("PI_SKIP_VERSION_CHECK", "1");
+    }
+    if let Some(code) = crate::packages::cli::run(argv) {
+        return code;
+    }
+    if argv.first().is_some_and(|a| a == "config") {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        return crate::packages::config_cmd::run(crate::config::paths::Paths::for_cwd(cwd));
     }
     let args = cli::parse_args(argv);
     let stdin_is_terminal = std::io::stdin().is_terminal();

@@ -6,6 +6,7 @@ pub mod compaction;
 pub mod config;
 pub mod export;
 pub mod modes;
+pub mod packages;
 pub mod resources;
 pub mod runtime;
 pub mod session;

@@ -317,6 +317,7 @@ fn resource_options(args: &Args) -> ResourceOptions {
         no_prompt_templates: args.no_prompt_templates,
         theme_paths: args.themes.clone(),
         no_themes: args.no_themes,
+        extension_sources: args.extensions.clone(),
     }
 }
 

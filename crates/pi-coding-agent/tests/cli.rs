@@ -1,6 +1,6 @@
 //! Black-box tests of the `pi` binary: print and JSON modes against the mock LLM server,
 //! compared with the TypeScript pi's golden transcripts; provider faults and retries; command
-//! line behaviour; JSON output into a slow pipe.
+//! line behaviour; JSON output into a slow pipe; the package subcommands.
 
 // Test helpers unwrap: a failure there is a test failure.
 #![allow(clippy::unwrap_used)]
@@ -18,3 +18,5 @@ mod faults;
 mod flags;
 #[path = "cli/golden.rs"]
 mod golden;
+#[path = "cli/packages.rs"]
+mod packages;

@@ -225,12 +225,12 @@ fn candidates(path: &Path, base: &Path) -> Vec<String> {
     out
 }
 
-fn matches_any_glob(path: &Path, patterns: &[&str], base: &Path) -> bool {
+pub(crate) fn matches_any_glob(path: &Path, patterns: &[&str], base: &Path) -> bool {
     let names = candidates(path, base);
     patterns.iter().any(|p| names.iter().any(|n| glob_matches(p, n)))
 }
 
-fn matches_any_exact(path: &Path, patterns: &[&str], base: &Path) -> bool {
+pub(crate) fn matches_any_exact(path: &Path, patterns: &[&str], base: &Path) -> bool {
     let names = candidates(path, base);
     // File name alone does not count for exact matches.
     let names: Vec<&String> = names

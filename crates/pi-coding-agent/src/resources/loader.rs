@@ -2,6 +2,8 @@
 //! expansion, honouring the CLI switches and the settings entries. Themes are left out
 //! (only the interactive mode needs them; see [`super::themes::load_themes`]).
 
+use std::path::PathBuf;
+
 use serde_json::Value;
 
 use super::context_files::{load_context_files, load_prompt_sources, ContextFile, PromptSources};
@@ -33,6 +35,9 @@ pub struct ResourceOptions {
     pub theme_paths: Vec<String>,
     /// `--no-themes`.
     pub no_themes: bool,
+    /// Each `-e`/`--extension`: package sources whose skills, prompts and themes are used
+    /// for this run (the extensions themselves are not loaded).
+    pub extension_sources: Vec<String>,
 }
 
 /// Everything loaded, plus every diagnostic (the caller decides how to show them).
@@ -66,6 +71,17 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
         load_prompt_sources(paths, options.system_prompt.as_deref(), &options.append_system_prompt);
     diagnostics.extend(diags);
 
+    // Package resources come after the settings entries and the pi folders (the first name
+    // wins); missing packages are installed unless pi is offline.
+    let packages = crate::packages::package_resources(paths, settings, true);
+    let temporary = crate::packages::temporary_package_resources(paths, settings, &options.extension_sources);
+    diagnostics.extend(
+        packages
+            .problems
+            .iter()
+            .chain(&temporary.problems)
+            .map(|p| Diagnostic::warning(p.to_string(), PathBuf::new())),
+    );
     let global = settings.global_settings();
     let project = settings.project_settings();
     let skills = load_skills(
@@ -74,7 +90,8 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
             cli_paths: options.skill_paths.clone(),
             global_entries: entries(global, "skills"),
             project_entries: entries(project, "skills"),
-            package_paths: Vec::new(),
+            package_paths: packages.skills,
+            temporary_package_paths: temporary.skills,
             no_defaults: options.no_skills,
         },
     );
@@ -84,7 +101,8 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
             cli_paths: options.prompt_template_paths.clone(),
             global_entries: entries(global, "prompts"),
             project_entries: entries(project, "prompts"),
-            package_paths: Vec::new(),
+            package_paths: packages.prompts,
+            temporary_package_paths: temporary.prompts,
             no_defaults: options.no_prompt_templates,
         },
     );
@@ -97,13 +115,20 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
     }
 }
 
-/// The theme sources for the interactive mode, from the same switches and settings.
-pub fn theme_sources(settings: &SettingsManager, options: &ResourceOptions) -> ThemeSources {
+/// The theme sources for the interactive mode, from the same switches and settings. Package
+/// themes come from packages already on disk (startup installed the missing ones).
+pub fn theme_sources(paths: &Paths, settings: &SettingsManager, options: &ResourceOptions) -> ThemeSources {
     ThemeSources {
         cli_paths: options.theme_paths.clone(),
         global_entries: entries(settings.global_settings(), "themes"),
         project_entries: entries(settings.project_settings(), "themes"),
-        package_paths: Vec::new(),
+        package_paths: crate::packages::package_resources(paths, settings, false).themes,
+        temporary_package_paths: crate::packages::temporary_package_resources(
+            paths,
+            settings,
+            &options.extension_sources,
+        )
+        .themes,
         no_defaults: options.no_themes,
     }
 }

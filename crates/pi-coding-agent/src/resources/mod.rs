@@ -61,4 +61,26 @@ pub enum ResourceScope {
     Project,
     /// A path given on the command line or in settings.
     Path,
+    /// A pi package configured in the user or project settings.
+    Package(PackageOrigin),
+}
+
+/// Where a package was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PackageScope {
+    User,
+    Project,
+    /// `-e <source>`: this run only.
+    Temporary,
+}
+
+/// Which package a resource came from (what RPC `sourceInfo` reports for it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageOrigin {
+    /// The source as written in the settings (`npm:…`, `git:…`, a path).
+    pub source: String,
+    /// Which settings configured it, or `-e` for this run.
+    pub scope: PackageScope,
+    /// The package's root folder.
+    pub base_dir: PathBuf,
 }

@@ -34,7 +34,7 @@ impl PromptTemplate {
         match self.scope {
             ResourceScope::User => "(user)".into(),
             ResourceScope::Project => "(project)".into(),
-            ResourceScope::Path => {
+            ResourceScope::Path | ResourceScope::Package(_) => {
                 let dir = self
                     .file_path
                     .parent()

@@ -16,8 +16,10 @@ pub struct ResourceSources {
     pub global_entries: Vec<String>,
     /// Entries of the project settings file (relative to `.pi/`).
     pub project_entries: Vec<String>,
-    /// Files or folders contributed by packages.
-    pub package_paths: Vec<PathBuf>,
+    /// Files or folders contributed by packages, with the package each came from.
+    pub package_paths: Vec<(PathBuf, ResourceScope)>,
+    /// Files contributed by `-e` packages: they come first, even with `no_defaults`.
+    pub temporary_package_paths: Vec<(PathBuf, ResourceScope)>,
     /// `--no-skills`, `--no-prompt-templates`, `--no-themes`: only the CLI paths.
     pub no_defaults: bool,
 }
@@ -67,9 +69,13 @@ pub(crate) trait ResourceCollector {
     }
 }
 
-/// Feed `collector` every candidate in pi's precedence order: CLI paths; project settings
-/// entries, project folders; global settings entries, user folders; then package paths.
+/// Feed `collector` every candidate in pi's precedence order: `-e` package files; CLI paths;
+/// project settings entries, project folders; global settings entries, user folders; then
+/// package paths.
 pub(crate) fn collect_from_sources(paths: &Paths, sources: &ResourceSources, collector: &mut impl ResourceCollector) {
+    for (p, scope) in &sources.temporary_package_paths {
+        collector.add_path(p.clone(), scope.clone());
+    }
     for p in &sources.cli_paths {
         collector.add_path(resolve_resource_path(p, &paths.cwd, &paths.home), ResourceScope::Path);
     }
@@ -95,7 +101,7 @@ pub(crate) fn collect_from_sources(paths: &Paths, sources: &ResourceSources, col
             }
         }
     }
-    for p in &sources.package_paths {
-        collector.add_path(p.clone(), ResourceScope::Path);
+    for (p, scope) in &sources.package_paths {
+        collector.add_path(p.clone(), scope.clone());
     }
 }

@@ -135,7 +135,7 @@ impl UiTheme {
 /// Names of every theme the user can pick: built-ins first, then custom ones.
 pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
     let mut names = vec!["dark".to_string(), "light".to_string()];
-    let loaded = load_themes(paths, &theme_sources(settings, &ResourceOptions::default()));
+    let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
     for t in loaded.themes {
         if !names.contains(&t.name) {
             names.push(t.name);
@@ -154,7 +154,7 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
     if let Some(t) = builtin_theme(&wanted) {
         return (UiTheme::new(t), None);
     }
-    let loaded = load_themes(paths, &theme_sources(settings, &ResourceOptions::default()));
+    let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
     if let Some(t) = loaded.themes.into_iter().find(|t| t.name == wanted) {
         return (UiTheme::new(t), None);
     }

@@ -17,7 +17,7 @@ use super::types::{
     BashResult, Cancelled, CommandSource, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest,
     RpcSessionState, SessionStats, SlashCommand, SourceInfo, SourceOrigin, SourceScope,
 };
-use crate::resources::ResourceScope;
+use crate::resources::{PackageScope, ResourceScope};
 use crate::session::{AgentSession, SessionEvent, SessionListener};
 use crate::session_host::SessionHost;
 
@@ -62,13 +62,26 @@ fn wire_mode(mode: pi_agent::QueueMode) -> QueueMode {
 }
 
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
+    if let ResourceScope::Package(p) = scope {
+        return SourceInfo {
+            path: path.display().to_string(),
+            source: p.source.clone(),
+            scope: match p.scope {
+                PackageScope::User => SourceScope::User,
+                PackageScope::Project => SourceScope::Project,
+                PackageScope::Temporary => SourceScope::Temporary,
+            },
+            origin: SourceOrigin::Package,
+            base_dir: Some(p.base_dir.display().to_string()),
+        };
+    }
     SourceInfo {
         path: path.display().to_string(),
         source: "local".to_string(),
         scope: match scope {
             ResourceScope::User => SourceScope::User,
             ResourceScope::Project => SourceScope::Project,
-            ResourceScope::Path => SourceScope::Temporary,
+            ResourceScope::Path | ResourceScope::Package(_) => SourceScope::Temporary,
         },
         origin: SourceOrigin::TopLevel,
         base_dir: base_dir.map(|d| d.display().to_string()),
