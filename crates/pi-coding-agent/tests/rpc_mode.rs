@@ -426,6 +426,8 @@ struct Live {
     level: Mutex<ThinkingLevel>,
     name: Mutex<Option<String>>,
     streaming: Arc<AtomicBool>,
+    /// A run is between its `agent_start` and `agent_end` lines.
+    running: Arc<AtomicBool>,
     stop_run: Arc<Notify>,
     release_bash: Arc<Notify>,
     shut_down: AtomicBool,
@@ -440,6 +442,7 @@ impl Live {
             level: Mutex::new(ThinkingLevel::Off),
             name: Mutex::default(),
             streaming: Arc::default(),
+            running: Arc::default(),
             stop_run: Arc::default(),
             release_bash: Arc::default(),
             shut_down: AtomicBool::new(false),
@@ -466,6 +469,7 @@ impl RpcBackend for Live {
             return Err(RpcError::already_processing());
         }
         self.streaming.store(true, Ordering::SeqCst);
+        self.running.store(true, Ordering::SeqCst);
         // Answer, then run the whole prompt inside this future, as pi's `session.prompt` does.
         preflight.succeed().await;
         self.output.send(&json!({"type": "agent_start"})).await;
@@ -481,6 +485,7 @@ impl RpcBackend for Live {
         }
         self.streaming.store(false, Ordering::SeqCst);
         self.output.send(&json!({"type": "agent_end"})).await;
+        self.running.store(false, Ordering::SeqCst);
         if request.message == "fail late" {
             // Only events report failures after preflight.
             return Err(RpcError::new("provider exploded"));
@@ -608,6 +613,14 @@ impl RpcBackend for Live {
     }
     async fn shutdown(&self) {
         self.stop_run.notify_one();
+        // As the real backend does: a run being stopped finishes (its agent_end written)
+        // before shutdown returns and the server drops what still runs.
+        for _ in 0..1000 {
+            if !self.running.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
         self.shut_down.store(true, Ordering::SeqCst);
         self.output.send(&json!({"type": "session_shutdown"})).await;
     }
