@@ -194,6 +194,12 @@ impl AgentSession {
         self.inner.agent.messages()
     }
 
+    /// Read the transcript without copying it (the agent's state is locked meanwhile: do not
+    /// call back into the session from `f`).
+    pub fn with_messages<R>(&self, f: impl FnOnce(&[AgentMessage]) -> R) -> R {
+        self.inner.agent.with_messages(f)
+    }
+
     /// The last assistant message of the transcript, if the transcript ends with one.
     pub fn last_assistant(&self) -> Option<AssistantMessage> {
         self.inner

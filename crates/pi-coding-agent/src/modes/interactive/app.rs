@@ -163,16 +163,18 @@ impl App {
         self.streaming = None;
         let header = Notice::new(self.header_text(), "text", self.theme.clone());
         self.view.chat.push(Box::new(header));
-        let messages = self.session().messages();
-        build_transcript(
-            &messages,
-            &mut self.view.chat,
-            &mut self.tools,
-            &self.theme,
-            self.hide_thinking,
-            self.tools_expanded,
-            self.caps,
-        );
+        // Built straight from the agent's transcript: a long session is not copied first.
+        self.session().with_messages(|messages| {
+            build_transcript(
+                messages,
+                &mut self.view.chat,
+                &mut self.tools,
+                &self.theme,
+                self.hide_thinking,
+                self.tools_expanded,
+                self.caps,
+            );
+        });
     }
 
     pub fn refresh_footer(&mut self) {

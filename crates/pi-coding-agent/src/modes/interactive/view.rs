@@ -122,14 +122,8 @@ impl View {
             self.frozen.width = width;
         }
         if target > self.frozen.count {
-            let mut f = Frame::new();
-            let children = self.chat.children_mut();
-            for c in &mut children[self.frozen.count..target] {
-                c.render(width, &mut f);
-                // The merged copy is enough; a later re-render rebuilds the cache.
-                c.invalidate();
-            }
-            let lines = f.sealed().to_vec();
+            let children = &mut self.chat.children_mut()[self.frozen.count..target];
+            let lines = render_finished(children, width);
             for piece in lines.chunks(MERGED_CHUNK) {
                 self.frozen.chunks.push(piece.to_vec().into());
             }
@@ -142,6 +136,41 @@ impl View {
             c.render(width, out);
         }
     }
+}
+
+/// Below this many blocks the finished transcript is rendered on the calling thread.
+const PARALLEL_RENDER_BLOCKS: usize = 256;
+
+/// The lines of finished blocks, in order; their own caches are dropped (the merged copy is
+/// enough, and a later re-render rebuilds them). Opening a long session renders thousands of
+/// blocks at once, so they are split into runs rendered on one thread per core.
+fn render_finished(children: &mut [Box<dyn Component>], width: usize) -> Vec<String> {
+    fn render_run(run: &mut [Box<dyn Component>], width: usize) -> Vec<String> {
+        let mut f = Frame::new();
+        for c in run {
+            c.render(width, &mut f);
+            c.invalidate();
+        }
+        f.sealed().to_vec()
+    }
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    if threads < 2 || children.len() < PARALLEL_RENDER_BLOCKS {
+        return render_run(children, width);
+    }
+    let per_thread = children.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut runs = children.chunks_mut(per_thread);
+        let first = runs.next().unwrap_or_default();
+        let handles: Vec<_> = runs.map(|run| scope.spawn(move || render_run(run, width))).collect();
+        let mut lines = render_run(first, width);
+        for handle in handles {
+            match handle.join() {
+                Ok(more) => lines.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        lines
+    })
 }
 
 impl Component for View {
@@ -226,5 +255,30 @@ pub fn build_transcript(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_tui::components::Text;
+
+    fn blocks(n: usize) -> Vec<Box<dyn Component>> {
+        (0..n)
+            .map(|i| Box::new(Text::new(format!("block {i}: {}", "word ".repeat(i % 40)))) as Box<dyn Component>)
+            .collect()
+    }
+
+    #[test]
+    fn finished_blocks_render_in_order_whether_split_or_not() {
+        let n = PARALLEL_RENDER_BLOCKS * 3 + 7;
+        let mut split = blocks(n);
+        let lines = render_finished(&mut split, 30);
+        let mut expected = Vec::new();
+        for mut b in blocks(n) {
+            expected.extend(pi_tui::render_lines(b.as_mut(), 30));
+        }
+        assert_eq!(lines, expected);
+        assert!(lines.len() > n, "long blocks wrap");
     }
 }
