@@ -251,3 +251,59 @@ fn retry_wait_shows_a_countdown_and_escape_cancels_it() {
     });
     quit(&mut pty);
 }
+
+const DOWN: &str = "\x1b[B";
+
+/// Move a list's `→` marker down to the row starting with `label`.
+fn select_row(pty: &mut Pty, label: &str) {
+    for _ in 0..60 {
+        if pty.contents().contains(&format!("→ {label}")) {
+            return;
+        }
+        pty.send(DOWN);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    panic!("row {label} not found; screen:\n{}", pty.contents());
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).expect("json")
+}
+
+#[test]
+fn settings_menu_changes_are_saved_and_applied() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    pty.wait_text("Enter/Space to change · Esc to close");
+    select_row(&mut pty, "Steering mode");
+    pty.send(ENTER);
+    pty.wait_for("steering mode all", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Steering mode") && l.trim_end().ends_with("all"))
+    });
+    select_row(&mut pty, "Double-escape action");
+    pty.send(ENTER);
+    pty.wait_for("double escape fork", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Double-escape action") && l.trim_end().ends_with("fork"))
+    });
+    select_row(&mut pty, "Auto-compact");
+    pty.send(" ");
+    pty.wait_for("auto-compact off", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Auto-compact") && l.trim_end().ends_with("false"))
+    });
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ Auto-compact"));
+    let settings = read_json(&s.agent.path().join("settings.json"));
+    assert_eq!(settings["steeringMode"], "all");
+    assert_eq!(settings["doubleEscapeAction"], "fork");
+    assert_eq!(settings["compaction"]["enabled"], false);
+    // The footer no longer says the context compacts automatically.
+    assert!(!pty.contents().contains("(auto)"), "{}", pty.contents());
+    quit(&mut pty);
+}

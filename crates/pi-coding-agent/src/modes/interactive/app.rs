@@ -620,7 +620,7 @@ impl App {
         } else if let Some(s) = tui.overlay_mut::<SettingsList>(id) {
             match s.take_event() {
                 Some(SettingsEvent::Changed { id, value }) => {
-                    super::commands::apply_setting(self, &id, &value);
+                    super::settings_menu::apply(self, tui, &id, &value);
                     None
                 }
                 Some(SettingsEvent::Cancelled) => Some(Err(())),

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_tui::components::{SelectItem, SelectList, SettingItem, SettingsList};
+use pi_tui::components::{SelectItem, SelectList};
 use pi_tui::{OverlayOptions, Tui};
 
 use super::app::{App, Picker};
@@ -442,59 +442,7 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
             let id = tui.show_overlay(Box::new(view), OverlayOptions::default());
             app.picker = Some((id, Picker::Tree));
         }
-        Open::Settings => {
-            let session = app.session();
-            let paths = paths_for(&session);
-            let (names, hide) = match session.settings().lock() {
-                Ok(s) => (super::theme::theme_names(&paths, &s), s.hide_thinking_block()),
-                Err(_) => (vec!["dark".into(), "light".into()], false),
-            };
-            let items = vec![
-                SettingItem {
-                    id: "theme".into(),
-                    label: "Theme".into(),
-                    description: Some("Colour theme".into()),
-                    value: app.theme.name().to_string(),
-                    values: names,
-                },
-                SettingItem {
-                    id: "hideThinking".into(),
-                    label: "Hide thinking".into(),
-                    description: Some("Show thinking blocks as one line".into()),
-                    value: hide.to_string(),
-                    values: vec!["true".into(), "false".into()],
-                },
-            ];
-            let list = SettingsList::new(items, 10, app.theme.settings_list());
-            let id = tui.show_overlay(Box::new(list), OverlayOptions::default());
-            app.picker = Some((id, Picker::Settings));
-        }
-    }
-}
-
-pub fn apply_setting(app: &mut App, id: &str, value: &str) {
-    let session = app.session();
-    match id {
-        "theme" => {
-            let paths = paths_for(&session);
-            let theme = match session.settings().lock() {
-                Ok(mut s) => {
-                    s.set_theme(value);
-                    super::theme::load_ui_theme(&paths, &s, Some(value)).0
-                }
-                Err(_) => return,
-            };
-            app.set_theme(std::sync::Arc::new(theme));
-        }
-        "hideThinking" => {
-            let hide = value == "true";
-            if hide != app.hide_thinking {
-                app.hide_thinking = !hide;
-                // Reuse the key handler's toggle so every block follows.
-                app.toggle_thinking();
-            }
-        }
-        _ => {}
+        Open::Settings => super::settings_menu::open(app, tui),
     }
 }
 

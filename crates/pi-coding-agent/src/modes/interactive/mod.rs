@@ -8,6 +8,7 @@ mod commands;
 mod events;
 mod footer;
 mod keys;
+mod settings_menu;
 mod theme;
 mod tool_block;
 mod tree;
@@ -73,6 +74,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
     let mut app = app::App::new(host.clone(), Arc::new(ui_theme), pi_tui::keybindings(), tx.clone(), h);
+    settings_menu::apply_startup(&mut app, &mut tui);
     let mut provider =
         pi_tui::autocomplete::CombinedAutocompleteProvider::new(commands::slash_commands(), session.cwd());
     provider.set_commands(commands::slash_commands());
