@@ -307,3 +307,54 @@ fn settings_menu_changes_are_saved_and_applied() {
     assert!(!pty.contents().contains("(auto)"), "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn login_saves_an_api_key_and_logout_removes_it() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 120);
+    let auth_path = s.agent.path().join("auth.json");
+    // Subscription login cannot complete here, and says so.
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.wait_text("GitHub Copilot");
+    pty.send(ENTER);
+    pty.wait_text("not available in this build");
+    assert!(!auth_path.exists());
+
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Use an API key");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("mock-anth");
+    pty.wait_for("filtered", Duration::from_secs(5), |c| {
+        c.contains("mock-anthropic") && !c.contains("mock-responses")
+    });
+    pty.send(ENTER);
+    pty.wait_text("Enter API key:");
+    pty.type_text("sk-typed-key");
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for mock-anthropic");
+    let auth = read_json(&auth_path);
+    assert_eq!(
+        auth["mock-anthropic"],
+        json!({"type": "api_key", "key": "sk-typed-key"})
+    );
+
+    pty.type_text("/logout");
+    pty.send(ENTER);
+    pty.wait_text("Select provider to logout:");
+    pty.send(ENTER);
+    pty.wait_text("Removed stored API key for mock-anthropic");
+    let auth = read_json(&auth_path);
+    assert!(auth.get("mock-anthropic").is_none(), "{auth}");
+
+    pty.type_text("/logout");
+    pty.send(ENTER);
+    pty.wait_text("No stored credentials to remove.");
+    quit(&mut pty);
+}

@@ -26,6 +26,13 @@ pub enum Picker {
     Fork,
     Settings,
     Tree,
+    LoginMethod,
+    LoginProvider {
+        oauth: bool,
+        options: Vec<super::login::ProviderOption>,
+    },
+    LoginKey(super::login::ProviderOption),
+    Logout(Vec<super::login::ProviderOption>),
 }
 
 mod session_events;
@@ -615,6 +622,12 @@ impl App {
             match t.take_event() {
                 Some(super::tree::TreeEvent::Selected(v)) => Some(Ok(v)),
                 Some(super::tree::TreeEvent::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(d) = tui.overlay_mut::<super::dialogs::Dialog>(id) {
+            match d.take_result() {
+                Some(super::dialogs::DialogResult::Done(v)) => Some(Ok(v)),
+                Some(super::dialogs::DialogResult::Cancelled) => Some(Err(())),
                 None => None,
             }
         } else if let Some(s) = tui.overlay_mut::<SettingsList>(id) {

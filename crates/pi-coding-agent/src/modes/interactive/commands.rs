@@ -13,15 +13,20 @@ use super::footer::format_tokens;
 pub const COMMANDS: &[(&str, &str)] = &[
     ("settings", "Open settings menu"),
     ("model", "Select model (opens selector UI)"),
+    ("scoped-models", "Choose the models Ctrl+P cycles through"),
     ("export", "Export session (HTML default, or specify path: .html/.jsonl)"),
     ("import", "Import and resume a session from a JSONL file"),
+    ("share", "Share the session as a secret GitHub gist"),
     ("copy", "Copy last agent message to clipboard"),
     ("name", "Set session display name"),
     ("session", "Show session info and stats"),
+    ("changelog", "Show what changed in each version"),
     ("hotkeys", "Show all keyboard shortcuts"),
     ("fork", "Create a new fork from a previous message"),
-    ("tree", "Navigate the session tree (switch branches)"),
     ("clone", "Duplicate the current session at the current position"),
+    ("tree", "Navigate the session tree (switch branches)"),
+    ("login", "Set up a provider's credentials"),
+    ("logout", "Remove a provider's stored credentials"),
     ("new", "Start a new session"),
     ("compact", "Manually compact the session context"),
     ("resume", "Resume a different session"),
@@ -44,6 +49,8 @@ pub enum Open {
     Fork,
     Settings,
     Tree,
+    Login,
+    Logout,
 }
 
 thread_local! {
@@ -112,6 +119,8 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
         "resume" => request(Open::Resume),
         "fork" => request(Open::Fork),
         "tree" => request(Open::Tree),
+        "login" => request(Open::Login),
+        "logout" => request(Open::Logout),
         "new" => {
             let host = app.host.clone();
             tokio::spawn(async move {
@@ -443,11 +452,13 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
             app.picker = Some((id, Picker::Tree));
         }
         Open::Settings => super::settings_menu::open(app, tui),
+        Open::Login => super::login::open_login(app, tui),
+        Open::Logout => super::login::open_logout(app, tui),
     }
 }
 
 /// A selector's choice.
-pub fn picked(app: &mut App, picker: Picker, value: String, _tui: &mut Tui) {
+pub fn picked(app: &mut App, picker: Picker, value: String, tui: &mut Tui) {
     let tx = app.tx.clone();
     let host = app.host.clone();
     match picker {
@@ -496,6 +507,10 @@ pub fn picked(app: &mut App, picker: Picker, value: String, _tui: &mut Tui) {
             });
         }
         Picker::Settings => {}
+        Picker::LoginMethod => super::login::method_chosen(app, tui, &value),
+        Picker::LoginProvider { oauth, options } => super::login::provider_chosen(app, tui, oauth, &options, &value),
+        Picker::LoginKey(p) => super::login::key_entered(app, &p, &value),
+        Picker::Logout(options) => super::login::logout_chosen(app, &options, &value),
         Picker::Tree => {
             if app.busy {
                 app.notice(

@@ -5,9 +5,11 @@
 mod app;
 mod chat;
 mod commands;
+mod dialogs;
 mod events;
 mod footer;
 mod keys;
+mod login;
 mod settings_menu;
 mod theme;
 mod tool_block;
