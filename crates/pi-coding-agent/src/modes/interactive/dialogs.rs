@@ -17,8 +17,14 @@ pub enum DialogResult {
 }
 
 enum Body {
-    Choice { list: SelectList, search: Option<Input> },
-    Prompt { message: String, input: Input },
+    Choice {
+        list: Box<SelectList>,
+        search: Option<Input>,
+    },
+    Prompt {
+        message: String,
+        input: Input,
+    },
 }
 
 pub struct Dialog {
@@ -42,7 +48,7 @@ impl Dialog {
         Dialog {
             title: title.into(),
             body: Body::Choice {
-                list,
+                list: Box::new(list),
                 search: searchable.then(|| Input::new("> ")),
             },
             hint: hint.into(),
