@@ -358,3 +358,60 @@ fn login_saves_an_api_key_and_logout_removes_it() {
     pty.wait_text("No stored credentials to remove.");
     quit(&mut pty);
 }
+
+/// The `provider/id` of the model row marked `→` in the scoped-models selector.
+fn marked_model(pty: &Pty) -> String {
+    let c = pty.contents();
+    let line = c
+        .lines()
+        .find(|l| l.trim_start().starts_with("→ "))
+        .expect("marked row");
+    let mut parts = line.trim_start().trim_start_matches("→ ").split_whitespace();
+    let id = parts.next().expect("id");
+    let provider = parts.next().expect("provider").trim_matches(|c| c == '[' || c == ']');
+    format!("{provider}/{id}")
+}
+
+#[test]
+fn scoped_models_choose_order_save_and_drive_cycling() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 120);
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("Model Configuration");
+    pty.wait_text("all enabled");
+    let first = marked_model(&pty);
+    pty.send(ENTER);
+    pty.wait_text("1/8 enabled");
+    pty.send(DOWN);
+    std::thread::sleep(Duration::from_millis(100));
+    let second = marked_model(&pty);
+    pty.send(ENTER);
+    pty.wait_text("2/8 enabled");
+    pty.send("\x1b\x1b[A"); // Alt+Up: the second moves before the first
+    pty.wait_for("reordered", Duration::from_secs(5), |c| {
+        let rows: Vec<&str> = c.lines().filter(|l| l.contains(" [mock-")).collect();
+        rows.first().is_some_and(|r| r.trim_start().starts_with("→ "))
+    });
+    pty.send("\x13"); // Ctrl+S
+    let settings_path = s.agent.path().join("settings.json");
+    let start = std::time::Instant::now();
+    while !settings_path.exists() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let settings = read_json(&settings_path);
+    assert_eq!(settings["enabledModels"], json!([second, first]));
+    // Session only: drop one more; cycling then has nothing to switch to.
+    pty.send(ENTER);
+    pty.wait_text("1/8 enabled");
+    pty.send(ESC);
+    pty.wait_for("selector closed", Duration::from_secs(5), |c| {
+        !c.contains("Model Configuration")
+    });
+    pty.wait_text("Model selection saved to settings");
+    pty.send("\x10"); // Ctrl+P
+    pty.wait_text("Only one model in scope");
+    let settings = read_json(&s.agent.path().join("settings.json"));
+    assert_eq!(settings["enabledModels"], json!([second, first]));
+    quit(&mut pty);
+}

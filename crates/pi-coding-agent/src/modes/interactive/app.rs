@@ -33,6 +33,7 @@ pub enum Picker {
     },
     LoginKey(super::login::ProviderOption),
     Logout(Vec<super::login::ProviderOption>),
+    ScopedModels,
 }
 
 mod session_events;
@@ -624,6 +625,9 @@ impl App {
                 Some(super::tree::TreeEvent::Cancelled) => Some(Err(())),
                 None => None,
             }
+        } else if let Some(v) = tui.overlay_mut::<super::scoped_models::ScopedModelsSelector>(id) {
+            let events = v.take_events();
+            super::scoped_models::handle_events(self, events).then_some(Err(()))
         } else if let Some(d) = tui.overlay_mut::<super::dialogs::Dialog>(id) {
             match d.take_result() {
                 Some(super::dialogs::DialogResult::Done(v)) => Some(Ok(v)),

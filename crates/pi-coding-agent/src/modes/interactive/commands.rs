@@ -51,6 +51,7 @@ pub enum Open {
     Tree,
     Login,
     Logout,
+    ScopedModels,
 }
 
 thread_local! {
@@ -119,6 +120,7 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
         "resume" => request(Open::Resume),
         "fork" => request(Open::Fork),
         "tree" => request(Open::Tree),
+        "scoped-models" => request(Open::ScopedModels),
         "login" => request(Open::Login),
         "logout" => request(Open::Logout),
         "new" => {
@@ -237,7 +239,12 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
             let mut md = String::from("**Keyboard Shortcuts**\n\n| Key | Action |\n|---|---|\n");
             for d in app.kb.definitions() {
                 let keys = app.kb.keys(d.id);
-                if keys.is_empty() || d.id.starts_with("tui.select") {
+                // Keys that only act inside one selector are listed by that selector.
+                if keys.is_empty()
+                    || ["tui.select", "app.tree.", "app.models."]
+                        .iter()
+                        .any(|p| d.id.starts_with(p))
+                {
                     continue;
                 }
                 md.push_str(&format!("| `{}` | {} |\n", keys.join("`, `"), d.description));
@@ -453,6 +460,7 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
         }
         Open::Settings => super::settings_menu::open(app, tui),
         Open::Login => super::login::open_login(app, tui),
+        Open::ScopedModels => super::scoped_models::open(app, tui),
         Open::Logout => super::login::open_logout(app, tui),
     }
 }
@@ -506,7 +514,7 @@ pub fn picked(app: &mut App, picker: Picker, value: String, tui: &mut Tui) {
                 let _ = tx.send(msg);
             });
         }
-        Picker::Settings => {}
+        Picker::Settings | Picker::ScopedModels => {}
         Picker::LoginMethod => super::login::method_chosen(app, tui, &value),
         Picker::LoginProvider { oauth, options } => super::login::provider_chosen(app, tui, oauth, &options, &value),
         Picker::LoginKey(p) => super::login::key_entered(app, &p, &value),

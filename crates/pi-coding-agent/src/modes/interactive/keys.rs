@@ -32,6 +32,14 @@ pub const APP_KEYBINDINGS: &[KeybindingDef] = defs! {
     "app.session.tree" => [], "Open session tree";
     "app.session.fork" => [], "Fork current session";
     "app.session.resume" => [], "Resume a session";
+    "app.tree.editLabel" => ["shift+l"], "Edit a tree entry's label";
+    "app.tree.toggleLabelTimestamp" => ["shift+t"], "Show or hide label times in the tree";
+    "app.models.save" => ["ctrl+s"], "Save the model set to settings";
+    "app.models.enableAll" => ["ctrl+a"], "Enable every model";
+    "app.models.clearAll" => ["ctrl+x"], "Disable every model";
+    "app.models.toggleProvider" => ["ctrl+p"], "Toggle all models of a provider";
+    "app.models.reorderUp" => ["alt+up"], "Move a model up";
+    "app.models.reorderDown" => ["alt+down"], "Move a model down";
 };
 
 /// Pre-0.70 names of the application actions.

@@ -10,6 +10,7 @@ mod events;
 mod footer;
 mod keys;
 mod login;
+mod scoped_models;
 mod settings_menu;
 mod theme;
 mod tool_block;
