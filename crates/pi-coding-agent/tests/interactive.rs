@@ -415,3 +415,15 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
     assert_eq!(settings["enabledModels"], json!([second, first]));
     quit(&mut pty);
 }
+
+#[test]
+fn changelog_shows_whats_new() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(60, 100);
+    pty.type_text("/changelog");
+    pty.send(ENTER);
+    pty.wait_text("What's New");
+    pty.wait_text("[0.73.1]");
+    assert!(s.server.requests().is_empty());
+    quit(&mut pty);
+}

@@ -121,6 +121,7 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
         "fork" => request(Open::Fork),
         "tree" => request(Open::Tree),
         "scoped-models" => request(Open::ScopedModels),
+        "changelog" => app.info(super::changelog::markdown()),
         "login" => request(Open::Login),
         "logout" => request(Open::Logout),
         "new" => {

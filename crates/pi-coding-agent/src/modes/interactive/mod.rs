@@ -3,6 +3,7 @@
 //! screen is redrawn once per batch (only from the first changed line).
 
 mod app;
+mod changelog;
 mod chat;
 mod commands;
 mod dialogs;
