@@ -427,3 +427,80 @@ fn changelog_shows_whats_new() {
     assert!(s.server.requests().is_empty());
     quit(&mut pty);
 }
+
+/// A folder holding a fake `gh`: `auth status` exits with `auth_code`; `gist create` records
+/// its arguments and the uploaded file next to itself and prints a gist URL.
+fn fake_gh(auth_code: i32) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("dir");
+    let log = dir.path().join("gist-args");
+    let copy = dir.path().join("uploaded.html");
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = auth ]; then exit {auth_code}; fi\n\
+         echo \"$@\" > '{}'\nfor a; do f=\"$a\"; done\ncp \"$f\" '{}'\n\
+         echo https://gist.github.com/someone/f00dcafe\n",
+        log.display(),
+        copy.display()
+    );
+    let gh = dir.path().join("gh");
+    std::fs::write(&gh, script).expect("write gh");
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+}
+
+fn path_with(dir: &std::path::Path) -> String {
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[test]
+fn share_uploads_a_secret_gist_through_gh() {
+    let s = setup(Script::echo());
+    let gh = fake_gh(0);
+    let path = path_with(gh.path());
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        40,
+        120,
+        &[("PATH", &path), ("PI_SHARE_VIEWER_URL", "http://viewer.test/")],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("share me");
+    pty.send(ENTER);
+    pty.wait_for("reply", Duration::from_secs(10), |c| c.matches("share me").count() >= 2);
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("Share URL: http://viewer.test/#f00dcafe");
+    pty.wait_text("Gist: https://gist.github.com/someone/f00dcafe");
+    let args = std::fs::read_to_string(gh.path().join("gist-args")).expect("gh ran");
+    assert!(args.starts_with("gist create --public=false "), "{args}");
+    assert!(args.trim_end().ends_with("session.html"), "{args}");
+    let html = std::fs::read_to_string(gh.path().join("uploaded.html")).expect("uploaded");
+    assert!(html.contains("<html"), "not an HTML export");
+    // The temporary export is gone.
+    let uploaded = std::path::PathBuf::from(args.trim_end().rsplit(' ').next().expect("file"));
+    assert!(!uploaded.exists());
+    quit(&mut pty);
+}
+
+#[test]
+fn share_explains_a_missing_or_logged_out_gh() {
+    let s = setup(Script::echo());
+    let gh = fake_gh(1);
+    let path = path_with(gh.path());
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", &path)]);
+    pty.wait_text("mock-model");
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("GitHub CLI is not logged in. Run 'gh auth login' first.");
+    quit(&mut pty);
+
+    // No gh at all: only the system folders (setsid lives there).
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", "/usr/bin:/bin")]);
+    pty.wait_text("mock-model");
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("GitHub CLI (gh) is not installed.");
+    quit(&mut pty);
+}

@@ -122,6 +122,7 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
         "tree" => request(Open::Tree),
         "scoped-models" => request(Open::ScopedModels),
         "changelog" => app.info(super::changelog::markdown()),
+        "share" => super::share::run(app),
         "login" => request(Open::Login),
         "logout" => request(Open::Logout),
         "new" => {

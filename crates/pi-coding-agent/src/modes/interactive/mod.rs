@@ -13,6 +13,7 @@ mod keys;
 mod login;
 mod scoped_models;
 mod settings_menu;
+mod share;
 mod theme;
 mod tool_block;
 mod tree;
