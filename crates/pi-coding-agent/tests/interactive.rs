@@ -504,3 +504,93 @@ fn share_explains_a_missing_or_logged_out_gh() {
     pty.wait_text("GitHub CLI (gh) is not installed.");
     quit(&mut pty);
 }
+
+const UP: &str = "\x1b[A";
+
+/// The entries of the one session file under the agent folder.
+fn session_entries(agent: &std::path::Path) -> Vec<serde_json::Value> {
+    fn find(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                find(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    find(&agent.join("sessions"), &mut files);
+    assert_eq!(files.len(), 1, "{files:?}");
+    std::fs::read_to_string(&files[0])
+        .expect("session")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("entry"))
+        .collect()
+}
+
+#[test]
+fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
+    let s = setup(Script::sequential(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+        Turn::text("Summary of the abandoned branch"),
+    ]));
+    let mut pty = s.pi(50, 140);
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("second answer");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    pty.send(UP);
+    pty.send(UP);
+    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
+    });
+    pty.send("L");
+    pty.wait_text("Label (empty to remove):");
+    pty.type_text("checkpoint");
+    pty.send(ENTER);
+    pty.wait_text("[checkpoint] assistant: first answer");
+    let labels: Vec<_> = session_entries(s.agent.path())
+        .into_iter()
+        .filter(|e| e["type"] == "label")
+        .collect();
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0]["label"], "checkpoint");
+    pty.send("T");
+    pty.wait_text("[+label time]");
+
+    // Esc on the summary question goes back to the tree.
+    pty.send(ENTER);
+    pty.wait_text("Summarize branch?");
+    pty.send(ESC);
+    pty.wait_text("Session Tree");
+    pty.send(ENTER);
+    pty.wait_text("Summarize with custom prompt");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Navigated to selected point");
+    let entries = session_entries(s.agent.path());
+    let summary = entries
+        .iter()
+        .find(|e| e["type"] == "branch_summary")
+        .expect("branch summary entry");
+    assert!(summary["summary"].as_str().is_some_and(|t| !t.is_empty()), "{summary}");
+    // The summary request carried the branch being left.
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[2].body.to_string().contains("second answer"));
+    // The answer the session moved to is the new position's parent of the summary.
+    let first_answer = entries
+        .iter()
+        .find(|e| e["message"]["role"] == "assistant" && e["message"]["content"].to_string().contains("first answer"))
+        .expect("first answer");
+    assert_eq!(summary["parentId"], first_answer["id"]);
+    quit(&mut pty);
+}

@@ -34,6 +34,10 @@ pub enum Picker {
     LoginKey(super::login::ProviderOption),
     Logout(Vec<super::login::ProviderOption>),
     ScopedModels,
+    /// "Summarize branch?" before moving to this entry.
+    TreeSummary(String),
+    /// Custom summary instructions before moving to this entry.
+    TreeCustom(String),
 }
 
 mod session_events;
@@ -60,6 +64,8 @@ pub struct App {
     retry: Option<(u32, u32, Instant)>,
     pub quit: bool,
     pub bash_cancel: Option<CancellationToken>,
+    /// Stops the branch summary being written by `/tree`.
+    pub summary_cancel: Option<CancellationToken>,
     bash_counter: u64,
     pub picker: Option<(OverlayId, Picker)>,
     pub title_dirty: bool,
@@ -118,6 +124,7 @@ impl App {
             retry: None,
             quit: false,
             bash_cancel: None,
+            summary_cancel: None,
             bash_counter: 0,
             picker: None,
             title_dirty: true,
@@ -231,7 +238,7 @@ impl App {
         self.view.chat.push(Box::new(InfoBlock::new(markdown, &self.theme)));
     }
 
-    fn set_status(&mut self, text: Option<String>) {
+    pub fn set_status(&mut self, text: Option<String>) {
         match text {
             None => self.view.status = None,
             Some(t) => match &mut self.view.status {
@@ -289,7 +296,9 @@ impl App {
         let kb = self.kb.clone();
         let is = |id: &str| kb.matches(k, id);
         if is("app.interrupt") {
-            if let Some(c) = &self.bash_cancel {
+            if let Some(c) = &self.summary_cancel {
+                c.cancel();
+            } else if let Some(c) = &self.bash_cancel {
                 c.cancel();
             } else if self.busy || self.running {
                 self.abort();
@@ -622,6 +631,10 @@ impl App {
         } else if let Some(t) = tui.overlay_mut::<super::tree::TreeSelector>(id) {
             match t.take_event() {
                 Some(super::tree::TreeEvent::Selected(v)) => Some(Ok(v)),
+                Some(super::tree::TreeEvent::Label { id, label }) => {
+                    super::tree_nav::label_changed(self, &id, label.as_deref());
+                    None
+                }
                 Some(super::tree::TreeEvent::Cancelled) => Some(Err(())),
                 None => None,
             }
@@ -649,8 +662,9 @@ impl App {
         let Some(result) = event else { return };
         tui.hide_overlay(id);
         let Some((_, picker)) = self.picker.take() else { return };
-        if let Ok(value) = result {
-            super::commands::picked(self, picker, value, tui);
+        match result {
+            Ok(value) => super::commands::picked(self, picker, value, tui),
+            Err(()) => super::tree_nav::cancelled(self, tui, picker),
         }
     }
 }

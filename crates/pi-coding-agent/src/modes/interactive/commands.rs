@@ -443,23 +443,7 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
                 .collect();
             show_list(app, tui, items, Picker::Fork, None);
         }
-        Open::Tree => {
-            let session = app.session();
-            let rows = session.with_store(|s| super::tree::tree_rows(s));
-            if rows.is_empty() {
-                app.notice("No entries in session", "warning");
-                return;
-            }
-            let filter = session
-                .settings()
-                .lock()
-                .map(|s| super::tree::TreeFilter::from_setting(s.tree_filter_mode()))
-                .unwrap_or(super::tree::TreeFilter::Default);
-            let rows_max = (tui.size().1 / 2).max(5);
-            let view = super::tree::TreeSelector::new(rows, filter, rows_max, app.theme.clone());
-            let id = tui.show_overlay(Box::new(view), OverlayOptions::default());
-            app.picker = Some((id, Picker::Tree));
-        }
+        Open::Tree => super::tree_nav::open(app, tui, None),
         Open::Settings => super::settings_menu::open(app, tui),
         Open::Login => super::login::open_login(app, tui),
         Open::ScopedModels => super::scoped_models::open(app, tui),
@@ -521,44 +505,8 @@ pub fn picked(app: &mut App, picker: Picker, value: String, tui: &mut Tui) {
         Picker::LoginProvider { oauth, options } => super::login::provider_chosen(app, tui, oauth, &options, &value),
         Picker::LoginKey(p) => super::login::key_entered(app, &p, &value),
         Picker::Logout(options) => super::login::logout_chosen(app, &options, &value),
-        Picker::Tree => {
-            if app.busy {
-                app.notice(
-                    "Wait for the current run to finish before switching branches",
-                    "warning",
-                );
-                return;
-            }
-            let session = app.session();
-            let result = session.with_store(|s| {
-                let entry = s.get_entry(&value).cloned();
-                let Some(entry) = entry else {
-                    return Err(format!("Entry {value} not found"));
-                };
-                // A user message goes back into the editor; the branch continues from its parent.
-                let user_text = match entry.message() {
-                    Some(pi_agent::AgentMessage::Llm(pi_ai::Message::User(u))) => Some(u.content.text()),
-                    _ => None,
-                };
-                let target = if user_text.is_some() {
-                    entry.parent_id.clone()
-                } else {
-                    Some(entry.id.clone())
-                };
-                match target {
-                    Some(t) => s.branch(&t).map_err(|e| e.to_string())?,
-                    None => s.reset_leaf(),
-                }
-                let messages: Vec<pi_agent::AgentMessage> = s.build_context().messages;
-                Ok((messages, user_text))
-            });
-            match result {
-                Ok((messages, text)) => {
-                    session.agent().replace_messages(messages);
-                    app.replaced(Some("Navigated to selected point".into()), text);
-                }
-                Err(e) => app.notice(e, "error"),
-            }
-        }
+        Picker::Tree => super::tree_nav::chosen(app, tui, value),
+        Picker::TreeSummary(target) => super::tree_nav::summary_chosen(app, tui, target, &value),
+        Picker::TreeCustom(target) => super::tree_nav::custom_entered(app, target, &value),
     }
 }

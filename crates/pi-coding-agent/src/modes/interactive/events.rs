@@ -101,6 +101,11 @@ pub enum Msg {
     },
     /// Refresh the footer (model or thinking level changed in the background).
     Footer,
+    /// `/tree` navigation to `target` finished.
+    TreeDone {
+        target: String,
+        result: Result<crate::session::tree_ops::NavigateOutcome, String>,
+    },
 }
 
 /// Forwards session events into the loop's channel.

@@ -17,6 +17,7 @@ mod share;
 mod theme;
 mod tool_block;
 mod tree;
+mod tree_nav;
 mod view;
 
 use std::io::Write;
@@ -242,6 +243,7 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
         Msg::Replaced { notice, editor_text } => app.replaced(notice, editor_text),
         Msg::Notice { text, error } => app.notice(text, if error { "error" } else { "dim" }),
         Msg::Footer => app.refresh_footer(),
+        Msg::TreeDone { target, result } => tree_nav::done(app, tui, target, result),
     }
 }
 

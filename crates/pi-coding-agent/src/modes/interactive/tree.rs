@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pi_session::{Entry, EntryKind, SessionManager};
-use pi_tui::{truncate_to_width, Component, Frame, InputEvent};
+use pi_tui::components::{Input, InputFieldEvent};
+use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent};
 
 use super::theme::UiTheme;
 
@@ -55,6 +56,8 @@ pub struct TreeRow {
     text: String,
     kind: Kind,
     label: Option<String>,
+    /// When the label was set (ISO-8601).
+    label_time: Option<String>,
     on_path: bool,
     is_leaf: bool,
 }
@@ -62,6 +65,11 @@ pub struct TreeRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeEvent {
     Selected(String),
+    /// A label was set (or with `None` removed) on an entry; the selector stays open.
+    Label {
+        id: String,
+        label: Option<String>,
+    },
     Cancelled,
 }
 
@@ -74,6 +82,9 @@ pub struct TreeSelector {
     max_visible: usize,
     theme: Arc<UiTheme>,
     event: Option<TreeEvent>,
+    /// The label being edited: entry id and the text field.
+    editing: Option<(String, Input)>,
+    show_label_times: bool,
 }
 
 fn one_line(s: &str) -> String {
@@ -121,10 +132,10 @@ fn describe(e: &Entry) -> (Kind, String) {
 /// The rows of the store's tree, depth first in file order.
 pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
     let entries = store.get_entries();
-    let mut labels: HashMap<String, Option<String>> = HashMap::new();
+    let mut labels: HashMap<String, (Option<String>, String)> = HashMap::new();
     for e in entries {
         if let EntryKind::Label { target_id, label, .. } = &e.kind {
-            labels.insert(target_id.clone(), label.clone());
+            labels.insert(target_id.clone(), (label.clone(), e.timestamp.clone()));
         }
     }
     let path: std::collections::HashSet<String> = store.get_branch(None).iter().map(|e| e.id.clone()).collect();
@@ -149,7 +160,8 @@ pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
             prefix,
             text,
             kind,
-            label: labels.get(&e.id).cloned().flatten().filter(|l| !l.is_empty()),
+            label: labels.get(&e.id).and_then(|(l, _)| l.clone()).filter(|l| !l.is_empty()),
+            label_time: labels.get(&e.id).map(|(_, t)| t.clone()),
             on_path: path.contains(&e.id),
             is_leaf: leaf.as_deref() == Some(e.id.as_str()),
         });
@@ -183,6 +195,8 @@ impl TreeSelector {
             max_visible: max_visible.max(3),
             theme,
             event: None,
+            editing: None,
+            show_label_times: false,
         };
         t.refilter();
         // Start on the active leaf.
@@ -219,6 +233,38 @@ impl TreeSelector {
         self.event.take()
     }
 
+    /// Put the cursor on entry `id` (when it is shown).
+    pub fn select(&mut self, id: &str) {
+        if let Some(p) = self.visible.iter().position(|&i| self.rows[i].id == id) {
+            self.selected = p;
+        }
+    }
+
+    fn set_label(&mut self, id: &str, label: Option<String>) {
+        if let Some(r) = self.rows.iter_mut().find(|r| r.id == id) {
+            r.label_time = label.as_ref().map(|_| now_iso());
+            r.label = label;
+        }
+        self.refilter();
+    }
+
+    fn handle_label_key(&mut self, k: &pi_tui::KeyEvent) {
+        let Some((id, input)) = &mut self.editing else { return };
+        let kb = keybindings();
+        if kb.matches(k, "tui.select.confirm") {
+            let id = id.clone();
+            let value = input.value().trim().to_string();
+            let label = (!value.is_empty()).then_some(value);
+            self.editing = None;
+            self.set_label(&id, label.clone());
+            self.event = Some(TreeEvent::Label { id, label });
+        } else if kb.matches(k, "tui.select.cancel") {
+            self.editing = None;
+        } else if input.handle_key(k) == InputFieldEvent::Ignored {
+            // Keys the field does not use are dropped while editing.
+        }
+    }
+
     fn set_filter(&mut self, f: TreeFilter) {
         self.filter = f;
         self.refilter();
@@ -236,19 +282,33 @@ impl Component for TreeSelector {
                 t.paint(
                     "muted",
                     &format!(
-                        "filter: {}{}  ↑↓ move · enter select · esc cancel · ^D ^T ^U ^L ^A filters",
+                        "filter: {}{}{}  ↑↓ move · enter select · esc cancel · ^D ^T ^U ^L ^A filters · {} label · {} label time",
                         self.filter.name(),
+                        if self.show_label_times { " [+label time]" } else { "" },
                         if self.query.is_empty() {
                             String::new()
                         } else {
                             format!(" · search: {}", self.query)
-                        }
+                        },
+                        super::keys::key_hint(&keybindings(), "app.tree.editLabel"),
+                        super::keys::key_hint(&keybindings(), "app.tree.toggleLabelTimestamp"),
                     )
                 )
             ),
             width,
             "…",
         ));
+        if let Some((_, input)) = &mut self.editing {
+            out.push_line(t.paint("muted", "  Label (empty to remove):"));
+            let mut sub = Frame::default();
+            input.render(width.saturating_sub(2).max(1), &mut sub);
+            for l in sub.to_vec() {
+                out.push_line(format!("  {l}"));
+            }
+            out.push_line(t.paint("dim", "  enter save · esc cancel"));
+            out.push_line(t.paint("border", &"─".repeat(width)));
+            return;
+        }
         if self.visible.is_empty() {
             out.push_line(t.paint("muted", "  No entries match"));
         }
@@ -266,6 +326,9 @@ impl Component for TreeSelector {
             line.push_str(&r.prefix);
             if let Some(l) = &r.label {
                 line.push_str(&t.paint("warning", &format!("[{l}] ")));
+                if let Some(time) = r.label_time.as_deref().filter(|_| self.show_label_times) {
+                    line.push_str(&t.paint("muted", &format!("{} ", label_time(time, &now_iso()))));
+                }
             }
             let token = match r.kind {
                 Kind::User => "accent",
@@ -288,6 +351,24 @@ impl Component for TreeSelector {
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {
         let InputEvent::Key(k) = event else { return false };
+        if self.editing.is_some() {
+            self.handle_label_key(k);
+            return true;
+        }
+        let kb = keybindings();
+        if kb.matches(k, "app.tree.editLabel") {
+            if let Some(&i) = self.visible.get(self.selected) {
+                let mut input = Input::new("> ");
+                input.set_value(self.rows[i].label.as_deref().unwrap_or(""));
+                input.set_focused(true);
+                self.editing = Some((self.rows[i].id.clone(), input));
+            }
+            return true;
+        }
+        if kb.matches(k, "app.tree.toggleLabelTimestamp") {
+            self.show_label_times = !self.show_label_times;
+            return true;
+        }
         let page = self.max_visible.max(1);
         let last = self.visible.len().saturating_sub(1);
         if k.matches("up") {
@@ -327,6 +408,28 @@ impl Component for TreeSelector {
     }
 }
 
+fn now_iso() -> String {
+    pi_session::ids::now_iso()
+}
+
+/// A label's time as the tree shows it, in local time: `HH:MM` today, `M/D HH:MM` this year,
+/// else `YY/M/D HH:MM`.
+pub fn label_time(iso: &str, now_iso: &str) -> String {
+    use chrono::{DateTime, Datelike, Local};
+    let parse = |s: &str| DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Local));
+    let (Some(t), Some(now)) = (parse(iso), parse(now_iso)) else {
+        return String::new();
+    };
+    let time = t.format("%H:%M").to_string();
+    if t.date_naive() == now.date_naive() {
+        time
+    } else if t.year() == now.year() {
+        format!("{}/{} {time}", t.month(), t.day())
+    } else {
+        format!("{:02}/{}/{} {time}", t.year() % 100, t.month(), t.day())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,6 +441,7 @@ mod tests {
             text: text.to_string(),
             kind,
             label: None,
+            label_time: None,
             on_path,
             is_leaf: false,
         }
@@ -365,5 +469,51 @@ mod tests {
         let enter = pi_tui::parse_key("\r", false).expect("enter");
         t.handle_input(&InputEvent::Key(enter));
         assert_eq!(t.take_event(), Some(TreeEvent::Selected("assistant: b".into())));
+    }
+
+    #[test]
+    fn shift_l_edits_a_label_and_enter_reports_it() {
+        // The application's actions (app.tree.*) join the library's keys, as at startup.
+        pi_tui::set_keybindings(super::super::keys::load_keybindings(std::path::Path::new("/nonexistent")).0);
+        let rows = vec![
+            row("user: a", Kind::User, true),
+            row("assistant: b", Kind::Assistant, true),
+        ];
+        let mut t = TreeSelector::new(rows, TreeFilter::Default, 10, Arc::new(UiTheme::fallback()));
+        let key = |s: &str| InputEvent::Key(pi_tui::parse_key(s, false).expect("key"));
+        t.handle_input(&key("L"));
+        assert!(t.editing.is_some());
+        for c in ["m", "i", "l", "e"] {
+            t.handle_input(&key(c));
+        }
+        t.handle_input(&key("\r"));
+        let id = t.rows[t.visible[t.selected]].id.clone();
+        assert_eq!(
+            t.take_event(),
+            Some(TreeEvent::Label {
+                id: id.clone(),
+                label: Some("mile".into())
+            })
+        );
+        assert_eq!(t.rows[t.visible[t.selected]].label.as_deref(), Some("mile"));
+        // An empty label removes it.
+        t.handle_input(&key("L"));
+        for _ in 0..4 {
+            t.handle_input(&key("\x7f"));
+        }
+        t.handle_input(&key("\r"));
+        assert_eq!(t.take_event(), Some(TreeEvent::Label { id, label: None }));
+        // Shift+T only toggles the label times.
+        t.handle_input(&key("T"));
+        assert!(t.show_label_times && t.query.is_empty());
+    }
+
+    #[test]
+    fn label_times_are_short_for_today() {
+        let now = "2026-03-15T12:00:00.000Z";
+        let today = label_time("2026-03-15T12:00:00.000Z", now);
+        assert_eq!(today.len(), 5, "{today}");
+        assert!(label_time("2026-01-02T12:00:00.000Z", now).contains('/'));
+        assert!(label_time("2024-01-02T12:00:00.000Z", now).starts_with("24/"));
     }
 }
