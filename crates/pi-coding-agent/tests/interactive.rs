@@ -297,9 +297,26 @@ fn settings_menu_changes_are_saved_and_applied() {
         c.lines()
             .any(|l| l.contains("→ Auto-compact") && l.trim_end().ends_with("false"))
     });
+    // The theme opens its own list; Esc there goes back to the menu without a change.
+    select_row(&mut pty, "Theme");
+    pty.send(ENTER);
+    pty.wait_text("→ dark");
+    pty.send(DOWN);
+    pty.wait_text("→ light");
     pty.send(ESC);
-    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ Auto-compact"));
+    pty.wait_text("→ Theme");
+    pty.send(ENTER);
+    pty.wait_text("→ dark");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_for("theme light", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Theme") && l.trim_end().ends_with("light"))
+    });
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ Theme"));
     let settings = read_json(&s.agent.path().join("settings.json"));
+    assert_eq!(settings["theme"], "light");
     assert_eq!(settings["steeringMode"], "all");
     assert_eq!(settings["doubleEscapeAction"], "fork");
     assert_eq!(settings["compaction"]["enabled"], false);

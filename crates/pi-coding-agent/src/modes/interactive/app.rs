@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pi_tui::components::{Editor, Loader, SelectEvent, SelectList, SettingsEvent, SettingsList};
+use pi_tui::components::{Editor, Loader, SelectEvent, SelectList};
 use pi_tui::{InputEvent, KeyEvent, Keybindings, OverlayId, Tui};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -647,15 +647,9 @@ impl App {
                 Some(super::dialogs::DialogResult::Cancelled) => Some(Err(())),
                 None => None,
             }
-        } else if let Some(s) = tui.overlay_mut::<SettingsList>(id) {
-            match s.take_event() {
-                Some(SettingsEvent::Changed { id, value }) => {
-                    super::settings_menu::apply(self, tui, &id, &value);
-                    None
-                }
-                Some(SettingsEvent::Cancelled) => Some(Err(())),
-                _ => None,
-            }
+        } else if let Some(m) = tui.overlay_mut::<super::settings_menu::SettingsMenu>(id) {
+            let events = m.take_events();
+            super::settings_menu::handle_events(self, tui, events).then_some(Err(()))
         } else {
             Some(Err(()))
         };

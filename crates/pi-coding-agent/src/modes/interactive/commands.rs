@@ -71,7 +71,7 @@ pub fn request(open: Open) {
 /// Run a built-in command; false when `text` is not one (it is then sent as a prompt).
 /// Switch the model off the input path (the switch records and announces a thinking change,
 /// which the chat listens to); the outcome comes back as a notice.
-fn spawn_set_model(
+pub(super) fn spawn_set_model(
     session: crate::session::AgentSession,
     model: pi_ai::Model,
     tx: tokio::sync::mpsc::UnboundedSender<Msg>,

@@ -73,12 +73,25 @@ impl Dialog {
         }
     }
 
+    /// Highlight the item whose value is `value` (choice dialogs).
+    pub fn select_value(&mut self, value: &str) {
+        if let Body::Choice { list, .. } = &mut self.body {
+            let n = list.visible_count();
+            for i in 0..n {
+                list.set_selected_index(i);
+                if list.selected_item().is_some_and(|it| it.value == value) {
+                    return;
+                }
+            }
+            list.set_selected_index(0);
+        }
+    }
+
     pub fn take_result(&mut self) -> Option<DialogResult> {
         self.result.take()
     }
 
     /// The value of the highlighted item of a choice dialog.
-    #[cfg(test)]
     pub fn selected_value(&self) -> Option<&str> {
         match &self.body {
             Body::Choice { list, .. } => list.selected_item().map(|i| i.value.as_str()),

@@ -176,6 +176,14 @@ pub fn provider_chosen(app: &mut App, tui: &mut Tui, oauth: bool, options: &[Pro
         );
         return;
     }
+    if p.id == "amazon-bedrock" {
+        app.info(
+            "**Amazon Bedrock setup**\n\nBedrock signs requests with AWS credentials, not a single API key: \
+             set an AWS profile (`AWS_PROFILE`), IAM keys (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`), \
+             a bearer token (`AWS_BEARER_TOKEN_BEDROCK`) or a role in the environment, then restart pi.",
+        );
+        return;
+    }
     let dialog = Dialog::prompt(format!("Login to {}", p.name), "Enter API key:", "", app.theme.clone());
     show(app, tui, dialog, Picker::LoginKey(p));
 }
@@ -208,6 +216,16 @@ pub fn key_entered(app: &mut App, p: &ProviderOption, key: &str) {
                 format!("Saved API key for {}. Credentials saved to {}", p.name, path.display()),
                 "dim",
             );
+            // Without a model yet, the provider's first model becomes the current one.
+            if session.model().is_none() {
+                match session.available_models().into_iter().find(|m| m.provider == p.id) {
+                    Some(m) => super::commands::spawn_set_model(session.clone(), m, app.tx.clone()),
+                    None => app.notice(
+                        format!("No models are available for {}. Use /model to select a model.", p.name),
+                        "error",
+                    ),
+                }
+            }
         }
     }
     app.refresh_footer();

@@ -2,12 +2,17 @@
 //! Every change is written to settings.json at once and applied to the running UI where it
 //! matters (theme, thinking level, editor layout, images, queue modes).
 
-use pi_tui::components::{SettingItem, SettingsList};
-use pi_tui::{OverlayOptions, Tui};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pi_tui::components::{SelectItem, SettingItem, SettingsEvent, SettingsList};
+use pi_tui::{Component, Frame, InputEvent, OverlayOptions, Tui};
 
 use super::app::{App, Picker};
 use super::commands::paths_for;
+use super::dialogs::{Dialog, DialogResult};
 use super::events::Msg;
+use super::theme::UiTheme;
 use crate::config::settings::{QueueMode, SettingsManager, Transport};
 
 const BOOL: &[&str] = &["true", "false"];
@@ -170,25 +175,170 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             &["default", "no-tools", "user-only", "labeled-only", "all"],
         ),
     ]);
-    let mut thinking = item(
+    // These two open a list of their own (the theme is previewed while moving through it).
+    items.push(item(
         "thinking",
         "Thinking level",
         "How much thinking-capable models reason",
         st.thinking_level.clone(),
         &[],
-    );
-    thinking.values = st.thinking_levels.clone();
-    items.push(thinking);
-    let mut theme = item(
-        "theme",
-        "Theme",
-        "Colour theme (applied as you cycle)",
-        st.theme.clone(),
-        &[],
-    );
-    theme.values = st.themes.clone();
-    items.push(theme);
+    ));
+    items.push(item("theme", "Theme", "Colour theme", st.theme.clone(), &[]));
     items
+}
+
+fn thinking_description(level: &str) -> &'static str {
+    match level {
+        "off" => "No reasoning",
+        "minimal" => "A very short think (about 1k tokens)",
+        "low" => "A short think (about 2k tokens)",
+        "medium" => "A moderate think (about 8k tokens)",
+        "high" => "A long think (about 16k tokens)",
+        "xhigh" => "The longest think (about 32k tokens)",
+        _ => "",
+    }
+}
+
+/// The submenus' choices.
+fn submenus(st: &MenuState) -> HashMap<String, (String, Vec<SelectItem>)> {
+    let mut m = HashMap::new();
+    m.insert(
+        "thinking".to_string(),
+        (
+            "Thinking Level".to_string(),
+            st.thinking_levels
+                .iter()
+                .map(|l| SelectItem::new(l.clone()).with_description(thinking_description(l)))
+                .collect(),
+        ),
+    );
+    m.insert(
+        "theme".to_string(),
+        (
+            "Theme".to_string(),
+            st.themes.iter().map(|t| SelectItem::new(t.clone())).collect(),
+        ),
+    );
+    m
+}
+
+/// What the menu asks of its owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuEvent {
+    /// A setting changed: save and apply it.
+    Changed {
+        id: String,
+        value: String,
+    },
+    /// Show a value without saving it (the theme while moving through the list).
+    Preview {
+        id: String,
+        value: String,
+    },
+    Closed,
+}
+
+struct Submenu {
+    id: String,
+    dialog: Dialog,
+    original: String,
+    shown: String,
+}
+
+/// The settings list between two rules, with its submenus.
+pub struct SettingsMenu {
+    list: SettingsList,
+    submenus: HashMap<String, (String, Vec<SelectItem>)>,
+    open: Option<Submenu>,
+    theme: Arc<UiTheme>,
+    events: Vec<MenuEvent>,
+}
+
+impl SettingsMenu {
+    pub fn take_events(&mut self) -> Vec<MenuEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn open_submenu(&mut self, id: &str) {
+        let Some((title, items)) = self.submenus.get(id).cloned() else {
+            return;
+        };
+        let current = self
+            .list
+            .items()
+            .iter()
+            .find(|i| i.id == id)
+            .map(|i| i.value.clone())
+            .unwrap_or_default();
+        let mut dialog = Dialog::choice(title, items, false, self.theme.clone());
+        dialog.select_value(&current);
+        self.open = Some(Submenu {
+            id: id.to_string(),
+            dialog,
+            shown: current.clone(),
+            original: current,
+        });
+    }
+
+    fn submenu_input(&mut self, event: &InputEvent) {
+        let Some(sub) = &mut self.open else { return };
+        sub.dialog.handle_input(event);
+        match sub.dialog.take_result() {
+            Some(DialogResult::Done(value)) => {
+                let id = sub.id.clone();
+                self.open = None;
+                self.list.set_value(&id, value.clone());
+                self.events.push(MenuEvent::Changed { id, value });
+            }
+            Some(DialogResult::Cancelled) => {
+                if sub.id == "theme" && sub.shown != sub.original {
+                    self.events.push(MenuEvent::Preview {
+                        id: sub.id.clone(),
+                        value: sub.original.clone(),
+                    });
+                }
+                self.open = None;
+            }
+            None => {
+                let now = sub.dialog.selected_value().unwrap_or_default().to_string();
+                if sub.id == "theme" && now != sub.shown {
+                    sub.shown = now.clone();
+                    self.events.push(MenuEvent::Preview {
+                        id: sub.id.clone(),
+                        value: now,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Component for SettingsMenu {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if let Some(sub) = &mut self.open {
+            sub.dialog.render(width, out);
+            return;
+        }
+        out.push_line(self.theme.paint("border", &"─".repeat(width)));
+        self.list.render(width, out);
+        out.push_line(self.theme.paint("border", &"─".repeat(width)));
+    }
+
+    fn handle_input(&mut self, event: &InputEvent) -> bool {
+        if self.open.is_some() {
+            self.submenu_input(event);
+            return true;
+        }
+        let InputEvent::Key(k) = event else { return false };
+        match self.list.handle_key(k) {
+            SettingsEvent::Changed { id, value } => self.events.push(MenuEvent::Changed { id, value }),
+            SettingsEvent::OpenSubmenu { id } => self.open_submenu(&id),
+            SettingsEvent::Cancelled => self.events.push(MenuEvent::Closed),
+            SettingsEvent::Ignored => return false,
+            SettingsEvent::Handled => {}
+        }
+        true
+    }
 }
 
 pub fn open(app: &mut App, tui: &mut Tui) {
@@ -206,13 +356,23 @@ pub fn open(app: &mut App, tui: &mut Tui) {
         theme: app.theme.name().to_string(),
         themes: super::theme::theme_names(&paths, s),
     };
-    let items = match session.settings().lock() {
-        Ok(s) => settings_items(&s, &state(&s)),
+    let (items, submenus) = match session.settings().lock() {
+        Ok(s) => {
+            let st = state(&s);
+            (settings_items(&s, &st), submenus(&st))
+        }
         Err(_) => return,
     };
     let mut list = SettingsList::new(items, 10, app.theme.settings_list());
     list.set_hint("Enter/Space to change · Esc to close");
-    let id = tui.show_overlay(Box::new(list), OverlayOptions::default());
+    let menu = SettingsMenu {
+        list,
+        submenus,
+        open: None,
+        theme: app.theme.clone(),
+        events: Vec::new(),
+    };
+    let id = tui.show_overlay(Box::new(menu), OverlayOptions::default());
     app.picker = Some((id, Picker::Settings));
 }
 
@@ -317,10 +477,34 @@ pub fn apply(app: &mut App, tui: &mut Tui, id: &str, value: &str) {
                 }
                 Err(_) => return,
             };
-            app.set_theme(std::sync::Arc::new(theme));
+            app.set_theme(Arc::new(theme));
         }
         _ => {}
     }
+}
+
+/// Show a theme without saving it.
+pub fn preview_theme(app: &mut App, name: &str) {
+    let session = app.session();
+    let paths = paths_for(&session);
+    let theme = match session.settings().lock() {
+        Ok(s) => super::theme::load_ui_theme(&paths, &s, Some(name)).0,
+        Err(_) => return,
+    };
+    app.set_theme(Arc::new(theme));
+}
+
+/// React to the menu's events; true when it closed.
+pub fn handle_events(app: &mut App, tui: &mut Tui, events: Vec<MenuEvent>) -> bool {
+    let mut closed = false;
+    for ev in events {
+        match ev {
+            MenuEvent::Changed { id, value } => apply(app, tui, &id, &value),
+            MenuEvent::Preview { value, .. } => preview_theme(app, &value),
+            MenuEvent::Closed => closed = true,
+        }
+    }
+    closed
 }
 
 /// Apply the editor and cursor settings at startup.
@@ -370,7 +554,7 @@ mod tests {
         let padding = items.iter().find(|i| i.id == "editor-padding").expect("row");
         assert_eq!(padding.value, "2");
         // Every row's current value is one of its choices, so cycling starts in the right place.
-        for i in &items {
+        for i in items.iter().filter(|i| !i.values.is_empty()) {
             assert!(
                 i.values.contains(&i.value),
                 "{}: {} not in {:?}",
@@ -379,5 +563,9 @@ mod tests {
                 i.values
             );
         }
+        // Thinking level and theme open their own lists.
+        let subs = submenus(&state(false));
+        assert_eq!(subs["theme"].1.len(), 2);
+        assert_eq!(subs["thinking"].1.len(), 2);
     }
 }

@@ -275,6 +275,7 @@ impl Component for TreeSelector {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = &self.theme;
         out.push_line(t.paint("border", &"─".repeat(width)));
+        let kb = keybindings();
         out.push_line(truncate_to_width(
             &format!(
                 " {}  {}",
@@ -282,7 +283,7 @@ impl Component for TreeSelector {
                 t.paint(
                     "muted",
                     &format!(
-                        "filter: {}{}{}  ↑↓ move · enter select · esc cancel · ^D ^T ^U ^L ^A filters · {} label · {} label time",
+                        "filter: {}{}{}",
                         self.filter.name(),
                         if self.show_label_times { " [+label time]" } else { "" },
                         if self.query.is_empty() {
@@ -290,10 +291,20 @@ impl Component for TreeSelector {
                         } else {
                             format!(" · search: {}", self.query)
                         },
-                        super::keys::key_hint(&keybindings(), "app.tree.editLabel"),
-                        super::keys::key_hint(&keybindings(), "app.tree.toggleLabelTimestamp"),
                     )
                 )
+            ),
+            width,
+            "…",
+        ));
+        out.push_line(truncate_to_width(
+            &t.paint(
+                "dim",
+                &format!(
+                    " ↑↓ move · enter select · esc cancel · {} label · {} label time · ^D ^T ^U ^L ^A filters",
+                    super::keys::key_hint(&kb, "app.tree.editLabel"),
+                    super::keys::key_hint(&kb, "app.tree.toggleLabelTimestamp"),
+                ),
             ),
             width,
             "…",
