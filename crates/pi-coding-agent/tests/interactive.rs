@@ -611,3 +611,28 @@ fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
     assert_eq!(summary["parentId"], first_answer["id"]);
     quit(&mut pty);
 }
+
+#[test]
+fn share_can_be_cancelled_while_the_gist_is_created() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = setup(Script::echo());
+    let dir = tempfile::tempdir().expect("dir");
+    let gh = dir.path().join("gh");
+    std::fs::write(&gh, "#!/bin/sh\nif [ \"$1\" = auth ]; then exit 0; fi\nexec sleep 30\n").expect("gh");
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = path_with(dir.path());
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", &path)]);
+    pty.wait_text("mock-model");
+    pty.type_text("hi");
+    pty.send(ENTER);
+    pty.wait_text("echo: hi");
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("Creating gist...");
+    pty.send(ESC);
+    pty.wait_text("Share cancelled");
+    pty.wait_for("status cleared", Duration::from_secs(5), |c| {
+        !c.contains("Creating gist...")
+    });
+    quit(&mut pty);
+}

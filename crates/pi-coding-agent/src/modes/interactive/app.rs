@@ -64,8 +64,9 @@ pub struct App {
     retry: Option<(u32, u32, Instant)>,
     pub quit: bool,
     pub bash_cancel: Option<CancellationToken>,
-    /// Stops the branch summary being written by `/tree`.
-    pub summary_cancel: Option<CancellationToken>,
+    /// Stops the background task shown in the status line (a `/tree` branch summary, a
+    /// `/share` upload); Esc cancels it.
+    pub task_cancel: Option<CancellationToken>,
     bash_counter: u64,
     pub picker: Option<(OverlayId, Picker)>,
     pub title_dirty: bool,
@@ -124,7 +125,7 @@ impl App {
             retry: None,
             quit: false,
             bash_cancel: None,
-            summary_cancel: None,
+            task_cancel: None,
             bash_counter: 0,
             picker: None,
             title_dirty: true,
@@ -296,7 +297,7 @@ impl App {
         let kb = self.kb.clone();
         let is = |id: &str| kb.matches(k, id);
         if is("app.interrupt") {
-            if let Some(c) = &self.summary_cancel {
+            if let Some(c) = &self.task_cancel {
                 c.cancel();
             } else if let Some(c) = &self.bash_cancel {
                 c.cancel();
@@ -485,6 +486,15 @@ impl App {
             return;
         }
         self.view.editor.add_to_history(trimmed);
+        if self.task_cancel.is_some() {
+            let key = key_hint(&self.kb, "app.interrupt");
+            self.notice(
+                format!("Wait for the current task to finish (or press {key} to stop it)"),
+                "warning",
+            );
+            self.view.editor.set_text(trimmed);
+            return;
+        }
         if trimmed.starts_with('/') && super::commands::run_command(self, trimmed) {
             return;
         }

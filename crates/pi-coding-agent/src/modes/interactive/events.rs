@@ -101,6 +101,11 @@ pub enum Msg {
     },
     /// Refresh the footer (model or thinking level changed in the background).
     Footer,
+    /// The background task in the status line ended; its outcome for the chat.
+    TaskDone {
+        text: String,
+        error: bool,
+    },
     /// `/tree` navigation to `target` finished.
     TreeDone {
         target: String,

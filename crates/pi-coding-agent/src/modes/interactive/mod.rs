@@ -243,6 +243,11 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
         Msg::Replaced { notice, editor_text } => app.replaced(notice, editor_text),
         Msg::Notice { text, error } => app.notice(text, if error { "error" } else { "dim" }),
         Msg::Footer => app.refresh_footer(),
+        Msg::TaskDone { text, error } => {
+            app.task_cancel = None;
+            app.set_status(None);
+            app.notice(text, if error { "error" } else { "dim" });
+        }
         Msg::TreeDone { target, result } => tree_nav::done(app, tui, target, result),
     }
 }

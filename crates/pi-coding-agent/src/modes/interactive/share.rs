@@ -4,8 +4,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use tokio_util::sync::CancellationToken;
+
 use super::app::App;
 use super::events::Msg;
+use super::keys::key_hint;
 
 const DEFAULT_VIEWER: &str = "https://pi.dev/session/";
 
@@ -20,9 +23,37 @@ pub fn gist_id(url: &str) -> Option<&str> {
     url.trim().rsplit('/').next().filter(|s| !s.is_empty())
 }
 
-/// Everything `/share` does after the command was typed; the outcome as text and whether
-/// it is an error.
-fn share(session_file: Option<PathBuf>, cwd: &Path) -> Result<String, String> {
+/// Run `gh gist create` on `file`, killed when `cancel` fires (`None` then).
+fn create_gist(file: &Path, cancel: &CancellationToken) -> Result<Option<std::process::Output>, String> {
+    let mut child = Command::new("gh")
+        .args(["gist", "create", "--public=false"])
+        .arg(file)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("Failed to create gist: {e}"))?;
+    loop {
+        if cancel.is_cancelled() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Ok(None);
+        }
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => return Err(format!("Failed to create gist: {e}")),
+        }
+    }
+    // The gist URL and any error text are short: reading after exit cannot block on a full pipe.
+    child
+        .wait_with_output()
+        .map(Some)
+        .map_err(|e| format!("Failed to create gist: {e}"))
+}
+
+/// Everything `/share` does after the command was typed: the text to show, or the error.
+fn share(session_file: Option<PathBuf>, cwd: &Path, cancel: &CancellationToken) -> Result<String, String> {
     match Command::new("gh")
         .args(["auth", "status"])
         .stdin(Stdio::null())
@@ -48,13 +79,11 @@ fn share(session_file: Option<PathBuf>, cwd: &Path) -> Result<String, String> {
         let _ = std::fs::remove_dir_all(&dir);
         return Err(format!("Failed to export session: {e}"));
     }
-    let output = Command::new("gh")
-        .args(["gist", "create", "--public=false"])
-        .arg(&file)
-        .stdin(Stdio::null())
-        .output();
+    let output = create_gist(&file, cancel);
     let _ = std::fs::remove_dir_all(&dir);
-    let output = output.map_err(|e| format!("Failed to create gist: {e}"))?;
+    let Some(output) = output? else {
+        return Ok("Share cancelled".into());
+    };
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
         let why = if stderr.is_empty() {
@@ -78,11 +107,14 @@ pub fn run(app: &mut App) {
     let file = session.with_store(|s| s.session_file().map(Path::to_path_buf));
     let cwd = session.cwd().to_path_buf();
     let tx = app.tx.clone();
-    app.notice("Creating gist...", "dim");
+    let cancel = CancellationToken::new();
+    app.task_cancel = Some(cancel.clone());
+    let key = key_hint(&app.kb, "app.interrupt");
+    app.set_status(Some(format!("Creating gist... ({key} to cancel)")));
     tokio::task::spawn_blocking(move || {
-        let msg = match share(file, &cwd) {
-            Ok(text) => Msg::Notice { text, error: false },
-            Err(text) => Msg::Notice { text, error: true },
+        let msg = match share(file, &cwd, &cancel) {
+            Ok(text) => Msg::TaskDone { text, error: false },
+            Err(text) => Msg::TaskDone { text, error: true },
         };
         let _ = tx.send(msg);
     });

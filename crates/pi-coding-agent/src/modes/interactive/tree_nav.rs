@@ -49,7 +49,7 @@ pub fn label_changed(app: &mut App, id: &str, label: Option<&str>) {
 
 /// An entry was chosen in the tree.
 pub fn chosen(app: &mut App, tui: &mut Tui, target: String) {
-    if app.busy || app.summary_cancel.is_some() {
+    if app.busy || app.task_cancel.is_some() {
         app.notice(
             "Wait for the current run to finish before switching branches",
             "warning",
@@ -119,7 +119,7 @@ pub fn cancelled(app: &mut App, tui: &mut Tui, picker: Picker) {
 fn navigate(app: &mut App, target: String, summarize: bool, custom_instructions: Option<String>) {
     let cancel = CancellationToken::new();
     if summarize {
-        app.summary_cancel = Some(cancel.clone());
+        app.task_cancel = Some(cancel.clone());
         let key = key_hint(&app.kb, "app.interrupt");
         app.set_status(Some(format!("Summarizing branch... ({key} to cancel)")));
     }
@@ -143,7 +143,7 @@ pub fn done(
     target: String,
     result: Result<crate::session::tree_ops::NavigateOutcome, String>,
 ) {
-    let summarized = app.summary_cancel.take().is_some();
+    let summarized = app.task_cancel.take().is_some();
     if summarized {
         app.set_status(None);
     }
