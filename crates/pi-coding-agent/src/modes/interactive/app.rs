@@ -67,6 +67,8 @@ pub struct App {
     /// Stops the background task shown in the status line (a `/tree` branch summary, a
     /// `/share` upload); Esc cancels it.
     pub task_cancel: Option<CancellationToken>,
+    /// Messages submitted while that task ran.
+    after_task: Vec<String>,
     bash_counter: u64,
     pub picker: Option<(OverlayId, Picker)>,
     pub title_dirty: bool,
@@ -126,6 +128,7 @@ impl App {
             quit: false,
             bash_cancel: None,
             task_cancel: None,
+            after_task: Vec::new(),
             bash_counter: 0,
             picker: None,
             title_dirty: true,
@@ -443,6 +446,20 @@ impl App {
         }
         if let Ok(mut s) = self.session().settings().lock() {
             s.set_hide_thinking_block(hide);
+        }
+    }
+
+    /// The status-line task is over: clear it and send what was typed meanwhile (the first as
+    /// a prompt, the rest as follow-ups).
+    pub fn task_finished(&mut self) {
+        self.task_cancel = None;
+        self.set_status(None);
+        let texts = std::mem::take(&mut self.after_task);
+        if !texts.is_empty() {
+            self.view.pending.set(&[], &[]);
+        }
+        for t in texts {
+            self.submit(t, true);
         }
     }
 

@@ -244,9 +244,8 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
         Msg::Notice { text, error } => app.notice(text, if error { "error" } else { "dim" }),
         Msg::Footer => app.refresh_footer(),
         Msg::TaskDone { text, error } => {
-            app.task_cancel = None;
-            app.set_status(None);
             app.notice(text, if error { "error" } else { "dim" });
+            app.task_finished();
         }
         Msg::TreeDone { target, result } => tree_nav::done(app, tui, target, result),
     }

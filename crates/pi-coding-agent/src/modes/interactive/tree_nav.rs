@@ -143,10 +143,6 @@ pub fn done(
     target: String,
     result: Result<crate::session::tree_ops::NavigateOutcome, String>,
 ) {
-    let summarized = app.task_cancel.take().is_some();
-    if summarized {
-        app.set_status(None);
-    }
     match result {
         Ok(outcome) if outcome.cancelled => {
             app.notice("Branch summarization cancelled", "dim");
@@ -158,4 +154,5 @@ pub fn done(
         }
         Err(e) => app.notice(e, "error"),
     }
+    app.task_finished();
 }
