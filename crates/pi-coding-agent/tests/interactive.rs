@@ -297,6 +297,12 @@ fn settings_menu_changes_are_saved_and_applied() {
         c.lines()
             .any(|l| l.contains("→ Auto-compact") && l.trim_end().ends_with("false"))
     });
+    select_row(&mut pty, "Warnings");
+    pty.send(ENTER);
+    pty.wait_text("→ Anthropic extra usage: on");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("→ Warnings");
     // The theme opens its own list; Esc there goes back to the menu without a change.
     select_row(&mut pty, "Theme");
     pty.send(ENTER);
@@ -317,6 +323,7 @@ fn settings_menu_changes_are_saved_and_applied() {
     pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ Theme"));
     let settings = read_json(&s.agent.path().join("settings.json"));
     assert_eq!(settings["theme"], "light");
+    assert_eq!(settings["warnings"]["anthropicExtraUsage"], false);
     assert_eq!(settings["steeringMode"], "all");
     assert_eq!(settings["doubleEscapeAction"], "fork");
     assert_eq!(settings["compaction"]["enabled"], false);

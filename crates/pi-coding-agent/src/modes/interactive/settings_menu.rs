@@ -39,6 +39,8 @@ pub struct MenuState {
     pub thinking_levels: Vec<String>,
     pub theme: String,
     pub themes: Vec<String>,
+    /// `warnings.anthropicExtraUsage`.
+    pub warn_extra_usage: bool,
 }
 
 /// The menu's rows, in the order pi shows them.
@@ -175,7 +177,14 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             &["default", "no-tools", "user-only", "labeled-only", "all"],
         ),
     ]);
-    // These two open a list of their own (the theme is previewed while moving through it).
+    // These open a list of their own (the theme is previewed while moving through it).
+    items.push(item(
+        "warnings",
+        "Warnings",
+        "Turn individual warnings on or off",
+        "configure",
+        &[],
+    ));
     items.push(item(
         "thinking",
         "Thinking level",
@@ -199,8 +208,14 @@ fn thinking_description(level: &str) -> &'static str {
     }
 }
 
+/// A submenu: its title, its choices, and (when the row does not show it) the current choice.
+type Submenu0 = (String, Vec<SelectItem>, Option<String>);
+
+const EXTRA_USAGE_ON: &str = "anthropicExtraUsage=true";
+const EXTRA_USAGE_OFF: &str = "anthropicExtraUsage=false";
+
 /// The submenus' choices.
-fn submenus(st: &MenuState) -> HashMap<String, (String, Vec<SelectItem>)> {
+fn submenus(st: &MenuState) -> HashMap<String, Submenu0> {
     let mut m = HashMap::new();
     m.insert(
         "thinking".to_string(),
@@ -210,6 +225,27 @@ fn submenus(st: &MenuState) -> HashMap<String, (String, Vec<SelectItem>)> {
                 .iter()
                 .map(|l| SelectItem::new(l.clone()).with_description(thinking_description(l)))
                 .collect(),
+            None,
+        ),
+    );
+    m.insert(
+        "warnings".to_string(),
+        (
+            "Warnings".to_string(),
+            vec![
+                SelectItem::new(EXTRA_USAGE_ON)
+                    .with_label("Anthropic extra usage: on")
+                    .with_description("Warn when an Anthropic subscription may be billed for extra usage"),
+                SelectItem::new(EXTRA_USAGE_OFF).with_label("Anthropic extra usage: off"),
+            ],
+            Some(
+                if st.warn_extra_usage {
+                    EXTRA_USAGE_ON
+                } else {
+                    EXTRA_USAGE_OFF
+                }
+                .to_string(),
+            ),
         ),
     );
     m.insert(
@@ -217,6 +253,7 @@ fn submenus(st: &MenuState) -> HashMap<String, (String, Vec<SelectItem>)> {
         (
             "Theme".to_string(),
             st.themes.iter().map(|t| SelectItem::new(t.clone())).collect(),
+            None,
         ),
     );
     m
@@ -248,7 +285,7 @@ struct Submenu {
 /// The settings list between two rules, with its submenus.
 pub struct SettingsMenu {
     list: SettingsList,
-    submenus: HashMap<String, (String, Vec<SelectItem>)>,
+    submenus: HashMap<String, Submenu0>,
     open: Option<Submenu>,
     theme: Arc<UiTheme>,
     events: Vec<MenuEvent>,
@@ -260,16 +297,17 @@ impl SettingsMenu {
     }
 
     fn open_submenu(&mut self, id: &str) {
-        let Some((title, items)) = self.submenus.get(id).cloned() else {
+        let Some((title, items, chosen)) = self.submenus.get(id).cloned() else {
             return;
         };
-        let current = self
-            .list
-            .items()
-            .iter()
-            .find(|i| i.id == id)
-            .map(|i| i.value.clone())
-            .unwrap_or_default();
+        let current = chosen.unwrap_or_else(|| {
+            self.list
+                .items()
+                .iter()
+                .find(|i| i.id == id)
+                .map(|i| i.value.clone())
+                .unwrap_or_default()
+        });
         let mut dialog = Dialog::choice(title, items, false, self.theme.clone());
         dialog.select_value(&current);
         self.open = Some(Submenu {
@@ -287,7 +325,11 @@ impl SettingsMenu {
             Some(DialogResult::Done(value)) => {
                 let id = sub.id.clone();
                 self.open = None;
-                self.list.set_value(&id, value.clone());
+                match self.submenus.get_mut(&id) {
+                    // The row keeps saying "configure"; the submenu remembers the choice.
+                    Some((_, _, Some(chosen))) => *chosen = value.clone(),
+                    _ => self.list.set_value(&id, value.clone()),
+                }
                 self.events.push(MenuEvent::Changed { id, value });
             }
             Some(DialogResult::Cancelled) => {
@@ -355,6 +397,7 @@ pub fn open(app: &mut App, tui: &mut Tui) {
             .collect(),
         theme: app.theme.name().to_string(),
         themes: super::theme::theme_names(&paths, s),
+        warn_extra_usage: s.warning_enabled("anthropicExtraUsage"),
     };
     let (items, submenus) = match session.settings().lock() {
         Ok(s) => {
@@ -458,6 +501,21 @@ pub fn apply(app: &mut App, tui: &mut Tui, id: &str, value: &str) {
         "install-telemetry" => with_settings(app, |s| s.set_enable_install_telemetry(on)),
         "double-escape-action" => with_settings(app, |s| s.set_double_escape_action(value)),
         "tree-filter-mode" => with_settings(app, |s| s.set_tree_filter_mode(value)),
+        "warnings" => {
+            let Some((name, on)) = value.split_once('=') else {
+                return;
+            };
+            let on = on == "true";
+            with_settings(app, |s| {
+                let mut map = s
+                    .get("warnings")
+                    .and_then(|v| v.as_object())
+                    .cloned()
+                    .unwrap_or_default();
+                map.insert(name.to_string(), serde_json::Value::Bool(on));
+                s.set_warnings(map);
+            });
+        }
         "thinking" => {
             let Some(level) = pi_ai::ThinkingLevel::parse(value) else {
                 return;
@@ -535,6 +593,7 @@ mod tests {
             thinking_levels: vec!["off".into(), "low".into()],
             theme: "dark".into(),
             themes: vec!["dark".into(), "light".into()],
+            warn_extra_usage: true,
         }
     }
 
