@@ -52,6 +52,7 @@ enum Kind {
 #[derive(Debug, Clone)]
 pub struct TreeRow {
     pub id: String,
+    parent: Option<String>,
     prefix: String,
     text: String,
     kind: Kind,
@@ -85,6 +86,11 @@ pub struct TreeSelector {
     /// The label being edited: entry id and the text field.
     editing: Option<(String, Input)>,
     show_label_times: bool,
+    /// Entries whose descendants are hidden.
+    folded: std::collections::HashSet<String>,
+    /// Nearest shown ancestor and shown children of every shown row (by row index).
+    shown_parent: HashMap<usize, Option<usize>>,
+    shown_children: HashMap<usize, Vec<usize>>,
 }
 
 fn one_line(s: &str) -> String {
@@ -125,6 +131,15 @@ fn describe(e: &Entry) -> (Kind, String) {
         }
         EntryKind::ModelChange { model_id, .. } => (Kind::Meta, format!("[model: {model_id}]")),
         EntryKind::ThinkingLevelChange { thinking_level, .. } => (Kind::Meta, format!("[thinking: {thinking_level}]")),
+        EntryKind::Label { label, .. } => (
+            Kind::Meta,
+            format!(
+                "[label: {}]",
+                label.as_deref().filter(|l| !l.is_empty()).unwrap_or("(cleared)")
+            ),
+        ),
+        // Bookkeeping entries: hidden unless the filter shows everything.
+        EntryKind::SessionInfo { .. } | EntryKind::Custom { .. } => (Kind::Meta, format!("[{}]", e.kind.type_name())),
         other => (Kind::Other, format!("[{}]", other.type_name())),
     }
 }
@@ -141,10 +156,8 @@ pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
     let path: std::collections::HashSet<String> = store.get_branch(None).iter().map(|e| e.id.clone()).collect();
     let leaf = store.get_leaf_id().map(str::to_string);
     let mut children: HashMap<Option<&str>, Vec<&Entry>> = HashMap::new();
+    // Label entries are part of the chain (later entries hang under them); the filters hide them.
     for e in entries {
-        if matches!(e.kind, EntryKind::Label { .. }) {
-            continue;
-        }
         children.entry(e.parent_id.as_deref()).or_default().push(e);
     }
     let mut rows = Vec::new();
@@ -157,6 +170,7 @@ pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
         let (kind, text) = describe(e);
         rows.push(TreeRow {
             id: e.id.clone(),
+            parent: e.parent_id.clone(),
             prefix,
             text,
             kind,
@@ -197,6 +211,9 @@ impl TreeSelector {
             event: None,
             editing: None,
             show_label_times: false,
+            folded: Default::default(),
+            shown_parent: HashMap::new(),
+            shown_children: HashMap::new(),
         };
         t.refilter();
         // Start on the active leaf.
@@ -223,10 +240,73 @@ impl TreeSelector {
 
     fn refilter(&mut self) {
         let current = self.visible.get(self.selected).copied();
-        self.visible = (0..self.rows.len()).filter(|&i| self.shown(&self.rows[i])).collect();
+        let index: HashMap<&str, usize> = self.rows.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
+        let parent_of = |i: usize| self.rows[i].parent.as_deref().and_then(|p| index.get(p).copied());
+        // Rows come parents first, so one pass finds everything under a folded entry.
+        let mut hidden = vec![false; self.rows.len()];
+        for i in 0..self.rows.len() {
+            if let Some(p) = parent_of(i) {
+                hidden[i] = hidden[p] || self.folded.contains(&self.rows[p].id);
+            }
+        }
+        self.visible = (0..self.rows.len())
+            .filter(|&i| !hidden[i] && self.shown(&self.rows[i]))
+            .collect();
+        let is_visible: std::collections::HashSet<usize> = self.visible.iter().copied().collect();
+        self.shown_parent.clear();
+        self.shown_children.clear();
+        for &i in &self.visible {
+            let mut p = parent_of(i);
+            while let Some(q) = p.filter(|q| !is_visible.contains(q)) {
+                p = parent_of(q);
+            }
+            self.shown_parent.insert(i, p);
+            if let Some(p) = p {
+                self.shown_children.entry(p).or_default().push(i);
+            }
+        }
         self.selected = current
             .and_then(|c| self.visible.iter().position(|&i| i >= c))
             .unwrap_or(self.visible.len().saturating_sub(1));
+    }
+
+    /// A shown entry with shown children that starts a branch (or is a root) can fold.
+    fn is_foldable(&self, row: usize) -> bool {
+        if self.shown_children.get(&row).is_none_or(|c| c.is_empty()) {
+            return false;
+        }
+        match self.shown_parent.get(&row).copied().flatten() {
+            None => true,
+            Some(p) => self.shown_children.get(&p).is_some_and(|c| c.len() > 1),
+        }
+    }
+
+    /// The position of the next branch start up (along the parents) or down (along first
+    /// children), as Ctrl+←/→ move when there is nothing to fold.
+    fn segment_start(&self, up: bool) -> usize {
+        let Some(&start) = self.visible.get(self.selected) else {
+            return self.selected;
+        };
+        let pos = |row: usize| self.visible.iter().position(|&i| i == row).unwrap_or(self.selected);
+        let mut cur = start;
+        if !up {
+            loop {
+                match self.shown_children.get(&cur).map(Vec::as_slice) {
+                    None | Some([]) => return pos(cur),
+                    Some([only]) => cur = *only,
+                    Some([first, ..]) => return pos(*first),
+                }
+            }
+        }
+        loop {
+            let Some(parent) = self.shown_parent.get(&cur).copied().flatten() else {
+                return pos(cur);
+            };
+            if self.shown_children.get(&parent).is_some_and(|c| c.len() > 1) && pos(cur) < self.selected {
+                return pos(cur);
+            }
+            cur = parent;
+        }
     }
 
     pub fn take_event(&mut self) -> Option<TreeEvent> {
@@ -267,7 +347,40 @@ impl TreeSelector {
 
     fn set_filter(&mut self, f: TreeFilter) {
         self.filter = f;
+        self.folded.clear();
         self.refilter();
+    }
+
+    /// The filter a filter key asks for: Ctrl+D resets, the others toggle their filter with
+    /// the default, Ctrl+O / Shift+Ctrl+O cycle.
+    fn filter_key(&self, k: &pi_tui::KeyEvent) -> Option<TreeFilter> {
+        const ORDER: [TreeFilter; 5] = [
+            TreeFilter::Default,
+            TreeFilter::NoTools,
+            TreeFilter::UserOnly,
+            TreeFilter::Labeled,
+            TreeFilter::All,
+        ];
+        let kb = keybindings();
+        let toggle = |f: TreeFilter| Some(if self.filter == f { TreeFilter::Default } else { f });
+        let at = ORDER.iter().position(|f| *f == self.filter).unwrap_or(0);
+        if kb.matches(k, "app.tree.filter.default") {
+            Some(TreeFilter::Default)
+        } else if kb.matches(k, "app.tree.filter.noTools") {
+            toggle(TreeFilter::NoTools)
+        } else if kb.matches(k, "app.tree.filter.userOnly") {
+            toggle(TreeFilter::UserOnly)
+        } else if kb.matches(k, "app.tree.filter.labeledOnly") {
+            toggle(TreeFilter::Labeled)
+        } else if kb.matches(k, "app.tree.filter.all") {
+            toggle(TreeFilter::All)
+        } else if kb.matches(k, "app.tree.filter.cycleForward") {
+            Some(ORDER[(at + 1) % ORDER.len()])
+        } else if kb.matches(k, "app.tree.filter.cycleBackward") {
+            Some(ORDER[(at + ORDER.len() - 1) % ORDER.len()])
+        } else {
+            None
+        }
     }
 }
 
@@ -301,9 +414,12 @@ impl Component for TreeSelector {
             &t.paint(
                 "dim",
                 &format!(
-                    " ↑↓ move · enter select · esc cancel · {} label · {} label time · ^D ^T ^U ^L ^A filters",
+                    " ↑↓ move · ←→ page · {}/{} fold/branch · enter select · esc cancel · {} label · {} label time · ^D ^T ^U ^L ^A filters ({} cycle)",
+                    super::keys::key_hint(&kb, "app.tree.foldOrUp"),
+                    super::keys::key_hint(&kb, "app.tree.unfoldOrDown"),
                     super::keys::key_hint(&kb, "app.tree.editLabel"),
                     super::keys::key_hint(&kb, "app.tree.toggleLabelTimestamp"),
+                    super::keys::key_hint(&kb, "app.tree.filter.cycleForward"),
                 ),
             ),
             width,
@@ -335,6 +451,11 @@ impl Component for TreeSelector {
                 if r.on_path { "•" } else { " " }
             );
             line.push_str(&r.prefix);
+            if self.folded.contains(&r.id) {
+                line.push_str(&t.paint("accent", "⊞ "));
+            } else if self.is_foldable(i) {
+                line.push_str(&t.paint("dim", "⊟ "));
+            }
             if let Some(l) = &r.label {
                 line.push_str(&t.paint("warning", &format!("[{l}] ")));
                 if let Some(time) = r.label_time.as_deref().filter(|_| self.show_label_times) {
@@ -394,18 +515,30 @@ impl Component for TreeSelector {
             if let Some(&i) = self.visible.get(self.selected) {
                 self.event = Some(TreeEvent::Selected(self.rows[i].id.clone()));
             }
+        } else if kb.matches(k, "app.tree.foldOrUp") {
+            match self.visible.get(self.selected).copied() {
+                Some(row) if self.is_foldable(row) && !self.folded.contains(&self.rows[row].id) => {
+                    self.folded.insert(self.rows[row].id.clone());
+                    self.refilter();
+                }
+                _ => self.selected = self.segment_start(true),
+            }
+        } else if kb.matches(k, "app.tree.unfoldOrDown") {
+            match self.visible.get(self.selected).copied() {
+                Some(row) if self.folded.contains(&self.rows[row].id) => {
+                    self.folded.remove(&self.rows[row].id);
+                    self.refilter();
+                }
+                _ => self.selected = self.segment_start(false),
+            }
+        } else if k.matches("escape") && !self.query.is_empty() {
+            self.query.clear();
+            self.folded.clear();
+            self.refilter();
         } else if k.matches("escape") || k.matches("ctrl+c") {
             self.event = Some(TreeEvent::Cancelled);
-        } else if k.matches("ctrl+d") {
-            self.set_filter(TreeFilter::Default);
-        } else if k.matches("ctrl+t") {
-            self.set_filter(TreeFilter::NoTools);
-        } else if k.matches("ctrl+u") {
-            self.set_filter(TreeFilter::UserOnly);
-        } else if k.matches("ctrl+l") {
-            self.set_filter(TreeFilter::Labeled);
-        } else if k.matches("ctrl+a") {
-            self.set_filter(TreeFilter::All);
+        } else if let Some(f) = self.filter_key(k) {
+            self.set_filter(f);
         } else if k.matches("backspace") {
             self.query.pop();
             self.refilter();
@@ -448,6 +581,7 @@ mod tests {
     fn row(text: &str, kind: Kind, on_path: bool) -> TreeRow {
         TreeRow {
             id: text.to_string(),
+            parent: None,
             prefix: String::new(),
             text: text.to_string(),
             kind,
@@ -517,6 +651,43 @@ mod tests {
         // Shift+T only toggles the label times.
         t.handle_input(&key("T"));
         assert!(t.show_label_times && t.query.is_empty());
+    }
+
+    #[test]
+    fn ctrl_arrows_fold_branches_and_filter_keys_toggle() {
+        pi_tui::set_keybindings(super::super::keys::load_keybindings(std::path::Path::new("/nonexistent")).0);
+        let mk = |id: &str, parent: Option<&str>| TreeRow {
+            parent: parent.map(str::to_string),
+            ..row(id, Kind::User, false)
+        };
+        // a → b → {c → e, d}
+        let rows = vec![
+            mk("a", None),
+            mk("b", Some("a")),
+            mk("c", Some("b")),
+            mk("e", Some("c")),
+            mk("d", Some("b")),
+        ];
+        let mut t = TreeSelector::new(rows, TreeFilter::Default, 10, Arc::new(UiTheme::fallback()));
+        let key = |s: &str| InputEvent::Key(pi_tui::parse_key(s, false).expect("key"));
+        assert_eq!(t.visible.len(), 5);
+        t.select("c");
+        assert!(t.is_foldable(2) && !t.is_foldable(1) && t.is_foldable(0));
+        t.handle_input(&key("\x1b[1;5D")); // Ctrl+←
+        assert_eq!(t.visible.len(), 4, "e is folded away");
+        t.handle_input(&key("\x1b[1;5C")); // Ctrl+→
+        assert_eq!(t.visible.len(), 5);
+        // Nothing to fold on e: Ctrl+← goes back to the start of its branch.
+        t.select("e");
+        t.handle_input(&key("\x1b[1;5D"));
+        assert_eq!(t.rows[t.visible[t.selected]].id, "c");
+        // Ctrl+U toggles user-only and back; Ctrl+O cycles.
+        t.handle_input(&key("\x15"));
+        assert_eq!(t.filter, TreeFilter::UserOnly);
+        t.handle_input(&key("\x15"));
+        assert_eq!(t.filter, TreeFilter::Default);
+        t.handle_input(&key("\x0f"));
+        assert_eq!(t.filter, TreeFilter::NoTools);
     }
 
     #[test]
