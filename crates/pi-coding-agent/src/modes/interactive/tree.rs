@@ -691,6 +691,21 @@ mod tests {
     }
 
     #[test]
+    fn entries_after_a_label_stay_in_the_tree() {
+        let mut s = SessionManager::in_memory("/tmp");
+        let a = s.append_message(pi_ai::Message::user_text("first")).expect("append");
+        s.append_label(&a, Some("start")).expect("label");
+        s.append_message(pi_ai::Message::user_text("second")).expect("append");
+        let rows = tree_rows(&s);
+        let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(texts, ["user: first", "[label: start]", "user: second"]);
+        assert_eq!(rows[0].label.as_deref(), Some("start"));
+        let t = TreeSelector::new(rows, TreeFilter::Default, 10, Arc::new(UiTheme::fallback()));
+        // The default filter hides the label entry itself.
+        assert_eq!(t.visible.len(), 2);
+    }
+
+    #[test]
     fn label_times_are_short_for_today() {
         let now = "2026-03-15T12:00:00.000Z";
         let today = label_time("2026-03-15T12:00:00.000Z", now);
