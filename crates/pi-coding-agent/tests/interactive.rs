@@ -358,6 +358,8 @@ fn login_saves_an_api_key_and_logout_removes_it() {
     pty.wait_for("filtered", Duration::from_secs(5), |c| {
         c.contains("mock-anthropic") && !c.contains("mock-responses")
     });
+    // Where the provider's key comes from today.
+    pty.wait_text("✓ key in models.json");
     pty.send(ENTER);
     pty.wait_text("Enter API key:");
     pty.type_text("sk-typed-key");

@@ -8,7 +8,7 @@ use pi_tui::{OverlayOptions, Tui};
 use super::app::{App, Picker};
 use super::commands::paths_for;
 use super::dialogs::Dialog;
-use crate::config::auth::Credential;
+use crate::config::auth::{AuthSource, Credential};
 
 const SUBSCRIPTION: &str = "Use a subscription";
 const API_KEY: &str = "Use an API key";
@@ -67,8 +67,15 @@ fn status_of(app: &App, p: &ProviderOption) -> String {
         Some(Credential::ApiKey { .. }) if !p.oauth => " ✓ configured".into(),
         Some(Credential::OAuth { .. }) => " • subscription configured".into(),
         Some(_) => " • API key configured".into(),
-        None if !p.oauth && reg.provider_has_auth(&p.id) => " ✓ key configured elsewhere".into(),
-        None => " • unconfigured".into(),
+        None if p.oauth => " • unconfigured".into(),
+        None => match reg.auth().auth_source(&p.id) {
+            Some(AuthSource::Environment(name)) if !name.is_empty() => format!(" ✓ env: {name}"),
+            Some(AuthSource::Environment(_)) => " ✓ env: API key".into(),
+            Some(AuthSource::Runtime) => " ✓ runtime API key".into(),
+            Some(AuthSource::Fallback) => " ✓ custom API key".into(),
+            _ if reg.provider_has_auth(&p.id) => " ✓ key in models.json".into(),
+            _ => " • unconfigured".into(),
+        },
     }
 }
 
