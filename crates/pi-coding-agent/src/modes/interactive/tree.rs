@@ -44,6 +44,8 @@ impl TreeFilter {
 enum Kind {
     User,
     Assistant,
+    /// An assistant message with tool calls and no text (hidden unless it is the leaf).
+    ToolCalls,
     Tool,
     Meta,
     Other,
@@ -116,12 +118,13 @@ fn describe(e: &Entry) -> (Kind, String) {
                         .collect::<Vec<_>>()
                         .join(" ");
                     let calls: Vec<String> = a.tool_calls().map(|t| t.name.clone()).collect();
-                    let body = if text.trim().is_empty() {
-                        format!("[{}]", calls.join(", "))
+                    let normal_end = matches!(a.stop_reason, pi_ai::StopReason::Stop | pi_ai::StopReason::ToolUse);
+                    if text.trim().is_empty() {
+                        let kind = if normal_end { Kind::ToolCalls } else { Kind::Assistant };
+                        (kind, format!("assistant: [{}]", calls.join(", ")))
                     } else {
-                        one_line(&text)
-                    };
-                    (Kind::Assistant, format!("assistant: {body}"))
+                        (Kind::Assistant, format!("assistant: {}", one_line(&text)))
+                    }
                 }
                 pi_agent::AgentMessage::Llm(pi_ai::Message::ToolResult(r)) => {
                     (Kind::Tool, format!("[{}]", r.tool_name))
@@ -226,16 +229,23 @@ impl TreeSelector {
     }
 
     fn shown(&self, r: &TreeRow) -> bool {
+        if r.kind == Kind::ToolCalls && !r.is_leaf {
+            return false;
+        }
         let by_filter = match self.filter {
             TreeFilter::All => true,
-            TreeFilter::Default => {
-                matches!(r.kind, Kind::User | Kind::Assistant | Kind::Tool) || r.on_path && r.kind == Kind::Other
-            }
-            TreeFilter::NoTools => matches!(r.kind, Kind::User | Kind::Assistant),
+            TreeFilter::Default => r.kind != Kind::Meta,
+            TreeFilter::NoTools => !matches!(r.kind, Kind::Meta | Kind::Tool),
             TreeFilter::UserOnly => r.kind == Kind::User,
             TreeFilter::Labeled => r.label.is_some(),
         };
-        by_filter && (self.query.is_empty() || r.text.to_lowercase().contains(&self.query.to_lowercase()))
+        let text = r.text.to_lowercase();
+        by_filter
+            && self
+                .query
+                .to_lowercase()
+                .split_whitespace()
+                .all(|token| text.contains(token))
     }
 
     fn refilter(&mut self) {
