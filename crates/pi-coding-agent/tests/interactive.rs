@@ -557,7 +557,7 @@ fn session_entries(agent: &std::path::Path) -> Vec<serde_json::Value> {
 
 #[test]
 fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
-    let s = setup(Script::sequential(vec![
+    let s = setup(Script::queue(vec![
         Turn::text("first answer"),
         Turn::text("second answer"),
         Turn::text("Summary of the abandoned branch"),
@@ -607,7 +607,12 @@ fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
         .iter()
         .find(|e| e["type"] == "branch_summary")
         .expect("branch summary entry");
-    assert!(summary["summary"].as_str().is_some_and(|t| !t.is_empty()), "{summary}");
+    assert!(
+        summary["summary"]
+            .as_str()
+            .is_some_and(|t| t.contains("Summary of the abandoned branch")),
+        "{summary}"
+    );
     // The summary request carried the branch being left.
     let reqs = s.server.requests();
     assert_eq!(reqs.len(), 3);
@@ -643,5 +648,54 @@ fn share_can_be_cancelled_while_the_gist_is_created() {
     pty.wait_for("status cleared", Duration::from_secs(5), |c| {
         !c.contains("Creating gist...")
     });
+    quit(&mut pty);
+}
+
+#[test]
+fn tree_summary_with_custom_instructions_can_be_cancelled() {
+    let s = setup(Script::queue(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+        Turn::text("a slow summary that never finishes in time").with_delay_ms(3000),
+    ]));
+    let mut pty = s.pi(50, 140);
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("second answer");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    pty.send(UP);
+    pty.send(UP);
+    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
+    });
+    pty.send(ENTER);
+    pty.wait_text("Summarize branch?");
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Custom summarization instructions");
+    pty.type_text("focus on the tests");
+    pty.send(ENTER);
+    pty.wait_text("Summarizing branch...");
+    pty.wait_for("summary request", Duration::from_secs(5), |_| {
+        s.server.requests().len() == 3
+    });
+    assert!(s.server.requests()[2].body.to_string().contains("focus on the tests"));
+    pty.send(ESC);
+    // Back in the tree, nothing changed.
+    pty.wait_for("tree again", Duration::from_secs(5), |c| {
+        c.contains("Session Tree") && !c.contains("Summarizing branch...")
+    });
+    pty.send(ESC);
+    pty.wait_for("tree closed", Duration::from_secs(5), |c| !c.contains("Session Tree"));
+    pty.wait_text("Branch summarization cancelled");
+    let entries = session_entries(s.agent.path());
+    assert!(entries.iter().all(|e| e["type"] != "branch_summary"));
     quit(&mut pty);
 }
