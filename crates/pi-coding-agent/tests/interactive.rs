@@ -278,7 +278,19 @@ fn settings_menu_changes_are_saved_and_applied() {
     pty.type_text("/settings");
     pty.send(ENTER);
     pty.wait_text("→ Auto-compact");
-    pty.wait_text("Enter/Space to change · Esc to close");
+    pty.wait_text("Type to search · Enter/Space to change · Esc to cancel");
+    // Typing narrows the rows.
+    pty.type_text("treefil");
+    pty.wait_for("search", Duration::from_secs(5), |c| {
+        c.contains("→ Tree filter mode") && !c.contains("Auto-compact")
+    });
+    pty.send(ENTER);
+    pty.wait_for("tree filter no-tools", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Tree filter mode") && l.trim_end().ends_with("no-tools"))
+    });
+    pty.send(&"\x7f".repeat(7));
+    pty.wait_text("→ Auto-compact");
     select_row(&mut pty, "Steering mode");
     pty.send(ENTER);
     pty.wait_for("steering mode all", Duration::from_secs(5), |c| {
@@ -324,6 +336,7 @@ fn settings_menu_changes_are_saved_and_applied() {
     let settings = read_json(&s.agent.path().join("settings.json"));
     assert_eq!(settings["theme"], "light");
     assert_eq!(settings["warnings"]["anthropicExtraUsage"], false);
+    assert_eq!(settings["treeFilterMode"], "no-tools");
     assert_eq!(settings["steeringMode"], "all");
     assert_eq!(settings["doubleEscapeAction"], "fork");
     assert_eq!(settings["compaction"]["enabled"], false);

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use pi_tui::components::{SelectItem, SettingItem, SettingsEvent, SettingsList};
+use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
 use pi_tui::{Component, Frame, InputEvent, OverlayOptions, Tui};
 
 use super::app::{App, Picker};
@@ -282,8 +282,14 @@ struct Submenu {
     shown: String,
 }
 
-/// The settings list between two rules, with its submenus.
+const HINT: &str = "Type to search · Enter/Space to change · Esc to cancel";
+
+/// The settings list between two rules, with a search line and its submenus.
 pub struct SettingsMenu {
+    /// Every row with its current value; `list` shows those matching the search.
+    all: Vec<SettingItem>,
+    search: Input,
+    list_theme: SettingsListTheme,
     list: SettingsList,
     submenus: HashMap<String, Submenu0>,
     open: Option<Submenu>,
@@ -292,6 +298,44 @@ pub struct SettingsMenu {
 }
 
 impl SettingsMenu {
+    pub fn new(items: Vec<SettingItem>, submenus: HashMap<String, Submenu0>, theme: Arc<UiTheme>) -> Self {
+        let list_theme = theme.settings_list();
+        let mut menu = SettingsMenu {
+            all: items,
+            search: Input::new("> "),
+            list_theme,
+            list: SettingsList::new(Vec::new(), 10, list_theme),
+            submenus,
+            open: None,
+            theme,
+            events: Vec::new(),
+        };
+        menu.rebuild();
+        menu
+    }
+
+    /// Show the rows whose label matches the search (all of them without one).
+    fn rebuild(&mut self) {
+        let q = self.search.value().to_string();
+        let rows: Vec<SettingItem> = if q.is_empty() {
+            self.all.clone()
+        } else {
+            pi_tui::fuzzy::fuzzy_filter(&self.all, &q, |i| i.label.as_str())
+                .into_iter()
+                .map(|i| self.all[i].clone())
+                .collect()
+        };
+        self.list = SettingsList::new(rows, 10, self.list_theme);
+        self.list.set_hint(HINT);
+    }
+
+    fn set_value(&mut self, id: &str, value: &str) {
+        if let Some(it) = self.all.iter_mut().find(|i| i.id == id) {
+            it.value = value.to_string();
+        }
+        self.list.set_value(id, value);
+    }
+
     pub fn take_events(&mut self) -> Vec<MenuEvent> {
         std::mem::take(&mut self.events)
     }
@@ -328,7 +372,7 @@ impl SettingsMenu {
                 match self.submenus.get_mut(&id) {
                     // The row keeps saying "configure"; the submenu remembers the choice.
                     Some((_, _, Some(chosen))) => *chosen = value.clone(),
-                    _ => self.list.set_value(&id, value.clone()),
+                    _ => self.set_value(&id, &value),
                 }
                 self.events.push(MenuEvent::Changed { id, value });
             }
@@ -362,7 +406,19 @@ impl Component for SettingsMenu {
             return;
         }
         out.push_line(self.theme.paint("border", &"─".repeat(width)));
-        self.list.render(width, out);
+        let mut sub = Frame::default();
+        self.search.render(width.saturating_sub(1).max(1), &mut sub);
+        for l in sub.to_vec() {
+            out.push_line(format!(" {l}"));
+        }
+        out.push_line(String::new());
+        if self.list.items().is_empty() {
+            out.push_line(self.theme.paint("muted", "  No matching settings"));
+            out.push_line(String::new());
+            out.push_line(self.theme.paint("dim", &format!("  {HINT}")));
+        } else {
+            self.list.render(width, out);
+        }
         out.push_line(self.theme.paint("border", &"─".repeat(width)));
     }
 
@@ -373,11 +429,21 @@ impl Component for SettingsMenu {
         }
         let InputEvent::Key(k) = event else { return false };
         match self.list.handle_key(k) {
-            SettingsEvent::Changed { id, value } => self.events.push(MenuEvent::Changed { id, value }),
+            SettingsEvent::Changed { id, value } => {
+                self.set_value(&id, &value);
+                self.events.push(MenuEvent::Changed { id, value });
+            }
             SettingsEvent::OpenSubmenu { id } => self.open_submenu(&id),
             SettingsEvent::Cancelled => self.events.push(MenuEvent::Closed),
-            SettingsEvent::Ignored => return false,
             SettingsEvent::Handled => {}
+            // Everything else edits the search (spaces change the selected row instead).
+            SettingsEvent::Ignored => {
+                if k.text() == Some(' ') {
+                    return true;
+                }
+                self.search.handle_key(k);
+                self.rebuild();
+            }
         }
         true
     }
@@ -406,15 +472,7 @@ pub fn open(app: &mut App, tui: &mut Tui) {
         }
         Err(_) => return,
     };
-    let mut list = SettingsList::new(items, 10, app.theme.settings_list());
-    list.set_hint("Enter/Space to change · Esc to close");
-    let menu = SettingsMenu {
-        list,
-        submenus,
-        open: None,
-        theme: app.theme.clone(),
-        events: Vec::new(),
-    };
+    let menu = SettingsMenu::new(items, submenus, app.theme.clone());
     let id = tui.show_overlay(Box::new(menu), OverlayOptions::default());
     app.picker = Some((id, Picker::Settings));
 }
