@@ -251,3 +251,464 @@ fn retry_wait_shows_a_countdown_and_escape_cancels_it() {
     });
     quit(&mut pty);
 }
+
+const DOWN: &str = "\x1b[B";
+
+/// Move a list's `→` marker down to the row starting with `label`.
+fn select_row(pty: &mut Pty, label: &str) {
+    for _ in 0..60 {
+        if pty.contents().contains(&format!("→ {label}")) {
+            return;
+        }
+        pty.send(DOWN);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    panic!("row {label} not found; screen:\n{}", pty.contents());
+}
+
+fn read_json(path: &std::path::Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).expect("json")
+}
+
+#[test]
+fn settings_menu_changes_are_saved_and_applied() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    pty.wait_text("Type to search · Enter/Space to change · Esc to cancel");
+    // Typing narrows the rows.
+    pty.type_text("treefil");
+    pty.wait_for("search", Duration::from_secs(5), |c| {
+        c.contains("→ Tree filter mode") && !c.contains("Auto-compact")
+    });
+    pty.send(ENTER);
+    pty.wait_for("tree filter no-tools", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Tree filter mode") && l.trim_end().ends_with("no-tools"))
+    });
+    pty.send(&"\x7f".repeat(7));
+    pty.wait_text("→ Auto-compact");
+    select_row(&mut pty, "Steering mode");
+    pty.send(ENTER);
+    pty.wait_for("steering mode all", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Steering mode") && l.trim_end().ends_with("all"))
+    });
+    select_row(&mut pty, "Double-escape action");
+    pty.send(ENTER);
+    pty.wait_for("double escape fork", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Double-escape action") && l.trim_end().ends_with("fork"))
+    });
+    select_row(&mut pty, "Auto-compact");
+    pty.send(" ");
+    pty.wait_for("auto-compact off", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Auto-compact") && l.trim_end().ends_with("false"))
+    });
+    select_row(&mut pty, "Warnings");
+    pty.send(ENTER);
+    pty.wait_text("→ Anthropic extra usage: on");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("→ Warnings");
+    // The theme opens its own list; Esc there goes back to the menu without a change.
+    select_row(&mut pty, "Theme");
+    pty.send(ENTER);
+    pty.wait_text("→ dark");
+    pty.send(DOWN);
+    pty.wait_text("→ light");
+    pty.send(ESC);
+    pty.wait_text("→ Theme");
+    pty.send(ENTER);
+    pty.wait_text("→ dark");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_for("theme light", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.contains("→ Theme") && l.trim_end().ends_with("light"))
+    });
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ Theme"));
+    let settings = read_json(&s.agent.path().join("settings.json"));
+    assert_eq!(settings["theme"], "light");
+    assert_eq!(settings["warnings"]["anthropicExtraUsage"], false);
+    assert_eq!(settings["treeFilterMode"], "no-tools");
+    assert_eq!(settings["steeringMode"], "all");
+    assert_eq!(settings["doubleEscapeAction"], "fork");
+    assert_eq!(settings["compaction"]["enabled"], false);
+    // The footer no longer says the context compacts automatically.
+    assert!(!pty.contents().contains("(auto)"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
+#[test]
+fn login_saves_an_api_key_and_logout_removes_it() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 120);
+    let auth_path = s.agent.path().join("auth.json");
+    // Subscription login cannot complete here, and says so.
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.wait_text("GitHub Copilot");
+    pty.send(ENTER);
+    pty.wait_text("not available in this build");
+    assert!(!auth_path.exists());
+
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Use an API key");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("mock-anth");
+    pty.wait_for("filtered", Duration::from_secs(5), |c| {
+        c.contains("mock-anthropic") && !c.contains("mock-responses")
+    });
+    // Where the provider's key comes from today.
+    pty.wait_text("✓ key in models.json");
+    pty.send(ENTER);
+    pty.wait_text("Enter API key:");
+    pty.type_text("sk-typed-key");
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for mock-anthropic");
+    let auth = read_json(&auth_path);
+    assert_eq!(
+        auth["mock-anthropic"],
+        json!({"type": "api_key", "key": "sk-typed-key"})
+    );
+
+    pty.type_text("/logout");
+    pty.send(ENTER);
+    pty.wait_text("Select provider to logout:");
+    pty.send(ENTER);
+    pty.wait_text("Removed stored API key for mock-anthropic");
+    let auth = read_json(&auth_path);
+    assert!(auth.get("mock-anthropic").is_none(), "{auth}");
+
+    pty.type_text("/logout");
+    pty.send(ENTER);
+    pty.wait_text("No stored credentials to remove.");
+    quit(&mut pty);
+}
+
+/// The `provider/id` of the model row marked `→` in the scoped-models selector.
+fn marked_model(pty: &Pty) -> String {
+    let c = pty.contents();
+    let line = c
+        .lines()
+        .find(|l| l.trim_start().starts_with("→ "))
+        .expect("marked row");
+    let mut parts = line.trim_start().trim_start_matches("→ ").split_whitespace();
+    let id = parts.next().expect("id");
+    let provider = parts.next().expect("provider").trim_matches(|c| c == '[' || c == ']');
+    format!("{provider}/{id}")
+}
+
+#[test]
+fn scoped_models_choose_order_save_and_drive_cycling() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 120);
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("Model Configuration");
+    pty.wait_text("all enabled");
+    let first = marked_model(&pty);
+    pty.send(ENTER);
+    pty.wait_text("1/8 enabled");
+    pty.send(DOWN);
+    std::thread::sleep(Duration::from_millis(100));
+    let second = marked_model(&pty);
+    pty.send(ENTER);
+    pty.wait_text("2/8 enabled");
+    pty.send("\x1b\x1b[A"); // Alt+Up: the second moves before the first
+    pty.wait_for("reordered", Duration::from_secs(5), |c| {
+        let rows: Vec<&str> = c.lines().filter(|l| l.contains(" [mock-")).collect();
+        rows.first().is_some_and(|r| r.trim_start().starts_with("→ "))
+    });
+    pty.send("\x13"); // Ctrl+S
+    let settings_path = s.agent.path().join("settings.json");
+    let start = std::time::Instant::now();
+    while !settings_path.exists() && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let settings = read_json(&settings_path);
+    assert_eq!(settings["enabledModels"], json!([second, first]));
+    // Session only: drop one more; cycling then has nothing to switch to.
+    pty.send(ENTER);
+    pty.wait_text("1/8 enabled");
+    pty.send(ESC);
+    pty.wait_for("selector closed", Duration::from_secs(5), |c| {
+        !c.contains("Model Configuration")
+    });
+    pty.wait_text("Model selection saved to settings");
+    pty.send("\x10"); // Ctrl+P
+    pty.wait_text("Only one model in scope");
+    let settings = read_json(&s.agent.path().join("settings.json"));
+    assert_eq!(settings["enabledModels"], json!([second, first]));
+    quit(&mut pty);
+}
+
+#[test]
+fn changelog_shows_whats_new() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(60, 100);
+    pty.type_text("/changelog");
+    pty.send(ENTER);
+    pty.wait_text("What's New");
+    pty.wait_text("[0.73.1]");
+    assert!(s.server.requests().is_empty());
+    quit(&mut pty);
+}
+
+/// A folder holding a fake `gh`: `auth status` exits with `auth_code`; `gist create` records
+/// its arguments and the uploaded file next to itself and prints a gist URL.
+fn fake_gh(auth_code: i32) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("dir");
+    let log = dir.path().join("gist-args");
+    let copy = dir.path().join("uploaded.html");
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = auth ]; then exit {auth_code}; fi\n\
+         echo \"$@\" > '{}'\nfor a; do f=\"$a\"; done\ncp \"$f\" '{}'\n\
+         echo https://gist.github.com/someone/f00dcafe\n",
+        log.display(),
+        copy.display()
+    );
+    let gh = dir.path().join("gh");
+    std::fs::write(&gh, script).expect("write gh");
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    dir
+}
+
+fn path_with(dir: &std::path::Path) -> String {
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[test]
+fn share_uploads_a_secret_gist_through_gh() {
+    let s = setup(Script::echo());
+    let gh = fake_gh(0);
+    let path = path_with(gh.path());
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        40,
+        120,
+        &[("PATH", &path), ("PI_SHARE_VIEWER_URL", "http://viewer.test/")],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("share me");
+    pty.send(ENTER);
+    pty.wait_for("reply", Duration::from_secs(10), |c| c.matches("share me").count() >= 2);
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("Share URL: http://viewer.test/#f00dcafe");
+    pty.wait_text("Gist: https://gist.github.com/someone/f00dcafe");
+    let args = std::fs::read_to_string(gh.path().join("gist-args")).expect("gh ran");
+    assert!(args.starts_with("gist create --public=false "), "{args}");
+    assert!(args.trim_end().ends_with("session.html"), "{args}");
+    let html = std::fs::read_to_string(gh.path().join("uploaded.html")).expect("uploaded");
+    assert!(html.contains("<html"), "not an HTML export");
+    // The temporary export is gone.
+    let uploaded = std::path::PathBuf::from(args.trim_end().rsplit(' ').next().expect("file"));
+    assert!(!uploaded.exists());
+    quit(&mut pty);
+}
+
+#[test]
+fn share_explains_a_missing_or_logged_out_gh() {
+    let s = setup(Script::echo());
+    let gh = fake_gh(1);
+    let path = path_with(gh.path());
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", &path)]);
+    pty.wait_text("mock-model");
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("GitHub CLI is not logged in. Run 'gh auth login' first.");
+    quit(&mut pty);
+
+    // No gh at all: only the system folders (setsid lives there).
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", "/usr/bin:/bin")]);
+    pty.wait_text("mock-model");
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("GitHub CLI (gh) is not installed.");
+    quit(&mut pty);
+}
+
+const UP: &str = "\x1b[A";
+
+/// The entries of the one session file under the agent folder.
+fn session_entries(agent: &std::path::Path) -> Vec<serde_json::Value> {
+    fn find(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                find(&p, out);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    find(&agent.join("sessions"), &mut files);
+    assert_eq!(files.len(), 1, "{files:?}");
+    std::fs::read_to_string(&files[0])
+        .expect("session")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("entry"))
+        .collect()
+}
+
+#[test]
+fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
+    let s = setup(Script::queue(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+        Turn::text("Summary of the abandoned branch"),
+    ]));
+    let mut pty = s.pi(50, 140);
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("second answer");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    pty.send(UP);
+    pty.send(UP);
+    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
+    });
+    pty.send("L");
+    pty.wait_text("Label (empty to remove):");
+    pty.type_text("checkpoint");
+    pty.send(ENTER);
+    pty.wait_text("[checkpoint] assistant: first answer");
+    let labels: Vec<_> = session_entries(s.agent.path())
+        .into_iter()
+        .filter(|e| e["type"] == "label")
+        .collect();
+    assert_eq!(labels.len(), 1);
+    assert_eq!(labels[0]["label"], "checkpoint");
+    pty.send("T");
+    pty.wait_text("[+label time]");
+
+    // Esc on the summary question goes back to the tree.
+    pty.send(ENTER);
+    pty.wait_text("Summarize branch?");
+    pty.send(ESC);
+    pty.wait_text("Session Tree");
+    pty.send(ENTER);
+    pty.wait_text("Summarize with custom prompt");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Navigated to selected point");
+    let entries = session_entries(s.agent.path());
+    let summary = entries
+        .iter()
+        .find(|e| e["type"] == "branch_summary")
+        .expect("branch summary entry");
+    assert!(
+        summary["summary"]
+            .as_str()
+            .is_some_and(|t| t.contains("Summary of the abandoned branch")),
+        "{summary}"
+    );
+    // The summary request carried the branch being left.
+    let reqs = s.server.requests();
+    assert_eq!(reqs.len(), 3);
+    assert!(reqs[2].body.to_string().contains("second answer"));
+    // The answer the session moved to is the new position's parent of the summary.
+    let first_answer = entries
+        .iter()
+        .find(|e| e["message"]["role"] == "assistant" && e["message"]["content"].to_string().contains("first answer"))
+        .expect("first answer");
+    assert_eq!(summary["parentId"], first_answer["id"]);
+    quit(&mut pty);
+}
+
+#[test]
+fn share_can_be_cancelled_while_the_gist_is_created() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = setup(Script::echo());
+    let dir = tempfile::tempdir().expect("dir");
+    let gh = dir.path().join("gh");
+    std::fs::write(&gh, "#!/bin/sh\nif [ \"$1\" = auth ]; then exit 0; fi\nexec sleep 30\n").expect("gh");
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = path_with(dir.path());
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", &path)]);
+    pty.wait_text("mock-model");
+    pty.type_text("hi");
+    pty.send(ENTER);
+    pty.wait_text("echo: hi");
+    pty.type_text("/share");
+    pty.send(ENTER);
+    pty.wait_text("Creating gist...");
+    pty.send(ESC);
+    pty.wait_text("Share cancelled");
+    pty.wait_for("status cleared", Duration::from_secs(5), |c| {
+        !c.contains("Creating gist...")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn tree_summary_with_custom_instructions_can_be_cancelled() {
+    let s = setup(Script::queue(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+        Turn::text("a slow summary that never finishes in time").with_delay_ms(3000),
+    ]));
+    let mut pty = s.pi(50, 140);
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("second answer");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    pty.send(UP);
+    pty.send(UP);
+    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
+    });
+    pty.send(ENTER);
+    pty.wait_text("Summarize branch?");
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Custom summarization instructions");
+    pty.type_text("focus on the tests");
+    pty.send(ENTER);
+    pty.wait_text("Summarizing branch...");
+    pty.wait_for("summary request", Duration::from_secs(5), |_| {
+        s.server.requests().len() == 3
+    });
+    assert!(s.server.requests()[2].body.to_string().contains("focus on the tests"));
+    pty.send(ESC);
+    // Back in the tree, nothing changed.
+    pty.wait_for("tree again", Duration::from_secs(5), |c| {
+        c.contains("Session Tree") && !c.contains("Summarizing branch...")
+    });
+    pty.send(ESC);
+    pty.wait_for("tree closed", Duration::from_secs(5), |c| !c.contains("Session Tree"));
+    pty.wait_text("Branch summarization cancelled");
+    let entries = session_entries(s.agent.path());
+    assert!(entries.iter().all(|e| e["type"] != "branch_summary"));
+    quit(&mut pty);
+}

@@ -28,6 +28,19 @@ fn winsize(rows: u16, cols: u16) -> Winsize {
 impl Pty {
     /// Start `pi` with `args` in `cwd`, its agent folder `agent_dir`, on a `cols`×`rows` screen.
     pub fn spawn(args: &[&str], cwd: &std::path::Path, agent_dir: &std::path::Path, rows: u16, cols: u16) -> Pty {
+        Self::spawn_env(args, cwd, agent_dir, rows, cols, &[])
+    }
+
+    /// [`Pty::spawn`] with extra environment variables. `PI_TEST_BIN` names another binary
+    /// to drive (a copy, when the build directory is shared).
+    pub fn spawn_env(
+        args: &[&str],
+        cwd: &std::path::Path,
+        agent_dir: &std::path::Path,
+        rows: u16,
+        cols: u16,
+        env: &[(&str, &str)],
+    ) -> Pty {
         let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
         grantpt(&master).expect("grantpt");
         unlockpt(&master).expect("unlockpt");
@@ -42,7 +55,7 @@ impl Pty {
         // `setsid --ctty` makes the pty the child's controlling terminal.
         let mut cmd = Command::new("setsid");
         cmd.arg("--ctty")
-            .arg(env!("CARGO_BIN_EXE_pi"))
+            .arg(std::env::var("PI_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_pi").to_string()))
             .args(args)
             .current_dir(cwd)
             .env("PI_CODING_AGENT_DIR", agent_dir)
@@ -50,6 +63,7 @@ impl Pty {
             .env("TERM", "xterm-256color")
             .env("HOME", agent_dir)
             .env_remove("COLORFGBG")
+            .envs(env.iter().copied())
             .stdin(Stdio::from(slave.try_clone().expect("clone")))
             .stdout(Stdio::from(slave.try_clone().expect("clone")))
             .stderr(Stdio::from(slave));

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pi_tui::components::{Editor, Loader, SelectEvent, SelectList, SettingsEvent, SettingsList};
+use pi_tui::components::{Editor, Loader, SelectEvent, SelectList};
 use pi_tui::{InputEvent, KeyEvent, Keybindings, OverlayId, Tui};
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -26,6 +26,18 @@ pub enum Picker {
     Fork,
     Settings,
     Tree,
+    LoginMethod,
+    LoginProvider {
+        oauth: bool,
+        options: Vec<super::login::ProviderOption>,
+    },
+    LoginKey(super::login::ProviderOption),
+    Logout(Vec<super::login::ProviderOption>),
+    ScopedModels,
+    /// "Summarize branch?" before moving to this entry.
+    TreeSummary(String),
+    /// Custom summary instructions before moving to this entry.
+    TreeCustom(String),
 }
 
 mod session_events;
@@ -52,6 +64,11 @@ pub struct App {
     retry: Option<(u32, u32, Instant)>,
     pub quit: bool,
     pub bash_cancel: Option<CancellationToken>,
+    /// Stops the background task shown in the status line (a `/tree` branch summary, a
+    /// `/share` upload); Esc cancels it.
+    pub task_cancel: Option<CancellationToken>,
+    /// Messages submitted while that task ran.
+    after_task: Vec<String>,
     bash_counter: u64,
     pub picker: Option<(OverlayId, Picker)>,
     pub title_dirty: bool,
@@ -110,6 +127,8 @@ impl App {
             retry: None,
             quit: false,
             bash_cancel: None,
+            task_cancel: None,
+            after_task: Vec::new(),
             bash_counter: 0,
             picker: None,
             title_dirty: true,
@@ -225,7 +244,7 @@ impl App {
         self.view.chat.push(Box::new(InfoBlock::new(markdown, &self.theme)));
     }
 
-    fn set_status(&mut self, text: Option<String>) {
+    pub fn set_status(&mut self, text: Option<String>) {
         match text {
             None => self.view.status = None,
             Some(t) => match &mut self.view.status {
@@ -283,7 +302,9 @@ impl App {
         let kb = self.kb.clone();
         let is = |id: &str| kb.matches(k, id);
         if is("app.interrupt") {
-            if let Some(c) = &self.bash_cancel {
+            if let Some(c) = &self.task_cancel {
+                c.cancel();
+            } else if let Some(c) = &self.bash_cancel {
                 c.cancel();
             } else if self.busy || self.running {
                 self.abort();
@@ -430,6 +451,20 @@ impl App {
         }
     }
 
+    /// The status-line task is over: clear it and send what was typed meanwhile (the first as
+    /// a prompt, the rest as follow-ups).
+    pub fn task_finished(&mut self) {
+        self.task_cancel = None;
+        self.set_status(None);
+        let texts = std::mem::take(&mut self.after_task);
+        if !texts.is_empty() {
+            self.view.pending.set(&[], &[]);
+        }
+        for t in texts {
+            self.submit(t, true);
+        }
+    }
+
     /// Esc during a run: stop it and put every queued message back into the editor.
     fn abort(&mut self) {
         let session = self.session();
@@ -470,6 +505,15 @@ impl App {
             return;
         }
         self.view.editor.add_to_history(trimmed);
+        if self.task_cancel.is_some() {
+            let key = key_hint(&self.kb, "app.interrupt");
+            self.notice(
+                format!("Wait for the current task to finish (or press {key} to stop it)"),
+                "warning",
+            );
+            self.view.editor.set_text(trimmed);
+            return;
+        }
         if trimmed.starts_with('/') && super::commands::run_command(self, trimmed) {
             return;
         }
@@ -616,26 +660,34 @@ impl App {
         } else if let Some(t) = tui.overlay_mut::<super::tree::TreeSelector>(id) {
             match t.take_event() {
                 Some(super::tree::TreeEvent::Selected(v)) => Some(Ok(v)),
+                Some(super::tree::TreeEvent::Label { id, label }) => {
+                    super::tree_nav::label_changed(self, &id, label.as_deref());
+                    None
+                }
                 Some(super::tree::TreeEvent::Cancelled) => Some(Err(())),
                 None => None,
             }
-        } else if let Some(s) = tui.overlay_mut::<SettingsList>(id) {
-            match s.take_event() {
-                Some(SettingsEvent::Changed { id, value }) => {
-                    super::commands::apply_setting(self, &id, &value);
-                    None
-                }
-                Some(SettingsEvent::Cancelled) => Some(Err(())),
-                _ => None,
+        } else if let Some(v) = tui.overlay_mut::<super::scoped_models::ScopedModelsSelector>(id) {
+            let events = v.take_events();
+            super::scoped_models::handle_events(self, events).then_some(Err(()))
+        } else if let Some(d) = tui.overlay_mut::<super::dialogs::Dialog>(id) {
+            match d.take_result() {
+                Some(super::dialogs::DialogResult::Done(v)) => Some(Ok(v)),
+                Some(super::dialogs::DialogResult::Cancelled) => Some(Err(())),
+                None => None,
             }
+        } else if let Some(m) = tui.overlay_mut::<super::settings_menu::SettingsMenu>(id) {
+            let events = m.take_events();
+            super::settings_menu::handle_events(self, tui, events).then_some(Err(()))
         } else {
             Some(Err(()))
         };
         let Some(result) = event else { return };
         tui.hide_overlay(id);
         let Some((_, picker)) = self.picker.take() else { return };
-        if let Ok(value) = result {
-            super::commands::picked(self, picker, value, tui);
+        match result {
+            Ok(value) => super::commands::picked(self, picker, value, tui),
+            Err(()) => super::tree_nav::cancelled(self, tui, picker),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_tui::components::{SelectItem, SelectList, SettingItem, SettingsList};
+use pi_tui::components::{SelectItem, SelectList};
 use pi_tui::{OverlayOptions, Tui};
 
 use super::app::{App, Picker};
@@ -13,15 +13,20 @@ use super::footer::format_tokens;
 pub const COMMANDS: &[(&str, &str)] = &[
     ("settings", "Open settings menu"),
     ("model", "Select model (opens selector UI)"),
+    ("scoped-models", "Choose the models Ctrl+P cycles through"),
     ("export", "Export session (HTML default, or specify path: .html/.jsonl)"),
     ("import", "Import and resume a session from a JSONL file"),
+    ("share", "Share the session as a secret GitHub gist"),
     ("copy", "Copy last agent message to clipboard"),
     ("name", "Set session display name"),
     ("session", "Show session info and stats"),
+    ("changelog", "Show what changed in each version"),
     ("hotkeys", "Show all keyboard shortcuts"),
     ("fork", "Create a new fork from a previous message"),
-    ("tree", "Navigate the session tree (switch branches)"),
     ("clone", "Duplicate the current session at the current position"),
+    ("tree", "Navigate the session tree (switch branches)"),
+    ("login", "Set up a provider's credentials"),
+    ("logout", "Remove a provider's stored credentials"),
     ("new", "Start a new session"),
     ("compact", "Manually compact the session context"),
     ("resume", "Resume a different session"),
@@ -44,6 +49,9 @@ pub enum Open {
     Fork,
     Settings,
     Tree,
+    Login,
+    Logout,
+    ScopedModels,
 }
 
 thread_local! {
@@ -63,7 +71,7 @@ pub fn request(open: Open) {
 /// Run a built-in command; false when `text` is not one (it is then sent as a prompt).
 /// Switch the model off the input path (the switch records and announces a thinking change,
 /// which the chat listens to); the outcome comes back as a notice.
-fn spawn_set_model(
+pub(super) fn spawn_set_model(
     session: crate::session::AgentSession,
     model: pi_ai::Model,
     tx: tokio::sync::mpsc::UnboundedSender<Msg>,
@@ -112,6 +120,11 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
         "resume" => request(Open::Resume),
         "fork" => request(Open::Fork),
         "tree" => request(Open::Tree),
+        "scoped-models" => request(Open::ScopedModels),
+        "changelog" => app.info(super::changelog::markdown()),
+        "share" => super::share::run(app),
+        "login" => request(Open::Login),
+        "logout" => request(Open::Logout),
         "new" => {
             let host = app.host.clone();
             tokio::spawn(async move {
@@ -228,7 +241,12 @@ pub fn run_command(app: &mut App, text: &str) -> bool {
             let mut md = String::from("**Keyboard Shortcuts**\n\n| Key | Action |\n|---|---|\n");
             for d in app.kb.definitions() {
                 let keys = app.kb.keys(d.id);
-                if keys.is_empty() || d.id.starts_with("tui.select") {
+                // Keys that only act inside one selector are listed by that selector.
+                if keys.is_empty()
+                    || ["tui.select", "app.tree.", "app.models."]
+                        .iter()
+                        .any(|p| d.id.starts_with(p))
+                {
                     continue;
                 }
                 md.push_str(&format!("| `{}` | {} |\n", keys.join("`, `"), d.description));
@@ -425,81 +443,16 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
                 .collect();
             show_list(app, tui, items, Picker::Fork, None);
         }
-        Open::Tree => {
-            let session = app.session();
-            let rows = session.with_store(|s| super::tree::tree_rows(s));
-            if rows.is_empty() {
-                app.notice("No entries in session", "warning");
-                return;
-            }
-            let filter = session
-                .settings()
-                .lock()
-                .map(|s| super::tree::TreeFilter::from_setting(s.tree_filter_mode()))
-                .unwrap_or(super::tree::TreeFilter::Default);
-            let rows_max = (tui.size().1 / 2).max(5);
-            let view = super::tree::TreeSelector::new(rows, filter, rows_max, app.theme.clone());
-            let id = tui.show_overlay(Box::new(view), OverlayOptions::default());
-            app.picker = Some((id, Picker::Tree));
-        }
-        Open::Settings => {
-            let session = app.session();
-            let paths = paths_for(&session);
-            let (names, hide) = match session.settings().lock() {
-                Ok(s) => (super::theme::theme_names(&paths, &s), s.hide_thinking_block()),
-                Err(_) => (vec!["dark".into(), "light".into()], false),
-            };
-            let items = vec![
-                SettingItem {
-                    id: "theme".into(),
-                    label: "Theme".into(),
-                    description: Some("Colour theme".into()),
-                    value: app.theme.name().to_string(),
-                    values: names,
-                },
-                SettingItem {
-                    id: "hideThinking".into(),
-                    label: "Hide thinking".into(),
-                    description: Some("Show thinking blocks as one line".into()),
-                    value: hide.to_string(),
-                    values: vec!["true".into(), "false".into()],
-                },
-            ];
-            let list = SettingsList::new(items, 10, app.theme.settings_list());
-            let id = tui.show_overlay(Box::new(list), OverlayOptions::default());
-            app.picker = Some((id, Picker::Settings));
-        }
-    }
-}
-
-pub fn apply_setting(app: &mut App, id: &str, value: &str) {
-    let session = app.session();
-    match id {
-        "theme" => {
-            let paths = paths_for(&session);
-            let theme = match session.settings().lock() {
-                Ok(mut s) => {
-                    s.set_theme(value);
-                    super::theme::load_ui_theme(&paths, &s, Some(value)).0
-                }
-                Err(_) => return,
-            };
-            app.set_theme(std::sync::Arc::new(theme));
-        }
-        "hideThinking" => {
-            let hide = value == "true";
-            if hide != app.hide_thinking {
-                app.hide_thinking = !hide;
-                // Reuse the key handler's toggle so every block follows.
-                app.toggle_thinking();
-            }
-        }
-        _ => {}
+        Open::Tree => super::tree_nav::open(app, tui, None),
+        Open::Settings => super::settings_menu::open(app, tui),
+        Open::Login => super::login::open_login(app, tui),
+        Open::ScopedModels => super::scoped_models::open(app, tui),
+        Open::Logout => super::login::open_logout(app, tui),
     }
 }
 
 /// A selector's choice.
-pub fn picked(app: &mut App, picker: Picker, value: String, _tui: &mut Tui) {
+pub fn picked(app: &mut App, picker: Picker, value: String, tui: &mut Tui) {
     let tx = app.tx.clone();
     let host = app.host.clone();
     match picker {
@@ -547,45 +500,13 @@ pub fn picked(app: &mut App, picker: Picker, value: String, _tui: &mut Tui) {
                 let _ = tx.send(msg);
             });
         }
-        Picker::Settings => {}
-        Picker::Tree => {
-            if app.busy {
-                app.notice(
-                    "Wait for the current run to finish before switching branches",
-                    "warning",
-                );
-                return;
-            }
-            let session = app.session();
-            let result = session.with_store(|s| {
-                let entry = s.get_entry(&value).cloned();
-                let Some(entry) = entry else {
-                    return Err(format!("Entry {value} not found"));
-                };
-                // A user message goes back into the editor; the branch continues from its parent.
-                let user_text = match entry.message() {
-                    Some(pi_agent::AgentMessage::Llm(pi_ai::Message::User(u))) => Some(u.content.text()),
-                    _ => None,
-                };
-                let target = if user_text.is_some() {
-                    entry.parent_id.clone()
-                } else {
-                    Some(entry.id.clone())
-                };
-                match target {
-                    Some(t) => s.branch(&t).map_err(|e| e.to_string())?,
-                    None => s.reset_leaf(),
-                }
-                let messages: Vec<pi_agent::AgentMessage> = s.build_context().messages;
-                Ok((messages, user_text))
-            });
-            match result {
-                Ok((messages, text)) => {
-                    session.agent().replace_messages(messages);
-                    app.replaced(Some("Navigated to selected point".into()), text);
-                }
-                Err(e) => app.notice(e, "error"),
-            }
-        }
+        Picker::Settings | Picker::ScopedModels => {}
+        Picker::LoginMethod => super::login::method_chosen(app, tui, &value),
+        Picker::LoginProvider { oauth, options } => super::login::provider_chosen(app, tui, oauth, &options, &value),
+        Picker::LoginKey(p) => super::login::key_entered(app, &p, &value),
+        Picker::Logout(options) => super::login::logout_chosen(app, &options, &value),
+        Picker::Tree => super::tree_nav::chosen(app, tui, value),
+        Picker::TreeSummary(target) => super::tree_nav::summary_chosen(app, tui, target, &value),
+        Picker::TreeCustom(target) => super::tree_nav::custom_entered(app, target, &value),
     }
 }

@@ -101,6 +101,16 @@ pub enum Msg {
     },
     /// Refresh the footer (model or thinking level changed in the background).
     Footer,
+    /// The background task in the status line ended; its outcome for the chat.
+    TaskDone {
+        text: String,
+        error: bool,
+    },
+    /// `/tree` navigation to `target` finished.
+    TreeDone {
+        target: String,
+        result: Result<crate::session::tree_ops::NavigateOutcome, String>,
+    },
 }
 
 /// Forwards session events into the loop's channel.

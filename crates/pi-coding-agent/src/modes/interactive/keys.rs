@@ -32,6 +32,23 @@ pub const APP_KEYBINDINGS: &[KeybindingDef] = defs! {
     "app.session.tree" => [], "Open session tree";
     "app.session.fork" => [], "Fork current session";
     "app.session.resume" => [], "Resume a session";
+    "app.tree.foldOrUp" => ["ctrl+left", "alt+left"], "Fold a tree branch or move to its start";
+    "app.tree.unfoldOrDown" => ["ctrl+right", "alt+right"], "Unfold a tree branch or move to the next branch";
+    "app.tree.filter.default" => ["ctrl+d"], "Tree: default filter";
+    "app.tree.filter.noTools" => ["ctrl+t"], "Tree: toggle hiding tool results";
+    "app.tree.filter.userOnly" => ["ctrl+u"], "Tree: toggle user messages only";
+    "app.tree.filter.labeledOnly" => ["ctrl+l"], "Tree: toggle labeled entries only";
+    "app.tree.filter.all" => ["ctrl+a"], "Tree: toggle showing every entry";
+    "app.tree.filter.cycleForward" => ["ctrl+o"], "Tree: next filter";
+    "app.tree.filter.cycleBackward" => ["shift+ctrl+o"], "Tree: previous filter";
+    "app.tree.editLabel" => ["shift+l"], "Edit a tree entry's label";
+    "app.tree.toggleLabelTimestamp" => ["shift+t"], "Show or hide label times in the tree";
+    "app.models.save" => ["ctrl+s"], "Save the model set to settings";
+    "app.models.enableAll" => ["ctrl+a"], "Enable every model";
+    "app.models.clearAll" => ["ctrl+x"], "Disable every model";
+    "app.models.toggleProvider" => ["ctrl+p"], "Toggle all models of a provider";
+    "app.models.reorderUp" => ["alt+up"], "Move a model up";
+    "app.models.reorderDown" => ["alt+down"], "Move a model down";
 };
 
 /// Pre-0.70 names of the application actions.

@@ -3,14 +3,21 @@
 //! screen is redrawn once per batch (only from the first changed line).
 
 mod app;
+mod changelog;
 mod chat;
 mod commands;
+mod dialogs;
 mod events;
 mod footer;
 mod keys;
+mod login;
+mod scoped_models;
+mod settings_menu;
+mod share;
 mod theme;
 mod tool_block;
 mod tree;
+mod tree_nav;
 mod view;
 
 use std::io::Write;
@@ -73,6 +80,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
     let mut app = app::App::new(host.clone(), Arc::new(ui_theme), pi_tui::keybindings(), tx.clone(), h);
+    settings_menu::apply_startup(&mut app, &mut tui);
     let mut provider =
         pi_tui::autocomplete::CombinedAutocompleteProvider::new(commands::slash_commands(), session.cwd());
     provider.set_commands(commands::slash_commands());
@@ -235,6 +243,11 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
         Msg::Replaced { notice, editor_text } => app.replaced(notice, editor_text),
         Msg::Notice { text, error } => app.notice(text, if error { "error" } else { "dim" }),
         Msg::Footer => app.refresh_footer(),
+        Msg::TaskDone { text, error } => {
+            app.notice(text, if error { "error" } else { "dim" });
+            app.task_finished();
+        }
+        Msg::TreeDone { target, result } => tree_nav::done(app, tui, target, result),
     }
 }
 

@@ -1,0 +1,220 @@
+//! Small framed dialogs shown as overlays: a titled choice list (optionally with a fuzzy
+//! search line) and a titled one-line text prompt. Each ends with one result the loop reads.
+
+use std::sync::Arc;
+
+use pi_tui::components::{Input, InputFieldEvent, SelectEvent, SelectItem, SelectList};
+use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent};
+
+use super::theme::UiTheme;
+
+/// How a dialog ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DialogResult {
+    /// The chosen item's value, or the text entered.
+    Done(String),
+    Cancelled,
+}
+
+enum Body {
+    Choice {
+        list: Box<SelectList>,
+        search: Option<Input>,
+    },
+    Prompt {
+        message: String,
+        input: Input,
+    },
+}
+
+pub struct Dialog {
+    title: String,
+    body: Body,
+    hint: String,
+    theme: Arc<UiTheme>,
+    result: Option<DialogResult>,
+}
+
+impl Dialog {
+    /// A list of choices; with `searchable`, typing filters it fuzzily.
+    pub fn choice(title: impl Into<String>, items: Vec<SelectItem>, searchable: bool, theme: Arc<UiTheme>) -> Self {
+        let mut list = SelectList::new(items, 8, theme.select_list());
+        list.set_no_match_text("  No matching items");
+        let hint = if searchable {
+            "Type to search · ↑↓ navigate · enter select · esc cancel"
+        } else {
+            "↑↓ navigate · enter select · esc cancel"
+        };
+        Dialog {
+            title: title.into(),
+            body: Body::Choice {
+                list: Box::new(list),
+                search: searchable.then(|| Input::new("> ")),
+            },
+            hint: hint.into(),
+            theme,
+            result: None,
+        }
+    }
+
+    /// A one-line text prompt under `message`, prefilled with `initial`.
+    pub fn prompt(title: impl Into<String>, message: impl Into<String>, initial: &str, theme: Arc<UiTheme>) -> Self {
+        let mut input = Input::new("> ");
+        input.set_value(initial);
+        Dialog {
+            title: title.into(),
+            body: Body::Prompt {
+                message: message.into(),
+                input,
+            },
+            hint: "enter confirm · esc cancel".into(),
+            theme,
+            result: None,
+        }
+    }
+
+    /// Highlight the item whose value is `value` (choice dialogs).
+    pub fn select_value(&mut self, value: &str) {
+        if let Body::Choice { list, .. } = &mut self.body {
+            let n = list.visible_count();
+            for i in 0..n {
+                list.set_selected_index(i);
+                if list.selected_item().is_some_and(|it| it.value == value) {
+                    return;
+                }
+            }
+            list.set_selected_index(0);
+        }
+    }
+
+    pub fn take_result(&mut self) -> Option<DialogResult> {
+        self.result.take()
+    }
+
+    /// The value of the highlighted item of a choice dialog.
+    pub fn selected_value(&self) -> Option<&str> {
+        match &self.body {
+            Body::Choice { list, .. } => list.selected_item().map(|i| i.value.as_str()),
+            Body::Prompt { .. } => None,
+        }
+    }
+}
+
+impl Component for Dialog {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        let t = self.theme.clone();
+        let inner = width.saturating_sub(2).max(1);
+        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(truncate_to_width(
+            &format!(" {}", t.bold("accent", &self.title)),
+            width,
+            "…",
+        ));
+        out.push_line(String::new());
+        let mut sub = Frame::default();
+        match &mut self.body {
+            Body::Choice { list, search } => {
+                if let Some(s) = search {
+                    s.render(inner, &mut sub);
+                    sub.push_line(String::new());
+                }
+                list.render(inner, &mut sub);
+            }
+            Body::Prompt { message, input } => {
+                sub.push_line(t.paint("text", message));
+                input.render(inner, &mut sub);
+            }
+        }
+        for l in sub.to_vec() {
+            out.push_line(format!(" {l}"));
+        }
+        out.push_line(String::new());
+        out.push_line(truncate_to_width(
+            &format!(" {}", t.paint("dim", &self.hint)),
+            width,
+            "",
+        ));
+        out.push_line(t.paint("border", &"─".repeat(width)));
+    }
+
+    fn handle_input(&mut self, event: &InputEvent) -> bool {
+        let InputEvent::Key(k) = event else { return false };
+        let kb = keybindings();
+        match &mut self.body {
+            Body::Choice { list, search } => {
+                let list_key = [
+                    "tui.select.up",
+                    "tui.select.down",
+                    "tui.select.confirm",
+                    "tui.select.cancel",
+                ]
+                .iter()
+                .any(|id| kb.matches(k, id));
+                if list_key || search.is_none() {
+                    match list.handle_key(k) {
+                        SelectEvent::Selected(it) => self.result = Some(DialogResult::Done(it.value)),
+                        SelectEvent::Cancelled => self.result = Some(DialogResult::Cancelled),
+                        SelectEvent::Ignored => return false,
+                        _ => {}
+                    }
+                } else if let Some(s) = search {
+                    s.handle_key(k);
+                    let q = s.value().to_string();
+                    list.set_fuzzy_filter(&q);
+                }
+            }
+            Body::Prompt { input, .. } => match input.handle_key(k) {
+                InputFieldEvent::Submit(v) => self.result = Some(DialogResult::Done(v)),
+                InputFieldEvent::Cancelled => self.result = Some(DialogResult::Cancelled),
+                InputFieldEvent::Ignored => return false,
+                _ => {}
+            },
+        }
+        true
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        match &mut self.body {
+            Body::Choice { search: Some(s), .. } => s.set_focused(focused),
+            Body::Prompt { input, .. } => input.set_focused(focused),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(s: &str) -> InputEvent {
+        InputEvent::Key(pi_tui::parse_key(s, false).expect("key"))
+    }
+
+    #[test]
+    fn typing_filters_a_searchable_choice_and_enter_picks() {
+        let items = vec![
+            SelectItem::new("anthropic").with_label("Anthropic"),
+            SelectItem::new("openai").with_label("OpenAI"),
+            SelectItem::new("google").with_label("Google"),
+        ];
+        let mut d = Dialog::choice("Pick", items, true, Arc::new(UiTheme::fallback()));
+        for c in ["o", "p", "e"] {
+            d.handle_input(&key(c));
+        }
+        assert_eq!(d.selected_value(), Some("openai"));
+        d.handle_input(&key("\r"));
+        assert_eq!(d.take_result(), Some(DialogResult::Done("openai".into())));
+    }
+
+    #[test]
+    fn prompt_returns_the_text_or_cancel() {
+        let mut d = Dialog::prompt("Key", "Enter API key:", "", Arc::new(UiTheme::fallback()));
+        for c in ["s", "k"] {
+            d.handle_input(&key(c));
+        }
+        d.handle_input(&key("\r"));
+        assert_eq!(d.take_result(), Some(DialogResult::Done("sk".into())));
+        d.handle_input(&key("\x1b"));
+        assert_eq!(d.take_result(), Some(DialogResult::Cancelled));
+    }
+}

@@ -1,0 +1,688 @@
+//! `/settings`: the rows of the settings menu (in pi's order) and what changing each one does.
+//! Every change is written to settings.json at once and applied to the running UI where it
+//! matters (theme, thinking level, editor layout, images, queue modes).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
+use pi_tui::{Component, Frame, InputEvent, OverlayOptions, Tui};
+
+use super::app::{App, Picker};
+use super::commands::paths_for;
+use super::dialogs::{Dialog, DialogResult};
+use super::events::Msg;
+use super::theme::UiTheme;
+use crate::config::settings::{QueueMode, SettingsManager, Transport};
+
+const BOOL: &[&str] = &["true", "false"];
+
+fn item(id: &str, label: &str, description: &str, value: impl Into<String>, values: &[&str]) -> SettingItem {
+    SettingItem {
+        id: id.into(),
+        label: label.into(),
+        description: Some(description.into()),
+        value: value.into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+    }
+}
+
+fn flag(id: &str, label: &str, description: &str, value: bool) -> SettingItem {
+    item(id, label, description, value.to_string(), BOOL)
+}
+
+/// What the menu needs to know besides settings.json.
+pub struct MenuState {
+    pub images_supported: bool,
+    pub hide_thinking: bool,
+    pub thinking_level: String,
+    pub thinking_levels: Vec<String>,
+    pub theme: String,
+    pub themes: Vec<String>,
+    /// `warnings.anthropicExtraUsage`.
+    pub warn_extra_usage: bool,
+}
+
+/// The menu's rows, in the order pi shows them.
+pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
+    let mut items = vec![flag(
+        "autocompact",
+        "Auto-compact",
+        "Compact the context automatically when it nears the window",
+        s.compaction().enabled,
+    )];
+    if st.images_supported {
+        items.push(flag(
+            "show-images",
+            "Show images",
+            "Draw images inline in the terminal",
+            s.show_images(),
+        ));
+        items.push(item(
+            "image-width-cells",
+            "Image width",
+            "Preferred width of inline images, in terminal cells",
+            s.image_width_cells().to_string(),
+            &["60", "80", "120"],
+        ));
+    }
+    items.extend([
+        flag(
+            "auto-resize-images",
+            "Auto-resize images",
+            "Scale large images down to at most 2000x2000 before sending them",
+            s.image_auto_resize(),
+        ),
+        flag(
+            "block-images",
+            "Block images",
+            "Never send images to the model provider",
+            s.block_images(),
+        ),
+        flag(
+            "skill-commands",
+            "Skill commands",
+            "Offer skills as /skill:name commands",
+            s.enable_skill_commands(),
+        ),
+        flag(
+            "show-hardware-cursor",
+            "Show hardware cursor",
+            "Keep the terminal cursor visible (it is always placed for IME input)",
+            s.show_hardware_cursor(),
+        ),
+        item(
+            "editor-padding",
+            "Editor padding",
+            "Columns of horizontal padding inside the input editor (0-3)",
+            s.editor_padding_x().to_string(),
+            &["0", "1", "2", "3"],
+        ),
+        item(
+            "autocomplete-max-visible",
+            "Autocomplete max items",
+            "How many suggestions the autocomplete list shows at once (3-20)",
+            s.autocomplete_max_visible().to_string(),
+            &["3", "5", "7", "10", "15", "20"],
+        ),
+        flag(
+            "clear-on-shrink",
+            "Clear on shrink",
+            "Blank the rows left over when the screen content gets shorter (may flicker)",
+            s.clear_on_shrink(),
+        ),
+        flag(
+            "terminal-progress",
+            "Terminal progress",
+            "Report progress to the terminal's tab bar (OSC 9;4)",
+            s.show_terminal_progress(),
+        ),
+        item(
+            "steering-mode",
+            "Steering mode",
+            "Messages sent with Enter during a run: 'one-at-a-time' delivers one per turn, 'all' delivers them together",
+            s.steering_mode().as_str(),
+            &["one-at-a-time", "all"],
+        ),
+        item(
+            "follow-up-mode",
+            "Follow-up mode",
+            "Messages queued with Alt+Enter until the run ends: 'one-at-a-time' or 'all' together",
+            s.follow_up_mode().as_str(),
+            &["one-at-a-time", "all"],
+        ),
+        item(
+            "transport",
+            "Transport",
+            "Connection preferred by providers that offer more than one",
+            s.transport().as_str(),
+            &["sse", "websocket", "websocket-cached", "auto"],
+        ),
+        flag(
+            "hide-thinking",
+            "Hide thinking",
+            "Show thinking blocks as a single line",
+            st.hide_thinking,
+        ),
+        flag(
+            "collapse-changelog",
+            "Collapse changelog",
+            "Show a short changelog after an update",
+            s.collapse_changelog(),
+        ),
+        flag(
+            "quiet-startup",
+            "Quiet startup",
+            "Skip the startup listing of loaded resources",
+            s.quiet_startup(),
+        ),
+        flag(
+            "install-telemetry",
+            "Install telemetry",
+            "Send an anonymous version ping after an update",
+            s.enable_install_telemetry(),
+        ),
+        item(
+            "double-escape-action",
+            "Double-escape action",
+            "What Escape twice on an empty editor opens",
+            s.double_escape_action(),
+            &["tree", "fork", "none"],
+        ),
+        item(
+            "tree-filter-mode",
+            "Tree filter mode",
+            "The filter /tree starts with",
+            s.tree_filter_mode(),
+            &["default", "no-tools", "user-only", "labeled-only", "all"],
+        ),
+    ]);
+    // These open a list of their own (the theme is previewed while moving through it).
+    items.push(item(
+        "warnings",
+        "Warnings",
+        "Turn individual warnings on or off",
+        "configure",
+        &[],
+    ));
+    items.push(item(
+        "thinking",
+        "Thinking level",
+        "How much thinking-capable models reason",
+        st.thinking_level.clone(),
+        &[],
+    ));
+    items.push(item("theme", "Theme", "Colour theme", st.theme.clone(), &[]));
+    items
+}
+
+fn thinking_description(level: &str) -> &'static str {
+    match level {
+        "off" => "No reasoning",
+        "minimal" => "A very short think (about 1k tokens)",
+        "low" => "A short think (about 2k tokens)",
+        "medium" => "A moderate think (about 8k tokens)",
+        "high" => "A long think (about 16k tokens)",
+        "xhigh" => "The longest think (about 32k tokens)",
+        _ => "",
+    }
+}
+
+/// A submenu: its title, its choices, and (when the row does not show it) the current choice.
+type Submenu0 = (String, Vec<SelectItem>, Option<String>);
+
+const EXTRA_USAGE_ON: &str = "anthropicExtraUsage=true";
+const EXTRA_USAGE_OFF: &str = "anthropicExtraUsage=false";
+
+/// The submenus' choices.
+fn submenus(st: &MenuState) -> HashMap<String, Submenu0> {
+    let mut m = HashMap::new();
+    m.insert(
+        "thinking".to_string(),
+        (
+            "Thinking Level".to_string(),
+            st.thinking_levels
+                .iter()
+                .map(|l| SelectItem::new(l.clone()).with_description(thinking_description(l)))
+                .collect(),
+            None,
+        ),
+    );
+    m.insert(
+        "warnings".to_string(),
+        (
+            "Warnings".to_string(),
+            vec![
+                SelectItem::new(EXTRA_USAGE_ON)
+                    .with_label("Anthropic extra usage: on")
+                    .with_description("Warn when an Anthropic subscription may be billed for extra usage"),
+                SelectItem::new(EXTRA_USAGE_OFF).with_label("Anthropic extra usage: off"),
+            ],
+            Some(
+                if st.warn_extra_usage {
+                    EXTRA_USAGE_ON
+                } else {
+                    EXTRA_USAGE_OFF
+                }
+                .to_string(),
+            ),
+        ),
+    );
+    m.insert(
+        "theme".to_string(),
+        (
+            "Theme".to_string(),
+            st.themes.iter().map(|t| SelectItem::new(t.clone())).collect(),
+            None,
+        ),
+    );
+    m
+}
+
+/// What the menu asks of its owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuEvent {
+    /// A setting changed: save and apply it.
+    Changed {
+        id: String,
+        value: String,
+    },
+    /// Show a value without saving it (the theme while moving through the list).
+    Preview {
+        id: String,
+        value: String,
+    },
+    Closed,
+}
+
+struct Submenu {
+    id: String,
+    dialog: Dialog,
+    original: String,
+    shown: String,
+}
+
+const HINT: &str = "Type to search · Enter/Space to change · Esc to cancel";
+
+/// The settings list between two rules, with a search line and its submenus.
+pub struct SettingsMenu {
+    /// Every row with its current value; `list` shows those matching the search.
+    all: Vec<SettingItem>,
+    search: Input,
+    list_theme: SettingsListTheme,
+    list: SettingsList,
+    submenus: HashMap<String, Submenu0>,
+    open: Option<Submenu>,
+    theme: Arc<UiTheme>,
+    events: Vec<MenuEvent>,
+}
+
+impl SettingsMenu {
+    pub fn new(items: Vec<SettingItem>, submenus: HashMap<String, Submenu0>, theme: Arc<UiTheme>) -> Self {
+        let list_theme = theme.settings_list();
+        let mut menu = SettingsMenu {
+            all: items,
+            search: Input::new("> "),
+            list_theme,
+            list: SettingsList::new(Vec::new(), 10, list_theme),
+            submenus,
+            open: None,
+            theme,
+            events: Vec::new(),
+        };
+        menu.rebuild();
+        menu
+    }
+
+    /// Show the rows whose label matches the search (all of them without one).
+    fn rebuild(&mut self) {
+        let q = self.search.value().to_string();
+        let rows: Vec<SettingItem> = if q.is_empty() {
+            self.all.clone()
+        } else {
+            pi_tui::fuzzy::fuzzy_filter(&self.all, &q, |i| i.label.as_str())
+                .into_iter()
+                .map(|i| self.all[i].clone())
+                .collect()
+        };
+        self.list = SettingsList::new(rows, 10, self.list_theme);
+        self.list.set_hint(HINT);
+    }
+
+    fn set_value(&mut self, id: &str, value: &str) {
+        if let Some(it) = self.all.iter_mut().find(|i| i.id == id) {
+            it.value = value.to_string();
+        }
+        self.list.set_value(id, value);
+    }
+
+    pub fn take_events(&mut self) -> Vec<MenuEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    fn open_submenu(&mut self, id: &str) {
+        let Some((title, items, chosen)) = self.submenus.get(id).cloned() else {
+            return;
+        };
+        let current = chosen.unwrap_or_else(|| {
+            self.list
+                .items()
+                .iter()
+                .find(|i| i.id == id)
+                .map(|i| i.value.clone())
+                .unwrap_or_default()
+        });
+        let mut dialog = Dialog::choice(title, items, false, self.theme.clone());
+        dialog.select_value(&current);
+        self.open = Some(Submenu {
+            id: id.to_string(),
+            dialog,
+            shown: current.clone(),
+            original: current,
+        });
+    }
+
+    fn submenu_input(&mut self, event: &InputEvent) {
+        let Some(sub) = &mut self.open else { return };
+        sub.dialog.handle_input(event);
+        match sub.dialog.take_result() {
+            Some(DialogResult::Done(value)) => {
+                let id = sub.id.clone();
+                self.open = None;
+                match self.submenus.get_mut(&id) {
+                    // The row keeps saying "configure"; the submenu remembers the choice.
+                    Some((_, _, Some(chosen))) => *chosen = value.clone(),
+                    _ => self.set_value(&id, &value),
+                }
+                self.events.push(MenuEvent::Changed { id, value });
+            }
+            Some(DialogResult::Cancelled) => {
+                if sub.id == "theme" && sub.shown != sub.original {
+                    self.events.push(MenuEvent::Preview {
+                        id: sub.id.clone(),
+                        value: sub.original.clone(),
+                    });
+                }
+                self.open = None;
+            }
+            None => {
+                let now = sub.dialog.selected_value().unwrap_or_default().to_string();
+                if sub.id == "theme" && now != sub.shown {
+                    sub.shown = now.clone();
+                    self.events.push(MenuEvent::Preview {
+                        id: sub.id.clone(),
+                        value: now,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Component for SettingsMenu {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        if let Some(sub) = &mut self.open {
+            sub.dialog.render(width, out);
+            return;
+        }
+        out.push_line(self.theme.paint("border", &"─".repeat(width)));
+        let mut sub = Frame::default();
+        self.search.render(width.saturating_sub(1).max(1), &mut sub);
+        for l in sub.to_vec() {
+            out.push_line(format!(" {l}"));
+        }
+        out.push_line(String::new());
+        if self.list.items().is_empty() {
+            out.push_line(self.theme.paint("muted", "  No matching settings"));
+            out.push_line(String::new());
+            out.push_line(self.theme.paint("dim", &format!("  {HINT}")));
+        } else {
+            self.list.render(width, out);
+        }
+        out.push_line(self.theme.paint("border", &"─".repeat(width)));
+    }
+
+    fn handle_input(&mut self, event: &InputEvent) -> bool {
+        if self.open.is_some() {
+            self.submenu_input(event);
+            return true;
+        }
+        let InputEvent::Key(k) = event else { return false };
+        match self.list.handle_key(k) {
+            SettingsEvent::Changed { id, value } => {
+                self.set_value(&id, &value);
+                self.events.push(MenuEvent::Changed { id, value });
+            }
+            SettingsEvent::OpenSubmenu { id } => self.open_submenu(&id),
+            SettingsEvent::Cancelled => self.events.push(MenuEvent::Closed),
+            SettingsEvent::Handled => {}
+            // Everything else edits the search (spaces change the selected row instead).
+            SettingsEvent::Ignored => {
+                if k.text() == Some(' ') {
+                    return true;
+                }
+                self.search.handle_key(k);
+                self.rebuild();
+            }
+        }
+        true
+    }
+}
+
+pub fn open(app: &mut App, tui: &mut Tui) {
+    let session = app.session();
+    let paths = paths_for(&session);
+    let state = |s: &SettingsManager| MenuState {
+        images_supported: pi_tui::components::Capabilities::detect().images.is_some(),
+        hide_thinking: app.hide_thinking,
+        thinking_level: session.thinking_level().as_str().to_string(),
+        thinking_levels: session
+            .available_thinking_levels()
+            .iter()
+            .map(|l| l.as_str().to_string())
+            .collect(),
+        theme: app.theme.name().to_string(),
+        themes: super::theme::theme_names(&paths, s),
+        warn_extra_usage: s.warning_enabled("anthropicExtraUsage"),
+    };
+    let (items, submenus) = match session.settings().lock() {
+        Ok(s) => {
+            let st = state(&s);
+            (settings_items(&s, &st), submenus(&st))
+        }
+        Err(_) => return,
+    };
+    let menu = SettingsMenu::new(items, submenus, app.theme.clone());
+    let id = tui.show_overlay(Box::new(menu), OverlayOptions::default());
+    app.picker = Some((id, Picker::Settings));
+}
+
+fn with_settings(app: &App, f: impl FnOnce(&mut SettingsManager)) {
+    if let Ok(mut s) = app.session().settings().lock() {
+        f(&mut s);
+    }
+}
+
+fn agent_mode(mode: QueueMode) -> pi_agent::QueueMode {
+    match mode {
+        QueueMode::All => pi_agent::QueueMode::All,
+        QueueMode::OneAtATime => pi_agent::QueueMode::OneAtATime,
+    }
+}
+
+/// Apply one changed row: write settings.json and update what is on screen.
+pub fn apply(app: &mut App, tui: &mut Tui, id: &str, value: &str) {
+    let on = value == "true";
+    let number = value.parse::<u64>().ok();
+    let session = app.session();
+    match id {
+        "autocompact" => {
+            with_settings(app, |s| s.set_compaction_enabled(on));
+            app.refresh_footer();
+        }
+        "show-images" => {
+            with_settings(app, |s| s.set_show_images(on));
+            app.caps.images = if on {
+                pi_tui::components::Capabilities::detect().images
+            } else {
+                None
+            };
+            if !app.busy {
+                app.rebuild_chat();
+            }
+        }
+        "image-width-cells" => {
+            if let Some(n) = number {
+                with_settings(app, |s| s.set_image_width_cells(n));
+            }
+        }
+        "auto-resize-images" => with_settings(app, |s| s.set_image_auto_resize(on)),
+        "block-images" => with_settings(app, |s| s.set_block_images(on)),
+        "skill-commands" => with_settings(app, |s| s.set_enable_skill_commands(on)),
+        "show-hardware-cursor" => {
+            with_settings(app, |s| s.set_show_hardware_cursor(on));
+            tui.set_show_hardware_cursor(on);
+        }
+        "editor-padding" => {
+            if let Some(n) = number {
+                with_settings(app, |s| s.set_editor_padding_x(n));
+                app.view.editor.set_padding_x(n as usize);
+            }
+        }
+        "autocomplete-max-visible" => {
+            if let Some(n) = number {
+                with_settings(app, |s| s.set_autocomplete_max_visible(n));
+                app.view.editor.set_autocomplete_max_visible(n as usize);
+            }
+        }
+        "clear-on-shrink" => with_settings(app, |s| s.set_clear_on_shrink(on)),
+        "terminal-progress" => with_settings(app, |s| s.set_show_terminal_progress(on)),
+        "steering-mode" | "follow-up-mode" => {
+            let Some(mode) = QueueMode::parse(value) else { return };
+            if id == "steering-mode" {
+                session.agent().set_steering_mode(agent_mode(mode));
+                with_settings(app, |s| s.set_steering_mode(mode));
+            } else {
+                session.agent().set_follow_up_mode(agent_mode(mode));
+                with_settings(app, |s| s.set_follow_up_mode(mode));
+            }
+        }
+        "transport" => {
+            if let Some(t) = Transport::parse(value) {
+                with_settings(app, |s| s.set_transport(t));
+            }
+        }
+        // The key handler's toggle updates every block and saves the setting.
+        "hide-thinking" if on != app.hide_thinking => app.toggle_thinking(),
+        "collapse-changelog" => with_settings(app, |s| s.set_collapse_changelog(on)),
+        "quiet-startup" => with_settings(app, |s| s.set_quiet_startup(on)),
+        "install-telemetry" => with_settings(app, |s| s.set_enable_install_telemetry(on)),
+        "double-escape-action" => with_settings(app, |s| s.set_double_escape_action(value)),
+        "tree-filter-mode" => with_settings(app, |s| s.set_tree_filter_mode(value)),
+        "warnings" => {
+            let Some((name, on)) = value.split_once('=') else {
+                return;
+            };
+            let on = on == "true";
+            with_settings(app, |s| {
+                let mut map = s
+                    .get("warnings")
+                    .and_then(|v| v.as_object())
+                    .cloned()
+                    .unwrap_or_default();
+                map.insert(name.to_string(), serde_json::Value::Bool(on));
+                s.set_warnings(map);
+            });
+        }
+        "thinking" => {
+            let Some(level) = pi_ai::ThinkingLevel::parse(value) else {
+                return;
+            };
+            let tx = app.tx.clone();
+            tokio::spawn(async move {
+                session.set_thinking_level(level).await;
+                let _ = tx.send(Msg::Footer);
+            });
+        }
+        "theme" => {
+            let paths = paths_for(&session);
+            let theme = match session.settings().lock() {
+                Ok(mut s) => {
+                    s.set_theme(value);
+                    super::theme::load_ui_theme(&paths, &s, Some(value)).0
+                }
+                Err(_) => return,
+            };
+            app.set_theme(Arc::new(theme));
+        }
+        _ => {}
+    }
+}
+
+/// Show a theme without saving it.
+pub fn preview_theme(app: &mut App, name: &str) {
+    let session = app.session();
+    let paths = paths_for(&session);
+    let theme = match session.settings().lock() {
+        Ok(s) => super::theme::load_ui_theme(&paths, &s, Some(name)).0,
+        Err(_) => return,
+    };
+    app.set_theme(Arc::new(theme));
+}
+
+/// React to the menu's events; true when it closed.
+pub fn handle_events(app: &mut App, tui: &mut Tui, events: Vec<MenuEvent>) -> bool {
+    let mut closed = false;
+    for ev in events {
+        match ev {
+            MenuEvent::Changed { id, value } => apply(app, tui, &id, &value),
+            MenuEvent::Preview { value, .. } => preview_theme(app, &value),
+            MenuEvent::Closed => closed = true,
+        }
+    }
+    closed
+}
+
+/// Apply the editor and cursor settings at startup.
+pub fn apply_startup(app: &mut App, tui: &mut Tui) {
+    let Ok(s) = app.session().settings().lock().map(|s| {
+        (
+            s.editor_padding_x(),
+            s.autocomplete_max_visible(),
+            s.show_hardware_cursor(),
+        )
+    }) else {
+        return;
+    };
+    app.view.editor.set_padding_x(s.0 as usize);
+    app.view.editor.set_autocomplete_max_visible(s.1 as usize);
+    tui.set_show_hardware_cursor(s.2);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(images: bool) -> MenuState {
+        MenuState {
+            images_supported: images,
+            hide_thinking: false,
+            thinking_level: "off".into(),
+            thinking_levels: vec!["off".into(), "low".into()],
+            theme: "dark".into(),
+            themes: vec!["dark".into(), "light".into()],
+            warn_extra_usage: true,
+        }
+    }
+
+    #[test]
+    fn rows_follow_pis_order_and_hide_image_rows_without_image_support() {
+        let s = SettingsManager::in_memory(serde_json::json!({"steeringMode": "all", "editorPaddingX": 2}));
+        let ids: Vec<String> = settings_items(&s, &state(false)).into_iter().map(|i| i.id).collect();
+        assert_eq!(ids[0], "autocompact");
+        assert_eq!(ids[1], "auto-resize-images");
+        assert!(!ids.contains(&"show-images".to_string()));
+        assert_eq!(ids.last().map(String::as_str), Some("theme"));
+        let items = settings_items(&s, &state(true));
+        assert_eq!(items[1].id, "show-images");
+        assert_eq!(items[2].id, "image-width-cells");
+        let steering = items.iter().find(|i| i.id == "steering-mode").expect("row");
+        assert_eq!(steering.value, "all");
+        let padding = items.iter().find(|i| i.id == "editor-padding").expect("row");
+        assert_eq!(padding.value, "2");
+        // Every row's current value is one of its choices, so cycling starts in the right place.
+        for i in items.iter().filter(|i| !i.values.is_empty()) {
+            assert!(
+                i.values.contains(&i.value),
+                "{}: {} not in {:?}",
+                i.id,
+                i.value,
+                i.values
+            );
+        }
+        // Thinking level and theme open their own lists.
+        let subs = submenus(&state(false));
+        assert_eq!(subs["theme"].1.len(), 2);
+        assert_eq!(subs["thinking"].1.len(), 2);
+    }
+}
