@@ -19,6 +19,7 @@ pub mod model_registry;
 pub mod model_resolver;
 pub mod models_json;
 pub mod paths;
+pub mod provider_names;
 pub mod settings;
 
 pub use auth::{AuthStorage, Credential};

@@ -237,10 +237,12 @@ impl ModelRegistry {
     }
 
     /// Display name of a provider from models.json `name`, else the id.
+    /// models.json's `name` for the provider, else the built-in provider's name, else the id.
     pub fn provider_display_name<'a>(&'a self, provider: &'a str) -> &'a str {
         self.provider_names
             .get(provider)
             .map(String::as_str)
+            .or_else(|| super::provider_names::builtin_provider_name(provider))
             .unwrap_or(provider)
     }
 
