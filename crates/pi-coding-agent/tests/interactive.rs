@@ -712,3 +712,70 @@ fn tree_summary_with_custom_instructions_can_be_cancelled() {
     assert!(entries.iter().all(|e| e["type"] != "branch_summary"));
     quit(&mut pty);
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "user.name=t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn installed_packages_behind_their_remote_get_a_notice() {
+    if std::process::Command::new("git").arg("--version").output().is_err() {
+        println!("skipped: no git");
+        return;
+    }
+    let s = setup(Script::sequential(vec![]));
+    let root = tempfile::tempdir().expect("root");
+    let work = root.path().join("work");
+    std::fs::create_dir_all(work.join("prompts")).unwrap();
+    std::fs::write(work.join("prompts/hi.md"), "Say hi\n").unwrap();
+    git(root.path(), &["init", "-q", work.to_str().unwrap()]);
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "one"]);
+    let bare = root.path().join("r.git");
+    git(
+        root.path(),
+        &["clone", "-q", "--bare", work.to_str().unwrap(), bare.to_str().unwrap()],
+    );
+    // Installed where pi keeps `git:example.com/u/r`, then the remote moves on.
+    let installed = s.agent.path().join("git/example.com/u/r");
+    std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
+    git(
+        root.path(),
+        &["clone", "-q", bare.to_str().unwrap(), installed.to_str().unwrap()],
+    );
+    std::fs::write(work.join("prompts/bye.md"), "Say bye\n").unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-qm", "two"]);
+    git(&work, &["push", "-q", bare.to_str().unwrap(), "HEAD:main"]);
+    let settings = s.agent.path().join("settings.json");
+    let mut current: serde_json::Value = std::fs::read_to_string(&settings)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}));
+    current["packages"] = json!(["git:example.com/u/r"]);
+    std::fs::write(&settings, current.to_string()).unwrap();
+
+    // Online (the check never runs offline).
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PI_OFFLINE", "")]);
+    pty.wait_text("Package Updates Available");
+    pty.wait_text("- example.com/u/r");
+    assert!(pty.contents().contains("pi update"));
+    quit(&mut pty);
+}

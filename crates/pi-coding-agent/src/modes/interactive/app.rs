@@ -240,6 +240,25 @@ impl App {
             .push(Box::new(Notice::new(text, token, self.theme.clone())));
     }
 
+    /// pi's "Package Updates Available" block, between warning-coloured rules.
+    pub fn package_updates_notice(&mut self, names: &[String]) {
+        let t = &self.theme;
+        let mut text = format!(
+            "{}\n{}{}\n{}",
+            t.paint(
+                "warning",
+                &pi_tui::Style::new().bold().paint("Package Updates Available")
+            ),
+            t.paint("muted", "Package updates are available. Run "),
+            t.paint("accent", "pi update"),
+            t.paint("muted", "Packages:"),
+        );
+        for name in names {
+            text.push_str(&format!("\n- {name}"));
+        }
+        self.notice(text, "text");
+    }
+
     pub fn info(&mut self, markdown: impl Into<String>) {
         self.view.chat.push(Box::new(InfoBlock::new(markdown, &self.theme)));
     }

@@ -106,6 +106,8 @@ pub enum Msg {
         text: String,
         error: bool,
     },
+    /// The startup check found newer versions of these installed packages.
+    PackageUpdates(Vec<String>),
     /// `/tree` navigation to `target` finished.
     TreeDone {
         target: String,

@@ -124,6 +124,21 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         });
     }
 
+    // As pi: installed packages are checked for updates in the background (never offline);
+    // a notice says which have one.
+    if !crate::packages::is_offline() {
+        let cwd = host.session().cwd().to_path_buf();
+        let tx_updates = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let paths = crate::config::paths::Paths::for_cwd(cwd);
+            let settings = crate::config::settings::SettingsManager::load(&paths);
+            let names = crate::packages::updates::available_updates(&paths, &settings);
+            if !names.is_empty() {
+                let _ = tx_updates.send(Msg::PackageUpdates(names));
+            }
+        });
+    }
+
     if options.resume_picker {
         commands::request(commands::Open::Resume);
         commands::open_requested(&mut app, &mut tui);
@@ -248,6 +263,7 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
             app.task_finished();
         }
         Msg::TreeDone { target, result } => tree_nav::done(app, tui, target, result),
+        Msg::PackageUpdates(names) => app.package_updates_notice(&names),
     }
 }
 
