@@ -3,6 +3,7 @@
 //! Differences between those servers are described by `model.compat` (see [`Compat`]); fields
 //! left out are detected from the provider name and base URL.
 
+mod chunk;
 mod compat;
 mod request;
 
@@ -130,47 +131,46 @@ async fn run(
         if event.data.starts_with("[DONE]") {
             break;
         }
-        let chunk: Value =
-            serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?;
-        if let Some(error) = chunk.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
+        let chunk = match chunk::parse(&event.data)? {
+            chunk::Parsed::Chunk(c) => c,
+            chunk::Parsed::NotAnObject => continue,
+        };
+        if let Some(error) = chunk.error.as_ref().filter(|e| *e != &json!(false)) {
             return Err(stream_error_message(error).into());
         }
-        if !chunk.is_object() {
-            continue;
-        }
         if em.output.response_id.is_none() {
-            if let Some(id) = chunk.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+            if let Some(id) = chunk.id.non_empty() {
                 em.output.response_id = Some(id.to_string());
             }
         }
-        if let Some(m) = chunk.get("model").and_then(Value::as_str) {
-            if !m.is_empty() && m != model.id && em.output.response_model.is_none() {
+        if let Some(m) = chunk.model.non_empty() {
+            if m != model.id && em.output.response_model.is_none() {
                 em.output.response_model = Some(m.to_string());
             }
         }
-        let chunk_usage = chunk.get("usage").filter(|u| u.is_object());
+        let chunk_usage = chunk.usage.as_ref().filter(|u| u.is_object());
         if let Some(u) = chunk_usage {
             em.output.usage = parse_usage(u, model);
         }
-        let Some(choice) = chunk.get("choices").and_then(Value::as_array).and_then(|c| c.first()) else {
+        let Some(choice) = &chunk.choices.0 else {
             continue;
         };
         if chunk_usage.is_none() {
-            if let Some(u) = choice.get("usage").filter(|u| u.is_object()) {
+            if let Some(u) = choice.usage.as_ref().filter(|u| u.is_object()) {
                 em.output.usage = parse_usage(u, model);
             }
         }
-        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+        if let Some(reason) = choice.finish_reason.get() {
             let (stop, message) = map_finish_reason(reason);
             em.output.stop_reason = stop;
             if message.is_some() {
                 em.output.error_message = message;
             }
         }
-        let Some(delta) = choice.get("delta").filter(|d| d.is_object()) else {
+        let Some(delta) = &choice.delta.0 else {
             continue;
         };
-        if let Some(text) = delta.get("content").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        if let Some(text) = delta.content.non_empty() {
             let index = match text_index {
                 Some(i) => i,
                 None => {
@@ -181,16 +181,7 @@ async fn run(
             };
             em.text_delta(index, text).await?;
         }
-        let reasoning = ["reasoning_content", "reasoning", "reasoning_text"]
-            .into_iter()
-            .find_map(|f| {
-                delta
-                    .get(f)
-                    .and_then(Value::as_str)
-                    .filter(|s| !s.is_empty())
-                    .map(|s| (f, s))
-            });
-        if let Some((field, text)) = reasoning {
+        if let Some((field, text)) = delta.reasoning() {
             let index = match thinking_index {
                 Some(i) => i,
                 None => {
@@ -201,7 +192,7 @@ async fn run(
             };
             em.thinking_delta(index, text).await?;
         }
-        if let Some(tool_calls) = delta.get("tool_calls").and_then(Value::as_array) {
+        if let Some(tool_calls) = delta.tool_calls.as_ref().and_then(Value::as_array) {
             for tc in tool_calls {
                 let stream_index = tc.get("index").and_then(Value::as_u64);
                 let id = tc.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
@@ -252,7 +243,7 @@ async fn run(
                 em.tool_call_delta(index, args).await?;
             }
         }
-        if let Some(details) = delta.get("reasoning_details").and_then(Value::as_array) {
+        if let Some(details) = delta.reasoning_details.as_ref().and_then(Value::as_array) {
             for detail in details {
                 if detail.get("type").and_then(Value::as_str) != Some("reasoning.encrypted") {
                     continue;
