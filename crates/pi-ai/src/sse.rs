@@ -1,7 +1,8 @@
 //! Server-sent events: decoding a byte stream into `event`/`data` records.
 //!
-//! The decoder keeps only the unfinished line and the fields of the event being built, and looks
-//! at each incoming byte once, so the work per chunk is proportional to the chunk.
+//! The decoder keeps only the unfinished line and the fields of the event being built, and finds
+//! line ends with `memchr` (one event per token makes this a hot path); a line that lies whole
+//! in one chunk is read in place, so the work per chunk is proportional to the chunk.
 
 use bytes::Bytes;
 use futures::{Stream, StreamExt};
@@ -45,27 +46,37 @@ impl SseDecoder {
 
     /// Decode `chunk`, appending finished events to `out`.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        let mut start = 0;
-        let mut i = 0;
-        while i < chunk.len() {
-            let b = chunk[i];
-            if self.after_cr {
-                self.after_cr = false;
-                if b == b'\n' {
-                    i += 1;
-                    start = i;
-                    continue;
+        let mut rest = chunk;
+        if self.after_cr {
+            self.after_cr = false;
+            if rest.first() == Some(&b'\n') {
+                rest = &rest[1..];
+            }
+        }
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', rest) {
+            if self.line.is_empty() {
+                // The whole line is in this chunk: read it in place.
+                self.take_line(&rest[..end], out)?;
+            } else {
+                self.line.extend_from_slice(&rest[..end]);
+                let line = std::mem::take(&mut self.line);
+                let result = self.take_line(&line, out);
+                // Keep the buffer's allocation for the next line.
+                self.line = line;
+                self.line.clear();
+                result?;
+            }
+            let cr = rest[end] == b'\r';
+            rest = &rest[end + 1..];
+            if cr {
+                match rest.first() {
+                    Some(b'\n') => rest = &rest[1..],
+                    Some(_) => {}
+                    None => self.after_cr = true,
                 }
             }
-            if b == b'\n' || b == b'\r' {
-                self.line.extend_from_slice(&chunk[start..i]);
-                self.after_cr = b == b'\r';
-                self.finish_line(out)?;
-                start = i + 1;
-            }
-            i += 1;
         }
-        self.line.extend_from_slice(&chunk[start..]);
+        self.line.extend_from_slice(rest);
         Ok(())
     }
 
@@ -80,11 +91,20 @@ impl SseDecoder {
 
     fn finish_line(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let line = std::mem::take(&mut self.line);
+        let result = self.take_line(&line, out);
+        self.line = line;
+        self.line.clear();
+        result
+    }
+
+    /// One complete line (without its end): a field, a comment, or the blank line that
+    /// dispatches the event.
+    fn take_line(&mut self, line: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         if line.is_empty() {
             self.dispatch(out);
             return Ok(());
         }
-        let text = std::str::from_utf8(&line).map_err(|_| SseError::InvalidUtf8)?;
+        let text = std::str::from_utf8(line).map_err(|_| SseError::InvalidUtf8)?;
         if text.starts_with(':') {
             return Ok(());
         }
@@ -110,9 +130,6 @@ impl SseDecoder {
             "id" if !value.contains('\0') => self.id = Some(value.to_string()),
             _ => {}
         }
-        // Keep the line buffer's allocation for the next line.
-        self.line = line;
-        self.line.clear();
         Ok(())
     }
 
@@ -208,6 +225,8 @@ mod tests {
             let (a, b) = whole.split_at(split);
             assert_eq!(decode_chunks(&[a, b]), expected, "split at {split}");
         }
+        let bytes: Vec<&[u8]> = whole.chunks(1).collect();
+        assert_eq!(decode_chunks(&bytes), expected, "one byte at a time");
     }
 
     #[test]
