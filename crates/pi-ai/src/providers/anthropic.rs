@@ -8,6 +8,7 @@
 
 use futures::FutureExt;
 use reqwest::header::HeaderMap;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::cost::calculate_cost;
@@ -505,6 +506,33 @@ impl BlockMap {
     }
 }
 
+/// A `content_block_delta`: text, thinking, tool-call JSON or a thinking signature for the
+/// block at its index (unknown blocks and delta types are ignored).
+async fn apply_delta(em: &mut Emitter, blocks: &BlockMap, d: &delta::BlockDelta<'_>) -> Result<(), ProviderError> {
+    let Some(i) = d.index.0.and_then(|a| blocks.get(a)) else {
+        return Ok(());
+    };
+    let Some(body) = &d.delta.0 else {
+        return Ok(());
+    };
+    match body.kind.get().unwrap_or_default() {
+        "text_delta" => em.text_delta(i, body.text.get().unwrap_or_default()).await?,
+        "thinking_delta" => em.thinking_delta(i, body.thinking.get().unwrap_or_default()).await?,
+        "input_json_delta" => {
+            em.tool_call_delta(i, body.partial_json.get().unwrap_or_default())
+                .await?
+        }
+        "signature_delta" => {
+            if let Some(t) = em.thinking_block(i) {
+                let sig = t.thinking_signature.get_or_insert_with(String::new);
+                sig.push_str(body.signature.get().unwrap_or_default());
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 async fn read_events<S, E>(
     em: &mut Emitter,
     sse: &mut SseStream<S>,
@@ -541,6 +569,13 @@ where
                 | "content_block_stop"
         ) {
             continue;
+        }
+        // The per-token event is read without a JSON tree.
+        if event.event == "content_block_delta" {
+            if let Some(d) = delta::parse(&event.data) {
+                apply_delta(em, &blocks, &d).await?;
+                continue;
+            }
         }
         let data: Value = serde_json::from_str(&event.data).map_err(|e| {
             ProviderError::Message(format!(
@@ -603,28 +638,8 @@ where
                 }
             }
             "content_block_delta" => {
-                let Some(i) = data["index"].as_u64().and_then(|a| blocks.get(a)) else {
-                    continue;
-                };
-                let delta = &data["delta"];
-                match delta.get("type").and_then(Value::as_str).unwrap_or_default() {
-                    "text_delta" => em.text_delta(i, delta["text"].as_str().unwrap_or_default()).await?,
-                    "thinking_delta" => {
-                        em.thinking_delta(i, delta["thinking"].as_str().unwrap_or_default())
-                            .await?
-                    }
-                    "input_json_delta" => {
-                        em.tool_call_delta(i, delta["partial_json"].as_str().unwrap_or_default())
-                            .await?;
-                    }
-                    "signature_delta" => {
-                        if let Some(t) = em.thinking_block(i) {
-                            let sig = t.thinking_signature.get_or_insert_with(String::new);
-                            sig.push_str(delta["signature"].as_str().unwrap_or_default());
-                        }
-                    }
-                    _ => {}
-                }
+                let d = delta::BlockDelta::deserialize(&data).unwrap_or_default();
+                apply_delta(em, &blocks, &d).await?;
             }
             "content_block_stop" => {
                 let Some(i) = data["index"].as_u64().and_then(|a| blocks.get(a)) else {
@@ -673,6 +688,9 @@ where
     }
     Ok(())
 }
+
+#[path = "anthropic_delta.rs"]
+mod delta;
 
 #[cfg(test)]
 #[path = "anthropic_tests.rs"]

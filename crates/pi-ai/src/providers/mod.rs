@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod google;
+pub(crate) mod lenient;
 pub mod openai_completions;
 pub mod openai_responses;
 

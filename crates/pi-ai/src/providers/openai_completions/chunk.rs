@@ -6,13 +6,13 @@
 //! lenient, as the tree-walking code it replaced was: a field of an unexpected type reads as
 //! absent instead of failing the stream.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+
+use crate::providers::lenient::{skip, skip_map, Object, Text};
 
 /// The chunk's top level.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -67,130 +67,6 @@ impl<'a> Delta<'a> {
         ]
         .into_iter()
         .find_map(|(field, text)| text.non_empty().map(|t| (field, t)))
-    }
-}
-
-/// A string field: `None` when absent, null or not a string.
-#[derive(Debug, Default)]
-pub(crate) struct Text<'a>(pub Option<Cow<'a, str>>);
-
-impl Text<'_> {
-    pub fn get(&self) -> Option<&str> {
-        self.0.as_deref()
-    }
-
-    pub fn non_empty(&self) -> Option<&str> {
-        self.get().filter(|s| !s.is_empty())
-    }
-}
-
-/// Consume any value; used where a field has an unexpected type.
-fn skip<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
-    while seq.next_element::<IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
-    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-    Ok(())
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct TextVisitor<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for TextVisitor<'a> {
-            type Value = Text<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'a>, E> {
-                Ok(Text(Some(Cow::Borrowed(v))))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Text<'a>, E> {
-                Ok(Text(Some(Cow::Owned(v.to_owned()))))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Text<'a>, E> {
-                Ok(Text(Some(Cow::Owned(v))))
-            }
-            fn visit_bool<E>(self, _: bool) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_i64<E>(self, _: i64) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_u64<E>(self, _: u64) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_f64<E>(self, _: f64) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_unit<E>(self) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_none<E>(self) -> Result<Text<'a>, E> {
-                Ok(Text(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Text<'a>, A::Error> {
-                skip(seq).map(|()| Text(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Text<'a>, A::Error> {
-                skip_map(map).map(|()| Text(None))
-            }
-        }
-        d.deserialize_any(TextVisitor(PhantomData))
-    }
-}
-
-/// An object field read as `T`: `None` when absent, null or not an object.
-#[derive(Debug)]
-pub(crate) struct Object<T>(pub Option<T>);
-
-impl<T> Default for Object<T> {
-    fn default() -> Self {
-        Object(None)
-    }
-}
-
-/// Visits any value; an object becomes `T`, anything else `None`.
-struct ObjectVisitor<T>(PhantomData<T>);
-
-impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
-    type Value = Option<T>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any value")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Option<T>, A::Error> {
-        T::deserialize(MapAccessDeserializer::new(map)).map(Some)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Option<T>, A::Error> {
-        skip(seq).map(|()| None)
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_none<E>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(ObjectVisitor(PhantomData)).map(Object)
     }
 }
 
@@ -267,6 +143,7 @@ pub(crate) fn parse(data: &str) -> Result<Parsed<'_>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     fn chunk(data: &str) -> Chunk<'_> {
         match parse(data).expect("parses") {
