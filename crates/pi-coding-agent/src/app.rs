@@ -73,6 +73,25 @@ fn read_piped_stdin() -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
+/// The session `pi -r` should open in print or JSON mode, chosen on the terminal; `Err` with
+/// the exit code when nothing was chosen (no terminal, no sessions, or cancelled: pi exits 0).
+fn pick_session_to_resume(args: &cli::Args, cwd: &std::path::Path) -> Result<std::path::PathBuf, i32> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(0);
+    }
+    let paths = crate::config::paths::Paths::for_cwd(cwd);
+    let settings = crate::config::settings::SettingsManager::load(&paths);
+    let dir = crate::config::paths::resolve_session_dir(args.session_dir.as_deref(), settings.session_dir(), &paths);
+    match modes::resume_picker::pick_session(&dir) {
+        Ok(modes::resume_picker::Choice::Session(path)) => Ok(path),
+        Ok(_) => Err(0),
+        Err(e) => {
+            eprintln!("Error: could not start the session picker: {e}");
+            Err(1)
+        }
+    }
+}
+
 /// Run pi with `argv` (without the program name); returns the exit code.
 pub fn run(argv: &[String]) -> i32 {
     // pi's package subcommands come before anything else; `--offline` already applies to them.
@@ -142,6 +161,21 @@ pub fn run(argv: &[String]) -> i32 {
     if let Some(e) = args.unknown_flag_error() {
         console.error(&e.message);
         return 1;
+    }
+
+    // `-r` outside the interactive mode: the session is chosen before anything starts.
+    let mut args = args;
+    if args.resume && !mode.is_interactive() {
+        match pick_session_to_resume(&args, &cwd) {
+            Ok(path) => {
+                args.resume = false;
+                args.session = Some(path.to_string_lossy().into_owned());
+            }
+            Err(code) => {
+                console.info("No session selected");
+                return code;
+            }
+        }
     }
 
     let runtime = match build_runtime(&args, &cwd) {

@@ -779,3 +779,62 @@ fn installed_packages_behind_their_remote_get_a_notice() {
     assert!(pty.contents().contains("pi update"));
     quit(&mut pty);
 }
+
+/// `pi -p first` in the fixture, so the project has a saved session.
+fn saved_session(s: &Setup) {
+    let bin = std::env::var("PI_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_pi").to_string());
+    let out = std::process::Command::new(bin)
+        .args(["-p", "first question"])
+        .current_dir(s.cwd.path())
+        .env("PI_CODING_AGENT_DIR", s.agent.path())
+        .env("PI_OFFLINE", "1")
+        .output()
+        .expect("pi runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn resume_flag_in_print_mode_picks_a_session_first() {
+    let s = setup(Script::sequential(vec![
+        Turn::text("first answer"),
+        Turn::text("second answer"),
+    ]));
+    saved_session(&s);
+    let mut pty = Pty::spawn(&["-r", "-p", "second question"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("Resume Session (Current Folder)");
+    pty.wait_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("second answer");
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+    // The reply went into the chosen session: both exchanges are in its one file.
+    let dir = std::fs::read_dir(s.agent.path().join("sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        text.contains("first answer") && text.contains("second answer"),
+        "{text}"
+    );
+    let second = &s.server.requests()[1];
+    assert!(
+        second.body.to_string().contains("first answer"),
+        "history sent with the prompt"
+    );
+}
+
+#[test]
+fn resume_flag_in_print_mode_cancelled_exits_cleanly() {
+    let s = setup(Script::sequential(vec![Turn::text("first answer")]));
+    saved_session(&s);
+    let mut pty = Pty::spawn(&["-r", "-p", "never sent"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("first question");
+    pty.send(ESC);
+    pty.wait_text("No session selected");
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+    assert_eq!(s.server.requests().len(), 1, "nothing was sent");
+}

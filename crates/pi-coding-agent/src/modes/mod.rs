@@ -4,6 +4,7 @@ pub mod interactive;
 pub mod json;
 pub mod output;
 pub mod print;
+pub mod resume_picker;
 pub mod rpc;
 
 use pi_ai::ImageContent;

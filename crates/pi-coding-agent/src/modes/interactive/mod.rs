@@ -14,7 +14,7 @@ mod login;
 mod scoped_models;
 mod settings_menu;
 mod share;
-mod theme;
+pub(crate) mod theme;
 mod tool_block;
 mod tree;
 mod tree_nav;
