@@ -838,3 +838,24 @@ fn resume_flag_in_print_mode_cancelled_exits_cleanly() {
     assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
     assert_eq!(s.server.requests().len(), 1, "nothing was sent");
 }
+
+#[test]
+fn quiet_startup_hides_the_header_unless_verbose() {
+    let s = setup(Script::sequential(vec![]));
+    let settings = s.agent.path().join("settings.json");
+    let mut current: serde_json::Value = std::fs::read_to_string(&settings)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}));
+    current["quietStartup"] = json!(true);
+    std::fs::write(&settings, current.to_string()).unwrap();
+    let header = "to show full startup help";
+
+    let mut quiet = s.pi(30, 100);
+    assert!(!quiet.contents().contains(header), "{}", quiet.contents());
+    quit(&mut quiet);
+
+    let mut verbose = Pty::spawn(&["--verbose"], s.cwd.path(), s.agent.path(), 30, 100);
+    verbose.wait_text(header);
+    quit(&mut verbose);
+}

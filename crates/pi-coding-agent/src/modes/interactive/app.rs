@@ -73,6 +73,8 @@ pub struct App {
     pub picker: Option<(OverlayId, Picker)>,
     pub title_dirty: bool,
     pub version: &'static str,
+    /// The startup header is shown (not when `quietStartup` is set, unless `--verbose`).
+    pub show_header: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     pub caps: pi_tui::components::Capabilities,
 }
@@ -88,8 +90,10 @@ impl App {
         kb: Arc<Keybindings>,
         tx: UnboundedSender<Msg>,
         rows: usize,
+        verbose: bool,
     ) -> Self {
         let session = host.session();
+        let quiet = session.settings().lock().map(|s| s.quiet_startup()).unwrap_or(false);
         let hide_thinking = session
             .settings()
             .lock()
@@ -133,6 +137,7 @@ impl App {
             picker: None,
             title_dirty: true,
             version: env!("CARGO_PKG_VERSION"),
+            show_header: verbose || !quiet,
             caps,
         };
         app.update_editor_border();
@@ -180,8 +185,10 @@ impl App {
         self.view.chat.clear();
         self.tools.clear();
         self.streaming = None;
-        let header = Notice::new(self.header_text(), "text", self.theme.clone());
-        self.view.chat.push(Box::new(header));
+        if self.show_header {
+            let header = Notice::new(self.header_text(), "text", self.theme.clone());
+            self.view.chat.push(Box::new(header));
+        }
         // Built straight from the agent's transcript: a long session is not copied first.
         self.session().with_messages(|messages| {
             build_transcript(

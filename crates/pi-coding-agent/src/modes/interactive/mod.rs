@@ -79,7 +79,14 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
 
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
-    let mut app = app::App::new(host.clone(), Arc::new(ui_theme), pi_tui::keybindings(), tx.clone(), h);
+    let mut app = app::App::new(
+        host.clone(),
+        Arc::new(ui_theme),
+        pi_tui::keybindings(),
+        tx.clone(),
+        h,
+        options.verbose,
+    );
     settings_menu::apply_startup(&mut app, &mut tui);
     let mut provider =
         pi_tui::autocomplete::CombinedAutocompleteProvider::new(commands::slash_commands(), session.cwd());
