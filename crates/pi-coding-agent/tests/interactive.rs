@@ -859,3 +859,19 @@ fn quiet_startup_hides_the_header_unless_verbose() {
     verbose.wait_text(header);
     quit(&mut verbose);
 }
+
+#[test]
+fn ctrl_o_shows_every_key_and_the_loaded_resources_in_the_header() {
+    let s = setup(Script::sequential(vec![]));
+    std::fs::write(s.cwd.path().join("AGENTS.md"), "Be brief.\n").unwrap();
+    std::fs::create_dir_all(s.agent.path().join("prompts")).unwrap();
+    std::fs::write(s.agent.path().join("prompts/review.md"), "Review the code\n").unwrap();
+    let mut pty = s.pi(40, 100);
+    assert!(!pty.contents().contains("[Context]"));
+    pty.send("\x0f");
+    pty.wait_text("[Context]");
+    pty.wait_text("AGENTS.md");
+    pty.wait_text("/review");
+    assert!(pty.contents().contains("to suspend"), "{}", pty.contents());
+    quit(&mut pty);
+}
