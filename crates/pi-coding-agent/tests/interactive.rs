@@ -214,7 +214,7 @@ fn thinking_blocks_toggle_and_tools_expand() {
     });
     pty.send("\x0f"); // Ctrl+O
     pty.wait_for("tool output expanded", Duration::from_secs(5), |c| {
-        !c.contains("ctrl+o to expand") && c.lines().any(|l| l.trim() == "1")
+        !c.contains("earlier lines, ctrl+o to expand") && c.lines().any(|l| l.trim() == "1")
     });
     quit(&mut pty);
 }
