@@ -178,6 +178,29 @@ impl<'de> Deserialize<'de> for Index {
     }
 }
 
+/// The fields every streamed event of the Responses API shares that the per-token events need:
+/// `type`, `delta` and `error`.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct EventHead<'a> {
+    #[serde(default, rename = "type", borrow)]
+    pub kind: Text<'a>,
+    #[serde(default, borrow)]
+    pub delta: Text<'a>,
+    #[serde(default)]
+    pub error: Option<serde_json::Value>,
+}
+
+impl<'a> EventHead<'a> {
+    /// The head of `data` when it is a JSON object; `None` otherwise (the caller's full
+    /// parse then reports broken JSON in its own words).
+    pub fn parse(data: &'a str) -> Option<Self> {
+        if !data.trim_start().starts_with('{') {
+            return None;
+        }
+        serde_json::from_str(data).ok()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +223,20 @@ mod tests {
         assert_eq!((p.text.get(), p.index.0), (None, None));
         let p: Probe = serde_json::from_str(r#"{}"#).expect("parse");
         assert_eq!((p.text.get(), p.index.0), (None, None));
+    }
+
+    #[test]
+    fn event_heads_read_type_delta_and_error() {
+        let h =
+            EventHead::parse(r#"{"type":"response.output_text.delta","item_id":"m","output_index":0,"delta":"Hi"}"#)
+                .expect("head");
+        assert_eq!(
+            (h.kind.get(), h.delta.get(), h.error.is_none()),
+            (Some("response.output_text.delta"), Some("Hi"), true)
+        );
+        let h = EventHead::parse(r#"{"type":"error","error":{"message":"x"}}"#).expect("head");
+        assert!(h.error.is_some());
+        assert!(EventHead::parse("[1]").is_none());
+        assert!(EventHead::parse("{broken").is_none());
     }
 }

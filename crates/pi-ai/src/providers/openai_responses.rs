@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::lenient::EventHead;
 use crate::providers::openai_completions::max_tokens;
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_body};
 use crate::sse::SseStream;
@@ -359,13 +360,35 @@ async fn run(
         if event.data.starts_with("[DONE]") {
             break;
         }
-        let data: Value =
-            serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?;
+        // The per-token events need only their type and delta: they are read without a JSON
+        // tree; every other event is read whole.
+        let head = EventHead::parse(&event.data);
+        let token_event = head.as_ref().is_some_and(|h| {
+            h.error.is_none()
+                && matches!(
+                    h.kind.get(),
+                    Some(
+                        "response.output_text.delta"
+                            | "response.refusal.delta"
+                            | "response.reasoning_summary_text.delta"
+                            | "response.reasoning_text.delta"
+                            | "response.function_call_arguments.delta"
+                    )
+                )
+        });
+        let data: Value = if token_event {
+            Value::Null
+        } else {
+            serde_json::from_str(&event.data).map_err(|e| format!("Could not parse stream message as JSON: {e}"))?
+        };
         // The SDK treats any event carrying an `error` member as a failure, whatever its type.
         if let Some(error) = data.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
             return Err(crate::providers::openai_completions::stream_error_message(error).into());
         }
-        let kind = data.get("type").and_then(Value::as_str).unwrap_or("");
+        let (kind, token_delta) = match (&head, token_event) {
+            (Some(h), true) => (h.kind.get().unwrap_or(""), h.delta.get().unwrap_or("")),
+            _ => (data.get("type").and_then(Value::as_str).unwrap_or(""), ""),
+        };
         match kind {
             "response.created" => {
                 if let Some(id) = data.pointer("/response/id").and_then(Value::as_str) {
@@ -405,7 +428,7 @@ async fn run(
                     let delta = if kind == "response.reasoning_summary_part.done" {
                         "\n\n"
                     } else {
-                        data.get("delta").and_then(Value::as_str).unwrap_or("")
+                        token_delta
                     };
                     if append_last_text(item, "summary", "text", delta) {
                         let index = *index;
@@ -415,7 +438,7 @@ async fn run(
             }
             "response.reasoning_text.delta" => {
                 if let Current::Reasoning { index, .. } = &current {
-                    let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+                    let delta = token_delta;
                     em.thinking_delta(*index, delta).await?;
                 }
             }
@@ -444,7 +467,7 @@ async fn run(
                         .and_then(|p| p.get("type"))
                         .and_then(Value::as_str);
                     if last_type == Some(part_type) {
-                        let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+                        let delta = token_delta;
                         append_last_text(item, "content", field, delta);
                         let index = *index;
                         em.text_delta(index, delta).await?;
@@ -453,7 +476,7 @@ async fn run(
             }
             "response.function_call_arguments.delta" => {
                 if let Current::Call { index } = current {
-                    let delta = data.get("delta").and_then(Value::as_str).unwrap_or("");
+                    let delta = token_delta;
                     em.tool_call_delta(index, delta).await?;
                 }
             }
