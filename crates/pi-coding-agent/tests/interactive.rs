@@ -576,21 +576,7 @@ fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
         Turn::text("Summary of the abandoned branch"),
     ]));
     let mut pty = s.pi(50, 140);
-    pty.type_text("one");
-    pty.send(ENTER);
-    pty.wait_text("first answer");
-    pty.type_text("two");
-    pty.send(ENTER);
-    pty.wait_text("second answer");
-    pty.type_text("/tree");
-    pty.send(ENTER);
-    pty.wait_text("Session Tree");
-    pty.send(UP);
-    pty.send(UP);
-    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
-        c.lines()
-            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
-    });
+    two_exchanges_then_tree_on_the_first_answer(&mut pty);
     pty.send("L");
     pty.wait_text("Label (empty to remove):");
     pty.type_text("checkpoint");
@@ -672,21 +658,7 @@ fn tree_summary_with_custom_instructions_can_be_cancelled() {
         Turn::text("a slow summary that never finishes in time").with_delay_ms(3000),
     ]));
     let mut pty = s.pi(50, 140);
-    pty.type_text("one");
-    pty.send(ENTER);
-    pty.wait_text("first answer");
-    pty.type_text("two");
-    pty.send(ENTER);
-    pty.wait_text("second answer");
-    pty.type_text("/tree");
-    pty.send(ENTER);
-    pty.wait_text("Session Tree");
-    pty.send(UP);
-    pty.send(UP);
-    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
-        c.lines()
-            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
-    });
+    two_exchanges_then_tree_on_the_first_answer(&mut pty);
     pty.send(ENTER);
     pty.wait_text("Summarize branch?");
     pty.send(DOWN);
@@ -764,13 +736,7 @@ fn installed_packages_behind_their_remote_get_a_notice() {
     git(&work, &["add", "-A"]);
     git(&work, &["commit", "-qm", "two"]);
     git(&work, &["push", "-q", bare.to_str().unwrap(), "HEAD:main"]);
-    let settings = s.agent.path().join("settings.json");
-    let mut current: serde_json::Value = std::fs::read_to_string(&settings)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_else(|| json!({}));
-    current["packages"] = json!(["git:example.com/u/r"]);
-    std::fs::write(&settings, current.to_string()).unwrap();
+    set_setting(&s, "packages", json!(["git:example.com/u/r"]));
 
     // Online (the check never runs offline).
     let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PI_OFFLINE", "")]);
@@ -842,13 +808,7 @@ fn resume_flag_in_print_mode_cancelled_exits_cleanly() {
 #[test]
 fn quiet_startup_hides_the_header_unless_verbose() {
     let s = setup(Script::sequential(vec![]));
-    let settings = s.agent.path().join("settings.json");
-    let mut current: serde_json::Value = std::fs::read_to_string(&settings)
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_else(|| json!({}));
-    current["quietStartup"] = json!(true);
-    std::fs::write(&settings, current.to_string()).unwrap();
+    set_setting(&s, "quietStartup", json!(true));
     let header = "to show full startup help";
 
     let mut quiet = s.pi(30, 100);
@@ -874,4 +834,34 @@ fn ctrl_o_shows_every_key_and_the_loaded_resources_in_the_header() {
     pty.wait_text("/review");
     assert!(pty.contents().contains("to suspend"), "{}", pty.contents());
     quit(&mut pty);
+}
+
+/// Ask twice ("one", "two"), open `/tree`, and move the cursor to the first answer.
+fn two_exchanges_then_tree_on_the_first_answer(pty: &mut Pty) {
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("second answer");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    pty.send(UP);
+    pty.send(UP);
+    pty.wait_for("cursor on the first answer", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with('›') && l.contains("assistant: first answer"))
+    });
+}
+
+/// Set `key` in the fixture's settings.json, keeping what is there.
+fn set_setting(s: &Setup, key: &str, value: serde_json::Value) {
+    let settings = s.agent.path().join("settings.json");
+    let mut current: serde_json::Value = std::fs::read_to_string(&settings)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| json!({}));
+    current[key] = value;
+    std::fs::write(&settings, current.to_string()).expect("settings written");
 }

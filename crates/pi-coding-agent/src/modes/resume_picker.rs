@@ -36,11 +36,9 @@ impl Component for Screen {
     }
 }
 
-/// The sessions of `session_dir`, newest first, as list rows (value = index into the paths).
-fn rows(session_dir: &Path) -> (Vec<PathBuf>, Vec<SelectItem>) {
-    let infos = pi_session::list_sessions(session_dir);
-    let paths = infos.iter().map(|i| i.path.clone()).collect();
-    let items = infos
+/// List rows for sessions (value = index into `infos`; label = name or first message).
+pub(crate) fn session_rows(infos: &[pi_session::SessionInfo]) -> Vec<SelectItem> {
+    infos
         .iter()
         .enumerate()
         .map(|(k, i)| {
@@ -49,8 +47,14 @@ fn rows(session_dir: &Path) -> (Vec<PathBuf>, Vec<SelectItem>) {
                 .with_label(label)
                 .with_description(format!("{} msgs", i.message_count))
         })
-        .collect();
-    (paths, items)
+        .collect()
+}
+
+/// The sessions of `session_dir`, newest first, as list rows.
+fn rows(session_dir: &Path) -> (Vec<PathBuf>, Vec<SelectItem>) {
+    let infos = pi_session::list_sessions(session_dir);
+    let paths = infos.iter().map(|i| i.path.clone()).collect();
+    (paths, session_rows(&infos))
 }
 
 /// Show the sessions of `session_dir` and wait for a choice.

@@ -422,16 +422,7 @@ pub fn open_requested(app: &mut App, tui: &mut Tui) {
                 .filter(|i| Some(&i.path) != current.as_ref())
                 .collect();
             let paths = infos.iter().map(|i| i.path.clone()).collect();
-            let items = infos
-                .iter()
-                .enumerate()
-                .map(|(k, i)| {
-                    let label = i.name.clone().unwrap_or_else(|| i.first_message.replace('\n', " "));
-                    SelectItem::new(k.to_string())
-                        .with_label(label)
-                        .with_description(format!("{} msgs", i.message_count))
-                })
-                .collect();
+            let items = crate::modes::resume_picker::session_rows(&infos);
             show_list(app, tui, items, Picker::Resume(paths), None);
         }
         Open::Fork => {
