@@ -435,7 +435,8 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
     pty.send("\x13"); // Ctrl+S
     let settings_path = s.agent.path().join("settings.json");
     let start = std::time::Instant::now();
-    while !settings_path.exists() && start.elapsed() < Duration::from_secs(5) {
+    let saved = || settings_path.exists() && !read_json(&settings_path)["enabledModels"].is_null();
+    while !saved() && start.elapsed() < Duration::from_secs(5) {
         std::thread::sleep(Duration::from_millis(20));
     }
     let settings = read_json(&settings_path);
@@ -864,4 +865,39 @@ fn set_setting(s: &Setup, key: &str, value: serde_json::Value) {
         .unwrap_or_else(|| json!({}));
     current[key] = value;
     std::fs::write(&settings, current.to_string()).expect("settings written");
+}
+
+fn last_changelog_version(s: &Setup) -> Option<String> {
+    let text = std::fs::read_to_string(s.agent.path().join("settings.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    v["lastChangelogVersion"].as_str().map(str::to_string)
+}
+
+#[test]
+fn whats_new_is_shown_once_after_an_update() {
+    let version = env!("CARGO_PKG_VERSION");
+    // First run: the version is recorded, nothing shown.
+    let s = setup(Script::sequential(vec![]));
+    let mut first = s.pi(40, 100);
+    assert!(!first.contents().contains("What's New"));
+    quit(&mut first);
+    assert_eq!(last_changelog_version(&s).as_deref(), Some(version));
+
+    // After an update: the newer sections, once.
+    set_setting(&s, "lastChangelogVersion", json!("0.1.0"));
+    let mut updated = s.pi(120, 100);
+    updated.wait_text("What's New");
+    updated.wait_text(&format!("[{version}]"));
+    quit(&mut updated);
+    assert_eq!(last_changelog_version(&s).as_deref(), Some(version));
+    let mut again = s.pi(40, 100);
+    assert!(!again.contents().contains("What's New"));
+    quit(&mut again);
+
+    // Condensed with collapseChangelog.
+    set_setting(&s, "lastChangelogVersion", json!("0.1.0"));
+    set_setting(&s, "collapseChangelog", json!(true));
+    let mut collapsed = s.pi(40, 100);
+    collapsed.wait_text(&format!("Updated to v{version}. Use /changelog"));
+    quit(&mut collapsed);
 }

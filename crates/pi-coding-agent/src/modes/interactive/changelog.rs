@@ -28,6 +28,77 @@ pub fn markdown() -> String {
     format!("**What's New**\n\n{}", all.join("\n\n"))
 }
 
+/// `x.y.z` as numbers, for ordering versions (missing or odd parts count as 0).
+fn version_key(v: &str) -> (u64, u64, u64) {
+    let mut parts = v
+        .trim()
+        .trim_start_matches('v')
+        .split('.')
+        .map(|p| p.parse::<u64>().unwrap_or(0));
+    (
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+        parts.next().unwrap_or(0),
+    )
+}
+
+/// The version in a section's `## [x.y.z]` heading.
+fn section_version(section: &str) -> Option<&str> {
+    let heading = section.lines().next()?.strip_prefix("## ")?;
+    Some(heading.trim().trim_start_matches('[').split(']').next()?.trim())
+}
+
+/// What the startup shows after an update: the sections of `text` newer than `seen`, newest
+/// last, or `None` when there are none.
+pub fn newer_than(text: &str, seen: &str) -> Option<String> {
+    let seen = version_key(seen);
+    let mut newer: Vec<String> = entries(text)
+        .into_iter()
+        .filter(|e| section_version(e).is_some_and(|v| version_key(v) > seen))
+        .collect();
+    if newer.is_empty() {
+        return None;
+    }
+    newer.reverse();
+    Some(newer.join("\n\n"))
+}
+
+/// This build's sections newer than `seen`.
+pub fn newer_than_seen(seen: &str) -> Option<String> {
+    newer_than(CHANGELOG, seen)
+}
+
+/// After an update, what changed since the version last seen (`lastChangelogVersion`): the
+/// newer sections as "What's New", or one line with `collapseChangelog` or `quietStartup`. The
+/// first run only records the version; a resumed session with messages shows nothing, as pi.
+pub fn startup_notice(app: &mut super::app::App) {
+    let current = app.version;
+    let session = app.session();
+    let resumed = session.with_messages(|m| !m.is_empty());
+    let Ok(mut settings) = session.settings().lock() else {
+        return;
+    };
+    let Some(seen) = settings.last_changelog_version().map(str::to_string) else {
+        settings.set_last_changelog_version(current);
+        return;
+    };
+    if version_key(current) <= version_key(&seen) || resumed {
+        return;
+    }
+    let condensed = settings.collapse_changelog() || settings.quiet_startup();
+    settings.set_last_changelog_version(current);
+    drop(settings);
+    let Some(markdown) = newer_than_seen(&seen) else { return };
+    if condensed {
+        app.notice(
+            format!("Updated to v{current}. Use /changelog to view full changelog."),
+            "text",
+        );
+    } else {
+        app.info(format!("**What's New**\n\n{markdown}"));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +111,16 @@ mod tests {
         assert!(md.starts_with("**What's New**"));
         // The newest entry comes last.
         assert!(md.find("[0.73.0]") < md.find("[0.73.1]"));
+    }
+
+    #[test]
+    fn only_sections_newer_than_the_seen_version_are_shown() {
+        let text = "# Changelog\n\n## [0.10.0]\n\n- c\n\n## [0.9.1]\n\n- b\n\n## [0.9.0]\n\n- a\n";
+        assert_eq!(
+            newer_than(text, "0.9.0").as_deref(),
+            Some("## [0.9.1]\n\n- b\n\n## [0.10.0]\n\n- c")
+        );
+        assert_eq!(newer_than(text, "0.10.0"), None);
+        assert_eq!(newer_than(text, "garbage").map(|t| t.matches("## ").count()), Some(3));
     }
 }

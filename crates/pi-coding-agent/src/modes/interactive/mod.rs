@@ -88,6 +88,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         options.verbose,
     );
     settings_menu::apply_startup(&mut app, &mut tui);
+    changelog::startup_notice(&mut app);
     let mut provider =
         pi_tui::autocomplete::CombinedAutocompleteProvider::new(commands::slash_commands(), session.cwd());
     provider.set_commands(commands::slash_commands());
