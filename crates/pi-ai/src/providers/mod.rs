@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod google;
+pub(crate) mod json_tree;
 pub(crate) mod lenient;
 pub mod openai_completions;
 pub mod openai_responses;
@@ -98,6 +99,17 @@ pub(crate) async fn post_body(
     } else {
         drop(body);
     }
+    post_bytes(url, headers, payload, policy, describe).await
+}
+
+/// [`post_body`] for a body already serialized.
+pub(crate) async fn post_bytes(
+    url: &str,
+    headers: HeaderMap,
+    payload: Vec<u8>,
+    policy: RetryPolicy,
+    describe: impl Fn(&HttpError) -> String,
+) -> Result<reqwest::Response, ProviderError> {
     http::post_json(url, headers, payload.into(), policy)
         .await
         .map_err(|e| ProviderError::Message(describe(&e)))

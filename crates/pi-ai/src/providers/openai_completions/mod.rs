@@ -5,6 +5,7 @@
 
 mod chunk;
 mod compat;
+mod messages;
 mod request;
 
 use std::collections::HashMap;
@@ -12,12 +13,12 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 pub use compat::Compat;
-pub use request::{build_body, build_headers, convert_messages, convert_tools, max_tokens};
+pub use request::{build_body, build_headers, convert_messages, convert_tools, max_tokens, request_payload};
 
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::StreamOptions;
-use crate::providers::{apply_payload_hook, cache_retention, join_url, post_body};
+use crate::providers::{apply_payload_hook, cache_retention, join_url, post_bytes};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::types::{Context, Model, StopReason, Usage};
@@ -26,13 +27,13 @@ use crate::types::{Context, Model, StopReason, Usage};
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let compat = Compat::for_model(model);
     let retention = cache_retention(&options);
-    let body = request_body(model, context, &options);
+    let payload = request_payload(model, context, &options);
     let headers = build_headers(model, &options, &compat, &api_key, retention);
     let url = join_url(&model.base_url, "chat/completions");
     let policy = RetryPolicy::from_options(&options);
     let owned_model = model.clone();
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
-        Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
+        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy).await })
     })
 }
 
@@ -104,11 +105,12 @@ async fn run(
     model: &Model,
     url: String,
     headers: Vec<(String, String)>,
-    body: Value,
+    payload: Result<Vec<u8>, String>,
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let response = post_body(&url, header_map, body, policy, |e| {
+    let payload = payload.map_err(ProviderError::Message)?;
+    let response = post_bytes(&url, header_map, payload, policy, |e| {
         e.message(ErrorBodyStyle::ErrorField)
     })
     .await?;

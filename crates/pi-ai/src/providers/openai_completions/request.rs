@@ -3,12 +3,13 @@
 
 use serde_json::{json, Map, Value};
 
+use super::messages::{message_tree, transform_for};
 use super::Compat;
 use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::json_tree::{Json, WithMessages};
 use crate::providers::model_headers;
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
-use crate::transform::{sanitize_surrogates, transform_messages};
-use crate::types::{Content, Context, Message, Model, ThinkingLevel, Tool, ToolResultMessage, UserContent};
+use crate::types::{Context, Message, Model, ThinkingLevel, Tool};
 
 /// Request headers: bearer auth, the model's headers, session affinity, then the caller's.
 pub fn build_headers(
@@ -46,7 +47,46 @@ pub fn build_body(
     compat: &Compat,
     retention: CacheRetention,
 ) -> Value {
-    let mut messages = convert_messages(model, context, compat);
+    let messages = convert_messages(model, context, compat);
+    Value::Object(body_map(model, context, options, compat, retention, Some(messages)))
+}
+
+/// Whether the messages get Anthropic-style `cache_control` marks (OpenRouter and the like).
+fn marks_cache_control(compat: &Compat, retention: CacheRetention) -> bool {
+    compat.cache_control_format.as_deref() == Some("anthropic") && retention != CacheRetention::None
+}
+
+/// The serialized body `stream` sends. Without a payload hook or cache-control marks (both
+/// edit the body as a `Value`), the history is written from a tree that borrows its text
+/// instead of being copied into a `Value` first: the same bytes for much less work.
+pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions) -> Result<Vec<u8>, String> {
+    let compat = Compat::for_model(model);
+    let retention = crate::providers::cache_retention(options);
+    if options.on_payload.is_some() || marks_cache_control(&compat, retention) {
+        return serde_json::to_vec(&super::request_body(model, context, options)).map_err(|e| e.to_string());
+    }
+    let body = body_map(model, context, options, &compat, retention, None);
+    let transformed = transform_for(model, context);
+    let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
+    let tree = message_tree(model, context.system_prompt.as_deref(), &messages, &compat);
+    serde_json::to_vec(&WithMessages {
+        body: &body,
+        messages: &tree,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Every field of the body; `messages` holds `messages`, or stays null for the caller to write
+/// when `None` (never with cache-control marks, which edit the messages).
+fn body_map(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    compat: &Compat,
+    retention: CacheRetention,
+    messages: Option<Vec<Value>>,
+) -> Map<String, Value> {
+    let mut messages = messages;
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     body.insert("messages".into(), Value::Null); // placed here; filled below
@@ -83,14 +123,18 @@ pub fn build_body(
     } else {
         None
     };
-    if compat.cache_control_format.as_deref() == Some("anthropic") && retention != CacheRetention::None {
+    if marks_cache_control(compat, retention) {
         let mut cc = json!({"type": "ephemeral"});
         if retention == CacheRetention::Long && compat.supports_long_cache_retention {
             cc["ttl"] = json!("1h");
         }
-        apply_anthropic_cache_control(&mut messages, tools.as_mut(), &cc);
+        if let Some(messages) = messages.as_mut() {
+            apply_anthropic_cache_control(messages, tools.as_mut(), &cc);
+        }
     }
-    body.insert("messages".into(), Value::Array(messages));
+    if let Some(messages) = messages {
+        body.insert("messages".into(), Value::Array(messages));
+    }
     if let Some(tools) = tools {
         body.insert("tools".into(), Value::Array(tools));
     }
@@ -116,7 +160,7 @@ pub fn build_body(
             }
         }
     }
-    Value::Object(body)
+    body
 }
 
 /// The output cap: the option, else `min(model.maxTokens, 32000)`; `None` when the model
@@ -201,210 +245,14 @@ pub fn convert_tools(tools: &[Tool], compat: &Compat) -> Vec<Value> {
         .collect()
 }
 
-/// Tool-call ids this API accepts: Responses-style `call|item` ids keep the call part (40
-/// safe characters at most); OpenAI's own limit is 40.
-fn normalize_tool_call_id(model: &Model, id: &str) -> String {
-    if let Some((call, _)) = id.split_once('|') {
-        return crate::transform::sanitize_tool_call_id(call, 40);
-    }
-    if model.provider == "openai" && id.chars().count() > 40 {
-        return id.chars().take(40).collect();
-    }
-    id.to_string()
-}
-
 /// Messages in the Chat Completions shape (system prompt first).
 pub fn convert_messages(model: &Model, context: &Context, compat: &Compat) -> Vec<Value> {
-    let normalize = |id: &str, _: &crate::types::AssistantMessage| normalize_tool_call_id(model, id);
-    let messages = transform_messages(&context.messages, model, &normalize);
-    let messages: Vec<&Message> = messages.iter().map(|m| m.as_ref()).collect();
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    if let Some(system) = &context.system_prompt {
-        let role = if model.reasoning && compat.supports_developer_role {
-            "developer"
-        } else {
-            "system"
-        };
-        out.push(json!({"role": role, "content": sanitize_surrogates(system)}));
-    }
-    let mut last_role: Option<&str> = None;
-    let mut i = 0;
-    while i < messages.len() {
-        let msg = &messages[i];
-        if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") {
-            if let Message::User(_) = msg {
-                out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
-            }
-        }
-        match msg {
-            Message::User(user) => {
-                match &user.content {
-                    UserContent::Text(s) => out.push(json!({"role": "user", "content": sanitize_surrogates(s)})),
-                    UserContent::Blocks(blocks) => {
-                        let parts: Vec<Value> = blocks.iter().filter_map(user_part).collect();
-                        if parts.is_empty() {
-                            i += 1;
-                            continue;
-                        }
-                        out.push(json!({"role": "user", "content": parts}));
-                    }
-                }
-                last_role = Some("user");
-            }
-            Message::Assistant(a) => {
-                if let Some(v) = convert_assistant(model, compat, a) {
-                    out.push(v);
-                }
-                last_role = Some("assistant");
-            }
-            Message::ToolResult(_) => {
-                let mut images = Vec::new();
-                let mut j = i;
-                while let Some(Message::ToolResult(result)) = messages.get(j) {
-                    out.push(tool_message(result, compat));
-                    if model.supports_images() {
-                        images.extend(result.content.iter().filter_map(|c| match c {
-                            Content::Image(img) => Some(image_url(&img.mime_type, &img.data)),
-                            _ => None,
-                        }));
-                    }
-                    j += 1;
-                }
-                i = j;
-                if images.is_empty() {
-                    last_role = Some("toolResult");
-                } else {
-                    if compat.requires_assistant_after_tool_result {
-                        out.push(json!({"role": "assistant", "content": "I have processed the tool results."}));
-                    }
-                    let mut parts = vec![json!({"type": "text", "text": "Attached image(s) from tool result:"})];
-                    parts.extend(images);
-                    out.push(json!({"role": "user", "content": parts}));
-                    last_role = Some("user");
-                }
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
-fn image_url(mime: &str, data: &str) -> Value {
-    json!({"type": "image_url", "image_url": {"url": format!("data:{mime};base64,{data}")}})
-}
-
-fn user_part(block: &Content) -> Option<Value> {
-    match block {
-        Content::Text(t) => Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)})),
-        Content::Image(img) => Some(image_url(&img.mime_type, &img.data)),
-        _ => None,
-    }
-}
-
-fn tool_message(result: &ToolResultMessage, compat: &Compat) -> Value {
-    let text = crate::types::join_text(&result.content);
-    let content = if text.is_empty() {
-        "(see attached image)".to_string()
-    } else {
-        text
-    };
-    let mut m = Map::new();
-    m.insert("role".into(), json!("tool"));
-    m.insert("content".into(), json!(sanitize_surrogates(&content)));
-    m.insert("tool_call_id".into(), json!(result.tool_call_id));
-    if compat.requires_tool_result_name && !result.tool_name.is_empty() {
-        m.insert("name".into(), json!(result.tool_name));
-    }
-    Value::Object(m)
-}
-
-fn convert_assistant(model: &Model, compat: &Compat, a: &crate::types::AssistantMessage) -> Option<Value> {
-    let mut m = Map::new();
-    m.insert("role".into(), json!("assistant"));
-    m.insert(
-        "content".into(),
-        if compat.requires_assistant_after_tool_result {
-            json!("")
-        } else {
-            Value::Null
-        },
-    );
-    let text_parts: Vec<&str> = a
-        .content
+    let transformed = transform_for(model, context);
+    let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
+    message_tree(model, context.system_prompt.as_deref(), &messages, compat)
         .iter()
-        .filter_map(Content::as_text)
-        .filter(|t| !t.trim().is_empty())
-        .collect();
-    let text: String = text_parts.concat();
-    let thinking: Vec<&crate::types::ThinkingContent> = a
-        .content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Thinking(t) if !t.thinking.trim().is_empty() => Some(t),
-            _ => None,
-        })
-        .collect();
-    if !thinking.is_empty() {
-        if compat.requires_thinking_as_text {
-            let joined: Vec<&str> = thinking.iter().map(|t| sanitize_surrogates(&t.thinking)).collect();
-            let mut parts = vec![json!({"type": "text", "text": joined.join("\n\n")})];
-            parts.extend(
-                text_parts
-                    .iter()
-                    .map(|t| json!({"type": "text", "text": sanitize_surrogates(t)})),
-            );
-            m.insert("content".into(), Value::Array(parts));
-        } else {
-            if !text.is_empty() {
-                m.insert("content".into(), json!(sanitize_surrogates(&text)));
-            }
-            if let Some(field) = thinking[0].thinking_signature.as_deref().filter(|s| !s.is_empty()) {
-                let joined: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
-                m.insert(field.to_string(), json!(joined.join("\n")));
-            }
-        }
-    } else if !text.is_empty() {
-        m.insert("content".into(), json!(sanitize_surrogates(&text)));
-    }
-    let calls: Vec<&crate::types::ToolCall> = a.tool_calls().collect();
-    if !calls.is_empty() {
-        let tool_calls: Vec<Value> = calls
-            .iter()
-            .map(|tc| {
-                json!({
-                    "id": tc.id,
-                    "type": "function",
-                    "function": {"name": tc.name, "arguments": tc.arguments.to_string()},
-                })
-            })
-            .collect();
-        m.insert("tool_calls".into(), Value::Array(tool_calls));
-        let details: Vec<Value> = calls
-            .iter()
-            .filter_map(|tc| tc.thought_signature.as_deref())
-            .filter_map(|s| serde_json::from_str::<Value>(s).ok())
-            .filter(|v| !v.is_null() && v != &json!(false))
-            .collect();
-        if !details.is_empty() {
-            m.insert("reasoning_details".into(), Value::Array(details));
-        }
-    }
-    if compat.requires_reasoning_content_on_assistant_messages
-        && model.reasoning
-        && !m.contains_key("reasoning_content")
-    {
-        m.insert("reasoning_content".into(), json!(""));
-    }
-    let has_content = match m.get("content") {
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(a)) => !a.is_empty(),
-        _ => false,
-    };
-    if !has_content && !m.contains_key("tool_calls") {
-        return None;
-    }
-    Some(Value::Object(m))
+        .map(Json::to_value)
+        .collect()
 }
 
 fn apply_anthropic_cache_control(messages: &mut [Value], tools: Option<&mut Vec<Value>>, cc: &Value) {
@@ -516,6 +364,117 @@ mod tests {
             };
             let b = build_body(&m, &Context::default(), &opts, &c, CacheRetention::Short);
             assert_eq!(b["temperature"].to_string(), text);
+        }
+    }
+
+    /// A conversation that exercises every branch of the message conversion.
+    fn rich_context() -> Context {
+        use crate::types::{
+            AssistantMessage, Content, Extra, StopReason, TextContent, ThinkingContent, ToolCall, ToolResultMessage,
+            UserContent, UserMessage,
+        };
+        let assistant = |content: Vec<Content>, provider: &str| {
+            Message::Assistant(AssistantMessage {
+                content,
+                api: "openai-completions".into(),
+                provider: provider.into(),
+                model: "mock-model".into(),
+                stop_reason: StopReason::ToolUse,
+                ..Default::default()
+            })
+        };
+        let call = |id: &str, signature: Option<&str>| {
+            Content::ToolCall(ToolCall {
+                id: id.into(),
+                name: "read".into(),
+                arguments: json!({"path": "a \"b\".txt"}),
+                thought_signature: signature.map(str::to_string),
+                extra: Extra::new(),
+            })
+        };
+        let result = |id: &str, content: Vec<Content>| {
+            Message::ToolResult(ToolResultMessage {
+                tool_call_id: id.into(),
+                tool_name: "read".into(),
+                content,
+                details: None,
+                is_error: false,
+                timestamp: 1,
+                extra: Extra::new(),
+            })
+        };
+        Context {
+            system_prompt: Some("You are \"pi\".\nBe brief.".into()),
+            messages: vec![
+                Message::user_text("hello\twith \u{e9}scapes"),
+                Message::User(UserMessage {
+                    content: UserContent::Blocks(vec![Content::text("look"), Content::image("aGk=", "image/png")]),
+                    timestamp: 2,
+                    extra: Extra::new(),
+                }),
+                assistant(
+                    vec![
+                        Content::Thinking(ThinkingContent {
+                            thinking: "pondering".into(),
+                            thinking_signature: Some("reasoning_content".into()),
+                            ..Default::default()
+                        }),
+                        Content::Text(TextContent {
+                            text: "I will read.".into(),
+                            ..Default::default()
+                        }),
+                        call(
+                            "call|item1",
+                            Some(r#"{"type":"reasoning.encrypted","id":"call","data":"x"}"#),
+                        ),
+                        call("c2", None),
+                    ],
+                    "p",
+                ),
+                result("call|item1", vec![Content::text("file text")]),
+                result("c2", vec![Content::image("aGk=", "image/png")]),
+                Message::User(UserMessage {
+                    content: UserContent::Text("next".into()),
+                    timestamp: 3,
+                    extra: Extra::new(),
+                }),
+                assistant(vec![Content::text("from elsewhere"), call("c3", None)], "other"),
+            ],
+            tools: vec![Tool {
+                name: "read".into(),
+                description: "Read a file".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            }],
+        }
+    }
+
+    #[test]
+    fn the_borrowed_payload_is_byte_for_byte_the_value_body() {
+        let ctx = rich_context();
+        let compats = [
+            json!({}),
+            json!({"requiresAssistantAfterToolResult": true, "requiresToolResultName": true}),
+            json!({"requiresThinkingAsText": true, "supportsDeveloperRole": true}),
+            json!({"requiresReasoningContentOnAssistantMessages": true, "zaiToolStream": true}),
+        ];
+        for (k, compat) in compats.into_iter().enumerate() {
+            for reasoning in [false, true] {
+                let mut m = model("p", "http://x/v1", reasoning);
+                m.input = vec![crate::types::InputKind::Text, crate::types::InputKind::Image];
+                m.compat = Some(compat.clone());
+                let opts = StreamOptions {
+                    session_id: Some("s".into()),
+                    temperature: Some(0.5),
+                    ..Default::default()
+                };
+                let value = super::super::request_body(&m, &ctx, &opts);
+                let bytes = request_payload(&m, &ctx, &opts).expect("payload");
+                assert_eq!(
+                    String::from_utf8(bytes).expect("utf-8"),
+                    serde_json::to_string(&value).expect("value"),
+                    "compat {k}, reasoning {reasoning}"
+                );
+            }
         }
     }
 }

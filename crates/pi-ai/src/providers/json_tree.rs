@@ -1,0 +1,154 @@
+//! A JSON tree for request bodies that borrows its text from the conversation.
+//!
+//! A request carries the whole history, so it is rebuilt for every turn of a long session.
+//! Building it as `serde_json::Value` copies every text into an ordered map per message, and
+//! freeing that tree afterwards costs as much again; this tree holds references and plain
+//! vectors, serializes to the same bytes, and becomes a `Value` only where a caller needs one
+//! (payload hooks, later edits).
+
+use std::borrow::Cow;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Json<'a> {
+    Null,
+    Str(Cow<'a, str>),
+    Array(Vec<Json<'a>>),
+    /// Keys in insertion order, unique (see [`Json::insert`]).
+    Object(Vec<(Cow<'a, str>, Json<'a>)>),
+    /// An owned subtree.
+    Value(Value),
+}
+
+impl<'a> Json<'a> {
+    pub fn str(s: &'a str) -> Self {
+        Json::Str(Cow::Borrowed(s))
+    }
+
+    pub fn string(s: String) -> Self {
+        Json::Str(Cow::Owned(s))
+    }
+
+    /// An object from `(key, value)` pairs with distinct keys.
+    pub fn object<const N: usize>(pairs: [(&'a str, Json<'a>); N]) -> Self {
+        Json::Object(pairs.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)).collect())
+    }
+
+    /// Set `key` in an object, keeping its place when it exists (as `Map::insert` does).
+    pub fn insert(&mut self, key: Cow<'a, str>, value: Json<'a>) {
+        if let Json::Object(entries) = self {
+            match entries.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, v)) => *v = value,
+                None => entries.push((key, value)),
+            }
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Json<'a>> {
+        match self {
+            Json::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    pub fn to_value(&self) -> Value {
+        match self {
+            Json::Null => Value::Null,
+            Json::Str(s) => Value::String(s.to_string()),
+            Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
+            Json::Object(entries) => {
+                let map: Map<String, Value> = entries.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect();
+                Value::Object(map)
+            }
+            Json::Value(v) => v.clone(),
+        }
+    }
+}
+
+impl Serialize for Json<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Null => s.serialize_unit(),
+            Json::Str(text) => s.serialize_str(text),
+            Json::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Json::Object(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k.as_ref(), v)?;
+                }
+                map.end()
+            }
+            Json::Value(v) => v.serialize(s),
+        }
+    }
+}
+
+/// A body built as a `Value` map whose `messages` entry (a placeholder) is written from a
+/// [`Json`] list instead: the small fields keep their `Value` code, the history is borrowed.
+pub(crate) struct WithMessages<'m, 'a> {
+    pub body: &'m Map<String, Value>,
+    pub messages: &'m [Json<'a>],
+}
+
+impl Serialize for WithMessages<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.body.len()))?;
+        for (k, v) in self.body {
+            if k == "messages" {
+                map.serialize_entry(k, self.messages)?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn serializes_as_the_equivalent_value_does() {
+        let text = String::from("a \"quoted\"\nline");
+        let mut j = Json::object([
+            ("role", Json::str("user")),
+            ("content", Json::Array(vec![Json::object([("text", Json::str(&text))])])),
+            ("n", Json::Value(json!(1.5))),
+            ("none", Json::Null),
+        ]);
+        j.insert(Cow::Borrowed("role"), Json::str("assistant"));
+        j.insert(Cow::Owned("extra".to_string()), Json::string("yes".to_string()));
+        let expected =
+            json!({"role": "assistant", "content": [{"text": text}], "n": 1.5, "none": null, "extra": "yes"});
+        assert_eq!(
+            serde_json::to_string(&j).unwrap(),
+            serde_json::to_string(&expected).unwrap()
+        );
+        assert_eq!(j.to_value(), expected);
+        assert_eq!(j.get("extra"), Some(&Json::str("yes")));
+    }
+
+    #[test]
+    fn the_messages_placeholder_is_written_from_the_list() {
+        let body = json!({"model": "m", "messages": null, "stream": true});
+        let messages = vec![Json::object([("role", Json::str("user"))])];
+        let spliced = WithMessages {
+            body: body.as_object().unwrap(),
+            messages: &messages,
+        };
+        assert_eq!(
+            serde_json::to_string(&spliced).unwrap(),
+            r#"{"model":"m","messages":[{"role":"user"}],"stream":true}"#
+        );
+    }
+}

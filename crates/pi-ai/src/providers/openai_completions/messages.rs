@@ -1,0 +1,270 @@
+//! The conversation in the Chat Completions shape, as a [`Json`] tree that borrows the
+//! message text (see [`crate::providers::json_tree`]).
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::Compat;
+use crate::providers::json_tree::Json;
+use crate::transform::{sanitize_surrogates, transform_messages};
+use crate::types::{AssistantMessage, Content, Context, Message, Model, ToolResultMessage, UserContent};
+
+const TOOL_RESULTS_PROCESSED: &str = "I have processed the tool results.";
+
+/// Tool-call ids this API accepts: Responses-style `call|item` ids keep the call part (40
+/// safe characters at most); OpenAI's own limit is 40.
+fn normalize_tool_call_id(model: &Model, id: &str) -> String {
+    if let Some((call, _)) = id.split_once('|') {
+        return crate::transform::sanitize_tool_call_id(call, 40);
+    }
+    if model.provider == "openai" && id.chars().count() > 40 {
+        return id.chars().take(40).collect();
+    }
+    id.to_string()
+}
+
+/// The context's messages prepared for `model` (see [`transform_messages`]).
+pub(crate) fn transform_for<'c>(model: &Model, context: &'c Context) -> Vec<Cow<'c, Message>> {
+    let normalize = |id: &str, _: &AssistantMessage| normalize_tool_call_id(model, id);
+    transform_messages(&context.messages, model, &normalize)
+}
+
+/// The request's `messages`: the system prompt, then `messages` (already transformed).
+pub(crate) fn message_tree<'a>(
+    model: &Model,
+    system_prompt: Option<&'a str>,
+    messages: &[&'a Message],
+    compat: &Compat,
+) -> Vec<Json<'a>> {
+    let mut out = Vec::with_capacity(messages.len() + 1);
+    if let Some(system) = system_prompt {
+        let role = if model.reasoning && compat.supports_developer_role {
+            "developer"
+        } else {
+            "system"
+        };
+        out.push(Json::object([
+            ("role", Json::str(role)),
+            ("content", Json::str(sanitize_surrogates(system))),
+        ]));
+    }
+    let processed = || {
+        Json::object([
+            ("role", Json::str("assistant")),
+            ("content", Json::str(TOOL_RESULTS_PROCESSED)),
+        ])
+    };
+    let mut last_role: Option<&str> = None;
+    let mut i = 0;
+    while i < messages.len() {
+        let msg = messages[i];
+        if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") {
+            if let Message::User(_) = msg {
+                out.push(processed());
+            }
+        }
+        match msg {
+            Message::User(user) => {
+                match &user.content {
+                    UserContent::Text(s) => out.push(Json::object([
+                        ("role", Json::str("user")),
+                        ("content", Json::str(sanitize_surrogates(s))),
+                    ])),
+                    UserContent::Blocks(blocks) => {
+                        let parts: Vec<Json> = blocks.iter().filter_map(user_part).collect();
+                        if parts.is_empty() {
+                            i += 1;
+                            continue;
+                        }
+                        out.push(Json::object([
+                            ("role", Json::str("user")),
+                            ("content", Json::Array(parts)),
+                        ]));
+                    }
+                }
+                last_role = Some("user");
+            }
+            Message::Assistant(a) => {
+                if let Some(v) = assistant_message(model, compat, a) {
+                    out.push(v);
+                }
+                last_role = Some("assistant");
+            }
+            Message::ToolResult(_) => {
+                let mut images = Vec::new();
+                let mut j = i;
+                while let Some(Message::ToolResult(result)) = messages.get(j).copied() {
+                    out.push(tool_message(result, compat));
+                    if model.supports_images() {
+                        images.extend(result.content.iter().filter_map(|c| match c {
+                            Content::Image(img) => Some(image_url(&img.mime_type, &img.data)),
+                            _ => None,
+                        }));
+                    }
+                    j += 1;
+                }
+                i = j;
+                if images.is_empty() {
+                    last_role = Some("toolResult");
+                } else {
+                    if compat.requires_assistant_after_tool_result {
+                        out.push(processed());
+                    }
+                    let mut parts = vec![Json::object([
+                        ("type", Json::str("text")),
+                        ("text", Json::str("Attached image(s) from tool result:")),
+                    ])];
+                    parts.extend(images);
+                    out.push(Json::object([
+                        ("role", Json::str("user")),
+                        ("content", Json::Array(parts)),
+                    ]));
+                    last_role = Some("user");
+                }
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+fn image_url<'a>(mime: &str, data: &str) -> Json<'a> {
+    Json::object([
+        ("type", Json::str("image_url")),
+        (
+            "image_url",
+            Json::object([("url", Json::string(format!("data:{mime};base64,{data}")))]),
+        ),
+    ])
+}
+
+fn user_part(block: &Content) -> Option<Json<'_>> {
+    match block {
+        Content::Text(t) => Some(Json::object([
+            ("type", Json::str("text")),
+            ("text", Json::str(sanitize_surrogates(&t.text))),
+        ])),
+        Content::Image(img) => Some(image_url(&img.mime_type, &img.data)),
+        _ => None,
+    }
+}
+
+fn tool_message<'a>(result: &'a ToolResultMessage, compat: &Compat) -> Json<'a> {
+    let text = crate::types::join_text(&result.content);
+    let content = if text.is_empty() {
+        "(see attached image)".to_string()
+    } else {
+        text
+    };
+    let mut m = Json::object([
+        ("role", Json::str("tool")),
+        ("content", Json::string(sanitize_surrogates(&content).to_string())),
+        ("tool_call_id", Json::str(&result.tool_call_id)),
+    ]);
+    if compat.requires_tool_result_name && !result.tool_name.is_empty() {
+        m.insert(Cow::Borrowed("name"), Json::str(&result.tool_name));
+    }
+    m
+}
+
+fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage) -> Option<Json<'a>> {
+    let mut m = Json::object([
+        ("role", Json::str("assistant")),
+        (
+            "content",
+            if compat.requires_assistant_after_tool_result {
+                Json::str("")
+            } else {
+                Json::Null
+            },
+        ),
+    ]);
+    let text_parts: Vec<&str> = a
+        .content
+        .iter()
+        .filter_map(Content::as_text)
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    let text: String = text_parts.concat();
+    let thinking: Vec<&crate::types::ThinkingContent> = a
+        .content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Thinking(t) if !t.thinking.trim().is_empty() => Some(t),
+            _ => None,
+        })
+        .collect();
+    let content = Cow::Borrowed("content");
+    if !thinking.is_empty() {
+        if compat.requires_thinking_as_text {
+            let joined: Vec<&str> = thinking.iter().map(|t| sanitize_surrogates(&t.thinking)).collect();
+            let mut parts = vec![Json::object([
+                ("type", Json::str("text")),
+                ("text", Json::string(joined.join("\n\n"))),
+            ])];
+            parts.extend(
+                text_parts
+                    .iter()
+                    .map(|t| Json::object([("type", Json::str("text")), ("text", Json::str(sanitize_surrogates(t)))])),
+            );
+            m.insert(content, Json::Array(parts));
+        } else {
+            if !text.is_empty() {
+                m.insert(content, Json::string(sanitize_surrogates(&text).to_string()));
+            }
+            if let Some(field) = thinking[0].thinking_signature.as_deref().filter(|s| !s.is_empty()) {
+                let joined: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
+                m.insert(Cow::Borrowed(field), Json::string(joined.join("\n")));
+            }
+        }
+    } else if !text.is_empty() {
+        m.insert(content, Json::string(sanitize_surrogates(&text).to_string()));
+    }
+    let calls: Vec<&crate::types::ToolCall> = a.tool_calls().collect();
+    if !calls.is_empty() {
+        let tool_calls: Vec<Json> = calls
+            .iter()
+            .map(|tc| {
+                Json::object([
+                    ("id", Json::str(&tc.id)),
+                    ("type", Json::str("function")),
+                    (
+                        "function",
+                        Json::object([
+                            ("name", Json::str(&tc.name)),
+                            ("arguments", Json::string(tc.arguments.to_string())),
+                        ]),
+                    ),
+                ])
+            })
+            .collect();
+        m.insert(Cow::Borrowed("tool_calls"), Json::Array(tool_calls));
+        let details: Vec<Json> = calls
+            .iter()
+            .filter_map(|tc| tc.thought_signature.as_deref())
+            .filter_map(|s| serde_json::from_str::<Value>(s).ok())
+            .filter(|v| !v.is_null() && v != &Value::Bool(false))
+            .map(Json::Value)
+            .collect();
+        if !details.is_empty() {
+            m.insert(Cow::Borrowed("reasoning_details"), Json::Array(details));
+        }
+    }
+    if compat.requires_reasoning_content_on_assistant_messages
+        && model.reasoning
+        && m.get("reasoning_content").is_none()
+    {
+        m.insert(Cow::Borrowed("reasoning_content"), Json::str(""));
+    }
+    let has_content = match m.get("content") {
+        Some(Json::Str(s)) => !s.is_empty(),
+        Some(Json::Array(a)) => !a.is_empty(),
+        _ => false,
+    };
+    if !has_content && m.get("tool_calls").is_none() {
+        return None;
+    }
+    Some(m)
+}
