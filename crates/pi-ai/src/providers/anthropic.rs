@@ -15,12 +15,13 @@ use crate::cost::calculate_cost;
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_body};
+use crate::providers::json_tree::WithMessages;
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
 use crate::sse::{SseError, SseStream};
 use crate::stream_driver::{error_stream, spawn_provider_with, AbortMessages, Emitter, ProviderError};
 use crate::thinking::{adjust_max_tokens_for_thinking, effective_reasoning, level_mapping, LevelMapping};
 use crate::transform::{sanitize_surrogates, transform_messages};
-use crate::types::{Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
+use crate::types::{Content, Context, Message, Model, StopReason, ThinkingLevel, Tool};
 
 /// The Anthropic SDK's cancelled-request texts: its own while connecting, the fetch body's
 /// once the stream is being read.
@@ -176,12 +177,44 @@ fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
 
 /// The request body (before the payload hook).
 fn build_body(model: &Model, context: &Context, options: &StreamOptions, plan: &RequestPlan) -> Value {
+    let messages = convert_messages(&context.messages, model, plan);
+    Value::Object(body_map(model, context, options, plan, Value::Array(messages)))
+}
+
+/// The serialized body. Without a payload hook (which edits a `Value`), the history is written
+/// from a tree that borrows the message text (see [`crate::providers::json_tree`]).
+fn request_payload(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    plan: &RequestPlan,
+) -> Result<Vec<u8>, String> {
+    if options.on_payload.is_some() {
+        let body = apply_payload_hook(options, model, build_body(model, context, options, plan));
+        return serde_json::to_vec(&body).map_err(|e| e.to_string());
+    }
+    let body = body_map(model, context, options, plan, Value::Null);
+    let transformed = transform_messages(&context.messages, model, &|id, _| normalize_tool_call_id(id));
+    let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
+    let tree = message_tree(&messages, plan);
+    serde_json::to_vec(&WithMessages {
+        body: &body,
+        messages: &tree,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Every field of the body, with `messages` (null for the caller to write).
+fn body_map(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    plan: &RequestPlan,
+    messages: Value,
+) -> Map<String, Value> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
-    body.insert(
-        "messages".into(),
-        Value::Array(convert_messages(&context.messages, model, plan)),
-    );
+    body.insert("messages".into(), messages);
     body.insert("max_tokens".into(), json!(plan.max_tokens));
     body.insert("stream".into(), json!(true));
     let with_cache = |mut block: Map<String, Value>| {
@@ -237,7 +270,7 @@ fn build_body(model: &Model, context: &Context, options: &StreamOptions, plan: &
     {
         body.insert("metadata".into(), json!({"user_id": user_id}));
     }
-    Value::Object(body)
+    body
 }
 
 fn convert_tools(tools: &[Tool], model: &Model, plan: &RequestPlan) -> Vec<Value> {
@@ -270,147 +303,6 @@ fn convert_tools(tools: &[Tool], model: &Model, plan: &RequestPlan) -> Vec<Value
             Value::Object(t)
         })
         .collect()
-}
-
-fn image_block(data: &str, mime_type: &str) -> Value {
-    json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
-}
-
-/// Tool-result content: a plain string without images, blocks with them.
-fn tool_result_content(content: &[Content]) -> Value {
-    let has_images = content.iter().any(|c| matches!(c, Content::Image(_)));
-    if !has_images {
-        let texts: Vec<&str> = content.iter().filter_map(Content::as_text).collect();
-        return json!(sanitize_surrogates(&texts.join("\n")));
-    }
-    let mut blocks: Vec<Value> = content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)})),
-            Content::Image(i) => Some(image_block(&i.data, &i.mime_type)),
-            _ => None,
-        })
-        .collect();
-    if !content.iter().any(|c| matches!(c, Content::Text(_))) {
-        blocks.insert(0, json!({"type": "text", "text": "(see attached image)"}));
-    }
-    Value::Array(blocks)
-}
-
-fn convert_messages(messages: &[Message], model: &Model, plan: &RequestPlan) -> Vec<Value> {
-    let transformed = transform_messages(messages, model, &|id, _| normalize_tool_call_id(id));
-    let transformed: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
-    let mut out: Vec<Value> = Vec::new();
-    let mut i = 0;
-    while i < transformed.len() {
-        match transformed[i] {
-            Message::User(user) => match &user.content {
-                UserContent::Text(text) => {
-                    if !text.trim().is_empty() {
-                        out.push(json!({"role": "user", "content": sanitize_surrogates(text)}));
-                    }
-                }
-                UserContent::Blocks(blocks) => {
-                    let converted: Vec<Value> = blocks
-                        .iter()
-                        .filter_map(|b| match b {
-                            Content::Text(t) if !t.text.trim().is_empty() => {
-                                Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)}))
-                            }
-                            Content::Image(img) => Some(image_block(&img.data, &img.mime_type)),
-                            _ => None,
-                        })
-                        .collect();
-                    if !converted.is_empty() {
-                        out.push(json!({"role": "user", "content": converted}));
-                    }
-                }
-            },
-            Message::Assistant(assistant) => {
-                let blocks: Vec<Value> = assistant
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        Content::Text(t) if !t.text.trim().is_empty() => {
-                            Some(json!({"type": "text", "text": sanitize_surrogates(&t.text)}))
-                        }
-                        Content::Thinking(t) if t.redacted == Some(true) => Some(json!({
-                            "type": "redacted_thinking",
-                            "data": t.thinking_signature.clone().unwrap_or_default(),
-                        })),
-                        Content::Thinking(t) if !t.thinking.trim().is_empty() => {
-                            match t.thinking_signature.as_deref().filter(|s| !s.trim().is_empty()) {
-                                Some(sig) => Some(json!({
-                                    "type": "thinking",
-                                    "thinking": sanitize_surrogates(&t.thinking),
-                                    "signature": sig,
-                                })),
-                                // An unsigned thinking block (e.g. from an aborted stream) is
-                                // replayed as plain text: the API rejects it otherwise.
-                                None => Some(json!({"type": "text", "text": sanitize_surrogates(&t.thinking)})),
-                            }
-                        }
-                        Content::ToolCall(tc) => {
-                            let name = if plan.oauth {
-                                to_claude_code_name(&tc.name)
-                            } else {
-                                tc.name.clone()
-                            };
-                            let input = if tc.arguments.is_object() {
-                                tc.arguments.clone()
-                            } else {
-                                json!({})
-                            };
-                            Some(json!({"type": "tool_use", "id": tc.id, "name": name, "input": input}))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                if !blocks.is_empty() {
-                    out.push(json!({"role": "assistant", "content": blocks}));
-                }
-            }
-            Message::ToolResult(_) => {
-                // Consecutive results travel together in one user turn.
-                let mut results = Vec::new();
-                while let Some(Message::ToolResult(r)) = transformed.get(i) {
-                    results.push(json!({
-                        "type": "tool_result",
-                        "tool_use_id": r.tool_call_id,
-                        "content": tool_result_content(&r.content),
-                        "is_error": r.is_error,
-                    }));
-                    i += 1;
-                }
-                out.push(json!({"role": "user", "content": results}));
-                continue;
-            }
-        }
-        i += 1;
-    }
-    if let Some(cc) = &plan.cache_control {
-        mark_last_user_message(&mut out, cc);
-    }
-    out
-}
-
-/// Put `cache_control` on the last block of the last message when it is a user message.
-fn mark_last_user_message(messages: &mut [Value], cache_control: &Value) {
-    let Some(last) = messages.last_mut() else { return };
-    if last.get("role").and_then(Value::as_str) != Some("user") {
-        return;
-    }
-    let Some(content) = last.get_mut("content") else { return };
-    if let Some(text) = content.as_str() {
-        *content = json!([{"type": "text", "text": text, "cache_control": cache_control}]);
-    } else if let Some(block) = content.as_array_mut().and_then(|a| a.last_mut()) {
-        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
-        if matches!(kind, "text" | "image" | "tool_result") {
-            if let Some(obj) = block.as_object_mut() {
-                obj.insert("cache_control".into(), cache_control.clone());
-            }
-        }
-    }
 }
 
 fn build_headers(
@@ -471,7 +363,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         &options,
         is_oauth_token(&api_key) && model.provider != "github-copilot",
     );
-    let body = apply_payload_hook(&options, model, build_body(model, context, &options, &plan));
+    let payload = request_payload(model, context, &options, &plan);
     let headers = match build_headers(model, context, &options, &api_key) {
         Ok(h) => h,
         Err(e) => return error_stream(model, e),
@@ -487,7 +379,9 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         ANTHROPIC_ABORT_MESSAGES,
         move |emitter| {
             async move {
-                let response = post_body(&url, headers, body, policy, |e| e.message(ErrorBodyStyle::WholeBody)).await?;
+                let payload = payload.map_err(ProviderError::Message)?;
+                let response =
+                    post_bytes(&url, headers, payload, policy, |e| e.message(ErrorBodyStyle::WholeBody)).await?;
                 let mut sse = SseStream::new(response.bytes_stream());
                 read_events(emitter, &mut sse, &model_for_body, &tools, oauth).await
             }
@@ -691,6 +585,10 @@ where
 
 #[path = "anthropic_delta.rs"]
 mod delta;
+#[path = "anthropic_messages.rs"]
+mod messages;
+
+use messages::{convert_messages, message_tree};
 
 #[cfg(test)]
 #[path = "anthropic_tests.rs"]

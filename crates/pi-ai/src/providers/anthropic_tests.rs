@@ -1,5 +1,6 @@
 //! Unit tests of the Anthropic provider: request bodies, headers, names.
 use super::*;
+use crate::types::UserContent;
 use crate::types::{AssistantMessage, InputKind, ModelCost, TextContent, ThinkingContent, ToolCall, UserMessage};
 
 fn model(id: &str, reasoning: bool) -> Model {
@@ -197,4 +198,98 @@ fn headers_follow_the_sdk() {
     let adaptive = model("claude-sonnet-4-6", true);
     let h = build_headers(&adaptive, &Context::default(), &StreamOptions::default(), "k").expect("headers");
     assert!(h.get("anthropic-beta").is_none());
+}
+
+#[test]
+fn the_borrowed_payload_is_byte_for_byte_the_value_body() {
+    let m = model("mock-thinker", true);
+    let assistant = |content: Vec<Content>| {
+        Message::Assistant(AssistantMessage {
+            content,
+            api: m.api.clone(),
+            provider: m.provider.clone(),
+            model: m.id.clone(),
+            stop_reason: StopReason::ToolUse,
+            ..Default::default()
+        })
+    };
+    let result = |id: &str, content: Vec<Content>| {
+        Message::ToolResult(crate::types::ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "read".into(),
+            content,
+            is_error: id == "c2",
+            ..Default::default()
+        })
+    };
+    let histories = [
+        vec![
+            user("first \"question\"\n"),
+            Message::User(crate::types::UserMessage {
+                content: crate::types::UserContent::Blocks(vec![
+                    Content::text("see"),
+                    Content::image("aGk=", "image/png"),
+                ]),
+                timestamp: 1,
+                extra: Default::default(),
+            }),
+            assistant(vec![
+                Content::Thinking(ThinkingContent {
+                    thinking: "hmm".into(),
+                    thinking_signature: Some("sig".into()),
+                    ..Default::default()
+                }),
+                Content::Thinking(ThinkingContent {
+                    thinking: "redacted".into(),
+                    thinking_signature: Some("opaque".into()),
+                    redacted: Some(true),
+                    ..Default::default()
+                }),
+                Content::Text(TextContent {
+                    text: "Reading.".into(),
+                    ..Default::default()
+                }),
+                Content::ToolCall(ToolCall {
+                    id: "c1".into(),
+                    name: "read".into(),
+                    arguments: json!({"path": "a"}),
+                    ..Default::default()
+                }),
+                Content::ToolCall(ToolCall {
+                    id: "c2".into(),
+                    name: "read".into(),
+                    arguments: json!("not an object"),
+                    ..Default::default()
+                }),
+            ]),
+            result("c1", vec![Content::text("file body")]),
+            result("c2", vec![Content::image("aGk=", "image/png")]),
+        ],
+        vec![user("only a question")],
+    ];
+    for messages in histories {
+        let ctx = Context {
+            system_prompt: Some("Be brief.".into()),
+            messages,
+            tools: vec![tool("read")],
+        };
+        for (retention, oauth) in [
+            (crate::options::CacheRetention::Short, false),
+            (crate::options::CacheRetention::None, false),
+            (crate::options::CacheRetention::Short, true),
+        ] {
+            let options = StreamOptions {
+                cache_retention: retention,
+                ..Default::default()
+            };
+            let plan = plan_request(&m, &options, oauth);
+            let value = build_body(&m, &ctx, &options, &plan);
+            let bytes = request_payload(&m, &ctx, &options, &plan).expect("payload");
+            assert_eq!(
+                String::from_utf8(bytes).expect("utf-8"),
+                serde_json::to_string(&value).expect("value"),
+                "{retention:?}, oauth {oauth}"
+            );
+        }
+    }
 }

@@ -14,12 +14,15 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Json<'a> {
     Null,
+    Bool(bool),
     Str(Cow<'a, str>),
     Array(Vec<Json<'a>>),
     /// Keys in insertion order, unique (see [`Json::insert`]).
     Object(Vec<(Cow<'a, str>, Json<'a>)>),
     /// An owned subtree.
     Value(Value),
+    /// A borrowed subtree.
+    Ref(&'a Value),
 }
 
 impl<'a> Json<'a> {
@@ -46,6 +49,13 @@ impl<'a> Json<'a> {
         }
     }
 
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Json<'a>> {
+        match self {
+            Json::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<&Json<'a>> {
         match self {
             Json::Object(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
@@ -56,6 +66,7 @@ impl<'a> Json<'a> {
     pub fn to_value(&self) -> Value {
         match self {
             Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
             Json::Str(s) => Value::String(s.to_string()),
             Json::Array(items) => Value::Array(items.iter().map(Json::to_value).collect()),
             Json::Object(entries) => {
@@ -63,6 +74,7 @@ impl<'a> Json<'a> {
                 Value::Object(map)
             }
             Json::Value(v) => v.clone(),
+            Json::Ref(v) => (*v).clone(),
         }
     }
 }
@@ -71,6 +83,7 @@ impl Serialize for Json<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Json::Null => s.serialize_unit(),
+            Json::Bool(b) => s.serialize_bool(*b),
             Json::Str(text) => s.serialize_str(text),
             Json::Array(items) => {
                 let mut seq = s.serialize_seq(Some(items.len()))?;
@@ -87,6 +100,7 @@ impl Serialize for Json<'_> {
                 map.end()
             }
             Json::Value(v) => v.serialize(s),
+            Json::Ref(v) => v.serialize(s),
         }
     }
 }
