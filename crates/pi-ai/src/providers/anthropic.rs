@@ -199,6 +199,7 @@ fn request_payload(
     let tree = message_tree(&messages, plan);
     serde_json::to_vec(&WithMessages {
         body: &body,
+        key: "messages",
         messages: &tree,
     })
     .map_err(|e| e.to_string())

@@ -105,10 +105,12 @@ impl Serialize for Json<'_> {
     }
 }
 
-/// A body built as a `Value` map whose `messages` entry (a placeholder) is written from a
-/// [`Json`] list instead: the small fields keep their `Value` code, the history is borrowed.
+/// A body built as a `Value` map whose `key` entry (a placeholder) is written from a [`Json`]
+/// list instead: the small fields keep their `Value` code, the history is borrowed.
 pub(crate) struct WithMessages<'m, 'a> {
     pub body: &'m Map<String, Value>,
+    /// `messages` for most APIs, `input` for Responses.
+    pub key: &'static str,
     pub messages: &'m [Json<'a>],
 }
 
@@ -116,7 +118,7 @@ impl Serialize for WithMessages<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.body.len()))?;
         for (k, v) in self.body {
-            if k == "messages" {
+            if k == self.key {
                 map.serialize_entry(k, self.messages)?;
             } else {
                 map.serialize_entry(k, v)?;
@@ -158,6 +160,7 @@ mod tests {
         let messages = vec![Json::object([("role", Json::str("user"))])];
         let spliced = WithMessages {
             body: body.as_object().unwrap(),
+            key: "messages",
             messages: &messages,
         };
         assert_eq!(

@@ -9,14 +9,20 @@ use serde_json::{json, Map, Value};
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::json_tree::WithMessages;
 use crate::providers::lenient::EventHead;
 use crate::providers::openai_completions::max_tokens;
-use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_body};
+use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
 use crate::sse::SseStream;
 use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
-use crate::transform::{sanitize_surrogates, short_hash, transform_messages};
-use crate::types::{AssistantMessage, Content, Context, Message, Model, StopReason, ThinkingLevel, Tool, UserContent};
+use crate::transform::short_hash;
+use crate::types::{AssistantMessage, Content, Context, Message, Model, StopReason, ThinkingLevel, Tool};
+
+#[path = "openai_responses_input.rs"]
+mod input;
+
+pub use input::convert_messages;
 
 /// Providers whose tool-call ids are Responses ids (`call|item`) that can be replayed as such.
 const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
@@ -24,13 +30,13 @@ const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"]
 /// Stream a response. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let retention = cache_retention(&options);
-    let body = request_body(model, context, &options);
+    let payload = request_payload(model, context, &options);
     let headers = build_headers(model, &options, &api_key, retention);
     let url = join_url(&model.base_url, "responses");
     let policy = RetryPolicy::from_options(&options);
     let owned_model = model.clone();
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
-        Box::pin(async move { run(em, &owned_model, url, headers, body, policy).await })
+        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy).await })
     })
 }
 
@@ -68,9 +74,40 @@ pub fn build_headers(
 
 /// The request body, field for field as the TypeScript pi sends it.
 pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, retention: CacheRetention) -> Value {
+    let input = Value::Array(convert_messages(model, context));
+    Value::Object(body_map(model, context, options, retention, input))
+}
+
+/// The serialized body `stream` sends. Without a payload hook (which edits a `Value`), the
+/// input items are written from a tree that borrows the message text (see
+/// [`crate::providers::json_tree`]).
+pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions) -> Result<Vec<u8>, String> {
+    if options.on_payload.is_some() {
+        return serde_json::to_vec(&request_body(model, context, options)).map_err(|e| e.to_string());
+    }
+    let body = body_map(model, context, options, cache_retention(options), Value::Null);
+    let transformed = input::transform_for(model, context);
+    let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
+    let tree = input::input_tree(model, context.system_prompt.as_deref(), &messages);
+    serde_json::to_vec(&WithMessages {
+        body: &body,
+        key: "input",
+        messages: &tree,
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// Every field of the body, with `input` (null for the caller to write).
+fn body_map(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+    retention: CacheRetention,
+    input: Value,
+) -> Map<String, Value> {
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
-    body.insert("input".into(), Value::Array(convert_messages(model, context)));
+    body.insert("input".into(), input);
     body.insert("stream".into(), json!(true));
     if retention != CacheRetention::None {
         if let Some(session) = &options.session_id {
@@ -111,7 +148,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, ret
             None => {}
         }
     }
-    Value::Object(body)
+    body
 }
 
 /// Tools in the Responses shape.
@@ -179,134 +216,6 @@ fn parse_text_signature(signature: Option<&str>) -> Option<(String, Option<Strin
     Some((sig.to_string(), None))
 }
 
-fn input_image(mime: &str, data: &str) -> Value {
-    json!({"type": "input_image", "detail": "auto", "image_url": format!("data:{mime};base64,{data}")})
-}
-
-/// Messages as Responses input items (system prompt first).
-pub fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
-    let normalize = |id: &str, source: &AssistantMessage| normalize_tool_call_id(model, id, source);
-    let messages = transform_messages(&context.messages, model, &normalize);
-    let messages: Vec<&Message> = messages.iter().map(|m| m.as_ref()).collect();
-    let mut out = Vec::with_capacity(messages.len() + 1);
-    if let Some(system) = &context.system_prompt {
-        let role = if model.reasoning { "developer" } else { "system" };
-        out.push(json!({"role": role, "content": sanitize_surrogates(system)}));
-    }
-    let mut msg_index = 0usize;
-    for msg in &messages {
-        match msg {
-            Message::User(user) => {
-                let parts: Vec<Value> = match &user.content {
-                    UserContent::Text(s) => vec![json!({"type": "input_text", "text": sanitize_surrogates(s)})],
-                    UserContent::Blocks(blocks) => blocks
-                        .iter()
-                        .filter_map(|b| match b {
-                            Content::Text(t) => {
-                                Some(json!({"type": "input_text", "text": sanitize_surrogates(&t.text)}))
-                            }
-                            Content::Image(i) => Some(input_image(&i.mime_type, &i.data)),
-                            _ => None,
-                        })
-                        .collect(),
-                };
-                if parts.is_empty() {
-                    continue;
-                }
-                out.push(json!({"role": "user", "content": parts}));
-            }
-            Message::Assistant(a) => {
-                let different_model = a.model != model.id && a.provider == model.provider && a.api == model.api;
-                let mut items = Vec::new();
-                for block in &a.content {
-                    match block {
-                        Content::Thinking(t) => {
-                            // The signature is the reasoning item as received; one that does not
-                            // parse cannot be replayed and is left out.
-                            if let Some(item) = t
-                                .thinking_signature
-                                .as_deref()
-                                .filter(|s| !s.is_empty())
-                                .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                            {
-                                items.push(item);
-                            }
-                        }
-                        Content::Text(t) => {
-                            let parsed = parse_text_signature(t.text_signature.as_deref());
-                            let (id, phase) = match parsed {
-                                None => (format!("msg_{msg_index}"), None),
-                                Some((id, phase)) if id.chars().count() > 64 => {
-                                    (format!("msg_{}", short_hash(&id)), phase)
-                                }
-                                Some(p) => p,
-                            };
-                            let mut item = Map::new();
-                            item.insert("type".into(), json!("message"));
-                            item.insert("role".into(), json!("assistant"));
-                            item.insert(
-                                "content".into(),
-                                json!([{"type": "output_text", "text": sanitize_surrogates(&t.text), "annotations": []}]),
-                            );
-                            item.insert("status".into(), json!("completed"));
-                            item.insert("id".into(), json!(id));
-                            if let Some(phase) = phase {
-                                item.insert("phase".into(), json!(phase));
-                            }
-                            items.push(Value::Object(item));
-                        }
-                        Content::ToolCall(tc) => {
-                            let mut parts = tc.id.split('|');
-                            let call_id = parts.next().unwrap_or("");
-                            let mut item_id = parts.next();
-                            if different_model && item_id.is_some_and(|i| i.starts_with("fc_")) {
-                                item_id = None;
-                            }
-                            let mut item = Map::new();
-                            item.insert("type".into(), json!("function_call"));
-                            if let Some(id) = item_id {
-                                item.insert("id".into(), json!(id));
-                            }
-                            item.insert("call_id".into(), json!(call_id));
-                            item.insert("name".into(), json!(tc.name));
-                            item.insert("arguments".into(), json!(tc.arguments.to_string()));
-                            items.push(Value::Object(item));
-                        }
-                        Content::Image(_) => {}
-                    }
-                }
-                if items.is_empty() {
-                    continue;
-                }
-                out.extend(items);
-            }
-            Message::ToolResult(r) => {
-                let text = crate::types::join_text(&r.content);
-                let has_images = r.content.iter().any(|c| matches!(c, Content::Image(_)));
-                let call_id = r.tool_call_id.split('|').next().unwrap_or("");
-                let output = if has_images && model.supports_images() {
-                    let mut parts = Vec::new();
-                    if !text.is_empty() {
-                        parts.push(json!({"type": "input_text", "text": sanitize_surrogates(&text)}));
-                    }
-                    parts.extend(r.content.iter().filter_map(|c| match c {
-                        Content::Image(i) => Some(input_image(&i.mime_type, &i.data)),
-                        _ => None,
-                    }));
-                    Value::Array(parts)
-                } else if text.is_empty() {
-                    json!("(see attached image)")
-                } else {
-                    json!(sanitize_surrogates(&text))
-                };
-                out.push(json!({"type": "function_call_output", "call_id": call_id, "output": output}));
-            }
-        }
-        msg_index += 1;
-    }
-    out
-}
-
 /// Map a response status to a stop reason.
 pub fn map_status(status: Option<&str>) -> StopReason {
     match status {
@@ -338,11 +247,12 @@ async fn run(
     model: &Model,
     url: String,
     headers: Vec<(String, String)>,
-    body: Value,
+    payload: Result<Vec<u8>, String>,
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let response = post_body(&url, header_map, body, policy, |e| {
+    let payload = payload.map_err(ProviderError::Message)?;
+    let response = post_bytes(&url, header_map, payload, policy, |e| {
         e.message(ErrorBodyStyle::ErrorField)
     })
     .await?;

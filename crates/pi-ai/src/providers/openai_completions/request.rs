@@ -71,6 +71,7 @@ pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions
     let tree = message_tree(model, context.system_prompt.as_deref(), &messages, &compat);
     serde_json::to_vec(&WithMessages {
         body: &body,
+        key: "messages",
         messages: &tree,
     })
     .map_err(|e| e.to_string())
