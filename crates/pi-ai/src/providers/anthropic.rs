@@ -15,7 +15,7 @@ use crate::cost::calculate_cost;
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::json_tree::WithMessages;
+use crate::providers::json_tree::body_bytes;
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
 use crate::sse::{SseError, SseStream};
 use crate::stream_driver::{error_stream, spawn_provider_with, AbortMessages, Emitter, ProviderError};
@@ -197,12 +197,7 @@ fn request_payload(
     let transformed = transform_messages(&context.messages, model, &|id, _| normalize_tool_call_id(id));
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
     let tree = message_tree(&messages, plan);
-    serde_json::to_vec(&WithMessages {
-        body: &body,
-        key: "messages",
-        messages: &tree,
-    })
-    .map_err(|e| e.to_string())
+    body_bytes(&body, "messages", &tree)
 }
 
 /// Every field of the body, with `messages` (null for the caller to write).

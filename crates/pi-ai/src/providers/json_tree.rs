@@ -128,6 +128,16 @@ impl Serialize for WithMessages<'_, '_> {
     }
 }
 
+/// `body` serialized with its `key` entry written from `items` (see [`WithMessages`]).
+pub(crate) fn body_bytes(body: &Map<String, Value>, key: &'static str, items: &[Json<'_>]) -> Result<Vec<u8>, String> {
+    serde_json::to_vec(&WithMessages {
+        body,
+        key,
+        messages: items,
+    })
+    .map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

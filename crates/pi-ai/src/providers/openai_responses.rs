@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::json_tree::WithMessages;
+use crate::providers::json_tree::body_bytes;
 use crate::providers::lenient::EventHead;
 use crate::providers::openai_completions::max_tokens;
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
@@ -89,12 +89,7 @@ pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions
     let transformed = input::transform_for(model, context);
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
     let tree = input::input_tree(model, context.system_prompt.as_deref(), &messages);
-    serde_json::to_vec(&WithMessages {
-        body: &body,
-        key: "input",
-        messages: &tree,
-    })
-    .map_err(|e| e.to_string())
+    body_bytes(&body, "input", &tree)
 }
 
 /// Every field of the body, with `input` (null for the caller to write).

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::messages::{message_tree, transform_for};
 use super::Compat;
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::json_tree::{Json, WithMessages};
+use crate::providers::json_tree::{body_bytes, Json};
 use crate::providers::model_headers;
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::types::{Context, Message, Model, ThinkingLevel, Tool};
@@ -69,12 +69,7 @@ pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions
     let transformed = transform_for(model, context);
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
     let tree = message_tree(model, context.system_prompt.as_deref(), &messages, &compat);
-    serde_json::to_vec(&WithMessages {
-        body: &body,
-        key: "messages",
-        messages: &tree,
-    })
-    .map_err(|e| e.to_string())
+    body_bytes(&body, "messages", &tree)
 }
 
 /// Every field of the body; `messages` holds `messages`, or stays null for the caller to write
