@@ -359,7 +359,10 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         &options,
         is_oauth_token(&api_key) && model.provider != "github-copilot",
     );
-    let payload = request_payload(model, context, &options, &plan);
+    let payload = match request_payload(model, context, &options, &plan) {
+        Ok(p) => p,
+        Err(e) => return error_stream(model, e),
+    };
     let headers = match build_headers(model, context, &options, &api_key) {
         Ok(h) => h,
         Err(e) => return error_stream(model, e),
@@ -375,7 +378,6 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         ANTHROPIC_ABORT_MESSAGES,
         move |emitter| {
             async move {
-                let payload = payload.map_err(ProviderError::Message)?;
                 let response =
                     post_bytes(&url, headers, payload, policy, |e| e.message(ErrorBodyStyle::WholeBody)).await?;
                 let mut sse = SseStream::new(response.bytes_stream());

@@ -14,7 +14,7 @@ use crate::providers::lenient::EventHead;
 use crate::providers::openai_completions::max_tokens;
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
 use crate::sse::SseStream;
-use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
+use crate::stream_driver::{error_stream, spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::transform::short_hash;
 use crate::types::{AssistantMessage, Content, Context, Message, Model, StopReason, ThinkingLevel, Tool};
@@ -30,7 +30,10 @@ const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"]
 /// Stream a response. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let retention = cache_retention(&options);
-    let payload = request_payload(model, context, &options);
+    let payload = match request_payload(model, context, &options) {
+        Ok(p) => p,
+        Err(e) => return error_stream(model, e),
+    };
     let headers = build_headers(model, &options, &api_key, retention);
     let url = join_url(&model.base_url, "responses");
     let policy = RetryPolicy::from_options(&options);
@@ -242,11 +245,10 @@ async fn run(
     model: &Model,
     url: String,
     headers: Vec<(String, String)>,
-    payload: Result<Vec<u8>, String>,
+    payload: Vec<u8>,
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let payload = payload.map_err(ProviderError::Message)?;
     let response = post_bytes(&url, header_map, payload, policy, |e| {
         e.message(ErrorBodyStyle::ErrorField)
     })

@@ -20,14 +20,17 @@ use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::StreamOptions;
 use crate::providers::{apply_payload_hook, cache_retention, join_url, post_bytes};
 use crate::sse::SseStream;
-use crate::stream_driver::{spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
+use crate::stream_driver::{error_stream, spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::types::{Context, Model, StopReason, Usage};
 
 /// Stream a chat completion. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let compat = Compat::for_model(model);
     let retention = cache_retention(&options);
-    let payload = request_payload(model, context, &options);
+    let payload = match request_payload(model, context, &options) {
+        Ok(p) => p,
+        Err(e) => return error_stream(model, e),
+    };
     let headers = build_headers(model, &options, &compat, &api_key, retention);
     let url = join_url(&model.base_url, "chat/completions");
     let policy = RetryPolicy::from_options(&options);
@@ -105,11 +108,10 @@ async fn run(
     model: &Model,
     url: String,
     headers: Vec<(String, String)>,
-    payload: Result<Vec<u8>, String>,
+    payload: Vec<u8>,
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    let payload = payload.map_err(ProviderError::Message)?;
     let response = post_bytes(&url, header_map, payload, policy, |e| {
         e.message(ErrorBodyStyle::ErrorField)
     })
