@@ -79,10 +79,6 @@ pub struct App {
     pub caps: pi_tui::components::Capabilities,
 }
 
-fn paint_hint(theme: &UiTheme, key: &str, text: &str) -> String {
-    format!("{} {}", theme.paint("dim", key), theme.paint("muted", text))
-}
-
 impl App {
     pub fn new(
         host: Arc<SessionHost>,
@@ -152,107 +148,11 @@ impl App {
 
     fn header_text(&self) -> String {
         if self.tools_expanded {
-            return self.expanded_header_text();
+            let session = self.session();
+            super::header::expanded(&self.theme, &self.kb, self.version, session.resources())
+        } else {
+            super::header::compact(&self.theme, &self.kb, self.version)
         }
-        let t = &self.theme;
-        let key = |id: &str| key_hint(&self.kb, id);
-        let hints = [
-            paint_hint(t, &key("app.interrupt"), "interrupt"),
-            paint_hint(t, &format!("{}/{}", key("app.clear"), key("app.exit")), "clear/exit"),
-            paint_hint(t, "/", "commands"),
-            paint_hint(t, "!", "bash"),
-            paint_hint(t, &key("app.tools.expand"), "more"),
-        ];
-        format!(
-            "{} {}\n{}\n{}\n\n{}",
-            t.bold("accent", "pi"),
-            t.paint("dim", &format!("v{}", self.version)),
-            hints.join(&t.paint("muted", " · ")),
-            t.paint(
-                "dim",
-                &format!(
-                    "Press {} to show full startup help and loaded resources.",
-                    key("app.tools.expand")
-                )
-            ),
-            t.paint(
-                "dim",
-                "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
-            )
-        )
-    }
-
-    /// The header with every key and the loaded context files, skills and prompt templates
-    /// (shown while tool output is expanded, as pi does).
-    fn expanded_header_text(&self) -> String {
-        let t = &self.theme;
-        let key = |id: &str| key_hint(&self.kb, id);
-        let keys = [
-            (key("app.interrupt"), "to interrupt"),
-            (key("app.clear"), "to clear"),
-            (format!("{} twice", key("app.clear")), "to exit"),
-            (key("app.exit"), "to exit (empty)"),
-            (key("app.suspend"), "to suspend"),
-            (key("tui.editor.deleteToLineEnd"), "to delete to end"),
-            (key("app.thinking.cycle"), "to cycle thinking level"),
-            (
-                format!("{}/{}", key("app.model.cycleForward"), key("app.model.cycleBackward")),
-                "to cycle models",
-            ),
-            (key("app.model.select"), "to select model"),
-            (key("app.tools.expand"), "to expand tools"),
-            (key("app.thinking.toggle"), "to expand thinking"),
-            (key("app.editor.external"), "for external editor"),
-            ("/".to_string(), "for commands"),
-            ("!".to_string(), "to run bash"),
-            ("!!".to_string(), "to run bash (no context)"),
-            (key("app.message.followUp"), "to queue follow-up"),
-            (key("app.message.dequeue"), "to edit all queued messages"),
-            (key("app.clipboard.pasteImage"), "to paste image"),
-            ("drop files".to_string(), "to attach"),
-        ];
-        let mut lines = vec![format!(
-            "{} {}",
-            t.bold("accent", "pi"),
-            t.paint("dim", &format!("v{}", self.version))
-        )];
-        lines.extend(
-            keys.iter()
-                .filter(|(k, _)| !k.is_empty())
-                .map(|(k, what)| paint_hint(t, k, what)),
-        );
-        let session = self.session();
-        let resources = session.resources();
-        let mut section = |title: &str, items: Vec<String>| {
-            if !items.is_empty() {
-                lines.push(String::new());
-                lines.push(t.paint("accent", &format!("[{title}]")));
-                lines.extend(items.into_iter().map(|i| format!("  {}", t.paint("dim", &i))));
-            }
-        };
-        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-        let shown = |p: &std::path::Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
-            Some(rest) => format!("~/{}", rest.display()),
-            None => p.display().to_string(),
-        };
-        section(
-            "Context",
-            resources.context_files.iter().map(|f| shown(&f.path)).collect(),
-        );
-        section(
-            "Skills",
-            resources.skills.skills.iter().map(|s| s.name.clone()).collect(),
-        );
-        section(
-            "Prompts",
-            resources
-                .templates
-                .templates
-                .iter()
-                .map(|p| format!("/{}", p.name))
-                .collect(),
-        );
-        lines.join("\n")
     }
 
     /// Rebuild the transcript from the current session (start, session switch).

@@ -9,6 +9,7 @@ mod commands;
 mod dialogs;
 mod events;
 mod footer;
+mod header;
 mod keys;
 mod login;
 mod scoped_models;
