@@ -284,4 +284,62 @@ mod tests {
         );
         assert_eq!(keys(&p.feed(b"\x1b[5$\x1b[3^")), ["shift+pageUp", "ctrl+delete"]);
     }
+
+    #[test]
+    fn multibyte_where_a_final_byte_belongs_is_unknown_not_a_panic() {
+        let mut p = InputParser::new();
+        let ev = p.feed("\x1b[[é".as_bytes());
+        assert_eq!(ev, vec![InputEvent::Unknown("\x1b[[é".into())]);
+        assert_eq!(parse_key("\x1b[1;5€", false), None);
+        assert_eq!(keys(&p.feed("\x1b[Aé".as_bytes())), ["up", "é"]);
+    }
+
+    /// A bounded, seeded fuzz run: random mixes of escape-sequence pieces and multi-byte text,
+    /// fed in random chunks. Nothing may panic, and every byte that is not part of a
+    /// recognised key comes back (as text or in an `Unknown` event).
+    #[test]
+    fn random_input_never_panics_and_loses_nothing() {
+        const PIECES: &[&str] = &[
+            "\x1b", "[", "[", "O", "?", ";", ":", "1", "5", "27", "200~", "201~", "~", "u", "$", "^", "A", "Z", "t",
+            "é", "€", "😀", "a", "\r", "\n", "\x7f", "\x07", "\\", "]", "P",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..5_000 {
+            let len = 1 + (next() % 12) as usize;
+            let text: String = (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            let bytes = text.as_bytes();
+            // Every substring at char boundaries goes through the key parser directly too.
+            for (i, _) in text.char_indices() {
+                let _ = parse_key(&text[i..], next() % 2 == 0);
+            }
+            let mut p = InputParser::new();
+            p.set_kitty_active(next() % 2 == 0);
+            let mut events = Vec::new();
+            let mut pos = 0;
+            while pos < bytes.len() {
+                let step = 1 + (next() % 4) as usize;
+                let end = (pos + step).min(bytes.len());
+                events.extend(p.feed(&bytes[pos..end]));
+                pos = end;
+            }
+            events.extend(p.flush());
+            assert!(!p.has_pending(), "{text:?} left bytes pending after flush");
+            for e in &events {
+                if let InputEvent::Unknown(u) = e {
+                    assert!(
+                        text.contains(u.as_str()),
+                        "{text:?}: unknown {u:?} is not from the input"
+                    );
+                }
+            }
+        }
+    }
 }

@@ -456,7 +456,13 @@ fn codepoint_key(cp: u32) -> Option<Key> {
 
 fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
     let _ = kitty_active;
-    let final_byte = *body.as_bytes().last()?;
+    // The final byte of a CSI sequence is ASCII; anything else (a multi-byte character where
+    // the final byte should be) is not a key, and slicing off its last byte would split it.
+    let last = body.chars().next_back()?;
+    if !last.is_ascii() {
+        return None;
+    }
+    let final_byte = last as u8;
     let params = &body[..body.len() - 1];
     // Linux console F1-F5: ESC [ [ A..E
     if let Some(rest) = params.strip_prefix('[') {
