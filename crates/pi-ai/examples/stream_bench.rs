@@ -5,6 +5,7 @@
 //! 20000 40000 deltas). For each length it prints the time to read the raw bytes alone and the
 //! time through the provider (decode, parse, accumulate, emit events), both in total and per
 //! delta. Nothing here asserts; the numbers are for reading.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a measuring tool on fixed inputs: a panic is a bug report
 
 use std::time::Instant;
 

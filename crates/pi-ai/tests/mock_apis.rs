@@ -4,7 +4,7 @@
 //! Every stream is also checked for the event-sequence invariants consumers rely on.
 
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

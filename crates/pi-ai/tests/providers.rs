@@ -1,6 +1,6 @@
 //! The OpenAI-style providers against a scripted local server: streaming, retries, failures,
 //! cancellation, and request bodies compared with those the TypeScript pi sent.
-#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 mod server;
 

@@ -1,6 +1,7 @@
 //! Times the interactive mode's render path: the first frame of an empty session, the first
 //! frame of a 10,000-message session, and keystroke-to-frame with that history.
 //! `cargo run -p pi-coding-agent --example interactive_frames`
+#![allow(clippy::expect_used)] // a measuring tool on fixed inputs: a panic is a bug report
 
 use std::collections::HashMap;
 use std::sync::Arc;

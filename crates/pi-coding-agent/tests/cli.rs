@@ -3,7 +3,7 @@
 //! line behaviour; JSON output into a slow pipe; the package subcommands.
 
 // Test helpers unwrap: a failure there is a test failure.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "cli/harness.rs"]
 mod harness;

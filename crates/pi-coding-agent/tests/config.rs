@@ -1,7 +1,7 @@
 //! Integration tests of the configuration layer on real temporary folders: settings and auth
 //! files shared between processes, models.json in the registry, resource discovery edge
 //! cases, and the system prompt against the TypeScript pi's golden captures.
-#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 use std::fs;
 use std::path::{Path, PathBuf};

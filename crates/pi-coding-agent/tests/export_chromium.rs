@@ -1,7 +1,7 @@
 //! Opens exported sessions in headless Chromium and checks what the browser shows: the messages
 //! are there, our script runs under the page's policy, injected markup stays text and nothing
 //! reaches the network. Skips when `/usr/bin/chromium` is absent.
-#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

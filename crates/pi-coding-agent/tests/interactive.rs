@@ -1,6 +1,8 @@
 //! End-to-end tests of the interactive mode: the real binary in a pseudo-terminal against the
 //! mock LLM server, with the screen read back through a vt100 emulator.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
+
 #[path = "interactive/components.rs"]
 mod components;
 #[path = "interactive/pty.rs"]

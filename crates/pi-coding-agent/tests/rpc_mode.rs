@@ -1,7 +1,7 @@
 //! RPC mode against pi's golden command/response pairs, and the server loop over in-memory
 //! pipes with fake backends: overlapping commands, event ordering, parse errors, extension UI
 //! round trips, and EOF while work is in flight.
-#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};

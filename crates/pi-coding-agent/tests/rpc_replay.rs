@@ -2,6 +2,8 @@
 //! session replayed command by command (responses, event sequence, session files), and
 //! targeted runs of single commands, their errors, and commands sent while a prompt streams.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
+
 #[path = "rpc_replay/harness.rs"]
 mod harness;
 #[path = "rpc_replay/normalize.rs"]

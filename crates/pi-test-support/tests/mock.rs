@@ -2,7 +2,7 @@
 //! the binary, and (when node and the TypeScript pi are installed) the golden comparison.
 
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "mock/golden.rs"]
 mod golden;

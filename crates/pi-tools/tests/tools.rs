@@ -1,6 +1,6 @@
 //! Behaviour of the built-in tools against results recorded from the TypeScript pi, the golden
 //! tool-use scenario, and the rules that need a live process or file system.
-#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

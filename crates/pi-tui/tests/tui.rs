@@ -1,6 +1,6 @@
 //! Integration tests: the renderer's bytes through a terminal emulator (vt100), overlays,
 //! and the cost of a frame with a long history.
-#![allow(clippy::unwrap_used)] // tests may unwrap: a panic is a test failure
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 use pi_tui::components::{SelectItem, SelectList, SelectListTheme, Text};
 use pi_tui::{Anchor, Component, Container, Frame, OverlayOptions, Renderer, SizeValue, Tui, CURSOR_MARKER};
