@@ -17,10 +17,12 @@ pub mod agent_loop;
 pub mod batch;
 pub mod context;
 pub mod event;
+pub mod hook_chain;
 pub mod hooks;
 pub mod message;
 pub mod queue;
 pub mod tool;
+pub mod tool_registry;
 pub mod validation;
 
 pub use agent::{unknown_model, Agent, AgentError, AgentListener, AgentOptions, ListenerId};
@@ -30,10 +32,12 @@ pub use agent_loop::{
 pub use batch::{ToolExecution, OPERATION_ABORTED};
 pub use context::AgentContext;
 pub use event::{AgentEvent, StreamingMessage, ToolOutputWire};
+pub use hook_chain::HookChain;
 pub use hooks::{
     AfterToolCall, AgentHooks, BeforeToolCall, HookError, NextTurn, NoHooks, ToolCallContext, TurnContext,
 };
 pub use message::{default_convert_to_llm, AgentMessage, CustomMessage};
 pub use queue::{PendingQueue, QueueMode};
 pub use tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
+pub use tool_registry::{Exposure, PromptEntry, Registered, ToolEntry, ToolMeta, ToolRegistry, ToolSource};
 pub use validation::validate_tool_arguments;

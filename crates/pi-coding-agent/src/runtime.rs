@@ -19,8 +19,9 @@ use crate::config::settings::{self, SettingsManager};
 use crate::config::ModelRegistry;
 use crate::resources::loader::{load_resources, ResourceOptions};
 use crate::session::hooks::SessionHooks;
+use crate::session::loadout::Loadout;
 use crate::session::{AgentSession, AgentSessionParts};
-use crate::system_prompt::{build_system_prompt, SystemPromptInput, ToolPrompt};
+use crate::system_prompt::{build_system_prompt, SystemPromptInput};
 
 /// A startup failure, exit code 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -110,6 +111,52 @@ fn tool_names(args: &Args) -> Vec<String> {
         return Vec::new();
     }
     pi_tools::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()
+}
+
+/// The built-in tools in a fresh registry: the selected ones active in the order given, the
+/// other built-ins registered but inactive (so `setActiveTools` and `--tools +x` can reach
+/// them); the system prompt is rebuilt from the registry whenever it changes.
+fn tool_loadout(
+    cwd: &Path,
+    selected: &[String],
+    options: &pi_tools::ToolsOptions,
+    resources: &crate::resources::loader::Resources,
+    docs: DocsPaths,
+) -> Loadout {
+    let registry = pi_agent::ToolRegistry::new();
+    for tool in pi_tools::create_tools(cwd, selected, options) {
+        let meta = pi_agent::ToolMeta::of(tool.as_ref(), pi_agent::ToolSource::Builtin);
+        registry.register(tool, meta);
+    }
+    let others: Vec<&str> = pi_tools::ALL_TOOL_NAMES
+        .iter()
+        .copied()
+        .filter(|n| !selected.iter().any(|s| s == n))
+        .collect();
+    for tool in pi_tools::create_tools(cwd, &others, options) {
+        let meta = pi_agent::ToolMeta::of(tool.as_ref(), pi_agent::ToolSource::Builtin).default_active(false);
+        registry.register(tool, meta);
+    }
+    let custom = resources.prompt_sources.custom.clone();
+    let append = resources.prompt_sources.append.clone();
+    let context_files = resources.context_files.clone();
+    let skills = resources.skills.skills.clone();
+    let cwd = cwd.to_path_buf();
+    Loadout::new(
+        registry,
+        Box::new(move |tools| {
+            build_system_prompt(&SystemPromptInput {
+                custom_prompt: custom.as_deref(),
+                tools,
+                append: &append,
+                context_files: &context_files,
+                skills: &skills,
+                cwd: &cwd,
+                docs: &docs,
+                date: None,
+            })
+        }),
+    )
 }
 
 /// Build everything a mode needs. `cwd` is the process's working directory.
@@ -239,26 +286,15 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         bin_dir: Some(paths.bin_dir()),
         ..Default::default()
     };
-    let tools = pi_tools::create_tools(&session_cwd, &tool_names(args), &tools_options);
-    let tool_prompts: Vec<ToolPrompt> = tools
-        .iter()
-        .map(|t| ToolPrompt {
-            name: t.name().to_string(),
-            snippet: t.prompt_snippet(),
-            guidelines: t.prompt_guidelines(),
-        })
-        .collect();
+    let loadout = Arc::new(tool_loadout(
+        &session_cwd,
+        &tool_names(args),
+        &tools_options,
+        &resources,
+        DocsPaths::installed(),
+    ));
     let docs = DocsPaths::installed();
-    let system_prompt = build_system_prompt(&SystemPromptInput {
-        custom_prompt: resources.prompt_sources.custom.as_deref(),
-        tools: &tool_prompts,
-        append: &resources.prompt_sources.append,
-        context_files: &resources.context_files,
-        skills: &resources.skills.skills,
-        cwd: &session_cwd,
-        docs: &docs,
-        date: None,
-    });
+    let initial = loadout.current();
 
     let registry = Arc::new(Mutex::new(registry));
     let provider_retry = settings.provider_retry();
@@ -271,12 +307,12 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
     };
     stream_options.session_id = Some(store.session_id().to_string());
     let agent = Agent::new(AgentOptions {
-        system_prompt,
+        system_prompt: initial.system_prompt,
         model: model.clone().unwrap_or_else(pi_agent::unknown_model),
         thinking_level: thinking,
-        tools,
+        tools: initial.tools,
         messages: context.messages,
-        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
+        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry)).with_loadout(Arc::clone(&loadout))),
         steering_mode: queue_mode(settings.steering_mode()),
         follow_up_mode: queue_mode(settings.follow_up_mode()),
         stream_options,
@@ -292,6 +328,7 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         resources,
         docs,
         model,
+        loadout,
     });
     if is_new {
         session.record_initial_state();

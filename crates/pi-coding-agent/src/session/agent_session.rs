@@ -48,6 +48,8 @@ pub struct AgentSessionParts {
     pub docs: DocsPaths,
     /// `None` until a model is chosen (the agent then holds a placeholder).
     pub model: Option<Model>,
+    /// The tool registry and the system prompt built from it.
+    pub loadout: Arc<super::loadout::Loadout>,
 }
 
 struct RetryState {
@@ -80,9 +82,9 @@ pub(crate) struct Inner {
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
     extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
-    /// The system prompt built for this session; a `before_agent_start` override lasts one
-    /// prompt, and the next prompt without one goes back to this.
-    base_system_prompt: String,
+    /// The tools and the system prompt built from them; a `before_agent_start` override lasts
+    /// one prompt, and the next prompt without one goes back to the built prompt.
+    pub(crate) loadout: Arc<super::loadout::Loadout>,
 }
 
 /// A running session. Cloning gives another handle to the same session.
@@ -123,9 +125,8 @@ impl AgentSession {
     pub fn new(parts: AgentSessionParts) -> Self {
         let session_id = parts.store.session_id().to_string();
         parts.agent.update_stream_options(|o| o.session_id = Some(session_id));
-        let base_system_prompt = parts.agent.system_prompt();
         let inner = Arc::new(Inner {
-            base_system_prompt,
+            loadout: parts.loadout,
             cwd: parts.cwd,
             agent: parts.agent,
             store: Mutex::new(parts.store),
@@ -353,13 +354,14 @@ impl AgentSession {
         self.flush_pending_bash();
         self.check_model()?;
         self.compact_if_needed(false).await;
-        let before = extensions
-            .before_agent_start(&expanded, &self.inner.base_system_prompt)
-            .await;
+        // The loadout as the registry holds it now: a tool added since the last prompt is
+        // declared and described in this one.
+        let loadout = self.inner.loadout.current();
+        self.inner.agent.set_tools(loadout.tools);
+        let before = extensions.before_agent_start(&expanded, &loadout.system_prompt).await;
         // As pi: the override is for this prompt only.
-        let system_prompt = before
-            .system_prompt
-            .unwrap_or_else(|| self.inner.base_system_prompt.clone());
+        self.inner.loadout.set_prompt_overridden(before.system_prompt.is_some());
+        let system_prompt = before.system_prompt.unwrap_or(loadout.system_prompt);
         self.inner.agent.set_system_prompt(system_prompt);
         let mut messages = vec![user_message(expanded, images)];
         messages.extend(before.messages);
@@ -544,6 +546,12 @@ impl AgentSession {
     /// The tools the agent runs with.
     pub fn tools(&self) -> Vec<Arc<dyn AgentTool>> {
         self.inner.agent.tools()
+    }
+
+    /// The registry of every tool this session knows (built-in, extension, MCP, codemode);
+    /// changes reach the next request.
+    pub fn tool_registry(&self) -> &Arc<pi_agent::ToolRegistry> {
+        self.inner.loadout.registry()
     }
 
     /// Set the session's display name (`session_info`).

@@ -1,21 +1,32 @@
-//! The agent hooks a session installs: credentials per request from the model registry, and
-//! pi's conversion of its own message roles for the LLM.
+//! The agent hooks a session installs: credentials per request from the model registry, pi's
+//! conversion of its own message roles for the LLM, and the tool loadout's changes between
+//! the turns of a run.
 
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use pi_agent::{AgentHooks, AgentMessage, HookError};
+use pi_agent::{AgentHooks, AgentMessage, HookError, NextTurn, TurnContext};
 use pi_ai::Message;
 
 use crate::config::ModelRegistry;
 
 pub struct SessionHooks {
     registry: Arc<Mutex<ModelRegistry>>,
+    loadout: Option<Arc<super::loadout::Loadout>>,
 }
 
 impl SessionHooks {
     pub fn new(registry: Arc<Mutex<ModelRegistry>>) -> Self {
-        SessionHooks { registry }
+        SessionHooks {
+            registry,
+            loadout: None,
+        }
+    }
+
+    /// Tools registered or (de)activated during a run reach the run's next request.
+    pub fn with_loadout(mut self, loadout: Arc<super::loadout::Loadout>) -> Self {
+        self.loadout = Some(loadout);
+        self
     }
 }
 
@@ -35,5 +46,9 @@ impl AgentHooks for SessionHooks {
         })
         .await
         .map_err(|e| HookError::new(format!("API key lookup failed: {e}")))
+    }
+
+    async fn prepare_next_turn(&self, _turn: TurnContext<'_>) -> Result<Option<NextTurn>, HookError> {
+        Ok(self.loadout.as_ref().and_then(|l| l.next_turn()))
     }
 }

@@ -5,6 +5,7 @@ pub mod compaction_ops;
 pub mod events;
 pub mod extensions;
 pub mod hooks;
+pub mod loadout;
 pub mod messages;
 pub mod models;
 pub mod queue;

@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::extensions::{InputAction, SessionExtensions};
 use super::hooks::SessionHooks;
+use super::loadout::Loadout;
 use super::{AgentSession, AgentSessionParts, SessionEvent, SessionListener};
 use crate::config::auth::AuthStorage;
 use crate::config::paths::DocsPaths;
@@ -40,14 +41,25 @@ fn session_with_prompt(
     settings: serde_json::Value,
     system_prompt: &str,
 ) -> (AgentSession, Arc<Types>) {
+    let loadout = Arc::new(Loadout::fixed(system_prompt.to_string(), Vec::new()));
+    session_with_loadout(faux, settings, loadout)
+}
+
+fn session_with_loadout(
+    faux: &FauxProvider,
+    settings: serde_json::Value,
+    loadout: Arc<Loadout>,
+) -> (AgentSession, Arc<Types>) {
     let model = faux.model().clone();
     let auth = AuthStorage::in_memory(Default::default(), |_| Some("key".to_string()));
     let registry = Arc::new(Mutex::new(ModelRegistry::new(vec![model.clone()], auth, None)));
+    let initial = loadout.current();
     let agent = Agent::new(AgentOptions {
         model: model.clone(),
         stream_fn: faux.stream_fn(),
-        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
-        system_prompt: system_prompt.to_string(),
+        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry)).with_loadout(Arc::clone(&loadout))),
+        system_prompt: initial.system_prompt,
+        tools: initial.tools,
         ..Default::default()
     });
     let session = AgentSession::new(AgentSessionParts {
@@ -59,6 +71,7 @@ fn session_with_prompt(
         resources: Default::default(),
         docs: DocsPaths::under(std::path::Path::new("/docs")),
         model: Some(model),
+        loadout,
     });
     let types = Arc::new(Types::default());
     session.subscribe(types.clone());
@@ -210,4 +223,108 @@ async fn prompting_without_credentials_fails_with_pis_text() {
     *session.registry().lock().unwrap() = ModelRegistry::new(vec![model], auth, None);
     let err = session.prompt("hello", vec![]).await.expect_err("no key");
     assert!(err.0.starts_with("No API key found for faux."), "{}", err.0);
+}
+
+/// A tool that registers another tool when it runs (as an extension or an MCP server coming
+/// up mid-run would).
+struct Registrar(Arc<pi_agent::ToolRegistry>);
+
+#[async_trait]
+impl pi_agent::AgentTool for Registrar {
+    fn name(&self) -> &str {
+        "probe"
+    }
+    fn description(&self) -> &str {
+        "registers deploy"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    async fn execute(
+        &self,
+        _: &str,
+        _: serde_json::Value,
+        _: tokio_util::sync::CancellationToken,
+        _: pi_agent::ToolUpdateFn,
+    ) -> Result<pi_agent::ToolOutput, pi_agent::ToolError> {
+        let deploy: Arc<dyn pi_agent::AgentTool> = Arc::new(Named("deploy"));
+        let meta = pi_agent::ToolMeta::of(deploy.as_ref(), pi_agent::ToolSource::Extension("e.ts".into()));
+        self.0.register(deploy, meta);
+        Ok(pi_agent::ToolOutput::text("registered"))
+    }
+}
+
+struct Named(&'static str);
+
+#[async_trait]
+impl pi_agent::AgentTool for Named {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "a tool"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+    async fn execute(
+        &self,
+        _: &str,
+        _: serde_json::Value,
+        _: tokio_util::sync::CancellationToken,
+        _: pi_agent::ToolUpdateFn,
+    ) -> Result<pi_agent::ToolOutput, pi_agent::ToolError> {
+        Ok(pi_agent::ToolOutput::text("ran"))
+    }
+}
+
+#[tokio::test]
+async fn tools_registered_mid_session_reach_the_next_request_and_the_prompt() {
+    let registry = pi_agent::ToolRegistry::new();
+    let probe: Arc<dyn pi_agent::AgentTool> = Arc::new(Registrar(Arc::clone(&registry)));
+    let meta = pi_agent::ToolMeta::of(probe.as_ref(), pi_agent::ToolSource::Builtin);
+    registry.register(probe, meta);
+    let loadout = Arc::new(Loadout::new(
+        Arc::clone(&registry),
+        Box::new(|tools| {
+            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+            format!("tools: {}", names.join(","))
+        }),
+    ));
+    let faux = FauxProvider::new(FauxOptions::default());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = |reply: Vec<pi_ai::Content>, stop: StopReason| {
+        let seen = Arc::clone(&seen);
+        FauxStep::Dynamic(Arc::new(
+            move |ctx: &pi_ai::Context, _: &pi_ai::StreamOptions, _n, _m| {
+                let tools: Vec<String> = ctx.tools.iter().map(|t| t.name.clone()).collect();
+                seen.lock()
+                    .unwrap()
+                    .push((ctx.system_prompt.clone().unwrap_or_default(), tools.join(",")));
+                faux_reply(reply.clone(), stop)
+            },
+        ))
+    };
+    faux.set_responses(vec![
+        record(
+            vec![pi_ai::faux::faux_tool_call("probe", json!({}))],
+            StopReason::ToolUse,
+        ),
+        record(vec![faux_text("done")], StopReason::Stop),
+        record(vec![faux_text("again")], StopReason::Stop),
+    ]);
+    let (session, _) = session_with_loadout(&faux, json!({}), loadout);
+    session.prompt("go", vec![]).await.expect("prompt");
+    session.tool_registry().set_active(&["deploy"]);
+    session.prompt("only deploy now", vec![]).await.expect("prompt");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            ("tools: probe".to_string(), "probe".to_string()),
+            // Registered by the tool call: declared and described in the same run's next request.
+            ("tools: probe,deploy".to_string(), "probe,deploy".to_string()),
+            // Deactivated between prompts.
+            ("tools: deploy".to_string(), "deploy".to_string()),
+        ]
+    );
 }
