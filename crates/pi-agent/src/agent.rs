@@ -623,6 +623,13 @@ impl Agent {
         lock(&self.inner.settings).stream_fn = stream_fn;
     }
 
+    /// The function the agent streams replies through; other LLM calls of the same session
+    /// (compaction, branch summaries) use it too, so a provider hook or a test double sees
+    /// every request.
+    pub fn stream_fn(&self) -> StreamFn {
+        lock(&self.inner.settings).stream_fn.clone()
+    }
+
     pub fn set_hooks(&self, hooks: Arc<dyn AgentHooks>) {
         lock(&self.inner.settings).hooks = hooks;
     }

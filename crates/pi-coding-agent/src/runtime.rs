@@ -312,7 +312,10 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         thinking_level: thinking,
         tools: initial.tools,
         messages: context.messages,
-        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry)).with_loadout(Arc::clone(&loadout))),
+        // The session's hooks come first; extension sources join the chain after them.
+        hooks: Arc::new(pi_agent::HookChain::new(vec![Arc::new(
+            SessionHooks::new(Arc::clone(&registry)).with_loadout(Arc::clone(&loadout)),
+        )])),
         steering_mode: queue_mode(settings.steering_mode()),
         follow_up_mode: queue_mode(settings.follow_up_mode()),
         stream_options,

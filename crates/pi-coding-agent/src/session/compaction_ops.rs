@@ -51,7 +51,7 @@ impl AgentSession {
             _ => prepare_compaction(&refs, &settings)
                 .ok_or_else(|| CompactionError::Summarization("Nothing to compact (session too small)".into()))?,
         };
-        let stream_fn: pi_ai::StreamFn = std::sync::Arc::new(pi_ai::stream_simple);
+        let stream_fn = self.inner.agent.stream_fn();
         let llm = SummaryModel {
             stream_fn: &stream_fn,
             model: &model,

@@ -328,3 +328,23 @@ async fn tools_registered_mid_session_reach_the_next_request_and_the_prompt() {
         ]
     );
 }
+
+#[tokio::test]
+async fn manual_compaction_streams_through_the_agents_stream_function() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    faux.set_responses(vec![
+        faux_reply(vec![faux_text("first answer")], StopReason::Stop).into(),
+        faux_reply(vec![faux_text("second answer")], StopReason::Stop).into(),
+        faux_reply(vec![faux_text("## Goal\nthe summary")], StopReason::Stop).into(),
+    ]);
+    let (session, _) = session_with(&faux, json!({}));
+    session.prompt("one", vec![]).await.expect("prompt");
+    session.prompt("two", vec![]).await.expect("prompt");
+    let result = session.compact(None).await.expect("compaction");
+    assert_eq!(
+        faux.call_count(),
+        3,
+        "the summary request went to the session's provider"
+    );
+    assert!(result.summary.contains("the summary"), "{}", result.summary);
+}

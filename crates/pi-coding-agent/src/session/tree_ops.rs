@@ -69,7 +69,7 @@ impl AgentSession {
                 return Err(PromptError("No model available for summarization".to_string()));
             };
             let api_key = lock(self.registry()).api_key_for_provider(&model.provider);
-            let stream_fn: pi_ai::StreamFn = std::sync::Arc::new(pi_ai::stream_simple);
+            let stream_fn = self.inner.agent.stream_fn();
             let llm = SummaryModel {
                 stream_fn: &stream_fn,
                 model: &model,
