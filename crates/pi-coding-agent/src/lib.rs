@@ -9,6 +9,7 @@ pub mod modes;
 pub mod packages;
 pub mod resources;
 pub mod runtime;
+pub mod services;
 pub mod session;
 pub mod session_host;
 pub mod system_prompt;

@@ -10,14 +10,12 @@ use pi_ai::{Model, ThinkingLevel};
 use pi_session::SessionManager;
 
 use crate::cli::Args;
-use crate::config::auth::AuthStorage;
 use crate::config::model_resolver::{
     self, resolve_cli_model, resolve_model_scope, InitialModelOptions, ScopedModel, DEFAULT_MODEL_PER_PROVIDER,
 };
 use crate::config::paths::{self, DocsPaths, Paths};
 use crate::config::settings::{self, SettingsManager};
-use crate::config::ModelRegistry;
-use crate::resources::loader::{load_resources, ResourceOptions};
+use crate::services::Services;
 use crate::session::hooks::SessionHooks;
 use crate::session::loadout::Loadout;
 use crate::session::{AgentSession, AgentSessionParts};
@@ -41,6 +39,10 @@ pub struct Runtime {
     pub scoped_models: Vec<ScopedModel>,
     /// Printed as `Warning: <text>` (yellow on a terminal).
     pub warnings: Vec<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn queue_mode(mode: settings::QueueMode) -> QueueMode {
@@ -165,15 +167,20 @@ pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
     let settings = SettingsManager::load(&startup_paths);
     let session_dir = paths::resolve_session_dir(args.session_dir.as_deref(), settings.session_dir(), &startup_paths);
     let store = open_store(args, &startup_paths, &session_dir)?;
-    build_with_store(args, cwd, store)
+    let services = Services::load(&startup_paths, Services::resource_options_from(args));
+    build_with_store(args, cwd, store, &services)
 }
 
-/// Build the runtime around an already opened session store (new, resumed or forked). The
-/// CLI's model, thinking and tool options apply again, as in pi.
-pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Result<Runtime, StartupError> {
+/// Build the runtime around an already opened session store (new, resumed or forked), on the
+/// process's kept services. The CLI's model, thinking and tool options apply again, as in pi.
+pub fn build_with_store(
+    args: &Args,
+    cwd: &Path,
+    store: SessionManager,
+    services: &Arc<Services>,
+) -> Result<Runtime, StartupError> {
     let mut warnings = Vec::new();
     let startup_paths = Paths::for_cwd(cwd);
-    let settings = SettingsManager::load(&startup_paths);
     // A resumed session runs in the folder it was recorded in.
     let session_cwd = PathBuf::from(store.cwd());
     if session_cwd != cwd && !session_cwd.is_dir() {
@@ -192,22 +199,23 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         session_cwd.clone(),
         startup_paths.home.clone(),
     );
-    let mut settings = if session_cwd == cwd {
-        settings
-    } else {
-        SettingsManager::load(&paths)
-    };
-    for e in settings.drain_errors() {
-        warnings.push(format!(
-            "(startup session lookup, {} settings) {}",
-            e.scope.as_str(),
-            e.message
-        ));
+    let first_load = !services.has_cwd(&session_cwd);
+    let cwd_services = services.for_cwd(&paths, None);
+    let settings_arc = Arc::clone(&cwd_services.settings);
+    let mut settings = lock(&settings_arc);
+    if first_load {
+        for e in settings.drain_errors() {
+            warnings.push(format!(
+                "(startup session lookup, {} settings) {}",
+                e.scope.as_str(),
+                e.message
+            ));
+        }
     }
 
-    let auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
-    let mut registry = ModelRegistry::new(pi_ai::builtin_models().to_vec(), auth, Some(paths.models_path()));
-    if let Some(e) = registry.error() {
+    let registry_arc = Arc::clone(services.registry());
+    let mut registry = lock(&registry_arc);
+    if let (true, Some(e)) = (first_load, services.registry_error()) {
         warnings.push(format!("errors loading models.json:\n{e}"));
     }
 
@@ -278,7 +286,7 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         thinking = pi_ai::thinking::clamp_thinking_level(m, thinking);
     }
 
-    let resources = load_resources(&paths, &settings, &resource_options(args));
+    let resources = Arc::clone(&cwd_services.resources);
     let tools_options = pi_tools::ToolsOptions {
         shell_path: settings.shell_path().map(PathBuf::from),
         command_prefix: settings.shell_command_prefix().map(str::to_string),
@@ -296,7 +304,6 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
     let docs = DocsPaths::installed();
     let initial = loadout.current();
 
-    let registry = Arc::new(Mutex::new(registry));
     let provider_retry = settings.provider_retry();
     let mut stream_options = pi_ai::StreamOptions {
         thinking_budgets: settings.thinking_budgets().unwrap_or_default(),
@@ -314,24 +321,27 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         messages: context.messages,
         // The session's hooks come first; extension sources join the chain after them.
         hooks: Arc::new(pi_agent::HookChain::new(vec![Arc::new(
-            SessionHooks::new(Arc::clone(&registry)).with_loadout(Arc::clone(&loadout)),
+            SessionHooks::new(Arc::clone(&registry_arc)).with_loadout(Arc::clone(&loadout)),
         )])),
         steering_mode: queue_mode(settings.steering_mode()),
         follow_up_mode: queue_mode(settings.follow_up_mode()),
         stream_options,
         ..Default::default()
     });
+    drop(settings);
+    drop(registry);
     let is_new = store.get_entries().is_empty();
     let session = AgentSession::new(AgentSessionParts {
         cwd: session_cwd,
         agent,
         store,
-        registry,
-        settings: Arc::new(Mutex::new(settings)),
+        registry: registry_arc,
+        settings: settings_arc,
         resources,
         docs,
         model,
         loadout,
+        services: Arc::clone(services),
     });
     if is_new {
         session.record_initial_state();
@@ -344,21 +354,6 @@ pub fn build_with_store(args: &Args, cwd: &Path, store: SessionManager) -> Resul
         scoped_models,
         warnings,
     })
-}
-
-fn resource_options(args: &Args) -> ResourceOptions {
-    ResourceOptions {
-        system_prompt: args.system_prompt.clone(),
-        append_system_prompt: args.append_system_prompt.clone(),
-        no_context_files: args.no_context_files,
-        skill_paths: args.skills.clone(),
-        no_skills: args.no_skills,
-        prompt_template_paths: args.prompt_templates.clone(),
-        no_prompt_templates: args.no_prompt_templates,
-        theme_paths: args.themes.clone(),
-        no_themes: args.no_themes,
-        extension_sources: args.extensions.clone(),
-    }
 }
 
 /// Lines skipped while loading the session file are worth a warning: nothing was lost, but

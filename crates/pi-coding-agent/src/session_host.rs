@@ -1,7 +1,8 @@
 //! The session host (pi's AgentSessionRuntime): owns the current AgentSession and replaces it
-//! for new / switch / fork / clone. A replacement stops the old session, moves its store to
-//! the target file, and rebuilds every service for the target's working directory; listeners
-//! follow the current session.
+//! for new / switch / fork / clone / reload. A replacement stops the old session, moves its
+//! store to the target file, and builds the new session on the kept services (`services.rs`:
+//! the registry, and settings and resources reloaded only for another working directory);
+//! listeners follow the current session.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,6 +13,7 @@ use pi_session::{NewSessionOptions, SessionManager};
 
 use crate::cli::Args;
 use crate::runtime::{build_with_store, StartupError};
+use crate::services::Services;
 use crate::session::{AgentSession, SessionListener};
 
 /// A user message of the current branch that a fork can start from.
@@ -25,6 +27,7 @@ pub struct ForkPoint {
 pub struct SessionHost {
     args: Args,
     cwd: PathBuf,
+    services: Arc<Services>,
     current: Mutex<AgentSession>,
     listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
 }
@@ -38,6 +41,7 @@ impl SessionHost {
         SessionHost {
             args,
             cwd,
+            services: Arc::clone(session.services()),
             current: Mutex::new(session),
             listeners: Mutex::new(Vec::new()),
         }
@@ -65,12 +69,27 @@ impl SessionHost {
     }
 
     fn install(&self, store: SessionManager) -> Result<(), StartupError> {
-        let runtime = build_with_store(&self.args, &self.cwd, store)?;
+        let runtime = build_with_store(&self.args, &self.cwd, store, &self.services)?;
         for l in lock(&self.listeners).iter() {
             runtime.session.subscribe(Arc::clone(l));
         }
         *lock(&self.current) = runtime.session;
         Ok(())
+    }
+
+    /// The services every session of this host shares.
+    pub fn services(&self) -> &Arc<Services> {
+        &self.services
+    }
+
+    /// Read settings, resources (context files, skills, prompt templates, SYSTEM.md) and
+    /// models.json again, and continue the same session file on them (`/reload`).
+    pub async fn reload(&self) -> Result<(), StartupError> {
+        let services = Arc::clone(&self.services);
+        // Reading files and walking skill folders: off the async threads.
+        let _ = tokio::task::spawn_blocking(move || services.reload()).await;
+        let store = self.retire_current().await;
+        self.install(store)
     }
 
     /// Start a fresh session in the same folder.

@@ -44,12 +44,14 @@ pub struct AgentSessionParts {
     pub store: SessionManager,
     pub registry: Arc<Mutex<ModelRegistry>>,
     pub settings: Arc<Mutex<SettingsManager>>,
-    pub resources: Resources,
+    pub resources: Arc<Resources>,
     pub docs: DocsPaths,
     /// `None` until a model is chosen (the agent then holds a placeholder).
     pub model: Option<Model>,
     /// The tool registry and the system prompt built from it.
     pub loadout: Arc<super::loadout::Loadout>,
+    /// What outlives this session (kept by new / resume / fork / clone).
+    pub services: Arc<crate::services::Services>,
 }
 
 struct RetryState {
@@ -64,8 +66,9 @@ pub(crate) struct Inner {
     pub(crate) store: Mutex<SessionManager>,
     pub(crate) registry: Arc<Mutex<ModelRegistry>>,
     pub(crate) settings: Arc<Mutex<SettingsManager>>,
-    pub(crate) resources: Resources,
+    pub(crate) resources: Arc<Resources>,
     pub(crate) docs: DocsPaths,
+    pub(crate) services: Arc<crate::services::Services>,
     pub(crate) model: Mutex<Option<Model>>,
     listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
     retry: Mutex<RetryState>,
@@ -134,6 +137,7 @@ impl AgentSession {
             settings: parts.settings,
             resources: parts.resources,
             docs: parts.docs,
+            services: parts.services,
             model: Mutex::new(parts.model),
             listeners: Mutex::new(Vec::new()),
             retry: Mutex::new(RetryState {
@@ -580,5 +584,10 @@ impl AgentSession {
     /// Skills, prompt templates and context files of this session.
     pub fn resources(&self) -> &Resources {
         &self.inner.resources
+    }
+
+    /// The services this session shares with the ones that replace it.
+    pub fn services(&self) -> &Arc<crate::services::Services> {
+        &self.inner.services
     }
 }

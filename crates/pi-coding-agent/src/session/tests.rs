@@ -66,6 +66,7 @@ fn session_with_loadout(
         cwd: std::env::temp_dir(),
         agent,
         store: pi_session::SessionManager::in_memory("/tmp"),
+        services: crate::services::Services::with_registry(Arc::clone(&registry)),
         registry,
         settings: Arc::new(Mutex::new(SettingsManager::in_memory(settings))),
         resources: Default::default(),

@@ -1,0 +1,194 @@
+//! What outlives one session: the model registry (built-in catalogue, models.json, auth), and
+//! the services bound to a working directory (settings, resources). `/new`, `/resume`, `/fork`
+//! and `/clone` keep them and rebuild only what depends on the cwd, and only when the cwd
+//! changes; `/reload` reads them again from disk. The extension runner and MCP connections
+//! join this layer, so a session switch does not drop them.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::cli::Args;
+use crate::config::auth::AuthStorage;
+use crate::config::paths::Paths;
+use crate::config::settings::SettingsManager;
+use crate::config::ModelRegistry;
+use crate::resources::loader::{load_resources, ResourceOptions, Resources};
+
+/// The settings and resources of one working directory.
+#[derive(Clone)]
+pub struct CwdServices {
+    pub cwd: PathBuf,
+    pub paths: Paths,
+    pub settings: Arc<Mutex<SettingsManager>>,
+    pub resources: Arc<Resources>,
+}
+
+/// Shared by every session of one pi process.
+pub struct Services {
+    registry: Arc<Mutex<ModelRegistry>>,
+    /// The models.json error at load, reported with each session's startup warnings.
+    registry_error: Option<String>,
+    resource_options: ResourceOptions,
+    current: Mutex<Option<CwdServices>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
+    let auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
+    let registry = ModelRegistry::new(pi_ai::builtin_models().to_vec(), auth, Some(paths.models_path()));
+    let error = registry.error().map(|e| e.to_string());
+    (registry, error)
+}
+
+impl Services {
+    /// Load the registry for `paths` (agent dir); cwd services are loaded on first use.
+    pub fn load(paths: &Paths, resource_options: ResourceOptions) -> Arc<Services> {
+        let (registry, registry_error) = load_registry(paths);
+        Arc::new(Services {
+            registry: Arc::new(Mutex::new(registry)),
+            registry_error,
+            resource_options,
+            current: Mutex::new(None),
+        })
+    }
+
+    /// Services around a registry the caller built (tests, embedders); no cwd loaded yet.
+    pub fn with_registry(registry: Arc<Mutex<ModelRegistry>>) -> Arc<Services> {
+        Arc::new(Services {
+            registry,
+            registry_error: None,
+            resource_options: ResourceOptions::default(),
+            current: Mutex::new(None),
+        })
+    }
+
+    /// The resource flags of the command line (`--skill`, `--no-context-files`, ...).
+    pub fn resource_options_from(args: &Args) -> ResourceOptions {
+        ResourceOptions {
+            system_prompt: args.system_prompt.clone(),
+            append_system_prompt: args.append_system_prompt.clone(),
+            no_context_files: args.no_context_files,
+            skill_paths: args.skills.clone(),
+            no_skills: args.no_skills,
+            prompt_template_paths: args.prompt_templates.clone(),
+            no_prompt_templates: args.no_prompt_templates,
+            theme_paths: args.themes.clone(),
+            no_themes: args.no_themes,
+            extension_sources: args.extensions.clone(),
+        }
+    }
+
+    pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
+        &self.registry
+    }
+
+    pub fn registry_error(&self) -> Option<&str> {
+        self.registry_error.as_deref()
+    }
+
+    /// The services of `paths.cwd`: kept when the cwd is the one already loaded, loaded anew
+    /// (settings, then resources with them) for another one. `settings` may hand in a
+    /// settings manager the caller already loaded for that cwd.
+    pub fn for_cwd(&self, paths: &Paths, settings: Option<SettingsManager>) -> CwdServices {
+        let mut current = lock(&self.current);
+        if let Some(c) = current.as_ref().filter(|c| c.cwd == paths.cwd) {
+            return c.clone();
+        }
+        let loaded = self.load_cwd(paths, settings);
+        *current = Some(loaded.clone());
+        loaded
+    }
+
+    fn load_cwd(&self, paths: &Paths, settings: Option<SettingsManager>) -> CwdServices {
+        let settings = settings.unwrap_or_else(|| SettingsManager::load(paths));
+        let resources = load_resources(paths, &settings, &self.resource_options);
+        CwdServices {
+            cwd: paths.cwd.clone(),
+            paths: paths.clone(),
+            settings: Arc::new(Mutex::new(settings)),
+            resources: Arc::new(resources),
+        }
+    }
+
+    /// Read settings, resources and models.json again (`/reload`); the next session built
+    /// for a cwd sees the new files.
+    pub fn reload(&self) {
+        let mut current = lock(&self.current);
+        if let Some(c) = current.take() {
+            *current = Some(self.load_cwd(&c.paths, None));
+        }
+        let paths = current.as_ref().map(|c| c.paths.clone());
+        drop(current);
+        if let Some(paths) = paths {
+            let (fresh, _) = load_registry(&paths);
+            *lock(&self.registry) = fresh;
+        }
+    }
+
+    /// The cwd the current services belong to.
+    pub fn cwd(&self) -> Option<PathBuf> {
+        lock(&self.current).as_ref().map(|c| c.cwd.clone())
+    }
+
+    /// Whether `cwd` has loaded services (for tests and diagnostics).
+    pub fn has_cwd(&self, cwd: &Path) -> bool {
+        lock(&self.current).as_ref().is_some_and(|c| c.cwd == cwd)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs() -> (tempfile::TempDir, Paths, Paths) {
+        let root = tempfile::tempdir().expect("tempdir");
+        let agent = root.path().join("agent");
+        let a = root.path().join("a");
+        let b = root.path().join("b");
+        for d in [&agent, &a, &b] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        std::fs::write(a.join("AGENTS.md"), "rules of a\n").expect("write");
+        let pa = Paths::new(&agent, &a, root.path());
+        let pb = Paths::new(&agent, &b, root.path());
+        (root, pa, pb)
+    }
+
+    fn context_text(c: &CwdServices) -> String {
+        c.resources.context_files.iter().map(|f| f.content.clone()).collect()
+    }
+
+    #[test]
+    fn the_same_cwd_keeps_its_services_and_another_cwd_loads_its_own() {
+        let (_root, pa, pb) = dirs();
+        let services = Services::load(&pa, ResourceOptions::default());
+        let first = services.for_cwd(&pa, None);
+        let again = services.for_cwd(&pa, None);
+        assert!(Arc::ptr_eq(&first.settings, &again.settings));
+        assert!(Arc::ptr_eq(&first.resources, &again.resources));
+        assert!(context_text(&first).contains("rules of a"));
+        let other = services.for_cwd(&pb, None);
+        assert!(!Arc::ptr_eq(&first.settings, &other.settings));
+        assert!(!context_text(&other).contains("rules of a"));
+        assert!(services.has_cwd(&pb.cwd));
+    }
+
+    #[test]
+    fn reload_reads_the_files_again() {
+        let (_root, pa, _pb) = dirs();
+        let services = Services::load(&pa, ResourceOptions::default());
+        let before = services.for_cwd(&pa, None);
+        std::fs::write(pa.cwd.join("AGENTS.md"), "new rules\n").expect("write");
+        assert!(
+            context_text(&services.for_cwd(&pa, None)).contains("rules of a"),
+            "kept until reload"
+        );
+        services.reload();
+        let after = services.for_cwd(&pa, None);
+        assert!(!Arc::ptr_eq(&before.resources, &after.resources));
+        assert!(context_text(&after).contains("new rules"));
+    }
+}
