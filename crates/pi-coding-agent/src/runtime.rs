@@ -3,7 +3,7 @@
 //! warnings or a [`StartupError`].
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pi_agent::{Agent, AgentOptions, QueueMode};
 use pi_ai::{Model, ThinkingLevel};
@@ -16,6 +16,7 @@ use crate::config::model_resolver::{
 use crate::config::paths::{self, DocsPaths, Paths};
 use crate::config::settings::{self, SettingsManager};
 use crate::services::Services;
+use crate::session::agent_session::lock;
 use crate::session::hooks::SessionHooks;
 use crate::session::loadout::Loadout;
 use crate::session::{AgentSession, AgentSessionParts};
@@ -39,10 +40,6 @@ pub struct Runtime {
     pub scoped_models: Vec<ScopedModel>,
     /// Printed as `Warning: <text>` (yellow on a terminal).
     pub warnings: Vec<String>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn queue_mode(mode: settings::QueueMode) -> QueueMode {

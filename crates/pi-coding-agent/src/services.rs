@@ -13,6 +13,7 @@ use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
 use crate::resources::loader::{load_resources, ResourceOptions, Resources};
+use crate::session::agent_session::lock;
 
 /// The settings and resources of one working directory.
 #[derive(Clone)]
@@ -30,10 +31,6 @@ pub struct Services {
     registry_error: Option<String>,
     resource_options: ResourceOptions,
     current: Mutex<Option<CwdServices>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {

@@ -14,6 +14,7 @@ use pi_session::{NewSessionOptions, SessionManager};
 use crate::cli::Args;
 use crate::runtime::{build_with_store, StartupError};
 use crate::services::Services;
+use crate::session::agent_session::lock;
 use crate::session::{AgentSession, SessionListener};
 
 /// A user message of the current branch that a fork can start from.
@@ -30,10 +31,6 @@ pub struct SessionHost {
     services: Arc<Services>,
     current: Mutex<AgentSession>,
     listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl SessionHost {
