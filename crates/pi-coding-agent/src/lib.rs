@@ -5,6 +5,7 @@ pub mod cli;
 pub mod compaction;
 pub mod config;
 pub mod export;
+pub mod extension_ui;
 pub mod modes;
 pub mod packages;
 pub mod resources;

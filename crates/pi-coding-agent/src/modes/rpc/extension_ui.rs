@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
-use tokio_util::sync::CancellationToken;
 
 use super::framing::RpcOutput;
+use crate::extension_ui::ExtensionUiHost;
 
 /// A client's answer to a dialog, kept loose: pi reads `value`, `confirmed` and `cancelled`
 /// only when present.
@@ -60,30 +60,7 @@ fn js_truthy(v: &Value) -> bool {
     }
 }
 
-/// Severity of a `notify` request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NotifyType {
-    Info,
-    Warning,
-    Error,
-}
-
-/// Where a widget goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum WidgetPlacement {
-    AboveEditor,
-    BelowEditor,
-}
-
-/// Options of a dialog: a timeout (sent to the client as milliseconds) and a cancel signal.
-/// Either resolves the dialog with its default and forgets the id.
-#[derive(Debug, Clone, Default)]
-pub struct DialogOptions {
-    pub timeout: Option<Duration>,
-    pub cancel: Option<CancellationToken>,
-}
+pub use crate::extension_ui::{DialogOptions, NotifyType, WidgetPlacement};
 
 /// The `extension_ui_request` records, field order as pi writes them.
 #[derive(Serialize)]
@@ -390,11 +367,53 @@ fn millis(d: Option<Duration>) -> Option<u64> {
     d.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
+/// RPC mode's `ctx.ui`: every call goes to the client.
+#[async_trait::async_trait]
+impl ExtensionUiHost for ExtensionUi {
+    fn has_ui(&self) -> bool {
+        true
+    }
+    async fn select(&self, title: &str, options: &[String], opts: DialogOptions) -> Option<String> {
+        ExtensionUi::select(self, title, options, opts).await
+    }
+    async fn confirm(&self, title: &str, message: &str, opts: DialogOptions) -> bool {
+        ExtensionUi::confirm(self, title, message, opts).await
+    }
+    async fn input(&self, title: &str, placeholder: Option<&str>, opts: DialogOptions) -> Option<String> {
+        ExtensionUi::input(self, title, placeholder, opts).await
+    }
+    async fn editor(&self, title: &str, prefill: Option<&str>) -> Option<String> {
+        ExtensionUi::editor(self, title, prefill).await
+    }
+    async fn notify(&self, message: &str, notify_type: Option<NotifyType>) {
+        ExtensionUi::notify(self, message, notify_type).await
+    }
+    async fn set_status(&self, key: &str, text: Option<&str>) {
+        ExtensionUi::set_status(self, key, text).await
+    }
+    async fn set_widget(&self, key: &str, lines: Option<&[String]>, placement: Option<WidgetPlacement>) {
+        ExtensionUi::set_widget(self, key, lines, placement).await
+    }
+    async fn set_title(&self, title: &str) {
+        ExtensionUi::set_title(self, title).await
+    }
+    async fn set_editor_text(&self, text: &str) {
+        ExtensionUi::set_editor_text(self, text).await
+    }
+    fn editor_text(&self) -> String {
+        ExtensionUi::editor_text(self)
+    }
+    async fn report_extension_error(&self, extension_path: &str, event: &str, error: &str) {
+        ExtensionUi::report_extension_error(self, extension_path, event, error).await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::modes::rpc::framing::OutputWriter;
     use tokio::io::{AsyncBufReadExt, BufReader};
+    use tokio_util::sync::CancellationToken;
 
     fn setup() -> (
         ExtensionUi,
