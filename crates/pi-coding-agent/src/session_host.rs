@@ -33,6 +33,13 @@ pub struct SessionHost {
     listeners: Mutex<Vec<Arc<dyn SessionListener>>>,
 }
 
+/// Run file work on the blocking pool; a panic there becomes an error, not a lost session.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, StartupError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StartupError::Failed(format!("session operation failed: {e}")))
+}
+
 impl SessionHost {
     pub fn new(args: Args, cwd: PathBuf, session: AgentSession) -> Self {
         SessionHost {
@@ -65,8 +72,11 @@ impl SessionHost {
         old.with_store(|s| std::mem::replace(s, SessionManager::in_memory(&cwd)))
     }
 
-    fn install(&self, store: SessionManager) -> Result<(), StartupError> {
-        let runtime = build_with_store(&self.args, &self.cwd, store, &self.services)?;
+    /// Build the replacement session off the async threads (it reads settings, resources and
+    /// models.json for a new cwd) and make it current.
+    async fn install(&self, store: SessionManager) -> Result<(), StartupError> {
+        let (args, cwd, services) = (self.args.clone(), self.cwd.clone(), Arc::clone(&self.services));
+        let runtime = blocking(move || build_with_store(&args, &cwd, store, &services)).await??;
         for l in lock(&self.listeners).iter() {
             runtime.session.subscribe(Arc::clone(l));
         }
@@ -86,25 +96,27 @@ impl SessionHost {
         // Reading files and walking skill folders: off the async threads.
         let _ = tokio::task::spawn_blocking(move || services.reload()).await;
         let store = self.retire_current().await;
-        self.install(store)
+        self.install(store).await
     }
 
     /// Start a fresh session in the same folder.
     pub async fn new_session(&self) -> Result<(), StartupError> {
         let mut store = self.retire_current().await;
         store.new_session(NewSessionOptions::default());
-        self.install(store)
+        self.install(store).await
     }
 
     /// Open another session file.
     pub async fn switch_session(&self, path: &Path) -> Result<(), StartupError> {
         let dir = self.session().with_store(|s| s.session_dir().map(Path::to_path_buf));
         let previous = self.retire_current().await;
-        match SessionManager::open_in(path, dir, None) {
-            Ok(store) => self.install(store),
+        let target = path.to_path_buf();
+        // Reading (and parsing) the file is blocking work.
+        match blocking(move || SessionManager::open_in(&target, dir, None)).await? {
+            Ok(store) => self.install(store).await,
             Err(e) => {
                 // Put the previous session back so the caller keeps a working session.
-                self.install(previous)?;
+                self.install(previous).await?;
                 Err(StartupError::Failed(e.to_string()))
             }
         }
@@ -143,38 +155,52 @@ impl SessionHost {
             };
             Ok((text, entry.parent_id.clone()))
         })?;
-        let mut store = self.retire_current().await;
-        let result = match &parent {
-            Some(parent) => store.fork_to(parent).map(|_| ()),
-            None => {
-                let from = store.session_file().map(|p| p.display().to_string());
-                store.new_session(NewSessionOptions {
-                    id: None,
-                    parent_session: from,
-                });
-                Ok(())
-            }
-        };
+        let store = self.retire_current().await;
+        // Writing the forked file is blocking work.
+        let (store, result) = blocking(move || {
+            let mut store = store;
+            let result = match &parent {
+                Some(parent) => store.fork_to(parent).map(|_| ()),
+                None => {
+                    let from = store.session_file().map(|p| p.display().to_string());
+                    store.new_session(NewSessionOptions {
+                        id: None,
+                        parent_session: from,
+                    });
+                    Ok(())
+                }
+            };
+            (store, result)
+        })
+        .await?;
         if let Err(e) = result {
-            self.install(store)?;
+            self.install(store).await?;
             return Err(StartupError::Failed(e.to_string()));
         }
-        self.install(store)?;
+        self.install(store).await?;
         Ok(text)
     }
 
     /// Continue in a copy of the current branch (RPC `clone`, `/clone`).
     pub async fn clone_session(&self) -> Result<(), StartupError> {
         let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
-        let mut store = self.retire_current().await;
-        if let Some(leaf) = leaf {
-            if let Err(e) = store.fork_to(&leaf) {
-                self.install(store)?;
-                return Err(StartupError::Failed(e.to_string()));
-            }
-        } else {
-            store.new_session(NewSessionOptions::default());
+        let store = self.retire_current().await;
+        let (store, result) = blocking(move || {
+            let mut store = store;
+            let result = match leaf {
+                Some(leaf) => store.fork_to(&leaf).map(|_| ()),
+                None => {
+                    store.new_session(NewSessionOptions::default());
+                    Ok(())
+                }
+            };
+            (store, result)
+        })
+        .await?;
+        if let Err(e) = result {
+            self.install(store).await?;
+            return Err(StartupError::Failed(e.to_string()));
         }
-        self.install(store)
+        self.install(store).await
     }
 }
