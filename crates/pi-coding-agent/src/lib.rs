@@ -4,7 +4,8 @@ pub mod app;
 pub mod cli;
 pub mod compaction;
 pub mod config;
-pub mod export;
+/// The HTML export lives in its own crate; `crate::export` keeps naming it.
+pub use pi_export as export;
 pub mod extension_ui;
 pub mod modes;
 pub mod packages;
