@@ -24,7 +24,15 @@ pub enum SseError {
     Transport(String),
     #[error("Invalid UTF-8 in event stream")]
     InvalidUtf8,
+    /// One event (or one unterminated line) grew past the decoder's limit: a server that never
+    /// ends a line must not take all memory.
+    #[error("Event stream record exceeds {0} bytes")]
+    TooLarge(usize),
 }
+
+/// The largest event the decoder holds (a line, or the data of one event): far above any
+/// provider's real events, which are a few kilobytes (an inline image a few megabytes).
+pub const MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 
 /// Incremental SSE decoder: feed it bytes, take out complete events.
 #[derive(Debug, Default)]
@@ -37,11 +45,29 @@ pub struct SseDecoder {
     data: String,
     has_data: bool,
     id: Option<String>,
+    /// `0` means [`MAX_EVENT_BYTES`].
+    limit: usize,
 }
 
 impl SseDecoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A decoder that refuses records larger than `limit` bytes.
+    pub fn with_limit(limit: usize) -> Self {
+        SseDecoder {
+            limit,
+            ..Self::default()
+        }
+    }
+
+    fn limit(&self) -> usize {
+        if self.limit == 0 {
+            MAX_EVENT_BYTES
+        } else {
+            self.limit
+        }
     }
 
     /// Decode `chunk`, appending finished events to `out`.
@@ -58,6 +84,9 @@ impl SseDecoder {
                 // The whole line is in this chunk: read it in place.
                 self.take_line(&rest[..end], out)?;
             } else {
+                if self.line.len() + end > self.limit() {
+                    return Err(SseError::TooLarge(self.limit()));
+                }
                 self.line.extend_from_slice(&rest[..end]);
                 let line = std::mem::take(&mut self.line);
                 let result = self.take_line(&line, out);
@@ -75,6 +104,9 @@ impl SseDecoder {
                     None => self.after_cr = true,
                 }
             }
+        }
+        if self.line.len() + rest.len() > self.limit() {
+            return Err(SseError::TooLarge(self.limit()));
         }
         self.line.extend_from_slice(rest);
         Ok(())
@@ -117,6 +149,9 @@ impl SseDecoder {
         };
         match field {
             "data" => {
+                if self.data.len() + value.len() + 1 > self.limit() {
+                    return Err(SseError::TooLarge(self.limit()));
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -242,5 +277,103 @@ mod tests {
         let mut d = SseDecoder::new();
         let mut out = Vec::new();
         assert_eq!(d.feed(b"data: \xff\xfe\n\n", &mut out), Err(SseError::InvalidUtf8));
+    }
+
+    #[test]
+    fn a_line_that_never_ends_is_refused_at_the_limit() {
+        let mut d = SseDecoder::with_limit(1024);
+        let mut out = Vec::new();
+        let chunk = [b'x'; 300];
+        let mut result = Ok(());
+        for _ in 0..10 {
+            result = d.feed(&chunk, &mut out);
+            if result.is_err() {
+                break;
+            }
+        }
+        assert_eq!(result, Err(SseError::TooLarge(1024)));
+        let mut d = SseDecoder::with_limit(1024);
+        let many_data_lines = "data: 0123456789\n".repeat(200);
+        assert_eq!(
+            d.feed(many_data_lines.as_bytes(), &mut out),
+            Err(SseError::TooLarge(1024))
+        );
+    }
+
+    /// Tiny deterministic generator: the fuzz runs below are the same on every machine.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// Bounded, seeded fuzz run: random events written with random line ends and split into
+    /// random chunks decode to exactly those events; random bytes never panic.
+    /// `PI_FUZZ_ITERS=1000000 cargo test --release -p pi-ai sse::tests::fuzz` runs it longer.
+    #[test]
+    fn fuzz_round_trip_and_garbage() {
+        let iters: usize = std::env::var("PI_FUZZ_ITERS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2_000);
+        let mut rng = Rng(0x5eed_0000_0000_0001);
+        const WORDS: &[&str] = &["", "a", "{\"x\":1}", "é", "😀", " lead", "tab\t", "colon: in", "[DONE]"];
+        for _ in 0..iters {
+            let mut wire = Vec::new();
+            let mut expected = Vec::new();
+            for _ in 0..rng.below(5) {
+                let ends = ["\n", "\r\n", "\r"];
+                let eol = ends[rng.below(3)];
+                let event = if rng.below(2) == 0 {
+                    WORDS[1 + rng.below(WORDS.len() - 1)]
+                } else {
+                    ""
+                };
+                if !event.is_empty() {
+                    wire.extend_from_slice(format!("event: {}{eol}", event.trim()).as_bytes());
+                }
+                if rng.below(3) == 0 {
+                    wire.extend_from_slice(format!(": comment{eol}").as_bytes());
+                }
+                let lines: Vec<&str> = (0..1 + rng.below(3)).map(|_| WORDS[rng.below(WORDS.len())]).collect();
+                for l in &lines {
+                    wire.extend_from_slice(format!("data: {l}{eol}").as_bytes());
+                }
+                wire.extend_from_slice(eol.as_bytes());
+                expected.push(SseEvent {
+                    event: event.trim().to_string(),
+                    data: lines.join("\n"),
+                    id: None,
+                });
+            }
+            let mut d = SseDecoder::new();
+            let mut out = Vec::new();
+            let mut pos = 0;
+            while pos < wire.len() {
+                let end = (pos + 1 + rng.below(7)).min(wire.len());
+                d.feed(&wire[pos..end], &mut out).expect("valid input");
+                pos = end;
+            }
+            d.finish(&mut out).expect("finish");
+            assert_eq!(out, expected, "{:?}", String::from_utf8_lossy(&wire));
+
+            let garbage: Vec<u8> = (0..rng.below(64)).map(|_| rng.next() as u8).collect();
+            let mut d = SseDecoder::with_limit(48);
+            let mut out = Vec::new();
+            for c in garbage.chunks(1 + rng.below(5)) {
+                if d.feed(c, &mut out).is_err() {
+                    break;
+                }
+            }
+            let _ = d.finish(&mut out);
+        }
     }
 }

@@ -297,6 +297,7 @@ mod tests {
     /// A bounded, seeded fuzz run: random mixes of escape-sequence pieces and multi-byte text,
     /// fed in random chunks. Nothing may panic, and every byte that is not part of a
     /// recognised key comes back (as text or in an `Unknown` event).
+    /// `PI_FUZZ_ITERS=1000000 cargo test --release -p pi-tui random_input` runs it longer.
     #[test]
     fn random_input_never_panics_and_loses_nothing() {
         const PIECES: &[&str] = &[
@@ -310,7 +311,11 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for _ in 0..5_000 {
+        let iters: usize = std::env::var("PI_FUZZ_ITERS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(5_000);
+        for _ in 0..iters {
             let len = 1 + (next() % 12) as usize;
             let text: String = (0..len)
                 .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
