@@ -597,7 +597,7 @@ mod tests {
         fn value(next: &mut dyn FnMut() -> u64, depth: u32) -> Value {
             match next() % if depth > 3 { 6 } else { 8 } {
                 0 => Value::Null,
-                1 => Value::Bool(next() % 2 == 0),
+                1 => Value::Bool(next().is_multiple_of(2)),
                 2 => json!((next() % 1000) as i64 - 500),
                 3 => json!(f64::from_bits(next()).clamp(-1e300, 1e300)),
                 4 => json!(["", "12", "true", "é😀", "-0", "1e999", "null"][(next() % 7) as usize]),
@@ -620,7 +620,7 @@ mod tests {
             match kind {
                 "array" => {
                     s["items"] = schema(next, depth + 1);
-                    if next() % 2 == 0 {
+                    if next().is_multiple_of(2) {
                         s["minItems"] = json!(next() % 3);
                     }
                 }
@@ -628,24 +628,24 @@ mod tests {
                     let mut props = serde_json::Map::new();
                     let mut required = Vec::new();
                     for k in ["path", "edits", "a"] {
-                        if next() % 2 == 0 {
+                        if next().is_multiple_of(2) {
                             props.insert(k.to_string(), schema(next, depth + 1));
-                            if next() % 2 == 0 {
+                            if next().is_multiple_of(2) {
                                 required.push(json!(k));
                             }
                         }
                     }
                     s["properties"] = Value::Object(props);
                     s["required"] = Value::Array(required);
-                    if next() % 3 == 0 {
+                    if next().is_multiple_of(3) {
                         s["additionalProperties"] = json!(false);
                     }
                 }
-                "string" if next() % 3 == 0 => s["enum"] = json!(["a", "b"]),
-                "number" | "integer" if next() % 3 == 0 => s["minimum"] = json!(0),
+                "string" if next().is_multiple_of(3) => s["enum"] = json!(["a", "b"]),
+                "number" | "integer" if next().is_multiple_of(3) => s["minimum"] = json!(0),
                 _ => {}
             }
-            if next() % 9 == 0 {
+            if next().is_multiple_of(9) {
                 s = json!({"anyOf": [s, {"type": "null"}]});
             }
             s

@@ -545,11 +545,11 @@ mod tests {
                     }
                 }
             }
-            if next() % 7 == 0 {
+            if next().is_multiple_of(7) {
                 lines[0].0 = lines[0].0.replace("\"version\":3", "\"version\":1");
             }
             let mut text = lines.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>().join("\n");
-            if next() % 2 == 0 {
+            if next().is_multiple_of(2) {
                 text.push('\n');
             }
             let parsed = parse(text.as_bytes());

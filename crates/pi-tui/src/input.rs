@@ -323,10 +323,10 @@ mod tests {
             let bytes = text.as_bytes();
             // Every substring at char boundaries goes through the key parser directly too.
             for (i, _) in text.char_indices() {
-                let _ = parse_key(&text[i..], next() % 2 == 0);
+                let _ = parse_key(&text[i..], next().is_multiple_of(2));
             }
             let mut p = InputParser::new();
-            p.set_kitty_active(next() % 2 == 0);
+            p.set_kitty_active(next().is_multiple_of(2));
             let mut events = Vec::new();
             let mut pos = 0;
             while pos < bytes.len() {
