@@ -1,0 +1,349 @@
+// Event dispatch in pi 1.6's order (extensions in load order, then registration order, over a
+// snapshot of the handler lists) with its combination rules for chained events, so pi gets one
+// result per event. Also the contexts handlers receive, tool execution and commands.
+
+const errorText = (error) => (error instanceof Error ? error.message : String(error));
+const errorStack = (error) => (error instanceof Error ? error.stack : undefined);
+
+/** A theme that styles nothing: print and json modes have no terminal to colour. */
+const plainTheme = new Proxy(
+	{ name: "plain", appearance: "dark", getColorMode: () => "truecolor" },
+	{
+		get(target, key) {
+			if (key in target) return target[key];
+			return (...args) => (typeof args[args.length - 1] === "string" ? args[args.length - 1] : "");
+		},
+	},
+);
+
+function createUi(runtime) {
+	const { state } = runtime.mirror;
+	const ask = (method, fallback) => async (...args) => {
+		if (!state.hasUI) return fallback;
+		try {
+			const answer = await runtime.wire.request(`ui.${method}`, { args });
+			return answer ?? fallback;
+		} catch {
+			return fallback;
+		}
+	};
+	const tell = (method) => (...args) => {
+		if (state.hasUI) runtime.wire.notify(`ui.${method}`, { args: args.filter((a) => typeof a !== "function") });
+	};
+	return {
+		select: ask("select", undefined),
+		confirm: ask("confirm", false),
+		input: ask("input", undefined),
+		editor: ask("editor", undefined),
+		notify: tell("notify"),
+		setStatus: tell("setStatus"),
+		setTitle: tell("setTitle"),
+		setWidget: (key, content, options) => {
+			if (content === undefined || Array.isArray(content)) tell("setWidget")(key, content, options);
+		},
+		setEditorText: tell("setEditorText"),
+		pasteToEditor: tell("setEditorText"),
+		getEditorText: () => "",
+		setWorkingMessage: () => {},
+		setWorkingVisible: () => {},
+		setWorkingIndicator: () => {},
+		setHiddenThinkingLabel: () => {},
+		setFooter: () => {},
+		setHeader: () => {},
+		setEditorComponent: () => {},
+		getEditorComponent: () => undefined,
+		addAutocompleteProvider: () => {},
+		onTerminalInput: () => () => {},
+		custom: async () => undefined,
+		theme: plainTheme,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "UI not available" }),
+		getToolsExpanded: () => false,
+		setToolsExpanded: () => {},
+	};
+}
+
+/** The `ctx` of an event handler, reading the state mirror. */
+export function createContext(runtime, extra = {}) {
+	const { state, sessionManager } = runtime.mirror;
+	const ui = createUi(runtime);
+	const tell = (method) => (params) => runtime.wire.notify(method, params ?? {});
+	return {
+		ui,
+		get mode() {
+			return state.mode;
+		},
+		get hasUI() {
+			return state.hasUI;
+		},
+		get cwd() {
+			return state.cwd;
+		},
+		get model() {
+			return state.model;
+		},
+		get scopedModels() {
+			return state.scopedModels;
+		},
+		get thinkingLevel() {
+			return state.thinkingLevel;
+		},
+		sessionManager,
+		modelRegistry: {
+			getAll: () => state.models.slice(),
+			getAvailable: () => state.models.slice(),
+			find: (provider, id) => state.models.find((m) => m.provider === provider && m.id === id),
+		},
+		signal: extra.signal,
+		isIdle: () => state.idle,
+		isProjectTrusted: () => state.projectTrusted,
+		hasPendingMessages: () => state.pendingMessages,
+		getContextUsage: () => state.contextUsage,
+		getSystemPrompt: () => (extra.systemPrompt ? extra.systemPrompt() : state.systemPrompt),
+		abort: () => tell("ctx.abort")(),
+		shutdown: () => tell("ctx.shutdown")(),
+		compact: (options) => tell("ctx.compact")({ customInstructions: options?.customInstructions }),
+	};
+}
+
+function handlerList(registry, event) {
+	const list = [];
+	for (const ext of registry.extensions) {
+		for (const handler of ext.handlers.get(event) ?? []) list.push({ ext, handler });
+	}
+	return list;
+}
+
+const SESSION_BEFORE = new Set(["session_before_switch", "session_before_fork", "session_before_compact", "session_before_tree"]);
+const BOUNDARY = new Set(["turn_end", "agent_before_settle"]);
+
+/**
+ * Run every handler of `event` and combine what they return. Returns `{result, errors}`:
+ * `result` is the combined outcome (null when the event's results are ignored), `errors` the
+ * handlers that threw, as `{extensionPath, event, error, stack}`.
+ */
+export async function dispatch(runtime, registry, event, payload) {
+	const handlers = handlerList(registry, event);
+	const errors = [];
+	const data = { type: event, ...payload };
+	let systemPromptOverride;
+	const ctx = createContext(runtime, {
+		systemPrompt: event === "before_agent_start" ? () => systemPromptOverride ?? data.systemPrompt ?? "" : undefined,
+	});
+	const fail = (ext, error) =>
+		errors.push({ extensionPath: ext.path, event, error: errorText(error), stack: errorStack(error) });
+
+	if (event === "tool_call") {
+		// No try/catch around the chain: a throw blocks this call with its message.
+		for (const { handler } of handlers) {
+			let returned;
+			try {
+				returned = await handler(data, ctx);
+			} catch (error) {
+				return { result: { block: true, reason: errorText(error), input: data.input }, errors };
+			}
+			if (returned?.block) {
+				return {
+					result: { block: true, reason: returned.reason, terminate: returned.terminate === true, input: data.input },
+					errors,
+				};
+			}
+		}
+		return { result: { block: false, input: data.input }, errors };
+	}
+
+	if (event === "user_bash") {
+		for (const { ext, handler } of handlers) {
+			let returned;
+			try {
+				returned = await handler(data, ctx);
+			} catch (error) {
+				fail(ext, error);
+				return { result: { abort: true, error: errorText(error) }, errors };
+			}
+			if (returned === undefined || returned === null) continue;
+			const hasResult = returned.result !== undefined;
+			const hasOps = returned.operations !== undefined;
+			if (hasResult === hasOps) {
+				const message = "Invalid user_bash handler result: return either operations or result";
+				fail(ext, new Error(message));
+				return { result: { abort: true, error: message }, errors };
+			}
+			if (hasOps) return { result: { operations: true, extensionPath: ext.path }, errors };
+			return { result: { result: returned.result }, errors };
+		}
+		return { result: null, errors };
+	}
+
+	const messages = [];
+	let combined = null;
+	let transformed = false;
+	let changedMessages = false;
+	for (const { ext, handler } of handlers) {
+		let returned;
+		try {
+			returned = await handler(data, ctx);
+		} catch (error) {
+			fail(ext, error);
+			continue;
+		}
+		if (returned === undefined || returned === null) continue;
+		if (event === "input") {
+			if (returned.action === "handled") return { result: { action: "handled" }, errors };
+			if (returned.action === "transform") {
+				data.text = returned.text;
+				if (returned.images !== undefined) data.images = returned.images;
+				transformed = true;
+			}
+		} else if (event === "before_agent_start") {
+			if (returned.message) messages.push(returned.message);
+			if (typeof returned.systemPrompt === "string") {
+				systemPromptOverride = returned.systemPrompt;
+				data.systemPrompt = returned.systemPrompt;
+			}
+		} else if (event === "context" || event === "context_with_system") {
+			if (Array.isArray(returned.messages)) {
+				data.messages = returned.messages;
+				changedMessages = true;
+			}
+		} else if (event === "tool_result") {
+			for (const key of ["content", "details", "isError", "usage"]) {
+				if (returned[key] !== undefined) data[key] = returned[key];
+			}
+			if (returned.structuredContent !== undefined) data.structuredContent = returned.structuredContent;
+			else if (returned.content !== undefined) delete data.structuredContent;
+			transformed = true;
+		} else if (event === "message_end") {
+			if (returned.message) {
+				if (returned.message.role !== data.message?.role) {
+					fail(ext, new Error("message_end handlers must return a message with the same role"));
+					continue;
+				}
+				data.message = { ...returned.message, content: returned.message.content ?? [] };
+				transformed = true;
+			}
+		} else if (event === "before_provider_request") {
+			data.payload = returned;
+			transformed = true;
+		} else if (SESSION_BEFORE.has(event)) {
+			combined = returned;
+			if (returned.cancel) return { result: returned, errors };
+		} else if (event === "resources_discover") {
+			combined ??= { skillPaths: [], promptPaths: [], themePaths: [] };
+			for (const key of ["skillPaths", "promptPaths", "themePaths"]) {
+				if (Array.isArray(returned[key])) combined[key].push(...returned[key]);
+			}
+		} else if (event === "cache_warming_decision") {
+			if (returned.action) combined = { action: returned.action };
+		} else if (event === "project_trust") {
+			if (returned.trusted === "yes" || returned.trusted === "no") return { result: returned, errors };
+		} else if (BOUNDARY.has(event)) {
+			if (Array.isArray(returned.entries)) data.entries = returned.entries;
+			if (typeof returned.continue === "boolean") data.continue = returned.continue;
+			transformed = true;
+		}
+	}
+
+	switch (event) {
+		case "input":
+			return {
+				result: transformed ? { action: "transform", text: data.text, images: data.images } : { action: "continue" },
+				errors,
+			};
+		case "before_agent_start":
+			return {
+				result: { messages, systemPrompt: systemPromptOverride, systemPromptOptions: data.systemPromptOptions },
+				errors,
+			};
+		case "context":
+		case "context_with_system":
+			// A handler may also edit `event.messages` in place; pi sends what the list became.
+			return { result: { messages: data.messages, replaced: changedMessages }, errors };
+		case "tool_result":
+			return {
+				result: transformed
+					? {
+							content: data.content,
+							details: data.details,
+							isError: data.isError,
+							structuredContent: data.structuredContent,
+							usage: data.usage,
+						}
+					: null,
+				errors,
+			};
+		case "message_end":
+			return { result: transformed ? { message: data.message } : null, errors };
+		case "before_provider_request":
+			return { result: transformed ? { payload: data.payload } : null, errors };
+		case "before_provider_headers":
+			return { result: { headers: data.headers }, errors };
+		case "project_trust":
+			return { result: { trusted: "undecided" }, errors };
+		default:
+			if (BOUNDARY.has(event)) {
+				return { result: transformed ? { entries: data.entries, continue: data.continue } : null, errors };
+			}
+			return { result: combined, errors };
+	}
+}
+
+function normalizeToolResult(result) {
+	const out = {
+		content: Array.isArray(result?.content) ? result.content : [],
+		details: result?.details ?? {},
+	};
+	for (const key of ["isError", "terminate", "structuredContent", "usage"]) {
+		if (result?.[key] !== undefined) out[key] = result[key];
+	}
+	return out;
+}
+
+/** Run a registered tool. Updates stream as `tool.update` notifications; `signal` aborts it. */
+export async function callTool(runtime, registry, { callId, name, params }, signal) {
+	const found = registry.findTool(name);
+	if (!found) return { content: [{ type: "text", text: `Tool ${name} not found` }], details: {}, isError: true };
+	const ctx = createContext(runtime, { signal });
+	ctx.tools = runtime.mirror.state.activeTools.slice();
+	ctx.executeTool = async (tool, args, options) => {
+		const outcome = await runtime.wire.request("tool.execute", { callerId: callId, name: tool, args });
+		options?.onUpdate?.(outcome?.result);
+		return outcome;
+	};
+	const onUpdate = (partial) => {
+		if (signal.aborted) return;
+		runtime.wire.notify("tool.update", { callId, partialResult: normalizeToolResult(partial) });
+	};
+	try {
+		const result = await found.tool.execute(callId, params ?? {}, signal, onUpdate, ctx);
+		return normalizeToolResult(result);
+	} catch (error) {
+		return { content: [{ type: "text", text: errorText(error) }], details: {}, isError: true };
+	}
+}
+
+/** Run an extension command; a throw is reported as pi reports command errors. */
+export async function runCommand(runtime, registry, { name, args }) {
+	const found = registry.findCommand(name);
+	if (!found) return { found: false };
+	const ctx = createContext(runtime);
+	const ask = (method) => (...params) => runtime.wire.request(`ctx.${method}`, { args: params.filter((p) => typeof p !== "function") });
+	Object.assign(ctx, {
+		waitForIdle: ask("waitForIdle"),
+		newSession: ask("newSession"),
+		fork: ask("fork"),
+		navigateTree: ask("navigateTree"),
+		switchSession: ask("switchSession"),
+		reload: ask("reload"),
+	});
+	try {
+		await found.command.handler(args ?? "", ctx);
+		return { found: true };
+	} catch (error) {
+		return {
+			found: true,
+			error: { extensionPath: `command:${name}`, event: "command", error: errorText(error), stack: errorStack(error) },
+		};
+	}
+}

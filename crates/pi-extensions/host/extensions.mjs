@@ -1,0 +1,347 @@
+// Loading extension files with jiti and the `pi` object each factory receives: registrations
+// (tools, commands, flags, shortcuts, handlers, renderers) and the action methods, which only
+// work once pi has bound the runtime after loading.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+
+const NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading.";
+const STALE =
+	"This extension ctx is stale after session replacement or reload. Do not use a captured pi or command ctx after ctx.newSession(), ctx.fork(), ctx.switchSession(), or ctx.reload().";
+
+export function createEventBus(reportError) {
+	const listeners = new Map();
+	return {
+		emit(channel, data) {
+			for (const handler of [...(listeners.get(channel) ?? [])]) {
+				try {
+					const result = handler(data);
+					if (result && typeof result.catch === "function") result.catch((error) => reportError(channel, error));
+				} catch (error) {
+					reportError(channel, error);
+				}
+			}
+		},
+		on(channel, handler) {
+			const list = listeners.get(channel) ?? [];
+			list.push(handler);
+			listeners.set(channel, list);
+			return () => {
+				const current = listeners.get(channel) ?? [];
+				const index = current.indexOf(handler);
+				if (index >= 0) current.splice(index, 1);
+			};
+		},
+	};
+}
+
+function newExtension(path, resolvedPath) {
+	return {
+		path,
+		resolvedPath,
+		handlers: new Map(),
+		tools: new Map(),
+		commands: new Map(),
+		flags: new Map(),
+		shortcuts: new Map(),
+		messageRenderers: new Map(),
+		entryRenderers: new Map(),
+		providers: [],
+		failed: false,
+		stale: false,
+		busSubscriptions: [],
+	};
+}
+
+/** `pi.exec`: run a program without a shell; never rejects. */
+function exec(cwd, command, args = [], options = {}) {
+	return new Promise((resolve) => {
+		let stdout = "";
+		let stderr = "";
+		let killed = false;
+		let truncated = false;
+		const maxBuffer = options.maxBuffer ?? 256 * 1024 * 1024;
+		let child;
+		try {
+			child = spawn(command, args, { cwd: options.cwd ?? cwd, shell: false });
+		} catch (error) {
+			resolve({ stdout: "", stderr: String(error?.message ?? error), code: 1, killed: false, truncated: false });
+			return;
+		}
+		const kill = () => {
+			killed = true;
+			child.kill("SIGTERM");
+			setTimeout(() => child.kill("SIGKILL"), 5000).unref();
+		};
+		const timer = options.timeout ? setTimeout(kill, options.timeout) : undefined;
+		options.signal?.addEventListener("abort", kill, { once: true });
+		const collect = (which) => (chunk) => {
+			if (stdout.length + stderr.length + chunk.length > maxBuffer) {
+				truncated = true;
+				kill();
+				return;
+			}
+			if (which === "out") stdout += chunk;
+			else stderr += chunk;
+		};
+		child.stdout.setEncoding("utf8").on("data", collect("out"));
+		child.stderr.setEncoding("utf8").on("data", collect("err"));
+		child.on("error", (error) => {
+			if (timer) clearTimeout(timer);
+			resolve({ stdout, stderr: stderr + String(error.message), code: 1, killed, truncated });
+		});
+		child.on("close", (code, signal) => {
+			if (timer) clearTimeout(timer);
+			const signals = { SIGTERM: 15, SIGKILL: 9, SIGINT: 2, SIGHUP: 1 };
+			resolve({ stdout, stderr, code: code ?? (signal ? 128 + (signals[signal] ?? 0) : 1), killed, truncated });
+		});
+	});
+}
+
+/**
+ * The registry of loaded extensions for one runtime. `runtime` gives the wire (for actions),
+ * the state mirror, the context factory and flag values.
+ */
+export function createRegistry(runtime) {
+	const extensions = [];
+	const flagValues = new Map();
+	const bus = createEventBus((channel, error) => runtime.reportError("<events>", `events:${channel}`, error));
+
+	const createApi = (ext, staged) => {
+		const assertActive = () => {
+			if (ext.failed) throw new Error(`Extension "${ext.path}" failed to load and its API is no longer active.`);
+			if (ext.stale) throw new Error(STALE);
+		};
+		const register = (fn) => (...args) => {
+			assertActive();
+			return fn(...args);
+		};
+		const action = (fn) => (...args) => {
+			assertActive();
+			if (!runtime.bound) throw new Error(NOT_INITIALIZED);
+			return fn(...args);
+		};
+		// Fire-and-forget actions travel as ordered notifications; pi applies them in order.
+		const tell = (method) => action((params) => runtime.wire.notify(method, { extensionPath: ext.path, ...params }));
+		const state = runtime.mirror.state;
+		return {
+			on: register((event, handler) => {
+				const list = ext.handlers.get(event) ?? [];
+				list.push(handler);
+				ext.handlers.set(event, list);
+				return () => {
+					const current = ext.handlers.get(event) ?? [];
+					const index = current.indexOf(handler);
+					if (index >= 0) current.splice(index, 1);
+				};
+			}),
+			registerTool: register((tool) => {
+				const parameters = tool?.parameters;
+				if (!parameters || typeof parameters !== "object" || (parameters.type !== undefined && parameters.type !== "object")) {
+					throw new Error(`Tool "${tool?.name}" registered by extension "${ext.path}" must define an object parameter schema.`);
+				}
+				ext.tools.set(tool.name, tool);
+				if (runtime.bound) runtime.wire.notify("registrations.changed", { extensionPath: ext.path });
+			}),
+			registerCommand: register((name, options) => {
+				if (typeof name !== "string" || name.trim() === "") {
+					throw new Error(`Command registered by extension "${ext.path}" must have a non-empty string name.`);
+				}
+				if (typeof options?.handler !== "function") {
+					throw new Error(`Command "/${name}" registered by extension "${ext.path}" must define handler().`);
+				}
+				ext.commands.set(name, { name, ...options });
+			}),
+			registerShortcut: register((key, options) => {
+				ext.shortcuts.set(key, { key, ...options });
+			}),
+			registerFlag: register((name, options) => {
+				const type = options?.type ?? "boolean";
+				if (options?.default !== undefined && typeof options.default !== type) {
+					throw new Error(`Invalid default for flag "${name}": expected ${type}, got ${typeof options.default}`);
+				}
+				ext.flags.set(name, { name, type, description: options?.description, default: options?.default });
+				if (options?.default !== undefined) staged.flagDefaults.set(name, options.default);
+			}),
+			getFlag: register((name) => {
+				if (!ext.flags.has(name)) return undefined;
+				if (flagValues.has(name)) return flagValues.get(name);
+				if (staged.flagDefaults.has(name)) return staged.flagDefaults.get(name);
+				return ext.flags.get(name).default;
+			}),
+			registerMessageRenderer: register((customType, renderer) => ext.messageRenderers.set(customType, renderer)),
+			registerEntryRenderer: register((customType, renderer) => ext.entryRenderers.set(customType, renderer)),
+			registerToolRenderer: register(() => {}),
+			registerMarkdownTransformer: register(() => {}),
+			registerProvider: register((nameOrProvider, config) => {
+				const name = typeof nameOrProvider === "string" ? nameOrProvider : nameOrProvider?.id ?? nameOrProvider?.name;
+				if (typeof nameOrProvider === "string" && config === undefined) {
+					throw new Error("Provider config is required when registering by name");
+				}
+				ext.providers.push(name);
+			}),
+			unregisterProvider: register((name) => {
+				ext.providers = ext.providers.filter((p) => p !== name);
+			}),
+			exec: register((command, args, options) => exec(state.cwd, command, args, options)),
+			events: {
+				emit: (channel, data) => {
+					assertActive();
+					bus.emit(channel, data);
+				},
+				on: (channel, handler) => {
+					assertActive();
+					const unsubscribe = bus.on(channel, (data) => {
+						if (ext.stale) return undefined;
+						return handler(data);
+					});
+					staged.busSubscriptions.push(unsubscribe);
+					return unsubscribe;
+				},
+			},
+			sendMessage: action((message, options) => runtime.wire.notify("pi.sendMessage", { extensionPath: ext.path, message, options: options ?? {} })),
+			sendUserMessage: action((content, options) =>
+				runtime.wire.notify("pi.sendUserMessage", { extensionPath: ext.path, content, options: options ?? {} }),
+			),
+			appendEntry: action((customType, data) => runtime.wire.notify("pi.appendEntry", { extensionPath: ext.path, customType, data })),
+			setSessionName: action((name) => {
+				state.sessionName = name;
+				runtime.wire.notify("pi.setSessionName", { extensionPath: ext.path, name });
+			}),
+			getSessionName: action(() => state.sessionName),
+			setLabel: tell("pi.setLabel"),
+			getActiveTools: action(() => state.activeTools.slice()),
+			getAllTools: action(() => state.allTools.slice()),
+			getSettings: action(() => structuredClone(state.settings)),
+			getCommands: action(() => state.commands.slice()),
+			setActiveTools: action((names) => {
+				runtime.wire.notify("pi.setActiveTools", { extensionPath: ext.path, names: [...names] });
+			}),
+			getThinkingLevel: action(() => state.thinkingLevel),
+			setThinkingLevel: action((level) => runtime.wire.notify("pi.setThinkingLevel", { extensionPath: ext.path, level })),
+			setModel: async (model) => {
+				assertActive();
+				if (!runtime.bound) throw new Error("Extension runtime not initialized");
+				return Boolean(await runtime.wire.request("pi.setModel", { extensionPath: ext.path, model }));
+			},
+		};
+	};
+
+	const importFactory = async (resolvedPath) => {
+		const jiti = runtime.createJiti(resolvedPath);
+		const module = await jiti.import(resolvedPath);
+		const factory = module?.default ?? module;
+		return typeof factory === "function" ? factory : undefined;
+	};
+
+	/** Load one file; returns an error string as 1.6 words it, or the extension. */
+	const loadOne = async ({ path, resolvedPath }) => {
+		const target = resolvedPath ?? path;
+		if (!fs.existsSync(target)) return { error: `Extension path does not exist: ${target}` };
+		const ext = newExtension(path, target);
+		const staged = { flagDefaults: new Map(), busSubscriptions: [] };
+		try {
+			const factory = await importFactory(fs.realpathSync(target));
+			if (!factory) return { error: `Extension does not export a valid factory function: ${path}` };
+			await factory(createApi(ext, staged));
+		} catch (error) {
+			ext.failed = true;
+			for (const unsubscribe of staged.busSubscriptions) unsubscribe();
+			const message = error instanceof Error ? error.message : String(error);
+			return { error: `Failed to load extension: ${message}` };
+		}
+		for (const [name, value] of staged.flagDefaults) if (!flagValues.has(name)) flagValues.set(name, value);
+		ext.busSubscriptions = staged.busSubscriptions;
+		return { ext };
+	};
+
+	const load = async (sources) => {
+		const errors = [];
+		const loaded = [];
+		for (const source of sources) {
+			const { ext, error } = await loadOne(source);
+			if (error) errors.push({ path: source.path, error });
+			else {
+				extensions.push(ext);
+				loaded.push(ext);
+			}
+		}
+		// Tools and flags registered twice: the first owner keeps them, the later file is reported.
+		const toolOwners = new Map();
+		const flagOwners = new Map();
+		for (const ext of extensions) {
+			for (const name of ext.tools.keys()) {
+				const owner = toolOwners.get(name);
+				if (owner && owner !== ext.path) errors.push({ path: ext.path, error: `Tool "${name}" conflicts with ${owner}` });
+				else toolOwners.set(name, ext.path);
+			}
+			for (const name of ext.flags.keys()) {
+				const owner = flagOwners.get(name);
+				if (owner && owner !== ext.path) errors.push({ path: ext.path, error: `Flag "--${name}" conflicts with ${owner}` });
+				else flagOwners.set(name, ext.path);
+			}
+		}
+		return { extensions: loaded.map(describe), errors };
+	};
+
+	const findTool = (name) => {
+		for (const ext of extensions) {
+			const tool = ext.tools.get(name);
+			if (tool) return { ext, tool };
+		}
+		return undefined;
+	};
+
+	const findCommand = (name) => {
+		for (const ext of extensions) {
+			const command = ext.commands.get(name);
+			if (command) return { ext, command };
+		}
+		return undefined;
+	};
+
+	return {
+		extensions,
+		flagValues,
+		load,
+		findTool,
+		findCommand,
+		describeAll: () => extensions.map(describe),
+	};
+}
+
+/** What pi needs to know about one loaded extension, as plain JSON. */
+function describe(ext) {
+	return {
+		path: ext.path,
+		resolvedPath: ext.resolvedPath,
+		tools: [...ext.tools.values()].map((tool) => ({
+			name: tool.name,
+			label: tool.label,
+			description: tool.description,
+			parameters: JSON.parse(JSON.stringify(tool.parameters ?? {})),
+			promptSnippet: tool.promptSnippet,
+			promptGuidelines: tool.promptGuidelines,
+			exposure: tool.exposure,
+			executionMode: tool.executionMode,
+			defaultActive: tool.defaultActive,
+			hasRenderCall: typeof tool.renderCall === "function",
+			hasRenderResult: typeof tool.renderResult === "function",
+		})),
+		commands: [...ext.commands.values()].map((command) => ({
+			name: command.name,
+			description: command.description,
+			hasCompletions: typeof command.getArgumentCompletions === "function",
+		})),
+		flags: [...ext.flags.values()].map((flag) => ({
+			name: flag.name,
+			type: flag.type,
+			description: flag.description,
+			default: flag.default,
+		})),
+		shortcuts: [...ext.shortcuts.values()].map((shortcut) => ({ key: shortcut.key, description: shortcut.description })),
+		events: [...ext.handlers.entries()].filter(([, list]) => list.length > 0).map(([event]) => event),
+		messageRenderers: [...ext.messageRenderers.keys()],
+		entryRenderers: [...ext.entryRenderers.keys()],
+		providers: [...ext.providers],
+	};
+}

@@ -1,0 +1,143 @@
+// Entry point of pi's extension host: connects to pi, says hello with the protocol version, then
+// serves pi's requests (initialize, load, dispatch, callTool, runCommand, ping, shutdown).
+import nodeModule from "node:module";
+import path from "node:path";
+import { callTool, dispatch, runCommand } from "./events.mjs";
+import { createEventBus, createRegistry } from "./extensions.mjs";
+import { createFacade } from "./facade.mjs";
+import { buildVirtualModules } from "./modules.mjs";
+import { createState } from "./state.mjs";
+import { PROTOCOL_VERSION, connectWire, wireError } from "./wire.mjs";
+
+// Extensions import ESM packages synchronously (require of ESM), which Node has without a flag
+// from 20.19 and 22.12 on.
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (major < 20 || major === 21 || (major === 20 && minor < 19) || (major === 22 && minor < 12)) {
+	process.stderr.write(`pi extension host: Node.js ${process.version} is too old; extensions need Node.js 20.19, 22.12 or newer\n`);
+	process.exit(3);
+}
+
+const socketPath = process.env.PI_EXTENSION_HOST_SOCKET;
+if (!socketPath) {
+	process.stderr.write("pi extension host: PI_EXTENSION_HOST_SOCKET is not set; this program is started by pi\n");
+	process.exit(2);
+}
+
+const runtime = {
+	wire: undefined,
+	mirror: undefined,
+	bound: false,
+	createJiti: undefined,
+	reportError: (extensionPath, event, error) =>
+		runtime.wire.notify("extensionError", {
+			extensionPath,
+			event,
+			error: error instanceof Error ? error.message : String(error),
+			stack: error instanceof Error ? error.stack : undefined,
+		}),
+};
+let registry;
+const toolCalls = new Map();
+
+function requireInitialized() {
+	if (!registry) throw wireError("not_initialized", "initialize must come first");
+}
+
+async function initialize(params) {
+	if (params.protocolVersion !== PROTOCOL_VERSION) {
+		throw wireError("protocol_mismatch", `host speaks protocol ${PROTOCOL_VERSION}, pi asked for ${params.protocolVersion}`);
+	}
+	if (params.cacheDir && typeof nodeModule.enableCompileCache === "function") {
+		nodeModule.enableCompileCache(path.join(params.cacheDir, "node-compile"));
+	}
+	runtime.mirror = createState(params);
+	const facade = createFacade({
+		agentDir: params.agentDir,
+		version: params.piVersion,
+		createEventBus: () => createEventBus((channel, error) => runtime.reportError("<events>", `events:${channel}`, error)),
+	});
+	const modules = buildVirtualModules(params.modulesDir, facade);
+	let createJiti;
+	runtime.createJiti = (file) => {
+		// jiti itself loads on the first extension file, not at host start.
+		createJiti ??= modules.require(modules.resolve("jiti")).createJiti;
+		return createJiti(file, {
+			moduleCache: false,
+			tryNative: false,
+			virtualModules: modules.table,
+			fsCache: params.cacheDir ? path.join(params.cacheDir, "jiti") : true,
+		});
+	};
+	registry = createRegistry(runtime);
+	for (const [name, value] of Object.entries(params.flagValues ?? {})) registry.flagValues.set(name, value);
+	return { protocolVersion: PROTOCOL_VERSION, node: process.version, pid: process.pid };
+}
+
+const requests = {
+	initialize,
+	ping: () => ({ pong: true }),
+	load: async (params) => {
+		requireInitialized();
+		const result = await registry.load(params.extensions ?? []);
+		// Action methods work from here on: pi has what it needs to serve them.
+		runtime.bound = true;
+		return result;
+	},
+	registrations: () => {
+		requireInitialized();
+		return { extensions: registry.describeAll() };
+	},
+	dispatch: (params) => {
+		requireInitialized();
+		if (params.state) runtime.mirror.apply(params.state);
+		return dispatch(runtime, registry, params.event, params.payload ?? {});
+	},
+	callTool: async (params) => {
+		requireInitialized();
+		const controller = new AbortController();
+		toolCalls.set(params.callId, controller);
+		try {
+			return await callTool(runtime, registry, params, controller.signal);
+		} finally {
+			toolCalls.delete(params.callId);
+		}
+	},
+	runCommand: (params) => {
+		requireInitialized();
+		return runCommand(runtime, registry, params);
+	},
+	setFlags: (params) => {
+		requireInitialized();
+		for (const [name, value] of Object.entries(params.values ?? {})) registry.flagValues.set(name, value);
+		return null;
+	},
+	shutdown: () => {
+		setImmediate(async () => {
+			await runtime.wire.close();
+			process.exit(0);
+		});
+		return null;
+	},
+};
+
+const notifications = {
+	state: (params) => runtime.mirror?.apply(params),
+	cancel: (params) => toolCalls.get(params.callId)?.abort(),
+};
+
+runtime.wire = connectWire(
+	socketPath,
+	(method, params) => {
+		const handler = requests[method];
+		if (!handler) throw wireError("unknown_method", `unknown method: ${method}`);
+		return handler(params);
+	},
+	(method, params) => notifications[method]?.(params),
+);
+
+// An extension's stray async failure must not take the host down; report it instead.
+process.on("uncaughtException", (error) => runtime.reportError("<host>", "uncaught", error));
+process.on("unhandledRejection", (error) => runtime.reportError("<host>", "unhandledRejection", error));
+
+await runtime.wire.whenConnected;
+runtime.wire.notify("hello", { protocolVersion: PROTOCOL_VERSION, node: process.version, pid: process.pid });

@@ -1,0 +1,148 @@
+// The modules an extension may import by pi's names: real published packages (pi-tui, pi-ai,
+// pi-agent-core, typebox 1.x) resolved from one folder, and our facade for pi-coding-agent.
+// Each is handed to jiti as a virtual module that loads on first use, so an extension that only
+// imports types pays nothing for the packages it names.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+/** Find `<ancestor>/node_modules/<name>` walking up from `fromDir`. */
+function findPackageDir(name, fromDir) {
+	let dir = fromDir;
+	for (;;) {
+		const candidate = path.basename(dir) === "node_modules" ? path.join(dir, name) : path.join(dir, "node_modules", name);
+		if (fs.existsSync(path.join(candidate, "package.json"))) return candidate;
+		const parent = path.dirname(dir);
+		if (parent === dir) return undefined;
+		dir = parent;
+	}
+}
+
+function pickTarget(target) {
+	if (typeof target === "string") return target;
+	if (Array.isArray(target)) {
+		for (const entry of target) {
+			const picked = pickTarget(entry);
+			if (picked) return picked;
+		}
+		return undefined;
+	}
+	if (target && typeof target === "object") {
+		for (const condition of ["node", "import", "default", "require"]) {
+			if (condition in target) {
+				const picked = pickTarget(target[condition]);
+				if (picked) return picked;
+			}
+		}
+	}
+	return undefined;
+}
+
+/**
+ * Resolve a bare specifier to a file under `fromDir`, honouring the package's `exports` with the
+ * `import` condition (the packages are ESM-only, so `require.resolve` refuses them).
+ */
+export function resolvePackageFile(specifier, fromDir) {
+	const parts = specifier.split("/");
+	const nameLength = specifier.startsWith("@") ? 2 : 1;
+	const name = parts.slice(0, nameLength).join("/");
+	const subpath = parts.length > nameLength ? `./${parts.slice(nameLength).join("/")}` : ".";
+	const dir = findPackageDir(name, fromDir);
+	if (!dir) throw new Error(`Cannot find module '${specifier}'`);
+	const manifest = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+	let exportsField = manifest.exports;
+	if (exportsField === undefined) {
+		return path.join(dir, subpath === "." ? (manifest.main ?? "index.js") : subpath);
+	}
+	if (typeof exportsField === "string" || Array.isArray(exportsField) || !Object.keys(exportsField).some((k) => k.startsWith("."))) {
+		exportsField = { ".": exportsField };
+	}
+	if (exportsField[subpath] !== undefined) {
+		const target = pickTarget(exportsField[subpath]);
+		if (target) return path.join(dir, target);
+	}
+	for (const [key, value] of Object.entries(exportsField)) {
+		const star = key.indexOf("*");
+		if (star < 0) continue;
+		const prefix = key.slice(0, star);
+		const suffix = key.slice(star + 1);
+		if (subpath.startsWith(prefix) && subpath.endsWith(suffix) && subpath.length >= key.length - 1) {
+			const target = pickTarget(value);
+			if (target) return path.join(dir, target.replace("*", subpath.slice(prefix.length, subpath.length - suffix.length)));
+		}
+	}
+	throw new Error(`Cannot find module '${specifier}'`);
+}
+
+/**
+ * A module object whose members load `load()` on first access. `__esModule` answers without
+ * loading so jiti's interop helpers do not force the import.
+ */
+export function lazyModule(load) {
+	let loaded;
+	const get = () => {
+		if (loaded === undefined) loaded = load();
+		return loaded;
+	};
+	return new Proxy(Object.create(null), {
+		get(_target, key) {
+			if (key === "__esModule") return true;
+			if (key === Symbol.toStringTag) return "Module";
+			return get()[key];
+		},
+		has(_target, key) {
+			return key === "__esModule" || key in get();
+		},
+		ownKeys() {
+			return Reflect.ownKeys(get());
+		},
+		getOwnPropertyDescriptor(_target, key) {
+			const module = get();
+			if (!(key in module)) return undefined;
+			return { value: module[key], enumerable: true, configurable: true, writable: false };
+		},
+	});
+}
+
+const PI_PACKAGES = ["pi-tui", "pi-agent-core"];
+const TYPEBOX_SUBPATHS = ["", "/compile", "/value"];
+
+/**
+ * The table of virtual modules for jiti, keyed by exact specifier as pi 1.6 maps them: both
+ * package scopes, only the listed subpaths (an unlisted one fails with `Cannot find module`).
+ */
+export function buildVirtualModules(modulesDir, facade) {
+	const require = createRequire(path.join(modulesDir, "noop.js"));
+	const load = (specifier) => () => require(resolvePackageFile(specifier, modulesDir));
+	const table = {};
+	const alias = (name, module) => {
+		table[`@earendil-works/${name}`] = module;
+		table[`@mariozechner/${name}`] = module;
+	};
+	for (const name of PI_PACKAGES) alias(name, lazyModule(load(`@earendil-works/${name}`)));
+	for (const sub of TYPEBOX_SUBPATHS) {
+		const module = lazyModule(load(`typebox${sub}`));
+		table[`typebox${sub}`] = module;
+		table[`@sinclair/typebox${sub}`] = module;
+	}
+	// pi's extension view of pi-ai: the compat API plus TypeBox's Type and a StringEnum helper.
+	const aiView = lazyModule(() => {
+		const compat = require(resolvePackageFile("@earendil-works/pi-ai/compat", modulesDir));
+		const typebox = require(resolvePackageFile("typebox", modulesDir));
+		const StringEnum = (values, options = {}) =>
+			typebox.Type.Unsafe({
+				type: "string",
+				enum: [...values],
+				...(options.description !== undefined ? { description: options.description } : {}),
+				...(options.default !== undefined ? { default: options.default } : {}),
+			});
+		return { ...compat, Type: typebox.Type, StringEnum };
+	});
+	alias("pi-ai", aiView);
+	alias("pi-ai/compat", aiView);
+	alias("pi-ai/models", lazyModule(load("@earendil-works/pi-ai/models")));
+	alias("pi-ai/providers/all", lazyModule(load("@earendil-works/pi-ai/providers/all")));
+	alias("pi-ai/oauth", Object.freeze({ __esModule: true }));
+	alias("pi-coding-agent", facade);
+	return { table, require, resolve: (specifier) => resolvePackageFile(specifier, modulesDir) };
+}

@@ -1,0 +1,113 @@
+// The host's end of the wire: JSON lines over the Unix socket whose path pi passes in
+// PI_EXTENSION_HOST_SOCKET. Requests and responses carry ids in both directions; a message
+// without an id is a notification. Nothing here writes to stdout: extensions own it.
+import net from "node:net";
+
+export const PROTOCOL_VERSION = 1;
+
+export function connectWire(socketPath, onRequest, onNotification) {
+	const socket = net.createConnection(socketPath);
+	const pending = new Map();
+	let nextId = 1;
+	let buffer = "";
+	let closed = false;
+
+	const send = (message) => {
+		if (closed) return;
+		socket.write(`${JSON.stringify(message)}\n`);
+	};
+
+	const respond = (id, promise) => {
+		Promise.resolve()
+			.then(promise)
+			.then(
+				(result) => send({ id, result: result === undefined ? null : result }),
+				(error) => send({ id, error: toWireError(error) }),
+			);
+	};
+
+	const onLine = (line) => {
+		if (line.length === 0) return;
+		let message;
+		try {
+			message = JSON.parse(line);
+		} catch (error) {
+			send({ method: "protocolError", params: { message: `unreadable line: ${String(error)}` } });
+			return;
+		}
+		if (message.method !== undefined && message.id !== undefined) {
+			respond(message.id, () => onRequest(message.method, message.params ?? {}));
+		} else if (message.method !== undefined) {
+			try {
+				onNotification(message.method, message.params ?? {});
+			} catch (error) {
+				send({ method: "protocolError", params: { message: String(error?.stack ?? error) } });
+			}
+		} else if (message.id !== undefined) {
+			const waiter = pending.get(message.id);
+			if (!waiter) return;
+			pending.delete(message.id);
+			if (message.error) {
+				waiter.reject(new Error(message.error.message ?? "request failed"));
+			} else {
+				waiter.resolve(message.result);
+			}
+		}
+	};
+
+	socket.setEncoding("utf8");
+	socket.on("data", (chunk) => {
+		buffer += chunk;
+		let newline = buffer.indexOf("\n");
+		while (newline >= 0) {
+			const line = buffer.slice(0, newline);
+			buffer = buffer.slice(newline + 1);
+			onLine(line);
+			newline = buffer.indexOf("\n");
+		}
+	});
+	// pi went away: nothing is left to serve.
+	const exit = () => {
+		closed = true;
+		for (const waiter of pending.values()) waiter.reject(new Error("pi closed the extension host connection"));
+		pending.clear();
+		process.exit(0);
+	};
+	socket.on("close", exit);
+	socket.on("error", exit);
+
+	return {
+		notify: (method, params) => send({ method, params }),
+		request: (method, params) =>
+			new Promise((resolve, reject) => {
+				if (closed) {
+					reject(new Error("pi closed the extension host connection"));
+					return;
+				}
+				const id = nextId++;
+				pending.set(id, { resolve, reject });
+				send({ id, method, params });
+			}),
+		whenConnected: new Promise((resolve) => socket.once("connect", resolve)),
+		close: () =>
+			new Promise((resolve) => {
+				closed = true;
+				socket.end(resolve);
+			}),
+	};
+}
+
+export function toWireError(error) {
+	if (error && typeof error === "object" && typeof error.code === "string" && error.wire) {
+		return { code: error.code, message: error.message };
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return { code: "failed", message, stack: error instanceof Error ? error.stack : undefined };
+}
+
+export function wireError(code, message) {
+	const error = new Error(message);
+	error.code = code;
+	error.wire = true;
+	return error;
+}

@@ -1,0 +1,37 @@
+//! Runs pi's TypeScript extensions unchanged, in a Node process of their own.
+//!
+//! The host is our own JS (built into the binary, written to `<agentDir>/extension-host/` on
+//! first use); it loads extensions with jiti and speaks versioned JSON lines with pi over a Unix
+//! socket, never over its stdout, which belongs to the extensions. See
+//! `docs/extension-protocol.md` for the wire.
+//!
+//! Plugging in takes four calls: [`discovery::discover`] for the file list,
+//! [`ExtensionRunner::start`] (nothing is spawned when the list is empty), then
+//! [`ExtensionRunner::dispatch`] for each event and [`ExtensionRunner::call_tool`] for each
+//! extension tool call, with [`ExtensionRunner::push_state`] before events whose handlers read
+//! session state. A crashed or hung host turns into [`HostError`]s, never a panic; a runner can
+//! [`ExtensionRunner::restart`].
+
+pub mod connection;
+pub mod discovery;
+pub mod error;
+pub mod handler;
+pub mod host_files;
+pub mod modules;
+pub mod node;
+pub mod outcomes;
+pub mod protocol;
+pub mod runner;
+
+pub use discovery::{discover, Discovered, DiscoveryInput, SettingsEntry};
+pub use error::{HostError, StartError};
+pub use handler::{HostHandler, NoHandler, OutputStream};
+pub use modules::{Modules, ModulesConfig, ModulesSource};
+pub use outcomes::{
+    BeforeAgentStartOutcome, ContextOutcome, InputOutcome, SessionBeforeOutcome, ToolCallOutcome, ToolResultPatch,
+};
+pub use protocol::{
+    Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, LoadError, Mode, StateUpdate, ToolResult,
+    PROTOCOL_VERSION,
+};
+pub use runner::{ExtensionRunner, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall};

@@ -1,0 +1,445 @@
+//! The wire between pi and its extension host: JSON lines with ids both ways (see
+//! `docs/extension-protocol.md`), and the typed parameters and results of each method.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The protocol version both ends must speak. Bumped on any incompatible change.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// One line of the wire, classified.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frame {
+    Request { id: u64, method: String, params: Value },
+    Response { id: u64, outcome: Result<Value, WireError> },
+    Notification { method: String, params: Value },
+}
+
+/// The error half of a response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WireError {
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawFrame {
+    #[serde(default)]
+    id: Option<u64>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    params: Option<Value>,
+    #[serde(default)]
+    result: Option<Value>,
+    #[serde(default)]
+    error: Option<WireError>,
+}
+
+impl Frame {
+    /// Read one line. A line that is not a frame is an error naming why.
+    pub fn parse(line: &str) -> Result<Frame, String> {
+        let raw: RawFrame = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        match (raw.id, raw.method) {
+            (Some(id), Some(method)) => Ok(Frame::Request {
+                id,
+                method,
+                params: raw.params.unwrap_or(Value::Null),
+            }),
+            (None, Some(method)) => Ok(Frame::Notification {
+                method,
+                params: raw.params.unwrap_or(Value::Null),
+            }),
+            (Some(id), None) => Ok(Frame::Response {
+                id,
+                outcome: match raw.error {
+                    Some(error) => Err(error),
+                    None => Ok(raw.result.unwrap_or(Value::Null)),
+                },
+            }),
+            (None, None) => Err("a frame needs an id, a method or both".to_string()),
+        }
+    }
+
+    /// The line to write, without its newline.
+    pub fn to_line(&self) -> String {
+        let value = match self {
+            Frame::Request { id, method, params } => {
+                serde_json::json!({ "id": id, "method": method, "params": params })
+            }
+            Frame::Response { id, outcome } => match outcome {
+                Ok(result) => serde_json::json!({ "id": id, "result": result }),
+                Err(error) => serde_json::json!({ "id": id, "error": error }),
+            },
+            Frame::Notification { method, params } => {
+                serde_json::json!({ "method": method, "params": params })
+            }
+        };
+        value.to_string()
+    }
+}
+
+/// The host's first notification, `hello`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    pub protocol_version: u32,
+    pub node: String,
+    pub pid: u32,
+}
+
+/// How pi runs, as `ctx.mode` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Tui,
+    Rpc,
+    Json,
+    #[default]
+    Print,
+}
+
+impl Mode {
+    /// Whether `ctx.hasUI` is true in this mode.
+    pub fn has_ui(self) -> bool {
+        matches!(self, Mode::Tui | Mode::Rpc)
+    }
+}
+
+/// `initialize` parameters.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeParams {
+    pub protocol_version: u32,
+    pub pi_version: String,
+    pub agent_dir: PathBuf,
+    pub cwd: PathBuf,
+    pub mode: Mode,
+    #[serde(rename = "hasUI")]
+    pub has_ui: bool,
+    pub project_trusted: bool,
+    pub modules_dir: PathBuf,
+    pub cache_dir: PathBuf,
+    pub flag_values: BTreeMap<String, Value>,
+}
+
+/// `initialize` result.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    pub protocol_version: u32,
+    pub node: String,
+    pub pid: u32,
+}
+
+/// One extension entry point to load.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionSource {
+    /// The path as pi names it in messages.
+    pub path: String,
+    /// The file to import, when it differs from `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolved_path: Option<PathBuf>,
+}
+
+/// A tool as an extension registered it (functions stay in the host).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolInfo {
+    pub name: String,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub parameters: Value,
+    #[serde(default)]
+    pub prompt_snippet: Option<Value>,
+    #[serde(default)]
+    pub prompt_guidelines: Option<Value>,
+    #[serde(default)]
+    pub exposure: Option<String>,
+    #[serde(default)]
+    pub execution_mode: Option<String>,
+    #[serde(default)]
+    pub default_active: Option<bool>,
+    #[serde(default)]
+    pub has_render_call: bool,
+    #[serde(default)]
+    pub has_render_result: bool,
+}
+
+/// A slash command an extension registered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandInfo {
+    pub name: String,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub has_completions: bool,
+}
+
+/// The type of a CLI flag an extension registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FlagType {
+    Boolean,
+    String,
+}
+
+/// A CLI flag an extension registered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FlagInfo {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub flag_type: FlagType,
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub default: Option<Value>,
+}
+
+/// A keyboard shortcut an extension registered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShortcutInfo {
+    pub key: String,
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// Everything one loaded extension registered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionInfo {
+    pub path: String,
+    pub resolved_path: PathBuf,
+    #[serde(default)]
+    pub tools: Vec<ToolInfo>,
+    #[serde(default)]
+    pub commands: Vec<CommandInfo>,
+    #[serde(default)]
+    pub flags: Vec<FlagInfo>,
+    #[serde(default)]
+    pub shortcuts: Vec<ShortcutInfo>,
+    /// Event names with at least one handler.
+    #[serde(default)]
+    pub events: Vec<String>,
+    #[serde(default)]
+    pub message_renderers: Vec<String>,
+    #[serde(default)]
+    pub entry_renderers: Vec<String>,
+    #[serde(default)]
+    pub providers: Vec<String>,
+}
+
+/// An extension that failed to load, or a conflict it caused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoadError {
+    pub path: String,
+    pub error: String,
+}
+
+impl fmt::Display for LoadError {
+    /// The line pi 1.6 prints after `Error: `.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Failed to load extension \"{}\": {}", self.path, self.error)
+    }
+}
+
+/// `load` result.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LoadResult {
+    #[serde(default)]
+    pub extensions: Vec<ExtensionInfo>,
+    #[serde(default)]
+    pub errors: Vec<LoadError>,
+}
+
+/// A handler that threw, as pi reports extension errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtensionError {
+    pub extension_path: String,
+    pub event: String,
+    pub error: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+}
+
+impl fmt::Display for ExtensionError {
+    /// The print/json mode stderr line.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Extension error ({}): {}", self.extension_path, self.error)
+    }
+}
+
+/// `dispatch` result: the combined outcome and the handlers that threw.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Dispatched {
+    #[serde(default)]
+    pub result: Value,
+    #[serde(default)]
+    pub errors: Vec<ExtensionError>,
+}
+
+/// What a tool returned (or an update on the way).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    #[serde(default)]
+    pub content: Vec<Value>,
+    #[serde(default)]
+    pub details: Value,
+    #[serde(default)]
+    pub is_error: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminate: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Value>,
+}
+
+/// `runCommand` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandResult {
+    pub found: bool,
+    #[serde(default)]
+    pub error: Option<ExtensionError>,
+}
+
+/// New session entries for the mirror: appended in order, after dropping the old ones when
+/// `reset` (a new or switched session).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EntriesDelta {
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reset: bool,
+    #[serde(default)]
+    pub append: Vec<Value>,
+}
+
+/// A change to the host's mirror of pi's state; only the fields set are changed. Send it
+/// before the events whose handlers read it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StateUpdate {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    #[serde(default, skip_serializing_if = "Option::is_none", rename = "hasUI")]
+    pub has_ui: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_trusted: Option<bool>,
+    /// The current model object (`ctx.model`); `Some(Value::Null)` clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoped_models: Option<Vec<Value>>,
+    /// The models `ctx.modelRegistry` lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub models: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_messages: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_tools: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_tools: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commands: Option<Vec<Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_usage: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_name: Option<String>,
+    /// The current leaf entry id; when absent, the last appended entry becomes the leaf.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<EntriesDelta>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn frames_are_classified_by_id_and_method() {
+        let request = Frame::parse(r#"{"id":3,"method":"ui.confirm","params":{"args":[]}}"#);
+        assert!(matches!(request, Ok(Frame::Request { id: 3, .. })));
+        let note = Frame::parse(r#"{"method":"tool.update","params":{"callId":"a"}}"#);
+        assert!(matches!(note, Ok(Frame::Notification { .. })));
+        // A null result is still a result, not a missing one.
+        assert_eq!(
+            Frame::parse(r#"{"id":4,"result":null}"#),
+            Ok(Frame::Response {
+                id: 4,
+                outcome: Ok(Value::Null)
+            })
+        );
+        let failed = Frame::parse(r#"{"id":5,"error":{"code":"failed","message":"no"}}"#);
+        assert!(matches!(failed, Ok(Frame::Response { outcome: Err(ref e), .. }) if e.message == "no"));
+        assert!(Frame::parse(r#"{"params":{}}"#).is_err());
+        assert!(Frame::parse("not json").is_err());
+    }
+
+    #[test]
+    fn frames_round_trip_through_lines() {
+        let frame = Frame::Request {
+            id: 9,
+            method: "dispatch".into(),
+            params: json!({"event": "input"}),
+        };
+        assert_eq!(Frame::parse(&frame.to_line()), Ok(frame));
+    }
+
+    #[test]
+    fn state_updates_carry_only_what_changed() {
+        let update = StateUpdate {
+            idle: Some(false),
+            entries: Some(EntriesDelta {
+                reset: false,
+                append: vec![json!({"id": "a"})],
+            }),
+            ..StateUpdate::default()
+        };
+        assert_eq!(
+            serde_json::to_value(&update).ok(),
+            Some(json!({"idle": false, "entries": {"append": [{"id": "a"}]}}))
+        );
+    }
+
+    #[test]
+    fn load_errors_read_as_pi_prints_them() {
+        let error = LoadError {
+            path: "/x/b.ts".into(),
+            error: "Tool \"dup\" conflicts with /x/a.ts".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "Failed to load extension \"/x/b.ts\": Tool \"dup\" conflicts with /x/a.ts"
+        );
+    }
+}

@@ -1,0 +1,525 @@
+//! [`ExtensionRunner`]: what the session talks to. It starts the host only when extensions are
+//! configured, loads them, keeps their registrations, dispatches events, runs tools and
+//! commands, and survives a host that crashes or hangs (typed errors; `restart`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::connection::{HostConnection, SpawnSpec};
+use crate::error::{HostError, StartError};
+use crate::handler::HostHandler;
+use crate::host_files::{ensure_host_files, host_root};
+use crate::modules::{locate_or_install, Modules, ModulesConfig};
+use crate::node::find_node;
+use crate::protocol::{
+    CommandInfo, CommandResult, Dispatched, ExtensionInfo, ExtensionSource, FlagInfo, InitializeParams,
+    InitializeResult, LoadError, LoadResult, Mode, StateUpdate, ToolInfo, ToolResult, WireError, PROTOCOL_VERSION,
+};
+
+/// How long to wait, and how often to check that the host still answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// From spawning node to its greeting and `initialize` answer.
+    pub connect: Duration,
+    /// Loading every extension (cold TypeScript compiles of large packages take seconds).
+    pub load: Duration,
+    /// While waiting for an answer, ping the host this often ...
+    pub liveness: Duration,
+    /// ... and call it hung (and stop it) when a ping is not answered within this.
+    pub ping: Duration,
+    /// How long a clean shutdown may take before the process is killed.
+    pub shutdown: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(15),
+            load: Duration::from_secs(120),
+            liveness: Duration::from_secs(5),
+            ping: Duration::from_secs(5),
+            shutdown: Duration::from_secs(2),
+        }
+    }
+}
+
+/// Everything a runner needs to start.
+#[derive(Debug, Clone)]
+pub struct RunnerConfig {
+    /// The version `VERSION` reports to extensions.
+    pub pi_version: String,
+    pub agent_dir: PathBuf,
+    pub cwd: PathBuf,
+    pub mode: Mode,
+    pub project_trusted: bool,
+    /// The files to load, in order (see [`crate::discovery::discover`]).
+    pub extensions: Vec<ExtensionSource>,
+    /// The node binary; `None`: `PI_NODE`, else `node` on `PATH`.
+    pub node: Option<PathBuf>,
+    pub modules: ModulesConfig,
+    /// CLI values of extension flags, by flag name.
+    pub flag_values: BTreeMap<String, Value>,
+    pub timeouts: Timeouts,
+}
+
+impl RunnerConfig {
+    /// A configuration with defaults for everything but the essentials.
+    pub fn new(
+        pi_version: impl Into<String>,
+        agent_dir: impl Into<PathBuf>,
+        cwd: impl Into<PathBuf>,
+        extensions: Vec<ExtensionSource>,
+    ) -> RunnerConfig {
+        RunnerConfig {
+            pi_version: pi_version.into(),
+            agent_dir: agent_dir.into(),
+            cwd: cwd.into(),
+            mode: Mode::Print,
+            project_trusted: false,
+            extensions,
+            node: None,
+            modules: ModulesConfig {
+                dir: None,
+                allow_install: true,
+            },
+            flag_values: BTreeMap::new(),
+            timeouts: Timeouts::default(),
+        }
+    }
+}
+
+/// What the loaded extensions registered, and what failed to load.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Registrations {
+    /// Loaded extensions in load order.
+    pub extensions: Vec<ExtensionInfo>,
+    /// Load failures and tool/flag conflicts, each as pi 1.6 reports it.
+    pub errors: Vec<LoadError>,
+}
+
+impl Registrations {
+    /// Tools by name with their owner; when two extensions register a name, the first wins.
+    pub fn tools(&self) -> Vec<(&ExtensionInfo, &ToolInfo)> {
+        let mut seen = std::collections::HashSet::new();
+        self.extensions
+            .iter()
+            .flat_map(|ext| ext.tools.iter().map(move |tool| (ext, tool)))
+            .filter(|(_, tool)| seen.insert(tool.name.as_str()))
+            .collect()
+    }
+
+    /// Commands with their owner, in load order (names may repeat; pi numbers them).
+    pub fn commands(&self) -> Vec<(&ExtensionInfo, &CommandInfo)> {
+        self.extensions
+            .iter()
+            .flat_map(|ext| ext.commands.iter().map(move |c| (ext, c)))
+            .collect()
+    }
+
+    /// Flags by name with their owner; the first registration wins.
+    pub fn flags(&self) -> Vec<(&ExtensionInfo, &FlagInfo)> {
+        let mut seen = std::collections::HashSet::new();
+        self.extensions
+            .iter()
+            .flat_map(|ext| ext.flags.iter().map(move |f| (ext, f)))
+            .filter(|(_, flag)| seen.insert(flag.name.as_str()))
+            .collect()
+    }
+
+    /// Whether any extension handles `event` (so the caller can skip the round trip).
+    pub fn handles(&self, event: &str) -> bool {
+        self.extensions.iter().any(|ext| ext.events.iter().any(|e| e == event))
+    }
+}
+
+/// How long starting took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StartTimings {
+    /// Spawning node until the host's greeting.
+    pub spawn: Duration,
+    /// `initialize` round trip.
+    pub initialize: Duration,
+    /// Loading every extension.
+    pub load: Duration,
+}
+
+/// A tool call for an extension tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    pub call_id: String,
+    pub name: String,
+    pub params: Value,
+}
+
+/// The extension runtime of one session: a host process and what its extensions registered.
+pub struct ExtensionRunner {
+    config: RunnerConfig,
+    handler: Arc<dyn HostHandler>,
+    node: PathBuf,
+    main: PathBuf,
+    modules: Modules,
+    host: Mutex<Option<Arc<HostConnection>>>,
+    registrations: Mutex<Arc<Registrations>>,
+    timings: Mutex<StartTimings>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, HostError> {
+    serde_json::from_value(value).map_err(|e| HostError::BadReply {
+        method: method.to_string(),
+        message: e.to_string(),
+    })
+}
+
+impl ExtensionRunner {
+    /// Start the host and load the configured extensions. With no extensions configured this
+    /// does nothing and returns `None`: no node process, no cost.
+    pub async fn start(
+        config: RunnerConfig,
+        handler: Arc<dyn HostHandler>,
+    ) -> Result<Option<ExtensionRunner>, StartError> {
+        if config.extensions.is_empty() {
+            return Ok(None);
+        }
+        let node = find_node(config.node.as_deref())?;
+        let modules = locate_or_install(&config.modules, &config.agent_dir, &node).await?;
+        let agent_dir = config.agent_dir.clone();
+        let main = tokio::task::spawn_blocking(move || ensure_host_files(&agent_dir))
+            .await
+            .map_err(|e| StartError::HostFiles {
+                path: host_root(&config.agent_dir),
+                source: std::io::Error::other(e.to_string()),
+            })??;
+        let runner = ExtensionRunner {
+            config,
+            handler,
+            node,
+            main,
+            modules,
+            host: Mutex::new(None),
+            registrations: Mutex::new(Arc::new(Registrations::default())),
+            timings: Mutex::new(StartTimings::default()),
+        };
+        runner.boot().await?;
+        Ok(Some(runner))
+    }
+
+    /// Spawn a host, initialize it and load every extension.
+    async fn boot(&self) -> Result<(), StartError> {
+        let timeouts = self.config.timeouts;
+        let started = Instant::now();
+        let host = Arc::new(
+            HostConnection::spawn(
+                SpawnSpec {
+                    node: &self.node,
+                    main: &self.main,
+                    cwd: &self.config.cwd,
+                    connect_timeout: timeouts.connect,
+                },
+                self.handler.clone(),
+            )
+            .await?,
+        );
+        let spawned = started.elapsed();
+        let params = InitializeParams {
+            protocol_version: PROTOCOL_VERSION,
+            pi_version: self.config.pi_version.clone(),
+            agent_dir: self.config.agent_dir.clone(),
+            cwd: self.config.cwd.clone(),
+            mode: self.config.mode,
+            has_ui: self.config.mode.has_ui(),
+            project_trusted: self.config.project_trusted,
+            modules_dir: self.modules.dir.clone(),
+            cache_dir: host_root(&self.config.agent_dir).join("cache"),
+            flag_values: self.config.flag_values.clone(),
+        };
+        let params = serde_json::to_value(params).map_err(|e| HostError::BadReply {
+            method: "initialize".into(),
+            message: e.to_string(),
+        })?;
+        let init: InitializeResult = decode(
+            "initialize",
+            host.request("initialize", params, Some(timeouts.connect)).await?,
+        )?;
+        if init.protocol_version != PROTOCOL_VERSION {
+            return Err(StartError::ProtocolMismatch {
+                expected: PROTOCOL_VERSION,
+                found: init.protocol_version,
+            });
+        }
+        let initialized = started.elapsed();
+        let load = self
+            .ask(
+                &host,
+                "load",
+                json!({ "extensions": self.config.extensions }),
+                Some(timeouts.load),
+                None,
+            )
+            .await?;
+        let loaded: LoadResult = decode("load", load)?;
+        *lock(&self.timings) = StartTimings {
+            spawn: spawned,
+            initialize: initialized - spawned,
+            load: started.elapsed() - initialized,
+        };
+        *lock(&self.registrations) = Arc::new(Registrations {
+            extensions: loaded.extensions,
+            errors: loaded.errors,
+        });
+        *lock(&self.host) = Some(host);
+        Ok(())
+    }
+
+    /// What the loaded extensions registered (and the load errors).
+    pub fn registrations(&self) -> Arc<Registrations> {
+        lock(&self.registrations).clone()
+    }
+
+    /// Where the host's npm packages came from.
+    pub fn modules(&self) -> &Modules {
+        &self.modules
+    }
+
+    /// How long the last start took.
+    pub fn timings(&self) -> StartTimings {
+        *lock(&self.timings)
+    }
+
+    /// Whether the host is up (it may have crashed or been stopped as hung).
+    pub fn is_running(&self) -> bool {
+        lock(&self.host).as_ref().is_some_and(|h| h.gone().is_none())
+    }
+
+    /// The host's pid, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        lock(&self.host)
+            .as_ref()
+            .filter(|h| h.gone().is_none())
+            .map(|h| h.hello().pid)
+    }
+
+    fn current(&self) -> Result<Arc<HostConnection>, HostError> {
+        let host = lock(&self.host).clone().ok_or(HostError::NotRunning)?;
+        match host.gone() {
+            Some(reason) => Err(reason),
+            None => Ok(host),
+        }
+    }
+
+    /// Update the host's state mirror (read by synchronous getters). Ordered before any later
+    /// dispatch.
+    pub fn push_state(&self, update: &StateUpdate) -> Result<(), HostError> {
+        let params = serde_json::to_value(update).map_err(|e| HostError::BadReply {
+            method: "state".into(),
+            message: e.to_string(),
+        })?;
+        self.current()?.notify("state", params)
+    }
+
+    /// Run every handler of `event` in load order and return the combined result. No time
+    /// limit (a handler may wait for the user), but a host that stops answering is stopped.
+    pub async fn dispatch(&self, event: &str, payload: Value) -> Result<Dispatched, HostError> {
+        self.dispatch_with(event, payload, None, None).await
+    }
+
+    /// [`Self::dispatch`] with a state update applied first and an optional time limit.
+    pub async fn dispatch_with(
+        &self,
+        event: &str,
+        payload: Value,
+        state: Option<&StateUpdate>,
+        timeout: Option<Duration>,
+    ) -> Result<Dispatched, HostError> {
+        let host = self.current()?;
+        let mut params = json!({ "event": event, "payload": payload });
+        if let Some(state) = state {
+            params["state"] = serde_json::to_value(state).map_err(|e| HostError::BadReply {
+                method: "dispatch".into(),
+                message: e.to_string(),
+            })?;
+        }
+        let answer = self.ask(&host, "dispatch", params, timeout, None).await?;
+        decode("dispatch", answer)
+    }
+
+    /// Run an extension tool. Partial results go to `updates`; cancelling `cancel` aborts the
+    /// tool's signal and waits for what it returns.
+    pub async fn call_tool(
+        &self,
+        call: ToolCall,
+        updates: Option<mpsc::UnboundedSender<ToolResult>>,
+        cancel: &CancellationToken,
+    ) -> Result<ToolResult, HostError> {
+        let host = self.current()?;
+        if let Some(updates) = updates {
+            host.route_updates(&call.call_id, updates);
+        }
+        let params = json!({ "callId": call.call_id, "name": call.name, "params": call.params });
+        let answer = self
+            .ask(&host, "callTool", params, None, Some((cancel, &call.call_id)))
+            .await;
+        host.unroute(&call.call_id);
+        decode("callTool", answer?)
+    }
+
+    /// Run an extension's `/name` command with its argument text.
+    pub async fn run_command(&self, name: &str, args: &str) -> Result<CommandResult, HostError> {
+        let host = self.current()?;
+        let answer = self
+            .ask(&host, "runCommand", json!({ "name": name, "args": args }), None, None)
+            .await?;
+        decode("runCommand", answer)
+    }
+
+    /// Set CLI values of extension flags (read by `pi.getFlag`).
+    pub async fn set_flags(&self, values: &BTreeMap<String, Value>) -> Result<(), HostError> {
+        let host = self.current()?;
+        self.ask(&host, "setFlags", json!({ "values": values }), None, None)
+            .await
+            .map(|_| ())
+    }
+
+    /// Ask the host for its current registrations (after `registrations.changed`).
+    pub async fn refresh_registrations(&self) -> Result<Arc<Registrations>, HostError> {
+        let host = self.current()?;
+        let answer = self.ask(&host, "registrations", json!({}), None, None).await?;
+        let fresh: LoadResult = decode("registrations", answer)?;
+        let mut current = lock(&self.registrations);
+        let errors = current.errors.clone();
+        *current = Arc::new(Registrations {
+            extensions: fresh.extensions,
+            errors,
+        });
+        Ok(current.clone())
+    }
+
+    /// Stop the host (if it still runs) and start a fresh one with the same extensions. Module
+    /// state starts over, as with pi's `/reload`.
+    pub async fn restart(&self) -> Result<(), StartError> {
+        let old = lock(&self.host).take();
+        if let Some(old) = old {
+            self.stop(&old).await;
+        }
+        self.boot().await
+    }
+
+    /// Ask the host to exit; kill it if it does not within the shutdown time.
+    pub async fn shutdown(&self) {
+        let old = lock(&self.host).take();
+        if let Some(old) = old {
+            self.stop(&old).await;
+        }
+    }
+
+    async fn stop(&self, host: &HostConnection) {
+        if host.gone().is_none() {
+            let limit = self.config.timeouts.shutdown;
+            let _ = host.request("shutdown", json!({}), Some(limit)).await;
+            let _ = tokio::time::timeout(limit, host.closed()).await;
+        }
+        host.kill(HostError::NotRunning);
+    }
+
+    /// Send a request and wait for its answer, checking that the host stays alive.
+    async fn ask(
+        &self,
+        host: &HostConnection,
+        method: &str,
+        params: Value,
+        timeout: Option<Duration>,
+        cancel: Option<(&CancellationToken, &str)>,
+    ) -> Result<Value, HostError> {
+        // Loading compiles TypeScript on the host's only thread for seconds at a time, so
+        // unanswered pings then mean nothing; the load time limit covers a factory that loops.
+        let check_liveness = method != "load";
+        let (id, mut answer) = host.send_request(method, params)?;
+        let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
+        let mut cancel_sent = false;
+        loop {
+            let liveness = async {
+                if check_liveness {
+                    tokio::time::sleep(self.config.timeouts.liveness).await
+                } else {
+                    std::future::pending().await
+                }
+            };
+            let until_deadline = async {
+                match deadline {
+                    Some(at) => tokio::time::sleep_until(at).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let cancelled = async {
+                match cancel {
+                    Some((token, _)) if !cancel_sent => token.cancelled().await,
+                    _ => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                outcome = &mut answer => return host.finish(method, outcome),
+                _ = liveness => {
+                    if let Err(error) = self.check_alive(host, method, &mut answer).await {
+                        return error;
+                    }
+                }
+                _ = until_deadline => {
+                    host.forget(id);
+                    return Err(HostError::Timeout {
+                        method: method.to_string(),
+                        after: timeout.unwrap_or_default(),
+                    });
+                }
+                _ = cancelled => {
+                    cancel_sent = true;
+                    if let Some((_, call_id)) = cancel {
+                        let _ = host.notify("cancel", json!({ "callId": call_id }));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ping the host; a host that does not answer is stopped and the call fails as hung.
+    async fn check_alive(
+        &self,
+        host: &HostConnection,
+        method: &str,
+        answer: &mut oneshot::Receiver<Result<Value, WireError>>,
+    ) -> Result<(), Result<Value, HostError>> {
+        match host.request("ping", json!({}), Some(self.config.timeouts.ping)).await {
+            Ok(_) => Ok(()),
+            Err(HostError::Timeout { .. }) => {
+                // The answer may have come in while we pinged.
+                if let Ok(outcome) = answer.try_recv() {
+                    return Err(host.finish(method, Ok(outcome)));
+                }
+                let error = HostError::Hung {
+                    method: method.to_string(),
+                };
+                host.kill(error.clone());
+                Err(Err(error))
+            }
+            // Gone: the answer channel reports why on the next turn.
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+impl Drop for ExtensionRunner {
+    fn drop(&mut self) {
+        if let Some(host) = lock(&self.host).take() {
+            host.kill(HostError::NotRunning);
+        }
+    }
+}
