@@ -444,6 +444,12 @@ impl ExtensionRunner {
         // unanswered pings then mean nothing; the load time limit covers a factory that loops.
         let check_liveness = method != "load";
         let (id, mut answer) = host.send_request(method, params)?;
+        let mut in_flight = InFlight {
+            host,
+            id,
+            call_id: cancel.map(|(_, call_id)| call_id),
+            answered: false,
+        };
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
         let mut cancel_sent = false;
         loop {
@@ -467,14 +473,16 @@ impl ExtensionRunner {
                 }
             };
             tokio::select! {
-                outcome = &mut answer => return host.finish(method, outcome),
+                outcome = &mut answer => {
+                    in_flight.answered = true;
+                    return host.finish(method, outcome);
+                }
                 _ = liveness => {
                     if let Err(error) = self.check_alive(host, method, &mut answer).await {
                         return error;
                     }
                 }
                 _ = until_deadline => {
-                    host.forget(id);
                     return Err(HostError::Timeout {
                         method: method.to_string(),
                         after: timeout.unwrap_or_default(),
@@ -512,6 +520,27 @@ impl ExtensionRunner {
             }
             // Gone: the answer channel reports why on the next turn.
             Err(_) => Ok(()),
+        }
+    }
+}
+
+/// A request not yet answered. When its caller stops waiting (a time limit, or the future is
+/// dropped), the waiter is forgotten and a tool call is told to abort.
+struct InFlight<'a> {
+    host: &'a HostConnection,
+    id: u64,
+    call_id: Option<&'a str>,
+    answered: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.answered {
+            return;
+        }
+        self.host.forget(self.id);
+        if let Some(call_id) = self.call_id {
+            let _ = self.host.notify("cancel", json!({ "callId": call_id }));
         }
     }
 }
