@@ -14,6 +14,7 @@
 
 pub mod connection;
 pub mod discovery;
+pub mod emit;
 pub mod error;
 pub mod handler;
 pub mod host_files;
@@ -24,6 +25,7 @@ pub mod protocol;
 pub mod runner;
 
 pub use discovery::{discover, Discovered, DiscoveryInput, SettingsEntry};
+pub use emit::Emitted;
 pub use error::{HostError, StartError};
 pub use handler::{HostHandler, NoHandler, OutputStream};
 pub use modules::{Modules, ModulesConfig, ModulesSource};

@@ -533,6 +533,75 @@ async fn a_hanging_host_is_stopped_and_a_slow_handler_times_out() -> TestResult 
     Ok(())
 }
 
+#[tokio::test]
+async fn typed_emitters_skip_events_nobody_handles() -> TestResult {
+    let Some((node, modules)) = environment("emitters") else {
+        return Ok(());
+    };
+    let file = fixture("tool-and-events.ts");
+    let setup = setup(node, modules, &[&file])?;
+    let runner = start(&setup).await?;
+    let (input, errors) = runner.emit_input("upper:abc", None, "interactive", None).await?;
+    assert!(errors.is_empty());
+    assert_eq!(
+        input,
+        InputOutcome::Transform {
+            text: "ABC".into(),
+            images: None
+        }
+    );
+    let (call, _) = runner
+        .emit_tool_call("c1", "bash", &json!({ "command": "rm -rf /tmp/x" }))
+        .await?;
+    assert_eq!(call.block_message().as_deref(), Some("dangerous command"));
+
+    runner.shutdown().await;
+    // Events nobody handles never reach the host, so they succeed even with it stopped ...
+    assert_eq!(runner.emit("agent_end", json!({ "messages": [] })).await?, vec![]);
+    // ... and events someone handles report that it is gone.
+    assert!(matches!(
+        runner.emit_input("x", None, "interactive", None).await,
+        Err(HostError::NotRunning)
+    ));
+    Ok(())
+}
+
+/// The first-use install from the npm registry into `<agentDir>/extension-host`. Needs the
+/// network; run with `--ignored --nocapture`.
+#[tokio::test]
+#[ignore = "downloads from the npm registry"]
+async fn npm_install_on_first_use() -> TestResult {
+    let Some(node) = find_node() else {
+        println!("skipped: npm install: node not found");
+        return Ok(());
+    };
+    let agent = tempfile::tempdir()?;
+    let file = fixture("tool-and-events.ts");
+    let mut config = RunnerConfig::new(
+        "1.6.0-test",
+        agent.path(),
+        agent.path(),
+        vec![ExtensionSource {
+            path: file.display().to_string(),
+            resolved_path: None,
+        }],
+    );
+    // Point the node binary's ancestors away from any pi install so nothing is found.
+    config.node = Some(node);
+    config.modules = ModulesConfig {
+        dir: Some(agent.path().join("nothing-here")),
+        allow_install: true,
+    };
+    let started = Instant::now();
+    let runner = ExtensionRunner::start(config, Arc::new(pi_extensions::NoHandler))
+        .await?
+        .ok_or("no runner")?;
+    println!("install and start: {:?} from {:?}", started.elapsed(), runner.modules());
+    assert!(runner.registrations().errors.is_empty());
+    runner.shutdown().await;
+    Ok(())
+}
+
 /// Copy some of the reference pi's example extensions (never committed here) into a temp dir.
 fn copy_examples(names: &[&str]) -> Option<(tempfile::TempDir, Vec<PathBuf>)> {
     let examples = reference_install().join("node_modules/@earendil-works/pi-coding-agent/examples/extensions");
