@@ -46,6 +46,8 @@ function newExtension(path, resolvedPath) {
 		messageRenderers: new Map(),
 		entryRenderers: new Map(),
 		providers: [],
+		mcpServers: new Map(),
+		virtualModels: new Map(),
 		failed: false,
 		stale: false,
 		busSubscriptions: [],
@@ -181,6 +183,23 @@ export function createRegistry(runtime) {
 			}),
 			unregisterProvider: register((name) => {
 				ext.providers = ext.providers.filter((p) => p !== name);
+			}),
+			// MCP servers and virtual models are recorded and reported; pi does not act on them yet.
+			registerMcpServer: register((name, config) => {
+				if (typeof name !== "string" || name === "" || !config || typeof config !== "object") {
+					throw new Error(`Invalid MCP server registered by extension "${ext.path}": a name and a config are required`);
+				}
+				ext.mcpServers.set(name, config);
+			}),
+			unregisterMcpServer: register((name) => {
+				ext.mcpServers.delete(name);
+			}),
+			getMcpServers: register(() => [...ext.mcpServers.entries()].map(([name, config]) => ({ name, config, extensionPath: ext.path }))),
+			registerVirtualModel: register((definition) => {
+				ext.virtualModels.set(`${definition?.provider}/${definition?.id}`, definition);
+			}),
+			unregisterVirtualModel: register((provider, id) => {
+				ext.virtualModels.delete(`${provider}/${id}`);
 			}),
 			exec: register((command, args, options) => exec(state.cwd, command, args, options)),
 			events: {
@@ -343,5 +362,7 @@ function describe(ext) {
 		messageRenderers: [...ext.messageRenderers.keys()],
 		entryRenderers: [...ext.entryRenderers.keys()],
 		providers: [...ext.providers],
+		mcpServers: [...ext.mcpServers.keys()],
+		virtualModels: [...ext.virtualModels.keys()],
 	};
 }

@@ -1,6 +1,5 @@
 // Entry point of pi's extension host: connects to pi, says hello with the protocol version, then
 // serves pi's requests (initialize, load, dispatch, callTool, runCommand, ping, shutdown).
-import nodeModule from "node:module";
 import path from "node:path";
 import { callTool, dispatch, runCommand } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
@@ -46,9 +45,6 @@ function requireInitialized() {
 async function initialize(params) {
 	if (params.protocolVersion !== PROTOCOL_VERSION) {
 		throw wireError("protocol_mismatch", `host speaks protocol ${PROTOCOL_VERSION}, pi asked for ${params.protocolVersion}`);
-	}
-	if (params.cacheDir && typeof nodeModule.enableCompileCache === "function") {
-		nodeModule.enableCompileCache(path.join(params.cacheDir, "node-compile"));
 	}
 	runtime.mirror = createState(params);
 	const facade = createFacade({

@@ -61,6 +61,9 @@ pub struct SpawnSpec<'a> {
     pub node: &'a Path,
     pub main: &'a Path,
     pub cwd: &'a Path,
+    /// Where Node 22+ keeps compiled code of every module it loads, the host's own included
+    /// (`NODE_COMPILE_CACHE`; older Node ignores it).
+    pub compile_cache: &'a Path,
     pub connect_timeout: Duration,
 }
 
@@ -88,6 +91,7 @@ impl HostConnection {
         let mut child = tokio::process::Command::new(spec.node)
             .arg(spec.main)
             .env("PI_EXTENSION_HOST_SOCKET", &socket_path)
+            .env("NODE_COMPILE_CACHE", spec.compile_cache)
             .current_dir(spec.cwd)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

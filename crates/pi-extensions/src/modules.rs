@@ -203,8 +203,8 @@ async fn install(root: &Path, node: &Path) -> Result<(), StartError> {
     let offline = ["ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "ENETUNREACH"]
         .iter()
         .any(|code| stderr.contains(code));
-    let tail: Vec<&str> = stderr.lines().rev().take(6).collect();
-    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    // npm puts the code and the failing request first; the rest is a stack and advice.
+    let tail: Vec<&str> = stderr.lines().take(4).collect();
     Err(failed(if offline {
         format!(
             "the npm registry is not reachable (offline?). Extensions need these packages once; \

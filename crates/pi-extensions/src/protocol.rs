@@ -240,6 +240,11 @@ pub struct ExtensionInfo {
     pub entry_renderers: Vec<String>,
     #[serde(default)]
     pub providers: Vec<String>,
+    #[serde(default)]
+    pub mcp_servers: Vec<String>,
+    /// `provider/id` of each virtual model.
+    #[serde(default)]
+    pub virtual_models: Vec<String>,
 }
 
 /// An extension that failed to load, or a conflict it caused.

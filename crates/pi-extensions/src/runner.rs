@@ -217,6 +217,8 @@ impl ExtensionRunner {
     /// Spawn a host, initialize it and load every extension.
     async fn boot(&self) -> Result<(), StartError> {
         let timeouts = self.config.timeouts;
+        let cache_dir = host_root(&self.config.agent_dir).join("cache");
+        let compile_cache = cache_dir.join("node-compile");
         let started = Instant::now();
         let host = Arc::new(
             HostConnection::spawn(
@@ -224,6 +226,7 @@ impl ExtensionRunner {
                     node: &self.node,
                     main: &self.main,
                     cwd: &self.config.cwd,
+                    compile_cache: &compile_cache,
                     connect_timeout: timeouts.connect,
                 },
                 self.handler.clone(),
@@ -240,7 +243,7 @@ impl ExtensionRunner {
             has_ui: self.config.mode.has_ui(),
             project_trusted: self.config.project_trusted,
             modules_dir: self.modules.dir.clone(),
-            cache_dir: host_root(&self.config.agent_dir).join("cache"),
+            cache_dir,
             flag_values: self.config.flag_values.clone(),
         };
         let params = serde_json::to_value(params).map_err(|e| HostError::BadReply {

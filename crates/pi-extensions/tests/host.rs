@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use pi_extensions::{
     ExtensionRunner, ExtensionSource, HostError, HostHandler, InputOutcome, Mode, ModulesConfig, OutputStream,
-    RunnerConfig, StateUpdate, Timeouts, ToolCall, ToolCallOutcome,
+    RunnerConfig, StartError, StateUpdate, Timeouts, ToolCall, ToolCallOutcome,
 };
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -566,6 +566,50 @@ async fn typed_emitters_skip_events_nobody_handles() -> TestResult {
     Ok(())
 }
 
+#[tokio::test]
+async fn an_unreachable_registry_gives_a_clear_message() -> TestResult {
+    let Some(node) = find_node() else {
+        println!("skipped: offline install: node not found");
+        return Ok(());
+    };
+    if pi_extensions::node::find_node(Some(&node.with_file_name("npm"))).is_err()
+        && std::process::Command::new("npm").arg("--version").output().is_err()
+    {
+        println!("skipped: offline install: npm not found");
+        return Ok(());
+    }
+    let agent = tempfile::tempdir()?;
+    let mut config = RunnerConfig::new(
+        "1.6.0-test",
+        agent.path(),
+        agent.path(),
+        vec![ExtensionSource {
+            path: fixture("trivial.ts").display().to_string(),
+            resolved_path: None,
+        }],
+    );
+    config.node = Some(node);
+    config.modules = ModulesConfig {
+        dir: Some(agent.path().join("nothing-here")),
+        allow_install: true,
+    };
+    // A closed loopback port stands in for the registry; only npm reads these variables.
+    std::env::set_var("npm_config_registry", "http://127.0.0.1:9/");
+    std::env::set_var("npm_config_fetch_retries", "0");
+    std::env::set_var("npm_config_cache", agent.path().join("npm-cache"));
+    let started = ExtensionRunner::start(config, Arc::new(pi_extensions::NoHandler)).await;
+    match started {
+        Err(StartError::InstallFailed { message, dir }) => {
+            assert!(message.contains("not reachable (offline?)"), "{message}");
+            assert!(message.contains("PI_EXTENSION_MODULES"), "{message}");
+            assert_eq!(dir, agent.path().join("extension-host"));
+        }
+        Err(other) => return Err(format!("expected an install failure, got {other}").into()),
+        Ok(_) => return Err("an install from a closed port succeeded".into()),
+    }
+    Ok(())
+}
+
 /// The first-use install from the npm registry into `<agentDir>/extension-host`. Needs the
 /// network; run with `--ignored --nocapture`.
 #[tokio::test]
@@ -723,8 +767,22 @@ async fn measure_start_and_load() -> TestResult {
     Ok(())
 }
 
-/// Load every top-level reference example and list the ones that fail. Run with
-/// `--ignored --nocapture`.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Load every reference example (files and folders, found as pi discovers an extensions
+/// folder) and list the ones that fail. Run with `--ignored --nocapture`.
 #[tokio::test]
 #[ignore = "a survey, not a check"]
 async fn survey_reference_examples() -> TestResult {
@@ -732,23 +790,26 @@ async fn survey_reference_examples() -> TestResult {
         return Ok(());
     };
     let examples = reference_install().join("node_modules/@earendil-works/pi-coding-agent/examples/extensions");
-    let mut names: Vec<String> = std::fs::read_dir(&examples)?
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".ts"))
-        .collect();
-    names.sort();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let Some((_dir, copies)) = copy_examples(&refs) else {
-        return Ok(());
-    };
-    let paths: Vec<&Path> = copies.iter().map(PathBuf::as_path).collect();
-    let setup = setup(node, modules, &paths)?;
+    let copy = tempfile::tempdir()?;
+    let agent_extensions = copy.path().join("extensions");
+    copy_tree(&examples, &agent_extensions)?;
+    let found = pi_extensions::discover(&pi_extensions::DiscoveryInput {
+        cwd: copy.path().to_path_buf(),
+        agent_dir: copy.path().to_path_buf(),
+        ..pi_extensions::DiscoveryInput::default()
+    });
+    let mut setup = setup(node, modules, &[])?;
+    setup.config.extensions = found.sources.clone();
     let runner = start(&setup).await?;
     let regs = runner.registrations();
-    println!("{} of {} examples loaded", regs.extensions.len(), names.len());
+    println!(
+        "{} of {} example entry points loaded in {:?}",
+        regs.extensions.len(),
+        found.sources.len(),
+        runner.timings().load
+    );
     for error in &regs.errors {
-        println!("{error}");
+        println!("{}", error.to_string().lines().next().unwrap_or_default());
     }
     runner.shutdown().await;
     Ok(())
