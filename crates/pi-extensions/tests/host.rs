@@ -198,6 +198,7 @@ async fn load_reports_registrations_and_errors_as_pi_does() -> TestResult {
         "not-a-factory.ts",
         "bad-import.ts",
         "unsupported.ts",
+        "early-action.ts",
         "missing.ts",
     ];
     let paths: Vec<PathBuf> = names.iter().map(|n| fixture(n)).collect();
@@ -251,6 +252,11 @@ async fn load_reports_registrations_and_errors_as_pi_does() -> TestResult {
             "Failed to load extension \"{}\": Extension does not export a valid factory function: {}",
             at("not-a-factory.ts"),
             at("not-a-factory.ts")
+        ),
+        format!(
+            "Failed to load extension \"{}\": Failed to load extension: Extension runtime not initialized. \
+             Action methods cannot be called during extension loading.",
+            at("early-action.ts")
         ),
         format!(
             "Failed to load extension \"{}\": Extension path does not exist: {}",
