@@ -8,10 +8,11 @@
 //! Plugging in takes four calls: [`discovery::discover`] for the file list,
 //! [`ExtensionRunner::start`] (nothing is spawned when the list is empty), then
 //! [`ExtensionRunner::dispatch`] for each event and [`ExtensionRunner::call_tool`] for each
-//! extension tool call, with [`ExtensionRunner::push_state`] before events whose handlers read
+//! extension tool call (or [`extension_tools`] for the session's tool registry), with [`ExtensionRunner::push_state`] before events whose handlers read
 //! session state. A crashed or hung host turns into [`HostError`]s, never a panic; a runner can
 //! [`ExtensionRunner::restart`].
 
+pub mod agent_tool;
 pub mod connection;
 pub mod discovery;
 pub mod emit;
@@ -24,6 +25,7 @@ pub mod outcomes;
 pub mod protocol;
 pub mod runner;
 
+pub use agent_tool::{extension_tools, ExtensionTool};
 pub use discovery::{discover, Discovered, DiscoveryInput, SettingsEntry};
 pub use emit::Emitted;
 pub use error::{HostError, StartError};

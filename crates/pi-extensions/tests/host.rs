@@ -357,6 +357,57 @@ async fn tools_run_with_updates_and_abort() -> TestResult {
 }
 
 #[tokio::test]
+async fn extension_tools_run_as_agent_tools() -> TestResult {
+    use pi_agent::{Exposure, ToolSource};
+    let Some((node, modules)) = environment("agent tools") else {
+        return Ok(());
+    };
+    let file = fixture("tool-and-events.ts");
+    let setup = setup(node, modules, &[&file])?;
+    let runner = Arc::new(start(&setup).await?);
+    let tools = pi_extensions::extension_tools(&runner);
+    assert_eq!(tools.len(), 1);
+    let (tool, meta) = &tools[0];
+    assert_eq!(tool.name(), "echo_upper");
+    assert_eq!(tool.label(), "Echo upper");
+    assert_eq!(tool.parameters()["type"], "object");
+    assert_eq!(meta.exposure, Exposure::Direct);
+    assert_eq!(meta.source, ToolSource::Extension(file.display().to_string()));
+
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let seen = updates.clone();
+    let on_update: pi_agent::ToolUpdateFn = Arc::new(move |output| {
+        if let Ok(mut seen) = seen.lock() {
+            seen.push(output);
+        }
+    });
+    let output = tool
+        .execute(
+            "a1",
+            json!({ "text": "quiet" }),
+            CancellationToken::new(),
+            on_update.clone(),
+        )
+        .await?;
+    assert_eq!(output.content, vec![pi_ai::Content::text("QUIET")]);
+    assert_eq!(updates.lock().map(|u| u.len()).unwrap_or(0), 1);
+
+    // An aborted call is an error result with the tool's message.
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        trigger.cancel();
+    });
+    let aborted = tool
+        .execute("a2", json!({ "text": "x", "slow": true }), cancel, on_update)
+        .await;
+    assert_eq!(aborted.map_err(|e| e.message), Err("aborted by pi".to_string()));
+    runner.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
 async fn chained_events_combine_in_load_order() -> TestResult {
     let Some((node, modules)) = environment("chained") else {
         return Ok(());
