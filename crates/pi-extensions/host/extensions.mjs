@@ -103,7 +103,7 @@ function exec(cwd, command, args = [], options = {}) {
  * The registry of loaded extensions for one runtime. `runtime` gives the wire (for actions),
  * the state mirror, the context factory and flag values.
  */
-export function createRegistry(runtime) {
+export function createRegistry(runtime, factoryCache) {
 	const extensions = [];
 	const flagValues = new Map();
 	const bus = createEventBus((channel, error) => runtime.reportError("<events>", `events:${channel}`, error));
@@ -259,7 +259,14 @@ export function createRegistry(runtime) {
 		const ext = newExtension(path, target);
 		const staged = { flagDefaults: new Map(), busSubscriptions: [] };
 		try {
-			const factory = await importFactory(fs.realpathSync(target));
+			const real = fs.realpathSync(target);
+			// A module evaluated for an earlier runtime of this host is reused: its top-level
+			// state survives, as it does across pi's /new, /resume and /fork.
+			let factory = factoryCache.get(real);
+			if (!factory) {
+				factory = await importFactory(real);
+				if (factory) factoryCache.set(real, factory);
+			}
 			if (!factory) return { error: `Extension does not export a valid factory function: ${path}` };
 			await factory(createApi(ext, staged));
 		} catch (error) {
@@ -318,9 +325,19 @@ export function createRegistry(runtime) {
 		return undefined;
 	};
 
+	/** Retire this runtime: every captured `pi` throws the stale message from now on. */
+	const invalidate = () => {
+		for (const ext of extensions) {
+			ext.stale = true;
+			for (const unsubscribe of ext.busSubscriptions) unsubscribe();
+			ext.busSubscriptions = [];
+		}
+	};
+
 	return {
 		extensions,
 		flagValues,
+		invalidate,
 		load,
 		findTool,
 		findCommand,

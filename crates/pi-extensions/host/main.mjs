@@ -36,6 +36,8 @@ const runtime = {
 		}),
 };
 let registry;
+// Factories by real path, kept across runtimes of this host (see `reload`).
+const factoryCache = new Map();
 const toolCalls = new Map();
 
 function requireInitialized() {
@@ -64,7 +66,7 @@ async function initialize(params) {
 			fsCache: params.cacheDir ? path.join(params.cacheDir, "jiti") : true,
 		});
 	};
-	registry = createRegistry(runtime);
+	registry = createRegistry(runtime, factoryCache);
 	for (const [name, value] of Object.entries(params.flagValues ?? {})) registry.flagValues.set(name, value);
 	return { protocolVersion: PROTOCOL_VERSION, node: process.version, pid: process.pid };
 }
@@ -76,6 +78,23 @@ const requests = {
 		requireInitialized();
 		const result = await registry.load(params.extensions ?? []);
 		// Action methods work from here on: pi has what it needs to serve them.
+		runtime.bound = true;
+		return result;
+	},
+	// A new runtime for the same host (pi's session replacement or /reload): the old extensions
+	// go stale, their pi.events subscriptions end, and the files load again. With
+	// `reuseModules` the factories run again on the modules already evaluated; without it the
+	// modules are evaluated afresh.
+	reload: async (params) => {
+		requireInitialized();
+		runtime.bound = false;
+		const flags = new Map(registry.flagValues);
+		registry.invalidate();
+		if (!params.reuseModules) factoryCache.clear();
+		if (params.state) runtime.mirror.apply(params.state);
+		registry = createRegistry(runtime, factoryCache);
+		for (const [name, value] of flags) registry.flagValues.set(name, value);
+		const result = await registry.load(params.extensions ?? []);
 		runtime.bound = true;
 		return result;
 	},

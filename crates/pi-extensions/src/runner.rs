@@ -407,6 +407,35 @@ impl ExtensionRunner {
         Ok(current.clone())
     }
 
+    /// A new extension runtime in the same host, as pi makes on session replacement
+    /// (`reuse_modules: true`: factories run again on the modules already evaluated, so
+    /// module-level state survives) and on `/reload` (`false`: modules are evaluated afresh).
+    /// Either way every `pi` captured before is stale and old `pi.events` subscriptions end.
+    pub async fn reload(
+        &self,
+        reuse_modules: bool,
+        state: Option<&StateUpdate>,
+    ) -> Result<Arc<Registrations>, HostError> {
+        let host = self.current()?;
+        let mut params = json!({ "extensions": self.config.extensions, "reuseModules": reuse_modules });
+        if let Some(state) = state {
+            params["state"] = serde_json::to_value(state).map_err(|e| HostError::BadReply {
+                method: "reload".into(),
+                message: e.to_string(),
+            })?;
+        }
+        let answer = self
+            .ask(&host, "reload", params, Some(self.config.timeouts.load), None)
+            .await?;
+        let loaded: LoadResult = decode("reload", answer)?;
+        let fresh = Arc::new(Registrations {
+            extensions: loaded.extensions,
+            errors: loaded.errors,
+        });
+        *lock(&self.registrations) = fresh.clone();
+        Ok(fresh)
+    }
+
     /// Stop the host (if it still runs) and start a fresh one with the same extensions. Module
     /// state starts over, as with pi's `/reload`.
     pub async fn restart(&self) -> Result<(), StartError> {
@@ -445,7 +474,7 @@ impl ExtensionRunner {
     ) -> Result<Value, HostError> {
         // Loading compiles TypeScript on the host's only thread for seconds at a time, so
         // unanswered pings then mean nothing; the load time limit covers a factory that loops.
-        let check_liveness = method != "load";
+        let check_liveness = method != "load" && method != "reload";
         let (id, mut answer) = host.send_request(method, params)?;
         let mut in_flight = InFlight {
             host,

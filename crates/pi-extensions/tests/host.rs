@@ -526,6 +526,59 @@ async fn the_state_mirror_feeds_synchronous_getters_and_console_log_stays_off_th
 }
 
 #[tokio::test]
+async fn reload_keeps_or_renews_module_state_and_retires_old_apis() -> TestResult {
+    let Some((node, modules)) = environment("reload") else {
+        return Ok(());
+    };
+    let counter = fixture("counter.ts");
+    let setup = setup(node, modules, &[&counter])?;
+    let runner = start(&setup).await?;
+    runner.run_command("runs", "").await?;
+    assert!(setup.recorder.wait_for_stdout("factory runs: 1").await);
+
+    // Session replacement: the same module, its factory run again.
+    runner.reload(true, None).await?;
+    runner.run_command("runs", "").await?;
+    assert!(
+        setup.recorder.wait_for_stdout("factory runs: 2").await,
+        "{:?}",
+        setup.recorder.stdout()
+    );
+    // The first runtime's pi is stale now.
+    let stale = runner.run_command("stale", "").await?;
+    let message = stale.error.map(|e| e.error).unwrap_or_default();
+    assert!(
+        message.starts_with("This extension ctx is stale after session replacement or reload."),
+        "{message}"
+    );
+    // Only the current runtime's bus subscription hears an emit.
+    runner.run_command("emit", "").await?;
+    assert!(setup.recorder.wait_for_stdout("bus seen by run 2").await);
+    assert!(!setup.recorder.stdout().iter().any(|l| l == "bus seen by run 1"));
+
+    // /reload: the module is evaluated again, so its counter starts over.
+    runner.reload(false, None).await?;
+    runner.run_command("runs", "").await?;
+    for _ in 0..100 {
+        if setup.recorder.stdout().len() >= 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        setup.recorder.stdout(),
+        [
+            "factory runs: 1",
+            "factory runs: 2",
+            "bus seen by run 2",
+            "factory runs: 1"
+        ]
+    );
+    runner.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
 async fn a_crashing_host_is_reported_and_restarts() -> TestResult {
     let Some((node, modules)) = environment("crash") else {
         return Ok(());
