@@ -1,0 +1,168 @@
+//! Shared pieces of the host tests: finding node and the npm packages, a handler that records
+//! what the host sends, and runner set-up.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use pi_extensions::{
+    ExtensionRunner, ExtensionSource, HostHandler, ModulesConfig, OutputStream, RunnerConfig, Timeouts,
+};
+use serde_json::Value;
+
+pub type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn reference_install() -> PathBuf {
+    std::env::var_os("PI_REFERENCE_PI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp/reference-pi"))
+}
+
+pub fn find_node() -> Option<PathBuf> {
+    if let Some(node) = std::env::var_os("PI_TEST_NODE") {
+        return Some(PathBuf::from(node));
+    }
+    let usr = PathBuf::from("/usr/bin/node");
+    if usr.is_file() {
+        return Some(usr);
+    }
+    pi_extensions::node::find_node(None).ok()
+}
+
+pub fn find_modules() -> Option<PathBuf> {
+    let configured = std::env::var_os("PI_EXTENSION_MODULES").map(PathBuf::from);
+    configured
+        .or_else(|| Some(reference_install().join("node_modules")))
+        .filter(|dir| pi_extensions::modules::has_required_packages(dir))
+}
+
+/// Node and the packages, or a `skipped:` line.
+pub fn environment(test: &str) -> Option<(PathBuf, PathBuf)> {
+    match (find_node(), find_modules()) {
+        (Some(node), Some(modules)) => Some((node, modules)),
+        (None, _) => {
+            println!("skipped: {test}: node not found");
+            None
+        }
+        (_, None) => {
+            println!("skipped: {test}: extension host packages not found (set PI_EXTENSION_MODULES)");
+            None
+        }
+    }
+}
+
+/// Records what the host tells pi and answers dialogs.
+#[derive(Default)]
+pub struct Recorder {
+    pub output: Mutex<Vec<(OutputStream, String)>>,
+    pub notifications: Mutex<Vec<(String, Value)>>,
+    pub requests: Mutex<Vec<(String, Value)>>,
+    pub select_answer: Mutex<Option<String>>,
+}
+
+impl Recorder {
+    pub fn stdout(&self) -> Vec<String> {
+        self.output
+            .lock()
+            .map(|o| {
+                o.iter()
+                    .filter(|(s, _)| *s == OutputStream::Stdout)
+                    .map(|(_, l)| l.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub async fn wait_for_stdout(&self, needle: &str) -> bool {
+        for _ in 0..100 {
+            if self.stdout().iter().any(|l| l.contains(needle)) {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        false
+    }
+}
+
+#[async_trait]
+impl HostHandler for Recorder {
+    async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
+        if let Ok(mut requests) = self.requests.lock() {
+            requests.push((method.to_string(), params));
+        }
+        match method {
+            "ui.select" => Ok(self
+                .select_answer
+                .lock()
+                .ok()
+                .and_then(|a| a.clone())
+                .map(Value::from)
+                .unwrap_or(Value::Null)),
+            _ => Err(format!("{method} is not handled in this test")),
+        }
+    }
+
+    fn notification(&self, method: &str, params: Value) {
+        if let Ok(mut notes) = self.notifications.lock() {
+            notes.push((method.to_string(), params));
+        }
+    }
+
+    fn output(&self, stream: OutputStream, line: &str) {
+        if let Ok(mut output) = self.output.lock() {
+            output.push((stream, line.to_string()));
+        }
+    }
+}
+
+pub struct Setup {
+    pub config: RunnerConfig,
+    pub recorder: Arc<Recorder>,
+    pub _agent: tempfile::TempDir,
+}
+
+pub fn setup(node: PathBuf, modules: PathBuf, files: &[&Path]) -> Result<Setup, std::io::Error> {
+    let agent = tempfile::tempdir()?;
+    let mut config = RunnerConfig::new(
+        "1.6.0-test",
+        agent.path(),
+        agent.path(),
+        files
+            .iter()
+            .map(|f| ExtensionSource {
+                path: f.display().to_string(),
+                resolved_path: None,
+            })
+            .collect(),
+    );
+    config.node = Some(node);
+    config.modules = ModulesConfig {
+        dir: Some(modules),
+        allow_install: false,
+    };
+    config.timeouts = Timeouts {
+        liveness: Duration::from_millis(500),
+        ping: Duration::from_secs(3),
+        ..Timeouts::default()
+    };
+    Ok(Setup {
+        config,
+        recorder: Arc::new(Recorder::default()),
+        _agent: agent,
+    })
+}
+
+pub async fn start(setup: &Setup) -> Result<ExtensionRunner, Box<dyn std::error::Error>> {
+    ExtensionRunner::start(setup.config.clone(), setup.recorder.clone())
+        .await?
+        .ok_or_else(|| "no runner for a configured extension".into())
+}
+
+pub fn fixture(name: &str) -> PathBuf {
+    fixtures().join(name)
+}
