@@ -166,6 +166,8 @@ pub struct ExtensionRunner {
     main: PathBuf,
     modules: Modules,
     host: Mutex<Option<Arc<HostConnection>>>,
+    /// The files loaded now; starts as the configured list, replaced by `reload`.
+    extensions: Mutex<Vec<ExtensionSource>>,
     registrations: Mutex<Arc<Registrations>>,
     timings: Mutex<StartTimings>,
 }
@@ -201,6 +203,7 @@ impl ExtensionRunner {
                 source: std::io::Error::other(e.to_string()),
             })??;
         let runner = ExtensionRunner {
+            extensions: Mutex::new(config.extensions.clone()),
             config,
             handler,
             node,
@@ -261,14 +264,9 @@ impl ExtensionRunner {
             });
         }
         let initialized = started.elapsed();
+        let list = lock(&self.extensions).clone();
         let load = self
-            .ask(
-                &host,
-                "load",
-                json!({ "extensions": self.config.extensions }),
-                Some(timeouts.load),
-                None,
-            )
+            .ask(&host, "load", json!({ "extensions": list }), Some(timeouts.load), None)
             .await?;
         let loaded: LoadResult = decode("load", load)?;
         *lock(&self.timings) = StartTimings {
@@ -411,13 +409,24 @@ impl ExtensionRunner {
     /// (`reuse_modules: true`: factories run again on the modules already evaluated, so
     /// module-level state survives) and on `/reload` (`false`: modules are evaluated afresh).
     /// Either way every `pi` captured before is stale and old `pi.events` subscriptions end.
+    ///
+    /// `extensions` replaces the list of files when given (after a `project_trust` pass over
+    /// the user's extensions, say, the full list with the project's).
     pub async fn reload(
         &self,
+        extensions: Option<Vec<ExtensionSource>>,
         reuse_modules: bool,
         state: Option<&StateUpdate>,
     ) -> Result<Arc<Registrations>, HostError> {
         let host = self.current()?;
-        let mut params = json!({ "extensions": self.config.extensions, "reuseModules": reuse_modules });
+        let list = {
+            let mut current = lock(&self.extensions);
+            if let Some(extensions) = extensions {
+                *current = extensions;
+            }
+            current.clone()
+        };
+        let mut params = json!({ "extensions": list, "reuseModules": reuse_modules });
         if let Some(state) = state {
             params["state"] = serde_json::to_value(state).map_err(|e| HostError::BadReply {
                 method: "reload".into(),
@@ -582,5 +591,57 @@ impl Drop for ExtensionRunner {
         if let Some(host) = lock(&self.host).take() {
             host.kill(HostError::NotRunning);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Compiled, never run: the session must be able to spawn these futures on any runtime.
+    #[allow(dead_code)]
+    fn futures_are_send(runner: &'static ExtensionRunner, config: RunnerConfig, token: &'static CancellationToken) {
+        fn send<T: Send>(_: T) {}
+        send(ExtensionRunner::start(config, Arc::new(crate::handler::NoHandler)));
+        send(runner.dispatch("input", Value::Null));
+        send(runner.reload(None, true, None));
+        send(runner.restart());
+        let call = ToolCall {
+            call_id: String::new(),
+            name: String::new(),
+            params: Value::Null,
+        };
+        send(runner.call_tool(call, None, token));
+    }
+
+    #[test]
+    fn the_runner_can_be_shared_between_tasks() {
+        fn share<T: Send + Sync>() {}
+        share::<ExtensionRunner>();
+    }
+
+    #[test]
+    fn registrations_give_the_first_owner_of_a_name() -> Result<(), serde_json::Error> {
+        let ext = |path: &str, tool: &str| -> Result<ExtensionInfo, serde_json::Error> {
+            serde_json::from_value(json!({
+                "path": path,
+                "resolvedPath": path,
+                "tools": [{ "name": tool, "parameters": { "type": "object" } }],
+                "events": ["input"],
+            }))
+        };
+        let regs = Registrations {
+            extensions: vec![ext("/a.ts", "t")?, ext("/b.ts", "t")?, ext("/c.ts", "u")?],
+            errors: Vec::new(),
+        };
+        let owners: Vec<(&str, &str)> = regs
+            .tools()
+            .iter()
+            .map(|(e, t)| (e.path.as_str(), t.name.as_str()))
+            .collect();
+        assert_eq!(owners, [("/a.ts", "t"), ("/c.ts", "u")]);
+        assert!(regs.handles("input"));
+        assert!(!regs.handles("context"));
+        Ok(())
     }
 }

@@ -148,7 +148,7 @@ async fn reload_keeps_or_renews_module_state_and_retires_old_apis() -> TestResul
     assert!(setup.recorder.wait_for_stdout("factory runs: 1").await);
 
     // Session replacement: the same module, its factory run again.
-    runner.reload(true, None).await?;
+    runner.reload(None, true, None).await?;
     runner.run_command("runs", "").await?;
     assert!(
         setup.recorder.wait_for_stdout("factory runs: 2").await,
@@ -168,7 +168,7 @@ async fn reload_keeps_or_renews_module_state_and_retires_old_apis() -> TestResul
     assert!(!setup.recorder.stdout().iter().any(|l| l == "bus seen by run 1"));
 
     // /reload: the module is evaluated again, so its counter starts over.
-    runner.reload(false, None).await?;
+    runner.reload(None, false, None).await?;
     runner.run_command("runs", "").await?;
     for _ in 0..100 {
         if setup.recorder.stdout().len() >= 4 {
@@ -290,5 +290,31 @@ async fn measure_start_and_load() -> TestResult {
         );
         runner.shutdown().await;
     }
+    Ok(())
+}
+
+#[tokio::test]
+async fn reload_can_change_the_list_of_files() -> TestResult {
+    let Some((node, modules)) = environment("reload list") else {
+        return Ok(());
+    };
+    let first = fixture("tool-and-events.ts");
+    let setup = setup(node, modules, &[&first])?;
+    let runner = start(&setup).await?;
+    assert_eq!(runner.registrations().extensions.len(), 1);
+    let both = [fixture("tool-and-events.ts"), fixture("second.ts")]
+        .iter()
+        .map(|p| ExtensionSource {
+            path: p.display().to_string(),
+            resolved_path: None,
+        })
+        .collect();
+    let regs = runner.reload(Some(both), true, None).await?;
+    assert_eq!(regs.extensions.len(), 2);
+    assert!(regs.handles("before_agent_start"));
+    // A restart keeps the new list.
+    runner.restart().await?;
+    assert_eq!(runner.registrations().extensions.len(), 2);
+    runner.shutdown().await;
     Ok(())
 }
