@@ -99,9 +99,40 @@ function makeMutationQueue() {
 	};
 }
 
+const BUILTIN_TOOLS = { bash: "Bash", read: "Read", edit: "Edit", write: "Write", grep: "Grep", find: "Find", ls: "Ls", powershell: "PowerShell" };
+
 /**
- * Build the facade. `host` carries this pi's facts (`agentDir`, `version`) and `require`s for
- * the real packages the UI pieces are built on.
+ * A built-in tool for an extension to wrap or re-register: its definition comes from pi's
+ * tool list (the state mirror) and running it runs pi's own tool. Custom `operations` would
+ * need pi's TypeScript implementation, which this host does not have.
+ */
+function builtinTool(host, name, factoryName, cwd, options) {
+	if (options?.operations !== undefined) {
+		throw new Error(`"${factoryName}" with custom operations is not supported by this pi's extension host yet`);
+	}
+	const info = host.toolInfo(name) ?? {};
+	const label = name.charAt(0).toUpperCase() + name.slice(1);
+	return {
+		name,
+		label: info.label ?? label,
+		description: info.description ?? `pi's built-in ${name} tool`,
+		parameters: info.parameters ?? { type: "object", properties: {} },
+		promptSnippet: info.promptSnippet,
+		promptGuidelines: info.promptGuidelines,
+		async execute(toolCallId, params, signal) {
+			const result = await host.runBuiltin({ toolCallId, name, args: params, cwd }, signal);
+			if (result?.isError) {
+				const text = (result.content ?? []).map((c) => c.text ?? "").join("\n");
+				throw new Error(text || `${name} failed`);
+			}
+			return { content: result?.content ?? [], details: result?.details ?? {} };
+		},
+	};
+}
+
+/**
+ * Build the facade. `host` carries this pi's facts (`agentDir`, `version`), the definitions of
+ * pi's built-in tools (`toolInfo`) and a way to run them (`runBuiltin`).
  */
 export function createFacade(host) {
 	const provided = {
@@ -121,7 +152,14 @@ export function createFacade(host) {
 		stripFrontmatter: (content) => parseFrontmatter(content).body,
 		withFileMutationQueue: makeMutationQueue(),
 		createEventBus: () => host.createEventBus(),
+		createCodingTools: (cwd) => ["read", "bash", "edit", "write"].map((n) => builtinTool(host, n, "createCodingTools", cwd)),
+		createReadOnlyTools: (cwd) => ["read", "grep", "find", "ls"].map((n) => builtinTool(host, n, "createReadOnlyTools", cwd)),
 	};
+	for (const [name, title] of Object.entries(BUILTIN_TOOLS)) {
+		provided[`create${title}Tool`] = (cwd, options) => builtinTool(host, name, `create${title}Tool`, cwd, options);
+		provided[`create${title}ToolDefinition`] = (cwd, options) =>
+			builtinTool(host, name, `create${title}ToolDefinition`, cwd, options);
+	}
 	for (const [name, toolName] of Object.entries(TOOL_RESULT_GUARDS)) {
 		provided[name] = (event) => event?.toolName === toolName;
 	}

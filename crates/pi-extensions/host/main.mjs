@@ -49,10 +49,17 @@ async function initialize(params) {
 		throw wireError("protocol_mismatch", `host speaks protocol ${PROTOCOL_VERSION}, pi asked for ${params.protocolVersion}`);
 	}
 	runtime.mirror = createState(params);
+	// Facts extensions need while loading (pi's tool definitions, say) come with initialize.
+	if (params.state) runtime.mirror.apply(params.state);
 	const facade = createFacade({
 		agentDir: params.agentDir,
 		version: params.piVersion,
 		createEventBus: () => createEventBus((channel, error) => runtime.reportError("<events>", `events:${channel}`, error)),
+		toolInfo: (name) => runtime.mirror.state.allTools.find((tool) => tool?.name === name),
+		runBuiltin: async (params, signal) => {
+			if (signal?.aborted) throw new Error("Operation aborted");
+			return runtime.wire.request("tool.builtin", params);
+		},
 	});
 	const modules = buildVirtualModules(params.modulesDir, facade);
 	let createJiti;

@@ -127,6 +127,10 @@ pub struct InitializeParams {
     pub modules_dir: PathBuf,
     pub cache_dir: PathBuf,
     pub flag_values: BTreeMap<String, Value>,
+    /// The state mirror's first contents, for what factories read while loading (pi's tool
+    /// definitions for the built-in tool factories, say).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<StateUpdate>,
 }
 
 /// `initialize` result.

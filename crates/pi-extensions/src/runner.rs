@@ -66,6 +66,9 @@ pub struct RunnerConfig {
     pub modules: ModulesConfig,
     /// CLI values of extension flags, by flag name.
     pub flag_values: BTreeMap<String, Value>,
+    /// State the host knows from the start (at least `allTools`, so that extensions wrapping
+    /// `createBashTool` and friends see pi's definitions while loading).
+    pub initial_state: Option<StateUpdate>,
     pub timeouts: Timeouts,
 }
 
@@ -90,6 +93,7 @@ impl RunnerConfig {
                 allow_install: true,
             },
             flag_values: BTreeMap::new(),
+            initial_state: None,
             timeouts: Timeouts::default(),
         }
     }
@@ -248,6 +252,7 @@ impl ExtensionRunner {
             modules_dir: self.modules.dir.clone(),
             cache_dir,
             flag_values: self.config.flag_values.clone(),
+            state: self.config.initial_state.clone(),
         };
         let params = serde_json::to_value(params).map_err(|e| HostError::BadReply {
             method: "initialize".into(),

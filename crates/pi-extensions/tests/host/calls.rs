@@ -267,3 +267,51 @@ async fn typed_emitters_skip_events_nobody_handles() -> TestResult {
     ));
     Ok(())
 }
+
+#[tokio::test]
+async fn built_in_tool_factories_run_pis_own_tools() -> TestResult {
+    let Some((node, modules)) = environment("built-in factories") else {
+        return Ok(());
+    };
+    let file = fixture("wrap-bash.ts");
+    let mut setup = setup(node, modules, &[&file])?;
+    let schema =
+        json!({ "type": "object", "properties": { "command": { "type": "string" } }, "required": ["command"] });
+    setup.config.initial_state = Some(StateUpdate {
+        all_tools: Some(vec![
+            json!({ "name": "bash", "description": "Run a command", "parameters": schema }),
+        ]),
+        ..StateUpdate::default()
+    });
+    let runner = start(&setup).await?;
+    let regs = runner.registrations();
+    assert!(regs.errors.is_empty(), "{:?}", regs.errors);
+    let tools = regs.tools();
+    let (_, tool) = tools.first().ok_or("no tool")?;
+    assert_eq!(tool.name, "safe_bash");
+    assert_eq!(tool.description.as_deref(), Some("Run a command"));
+    assert_eq!(tool.parameters, schema, "the definition is pi's own");
+
+    let call = |id: &str, command: &str| ToolCall {
+        call_id: id.into(),
+        name: "safe_bash".into(),
+        params: json!({ "command": command }),
+    };
+    let ran = runner
+        .call_tool(call("b1", "ls"), None, &CancellationToken::new())
+        .await?;
+    assert_eq!(ran.content, vec![json!({"type": "text", "text": "bash ran ls"})]);
+    let refused = runner
+        .call_tool(call("b2", "rm x"), None, &CancellationToken::new())
+        .await?;
+    assert!(refused.is_error);
+    let asked = setup
+        .recorder
+        .requests
+        .lock()
+        .map(|r| r.iter().filter(|(m, _)| m == "tool.builtin").count())
+        .unwrap_or(0);
+    assert_eq!(asked, 1, "only the allowed call reached pi's bash");
+    runner.shutdown().await;
+    Ok(())
+}

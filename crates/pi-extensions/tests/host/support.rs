@@ -93,9 +93,13 @@ impl Recorder {
 impl HostHandler for Recorder {
     async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
         if let Ok(mut requests) = self.requests.lock() {
-            requests.push((method.to_string(), params));
+            requests.push((method.to_string(), params.clone()));
         }
         match method {
+            "tool.builtin" => Ok(serde_json::json!({
+                "content": [{ "type": "text", "text": format!("{} ran {}", params["name"].as_str().unwrap_or(""), params["args"]["command"].as_str().unwrap_or("")) }],
+                "details": { "cwd": params["cwd"] },
+            })),
             "ui.select" => Ok(self
                 .select_answer
                 .lock()
