@@ -284,8 +284,13 @@ async fn measure_start_and_load() -> TestResult {
         let runner = start(&setup).await?;
         let total = started.elapsed();
         let t = runner.timings();
+        let rss = runner
+            .pid()
+            .and_then(|pid| std::fs::read_to_string(format!("/proc/{pid}/status")).ok())
+            .and_then(|status| status.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_string))
+            .unwrap_or_default();
         println!(
-            "{round}: total {:?} (spawn to hello {:?}, initialize {:?}, load {:?})",
+            "{round}: total {:?} (spawn to hello {:?}, initialize {:?}, load {:?}); host {rss}",
             total, t.spawn, t.initialize, t.load
         );
         runner.shutdown().await;
@@ -316,5 +321,25 @@ async fn reload_can_change_the_list_of_files() -> TestResult {
     runner.restart().await?;
     assert_eq!(runner.registrations().extensions.len(), 2);
     runner.shutdown().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_node_that_is_not_node_is_reported() -> TestResult {
+    let Some((_, modules)) = environment("not node") else {
+        return Ok(());
+    };
+    let fake = Path::new("/bin/false");
+    if !fake.is_file() {
+        println!("skipped: not node: /bin/false is missing");
+        return Ok(());
+    }
+    let file = fixture("trivial.ts");
+    let setup = setup(fake.to_path_buf(), modules, &[&file])?;
+    match ExtensionRunner::start(setup.config.clone(), setup.recorder.clone()).await {
+        Err(StartError::ExitedEarly { status, .. }) => assert_eq!(status, "exit code 1"),
+        Err(other) => return Err(format!("expected an early exit, got {other}").into()),
+        Ok(_) => return Err("/bin/false ran the host".into()),
+    }
     Ok(())
 }
