@@ -83,6 +83,9 @@ pub struct BeforeAgentStartOutcome {
     pub messages: Vec<Value>,
     #[serde(default)]
     pub system_prompt: Option<String>,
+    /// `event.systemPromptOptions` after handlers edited it in place.
+    #[serde(default)]
+    pub system_prompt_options: Option<Value>,
 }
 
 /// `context` / `context_with_system`: the messages to send.
