@@ -43,7 +43,7 @@ function createUi(runtime) {
 		},
 		setEditorText: tell("setEditorText"),
 		pasteToEditor: tell("setEditorText"),
-		getEditorText: () => "",
+		getEditorText: () => state.editorText ?? "",
 		setWorkingMessage: () => {},
 		setWorkingVisible: () => {},
 		setWorkingIndicator: () => {},

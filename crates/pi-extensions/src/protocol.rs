@@ -374,6 +374,9 @@ pub struct StateUpdate {
     pub settings: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
+    /// What `ctx.ui.getEditorText()` returns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor_text: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_usage: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -179,6 +179,7 @@ async fn the_state_mirror_feeds_synchronous_getters_and_console_log_stays_off_th
     runner.push_state(&StateUpdate {
         model: Some(json!({ "id": "mock-1", "provider": "mock" })),
         active_tools: Some(vec!["read".into(), "echo_upper".into()]),
+        editor_text: Some("draft".into()),
         entries: Some(pi_extensions::EntriesDelta {
             reset: false,
             append: vec![
@@ -195,7 +196,7 @@ async fn the_state_mirror_feeds_synchronous_getters_and_console_log_stays_off_th
         setup
             .recorder
             .wait_for_stdout(&format!(
-                "cwd={cwd} idle=true model=mock-1 entries=2 tools=read,echo_upper"
+                "cwd={cwd} idle=true model=mock-1 entries=2 tools=read,echo_upper editor=draft"
             ))
             .await,
         "{:?}",
