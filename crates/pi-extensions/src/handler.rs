@@ -26,7 +26,9 @@ pub trait HostHandler: Send + Sync + 'static {
         Err(format!("`{method}` is not available in this mode"))
     }
 
-    /// A fire-and-forget action or report, called in the order the host sent them.
+    /// A fire-and-forget action or report, called in the order the host sent them, on the task
+    /// that reads the socket: queue the work (it may well dispatch events back to the host)
+    /// rather than doing it here.
     fn notification(&self, method: &str, params: Value) {
         let _ = (method, params);
     }
