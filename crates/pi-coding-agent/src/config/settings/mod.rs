@@ -16,7 +16,10 @@ use serde_json::{Map, Value};
 use super::locked_file::{self, LockOptions};
 use super::paths::{home_dir, Paths};
 
+mod deferred;
 mod keys;
+
+pub use deferred::{change, flush, update};
 
 /// Which settings file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,6 +174,9 @@ pub struct SettingsManager {
     modified_project: Modified,
     errors: Vec<SettingsError>,
     memory_files: BTreeMap<SettingsScope, String>,
+    /// Inside [`update`]: setters only mark their file in `pending_writes`.
+    defer_writes: bool,
+    pending_writes: BTreeSet<SettingsScope>,
 }
 
 impl SettingsManager {
@@ -195,6 +201,8 @@ impl SettingsManager {
             modified_project: Modified::default(),
             errors: Vec::new(),
             memory_files: BTreeMap::new(),
+            defer_writes: false,
+            pending_writes: BTreeSet::new(),
         };
         manager.load_scope(SettingsScope::Global);
         manager.load_scope(SettingsScope::Project);
@@ -225,6 +233,8 @@ impl SettingsManager {
             modified_project: Modified::default(),
             errors: Vec::new(),
             memory_files,
+            defer_writes: false,
+            pending_writes: BTreeSet::new(),
         };
         manager.remerge();
         manager
@@ -423,46 +433,20 @@ impl SettingsManager {
         }
     }
 
-    /// Write the keys changed in `scope` into the file's current content.
+    /// Write the keys changed in `scope` into the file's current content (or, inside
+    /// [`update`], remember that `scope` needs writing once the lock is released).
     fn save(&mut self, scope: SettingsScope) {
         self.remerge();
         if self.load_error(scope).is_some() {
             return;
         }
-        let snapshot = match scope {
-            SettingsScope::Global => self.global.clone(),
-            SettingsScope::Project => self.project.clone(),
-        };
-        let modified = match scope {
-            SettingsScope::Global => self.modified_global.clone(),
-            SettingsScope::Project => self.modified_project.clone(),
-        };
-        let result = match self.path_of(scope).map(Path::to_path_buf) {
-            Some(path) => locked_file::update::<_, UpdateError>(&path, LockOptions::default(), |current| {
-                let base = match current {
-                    Some(text) => parse_settings(text).map_err(UpdateError::Parse)?,
-                    None => Map::new(),
-                };
-                let merged = apply_modified(base, &snapshot, &modified);
-                Ok((Some(to_pretty(&merged)), ()))
-            }),
-            None => {
-                let base = self
-                    .memory_files
-                    .get(&scope)
-                    .and_then(|t| parse_settings(t).ok())
-                    .unwrap_or_default();
-                let merged = apply_modified(base, &snapshot, &modified);
-                self.memory_files.insert(scope, to_pretty(&merged));
-                Ok(())
-            }
-        };
-        match result {
-            Ok(()) => self.modified(scope).clear(),
-            Err(e) => self.errors.push(SettingsError {
-                scope,
-                message: e.to_string(),
-            }),
+        if self.defer_writes {
+            self.pending_writes.insert(scope);
+            return;
+        }
+        if let Some(job) = self.take_write(scope) {
+            let result = job.write();
+            self.finish_write(job, result);
         }
     }
 
@@ -473,7 +457,7 @@ impl SettingsManager {
 }
 
 #[derive(Debug, thiserror::Error)]
-enum UpdateError {
+pub(super) enum UpdateError {
     #[error("{0}")]
     Io(#[from] std::io::Error),
     #[error("{0}")]

@@ -71,32 +71,38 @@ pub fn newer_than_seen(seen: &str) -> Option<String> {
 /// After an update, what changed since the version last seen (`lastChangelogVersion`): the
 /// newer sections as "What's New", or one line with `collapseChangelog` or `quietStartup`. The
 /// first run only records the version; a resumed session with messages shows nothing, as pi.
-pub fn startup_notice(app: &mut super::app::App) {
-    let current = app.version;
-    let session = app.session();
-    let resumed = session.with_messages(|m| !m.is_empty());
-    let Ok(mut settings) = session.settings().lock() else {
-        return;
+pub fn startup_notice(cx: &super::effect::Ctx<'_>) -> Vec<super::effect::Effect> {
+    use super::effect::Effect;
+    let current = cx.version;
+    let resumed = cx.session.with_messages(|m| !m.is_empty());
+    let Some((seen, condensed)) = cx.read_settings(|s| {
+        (
+            s.last_changelog_version().map(str::to_string),
+            s.collapse_changelog() || s.quiet_startup(),
+        )
+    }) else {
+        return Vec::new();
     };
-    let Some(seen) = settings.last_changelog_version().map(str::to_string) else {
-        settings.set_last_changelog_version(current);
-        return;
+    let record = Effect::Settings(Box::new(move |s| s.set_last_changelog_version(current)));
+    let Some(seen) = seen else {
+        return vec![record];
     };
     if version_key(current) <= version_key(&seen) || resumed {
-        return;
+        return Vec::new();
     }
-    let condensed = settings.collapse_changelog() || settings.quiet_startup();
-    settings.set_last_changelog_version(current);
-    drop(settings);
-    let Some(markdown) = newer_than_seen(&seen) else { return };
-    if condensed {
-        app.notice(
+    let mut out = vec![record];
+    let Some(markdown) = newer_than_seen(&seen) else {
+        return out;
+    };
+    out.push(if condensed {
+        super::effect::notice(
             format!("Updated to v{current}. Use /changelog to view full changelog."),
             "text",
-        );
+        )
     } else {
-        app.info(format!("**What's New**\n\n{markdown}"));
-    }
+        Effect::Info(format!("**What's New**\n\n{markdown}"))
+    });
+    out
 }
 
 #[cfg(test)]

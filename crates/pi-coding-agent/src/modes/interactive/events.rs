@@ -1,11 +1,24 @@
-//! Session events turned into owned messages for the UI loop. Only what the screen needs is
-//! copied (stream deltas, not the growing message), so streaming stays linear.
+//! Session events turned into owned messages for the UI loop, and the loop's bounded
+//! channel. Only what the screen needs is copied (stream deltas, not the growing message),
+//! so streaming stays linear.
+//!
+//! The channel is bounded: a producer that outruns the screen waits (session events are
+//! awaited, so the run slows instead of buffering), and nothing that matters is dropped.
+//! Live tool output is the exception to one-message-per-event: it is coalesced in
+//! [`LiveOutput`] (a tool's latest full text replaces the one not yet shown; a `!` command's
+//! chunks are appended to the ones not yet shown) and one wake-up message stands for all of
+//! it, so a slow screen draws the newest output once instead of every stale step.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use pi_agent::{AgentEvent, AgentMessage};
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Message};
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc;
+
+use super::effect::Then;
 
 use super::tool_block::content_text;
 use crate::session::{SessionEvent, SessionListener};
@@ -74,6 +87,10 @@ pub enum Msg {
     InputEnd,
     Resize,
     Ui(UiEvent),
+    /// Live tool output is waiting in [`LiveOutput`].
+    Live,
+    /// A task finished: its continuation, run with a fresh context.
+    Then(Then),
     /// A prompt (or the initial prompts) finished; an error to show, if any.
     PromptDone(Option<String>),
     /// A `!` command finished.
@@ -89,34 +106,112 @@ pub enum Msg {
         texts: Vec<String>,
         announce: bool,
     },
-    /// The session host replaced the session (new / resume / fork / clone / import).
-    Replaced {
-        notice: Option<String>,
-        editor_text: Option<String>,
-    },
-    /// A background command's message for the chat (`error` in red).
-    Notice {
-        text: String,
-        error: bool,
-    },
-    /// Refresh the footer (model or thinking level changed in the background).
-    Footer,
-    /// The background task in the status line ended; its outcome for the chat.
-    TaskDone {
-        text: String,
-        error: bool,
-    },
     /// The startup check found newer versions of these installed packages.
     PackageUpdates(Vec<String>),
-    /// `/tree` navigation to `target` finished.
-    TreeDone {
-        target: String,
-        result: Result<crate::session::tree_ops::NavigateOutcome, String>,
-    },
+}
+
+/// How many messages wait in the channel before producers wait.
+pub const CHANNEL_CAPACITY: usize = 256;
+
+/// Output of a running tool not yet shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveUpdate {
+    /// The tool's whole output so far.
+    Replace(String),
+    /// Output to add after what is shown.
+    Append(String),
+}
+
+/// Live tool output between its producers and the screen, coalesced per tool.
+#[derive(Default)]
+pub struct LiveOutput {
+    pending: Mutex<Vec<(String, LiveUpdate)>>,
+    /// Bytes handed over so far (what the screen will have to take in).
+    bytes: AtomicUsize,
+}
+
+impl LiveOutput {
+    /// Add an update; true when nothing was waiting before (a wake-up is needed).
+    fn push(&self, id: &str, update: LiveUpdate) -> bool {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        let was_empty = pending.is_empty();
+        let added = match &update {
+            LiveUpdate::Replace(t) | LiveUpdate::Append(t) => t.len(),
+        };
+        self.bytes.fetch_add(added, Ordering::Relaxed);
+        match pending.iter_mut().find(|(i, _)| i == id) {
+            None => pending.push((id.to_string(), update)),
+            Some((_, slot)) => match (slot, update) {
+                (slot, LiveUpdate::Replace(t)) => *slot = LiveUpdate::Replace(t),
+                (LiveUpdate::Replace(t) | LiveUpdate::Append(t), LiveUpdate::Append(more)) => t.push_str(&more),
+            },
+        }
+        was_empty
+    }
+
+    /// Everything waiting, oldest tool first.
+    pub fn drain(&self) -> Vec<(String, LiveUpdate)> {
+        std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Bytes handed over since the start.
+    #[cfg(test)]
+    pub fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
+/// The sending side of the loop's channel.
+#[derive(Clone)]
+pub struct UiSender {
+    tx: mpsc::Sender<Msg>,
+    live: Arc<LiveOutput>,
+}
+
+impl UiSender {
+    pub fn channel() -> (UiSender, mpsc::Receiver<Msg>) {
+        let (tx, rx) = mpsc::channel(CHANNEL_CAPACITY);
+        (
+            UiSender {
+                tx,
+                live: Arc::default(),
+            },
+            rx,
+        )
+    }
+
+    /// Send from a task, waiting while the channel is full; false once the loop is gone.
+    pub async fn send(&self, msg: Msg) -> bool {
+        self.tx.send(msg).await.is_ok()
+    }
+
+    /// Send from a thread outside the runtime (input reader, blocking pool).
+    pub fn send_blocking(&self, msg: Msg) -> bool {
+        self.tx.blocking_send(msg).is_ok()
+    }
+
+    pub fn live(&self) -> &LiveOutput {
+        &self.live
+    }
+
+    /// A tool's whole output so far (from a task).
+    pub async fn tool_output(&self, id: &str, text: String) {
+        if self.live.push(id, LiveUpdate::Replace(text)) {
+            let _ = self.tx.send(Msg::Live).await;
+        }
+    }
+
+    /// A chunk of a `!` command's output, from a callback that cannot wait: when the
+    /// channel is full the wake-up is skipped and the loop's timer picks the chunk up.
+    pub fn append_output(&self, id: &str, chunk: &str) {
+        if self.live.push(id, LiveUpdate::Append(chunk.to_string())) {
+            let _ = self.tx.try_send(Msg::Live);
+        }
+    }
 }
 
 /// Forwards session events into the loop's channel.
-pub struct Forward(pub UnboundedSender<Msg>);
+pub struct Forward(pub UiSender);
 
 fn images_of(content: &[pi_ai::Content]) -> Vec<pi_ai::ImageContent> {
     content
@@ -234,8 +329,53 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
 #[async_trait]
 impl SessionListener for Forward {
     async fn on_event(&self, event: &SessionEvent<'_>) {
-        if let Some(ev) = convert(event) {
-            let _ = self.0.send(Msg::Ui(ev));
+        match convert(event) {
+            Some(UiEvent::ToolUpdate { id, text }) => self.0.tool_output(&id, text).await,
+            Some(ev) => {
+                let _ = self.0.send(Msg::Ui(ev)).await;
+            }
+            None => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn live_output_is_coalesced_per_tool_and_woken_once() {
+        let (tx, mut rx) = UiSender::channel();
+        tx.tool_output("a", "1".into()).await;
+        tx.tool_output("a", "12".into()).await;
+        tx.append_output("b", "x");
+        tx.append_output("b", "y");
+        assert!(matches!(rx.try_recv(), Ok(Msg::Live)));
+        assert!(rx.try_recv().is_err(), "one wake-up for everything waiting");
+        assert_eq!(
+            tx.live().drain(),
+            [
+                ("a".to_string(), LiveUpdate::Replace("12".into())),
+                ("b".to_string(), LiveUpdate::Append("xy".into()))
+            ]
+        );
+        tx.append_output("b", "z");
+        assert!(
+            matches!(rx.try_recv(), Ok(Msg::Live)),
+            "drained: the next update wakes again"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_full_channel_keeps_chunks_for_the_next_drain() {
+        let (tx, _rx) = UiSender::channel();
+        for _ in 0..CHANNEL_CAPACITY {
+            assert!(tx.tx.try_send(Msg::Resize).is_ok());
+        }
+        tx.append_output("b", "kept");
+        assert_eq!(
+            tx.live().drain(),
+            [("b".to_string(), LiveUpdate::Append("kept".into()))]
+        );
     }
 }

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use pi_tui::{truncate_to_width, visible_width, Component, Frame, LineCache};
 
+use pi_agent::AgentMessage;
+
 use super::theme::UiTheme;
 use crate::session::AgentSession;
 
@@ -89,11 +91,55 @@ pub fn git_branch(cwd: &Path) -> Option<String> {
     None
 }
 
+/// Token and cost totals over the transcript, kept current by reading only what was added
+/// since the last update (the footer refreshes after every assistant message).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Totals {
+    /// Messages already counted.
+    counted: usize,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub cost: f64,
+}
+
+impl Totals {
+    /// Count the messages past those already counted; returns how many were read. A
+    /// transcript shorter than what was counted is counted afresh; one rewritten in place
+    /// (compaction, a retry dropping a failed reply) needs [`Totals::reset`] first.
+    pub fn update(&mut self, messages: &[AgentMessage]) -> usize {
+        if messages.len() < self.counted {
+            self.reset();
+        }
+        let added = &messages[self.counted..];
+        for m in added {
+            if let Some(a) = m.as_assistant() {
+                self.input += a.usage.input;
+                self.output += a.usage.output;
+                self.cache_read += a.usage.cache_read;
+                self.cache_write += a.usage.cache_write;
+                self.cost += a.usage.cost.total;
+            }
+        }
+        self.counted = messages.len();
+        added.len()
+    }
+
+    /// Forget everything: the next update counts the whole transcript.
+    pub fn reset(&mut self) {
+        *self = Totals::default();
+    }
+}
+
 impl FooterData {
-    /// Read the session (sums every assistant entry in the file: call after runs, not per key).
-    pub fn gather(session: &AgentSession, branch: Option<String>) -> FooterData {
-        let stats = session.session_stats();
+    /// Read the session through borrows: the totals are brought up to date with what was
+    /// appended, the context use reads the branch and the transcript in place. Nothing of
+    /// the history is copied.
+    pub fn gather(session: &AgentSession, branch: Option<String>, totals: &mut Totals) -> FooterData {
+        session.with_messages(|m| totals.update(m));
         let model = session.model();
+        let context = context_usage(session, model.as_ref().map(|m| m.context_window));
         let multiple_providers = session
             .registry()
             .lock()
@@ -112,13 +158,13 @@ impl FooterData {
             cwd: display_cwd(session.cwd()),
             branch,
             session_name: name,
-            input: stats.tokens.input,
-            output: stats.tokens.output,
-            cache_read: stats.tokens.cache_read,
-            cache_write: stats.tokens.cache_write,
-            cost: stats.cost,
-            context_percent: stats.context_usage.as_ref().and_then(|c| c.percent),
-            context_window: stats.context_usage.as_ref().map_or(0, |c| c.context_window),
+            input: totals.input,
+            output: totals.output,
+            cache_read: totals.cache_read,
+            cache_write: totals.cache_write,
+            cost: totals.cost,
+            context_percent: context.as_ref().and_then(|c| c.percent),
+            context_window: context.as_ref().map_or(0, |c| c.context_window),
             auto_compact,
             thinking: model
                 .as_ref()
@@ -129,6 +175,17 @@ impl FooterData {
             multiple_providers,
         }
     }
+}
+
+/// The session's context use, as `AgentSession::context_usage` computes it, without copying
+/// the branch: the branch decides whether a compaction left the use unknown, then the
+/// transcript is estimated in place (from its last reported usage on).
+fn context_usage(session: &AgentSession, window: Option<u64>) -> Option<crate::compaction::ContextUsage> {
+    let gate = session.with_store(|s| crate::compaction::context_usage(window, &s.get_branch(None), &[]))?;
+    if gate.tokens.is_none() {
+        return Some(gate);
+    }
+    session.with_messages(|m| crate::compaction::context_usage(window, &[], m))
 }
 
 pub struct Footer {
@@ -261,6 +318,30 @@ mod tests {
         assert_eq!(format_tokens(1234), "1.2k");
         assert_eq!(format_tokens(45_600), "46k");
         assert_eq!(format_tokens(1_234_567), "1.2M");
+    }
+
+    fn reply(input: u64, cost: f64) -> AgentMessage {
+        let mut m = pi_ai::AssistantMessage::default();
+        m.usage.input = input;
+        m.usage.cost.total = cost;
+        AgentMessage::Llm(pi_ai::Message::Assistant(m))
+    }
+
+    #[test]
+    fn totals_read_only_the_messages_added_since_the_last_update() {
+        let mut history: Vec<AgentMessage> = (0..1000).map(|_| reply(2, 0.5)).collect();
+        let mut totals = Totals::default();
+        assert_eq!(totals.update(&history), 1000);
+        history.push(reply(5, 1.0));
+        // The refresh after one more reply reads that reply, not the history.
+        assert_eq!(totals.update(&history), 1);
+        assert_eq!(totals.update(&history), 0);
+        assert_eq!(totals.input, 2005);
+        assert!((totals.cost - 501.0).abs() < 1e-9);
+        // A shorter transcript (a compaction) is counted afresh.
+        history.truncate(10);
+        assert_eq!(totals.update(&history), 10);
+        assert_eq!(totals.input, 20);
     }
 
     #[test]

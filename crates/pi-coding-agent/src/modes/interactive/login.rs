@@ -3,11 +3,10 @@
 //! login cannot be completed by this build, which says so instead of pretending.
 
 use pi_tui::components::SelectItem;
-use pi_tui::{OverlayOptions, Tui};
 
-use super::app::{App, Picker};
 use super::commands::paths_for;
 use super::dialogs::Dialog;
+use super::effect::{blocking, notice, then, Ctx, Effect, Overlay, Picker};
 use crate::config::auth::{AuthSource, Credential};
 
 const SUBSCRIPTION: &str = "Use a subscription";
@@ -31,9 +30,11 @@ pub struct ProviderOption {
     pub oauth: bool,
 }
 
-fn show(app: &mut App, tui: &mut Tui, dialog: Dialog, picker: Picker) {
-    let id = tui.show_overlay(Box::new(dialog), OverlayOptions::default());
-    app.picker = Some((id, picker));
+fn show(dialog: Dialog, picker: Picker) -> Vec<Effect> {
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker,
+    })]
 }
 
 /// The providers the API-key login offers: every provider of a known model except the
@@ -51,17 +52,13 @@ pub fn api_key_providers(providers: impl IntoIterator<Item = (String, String)>) 
 }
 
 /// `/login`: first the kind of login.
-pub fn open_login(app: &mut App, tui: &mut Tui) {
+pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
     let items = vec![SelectItem::new(SUBSCRIPTION), SelectItem::new(API_KEY)];
-    let dialog = Dialog::choice("Select authentication method:", items, false, app.theme.clone());
-    show(app, tui, dialog, Picker::LoginMethod);
+    let dialog = Dialog::choice("Select authentication method:", items, false, cx.theme.clone());
+    show(dialog, Picker::LoginMethod)
 }
 
-fn status_of(app: &App, p: &ProviderOption) -> String {
-    let session = app.session();
-    let Ok(reg) = session.registry().lock() else {
-        return String::new();
-    };
+fn status_of(reg: &crate::config::ModelRegistry, p: &ProviderOption) -> String {
     match reg.auth().get(&p.id) {
         Some(Credential::OAuth { .. }) if p.oauth => " ✓ configured".into(),
         Some(Credential::ApiKey { .. }) if !p.oauth => " ✓ configured".into(),
@@ -79,7 +76,7 @@ fn status_of(app: &App, p: &ProviderOption) -> String {
     }
 }
 
-fn open_providers(app: &mut App, tui: &mut Tui, oauth: bool) {
+fn open_providers(cx: &Ctx<'_>, oauth: bool) -> Vec<Effect> {
     let options: Vec<ProviderOption> = if oauth {
         OAUTH_PROVIDERS
             .iter()
@@ -90,8 +87,9 @@ fn open_providers(app: &mut App, tui: &mut Tui, oauth: bool) {
             })
             .collect()
     } else {
-        let session = app.session();
-        let Ok(reg) = session.registry().lock() else { return };
+        let Ok(reg) = cx.session.registry().lock() else {
+            return Vec::new();
+        };
         api_key_providers(
             reg.all()
                 .iter()
@@ -99,32 +97,34 @@ fn open_providers(app: &mut App, tui: &mut Tui, oauth: bool) {
         )
     };
     if options.is_empty() {
-        app.notice(
+        return vec![notice(
             if oauth {
                 "No subscription providers available."
             } else {
                 "No API key providers available."
             },
             "dim",
-        );
-        return;
+        )];
     }
+    let Ok(reg) = cx.session.registry().lock() else {
+        return Vec::new();
+    };
     let items = options
         .iter()
         .map(|p| {
             SelectItem::new(p.id.clone())
                 .with_label(p.name.clone())
-                .with_description(status_of(app, p).trim().to_string())
+                .with_description(status_of(&reg, p).trim().to_string())
         })
         .collect();
-    let dialog = Dialog::choice("Select provider to configure:", items, true, app.theme.clone());
-    show(app, tui, dialog, Picker::LoginProvider { oauth, options });
+    drop(reg);
+    let dialog = Dialog::choice("Select provider to configure:", items, true, cx.theme.clone());
+    show(dialog, Picker::LoginProvider { oauth, options })
 }
 
 /// `/logout`: every stored credential.
-pub fn open_logout(app: &mut App, tui: &mut Tui) {
-    let session = app.session();
-    let options: Vec<ProviderOption> = match session.registry().lock() {
+pub fn open_logout(cx: &Ctx<'_>) -> Vec<Effect> {
+    let options: Vec<ProviderOption> = match cx.session.registry().lock() {
         Ok(reg) => {
             let auth = reg.auth();
             let mut v: Vec<ProviderOption> = auth
@@ -142,14 +142,13 @@ pub fn open_logout(app: &mut App, tui: &mut Tui) {
             v.sort_by_key(|o| o.name.to_lowercase());
             v
         }
-        Err(_) => return,
+        Err(_) => return Vec::new(),
     };
     if options.is_empty() {
-        app.notice(
+        return vec![notice(
             "No stored credentials to remove. /logout only removes credentials saved by /login; environment variables and models.json config are unchanged.",
             "dim",
-        );
-        return;
+        )];
     }
     let items = options
         .iter()
@@ -159,112 +158,124 @@ pub fn open_logout(app: &mut App, tui: &mut Tui) {
                 .with_description(if p.oauth { "subscription" } else { "API key" })
         })
         .collect();
-    let dialog = Dialog::choice("Select provider to logout:", items, true, app.theme.clone());
-    show(app, tui, dialog, Picker::Logout(options));
+    let dialog = Dialog::choice("Select provider to logout:", items, true, cx.theme.clone());
+    show(dialog, Picker::Logout(options))
 }
 
 /// The login method was chosen.
-pub fn method_chosen(app: &mut App, tui: &mut Tui, value: &str) {
-    open_providers(app, tui, value == SUBSCRIPTION);
+pub fn method_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
+    open_providers(cx, value == SUBSCRIPTION)
 }
 
 /// A provider was chosen for login.
-pub fn provider_chosen(app: &mut App, tui: &mut Tui, oauth: bool, options: &[ProviderOption], value: &str) {
+pub fn provider_chosen(cx: &Ctx<'_>, oauth: bool, options: &[ProviderOption], value: &str) -> Vec<Effect> {
     let Some(p) = options.iter().find(|o| o.id == value).cloned() else {
-        return;
+        return Vec::new();
     };
     if oauth {
-        app.notice(
+        return vec![notice(
             format!(
                 "Login to {} failed: subscription (OAuth) login is not available in this build. Use /login with an API key instead.",
                 p.name
             ),
             "error",
-        );
-        return;
+        )];
     }
     if p.id == "amazon-bedrock" {
-        app.info(
+        return vec![Effect::Info(
             "**Amazon Bedrock setup**\n\nBedrock signs requests with AWS credentials, not a single API key: \
              set an AWS profile (`AWS_PROFILE`), IAM keys (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`), \
-             a bearer token (`AWS_BEARER_TOKEN_BEDROCK`) or a role in the environment, then restart pi.",
-        );
-        return;
+             a bearer token (`AWS_BEARER_TOKEN_BEDROCK`) or a role in the environment, then restart pi."
+                .into(),
+        )];
     }
-    let dialog = Dialog::prompt(format!("Login to {}", p.name), "Enter API key:", "", app.theme.clone());
-    show(app, tui, dialog, Picker::LoginKey(p));
+    let dialog = Dialog::prompt(format!("Login to {}", p.name), "Enter API key:", "", cx.theme.clone());
+    show(dialog, Picker::LoginKey(p))
 }
 
-/// The API key was entered.
-pub fn key_entered(app: &mut App, p: &ProviderOption, key: &str) {
-    let key = key.trim();
+/// Change the stored credentials (auth.json is written) and refresh the registry, on the
+/// blocking pool; the first error, if any.
+fn change_auth(
+    registry: &std::sync::Mutex<crate::config::ModelRegistry>,
+    change: impl FnOnce(&mut crate::config::auth::AuthStorage),
+) -> Option<String> {
+    match registry.lock() {
+        Ok(mut reg) => {
+            change(reg.auth_mut());
+            let errors = reg.auth_mut().drain_errors();
+            reg.refresh();
+            errors.into_iter().next()
+        }
+        Err(_) => Some("the model registry is unavailable".to_string()),
+    }
+}
+
+/// The API key was entered: saved on the blocking pool, then reported.
+pub fn key_entered(cx: &Ctx<'_>, p: ProviderOption, key: &str) -> Vec<Effect> {
+    let key = key.trim().to_string();
     if key.is_empty() {
-        app.notice(
+        return vec![notice(
             format!("Failed to save API key for {}: API key cannot be empty.", p.name),
             "error",
-        );
-        return;
+        )];
     }
-    let session = app.session();
-    let error = match session.registry().lock() {
-        Ok(mut reg) => {
-            reg.auth_mut().set(&p.id, Credential::api_key(key));
-            let errors = reg.auth_mut().drain_errors();
-            reg.refresh();
-            errors.into_iter().next()
-        }
-        Err(_) => Some("the model registry is unavailable".to_string()),
-    };
-    match error {
-        Some(e) => app.notice(format!("Failed to save API key for {}: {e}", p.name), "error"),
-        None => {
-            let path = paths_for(&session).auth_path();
-            app.notice(
-                format!("Saved API key for {}. Credentials saved to {}", p.name, path.display()),
-                "dim",
-            );
-            // Without a model yet, the provider's first model becomes the current one.
-            if session.model().is_none() {
-                match session.available_models().into_iter().find(|m| m.provider == p.id) {
-                    Some(m) => super::commands::spawn_set_model(session.clone(), m, app.tx.clone()),
-                    None => app.notice(
-                        format!("No models are available for {}. Use /model to select a model.", p.name),
-                        "error",
-                    ),
+    let registry = cx.session.registry().clone();
+    let path = paths_for(&cx.session).auth_path();
+    vec![blocking(move || {
+        let error = change_auth(&registry, |auth| auth.set(&p.id, Credential::api_key(&key)));
+        then(move |cx| {
+            let mut out = Vec::new();
+            match error {
+                Some(e) => out.push(notice(format!("Failed to save API key for {}: {e}", p.name), "error")),
+                None => {
+                    out.push(notice(
+                        format!("Saved API key for {}. Credentials saved to {}", p.name, path.display()),
+                        "dim",
+                    ));
+                    // Without a model yet, the provider's first model becomes the current one.
+                    if cx.session.model().is_none() {
+                        match cx.session.available_models().into_iter().find(|m| m.provider == p.id) {
+                            Some(m) => out.push(super::commands::set_model(cx.session.clone(), m)),
+                            None => out.push(notice(
+                                format!("No models are available for {}. Use /model to select a model.", p.name),
+                                "error",
+                            )),
+                        }
+                    }
                 }
             }
-        }
-    }
-    app.refresh_footer();
+            out.push(Effect::RefreshFooter);
+            out
+        })
+    })]
 }
 
-/// A credential was chosen for removal.
-pub fn logout_chosen(app: &mut App, options: &[ProviderOption], value: &str) {
-    let Some(p) = options.iter().find(|o| o.id == value) else {
-        return;
+/// A credential was chosen for removal: removed on the blocking pool, then reported.
+pub fn logout_chosen(cx: &Ctx<'_>, options: &[ProviderOption], value: &str) -> Vec<Effect> {
+    let Some(p) = options.iter().find(|o| o.id == value).cloned() else {
+        return Vec::new();
     };
-    let session = app.session();
-    let error = match session.registry().lock() {
-        Ok(mut reg) => {
-            reg.auth_mut().remove(&p.id);
-            let errors = reg.auth_mut().drain_errors();
-            reg.refresh();
-            errors.into_iter().next()
-        }
-        Err(_) => Some("the model registry is unavailable".to_string()),
-    };
-    match error {
-        Some(e) => app.notice(format!("Logout failed: {e}"), "error"),
-        None if p.oauth => app.notice(format!("Logged out of {}", p.name), "dim"),
-        None => app.notice(
-            format!(
+    let registry = cx.session.registry().clone();
+    vec![blocking(move || {
+        let error = change_auth(&registry, |auth| auth.remove(&p.id));
+        let text = match error {
+            Some(e) => Err(format!("Logout failed: {e}")),
+            None if p.oauth => Ok(format!("Logged out of {}", p.name)),
+            None => Ok(format!(
                 "Removed stored API key for {}. Environment variables and models.json config are unchanged.",
                 p.name
-            ),
-            "dim",
-        ),
-    }
-    app.refresh_footer();
+            )),
+        };
+        then(move |_| {
+            vec![
+                match text {
+                    Ok(t) => notice(t, "dim"),
+                    Err(t) => notice(t, "error"),
+                },
+                Effect::RefreshFooter,
+            ]
+        })
+    })]
 }
 
 #[cfg(test)]

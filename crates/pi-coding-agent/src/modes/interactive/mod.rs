@@ -1,12 +1,23 @@
 //! Interactive mode: the terminal UI over a session host. One loop owns the terminal and the
-//! screen; keys, session events and finished background work arrive on one channel, and the
-//! screen is redrawn once per batch (only from the first changed line).
+//! screen; keys, session events and finished background work arrive on one bounded channel,
+//! and the screen is redrawn once per batch (only from the first changed line).
+//!
+//! The app (`app.rs`) owns the screen state and is the only code that changes it. Slash
+//! commands (`commands.rs`, found through `command_registry.rs`), pickers, menus and dialogs
+//! get a read-only context and return effects (`effect.rs`); `App::apply` carries them out.
+//! Work that blocks or waits (files, processes, the session host, settings writes) runs on
+//! tasks whose continuations come back through the channel as more effects. Code loaded at
+//! run time adds UI the same way: it registers commands in the registry (the slash menu and
+//! autocomplete read from it) and opens its own dialogs with `Effect::Open` and a
+//! `Picker::Custom` callback.
 
 mod app;
 mod changelog;
 mod chat;
+mod command_registry;
 mod commands;
 mod dialogs;
+mod effect;
 mod events;
 mod footer;
 mod header;
@@ -38,7 +49,7 @@ pub use view::{build_transcript, Pending, View};
 
 use crate::modes::PromptQueue;
 use crate::session_host::SessionHost;
-use events::{Forward, Msg};
+use events::{Forward, Msg, UiSender};
 
 /// How the interactive mode starts.
 #[derive(Debug, Clone, Default)]
@@ -75,7 +86,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         Ok(s) => load_ui_theme(&paths, &s, None),
         Err(_) => (UiTheme::fallback(), None),
     };
-    let (tx, mut rx) = mpsc::unbounded_channel::<Msg>();
+    let (tx, mut rx) = UiSender::channel();
     host.subscribe(Arc::new(Forward(tx.clone())));
 
     let (w, h) = term.size();
@@ -85,15 +96,21 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         Arc::new(ui_theme),
         pi_tui::keybindings(),
         tx.clone(),
+        commands::builtins(),
         h,
         options.verbose,
     );
-    settings_menu::apply_startup(&mut app, &mut tui);
-    changelog::startup_notice(&mut app);
-    let mut provider =
-        pi_tui::autocomplete::CombinedAutocompleteProvider::new(commands::slash_commands(), session.cwd());
-    provider.set_commands(commands::slash_commands());
-    app.view.editor.set_autocomplete_provider(Box::new(provider));
+    let startup = {
+        let cx = app.ctx();
+        let mut effects = settings_menu::startup(&cx);
+        effects.extend(changelog::startup_notice(&cx));
+        effects
+    };
+    app.apply(startup, &mut tui);
+    let slash = app.commands().slash_commands();
+    let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash.clone(), session.cwd());
+    provider.set_commands(slash);
+    app.view_mut().editor.set_autocomplete_provider(Box::new(provider));
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
         app.notice(w, "warning");
     }
@@ -105,33 +122,15 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     let tx_in = tx.clone();
     let tx_eof = tx.clone();
     let _ = pi_tui::spawn_stdin_reader(
-        move |b| tx_in.send(Msg::Input(b.to_vec())).is_ok(),
+        move |b| tx_in.send_blocking(Msg::Input(b.to_vec())),
         move || {
-            let _ = tx_eof.send(Msg::InputEnd);
+            tx_eof.send_blocking(Msg::InputEnd);
         },
     );
     let tx_rs = tx.clone();
-    let _ = pi_tui::spawn_resize_watcher(Duration::from_millis(100), move |_, _| tx_rs.send(Msg::Resize).is_ok());
+    let _ = pi_tui::spawn_resize_watcher(Duration::from_millis(100), move |_, _| tx_rs.send_blocking(Msg::Resize));
 
-    if initial.first.is_some() || !initial.rest.is_empty() {
-        app.busy = true;
-        let session = host.session();
-        let tx2 = tx.clone();
-        tokio::spawn(async move {
-            let mut error = None;
-            if let Some((text, images)) = initial.first {
-                if let Err(e) = session.prompt(&text, images).await {
-                    error = Some(e.0);
-                }
-            }
-            for text in initial.rest {
-                if let Err(e) = session.prompt(&text, Vec::new()).await {
-                    error = Some(e.0);
-                }
-            }
-            let _ = tx2.send(Msg::PromptDone(error));
-        });
-    }
+    app.start_initial(initial);
 
     // As pi: installed packages are checked for updates in the background (never offline);
     // a notice says which have one.
@@ -143,18 +142,19 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
             let settings = crate::config::settings::SettingsManager::load(&paths);
             let names = crate::packages::updates::available_updates(&paths, &settings);
             if !names.is_empty() {
-                let _ = tx_updates.send(Msg::PackageUpdates(names));
+                tx_updates.send_blocking(Msg::PackageUpdates(names));
             }
         });
     }
 
     if options.resume_picker {
-        commands::request(commands::Open::Resume);
-        commands::open_requested(&mut app, &mut tui);
+        let effects = commands::open_now(&app.ctx(), commands::Open::Resume);
+        app.apply(effects, &mut tui);
     }
-    let _ = term.set_title(&app.title());
-    app.title_dirty = false;
-    let _ = tui.render(&mut app.view, term);
+    if let Some(title) = app.take_title() {
+        let _ = term.set_title(&title);
+    }
+    let _ = tui.render(app.view_mut(), term);
 
     let started = Instant::now();
     let mut parser = InputParser::new();
@@ -173,7 +173,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                 // Take everything already waiting, then draw once.
                 while let Some(m) = next {
                     handle_msg(m, &mut app, &mut tui, &mut parser, term);
-                    if app.quit {
+                    if app.quit_requested() {
                         break;
                     }
                     next = rx.try_recv().ok();
@@ -192,23 +192,25 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                     }
                     dirty = true;
                 }
+                // Live output whose wake-up did not fit in the channel.
+                if app.apply_live() {
+                    dirty = true;
+                }
                 if last_spin.elapsed() >= Duration::from_millis(80) && app.tick() {
                     last_spin = Instant::now();
                     dirty = true;
                 }
             }
         }
-        if app.quit {
+        if app.quit_requested() {
             break;
         }
         if dirty {
             app.freeze_if_idle();
-            commands::open_requested(&mut app, &mut tui);
-            if app.title_dirty {
-                app.title_dirty = false;
-                let _ = term.set_title(&app.title());
+            if let Some(title) = app.take_title() {
+                let _ = term.set_title(&title);
             }
-            let _ = tui.render(&mut app.view, term);
+            let _ = tui.render(app.view_mut(), term);
         }
     }
     shutdown(&mut app, &mut tui, term, &mut rx).await;
@@ -221,11 +223,11 @@ fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut
         return;
     }
     if let InputEvent::Key(k) = ev {
-        if !k.is_release() && app.picker.is_none() && app.kb.matches(k, "app.suspend") {
+        if !k.is_release() && !app.overlay_open() && app.kb().matches(k, "app.suspend") {
             suspend(tui, term);
             return;
         }
-        if !k.is_release() && app.picker.is_none() && app.kb.matches(k, "app.editor.external") {
+        if !k.is_release() && !app.overlay_open() && app.kb().matches(k, "app.editor.external") {
             external_editor(app, tui, term);
             return;
         }
@@ -241,20 +243,24 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
                     parser.set_kitty_active(true);
                 }
                 dispatch_input(&ev, app, tui, term);
-                if app.quit {
+                if app.quit_requested() {
                     return;
                 }
             }
         }
-        Msg::InputEnd => app.quit = true,
+        Msg::InputEnd => app.request_quit(),
         Msg::Resize => {
             let (w, h) = term.size();
             if (w, h) != tui.size() {
                 tui.set_size(w, h);
-                app.view.editor.set_terminal_rows(h);
+                app.set_rows(h);
             }
         }
         Msg::Ui(ev) => app.on_event(ev),
+        Msg::Live => {
+            app.apply_live();
+        }
+        Msg::Then(then) => app.run_then(then, tui),
         Msg::PromptDone(err) => app.prompt_done(err),
         Msg::BashDone {
             id,
@@ -264,14 +270,6 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
             truncated_path,
         } => app.bash_done(&id, output, exit_code, cancelled, truncated_path),
         Msg::Restore { texts, announce } => app.restore(texts, announce),
-        Msg::Replaced { notice, editor_text } => app.replaced(notice, editor_text),
-        Msg::Notice { text, error } => app.notice(text, if error { "error" } else { "dim" }),
-        Msg::Footer => app.refresh_footer(),
-        Msg::TaskDone { text, error } => {
-            app.notice(text, if error { "error" } else { "dim" });
-            app.task_finished();
-        }
-        Msg::TreeDone { target, result } => tree_nav::done(app, tui, target, result),
         Msg::PackageUpdates(names) => app.package_updates_notice(&names),
     }
 }
@@ -304,7 +302,7 @@ fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
     let path = std::env::temp_dir().join(format!("pi-editor-{stamp}.pi.md"));
-    if let Err(e) = std::fs::write(&path, app.view.editor.text()) {
+    if let Err(e) = std::fs::write(&path, app.view_mut().editor.text()) {
         app.notice(format!("Could not write {}: {e}", path.display()), "error");
         return;
     }
@@ -323,22 +321,34 @@ fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     if status.is_ok_and(|s| s.success()) {
         if let Ok(text) = std::fs::read_to_string(&path) {
             let text = text.strip_suffix('\n').unwrap_or(&text);
-            app.view.editor.set_text(text);
+            app.view_mut().editor.set_text(text);
         }
     }
     let _ = std::fs::remove_file(&path);
 }
 
-async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &mut mpsc::UnboundedReceiver<Msg>) {
+async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &mut mpsc::Receiver<Msg>) {
     let session = app.session();
     if session.is_streaming() {
         session.abort();
-        let _ = tokio::time::timeout(Duration::from_secs(2), session.agent().wait_for_idle()).await;
+        // The run may be waiting to hand the loop an event: keep taking them meanwhile.
+        let idle = session.agent().wait_for_idle();
+        tokio::pin!(idle);
+        let deadline = tokio::time::sleep(Duration::from_secs(2));
+        tokio::pin!(deadline);
+        loop {
+            tokio::select! {
+                _ = &mut idle => break,
+                _ = &mut deadline => break,
+                m = rx.recv() => if m.is_none() { break },
+            }
+        }
     }
-    if let Some(c) = &app.bash_cancel {
-        c.cancel();
-    }
-    let _ = tui.render(&mut app.view, term);
+    app.cancel_bash();
+    // Settings changes still being written land before the process ends.
+    let settings = session.settings().clone();
+    let _ = tokio::task::spawn_blocking(move || crate::config::settings::flush(&settings)).await;
+    let _ = tui.render(app.view_mut(), term);
     let _ = tui.finish(term);
     let _ = term.disable_key_protocols();
     // Late key releases after the protocol is switched off are read and dropped here.

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use pi_ai::Model;
 use pi_tui::components::Input;
-use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent, Keybindings, OverlayOptions, Tui};
+use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent, Keybindings};
 
-use super::app::{App, Picker};
+use super::effect::{notice, Ctx, Effect, Overlay, Picker};
 use super::keys::key_hint;
 use super::theme::UiTheme;
 use crate::config::model_resolver::{resolve_model_scope, ScopedModel};
@@ -332,12 +332,11 @@ impl Component for ScopedModelsSelector {
 }
 
 /// Open the selector with the session's current set (else the saved `enabledModels`).
-pub fn open(app: &mut App, tui: &mut Tui) {
-    let session = app.session();
+pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
+    let session = &cx.session;
     let models = session.available_models();
     if models.is_empty() {
-        app.notice("No models available", "dim");
-        return;
+        return vec![notice("No models available", "dim")];
     }
     let scoped = session.scoped_models();
     let enabled = if !scoped.is_empty() {
@@ -352,9 +351,11 @@ pub fn open(app: &mut App, tui: &mut Tui) {
                 .collect()
         })
     };
-    let view = ScopedModelsSelector::new(models, enabled, app.theme.clone(), app.kb.clone());
-    let id = tui.show_overlay(Box::new(view), OverlayOptions::default());
-    app.picker = Some((id, Picker::ScopedModels));
+    let view = ScopedModelsSelector::new(models, enabled, cx.theme.clone(), cx.kb.clone());
+    vec![Effect::Open(Overlay {
+        view: Box::new(view),
+        picker: Picker::ScopedModels,
+    })]
 }
 
 /// The session's cycle set for `enabled`: none when all or nothing is enabled. Thinking levels
@@ -376,9 +377,10 @@ pub fn scope_for(enabled: &Enabled, models: &[Model], current: &[ScopedModel]) -
         .collect()
 }
 
-/// React to the selector's events; true when it should close.
-pub fn handle_events(app: &mut App, events: Vec<ScopedEvent>) -> bool {
-    let session = app.session();
+/// React to the selector's events: the effects, and whether it should close.
+pub fn handle_events(cx: &Ctx<'_>, events: Vec<ScopedEvent>) -> (Vec<Effect>, bool) {
+    let session = &cx.session;
+    let mut out = Vec::new();
     let mut close = false;
     for ev in events {
         match ev {
@@ -386,20 +388,18 @@ pub fn handle_events(app: &mut App, events: Vec<ScopedEvent>) -> bool {
                 let models = session.available_models();
                 let scope = scope_for(&enabled, &models, &session.scoped_models());
                 session.set_scoped_models(scope);
-                app.refresh_footer();
+                out.push(Effect::RefreshFooter);
             }
             ScopedEvent::Save(enabled) => {
                 let total = session.available_models().len();
                 let patterns = enabled.filter(|l| l.len() != total);
-                if let Ok(mut s) = session.settings().lock() {
-                    s.set_enabled_models(patterns);
-                }
-                app.notice("Model selection saved to settings", "dim");
+                out.push(Effect::Settings(Box::new(move |s| s.set_enabled_models(patterns))));
+                out.push(notice("Model selection saved to settings", "dim"));
             }
             ScopedEvent::Cancelled => close = true,
         }
     }
-    close
+    (out, close)
 }
 
 #[cfg(test)]

@@ -6,12 +6,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
-use pi_tui::{Component, Frame, InputEvent, OverlayOptions, Tui};
+use pi_tui::{Component, Frame, InputEvent};
 
-use super::app::{App, Picker};
-use super::commands::paths_for;
 use super::dialogs::{Dialog, DialogResult};
-use super::events::Msg;
+use super::effect::{spawn, then, Ctx, Effect, Overlay, Picker, UiChange};
 use super::theme::UiTheme;
 use crate::config::settings::{QueueMode, SettingsManager, Transport};
 
@@ -449,38 +447,38 @@ impl Component for SettingsMenu {
     }
 }
 
-pub fn open(app: &mut App, tui: &mut Tui) {
-    let session = app.session();
-    let paths = paths_for(&session);
+pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
+    let session = &cx.session;
+    let paths = cx.paths();
     let state = |s: &SettingsManager| MenuState {
         images_supported: pi_tui::components::Capabilities::detect().images.is_some(),
-        hide_thinking: app.hide_thinking,
+        hide_thinking: cx.ui.hide_thinking,
         thinking_level: session.thinking_level().as_str().to_string(),
         thinking_levels: session
             .available_thinking_levels()
             .iter()
             .map(|l| l.as_str().to_string())
             .collect(),
-        theme: app.theme.name().to_string(),
+        theme: cx.theme.name().to_string(),
         themes: super::theme::theme_names(&paths, s),
         warn_extra_usage: s.warning_enabled("anthropicExtraUsage"),
     };
-    let (items, submenus) = match session.settings().lock() {
-        Ok(s) => {
-            let st = state(&s);
-            (settings_items(&s, &st), submenus(&st))
-        }
-        Err(_) => return,
+    let Some((items, submenus)) = cx.read_settings(|s| {
+        let st = state(s);
+        (settings_items(s, &st), submenus(&st))
+    }) else {
+        return Vec::new();
     };
-    let menu = SettingsMenu::new(items, submenus, app.theme.clone());
-    let id = tui.show_overlay(Box::new(menu), OverlayOptions::default());
-    app.picker = Some((id, Picker::Settings));
+    let menu = SettingsMenu::new(items, submenus, cx.theme.clone());
+    vec![Effect::Open(Overlay {
+        view: Box::new(menu),
+        picker: Picker::Settings,
+    })]
 }
 
-fn with_settings(app: &App, f: impl FnOnce(&mut SettingsManager)) {
-    if let Ok(mut s) = app.session().settings().lock() {
-        f(&mut s);
-    }
+/// A settings change, written to settings.json off the UI thread.
+fn save(change: impl FnOnce(&mut SettingsManager) + Send + 'static) -> Effect {
+    Effect::Settings(Box::new(change))
 }
 
 fn agent_mode(mode: QueueMode) -> pi_agent::QueueMode {
@@ -490,153 +488,141 @@ fn agent_mode(mode: QueueMode) -> pi_agent::QueueMode {
     }
 }
 
-/// Apply one changed row: write settings.json and update what is on screen.
-pub fn apply(app: &mut App, tui: &mut Tui, id: &str, value: &str) {
+/// One changed row: the settings.json write and what changes on screen.
+pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
     let on = value == "true";
     let number = value.parse::<u64>().ok();
-    let session = app.session();
+    let session = &cx.session;
     match id {
-        "autocompact" => {
-            with_settings(app, |s| s.set_compaction_enabled(on));
-            app.refresh_footer();
-        }
-        "show-images" => {
-            with_settings(app, |s| s.set_show_images(on));
-            app.caps.images = if on {
-                pi_tui::components::Capabilities::detect().images
-            } else {
-                None
-            };
-            if !app.busy {
-                app.rebuild_chat();
-            }
-        }
-        "image-width-cells" => {
-            if let Some(n) = number {
-                with_settings(app, |s| s.set_image_width_cells(n));
-            }
-        }
-        "auto-resize-images" => with_settings(app, |s| s.set_image_auto_resize(on)),
-        "block-images" => with_settings(app, |s| s.set_block_images(on)),
-        "skill-commands" => with_settings(app, |s| s.set_enable_skill_commands(on)),
-        "show-hardware-cursor" => {
-            with_settings(app, |s| s.set_show_hardware_cursor(on));
-            tui.set_show_hardware_cursor(on);
-        }
-        "editor-padding" => {
-            if let Some(n) = number {
-                with_settings(app, |s| s.set_editor_padding_x(n));
-                app.view.editor.set_padding_x(n as usize);
-            }
-        }
-        "autocomplete-max-visible" => {
-            if let Some(n) = number {
-                with_settings(app, |s| s.set_autocomplete_max_visible(n));
-                app.view.editor.set_autocomplete_max_visible(n as usize);
-            }
-        }
-        "clear-on-shrink" => with_settings(app, |s| s.set_clear_on_shrink(on)),
-        "terminal-progress" => with_settings(app, |s| s.set_show_terminal_progress(on)),
+        "autocompact" => vec![save(move |s| s.set_compaction_enabled(on)), Effect::RefreshFooter],
+        "show-images" => vec![
+            save(move |s| s.set_show_images(on)),
+            Effect::Ui(UiChange::ShowImages(on)),
+        ],
+        "image-width-cells" => number
+            .map(|n| vec![save(move |s| s.set_image_width_cells(n))])
+            .unwrap_or_default(),
+        "auto-resize-images" => vec![save(move |s| s.set_image_auto_resize(on))],
+        "block-images" => vec![save(move |s| s.set_block_images(on))],
+        "skill-commands" => vec![save(move |s| s.set_enable_skill_commands(on))],
+        "show-hardware-cursor" => vec![
+            save(move |s| s.set_show_hardware_cursor(on)),
+            Effect::Ui(UiChange::HardwareCursor(on)),
+        ],
+        "editor-padding" => number
+            .map(|n| {
+                vec![
+                    save(move |s| s.set_editor_padding_x(n)),
+                    Effect::Ui(UiChange::EditorPadding(n as usize)),
+                ]
+            })
+            .unwrap_or_default(),
+        "autocomplete-max-visible" => number
+            .map(|n| {
+                vec![
+                    save(move |s| s.set_autocomplete_max_visible(n)),
+                    Effect::Ui(UiChange::AutocompleteMaxVisible(n as usize)),
+                ]
+            })
+            .unwrap_or_default(),
+        "clear-on-shrink" => vec![save(move |s| s.set_clear_on_shrink(on))],
+        "terminal-progress" => vec![save(move |s| s.set_show_terminal_progress(on))],
         "steering-mode" | "follow-up-mode" => {
-            let Some(mode) = QueueMode::parse(value) else { return };
+            let Some(mode) = QueueMode::parse(value) else {
+                return Vec::new();
+            };
             if id == "steering-mode" {
                 session.agent().set_steering_mode(agent_mode(mode));
-                with_settings(app, |s| s.set_steering_mode(mode));
+                vec![save(move |s| s.set_steering_mode(mode))]
             } else {
                 session.agent().set_follow_up_mode(agent_mode(mode));
-                with_settings(app, |s| s.set_follow_up_mode(mode));
+                vec![save(move |s| s.set_follow_up_mode(mode))]
             }
         }
-        "transport" => {
-            if let Some(t) = Transport::parse(value) {
-                with_settings(app, |s| s.set_transport(t));
-            }
+        "transport" => Transport::parse(value)
+            .map(|t| vec![save(move |s| s.set_transport(t))])
+            .unwrap_or_default(),
+        // The app's toggle updates every block and saves the setting.
+        "hide-thinking" if on != cx.ui.hide_thinking => vec![Effect::Ui(UiChange::HideThinking(on))],
+        "collapse-changelog" => vec![save(move |s| s.set_collapse_changelog(on))],
+        "quiet-startup" => vec![save(move |s| s.set_quiet_startup(on))],
+        "install-telemetry" => vec![save(move |s| s.set_enable_install_telemetry(on))],
+        "double-escape-action" => {
+            let value = value.to_string();
+            vec![save(move |s| s.set_double_escape_action(&value))]
         }
-        // The key handler's toggle updates every block and saves the setting.
-        "hide-thinking" if on != app.hide_thinking => app.toggle_thinking(),
-        "collapse-changelog" => with_settings(app, |s| s.set_collapse_changelog(on)),
-        "quiet-startup" => with_settings(app, |s| s.set_quiet_startup(on)),
-        "install-telemetry" => with_settings(app, |s| s.set_enable_install_telemetry(on)),
-        "double-escape-action" => with_settings(app, |s| s.set_double_escape_action(value)),
-        "tree-filter-mode" => with_settings(app, |s| s.set_tree_filter_mode(value)),
+        "tree-filter-mode" => {
+            let value = value.to_string();
+            vec![save(move |s| s.set_tree_filter_mode(&value))]
+        }
         "warnings" => {
             let Some((name, on)) = value.split_once('=') else {
-                return;
+                return Vec::new();
             };
-            let on = on == "true";
-            with_settings(app, |s| {
+            let (name, on) = (name.to_string(), on == "true");
+            vec![save(move |s| {
                 let mut map = s
                     .get("warnings")
                     .and_then(|v| v.as_object())
                     .cloned()
                     .unwrap_or_default();
-                map.insert(name.to_string(), serde_json::Value::Bool(on));
+                map.insert(name, serde_json::Value::Bool(on));
                 s.set_warnings(map);
-            });
+            })]
         }
         "thinking" => {
             let Some(level) = pi_ai::ThinkingLevel::parse(value) else {
-                return;
+                return Vec::new();
             };
-            let tx = app.tx.clone();
-            tokio::spawn(async move {
+            let session = session.clone();
+            vec![spawn(async move {
                 session.set_thinking_level(level).await;
-                let _ = tx.send(Msg::Footer);
-            });
+                then(|_| vec![Effect::RefreshFooter])
+            })]
         }
         "theme" => {
-            let paths = paths_for(&session);
-            let theme = match session.settings().lock() {
-                Ok(mut s) => {
-                    s.set_theme(value);
-                    super::theme::load_ui_theme(&paths, &s, Some(value)).0
-                }
-                Err(_) => return,
-            };
-            app.set_theme(Arc::new(theme));
+            let mut out = load_theme(cx, value);
+            let value = value.to_string();
+            out.insert(0, save(move |s| s.set_theme(&value)));
+            out
         }
-        _ => {}
+        _ => Vec::new(),
     }
 }
 
-/// Show a theme without saving it.
-pub fn preview_theme(app: &mut App, name: &str) {
-    let session = app.session();
-    let paths = paths_for(&session);
-    let theme = match session.settings().lock() {
-        Ok(s) => super::theme::load_ui_theme(&paths, &s, Some(name)).0,
-        Err(_) => return,
-    };
-    app.set_theme(Arc::new(theme));
+/// Show the theme `name` (a built-in, or one from the themes folders).
+fn load_theme(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
+    let paths = cx.paths();
+    cx.read_settings(|s| super::theme::load_ui_theme(&paths, s, Some(name)).0)
+        .map(|theme| vec![Effect::SetTheme(Arc::new(theme))])
+        .unwrap_or_default()
 }
 
-/// React to the menu's events; true when it closed.
-pub fn handle_events(app: &mut App, tui: &mut Tui, events: Vec<MenuEvent>) -> bool {
+/// React to the menu's events: the effects, and whether it closed.
+pub fn handle_events(cx: &Ctx<'_>, events: Vec<MenuEvent>) -> (Vec<Effect>, bool) {
+    let mut out = Vec::new();
     let mut closed = false;
     for ev in events {
         match ev {
-            MenuEvent::Changed { id, value } => apply(app, tui, &id, &value),
-            MenuEvent::Preview { value, .. } => preview_theme(app, &value),
+            MenuEvent::Changed { id, value } => out.extend(apply(cx, &id, &value)),
+            // A theme shown while browsing, not saved.
+            MenuEvent::Preview { value, .. } => out.extend(load_theme(cx, &value)),
             MenuEvent::Closed => closed = true,
         }
     }
-    closed
+    (out, closed)
 }
 
-/// Apply the editor and cursor settings at startup.
-pub fn apply_startup(app: &mut App, tui: &mut Tui) {
-    let Ok(s) = app.session().settings().lock().map(|s| {
-        (
-            s.editor_padding_x(),
-            s.autocomplete_max_visible(),
-            s.show_hardware_cursor(),
-        )
-    }) else {
-        return;
-    };
-    app.view.editor.set_padding_x(s.0 as usize);
-    app.view.editor.set_autocomplete_max_visible(s.1 as usize);
-    tui.set_show_hardware_cursor(s.2);
+/// The editor and cursor settings applied at startup.
+pub fn startup(cx: &Ctx<'_>) -> Vec<Effect> {
+    cx.read_settings(|s| {
+        vec![
+            Effect::Ui(UiChange::EditorPadding(s.editor_padding_x() as usize)),
+            Effect::Ui(UiChange::AutocompleteMaxVisible(s.autocomplete_max_visible() as usize)),
+            Effect::Ui(UiChange::HardwareCursor(s.show_hardware_cursor())),
+        ]
+    })
+    .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -6,8 +6,7 @@ use std::process::{Command, Stdio};
 
 use tokio_util::sync::CancellationToken;
 
-use super::app::App;
-use super::events::Msg;
+use super::effect::{blocking, then, then_notice, Ctx, Effect};
 use super::keys::key_hint;
 
 const DEFAULT_VIEWER: &str = "https://pi.dev/session/";
@@ -102,22 +101,31 @@ fn share(session_file: Option<PathBuf>, cwd: &Path, cancel: &CancellationToken) 
     Ok(format!("Share URL: {}\nGist: {url}", viewer_url(base.as_deref(), id)))
 }
 
-pub fn run(app: &mut App) {
-    let session = app.session();
-    let file = session.with_store(|s| s.session_file().map(Path::to_path_buf));
-    let cwd = session.cwd().to_path_buf();
-    let tx = app.tx.clone();
+/// `/share`: a status-line task (Esc cancels it) on the blocking pool.
+pub fn run(cx: &Ctx<'_>) -> Vec<Effect> {
+    let file = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf));
+    let cwd = cx.session.cwd().to_path_buf();
     let cancel = CancellationToken::new();
-    app.task_cancel = Some(cancel.clone());
-    let key = key_hint(&app.kb, "app.interrupt");
-    app.set_status(Some(format!("Creating gist... ({key} to cancel)")));
-    tokio::task::spawn_blocking(move || {
-        let msg = match share(file, &cwd, &cancel) {
-            Ok(text) => Msg::TaskDone { text, error: false },
-            Err(text) => Msg::TaskDone { text, error: true },
-        };
-        let _ = tx.send(msg);
-    });
+    let key = key_hint(cx.kb, "app.interrupt");
+    let task_cancel = cancel.clone();
+    vec![
+        Effect::TaskStarted {
+            status: format!("Creating gist... ({key} to cancel)"),
+            cancel,
+        },
+        blocking(move || {
+            let (text, style) = match share(file, &cwd, &task_cancel) {
+                Ok(text) => (text, "dim"),
+                Err(text) => (text, "error"),
+            };
+            let shown = then_notice(text, style);
+            then(move |cx| {
+                let mut out = shown(cx);
+                out.push(Effect::TaskFinished);
+                out
+            })
+        }),
+    ]
 }
 
 #[cfg(test)]

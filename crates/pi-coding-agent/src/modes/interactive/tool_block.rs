@@ -133,6 +133,12 @@ impl ToolBlock {
         self.cache.clear();
     }
 
+    /// More live output after what is shown (a `!` command's next chunk).
+    pub fn append_output(&mut self, chunk: &str) {
+        self.output.push_str(chunk);
+        self.cache.clear();
+    }
+
     /// The tool started running now (the block may have appeared while its call streamed).
     pub fn mark_started(&mut self) {
         self.started = std::time::Instant::now();

@@ -21,12 +21,6 @@ impl App {
         )));
     }
 
-    fn tool_block(&mut self, id: &str) -> Option<&mut ToolBlock> {
-        let i = *self.tools.get(id)?;
-        self.view.thaw(i);
-        self.view.chat.child_mut::<ToolBlock>(i)
-    }
-
     fn ensure_tool(&mut self, id: &str, name: &str, args: serde_json::Value) {
         if let Some(b) = self.tool_block(id) {
             if !args.is_null() && args.as_object().is_none_or(|o| !o.is_empty()) {
@@ -55,6 +49,7 @@ impl App {
                 self.running = false;
                 self.set_status(None);
                 self.streaming = None;
+                self.branch = super::super::footer::git_branch(self.session().cwd());
                 self.refresh_footer();
             }
             UiEvent::UserMessage(text, images) => {
@@ -125,6 +120,8 @@ impl App {
                 is_error,
                 images,
             } => {
+                // Output still waiting belongs before the result.
+                self.apply_live();
                 let caps = self.caps;
                 if let Some(b) = self.tool_block(&id) {
                     b.finish_timed(text, is_error);
@@ -136,6 +133,8 @@ impl App {
                 }
             }
             UiEvent::RetryStart { attempt, max, delay_ms } => {
+                // The failed reply leaves the transcript: count it afresh.
+                self.totals.reset();
                 let deadline = std::time::Instant::now() + std::time::Duration::from_millis(delay_ms);
                 self.retry = Some((attempt, max, deadline));
                 self.retry_status();
@@ -162,6 +161,8 @@ impl App {
                 self.set_status(Some(text));
             }
             UiEvent::CompactionEnd { error } => {
+                // The transcript was rewritten: count it afresh.
+                self.totals.reset();
                 self.set_status(self.running.then(|| "Working...".to_string()));
                 if let Some(e) = error {
                     self.notice(e, "error");
@@ -190,6 +191,7 @@ impl App {
     }
 
     pub fn replaced(&mut self, notice: Option<String>, editor_text: Option<String>) {
+        self.branch = super::super::footer::git_branch(self.session().cwd());
         self.busy = false;
         self.running = false;
         self.set_status(None);

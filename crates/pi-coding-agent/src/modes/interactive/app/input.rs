@@ -1,0 +1,242 @@
+//! The app's reactions to keys: the editor, the app's own shortcuts, and the overlay that
+//! has the keys (its results go to the handler of its kind, which returns effects).
+
+use std::time::{Duration, Instant};
+
+use pi_tui::components::{SelectEvent, SelectList};
+use pi_tui::{InputEvent, KeyEvent, OverlayId, Tui};
+
+use super::super::chat::Notice;
+use super::super::commands::{self, Open};
+use super::super::dialogs::{Dialog, DialogResult};
+use super::super::effect::{notice, spawn, then, Effect};
+use super::super::events::Msg;
+use super::super::scoped_models::ScopedModelsSelector;
+use super::super::settings_menu::SettingsMenu;
+use super::super::tool_block::ToolBlock;
+use super::super::tree::{TreeEvent, TreeSelector};
+use super::App;
+
+impl App {
+    pub fn handle_input(&mut self, ev: &InputEvent, tui: &mut Tui) {
+        if let Some((id, _)) = &self.picker {
+            let id = *id;
+            tui.handle_input(ev, &mut self.view);
+            self.after_picker_input(id, tui);
+            return;
+        }
+        if let InputEvent::Key(k) = ev {
+            if k.is_release() {
+                return;
+            }
+            if !self.view.editor.is_showing_autocomplete() && self.handle_app_key(k, tui) {
+                return;
+            }
+        }
+        tui.handle_input(ev, &mut self.view);
+        if let Some(pi_tui::components::EditorEvent::Submit(text)) = self.view.editor.take_event() {
+            self.submit(text, false, tui);
+        }
+        self.update_editor_border();
+    }
+
+    /// Open a built-in selector.
+    fn open(&mut self, what: Open, tui: &mut Tui) {
+        let effects = commands::open_now(&self.ctx(), what);
+        self.apply(effects, tui);
+    }
+
+    fn handle_app_key(&mut self, k: &KeyEvent, tui: &mut Tui) -> bool {
+        let kb = self.kb.clone();
+        let is = |id: &str| kb.matches(k, id);
+        if is("app.interrupt") {
+            if let Some(c) = &self.task_cancel {
+                c.cancel();
+            } else if let Some(c) = &self.bash_cancel {
+                c.cancel();
+            } else if self.busy || self.running {
+                self.abort();
+            } else if self.view.editor.text().starts_with('!') {
+                self.view.editor.set_text("");
+            } else if self.view.editor.is_empty() {
+                // Twice within 500 ms on an empty editor: the configured action.
+                let now = Instant::now();
+                if self
+                    .last_escape
+                    .is_some_and(|t| now.duration_since(t) < Duration::from_millis(500))
+                {
+                    self.last_escape = None;
+                    let action = self
+                        .ctx()
+                        .read_settings(|s| s.double_escape_action().to_string())
+                        .unwrap_or_else(|| "tree".into());
+                    match action.as_str() {
+                        "fork" => self.open(Open::Fork, tui),
+                        "none" => {}
+                        _ => self.open(Open::Tree, tui),
+                    }
+                } else {
+                    self.last_escape = Some(now);
+                }
+            }
+            return true;
+        }
+        if is("app.clear") {
+            let now = Instant::now();
+            if self
+                .last_clear
+                .is_some_and(|t| now.duration_since(t) < Duration::from_millis(500))
+            {
+                self.quit = true;
+            } else {
+                self.view.editor.set_text("");
+                self.last_clear = Some(now);
+            }
+            return true;
+        }
+        if is("app.exit") && self.view.editor.is_empty() {
+            self.quit = true;
+            return true;
+        }
+        if is("app.tools.expand") {
+            self.tools_expanded = !self.tools_expanded;
+            self.view.drop_frozen();
+            if self.show_header {
+                let header = Notice::new(self.header_text(), "text", self.theme.clone());
+                if let Some(first) = self.view.chat.children_mut().first_mut() {
+                    *first = Box::new(header);
+                }
+            }
+            let expanded = self.tools_expanded;
+            for c in self.view.chat.children_mut() {
+                if let Some(b) = c.as_mut().downcast_mut::<ToolBlock>() {
+                    b.set_expanded(expanded);
+                }
+            }
+            return true;
+        }
+        if is("app.thinking.toggle") {
+            self.toggle_thinking();
+            return true;
+        }
+        if is("app.thinking.cycle") {
+            let session = self.session();
+            let task = spawn(async move {
+                let text = match session.cycle_thinking_level().await {
+                    Some(l) => format!("Thinking level: {l}"),
+                    None => "Current model does not support thinking".to_string(),
+                };
+                then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
+            });
+            self.apply(vec![task], tui);
+            return true;
+        }
+        if is("app.model.cycleForward") || is("app.model.cycleBackward") {
+            let forward = is("app.model.cycleForward");
+            let session = self.session();
+            let task = spawn(async move {
+                let text = match session.cycle_model(forward).await {
+                    Ok(Some(c)) => {
+                        let mut s = format!("Switched to {}", c.model.name);
+                        if c.model.reasoning {
+                            s.push_str(&format!(" (thinking: {})", c.thinking_level));
+                        }
+                        s
+                    }
+                    Ok(None) => {
+                        if session.scoped_models().is_empty() {
+                            "Only one model available".to_string()
+                        } else {
+                            "Only one model in scope".to_string()
+                        }
+                    }
+                    Err(e) => e.0,
+                };
+                then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
+            });
+            self.apply(vec![task], tui);
+            return true;
+        }
+        if is("app.model.select") {
+            let effects = commands::open_model_picker(&self.ctx(), None);
+            self.apply(effects, tui);
+            return true;
+        }
+        if is("app.message.followUp") {
+            let text = self.view.editor.expanded_text().trim().to_string();
+            if !text.is_empty() {
+                self.view.editor.add_to_history(&text);
+                self.view.editor.set_text("");
+                self.submit(text, true, tui);
+            }
+            return true;
+        }
+        if is("app.message.dequeue") {
+            let session = self.session();
+            let tx = self.tx.clone();
+            tokio::spawn(async move {
+                let q = session.clear_queue().await;
+                let texts = q.steering.into_iter().chain(q.follow_up).collect();
+                tx.send(Msg::Restore { texts, announce: true }).await;
+            });
+            return true;
+        }
+        if is("app.suspend") {
+            // Handled by the loop, which owns the terminal.
+            return false;
+        }
+        false
+    }
+
+    /// After a key went to the overlay `id`: read what it produced and hand it to the
+    /// handler for its kind.
+    fn after_picker_input(&mut self, id: OverlayId, tui: &mut Tui) {
+        let mut live: Vec<Effect> = Vec::new();
+        let event = if let Some(l) = tui.overlay_mut::<SelectList>(id) {
+            match l.take_event() {
+                Some(SelectEvent::Selected(item)) => Some(Ok(item.value)),
+                Some(SelectEvent::Cancelled) => Some(Err(())),
+                _ => None,
+            }
+        } else if let Some(t) = tui.overlay_mut::<TreeSelector>(id) {
+            match t.take_event() {
+                Some(TreeEvent::Selected(v)) => Some(Ok(v)),
+                Some(TreeEvent::Label { id, label }) => {
+                    live = super::super::tree_nav::label_changed(&self.ctx(), id, label);
+                    None
+                }
+                Some(TreeEvent::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(v) = tui.overlay_mut::<ScopedModelsSelector>(id) {
+            let events = v.take_events();
+            let (effects, close) = super::super::scoped_models::handle_events(&self.ctx(), events);
+            live = effects;
+            close.then_some(Err(()))
+        } else if let Some(d) = tui.overlay_mut::<Dialog>(id) {
+            match d.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<SettingsMenu>(id) {
+            let events = m.take_events();
+            let (effects, close) = super::super::settings_menu::handle_events(&self.ctx(), events);
+            live = effects;
+            close.then_some(Err(()))
+        } else {
+            Some(Err(()))
+        };
+        self.apply(live, tui);
+        let Some(result) = event else { return };
+        tui.hide_overlay(id);
+        let Some((_, picker)) = self.picker.take() else { return };
+        let cx = self.ctx();
+        let effects = match result {
+            Ok(value) => commands::picked(&cx, picker, value),
+            Err(()) => commands::cancelled(&cx, picker),
+        };
+        drop(cx);
+        self.apply(effects, tui);
+    }
+}
