@@ -227,7 +227,7 @@ impl App {
                 let id = tui.show_overlay(overlay.view, OverlayOptions::default());
                 self.picker = Some((id, overlay.picker));
             }
-            Effect::ReplaceSession(how) => self.replace_session(how),
+            Effect::ReplaceSession(how) => self.replace_session(how, tui),
             Effect::Replaced { notice, editor_text } => self.replaced(notice, editor_text),
             Effect::Spawn(task) => {
                 let tx = self.tx.clone();
@@ -282,11 +282,11 @@ impl App {
         }
     }
 
-    /// New / resume / import / fork / clone on the session host, off the UI thread.
-    fn replace_session(&mut self, how: Replace) {
+    /// New / resume / import / fork / clone on the session host. Opening a session reads
+    /// its file and rebuilds its services synchronously, so it runs on the blocking pool.
+    fn replace_session(&mut self, how: Replace, tui: &mut Tui) {
         let host = self.host.clone();
-        let tx = self.tx.clone();
-        tokio::spawn(async move {
+        let task = super::effect::blocking_task(async move {
             let result = match how {
                 Replace::New => host
                     .new_session()
@@ -311,8 +311,9 @@ impl App {
                 }),
                 Err(e) => super::effect::then_notice(e.to_string(), "error"),
             };
-            tx.send(Msg::Then(then)).await;
+            then
         });
+        self.apply_one(task, tui);
     }
 
     /// Live tool output waiting beside the channel goes into its blocks; true when there

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use pi_tui::components::{SelectItem, SelectList};
 
 use super::command_registry::CommandRegistry;
-use super::effect::{blocking, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
+use super::effect::{blocking, blocking_task, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
 use super::footer::format_tokens;
 
 type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
@@ -105,7 +105,7 @@ pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
 /// Switch the model off the input path (the switch records and announces a thinking change,
 /// which the chat listens to); the outcome comes back as a notice.
 pub(super) fn set_model(session: crate::session::AgentSession, model: pi_ai::Model) -> Effect {
-    spawn(async move {
+    blocking_task(async move {
         let id = model.id.clone();
         match session.set_model(model).await {
             Ok(()) => then(move |_| vec![notice(format!("Model: {id}"), "dim"), Effect::RefreshFooter]),
@@ -153,7 +153,7 @@ fn name(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     }
     let name = arg.to_string();
     let session = cx.session.clone();
-    vec![spawn(async move {
+    vec![blocking_task(async move {
         match session.set_session_name(&name).await {
             Ok(()) => then(move |_| {
                 vec![

@@ -185,6 +185,13 @@ pub fn blocking(work: impl FnOnce() -> Then + Send + 'static) -> Effect {
     Effect::Blocking(Box::new(work))
 }
 
+/// Run `task` to completion on the blocking pool: for session operations whose async body
+/// writes files synchronously (session-file appends, settings saves, opening another
+/// session), so the async threads never wait on that I/O.
+pub fn blocking_task(task: impl Future<Output = Then> + Send + 'static) -> Effect {
+    blocking(move || tokio::runtime::Handle::current().block_on(task))
+}
+
 /// A continuation that returns `effects` whatever the context (they must be `Send`).
 pub fn then(effects: impl FnOnce(&Ctx<'_>) -> Vec<Effect> + Send + 'static) -> Then {
     Box::new(effects)

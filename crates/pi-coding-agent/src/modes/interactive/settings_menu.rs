@@ -9,7 +9,7 @@ use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, Settings
 use pi_tui::{Component, Frame, InputEvent};
 
 use super::dialogs::{Dialog, DialogResult};
-use super::effect::{spawn, then, Ctx, Effect, Overlay, Picker, UiChange};
+use super::effect::{blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
 use super::theme::UiTheme;
 use crate::config::settings::{QueueMode, SettingsManager, Transport};
 
@@ -575,7 +575,7 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 return Vec::new();
             };
             let session = session.clone();
-            vec![spawn(async move {
+            vec![blocking_task(async move {
                 session.set_thinking_level(level).await;
                 then(|_| vec![Effect::RefreshFooter])
             })]

@@ -9,7 +9,7 @@ use pi_tui::{InputEvent, KeyEvent, OverlayId, Tui};
 use super::super::chat::Notice;
 use super::super::commands::{self, Open};
 use super::super::dialogs::{Dialog, DialogResult};
-use super::super::effect::{notice, spawn, then, Effect};
+use super::super::effect::{blocking_task, notice, then, Effect};
 use super::super::events::Msg;
 use super::super::scoped_models::ScopedModelsSelector;
 use super::super::settings_menu::SettingsMenu;
@@ -121,7 +121,7 @@ impl App {
         }
         if is("app.thinking.cycle") {
             let session = self.session();
-            let task = spawn(async move {
+            let task = blocking_task(async move {
                 let text = match session.cycle_thinking_level().await {
                     Some(l) => format!("Thinking level: {l}"),
                     None => "Current model does not support thinking".to_string(),
@@ -134,7 +134,7 @@ impl App {
         if is("app.model.cycleForward") || is("app.model.cycleBackward") {
             let forward = is("app.model.cycleForward");
             let session = self.session();
-            let task = spawn(async move {
+            let task = blocking_task(async move {
                 let text = match session.cycle_model(forward).await {
                     Ok(Some(c)) => {
                         let mut s = format!("Switched to {}", c.model.name);

@@ -126,10 +126,10 @@ async fn model_with_a_filter_opens_the_model_picker_filtered() {
 }
 
 #[tokio::test]
-async fn model_with_an_exact_name_switches_in_a_task() {
+async fn model_with_an_exact_name_switches_off_the_async_threads() {
     let mut f = fixture();
     let effects = run(&f, "/model faux/bar").expect("a command");
-    assert!(matches!(effects.as_slice(), [Effect::Spawn(_)]), "{effects:?}");
+    assert!(matches!(effects.as_slice(), [Effect::Blocking(_)]), "{effects:?}");
     let before = chat_len(&mut f);
     f.app.apply(effects, &mut f.tui);
     next_then(&mut f).await;
