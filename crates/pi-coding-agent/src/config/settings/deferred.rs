@@ -185,4 +185,18 @@ mod tests {
         let file: Value = serde_json::from_str(&std::fs::read_to_string(&global).expect("read")).expect("json");
         assert_eq!(file["theme"], json!("light"));
     }
+
+    #[test]
+    fn a_snapshot_reads_the_same_and_never_writes() {
+        let dir = tempfile::tempdir().expect("dir");
+        let global = dir.path().join("settings.json");
+        std::fs::write(&global, r#"{"theme": "light", "project-less": true}"#).expect("write");
+        let s = SettingsManager::from_files(global.clone(), dir.path().join("p.json"));
+        let mut copy = s.snapshot();
+        assert_eq!(copy.theme(), Some("light"));
+        assert_eq!(copy.effective(), s.effective());
+        copy.set_theme("dark");
+        let text = std::fs::read_to_string(&global).expect("read");
+        assert!(text.contains("light") && !text.contains("dark"), "{text}");
+    }
 }

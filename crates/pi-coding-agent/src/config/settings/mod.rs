@@ -240,6 +240,26 @@ impl SettingsManager {
         manager
     }
 
+    /// A copy for reading after the lock is released (resource and theme discovery read
+    /// files): the same values, kept in memory only, so nothing set on it is ever written.
+    pub fn snapshot(&self) -> SettingsManager {
+        SettingsManager {
+            storage: Storage::Memory,
+            home: self.home.clone(),
+            global: self.global.clone(),
+            project: self.project.clone(),
+            merged: self.merged.clone(),
+            global_load_error: self.global_load_error.clone(),
+            project_load_error: self.project_load_error.clone(),
+            modified_global: Modified::default(),
+            modified_project: Modified::default(),
+            errors: Vec::new(),
+            memory_files: BTreeMap::new(),
+            defer_writes: false,
+            pending_writes: BTreeSet::new(),
+        }
+    }
+
     fn path_of(&self, scope: SettingsScope) -> Option<&Path> {
         match &self.storage {
             Storage::Files { global, project } => Some(match scope {

@@ -265,13 +265,12 @@ fn compact(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
 
 fn reload(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let paths = cx.paths();
-    let settings = cx.session.settings().clone();
+    let snapshot = cx.settings_snapshot();
     vec![blocking(move || {
         let (kb, warning) = super::keys::load_keybindings(&paths.keybindings_path());
-        let theme = settings
-            .lock()
+        let theme = snapshot
             .map(|s| super::theme::load_ui_theme(&paths, &s, None).0)
-            .unwrap_or_else(|_| super::theme::UiTheme::fallback());
+            .unwrap_or_else(super::theme::UiTheme::fallback);
         then(move |_| {
             pi_tui::set_keybindings(kb);
             let mut out = vec![Effect::SetKeybindings(pi_tui::keybindings())];

@@ -236,6 +236,12 @@ impl Ctx<'_> {
         super::commands::paths_for(&self.session)
     }
 
+    /// A copy of the settings to read after the lock is released (for work that reads
+    /// files, such as theme discovery).
+    pub fn settings_snapshot(&self) -> Option<SettingsManager> {
+        self.read_settings(SettingsManager::snapshot)
+    }
+
     /// Read settings (the lock is held only for `f`).
     pub fn read_settings<R>(&self, f: impl FnOnce(&SettingsManager) -> R) -> Option<R> {
         self.session.settings().lock().ok().map(|s| f(&s))

@@ -9,7 +9,7 @@ use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, Settings
 use pi_tui::{Component, Frame, InputEvent};
 
 use super::dialogs::{Dialog, DialogResult};
-use super::effect::{blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
+use super::effect::{blocking, blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
 use super::theme::UiTheme;
 use crate::config::settings::{QueueMode, SettingsManager, Transport};
 
@@ -447,9 +447,20 @@ impl Component for SettingsMenu {
     }
 }
 
+/// `/settings`: the theme list is discovered on the blocking pool, then the menu opens.
 pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
-    let session = &cx.session;
     let paths = cx.paths();
+    let Some(snapshot) = cx.settings_snapshot() else {
+        return Vec::new();
+    };
+    vec![blocking(move || {
+        let themes = super::theme::theme_names(&paths, &snapshot);
+        then(move |cx| open_with(cx, themes))
+    })]
+}
+
+fn open_with(cx: &Ctx<'_>, themes: Vec<String>) -> Vec<Effect> {
+    let session = &cx.session;
     let state = |s: &SettingsManager| MenuState {
         images_supported: pi_tui::components::Capabilities::detect().images.is_some(),
         hide_thinking: cx.ui.hide_thinking,
@@ -460,7 +471,7 @@ pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
             .map(|l| l.as_str().to_string())
             .collect(),
         theme: cx.theme.name().to_string(),
-        themes: super::theme::theme_names(&paths, s),
+        themes,
         warn_extra_usage: s.warning_enabled("anthropicExtraUsage"),
     };
     let Some((items, submenus)) = cx.read_settings(|s| {
@@ -590,11 +601,16 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
     }
 }
 
-/// Show the theme `name` (a built-in, or one from the themes folders).
+/// Show the theme `name` (a built-in, or one from the themes folders: read from a copy of
+/// the settings, so the lock is not held while theme files are read).
 fn load_theme(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
     let paths = cx.paths();
-    cx.read_settings(|s| super::theme::load_ui_theme(&paths, s, Some(name)).0)
-        .map(|theme| vec![Effect::SetTheme(Arc::new(theme))])
+    cx.settings_snapshot()
+        .map(|s| {
+            vec![Effect::SetTheme(Arc::new(
+                super::theme::load_ui_theme(&paths, &s, Some(name)).0,
+            ))]
+        })
         .unwrap_or_default()
 }
 
