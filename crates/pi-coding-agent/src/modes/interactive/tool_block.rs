@@ -33,6 +33,20 @@ pub struct ToolBlock {
     /// A user's `!` command: framed by border lines, the last 20 lines shown.
     user: bool,
     started: std::time::Instant,
+    /// Wrapped-line count of the output's complete lines, kept across appends so a
+    /// collapsed tail preview reads only what was added.
+    wraps: WrapCount,
+}
+
+/// How many wrapped lines the output's first `bytes` bytes (whole lines) make at `width`.
+#[derive(Debug, Default, Clone, Copy)]
+struct WrapCount {
+    width: usize,
+    bytes: usize,
+    lines: usize,
+    /// Source lines wrapped so far (what rendering cost).
+    #[cfg(test)]
+    wrapped: usize,
 }
 
 /// Inline images of a content list, drawn with `caps` (a text placeholder without a protocol).
@@ -109,6 +123,7 @@ impl ToolBlock {
             images: Vec::new(),
             user: false,
             started: std::time::Instant::now(),
+            wraps: WrapCount::default(),
         }
     }
 
@@ -130,6 +145,7 @@ impl ToolBlock {
 
     pub fn set_output(&mut self, output: String) {
         self.output = output;
+        self.wraps = WrapCount::default();
         self.cache.clear();
     }
 
@@ -155,6 +171,7 @@ impl ToolBlock {
 
     pub fn finish(&mut self, output: String, is_error: bool) {
         self.output = output;
+        self.wraps = WrapCount::default();
         self.status = if is_error {
             ToolStatus::Error
         } else {
@@ -227,7 +244,66 @@ impl ToolBlock {
         }
     }
 
-    fn body(&self, inner: usize) -> Vec<String> {
+    /// The collapsed tail preview of plain output (a bash command's last lines): wraps the
+    /// lines added since the last render and the few shown, not the whole output.
+    fn tail_body(&mut self, inner: usize, max: usize) -> Vec<String> {
+        let width = inner.max(1);
+        let wrap = |l: &str| wrap_text(&l.replace('\t', "   "), width);
+        let text = self.output.trim_end_matches('\n');
+        if text.trim().is_empty() {
+            return Vec::new();
+        }
+        let complete = text.rfind('\n').map_or(0, |i| i + 1);
+        if self.wraps.width != width || self.wraps.bytes > complete {
+            self.wraps = WrapCount {
+                width,
+                ..WrapCount::default()
+            };
+        }
+        for l in text[self.wraps.bytes..complete].split_terminator('\n') {
+            self.wraps.lines += wrap(l).len();
+            #[cfg(test)]
+            {
+                self.wraps.wrapped += 1;
+            }
+        }
+        self.wraps.bytes = complete;
+        // The last lines, from the end back until `max` wrapped lines are gathered.
+        let mut tail: Vec<String> = Vec::new();
+        for l in text.rsplit('\n') {
+            let mut w = wrap(l);
+            w.extend(tail);
+            tail = w;
+            if tail.len() > max {
+                break;
+            }
+        }
+        let last = wrap(&text[complete..]).len();
+        let total = self.wraps.lines + last;
+        let token = if self.status == ToolStatus::Error {
+            "error"
+        } else {
+            "toolOutput"
+        };
+        let t = &self.theme;
+        if total <= max {
+            return tail.iter().map(|l| t.paint(token, l)).collect();
+        }
+        let hidden = total - max;
+        let mut out = vec![t.paint("muted", &format!("... ({hidden} earlier lines, ctrl+o to expand)"))];
+        out.extend(tail[tail.len() - max..].iter().map(|l| t.paint(token, l)));
+        out
+    }
+
+    fn body(&mut self, inner: usize) -> Vec<String> {
+        let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
+        // Write and edit blocks show their arguments, not the output.
+        let shows_args = (self.name == "write" && self.output.trim().is_empty())
+            || (self.name == "edit" && self.status == ToolStatus::Success);
+        let plain = !shows_args;
+        if tail && plain && !self.expanded {
+            return self.tail_body(inner, max);
+        }
         let t = &self.theme;
         let text = if self.name == "write" && self.output.trim().is_empty() {
             arg(&self.args, "content").to_string()
@@ -434,5 +510,56 @@ mod tests {
         );
         let lines = plain(&mut b, 40);
         assert_eq!(lines[2], " read src/a.rs:5-14");
+    }
+
+    /// What the preview showed before it was made incremental: every line wrapped.
+    fn full_wrap_preview(text: &str, width: usize, max: usize) -> Vec<String> {
+        let text = text.trim_end_matches('\n');
+        if text.trim().is_empty() {
+            return Vec::new();
+        }
+        let mut lines = Vec::new();
+        for l in text.split('\n') {
+            lines.extend(wrap_text(&l.replace('\t', "   "), width));
+        }
+        if lines.len() <= max {
+            return lines;
+        }
+        let hidden = lines.len() - max;
+        let mut out = vec![format!("... ({hidden} earlier lines, ctrl+o to expand)")];
+        out.extend(lines[hidden..].iter().cloned());
+        out
+    }
+
+    #[test]
+    fn a_growing_command_output_previews_as_before_and_wraps_only_what_was_added() {
+        let theme = Arc::new(UiTheme::fallback());
+        let mut b = ToolBlock::user_bash("u", json!({"command": "x"}), theme, false);
+        let chunks = [
+            "short\n",
+            "",
+            "\tindented\n\n",
+            "a line long enough to wrap at thirty columns wide\n",
+            "partial",
+            " line\n",
+            "\n\n",
+            "x\ny\nz",
+        ];
+        let mut all = String::new();
+        for round in 0..40 {
+            for c in chunks {
+                b.append_output(c);
+                all.push_str(c);
+                let shown: Vec<String> = b.tail_body(29, 20).iter().map(|l| strip_ansi(l)).collect();
+                assert_eq!(shown, full_wrap_preview(&all, 29, 20), "round {round} after {c:?}");
+            }
+        }
+        // Each source line was wrapped once for the count, not once per render.
+        let source_lines = all.trim_end_matches('\n').matches('\n').count();
+        assert_eq!(b.wraps.wrapped, source_lines);
+        // A replaced output is counted afresh.
+        b.set_output("one\ntwo".into());
+        let shown: Vec<String> = b.tail_body(29, 20).iter().map(|l| strip_ansi(l)).collect();
+        assert_eq!(shown, ["one", "two"]);
     }
 }
