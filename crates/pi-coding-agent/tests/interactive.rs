@@ -198,6 +198,28 @@ fn bang_runs_a_shell_command() {
 }
 
 #[test]
+fn bang_streams_a_long_output_and_export_copies_the_session() {
+    let s = setup(Script::sequential(vec![Turn::text("Noted.")]));
+    let mut pty = s.pi(50, 100);
+    pty.type_text("!seq 1 3000");
+    pty.send(ENTER);
+    // Streamed chunk by chunk, shown as its last lines under a count of the rest.
+    pty.wait_for("the last line", Duration::from_secs(10), |c| {
+        c.lines().any(|l| l.trim() == "3000") && c.contains("earlier lines, ctrl+o to expand")
+    });
+    pty.type_text("remember that");
+    pty.send(ENTER);
+    pty.wait_text("Noted.");
+    let out = s.cwd.path().join("copy.jsonl");
+    pty.type_text("/export copy.jsonl");
+    pty.send(ENTER);
+    pty.wait_text("Session exported to:");
+    let text = std::fs::read_to_string(&out).expect("the exported copy");
+    assert!(text.contains("remember that") && text.contains("Noted."), "{text}");
+    quit(&mut pty);
+}
+
+#[test]
 fn thinking_blocks_toggle_and_tools_expand() {
     let s = setup(Script::sequential(vec![
         Turn::tool_call("bash", json!({"command": "seq 1 9"})),
