@@ -282,11 +282,11 @@ impl App {
         }
     }
 
-    /// New / resume / import / fork / clone on the session host. Opening a session reads
-    /// its file and rebuilds its services synchronously, so it runs on the blocking pool.
+    /// New / resume / import / fork / clone on the session host, on a task (the host
+    /// opens files and builds the new session on the blocking pool).
     fn replace_session(&mut self, how: Replace, tui: &mut Tui) {
         let host = self.host.clone();
-        let task = super::effect::blocking_task(async move {
+        let task = super::effect::spawn(async move {
             let result = match how {
                 Replace::New => host
                     .new_session()

@@ -22,6 +22,7 @@ use crate::config::paths::DocsPaths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
 use crate::session::hooks::SessionHooks;
+use crate::session::loadout::Loadout;
 use crate::session::{AgentSession, AgentSessionParts};
 use crate::session_host::SessionHost;
 
@@ -53,21 +54,24 @@ fn fixture_with(commands: CommandRegistry) -> Fixture {
     let model = faux.model().clone();
     let auth = AuthStorage::in_memory(Default::default(), |_| Some("key".to_string()));
     let registry = Arc::new(Mutex::new(ModelRegistry::new(faux.models().to_vec(), auth, None)));
+    let loadout = Arc::new(Loadout::fixed(String::new(), Vec::new()));
     let agent = Agent::new(AgentOptions {
         model: model.clone(),
         stream_fn: faux.stream_fn(),
-        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry))),
+        hooks: Arc::new(SessionHooks::new(Arc::clone(&registry)).with_loadout(Arc::clone(&loadout))),
         ..Default::default()
     });
     let session = AgentSession::new(AgentSessionParts {
         cwd: std::env::temp_dir(),
         agent,
         store: pi_session::SessionManager::in_memory("/tmp"),
+        services: crate::services::Services::with_registry(Arc::clone(&registry)),
         registry,
         settings: Arc::new(Mutex::new(SettingsManager::in_memory(serde_json::json!({})))),
         resources: Default::default(),
         docs: DocsPaths::under(std::path::Path::new("/docs")),
         model: Some(model),
+        loadout,
     });
     let host = Arc::new(SessionHost::new(Default::default(), std::env::temp_dir(), session));
     let (tx, rx) = UiSender::channel();
