@@ -319,14 +319,21 @@ impl App {
     /// Live tool output waiting beside the channel goes into its blocks; true when there
     /// was some.
     pub fn apply_live(&mut self) -> bool {
-        let updates = self.tx.live().drain();
-        let any = !updates.is_empty();
-        for (id, update) in updates {
-            let Some(b) = self.tool_block(&id) else { continue };
+        let mut any = false;
+        let mut early = Vec::new();
+        for (id, update) in self.tx.live().drain() {
+            let Some(b) = self.tool_block(&id) else {
+                early.push((id, update));
+                continue;
+            };
+            any = true;
             match update {
                 LiveUpdate::Replace(text) => b.set_output(text),
                 LiveUpdate::Append(chunk) => b.append_output(&chunk),
             }
+        }
+        if !early.is_empty() {
+            self.tx.live().put_back(early);
         }
         any
     }

@@ -149,6 +149,32 @@ impl LiveOutput {
         was_empty
     }
 
+    /// Return updates whose block is not on screen yet (its start is still in the
+    /// channel): they go before anything that arrived for the same tool meanwhile.
+    pub fn put_back(&self, items: Vec<(String, LiveUpdate)>) {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        for (id, older) in items {
+            match pending.iter_mut().find(|(i, _)| *i == id) {
+                None => pending.push((id, older)),
+                Some((_, newer)) => {
+                    if let LiveUpdate::Append(more) = newer {
+                        let merged = match older {
+                            LiveUpdate::Replace(mut t) => {
+                                t.push_str(more);
+                                LiveUpdate::Replace(t)
+                            }
+                            LiveUpdate::Append(mut t) => {
+                                t.push_str(more);
+                                LiveUpdate::Append(t)
+                            }
+                        };
+                        *newer = merged;
+                    }
+                }
+            }
+        }
+    }
+
     /// Everything waiting, oldest tool first.
     pub fn drain(&self) -> Vec<(String, LiveUpdate)> {
         std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner))

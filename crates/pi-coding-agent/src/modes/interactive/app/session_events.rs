@@ -192,6 +192,8 @@ impl App {
 
     pub fn replaced(&mut self, notice: Option<String>, editor_text: Option<String>) {
         self.branch = super::super::footer::git_branch(self.session().cwd());
+        // Output for blocks of the old session has nowhere to go.
+        self.tx.live().drain();
         self.busy = false;
         self.running = false;
         self.set_status(None);

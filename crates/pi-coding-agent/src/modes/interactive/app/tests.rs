@@ -251,3 +251,19 @@ async fn bash_output_is_handed_over_chunk_by_chunk() {
         "{text:?}"
     );
 }
+
+#[tokio::test]
+async fn live_output_that_arrives_before_its_block_waits_for_it() {
+    let mut f = fixture();
+    f.app.tx.tool_output("t1", "early output".into()).await;
+    assert!(!f.app.apply_live(), "no block yet: nothing shown, nothing lost");
+    f.app.on_event(super::super::events::UiEvent::ToolStart {
+        id: "t1".into(),
+        name: "bash".into(),
+        args: serde_json::json!({"command": "x"}),
+    });
+    assert!(f.app.apply_live());
+    let i = f.app.tools["t1"];
+    let lines = pi_tui::render_lines(f.app.view.chat.child_mut::<ToolBlock>(i).expect("block"), 60);
+    assert!(lines.iter().any(|l| pi_tui::strip_ansi(l).contains("early output")));
+}
