@@ -295,6 +295,22 @@ fn read_json(path: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&text).expect("json")
 }
 
+/// The JSON file once `done` holds for it: settings are written off the UI thread, a moment
+/// after the screen shows the change.
+fn wait_json(path: &std::path::Path, done: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let value = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        if done(&value) || std::time::Instant::now() > deadline {
+            return value;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn settings_menu_changes_are_saved_and_applied() {
     let s = setup(Script::echo());
@@ -357,7 +373,8 @@ fn settings_menu_changes_are_saved_and_applied() {
     });
     pty.send(ESC);
     pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ Theme"));
-    let settings = read_json(&s.agent.path().join("settings.json"));
+    // The theme was the last change: once it is in the file, so is everything before it.
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| v["theme"] == "light");
     assert_eq!(settings["theme"], "light");
     assert_eq!(settings["warnings"]["anthropicExtraUsage"], false);
     assert_eq!(settings["treeFilterMode"], "no-tools");
