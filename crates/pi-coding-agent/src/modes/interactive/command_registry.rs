@@ -1,8 +1,10 @@
-//! The slash commands the interactive mode knows: a registry the slash menu, autocomplete
-//! and `run_command` all read from. The built-ins are registered first (in pi's order);
-//! code loaded at run time (an extension host, MCP prompts) registers more with
-//! [`CommandRegistry::register`], and its handler returns effects like a built-in's does.
-//! A name registered twice keeps the first handler, so a built-in cannot be shadowed.
+//! The slash commands the interactive mode knows: a registry that submitting `/name` and the
+//! editor's slash menu and autocomplete all read from. The built-ins are registered first
+//! (in pi's order); code loaded at run time (an extension host, MCP prompts) registers more
+//! with [`CommandRegistry::register`], and its handler returns effects like a built-in's
+//! does. A name registered twice keeps the first handler, so a built-in cannot be shadowed.
+//! The slash menu is filled from the registry when the app starts; a host that registers
+//! commands later must hand the editor the new list (not needed yet: nothing registers late).
 
 use std::sync::Arc;
 
