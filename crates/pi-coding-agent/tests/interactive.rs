@@ -91,6 +91,31 @@ fn prompt_streams_the_answer_and_quits_cleanly() {
 }
 
 #[test]
+fn reload_reads_context_files_again_and_keeps_the_session() {
+    let s = setup(Script::sequential(vec![Turn::text("first"), Turn::text("second")]));
+    std::fs::write(s.cwd.path().join("AGENTS.md"), "old-rules-aaa\n").expect("write");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first");
+    std::fs::write(s.cwd.path().join("AGENTS.md"), "new-rules-bbb\n").expect("write");
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_text("Reloaded keybindings");
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("second");
+    let requests = s.server.requests();
+    assert_eq!(requests.len(), 2);
+    let body = |i: usize| requests[i].body.to_string();
+    assert!(body(0).contains("old-rules-aaa"), "{}", body(0));
+    assert!(body(1).contains("new-rules-bbb") && !body(1).contains("old-rules-aaa"));
+    // The same session continues: the second request still carries the first exchange.
+    assert!(body(1).contains("first"), "{}", body(1));
+    quit(&mut pty);
+}
+
+#[test]
 fn tool_runs_and_its_output_is_shown() {
     let s = setup(Script::sequential(vec![
         Turn::tool_call("bash", json!({"command": "echo tool-output-xyz"})),

@@ -301,6 +301,12 @@ impl App {
                     .fork(&entry)
                     .await
                     .map(|text| ("Branched to new session".to_string(), Some(text))),
+                Replace::Reload => host.reload().await.map(|()| {
+                    (
+                        "Reloaded keybindings, extensions, skills, prompts, themes".to_string(),
+                        None,
+                    )
+                }),
             };
             let then: Then = match result {
                 Ok((notice, editor_text)) => Box::new(move |_| {

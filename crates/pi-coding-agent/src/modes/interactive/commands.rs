@@ -264,6 +264,15 @@ fn compact(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
 }
 
 fn reload(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    if cx.ui.busy || cx.session.is_streaming() {
+        return vec![notice(
+            "Wait for the current response to finish before reloading.",
+            "warning",
+        )];
+    }
+    if cx.session.is_compacting() {
+        return vec![notice("Wait for compaction to finish before reloading.", "warning")];
+    }
     let paths = cx.paths();
     let snapshot = cx.settings_snapshot();
     vec![blocking(move || {
@@ -278,10 +287,9 @@ fn reload(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
                 out.push(notice(w, "warning"));
             }
             out.push(Effect::SetTheme(std::sync::Arc::new(theme)));
-            out.push(notice(
-                "Reloaded keybindings, extensions, skills, prompts, themes",
-                "dim",
-            ));
+            // Settings, context files, skills, prompt templates and models.json are read
+            // again, and the same session file continues on them.
+            out.push(Effect::ReplaceSession(Replace::Reload));
             out
         })
     })]

@@ -97,6 +97,8 @@ pub enum Replace {
     },
     /// A new session branched before this entry; its text goes back into the editor.
     Fork(String),
+    /// The same session file again on settings, resources and models read anew (`/reload`).
+    Reload,
 }
 
 /// A change to what the running UI shows, from the settings menu.
