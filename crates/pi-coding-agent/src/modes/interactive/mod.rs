@@ -19,6 +19,7 @@ mod commands;
 mod dialogs;
 mod effect;
 mod events;
+pub mod extension_ui;
 mod footer;
 mod header;
 mod keys;

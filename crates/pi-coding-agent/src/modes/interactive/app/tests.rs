@@ -46,6 +46,7 @@ struct Fixture {
     app: App,
     tui: Tui,
     rx: tokio::sync::mpsc::Receiver<Msg>,
+    tx: UiSender,
     _faux: FauxProvider,
 }
 
@@ -75,6 +76,7 @@ fn fixture_with(commands: CommandRegistry) -> Fixture {
     });
     let host = Arc::new(SessionHost::new(Default::default(), std::env::temp_dir(), session));
     let (tx, rx) = UiSender::channel();
+    let sender = tx.clone();
     let app = App::new(
         host,
         Arc::new(UiTheme::fallback()),
@@ -88,6 +90,7 @@ fn fixture_with(commands: CommandRegistry) -> Fixture {
         app,
         tui: Tui::new(80, 40),
         rx,
+        tx: sender,
         _faux: faux,
     }
 }
@@ -266,4 +269,39 @@ async fn live_output_that_arrives_before_its_block_waits_for_it() {
     let i = f.app.tools["t1"];
     let lines = pi_tui::render_lines(f.app.view.chat.child_mut::<ToolBlock>(i).expect("block"), 60);
     assert!(lines.iter().any(|l| pi_tui::strip_ansi(l).contains("early output")));
+}
+
+#[tokio::test]
+async fn an_extension_select_opens_a_dialog_and_gets_the_choice() {
+    use crate::extension_ui::{DialogOptions, ExtensionUiHost};
+    let mut f = fixture();
+    let ui = super::super::extension_ui::InteractiveUi::new(f.tx.clone());
+    let pick = tokio::spawn(async move {
+        ui.select("Pick one", &["alpha".into(), "beta".into()], DialogOptions::default())
+            .await
+    });
+    next_then(&mut f).await;
+    assert!(f.app.overlay_open());
+    let key = |s: &str| InputEvent::Key(pi_tui::parse_key(s, false).expect("key"));
+    f.app.handle_input(&key("\x1b[B"), &mut f.tui);
+    f.app.handle_input(&key("\r"), &mut f.tui);
+    assert!(!f.app.overlay_open());
+    assert_eq!(pick.await.expect("task"), Some("beta".to_string()));
+}
+
+#[tokio::test]
+async fn an_extension_dialog_resolves_to_its_default_on_timeout() {
+    use crate::extension_ui::{DialogOptions, ExtensionUiHost};
+    let mut f = fixture();
+    let ui = super::super::extension_ui::InteractiveUi::new(f.tx.clone());
+    let answer = tokio::spawn(async move {
+        let opts = DialogOptions {
+            timeout: Some(std::time::Duration::from_millis(30)),
+            cancel: None,
+        };
+        ui.confirm("Sure?", "", opts).await
+    });
+    next_then(&mut f).await;
+    assert!(f.app.overlay_open());
+    assert!(!answer.await.expect("task"), "a timed-out confirm is false");
 }
