@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use pi_session::*;
 
+#[path = "session/crash.rs"]
+mod crash;
+
 const GOLDEN: &str = "/work/shared/spec/golden";
 
 fn golden_files() -> Vec<PathBuf> {
