@@ -8,12 +8,21 @@ use pi_session::*;
 #[path = "session/crash.rs"]
 mod crash;
 
-const GOLDEN: &str = "/work/shared/spec/golden";
+/// The session files of the TypeScript pi 0.73.1 and 1.6.0 (`testdata/`).
+fn golden(version: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../testdata/golden-{version}"))
+}
 
 fn golden_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(GOLDEN)
-        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
-        .unwrap_or_default();
+    session_files_in(&golden("0.73"))
+}
+
+fn session_files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
     files.retain(|p| {
         let n = p.file_name().unwrap().to_string_lossy().into_owned();
         n.ends_with(".session.jsonl") || (n.starts_with("rpc.session-") && n.ends_with(".jsonl"))
@@ -25,10 +34,7 @@ fn golden_files() -> Vec<PathBuf> {
 #[test]
 fn golden_lines_round_trip_with_pis_field_order() {
     let files = golden_files();
-    if files.is_empty() {
-        eprintln!("golden files not present; skipped");
-        return;
-    }
+    assert!(files.len() > 10, "{files:?}");
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
         for (n, line) in text.lines().enumerate().skip(1) {
@@ -126,7 +132,18 @@ fn texts(ctx: &SessionContext) -> Vec<String> {
 
 #[test]
 fn golden_files_load_and_rebuild_their_context() {
-    for f in golden_files() {
+    load_and_rebuild_context(golden_files());
+}
+
+#[test]
+fn sessions_of_1_6_load_and_rebuild_their_context() {
+    let files = session_files_in(&golden("1.6"));
+    assert!(files.len() > 10, "{files:?}");
+    load_and_rebuild_context(files);
+}
+
+fn load_and_rebuild_context(files: Vec<PathBuf>) {
+    for f in files {
         let sm = SessionManager::open_read_only(&f).unwrap();
         assert!(sm.load_report().skipped.is_empty(), "{}", f.display());
         assert!(!sm.get_entries().is_empty());
@@ -159,10 +176,7 @@ fn golden_files_load_and_rebuild_their_context() {
 
 #[test]
 fn golden_rpc_sessions_keep_bash_runs_names_and_parents() {
-    let one = Path::new(GOLDEN).join("rpc.session-1.jsonl");
-    if !one.exists() {
-        return;
-    }
+    let one = golden("0.73").join("rpc.session-1.jsonl");
     let sm = SessionManager::open_read_only(&one).unwrap();
     let ctx = sm.build_context();
     let bash: Vec<&AgentMessage> = ctx.messages.iter().filter(|m| m.role() == "bashExecution").collect();
@@ -802,9 +816,15 @@ fn listing_finding_and_continuing_sessions() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// interop with the TypeScript pi (runs when node and the reference package are installed)
+// interop with the reference TypeScript pi 1.6 (its compiled session manager)
 
-const TS_SESSION_MANAGER: &str = "/work/oracle/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js";
+/// The reference's compiled session manager, and the Node to run it with.
+fn ts_session_manager(why: &str) -> Option<(PathBuf, PathBuf)> {
+    let reference = pi_test_support::reference_pi(why)?;
+    let sm = reference.coding_agent().join("dist/core/session-manager.js");
+    assert!(sm.is_file(), "{} is missing from the reference install", sm.display());
+    Some((reference.node(), sm))
+}
 
 const TS_PROBE: &str = r#"
 import { SessionManager } from "SM_PATH";
@@ -823,11 +843,10 @@ console.log(JSON.stringify({ before, after, labels, tree, name: sm.getSessionNam
 
 #[test]
 fn the_typescript_pi_reads_and_continues_our_files() {
-    let has_node = std::process::Command::new("node").arg("--version").output().is_ok();
-    if !has_node || !Path::new(TS_SESSION_MANAGER).exists() {
-        eprintln!("node or the reference pi is missing; skipped");
+    let Some((node, ts_session_manager)) = ts_session_manager("1.6's SessionManager reads and continues our file")
+    else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let mut sm = SessionManager::create(dir.path(), "/proj");
     sm.append_model_change("mock", "m0").unwrap();
@@ -863,8 +882,12 @@ fn the_typescript_pi_reads_and_continues_our_files() {
     drop(sm);
 
     let script = dir.path().join("probe.mjs");
-    std::fs::write(&script, TS_PROBE.replace("SM_PATH", TS_SESSION_MANAGER)).unwrap();
-    let out = std::process::Command::new("node")
+    std::fs::write(
+        &script,
+        TS_PROBE.replace("SM_PATH", &ts_session_manager.display().to_string()),
+    )
+    .unwrap();
+    let out = std::process::Command::new(&node)
         .arg(&script)
         .arg(&file)
         .output()

@@ -1,4 +1,5 @@
-//! pi-test-support: mock LLM servers speaking each wire format, for tests and benchmarks.
+//! pi-test-support: mock LLM servers speaking each wire format, for tests and benchmarks; the
+//! test data of the repository, the reference pi, and the tools tests need ([`require`]).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -29,6 +30,8 @@ mod error;
 mod http;
 mod plan;
 pub mod pyjson;
+mod reference;
+pub mod require;
 mod script;
 mod server;
 mod wire;
@@ -36,5 +39,6 @@ mod wire;
 pub use agent_dir::{models_json, write_models_json, AgentDir, ALL_APIS, GOLDEN_APIS, PROVIDERS};
 pub use conversation::Api;
 pub use error::MockError;
+pub use reference::{golden_073, golden_16, reference_pi, testdata, ReferencePi, REFERENCE_PACKAGE, REFERENCE_VERSION};
 pub use script::{Fault, FaultKind, Mode, Rule, Script, ToolCallSpec, Turn, UsageSpec};
 pub use server::{MockServer, MockServerBuilder, RecordedRequest};

@@ -1,42 +1,24 @@
-//! The TypeScript pi against this mock reproduces the golden transcripts. Runs only where
-//! `node` and the TypeScript pi 0.73.1 are installed (and the golden files exist); otherwise it
-//! prints why it skipped.
+//! The reference TypeScript pi 1.6 against this mock reproduces its golden transcripts
+//! (`testdata/golden-1.6/`), and every recorded request (0.73 and 1.6) gets its recorded turn.
+//! The first needs the reference pi (see `pi_test_support::reference_pi`).
 
 use std::path::{Path, PathBuf};
 
-use pi_test_support::{AgentDir, MockServer, Script};
+use pi_test_support::{golden_073, golden_16, reference_pi, AgentDir, MockServer, Script};
 use serde_json::Value;
 
-const ORACLE_CLI: &str = "/work/oracle/node_modules/@mariozechner/pi-coding-agent/dist/cli.js";
-const GOLDEN_DIR: &str = "/work/shared/spec/golden";
 const TOOLS_PROMPT: &str =
     "Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check.";
 
-fn oracle() -> Option<(PathBuf, PathBuf)> {
-    let cli = PathBuf::from(std::env::var("PI_ORACLE_CLI").unwrap_or_else(|_| ORACLE_CLI.into()));
-    let golden = PathBuf::from(std::env::var("PI_GOLDEN_DIR").unwrap_or_else(|_| GOLDEN_DIR.into()));
-    let node = std::process::Command::new("node")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !node || !cli.is_file() || !golden.join("scenarios").is_dir() {
-        println!(
-            "skipped: needs node, the TypeScript pi at {} and golden files in {}",
-            cli.display(),
-            golden.display()
-        );
-        return None;
-    }
-    Some((cli, golden))
-}
-
 /// Normalise one event line: drop live partial snapshots (their content depends on timing in
-/// the TypeScript pi), and replace times, ids, the scratch path and the input-token numbers
+/// the TypeScript pi), and replace times, durations, ids, the scratch path and the input-token numbers
 /// (they follow the request size, which follows the scratch path length).
 fn normalise(value: &mut Value, tmp: &str) {
     if value["type"] == "message_update" {
         if let Some(obj) = value.as_object_mut() {
             obj.remove("message");
+            // 1.6 adds the live usage object, read when the line is written.
+            obj.remove("usage");
         }
         if let Some(event) = value.get_mut("assistantMessageEvent").and_then(Value::as_object_mut) {
             event.remove("partial");
@@ -44,8 +26,36 @@ fn normalise(value: &mut Value, tmp: &str) {
     }
     if value["type"] == "message_start" && value["message"]["role"] == "assistant" {
         value["message"]["usage"] = Value::Null;
+        // Whether the reply's id has arrived when the line is written is a race in 1.6.
+        if let Some(message) = value["message"].as_object_mut() {
+            message.remove("responseId");
+        }
     }
     scrub(value, tmp);
+    blank_prose(value);
+}
+
+/// The reference's own wording is masked in `testdata/` (see its README): the system prompt
+/// sections of 1.6's `system` messages and tool descriptions are blanked on both sides.
+fn blank_prose(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if map.get("role").and_then(Value::as_str) == Some("system") {
+                if let Some(Value::Object(sections)) = map.get_mut("sections") {
+                    sections.values_mut().for_each(|s| *s = Value::from("<SYSTEM>"));
+                }
+            }
+            for (key, item) in map.iter_mut() {
+                if key == "description" && item.is_string() {
+                    *item = Value::from("<DESC>");
+                } else {
+                    blank_prose(item);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(blank_prose),
+        _ => {}
+    }
 }
 
 fn scrub(value: &mut Value, tmp: &str) {
@@ -56,6 +66,7 @@ fn scrub(value: &mut Value, tmp: &str) {
                     "timestamp" | "id" | "parentId" if !item.as_str().is_some_and(|s| s.contains("mock")) => {
                         *item = Value::from("<X>");
                     }
+                    "durationMs" | "wall_time_seconds" if item.is_number() => *item = Value::from("<X>"),
                     "usage" if item.is_object() => {
                         for k in ["input", "totalTokens", "cost"] {
                             item[k] = Value::from("<X>");
@@ -115,8 +126,7 @@ async fn check_case(cli: &Path, golden: &Path, case: &str, scenario: &str, args:
     let agent = AgentDir::golden(&server).unwrap();
     let root = tempfile::tempdir().unwrap();
     let proj = fixture(root.path());
-    let output = tokio::process::Command::new("node")
-        .arg(cli)
+    let output = tokio::process::Command::new(cli)
         .args(args)
         .current_dir(&proj)
         .envs(agent.env())
@@ -158,7 +168,10 @@ async fn check_case(cli: &Path, golden: &Path, case: &str, scenario: &str, args:
 
 #[tokio::test]
 async fn typescript_pi_against_the_mock_matches_the_golden_transcripts() {
-    let Some((cli, golden)) = oracle() else { return };
+    let Some(reference) = reference_pi("runs the reference pi against the mock") else {
+        return;
+    };
+    let (cli, golden) = (reference.cli, golden_16());
     check_case(&cli, &golden, "hello-json", "echo", &["--mode", "json", "-p", "hello"]).await;
     for provider in ["mock-openai", "mock-anthropic", "mock-responses"] {
         let case = format!("tools-json-{provider}");
@@ -191,11 +204,12 @@ fn scenario_of(case: &str) -> &'static str {
 
 #[tokio::test]
 async fn replayed_golden_requests_get_the_golden_turns() {
-    let golden = PathBuf::from(std::env::var("PI_GOLDEN_DIR").unwrap_or_else(|_| GOLDEN_DIR.into()));
-    let Ok(dir) = std::fs::read_dir(&golden) else {
-        println!("skipped: no golden files in {}", golden.display());
-        return;
-    };
+    replay_golden_requests(&golden_073()).await;
+    replay_golden_requests(&golden_16()).await;
+}
+
+async fn replay_golden_requests(golden: &Path) {
+    let dir = std::fs::read_dir(golden).unwrap();
     let mut logs: Vec<PathBuf> = dir
         .flatten()
         .map(|e| e.path())
