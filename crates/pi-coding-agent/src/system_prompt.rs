@@ -202,7 +202,7 @@ mod tests {
             append,
             context_files: ctx,
             skills,
-            cwd: Path::new("/work/proj"),
+            cwd: Path::new("/home/user/proj"),
             docs,
             date: Some("2026-11-30"),
         }
@@ -214,7 +214,7 @@ mod tests {
         let t = tools(&["read", "bash", "edit", "write"]);
         let append = vec!["APPENDED".to_string()];
         let ctx = vec![ContextFile {
-            path: PathBuf::from("/work/proj/AGENTS.md"),
+            path: PathBuf::from("/home/user/proj/AGENTS.md"),
             content: "rules".into(),
         }];
         let p = build_system_prompt(&input(&t, &append, &ctx, &[], &docs));
@@ -227,8 +227,8 @@ mod tests {
             "- Main documentation: /opt/pi/README.md",
             "\n\nAPPENDED",
             "\n\n# Project Context\n\n",
-            "## /work/proj/AGENTS.md\n\nrules\n\n",
-            "\nCurrent date: 2026-11-30\nCurrent working directory: /work/proj",
+            "## /home/user/proj/AGENTS.md\n\nrules\n\n",
+            "\nCurrent date: 2026-11-30\nCurrent working directory: /home/user/proj",
         ];
         let mut at = 0;
         for part in order {
@@ -238,7 +238,7 @@ mod tests {
             at += found + part.len();
         }
         assert_eq!(p.matches("shared guideline").count(), 1);
-        assert!(p.ends_with("Current working directory: /work/proj"));
+        assert!(p.ends_with("Current working directory: /home/user/proj"));
     }
 
     #[test]
@@ -262,7 +262,7 @@ mod tests {
         i.custom_prompt = Some("You are a test system prompt.");
         assert_eq!(
             build_system_prompt(&i),
-            "You are a test system prompt.\nCurrent date: 2026-11-30\nCurrent working directory: /work/proj"
+            "You are a test system prompt.\nCurrent date: 2026-11-30\nCurrent working directory: /home/user/proj"
         );
     }
 

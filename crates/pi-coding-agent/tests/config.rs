@@ -738,13 +738,9 @@ fn custom_themes_load_and_bad_ones_are_diagnosed() {
 
 // ----- system prompt vs. the golden captures -------------------------------------------
 
-fn golden_dir() -> Option<PathBuf> {
-    let candidates = [
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/spec/golden/extracted"),
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/spec/golden/extracted"),
-        PathBuf::from("/work/shared/spec/golden/extracted"),
-    ];
-    candidates.into_iter().find(|p| p.is_dir())
+/// The system prompts the TypeScript pi 0.73.1 sent (prose masked, structure kept).
+fn golden_dir() -> PathBuf {
+    pi_test_support::golden_073().join("extracted")
 }
 
 /// The structure of a prompt: which section each line belongs to, with prose reduced to a
@@ -814,13 +810,10 @@ fn our_tools() -> Vec<ToolPrompt> {
 
 #[test]
 fn system_prompt_structure_matches_golden_cases() {
-    let Some(golden) = golden_dir() else {
-        eprintln!("golden captures not found; skipping");
-        return;
-    };
+    let golden = golden_dir();
     let docs = DocsPaths::under(Path::new("/opt/pi"));
     let tools = our_tools();
-    let proj = Path::new("/tmp/proj");
+    let proj = Path::new("/home/user/proj");
     let agents = vec![pi_coding_agent::resources::context_files::ContextFile {
         path: proj.join("AGENTS.md"),
         content: "# Project rules\n\nAlways answer in haiku.\n".into(),
@@ -853,7 +846,11 @@ fn system_prompt_structure_matches_golden_cases() {
         if custom.is_some() || case == "append-system-prompt" {
             // Verbatim user text and the tail lines are identical, not just similar.
             let tail = |p: &str| p.lines().rev().take(3).map(str::to_string).collect::<Vec<_>>();
-            let norm = |v: Vec<String>| v.into_iter().map(|l| l.replace("<TMP>", "/tmp")).collect::<Vec<_>>();
+            let norm = |v: Vec<String>| {
+                v.into_iter()
+                    .map(|l| l.replace("<TMP>", "/home/user"))
+                    .collect::<Vec<_>>()
+            };
             assert_eq!(norm(tail(&ours)), norm(tail(expected)), "case {case}");
         }
     }

@@ -1,6 +1,7 @@
 //! Opens exported sessions in headless Chromium and checks what the browser shows: the messages
 //! are there, our script runs under the page's policy, injected markup stays text and nothing
-//! reaches the network. Skips when `/usr/bin/chromium` is absent.
+//! reaches the network. Needs `chromium` (see `pi_test_support::require`: a skip outside CI, a
+//! failure under CI).
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 use std::net::TcpListener;
@@ -9,31 +10,32 @@ use std::process::Command;
 
 use pi_coding_agent::export::{export_file, export_session_html, ExportOptions};
 
-const CHROMIUM: &str = "/usr/bin/chromium";
-
-fn chromium_available() -> bool {
-    if Path::new(CHROMIUM).exists() {
-        return true;
-    }
-    println!("note: {CHROMIUM} not found; skipping the browser check");
-    false
+/// Chromium as Debian installs it (`chromium`), or under the other usual name.
+fn chromium_bin() -> Option<PathBuf> {
+    pi_test_support::require::any_tool(&["chromium", "chromium-browser"], "renders the exported page")
 }
 
-fn chromium(profile: &Path, extra: &[String], page: &Path) -> String {
+/// One headless run with a fresh profile; the flags keep it off the (closed) network.
+fn chromium(bin: &Path, extra: &[String], page: &Path) -> String {
+    let profile = tempfile::Builder::new()
+        .prefix("pi-chromium-")
+        .tempdir()
+        .expect("profile dir");
     let out = Command::new("timeout")
         .arg("120")
-        .arg(CHROMIUM)
+        .arg(bin)
         .args([
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--disable-quic",
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
             "--no-first-run",
             "--hide-scrollbars",
         ])
-        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(extra)
         .arg(format!("file://{}", page.display()))
         .output()
@@ -46,18 +48,15 @@ fn chromium(profile: &Path, extra: &[String], page: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-const FALLBACK_SESSION: &str = r#"{"type":"session","version":3,"id":"s-fallback","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp/proj"}
-{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check."}],"timestamp":1}}
-{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"All done. I read hello.txt, created notes/todo.md, changed the greeting."}],"api":"x","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":2}}
-"#;
-
+/// The tool scenario's session as the TypeScript pi wrote it (`testdata/`), copied under the
+/// name the export derives its page name from.
 fn golden_session(dir: &Path) -> PathBuf {
     // PI_EXPORT_SESSION renders another file instead (to look at it by hand); the checks below
     // expect the tools golden session.
     let golden = std::env::var_os("PI_EXPORT_SESSION")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/spec/golden/tools-print.session.jsonl"));
-    let text = std::fs::read_to_string(golden).unwrap_or_else(|_| FALLBACK_SESSION.to_string());
+        .unwrap_or_else(|| pi_test_support::golden_073().join("tools-print.session.jsonl"));
+    let text = std::fs::read_to_string(&golden).unwrap_or_else(|e| panic!("{}: {e}", golden.display()));
     let path = dir.join("tools-print.session.jsonl");
     std::fs::write(&path, text).expect("write session");
     path
@@ -65,9 +64,7 @@ fn golden_session(dir: &Path) -> PathBuf {
 
 #[test]
 fn exported_golden_session_shows_its_conversation() {
-    if !chromium_available() {
-        return;
-    }
+    let Some(bin) = chromium_bin() else { return };
     let dir = tempfile::tempdir().expect("tempdir");
     let input = golden_session(dir.path());
     let page = export_file(&input, None, dir.path()).expect("export");
@@ -80,7 +77,7 @@ fn exported_golden_session_shows_its_conversation() {
         .map(PathBuf::from)
         .unwrap_or_else(|| dir.path().join("shot.png"));
     chromium(
-        &dir.path().join("profile"),
+        &bin,
         &[
             format!("--screenshot={}", shot.display()),
             "--window-size=1280,1600".into(),
@@ -92,7 +89,7 @@ fn exported_golden_session_shows_its_conversation() {
     }
     let png = std::fs::read(&shot).expect("screenshot written");
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
-    let dom = chromium(&dir.path().join("profile"), &["--dump-dom".into()], &page);
+    let dom = chromium(&bin, &["--dump-dom".into()], &page);
     assert!(
         dom.contains("Inspect hello.txt, create notes/todo.md"),
         "user prompt shown"
@@ -106,9 +103,7 @@ fn exported_golden_session_shows_its_conversation() {
 
 #[test]
 fn injected_markup_stays_inert_and_nothing_is_fetched() {
-    if !chromium_available() {
-        return;
-    }
+    let Some(bin) = chromium_bin() else { return };
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.set_nonblocking(true).expect("nonblocking");
     let port = listener.local_addr().expect("addr").port();
@@ -134,7 +129,7 @@ fn injected_markup_stays_inert_and_nothing_is_fetched() {
     let page = dir.path().join("inj.html");
     std::fs::write(&page, html).expect("write");
 
-    let dom = chromium(&dir.path().join("profile"), &["--dump-dom".into()], &page);
+    let dom = chromium(&bin, &["--dump-dom".into()], &page);
     assert!(dom.contains("marker-user") && dom.contains("marker-answer"));
     assert!(!dom.contains("pwned</title>") && !dom.contains("<title>pwned"));
     assert!(dom.contains("<title>pi session inj</title>"), "title untouched");

@@ -775,8 +775,7 @@ fn git(dir: &std::path::Path, args: &[&str]) {
 
 #[test]
 fn installed_packages_behind_their_remote_get_a_notice() {
-    if std::process::Command::new("git").arg("--version").output().is_err() {
-        println!("skipped: no git");
+    if pi_test_support::require::tool("git", "a git package behind its remote").is_none() {
         return;
     }
     let s = setup(Script::sequential(vec![]));

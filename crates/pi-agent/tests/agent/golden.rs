@@ -16,17 +16,16 @@ use tokio::sync::watch;
 
 use crate::faux::{model, Faux};
 
-const GOLDEN: &str = "/work/shared/spec/golden";
+/// The JSON-mode transcripts of the TypeScript pi 0.73.1 in the repository's `testdata/`.
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden-0.73");
 
-fn load(name: &str) -> Option<Vec<Value>> {
+fn load(name: &str) -> Vec<Value> {
     let path = Path::new(GOLDEN).join(name);
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(
-        text.lines()
-            .skip(1) // the session header is not an agent event
-            .map(|l| serde_json::from_str(l).expect("golden line is JSON"))
-            .collect(),
-    )
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .skip(1) // the session header is not an agent event
+        .map(|l| serde_json::from_str(l).expect("golden line is JSON"))
+        .collect()
 }
 
 fn normalise(v: &mut Value) {
@@ -277,10 +276,7 @@ fn without_partial(v: &Value) -> Value {
 }
 
 async fn check_transcript(name: &str) {
-    let Some(golden) = load(name) else {
-        eprintln!("golden {name} not available; skipped");
-        return;
-    };
+    let golden = load(name);
     let replay = replay(&golden);
     let agent = Agent::new(AgentOptions {
         model: model("mock-model"),

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pi_test_support::Script;
+use pi_test_support::{require, Script};
 use serde_json::Value;
 
 use crate::harness::{Fixture, Mock, Run};
@@ -294,13 +294,6 @@ fn self_update_fails_clearly_offline() {
     assert_eq!(run.stdout, "Updated packages\n");
 }
 
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([
@@ -349,8 +342,7 @@ fn bare_repo(root: &Path) -> (PathBuf, Vec<(String, String)>) {
 
 #[test]
 fn git_package_install_use_update_remove() {
-    if !have("git") {
-        println!("skipped: no git");
+    if require::tool("git", "installs a package from a git repository").is_none() {
         return;
     }
     let (mock, fx) = setup();
@@ -446,8 +438,7 @@ fn git_package_install_use_update_remove() {
 
 #[test]
 fn npm_package_from_a_local_tarball() {
-    if !have("npm") {
-        println!("skipped: no npm");
+    if require::tool("npm", "packs and installs a package from a tarball").is_none() {
         return;
     }
     let (mock, fx) = setup();
@@ -473,7 +464,8 @@ fn npm_package_from_a_local_tarball() {
         .output()
         .unwrap();
     if !pack.status.success() {
-        println!("skipped: npm pack failed: {}", String::from_utf8_lossy(&pack.stderr));
+        let why = format!("npm pack failed: {}", String::from_utf8_lossy(&pack.stderr));
+        require::missing::<()>("a working npm", &why);
         return;
     }
     let tarball = root.join("pi-tiny-test-pkg-1.0.0.tgz");
@@ -605,8 +597,7 @@ fn config_screen_toggles_a_resource() {
 
 #[test]
 fn pinned_git_package_is_left_alone_by_update() {
-    if !have("git") {
-        println!("skipped: no git");
+    if require::tool("git", "installs a package from a git repository").is_none() {
         return;
     }
     let (_mock, fx) = setup();
