@@ -1,4 +1,13 @@
-import { streamSimple } from "/work/oracle/node_modules/@mariozechner/pi-ai/dist/index.js";
+import { pathToFileURL } from "node:url";
+
+// The reference pi's pi-ai: PI_REFERENCE_DIR is its install folder (scripts/test-deps sets it
+// up; .ci/run exports it). 1.6 keeps the old streamSimple entry point under `compat`.
+if (!process.env.PI_REFERENCE_DIR) {
+  console.error("PI_REFERENCE_DIR must name the reference pi install (see scripts/test-deps)");
+  process.exit(2);
+}
+const piAi = `${process.env.PI_REFERENCE_DIR}/node_modules/@earendil-works/pi-ai/dist/compat.js`;
+const { streamSimple } = await import(pathToFileURL(piAi).href);
 import fs from "node:fs";
 
 const base = (api, extra={}) => ({id:"m1",name:"m1",api,provider:"mock",baseUrl:"http://127.0.0.1:9/v1",reasoning:false,input:["text"],cost:{input:0,output:0,cacheRead:0,cacheWrite:0},contextWindow:1000,maxTokens:4096, ...extra});

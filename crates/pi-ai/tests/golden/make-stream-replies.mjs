@@ -1,6 +1,15 @@
 import http from "node:http";
 import fs from "node:fs";
-import { streamSimple } from "/work/oracle/node_modules/@mariozechner/pi-ai/dist/index.js";
+import { pathToFileURL } from "node:url";
+
+// The reference pi's pi-ai: PI_REFERENCE_DIR is its install folder (scripts/test-deps sets it
+// up; .ci/run exports it). 1.6 keeps the old streamSimple entry point under `compat`.
+if (!process.env.PI_REFERENCE_DIR) {
+  console.error("PI_REFERENCE_DIR must name the reference pi install (see scripts/test-deps)");
+  process.exit(2);
+}
+const piAi = `${process.env.PI_REFERENCE_DIR}/node_modules/@earendil-works/pi-ai/dist/compat.js`;
+const { streamSimple } = await import(pathToFileURL(piAi).href);
 
 const cc = (delta, finish=null, extra={}) => `data: ${JSON.stringify({id:"chatcmpl-9",object:"chat.completion.chunk",model:"m1",choices:[{index:0,delta,finish_reason:finish}], ...extra})}\n\n`;
 const ccRaw = (o) => `data: ${JSON.stringify(o)}\n\n`;
