@@ -8,6 +8,8 @@
 //! The cases where our providers still parse as 0.73.1 did are listed in [`STILL_0_73`]; every
 //! other case must match 1.6.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
+
 #[allow(dead_code)] // the scripted server serves several test binaries; this one uses a part
 mod server;
 
