@@ -104,6 +104,11 @@ fn locate() -> Result<ReferencePi, String> {
     }
 }
 
+/// The reference pi 1.6 if it is installed, without reporting anything.
+pub fn find_reference() -> Option<ReferencePi> {
+    locate().ok()
+}
+
 /// The reference pi 1.6, or [`require::missing`] with `why`.
 #[track_caller]
 pub fn reference_pi(why: &str) -> Option<ReferencePi> {

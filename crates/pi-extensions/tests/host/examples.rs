@@ -10,7 +10,7 @@ use crate::support::*;
 
 /// Copy some of the reference pi's example extensions (never committed here) into a temp dir.
 fn copy_examples(names: &[&str]) -> Option<(tempfile::TempDir, Vec<PathBuf>)> {
-    let examples = reference_install().join("node_modules/@earendil-works/pi-coding-agent/examples/extensions");
+    let examples = reference_install()?.join("node_modules/@earendil-works/pi-coding-agent/examples/extensions");
     let dir = tempfile::tempdir().ok()?;
     let mut copies = Vec::new();
     for name in names {
@@ -35,7 +35,7 @@ async fn reference_examples_load_and_run() -> TestResult {
         "truncated-tool.ts",
     ];
     let Some((_dir, copies)) = copy_examples(&names) else {
-        println!("skipped: examples: the reference examples are not installed");
+        pi_test_support::require::missing::<()>("reference pi 1.6.0 (its examples)", "loads the reference examples");
         return Ok(());
     };
     let refs: Vec<&Path> = copies.iter().map(PathBuf::as_path).collect();
@@ -127,7 +127,9 @@ async fn survey_reference_examples() -> TestResult {
     let Some((node, modules)) = environment("survey") else {
         return Ok(());
     };
-    let examples = reference_install().join("node_modules/@earendil-works/pi-coding-agent/examples/extensions");
+    let examples = reference_install()
+        .ok_or("no reference pi install")?
+        .join("node_modules/@earendil-works/pi-coding-agent/examples/extensions");
     let copy = tempfile::tempdir()?;
     let agent_extensions = copy.path().join("extensions");
     copy_tree(&examples, &agent_extensions)?;

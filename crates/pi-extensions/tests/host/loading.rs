@@ -192,13 +192,13 @@ async fn reload_keeps_or_renews_module_state_and_retires_old_apis() -> TestResul
 #[tokio::test]
 async fn an_unreachable_registry_gives_a_clear_message() -> TestResult {
     let Some(node) = find_node() else {
-        println!("skipped: offline install: node not found");
+        pi_test_support::require::missing::<()>("node", "offline install");
         return Ok(());
     };
     if pi_extensions::node::find_node(Some(&node.with_file_name("npm"))).is_err()
         && std::process::Command::new("npm").arg("--version").output().is_err()
     {
-        println!("skipped: offline install: npm not found");
+        pi_test_support::require::missing::<()>("npm", "offline install");
         return Ok(());
     }
     let agent = tempfile::tempdir()?;
@@ -217,7 +217,10 @@ async fn an_unreachable_registry_gives_a_clear_message() -> TestResult {
         allow_install: true,
     };
     if let Some(found) = pi_extensions::modules::find_modules(&config.modules, agent.path(), &node_path(&config)) {
-        println!("skipped: offline install: packages are found without installing ({found:?})");
+        pi_test_support::require::missing::<()>(
+            &format!("a node outside any pi install (packages found at {found:?})"),
+            "offline install",
+        );
         return Ok(());
     }
     // A closed loopback port stands in for the registry; only npm reads these variables.
@@ -243,7 +246,7 @@ async fn an_unreachable_registry_gives_a_clear_message() -> TestResult {
 #[ignore = "downloads from the npm registry"]
 async fn npm_install_on_first_use() -> TestResult {
     let Some(node) = find_node() else {
-        println!("skipped: npm install: node not found");
+        pi_test_support::require::missing::<()>("node", "npm install");
         return Ok(());
     };
     let agent = tempfile::tempdir()?;
@@ -264,7 +267,10 @@ async fn npm_install_on_first_use() -> TestResult {
         allow_install: true,
     };
     if let Some(found) = pi_extensions::modules::find_modules(&config.modules, agent.path(), &node_path(&config)) {
-        println!("skipped: npm install: packages are found without installing ({found:?})");
+        pi_test_support::require::missing::<()>(
+            &format!("a node outside any pi install (packages found at {found:?})"),
+            "npm install",
+        );
         return Ok(());
     }
     let started = Instant::now();
@@ -339,7 +345,7 @@ async fn a_node_that_is_not_node_is_reported() -> TestResult {
     };
     let fake = Path::new("/bin/false");
     if !fake.is_file() {
-        println!("skipped: not node: /bin/false is missing");
+        pi_test_support::require::missing::<()>("/bin/false", "not node");
         return Ok(());
     }
     let file = fixture("trivial.ts");

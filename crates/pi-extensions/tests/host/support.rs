@@ -17,10 +17,12 @@ pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-pub fn reference_install() -> PathBuf {
+/// The reference pi's install folder: `PI_REFERENCE_PI`, else the one
+/// `pi_test_support::find_reference` finds (`PI_REFERENCE_DIR` or the test-deps cache).
+pub fn reference_install() -> Option<PathBuf> {
     std::env::var_os("PI_REFERENCE_PI")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/tmp/reference-pi"))
+        .or_else(|| pi_test_support::find_reference().map(|r| r.dir))
 }
 
 pub fn find_node() -> Option<PathBuf> {
@@ -37,22 +39,20 @@ pub fn find_node() -> Option<PathBuf> {
 pub fn find_modules() -> Option<PathBuf> {
     let configured = std::env::var_os("PI_EXTENSION_MODULES").map(PathBuf::from);
     configured
-        .or_else(|| Some(reference_install().join("node_modules")))
+        .or_else(|| reference_install().map(|dir| dir.join("node_modules")))
         .filter(|dir| pi_extensions::modules::has_required_packages(dir))
 }
 
-/// Node and the packages, or a `skipped:` line.
+/// Node and the packages, or [`pi_test_support::require::missing`] (a failure under CI).
 pub fn environment(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let why = format!("{test}: runs extensions in the host");
     match (find_node(), find_modules()) {
         (Some(node), Some(modules)) => Some((node, modules)),
-        (None, _) => {
-            println!("skipped: {test}: node not found");
-            None
-        }
-        (_, None) => {
-            println!("skipped: {test}: extension host packages not found (set PI_EXTENSION_MODULES)");
-            None
-        }
+        (None, _) => pi_test_support::require::missing("node", &why),
+        (_, None) => pi_test_support::require::missing(
+            "reference pi 1.6.0 (the extension host packages, or set PI_EXTENSION_MODULES)",
+            &why,
+        ),
     }
 }
 
