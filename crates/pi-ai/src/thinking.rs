@@ -9,7 +9,7 @@ use crate::types::{Model, ThinkingBudgets, ThinkingLevel};
 /// What a model's `thinkingLevelMap` says about a level.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LevelMapping<'a> {
-    /// No entry: the level keeps its own name (and `xhigh` is unsupported).
+    /// No entry: the level keeps its own name (and `xhigh` and `max` are unsupported).
     Absent,
     /// `null`: the model does not offer the level.
     Removed,
@@ -37,7 +37,7 @@ pub fn mapped_effort(model: &Model, level: ThinkingLevel) -> String {
 }
 
 /// Levels `model` offers, lowest first. A non-reasoning model offers only `off`; otherwise all
-/// levels except those mapped to `null`, and `xhigh` only when the map names it.
+/// levels except those mapped to `null`, and `xhigh` and `max` only when the map names them.
 pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
     if !model.reasoning {
         return vec![ThinkingLevel::Off];
@@ -46,7 +46,7 @@ pub fn supported_thinking_levels(model: &Model) -> Vec<ThinkingLevel> {
         .into_iter()
         .filter(|&level| match level_mapping(model, level) {
             LevelMapping::Removed => false,
-            LevelMapping::Absent => level != ThinkingLevel::Xhigh,
+            LevelMapping::Absent => !matches!(level, ThinkingLevel::Xhigh | ThinkingLevel::Max),
             LevelMapping::Value(_) => true,
         })
         .collect()
@@ -83,7 +83,7 @@ pub fn default_budget(level: ThinkingLevel) -> u64 {
         ThinkingLevel::Minimal => 1024,
         ThinkingLevel::Low => 2048,
         ThinkingLevel::Medium => 8192,
-        ThinkingLevel::High | ThinkingLevel::Xhigh => 16384,
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => 16384,
     }
 }
 
@@ -101,7 +101,7 @@ pub fn adjust_max_tokens_for_thinking(
         ThinkingLevel::Minimal => budgets.minimal,
         ThinkingLevel::Low => budgets.low,
         ThinkingLevel::Medium => budgets.medium,
-        ThinkingLevel::High | ThinkingLevel::Xhigh => budgets.high,
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => budgets.high,
         ThinkingLevel::Off => None,
     };
     let mut budget = custom.unwrap_or_else(|| default_budget(level));
@@ -167,6 +167,13 @@ mod tests {
         assert_eq!(clamp_thinking_level(&gemini, Xhigh), High);
         assert_eq!(clamp_thinking_level(&model(false, json!(null)), High), Off);
         assert_eq!(clamp_thinking_level(&model(true, json!(null)), Xhigh), High);
+        // `max` needs a map entry; without one it comes down to the highest level offered.
+        assert_eq!(clamp_thinking_level(&model(true, json!(null)), Max), High);
+        assert_eq!(
+            clamp_thinking_level(&model(true, json!({"xhigh": "xhigh"})), Max),
+            Xhigh
+        );
+        assert_eq!(clamp_thinking_level(&model(true, json!({"max": "max"})), Max), Max);
         assert_eq!(mapped_effort(&gemini, Low), "LOW");
         assert_eq!(mapped_effort(&gemini, Minimal), "minimal");
         assert_eq!(effective_reasoning(&model(true, json!(null)), Some(Off)), None);

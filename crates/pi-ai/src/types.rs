@@ -332,7 +332,7 @@ pub struct Context {
     pub tools: Vec<Tool>,
 }
 
-/// Reasoning effort, `off` to `xhigh`.
+/// Reasoning effort, `off` to `max`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ThinkingLevel {
@@ -343,16 +343,19 @@ pub enum ThinkingLevel {
     Medium,
     High,
     Xhigh,
+    /// Above `xhigh`; only models whose thinking map names it offer it.
+    Max,
 }
 
 impl ThinkingLevel {
-    pub const ALL: [ThinkingLevel; 6] = [
+    pub const ALL: [ThinkingLevel; 7] = [
         ThinkingLevel::Off,
         ThinkingLevel::Minimal,
         ThinkingLevel::Low,
         ThinkingLevel::Medium,
         ThinkingLevel::High,
         ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -363,6 +366,7 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => "medium",
             ThinkingLevel::High => "high",
             ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
         }
     }
 

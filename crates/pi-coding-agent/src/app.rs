@@ -1,8 +1,9 @@
-//! The `pi` command from start to exit code: pi 0.73's order of checks, then the chosen mode.
+//! The `pi` command from start to exit code: pi 1.6's order of checks, then the chosen mode.
 
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 
+use crate::cli::console::Console;
 use crate::cli::file_args::process_file_args;
 use crate::cli::initial_message::build_initial_prompts;
 use crate::cli::list_models::list_models_text;
@@ -10,47 +11,6 @@ use crate::cli::{self, AppMode, Severity};
 use crate::config::paths::DocsPaths;
 use crate::modes::{self, PromptQueue};
 use crate::runtime::{build_runtime, StartupError};
-
-/// Where a non-interactive run's messages go: stdout carries only the real output there.
-struct Console {
-    interactive: bool,
-    color: bool,
-}
-
-impl Console {
-    fn info(&self, text: &str) {
-        if self.interactive {
-            println!("{text}");
-        } else {
-            eprintln!("{text}");
-        }
-    }
-
-    fn error(&self, text: &str) {
-        if self.color {
-            eprintln!("\x1b[31mError: {text}\x1b[39m");
-        } else {
-            eprintln!("Error: {text}");
-        }
-    }
-
-    /// An error worded without the `Error: ` prefix.
-    fn bare_error(&self, text: &str) {
-        if self.color {
-            eprintln!("\x1b[31m{text}\x1b[39m");
-        } else {
-            eprintln!("{text}");
-        }
-    }
-
-    fn warning(&self, text: &str) {
-        if self.color {
-            eprintln!("\x1b[33mWarning: {text}\x1b[39m");
-        } else {
-            eprintln!("Warning: {text}");
-        }
-    }
-}
 
 fn no_models_message() -> String {
     let docs = DocsPaths::installed().docs;
@@ -92,27 +52,46 @@ fn pick_session_to_resume(args: &cli::Args, cwd: &std::path::Path) -> Result<std
     }
 }
 
+/// The working directory, or the exit code when it is gone.
+fn current_dir(color: bool) -> Result<std::path::PathBuf, i32> {
+    std::env::current_dir().map_err(|e| {
+        let console = Console {
+            stdout_taken: false,
+            color,
+        };
+        if e.kind() == std::io::ErrorKind::NotFound {
+            console.error(
+                "The current working directory no longer exists. Change to an existing directory and try again.",
+            );
+        } else {
+            console.error(&format!("The current working directory is not accessible: {e}"));
+        }
+        1
+    })
+}
+
 /// Run pi with `argv` (without the program name); returns the exit code.
 pub fn run(argv: &[String]) -> i32 {
-    // pi's package subcommands come before anything else; `--offline` already applies to them.
+    let color = std::io::stderr().is_terminal();
+    // `--offline` applies to the subcommands too.
     if argv.iter().any(|a| a == "--offline") {
         std::env::set_var("PI_OFFLINE", "1");
         std::env::set_var("PI_SKIP_VERSION_CHECK", "1");
     }
+    if let Some(code) = crate::subcommands::auth::run(argv) {
+        return code;
+    }
+    let cwd = match current_dir(color) {
+        Ok(cwd) => cwd,
+        Err(code) => return code,
+    };
     if let Some(code) = crate::packages::cli::run(argv) {
         return code;
     }
     if argv.first().is_some_and(|a| a == "config") {
-        let cwd = std::env::current_dir().unwrap_or_default();
         return crate::packages::config_cmd::run(crate::config::paths::Paths::for_cwd(cwd));
     }
     let args = cli::parse_args(argv);
-    let stdin_is_terminal = std::io::stdin().is_terminal();
-    let mode = AppMode::resolve(&args, stdin_is_terminal);
-    let console = Console {
-        interactive: mode.is_interactive(),
-        color: std::io::stderr().is_terminal(),
-    };
     if args.offline {
         // Children (bash) see it too, as with pi.
         std::env::set_var("PI_OFFLINE", "1");
@@ -120,6 +99,10 @@ pub fn run(argv: &[String]) -> i32 {
     }
     std::env::set_var("PI_CODING_AGENT", "true");
 
+    let mut console = Console {
+        stdout_taken: false,
+        color,
+    };
     for d in &args.diagnostics {
         match d.severity {
             Severity::Error => console.error(&d.message),
@@ -130,18 +113,16 @@ pub fn run(argv: &[String]) -> i32 {
         return 1;
     }
     if args.version {
-        console.info(env!("CARGO_PKG_VERSION"));
+        console.out(env!("CARGO_PKG_VERSION"));
         return 0;
     }
-    let Ok(cwd) = std::env::current_dir() else {
-        console.error("The current working directory is not accessible");
-        return 1;
-    };
     if let Some(input) = &args.export {
         let output = args.messages.first().map(Path::new);
-        return match crate::export::export_file(Path::new(input), output, &cwd) {
+        // Relative to the working directory, so a missing file is named in full.
+        let input = cwd.join(input);
+        return match crate::export::export_file(&input, output, &cwd) {
             Ok(path) => {
-                console.info(&format!("Exported to: {}", path.display()));
+                console.out(&format!("Exported to: {}", path.display()));
                 0
             }
             Err(e) => {
@@ -150,22 +131,24 @@ pub fn run(argv: &[String]) -> i32 {
             }
         };
     }
+    let mode = AppMode::resolve(&args, std::io::stdin().is_terminal(), std::io::stdout().is_terminal());
+    console.stdout_taken = !mode.is_interactive() && !cli::is_plain_metadata_command(&args);
     if mode == AppMode::Rpc && !args.file_args.is_empty() {
         console.error("@file arguments are not supported in RPC mode");
         return 1;
     }
-    if args.help {
-        console.info(cli::help::help_text().trim_end());
-        return 0;
+    if let Some(e) = cli::session_flags::fork_error(&args) {
+        console.error(&e);
+        return 1;
     }
-    if let Some(e) = args.unknown_flag_error() {
-        console.error(&e.message);
+    if let Some(e) = cli::session_flags::session_id_error(&args) {
+        console.error(&e);
         return 1;
     }
 
     // `-r` outside the interactive mode: the session is chosen before anything starts.
     let mut args = args;
-    if args.resume && !mode.is_interactive() {
+    if args.resume && !mode.is_interactive() && !args.help && args.list_models.is_none() {
         match pick_session_to_resume(&args, &cwd) {
             Ok(path) => {
                 args.resume = false;
@@ -190,10 +173,18 @@ pub fn run(argv: &[String]) -> i32 {
         }
     };
     // The terminal UI shows startup warnings in the chat instead.
-    if !mode.is_interactive() {
+    if !mode.is_interactive() || args.help || args.list_models.is_some() {
         for w in &runtime.warnings {
             console.warning(w);
         }
+    }
+    let has_model = runtime.session.model().is_some();
+    if args.help {
+        if !has_model {
+            console.warning(&no_models_message());
+        }
+        console.info(cli::help::help_text().trim_end());
+        return 0;
     }
     if let Some(search) = &args.list_models {
         let available = runtime
@@ -211,6 +202,18 @@ pub fn run(argv: &[String]) -> i32 {
         }
         return 0;
     }
+    // Errors of the runtime's own checks; unknown flags are those no extension claimed.
+    let runtime_errors: Vec<String> = args
+        .unknown_flag_error()
+        .map(|d| d.message)
+        .into_iter()
+        .chain(
+            args.provider
+                .as_deref()
+                .filter(|_| args.model.is_none())
+                .map(|p| format!("--provider requires --model (for example: --provider {p} --model <pattern>)")),
+        )
+        .collect();
 
     let stdin_text = if mode == AppMode::Rpc { None } else { read_piped_stdin() };
     let auto_resize = runtime
@@ -227,7 +230,13 @@ pub fn run(argv: &[String]) -> i32 {
         }
     };
     let initial = build_initial_prompts(&args.messages, &files.text, files.images, stdin_text.as_deref());
-    if !mode.is_interactive() && runtime.session.model().is_none() {
+    if !runtime_errors.is_empty() {
+        for e in &runtime_errors {
+            console.error(e);
+        }
+        return 1;
+    }
+    if !mode.is_interactive() && !has_model {
         console.error(&no_models_message());
         return 1;
     }

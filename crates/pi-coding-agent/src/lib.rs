@@ -14,4 +14,5 @@ pub mod runtime;
 pub mod services;
 pub mod session;
 pub mod session_host;
+pub mod subcommands;
 pub mod system_prompt;

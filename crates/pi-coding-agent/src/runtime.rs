@@ -49,8 +49,32 @@ fn queue_mode(mode: settings::QueueMode) -> QueueMode {
     }
 }
 
-/// Open the session store the flags ask for.
-fn open_store(args: &Args, paths: &Paths, session_dir: &Path) -> Result<SessionManager, StartupError> {
+/// A new session with the id `--session-id` chose (or a generated one).
+fn with_id(mut store: SessionManager, id: Option<&str>) -> SessionManager {
+    if let Some(id) = id {
+        store.new_session(pi_session::NewSessionOptions {
+            id: Some(id.to_string()),
+            parent_session: None,
+        });
+    }
+    store
+}
+
+/// The session of the current directory whose header id is exactly `id`.
+fn find_by_exact_id(session_dir: &Path, id: &str) -> Option<PathBuf> {
+    pi_session::list_sessions(session_dir)
+        .into_iter()
+        .find(|s| s.id == id)
+        .map(|s| s.path)
+}
+
+/// Open the session store the flags ask for; `warnings` gets what the user should know.
+fn open_store(
+    args: &Args,
+    paths: &Paths,
+    session_dir: &Path,
+    warnings: &mut Vec<String>,
+) -> Result<SessionManager, StartupError> {
     let cwd = paths.cwd.to_string_lossy().to_string();
     let err = |e: pi_session::SessionError| StartupError::Failed(e.to_string());
     // A path is taken as it is: `--session new.jsonl` starts a session file there, as in pi.
@@ -62,22 +86,19 @@ fn open_store(args: &Args, paths: &Paths, session_dir: &Path) -> Result<SessionM
             .map(|found| found.info.path)
             .ok_or_else(|| StartupError::Bare(format!("No session found matching '{arg}'")))
     };
+    let session_id = args.session_id.as_deref();
+    // `--help` and `--list-models` only look: nothing is written.
+    if args.no_session || args.help || args.list_models.is_some() {
+        return Ok(with_id(SessionManager::in_memory(&cwd), session_id));
+    }
     if let Some(source) = &args.fork {
-        let conflicting: Vec<&str> = [
-            (args.session.is_some(), "--session"),
-            (args.continue_session, "--continue"),
-            (args.resume, "--resume"),
-            (args.no_session, "--no-session"),
-        ]
-        .iter()
-        .filter(|(set, _)| *set)
-        .map(|(_, flag)| *flag)
-        .collect();
-        if !conflicting.is_empty() {
-            return Err(StartupError::Failed(format!(
-                "--fork cannot be combined with {}",
-                conflicting.join(", ")
-            )));
+        if let Some(e) = crate::cli::session_flags::fork_error(args) {
+            return Err(StartupError::Failed(e));
+        }
+        if let Some(id) = session_id {
+            if find_by_exact_id(session_dir, id).is_some() {
+                return Err(StartupError::Bare(format!("Session already exists with id '{id}'")));
+            }
         }
         let arg = source;
         let source = find(arg)?;
@@ -86,10 +107,7 @@ fn open_store(args: &Args, paths: &Paths, session_dir: &Path) -> Result<SessionM
                 "Cannot fork: source session file is empty or invalid: {arg}"
             )));
         }
-        return SessionManager::fork_from(&source, &cwd, session_dir).map_err(err);
-    }
-    if args.no_session {
-        return Ok(SessionManager::in_memory(&cwd));
+        return SessionManager::fork_from_as(&source, &cwd, session_dir, session_id.map(str::to_string)).map_err(err);
     }
     if let Some(arg) = &args.session {
         let path = find(arg)?;
@@ -98,18 +116,29 @@ fn open_store(args: &Args, paths: &Paths, session_dir: &Path) -> Result<SessionM
     if args.continue_session {
         return SessionManager::continue_recent(session_dir, &cwd).map_err(err);
     }
-    Ok(SessionManager::create(session_dir, &cwd))
+    if let Some(id) = session_id {
+        if let Some(path) = find_by_exact_id(session_dir, id) {
+            return SessionManager::open_in(&path, Some(session_dir.to_path_buf()), None).map_err(err);
+        }
+        warnings.push(format!(
+            "No project session found with id '{id}'; creating a new session with that id."
+        ));
+    }
+    Ok(with_id(SessionManager::create(session_dir, &cwd), session_id))
 }
 
 /// The tool names this run enables.
 fn tool_names(args: &Args) -> Vec<String> {
-    if let Some(list) = &args.tools {
-        return list.clone();
-    }
-    if args.no_tools || args.no_builtin_tools {
-        return Vec::new();
-    }
-    pi_tools::DEFAULT_TOOL_NAMES.iter().map(|s| s.to_string()).collect()
+    crate::cli::tool_selection::select_tools(
+        crate::cli::tool_selection::ToolFlags {
+            tools: args.tools.as_deref(),
+            exclude: args.exclude_tools.as_deref(),
+            no_tools: args.no_tools,
+            no_builtin_tools: args.no_builtin_tools,
+        },
+        &pi_tools::DEFAULT_TOOL_NAMES,
+        &pi_tools::ALL_TOOL_NAMES,
+    )
 }
 
 /// The built-in tools in a fresh registry: the selected ones active in the order given, the
@@ -163,9 +192,20 @@ pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
     let startup_paths = Paths::for_cwd(cwd);
     let settings = SettingsManager::load(&startup_paths);
     let session_dir = paths::resolve_session_dir(args.session_dir.as_deref(), settings.session_dir(), &startup_paths);
-    let store = open_store(args, &startup_paths, &session_dir)?;
+    let mut warnings = Vec::new();
+    let mut store = open_store(args, &startup_paths, &session_dir, &mut warnings)?;
+    // `--name` is the session's first entry of this run, before the model and thinking level.
+    if let Some(raw) = &args.name {
+        let name = crate::cli::session_flags::session_name(raw).map_err(StartupError::Failed)?;
+        store
+            .append_session_info(&name)
+            .map_err(|e| StartupError::Failed(e.to_string()))?;
+    }
     let services = Services::load(&startup_paths, Services::resource_options_from(args));
-    build_with_store(args, cwd, store, &services)
+    let mut runtime = build_with_store(args, cwd, store, &services)?;
+    warnings.append(&mut runtime.warnings);
+    runtime.warnings = warnings;
+    Ok(runtime)
 }
 
 /// Build the runtime around an already opened session store (new, resumed or forked), on the
@@ -222,6 +262,9 @@ pub fn build_with_store(
         args.model.as_deref(),
         registry.all(),
         DEFAULT_MODEL_PER_PROVIDER,
+        &|provider| registry.provider_has_auth(provider),
+        args.api_key.is_some(),
+        args.thinking,
     );
     if let Some(e) = cli.error {
         return Err(StartupError::Failed(e));
@@ -327,7 +370,11 @@ pub fn build_with_store(
     });
     drop(settings);
     drop(registry);
-    let is_new = store.get_entries().is_empty();
+    // A session whose only entries are names (`--name`) still needs its model recorded.
+    let is_new = store
+        .get_entries()
+        .iter()
+        .all(|e| matches!(e.kind, pi_session::EntryKind::SessionInfo { .. }));
     let session = AgentSession::new(AgentSessionParts {
         cwd: session_cwd,
         agent,

@@ -16,6 +16,8 @@ mod backpressure;
 mod faults;
 #[path = "cli/flags.rs"]
 mod flags;
+#[path = "cli/flags16.rs"]
+mod flags16;
 #[path = "cli/golden.rs"]
 mod golden;
 #[path = "cli/packages.rs"]

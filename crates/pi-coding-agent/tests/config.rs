@@ -429,6 +429,9 @@ fn cli_model_resolution_uses_all_models() {
         Some("anthropic/sonnet:high"),
         reg.all(),
         DEFAULT_MODEL_PER_PROVIDER,
+        &|p| reg.provider_has_auth(p),
+        false,
+        None,
     );
     assert_eq!(r.model.map(|m| m.id).as_deref(), Some("claude-sonnet-4-5"));
     assert_eq!(r.thinking_level, Some(ThinkingLevel::High));

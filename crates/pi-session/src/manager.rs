@@ -211,6 +211,17 @@ impl SessionManager {
     /// for `target_cwd` in `session_dir`, written at once: new id, `parentSession` = source,
     /// entries byte for byte (migrated first if the source is an older version).
     pub fn fork_from(source: impl AsRef<Path>, target_cwd: &str, session_dir: impl Into<PathBuf>) -> Result<Self> {
+        Self::fork_from_as(source, target_cwd, session_dir, None)
+    }
+
+    /// [`fork_from`](Self::fork_from) with the new session's id chosen by the caller
+    /// (`--fork … --session-id <id>`); `None` generates one.
+    pub fn fork_from_as(
+        source: impl AsRef<Path>,
+        target_cwd: &str,
+        session_dir: impl Into<PathBuf>,
+        id: Option<String>,
+    ) -> Result<Self> {
         let source = resolve(source.as_ref())?;
         let bytes = std::fs::read(&source).map_err(|e| SessionError::io(&source, e))?;
         let parsed = file::parse(&bytes);
@@ -219,7 +230,7 @@ impl SessionManager {
         }
         let mut sm = Self::blank(target_cwd, Some(session_dir.into()), Mode::Persistent);
         sm.new_session(NewSessionOptions {
-            id: None,
+            id,
             parent_session: Some(source.to_string_lossy().into_owned()),
         });
         let mut out = line(&sm.header)?;

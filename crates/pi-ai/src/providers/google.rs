@@ -102,7 +102,7 @@ fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> {
         });
     };
     let level = match clamp_thinking_level(model, level) {
-        ThinkingLevel::Off | ThinkingLevel::Xhigh => ThinkingLevel::High,
+        ThinkingLevel::Off | ThinkingLevel::Xhigh | ThinkingLevel::Max => ThinkingLevel::High,
         l => l,
     };
     let thinking_level = |l: ThinkingLevel| -> &'static str {

@@ -1,12 +1,16 @@
 //! Command-line parsing: one strict pass over argv with pi's flag set and quirks.
 //!
 //! Rules kept for compatibility: `@path` is a file argument; any other bare token is a message;
-//! a value flag with no value left is treated as an unknown flag; `-p` takes the next token as
-//! the first message unless it looks like a flag or a file (`---` frontmatter counts as text);
-//! unknown `--name[=value]` flags are collected (a following bare token is their value) and
-//! reported later, unknown single-dash options are errors at once.
+//! `--` ends the options (everything after it is a message or an `@file`); a value flag with no
+//! value left is treated as an unknown flag; `-p` takes the next token as the first message
+//! unless it looks like a flag or a file (`---` frontmatter counts as text); unknown
+//! `--name[=value]` flags are collected (a following bare token is their value) and reported
+//! later, unknown single-dash options are errors at once. `--mode`, `--tui-mode`, `--use-theme`
+//! and `--name` report a missing value themselves.
 
 use pi_ai::ThinkingLevel;
+
+use super::tool_selection::tool_list_error;
 
 /// What the parser found, before any file or network is touched.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,21 +28,36 @@ pub struct Args {
     pub append_system_prompt: Vec<String>,
     pub no_session: bool,
     pub session: Option<String>,
+    /// `--session-id`: open or create the current directory's session with exactly this id.
+    pub session_id: Option<String>,
     pub fork: Option<String>,
+    /// `--name/-n`, as given (trimmed and checked when the session opens).
+    pub name: Option<String>,
     pub session_dir: Option<String>,
     pub models: Option<Vec<String>>,
     pub tools: Option<Vec<String>>,
+    /// `--exclude-tools/-xt`: names or `*` patterns removed after every other selection.
+    pub exclude_tools: Option<Vec<String>>,
     pub no_tools: bool,
     pub no_builtin_tools: bool,
     pub thinking: Option<ThinkingLevel>,
     pub extensions: Vec<String>,
     pub no_extensions: bool,
+    /// `--no-mcp`: the built-in MCP support stays off for this run (read by the MCP layer).
+    pub no_mcp: bool,
     pub skills: Vec<String>,
     pub no_skills: bool,
     pub prompt_templates: Vec<String>,
     pub no_prompt_templates: bool,
     pub themes: Vec<String>,
     pub no_themes: bool,
+    /// `--use-theme`: the interactive theme for this run only.
+    pub use_theme: Option<String>,
+    /// `--tui-mode`: how the terminal UI lays itself out (read by the terminal UI).
+    pub tui_mode: Option<TuiMode>,
+    /// `--approve` (`Some(true)`) / `--no-approve` (`Some(false)`): trust or ignore the project's
+    /// own files for this run instead of the saved decision.
+    pub project_trust_override: Option<bool>,
     pub no_context_files: bool,
     pub export: Option<String>,
     /// `Some(None)`: list all; `Some(Some(s))`: filter by `s`.
@@ -57,6 +76,13 @@ pub enum Mode {
     Text,
     Json,
     Rpc,
+}
+
+/// `--tui-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TuiMode {
+    Regular,
+    Fullscreen,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,12 +143,21 @@ fn apply_switch(args: &mut Args, flag: &str) -> bool {
         "--no-tools" | "-nt" => &mut args.no_tools,
         "--no-builtin-tools" | "-nbt" => &mut args.no_builtin_tools,
         "--no-extensions" | "-ne" => &mut args.no_extensions,
+        "--no-mcp" => &mut args.no_mcp,
         "--no-skills" | "-ns" => &mut args.no_skills,
         "--no-prompt-templates" | "-np" => &mut args.no_prompt_templates,
         "--no-themes" => &mut args.no_themes,
         "--no-context-files" | "-nc" => &mut args.no_context_files,
         "--verbose" => &mut args.verbose,
         "--offline" => &mut args.offline,
+        "--approve" | "-a" => {
+            args.project_trust_override = Some(true);
+            return true;
+        }
+        "--no-approve" | "-na" => {
+            args.project_trust_override = Some(false);
+            return true;
+        }
         _ => return false,
     };
     *field = true;
@@ -133,18 +168,20 @@ fn apply_switch(args: &mut Args, flag: &str) -> bool {
 fn is_value_flag(flag: &str) -> bool {
     matches!(
         flag,
-        "--mode"
-            | "--provider"
+        "--provider"
             | "--model"
             | "--api-key"
             | "--system-prompt"
             | "--append-system-prompt"
             | "--session"
+            | "--session-id"
             | "--fork"
             | "--session-dir"
             | "--models"
             | "--tools"
             | "-t"
+            | "--exclude-tools"
+            | "-xt"
             | "--thinking"
             | "--export"
             | "--extension"
@@ -155,35 +192,47 @@ fn is_value_flag(flag: &str) -> bool {
     )
 }
 
+/// A comma-separated list, trimmed, empty entries dropped.
 fn comma_list(value: &str) -> Vec<String> {
-    value.split(',').map(|s| s.trim().to_string()).collect()
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The thinking levels `--thinking` accepts, for its warning.
+fn thinking_levels() -> String {
+    let names: Vec<&str> = ThinkingLevel::ALL.iter().map(|l| l.as_str()).collect();
+    names.join(", ")
 }
 
 fn apply_value(args: &mut Args, flag: &str, value: String) {
     match flag {
-        "--mode" => {
-            args.mode = match value.as_str() {
-                "text" => Some(Mode::Text),
-                "json" => Some(Mode::Json),
-                "rpc" => Some(Mode::Rpc),
-                // pi ignores other values silently.
-                _ => args.mode,
-            }
-        }
         "--provider" => args.provider = Some(value),
         "--model" => args.model = Some(value),
         "--api-key" => args.api_key = Some(value),
         "--system-prompt" => args.system_prompt = Some(value),
         "--append-system-prompt" => args.append_system_prompt.push(value),
         "--session" => args.session = Some(value),
+        "--session-id" => args.session_id = Some(value),
         "--fork" => args.fork = Some(value),
         "--session-dir" => args.session_dir = Some(value),
         "--models" => args.models = Some(comma_list(&value)),
-        "--tools" | "-t" => args.tools = Some(comma_list(&value).into_iter().filter(|s| !s.is_empty()).collect()),
+        "--tools" | "-t" => {
+            let tools = comma_list(&value);
+            match tool_list_error(&tools) {
+                Some(e) => args.diagnostics.push(Diagnostic::error(format!("{flag}: {e}"))),
+                None => args.tools = Some(tools),
+            }
+        }
+        "--exclude-tools" | "-xt" => args.exclude_tools = Some(comma_list(&value)),
         "--thinking" => match ThinkingLevel::parse(&value) {
             Some(level) => args.thinking = Some(level),
             None => args.diagnostics.push(Diagnostic::warning(format!(
-                "Invalid thinking level \"{value}\". Valid values: off, minimal, low, medium, high, xhigh"
+                "Invalid thinking level \"{value}\". Valid values: {}",
+                thinking_levels()
             ))),
         },
         "--export" => args.export = Some(value),
@@ -204,8 +253,79 @@ pub fn parse_args<S: AsRef<str>>(argv: &[S]) -> Args {
         let arg = argv[i];
         let next = argv.get(i + 1).copied();
         i += 1;
+        if arg == "--" {
+            for rest in &argv[i..] {
+                match rest.strip_prefix('@') {
+                    Some(file) => args.file_args.push(file.to_string()),
+                    None => args.messages.push(rest.to_string()),
+                }
+            }
+            break;
+        }
         if apply_switch(&mut args, arg) {
             continue;
+        }
+        // Flags that check their own value: a missing one is an error, not an unknown flag.
+        let dash_or_none = next.is_none_or(|n| n.starts_with('-'));
+        match arg {
+            "--mode" => {
+                if dash_or_none {
+                    args.diagnostics
+                        .push(Diagnostic::error("--mode requires text, json, or rpc"));
+                    continue;
+                }
+                i += 1;
+                match next {
+                    Some("text") => args.mode = Some(Mode::Text),
+                    Some("json") => args.mode = Some(Mode::Json),
+                    Some("rpc") => args.mode = Some(Mode::Rpc),
+                    Some(other) => args.diagnostics.push(Diagnostic::error(format!(
+                        "Invalid mode \"{other}\". Valid values: text, json, rpc"
+                    ))),
+                    None => {}
+                }
+                continue;
+            }
+            "--tui-mode" => {
+                match next {
+                    Some("regular") => args.tui_mode = Some(TuiMode::Regular),
+                    Some("fullscreen") => args.tui_mode = Some(TuiMode::Fullscreen),
+                    _ if dash_or_none => {
+                        args.diagnostics
+                            .push(Diagnostic::error("--tui-mode requires regular or fullscreen"));
+                        continue;
+                    }
+                    Some(other) => args.diagnostics.push(Diagnostic::error(format!(
+                        "Invalid TUI mode \"{other}\". Valid values: regular, fullscreen"
+                    ))),
+                    None => {}
+                }
+                i += 1;
+                continue;
+            }
+            "--use-theme" => {
+                match next {
+                    Some(theme) if !dash_or_none => {
+                        args.use_theme = Some(theme.to_string());
+                        i += 1;
+                    }
+                    _ => args
+                        .diagnostics
+                        .push(Diagnostic::error("--use-theme requires a theme name")),
+                }
+                continue;
+            }
+            "--name" | "-n" => {
+                match next {
+                    Some(name) => {
+                        args.name = Some(name.to_string());
+                        i += 1;
+                    }
+                    None => args.diagnostics.push(Diagnostic::error("--name requires a value")),
+                }
+                continue;
+            }
+            _ => {}
         }
         if is_value_flag(arg) {
             if let Some(value) = next {
@@ -309,24 +429,146 @@ mod tests {
     fn lists_modes_and_thinking() {
         let a = parse_args(&[
             "--models",
-            "a, b",
+            "a, ,b",
             "--tools",
             "read,,bash",
             "--mode",
             "json",
             "--thinking",
             "high",
-            "--mode",
-            "bogus",
         ]);
         assert_eq!(a.models, Some(vec!["a".into(), "b".into()]));
         assert_eq!(a.tools, Some(vec!["read".into(), "bash".into()]));
         assert_eq!(a.mode, Some(Mode::Json));
         assert_eq!(a.thinking, Some(ThinkingLevel::High));
-        let b = parse_args(&["--thinking", "max"]);
+        assert!(a.diagnostics.is_empty());
+        assert_eq!(parse_args(&["--thinking", "max"]).thinking, Some(ThinkingLevel::Max));
+        let b = parse_args(&["--thinking", "huge"]);
         assert_eq!(b.thinking, None);
-        assert_eq!(b.diagnostics[0].severity, Severity::Warning);
-        assert!(b.diagnostics[0].message.starts_with("Invalid thinking level \"max\""));
+        assert_eq!(
+            b.diagnostics,
+            vec![Diagnostic::warning(
+                "Invalid thinking level \"huge\". Valid values: off, minimal, low, medium, high, xhigh, max"
+            )]
+        );
+    }
+
+    #[test]
+    fn mode_is_validated() {
+        let missing = parse_args(&["--mode"]);
+        assert_eq!(
+            missing.diagnostics,
+            vec![Diagnostic::error("--mode requires text, json, or rpc")]
+        );
+        assert!(missing.unknown_flags.is_empty());
+        let dash = parse_args(&["--mode", "-p", "hi"]);
+        assert_eq!(
+            dash.diagnostics,
+            vec![Diagnostic::error("--mode requires text, json, or rpc")]
+        );
+        assert!(dash.print, "the dash token is not taken as the mode");
+        let bad = parse_args(&["--mode", "bogus", "hi"]);
+        assert_eq!(
+            bad.diagnostics,
+            vec![Diagnostic::error(
+                "Invalid mode \"bogus\". Valid values: text, json, rpc"
+            )]
+        );
+        assert_eq!(bad.messages, vec!["hi"], "the bad value is consumed");
+    }
+
+    #[test]
+    fn double_dash_ends_options() {
+        let a = parse_args(&["-p", "--", "-dash prompt", "@f.txt", "--model", "x"]);
+        assert!(a.print);
+        assert_eq!(a.messages, vec!["-dash prompt", "--model", "x"]);
+        assert_eq!(a.file_args, vec!["f.txt"]);
+        assert_eq!(a.model, None);
+        assert!(a.diagnostics.is_empty() && a.unknown_flags.is_empty());
+    }
+
+    #[test]
+    fn new_session_and_tool_flags() {
+        let a = parse_args(&[
+            "--session-id",
+            "abc",
+            "-n",
+            " My run ",
+            "-xt",
+            "read, ls",
+            "--no-mcp",
+            "-a",
+            "--use-theme",
+            "dark",
+            "--tui-mode",
+            "regular",
+        ]);
+        assert_eq!(a.session_id.as_deref(), Some("abc"));
+        assert_eq!(a.name.as_deref(), Some(" My run "));
+        assert_eq!(a.exclude_tools, Some(vec!["read".into(), "ls".into()]));
+        assert!(a.no_mcp);
+        assert_eq!(a.project_trust_override, Some(true));
+        assert_eq!(a.use_theme.as_deref(), Some("dark"));
+        assert_eq!(a.tui_mode, Some(TuiMode::Regular));
+        assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+        assert_eq!(parse_args(&["-a", "-na"]).project_trust_override, Some(false));
+        // A value flag takes the next token even when it starts with a dash.
+        assert_eq!(parse_args(&["--session-id", "-x"]).session_id.as_deref(), Some("-x"));
+        assert_eq!(
+            parse_args(&["--session-id"])
+                .unknown_flag_error()
+                .map(|d| d.message)
+                .as_deref(),
+            Some("Unknown option: --session-id")
+        );
+        assert_eq!(
+            parse_args(&["-xt"]).diagnostics,
+            vec![Diagnostic::error("Unknown option: -xt")]
+        );
+    }
+
+    #[test]
+    fn flags_that_check_their_values() {
+        let err = |v: &[&str]| parse_args(v).diagnostics;
+        assert_eq!(err(&["--name"]), vec![Diagnostic::error("--name requires a value")]);
+        assert_eq!(
+            err(&["--use-theme"]),
+            vec![Diagnostic::error("--use-theme requires a theme name")]
+        );
+        assert_eq!(
+            err(&["--use-theme", "-p"]),
+            vec![Diagnostic::error("--use-theme requires a theme name")]
+        );
+        assert_eq!(
+            err(&["--tui-mode", "-p"]),
+            vec![Diagnostic::error("--tui-mode requires regular or fullscreen")]
+        );
+        let bad = parse_args(&["--tui-mode", "huge", "hi"]);
+        assert_eq!(
+            bad.diagnostics,
+            vec![Diagnostic::error(
+                "Invalid TUI mode \"huge\". Valid values: regular, fullscreen"
+            )]
+        );
+        assert_eq!(bad.messages, vec!["hi"]);
+        // `--use-theme` swallows the next token, prompt or not.
+        assert_eq!(parse_args(&["--use-theme", "hi"]).messages, Vec::<String>::new());
+        assert_eq!(
+            err(&["-t", "+grep,read"]),
+            vec![Diagnostic::error(
+                "-t: tool names cannot be mixed with +name or -name entries"
+            )]
+        );
+        assert_eq!(
+            err(&["--tools", "+gr*"]),
+            vec![Diagnostic::error(
+                "--tools: +name and -name entries take exact tool names, not patterns: +gr*"
+            )]
+        );
+        assert_eq!(
+            parse_args(&["--tools", "+grep,-write"]).tools,
+            Some(vec!["+grep".into(), "-write".into()])
+        );
     }
 
     #[test]

@@ -63,7 +63,10 @@ const PROVIDER_ENV: &[(&str, &str)] = &[
 ];
 
 const OPTIONS: &[(&str, &str)] = &[
-    ("--provider <name>", "Provider of the model"),
+    (
+        "--provider <name>",
+        "Look for --model at this provider only (needs --model)",
+    ),
     (
         "--model <pattern>",
         "Model id or pattern; \"provider/id\" and a \":<thinking>\" suffix work",
@@ -88,9 +91,14 @@ const OPTIONS: &[(&str, &str)] = &[
         "--session <path|id>",
         "Open a session file, or a session by (partial) id",
     ),
+    (
+        "--session-id <id>",
+        "Open this folder's session with exactly this id, or start one with it",
+    ),
     ("--fork <path|id>", "Copy a session file or id into a new session here"),
     ("--session-dir <dir>", "Folder for storing and finding sessions"),
     ("--no-session", "Keep the session in memory only"),
+    ("--name, -n <name>", "Give the session a display name"),
     (
         "--models <patterns>",
         "Comma-separated model patterns to cycle with Ctrl+P (globs work)",
@@ -102,14 +110,20 @@ const OPTIONS: &[(&str, &str)] = &[
     ),
     (
         "--tools, -t <tools>",
-        "Comma-separated allowlist of tools to enable, of any origin",
+        "Comma-separated tools to enable: names or * patterns, of any origin;",
+    ),
+    ("", "a list of only +name/-name entries changes the default set instead"),
+    (
+        "--exclude-tools, -xt <tools>",
+        "Comma-separated tools (names or * patterns) to turn off, applied last",
     ),
     (
         "--thinking <level>",
-        "Thinking level: off, minimal, low, medium, high, xhigh",
+        "Thinking level: off, minimal, low, medium, high, xhigh, max",
     ),
     ("--extension, -e <path>", "Load an extension (repeatable)"),
     ("--no-extensions, -ne", "Do not discover extensions (-e still loads)"),
+    ("--no-mcp", "Leave MCP servers and their tools off for this run"),
     ("--skill <path>", "Load a skill file or folder (repeatable)"),
     ("--no-skills, -ns", "Do not discover or load skills"),
     (
@@ -118,15 +132,26 @@ const OPTIONS: &[(&str, &str)] = &[
     ),
     ("--no-prompt-templates, -np", "Do not discover or load prompt templates"),
     ("--theme <path>", "Load a theme file or folder (repeatable)"),
+    (
+        "--use-theme <name[/name]>",
+        "Start the terminal UI with this theme, this run only",
+    ),
     ("--no-themes", "Do not discover or load themes"),
     ("--no-context-files, -nc", "Do not load AGENTS.md or CLAUDE.md files"),
-    ("--export <file>", "Write a session file as HTML, then exit"),
+    ("--export <file> [output]", "Write a session file as HTML, then exit"),
     (
         "--list-models [search]",
         "List the models you have keys for, optionally filtered",
     ),
     ("--verbose", "Always show the startup header"),
+    (
+        "--tui-mode <mode>",
+        "Terminal UI layout: fullscreen (default) or regular",
+    ),
+    ("--approve, -a", "Trust this project's own pi files for this run"),
+    ("--no-approve, -na", "Ignore this project's own pi files for this run"),
     ("--offline", "No network access at startup (as PI_OFFLINE=1)"),
+    ("--", "Stop reading options: the rest are messages and @files"),
     ("--help, -h", "Show this help"),
     ("--version, -v", "Show the version"),
 ];
@@ -151,7 +176,7 @@ fn table(out: &mut String, rows: &[(&str, &str)], width: usize) {
 pub fn help_text() -> String {
     let mut out = String::new();
     out.push_str("pi - a coding agent for your terminal, with read, bash, edit and write tools\n\n");
-    out.push_str("Usage:\n  pi [options] [@files...] [messages...]\n\n");
+    out.push_str("Usage:\n  pi [options] [--] [@files...] [messages...]\n\n");
     out.push_str("Commands:\n");
     table(
         &mut out,
@@ -159,9 +184,17 @@ pub fn help_text() -> String {
             ("pi install <source> [-l]", "Install a package and add it to settings"),
             ("pi remove <source> [-l]", "Remove a package from settings"),
             ("pi uninstall <source> [-l]", "Same as remove"),
-            ("pi update [source|self|pi]", "Update pi and installed packages"),
+            (
+                "pi update [source|self|pi]",
+                "Update pi, packages or the model catalogs",
+            ),
             ("pi list", "List installed packages"),
-            ("pi config", "Enable or disable package resources"),
+            ("pi config [-l]", "Enable or disable package resources"),
+            (
+                "pi auth <command>",
+                "Log in or out, print a credential, check a provider",
+            ),
+            ("pi mcp <command>", "Manage MCP servers"),
             ("pi <command> --help", "Help for one command"),
         ],
         28,
@@ -185,6 +218,11 @@ pub fn help_text() -> String {
             "pi --model sonnet:high \"Prove it\"",
         ),
         ("Read-only tools", "pi --tools read,grep,find,ls -p \"Review src/\""),
+        ("Add grep and drop write from the defaults", "pi --tools +grep,-write"),
+        ("Everything but bash", "pi --exclude-tools bash"),
+        ("A prompt that starts with a dash", "pi -p -- \"- list the risks\""),
+        ("A named session", "pi --name \"Auth refactor\""),
+        ("Print a provider's API key", "pi auth print-api-key --provider openai"),
         ("Export a session as HTML", "pi --export session.jsonl out.html"),
     ] {
         out.push_str(&format!("  # {what}\n  {cmd}\n\n"));
@@ -217,6 +255,14 @@ mod tests {
             "--fork",
             "--session-dir",
             "--no-session",
+            "--session-id",
+            "--name, -n",
+            "--exclude-tools, -xt",
+            "--no-mcp",
+            "--use-theme",
+            "--tui-mode",
+            "--approve, -a",
+            "--no-approve, -na",
             "--models",
             "--no-tools",
             "--no-builtin-tools",

@@ -10,11 +10,12 @@
 //! let auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
 //! let mut registry = ModelRegistry::new(pi_ai::models::builtin_models(), auth, Some(paths.models_path()));
 //! let (scoped, warnings) = model_resolver::resolve_model_scope(&patterns, &registry.available());
-//! let cli = model_resolver::resolve_cli_model(provider, model, registry.all(), DEFAULT_MODEL_PER_PROVIDER);
+//! let cli = model_resolver::resolve_cli_model(provider, model, registry.all(), DEFAULT_MODEL_PER_PROVIDER, &usable, false, None);
 //! ```
 
 pub mod auth;
 pub mod locked_file;
+pub mod model_reference;
 pub mod model_registry;
 pub mod model_resolver;
 pub mod models_json;

@@ -252,130 +252,101 @@ pub struct CliModel {
     pub error: Option<String>,
 }
 
-fn exact_across(all: &[Model], text: &str) -> Option<Model> {
-    let lower = text.to_lowercase();
-    all.iter()
-        .find(|m| m.id.to_lowercase() == lower || format!("{}/{}", m.provider, m.id).to_lowercase() == lower)
-        .cloned()
-}
-
 /// Resolve `--model` (and `--provider`) against **all** models, so `--api-key` can be used
-/// for a provider that has no stored key yet.
+/// for a provider that has no stored key yet. `usable` says which providers have credentials:
+/// it decides between providers offering the same model (with an inline `--api-key` it
+/// decides nothing: the key goes to whichever provider is chosen).
 pub fn resolve_cli_model(
     cli_provider: Option<&str>,
     cli_model: Option<&str>,
     all: &[Model],
     defaults: ProviderDefaults<'_>,
+    usable: &dyn Fn(&str) -> bool,
+    inline_api_key: bool,
+    cli_thinking: Option<ThinkingLevel>,
 ) -> CliModel {
+    use super::model_reference::{resolve_model_reference, Reference};
     let Some(cli_model) = cli_model else {
         return CliModel::default();
     };
-    if all.is_empty() {
-        return CliModel {
-            error: Some("No models available. Check your installation or add models to models.json.".into()),
-            ..CliModel::default()
-        };
-    }
-    let canonical_provider = |name: &str| {
-        let lower = name.to_lowercase();
-        all.iter()
-            .find(|m| m.provider.to_lowercase() == lower)
-            .map(|m| m.provider.clone())
+    let failed = |e: String| CliModel {
+        error: Some(e),
+        ..CliModel::default()
     };
-    let mut provider = match cli_provider {
-        Some(p) => match canonical_provider(p) {
-            Some(c) => Some(c),
-            None => {
-                return CliModel {
-                    error: Some(format!(
+    if all.is_empty() {
+        return failed("No models available. Check your installation or add models to models.json.".into());
+    }
+    let provider = match cli_provider {
+        Some(p) => {
+            let lower = p.to_lowercase();
+            match all.iter().find(|m| m.provider.to_lowercase() == lower) {
+                Some(m) => Some(m.provider.clone()),
+                None => {
+                    return failed(format!(
                         "Unknown provider \"{p}\". Use --list-models to see available providers/models."
-                    )),
-                    ..CliModel::default()
+                    ))
                 }
             }
-        },
+        }
         None => None,
     };
-    let mut pattern = cli_model.to_string();
-    let mut inferred = false;
-    if provider.is_none() {
-        if let Some((maybe, rest)) = cli_model.split_once('/') {
-            if let Some(c) = canonical_provider(maybe) {
-                provider = Some(c);
-                pattern = rest.to_string();
-                inferred = true;
+    let never = |_: &str| false;
+    let usable: &dyn Fn(&str) -> bool = if inline_api_key { &never } else { usable };
+    match resolve_model_reference(cli_model, provider.as_deref(), all, usable) {
+        Reference::Resolved {
+            model,
+            thinking_level,
+            warning,
+        } => CliModel {
+            model: Some(*model),
+            thinking_level,
+            warning,
+            error: None,
+        },
+        Reference::Ambiguous { candidates, usable } => {
+            let mut names: Vec<String> = candidates.iter().map(|m| format!("{}/{}", m.provider, m.id)).collect();
+            names.sort_by(|a, b| locale_cmp(a, b));
+            let hint = if inline_api_key {
+                "--api-key does not choose a provider."
+            } else if usable == 0 {
+                "No matching provider is authenticated."
+            } else {
+                "More than one matching provider is authenticated."
+            };
+            failed(format!(
+                "Model \"{cli_model}\" is ambiguous across providers: {}. {hint} Use --provider or provider/model.",
+                names.join(", ")
+            ))
+        }
+        Reference::NotFound { target: None } => failed(format!(
+            "Model \"{cli_model}\" not found. Use --list-models to see available models."
+        )),
+        Reference::NotFound { target: Some(t) } => {
+            // With `--thinking`, a `:suffix` stays part of the custom id.
+            let id = if cli_thinking.is_some() {
+                &t.model_text
+            } else {
+                &t.model_id
+            };
+            let thinking_level = if cli_thinking.is_some() { None } else { t.thinking_level };
+            let Some(mut model) = build_fallback_model(&t.provider, id, all, defaults) else {
+                return failed(format!(
+                    "Model \"{cli_model}\" not found. Use --list-models to see available models."
+                ));
+            };
+            if cli_thinking.or(thinking_level).is_some_and(|l| l != ThinkingLevel::Off) {
+                model.reasoning = true;
+            }
+            CliModel {
+                warning: Some(format!(
+                    "Model \"{id}\" not found for provider \"{}\". Using custom model id.",
+                    t.provider
+                )),
+                model: Some(model),
+                thinking_level,
+                error: None,
             }
         }
-    }
-    if provider.is_none() {
-        if let Some(m) = exact_across(all, cli_model) {
-            return CliModel {
-                model: Some(m),
-                ..CliModel::default()
-            };
-        }
-    }
-    if let (Some(_), Some(p)) = (cli_provider, &provider) {
-        let prefix = format!("{p}/").to_lowercase();
-        if cli_model.to_lowercase().starts_with(&prefix) {
-            pattern = cli_model[prefix.len()..].to_string();
-        }
-    }
-    let candidates: Vec<Model> = match &provider {
-        Some(p) => all.iter().filter(|m| &m.provider == p).cloned().collect(),
-        None => all.to_vec(),
-    };
-    let found = parse_model_pattern(&pattern, &candidates, false);
-    if found.model.is_some() {
-        return CliModel {
-            model: found.model,
-            thinking_level: found.thinking_level,
-            warning: found.warning,
-            error: None,
-        };
-    }
-    if inferred {
-        if let Some(m) = exact_across(all, cli_model) {
-            return CliModel {
-                model: Some(m),
-                ..CliModel::default()
-            };
-        }
-        let fallback = parse_model_pattern(cli_model, all, false);
-        if fallback.model.is_some() {
-            return CliModel {
-                model: fallback.model,
-                thinking_level: fallback.thinking_level,
-                warning: fallback.warning,
-                error: None,
-            };
-        }
-    }
-    if let Some(p) = &provider {
-        if let Some(model) = build_fallback_model(p, &pattern, all, defaults) {
-            let note = format!("Model \"{pattern}\" not found for provider \"{p}\". Using custom model id.");
-            return CliModel {
-                model: Some(model),
-                thinking_level: None,
-                warning: Some(match found.warning {
-                    Some(w) => format!("{w} {note}"),
-                    None => note,
-                }),
-                error: None,
-            };
-        }
-    }
-    let display = match &provider {
-        Some(p) => format!("{p}/{pattern}"),
-        None => cli_model.to_string(),
-    };
-    CliModel {
-        model: None,
-        thinking_level: None,
-        warning: found.warning,
-        error: Some(format!(
-            "Model \"{display}\" not found. Use --list-models to see available models."
-        )),
     }
 }
 
@@ -497,7 +468,7 @@ pub fn restore_model_from_session(
 pub use pi_ai::thinking::{clamp_thinking_level, supported_thinking_levels};
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use pi_ai::{InputKind, ModelCost};
 
@@ -574,20 +545,36 @@ mod tests {
         let all = catalogue();
         let d = DEFAULT_MODEL_PER_PROVIDER;
         // A known provider before the slash wins over an id containing the slash.
-        let r = resolve_cli_model(None, Some("zai/glm-5"), &all, d);
+        let r = resolve_cli_model(None, Some("zai/glm-5"), &all, d, &|_| false, false, None);
         assert_eq!(r.model.as_ref().map(|m| m.provider.as_str()), Some("zai"));
         // Not a provider: exact id across all models.
-        let r = resolve_cli_model(None, Some("openai/gpt-4o"), &all, d);
+        let r = resolve_cli_model(None, Some("openai/gpt-4o"), &all, d, &|_| false, false, None);
         assert_eq!(
             r.model.as_ref().map(|m| (m.provider.as_str(), m.id.as_str())),
             Some(("openrouter", "openai/gpt-4o"))
         );
         // --provider with a provider/ prefix in --model.
-        let r = resolve_cli_model(Some("ANTHROPIC"), Some("anthropic/opus-4-7:low"), &all, d);
+        let r = resolve_cli_model(
+            Some("ANTHROPIC"),
+            Some("anthropic/opus-4-7:low"),
+            &all,
+            d,
+            &|_| false,
+            false,
+            None,
+        );
         assert_eq!(r.model.as_ref().map(|m| m.id.as_str()), Some("claude-opus-4-7"));
         assert_eq!(r.thinking_level, Some(ThinkingLevel::Low));
         // Unknown id under a known provider: custom model from the provider default.
-        let r = resolve_cli_model(Some("anthropic"), Some("claude-future-9"), &all, d);
+        let r = resolve_cli_model(
+            Some("anthropic"),
+            Some("claude-future-9"),
+            &all,
+            d,
+            &|_| false,
+            false,
+            None,
+        );
         let m = r.model.expect("fallback");
         assert_eq!(m.id, "claude-future-9");
         assert_eq!(m.provider, "anthropic");
@@ -595,12 +582,12 @@ mod tests {
             r.warning.as_deref(),
             Some("Model \"claude-future-9\" not found for provider \"anthropic\". Using custom model id.")
         );
-        let r = resolve_cli_model(Some("nope"), Some("x"), &all, d);
+        let r = resolve_cli_model(Some("nope"), Some("x"), &all, d, &|_| false, false, None);
         assert_eq!(
             r.error.as_deref(),
             Some("Unknown provider \"nope\". Use --list-models to see available providers/models.")
         );
-        let r = resolve_cli_model(None, Some("nothing-like-this"), &all, d);
+        let r = resolve_cli_model(None, Some("nothing-like-this"), &all, d, &|_| false, false, None);
         assert_eq!(
             r.error.as_deref(),
             Some("Model \"nothing-like-this\" not found. Use --list-models to see available models.")

@@ -1,5 +1,6 @@
 //! Command-line behaviour of the binary: bad options, where informational output goes, file
 //! arguments, and the session flags (`--no-session`, `-c`, `--session`, `--fork`, `--export`).
+//! The flags new in 1.6 have their own file (`flags16.rs`).
 
 use pi_test_support::Script;
 use serde_json::Value;
@@ -61,17 +62,31 @@ fn unknown_long_option_is_an_error() {
     assert!(mock.requests().is_empty());
 }
 
+/// 1.6 prints `--version` on stdout always, and a plain `--help` on stdout too, even when
+/// stdout is a pipe; with `-p` or `--mode`, stdout belongs to the answer and help goes to stderr.
 #[test]
-fn version_and_help_go_to_stderr_when_stdin_is_not_a_terminal() {
+fn version_and_help_streams() {
     let (_mock, fx) = echo();
-    let run = fx.pi(["--version"]).run();
-    run.assert_ok();
-    assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr, "0.73.1\n");
+    let version = format!("{}\n", env!("CARGO_PKG_VERSION"));
+    for args in [&["--version"][..], &["--version", "-p"], &["--mode", "rpc", "-v"]] {
+        let run = fx.pi(args).run();
+        run.assert_ok();
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            (version.as_str(), ""),
+            "{args:?}"
+        );
+    }
     let run = fx.pi(["--help"]).stdin("").run();
     run.assert_ok();
-    assert_eq!(run.stdout, "");
-    assert!(run.stderr.contains("--print"));
+    assert!(run.stdout.contains("--print"), "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+    for args in [&["--help", "-p"][..], &["--mode", "json", "-h"]] {
+        let run = fx.pi(args).run();
+        run.assert_ok();
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(run.stderr.contains("--print"), "{args:?}: {}", run.stderr);
+    }
 }
 
 #[test]
@@ -215,8 +230,9 @@ fn export_writes_html() {
         .pi(["--export", input.to_str().unwrap(), out.to_str().unwrap()])
         .run();
     run.assert_ok();
-    assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr, format!("Exported to: {}\n", out.display()));
+    // 1.6 reports the written file on stdout.
+    assert_eq!(run.stdout, format!("Exported to: {}\n", out.display()));
+    assert_eq!(run.stderr, "");
     let html = std::fs::read_to_string(&out).unwrap();
     assert!(
         html.starts_with("<!DOCTYPE html>") || html.starts_with("<!doctype html>"),

@@ -1,0 +1,3 @@
+//! Subcommands handled before the normal startup: `pi auth …`.
+
+pub mod auth;
