@@ -10,6 +10,8 @@ mod harness;
 #[path = "cli/normalise.rs"]
 mod normalise;
 
+#[path = "cli/auth.rs"]
+mod auth;
 #[path = "cli/backpressure.rs"]
 mod backpressure;
 #[path = "cli/faults.rs"]
