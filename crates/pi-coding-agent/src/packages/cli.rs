@@ -32,7 +32,7 @@ impl Command {
         match self {
             Command::Install => "pi install <source> [-l]",
             Command::Remove => "pi remove <source> [-l]",
-            Command::Update => "pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]",
+            Command::Update => "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]",
             Command::List => "pi list",
         }
     }
@@ -43,6 +43,8 @@ impl Command {
 pub enum UpdateTarget {
     /// pi and every package.
     All,
+    /// The model catalogs only.
+    Models,
     /// pi only.
     SelfOnly,
     /// Packages only: all of them, or the one named.
@@ -57,6 +59,10 @@ pub struct PackageCommand {
     pub update_target: UpdateTarget,
     pub local: bool,
     pub force: bool,
+    /// `--approve` / `--no-approve`: trust or ignore the project's files for this command.
+    pub project_trust_override: Option<bool>,
+    /// A bare `pi update` updates pi only and says how to update the packages too.
+    pub extensions_skipped_note: bool,
     pub help: bool,
     pub invalid_option: Option<String>,
     pub invalid_argument: Option<String>,
@@ -81,13 +87,15 @@ pub fn parse(argv: &[String]) -> Option<PackageCommand> {
         update_target: UpdateTarget::All,
         local: false,
         force: false,
+        project_trust_override: None,
+        extensions_skipped_note: false,
         help: false,
         invalid_option: None,
         invalid_argument: None,
         missing_option_value: None,
         conflict: None,
     };
-    let (mut self_flag, mut extensions_flag) = (false, false);
+    let (mut self_flag, mut extensions_flag, mut models_flag, mut all_flag) = (false, false, false, false);
     let mut extension_source: Option<String> = None;
     let mut i = 0;
     while i < rest.len() {
@@ -98,6 +106,10 @@ pub fn parse(argv: &[String]) -> Option<PackageCommand> {
             "-l" | "--local" if matches!(command, Command::Install | Command::Remove) => p.local = true,
             "--self" if is_update => self_flag = true,
             "--extensions" if is_update => extensions_flag = true,
+            "--models" if is_update => models_flag = true,
+            "--all" if is_update => all_flag = true,
+            "--approve" | "-a" => p.project_trust_override = Some(true),
+            "--no-approve" | "-na" => p.project_trust_override = Some(false),
             "--force" if is_update => p.force = true,
             "--extension" if is_update => match rest.get(i + 1) {
                 Some(v) if !v.is_empty() && !v.starts_with('-') => {
@@ -128,17 +140,32 @@ pub fn parse(argv: &[String]) -> Option<PackageCommand> {
         i += 1;
     }
     if is_update {
-        p.update_target = if let Some(ext) = extension_source {
-            if self_flag || extensions_flag {
-                p.conflict
-                    .get_or_insert_with(|| "--extension cannot be combined with --self or --extensions".into());
+        let mut conflict = |text: &str| {
+            p.conflict.get_or_insert_with(|| text.to_string());
+        };
+        if all_flag && (self_flag || extensions_flag || models_flag || extension_source.is_some()) {
+            conflict("--all cannot be combined with --self, --extensions, --models, or --extension");
+        }
+        if all_flag && p.source.is_some() {
+            conflict("--all cannot be combined with a positional source");
+        }
+        let target = if models_flag {
+            if self_flag || extensions_flag || all_flag || extension_source.is_some() {
+                conflict("--models cannot be combined with --self, --extensions, --all, or --extension");
             }
             if p.source.is_some() {
-                p.conflict
-                    .get_or_insert_with(|| "--extension cannot be combined with a positional source".into());
+                conflict("--models cannot be combined with a positional source");
+            }
+            UpdateTarget::Models
+        } else if let Some(ext) = extension_source {
+            if self_flag || extensions_flag || all_flag {
+                conflict("--extension cannot be combined with --self, --extensions, or --all");
+            }
+            if p.source.is_some() {
+                conflict("--extension cannot be combined with a positional source");
             }
             UpdateTarget::Packages(Some(ext))
-        } else if let Some(source) = &p.source {
+        } else if let Some(source) = p.source.clone() {
             if source == "self" || source == "pi" {
                 if extensions_flag {
                     UpdateTarget::All
@@ -146,20 +173,23 @@ pub fn parse(argv: &[String]) -> Option<PackageCommand> {
                     UpdateTarget::SelfOnly
                 }
             } else {
-                if extensions_flag || self_flag {
-                    p.conflict.get_or_insert_with(|| {
-                        "positional update targets cannot be combined with --self or --extensions".into()
-                    });
+                if extensions_flag || self_flag || all_flag {
+                    conflict("positional update targets cannot be combined with --self, --extensions, or --all");
                 }
-                UpdateTarget::Packages(Some(source.clone()))
+                UpdateTarget::Packages(Some(source))
             }
         } else {
-            match (self_flag, extensions_flag) {
-                (true, false) => UpdateTarget::SelfOnly,
-                (false, true) => UpdateTarget::Packages(None),
-                _ => UpdateTarget::All,
+            match (all_flag, self_flag, extensions_flag) {
+                (true, _, _) | (false, true, true) => UpdateTarget::All,
+                (false, true, false) => UpdateTarget::SelfOnly,
+                (false, false, true) => UpdateTarget::Packages(None),
+                (false, false, false) => {
+                    p.extensions_skipped_note = true;
+                    UpdateTarget::SelfOnly
+                }
             }
         };
+        p.update_target = target;
     }
     Some(p)
 }
@@ -191,6 +221,9 @@ impl Style {
     }
     pub fn dim(self, t: &str) -> String {
         self.wrap("2", "22", t)
+    }
+    pub fn yellow(self, t: &str) -> String {
+        self.wrap("33", "39", t)
     }
     pub fn bold(self, t: &str) -> String {
         self.wrap("1", "22", t)
@@ -230,16 +263,20 @@ Examples:
         }
         Command::Update => {
             "\
-Update pi and the installed packages (pinned packages are left alone).
+Update pi, the installed packages (pinned packages are left alone) or the model catalogs.
 
 Options:
-  --self                  Update pi only
+  --self                  Update pi only (the default)
   --extensions            Update the installed packages only
+  --models                Refresh the model catalogs only
+  --all                   Update pi and every package
   --extension <source>    Update one package only
+  --approve, --no-approve Trust or ignore this project's package settings
   --force                 Reinstall pi even when it is the latest version
 
 Short forms:
-  pi update                Update pi and every package
+  pi update                Update pi only
+  pi update --all          Update pi and every package
   pi update <source>       Update one package
   pi update pi             Update pi only (self is an alias of pi)
 "
@@ -305,6 +342,9 @@ pub fn run_parsed(p: &PackageCommand, paths: Paths) -> i32 {
             &format!("Usage: {usage}"),
         );
     }
+    if p.command == Command::Update && p.update_target == UpdateTarget::Models {
+        return refresh_model_catalogs(&paths, style);
+    }
 
     let mut pm = PackageManager::new(
         paths,
@@ -343,7 +383,7 @@ pub fn run_parsed(p: &PackageCommand, paths: Paths) -> i32 {
             print_list(&pm, style);
             Ok(0)
         }
-        Command::Update => update(&mut pm, &p.update_target, p.force, style),
+        Command::Update => update(&mut pm, p, style),
     };
     match result {
         Ok(code) => code,
@@ -386,26 +426,47 @@ fn print_list(pm: &PackageManager, style: Style) {
     }
 }
 
-fn update(
-    pm: &mut PackageManager,
-    target: &UpdateTarget,
-    force: bool,
-    style: Style,
-) -> Result<i32, super::PackageError> {
+/// `pi update --models`: the catalogs are built in, so refreshing means reading models.json
+/// again and reporting whether it still loads.
+fn refresh_model_catalogs(paths: &Paths, style: Style) -> i32 {
+    let registry = crate::subcommands::auth::open_registry(paths);
+    if let Some(e) = registry.error() {
+        eprintln!(
+            "{}",
+            style.red(&format!("Error: Could not refresh model catalogs: {e}"))
+        );
+        return 1;
+    }
+    println!("{}", style.green("Model catalogs refreshed"));
+    0
+}
+
+fn update(pm: &mut PackageManager, p: &PackageCommand, style: Style) -> Result<i32, super::PackageError> {
+    let target = &p.update_target;
+    if p.extensions_skipped_note {
+        println!(
+            "{}",
+            style.dim("Extensions are skipped. Run pi update --extensions to update extensions.")
+        );
+    }
     let packages = match target {
         UpdateTarget::All => Some(None),
         UpdateTarget::Packages(s) => Some(s.clone()),
-        UpdateTarget::SelfOnly => None,
+        UpdateTarget::SelfOnly | UpdateTarget::Models => None,
     };
     if let Some(one) = packages {
         pm.update(one.as_deref())?;
-        match one {
-            Some(s) => println!("{}", style.green(&format!("Updated {s}"))),
-            None => println!("{}", style.green("Updated packages")),
+        if super::is_offline() {
+            println!("{}", style.yellow("Skipped package updates (offline mode)"));
+        } else {
+            match one {
+                Some(s) => println!("{}", style.green(&format!("Updated {s}"))),
+                None => println!("{}", style.green("Updated packages")),
+            }
         }
     }
     if matches!(target, UpdateTarget::All | UpdateTarget::SelfOnly) {
-        return Ok(self_update::run(force, style));
+        return Ok(self_update::run(p.force, style));
     }
     Ok(0)
 }
@@ -435,7 +496,12 @@ mod tests {
 
     #[test]
     fn update_targets_and_conflicts() {
-        assert_eq!(p(&["update"]).update_target, UpdateTarget::All);
+        let bare = p(&["update"]);
+        assert_eq!(bare.update_target, UpdateTarget::SelfOnly, "a bare update is pi only");
+        assert!(bare.extensions_skipped_note);
+        assert!(!p(&["update", "--self"]).extensions_skipped_note);
+        assert_eq!(p(&["update", "--all"]).update_target, UpdateTarget::All);
+        assert_eq!(p(&["update", "--models"]).update_target, UpdateTarget::Models);
         assert_eq!(p(&["update", "pi"]).update_target, UpdateTarget::SelfOnly);
         assert_eq!(p(&["update", "self", "--extensions"]).update_target, UpdateTarget::All);
         assert_eq!(p(&["update", "--self"]).update_target, UpdateTarget::SelfOnly);
@@ -455,22 +521,38 @@ mod tests {
             p(&["update", "npm:a"]).update_target,
             UpdateTarget::Packages(Some("npm:a".into()))
         );
+        assert_eq!(p(&["update", "-a", "--no-approve"]).project_trust_override, Some(false));
+        let conflict = |args: &[&str]| p(args).conflict;
         assert_eq!(
-            p(&["update", "--extension", "npm:a", "--self"]).conflict.as_deref(),
-            Some("--extension cannot be combined with --self or --extensions")
+            conflict(&["update", "--all", "--self"]).as_deref(),
+            Some("--all cannot be combined with --self, --extensions, --models, or --extension")
         );
         assert_eq!(
-            p(&["update", "npm:a", "--extensions"]).conflict.as_deref(),
-            Some("positional update targets cannot be combined with --self or --extensions")
+            conflict(&["update", "npm:a", "--all"]).as_deref(),
+            Some("--all cannot be combined with a positional source")
         );
         assert_eq!(
-            p(&["update", "--extension", "a", "b"]).conflict.as_deref(),
+            conflict(&["update", "--models", "--extensions"]).as_deref(),
+            Some("--models cannot be combined with --self, --extensions, --all, or --extension")
+        );
+        assert_eq!(
+            conflict(&["update", "--models", "x"]).as_deref(),
+            Some("--models cannot be combined with a positional source")
+        );
+        assert_eq!(
+            conflict(&["update", "--extension", "npm:a", "--self"]).as_deref(),
+            Some("--extension cannot be combined with --self, --extensions, or --all")
+        );
+        assert_eq!(
+            conflict(&["update", "npm:a", "--extensions"]).as_deref(),
+            Some("positional update targets cannot be combined with --self, --extensions, or --all")
+        );
+        assert_eq!(
+            conflict(&["update", "--extension", "a", "b"]).as_deref(),
             Some("--extension cannot be combined with a positional source")
         );
         assert_eq!(
-            p(&["update", "--extension", "a", "--extension", "b"])
-                .conflict
-                .as_deref(),
+            conflict(&["update", "--extension", "a", "--extension", "b"]).as_deref(),
             Some("--extension can only be provided once")
         );
         assert_eq!(

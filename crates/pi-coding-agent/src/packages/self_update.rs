@@ -94,13 +94,17 @@ fn latest_release() -> Option<(String, Option<String>)> {
 
 /// Update pi itself; returns the exit code.
 pub fn run(force: bool, style: Style) -> i32 {
+    let Some((latest, package)) = latest_release() else {
+        // Offline, switched off or unreachable: pi 1.6 updates to the exact version the check
+        // returns, so without one there is nothing to do.
+        eprintln!("{}", style.red("Error: Could not determine latest pi version."));
+        return 1;
+    };
     if !force {
-        if let Some((latest, package)) = latest_release() {
-            let same_package = package.as_deref().is_none_or(|p| p == PACKAGE_NAME);
-            if same_package && !is_newer(&latest, VERSION) {
-                println!("{}", style.green(&format!("pi is already up to date (v{VERSION})")));
-                return 0;
-            }
+        let same_package = package.as_deref().is_none_or(|p| p == PACKAGE_NAME);
+        if same_package && !is_newer(&latest, VERSION) {
+            println!("{}", style.green(&format!("pi is already up to date (v{VERSION})")));
+            return 0;
         }
     }
     eprintln!("error: pi cannot self-update this installation.");

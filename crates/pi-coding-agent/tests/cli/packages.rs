@@ -227,6 +227,8 @@ fn extension_flag_brings_package_resources_for_one_run() {
     assert_eq!(last_request(&mock).0, "/greet Eve");
 }
 
+const UPDATE_USAGE: &str = "pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]";
+
 #[test]
 fn usage_errors() {
     let (_mock, fx) = setup();
@@ -235,23 +237,31 @@ fn usage_errors() {
         (&["remove"], "Missing remove source.\nUsage: pi remove <source> [-l]\n"),
         (
             &["update", "-l"],
-            "Unknown option -l for \"update\".\nUse \"pi --help\" or \"pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]\".\n",
+            "Unknown option -l for \"update\".\nUse \"pi --help\" or \"pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]\".\n",
         ),
         (&["list", "-x"], "Unknown option -x for \"list\".\nUse \"pi --help\" or \"pi list\".\n"),
         (&["install", "a", "b"], "Unexpected argument b.\nUsage: pi install <source> [-l]\n"),
         (
             &["update", "--extension"],
-            "Missing value for --extension.\nUsage: pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]\n",
+            "Missing value for --extension.\nUsage: pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]\n",
         ),
         (
             &["update", "npm:a", "--self"],
-            "positional update targets cannot be combined with --self or --extensions\nUsage: pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]\n",
+            "positional update targets cannot be combined with --self, --extensions, or --all\nUsage: pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]\n",
         ),
         (
             &["update", "--extension", "npm:a", "--extensions"],
-            "--extension cannot be combined with --self or --extensions\nUsage: pi update [source|self|pi] [--self] [--extensions] [--extension <source>] [--force]\n",
+            "--extension cannot be combined with --self, --extensions, or --all\nUsage: pi update [source|self|pi] [--self|--extensions|--models|--all] [--extension <source>] [--approve|--no-approve] [--force]\n",
         ),
         (&["update", "npm:nope"], "Error: No matching package found for npm:nope\n"),
+        (
+            &["update", "--all", "--models"],
+            &format!("--all cannot be combined with --self, --extensions, --models, or --extension\nUsage: {UPDATE_USAGE}\n"),
+        ),
+        (
+            &["update", "--models", "npm:a"],
+            &format!("--models cannot be combined with a positional source\nUsage: {UPDATE_USAGE}\n"),
+        ),
     ];
     for (args, stderr) in cases {
         let run = pi(&fx, args);
@@ -276,22 +286,38 @@ fn usage_errors() {
     assert!(pi(&fx, &["uninstall", "-h"]).stdout.contains("pi remove <source> [-l]"));
 }
 
+/// Offline there is no version to update to; a bare `pi update` is pi only (1.6) and says
+/// how to update the packages, `--all` does both, `--models` rereads the catalogs.
 #[test]
 fn self_update_fails_clearly_offline() {
     let (_mock, fx) = setup();
     let run = pi(&fx, &["update", "--self"]);
+    assert_eq!((run.code, run.stdout.as_str()), (1, ""));
+    assert_eq!(run.stderr, "Error: Could not determine latest pi version.\n");
+    let run = pi(&fx, &["update"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stdout,
+        "Extensions are skipped. Run pi update --extensions to update extensions.\n"
+    );
+    assert_eq!(run.stderr, "Error: Could not determine latest pi version.\n");
+    let run = pi(&fx, &["update", "--all"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "Skipped package updates (offline mode)\n");
+    let run = pi(&fx, &["update", "--extensions"]);
+    run.assert_ok();
+    assert_eq!(run.stdout, "Skipped package updates (offline mode)\n");
+    let run = pi(&fx, &["update", "--models"]);
+    run.assert_ok();
+    assert_eq!(run.stdout, "Model catalogs refreshed\n");
+    fx.agent.write("models.json", "{not json").unwrap();
+    let run = pi(&fx, &["update", "--models"]);
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr
-            .starts_with("error: pi cannot self-update this installation.\n"),
+        run.stderr.starts_with("Error: Could not refresh model catalogs: "),
         "{}",
         run.stderr
     );
-    assert!(run.stderr.contains("Location of pi executable: "));
-    // Bare `pi update` does the packages, then fails on the self part.
-    let run = pi(&fx, &["update"]);
-    assert_eq!(run.code, 1);
-    assert_eq!(run.stdout, "Updated packages\n");
 }
 
 fn git(dir: &Path, args: &[&str]) {
