@@ -148,6 +148,7 @@ pub fn run(argv: &[String]) -> i32 {
 
     // `-r` outside the interactive mode: the session is chosen before anything starts.
     let mut args = args;
+    args.cannot_prompt = !mode.is_interactive();
     if args.resume && !mode.is_interactive() && !args.help && args.list_models.is_none() {
         match pick_session_to_resume(&args, &cwd) {
             Ok(path) => {

@@ -75,6 +75,9 @@ impl Services {
             theme_paths: args.themes.clone(),
             no_themes: args.no_themes,
             extension_sources: args.extensions.clone(),
+            skip_project: false,
+            trust_override: args.project_trust_override,
+            cannot_ask_trust: args.cannot_prompt,
         }
     }
 
@@ -100,8 +103,32 @@ impl Services {
     }
 
     fn load_cwd(&self, paths: &Paths, settings: Option<SettingsManager>) -> CwdServices {
-        let settings = settings.unwrap_or_else(|| SettingsManager::load(paths));
-        let resources = load_resources(paths, &settings, &self.resource_options);
+        let mut settings = settings.unwrap_or_else(|| SettingsManager::load(paths));
+        // Project trust decides whether the project's own settings and resources count.
+        let trust_file = paths.agent_dir.join("trust.json");
+        let (trusted, trust_warning) = crate::config::trust::resolve_project_trust(&crate::config::trust::TrustQuery {
+            cwd: &paths.cwd,
+            home: &paths.home,
+            trust_file: &trust_file,
+            cli_override: self.resource_options.trust_override,
+            default: crate::config::trust::DefaultTrust::from_setting(
+                settings.global_settings().get("defaultProjectTrust"),
+            ),
+            can_ask: !self.resource_options.cannot_ask_trust,
+        });
+        if !trusted {
+            settings.ignore_project();
+        }
+        let options = ResourceOptions {
+            skip_project: !trusted,
+            ..self.resource_options.clone()
+        };
+        let mut resources = load_resources(paths, &settings, &options);
+        if let Some(w) = trust_warning {
+            resources
+                .diagnostics
+                .push(crate::resources::Diagnostic::warning(w, trust_file.clone()));
+        }
         CwdServices {
             cwd: paths.cwd.clone(),
             paths: paths.clone(),

@@ -24,3 +24,5 @@ mod flags16;
 mod golden;
 #[path = "cli/packages.rs"]
 mod packages;
+#[path = "cli/trust.rs"]
+mod trust;

@@ -58,6 +58,9 @@ pub struct Args {
     /// `--approve` (`Some(true)`) / `--no-approve` (`Some(false)`): trust or ignore the project's
     /// own files for this run instead of the saved decision.
     pub project_trust_override: Option<bool>,
+    /// Set by startup, not by a flag: the run cannot ask the user anything (print, JSON and
+    /// RPC mode), so an undecided project is not trusted.
+    pub cannot_prompt: bool,
     pub no_context_files: bool,
     pub export: Option<String>,
     /// `Some(None)`: list all; `Some(Some(s))`: filter by `s`.

@@ -22,6 +22,7 @@ pub mod models_json;
 pub mod paths;
 pub mod provider_names;
 pub mod settings;
+pub mod trust;
 
 pub use auth::{AuthStorage, Credential};
 pub use model_registry::ModelRegistry;

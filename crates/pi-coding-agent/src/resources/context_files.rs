@@ -112,14 +112,20 @@ pub fn load_prompt_sources(
     paths: &Paths,
     cli_system_prompt: Option<&str>,
     cli_append: &[String],
+    skip_project: bool,
 ) -> (PromptSources, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
-    let custom_source = cli_system_prompt
-        .map(str::to_string)
-        .or_else(|| discover_system_prompt_file(paths).map(|p| p.to_string_lossy().into_owned()));
+    // An untrusted project's SYSTEM.md and APPEND_SYSTEM.md are left out.
+    let allowed = |p: &std::path::PathBuf| !skip_project || !p.starts_with(paths.project_dir());
+    let custom_source = cli_system_prompt.map(str::to_string).or_else(|| {
+        discover_system_prompt_file(paths)
+            .filter(allowed)
+            .map(|p| p.to_string_lossy().into_owned())
+    });
     let custom = custom_source.map(|s| resolve_prompt_input(&s, "system prompt", &mut diagnostics));
     let append_sources: Vec<String> = if cli_append.is_empty() {
         discover_append_system_prompt_file(paths)
+            .filter(allowed)
             .map(|p| vec![p.to_string_lossy().into_owned()])
             .unwrap_or_default()
     } else {
@@ -173,11 +179,11 @@ mod tests {
         let paths = Paths::new(&agent, &cwd, tmp.path());
         fs::write(agent.join("SYSTEM.md"), "global system").expect("w");
         fs::write(agent.join("APPEND_SYSTEM.md"), "global append").expect("w");
-        let (s, _) = load_prompt_sources(&paths, None, &[]);
+        let (s, _) = load_prompt_sources(&paths, None, &[], false);
         assert_eq!(s.custom.as_deref(), Some("global system"));
         assert_eq!(s.append, vec!["global append".to_string()]);
         fs::write(cwd.join(".pi/SYSTEM.md"), "project system").expect("w");
-        let (s, _) = load_prompt_sources(&paths, None, &[]);
+        let (s, _) = load_prompt_sources(&paths, None, &[], false);
         assert_eq!(s.custom.as_deref(), Some("project system"));
         let file = tmp.path().join("extra.txt");
         fs::write(&file, "from file").expect("w");
@@ -185,6 +191,7 @@ mod tests {
             &paths,
             Some("inline"),
             &["one".to_string(), file.to_string_lossy().into_owned()],
+            false,
         );
         assert_eq!(s.custom.as_deref(), Some("inline"));
         assert_eq!(s.append, vec!["one".to_string(), "from file".to_string()]);

@@ -38,6 +38,14 @@ pub struct ResourceOptions {
     /// Each `-e`/`--extension`: package sources whose skills, prompts and themes are used
     /// for this run (the extensions themselves are not loaded).
     pub extension_sources: Vec<String>,
+    /// The project is not trusted: its own skills, prompts, themes and SYSTEM.md files stay
+    /// out (context files such as AGENTS.md load regardless).
+    pub skip_project: bool,
+    /// `--approve` (`Some(true)`) / `--no-approve` (`Some(false)`).
+    pub trust_override: Option<bool>,
+    /// Nobody can be asked to trust the project (print, JSON and RPC mode), so an undecided
+    /// project with files of its own is not trusted.
+    pub cannot_ask_trust: bool,
 }
 
 /// Everything loaded, plus every diagnostic (the caller decides how to show them).
@@ -67,8 +75,12 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
         diagnostics.extend(diags);
         files
     };
-    let (prompt_sources, diags) =
-        load_prompt_sources(paths, options.system_prompt.as_deref(), &options.append_system_prompt);
+    let (prompt_sources, diags) = load_prompt_sources(
+        paths,
+        options.system_prompt.as_deref(),
+        &options.append_system_prompt,
+        options.skip_project,
+    );
     diagnostics.extend(diags);
 
     // Package resources come after the settings entries and the pi folders (the first name
@@ -93,6 +105,7 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
             package_paths: packages.skills,
             temporary_package_paths: temporary.skills,
             no_defaults: options.no_skills,
+            skip_project: options.skip_project,
         },
     );
     let templates = load_prompt_templates(
@@ -104,6 +117,7 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
             package_paths: packages.prompts,
             temporary_package_paths: temporary.prompts,
             no_defaults: options.no_prompt_templates,
+            skip_project: options.skip_project,
         },
     );
     Resources {
@@ -130,6 +144,7 @@ pub fn theme_sources(paths: &Paths, settings: &SettingsManager, options: &Resour
         )
         .themes,
         no_defaults: options.no_themes,
+        skip_project: options.skip_project,
     }
 }
 

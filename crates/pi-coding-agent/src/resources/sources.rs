@@ -22,6 +22,8 @@ pub struct ResourceSources {
     pub temporary_package_paths: Vec<(PathBuf, ResourceScope)>,
     /// `--no-skills`, `--no-prompt-templates`, `--no-themes`: only the CLI paths.
     pub no_defaults: bool,
+    /// The project is not trusted: its own folders are not searched.
+    pub skip_project: bool,
 }
 
 /// The part of discovery that differs between resource kinds.
@@ -90,6 +92,9 @@ pub(crate) fn collect_from_sources(paths: &Paths, sources: &ResourceSources, col
         ),
         (&sources.global_entries, paths.agent_dir.clone(), ResourceScope::User),
     ] {
+        if sources.skip_project && scope == ResourceScope::Project {
+            continue;
+        }
         for entry in entries.iter().filter(|e| !is_pattern(e)) {
             collector.add_entry(resolve_resource_path(entry, &base, &paths.home), scope.clone(), &|f| {
                 is_enabled(f, entries, &base, true)

@@ -177,6 +177,8 @@ pub struct SettingsManager {
     /// Inside [`update`]: setters only mark their file in `pending_writes`.
     defer_writes: bool,
     pending_writes: BTreeSet<SettingsScope>,
+    /// The project is not trusted: its file is neither read nor reloaded.
+    project_ignored: bool,
 }
 
 impl SettingsManager {
@@ -203,6 +205,7 @@ impl SettingsManager {
             memory_files: BTreeMap::new(),
             defer_writes: false,
             pending_writes: BTreeSet::new(),
+            project_ignored: false,
         };
         manager.load_scope(SettingsScope::Global);
         manager.load_scope(SettingsScope::Project);
@@ -235,6 +238,7 @@ impl SettingsManager {
             memory_files,
             defer_writes: false,
             pending_writes: BTreeSet::new(),
+            project_ignored: false,
         };
         manager.remerge();
         manager
@@ -257,6 +261,7 @@ impl SettingsManager {
             memory_files: BTreeMap::new(),
             defer_writes: false,
             pending_writes: BTreeSet::new(),
+            project_ignored: self.project_ignored,
         }
     }
 
@@ -270,7 +275,20 @@ impl SettingsManager {
         }
     }
 
+    /// Leave the project's settings out (an untrusted project): only the global file counts,
+    /// now and on every reload.
+    pub fn ignore_project(&mut self) {
+        self.project_ignored = true;
+        self.project = Map::new();
+        self.project_load_error = None;
+        self.errors.retain(|e| e.scope != SettingsScope::Project);
+        self.remerge();
+    }
+
     fn load_scope(&mut self, scope: SettingsScope) {
+        if scope == SettingsScope::Project && self.project_ignored {
+            return;
+        }
         let content = match self.path_of(scope) {
             // Locked, because the TypeScript pi rewrites the file in place.
             Some(path) => match locked_file::read_locked(path) {
