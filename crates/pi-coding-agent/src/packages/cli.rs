@@ -346,11 +346,35 @@ pub fn run_parsed(p: &PackageCommand, paths: Paths) -> i32 {
         return refresh_model_catalogs(&paths, style);
     }
 
+    // Package commands never ask: an undecided project with files of its own is not trusted.
+    let settings_for_trust = crate::config::settings::SettingsManager::load(&paths);
+    let trust_file = paths.agent_dir.join("trust.json");
+    let (trusted, _) = crate::config::trust::resolve_project_trust(&crate::config::trust::TrustQuery {
+        cwd: &paths.cwd,
+        home: &paths.home,
+        trust_file: &trust_file,
+        cli_override: p.project_trust_override,
+        default: crate::config::trust::DefaultTrust::from_setting(
+            settings_for_trust.global_settings().get("defaultProjectTrust"),
+        ),
+        can_ask: false,
+    });
+    if !trusted && p.local && matches!(p.command, Command::Install | Command::Remove) {
+        eprintln!(
+            "{}",
+            style.red("Project is not trusted. Use --approve to modify local package config.")
+        );
+        return 1;
+    }
+
     let mut pm = PackageManager::new(
         paths,
         Output::Inherit,
         Box::new(move |line: &str| println!("{}", style.dim(line))),
     );
+    if !trusted {
+        pm.settings.ignore_project();
+    }
     for e in pm.settings.drain_errors() {
         eprintln!(
             "{}",

@@ -85,3 +85,30 @@ fn saved_decisions_and_the_default_setting() {
         .unwrap();
     assert_eq!(run(&mock, &fx, &[]).0, "medium");
 }
+
+/// Package commands never ask: an untrusted project's package settings are neither shown
+/// nor written.
+#[test]
+fn package_commands_respect_trust() {
+    let (_mock, fx) = fixture();
+    let pkg = fx.root.path().join("pkg");
+    std::fs::create_dir_all(pkg.join("prompts")).unwrap();
+    std::fs::write(pkg.join("prompts/a.md"), "A prompt\n").unwrap();
+    std::fs::write(pkg.join("package.json"), r#"{"name":"pkg","version":"1.0.0"}"#).unwrap();
+    let pkg = pkg.to_str().unwrap();
+    let run = fx.pi(["install", "-l", pkg]).run();
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.stderr,
+        "Project is not trusted. Use --approve to modify local package config.\n"
+    );
+    let settings = std::fs::read_to_string(fx.proj.join(".pi/settings.json")).unwrap();
+    assert!(!settings.contains("packages"), "{settings}");
+    fx.pi(["install", "-l", pkg, "--approve"]).run().assert_ok();
+    let run = fx.pi(["list"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "No packages installed.\n");
+    let run = fx.pi(["list", "-a"]).run();
+    run.assert_ok();
+    assert!(run.stdout.starts_with("Project packages:\n"), "{}", run.stdout);
+}
