@@ -16,6 +16,13 @@ fn setup() -> (Mock, Fixture) {
     (mock, fx)
 }
 
+/// Save a decision to trust the fixture project: once `-l` has written `.pi/settings.json`,
+/// the project has files of its own, and the commands here cannot ask.
+fn trust_project(fx: &Fixture) {
+    let decision = serde_json::json!({ fx.proj.display().to_string(): true });
+    fx.agent.write("trust.json", decision.to_string()).unwrap();
+}
+
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -157,6 +164,7 @@ fn local_package_install_list_use_remove() {
 #[test]
 fn project_install_and_filters() {
     let (mock, fx) = setup();
+    trust_project(&fx);
     let pkg = fx.root.path().canonicalize().unwrap().join("pkg");
     make_package(&pkg);
     let run = pi(&fx, &["install", "../pkg", "-l"]);
@@ -372,6 +380,7 @@ fn git_package_install_use_update_remove() {
         return;
     }
     let (mock, fx) = setup();
+    trust_project(&fx);
     let root = fx.root.path().canonicalize().unwrap();
     let (work, env) = bare_repo(&root);
     let run_with = |args: &[&str], offline: bool| {
@@ -468,6 +477,7 @@ fn npm_package_from_a_local_tarball() {
         return;
     }
     let (mock, fx) = setup();
+    trust_project(&fx);
     let root = fx.root.path().canonicalize().unwrap();
     let src = root.join("tinypkg");
     make_package(&src);
@@ -662,6 +672,7 @@ fn pinned_git_package_is_left_alone_by_update() {
 #[test]
 fn npm_command_setting_is_honoured() {
     let (_mock, fx) = setup();
+    trust_project(&fx);
     let log = fx.root.path().join("npm-args.log");
     let settings_json = serde_json::json!({
         "npmCommand": ["sh", "-c", format!("echo \"$@\" >> {}", log.display()), "npm"]
