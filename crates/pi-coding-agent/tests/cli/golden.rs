@@ -323,16 +323,16 @@ fn check_cases(cases: &[(&str, &str, Option<&str>)], strict: bool) {
 }
 
 /// The 1.6 transcripts, for the cases whose 1.6 behaviour is already ours (`PI_GOLDEN16_DIR`
-/// overrides the default).
+/// overrides the project's copy).
 fn golden16_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::PathBuf::from(
-        std::env::var("PI_GOLDEN16_DIR").unwrap_or_else(|_| "/work/shared/spec/golden-1.6".into()),
-    );
+    let dir = std::env::var_os("PI_GOLDEN16_DIR").map_or_else(pi_test_support::golden_16, std::path::PathBuf::from);
     if dir.join("scenarios").is_dir() {
         Some(dir)
     } else {
-        println!("skipped: no golden transcripts in {}", dir.display());
-        None
+        pi_test_support::require::missing(
+            &format!("golden transcripts in {}", dir.display()),
+            "compares with the recorded TypeScript pi 1.6",
+        )
     }
 }
 
