@@ -1,0 +1,1 @@
+//! The `pi mcp` subcommands.
