@@ -47,6 +47,8 @@ pub struct PiHttpClient {
     headers: HeaderMap,
     token: Option<TokenSource>,
     failure: Arc<std::sync::Mutex<HttpFailure>>,
+    /// The last request that could not be sent, as `fetch failed: <cause>`.
+    send_error: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl PiHttpClient {
@@ -56,6 +58,7 @@ impl PiHttpClient {
             headers,
             token,
             failure: Arc::default(),
+            send_error: Arc::default(),
         }
     }
 
@@ -64,10 +67,23 @@ impl PiHttpClient {
         *self.failure.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Why the last request could not be sent at all (no connection, DNS, TLS), if that happened.
+    pub fn send_error(&self) -> Option<String> {
+        self.send_error.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
     fn note<T>(
         &self,
         result: Result<T, StreamableHttpError<reqwest::Error>>,
     ) -> Result<T, StreamableHttpError<reqwest::Error>> {
+        if let Err(StreamableHttpError::Client(error)) = &result {
+            // The innermost cause says what went wrong ("Connection refused"); the outer ones repeat the URL.
+            let mut cause: &dyn std::error::Error = error;
+            while let Some(source) = cause.source() {
+                cause = source;
+            }
+            *self.send_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("fetch failed: {cause}"));
+        }
         if let Err(error) = &result {
             let kind = match error {
                 StreamableHttpError::AuthRequired(_) | StreamableHttpError::InsufficientScope(_) => {

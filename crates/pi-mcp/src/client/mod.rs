@@ -301,6 +301,10 @@ impl McpClient {
                                 return Err(plain(sign_in_error(server, config)));
                             }
                             let transient = http.last_failure() == HttpFailure::Transient;
+                            let error = match (http.send_error(), &error.error) {
+                                (Some(message), McpError::Transport(_)) => plain(McpError::Transport(message)),
+                                _ => error,
+                            };
                             match CONNECT_RETRY_DELAYS_MS.get(attempt) {
                                 Some(delay) if transient => tokio::time::sleep(Duration::from_millis(*delay)).await,
                                 _ => return Err(error),
