@@ -92,6 +92,15 @@ impl McpClient {
             tokio::select! {
                 biased;
                 answer = &mut handle.rx => {
+                    // Progress sent before the answer was handed on before it (the transport
+                    // wrapper sees messages in order), so what is queued still belongs to this call.
+                    while let Ok(note) = progress.try_recv() {
+                        if note.token == token {
+                            if let Some(report) = &options.on_progress {
+                                report(&note);
+                            }
+                        }
+                    }
                     return match answer {
                         Ok(Ok(result)) => serde_json::to_value(result).map_err(|e| invalid(e.to_string())),
                         Ok(Err(error)) => Err(service_error(error)),
