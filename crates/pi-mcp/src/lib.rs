@@ -7,6 +7,7 @@ pub mod client;
 pub mod config;
 pub mod content;
 pub mod error;
+pub mod log;
 pub mod naming;
 pub mod trust;
 

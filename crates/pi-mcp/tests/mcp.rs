@@ -59,6 +59,9 @@ fn main() {
         ("cli_list_add_remove_against_real_servers", || {
             Box::pin(support::cli_tests::cli_list_add_remove_against_real_servers())
         }),
+        ("everything_server_over_stdio", || {
+            Box::pin(everything_server_over_stdio())
+        }),
         ("cli_messages_and_exit_codes", || {
             Box::pin(support::cli_tests::cli_messages_and_exit_codes())
         }),
@@ -537,5 +540,81 @@ async fn http_401_needs_sign_in() {
     let client = McpClient::connect("web", &provider, &options)
         .await
         .expect("provider token accepted");
+    client.close().await;
+}
+
+/// The reference MCP server from npm (`@modelcontextprotocol/server-everything`), when
+/// `PI_MCP_EVERYTHING_SERVER` names its `dist/index.js` and node is installed. Tests never download
+/// it; without it the test reports itself skipped.
+async fn everything_server_over_stdio() {
+    let Some(script) = std::env::var_os("PI_MCP_EVERYTHING_SERVER")
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+    else {
+        println!(
+            "skipped: everything_server_over_stdio (set PI_MCP_EVERYTHING_SERVER to server-everything's dist/index.js)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let entry = config(json!({"command": "node", "args": [script.display().to_string(), "stdio"]}));
+    let client = connect(&entry, dir.path()).await;
+    let tools = client.list_tools().await.expect("tools");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"get-roots-list"),
+        "{names:?}"
+    );
+    assert_eq!(
+        pi_mcp::mcp_tool_name("everything", "get-tiny-image", |_| false),
+        "mcp__everything__get_tiny_image"
+    );
+
+    let echo = call(&client, "echo", json!({"message": "hi"}), &CallOptions::default())
+        .await
+        .expect("echo");
+    assert_eq!(echo["content"][0]["text"], "Echo: hi");
+    let image = call(&client, "get-tiny-image", json!({}), &CallOptions::default())
+        .await
+        .expect("image");
+    let out = pi_mcp::convert_tool_result(
+        "everything",
+        "get-tiny-image",
+        &image,
+        &pi_mcp::ConvertOptions::default(),
+    );
+    assert!(out
+        .content
+        .iter()
+        .any(|b| matches!(b, ContentBlock::Image { mime_type, .. } if mime_type == "image/png")));
+    let roots = call(&client, "get-roots-list", json!({}), &CallOptions::default())
+        .await
+        .expect("roots");
+    let text = roots["content"][0]["text"].as_str().unwrap_or("").to_string();
+    assert!(text.contains(&format!("file://{}", dir.path().display())), "{text}");
+
+    let seen: Arc<Mutex<usize>> = Arc::default();
+    let sink = seen.clone();
+    let options = CallOptions {
+        on_progress: Some(Arc::new(move |_: &pi_mcp::Progress| {
+            *sink.lock().unwrap_or_else(|e| e.into_inner()) += 1
+        })),
+        timeout: Some(Duration::from_millis(900)),
+        ..CallOptions::default()
+    };
+    // Two seconds in four steps: longer than the timeout, kept alive by progress.
+    let done = call(
+        &client,
+        "trigger-long-running-operation",
+        json!({"duration": 2, "steps": 4}),
+        &options,
+    )
+    .await
+    .expect("long operation");
+    assert!(done["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .starts_with("Long running operation completed."));
+    assert_eq!(*seen.lock().unwrap_or_else(|e| e.into_inner()), 4);
     client.close().await;
 }

@@ -7,6 +7,7 @@ use super::args::{parse, Kind};
 use super::{CliContext, CliOutput, HELP_HINT};
 use crate::client::{ConnectError, ConnectOptions, McpClient, McpTool};
 use crate::config::ServerEntry;
+use crate::log::McpServerLog;
 
 /// The state of a connection attempt as `pi mcp` reports it.
 pub(crate) enum Probe {
@@ -18,10 +19,11 @@ pub(crate) enum Probe {
     Failed(String),
 }
 
-pub(crate) fn connect_options(context: &CliContext) -> ConnectOptions {
+pub(crate) fn connect_options(context: &CliContext, server: &str) -> ConnectOptions {
     let mut options = ConnectOptions::new(&context.cwd, &context.client_version);
     options.env = context.env.clone();
     options.provider_tokens = Some(context.tokens());
+    options.log = Some(McpServerLog::in_agent_dir(&context.agent_dir).sink(server));
     options
 }
 
@@ -34,7 +36,7 @@ pub(crate) async fn probe(entry: &ServerEntry, context: &CliContext) -> Probe {
             Probe::Failed(error.message())
         }
     };
-    let client = match McpClient::connect(&entry.name, &entry.config, &connect_options(context)).await {
+    let client = match McpClient::connect(&entry.name, &entry.config, &connect_options(context, &entry.name)).await {
         Ok(client) => client,
         Err(error) => return failed(error),
     };

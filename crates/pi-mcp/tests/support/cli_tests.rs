@@ -109,6 +109,12 @@ config error: {g}: server \"sse\": legacy SSE transport is not supported; use th
     assert_eq!(listed.stdout, expected);
     assert_eq!(listed.exit_code, 1, "a server needs sign-in and an entry is invalid");
 
+    let log = std::fs::read_to_string(agent.join("mcp.log")).expect("mcp.log written");
+    let first = log.lines().next().unwrap_or("");
+    assert!(first.ends_with(" [demo] info test: server initialized"), "{log}");
+    assert!(first.len() == "2026-12-01T08:40:24.123Z [demo] info test: server initialized".len());
+    assert!(log.contains("\n    second line\n"));
+
     let json_list = pi_mcp(&ctx, &["list", "--json"]).await;
     let report: Value = serde_json::from_str(&json_list.stdout).expect("json output");
     assert_eq!(

@@ -73,6 +73,10 @@ impl State {
         };
         let params = message.get("params").cloned().unwrap_or(Value::Null);
         let Some(id) = id else {
+            if method == "notifications/initialized" {
+                let _ = out.send(json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "logger": "test", "data": "server initialized\nsecond line"}}));
+            }
             if method == "notifications/cancelled" {
                 if let Some(request) = params.get("requestId") {
                     if let Some(token) = self
