@@ -226,6 +226,15 @@ async fn stdio_handshake_tools_calls_and_roots() {
         json!({"roots": [{"uri": format!("file://{cwd}"), "name": name}]})
     );
 
+    let mut changes = client.tool_list_changes();
+    call(&client, "notify_changed", json!({}), &CallOptions::default())
+        .await
+        .expect("notify");
+    tokio::time::timeout(Duration::from_secs(2), changes.changed())
+        .await
+        .expect("list_changed seen")
+        .expect("open");
+
     client.ping(None).await.expect("ping");
     let stderr = client.stderr_tail().unwrap_or_default();
     assert_eq!(

@@ -130,3 +130,21 @@ impl ClientHandler for PiClientHandler {
         self.tools_changed.send_modify(|n| *n += 1);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_text_is_the_message_or_the_numbers() {
+        let progress = |progress: f64, total: Option<f64>, message: Option<&str>| Progress {
+            token: Value::Null,
+            progress,
+            total,
+            message: message.map(str::to_string),
+        };
+        assert_eq!(progress(1.0, Some(4.0), Some("step 1")).display_text(), "step 1");
+        assert_eq!(progress(2.0, Some(4.0), None).display_text(), "Progress 2/4");
+        assert_eq!(progress(0.5, None, None).display_text(), "Progress 0.5");
+    }
+}

@@ -186,6 +186,10 @@ impl State {
                     _ => text_result("no roots answer"),
                 }
             }
+            "notify_changed" => {
+                let _ = out.send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
+                text_result("changed")
+            }
             "crash" => {
                 eprintln!("boom on stderr");
                 std::process::exit(3);
