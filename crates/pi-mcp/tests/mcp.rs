@@ -55,6 +55,9 @@ fn main() {
         ("http_sse_answers_and_progress", || {
             Box::pin(http_sse_answers_and_progress())
         }),
+        ("http_transient_failures_are_retried_at_connect", || {
+            Box::pin(http_transient_failures_are_retried_at_connect())
+        }),
         ("http_401_needs_sign_in", || Box::pin(http_401_needs_sign_in())),
         ("cli_list_add_remove_against_real_servers", || {
             Box::pin(support::cli_tests::cli_list_add_remove_against_real_servers())
@@ -177,6 +180,8 @@ async fn stdio_handshake_tools_calls_and_roots() {
         ]
     );
     assert_eq!(tools[0].title.as_deref(), Some("Echo"));
+    assert_eq!(tools[0].model_description("test"), "Echo the text back.");
+    assert_eq!(tools[2].model_description("test"), "MCP tool fail from server test");
     assert_eq!(tools[0].annotations.get("readOnlyHint"), Some(&json!(true)));
     assert_eq!(tools[2].input_schema, json!({"type": "object", "properties": {}}));
 
@@ -517,6 +522,36 @@ async fn http_sse_answers_and_progress() {
     let tools = client.list_tools().await.expect("tools over sse");
     assert_eq!(tools.len(), 8);
     client.close().await;
+}
+
+async fn http_transient_failures_are_retried_at_connect() {
+    let server = support::http_server::start(support::http_server::HttpOptions {
+        fail_first: 2,
+        ..Default::default()
+    })
+    .await;
+    let entry = config(json!({"url": server.url}));
+    let started = std::time::Instant::now();
+    let client = McpClient::connect("web", &entry, &ConnectOptions::new(std::env::temp_dir(), "1.6.0"))
+        .await
+        .expect("third try connects");
+    assert!(
+        started.elapsed() >= Duration::from_millis(1_250),
+        "waited 250 ms and 1 s"
+    );
+    client.close().await;
+    let three = support::http_server::start(support::http_server::HttpOptions {
+        fail_first: 3,
+        ..Default::default()
+    })
+    .await;
+    let entry = config(json!({"url": three.url}));
+    assert!(
+        McpClient::connect("web", &entry, &ConnectOptions::new(std::env::temp_dir(), "1.6.0"))
+            .await
+            .is_err(),
+        "two retries only"
+    );
 }
 
 async fn http_401_needs_sign_in() {

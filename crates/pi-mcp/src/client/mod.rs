@@ -105,6 +105,20 @@ pub struct McpTool {
 /// Receives the progress notifications of one call.
 pub type ProgressSink = Arc<dyn Fn(&Progress) + Send + Sync>;
 
+impl McpTool {
+    /// The description the model gets: the tool's (trimmed), else its title, else a generic one.
+    pub fn model_description(&self, server: &str) -> String {
+        match (
+            self.description.as_deref().map(str::trim).filter(|d| !d.is_empty()),
+            &self.title,
+        ) {
+            (Some(description), _) => description.to_string(),
+            (None, Some(title)) if !title.is_empty() => title.clone(),
+            _ => format!("MCP tool {} from server {server}", self.name),
+        }
+    }
+}
+
 /// How one call behaves.
 #[derive(Default, Clone)]
 pub struct CallOptions {

@@ -40,7 +40,10 @@ fn invalid(message: String) -> McpError {
 fn tool_from(value: &Map<String, Value>) -> Option<McpTool> {
     let name = value.get("name")?.as_str()?.to_string();
     let mut schema = value.get("inputSchema")?.as_object()?.clone();
-    schema.entry("type").or_insert_with(|| json!("object"));
+    let type_entry = schema.entry("type").or_insert(Value::Null);
+    if type_entry.is_null() {
+        *type_entry = json!("object");
+    }
     schema.entry("properties").or_insert_with(|| json!({}));
     let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
     let hints = value.get("annotations").and_then(Value::as_object);

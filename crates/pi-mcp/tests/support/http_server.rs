@@ -36,6 +36,8 @@ pub struct HttpOptions {
     pub sse: bool,
     /// Require `Authorization: Bearer <token>`.
     pub bearer: Option<String>,
+    /// Answer this many POSTs with 503 first.
+    pub fail_first: usize,
 }
 
 pub struct HttpServer {
@@ -100,6 +102,17 @@ async fn serve(
         "DELETE" => return Ok(full(StatusCode::OK, "")),
         "POST" => {}
         _ => return Ok(full(StatusCode::METHOD_NOT_ALLOWED, "")),
+    }
+    if options.fail_first > 0 {
+        let failures = requests
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|r| r.method == "POST")
+            .count();
+        if failures <= options.fail_first {
+            return Ok(full(StatusCode::SERVICE_UNAVAILABLE, "warming up"));
+        }
     }
     let Some(message) = body else {
         return Ok(full(StatusCode::BAD_REQUEST, "not json"));
