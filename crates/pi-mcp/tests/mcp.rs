@@ -2,6 +2,9 @@
 //! started with `PI_MCP_TEST_SERVER=stdio`, the MCP server the stdio tests spawn; the HTTP tests
 //! serve the same server on 127.0.0.1.
 
+// A test runner without libtest, so clippy's test allowances do not see its tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::future::Future;
