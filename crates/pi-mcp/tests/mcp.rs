@@ -378,6 +378,16 @@ async fn stdio_failures_report_stderr_and_spawn_errors() {
     assert_eq!(error.error, McpError::ConnectionClosed);
     assert_eq!(error.to_string(), "MCP connection closed\nboom on stderr");
 
+    // A server that never answers `initialize` fails after the server's timeout.
+    let silent = config(json!({"command": "sleep", "args": ["30"], "timeout": 0.5}));
+    let started = std::time::Instant::now();
+    let error = McpClient::connect("silent", &silent, &ConnectOptions::new(dir.path(), "1.6.0"))
+        .await
+        .err()
+        .expect("times out");
+    assert_eq!(error.error, McpError::Timeout(500));
+    assert!(started.elapsed() < Duration::from_secs(3));
+
     let log = dir.path().join("received.jsonl");
     let client = connect(&stdio_config(&log, &[]), dir.path()).await;
     let error = call(&client, "crash", json!({}), &CallOptions::default())

@@ -222,6 +222,25 @@ fn init_error(error: rmcp::service::ClientInitializeError) -> McpError {
     }
 }
 
+/// The handshake, bounded by the server's request timeout like every other request.
+async fn initialize<F>(
+    handshake: F,
+    config: &ServerConfig,
+) -> Result<RunningService<RoleClient, PiClientHandler>, McpError>
+where
+    F: std::future::Future<
+        Output = Result<RunningService<RoleClient, PiClientHandler>, rmcp::service::ClientInitializeError>,
+    >,
+{
+    let timeout = timeout_of(config);
+    match tokio::time::timeout(timeout, handshake).await {
+        Ok(result) => result.map_err(init_error),
+        Err(_) => Err(McpError::Timeout(
+            u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+        )),
+    }
+}
+
 impl McpClient {
     /// Connect to a server: start it (stdio) or reach it (HTTP), then `initialize`, and check the
     /// protocol revision it chose.
@@ -258,7 +277,7 @@ impl McpClient {
                 let closed = Arc::new(AtomicBool::new(false));
                 let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(spawned.stdout, spawned.stdin);
                 let transport = Observed::new(transport, progress.clone(), closed.clone());
-                match handler.serve(transport).await {
+                match initialize(handler.serve(transport), config).await {
                     Ok(service) => {
                         let parts = Parts {
                             progress,
@@ -273,7 +292,7 @@ impl McpClient {
                         drop(spawned.guard);
                         stderr.settle(Duration::from_millis(200)).await;
                         Err(ConnectError {
-                            error: init_error(error),
+                            error,
                             stderr: Some(stderr.shown()),
                         })
                     }
@@ -349,7 +368,7 @@ impl McpClient {
         );
         let closed = Arc::new(AtomicBool::new(false));
         let transport = Observed::new(transport, progress.clone(), closed.clone());
-        let service = handler.serve(transport).await.map_err(|e| plain(init_error(e)))?;
+        let service = initialize(handler.serve(transport), config).await.map_err(plain)?;
         let parts = Parts {
             progress,
             tools_changed,

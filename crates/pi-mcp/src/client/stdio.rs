@@ -64,12 +64,22 @@ pub struct ProcessGuard {
     child: Option<Child>,
 }
 
+/// Signal the server's process group, or the server alone when it has no group (yet). Only while
+/// the server is not reaped: its pid cannot belong to another process then.
 fn signal_group(pid: i32, signal: i32) {
     // SAFETY: kill(2) takes plain integers and touches no memory of ours.
     unsafe {
         if libc::kill(-pid, signal) != 0 {
             libc::kill(pid, signal);
         }
+    }
+}
+
+/// Signal what is left of the group after the server was reaped (its children), never a lone pid.
+fn signal_group_only(pid: i32, signal: i32) {
+    // SAFETY: as above.
+    unsafe {
+        libc::kill(-pid, signal);
     }
 }
 
@@ -94,7 +104,7 @@ impl ProcessGuard {
             }
         }
         // Children of the server that ignored stdin closing would otherwise outlive it.
-        signal_group(pid, libc::SIGTERM);
+        signal_group_only(pid, libc::SIGTERM);
     }
 }
 
