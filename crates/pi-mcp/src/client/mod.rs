@@ -32,6 +32,8 @@ use crate::error::McpError;
 
 /// Per-request timeout when the server configures none.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
+/// A stdio message longer than this is dropped (the connection stays open).
+const MAX_STDIO_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// Delays between connection attempts to an HTTP server after a transient failure.
 const CONNECT_RETRY_DELAYS_MS: [u64; 2] = [250, 1_000];
 
@@ -275,7 +277,8 @@ impl McpClient {
                 let tools_changed = handler.tools_changed.subscribe();
                 let stderr = spawned.stderr.clone();
                 let closed = Arc::new(AtomicBool::new(false));
-                let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(spawned.stdout, spawned.stdin);
+                let transport = rmcp::transport::async_rw::AsyncRwTransport::new_client(spawned.stdout, spawned.stdin)
+                    .with_max_line_length(MAX_STDIO_MESSAGE_BYTES);
                 let transport = Observed::new(transport, progress.clone(), closed.clone());
                 match initialize(handler.serve(transport), config).await {
                     Ok(service) => {
