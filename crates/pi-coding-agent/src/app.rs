@@ -88,6 +88,9 @@ pub fn run(argv: &[String]) -> i32 {
     if let Some(code) = crate::packages::cli::run(argv) {
         return code;
     }
+    if let Some(code) = crate::subcommands::mcp::run(argv, &crate::config::paths::Paths::for_cwd(&cwd)) {
+        return code;
+    }
     if argv.first().is_some_and(|a| a == "config") {
         return crate::packages::config_cmd::run(crate::config::paths::Paths::for_cwd(cwd));
     }

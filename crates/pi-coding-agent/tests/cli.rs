@@ -22,6 +22,8 @@ mod flags;
 mod flags16;
 #[path = "cli/golden.rs"]
 mod golden;
+#[path = "cli/mcp.rs"]
+mod mcp;
 #[path = "cli/packages.rs"]
 mod packages;
 #[path = "cli/trust.rs"]
