@@ -485,6 +485,11 @@ where
                 u.output = usage["output_tokens"].as_u64().unwrap_or(0);
                 u.cache_read = usage["cache_read_input_tokens"].as_u64().unwrap_or(0);
                 u.cache_write = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+                u.cache_write_1h = Some(
+                    usage["cache_creation"]["ephemeral_1h_input_tokens"]
+                        .as_u64()
+                        .unwrap_or(0),
+                );
                 u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
                 calculate_cost(model, &mut em.output.usage);
                 // pi's `message_start` shows the first usage but not yet the response id (its
@@ -547,6 +552,7 @@ where
             "message_delta" => {
                 if let Some(reason) = data["delta"].get("stop_reason").and_then(Value::as_str) {
                     em.output.stop_reason = map_stop_reason(reason)?;
+                    em.output.raw_stop_reason = Some(reason.to_string());
                 }
                 let usage = &data["usage"];
                 let u = &mut em.output.usage;
