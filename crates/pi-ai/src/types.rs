@@ -299,6 +299,10 @@ pub struct ToolResultMessage {
 }
 
 /// A message the LLM sees.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "assistant replies are most messages; boxing them would cost an allocation each"
+)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role")]
 pub enum Message {

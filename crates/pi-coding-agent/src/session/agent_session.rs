@@ -525,22 +525,25 @@ impl AgentSession {
         }
     }
 
-    /// Switch the model: recorded in the session and saved as the default. Leaving a model
-    /// without reasoning brings back the configured default thinking level; otherwise the
-    /// current level is kept. Either way it is clamped to the new model, and a change is
-    /// recorded and announced (`thinking_level_changed`).
+    /// Switch the model, recorded in the session (pi 1.6 leaves the settings' defaults alone).
+    /// The thinking level comes from `modelThinkingLevels["provider/id"]`, else the
+    /// `defaultThinkingLevel` setting, else the current level; it is clamped to the new model,
+    /// and a change is recorded and announced (`thinking_level_changed`).
     pub async fn set_model(&self, model: Model) -> Result<(), PromptError> {
         if !lock(&self.inner.registry).has_configured_auth(&model) {
             return Err(PromptError(format!("No API key for {}/{}", model.provider, model.id)));
         }
-        let from_reasoning = self.model().is_some_and(|m| m.reasoning);
-        let wanted = if from_reasoning {
-            self.thinking_level()
-        } else {
-            lock(&self.inner.settings)
-                .default_thinking_level()
-                .unwrap_or(crate::config::model_resolver::DEFAULT_THINKING_LEVEL)
-        };
+        let wanted = {
+            let settings = lock(&self.inner.settings);
+            let key = format!("{}/{}", model.provider, model.id);
+            settings
+                .get("modelThinkingLevels")
+                .and_then(|levels| levels.get(&key))
+                .and_then(serde_json::Value::as_str)
+                .and_then(ThinkingLevel::parse)
+                .or_else(|| settings.default_thinking_level())
+        }
+        .unwrap_or_else(|| self.thinking_level());
         self.record_model(&model);
         self.inner.agent.set_model(model.clone());
         *lock(&self.inner.model) = Some(model);
@@ -553,7 +556,6 @@ impl AgentSession {
         if let Err(e) = result {
             lock(&self.inner.persist_error).get_or_insert(e.to_string());
         }
-        lock(&self.inner.settings).set_default_model_and_provider(&model.provider, &model.id);
     }
 
     /// Use `model` without the auth check (startup and restore), optionally recording it.
@@ -588,13 +590,10 @@ impl AgentSession {
         let changed = clamped != self.thinking_level();
         self.inner.agent.set_thinking_level(clamped);
         if record && changed {
+            // pi 1.6: recorded in the session only; the settings' default is not rewritten.
             let result = self.with_store(|s| s.append_thinking_level_change(clamped.as_str()));
             if let Err(e) = result {
                 lock(&self.inner.persist_error).get_or_insert(e.to_string());
-            }
-            // A model without reasoning forces `off`; that is not the user's choice of default.
-            if self.model().is_some_and(|m| m.reasoning) || clamped != ThinkingLevel::Off {
-                lock(&self.inner.settings).set_default_thinking_level(clamped);
             }
         }
         clamped
