@@ -20,7 +20,8 @@ use pi_coding_agent::modes::rpc::*;
 
 /// The command/response pairs pi 1.6 answered (`PI_GOLDEN_DIR` overrides where they are).
 fn golden_text() -> String {
-    let dir = std::env::var("PI_GOLDEN_DIR").unwrap_or_else(|_| "/work/shared/spec/golden-1.6".into());
+    let dir = std::env::var("PI_GOLDEN_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden-1.6").into());
     let path = std::path::Path::new(&dir).join("rpc.responses.jsonl");
     std::fs::read_to_string(&path).unwrap_or_else(|_| {
         println!("skipped: no {}", path.display());

@@ -19,7 +19,8 @@ use normalize::{diff, Normalizer};
 /// One file of pi 1.6's recorded RPC run (`PI_GOLDEN_DIR` overrides where they are); empty
 /// when the recording is not there.
 fn golden_file(name: &str) -> String {
-    let dir = std::env::var("PI_GOLDEN_DIR").unwrap_or_else(|_| "/work/shared/spec/golden-1.6".into());
+    let dir = std::env::var("PI_GOLDEN_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/golden-1.6").into());
     std::fs::read_to_string(std::path::Path::new(&dir).join(name)).unwrap_or_default()
 }
 

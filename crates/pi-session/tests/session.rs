@@ -651,14 +651,12 @@ fn fork_to_a_path_without_messages_is_written_lazily() {
     assert_eq!(lines_of(&forked).len(), 3);
 }
 
-const GOLDEN_16: &str = "/work/shared/spec/golden-1.6";
-
 /// A session of pi 1.6 (system messages, new assistant fields) loads and round-trips, and a
 /// `context_edit` leaves its target out of the rebuilt context while the history keeps it.
 #[test]
 fn pi_16_sessions_load_and_context_edits_apply() {
     let dir = tempfile::tempdir().unwrap();
-    let path = Path::new(GOLDEN_16).join("hello-json.session.jsonl");
+    let path = golden("1.6").join("hello-json.session.jsonl");
     let Ok(text) = std::fs::read_to_string(&path) else {
         println!("skipped: no {}", path.display());
         return;

@@ -492,12 +492,11 @@ where
                 );
                 u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
                 calculate_cost(model, &mut em.output.usage);
-                // pi's `message_start` shows the first usage but not yet the response id (its
-                // start event shares the usage object and copies the rest): start in between.
-                em.start().await?;
+                // pi 1.6's `message_start` shows the first usage and the response id.
                 if let Some(id) = message.get("id").and_then(Value::as_str) {
                     em.output.response_id = Some(id.to_string());
                 }
+                em.start().await?;
             }
             "content_block_start" => {
                 em.start().await?;
