@@ -6,6 +6,8 @@
 
 #[path = "rpc_replay/harness.rs"]
 mod harness;
+#[path = "rpc_replay/node_client.rs"]
+mod node_client;
 #[path = "rpc_replay/normalize.rs"]
 mod normalize;
 #[path = "rpc_replay/targeted.rs"]
