@@ -431,6 +431,7 @@ impl Agent {
         }
         sink.emit(AgentEvent::AgentEnd {
             messages: vec![message.into()],
+            will_retry: false,
         })
         .await;
     }

@@ -226,6 +226,7 @@ async fn run_turns(
                 emitter
                     .emit(AgentEvent::AgentEnd {
                         messages: new_messages.clone(),
+                        will_retry: false,
                     })
                     .await;
                 return Ok(new_messages);
@@ -265,6 +266,7 @@ async fn run_turns(
                 emitter
                     .emit(AgentEvent::AgentEnd {
                         messages: new_messages.clone(),
+                        will_retry: false,
                     })
                     .await;
                 return Ok(new_messages);
@@ -282,6 +284,7 @@ async fn run_turns(
     emitter
         .emit(AgentEvent::AgentEnd {
             messages: new_messages.clone(),
+            will_retry: false,
         })
         .await;
     Ok(new_messages)
@@ -322,7 +325,8 @@ async fn stream_assistant_response(
 ) -> Result<AssistantMessage, HookError> {
     if cancel.is_cancelled() {
         // Aborted between turns: end the way a provider ends an aborted request, without one.
-        let message = failed_message(&turn.model, StopReason::Aborted, ABORTED_REQUEST);
+        let mut message = failed_message(&turn.model, StopReason::Aborted, ABORTED_REQUEST);
+        message.thinking_level = Some(turn.thinking_level.as_str().to_string());
         emitter
             .emit(AgentEvent::MessageStart {
                 message: message.clone().into(),
@@ -364,6 +368,7 @@ async fn stream_assistant_response(
     options.api_key = api_key;
     options.reasoning = Some(turn.thinking_level).filter(|l| *l != ThinkingLevel::Off);
     options.cancel = cancel.child_token();
+    let stream_started = std::time::Instant::now();
     let mut stream = (turn.stream_fn)(&turn.model, &llm_context, options);
 
     let partial = Arc::new(Mutex::new(PartialMessage::new()));
@@ -389,7 +394,9 @@ async fn stream_assistant_response(
             break message;
         };
         match event {
-            AssistantMessageEvent::Start { partial: start } => {
+            AssistantMessageEvent::Start { partial: mut start } => {
+                // A reply in progress says so until its final message replaces it.
+                start.stop_reason = StopReason::Pending;
                 lock(&partial).apply(&AssistantMessageEvent::Start { partial: start.clone() });
                 started = true;
                 emitter.emit(AgentEvent::MessageStart { message: start.into() }).await;
@@ -412,6 +419,12 @@ async fn stream_assistant_response(
         }
     };
 
+    let mut final_message = final_message;
+    // As pi: the stream's duration (unless the provider set one) and the level asked for.
+    if final_message.duration_ms.is_none() {
+        final_message.duration_ms = Some(u64::try_from(stream_started.elapsed().as_millis()).unwrap_or(u64::MAX));
+    }
+    final_message.thinking_level = Some(turn.thinking_level.as_str().to_string());
     if !started {
         emitter
             .emit(AgentEvent::MessageStart {

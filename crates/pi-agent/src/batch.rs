@@ -50,6 +50,8 @@ struct Finalized {
     tool_call: ToolCall,
     result: ToolOutput,
     is_error: bool,
+    /// How long `execute` ran; `None` for a call that never ran.
+    duration_ms: Option<u64>,
 }
 
 enum Preparation {
@@ -111,10 +113,13 @@ async fn run_sequential(
                 tool_call: (*call).clone(),
                 result,
                 is_error: true,
+                duration_ms: None,
             },
             Preparation::Prepared { tool, args } => {
-                let (result, is_error) = execute(&tool, call, args.clone(), emitter, cancel).await;
-                finalize(call, &args, result, is_error, context, assistant, config, cancel).await
+                let (result, is_error, duration_ms) = execute(&tool, call, args.clone(), emitter, cancel).await;
+                let mut finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
+                finalized.duration_ms = Some(duration_ms);
+                finalized
             }
         };
         emit_end(&finalized, emitter).await;
@@ -142,6 +147,7 @@ async fn run_parallel(
                     tool_call: (*call).clone(),
                     result,
                     is_error: true,
+                    duration_ms: None,
                 };
                 emit_end(&finalized, emitter).await;
                 slots[index] = Some(finalized);
@@ -153,8 +159,9 @@ async fn run_parallel(
     let mut running: FuturesUnordered<_> = prepared
         .into_iter()
         .map(|(index, call, tool, args)| async move {
-            let (result, is_error) = execute(&tool, call, args.clone(), emitter, cancel).await;
-            let finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
+            let (result, is_error, duration_ms) = execute(&tool, call, args.clone(), emitter, cancel).await;
+            let mut finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
+            finalized.duration_ms = Some(duration_ms);
             emit_end(&finalized, emitter).await;
             (index, finalized)
         })
@@ -261,14 +268,15 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Run the tool, turning its progress into events. Failures (errors, panics, an abort the tool
-/// ignores) become error results.
+/// ignores) become error results. Also returns how long the tool ran, in milliseconds.
 async fn execute(
     tool: &Arc<dyn AgentTool>,
     call: &ToolCall,
     args: Value,
     emitter: &Emitter<'_>,
     cancel: &CancellationToken,
-) -> (ToolOutput, bool) {
+) -> (ToolOutput, bool, u64) {
+    let started = std::time::Instant::now();
     let queue = Arc::new(UpdateQueue::default());
     let reporter = queue.clone();
     let on_update: ToolUpdateFn = Arc::new(move |update| reporter.push(update));
@@ -285,9 +293,10 @@ async fn execute(
             _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => break None,
         }
     };
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     flush_updates(&queue, call, emitter).await;
 
-    match outcome {
+    let (output, is_error) = match outcome {
         Some(Ok(Ok(output))) => (output, false),
         Some(Ok(Err(error))) => {
             let mut output = error_output(error.message);
@@ -301,7 +310,8 @@ async fn execute(
             true,
         ),
         None => (error_output(OPERATION_ABORTED), true),
-    }
+    };
+    (output, is_error, duration_ms)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -357,6 +367,7 @@ async fn finalize(
         tool_call: call.clone(),
         result,
         is_error,
+        duration_ms: None,
     }
 }
 
@@ -377,6 +388,7 @@ async fn emit_end(finalized: &Finalized, emitter: &Emitter<'_>) {
             tool_name: finalized.tool_call.name.clone(),
             result: finalized.result.clone(),
             is_error: finalized.is_error,
+            duration_ms: finalized.duration_ms,
         })
         .await;
 }
@@ -389,6 +401,7 @@ async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> Too
         content: finalized.result.content,
         details: finalized.result.details,
         is_error: finalized.is_error,
+        duration_ms: finalized.duration_ms,
         timestamp: now_ms(),
         extra: Default::default(),
     };

@@ -50,6 +50,15 @@ impl StreamingMessage {
         self.with(AssistantMessage::clone)
     }
 
+    /// The usage reported so far (zeros until the provider says anything). Cheap: streaming
+    /// tool arguments are not parsed for it.
+    pub fn usage(&self) -> pi_ai::Usage {
+        match &self.inner {
+            StreamingInner::Live(p) => lock(p).message().usage,
+            StreamingInner::Frozen(m) => m.usage,
+        }
+    }
+
     /// The message as pi's JSON (`{"role":"assistant",...}`). While live, blocks that did not
     /// change since the previous event are not encoded again.
     pub fn to_json(&self) -> String {
@@ -79,8 +88,11 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub enum AgentEvent {
     AgentStart,
     /// Every message this run added (prompts, injected messages, replies, tool results).
+    /// `will_retry`: an automatic retry or recovery run follows (the loop itself never knows
+    /// this; the session sets it).
     AgentEnd {
         messages: Vec<AgentMessage>,
+        will_retry: bool,
     },
     TurnStart,
     TurnEnd {
@@ -116,6 +128,8 @@ pub enum AgentEvent {
         tool_name: String,
         result: ToolOutput,
         is_error: bool,
+        /// How long the tool ran; `None` when it never ran.
+        duration_ms: Option<u64>,
     },
 }
 
@@ -155,7 +169,11 @@ impl AgentEvent {
         let t = self.type_name();
         let out = match self {
             AgentEvent::AgentStart | AgentEvent::TurnStart => serde_json::to_string(&Bare { ty: t }),
-            AgentEvent::AgentEnd { messages } => serde_json::to_string(&AgentEndWire { ty: t, messages }),
+            AgentEvent::AgentEnd { messages, will_retry } => serde_json::to_string(&AgentEndWire {
+                ty: t,
+                messages,
+                will_retry: *will_retry,
+            }),
             AgentEvent::TurnEnd { message, tool_results } => {
                 let message = assistant_json(message);
                 let results = tool_results_json(tool_results);
@@ -168,11 +186,11 @@ impl AgentEvent {
                 assistant_message_event,
                 message,
             } => {
-                let partial = message.to_json();
-                let inner = assistant_message_event.to_wire(&partial);
-                return format!(
-                    "{{\"type\":\"message_update\",\"assistantMessageEvent\":{inner},\"message\":{partial}}}"
-                );
+                // pi 1.6: the delta and the usage so far, never the message (which would make
+                // the stream grow with the square of the reply).
+                let usage = serde_json::to_string(&message.usage()).unwrap_or_else(|_| "{}".to_string());
+                let inner = assistant_message_event.to_delta_json();
+                return format!("{{\"type\":\"message_update\",\"usage\":{usage},\"assistantMessageEvent\":{inner}}}");
             }
             AgentEvent::ToolExecutionStart {
                 tool_call_id,
@@ -201,12 +219,14 @@ impl AgentEvent {
                 tool_name,
                 result,
                 is_error,
+                duration_ms,
             } => serde_json::to_string(&ToolEndWire {
                 ty: t,
                 tool_call_id,
                 tool_name,
                 result: ToolOutputWire::from(result),
                 is_error: *is_error,
+                duration_ms: *duration_ms,
             }),
         };
         // Serializing plain data into a string cannot fail; keep a valid line regardless.
@@ -236,10 +256,12 @@ struct Bare {
 }
 
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 struct AgentEndWire<'a> {
     #[serde(rename = "type")]
     ty: &'static str,
     messages: &'a [AgentMessage],
+    will_retry: bool,
 }
 
 #[derive(Serialize)]
@@ -279,6 +301,8 @@ struct ToolEndWire<'a> {
     tool_name: &'a str,
     result: ToolOutputWire<'a>,
     is_error: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_ms: Option<u64>,
 }
 
 /// A tool result as pi writes it: `{content, details?, terminate?}`.
@@ -337,17 +361,37 @@ mod tests {
         let line = ev.to_json();
         let v: Value = serde_json::from_str(&line).expect("valid json");
         let keys: Vec<&str> = v.as_object().expect("object").keys().map(String::as_str).collect();
-        assert_eq!(keys, ["type", "assistantMessageEvent", "message"]);
+        assert_eq!(keys, ["type", "usage", "assistantMessageEvent"]);
         let inner: Vec<&str> = v["assistantMessageEvent"]
             .as_object()
             .expect("object")
             .keys()
             .map(String::as_str)
             .collect();
-        assert_eq!(inner, ["type", "contentIndex", "delta", "partial"]);
-        assert_eq!(v["message"]["role"], "assistant");
-        assert_eq!(v["assistantMessageEvent"]["partial"], v["message"]);
-        assert_eq!(v["message"]["content"][0]["text"], "hi");
+        assert_eq!(inner, ["type", "contentIndex", "delta"]);
+        assert_eq!(v["usage"]["totalTokens"], 0);
+    }
+
+    #[test]
+    fn message_update_size_does_not_grow_with_the_message() {
+        let shared = partial_with_text(&"x".repeat(100_000));
+        let ev = AgentEvent::MessageUpdate {
+            assistant_message_event: AssistantMessageEvent::TextDelta {
+                content_index: 0,
+                delta: "y".into(),
+            },
+            message: StreamingMessage::live(shared),
+        };
+        assert!(ev.to_json().len() < 400, "{}", ev.to_json().len());
+    }
+
+    #[test]
+    fn agent_end_says_whether_a_retry_follows() {
+        let ev = AgentEvent::AgentEnd {
+            messages: vec![],
+            will_retry: true,
+        };
+        assert_eq!(ev.to_json(), r#"{"type":"agent_end","messages":[],"willRetry":true}"#);
     }
 
     #[test]
@@ -375,11 +419,20 @@ mod tests {
             tool_name: "read".into(),
             result: ToolOutput::text("x"),
             is_error: false,
+            duration_ms: None,
         };
         assert_eq!(
             ev.to_json(),
             r#"{"type":"tool_execution_end","toolCallId":"c","toolName":"read","result":{"content":[{"type":"text","text":"x"}]},"isError":false}"#
         );
+        let timed = AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c".into(),
+            tool_name: "read".into(),
+            result: ToolOutput::text("x"),
+            is_error: false,
+            duration_ms: Some(7),
+        };
+        assert!(timed.to_json().ends_with(r#""isError":false,"durationMs":7}"#));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub fn calculate_cost(model: &Model, usage: &mut Usage) -> UsageCost {
     cost.cache_read = per_token(model.cost.cache_read, usage.cache_read);
     cost.cache_write = per_token(model.cost.cache_write, usage.cache_write);
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write;
+    cost.total_from_provider = Some(false);
     *cost
 }
 
@@ -199,6 +200,9 @@ mod tests {
             };
             let returned = calculate_cost(&model, &mut usage);
             assert_eq!(returned, usage.cost);
+            // The 0.73 golden predates `totalFromProvider`; the buckets must still match bit for bit.
+            assert_eq!(usage.cost.total_from_provider, Some(false));
+            usage.cost.total_from_provider = expected.cost.total_from_provider;
             assert_eq!(usage.cost, expected.cost, "{line}");
         }
     }
@@ -233,6 +237,7 @@ mod tests {
                 cache_read: 0.026703599999999997,
                 cache_write: 0.012960000000000001,
                 total: 0.051870599999999996,
+                total_from_provider: Some(false),
             }
         );
         let mut usage = Usage {
@@ -251,6 +256,7 @@ mod tests {
                 cache_read: 0.000015015,
                 cache_write: 0.0000077,
                 total: 0.000060775,
+                total_from_provider: Some(false),
             }
         );
     }
@@ -263,6 +269,12 @@ mod tests {
             ..Default::default()
         };
         let cost = calculate_cost(&model(0.0, 0.0, 0.0, 0.0), &mut usage);
-        assert_eq!(cost, UsageCost::default());
+        assert_eq!(
+            cost,
+            UsageCost {
+                total_from_provider: Some(false),
+                ..UsageCost::default()
+            }
+        );
     }
 }

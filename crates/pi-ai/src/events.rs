@@ -3,8 +3,8 @@
 //!
 //! Unlike the TypeScript pi, events do not carry a copy of the whole partial message: that would
 //! make each chunk cost as much as the message so far. A consumer that needs the partial (JSON
-//! mode, the TUI) keeps a [`PartialMessage`] and applies every event to it; `to_wire` renders an
-//! event in pi's JSON shape with the partial as of that event.
+//! mode, the TUI) keeps a [`PartialMessage`] and applies every event to it; `to_delta_json`
+//! renders an event as pi 1.6 puts it on the wire (the delta alone).
 
 use std::pin::Pin;
 use std::task::{Context as TaskContext, Poll};
@@ -97,43 +97,47 @@ impl AssistantMessageEvent {
         }
     }
 
-    /// The event as the TypeScript pi serializes it, with `partial_json` (the partial message
-    /// as JSON, e.g. from [`PartialMessage::to_json`]) spliced in as it is.
-    pub fn to_wire(&self, partial_json: &str) -> String {
+    /// The event as pi 1.6 writes it inside a `message_update`: the delta alone, without the
+    /// partial message (`toolcall_start` names the call's `id` and `toolName`). Its cost is the
+    /// size of the event, never of the message so far.
+    pub fn to_delta_json(&self) -> String {
         use AssistantMessageEvent as E;
         let t = self.type_name();
-        let partial = partial_json;
         let s = |v: &str| serde_json::to_string(v).unwrap_or_else(|_| "\"\"".to_string());
         match self {
-            E::Start { .. } => format!("{{\"type\":\"{t}\",\"partial\":{partial}}}"),
-            E::TextStart { content_index }
-            | E::ThinkingStart { content_index }
-            | E::ToolCallStart { content_index, .. } => {
-                format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"partial\":{partial}}}")
+            E::Start { .. } => format!("{{\"type\":\"{t}\"}}"),
+            E::TextStart { content_index } | E::ThinkingStart { content_index } => {
+                format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index}}}")
             }
+            E::ToolCallStart {
+                content_index,
+                id,
+                name,
+            } => format!(
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"id\":{},\"toolName\":{}}}",
+                s(id),
+                s(name)
+            ),
             E::TextDelta { content_index, delta }
             | E::ThinkingDelta { content_index, delta }
             | E::ToolCallDelta { content_index, delta } => format!(
-                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"delta\":{},\"partial\":{partial}}}",
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"delta\":{}}}",
                 s(delta)
             ),
             E::TextEnd { content_index, content } => format!(
-                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{}}}",
                 s(&content.text)
             ),
             E::ThinkingEnd { content_index, content } => format!(
-                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{},\"partial\":{partial}}}",
+                "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"content\":{}}}",
                 s(&content.thinking)
             ),
             E::ToolCallEnd {
                 content_index,
                 tool_call,
             } => {
-                let call =
-                    serde_json::to_string(&Content::ToolCall(tool_call.clone())).unwrap_or_else(|_| "{}".to_string());
-                format!(
-                    "{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"toolCall\":{call},\"partial\":{partial}}}"
-                )
+                let call = serde_json::to_string(&ToolCallWire(tool_call)).unwrap_or_else(|_| "{}".to_string());
+                format!("{{\"type\":\"{t}\",\"contentIndex\":{content_index},\"toolCall\":{call}}}")
             }
             E::Done { reason, message } => format!(
                 "{{\"type\":\"{t}\",\"reason\":\"{}\",\"message\":{}}}",
@@ -146,6 +150,28 @@ impl AssistantMessageEvent {
                 assistant_json(error)
             ),
         }
+    }
+}
+
+/// A tool call block serialized by reference (`{"type":"toolCall",...}`) without cloning it.
+struct ToolCallWire<'a>(&'a ToolCall);
+
+impl serde::Serialize for ToolCallWire<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let call = self.0;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "toolCall")?;
+        map.serialize_entry("id", &call.id)?;
+        map.serialize_entry("name", &call.name)?;
+        map.serialize_entry("arguments", &call.arguments)?;
+        if let Some(sig) = &call.thought_signature {
+            map.serialize_entry("thoughtSignature", sig)?;
+        }
+        for (k, v) in &call.extra {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
     }
 }
 
@@ -559,20 +585,45 @@ mod tests {
     }
 
     #[test]
-    fn wire_shape_matches_pi() {
-        let mut p = PartialMessage::new();
-        let s = start();
-        p.apply(&s);
+    fn delta_json_carries_no_partial() {
         let ev = AssistantMessageEvent::TextDelta {
             content_index: 0,
-            delta: "x".into(),
+            delta: "x\"".into(),
         };
-        p.apply(&ev);
-        let wire: Value = serde_json::from_str(&ev.to_wire(&p.to_json())).expect("valid json");
-        assert_eq!(wire["type"], "text_delta");
-        assert_eq!(wire["contentIndex"], 0);
-        assert_eq!(wire["delta"], "x");
-        assert_eq!(wire["partial"]["content"][0]["text"], "x");
+        assert_eq!(
+            ev.to_delta_json(),
+            r#"{"type":"text_delta","contentIndex":0,"delta":"x\""}"#
+        );
+        let start = AssistantMessageEvent::ToolCallStart {
+            content_index: 2,
+            id: "c1".into(),
+            name: "read".into(),
+        };
+        assert_eq!(
+            start.to_delta_json(),
+            r#"{"type":"toolcall_start","contentIndex":2,"id":"c1","toolName":"read"}"#
+        );
+        let end = AssistantMessageEvent::ToolCallEnd {
+            content_index: 2,
+            tool_call: ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: json!({"path": "a"}),
+                ..Default::default()
+            },
+        };
+        let v: Value = serde_json::from_str(&end.to_delta_json()).expect("valid json");
+        assert_eq!(
+            v["toolCall"],
+            serde_json::to_value(Content::ToolCall(ToolCall {
+                id: "c1".into(),
+                name: "read".into(),
+                arguments: json!({"path": "a"}),
+                ..Default::default()
+            }))
+            .expect("json")
+        );
+        assert!(v.get("partial").is_none());
     }
 
     #[tokio::test]

@@ -187,6 +187,7 @@ fn flush_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Vec<ToolCall>, a
                 content: vec![Content::text(NO_RESULT_TEXT)],
                 details: None,
                 is_error: true,
+                duration_ms: None,
                 timestamp: now_ms(),
                 extra: Extra::new(),
             })));

@@ -165,6 +165,8 @@ pub enum StopReason {
     ToolUse,
     Error,
     Aborted,
+    /// Still streaming: only on the `message_start` of a reply in progress, never persisted.
+    Pending,
 }
 
 impl StopReason {
@@ -175,6 +177,7 @@ impl StopReason {
             StopReason::ToolUse => "toolUse",
             StopReason::Error => "error",
             StopReason::Aborted => "aborted",
+            StopReason::Pending => "pending",
         }
     }
 }
@@ -193,6 +196,9 @@ pub struct UsageCost {
     pub cache_write: f64,
     #[serde(serialize_with = "json_number::serialize", default)]
     pub total: f64,
+    /// Whether `total` is the provider's own bill (`false`: estimated from catalogue prices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_from_provider: Option<bool>,
 }
 
 /// Token counts of one response. `input` excludes cached tokens; `output` includes reasoning.
@@ -207,10 +213,16 @@ pub struct Usage {
     pub cache_read: u64,
     #[serde(default)]
     pub cache_write: u64,
+    /// Reasoning tokens (already counted in `output`), where the API reports them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
     #[serde(default)]
     pub total_tokens: u64,
     #[serde(default)]
     pub cost: UsageCost,
+    /// Anthropic: the part of `cache_write` written with the one-hour lifetime.
+    #[serde(default, rename = "cacheWrite1h", skip_serializing_if = "Option::is_none")]
+    pub cache_write_1h: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -231,6 +243,15 @@ pub struct AssistantMessage {
     pub diagnostics: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+    /// The provider's own stop reason (`stop`, `tool_calls`, `end_turn`, `completed`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// How long the reply streamed, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// The thinking level pi asked for (`off`, `low`, ... `max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
     #[serde(flatten)]
     pub extra: Extra,
 }
@@ -269,12 +290,19 @@ pub struct ToolResultMessage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
     pub is_error: bool,
+    /// How long the tool ran, in milliseconds (absent when it never ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
     pub timestamp: i64,
     #[serde(flatten)]
     pub extra: Extra,
 }
 
 /// A message the LLM sees.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "assistant replies are most messages; boxing them would cost an allocation each"
+)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role")]
 pub enum Message {
@@ -503,6 +531,7 @@ mod tests {
             cache_read: 0.5,
             cache_write: 0.000004,
             total: 0.1 + 0.2,
+            total_from_provider: None,
         };
         assert_eq!(
             serde_json::to_string(&cost).expect("serialize"),

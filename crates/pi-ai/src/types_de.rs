@@ -140,6 +140,9 @@ struct_with_extra!(AssistantMessage, AssistantMessageVisitor, "an assistant mess
     response_model: Option<String> = "responseModel" defaulted,
     diagnostics: Option<Value> = "diagnostics" defaulted,
     error_message: Option<String> = "errorMessage" defaulted,
+    raw_stop_reason: Option<String> = "rawStopReason" defaulted,
+    duration_ms: Option<u64> = "durationMs" defaulted,
+    thinking_level: Option<String> = "thinkingLevel" defaulted,
 ]);
 
 struct_with_extra!(ToolResultMessage, ToolResultVisitor, "a tool result message", [
@@ -148,6 +151,7 @@ struct_with_extra!(ToolResultMessage, ToolResultVisitor, "a tool result message"
     content: Vec<Content> = "content" required,
     details: Option<Value> = "details" defaulted,
     is_error: bool = "isError" required,
+    duration_ms: Option<u64> = "durationMs" defaulted,
     timestamp: i64 = "timestamp" required,
 ]);
 

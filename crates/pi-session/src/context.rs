@@ -1,6 +1,9 @@
 //! Rebuilding what the model sees from a branch of the tree (pi's `buildSessionContext`).
 
+use std::collections::HashMap;
+
 use pi_ai::ThinkingLevel;
+use serde_json::Value;
 
 use crate::entry::{Entry, EntryKind};
 use crate::message::{self, AgentMessage};
@@ -25,18 +28,31 @@ pub struct SessionContext {
     pub model: Option<ModelRef>,
 }
 
+/// The `context_edit` entries of a path: target id to its latest edit (`None`: left out of the
+/// context; `Some(content)`: the content the model sees instead).
+type Edits<'a> = HashMap<&'a str, Option<&'a Value>>;
+
 /// The context for `path`, the entries from the root to the leaf in order.
 ///
 /// Settings come from the whole path: the last thinking level change, the last model change
 /// or assistant message. Messages: without a compaction every message-bearing entry in order;
-/// with one, the summary of the last compaction on the path first, then the entries before it
-/// from its `firstKeptEntryId` on, then everything after it.
+/// with one, the compaction's system-message checkpoint (pi 1.6) and its summary first, then the
+/// entries before it from its `firstKeptEntryId` on (system messages there give way to the
+/// checkpoint), then everything after it. `context_edit` entries (pi 1.6) then leave their
+/// targets out or replace their content; the latest edit of a target wins.
 pub fn build_context(path: &[&Entry]) -> SessionContext {
     let mut thinking_level = ThinkingLevel::Off;
     let mut model = None;
     let mut compaction_at = None;
+    let mut edits: Edits<'_> = HashMap::new();
     for (i, entry) in path.iter().enumerate() {
         match &entry.kind {
+            EntryKind::Unknown { type_name, fields } if type_name == "context_edit" => {
+                if let Some(target) = fields.get("targetId").and_then(Value::as_str) {
+                    let replacement = fields.get("replacement").and_then(|r| r.get("content"));
+                    edits.insert(target, replacement);
+                }
+            }
             EntryKind::ThinkingLevelChange {
                 thinking_level: level, ..
             } => {
@@ -63,15 +79,21 @@ pub fn build_context(path: &[&Entry]) -> SessionContext {
 
     let mut messages = Vec::with_capacity(path.len());
     match compaction_at {
-        None => path.iter().for_each(|e| push_message(e, &mut messages)),
+        None => path.iter().for_each(|e| push_message(e, &edits, true, &mut messages)),
         Some(at) => {
             if let EntryKind::Compaction {
                 summary,
                 tokens_before,
                 first_kept_entry_id,
+                extra,
                 ..
             } = &path[at].kind
             {
+                let checkpoint = extra
+                    .get("systemMessage")
+                    .and_then(|m| serde_json::from_value::<AgentMessage>(m.clone()).ok());
+                let keep_system = checkpoint.is_none();
+                messages.extend(checkpoint);
                 messages.push(message::compaction_summary_message(
                     summary,
                     tokens_before,
@@ -79,10 +101,14 @@ pub fn build_context(path: &[&Entry]) -> SessionContext {
                 ));
                 let kept_from = path[..at].iter().position(|e| &e.id == first_kept_entry_id);
                 if let Some(from) = kept_from {
-                    path[from..at].iter().for_each(|e| push_message(e, &mut messages));
+                    path[from..at]
+                        .iter()
+                        .for_each(|e| push_message(e, &edits, keep_system, &mut messages));
                 }
             }
-            path[at + 1..].iter().for_each(|e| push_message(e, &mut messages));
+            path[at + 1..]
+                .iter()
+                .for_each(|e| push_message(e, &edits, true, &mut messages));
         }
     }
     SessionContext {
@@ -92,22 +118,41 @@ pub fn build_context(path: &[&Entry]) -> SessionContext {
     }
 }
 
-fn push_message(entry: &Entry, out: &mut Vec<AgentMessage>) {
+/// `message` with its content replaced (`content` of a user, assistant, tool result or custom
+/// message); a shape that does not take the replacement stays as it was.
+fn with_content(message: &AgentMessage, content: &Value) -> AgentMessage {
+    let Ok(Value::Object(mut map)) = serde_json::to_value(message) else {
+        return message.clone();
+    };
+    map.insert("content".into(), content.clone());
+    AgentMessage::from_map(map).unwrap_or_else(|_| message.clone())
+}
+
+fn push_message(entry: &Entry, edits: &Edits<'_>, keep_system: bool, out: &mut Vec<AgentMessage>) {
+    let edit = edits.get(entry.id.as_str());
+    if let Some(None) = edit {
+        return;
+    }
+    let replaced = |m: AgentMessage| match edit {
+        Some(Some(content)) => with_content(&m, content),
+        _ => m,
+    };
     match &entry.kind {
-        EntryKind::Message { message, .. } => out.push(message.clone()),
+        EntryKind::Message { message, .. } if !keep_system && message.role() == "system" => {}
+        EntryKind::Message { message, .. } => out.push(replaced(message.clone())),
         EntryKind::CustomMessage {
             custom_type,
             content,
             display,
             details,
             ..
-        } => out.push(message::custom_message(
+        } => out.push(replaced(message::custom_message(
             custom_type,
             content,
             *display,
             details.as_ref(),
             &entry.timestamp,
-        )),
+        ))),
         EntryKind::BranchSummary { summary, from_id, .. } if !summary.is_empty() => {
             out.push(message::branch_summary_message(summary, from_id, &entry.timestamp));
         }

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use pi_ai::UserContent;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::context::{self, SessionContext};
 use crate::entry::{Entry, EntryKind, SessionHeader};
@@ -40,7 +40,8 @@ pub struct NewSessionOptions {
 
 /// One session: header, entries in file order, id index, labels and the leaf cursor.
 ///
-/// Lazy persistence as pi: nothing is written until the session holds an assistant message;
+/// Lazy persistence as pi 1.6: nothing is written until the session holds a user or assistant
+/// message (so a first prompt whose reply fails is kept);
 /// then the header and every entry so far go out in one write, and each later entry is
 /// appended. The file is locked exclusively from the first write (or from `open` of an
 /// existing file) until the manager moves to another file or is dropped, so a second writer
@@ -284,7 +285,7 @@ impl SessionManager {
     fn index_entry(&mut self, i: usize) {
         let entry = &self.entries[i];
         self.by_id.insert(entry.id.clone(), i);
-        if entry.is_assistant_message() {
+        if entry.is_assistant_message() || entry.message().is_some_and(|m| m.role() == "user") {
             self.has_assistant = true;
         }
         if let EntryKind::Label { target_id, label, .. } = &entry.kind {
@@ -329,7 +330,7 @@ impl SessionManager {
         Ok(id)
     }
 
-    /// Write what is not yet on disk, once the session has an assistant message. On an error
+    /// Write what is not yet on disk, once the session has a user or assistant message. On an error
     /// the entries stay in memory and the next append tries again.
     fn persist(&mut self) -> Result<()> {
         if self.mode != Mode::Persistent || !self.has_assistant {
@@ -385,6 +386,55 @@ impl SessionManager {
             message: message.into(),
             extra: Default::default(),
         })
+    }
+
+    /// Leave `target_id` out of the model's context from now on (`replacement` `None`), or
+    /// replace its content there (`Some(content)`). The raw history keeps the original.
+    /// Returns the new entry.
+    pub fn append_context_edit(&mut self, target_id: &str, replacement: Option<Value>) -> Result<Entry> {
+        if self.mode == Mode::ReadOnly {
+            return Err(SessionError::ReadOnly {
+                path: self.file.clone().unwrap_or_default(),
+            });
+        }
+        let id = ids::new_entry_id(|c| self.by_id.contains_key(c));
+        let parent_id = self.leaf_id().map(str::to_string);
+        let timestamp = ids::now_iso();
+        let mut fields = Map::new();
+        fields.insert("type".into(), Value::from("context_edit"));
+        fields.insert("id".into(), Value::from(id.clone()));
+        fields.insert("parentId".into(), parent_id.clone().map_or(Value::Null, Value::from));
+        fields.insert("timestamp".into(), Value::from(timestamp.clone()));
+        fields.insert("targetId".into(), Value::from(target_id));
+        fields.insert(
+            "replacement".into(),
+            replacement.map_or(Value::Null, |content| serde_json::json!({ "content": content })),
+        );
+        let entry = Entry {
+            id,
+            parent_id,
+            timestamp,
+            kind: EntryKind::Unknown {
+                type_name: "context_edit".into(),
+                fields,
+            },
+        };
+        self.entries.push(entry.clone());
+        let i = self.entries.len() - 1;
+        self.index_entry(i);
+        self.leaf = Some(i);
+        self.persist()?;
+        Ok(entry)
+    }
+
+    /// The id of the last entry holding `message` (searched from the end: it is normally the
+    /// last one or close to it).
+    pub fn find_message_entry(&self, pred: impl Fn(&AgentMessage) -> bool) -> Option<&str> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|e| e.message().is_some_and(&pred))
+            .map(|e| e.id.as_str())
     }
 
     pub fn append_thinking_level_change(&mut self, thinking_level: &str) -> Result<String> {

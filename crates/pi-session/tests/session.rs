@@ -204,7 +204,7 @@ fn golden_rpc_sessions_keep_bash_runs_names_and_parents() {
 // writing
 
 #[test]
-fn nothing_is_written_before_the_first_assistant_message() {
+fn nothing_is_written_before_the_first_user_message() {
     let dir = tempfile::tempdir().unwrap();
     let sessions = dir.path().join("sessions");
     let mut sm = SessionManager::create(&sessions, "/proj");
@@ -216,9 +216,11 @@ fn nothing_is_written_before_the_first_assistant_message() {
 
     sm.append_model_change("mock", "m1").unwrap();
     sm.append_thinking_level_change("off").unwrap();
-    sm.append_message(user("hi")).unwrap();
     assert!(!file.exists());
     assert!(!sessions.exists(), "the directory is created on the first write");
+    // pi 1.6: the first user message is written at once, so a prompt whose reply fails is kept.
+    sm.append_message(user("hi")).unwrap();
+    assert_eq!(lines_of(&file).len(), 4);
     sm.append_message(assistant("hello")).unwrap();
     let lines = lines_of(&file);
     assert_eq!(lines.len(), 5);
@@ -633,15 +635,70 @@ fn fork_to_copies_the_path_and_its_labels_into_a_new_file() {
 }
 
 #[test]
-fn fork_to_a_path_without_assistant_is_written_lazily() {
+fn fork_to_a_path_without_messages_is_written_lazily() {
     let dir = tempfile::tempdir().unwrap();
     let mut sm = SessionManager::create(dir.path(), "/proj");
-    let u1 = sm.append_message(user("u1")).unwrap();
+    let m = sm.append_model_change("mock", "m1").unwrap();
+    sm.append_message(user("u1")).unwrap();
     sm.append_message(assistant("a1")).unwrap();
-    let new_file = sm.fork_to(&u1).unwrap().unwrap();
+    let new_file = sm.fork_to(&m).unwrap().unwrap();
     assert!(!new_file.exists());
-    sm.append_message(assistant("a1'")).unwrap();
+    sm.append_message(user("u1'")).unwrap();
     assert_eq!(lines_of(&new_file).len(), 3);
+    // A fork holding a user message is written at once.
+    let u = sm.find_message_entry(|m| m.role() == "user").unwrap().to_string();
+    let forked = sm.fork_to(&u).unwrap().unwrap();
+    assert_eq!(lines_of(&forked).len(), 3);
+}
+
+/// A session of pi 1.6 (system messages, new assistant fields) loads and round-trips, and a
+/// `context_edit` leaves its target out of the rebuilt context while the history keeps it.
+#[test]
+fn pi_16_sessions_load_and_context_edits_apply() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = golden("1.6").join("hello-json.session.jsonl");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        println!("skipped: no {}", path.display());
+        return;
+    };
+    let copy = dir.path().join("s.jsonl");
+    std::fs::write(&copy, &text).unwrap();
+    let mut sm = SessionManager::open(&copy).unwrap();
+    let roles = |sm: &SessionManager| -> Vec<String> {
+        sm.build_context()
+            .messages
+            .iter()
+            .map(|m| m.role().to_string())
+            .collect()
+    };
+    assert_eq!(roles(&sm), ["system", "user", "assistant"]);
+    for line in text.lines() {
+        let entry = Entry::from_json_line(line);
+        if let Ok(entry) = entry {
+            assert_same_shape(&entry.to_json_line().unwrap(), line, "1.6 line");
+        }
+    }
+    let failed = sm.find_message_entry(|m| m.role() == "assistant").unwrap().to_string();
+    let edit = sm.append_context_edit(&failed, None).unwrap();
+    let line = edit.to_json_line().unwrap();
+    let v = json(&line);
+    assert_eq!(v["type"], "context_edit");
+    assert_eq!(v["targetId"], failed);
+    assert_eq!(v["replacement"], serde_json::Value::Null);
+    assert_eq!(roles(&sm), ["system", "user"]);
+    // Reopened, the edit still applies, and the raw history still has the reply.
+    drop(sm);
+    let mut sm = SessionManager::open(&copy).unwrap();
+    assert_eq!(roles(&sm), ["system", "user"]);
+    assert!(sm.get_entries().iter().any(|e| e.id == failed));
+    // A replacement changes only the content the model sees; the latest edit wins.
+    let user_id = sm.find_message_entry(|m| m.role() == "user").unwrap().to_string();
+    sm.append_context_edit(&user_id, Some(serde_json::json!([{"type": "text", "text": "edited"}])))
+        .unwrap();
+    sm.append_context_edit(&failed, Some(serde_json::json!([{"type": "text", "text": "kept"}])))
+        .unwrap();
+    let ctx = sm.build_context();
+    assert_eq!(texts(&ctx)[1..], ["edited".to_string(), "kept".to_string()]);
 }
 
 #[test]

@@ -323,7 +323,7 @@ pub fn describe(event: &AgentEvent) -> String {
     }
     match event {
         AgentEvent::AgentStart => "agent_start".into(),
-        AgentEvent::AgentEnd { messages } => format!(
+        AgentEvent::AgentEnd { messages, .. } => format!(
             "agent_end [{}]",
             messages
                 .iter()

@@ -108,7 +108,7 @@ async fn sequential_option_runs_one_call_at_a_time() {
             "message_end toolResult c2",
             "turn_end toolUse [c1,c2]",
             "turn_start",
-            "message_start assistant stop",
+            "message_start assistant pending",
         ]
     );
 }
@@ -198,9 +198,16 @@ async fn tool_errors_and_panics_are_results_the_model_sees() {
         .into_iter()
         .find(|e| matches!(e, AgentEvent::ToolExecutionEnd { .. }))
         .unwrap();
+    // A tool that ran reports how long it took.
+    let AgentEvent::ToolExecutionEnd { duration_ms, .. } = &end else {
+        unreachable!()
+    };
+    let ms = duration_ms.expect("the tool ran");
     assert_eq!(
         end.to_json(),
-        r#"{"type":"tool_execution_end","toolCallId":"c1","toolName":"fail","result":{"content":[{"type":"text","text":"disk on fire"}],"details":{}},"isError":true}"#
+        format!(
+            r#"{{"type":"tool_execution_end","toolCallId":"c1","toolName":"fail","result":{{"content":[{{"type":"text","text":"disk on fire"}}],"details":{{}}}},"isError":true,"durationMs":{ms}}}"#
+        )
     );
 }
 

@@ -485,14 +485,18 @@ where
                 u.output = usage["output_tokens"].as_u64().unwrap_or(0);
                 u.cache_read = usage["cache_read_input_tokens"].as_u64().unwrap_or(0);
                 u.cache_write = usage["cache_creation_input_tokens"].as_u64().unwrap_or(0);
+                u.cache_write_1h = Some(
+                    usage["cache_creation"]["ephemeral_1h_input_tokens"]
+                        .as_u64()
+                        .unwrap_or(0),
+                );
                 u.total_tokens = u.input + u.output + u.cache_read + u.cache_write;
                 calculate_cost(model, &mut em.output.usage);
-                // pi's `message_start` shows the first usage but not yet the response id (its
-                // start event shares the usage object and copies the rest): start in between.
-                em.start().await?;
+                // pi 1.6's `message_start` shows the first usage and the response id.
                 if let Some(id) = message.get("id").and_then(Value::as_str) {
                     em.output.response_id = Some(id.to_string());
                 }
+                em.start().await?;
             }
             "content_block_start" => {
                 em.start().await?;
@@ -547,6 +551,7 @@ where
             "message_delta" => {
                 if let Some(reason) = data["delta"].get("stop_reason").and_then(Value::as_str) {
                     em.output.stop_reason = map_stop_reason(reason)?;
+                    em.output.raw_stop_reason = Some(reason.to_string());
                 }
                 let usage = &data["usage"];
                 let u = &mut em.output.usage;

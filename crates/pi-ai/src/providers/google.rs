@@ -520,6 +520,7 @@ where
         }
         if let Some(reason) = candidate.get("finishReason").and_then(Value::as_str) {
             em.output.stop_reason = map_finish_reason(reason);
+            em.output.raw_stop_reason = Some(reason.to_string());
             if em.output.tool_calls().next().is_some() {
                 em.output.stop_reason = StopReason::ToolUse;
             }

@@ -491,10 +491,13 @@ async fn run(
                     em.output.usage.cache_read = cached;
                     em.output.usage.cache_write = 0;
                     em.output.usage.total_tokens = n("/total_tokens");
+                    em.output.usage.reasoning = Some(n("/output_tokens_details/reasoning_tokens"));
                 }
                 crate::cost::calculate_cost(model, &mut em.output.usage);
                 apply_service_tier(model, &mut em.output.usage, response.get("service_tier"));
-                em.output.stop_reason = map_status(response.get("status").and_then(Value::as_str));
+                let status = response.get("status").and_then(Value::as_str);
+                em.output.raw_stop_reason = status.map(str::to_string);
+                em.output.stop_reason = map_status(status);
                 if em.output.stop_reason == StopReason::Stop
                     && em.output.content.iter().any(|c| matches!(c, Content::ToolCall(_)))
                 {

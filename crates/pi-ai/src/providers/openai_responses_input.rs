@@ -223,6 +223,7 @@ mod tests {
                 content,
                 details: None,
                 is_error: false,
+                duration_ms: None,
                 timestamp: 1,
                 extra: Extra::new(),
             })

@@ -26,6 +26,9 @@ use crate::resources::loader::Resources;
 use crate::resources::prompt_templates::expand_prompt_template;
 use crate::resources::skills::expand_skill_command;
 
+/// pi 1.6's default cap on the agent's retry backoff (`retry.maxAgentDelayMs`).
+const MAX_AGENT_RETRY_DELAY_MS: u64 = 60_000;
+
 /// Receives every event of a session, awaited in order.
 #[async_trait]
 pub trait SessionListener: Send + Sync {
@@ -235,6 +238,17 @@ impl AgentSession {
         if let AgentEvent::MessageEnd { message } = event {
             self.persist(message);
         }
+        if let AgentEvent::AgentEnd { messages, .. } = event {
+            // The loop cannot know whether a retry follows; the session says so (pi 1.6).
+            if self.next_retry().is_some() {
+                let retrying = AgentEvent::AgentEnd {
+                    messages: messages.clone(),
+                    will_retry: true,
+                };
+                self.emit(SessionEvent::Agent(&retrying)).await;
+                return;
+            }
+        }
         self.emit(SessionEvent::Agent(event)).await;
         if let AgentEvent::MessageStart {
             message: AgentMessage::Llm(Message::User(user)),
@@ -377,7 +391,64 @@ impl AgentSession {
         self.retry_until_settled().await;
         self.compact_if_needed(true).await;
         self.flush_pending_bash();
+        self.emit_settled().await;
         Ok(())
+    }
+
+    /// `agent_settled`: the prompt, its retries and recovery are over.
+    pub(crate) async fn emit_settled(&self) {
+        let aborted = self
+            .last_assistant()
+            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
+        self.emit(SessionEvent::AgentSettled { aborted }).await;
+    }
+
+    /// When the transcript ends in a failure an automatic retry will take on: its error text,
+    /// attempt number (1-based), the attempts allowed and the delay before it.
+    fn next_retry(&self) -> Option<(String, u32, u32, u64)> {
+        let last = self.last_assistant()?;
+        if last.stop_reason != StopReason::Error {
+            return None;
+        }
+        let error_text = last.error_message.clone().unwrap_or_default();
+        let context_window = self.model().map(|m| m.context_window);
+        if pi_ai::is_context_overflow(&last, context_window) {
+            return None;
+        }
+        let retry = lock(&self.inner.settings).retry();
+        if !retry.enabled || !is_retryable_error(&error_text) {
+            return None;
+        }
+        let attempt = lock(&self.inner.retry).attempt + 1;
+        if attempt > retry.max_retries {
+            return None;
+        }
+        let delay_ms = retry_delay_ms(retry.base_delay_ms, attempt).min(MAX_AGENT_RETRY_DELAY_MS);
+        Some((error_text, attempt, retry.max_retries, delay_ms))
+    }
+
+    /// Leave the failed reply at the end of the transcript out of the context: in the session
+    /// a `context_edit` (announced as `entry_appended`), in the agent's messages it goes.
+    async fn omit_failed_reply(&self) {
+        let edit = self.with_store(|s| {
+            let target = s
+                .find_message_entry(|m| m.as_assistant().is_some_and(|a| a.stop_reason == StopReason::Error))?
+                .to_string();
+            Some(s.append_context_edit(&target, None))
+        });
+        match edit {
+            Some(Ok(entry)) => {
+                let value = serde_json::to_value(&entry).unwrap_or_default();
+                self.emit(SessionEvent::EntryAppended { entry: value }).await;
+            }
+            Some(Err(e)) => {
+                lock(&self.inner.persist_error).get_or_insert(e.to_string());
+            }
+            None => {}
+        }
+        let mut messages = self.inner.agent.messages();
+        messages.pop();
+        self.inner.agent.replace_messages(messages);
     }
 
     /// Cancel a pending automatic retry (the failed reply stays the last message).
@@ -396,50 +467,44 @@ impl AgentSession {
     }
 
     /// After a run: retry transient provider errors with exponential backoff (pi's session-level
-    /// auto-retry). The failed message leaves the context but stays in the session file.
+    /// auto-retry). The failed reply is omitted from the context by a `context_edit` and stays
+    /// in the session file; the retry continues the transcript without resending the prompt.
     async fn retry_until_settled(&self) {
         loop {
-            let Some(last) = self.last_assistant() else { return };
-            if last.stop_reason != StopReason::Error {
+            let Some((error_text, attempt, max_attempts, delay_ms)) = self.next_retry() else {
+                let failed_attempts = {
+                    let mut state = lock(&self.inner.retry);
+                    std::mem::take(&mut state.attempt)
+                };
+                let still_failing = self
+                    .last_assistant()
+                    .is_some_and(|a| a.stop_reason == StopReason::Error);
+                if failed_attempts > 0 && still_failing {
+                    let final_error = self.last_assistant().and_then(|a| a.error_message);
+                    self.emit(SessionEvent::AutoRetryEnd {
+                        success: false,
+                        attempt: failed_attempts,
+                        final_error,
+                    })
+                    .await;
+                }
                 return;
-            }
-            let error_text = last.error_message.clone().unwrap_or_default();
-            let context_window = self.model().map(|m| m.context_window);
-            if pi_ai::is_context_overflow(&last, context_window) {
-                return;
-            }
-            let retry = lock(&self.inner.settings).retry();
-            if !retry.enabled || !is_retryable_error(&error_text) {
-                return;
-            }
-            let (attempt, cancel) = {
+            };
+            let cancel = {
                 let mut state = lock(&self.inner.retry);
-                state.attempt += 1;
+                state.attempt = attempt;
                 let cancel = CancellationToken::new();
                 state.cancel = Some(cancel.clone());
-                (state.attempt, cancel)
+                cancel
             };
-            if attempt > retry.max_retries {
-                lock(&self.inner.retry).attempt = 0;
-                self.emit(SessionEvent::AutoRetryEnd {
-                    success: false,
-                    attempt: attempt - 1,
-                    final_error: Some(error_text),
-                })
-                .await;
-                return;
-            }
-            let delay_ms = retry_delay_ms(retry.base_delay_ms, attempt);
             self.emit(SessionEvent::AutoRetryStart {
                 attempt,
-                max_attempts: retry.max_retries,
+                max_attempts,
                 delay_ms,
                 error_message: error_text,
             })
             .await;
-            let mut messages = self.inner.agent.messages();
-            messages.pop();
-            self.inner.agent.replace_messages(messages);
+            self.omit_failed_reply().await;
             let cancelled = tokio::select! {
                 _ = cancel.cancelled() => true,
                 _ = tokio::time::sleep(std::time::Duration::from_millis(delay_ms)) => false,
@@ -460,22 +525,25 @@ impl AgentSession {
         }
     }
 
-    /// Switch the model: recorded in the session and saved as the default. Leaving a model
-    /// without reasoning brings back the configured default thinking level; otherwise the
-    /// current level is kept. Either way it is clamped to the new model, and a change is
-    /// recorded and announced (`thinking_level_changed`).
+    /// Switch the model, recorded in the session (pi 1.6 leaves the settings' defaults alone).
+    /// The thinking level comes from `modelThinkingLevels["provider/id"]`, else the
+    /// `defaultThinkingLevel` setting, else the current level; it is clamped to the new model,
+    /// and a change is recorded and announced (`thinking_level_changed`).
     pub async fn set_model(&self, model: Model) -> Result<(), PromptError> {
         if !lock(&self.inner.registry).has_configured_auth(&model) {
             return Err(PromptError(format!("No API key for {}/{}", model.provider, model.id)));
         }
-        let from_reasoning = self.model().is_some_and(|m| m.reasoning);
-        let wanted = if from_reasoning {
-            self.thinking_level()
-        } else {
-            lock(&self.inner.settings)
-                .default_thinking_level()
-                .unwrap_or(crate::config::model_resolver::DEFAULT_THINKING_LEVEL)
-        };
+        let wanted = {
+            let settings = lock(&self.inner.settings);
+            let key = format!("{}/{}", model.provider, model.id);
+            settings
+                .get("modelThinkingLevels")
+                .and_then(|levels| levels.get(&key))
+                .and_then(serde_json::Value::as_str)
+                .and_then(ThinkingLevel::parse)
+                .or_else(|| settings.default_thinking_level())
+        }
+        .unwrap_or_else(|| self.thinking_level());
         self.record_model(&model);
         self.inner.agent.set_model(model.clone());
         *lock(&self.inner.model) = Some(model);
@@ -488,7 +556,6 @@ impl AgentSession {
         if let Err(e) = result {
             lock(&self.inner.persist_error).get_or_insert(e.to_string());
         }
-        lock(&self.inner.settings).set_default_model_and_provider(&model.provider, &model.id);
     }
 
     /// Use `model` without the auth check (startup and restore), optionally recording it.
@@ -523,13 +590,10 @@ impl AgentSession {
         let changed = clamped != self.thinking_level();
         self.inner.agent.set_thinking_level(clamped);
         if record && changed {
+            // pi 1.6: recorded in the session only; the settings' default is not rewritten.
             let result = self.with_store(|s| s.append_thinking_level_change(clamped.as_str()));
             if let Err(e) = result {
                 lock(&self.inner.persist_error).get_or_insert(e.to_string());
-            }
-            // A model without reasoning forces `off`; that is not the user's choice of default.
-            if self.model().is_some_and(|m| m.reasoning) || clamped != ThinkingLevel::Off {
-                lock(&self.inner.settings).set_default_thinking_level(clamped);
             }
         }
         clamped

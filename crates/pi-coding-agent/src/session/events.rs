@@ -59,6 +59,15 @@ pub enum SessionEvent<'a> {
     ThinkingLevelChanged {
         level: String,
     },
+    /// The last event of a prompt: every retry, recovery, compaction and queued message done.
+    AgentSettled {
+        aborted: bool,
+    },
+    /// A session entry appended outside the message flow (a retry's `context_edit`), as its
+    /// JSON object.
+    EntryAppended {
+        entry: Value,
+    },
 }
 
 impl SessionEvent<'_> {
@@ -113,6 +122,8 @@ impl SessionEvent<'_> {
             }
             SessionEvent::SessionInfoChanged { name } => json!({"type": "session_info_changed", "name": name}),
             SessionEvent::ThinkingLevelChanged { level } => json!({"type": "thinking_level_changed", "level": level}),
+            SessionEvent::AgentSettled { aborted } => json!({"type": "agent_settled", "aborted": aborted}),
+            SessionEvent::EntryAppended { entry } => json!({"type": "entry_appended", "entry": entry}),
         };
         value.to_string()
     }
@@ -149,6 +160,19 @@ mod tests {
             final_error: None,
         };
         assert_eq!(ok.to_json(), r#"{"type":"auto_retry_end","success":true,"attempt":1}"#);
+    }
+
+    #[test]
+    fn settled_and_appended_lines() {
+        assert_eq!(
+            SessionEvent::AgentSettled { aborted: false }.to_json(),
+            r#"{"type":"agent_settled","aborted":false}"#
+        );
+        let entry = json!({"type": "context_edit", "id": "a", "targetId": "b", "replacement": null});
+        assert_eq!(
+            SessionEvent::EntryAppended { entry }.to_json(),
+            r#"{"type":"entry_appended","entry":{"type":"context_edit","id":"a","targetId":"b","replacement":null}}"#
+        );
     }
 
     #[test]

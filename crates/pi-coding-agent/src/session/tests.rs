@@ -107,11 +107,17 @@ async fn transient_errors_are_retried_with_events() {
     let types = types.0.lock().unwrap().clone();
     let retry: Vec<&String> = types.iter().filter(|t| t.starts_with("auto_retry")).collect();
     assert_eq!(retry, ["auto_retry_start", "auto_retry_end"]);
-    // The failed reply left the context but stays in the file.
+    // The failed reply left the context but stays in the file, omitted by a context_edit
+    // (announced as entry_appended), and the run ends settled.
     let in_context = session.messages().iter().filter(|m| m.as_assistant().is_some()).count();
     assert_eq!(in_context, 1);
-    let stored = session.with_store(|s| s.get_entries().len());
-    assert_eq!(stored, 3);
+    let kinds: Vec<String> =
+        session.with_store(|s| s.get_entries().iter().map(|e| e.type_name().to_string()).collect());
+    assert_eq!(kinds, ["message", "message", "context_edit", "message"]);
+    assert_eq!(session.with_store(|s| s.build_context().messages.len()), 2);
+    let at = |name: &str| types.iter().position(|t| t == name).unwrap_or(usize::MAX);
+    assert!(at("auto_retry_start") < at("entry_appended"));
+    assert_eq!(types.last().map(String::as_str), Some("agent_settled"));
 }
 
 #[tokio::test]
@@ -126,7 +132,7 @@ async fn retries_give_up_after_the_configured_attempts() {
     assert_eq!(faux.call_count(), 3);
     let types = types.0.lock().unwrap().clone();
     assert_eq!(types.iter().filter(|t| *t == "auto_retry_start").count(), 2);
-    assert_eq!(types.last().map(String::as_str), Some("auto_retry_end"));
+    assert_eq!(types[types.len() - 2..], ["auto_retry_end", "agent_settled"]);
 }
 
 #[tokio::test]

@@ -246,27 +246,44 @@ fn export_writes_html() {
     assert!(run.stderr.starts_with("Error: "), "{}", run.stderr);
 }
 
-/// Ours carry each partial as it was at its event (the TypeScript pi's are live objects that
-/// already hold later text).
+/// pi 1.6's `message_update` carries the delta and the usage, never the message: a client
+/// rebuilds the text from the deltas, and `text_end` and `message_end` give the whole of it.
 #[test]
-fn json_partials_are_snapshots() {
+fn json_updates_carry_deltas_that_rebuild_the_reply() {
     let (_mock, fx) = echo();
     let run = fx.pi(["--mode", "json", "--no-session", "-p", "hello"]).run();
     run.assert_ok();
+    let events = run.events();
     let mut seen = String::new();
     let mut updates = 0;
-    for e in run.events().iter().filter(|e| e["type"] == "message_update") {
+    for e in events.iter().filter(|e| e["type"] == "message_update") {
         updates += 1;
+        let keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["type", "usage", "assistantMessageEvent"], "{e}");
         let ev = &e["assistantMessageEvent"];
-        if ev["type"] == "text_delta" {
-            seen.push_str(ev["delta"].as_str().unwrap());
+        assert!(ev.get("partial").is_none(), "{e}");
+        match ev["type"].as_str().unwrap() {
+            "text_delta" => seen.push_str(ev["delta"].as_str().unwrap()),
+            "text_end" => assert_eq!(ev["content"].as_str().unwrap(), seen),
+            _ => {}
         }
-        let partial_text = ev["partial"]["content"][0]["text"].as_str().unwrap_or_default();
-        assert_eq!(partial_text, seen, "{e}");
-        assert_eq!(e["message"]["content"][0]["text"].as_str().unwrap_or_default(), seen);
     }
     assert_eq!(seen, "echo: hello");
     assert!(updates >= 4);
+    let end = events.iter().rfind(|e| e["type"] == "message_end").unwrap();
+    assert_eq!(end["message"]["content"][0]["text"], "echo: hello");
+    assert_eq!(end["message"]["thinkingLevel"], "off");
+    assert!(end["message"]["durationMs"].is_u64(), "{end}");
+    // The streaming start says it is pending; the run closes with agent_settled.
+    let start = events
+        .iter()
+        .find(|e| e["type"] == "message_start" && e["message"]["role"] == "assistant")
+        .unwrap();
+    assert_eq!(start["message"]["stopReason"], "pending");
+    assert_eq!(
+        events.last().unwrap(),
+        &serde_json::json!({"type": "agent_settled", "aborted": false})
+    );
 }
 
 #[test]

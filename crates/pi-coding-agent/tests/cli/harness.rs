@@ -53,10 +53,10 @@ pub fn pi_bin() -> &'static Path {
 /// A hung pi must fail the test, not the whole suite.
 const RUN_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The golden transcripts of the TypeScript pi: `testdata/golden-0.73/` of the repository, or
+/// The golden transcripts of the TypeScript pi 1.6: `testdata/golden-1.6/` of the repository, or
 /// the recording `PI_GOLDEN_DIR` names (`None` when it holds none).
 pub fn golden_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("PI_GOLDEN_DIR").map_or_else(pi_test_support::golden_073, PathBuf::from);
+    let dir = std::env::var_os("PI_GOLDEN_DIR").map_or_else(pi_test_support::golden_16, PathBuf::from);
     if dir.join("scenarios").is_dir() {
         Some(dir)
     } else {

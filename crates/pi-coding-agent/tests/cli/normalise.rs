@@ -54,6 +54,24 @@ impl Normaliser {
                 for (key, item) in map.iter_mut() {
                     match key.as_str() {
                         "timestamp" if !item.is_null() => *item = Value::from("<TIME>"),
+                        "durationMs" if item.is_number() => *item = Value::from("<MS>"),
+                        // The prompt's wording is ours: only its section names are compared.
+                        "sections" if item.is_object() => {
+                            if let Some(sections) = item.as_object_mut() {
+                                sections.sort_keys();
+                                for text in sections.values_mut().filter(|t| t.is_string()) {
+                                    *text = Value::from("<SECTION>");
+                                }
+                            }
+                        }
+                        "toolsAdded" if item.is_array() => {
+                            for tool in item.as_array_mut().into_iter().flatten() {
+                                if tool.get("description").is_some() {
+                                    tool["description"] = Value::from("<DESC>");
+                                }
+                                self.value(tool);
+                            }
+                        }
                         k if ID_KEYS.contains(&k) => match item {
                             // The mock's ids are deterministic: keep them.
                             Value::String(s) if !s.contains("mock") => *item = Value::from(self.id(s)),

@@ -53,11 +53,11 @@ fn bad_lines_and_unknown_commands_get_pis_errors() {
     );
     assert!(r.get("id").is_none());
 
-    // pi answers an unknown command without its id.
+    // pi 1.6 answers an unknown command with its id.
     pi.send(&json!({"id": "u1", "type": "no_such_command"}));
     let r = pi.wait_for("unknown command", |l| l["command"] == "no_such_command");
     assert_eq!(error(&r), "Unknown command: no_such_command");
-    assert!(r.get("id").is_none());
+    assert_eq!(r["id"], "u1");
 
     let r = pi.call(json!({"id": "m1", "type": "set_model", "provider": "nope", "modelId": "missing"}));
     assert_eq!(error(&r), "Model not found: nope/missing");
@@ -320,12 +320,11 @@ fn settings_commands_show_in_state() {
     let r = pi.call(json!({"id": "ct", "type": "cycle_thinking_level"}));
     assert!(ok(&r).is_null(), "{r}");
 
-    // set_model to a reasoning model announces the level it clamps to.
-    pi.send(&json!({"id": "sm", "type": "set_model", "provider": "mock-anthropic", "modelId": "mock-thinker"}));
-    let e = pi.event("thinking_level_changed");
-    let r = pi.response("sm");
+    // pi 1.6: set_model to a reasoning model keeps the current level ("off"), unannounced.
+    let r = pi.call(json!({"id": "sm", "type": "set_model", "provider": "mock-anthropic", "modelId": "mock-thinker"}));
     assert_eq!(ok(&r)["id"], "mock-thinker");
-    assert_eq!(state(&mut pi, "g4")["thinkingLevel"], e["level"]);
+    assert_eq!(state(&mut pi, "g4")["thinkingLevel"], "off");
+    assert!(!pi.seen.iter().any(|l| l["type"] == "thinking_level_changed"));
 
     let r = pi.call(json!({"id": "cm", "type": "cycle_model"}));
     assert!(ok(&r)["model"]["id"].is_string(), "{r}");
@@ -430,16 +429,20 @@ fn session_stats_count_the_context_after_compaction() {
 }
 
 #[test]
-fn cycle_model_to_a_model_without_reasoning_announces_off() {
+fn model_switches_keep_the_thinking_level_and_leave_settings_alone() {
     let world = World::new(Script::echo());
     let mut pi = world.spawn();
-    // mock-openai/mock-model (off) -> mock-openai/mock-thinker: the default level comes back.
-    pi.send(&json!({"id": "c1", "type": "cycle_model"}));
-    assert_eq!(pi.event("thinking_level_changed")["level"], "medium");
-    assert_eq!(ok(&pi.response("c1"))["thinkingLevel"], "medium");
-    // -> mock-anthropic/mock-model: the level drops to off, announced and recorded.
-    pi.send(&json!({"id": "c2", "type": "cycle_model"}));
-    let r = pi.response("c2");
+    // pi 1.6: mock-openai/mock-model (off) -> mock-openai/mock-thinker keeps "off", unannounced.
+    let r = pi.call(json!({"id": "c1", "type": "cycle_model"}));
+    assert_eq!(ok(&r)["model"]["id"], "mock-thinker");
+    assert_eq!(ok(&r)["thinkingLevel"], "off");
+    assert!(!pi.seen.iter().any(|l| l["type"] == "thinking_level_changed"));
+    // A level chosen on the thinker is announced, then clamped to off on a model without
+    // reasoning, announced again.
+    pi.send(&json!({"id": "t", "type": "set_thinking_level", "level": "high"}));
+    assert_eq!(pi.event("thinking_level_changed")["level"], "high");
+    ok(&pi.response("t"));
+    let r = pi.call(json!({"id": "c2", "type": "cycle_model"}));
     assert_eq!(ok(&r)["model"]["id"], "mock-model");
     assert_eq!(ok(&r)["thinkingLevel"], "off");
     let changes: Vec<Value> = pi
@@ -453,7 +456,8 @@ fn cycle_model_to_a_model_without_reasoning_announces_off() {
         Some(json!("off")),
         "{changes:?}"
     );
-    // -> mock-anthropic/mock-thinker: "off" was not saved as the default, medium comes back.
-    let r = pi.call(json!({"id": "c3", "type": "cycle_model"}));
-    assert_eq!(ok(&r)["thinkingLevel"], "medium");
+    // Nothing of this reached settings.json.
+    let settings = std::fs::read_to_string(world.agent.path().join("settings.json")).unwrap_or_default();
+    assert!(!settings.contains("defaultThinkingLevel"), "{settings}");
+    assert!(!settings.contains("mock-thinker"), "{settings}");
 }

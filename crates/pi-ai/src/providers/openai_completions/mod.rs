@@ -76,11 +76,15 @@ pub fn parse_usage(raw: &Value, model: &Model) -> Usage {
     };
     let input = prompt.saturating_sub(cache_read).saturating_sub(cache_write);
     let output = n(raw.get("completion_tokens"));
+    let reasoning = n(raw
+        .get("completion_tokens_details")
+        .and_then(|d| d.get("reasoning_tokens")));
     let mut usage = Usage {
         input,
         output,
         cache_read,
         cache_write,
+        reasoning: Some(reasoning),
         total_tokens: input + output + cache_read + cache_write,
         ..Default::default()
     };
@@ -167,6 +171,7 @@ async fn run(
         if let Some(reason) = choice.finish_reason.get() {
             let (stop, message) = map_finish_reason(reason);
             em.output.stop_reason = stop;
+            em.output.raw_stop_reason = Some(reason.to_string());
             if message.is_some() {
                 em.output.error_message = message;
             }

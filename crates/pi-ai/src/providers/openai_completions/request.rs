@@ -395,6 +395,7 @@ mod tests {
                 content,
                 details: None,
                 is_error: false,
+                duration_ms: None,
                 timestamp: 1,
                 extra: Extra::new(),
             })

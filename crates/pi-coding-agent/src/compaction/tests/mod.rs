@@ -62,6 +62,7 @@ pub(super) fn tool_result_msg(t: &str) -> Message {
         content: vec![Content::text(t)],
         details: None,
         is_error: false,
+        duration_ms: None,
         timestamp: 3,
         extra: Map::new(),
     })

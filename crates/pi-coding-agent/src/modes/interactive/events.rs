@@ -349,6 +349,7 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
         },
         SessionEvent::SessionInfoChanged { .. } => UiEvent::SessionName,
         SessionEvent::ThinkingLevelChanged { .. } => UiEvent::ThinkingLevel,
+        SessionEvent::AgentSettled { .. } | SessionEvent::EntryAppended { .. } => return None,
     })
 }
 

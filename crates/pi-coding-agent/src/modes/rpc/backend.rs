@@ -148,6 +148,26 @@ pub trait RpcBackend: Send + Sync + 'static {
     /// Extension commands, then prompt templates, then skills.
     async fn commands(&self) -> RpcResult<Vec<SlashCommand>>;
 
+    /// Drop both queues; the texts taken (steering, follow-up).
+    async fn clear_queue(&self) -> RpcResult<(Vec<String>, Vec<String>)> {
+        Err(RpcError::new("clear_queue is not supported"))
+    }
+
+    /// The thinking levels the current model offers (`off` alone without reasoning).
+    async fn available_thinking_levels(&self) -> RpcResult<Vec<ThinkingLevel>> {
+        Err(RpcError::new("get_available_thinking_levels is not supported"))
+    }
+
+    /// The session entries in append order (after `since` when given) and the leaf id.
+    async fn entries(&self, _since: Option<String>) -> RpcResult<(Vec<Value>, Option<String>)> {
+        Err(RpcError::new("get_entries is not supported"))
+    }
+
+    /// The session tree as `{entry, children, label?, labelTimestamp?}` nodes, and the leaf id.
+    async fn tree(&self) -> RpcResult<(Vec<Value>, Option<String>)> {
+        Err(RpcError::new("get_tree is not supported"))
+    }
+
     // ---- lifecycle -------------------------------------------------------------------------
 
     /// True once an extension called `ctx.shutdown()`: the server shuts down after the command

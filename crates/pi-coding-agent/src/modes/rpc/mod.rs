@@ -31,6 +31,6 @@ pub use framing::{LineReader, OutputWriter, RpcOutput};
 pub use protocol::{
     parse_line, CommandError, Envelope, Incoming, QueueMode, RpcCommand, RpcResponse, StreamingBehavior,
 };
-pub use server::Preflight;
 pub use server::RpcServer;
+pub use server::{Disposition, Preflight};
 pub use types::*;

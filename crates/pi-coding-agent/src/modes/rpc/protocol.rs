@@ -113,10 +113,21 @@ pub enum RpcCommand {
     },
     GetMessages,
     GetCommands,
+    /// pi 1.6: drop both queues.
+    ClearQueue,
+    /// pi 1.6: the thinking levels of the current model.
+    GetAvailableThinkingLevels,
+    /// pi 1.6: the session's entries in append order, after `since` when given.
+    GetEntries {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        since: Option<String>,
+    },
+    /// pi 1.6: the session tree.
+    GetTree,
 }
 
-/// Every command type pi 0.73 knows, in the order of its documentation.
-pub const COMMAND_TYPES: [&str; 29] = [
+/// Every command type pi 1.6 knows, in the order of its documentation.
+pub const COMMAND_TYPES: [&str; 33] = [
     "prompt",
     "steer",
     "follow_up",
@@ -146,6 +157,10 @@ pub const COMMAND_TYPES: [&str; 29] = [
     "set_session_name",
     "get_messages",
     "get_commands",
+    "clear_queue",
+    "get_available_thinking_levels",
+    "get_entries",
+    "get_tree",
 ];
 
 impl RpcCommand {
@@ -181,6 +196,10 @@ impl RpcCommand {
             RpcCommand::SetSessionName { .. } => "set_session_name",
             RpcCommand::GetMessages => "get_messages",
             RpcCommand::GetCommands => "get_commands",
+            RpcCommand::ClearQueue => "clear_queue",
+            RpcCommand::GetAvailableThinkingLevels => "get_available_thinking_levels",
+            RpcCommand::GetEntries { .. } => "get_entries",
+            RpcCommand::GetTree => "get_tree",
         }
     }
 
@@ -210,7 +229,7 @@ pub struct Envelope {
 /// Why a JSON record is not a command pi can run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CommandError {
-    /// pi answers `Unknown command: <type>` without the id.
+    /// pi answers `Unknown command: <type>` (with the request id since pi 0.79.7).
     #[error("Unknown command: {0}")]
     Unknown(String),
     /// A known type with missing or ill-typed fields: answered like a handler failure.
@@ -370,9 +389,9 @@ impl RpcResponse {
         )
     }
 
-    /// The answer to an unknown `type`: the id is dropped, as pi does.
-    pub fn unknown(type_value: Option<Value>, type_text: &str) -> Self {
-        Self::err(None, type_value, format!("Unknown command: {type_text}"))
+    /// The answer to an unknown `type`, with the request's id (pi 1.6).
+    pub fn unknown(id: Option<Value>, type_value: Option<Value>, type_text: &str) -> Self {
+        Self::err(id, type_value, format!("Unknown command: {type_text}"))
     }
 
     /// One JSONL record (without the newline).
@@ -386,17 +405,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn unknown_type_drops_the_id_and_echoes_the_type() {
+    fn unknown_type_echoes_the_id_and_the_type() {
         let Incoming::Command(env) = parse_line(r#"{"id":"28","type":"no_such_command"}"#) else {
             panic!("not a command")
         };
         let Err(CommandError::Unknown(text)) = &env.command else {
             panic!("not unknown")
         };
-        let resp = RpcResponse::unknown(env.type_value.clone(), text);
+        let resp = RpcResponse::unknown(env.id.clone(), env.type_value.clone(), text);
         assert_eq!(
             resp.to_line(),
-            r#"{"type":"response","command":"no_such_command","success":false,"error":"Unknown command: no_such_command"}"#
+            r#"{"id":"28","type":"response","command":"no_such_command","success":false,"error":"Unknown command: no_such_command"}"#
         );
     }
 
@@ -409,7 +428,7 @@ mod tests {
             panic!()
         };
         assert_eq!(
-            RpcResponse::unknown(env.type_value.clone(), text).to_line(),
+            RpcResponse::unknown(env.id.clone(), env.type_value.clone(), text).to_line(),
             r#"{"type":"response","success":false,"error":"Unknown command: undefined"}"#
         );
     }
@@ -458,15 +477,15 @@ mod tests {
         let answer = |line: &str| match parse_line(line) {
             Incoming::Malformed(r) => r.to_line(),
             Incoming::Command(Envelope {
+                id,
                 type_value,
                 command: Err(CommandError::Unknown(t)),
-                ..
-            }) => RpcResponse::unknown(type_value, &t).to_line(),
+            }) => RpcResponse::unknown(id, type_value, &t).to_line(),
             other => panic!("{line}: {other:?}"),
         };
         assert_eq!(
             answer(r#"{"id":"t","type":5}"#),
-            r#"{"type":"response","command":5,"success":false,"error":"Unknown command: 5"}"#
+            r#"{"id":"t","type":"response","command":5,"success":false,"error":"Unknown command: 5"}"#
         );
         for line in ["[]", "\"str\"", "5", "{}"] {
             assert_eq!(

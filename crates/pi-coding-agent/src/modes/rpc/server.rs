@@ -245,6 +245,31 @@ impl Owed {
     }
 }
 
+/// What became of a prompt, steer or follow-up (pi 1.6's `data.disposition`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// A run started (wait for `agent_settled`).
+    Started,
+    /// It waits in a queue of the running agent.
+    Queued,
+    /// An extension consumed it; no run follows.
+    Handled,
+}
+
+impl Disposition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disposition::Started => "started",
+            Disposition::Queued => "queued",
+            Disposition::Handled => "handled",
+        }
+    }
+
+    fn data(self) -> Value {
+        serde_json::json!({ "disposition": self.as_str() })
+    }
+}
+
 /// The end of a prompt's preflight: [`succeed`](Self::succeed) writes the `prompt` success
 /// response at once, so it precedes every event the run emits afterwards.
 pub struct Preflight {
@@ -266,14 +291,24 @@ impl Preflight {
         Self { inner: None }
     }
 
-    /// Preflight passed: answer `success:true` now. Later calls, and the prompt future's
-    /// completion, write nothing more.
+    /// Preflight passed and the run started: answer `success:true` with
+    /// `data.disposition:"started"` now. Later calls, and the prompt future's completion,
+    /// write nothing more.
     pub async fn succeed(&self) {
+        self.succeed_with(Disposition::Started).await;
+    }
+
+    /// Preflight passed: answer `success:true` with what became of the prompt.
+    pub async fn succeed_with(&self, disposition: Disposition) {
         let Some(inner) = &self.inner else { return };
         if inner.answered.swap(true, Ordering::SeqCst) {
             return;
         }
-        inner.output.send(&RpcResponse::ok(inner.id.clone(), "prompt")).await;
+        let response = RpcResponse {
+            data: Some(disposition.data()),
+            ..RpcResponse::ok(inner.id.clone(), "prompt")
+        };
+        inner.output.send(&response).await;
         inner.owed.done();
     }
 
@@ -304,7 +339,7 @@ async fn handle<B: RpcBackend + ?Sized>(
     } = envelope;
     let command = match command {
         Ok(command) => command,
-        Err(CommandError::Unknown(text)) => return Some(RpcResponse::unknown(type_value, &text)),
+        Err(CommandError::Unknown(text)) => return Some(RpcResponse::unknown(id, type_value, &text)),
         Err(CommandError::Invalid(message)) => return Some(RpcResponse::err(id, type_value, message)),
     };
     let name = command.type_name();
@@ -319,7 +354,12 @@ async fn handle<B: RpcBackend + ?Sized>(
                 images,
                 streaming_behavior,
             };
-            backend.prompt(request, preflight.share()).await.map(|()| None)
+            // Answered here only when preflight did not answer: nothing started (an extension
+            // command or input handler took the text).
+            backend
+                .prompt(request, preflight.share())
+                .await
+                .map(|()| Some(Disposition::Handled.data()))
         }
         other => execute(&*backend, other).await,
     };
@@ -348,8 +388,14 @@ async fn execute<B: RpcBackend + ?Sized>(b: &B, command: RpcCommand) -> RpcResul
     match command {
         // Dispatched by `handle`, which owns the preflight.
         RpcCommand::Prompt { .. } => Err(RpcError::new("prompt needs a preflight")),
-        RpcCommand::Steer { message, images } => b.steer(message, images).await.map(|()| None),
-        RpcCommand::FollowUp { message, images } => b.follow_up(message, images).await.map(|()| None),
+        RpcCommand::Steer { message, images } => {
+            b.steer(message, images).await?;
+            Ok(Some(Disposition::Queued.data()))
+        }
+        RpcCommand::FollowUp { message, images } => {
+            b.follow_up(message, images).await?;
+            Ok(Some(Disposition::Queued.data()))
+        }
         RpcCommand::Abort => b.abort().await.map(|()| None),
         RpcCommand::NewSession { parent_session } => data(b.new_session(parent_session).await?),
         RpcCommand::GetState => data(b.state().await?),
@@ -406,6 +452,27 @@ async fn execute<B: RpcBackend + ?Sized>(b: &B, command: RpcCommand) -> RpcResul
         RpcCommand::GetCommands => data(CommandList {
             commands: b.commands().await?,
         }),
+        RpcCommand::ClearQueue => {
+            let (steering, follow_up) = b.clear_queue().await?;
+            Ok(Some(serde_json::json!({"steering": steering, "followUp": follow_up})))
+        }
+        RpcCommand::GetAvailableThinkingLevels => {
+            let levels: Vec<&str> = b
+                .available_thinking_levels()
+                .await?
+                .into_iter()
+                .map(pi_ai::ThinkingLevel::as_str)
+                .collect();
+            Ok(Some(serde_json::json!({ "levels": levels })))
+        }
+        RpcCommand::GetEntries { since } => {
+            let (entries, leaf_id) = b.entries(since).await?;
+            Ok(Some(serde_json::json!({"entries": entries, "leafId": leaf_id})))
+        }
+        RpcCommand::GetTree => {
+            let (tree, leaf_id) = b.tree().await?;
+            Ok(Some(serde_json::json!({"tree": tree, "leafId": leaf_id})))
+        }
     }
 }
 

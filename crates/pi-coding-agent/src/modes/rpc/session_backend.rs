@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::backend::{RpcBackend, RpcError, RpcResult};
 use super::framing::RpcOutput;
 use super::protocol::{QueueMode, StreamingBehavior};
-use super::server::Preflight;
+use super::server::{Disposition, Preflight};
 use super::types::{
     BashResult, Cancelled, CommandSource, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest,
     RpcSessionState, SessionStats, SlashCommand, SourceInfo, SourceOrigin, SourceScope,
@@ -120,7 +120,7 @@ impl RpcBackend for SessionBackend {
                 .prompt_with(&request.message, images, behavior)
                 .await
                 .map_err(err)?;
-            preflight.succeed().await;
+            preflight.succeed_with(Disposition::Queued).await;
             return Ok(());
         }
         session.check_model().map_err(err)?;
@@ -339,6 +339,67 @@ impl RpcBackend for SessionBackend {
             .iter()
             .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
             .collect())
+    }
+
+    async fn clear_queue(&self) -> RpcResult<(Vec<String>, Vec<String>)> {
+        let taken = self.session().clear_queue().await;
+        Ok((taken.steering, taken.follow_up))
+    }
+
+    async fn available_thinking_levels(&self) -> RpcResult<Vec<ThinkingLevel>> {
+        Ok(self.session().available_thinking_levels())
+    }
+
+    async fn entries(&self, since: Option<String>) -> RpcResult<(Vec<Value>, Option<String>)> {
+        self.session().with_store(|s| {
+            let all = s.get_entries();
+            let from = match &since {
+                None => 0,
+                Some(id) => match all.iter().position(|e| &e.id == id) {
+                    Some(i) => i + 1,
+                    None => return Err(RpcError::new(format!("Entry not found: {id}"))),
+                },
+            };
+            let entries = all[from..]
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+                .collect();
+            Ok((entries, s.get_leaf_id().map(str::to_string)))
+        })
+    }
+
+    async fn tree(&self) -> RpcResult<(Vec<Value>, Option<String>)> {
+        self.session().with_store(|s| {
+            let tree = s.get_tree();
+            // Depth-first with an explicit stack: a long session is one deep chain.
+            fn node(tree: &pi_session::SessionTree<'_>, i: usize) -> Value {
+                let mut built: Vec<Option<Value>> = vec![None; tree.nodes.len()];
+                let mut stack = vec![(i, false)];
+                while let Some((n, expanded)) = stack.pop() {
+                    let children = &tree.nodes[n].children;
+                    if !expanded {
+                        stack.push((n, true));
+                        stack.extend(children.iter().rev().map(|&c| (c, false)));
+                        continue;
+                    }
+                    let t = &tree.nodes[n];
+                    let mut v = serde_json::json!({
+                        "entry": serde_json::to_value(t.entry).unwrap_or(Value::Null),
+                        "children": children.iter().map(|&c| built[c].take().unwrap_or(Value::Null)).collect::<Vec<_>>(),
+                    });
+                    if let Some(label) = t.label {
+                        v["label"] = Value::from(label);
+                    }
+                    if let Some(ts) = t.label_timestamp {
+                        v["labelTimestamp"] = Value::from(ts);
+                    }
+                    built[n] = Some(v);
+                }
+                built[i].take().unwrap_or(Value::Null)
+            }
+            let roots = tree.roots.iter().map(|&r| node(&tree, r)).collect();
+            Ok((roots, s.get_leaf_id().map(str::to_string)))
+        })
     }
 
     async fn commands(&self) -> RpcResult<Vec<SlashCommand>> {
