@@ -105,7 +105,7 @@ impl AgentTool for BashTool {
             "type": "object",
             "required": ["command"],
             "properties": {
-                "command": {"type": "string", "description": "The bash command line to run"},
+                "command": {"type": "string", "description": "The command line the shell runs"},
                 "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"}
             }
         })
@@ -125,6 +125,7 @@ impl AgentTool for BashTool {
         let args = Args::new("bash", &arguments);
         let command = args.string("command")?;
         let timeout = args.opt_number("timeout")?;
+        validate_timeout(timeout)?;
         let opts = BashOptions {
             shell_path: self.options.shell_path.clone(),
             command_prefix: self.options.command_prefix.clone(),
@@ -158,7 +159,14 @@ impl AgentTool for BashTool {
             )));
         }
         let (text, details) = format_outcome(&outcome, "(no output)");
-        if let Some(code) = outcome.exit_code.filter(|c| *c != 0) {
+        let Some(code) = outcome.exit_code else {
+            // Killed by a signal: there is no exit status to report.
+            return Err(ToolError::new(append_status(
+                &text,
+                "Command terminated without an exit code",
+            )));
+        };
+        if code != 0 {
             return Err(ToolError::new(append_status(
                 &text,
                 &format!("Command exited with code {code}"),
@@ -170,6 +178,26 @@ impl AgentTool for BashTool {
             terminate: false,
         })
     }
+}
+
+/// The longest timer the runtime can arm, in milliseconds (a signed 32-bit count).
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+/// A timeout must be a positive, finite number of seconds that fits the longest timer.
+fn validate_timeout(timeout: Option<f64>) -> Result<(), ToolError> {
+    let Some(t) = timeout else {
+        return Ok(());
+    };
+    if !t.is_finite() || t <= 0.0 {
+        return Err(ToolError::new("Invalid timeout: must be a finite number of seconds"));
+    }
+    if t * 1000.0 > MAX_TIMEOUT_MS {
+        return Err(ToolError::new(format!(
+            "Invalid timeout: maximum is {} seconds",
+            MAX_TIMEOUT_MS / 1000.0
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn tool(cwd: &std::path::Path, options: &ToolsOptions) -> Arc<dyn AgentTool> {
