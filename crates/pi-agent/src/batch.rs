@@ -66,6 +66,8 @@ pub(crate) fn error_output(message: impl Into<String>) -> ToolOutput {
     ToolOutput {
         content: vec![Content::text(message)],
         details: Some(json!({})),
+        structured_content: None,
+        is_error: false,
         terminate: false,
     }
 }
@@ -288,7 +290,10 @@ async fn execute(
     flush_updates(&queue, call, emitter).await;
 
     match outcome {
-        Some(Ok(Ok(output))) => (output, false),
+        Some(Ok(Ok(output))) => {
+            let failed = output.is_error;
+            (output, failed)
+        }
         Some(Ok(Err(error))) => {
             let mut output = error_output(error.message);
             if error.details.is_some() {

@@ -142,6 +142,8 @@ async fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput,
             edits.len()
         ))],
         details: Some(Value::Object(details)),
+        structured_content: None,
+        is_error: false,
         terminate: false,
     })
 }

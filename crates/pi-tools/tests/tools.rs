@@ -24,7 +24,7 @@ fn tool(name: &str, cwd: &Path) -> Arc<dyn AgentTool> {
 async fn run(tool: &dyn AgentTool, args: Value) -> Value {
     let args = tool.prepare_arguments(args);
     match tool.execute("call", args, CancellationToken::new(), no_updates()).await {
-        Ok(out) => result_json(false, &out),
+        Ok(out) => result_json(out.is_error, &out),
         Err(e) => json!({"isError": true, "content": [{"type": "text", "text": e.message}]}),
     }
 }
@@ -671,4 +671,47 @@ async fn edit_accepts_extra_fields_and_a_single_edit_object() {
     .await;
     assert_eq!(text(&r), "Successfully replaced 1 block(s) in f.txt.");
     assert_eq!(std::fs::read_to_string(cwd.join("f.txt")).expect("read"), "1\n2\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_and_bash_give_structured_content() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_files(cwd, &[("a.txt", "hi\n")]);
+    let exec = |name: &'static str, args: Value| {
+        let t = tool(name, cwd);
+        async move {
+            let args = t.prepare_arguments(args);
+            t.execute("c", args, CancellationToken::new(), no_updates())
+                .await
+                .expect("result")
+        }
+    };
+    let out = exec("read", json!({"path": "a.txt"})).await;
+    assert_eq!(out.structured_content, Some(json!("hi\n")));
+    assert!(!out.is_error);
+    // A non-zero exit is a returned error result that still carries the output.
+    let out = exec("bash", json!({"command": "echo failing; exit 3"})).await;
+    assert!(out.is_error);
+    assert_eq!(
+        out.content[0].as_text(),
+        Some("failing\n\n\nCommand exited with code 3")
+    );
+    assert_eq!(out.details, None);
+    let s = out.structured_content.expect("structured");
+    assert_eq!(
+        (s["output"].clone(), s["truncated"].clone(), s["exit_code"].clone()),
+        (json!("failing\n"), json!(false), json!(3))
+    );
+    assert!(s["wall_time_seconds"].is_number() && s.get("full_output_path").is_none());
+    let out = exec("bash", json!({"command": "true"})).await;
+    assert_eq!(out.structured_content.expect("structured")["output"], "");
+    // Output past the model's limit is still whole here, with the file it was saved to.
+    let out = exec("bash", json!({"command": "seq 1 3000"})).await;
+    let s = out.structured_content.expect("structured");
+    assert_eq!(s["output"].as_str().map(|o| o.lines().count()), Some(3000));
+    assert_eq!(s["truncated"], false);
+    if let Some(path) = out.details.as_ref().and_then(|d| d["fullOutputPath"].as_str()) {
+        let _ = std::fs::remove_file(path);
+    }
 }
