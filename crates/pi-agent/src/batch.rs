@@ -68,6 +68,8 @@ pub(crate) fn error_output(message: impl Into<String>) -> ToolOutput {
     ToolOutput {
         content: vec![Content::text(message)],
         details: Some(json!({})),
+        structured_content: None,
+        is_error: false,
         terminate: false,
     }
 }
@@ -297,7 +299,10 @@ async fn execute(
     flush_updates(&queue, call, emitter).await;
 
     let (output, is_error) = match outcome {
-        Some(Ok(Ok(output))) => (output, false),
+        Some(Ok(Ok(output))) => {
+            let failed = output.is_error;
+            (output, failed)
+        }
         Some(Ok(Err(error))) => {
             let mut output = error_output(error.message);
             if error.details.is_some() {

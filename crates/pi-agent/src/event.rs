@@ -311,6 +311,10 @@ pub struct ToolOutputWire<'a> {
     content: &'a [Content],
     #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<&'a Value>,
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured_content: Option<&'a Value>,
+    #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
+    is_error: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     terminate: bool,
 }
@@ -320,6 +324,8 @@ impl<'a> From<&'a ToolOutput> for ToolOutputWire<'a> {
         ToolOutputWire {
             content: &o.content,
             details: o.details.as_ref(),
+            structured_content: o.structured_content.as_ref(),
+            is_error: o.is_error,
             terminate: o.terminate,
         }
     }
@@ -328,6 +334,25 @@ impl<'a> From<&'a ToolOutput> for ToolOutputWire<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tool_results_carry_structured_content_and_a_returned_error() {
+        let out = ToolOutput {
+            content: vec![Content::text("failing")],
+            structured_content: Some(serde_json::json!({"exit_code": 3})),
+            is_error: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&ToolOutputWire::from(&out)).expect("json"),
+            r#"{"content":[{"type":"text","text":"failing"}],"structuredContent":{"exit_code":3},"isError":true}"#
+        );
+        let plain = ToolOutput::text("ok");
+        assert_eq!(
+            serde_json::to_string(&ToolOutputWire::from(&plain)).expect("json"),
+            r#"{"content":[{"type":"text","text":"ok"}]}"#
+        );
+    }
     use pi_ai::{StopReason, TextContent};
 
     fn partial_with_text(text: &str) -> Arc<Mutex<PartialMessage>> {

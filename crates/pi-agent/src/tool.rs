@@ -21,6 +21,11 @@ pub enum ExecutionMode {
 pub struct ToolOutput {
     pub content: Vec<Content>,
     pub details: Option<Value>,
+    /// A machine-readable result for programmatic callers; it travels on
+    /// `tool_execution_end`, never to the model or into the session.
+    pub structured_content: Option<Value>,
+    /// A returned result that still counts as a failure (a command that exited non-zero).
+    pub is_error: bool,
     /// Ask the loop to end the run after this batch (honoured only if every result asks).
     pub terminate: bool,
 }
@@ -29,8 +34,7 @@ impl ToolOutput {
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
             content: vec![Content::text(text)],
-            details: None,
-            terminate: false,
+            ..Default::default()
         }
     }
 

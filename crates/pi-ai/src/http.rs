@@ -31,13 +31,34 @@ pub fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
         reqwest::Client::builder()
-            .user_agent(concat!("pi/", env!("CARGO_PKG_VERSION")))
+            .user_agent(user_agent())
             .connect_timeout(Duration::from_secs(30))
             .tcp_nodelay(true)
             .build()
             // Building only fails when the TLS backend cannot initialise; a default client
             // then still serves plain-HTTP endpoints (local servers) instead of aborting.
             .unwrap_or_else(|_| reqwest::Client::new())
+    })
+}
+
+/// The `User-Agent` of every provider request: `pi/<version> (<platform>; <arch>)`, with the
+/// platform and architecture named as Node names them (`linux`, `darwin`, `win32`; `x64`,
+/// `arm64`). A model's or the caller's `User-Agent` header replaces it.
+pub fn user_agent() -> &'static str {
+    static UA: OnceLock<String> = OnceLock::new();
+    UA.get_or_init(|| {
+        let platform = match std::env::consts::OS {
+            "macos" => "darwin",
+            "windows" => "win32",
+            other => other,
+        };
+        let arch = match std::env::consts::ARCH {
+            "x86_64" => "x64",
+            "aarch64" => "arm64",
+            "x86" => "ia32",
+            other => other,
+        };
+        format!("pi/{} ({platform}; {arch})", env!("CARGO_PKG_VERSION"))
     })
 }
 

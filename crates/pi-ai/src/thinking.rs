@@ -87,6 +87,19 @@ pub fn default_budget(level: ThinkingLevel) -> u64 {
     }
 }
 
+/// The thinking budget of `level`: the custom budget, else the default (`xhigh` and `max` use
+/// `high`'s).
+pub fn budget_for_level(level: ThinkingLevel, budgets: &ThinkingBudgets) -> u64 {
+    let custom = match level {
+        ThinkingLevel::Minimal => budgets.minimal,
+        ThinkingLevel::Low => budgets.low,
+        ThinkingLevel::Medium => budgets.medium,
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => budgets.high,
+        ThinkingLevel::Off => None,
+    };
+    custom.unwrap_or_else(|| default_budget(level))
+}
+
 /// Output cap and thinking budget for budget-based APIs: the budget comes on top of the base
 /// cap (within the model's limit), and at least 1024 tokens are left for the answer when the
 /// cap would not hold the budget. `xhigh` uses the `high` budget.
@@ -97,14 +110,7 @@ pub fn adjust_max_tokens_for_thinking(
     budgets: &ThinkingBudgets,
 ) -> (u64, u64) {
     const MIN_OUTPUT_TOKENS: u64 = 1024;
-    let custom = match level {
-        ThinkingLevel::Minimal => budgets.minimal,
-        ThinkingLevel::Low => budgets.low,
-        ThinkingLevel::Medium => budgets.medium,
-        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max => budgets.high,
-        ThinkingLevel::Off => None,
-    };
-    let mut budget = custom.unwrap_or_else(|| default_budget(level));
+    let mut budget = budget_for_level(level, budgets);
     let max_tokens = (base_max_tokens + budget).min(model_max_tokens);
     if max_tokens <= budget {
         budget = max_tokens.saturating_sub(MIN_OUTPUT_TOKENS);

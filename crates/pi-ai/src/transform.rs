@@ -1,8 +1,10 @@
 //! Cross-provider hand-off: rewriting a conversation so the target model's API accepts it.
 //!
 //! Every provider runs [`transform_messages`] before it converts messages to its wire shape.
-//! Content a different model produced is made neutral (thinking becomes text, signatures go,
-//! tool-call ids are normalised and the matching results follow), failed turns are dropped,
+//! Content a different model produced is made neutral (its thinking is dropped: signatures only
+//! hold for the model that made them, and readable thinking sent as text reads as part of the
+//! reply; signatures go, tool-call ids are normalised and the matching results follow), failed
+//! turns are dropped,
 //! tool calls left without a result get a synthetic error result, and images are replaced by a
 //! placeholder for text-only models.
 
@@ -135,18 +137,13 @@ fn transform_assistant(
     for block in &msg.content {
         match block {
             Content::Thinking(t) => {
-                if t.redacted == Some(true) {
-                    if same {
-                        content.push(block.clone());
-                    }
-                } else if same && t.thinking_signature.as_deref().is_some_and(|s| !s.is_empty()) {
+                // Another model's thinking is not replayed at all.
+                let keep = same
+                    && (t.redacted == Some(true)
+                        || t.thinking_signature.as_deref().is_some_and(|s| !s.is_empty())
+                        || !t.thinking.trim().is_empty());
+                if keep {
                     content.push(block.clone());
-                } else if t.thinking.trim().is_empty() {
-                    // Nothing to carry over.
-                } else if same {
-                    content.push(block.clone());
-                } else {
-                    content.push(Content::text(t.thinking.clone()));
                 }
             }
             Content::Text(t) => {
@@ -334,7 +331,7 @@ mod tests {
     }
 
     #[test]
-    fn foreign_thinking_becomes_text_and_ids_follow() {
+    fn foreign_thinking_is_dropped_and_ids_follow() {
         let source = model("openai", "openai-responses", "gpt", true);
         let target = model("anthropic", "anthropic-messages", "claude", true);
         let text_with_sig = Content::Text(TextContent {
@@ -362,10 +359,9 @@ mod tests {
         let Message::Assistant(a) = &*out[1] else {
             panic!("assistant")
         };
-        assert_eq!(a.content.len(), 3);
-        assert_eq!(a.content[0], Content::text("pondering"));
-        assert_eq!(a.content[1], Content::text("answer"));
-        let Content::ToolCall(tc) = &a.content[2] else {
+        assert_eq!(a.content.len(), 2);
+        assert_eq!(a.content[0], Content::text("answer"));
+        let Content::ToolCall(tc) = &a.content[1] else {
             panic!("call")
         };
         assert_eq!(tc.id, "call_1");

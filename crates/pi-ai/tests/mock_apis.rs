@@ -619,7 +619,11 @@ async fn replay_of_thinking_and_tool_results(api: Api) {
         Api::Openai => {
             let msgs = body["messages"].as_array().unwrap();
             assert_eq!(msgs.len(), 5, "{msgs:?}");
-            assert_eq!(msgs[0]["role"], "developer", "reasoning models get a developer prompt");
+            // The developer role is OpenAI's own: a reasoning model elsewhere gets `system`.
+            assert_eq!(
+                msgs[0]["role"], "system",
+                "reasoning models off api.openai.com get a system prompt"
+            );
             assert_eq!(msgs[2]["role"], "assistant");
             assert_eq!(msgs[2]["content"], "Checking two things.");
             assert_eq!(msgs[2]["reasoning_content"], "Two checks at once.");
@@ -1094,7 +1098,7 @@ const GOLDEN_ANTHROPIC_TOOLS_07: &str = r##"[
 {"role": "assistant", "content": [{"type": "thinking", "thinking": "The user wants me to inspect hello.txt first.", "signature": "mocksig0"}, {"type": "text", "text": "Let me read the file first."}, {"type": "tool_use", "id": "toolu_mock_0_0", "name": "read", "input": {"path": "hello.txt"}}]},
 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_0_0", "content": "Hello world\nThis is a test file.\nThird line.\n", "is_error": false}]},
 {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_1_0", "name": "write", "input": {"path": "notes/todo.md", "content": "# TODO\n\n- greet pi\n- run checks\n"}}]},
-{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_1_0", "content": "Successfully wrote 32 bytes to notes/todo.md", "is_error": false}]},
+{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_1_0", "content": "Successfully wrote to notes/todo.md", "is_error": false}]},
 {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_2_0", "name": "edit", "input": {"path": "hello.txt", "edits": [{"oldText": "Hello world", "newText": "Hello pi"}]}}]},
 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_mock_2_0", "content": "Successfully replaced 1 block(s) in hello.txt.", "is_error": false}]},
 {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_mock_3_0", "name": "bash", "input": {"command": "cat hello.txt; find . -type f | sort; echo exit-ok"}}]},
@@ -1112,7 +1116,7 @@ const GOLDEN_OPENAI_TOOLS_07: &str = r##"[
 {"role": "assistant", "content": "Let me read the file first.", "reasoning_content": "The user wants me to inspect hello.txt first.", "tool_calls": [{"id": "call_mock_0_0", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"hello.txt\"}"}}]},
 {"role": "tool", "content": "Hello world\nThis is a test file.\nThird line.\n", "tool_call_id": "call_mock_0_0"},
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_1_0", "type": "function", "function": {"name": "write", "arguments": "{\"path\":\"notes/todo.md\",\"content\":\"# TODO\\n\\n- greet pi\\n- run checks\\n\"}"}}]},
-{"role": "tool", "content": "Successfully wrote 32 bytes to notes/todo.md", "tool_call_id": "call_mock_1_0"},
+{"role": "tool", "content": "Successfully wrote to notes/todo.md", "tool_call_id": "call_mock_1_0"},
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_2_0", "type": "function", "function": {"name": "edit", "arguments": "{\"path\":\"hello.txt\",\"edits\":[{\"oldText\":\"Hello world\",\"newText\":\"Hello pi\"}]}"}}]},
 {"role": "tool", "content": "Successfully replaced 1 block(s) in hello.txt.", "tool_call_id": "call_mock_2_0"},
 {"role": "assistant", "content": null, "tool_calls": [{"id": "call_mock_3_0", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"cat hello.txt; find . -type f | sort; echo exit-ok\"}"}}]},
@@ -1135,7 +1139,7 @@ const GOLDEN_RESPONSES_TOOLS_07: &str = r##"[
 {"type": "function_call", "id": "fc_mock_0_0", "call_id": "call_mock_0_0", "name": "read", "arguments": "{\"path\":\"hello.txt\"}"},
 {"type": "function_call_output", "call_id": "call_mock_0_0", "output": "Hello world\nThis is a test file.\nThird line.\n"},
 {"type": "function_call", "id": "fc_mock_1_0", "call_id": "call_mock_1_0", "name": "write", "arguments": "{\"path\":\"notes/todo.md\",\"content\":\"# TODO\\n\\n- greet pi\\n- run checks\\n\"}"},
-{"type": "function_call_output", "call_id": "call_mock_1_0", "output": "Successfully wrote 32 bytes to notes/todo.md"},
+{"type": "function_call_output", "call_id": "call_mock_1_0", "output": "Successfully wrote to notes/todo.md"},
 {"type": "function_call", "id": "fc_mock_2_0", "call_id": "call_mock_2_0", "name": "edit", "arguments": "{\"path\":\"hello.txt\",\"edits\":[{\"oldText\":\"Hello world\",\"newText\":\"Hello pi\"}]}"},
 {"type": "function_call_output", "call_id": "call_mock_2_0", "output": "Successfully replaced 1 block(s) in hello.txt."},
 {"type": "function_call", "id": "fc_mock_3_0", "call_id": "call_mock_3_0", "name": "bash", "arguments": "{\"command\":\"cat hello.txt; find . -type f | sort; echo exit-ok\"}"},
@@ -1187,7 +1191,7 @@ fn golden_tool_turns() -> (Vec<Turn>, TurnResults) {
     ];
     let results = vec![
         vec![("Hello world\nThis is a test file.\nThird line.\n", false)],
-        vec![("Successfully wrote 32 bytes to notes/todo.md", false)],
+        vec![("Successfully wrote to notes/todo.md", false)],
         vec![("Successfully replaced 1 block(s) in hello.txt.", false)],
         vec![(
             "Hello pi\nThis is a test file.\nThird line.\n./hello.txt\n./notes/todo.md\n./src/app.py\nexit-ok\n",
@@ -1473,4 +1477,196 @@ async fn google_error_during_signed_thinking_keeps_events_and_message_in_step() 
     let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
     let run = run(&thinker(Api::Google, &server), &context("hello"), thinking_options()).await;
     assert!(run.is_error());
+}
+
+// ---- whole request bodies against the TypeScript pi 1.6.0 golden runs ----------------------
+
+/// One request of a golden run (`tests/golden/CASE.requests.jsonl`).
+struct GoldenRequest {
+    path: String,
+    headers: Value,
+    body: Value,
+}
+
+fn golden_requests(case: &str) -> Vec<GoldenRequest> {
+    let path = format!("{}/tests/golden/{case}.requests.jsonl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            GoldenRequest {
+                path: v["path"].as_str().unwrap_or_default().to_string(),
+                headers: v["headers"].clone(),
+                body: v["body"].clone(),
+            }
+        })
+        .collect()
+}
+
+/// The session's conversation; the system prompt (a `system` message in 1.6 sessions) travels
+/// as `Context::system_prompt` instead.
+fn golden_messages(case: &str) -> Vec<Message> {
+    let path = format!("{}/tests/golden/{case}.session.jsonl", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "message" && e["message"]["role"] != "system")
+        .map(|e| serde_json::from_value(e["message"].clone()).unwrap())
+        .collect()
+}
+
+/// The tools a golden body declares, back in our shape.
+fn golden_tools(api: Api, body: &Value) -> Vec<Tool> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let (f, schema) = match api {
+                Api::Openai => (&t["function"], &t["function"]["parameters"]),
+                Api::Anthropic => (t, &t["input_schema"]),
+                _ => (t, &t["parameters"]),
+            };
+            Tool {
+                name: f["name"].as_str().unwrap_or_default().into(),
+                description: f["description"].as_str().unwrap_or_default().into(),
+                parameters: schema.clone(),
+            }
+        })
+        .collect()
+}
+
+fn golden_system_prompt(api: Api, body: &Value) -> Option<String> {
+    let text = match api {
+        Api::Anthropic => &body["system"][0]["text"],
+        Api::Openai => &body["messages"][0]["content"],
+        _ => &body["input"][0]["content"],
+    };
+    text.as_str().map(String::from)
+}
+
+/// Blank what is our own prose (tool descriptions) so the rest compares byte for byte.
+fn blank_descriptions(api: Api, body: &mut Value) {
+    for tool in body["tools"].as_array_mut().into_iter().flatten() {
+        let t = if api == Api::Openai {
+            &mut tool["function"]
+        } else {
+            tool
+        };
+        t["description"] = json!("");
+    }
+}
+
+/// Every request of a golden run, rebuilt from the session's messages before the reply it
+/// produced and sent to the mock: the body must be the TypeScript pi's byte for byte (tool
+/// descriptions blanked), and the path and the headers a proxy sees must match.
+async fn golden_bodies(api: Api, case: &str, reasoning: bool) {
+    let requests = golden_requests(case);
+    let messages = golden_messages(case);
+    let assistant_at: Vec<usize> = (0..messages.len())
+        .filter(|&i| matches!(messages[i], Message::Assistant(_)))
+        .collect();
+    let first = assistant_at.len() - requests.len();
+    for (k, req) in requests.iter().enumerate() {
+        let server = MockServer::start(Script::sequential(vec![Turn::text("x")]))
+            .await
+            .unwrap();
+        let m = if reasoning {
+            thinker(api, &server)
+        } else {
+            model(api, &server)
+        };
+        let mut tools = golden_tools(api, &req.body);
+        for t in &mut tools {
+            t.description = String::new();
+        }
+        let ctx = Context {
+            system_prompt: golden_system_prompt(api, &req.body),
+            messages: messages[..assistant_at[first + k]].to_vec(),
+            tools,
+        };
+        let key = req.headers["x-api-key"]
+            .as_str()
+            .or_else(|| {
+                req.headers["authorization"]
+                    .as_str()
+                    .and_then(|a| a.strip_prefix("Bearer "))
+            })
+            .map(String::from);
+        let session = req.headers["session-id"]
+            .as_str()
+            .or_else(|| req.body["prompt_cache_key"].as_str())
+            .map(String::from)
+            .unwrap_or_else(|| "01a230b0-0000-7000-8000-000000000000".into());
+        let opts = StreamOptions {
+            api_key: key,
+            reasoning: reasoning.then_some(ThinkingLevel::High),
+            session_id: Some(session),
+            ..Default::default()
+        };
+        let reply = run(&m, &ctx, opts).await.message;
+        assert_eq!(
+            reply.stop_reason,
+            StopReason::Stop,
+            "{case} #{k}: {:?}",
+            reply.error_message
+        );
+        let sent = &server.requests()[0];
+        assert_eq!(sent.path, req.path, "{case} #{k}");
+        let mut theirs = req.body.clone();
+        blank_descriptions(api, &mut theirs);
+        assert_eq!(
+            serde_json::to_string(&sent.body).unwrap(),
+            serde_json::to_string(&theirs).unwrap(),
+            "{case} request #{k}"
+        );
+        for name in [
+            "anthropic-beta",
+            "session-id",
+            "session_id",
+            "x-client-request-id",
+            "anthropic-version",
+        ] {
+            assert_eq!(
+                sent.header(name),
+                req.headers[name].as_str(),
+                "{case} #{k} header {name}"
+            );
+        }
+        let ua = sent.header("user-agent").unwrap_or_default();
+        assert!(
+            ua.starts_with(&format!("pi/{} (", env!("CARGO_PKG_VERSION"))),
+            "{case} #{k}: user-agent {ua}"
+        );
+        assert!(req.headers["user-agent"].as_str().unwrap().starts_with("pi/1.6.0 ("));
+    }
+}
+
+#[tokio::test]
+async fn golden_bodies_anthropic_tool_turns() {
+    golden_bodies(Api::Anthropic, "tools-json-mock-anthropic", false).await;
+}
+
+#[tokio::test]
+async fn golden_bodies_anthropic_thinking() {
+    golden_bodies(Api::Anthropic, "think-mock-anthropic-1", true).await;
+    golden_bodies(Api::Anthropic, "think-mock-anthropic-2", true).await;
+}
+
+#[tokio::test]
+async fn golden_bodies_openai_completions() {
+    golden_bodies(Api::Openai, "tools-json-mock-openai", false).await;
+    golden_bodies(Api::Openai, "think-mock-openai-1", true).await;
+    golden_bodies(Api::Openai, "think-mock-openai-2", true).await;
+    golden_bodies(Api::Openai, "hello-print", false).await;
+}
+
+#[tokio::test]
+async fn golden_bodies_openai_responses() {
+    golden_bodies(Api::Responses, "tools-json-mock-responses", false).await;
+    golden_bodies(Api::Responses, "think-mock-responses-1", true).await;
+    golden_bodies(Api::Responses, "think-mock-responses-2", true).await;
 }

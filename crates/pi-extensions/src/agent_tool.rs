@@ -69,6 +69,7 @@ fn output_of(result: &ToolResult) -> ToolOutput {
         content: content_of(&result.content),
         details: (!result.details.is_null()).then(|| result.details.clone()),
         terminate: result.terminate.unwrap_or(false),
+        ..Default::default()
     }
 }
 

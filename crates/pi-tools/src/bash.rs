@@ -105,7 +105,7 @@ impl AgentTool for BashTool {
             "type": "object",
             "required": ["command"],
             "properties": {
-                "command": {"type": "string", "description": "The bash command line to run"},
+                "command": {"type": "string", "description": "The command line the shell runs"},
                 "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"}
             }
         })
@@ -125,6 +125,7 @@ impl AgentTool for BashTool {
         let args = Args::new("bash", &arguments);
         let command = args.string("command")?;
         let timeout = args.opt_number("timeout")?;
+        validate_timeout(timeout)?;
         let opts = BashOptions {
             shell_path: self.options.shell_path.clone(),
             command_prefix: self.options.command_prefix.clone(),
@@ -139,9 +140,12 @@ impl AgentTool for BashTool {
             updates(ToolOutput {
                 content: vec![Content::text(p.snapshot.content.clone())],
                 details: Some(progress_details(&p.snapshot)),
+                structured_content: None,
+                is_error: false,
                 terminate: false,
             });
         };
+        let started = std::time::Instant::now();
         let outcome = exec_bash(&command, &self.cwd, &opts, cancel, Some(&mut progress))
             .await
             .map_err(|e| ToolError::new(e.to_string()))?;
@@ -158,18 +162,108 @@ impl AgentTool for BashTool {
             )));
         }
         let (text, details) = format_outcome(&outcome, "(no output)");
-        if let Some(code) = outcome.exit_code.filter(|c| *c != 0) {
+        let Some(code) = outcome.exit_code else {
+            // Killed by a signal: there is no exit status to report.
             return Err(ToolError::new(append_status(
                 &text,
-                &format!("Command exited with code {code}"),
+                "Command terminated without an exit code",
             )));
-        }
+        };
+        let structured = structured_result(&outcome, code, started.elapsed()).await;
+        // A non-zero exit is a result, not a failure of the tool: it still carries the output
+        // for programmatic callers, and counts as an error for the model.
+        let text = if code != 0 {
+            append_status(&text, &format!("Command exited with code {code}"))
+        } else {
+            text
+        };
         Ok(ToolOutput {
             content: vec![Content::text(text)],
             details,
+            structured_content: Some(structured),
+            is_error: code != 0,
             terminate: false,
         })
     }
+}
+
+/// Most output bytes a programmatic caller gets (the first and last halves beyond that).
+const STRUCTURED_OUTPUT_MAX_BYTES: u64 = 1024 * 1024;
+
+/// The whole output (up to [`STRUCTURED_OUTPUT_MAX_BYTES`]) for `structuredContent`, and whether
+/// it was cut.
+async fn full_output(outcome: &BashOutcome) -> (String, bool) {
+    let Some(path) = outcome.full_output_path.as_ref() else {
+        return (outcome.output.clone(), false);
+    };
+    let Ok(bytes) = tokio::fs::read(path).await else {
+        return (outcome.output.clone(), false);
+    };
+    let size = bytes.len();
+    let max = STRUCTURED_OUTPUT_MAX_BYTES as usize;
+    if size <= max {
+        return (String::from_utf8_lossy(&bytes).into_owned(), false);
+    }
+    let head_len = max / 2;
+    let tail_len = max - head_len;
+    // Cut at character boundaries: an incomplete sequence at the end of the head is dropped, and
+    // the tail skips leading continuation bytes.
+    let mut head_end = head_len;
+    while head_end > 0 && head_end < size && (bytes[head_end] & 0xc0) == 0x80 {
+        head_end -= 1;
+    }
+    let mut tail_start = size - tail_len;
+    while tail_start < size && (bytes[tail_start] & 0xc0) == 0x80 {
+        tail_start += 1;
+    }
+    let omitted = size - head_len - tail_len;
+    let text = format!(
+        "{}\n\n[... {omitted} bytes omitted ...]\n\n{}",
+        String::from_utf8_lossy(&bytes[..head_end]),
+        String::from_utf8_lossy(&bytes[tail_start..])
+    );
+    (text, true)
+}
+
+/// `{output, truncated, full_output_path?, exit_code, wall_time_seconds}` for programmatic
+/// callers; the wall time in tenths of a second.
+async fn structured_result(outcome: &BashOutcome, code: i32, elapsed: std::time::Duration) -> Value {
+    let (output, truncated) = full_output(outcome).await;
+    let mut v = Map::new();
+    v.insert("output".into(), json!(output));
+    v.insert("truncated".into(), json!(truncated));
+    if let (true, Some(path)) = (truncated, outcome.full_output_path.as_ref()) {
+        v.insert("full_output_path".into(), json!(path.display().to_string()));
+    }
+    v.insert("exit_code".into(), json!(code));
+    let tenths = (elapsed.as_secs_f64() * 10.0).round() / 10.0;
+    let wall = if tenths.fract() == 0.0 {
+        json!(tenths as i64)
+    } else {
+        json!(tenths)
+    };
+    v.insert("wall_time_seconds".into(), wall);
+    Value::Object(v)
+}
+
+/// The longest timer the runtime can arm, in milliseconds (a signed 32-bit count).
+const MAX_TIMEOUT_MS: f64 = 2_147_483_647.0;
+
+/// A timeout must be a positive, finite number of seconds that fits the longest timer.
+fn validate_timeout(timeout: Option<f64>) -> Result<(), ToolError> {
+    let Some(t) = timeout else {
+        return Ok(());
+    };
+    if !t.is_finite() || t <= 0.0 {
+        return Err(ToolError::new("Invalid timeout: must be a finite number of seconds"));
+    }
+    if t * 1000.0 > MAX_TIMEOUT_MS {
+        return Err(ToolError::new(format!(
+            "Invalid timeout: maximum is {} seconds",
+            MAX_TIMEOUT_MS / 1000.0
+        )));
+    }
+    Ok(())
 }
 
 pub(crate) fn tool(cwd: &std::path::Path, options: &ToolsOptions) -> Arc<dyn AgentTool> {

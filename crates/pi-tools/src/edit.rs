@@ -11,7 +11,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::args::Args;
 use crate::edit_diff::{
-    apply_edits, detect_line_ending, generate_diff_string, normalize_to_lf, restore_line_endings, strip_bom, Edit,
+    apply_edits, detect_line_ending, generate_diff_string, normalize_to_lf, restore_line_endings, strip_bom,
+    unified_patch, Edit,
 };
 use crate::os_error;
 use crate::paths::resolve_to_cwd;
@@ -28,16 +29,31 @@ impl EditTool {
     }
 }
 
-/// Fold older argument shapes into `{path, edits}`: `edits` sent as a JSON string is parsed, and a
-/// top-level `oldText`/`newText` pair is appended to `edits`.
+/// One edit object: string `oldText` and `newText`.
+fn is_single_edit(value: &Value) -> bool {
+    value.get("oldText").is_some_and(Value::is_string) && value.get("newText").is_some_and(Value::is_string)
+}
+
+/// Fold other argument shapes into `{path, edits}`: `edits` sent as a JSON string is parsed, one
+/// edit object (bare or as that string) becomes a one-element list, and a top-level
+/// `oldText`/`newText` pair is appended to `edits`. Other fields are left alone: the schema
+/// allows extra fields and they are ignored.
 pub fn prepare_edit_arguments(arguments: Value) -> Value {
     let Value::Object(mut obj) = arguments else {
         return arguments;
     };
     if let Some(Value::String(s)) = obj.get("edits") {
-        if let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(s) {
-            obj.insert("edits".into(), parsed);
+        match serde_json::from_str::<Value>(s) {
+            Ok(parsed @ Value::Array(_)) => {
+                obj.insert("edits".into(), parsed);
+            }
+            Ok(parsed) if is_single_edit(&parsed) => {
+                obj.insert("edits".into(), Value::Array(vec![parsed]));
+            }
+            _ => {}
         }
+    } else if let Some(single) = obj.get("edits").filter(|e| is_single_edit(e)).cloned() {
+        obj.insert("edits".into(), Value::Array(vec![single]));
     }
     let legacy = match (obj.get("oldText"), obj.get("newText")) {
         (Some(Value::String(o)), Some(Value::String(n))) => Some((o.clone(), n.clone())),
@@ -113,6 +129,10 @@ async fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput,
     let diff = generate_diff_string(&applied.base, &applied.new, 4);
     let mut details = serde_json::Map::new();
     details.insert("diff".into(), json!(diff.diff));
+    details.insert(
+        "patch".into(),
+        json!(unified_patch(path, &applied.base, &applied.new, 4)),
+    );
     if let Some(line) = diff.first_changed_line {
         details.insert("firstChangedLine".into(), json!(line));
     }
@@ -122,6 +142,8 @@ async fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput,
             edits.len()
         ))],
         details: Some(Value::Object(details)),
+        structured_content: None,
+        is_error: false,
         terminate: false,
     })
 }
@@ -153,13 +175,11 @@ impl AgentTool for EditTool {
                         "properties": {
                             "oldText": {"type": "string", "description": "The exact text to replace; unique in the file and not overlapping any other edit's oldText."},
                             "newText": {"type": "string", "description": "What replaces oldText."}
-                        },
-                        "additionalProperties": false
+                        }
                     },
                     "description": "The replacements. All are matched against the file before any is applied; they must not overlap or nest, so merge changes to nearby lines into one."
                 }
-            },
-            "additionalProperties": false
+            }
         })
     }
 
@@ -210,6 +230,29 @@ mod tests {
         assert_eq!(v, json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}]}));
         let v = prepare_edit_arguments(json!({"path": "a", "edits": "[{\"oldText\":\"p\",\"newText\":\"q\"}]"}));
         assert_eq!(v["edits"][0]["oldText"], "p");
+    }
+
+    #[test]
+    fn a_single_edit_object_becomes_a_list() {
+        let v = prepare_edit_arguments(json!({"path": "a", "edits": {"oldText": "x", "newText": "y"}, "why": 1}));
+        assert_eq!(
+            v,
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}], "why": 1})
+        );
+        let v = prepare_edit_arguments(json!({"path": "a", "edits": "{\"oldText\":\"p\",\"newText\":\"q\"}"}));
+        assert_eq!(v["edits"], json!([{"oldText": "p", "newText": "q"}]));
+        // Not an edit: left for validation to reject.
+        let v = prepare_edit_arguments(json!({"path": "a", "edits": {"oldText": "x"}}));
+        assert_eq!(v["edits"], json!({"oldText": "x"}));
+    }
+
+    #[test]
+    fn the_schema_allows_extra_fields() {
+        let schema = EditTool::new("/").parameters();
+        assert!(schema.get("additionalProperties").is_none());
+        assert!(schema["properties"]["edits"]["items"]
+            .get("additionalProperties")
+            .is_none());
     }
 
     #[test]

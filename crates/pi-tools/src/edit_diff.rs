@@ -166,13 +166,18 @@ pub fn apply_edits(content: &str, edits: &[Edit], path: &str) -> Result<Applied,
             ));
         }
     }
-    let mut new = base.clone();
-    for (_, m, text) in matched.iter().rev() {
-        // Fuzzy indices point into the normalised base; a mismatch would mean a bug, not bad input.
-        if new.is_char_boundary(m.index) && new.is_char_boundary(m.index + m.len) {
-            new.replace_range(m.index..m.index + m.len, text);
-        }
-    }
+    let replacements: Vec<Replacement> = matched
+        .iter()
+        .map(|(_, m, text)| (m.index, m.len, (*text).to_string()))
+        .collect();
+    // A fuzzy match rewrites only the lines it touches (from the normalised text); every other
+    // line keeps its original characters.
+    let (base, replacements) = if any_fuzzy {
+        (content.to_string(), widen_to_lines(content, &base, &replacements)?)
+    } else {
+        (base, replacements)
+    };
+    let new = apply_replacements(&base, &replacements, 0);
     if base == new {
         return Err(if total == 1 {
             format!("No changes made to {path}. The replacement produced identical content. This might indicate an issue with special characters or the text not existing as expected.")
@@ -181,6 +186,131 @@ pub fn apply_edits(content: &str, edits: &[Edit], path: &str) -> Result<Applied,
         });
     }
     Ok(Applied { base, new })
+}
+
+/// A unified patch of `old` -> `new` for `path`: `--- path` / `+++ path` headers and hunks with
+/// `context` lines around each change, every hunk range written `start,len`, and a `\ No newline
+/// at end of file` note after a last line without one.
+pub fn unified_patch(path: &str, old: &str, new: &str, context: usize) -> String {
+    let diff = TextDiff::from_lines(old, new);
+    let mut out = format!("--- {path}\n+++ {path}\n");
+    for group in diff.grouped_ops(context) {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
+        let old_start = first.old_range().start;
+        let new_start = first.new_range().start;
+        let old_len = last.old_range().end - old_start;
+        let new_len = last.new_range().end - new_start;
+        // An empty range starts at the line before it, as in the classic format.
+        let start = |start: usize, len: usize| if len == 0 { start } else { start + 1 };
+        out.push_str(&format!(
+            "@@ -{},{old_len} +{},{new_len} @@\n",
+            start(old_start, old_len),
+            start(new_start, new_len)
+        ));
+        for op in &group {
+            for change in diff.iter_changes(op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Equal => ' ',
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                };
+                let value = change.value();
+                out.push(sign);
+                match value.strip_suffix('\n') {
+                    Some(line) => {
+                        out.push_str(line);
+                        out.push('\n');
+                    }
+                    None => {
+                        out.push_str(value);
+                        out.push_str("\n\\ No newline at end of file\n");
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One replacement: `(byte index, byte length, new text)`.
+type Replacement = (usize, usize, String);
+
+/// `(index, len, text)` replacements, sorted and disjoint, applied to `content` whose first
+/// byte is at `offset` of the text the indices point into.
+fn apply_replacements(content: &str, replacements: &[Replacement], offset: usize) -> String {
+    let mut out = content.to_string();
+    for (index, len, text) in replacements.iter().rev() {
+        let start = index - offset;
+        // Indices come from searches of this same text; a range off a character boundary would be
+        // a bug, and is skipped rather than allowed to panic.
+        if out.is_char_boundary(start) && out.is_char_boundary(start + len) {
+            out.replace_range(start..start + len, text);
+        }
+    }
+    out
+}
+
+/// Byte spans of the lines of `text`, each with its `\n`.
+fn line_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut start = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'\n' {
+            spans.push((start, i + 1));
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        spans.push((start, text.len()));
+    }
+    spans
+}
+
+/// Replacements matched in `base` (the fuzzy-normalised view of `original`) as replacements of
+/// whole lines of `original`: each covers the lines its match touches, rewritten from `base`;
+/// replacements on shared lines merge.
+fn widen_to_lines(original: &str, base: &str, replacements: &[Replacement]) -> Result<Vec<Replacement>, String> {
+    let original_lines = line_spans(original);
+    let base_lines = line_spans(base);
+    if original_lines.len() != base_lines.len() {
+        return Err("Cannot preserve unchanged lines because the base content has a different line count.".to_string());
+    }
+    let outside = || "Replacement range is outside the base content.".to_string();
+    // (first line, end line, members)
+    let mut groups: Vec<(usize, usize, Vec<Replacement>)> = Vec::new();
+    for r in replacements {
+        let (index, len, _) = r;
+        let start_line = base_lines
+            .iter()
+            .position(|(s, e)| *index >= *s && *index < *e)
+            .ok_or_else(outside)?;
+        let mut end_line = start_line;
+        while end_line < base_lines.len() && base_lines[end_line].1 < index + len {
+            end_line += 1;
+        }
+        if end_line >= base_lines.len() {
+            return Err(outside());
+        }
+        let end_line = end_line + 1;
+        match groups.last_mut() {
+            Some(group) if start_line < group.1 => {
+                group.1 = group.1.max(end_line);
+                group.2.push(r.clone());
+            }
+            _ => groups.push((start_line, end_line, vec![r.clone()])),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(first, end, members)| {
+            let (from, to) = (base_lines[first].0, base_lines[end - 1].1);
+            let start = original_lines[first].0;
+            let text = apply_replacements(&base[from..to], &members, from);
+            (start, original_lines[end - 1].1 - start, text)
+        })
+        .collect())
 }
 
 /// The numbered diff and the first changed line of the new text.
@@ -396,10 +526,36 @@ mod tests {
     }
 
     #[test]
-    fn fuzzy_match_normalises_the_whole_file() {
-        let content = "say \u{201C}hi\u{201D}   \nkeep\u{2014}dash\n";
+    fn fuzzy_match_rewrites_only_the_lines_it_touches() {
+        let content = "say \u{201C}hi\u{201D}   \nkeep\u{2014}dash\nand \u{2018}this\u{2019}\n";
         let a = apply_edits(content, &[edit("say \"hi\"", "say \"yo\"")], "f").expect("fuzzy");
-        assert_eq!(a.new, "say \"yo\"\nkeep-dash\n");
+        // The touched line comes from the normalised text; the others keep their characters.
+        assert_eq!(a.new, "say \"yo\"\nkeep\u{2014}dash\nand \u{2018}this\u{2019}\n");
+        assert_eq!(a.base, content);
+        // Two fuzzy edits on one line merge into one rewrite of that line.
+        let a = apply_edits(
+            "a \u{201C}b\u{201D} c \u{201C}d\u{201D}\nrest\u{2014}\n",
+            &[edit("\"b\"", "B"), edit("\"d\"", "D")],
+            "f",
+        )
+        .expect("fuzzy");
+        assert_eq!(a.new, "a B c D\nrest\u{2014}\n");
+    }
+
+    #[test]
+    fn unified_patch_writes_every_range_with_its_length() {
+        assert_eq!(
+            unified_patch("f", "a\nb\n", "a\nc\n", 4),
+            "--- f\n+++ f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+        );
+        assert_eq!(
+            unified_patch("f", "x", "y", 4),
+            "--- f\n+++ f\n@@ -1,1 +1,1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"
+        );
+        assert_eq!(
+            unified_patch("f", "", "new\n", 4),
+            "--- f\n+++ f\n@@ -0,0 +1,1 @@\n+new\n"
+        );
     }
 
     #[test]

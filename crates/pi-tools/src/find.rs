@@ -62,7 +62,7 @@ impl AgentTool for FindTool {
             "type": "object",
             "required": ["pattern"],
             "properties": {
-                "pattern": {"type": "string", "description": "Glob to match, such as '*.rs', '**/*.json' or 'src/**/*.test.ts'"},
+                "pattern": {"type": "string", "description": "Glob to match, taken relative to the searched directory (such as 'src/**/*.test.ts'); one without a '/', such as '*.rs', matches file names at any depth"},
                 "path": {"type": "string", "description": "Directory to search (the working directory when omitted)"},
                 "limit": {"type": "number", "description": "Most results to return (1000 when omitted)"}
             }

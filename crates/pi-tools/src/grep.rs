@@ -133,7 +133,7 @@ impl AgentTool for GrepTool {
             "properties": {
                 "pattern": {"type": "string", "description": "Regular expression, or plain text with literal=true"},
                 "path": {"type": "string", "description": "File or directory to search (the working directory when omitted)"},
-                "glob": {"type": "string", "description": "Only search files matching this glob, such as '*.rs' or 'src/**/*.test.ts'"},
+                "glob": {"type": "string", "description": "Only search files matching this glob, taken relative to path (such as 'src/**/*.test.ts'); one without a '/', such as '*.rs', matches file names at any depth"},
                 "ignoreCase": {"type": "boolean", "description": "Match regardless of case (false when omitted)"},
                 "literal": {"type": "boolean", "description": "Take the pattern as plain text, not a regex (false when omitted)"},
                 "context": {"type": "number", "description": "Lines to include before and after each match (0 when omitted)"},

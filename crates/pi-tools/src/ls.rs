@@ -95,7 +95,7 @@ impl AgentTool for LsTool {
     ) -> Result<ToolOutput, ToolError> {
         let args = Args::new("ls", &arguments);
         let dir = search_root(&args, &self.cwd)?;
-        let limit = limit_arg(&args, DEFAULT_LIMIT, 0)?;
+        let limit = limit_arg(&args, DEFAULT_LIMIT, 1)?;
         cancellable(&cancel, async move {
             let (entries, limit_reached) = blocking(move || list(&dir, limit)).await??;
             if entries.is_empty() {

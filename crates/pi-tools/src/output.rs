@@ -151,7 +151,15 @@ impl OutputAccumulator {
     pub async fn snapshot(&mut self) -> OutputSnapshot {
         let text = self.snapshot_text();
         let tail = truncate_tail(text, self.max_lines, self.max_bytes);
-        let truncated = self.total_lines > self.max_lines || self.total_decoded > self.max_bytes;
+        // A trailing newline ends the last line rather than starting an empty one.
+        let total_lines = if self.total_decoded == 0 {
+            0
+        } else if self.current_line_bytes == 0 {
+            self.total_lines - 1
+        } else {
+            self.total_lines
+        };
+        let truncated = total_lines > self.max_lines || self.total_decoded > self.max_bytes;
         let truncated_by = if truncated {
             tail.truncated_by.or(Some(if self.total_decoded > self.max_bytes {
                 TruncatedBy::Bytes
@@ -164,7 +172,7 @@ impl OutputAccumulator {
         let truncation = TruncationResult {
             truncated,
             truncated_by,
-            total_lines: self.total_lines,
+            total_lines,
             total_bytes: self.total_decoded,
             max_lines: self.max_lines,
             max_bytes: self.max_bytes,
@@ -291,7 +299,7 @@ mod tests {
         acc.finish().await;
         let snap = acc.snapshot().await;
         assert!(snap.truncation.truncated);
-        assert_eq!(snap.truncation.total_lines, 3001);
+        assert_eq!(snap.truncation.total_lines, 3000);
         assert_eq!(snap.truncation.output_lines, 2000);
         let path = snap.full_output_path.expect("temp file");
         let saved = tokio::fs::read_to_string(&path).await.expect("read");

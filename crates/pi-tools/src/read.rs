@@ -84,9 +84,24 @@ impl AgentTool for ReadTool {
                 let (p, c) = (path.clone(), cwd.clone());
                 blocking(move || resolve_read_path(&p, &c)).await?
             };
-            read_file(&abs, &path, offset, limit, &options).await
+            let mut out = read_file(&abs, &path, offset, limit, &options).await?;
+            out.structured_content = Some(read_output(&out.content));
+            Ok(out)
         })
         .await
+    }
+}
+
+/// The read result for programmatic callers: the text, or for an image the image with the
+/// text as its note.
+fn read_output(content: &[Content]) -> Value {
+    let text = content.iter().find_map(Content::as_text).unwrap_or_default();
+    match content.iter().find_map(|c| match c {
+        Content::Image(i) => Some(i),
+        _ => None,
+    }) {
+        Some(image) => json!({"type": "image", "data": image.data, "mimeType": image.mime_type, "note": text}),
+        None => json!(text),
     }
 }
 
@@ -147,6 +162,8 @@ async fn read_image(bytes: Vec<u8>, mime: &'static str, options: &ToolsOptions) 
                 Content::image(base64_of(&bytes), mime),
             ],
             details: None,
+            structured_content: None,
+            is_error: false,
             terminate: false,
         });
     }
@@ -167,6 +184,8 @@ async fn read_image(bytes: Vec<u8>, mime: &'static str, options: &ToolsOptions) 
     Ok(ToolOutput {
         content,
         details: None,
+        structured_content: None,
+        is_error: false,
         terminate: false,
     })
 }
@@ -239,6 +258,8 @@ pub fn read_text(text: &str, raw_path: &str, offset: Option<f64>, limit: Option<
     Ok(ToolOutput {
         content: vec![Content::text(output)],
         details,
+        structured_content: None,
+        is_error: false,
         terminate: false,
     })
 }

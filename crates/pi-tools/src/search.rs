@@ -125,12 +125,17 @@ pub fn grep_search(params: &GrepParams, cancel: &AtomicBool) -> Result<GrepResul
         .hidden(false)
         .add_custom_ignore_filename(".rgignore")
         .threads(threads());
-    if let Some(glob) = params.glob.as_deref().filter(|g| !g.is_empty()) {
+    // The glob is relative to the searched directory (as rg run from there sees it); a leading
+    // `./` names that directory itself.
+    let glob = params.glob.as_deref().map(strip_dot_slash).filter(|g| !g.is_empty());
+    if let Some(glob) = glob {
         let mut ob = OverrideBuilder::new(&params.root);
         ob.add(glob).map_err(|e| e.to_string())?;
         builder.overrides(ob.build().map_err(|e| e.to_string())?);
     }
-    let limit = params.limit.max(1);
+    // One match past the limit tells "exactly N" from "more than N".
+    let wanted = params.limit.max(1);
+    let limit = wanted + 1;
     let count = AtomicUsize::new(0);
     let found: Mutex<Vec<FileMatches>> = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
@@ -181,7 +186,16 @@ pub fn grep_search(params: &GrepParams, cancel: &AtomicBool) -> Result<GrepResul
         kept += f.lines.len();
         true
     });
-    let limit_reached = kept >= limit;
+    let limit_reached = kept > wanted;
+    if limit_reached {
+        let mut kept = 0usize;
+        files.retain_mut(|f| {
+            let room = wanted - kept;
+            f.lines.truncate(room);
+            kept += f.lines.len();
+            room > 0
+        });
+    }
     Ok(GrepResult { files, limit_reached })
 }
 
@@ -215,16 +229,42 @@ pub struct FindResult {
     pub limit_reached: bool,
 }
 
-/// fd's spelling of a pattern: one with a `/` matches the full path and gets a leading `**/`.
-pub fn effective_find_pattern(pattern: &str) -> (String, bool) {
+/// A pattern without its leading `./` (any number of them).
+fn strip_dot_slash(pattern: &str) -> &str {
+    let mut p = pattern;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p
+}
+
+/// Escape the glob metacharacters of a literal path.
+fn escape_glob(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\\' | '*' | '?' | '[' | ']' | '{' | '}') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// fd's spelling of a pattern for a search under `root`: without a `/` it matches names; with
+/// one it matches the absolute path, and a relative one is anchored at `root` (so `src/*.ts`
+/// finds `src/a.ts` but not `pkg/src/a.ts`; `**/src/*.ts` finds both). The second value says
+/// whether it matches full paths.
+pub fn effective_find_pattern(pattern: &str, root: &Path) -> (String, bool) {
+    let pattern = strip_dot_slash(pattern);
     if !pattern.contains('/') {
         return (pattern.to_string(), false);
     }
-    if pattern.starts_with('/') || pattern.starts_with("**/") || pattern == "**" {
-        (pattern.to_string(), true)
-    } else {
-        (format!("**/{pattern}"), true)
+    if pattern.starts_with('/') {
+        return (pattern.to_string(), true);
     }
+    let root = root.to_string_lossy();
+    let root = root.trim_end_matches('/');
+    (format!("{}/{pattern}", escape_glob(root)), true)
 }
 
 /// Find files and directories by glob like `fd --glob --hidden --no-require-git`: the glob
@@ -238,8 +278,9 @@ pub fn find_files(pattern: &str, root: &Path, limit: usize, cancel: &AtomicBool)
             root.display()
         ));
     }
-    let (pattern, full_path) = effective_find_pattern(pattern);
+    // Smart case follows the pattern as given, not the letters of the search path.
     let smart_insensitive = !pattern.chars().any(char::is_uppercase);
+    let (pattern, full_path) = effective_find_pattern(pattern, root);
     let glob = GlobBuilder::new(&pattern)
         .literal_separator(full_path)
         .case_insensitive(smart_insensitive)
@@ -253,6 +294,9 @@ pub fn find_files(pattern: &str, root: &Path, limit: usize, cancel: &AtomicBool)
         .require_git(false)
         .add_custom_ignore_filename(".fdignore")
         .threads(threads());
+    // One result past the limit tells "exactly N" from "more than N".
+    let wanted = limit.max(1);
+    let limit = wanted + 1;
     let count = AtomicUsize::new(0);
     let found: Mutex<Vec<String>> = Mutex::new(Vec::new());
     builder.build_parallel().run(|| {
@@ -296,7 +340,7 @@ pub fn find_files(pattern: &str, root: &Path, limit: usize, cancel: &AtomicBool)
     });
     let mut paths = found.into_inner().unwrap_or_else(|e| e.into_inner());
     paths.sort();
-    paths.truncate(limit);
-    let limit_reached = paths.len() >= limit;
+    let limit_reached = paths.len() > wanted;
+    paths.truncate(wanted);
     Ok(FindResult { paths, limit_reached })
 }

@@ -70,9 +70,22 @@ pub fn format_size(bytes: usize) -> String {
     }
 }
 
+/// The lines of `content` as they are counted: a trailing newline ends the last line instead of
+/// starting an empty one, and empty content has none.
+fn counted_lines(content: &str) -> Vec<&str> {
+    if content.is_empty() {
+        return Vec::new();
+    }
+    let mut lines: Vec<&str> = content.split('\n').collect();
+    if content.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+}
+
 /// Keep whole lines from the start until either limit is hit.
 pub fn truncate_head(content: &str, max_lines: usize, max_bytes: usize) -> TruncationResult {
-    let lines: Vec<&str> = content.split('\n').collect();
+    let lines = counted_lines(content);
     let total_lines = lines.len();
     if total_lines <= max_lines && content.len() <= max_bytes {
         return TruncationResult::untouched(content, total_lines, max_lines, max_bytes);
@@ -118,7 +131,7 @@ pub fn truncate_head(content: &str, max_lines: usize, max_bytes: usize) -> Trunc
 
 /// Keep whole lines from the end; a single over-long last line is kept partially.
 pub fn truncate_tail(content: &str, max_lines: usize, max_bytes: usize) -> TruncationResult {
-    let lines: Vec<&str> = content.split('\n').collect();
+    let lines = counted_lines(content);
     let total_lines = lines.len();
     if total_lines <= max_lines && content.len() <= max_bytes {
         return TruncationResult::untouched(content, total_lines, max_lines, max_bytes);
@@ -149,6 +162,7 @@ pub fn truncate_tail(content: &str, max_lines: usize, max_bytes: usize) -> Trunc
         by = TruncatedBy::Lines;
     }
     kept.reverse();
+    let total_bytes = content.len();
     let content = kept.join("\n");
     TruncationResult {
         output_bytes: content.len(),
@@ -157,7 +171,7 @@ pub fn truncate_tail(content: &str, max_lines: usize, max_bytes: usize) -> Trunc
         truncated: true,
         truncated_by: Some(by),
         total_lines,
-        total_bytes: lines.iter().map(|l| l.len()).sum::<usize>() + total_lines - 1,
+        total_bytes,
         last_line_partial: partial,
         first_line_exceeds_limit: false,
         max_lines,

@@ -12,7 +12,6 @@ use crate::args::Args;
 use crate::os_error;
 use crate::paths::resolve_to_cwd;
 use crate::tool_support::mutate_file;
-use crate::truncate::utf16_len;
 
 /// Writes files for the model.
 pub struct WriteTool {
@@ -34,11 +33,7 @@ async fn write_file(abs: &Path, path: &str, content: &str) -> Result<ToolOutput,
     tokio::fs::write(abs, content)
         .await
         .map_err(|e| ToolError::new(os_error::with_path(&e, "open", abs)))?;
-    // pi reports the JavaScript string length (UTF-16 units), not the byte count.
-    Ok(ToolOutput::text(format!(
-        "Successfully wrote {} bytes to {path}",
-        utf16_len(content)
-    )))
+    Ok(ToolOutput::text(format!("Successfully wrote to {path}")))
 }
 
 #[async_trait]

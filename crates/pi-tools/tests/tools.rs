@@ -24,7 +24,7 @@ fn tool(name: &str, cwd: &Path) -> Arc<dyn AgentTool> {
 async fn run(tool: &dyn AgentTool, args: Value) -> Value {
     let args = tool.prepare_arguments(args);
     match tool.execute("call", args, CancellationToken::new(), no_updates()).await {
-        Ok(out) => result_json(false, &out),
+        Ok(out) => result_json(out.is_error, &out),
         Err(e) => json!({"isError": true, "content": [{"type": "text", "text": e.message}]}),
     }
 }
@@ -208,9 +208,11 @@ async fn golden_tool_scenario_gives_pis_results() {
     let results: Vec<Value> = results.iter().map(|r| clean(r, &cwd)).collect();
     let expected = vec![
         json!({"isError": false, "content": [{"type": "text", "text": "Hello world\nThis is a test file.\nThird line.\n"}]}),
-        json!({"isError": false, "content": [{"type": "text", "text": "Successfully wrote 32 bytes to notes/todo.md"}]}),
+        json!({"isError": false, "content": [{"type": "text", "text": "Successfully wrote to notes/todo.md"}]}),
         json!({"isError": false, "content": [{"type": "text", "text": "Successfully replaced 1 block(s) in hello.txt."}],
-               "details": {"diff": "-1 Hello world\n+1 Hello pi\n 2 This is a test file.\n 3 Third line.", "firstChangedLine": 1}}),
+               "details": {"diff": "-1 Hello world\n+1 Hello pi\n 2 This is a test file.\n 3 Third line.",
+                           "patch": "--- hello.txt\n+++ hello.txt\n@@ -1,3 +1,3 @@\n-Hello world\n+Hello pi\n This is a test file.\n Third line.\n",
+                           "firstChangedLine": 1}}),
         json!({"isError": false, "content": [{"type": "text", "text": "Hello pi\nThis is a test file.\nThird line.\n./hello.txt\n./notes/todo.md\n./src/app.py\nexit-ok\n"}]}),
         json!({"isError": false, "content": [{"type": "text", "text": "- greet pi\n\n[2 more lines in file. Use offset=4 to continue.]"}]}),
         json!({"isError": false, "content": [{"type": "text", "text": "3 hello.txt\nto-stderr\n"}]}),
@@ -353,7 +355,7 @@ async fn long_output_is_saved_whole_to_a_temp_file() {
     let details = out.details.expect("details");
     let path = details["fullOutputPath"].as_str().expect("path").to_string();
     let text = out.content[0].as_text().expect("text").to_string();
-    assert!(text.ends_with(&format!("\n\n[Showing lines 1002-3001 of 3001. Full output: {path}]")));
+    assert!(text.ends_with(&format!("\n\n[Showing lines 1001-3000 of 3000. Full output: {path}]")));
     let saved = std::fs::read_to_string(&path).expect("saved");
     assert_eq!(saved.lines().count(), 3000);
     assert_eq!(details["truncation"]["truncatedBy"], "lines");
@@ -519,4 +521,197 @@ async fn dropping_a_running_command_kills_its_group() {
     let _ = task.await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(!process_alive(child_pid), "grandchild outlived the dropped run");
+}
+
+// ---- rules that changed in pi 1.6 ------------------------------------------------------------
+
+fn write_files(root: &Path, files: &[(&str, &str)]) {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_globs_are_relative_to_the_searched_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_files(
+        cwd,
+        &[
+            ("src/a.ts", "needle\n"),
+            ("pkg/src/b.ts", "needle\n"),
+            ("pkg/c.ts", "needle\n"),
+        ],
+    );
+    let grep = tool("grep", cwd);
+    // Relative to `path`, not to the working directory.
+    for glob in ["src/*.ts", "./src/*.ts"] {
+        let r = run(grep.as_ref(), json!({"pattern": "needle", "path": "pkg", "glob": glob})).await;
+        assert_eq!(text(&r), "src/b.ts:1: needle", "glob {glob}");
+    }
+    let r = run(grep.as_ref(), json!({"pattern": "needle", "glob": "src/*.ts"})).await;
+    assert_eq!(text(&r), "src/a.ts:1: needle");
+    // Without a slash it matches names at any depth.
+    let r = run(grep.as_ref(), json!({"pattern": "needle", "glob": "*.ts"})).await;
+    assert_eq!(unordered(&text(&r)).0.len(), 3, "{}", text(&r));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn grep_and_find_note_the_limit_only_when_more_exist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_files(cwd, &[("a.txt", "x\nx\n"), ("b.md", ""), ("c.md", "")]);
+    let grep = tool("grep", cwd);
+    let r = run(grep.as_ref(), json!({"pattern": "x", "path": "a.txt", "limit": 2})).await;
+    assert_eq!(
+        r,
+        json!({"isError": false, "content": [{"type": "text", "text": "a.txt:1: x\na.txt:2: x"}]})
+    );
+    let r = run(grep.as_ref(), json!({"pattern": "x", "path": "a.txt", "limit": 1})).await;
+    assert_eq!(
+        text(&r),
+        "a.txt:1: x\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    );
+    assert_eq!(r["details"]["matchLimitReached"], 1);
+
+    let find = tool("find", cwd);
+    let r = run(find.as_ref(), json!({"pattern": "*.md", "limit": 2})).await;
+    assert_eq!(
+        r,
+        json!({"isError": false, "content": [{"type": "text", "text": "b.md\nc.md"}]})
+    );
+    // A limit below 1 means 1.
+    let r = run(find.as_ref(), json!({"pattern": "*.md", "limit": 0})).await;
+    assert_eq!(
+        text(&r),
+        "b.md\n\n[1 results limit reached. Use limit=2 for more, or refine pattern]"
+    );
+    let ls = tool("ls", cwd);
+    let r = run(ls.as_ref(), json!({"limit": 0})).await;
+    assert!(
+        text(&r).starts_with("a.txt\n\n[1 entries limit reached"),
+        "{}",
+        text(&r)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn find_path_patterns_are_anchored_at_the_search_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_files(
+        cwd,
+        &[
+            ("src/a.ts", ""),
+            ("pkg/src/b.ts", ""),
+            ("src/deep/c.ts", ""),
+            ("we[i]rd/src/d.ts", ""),
+        ],
+    );
+    let find = tool("find", cwd);
+    let found = |r: &Value| {
+        let mut lines: Vec<String> = text(r).lines().map(String::from).collect();
+        lines.sort();
+        lines
+    };
+    let r = run(find.as_ref(), json!({"pattern": "src/*.ts"})).await;
+    assert_eq!(found(&r), ["src/a.ts"]);
+    let r = run(find.as_ref(), json!({"pattern": "./src/*.ts"})).await;
+    assert_eq!(found(&r), ["src/a.ts"]);
+    let r = run(find.as_ref(), json!({"pattern": "**/src/*.ts"})).await;
+    assert_eq!(found(&r), ["pkg/src/b.ts", "src/a.ts", "we[i]rd/src/d.ts"]);
+    let r = run(find.as_ref(), json!({"pattern": "src/*.ts", "path": "pkg"})).await;
+    assert_eq!(found(&r), ["src/b.ts"]);
+    // The search path is taken literally, glob characters and all.
+    let r = run(find.as_ref(), json!({"pattern": "src/*.ts", "path": "we[i]rd"})).await;
+    assert_eq!(found(&r), ["src/d.ts"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_rejects_timeouts_it_cannot_honour() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bash = tool("bash", dir.path());
+    for t in [json!(0), json!(-1)] {
+        let r = run(bash.as_ref(), json!({"command": "echo no", "timeout": t})).await;
+        assert_eq!(
+            r,
+            json!({"isError": true, "content": [{"type": "text", "text": "Invalid timeout: must be a finite number of seconds"}]})
+        );
+    }
+    let r = run(bash.as_ref(), json!({"command": "echo no", "timeout": 2_147_484})).await;
+    assert_eq!(text(&r), "Invalid timeout: maximum is 2147483.647 seconds");
+    let r = run(bash.as_ref(), json!({"command": "echo yes", "timeout": 2_147_483})).await;
+    assert_eq!(text(&r), "yes\n");
+    let r = run(bash.as_ref(), json!({"command": "echo before; kill -9 $$"})).await;
+    assert_eq!(text(&r), "before\n\n\nCommand terminated without an exit code");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edit_accepts_extra_fields_and_a_single_edit_object() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_files(cwd, &[("f.txt", "one\ntwo\n")]);
+    let edit = tool("edit", cwd);
+    let r = run(
+        edit.as_ref(),
+        json!({"path": "f.txt", "edits": {"oldText": "one", "newText": "1", "note": "why"}, "reason": "x"}),
+    )
+    .await;
+    assert_eq!(text(&r), "Successfully replaced 1 block(s) in f.txt.");
+    assert_eq!(
+        r["details"]["patch"],
+        "--- f.txt\n+++ f.txt\n@@ -1,2 +1,2 @@\n-one\n+1\n two\n"
+    );
+    let r = run(
+        edit.as_ref(),
+        json!({"path": "f.txt", "edits": [{"oldText": "two", "newText": "2", "extra": true}]}),
+    )
+    .await;
+    assert_eq!(text(&r), "Successfully replaced 1 block(s) in f.txt.");
+    assert_eq!(std::fs::read_to_string(cwd.join("f.txt")).expect("read"), "1\n2\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_and_bash_give_structured_content() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cwd = dir.path();
+    write_files(cwd, &[("a.txt", "hi\n")]);
+    let exec = |name: &'static str, args: Value| {
+        let t = tool(name, cwd);
+        async move {
+            let args = t.prepare_arguments(args);
+            t.execute("c", args, CancellationToken::new(), no_updates())
+                .await
+                .expect("result")
+        }
+    };
+    let out = exec("read", json!({"path": "a.txt"})).await;
+    assert_eq!(out.structured_content, Some(json!("hi\n")));
+    assert!(!out.is_error);
+    // A non-zero exit is a returned error result that still carries the output.
+    let out = exec("bash", json!({"command": "echo failing; exit 3"})).await;
+    assert!(out.is_error);
+    assert_eq!(
+        out.content[0].as_text(),
+        Some("failing\n\n\nCommand exited with code 3")
+    );
+    assert_eq!(out.details, None);
+    let s = out.structured_content.expect("structured");
+    assert_eq!(
+        (s["output"].clone(), s["truncated"].clone(), s["exit_code"].clone()),
+        (json!("failing\n"), json!(false), json!(3))
+    );
+    assert!(s["wall_time_seconds"].is_number() && s.get("full_output_path").is_none());
+    let out = exec("bash", json!({"command": "true"})).await;
+    assert_eq!(out.structured_content.expect("structured")["output"], "");
+    // Output past the model's limit is still whole here, with the file it was saved to.
+    let out = exec("bash", json!({"command": "seq 1 3000"})).await;
+    let s = out.structured_content.expect("structured");
+    assert_eq!(s["output"].as_str().map(|o| o.lines().count()), Some(3000));
+    assert_eq!(s["truncated"], false);
+    if let Some(path) = out.details.as_ref().and_then(|d| d["fullOutputPath"].as_str()) {
+        let _ = std::fs::remove_file(path);
+    }
 }

@@ -153,6 +153,8 @@ fn tool_output(v: &Value) -> ToolOutput {
     ToolOutput {
         content: serde_json::from_value(v["content"].clone()).expect("content"),
         details: v.get("details").cloned(),
+        structured_content: None,
+        is_error: false,
         terminate: false,
     }
 }

@@ -256,6 +256,7 @@ fn terminating(name: &str, terminate: bool) -> Arc<dyn pi_agent::AgentTool> {
             content: vec![Content::text("t")],
             details: None,
             terminate,
+            ..Default::default()
         })
     })
     .arc()

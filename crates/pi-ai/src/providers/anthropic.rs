@@ -16,6 +16,7 @@ use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::json_tree::body_bytes;
+use crate::providers::output_cap::{base_max_tokens, fit_to_context};
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
 use crate::sse::{SseError, SseStream};
 use crate::stream_driver::{error_stream, spawn_provider_with, AbortMessages, Emitter, ProviderError};
@@ -32,8 +33,9 @@ const ANTHROPIC_ABORT_MESSAGES: AbortMessages = AbortMessages {
 const API_VERSION: &str = "2023-06-01";
 const INTERLEAVED_THINKING_BETA: &str = "interleaved-thinking-2025-05-14";
 const FINE_GRAINED_TOOL_STREAMING_BETA: &str = "fine-grained-tool-streaming-2025-05-14";
+const SERVER_SIDE_FALLBACK_BETA: &str = "server-side-fallback-2026-07-01";
 /// Version of the CLI whose identity subscription (OAuth) tokens require.
-const CLAUDE_CODE_VERSION: &str = "2.1.75";
+const CLAUDE_CODE_VERSION: &str = "2.1.322";
 const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 /// Canonical casing of the CLI's tool names; subscription tokens expect these names.
 const CLAUDE_CODE_TOOLS: &[&str] = &[
@@ -55,6 +57,13 @@ const CLAUDE_CODE_TOOLS: &[&str] = &[
     "WebFetch",
     "WebSearch",
 ];
+
+/// Whether the model thinks adaptively (an effort instead of a token budget): the model's
+/// `compat.forceAdaptiveThinking`, else known from its id (catalogue entries that predate the
+/// flag).
+fn uses_adaptive_thinking(model: &Model) -> bool {
+    compat_bool(model, "forceAdaptiveThinking").unwrap_or_else(|| supports_adaptive_thinking(&model.id))
+}
 
 /// Models with adaptive thinking (effort instead of a token budget).
 fn supports_adaptive_thinking(model_id: &str) -> bool {
@@ -127,22 +136,26 @@ struct RequestPlan {
     thinking: Thinking,
     cache_control: Option<Value>,
     oauth: bool,
+    /// Unsigned thinking is replayed as thinking with an empty signature (`allowEmptySignature`).
+    allow_empty_signature: bool,
 }
 
-fn plan_request(model: &Model, options: &StreamOptions, oauth: bool) -> RequestPlan {
-    let base = options.max_tokens.unwrap_or_else(|| model.max_tokens.min(32_000));
-    let mut max_tokens = if base == 0 { model.max_tokens / 3 } else { base };
+fn plan_request(model: &Model, context: &Context, options: &StreamOptions, oauth: bool) -> RequestPlan {
+    let mut max_tokens = base_max_tokens(model, context, options.max_tokens);
     let reasoning = effective_reasoning(model, options.reasoning);
     let thinking = match (model.reasoning, reasoning) {
         (false, _) => Thinking::NotApplicable,
+        // A model whose `off` is mapped to null cannot turn thinking off: nothing is sent.
+        (true, None) if level_mapping(model, ThinkingLevel::Off) == LevelMapping::Removed => Thinking::NotApplicable,
         (true, None) => Thinking::Disabled,
-        (true, Some(level)) if supports_adaptive_thinking(&model.id) => Thinking::Adaptive {
+        (true, Some(level)) if uses_adaptive_thinking(model) => Thinking::Adaptive {
             effort: adaptive_effort(model, level),
         },
         (true, Some(level)) => {
             let (adjusted, budget) =
                 adjust_max_tokens_for_thinking(max_tokens, model.max_tokens, level, &options.thinking_budgets);
-            max_tokens = adjusted;
+            max_tokens = fit_to_context(model, context, adjusted);
+            let budget = budget.min(max_tokens.saturating_sub(1024));
             Thinking::Budget {
                 budget_tokens: if budget == 0 { 1024 } else { budget },
             }
@@ -160,6 +173,7 @@ fn plan_request(model: &Model, options: &StreamOptions, oauth: bool) -> RequestP
         thinking,
         cache_control,
         oauth,
+        allow_empty_signature: compat_bool(model, "allowEmptySignature").unwrap_or(false),
     }
 }
 
@@ -236,8 +250,9 @@ fn body_map(
         body.insert("system".into(), Value::Array(system));
     }
     let thinking_on = matches!(plan.thinking, Thinking::Adaptive { .. } | Thinking::Budget { .. });
-    if let (Some(t), false) = (options.temperature, thinking_on) {
-        body.insert("temperature".into(), json!(t));
+    let takes_temperature = compat_bool(model, "supportsTemperature").unwrap_or(true);
+    if let (Some(t), false, true) = (options.temperature, thinking_on, takes_temperature) {
+        body.insert("temperature".into(), crate::providers::js_number(t));
     }
     if !context.tools.is_empty() {
         body.insert("tools".into(), Value::Array(convert_tools(&context.tools, model, plan)));
@@ -271,6 +286,10 @@ fn body_map(
 
 fn convert_tools(tools: &[Tool], model: &Model, plan: &RequestPlan) -> Vec<Value> {
     let eager = compat_flag(model, "supportsEagerToolInputStreaming");
+    let cache_control = plan
+        .cache_control
+        .as_ref()
+        .filter(|_| compat_flag(model, "supportsCacheControlOnTools"));
     let last = tools.len().saturating_sub(1);
     tools
         .iter()
@@ -287,13 +306,8 @@ fn convert_tools(tools: &[Tool], model: &Model, plan: &RequestPlan) -> Vec<Value
             if eager {
                 t.insert("eager_input_streaming".into(), json!(true));
             }
-            let properties = tool.parameters.get("properties").cloned().unwrap_or_else(|| json!({}));
-            let required = tool.parameters.get("required").cloned().unwrap_or_else(|| json!([]));
-            t.insert(
-                "input_schema".into(),
-                json!({"type": "object", "properties": properties, "required": required}),
-            );
-            if let (Some(cc), true) = (&plan.cache_control, i == last) {
+            t.insert("input_schema".into(), input_schema(&tool.parameters));
+            if let (Some(cc), true) = (cache_control, i == last) {
                 t.insert("cache_control".into(), cc.clone());
             }
             Value::Object(t)
@@ -301,20 +315,78 @@ fn convert_tools(tools: &[Tool], model: &Model, plan: &RequestPlan) -> Vec<Value
         .collect()
 }
 
+/// A tool's `input_schema`: an object schema with its properties and required list, and the
+/// root keywords the API accepts (`additionalProperties`, `$defs`, `definitions`); other root
+/// keywords (`anyOf`, ...) are rejected by the API and left out.
+fn input_schema(parameters: &Value) -> Value {
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert(
+        "properties".into(),
+        parameters.get("properties").cloned().unwrap_or_else(|| json!({})),
+    );
+    schema.insert(
+        "required".into(),
+        parameters.get("required").cloned().unwrap_or_else(|| json!([])),
+    );
+    for key in ["additionalProperties", "$defs", "definitions"] {
+        if let Some(v) = parameters.get(key) {
+            schema.insert(key.into(), v.clone());
+        }
+    }
+    Value::Object(schema)
+}
+
+/// The `anthropic-beta` features: a configured `anthropic-beta` header (model or request)
+/// replaces the list; otherwise those the request needs.
+fn beta_features(model: &Model, context: &Context, options: &StreamOptions, plan: &RequestPlan) -> Vec<String> {
+    let configured = model_headers(model)
+        .into_iter()
+        .chain(options.headers.iter().cloned())
+        .rev()
+        .find(|(name, _)| name.eq_ignore_ascii_case("anthropic-beta"));
+    let mut features: Vec<String> = Vec::new();
+    let mut add = |f: &str| {
+        if !f.is_empty() && !features.iter().any(|x| x == f) {
+            features.push(f.to_string());
+        }
+    };
+    if let Some((_, value)) = configured {
+        value.split(',').map(str::trim).for_each(&mut add);
+        return features;
+    }
+    if plan.oauth {
+        add("claude-code-20250219");
+        add("oauth-2025-04-20");
+    }
+    if !context.tools.is_empty() && !compat_flag(model, "supportsEagerToolInputStreaming") {
+        add(FINE_GRAINED_TOOL_STREAMING_BETA);
+    }
+    // Interleaved thinking only when the model thinks on a budget in this request.
+    if matches!(plan.thinking, Thinking::Budget { .. }) {
+        add(INTERLEAVED_THINKING_BETA);
+    }
+    let fallbacks = model
+        .compat
+        .as_ref()
+        .and_then(|c| c.get("allowedFallbackModels"))
+        .and_then(Value::as_array)
+        .is_some_and(|a| !a.is_empty());
+    if fallbacks {
+        add(SERVER_SIDE_FALLBACK_BETA);
+    }
+    features
+}
+
 fn build_headers(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
     api_key: &str,
+    plan: &RequestPlan,
 ) -> Result<HeaderMap, String> {
     let oauth = is_oauth_token(api_key);
-    let mut betas: Vec<&str> = Vec::new();
-    if !context.tools.is_empty() && !compat_flag(model, "supportsEagerToolInputStreaming") {
-        betas.push(FINE_GRAINED_TOOL_STREAMING_BETA);
-    }
-    if !supports_adaptive_thinking(&model.id) {
-        betas.push(INTERLEAVED_THINKING_BETA);
-    }
+    let betas = beta_features(model, context, options, plan);
     let mut headers: Vec<(String, String)> = vec![
         ("accept".into(), "application/json".into()),
         ("anthropic-version".into(), API_VERSION.into()),
@@ -323,9 +395,6 @@ fn build_headers(
     if model.provider == "github-copilot" {
         headers.push(("authorization".into(), format!("Bearer {api_key}")));
     } else if oauth {
-        let mut all = vec!["claude-code-20250219", "oauth-2025-04-20"];
-        all.extend(betas.iter().copied());
-        betas = all;
         headers.push(("authorization".into(), format!("Bearer {api_key}")));
         headers.push(("user-agent".into(), format!("claude-cli/{CLAUDE_CODE_VERSION}")));
         headers.push(("x-app".into(), "cli".into()));
@@ -334,11 +403,37 @@ fn build_headers(
     } else {
         headers.push(("x-api-key".into(), api_key.to_string()));
     }
+    if !oauth && model.provider != "github-copilot" {
+        if let Some(session) = options
+            .session_id
+            .as_ref()
+            .filter(|_| cache_retention(options) != CacheRetention::None)
+        {
+            let openrouter = model.provider == "openrouter" || model.base_url.contains("openrouter.ai");
+            let format = crate::providers::compat_str(model, "sessionAffinityFormat").unwrap_or(if openrouter {
+                "openrouter"
+            } else {
+                ""
+            });
+            if compat_bool(model, "sendSessionAffinityHeaders").unwrap_or(openrouter) {
+                let name = if format == "openrouter" {
+                    "x-session-id"
+                } else {
+                    "x-session-affinity"
+                };
+                headers.push((name.into(), session.clone()));
+            }
+        }
+    }
+    headers.extend(
+        model_headers(model)
+            .into_iter()
+            .chain(options.headers.iter().cloned())
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("anthropic-beta")),
+    );
     if !betas.is_empty() {
         headers.push(("anthropic-beta".into(), betas.join(",")));
     }
-    headers.extend(model_headers(model));
-    headers.extend(options.headers.iter().cloned());
     http::header_map(&headers)
 }
 
@@ -356,6 +451,7 @@ fn map_stop_reason(reason: &str) -> Result<StopReason, ProviderError> {
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let plan = plan_request(
         model,
+        context,
         &options,
         is_oauth_token(&api_key) && model.provider != "github-copilot",
     );
@@ -363,11 +459,12 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         Ok(p) => p,
         Err(e) => return error_stream(model, e),
     };
-    let headers = match build_headers(model, context, &options, &api_key) {
+    let headers = match build_headers(model, context, &options, &api_key, &plan) {
         Ok(h) => h,
         Err(e) => return error_stream(model, e),
     };
-    let url = join_url(&model.base_url, "v1/messages");
+    // The beta endpoint: features go in `anthropic-beta`.
+    let url = join_url(&model.base_url, "v1/messages?beta=true");
     let policy = RetryPolicy::from_options(&options);
     let tools = context.tools.clone();
     let model_for_body = model.clone();

@@ -50,6 +50,29 @@ fn tool_result_content(content: &[Content]) -> Json<'_> {
     Json::Array(blocks)
 }
 
+/// An error result's text with each run of images replaced by a note that they follow.
+fn error_result_text(content: &[Content]) -> String {
+    const PLACEHOLDER: &str = "(image attached after the tool results)";
+    let mut texts: Vec<&str> = Vec::new();
+    let mut previous_was_placeholder = false;
+    for block in content {
+        match block {
+            Content::Image(_) => {
+                if !previous_was_placeholder {
+                    texts.push(PLACEHOLDER);
+                }
+                previous_was_placeholder = true;
+            }
+            Content::Text(t) => {
+                previous_was_placeholder = t.text == PLACEHOLDER;
+                texts.push(sanitize_surrogates(&t.text));
+            }
+            _ => previous_was_placeholder = false,
+        }
+    }
+    texts.join("\n")
+}
+
 pub(super) fn convert_messages(messages: &[Message], model: &Model, plan: &RequestPlan) -> Vec<Value> {
     let transformed = transform_messages(messages, model, &|id, _| normalize_tool_call_id(id));
     let transformed: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
@@ -98,12 +121,20 @@ pub(super) fn message_tree<'a>(transformed: &[&'a Message], plan: &'a RequestPla
                             ("type", Json::str("redacted_thinking")),
                             ("data", Json::str(t.thinking_signature.as_deref().unwrap_or_default())),
                         ])),
-                        Content::Thinking(t) if !t.thinking.trim().is_empty() => {
-                            match t.thinking_signature.as_deref().filter(|s| !s.trim().is_empty()) {
+                        Content::Thinking(t) => {
+                            let signature = t.thinking_signature.as_deref().filter(|s| !s.trim().is_empty());
+                            match signature {
                                 Some(sig) => Some(Json::object([
                                     ("type", Json::str("thinking")),
                                     ("thinking", Json::str(sanitize_surrogates(&t.thinking))),
                                     ("signature", Json::str(sig)),
+                                ])),
+                                None if t.thinking.trim().is_empty() => None,
+                                // Some compatible servers emit and accept unsigned thinking.
+                                None if plan.allow_empty_signature => Some(Json::object([
+                                    ("type", Json::str("thinking")),
+                                    ("thinking", Json::str(sanitize_surrogates(&t.thinking))),
+                                    ("signature", Json::str("")),
                                 ])),
                                 // An unsigned thinking block (e.g. from an aborted stream) is
                                 // replayed as plain text: the API rejects it otherwise.
@@ -141,15 +172,38 @@ pub(super) fn message_tree<'a>(transformed: &[&'a Message], plan: &'a RequestPla
             Message::ToolResult(_) => {
                 // Consecutive results travel together in one user turn.
                 let mut results = Vec::new();
+                // Error results may hold only text: their images follow all results of the turn.
+                let mut error_images = Vec::new();
                 while let Some(Message::ToolResult(r)) = transformed.get(i).copied() {
+                    let has_images = r.content.iter().any(|c| matches!(c, Content::Image(_)));
+                    let content = if r.is_error && has_images {
+                        error_images.push(Json::object([
+                            ("type", Json::str("text")),
+                            (
+                                "text",
+                                Json::string(format!(
+                                    "Images from the error result of tool call {} ({}):",
+                                    r.tool_call_id, r.tool_name
+                                )),
+                            ),
+                        ]));
+                        error_images.extend(r.content.iter().filter_map(|c| match c {
+                            Content::Image(img) => Some(image_block(&img.data, &img.mime_type)),
+                            _ => None,
+                        }));
+                        Json::string(error_result_text(&r.content))
+                    } else {
+                        tool_result_content(&r.content)
+                    };
                     results.push(Json::object([
                         ("type", Json::str("tool_result")),
                         ("tool_use_id", Json::str(&r.tool_call_id)),
-                        ("content", tool_result_content(&r.content)),
+                        ("content", content),
                         ("is_error", Json::Bool(r.is_error)),
                     ]));
                     i += 1;
                 }
+                results.extend(error_images);
                 out.push(Json::object([
                     ("role", Json::str("user")),
                     ("content", Json::Array(results)),

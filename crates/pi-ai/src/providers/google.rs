@@ -301,6 +301,64 @@ fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
     contents
 }
 
+/// Schema keywords whose values map names to subschemas (their keys are names, not keywords).
+const SCHEMA_NAME_MAPS: [&str; 6] = [
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+];
+/// Keywords holding a subschema or a list of them (not literal data).
+const SCHEMA_SUBSCHEMAS: [&str; 16] = [
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "items",
+    "prefixItems",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+
+/// Gemini ignores `const` in `parametersJsonSchema` but honours `enum`: a string or number
+/// `const` becomes a one-value `enum` (placed last), in every subschema.
+fn rewrite_const_as_enum(schema: &Value, name_map: bool) -> Value {
+    match schema {
+        Value::Array(items) => Value::Array(items.iter().map(|v| rewrite_const_as_enum(v, false)).collect()),
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (key, value) in map {
+                let v = if name_map || SCHEMA_SUBSCHEMAS.contains(&key.as_str()) {
+                    rewrite_const_as_enum(value, false)
+                } else if SCHEMA_NAME_MAPS.contains(&key.as_str()) {
+                    rewrite_const_as_enum(value, true)
+                } else {
+                    value.clone()
+                };
+                out.insert(key.clone(), v);
+            }
+            if !name_map && !out.contains_key("enum") {
+                if let Some(c) = out.get("const").filter(|c| c.is_string() || c.is_number()).cloned() {
+                    out.shift_remove("const");
+                    out.insert("enum".into(), Value::Array(vec![c]));
+                }
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
 fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     let mut body = Map::new();
     body.insert("contents".into(), Value::Array(convert_messages(model, context)));
@@ -315,7 +373,9 @@ fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Valu
         let decls: Vec<Value> = context
             .tools
             .iter()
-            .map(|t| json!({"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}))
+            .map(|t| {
+                json!({"name": t.name, "description": t.description, "parametersJsonSchema": rewrite_const_as_enum(&t.parameters, false)})
+            })
             .collect();
         body.insert("tools".into(), json!([{"functionDeclarations": decls}]));
     }
@@ -323,7 +383,7 @@ fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Valu
     if let Some(t) = options.temperature {
         generation.insert("temperature".into(), json!(t));
     }
-    let max_tokens = options.max_tokens.unwrap_or_else(|| model.max_tokens.min(32_000));
+    let max_tokens = crate::providers::output_cap::base_max_tokens(model, context, options.max_tokens);
     if max_tokens > 0 {
         generation.insert("maxOutputTokens".into(), json!(max_tokens));
     }
@@ -565,6 +625,32 @@ mod tests {
             compat: None,
             thinking_level_map: None,
         }
+    }
+
+    #[test]
+    fn const_becomes_a_single_value_enum() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "const": {"type": "string", "const": "x", "description": "d"},
+                "mode": {"anyOf": [{"const": 1}, {"const": true}]},
+                "kept": {"const": "a", "enum": ["a", "b"]}
+            },
+            "examples": [{"const": "literal"}]
+        });
+        assert_eq!(
+            rewrite_const_as_enum(&schema, false).to_string(),
+            json!({
+                "type": "object",
+                "properties": {
+                    "const": {"type": "string", "description": "d", "enum": ["x"]},
+                    "mode": {"anyOf": [{"enum": [1]}, {"const": true}]},
+                    "kept": {"const": "a", "enum": ["a", "b"]}
+                },
+                "examples": [{"const": "literal"}]
+            })
+            .to_string()
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub(crate) mod json_tree;
 pub(crate) mod lenient;
 pub mod openai_completions;
 pub mod openai_responses;
+pub mod output_cap;
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;

@@ -12,7 +12,9 @@ use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::json_tree::body_bytes;
 use crate::providers::lenient::EventHead;
 use crate::providers::openai_completions::max_tokens;
-use crate::providers::{apply_payload_hook, cache_retention, compat_bool, join_url, model_headers, post_bytes};
+use crate::providers::{
+    apply_payload_hook, cache_retention, compat_bool, compat_str, join_url, model_headers, post_bytes,
+};
 use crate::sse::SseStream;
 use crate::stream_driver::{error_stream, spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
@@ -49,7 +51,49 @@ pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -
     apply_payload_hook(options, model, body)
 }
 
-/// Request headers: bearer auth, the model's headers, the session id, then the caller's.
+/// The Responses compatibility switches this module reads (`model.compat` over defaults).
+struct ResponsesCompat<'a> {
+    /// `openai` (`session-id` + request id), `openai-nosession` (request id only) or
+    /// `openrouter` (`x-session-id`).
+    session_affinity_format: &'a str,
+    /// `auto`, `enabled` or `disabled`.
+    prompt_cache_key_mode: &'a str,
+    supports_long_cache_retention: bool,
+    supports_strict_mode: bool,
+    supports_explicit_prompt_cache_mode: bool,
+    supports_max_output_tokens: bool,
+}
+
+impl<'a> ResponsesCompat<'a> {
+    fn of(model: &'a Model) -> Self {
+        let openrouter = model.provider == "openrouter" || model.base_url.contains("openrouter.ai");
+        ResponsesCompat {
+            session_affinity_format: compat_str(model, "sessionAffinityFormat").unwrap_or(if openrouter {
+                "openrouter"
+            } else {
+                "openai"
+            }),
+            prompt_cache_key_mode: compat_str(model, "promptCacheKeyMode").unwrap_or("auto"),
+            supports_long_cache_retention: compat_bool(model, "supportsLongCacheRetention").unwrap_or(true),
+            supports_strict_mode: compat_bool(model, "supportsStrictMode").unwrap_or(false),
+            supports_explicit_prompt_cache_mode: compat_bool(model, "supportsExplicitPromptCacheMode").unwrap_or(false),
+            supports_max_output_tokens: compat_bool(model, "supportsMaxOutputTokens").unwrap_or(true),
+        }
+    }
+}
+
+/// The smallest `max_output_tokens` the endpoint accepts.
+const MIN_OUTPUT_TOKENS: u64 = 16;
+
+/// A ChatGPT sign-in token sent to OpenAI's API (anything but an `sk-` key): that endpoint
+/// rejects the cache-retention, output-cap and temperature fields.
+fn is_chatgpt_sign_in(model: &Model, api_key: Option<&str>) -> bool {
+    model.provider == "openai"
+        && model.base_url == "https://api.openai.com/v1"
+        && api_key.is_some_and(|k| !k.starts_with("sk-"))
+}
+
+/// Request headers: bearer auth, the model's headers, session affinity, then the caller's.
 pub fn build_headers(
     model: &Model,
     options: &StreamOptions,
@@ -66,10 +110,15 @@ pub fn build_headers(
         .as_ref()
         .filter(|_| retention != CacheRetention::None)
     {
-        if compat_bool(model, "sendSessionIdHeader").unwrap_or(true) {
-            headers.push(("session_id".to_string(), session.clone()));
+        match ResponsesCompat::of(model).session_affinity_format {
+            "openrouter" => headers.push(("x-session-id".to_string(), session.clone())),
+            format => {
+                if format == "openai" {
+                    headers.push(("session-id".to_string(), session.clone()));
+                }
+                headers.push(("x-client-request-id".to_string(), session.clone()));
+            }
         }
-        headers.push(("x-client-request-id".to_string(), session.clone()));
     }
     headers.extend(options.headers.iter().cloned());
     headers
@@ -103,27 +152,46 @@ fn body_map(
     retention: CacheRetention,
     input: Value,
 ) -> Map<String, Value> {
+    let compat = ResponsesCompat::of(model);
+    let sign_in = is_chatgpt_sign_in(model, options.api_key.as_deref());
     let mut body = Map::new();
     body.insert("model".into(), json!(model.id));
     body.insert("input".into(), input);
     body.insert("stream".into(), json!(true));
-    if retention != CacheRetention::None {
+    if retention != CacheRetention::None && compat.prompt_cache_key_mode != "disabled" {
         if let Some(session) = &options.session_id {
-            body.insert("prompt_cache_key".into(), json!(session));
+            let key = match session.char_indices().nth(64) {
+                Some((at, _)) => &session[..at],
+                None => session.as_str(),
+            };
+            body.insert("prompt_cache_key".into(), json!(key));
         }
     }
-    if retention == CacheRetention::Long && compat_bool(model, "supportsLongCacheRetention").unwrap_or(true) {
-        body.insert("prompt_cache_retention".into(), json!("24h"));
+    if !sign_in {
+        let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
+        if compat.supports_explicit_prompt_cache_mode {
+            if retention == CacheRetention::None {
+                body.insert("prompt_cache_options".into(), json!({"mode": "explicit"}));
+            } else if long {
+                body.insert("prompt_cache_options".into(), json!({"ttl": "30m"}));
+            }
+        } else if long {
+            body.insert("prompt_cache_retention".into(), json!("24h"));
+        }
     }
     body.insert("store".into(), json!(false));
-    if let Some(max) = max_tokens(model, options).filter(|m| *m > 0) {
-        body.insert("max_output_tokens".into(), json!(max));
+    let max = max_tokens(model, context, options);
+    if max > 0 && compat.supports_max_output_tokens && !sign_in {
+        body.insert("max_output_tokens".into(), json!(max.max(MIN_OUTPUT_TOKENS)));
     }
-    if let Some(t) = options.temperature {
+    if let (Some(t), false) = (options.temperature, sign_in) {
         body.insert("temperature".into(), crate::providers::js_number(t));
     }
     if !context.tools.is_empty() {
-        body.insert("tools".into(), Value::Array(convert_tools(&context.tools)));
+        body.insert(
+            "tools".into(),
+            Value::Array(convert_tools(&context.tools, compat.supports_strict_mode)),
+        );
     }
     if model.reasoning {
         match effective_reasoning(model, options.reasoning) {
@@ -145,22 +213,28 @@ fn body_map(
             },
             None => {}
         }
+        if model.provider == "xai" {
+            body.insert("include".into(), json!(["reasoning.encrypted_content"]));
+        }
     }
     body
 }
 
-/// Tools in the Responses shape.
-pub fn convert_tools(tools: &[Tool]) -> Vec<Value> {
+/// Tools in the Responses shape; `strict` only for endpoints that take it (and `false`:
+/// strict schemas are opt-in per tool).
+pub fn convert_tools(tools: &[Tool], supports_strict_mode: bool) -> Vec<Value> {
     tools
         .iter()
         .map(|t| {
-            json!({
-                "type": "function",
-                "name": t.name,
-                "description": t.description,
-                "parameters": t.parameters,
-                "strict": false,
-            })
+            let mut tool = Map::new();
+            tool.insert("type".into(), json!("function"));
+            tool.insert("name".into(), json!(t.name));
+            tool.insert("description".into(), json!(t.description));
+            tool.insert("parameters".into(), t.parameters.clone());
+            if supports_strict_mode {
+                tool.insert("strict".into(), json!(false));
+            }
+            Value::Object(tool)
         })
         .collect()
 }

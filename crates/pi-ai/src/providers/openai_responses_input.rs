@@ -45,7 +45,8 @@ pub(super) fn transform_for<'c>(model: &Model, context: &'c Context) -> Vec<Cow<
 pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, messages: &[&'a Message]) -> Vec<Json<'a>> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = system_prompt {
-        let role = if model.reasoning { "developer" } else { "system" };
+        let developer = model.reasoning && crate::providers::compat_bool(model, "supportsDeveloperRole") != Some(false);
+        let role = if developer { "developer" } else { "system" };
         out.push(Json::object([
             ("role", Json::str(role)),
             ("content", Json::str(sanitize_surrogates(system))),
@@ -77,6 +78,7 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
             Message::Assistant(a) => {
                 let different_model = a.model != model.id && a.provider == model.provider && a.api == model.api;
                 let mut items = Vec::new();
+                let mut text_index = 0usize;
                 for block in &a.content {
                     match block {
                         Content::Thinking(t) => {
@@ -93,8 +95,15 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
                         }
                         Content::Text(t) => {
                             let parsed = parse_text_signature(t.text_signature.as_deref());
+                            let fallback = if text_index == 0 {
+                                format!("msg_pi_{msg_index}")
+                            } else {
+                                format!("msg_pi_{msg_index}_{text_index}")
+                            };
+                            text_index += 1;
                             let (id, phase) = match parsed {
-                                None => (format!("msg_{msg_index}"), None),
+                                None => (fallback, None),
+                                Some((id, phase)) if id.is_empty() => (fallback, phase),
                                 Some((id, phase)) if id.chars().count() > 64 => {
                                     (format!("msg_{}", short_hash(&id)), phase)
                                 }
@@ -123,7 +132,9 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
                             let mut parts = tc.id.split('|');
                             let call_id = parts.next().unwrap_or("");
                             let mut item_id = parts.next();
-                            if different_model && item_id.is_some_and(|i| i.starts_with("fc_")) {
+                            // Another model's item ids were paired with its own reasoning items,
+                            // and a function call's id must be an `fc_` one: otherwise no id.
+                            if different_model || !item_id.is_some_and(|i| i.starts_with("fc_")) {
                                 item_id = None;
                             }
                             let mut item = Json::object([("type", Json::str("function_call"))]);
@@ -145,11 +156,12 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
             }
             Message::ToolResult(r) => {
                 let text = crate::types::join_text(&r.content);
+                let has_text = !text.trim().is_empty();
                 let has_images = r.content.iter().any(|c| matches!(c, Content::Image(_)));
                 let call_id = r.tool_call_id.split('|').next().unwrap_or("");
                 let output = if has_images && model.supports_images() {
                     let mut parts = Vec::new();
-                    if !text.is_empty() {
+                    if has_text {
                         parts.push(Json::object([
                             ("type", Json::str("input_text")),
                             ("text", Json::string(sanitize_surrogates(&text).to_string())),
@@ -160,10 +172,12 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
                         _ => None,
                     }));
                     Json::Array(parts)
-                } else if text.is_empty() {
+                } else if has_text {
+                    Json::string(sanitize_surrogates(&text).to_string())
+                } else if has_images {
                     Json::str("(see attached image)")
                 } else {
-                    Json::string(sanitize_surrogates(&text).to_string())
+                    Json::str("(no tool output)")
                 };
                 out.push(Json::object([
                     ("type", Json::str("function_call_output")),

@@ -10,7 +10,7 @@ const piAi = `${process.env.PI_REFERENCE_DIR}/node_modules/@earendil-works/pi-ai
 const { streamSimple } = await import(pathToFileURL(piAi).href);
 import fs from "node:fs";
 
-const base = (api, extra={}) => ({id:"m1",name:"m1",api,provider:"mock",baseUrl:"http://127.0.0.1:9/v1",reasoning:false,input:["text"],cost:{input:0,output:0,cacheRead:0,cacheWrite:0},contextWindow:1000,maxTokens:4096, ...extra});
+const base = (api, extra={}) => ({id:"m1",name:"m1",api,provider:"mock",baseUrl:"http://127.0.0.1:9/v1",reasoning:false,input:["text"],cost:{input:0,output:0,cacheRead:0,cacheWrite:0},contextWindow:128000,maxTokens:4096, ...extra});
 const usage = {input:1,output:1,cacheRead:0,cacheWrite:0,totalTokens:2,cost:{input:0,output:0,cacheRead:0,cacheWrite:0,total:0}};
 const asst = (from, content, stopReason="toolUse") => ({role:"assistant", content, api:from.api, provider:from.provider, model:from.model, usage, stopReason, timestamp:5});
 const anth = {api:"anthropic-messages", provider:"anthropic", model:"claude-x"};
@@ -53,6 +53,12 @@ add("deepseek", base(c,{provider:"deepseek",baseUrl:"https://api.deepseek.com",r
 add("vercel", base(c,{baseUrl:"https://ai-gateway.vercel.sh/v1",compat:{vercelGatewayRouting:{only:["a"],order:["b","a"]}}}), histories.crossResponses, {temperature:1, maxTokens:77});
 add("openai-cache-key", base(c,{provider:"openai",baseUrl:"https://api.openai.com/v1"}), histories.crossResponses, {sessionId:"sess-1"});
 add("long-retention", base(c,{}), histories.crossResponses, {sessionId:"sess-1", cacheRetention:"long"});
+add("small-window", base(c,{contextWindow:6000}), histories.crossAnthropic);
+add("together", base(c,{provider:"together",baseUrl:"https://api.together.xyz/v1",reasoning:true}), histories.crossResponses, {reasoning:"low"});
+add("string-thinking", base(c,{reasoning:true,compat:{thinkingFormat:"string-thinking"}}), histories.crossResponses);
+add("chat-template", base(c,{reasoning:true,compat:{thinkingFormat:"chat-template",supportsThinkingTokenBudget:true,chatTemplateKwargs:{enable_thinking:{$var:"thinking.enabled"},budget:{$var:"thinking.budget",omitWhenOff:true},effort:{},fixed:3}}}), histories.crossResponses, {reasoning:"medium"});
+add("strict-mode-and-priority", base(c,{compat:{supportsStrictMode:true,vllmPriority:5,requiresNonNullAssistantContent:true}}), histories.crossResponses);
+add("openai-developer-role", base(c,{provider:"openai",baseUrl:"https://api.openai.com/v1",reasoning:true}), histories.crossResponses, {reasoning:"high", sessionId:"x".repeat(80)});
 const r = "openai-responses";
 add("resp-gpt5-off", base(r,{provider:"openai",reasoning:true,thinkingLevelMap:{off:null,xhigh:"xhigh"}}), histories.crossResponses);
 add("resp-off-mapped", base(r,{reasoning:true,thinkingLevelMap:{off:"minimal"}}), histories.crossResponses, {reasoning:"off"});
@@ -60,6 +66,10 @@ add("resp-copilot-off", base(r,{provider:"github-copilot",reasoning:true}), hist
 add("resp-xhigh", base(r,{reasoning:true,thinkingLevelMap:{xhigh:"xhigh"}}), histories.crossResponses, {reasoning:"xhigh", sessionId:"s2", cacheRetention:"long"});
 add("resp-none-retention", base(r,{}), histories.crossResponses, {sessionId:"s3", cacheRetention:"none"});
 add("resp-same-model-other-id", base(r,{provider:"openai",id:"gpt-y"}), histories.crossResponses);
+add("resp-no-developer-role", base(r,{reasoning:true,compat:{supportsDeveloperRole:false,supportsStrictMode:true}}), histories.crossResponses, {reasoning:"low"});
+add("resp-xai", base(r,{provider:"xai",reasoning:true}), histories.crossResponses);
+add("resp-explicit-cache", base(r,{compat:{supportsExplicitPromptCacheMode:true,supportsMaxOutputTokens:false}}), histories.crossResponses, {sessionId:"s4", cacheRetention:"long"});
+add("resp-small-window", base(r,{contextWindow:4200}), histories.crossResponses);
 
 const out = [];
 for (const cs of cases) {

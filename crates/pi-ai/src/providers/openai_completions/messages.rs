@@ -11,12 +11,66 @@ use crate::transform::{sanitize_surrogates, transform_messages};
 use crate::types::{AssistantMessage, Content, Context, Message, Model, ToolResultMessage, UserContent};
 
 const TOOL_RESULTS_PROCESSED: &str = "I have processed the tool results.";
+/// Assistant fields a thinking signature may name for replaying the raw reasoning.
+const REASONING_FIELDS: [&str; 3] = ["reasoning", "reasoning_content", "reasoning_text"];
 
-/// Tool-call ids this API accepts: Responses-style `call|item` ids keep the call part (40
-/// safe characters at most); OpenAI's own limit is 40.
+/// One OpenAI-style reasoning detail (`reasoning.summary`, `.encrypted` or `.text`) with
+/// well-typed common fields.
+fn is_reasoning_detail(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    let common = o.get("id").is_none_or(|id| id.is_null() || id.is_string())
+        && o.get("format").is_none_or(Value::is_string)
+        && o.get("index").is_none_or(Value::is_number);
+    common
+        && match o.get("type").and_then(Value::as_str) {
+            Some("reasoning.summary") => o.get("summary").is_some_and(Value::is_string),
+            Some("reasoning.encrypted") => o.get("data").is_some_and(Value::is_string),
+            Some("reasoning.text") => {
+                o.get("text").is_some_and(Value::is_string)
+                    && o.get("signature").is_none_or(|s| s.is_null() || s.is_string())
+            }
+            _ => false,
+        }
+}
+
+/// A thinking signature that holds a non-empty array of reasoning details.
+fn reasoning_details_array(signature: Option<&str>) -> Option<Value> {
+    let parsed: Value = serde_json::from_str(signature.filter(|s| !s.is_empty())?).ok()?;
+    let items = parsed.as_array()?;
+    (!items.is_empty() && items.iter().all(is_reasoning_detail)).then_some(parsed)
+}
+
+/// A tool call's signature holding one encrypted reasoning detail with an id and data.
+fn legacy_encrypted_detail(signature: Option<&str>) -> Option<Value> {
+    let parsed: Value = serde_json::from_str(signature.filter(|s| !s.is_empty())?).ok()?;
+    let ok = is_reasoning_detail(&parsed)
+        && parsed["type"] == "reasoning.encrypted"
+        && parsed["id"].as_str().is_some_and(|s| !s.is_empty())
+        && parsed["data"].as_str().is_some_and(|s| !s.is_empty());
+    ok.then_some(parsed)
+}
+
+/// Tool-call ids this API accepts: Responses-style `call|item` ids become `call_item` in safe
+/// characters (calls of one turn may share the call part), shortened to 40 with a hash of the
+/// whole id when longer; OpenAI's own limit is 40.
 fn normalize_tool_call_id(model: &Model, id: &str) -> String {
-    if let Some((call, _)) = id.split_once('|') {
-        return crate::transform::sanitize_tool_call_id(call, 40);
+    if let Some((call, item)) = id.split_once('|') {
+        let call = crate::transform::sanitize_tool_call_id(call, usize::MAX);
+        let item = crate::transform::sanitize_tool_call_id(item, usize::MAX);
+        let combined = if item.is_empty() {
+            call.clone()
+        } else {
+            format!("{call}_{item}")
+        };
+        if combined.chars().count() <= 40 {
+            return combined;
+        }
+        let hash: String = crate::transform::short_hash(id).chars().take(8).collect();
+        let keep = 40usize.saturating_sub(hash.len() + 1).max(1);
+        let prefix: String = call.chars().take(keep).collect();
+        return format!("{prefix}_{hash}");
     }
     if model.provider == "openai" && id.chars().count() > 40 {
         return id.chars().take(40).collect();
@@ -72,7 +126,11 @@ pub(crate) fn message_tree<'a>(
                         ("content", Json::str(sanitize_surrogates(s))),
                     ])),
                     UserContent::Blocks(blocks) => {
-                        let parts: Vec<Json> = blocks.iter().filter_map(user_part).collect();
+                        let parts: Vec<Json> = blocks
+                            .iter()
+                            .filter(|b| b.as_text().is_none_or(|t| !t.is_empty()))
+                            .filter_map(user_part)
+                            .collect();
                         if parts.is_empty() {
                             i += 1;
                             continue;
@@ -153,10 +211,12 @@ fn user_part(block: &Content) -> Option<Json<'_>> {
 
 fn tool_message<'a>(result: &'a ToolResultMessage, compat: &Compat) -> Json<'a> {
     let text = crate::types::join_text(&result.content);
-    let content = if text.is_empty() {
+    let content = if !text.trim().is_empty() {
+        text
+    } else if result.content.iter().any(|c| matches!(c, Content::Image(_))) {
         "(see attached image)".to_string()
     } else {
-        text
+        "(no tool output)".to_string()
     };
     let mut m = Json::object([
         ("role", Json::str("tool")),
@@ -174,7 +234,7 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
         ("role", Json::str("assistant")),
         (
             "content",
-            if compat.requires_assistant_after_tool_result {
+            if compat.requires_assistant_after_tool_result || compat.requires_non_null_assistant_content {
                 Json::str("")
             } else {
                 Json::Null
@@ -188,6 +248,16 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
         .filter(|t| !t.trim().is_empty())
         .collect();
     let text: String = text_parts.concat();
+    // Structured reasoning details: a thinking block's signature holding the array, else the
+    // encrypted details older replies kept on their tool calls.
+    let signed_details: Option<Value> = a.content.iter().find_map(|c| match c {
+        Content::Thinking(t) => reasoning_details_array(t.thinking_signature.as_deref()),
+        _ => None,
+    });
+    let legacy_details: Vec<Value> = a
+        .tool_calls()
+        .filter_map(|tc| legacy_encrypted_detail(tc.thought_signature.as_deref()))
+        .collect();
     let thinking: Vec<&crate::types::ThinkingContent> = a
         .content
         .iter()
@@ -214,9 +284,16 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
             if !text.is_empty() {
                 m.insert(content, Json::string(sanitize_surrogates(&text).to_string()));
             }
-            if let Some(field) = thinking[0].thinking_signature.as_deref().filter(|s| !s.is_empty()) {
-                let joined: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
-                m.insert(Cow::Borrowed(field), Json::string(joined.join("\n")));
+            if signed_details.is_none() && legacy_details.is_empty() {
+                // The first block's signature names the field the server streamed it in.
+                let mut field = thinking[0].thinking_signature.as_deref().unwrap_or_default();
+                if model.provider == "opencode-go" && field == "reasoning" {
+                    field = "reasoning_content";
+                }
+                if REASONING_FIELDS.contains(&field) {
+                    let joined: Vec<&str> = thinking.iter().map(|t| t.thinking.as_str()).collect();
+                    m.insert(Cow::Borrowed(field), Json::string(joined.join("\n")));
+                }
             }
         }
     } else if !text.is_empty() {
@@ -241,16 +318,14 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
             })
             .collect();
         m.insert(Cow::Borrowed("tool_calls"), Json::Array(tool_calls));
-        let details: Vec<Json> = calls
-            .iter()
-            .filter_map(|tc| tc.thought_signature.as_deref())
-            .filter_map(|s| serde_json::from_str::<Value>(s).ok())
-            .filter(|v| !v.is_null() && v != &Value::Bool(false))
-            .map(Json::Value)
-            .collect();
-        if !details.is_empty() {
-            m.insert(Cow::Borrowed("reasoning_details"), Json::Array(details));
-        }
+    }
+    if let Some(details) = signed_details {
+        m.insert(Cow::Borrowed("reasoning_details"), Json::Value(details));
+    } else if !legacy_details.is_empty() {
+        m.insert(
+            Cow::Borrowed("reasoning_details"),
+            Json::Array(legacy_details.into_iter().map(Json::Value).collect()),
+        );
     }
     if compat.requires_reasoning_content_on_assistant_messages
         && model.reasoning

@@ -8,7 +8,7 @@ use super::Compat;
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::json_tree::{body_bytes, Json};
 use crate::providers::model_headers;
-use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
+use crate::thinking::{budget_for_level, effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::types::{Context, Message, Model, ThinkingLevel, Tool};
 
 /// Request headers: bearer auth, the model's headers, session affinity, then the caller's.
@@ -30,8 +30,13 @@ pub fn build_headers(
         .filter(|_| retention != CacheRetention::None)
     {
         if compat.send_session_affinity_headers {
-            for name in ["session_id", "x-client-request-id", "x-session-affinity"] {
-                headers.push((name.to_string(), session.clone()));
+            let names: &[&str] = match compat.session_affinity_format.as_str() {
+                "openrouter" => &["x-session-id"],
+                "openai" => &["session_id", "x-client-request-id", "x-session-affinity"],
+                _ => &["x-client-request-id", "x-session-affinity"],
+            };
+            for name in names {
+                headers.push(((*name).to_string(), session.clone()));
             }
         }
     }
@@ -88,9 +93,14 @@ fn body_map(
     body.insert("messages".into(), Value::Null); // placed here; filled below
     body.insert("stream".into(), json!(true));
     let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
-    if (model.base_url.contains("api.openai.com") && retention != CacheRetention::None) || long {
+    let cache_key = match compat.prompt_cache_key_mode.as_str() {
+        "enabled" => true,
+        "auto" => model.base_url.contains("api.openai.com") || long,
+        _ => false,
+    };
+    if cache_key && retention != CacheRetention::None {
         if let Some(session) = &options.session_id {
-            body.insert("prompt_cache_key".into(), json!(session));
+            body.insert("prompt_cache_key".into(), json!(clamp_prompt_cache_key(session)));
         }
     }
     if long {
@@ -102,19 +112,16 @@ fn body_map(
     if compat.supports_store {
         body.insert("store".into(), json!(false));
     }
-    if let Some(max) = max_tokens(model, options).filter(|m| *m > 0) {
+    let max = max_tokens(model, context, options);
+    if max > 0 {
         body.insert(compat.max_tokens_field.clone(), json!(max));
     }
     if let Some(t) = options.temperature {
         body.insert("temperature".into(), crate::providers::js_number(t));
     }
     let mut tools = if !context.tools.is_empty() {
-        if compat.zai_tool_stream {
-            body.insert("tools".into(), Value::Null);
-            body.insert("tool_stream".into(), json!(true));
-        }
         Some(convert_tools(&context.tools, compat))
-    } else if has_tool_history(&context.messages) {
+    } else if compat.requires_tools_with_tool_history && has_tool_history(&context.messages) {
         Some(Vec::new())
     } else {
         None
@@ -132,48 +139,119 @@ fn body_map(
         body.insert("messages".into(), Value::Array(messages));
     }
     if let Some(tools) = tools {
+        let offered = !tools.is_empty();
         body.insert("tools".into(), Value::Array(tools));
+        if offered && compat.zai_tool_stream {
+            body.insert("tool_stream".into(), json!(true));
+        }
+    }
+    if let Some(priority) = &compat.vllm_priority {
+        body.insert("priority".into(), priority.clone());
     }
 
     let effort = effective_reasoning(model, options.reasoning);
-    add_reasoning(&mut body, model, compat, effort);
-
-    if model.base_url.contains("openrouter.ai") {
-        if let Some(routing) = &compat.open_router_routing {
-            body.insert("provider".into(), routing.clone());
-        }
+    let budget = thinking_budget(model, options, effort, max);
+    add_reasoning(&mut body, model, compat, effort, budget);
+    if let (Some(field), Some(budget)) = (&compat.thinking_token_budget_field, budget) {
+        body.insert(field.clone(), json!(budget));
     }
-    if model.base_url.contains("ai-gateway.vercel.sh") {
-        if let Some(routing) = &compat.vercel_gateway_routing {
-            let mut gateway = Map::new();
-            for key in ["only", "order"] {
-                if let Some(v) = routing.get(key).filter(|v| !v.is_null()) {
-                    gateway.insert(key.into(), v.clone());
-                }
+
+    if let Some(routing) = &compat.open_router_routing {
+        body.insert("provider".into(), routing.clone());
+    }
+    if let Some(routing) = &compat.vercel_gateway_routing {
+        let mut gateway = Map::new();
+        for key in ["only", "order"] {
+            if let Some(v) = routing.get(key).filter(|v| is_truthy(v)) {
+                gateway.insert(key.into(), v.clone());
             }
-            if !gateway.is_empty() {
-                body.insert("providerOptions".into(), json!({"gateway": gateway}));
-            }
+        }
+        if !gateway.is_empty() {
+            body.insert("providerOptions".into(), json!({"gateway": gateway}));
         }
     }
     body
 }
 
-/// The output cap: the option, else `min(model.maxTokens, 32000)`; `None` when the model
-/// declares no limit.
-pub fn max_tokens(model: &Model, options: &StreamOptions) -> Option<u64> {
-    options
-        .max_tokens
-        .or_else(|| (model.max_tokens > 0).then(|| model.max_tokens.min(32_000)))
+/// Whether a JSON value counts as set the way JavaScript's truthiness sees it.
+fn is_truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::String(s) => !s.is_empty(),
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        _ => true,
+    }
 }
 
-fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, effort: Option<ThinkingLevel>) {
+/// OpenAI accepts prompt cache keys of at most 64 characters.
+fn clamp_prompt_cache_key(key: &str) -> &str {
+    match key.char_indices().nth(64) {
+        Some((at, _)) => &key[..at],
+        None => key,
+    }
+}
+
+/// The output cap: the option, else the model's limit, fitted into the context window;
+/// 0 (not sent) when the model declares no limit and the caller sets none.
+pub fn max_tokens(model: &Model, context: &Context, options: &StreamOptions) -> u64 {
+    crate::providers::output_cap::base_max_tokens(model, context, options.max_tokens)
+}
+
+/// The thinking budget of a level, leaving room for the answer under the output cap.
+fn thinking_budget(model: &Model, options: &StreamOptions, effort: Option<ThinkingLevel>, max: u64) -> Option<u64> {
+    let level = effort.filter(|_| model.reasoning)?;
+    let budget = budget_for_level(level, &options.thinking_budgets);
+    let ceiling = if max > 0 { max } else { model.max_tokens };
+    let budget = budget.min(ceiling.saturating_sub(1024));
+    (budget > 0).then_some(budget)
+}
+
+/// A map entry for `level`, or the level's own name when the map has none (`None` when it
+/// maps to something that is not a string).
+fn effort_value(model: &Model, level: ThinkingLevel) -> Option<String> {
+    match model.thinking_level_map.as_ref().and_then(|m| m.get(level.as_str())) {
+        None => Some(level.as_str().to_string()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => None,
+    }
+}
+
+/// `thinkingLevelMap[level] ?? level`: a null entry falls back to the level's name.
+fn effort_or_name(model: &Model, level: ThinkingLevel) -> String {
+    mapped_effort(model, level)
+}
+
+fn add_reasoning(
+    body: &mut Map<String, Value>,
+    model: &Model,
+    compat: &Compat,
+    effort: Option<ThinkingLevel>,
+    budget: Option<u64>,
+) {
     if !model.reasoning {
         return;
     }
+    let off_mapping = level_mapping(model, ThinkingLevel::Off);
     match compat.thinking_format.as_str() {
-        "zai" | "qwen" => {
+        "zai" => {
+            let thinking = match effort {
+                Some(_) => json!({"type": "enabled", "clear_thinking": false}),
+                None => json!({"type": "disabled"}),
+            };
+            body.insert("thinking".into(), thinking);
+            if let Some(v) = effort
+                .filter(|_| compat.supports_reasoning_effort)
+                .and_then(|l| effort_value(model, l))
+            {
+                body.insert("reasoning_effort".into(), json!(v));
+            }
+        }
+        "qwen" => {
             body.insert("enable_thinking".into(), json!(effort.is_some()));
+            if let Some(level) = effort.filter(|_| compat.supports_reasoning_effort) {
+                body.insert("reasoning_effort".into(), json!(effort_or_name(model, level)));
+            }
         }
         "qwen-chat-template" => {
             body.insert(
@@ -181,18 +259,43 @@ fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, 
                 json!({"enable_thinking": effort.is_some(), "preserve_thinking": true}),
             );
         }
+        "chat-template" => {
+            if let Some(values) = chat_template_values(model, effort, compat.chat_template_kwargs.as_ref(), budget) {
+                body.insert("chat_template_kwargs".into(), Value::Object(values));
+            }
+        }
+        "baseten" => {
+            if let Some(values) = chat_template_values(model, effort, compat.chat_template_args.as_ref(), budget) {
+                body.insert("chat_template_args".into(), Value::Object(values));
+            }
+            if compat.supports_reasoning_effort {
+                let value = match effort {
+                    Some(level) => effort_value(model, level),
+                    None => match off_mapping {
+                        LevelMapping::Value(v) => Some(v.to_string()),
+                        _ => None,
+                    },
+                };
+                if let Some(v) = value {
+                    body.insert("reasoning_effort".into(), json!(v));
+                }
+            }
+        }
         "deepseek" => {
-            let kind = if effort.is_some() { "enabled" } else { "disabled" };
-            body.insert("thinking".into(), json!({"type": kind}));
-            if let Some(level) = effort {
-                body.insert("reasoning_effort".into(), json!(mapped_effort(model, level)));
+            if effort.is_some() {
+                body.insert("thinking".into(), json!({"type": "enabled"}));
+            } else if off_mapping != LevelMapping::Removed {
+                body.insert("thinking".into(), json!({"type": "disabled"}));
+            }
+            if let Some(level) = effort.filter(|_| compat.supports_reasoning_effort) {
+                body.insert("reasoning_effort".into(), json!(effort_or_name(model, level)));
             }
         }
         "openrouter" => match effort {
             Some(level) => {
-                body.insert("reasoning".into(), json!({"effort": mapped_effort(model, level)}));
+                body.insert("reasoning".into(), json!({"effort": effort_or_name(model, level)}));
             }
-            None => match level_mapping(model, ThinkingLevel::Off) {
+            None => match off_mapping {
                 LevelMapping::Removed => {}
                 LevelMapping::Value(v) => {
                     body.insert("reasoning".into(), json!({"effort": v}));
@@ -202,18 +305,84 @@ fn add_reasoning(body: &mut Map<String, Value>, model: &Model, compat: &Compat, 
                 }
             },
         },
+        "ant-ling" => {
+            if let Some(level) = effort {
+                if let LevelMapping::Value(v) = level_mapping(model, level) {
+                    body.insert("reasoning".into(), json!({"effort": v}));
+                }
+            }
+        }
+        "together" => {
+            body.insert("reasoning".into(), json!({"enabled": effort.is_some()}));
+            if let Some(level) = effort.filter(|_| compat.supports_reasoning_effort) {
+                body.insert("reasoning_effort".into(), json!(effort_or_name(model, level)));
+            }
+        }
+        "string-thinking" => match effort {
+            Some(level) => {
+                body.insert("thinking".into(), json!(effort_or_name(model, level)));
+            }
+            None => match off_mapping {
+                LevelMapping::Removed => {}
+                LevelMapping::Value(v) => {
+                    body.insert("thinking".into(), json!(v));
+                }
+                LevelMapping::Absent => {
+                    body.insert("thinking".into(), json!("none"));
+                }
+            },
+        },
         _ if compat.supports_reasoning_effort => match effort {
             Some(level) => {
-                body.insert("reasoning_effort".into(), json!(mapped_effort(model, level)));
+                body.insert("reasoning_effort".into(), json!(effort_or_name(model, level)));
             }
             None => {
-                if let LevelMapping::Value(v) = level_mapping(model, ThinkingLevel::Off) {
+                if let LevelMapping::Value(v) = off_mapping {
                     body.insert("reasoning_effort".into(), json!(v));
                 }
             }
         },
         _ => {}
     }
+}
+
+/// `chat_template_kwargs` / `chat_template_args` from their template: plain values as they
+/// are; `{$var: "thinking.enabled"}` and `{$var: "thinking.budget"}` filled in; any other
+/// object is the mapped effort (left out when `omitWhenOff` and thinking is off).
+fn chat_template_values(
+    model: &Model,
+    effort: Option<ThinkingLevel>,
+    template: Option<&Map<String, Value>>,
+    budget: Option<u64>,
+) -> Option<Map<String, Value>> {
+    let mut out = Map::new();
+    for (key, value) in template? {
+        let resolved = match value {
+            Value::Object(spec) => {
+                if effort.is_none() && spec.get("omitWhenOff").is_some_and(is_truthy) {
+                    None
+                } else {
+                    match spec.get("$var").and_then(Value::as_str) {
+                        Some("thinking.enabled") => Some(json!(effort.is_some())),
+                        Some("thinking.budget") => budget.map(|b| json!(b)),
+                        _ => {
+                            let mapping = level_mapping(model, effort.unwrap_or(ThinkingLevel::Off));
+                            match (mapping, effort) {
+                                (LevelMapping::Value(v), _) => Some(json!(v)),
+                                (LevelMapping::Absent, Some(level)) => Some(json!(level.as_str())),
+                                _ => None,
+                            }
+                        }
+                    }
+                }
+            }
+            other => Some(other.clone()),
+        };
+        if let Some(v) = resolved {
+            out.insert(key.clone(), v);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 fn has_tool_history(messages: &[Message]) -> bool {
@@ -224,7 +393,8 @@ fn has_tool_history(messages: &[Message]) -> bool {
     })
 }
 
-/// Tools in the Chat Completions shape.
+/// Tools in the Chat Completions shape. `strict` is sent only to servers that take it, and
+/// then as `false`: strict schemas are opt-in per tool.
 pub fn convert_tools(tools: &[Tool], compat: &Compat) -> Vec<Value> {
     tools
         .iter()
@@ -329,15 +499,131 @@ mod tests {
         let b = build_body(&m, &ctx, &opts(ThinkingLevel::Medium), &c, CacheRetention::Short);
         assert_eq!(b["thinking"], json!({"type": "enabled"}));
         assert_eq!(b["reasoning_effort"], "medium");
+        let b = build_body(&m, &ctx, &opts(ThinkingLevel::Off), &c, CacheRetention::Short);
+        assert_eq!(b["thinking"], json!({"type": "disabled"}));
+
+        m.compat = Some(json!({"thinkingFormat": "zai", "supportsReasoningEffort": false}));
+        let c = Compat::for_model(&m);
+        let b = build_body(&m, &ctx, &opts(ThinkingLevel::High), &c, CacheRetention::Short);
+        assert_eq!(b["thinking"], json!({"type": "enabled", "clear_thinking": false}));
+        assert!(b.get("reasoning_effort").is_none() && b.get("enable_thinking").is_none());
+        m.compat = Some(json!({"thinkingFormat": "together"}));
+        let c = Compat::for_model(&m);
+        let b = build_body(&m, &ctx, &opts(ThinkingLevel::Low), &c, CacheRetention::Short);
+        assert_eq!(
+            (b["reasoning"].clone(), b["reasoning_effort"].clone()),
+            (json!({"enabled": true}), json!("low"))
+        );
+        m.compat = Some(json!({"thinkingFormat": "string-thinking"}));
+        let c = Compat::for_model(&m);
+        let b = build_body(&m, &ctx, &opts(ThinkingLevel::Off), &c, CacheRetention::Short);
+        assert_eq!(b["thinking"], "none");
+        m.compat = Some(json!({
+            "thinkingFormat": "chat-template",
+            "supportsThinkingTokenBudget": true,
+            "chatTemplateKwargs": {
+                "enable_thinking": {"$var": "thinking.enabled"},
+                "budget": {"$var": "thinking.budget", "omitWhenOff": true},
+                "effort": {},
+                "fixed": 3
+            }
+        }));
+        let c = Compat::for_model(&m);
+        let b = build_body(&m, &ctx, &opts(ThinkingLevel::Medium), &c, CacheRetention::Short);
+        assert_eq!(
+            b["chat_template_kwargs"],
+            json!({"enable_thinking": true, "budget": 8192, "effort": "medium", "fixed": 3})
+        );
+        assert_eq!(b["thinking_token_budget"], 8192);
+        let b = build_body(&m, &ctx, &opts(ThinkingLevel::Off), &c, CacheRetention::Short);
+        assert_eq!(b["chat_template_kwargs"], json!({"enable_thinking": false, "fixed": 3}));
+        assert!(b.get("thinking_token_budget").is_none());
+    }
+
+    #[test]
+    fn tools_and_session_affinity_follow_compat() {
+        use crate::types::{AssistantMessage, Content, StopReason, ToolCall};
+        let tool = Tool {
+            name: "read".into(),
+            description: "d".into(),
+            parameters: json!({"type": "object"}),
+        };
+        let m = model("p", "http://x/v1", false);
+        let c = Compat::for_model(&m);
+        assert_eq!(
+            convert_tools(std::slice::from_ref(&tool), &c)[0]["function"].get("strict"),
+            None
+        );
+        let mut strict = m.clone();
+        strict.compat = Some(json!({"supportsStrictMode": true}));
+        let c = Compat::for_model(&strict);
+        assert_eq!(convert_tools(&[tool], &c)[0]["function"]["strict"], false);
+
+        // History with a tool call but no tools offered: no `tools` unless compat asks for it.
+        let ctx = Context {
+            messages: vec![Message::Assistant(AssistantMessage {
+                content: vec![Content::ToolCall(ToolCall {
+                    id: "c".into(),
+                    name: "read".into(),
+                    ..Default::default()
+                })],
+                stop_reason: StopReason::ToolUse,
+                ..Default::default()
+            })],
+            ..Default::default()
+        };
+        let c = Compat::for_model(&m);
+        assert!(
+            build_body(&m, &ctx, &StreamOptions::default(), &c, CacheRetention::Short)
+                .get("tools")
+                .is_none()
+        );
+        let mut needs = m.clone();
+        needs.compat = Some(json!({"requiresToolsWithToolHistory": true}));
+        let c = Compat::for_model(&needs);
+        assert_eq!(
+            build_body(&needs, &ctx, &StreamOptions::default(), &c, CacheRetention::Short)["tools"],
+            json!([])
+        );
+
+        let opts = StreamOptions {
+            session_id: Some("s1".into()),
+            ..Default::default()
+        };
+        let names = |m: &Model| -> Vec<String> {
+            build_headers(m, &opts, &Compat::for_model(m), "k", CacheRetention::Short)
+                .into_iter()
+                .map(|(n, _)| n)
+                .skip(2)
+                .collect()
+        };
+        assert!(names(&m).is_empty());
+        assert_eq!(
+            names(&model("openrouter", "https://openrouter.ai/api/v1", false)),
+            ["x-session-id"]
+        );
+        let mut affinity = m.clone();
+        affinity.compat = Some(json!({"sendSessionAffinityHeaders": true}));
+        assert_eq!(
+            names(&affinity),
+            ["session_id", "x-client-request-id", "x-session-affinity"]
+        );
+        affinity.compat =
+            Some(json!({"sendSessionAffinityHeaders": true, "sessionAffinityFormat": "openai-nosession"}));
+        assert_eq!(names(&affinity), ["x-client-request-id", "x-session-affinity"]);
     }
 
     #[test]
     fn max_tokens_defaults_and_field() {
         let mut m = model("p", "http://x/v1", false);
         m.max_tokens = 64_000;
-        assert_eq!(max_tokens(&m, &StreamOptions::default()), Some(32_000));
+        let empty = Context::default();
+        // No fixed 32000 cap any more: the model's limit, fitted to the window.
+        assert_eq!(max_tokens(&m, &empty, &StreamOptions::default()), 64_000);
+        m.max_tokens = 200_000;
+        assert_eq!(max_tokens(&m, &empty, &StreamOptions::default()), 128_000 - 4096);
         m.max_tokens = 0;
-        assert_eq!(max_tokens(&m, &StreamOptions::default()), None);
+        assert_eq!(max_tokens(&m, &empty, &StreamOptions::default()), 0);
         let c = Compat::for_model(&m);
         let b = build_body(
             &m,
