@@ -359,6 +359,33 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&blocked).expect("kept"), "in the way");
     }
 
+    /// A page added to the repository's `docs/` but not to [`FILES`] would be missing from an
+    /// installed binary.
+    #[test]
+    fn every_file_of_the_docs_folder_is_embedded() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs");
+        let mut stack = vec![root.clone()];
+        let mut missing = Vec::new();
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("read docs") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let rel = path
+                    .strip_prefix(&root)
+                    .expect("below docs")
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                if get(&rel).is_none() {
+                    missing.push(rel);
+                }
+            }
+        }
+        assert!(missing.is_empty(), "in docs/ but not in docs::FILES: {missing:?}");
+    }
+
     #[test]
     fn the_hash_follows_the_content() {
         let a = [DocFile {
