@@ -40,6 +40,7 @@ pub const FILES: &[DocFile] = &[
     doc_file!("rpc.md"),
     doc_file!("json.md"),
     doc_file!("extensions.md"),
+    doc_file!("extension-protocol.md"),
     doc_file!("mcp.md"),
     doc_file!("keybindings.md"),
     doc_file!("themes.md"),
