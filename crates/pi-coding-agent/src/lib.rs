@@ -6,6 +6,7 @@ pub mod compaction;
 pub mod config;
 /// The HTML export lives in its own crate; `crate::export` keeps naming it.
 pub use pi_export as export;
+pub mod docs;
 pub mod extension_ui;
 pub mod modes;
 pub mod packages;

@@ -14,6 +14,8 @@ mod normalise;
 mod auth;
 #[path = "cli/backpressure.rs"]
 mod backpressure;
+#[path = "cli/docs.rs"]
+mod docs;
 #[path = "cli/faults.rs"]
 mod faults;
 #[path = "cli/flags.rs"]

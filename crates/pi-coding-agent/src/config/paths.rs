@@ -1,6 +1,7 @@
 //! Where pi keeps its files: the agent dir, the project's `.pi/`, the session dir and the docs.
 //!
-//! Nothing here touches the disk except [`ensure_dir`]; every function is a cheap path
+//! Nothing here touches the disk except [`ensure_dir`] and [`DocsPaths::installed`] (which
+//! writes the built-in docs out once per version); every other function is a cheap path
 //! computation so startup pays only for what it uses.
 
 use std::path::{Path, PathBuf};
@@ -11,7 +12,7 @@ pub const CONFIG_DIR_NAME: &str = ".pi";
 pub const ENV_AGENT_DIR: &str = "PI_CODING_AGENT_DIR";
 /// Overrides the session dir (below `--session-dir`, above settings `sessionDir`).
 pub const ENV_SESSION_DIR: &str = "PI_CODING_AGENT_SESSION_DIR";
-/// Overrides the folder that holds the shipped docs.
+/// Points at an unpacked pi package whose docs replace the built-in ones.
 pub const ENV_PACKAGE_DIR: &str = "PI_PACKAGE_DIR";
 
 /// The user's home folder (`$HOME`, else `/`).
@@ -212,22 +213,16 @@ pub fn ensure_dir(path: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(path)
 }
 
-/// Where the user documentation lives. `PI_PACKAGE_DIR` wins; otherwise the folder of the
-/// executable. The system prompt points the model at `README.md`, `docs/` and `examples/`
-/// below it. Kept in one place so an installer layout change is a one-line edit.
-pub fn package_dir() -> PathBuf {
-    if let Ok(dir) = std::env::var(ENV_PACKAGE_DIR) {
-        if !dir.is_empty() {
-            return expand_tilde(&dir);
-        }
-    }
-    std::env::current_exe()
+/// The folder of an unpacked pi package named by `PI_PACKAGE_DIR`, if set. Its `README.md`,
+/// `docs/` and `examples/` then stand in for the documentation built into the binary.
+pub fn package_dir() -> Option<PathBuf> {
+    std::env::var(ENV_PACKAGE_DIR)
         .ok()
-        .and_then(|exe| exe.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| PathBuf::from("."))
+        .filter(|dir| !dir.is_empty())
+        .map(|dir| expand_tilde(&dir))
 }
 
-/// The documentation locations named in the system prompt.
+/// The documentation locations named in the system prompt and in messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DocsPaths {
     pub readme: PathBuf,
@@ -236,7 +231,7 @@ pub struct DocsPaths {
 }
 
 impl DocsPaths {
-    /// `README.md`, `docs/` and `examples/` under `base`.
+    /// A package layout: `README.md`, `docs/` and `examples/` under `base`.
     pub fn under(base: &Path) -> Self {
         DocsPaths {
             readme: base.join("README.md"),
@@ -245,9 +240,25 @@ impl DocsPaths {
         }
     }
 
-    /// The docs of this installation (see [`package_dir`]).
+    /// The layout of the docs built into the binary, written out to `dir`: the index
+    /// `README.md`, the topic files and `examples/` all inside `dir`.
+    pub fn embedded(dir: &Path) -> Self {
+        DocsPaths {
+            readme: dir.join("README.md"),
+            docs: dir.to_path_buf(),
+            examples: dir.join("examples"),
+        }
+    }
+
+    /// The docs of this installation: `PI_PACKAGE_DIR` when set, otherwise the built-in docs
+    /// in `<agentDir>/docs/`, written there on the first call of a run whose copy is missing
+    /// or from another version (see [`crate::docs`]). This is the one call here that may
+    /// touch the disk, and it never fails.
     pub fn installed() -> Self {
-        DocsPaths::under(&package_dir())
+        match package_dir() {
+            Some(base) => DocsPaths::under(&base),
+            None => DocsPaths::embedded(&crate::docs::installed_dir()),
+        }
     }
 }
 
