@@ -1489,7 +1489,10 @@ struct GoldenRequest {
 }
 
 fn golden_requests(case: &str) -> Vec<GoldenRequest> {
-    let path = format!("{}/tests/golden/{case}.requests.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../testdata/golden-1.6/{case}.requests.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path)
         .unwrap()
         .lines()
@@ -1508,7 +1511,10 @@ fn golden_requests(case: &str) -> Vec<GoldenRequest> {
 /// The session's conversation; the system prompt (a `system` message in 1.6 sessions) travels
 /// as `Context::system_prompt` instead.
 fn golden_messages(case: &str) -> Vec<Message> {
-    let path = format!("{}/tests/golden/{case}.session.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../testdata/golden-1.6/{case}.session.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -768,7 +768,10 @@ struct GoldenRequest {
 }
 
 fn golden_requests(case: &str) -> Vec<GoldenRequest> {
-    let path = format!("{}/tests/golden/{case}.requests.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../testdata/golden-1.6/{case}.requests.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path)
         .expect("golden requests")
         .lines()
@@ -785,7 +788,10 @@ fn golden_requests(case: &str) -> Vec<GoldenRequest> {
 }
 
 fn golden_messages(case: &str) -> Vec<Message> {
-    let path = format!("{}/tests/golden/{case}.session.jsonl", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../testdata/golden-1.6/{case}.session.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
     std::fs::read_to_string(path)
         .expect("golden session")
         .lines()

@@ -601,13 +601,19 @@ async fn http_401_needs_sign_in() {
 }
 
 /// The reference MCP server from npm (`@modelcontextprotocol/server-everything`), when
-/// `PI_MCP_EVERYTHING_SERVER` names its `dist/index.js` and node is installed. Tests never download
-/// it; without it the test reports itself skipped.
+/// `PI_MCP_EVERYTHING_SERVER` names its `dist/index.js` and node is installed (`scripts/test-deps`
+/// installs it). Tests never download it; without it the test reports itself skipped, and under
+/// `CI` it fails.
 async fn everything_server_over_stdio() {
     let Some(script) = std::env::var_os("PI_MCP_EVERYTHING_SERVER")
         .map(PathBuf::from)
         .filter(|p| p.exists())
     else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "everything_server_over_stdio: @modelcontextprotocol/server-everything is missing \
+             (PI_MCP_EVERYTHING_SERVER unset or wrong); scripts/test-deps installs it"
+        );
         println!(
             "skipped: everything_server_over_stdio (set PI_MCP_EVERYTHING_SERVER to server-everything's dist/index.js)"
         );
