@@ -12,6 +12,7 @@ use crate::config::auth::AuthStorage;
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
+use crate::extensions::ExtensionSlot;
 use crate::resources::loader::{load_resources, ResourceOptions, Resources};
 use crate::session::agent_session::lock;
 
@@ -31,6 +32,8 @@ pub struct Services {
     registry_error: Option<String>,
     resource_options: ResourceOptions,
     current: Mutex<Option<CwdServices>>,
+    /// The extension runner, started once and kept across session replacement.
+    extensions: Arc<ExtensionSlot>,
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
@@ -49,6 +52,7 @@ impl Services {
             registry_error,
             resource_options,
             current: Mutex::new(None),
+            extensions: Arc::default(),
         })
     }
 
@@ -59,6 +63,7 @@ impl Services {
             registry_error: None,
             resource_options: ResourceOptions::default(),
             current: Mutex::new(None),
+            extensions: Arc::default(),
         })
     }
 
@@ -83,6 +88,11 @@ impl Services {
 
     pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
         &self.registry
+    }
+
+    /// The extension runner every session of this process shares.
+    pub fn extensions(&self) -> &Arc<ExtensionSlot> {
+        &self.extensions
     }
 
     pub fn registry_error(&self) -> Option<&str> {
