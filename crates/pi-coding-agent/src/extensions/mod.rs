@@ -6,6 +6,7 @@
 pub mod bridge;
 pub mod hooks;
 pub mod host;
+pub mod lifecycle;
 pub mod startup;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -272,3 +272,33 @@ fn no_extensions_start_no_node() {
     assert_eq!(run.stdout, "echo: hello\n");
     assert!(!fx.agent.path().join("extension-host").exists());
 }
+
+#[test]
+fn rpc_replacement_sends_session_events_and_errors_reach_the_client() {
+    let Some(env) = environment("rpc_replacement_sends_session_events_and_errors_reach_the_client") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = fx.root.path().join("lifecycle.log");
+    let path = fixture("lifecycle.ts");
+    let mut pi = pi_with(&fx, &env, ["--mode", "rpc", "-e", &path]);
+    pi.cmd.env("LIFECYCLE_LOG", &log);
+    let run = pi
+        .stdin("{\"id\":\"1\",\"type\":\"new_session\"}\n{\"id\":\"2\",\"type\":\"prompt\",\"message\":\"hi\"}\n")
+        .run();
+    run.assert_ok();
+    let error = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "extension_error")
+        .expect("an extension_error record");
+    assert_eq!(error["extensionPath"], path.as_str());
+    assert_eq!(error["event"], "input");
+    assert_eq!(error["error"], "no input today");
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        lines.lines().collect::<Vec<_>>(),
+        vec!["start startup", "shutdown new", "start new", "shutdown quit"]
+    );
+}
