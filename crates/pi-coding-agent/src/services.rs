@@ -23,6 +23,8 @@ pub struct CwdServices {
     pub paths: Paths,
     pub settings: Arc<Mutex<SettingsManager>>,
     pub resources: Arc<Resources>,
+    /// Whether the project's own files count (project trust, decided when loaded).
+    pub project_trusted: bool,
 }
 
 /// Shared by every session of one pi process.
@@ -144,6 +146,7 @@ impl Services {
             paths: paths.clone(),
             settings: Arc::new(Mutex::new(settings)),
             resources: Arc::new(resources),
+            project_trusted: trusted,
         }
     }
 
@@ -160,6 +163,11 @@ impl Services {
             let (fresh, _) = load_registry(&paths);
             *lock(&self.registry) = fresh;
         }
+    }
+
+    /// Whether the project of the current services is trusted (false before any is loaded).
+    pub fn project_trusted(&self) -> bool {
+        lock(&self.current).as_ref().is_some_and(|c| c.project_trusted)
     }
 
     /// The cwd the current services belong to.

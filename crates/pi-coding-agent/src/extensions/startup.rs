@@ -86,8 +86,9 @@ fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> Discov
         cli_paths: args.extensions.clone(),
         package_paths: Vec::new(),
         settings_entries,
-        // Without a trust decision pi leaves project extensions out of print, JSON and RPC.
-        project_trusted: false,
+        // `.pi/extensions/` loads only for a trusted project (`--approve`, a saved decision,
+        // or `defaultProjectTrust`), as the project's other files.
+        project_trusted: session.services().project_trusted(),
         no_extensions: args.no_extensions,
     }
 }
@@ -118,6 +119,7 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
         found.sources,
     );
     config.mode = mode;
+    config.project_trusted = session.services().project_trusted();
     config.initial_state = Some(session_state(session, Some(mode)));
     let tools = {
         let settings = lock(session.settings());

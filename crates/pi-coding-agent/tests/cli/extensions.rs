@@ -302,3 +302,24 @@ fn rpc_replacement_sends_session_events_and_errors_reach_the_client() {
         vec!["start startup", "shutdown new", "start new", "shutdown quit"]
     );
 }
+
+#[test]
+fn project_extensions_load_only_in_a_trusted_project() {
+    let Some(env) = environment("project_extensions_load_only_in_a_trusted_project") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let dir = fx.proj.join(".pi/extensions");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("glue.ts"), dir.join("glue.ts")).unwrap();
+    pi_with(&fx, &env, ["-p", "rewrite:untrusted"]).run().assert_ok();
+    pi_with(&fx, &env, ["--approve", "-p", "rewrite:trusted"])
+        .run()
+        .assert_ok();
+    let requests = mock.requests();
+    assert_eq!(user_texts(&requests[0].body), vec!["rewrite:untrusted".to_string()]);
+    assert!(!system_prompt(&requests[0].body).contains("GLUE-RULE"));
+    assert_eq!(user_texts(&requests[1].body), vec!["rewritten trusted".to_string()]);
+    assert!(system_prompt(&requests[1].body).contains("GLUE-RULE"));
+}
