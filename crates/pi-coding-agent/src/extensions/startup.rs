@@ -13,6 +13,7 @@ use super::host::HostBridge;
 use super::ExtensionSlot;
 use crate::cli::{AppMode, Args};
 use crate::config::paths::Paths;
+use crate::packages::source::PackageSpec;
 use crate::session::agent_session::lock;
 use crate::session::AgentSession;
 
@@ -80,11 +81,24 @@ fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> Discov
             base_dir: paths.agent_dir.clone(),
         })
         .collect();
+    // `-e git:…` / `-e npm:…` name packages (installed for this run while resources loaded);
+    // their extensions come from the package, as do those of the settings' packages.
+    let (cli_paths, cli_packages): (Vec<String>, Vec<String>) = args
+        .extensions
+        .iter()
+        .cloned()
+        .partition(|s| matches!(PackageSpec::parse(s), PackageSpec::Local(_)));
+    let package_paths = {
+        let settings = lock(session.settings());
+        let configured = crate::packages::package_resources(paths, &settings, false).extensions;
+        let temporary = crate::packages::temporary_package_resources(paths, &settings, &cli_packages).extensions;
+        temporary.into_iter().chain(configured).map(|(path, _)| path).collect()
+    };
     DiscoveryInput {
         cwd: session.cwd().to_path_buf(),
         agent_dir: paths.agent_dir.clone(),
-        cli_paths: args.extensions.clone(),
-        package_paths: Vec::new(),
+        cli_paths,
+        package_paths,
         settings_entries,
         // `.pi/extensions/` loads only for a trusted project (`--approve`, a saved decision,
         // or `defaultProjectTrust`), as the project's other files.
