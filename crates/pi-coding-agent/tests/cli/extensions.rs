@@ -323,3 +323,21 @@ fn project_extensions_load_only_in_a_trusted_project() {
     assert_eq!(user_texts(&requests[1].body), vec!["rewritten trusted".to_string()]);
     assert!(system_prompt(&requests[1].body).contains("GLUE-RULE"));
 }
+
+#[test]
+fn a_hung_host_is_stopped_and_the_prompt_completes() {
+    let Some(env) = environment("a_hung_host_is_stopped_and_the_prompt_completes") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    // The handler loops forever: the host stops answering pings and is stopped as hung.
+    let run = pi_with(&fx, &env, ["-e", &host_fixture("hang.ts"), "-p", "block"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: block\n");
+    assert!(
+        run.stderr.contains("stopped responding during `dispatch`"),
+        "{}",
+        run.stderr
+    );
+}
