@@ -72,6 +72,9 @@ impl SessionExtensions for ExtensionBridge {
         };
         // Print and JSON prompts count as typed ones, as in pi.
         let emitted = runner.emit_input(text, None, "interactive", None).await;
+        // Actions the handlers took (`pi.setActiveTools`, ...) were queued before the answer
+        // came; let the queue apply them before the prompt goes on, as pi applies them at once.
+        tokio::task::yield_now().await;
         match self.slot.settle("input", emitted).await {
             Some(InputOutcome::Transform { text, .. }) => InputAction::Transform(text),
             Some(InputOutcome::Handled) => InputAction::Handled,
@@ -89,6 +92,7 @@ impl SessionExtensions for ExtensionBridge {
             "systemPrompt": system_prompt,
         });
         let emitted = runner.emit_before_agent_start(payload).await;
+        tokio::task::yield_now().await;
         let Some(outcome) = self.slot.settle("before_agent_start", emitted).await else {
             return BeforeAgentStart::default();
         };

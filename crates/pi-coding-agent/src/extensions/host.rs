@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ExtensionSlot;
 use crate::extension_ui::{DialogOptions, NotifyType, WidgetPlacement};
+use crate::session::AgentSession;
 
 enum Queued {
     Notification(String, Value),
@@ -126,8 +127,39 @@ async fn apply_notification(slot: &ExtensionSlot, method: &str, params: &Value) 
             ui.set_widget(arg_str(params, 0).unwrap_or_default(), lines.as_deref(), placement)
                 .await;
         }
-        // `pi.sendMessage`, `pi.appendEntry`, `pi.setActiveTools`, ... need the session's
-        // queues; they are not acted on yet.
+        "pi.appendEntry" | "pi.setSessionName" | "pi.setActiveTools" => {
+            if let Some(session) = slot.session() {
+                apply_session_action(&session, method, params).await;
+            }
+        }
+        // `pi.sendMessage`, `pi.sendUserMessage`, `pi.setLabel`, `pi.setThinkingLevel` and the
+        // `ctx.*` actions are not acted on yet.
+        _ => {}
+    }
+}
+
+/// The `pi.*` actions that change the session.
+async fn apply_session_action(session: &AgentSession, method: &str, params: &Value) {
+    match method {
+        "pi.appendEntry" => {
+            let custom_type = params.get("customType").and_then(Value::as_str).unwrap_or_default();
+            let data = params.get("data").filter(|d| !d.is_null()).cloned();
+            // A failed write shows as the session's persist error at exit.
+            let _ = session.with_store(|s| s.append_custom(custom_type, data));
+        }
+        "pi.setSessionName" => {
+            if let Some(name) = params.get("name").and_then(Value::as_str) {
+                let _ = session.set_session_name(name).await;
+            }
+        }
+        "pi.setActiveTools" => {
+            let names: Vec<String> = params
+                .get("names")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default();
+            session.tool_registry().set_active(&names);
+        }
         _ => {}
     }
 }

@@ -16,6 +16,7 @@ use pi_extensions::{ExtensionError, ExtensionRunner, HostError};
 
 use crate::extension_ui::{ExtensionUiHost, HeadlessUi};
 use crate::session::agent_session::lock;
+use crate::session::AgentSession;
 
 pub use startup::{attach, start};
 
@@ -24,6 +25,8 @@ pub use startup::{attach, start};
 pub struct ExtensionSlot {
     runner: Mutex<Option<Arc<ExtensionRunner>>>,
     ui: Mutex<Arc<dyn ExtensionUiHost>>,
+    /// The session the extensions act on (`pi.appendEntry`, ...); follows replacement.
+    session: Mutex<Option<AgentSession>>,
     /// One lost host gives one message, not one per event that follows.
     loss_reported: AtomicBool,
 }
@@ -33,6 +36,7 @@ impl Default for ExtensionSlot {
         ExtensionSlot {
             runner: Mutex::new(None),
             ui: Mutex::new(Arc::new(HeadlessUi)),
+            session: Mutex::new(None),
             loss_reported: AtomicBool::new(false),
         }
     }
@@ -47,6 +51,15 @@ impl ExtensionSlot {
     pub fn set_runner(&self, runner: Option<Arc<ExtensionRunner>>) {
         *lock(&self.runner) = runner;
         self.loss_reported.store(false, Ordering::SeqCst);
+    }
+
+    /// The current session, once one is attached.
+    pub fn session(&self) -> Option<AgentSession> {
+        lock(&self.session).clone()
+    }
+
+    pub fn set_session(&self, session: &AgentSession) {
+        *lock(&self.session) = Some(session.clone());
     }
 
     /// The mode's UI (print and JSON: headless; RPC: the client's).

@@ -68,6 +68,7 @@ pub fn attach(session: &AgentSession, slot: &Arc<ExtensionSlot>) {
         registry.register(tool, meta);
     }
     session.set_extensions(Arc::new(ExtensionBridge::new(Arc::clone(slot))));
+    slot.set_session(session);
     // A host that is gone is reported at the next event.
     let _ = runner.push_state(&session_state(session, None));
 }

@@ -341,3 +341,23 @@ fn a_hung_host_is_stopped_and_the_prompt_completes() {
         run.stderr
     );
 }
+
+#[test]
+fn session_actions_of_an_extension_reach_the_session() {
+    let Some(env) = environment("session_actions_of_an_extension_reach_the_session") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    pi_with(&fx, &env, ["-e", &fixture("actions.ts"), "-p", "hello"])
+        .run()
+        .assert_ok();
+    let entries = crate::harness::json_lines(&std::fs::read_to_string(fx.only_session()).unwrap());
+    let custom = entries.iter().find(|e| e["type"] == "custom").expect("a custom entry");
+    assert_eq!(custom["customType"], "glue-note");
+    assert_eq!(custom["data"], json!({"seen": true}));
+    assert!(entries
+        .iter()
+        .any(|e| e["type"] == "session_info" && e["name"] == "named by an extension"));
+    assert_eq!(tool_names(&mock.requests()[0].body), vec!["read".to_string()]);
+}
