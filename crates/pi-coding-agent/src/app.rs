@@ -264,7 +264,11 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let session = runtime.session;
     let code = rt.block_on(async {
-        match mode {
+        if let Err(errors) = crate::extensions::start(&args, &session, mode).await {
+            crate::extensions::startup::print_load_errors(&errors, |line| console.error(line));
+            return 1;
+        }
+        let code = match mode {
             AppMode::Json => modes::json::run(&session, prompts).await,
             AppMode::Print => modes::print::run(&session, prompts).await,
             AppMode::Rpc => {
@@ -274,6 +278,10 @@ pub fn run(argv: &[String]) -> i32 {
                     session.clone(),
                 ));
                 let server = crate::modes::rpc::RpcServer::new(tokio::io::stdout());
+                session
+                    .services()
+                    .extensions()
+                    .set_ui(std::sync::Arc::new(server.extension_ui()));
                 let backend = std::sync::Arc::new(crate::modes::rpc::session_backend::SessionBackend::new(
                     host,
                     server.output(),
@@ -296,7 +304,9 @@ pub fn run(argv: &[String]) -> i32 {
                 };
                 modes::interactive::run(host, prompts, options).await
             }
-        }
+        };
+        crate::extensions::startup::shutdown(session.services().extensions()).await;
+        code
     });
     if let Some(e) = session.persist_error() {
         console.warning(&format!("The session could not be saved: {e}"));

@@ -8,6 +8,7 @@ pub mod config;
 pub use pi_export as export;
 pub mod docs;
 pub mod extension_ui;
+pub mod extensions;
 pub mod modes;
 pub mod packages;
 pub mod resources;

@@ -15,6 +15,7 @@ use crate::config::model_resolver::{
 };
 use crate::config::paths::{self, DocsPaths, Paths};
 use crate::config::settings::{self, SettingsManager};
+use crate::extensions::hooks::ExtensionHooks;
 use crate::services::Services;
 use crate::session::agent_session::lock;
 use crate::session::hooks::SessionHooks;
@@ -360,9 +361,10 @@ pub fn build_with_store(
         tools: initial.tools,
         messages: context.messages,
         // The session's hooks come first; extension sources join the chain after them.
-        hooks: Arc::new(pi_agent::HookChain::new(vec![Arc::new(
-            SessionHooks::new(Arc::clone(&registry_arc)).with_loadout(Arc::clone(&loadout)),
-        )])),
+        hooks: Arc::new(pi_agent::HookChain::new(vec![
+            Arc::new(SessionHooks::new(Arc::clone(&registry_arc)).with_loadout(Arc::clone(&loadout))),
+            Arc::new(ExtensionHooks::new(Arc::clone(services.extensions()))),
+        ])),
         steering_mode: queue_mode(settings.steering_mode()),
         follow_up_mode: queue_mode(settings.follow_up_mode()),
         stream_options,
@@ -391,6 +393,9 @@ pub fn build_with_store(
         session.record_initial_state();
     }
     session.set_scoped_models(scoped_models.clone());
+    // A replacement session gets the extensions already running (none at first startup: they
+    // start with the mode's runtime and join then).
+    crate::extensions::attach(&session, services.extensions());
     warnings.extend(session_diagnostics(&session));
     Ok(Runtime {
         session,

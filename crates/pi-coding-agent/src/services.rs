@@ -12,6 +12,7 @@ use crate::config::auth::AuthStorage;
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
+use crate::extensions::ExtensionSlot;
 use crate::resources::loader::{load_resources, ResourceOptions, Resources};
 use crate::session::agent_session::lock;
 
@@ -22,6 +23,8 @@ pub struct CwdServices {
     pub paths: Paths,
     pub settings: Arc<Mutex<SettingsManager>>,
     pub resources: Arc<Resources>,
+    /// Whether the project's own files count (project trust, decided when loaded).
+    pub project_trusted: bool,
 }
 
 /// Shared by every session of one pi process.
@@ -31,6 +34,8 @@ pub struct Services {
     registry_error: Option<String>,
     resource_options: ResourceOptions,
     current: Mutex<Option<CwdServices>>,
+    /// The extension runner, started once and kept across session replacement.
+    extensions: Arc<ExtensionSlot>,
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
@@ -49,6 +54,7 @@ impl Services {
             registry_error,
             resource_options,
             current: Mutex::new(None),
+            extensions: Arc::default(),
         })
     }
 
@@ -59,6 +65,7 @@ impl Services {
             registry_error: None,
             resource_options: ResourceOptions::default(),
             current: Mutex::new(None),
+            extensions: Arc::default(),
         })
     }
 
@@ -83,6 +90,11 @@ impl Services {
 
     pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
         &self.registry
+    }
+
+    /// The extension runner every session of this process shares.
+    pub fn extensions(&self) -> &Arc<ExtensionSlot> {
+        &self.extensions
     }
 
     pub fn registry_error(&self) -> Option<&str> {
@@ -134,6 +146,7 @@ impl Services {
             paths: paths.clone(),
             settings: Arc::new(Mutex::new(settings)),
             resources: Arc::new(resources),
+            project_trusted: trusted,
         }
     }
 
@@ -150,6 +163,11 @@ impl Services {
             let (fresh, _) = load_registry(&paths);
             *lock(&self.registry) = fresh;
         }
+    }
+
+    /// Whether the project of the current services is trusted (false before any is loaded).
+    pub fn project_trusted(&self) -> bool {
+        lock(&self.current).as_ref().is_some_and(|c| c.project_trusted)
     }
 
     /// The cwd the current services belong to.

@@ -12,6 +12,7 @@ use pi_ai::Message;
 use pi_session::{NewSessionOptions, SessionManager};
 
 use crate::cli::Args;
+use crate::extensions::lifecycle::{after_replacement, before_replacement, Replacement};
 use crate::runtime::{build_with_store, StartupError};
 use crate::services::Services;
 use crate::session::agent_session::lock;
@@ -84,6 +85,21 @@ impl SessionHost {
         Ok(())
     }
 
+    /// Run a replacement between the extensions' `session_shutdown` and `session_start`;
+    /// a replacement that fails before touching the session sends neither.
+    async fn replacing<T>(
+        &self,
+        reason: Replacement,
+        target: Option<String>,
+        work: impl std::future::Future<Output = Result<T, StartupError>>,
+    ) -> Result<T, StartupError> {
+        let slot = Arc::clone(self.services.extensions());
+        let previous = before_replacement(&slot, &self.session(), reason, target).await;
+        let result = work.await;
+        after_replacement(&slot, &self.session(), reason, previous).await;
+        result
+    }
+
     /// The services every session of this host shares.
     pub fn services(&self) -> &Arc<Services> {
         &self.services
@@ -95,19 +111,30 @@ impl SessionHost {
         let services = Arc::clone(&self.services);
         // Reading files and walking skill folders: off the async threads.
         let _ = tokio::task::spawn_blocking(move || services.reload()).await;
-        let store = self.retire_current().await;
-        self.install(store).await
+        self.replacing(Replacement::Reload, None, async {
+            let store = self.retire_current().await;
+            self.install(store).await
+        })
+        .await
     }
 
     /// Start a fresh session in the same folder.
     pub async fn new_session(&self) -> Result<(), StartupError> {
-        let mut store = self.retire_current().await;
-        store.new_session(NewSessionOptions::default());
-        self.install(store).await
+        self.replacing(Replacement::New, None, async {
+            let mut store = self.retire_current().await;
+            store.new_session(NewSessionOptions::default());
+            self.install(store).await
+        })
+        .await
     }
 
     /// Open another session file.
     pub async fn switch_session(&self, path: &Path) -> Result<(), StartupError> {
+        let target = Some(path.display().to_string());
+        self.replacing(Replacement::Resume, target, self.switch_to(path)).await
+    }
+
+    async fn switch_to(&self, path: &Path) -> Result<(), StartupError> {
         let dir = self.session().with_store(|s| s.session_dir().map(Path::to_path_buf));
         let previous = self.retire_current().await;
         let target = path.to_path_buf();
@@ -155,6 +182,11 @@ impl SessionHost {
             };
             Ok((text, entry.parent_id.clone()))
         })?;
+        self.replacing(Replacement::Fork, None, self.fork_from(text, parent))
+            .await
+    }
+
+    async fn fork_from(&self, text: String, parent: Option<String>) -> Result<String, StartupError> {
         let store = self.retire_current().await;
         // Writing the forked file is blocking work.
         let (store, result) = blocking(move || {
@@ -183,6 +215,10 @@ impl SessionHost {
 
     /// Continue in a copy of the current branch (RPC `clone`, `/clone`).
     pub async fn clone_session(&self) -> Result<(), StartupError> {
+        self.replacing(Replacement::Fork, None, self.clone_current()).await
+    }
+
+    async fn clone_current(&self) -> Result<(), StartupError> {
         let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
         let store = self.retire_current().await;
         let (store, result) = blocking(move || {

@@ -16,6 +16,8 @@ mod auth;
 mod backpressure;
 #[path = "cli/docs.rs"]
 mod docs;
+#[path = "cli/extensions.rs"]
+mod extensions;
 #[path = "cli/faults.rs"]
 mod faults;
 #[path = "cli/flags.rs"]

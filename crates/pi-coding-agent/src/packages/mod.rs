@@ -48,6 +48,8 @@ pub fn is_offline() -> bool {
 /// package it came from.
 #[derive(Debug, Clone, Default)]
 pub struct PackageResources {
+    /// Extension entry files or folders, for the extension runner's discovery.
+    pub extensions: Vec<(PathBuf, ResourceScope)>,
     pub skills: Vec<(PathBuf, ResourceScope)>,
     pub prompts: Vec<(PathBuf, ResourceScope)>,
     pub themes: Vec<(PathBuf, ResourceScope)>,
@@ -106,6 +108,7 @@ impl PackageResources {
                 .collect()
         };
         PackageResources {
+            extensions: of(ResourceKind::Extensions),
             skills: of(ResourceKind::Skills),
             prompts: of(ResourceKind::Prompts),
             themes: of(ResourceKind::Themes),

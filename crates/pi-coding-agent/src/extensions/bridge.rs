@@ -1,0 +1,121 @@
+//! The prompt pipeline's extension points ([`SessionExtensions`]) answered by the extension
+//! host: commands, `input` and `before_agent_start`.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use pi_agent::AgentMessage;
+use pi_extensions::InputOutcome;
+use serde_json::{json, Map, Value};
+
+use super::ExtensionSlot;
+use crate::session::extensions::{BeforeAgentStart, InputAction, SessionExtensions};
+
+/// The session's view of the loaded extensions.
+pub struct ExtensionBridge {
+    slot: Arc<ExtensionSlot>,
+}
+
+impl ExtensionBridge {
+    pub fn new(slot: Arc<ExtensionSlot>) -> Self {
+        ExtensionBridge { slot }
+    }
+}
+
+/// A message an extension returned from `before_agent_start`, as pi records it: a `custom`
+/// message stamped now unless the extension gave its own role and time.
+fn custom_message(value: Value) -> Option<AgentMessage> {
+    let Value::Object(fields) = value else { return None };
+    let mut map = Map::new();
+    map.insert(
+        "role".into(),
+        fields.get("role").cloned().unwrap_or_else(|| json!("custom")),
+    );
+    for (key, field) in fields {
+        if key != "role" {
+            map.insert(key, field);
+        }
+    }
+    if !map.contains_key("display") {
+        map.insert("display".into(), Value::Bool(true));
+    }
+    if !map.contains_key("timestamp") {
+        map.insert("timestamp".into(), json!(pi_ai::now_ms()));
+    }
+    AgentMessage::from_map(map).ok()
+}
+
+#[async_trait]
+impl SessionExtensions for ExtensionBridge {
+    async fn run_command(&self, name: &str, args: &str) -> Option<Result<(), String>> {
+        let runner = self.slot.runner()?;
+        if !runner.registrations().commands().iter().any(|(_, c)| c.name == name) {
+            return None;
+        }
+        match runner.run_command(name, args).await {
+            Ok(result) if !result.found => None,
+            Ok(result) => {
+                // pi reports a throwing command like any extension error and goes on.
+                self.slot.report(result.error.into_iter().collect()).await;
+                Some(Ok(()))
+            }
+            Err(error) => {
+                self.slot.host_failed("command", &error).await;
+                Some(Ok(()))
+            }
+        }
+    }
+
+    async fn on_input(&self, text: &str) -> InputAction {
+        let Some(runner) = self.slot.runner() else {
+            return InputAction::Continue;
+        };
+        // Print and JSON prompts count as typed ones, as in pi.
+        let emitted = runner.emit_input(text, None, "interactive", None).await;
+        // Actions the handlers took (`pi.setActiveTools`, ...) were queued before the answer
+        // came; let the queue apply them before the prompt goes on, as pi applies them at once.
+        tokio::task::yield_now().await;
+        match self.slot.settle("input", emitted).await {
+            Some(InputOutcome::Transform { text, .. }) => InputAction::Transform(text),
+            Some(InputOutcome::Handled) => InputAction::Handled,
+            Some(InputOutcome::Continue) | None => InputAction::Continue,
+        }
+    }
+
+    async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> BeforeAgentStart {
+        let Some(runner) = self.slot.runner() else {
+            return BeforeAgentStart::default();
+        };
+        let payload = json!({
+            "messageType": "user",
+            "prompt": prompt,
+            "systemPrompt": system_prompt,
+        });
+        let emitted = runner.emit_before_agent_start(payload).await;
+        tokio::task::yield_now().await;
+        let Some(outcome) = self.slot.settle("before_agent_start", emitted).await else {
+            return BeforeAgentStart::default();
+        };
+        BeforeAgentStart {
+            messages: outcome.messages.into_iter().filter_map(custom_message).collect(),
+            system_prompt: outcome.system_prompt,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_returned_message_becomes_a_custom_message() {
+        let message = custom_message(json!({"customType": "note", "content": "hi"}));
+        let Some(AgentMessage::Custom(custom)) = message else {
+            panic!("not a custom message: {message:?}");
+        };
+        assert_eq!(custom.role, "custom");
+        assert_eq!(custom.fields.get("customType"), Some(&json!("note")));
+        assert!(custom.fields.contains_key("timestamp"));
+        assert_eq!(custom_message(json!("text")), None);
+    }
+}

@@ -1,0 +1,90 @@
+//! The extension events of session replacement (`/new`, `/resume`, `/fork`, `/clone`,
+//! `/reload`): `session_shutdown` for the old session, a fresh extension runtime in the same
+//! host (modules kept, except on `/reload`), and `session_start` for the new one.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::startup::session_state;
+use super::ExtensionSlot;
+use crate::session::AgentSession;
+
+/// Why a session is replaced, as pi names it in `session_shutdown` and `session_start`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    New,
+    Resume,
+    Fork,
+    Reload,
+}
+
+impl Replacement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Replacement::New => "new",
+            Replacement::Resume => "resume",
+            Replacement::Fork => "fork",
+            Replacement::Reload => "reload",
+        }
+    }
+}
+
+fn session_file(session: &AgentSession) -> Option<String> {
+    session.with_store(|s| s.session_file().map(|p| p.display().to_string()))
+}
+
+/// Before the old session stops: `session_shutdown`, and a new extension runtime for the
+/// session that follows. Returns the old session file (for `previousSessionFile`).
+pub async fn before_replacement(
+    slot: &Arc<ExtensionSlot>,
+    old: &AgentSession,
+    reason: Replacement,
+    target: Option<String>,
+) -> Option<String> {
+    let previous = session_file(old);
+    let runner = slot.runner()?;
+    let mut payload = json!({ "reason": reason.as_str() });
+    if let Some(target) = target {
+        payload["targetSessionFile"] = Value::from(target);
+    }
+    let emitted = runner.emit("session_shutdown", payload).await;
+    slot.settle("session_shutdown", emitted.map(|e| ((), e))).await;
+    // `/reload` evaluates the modules afresh; the other replacements keep module state.
+    let reuse_modules = reason != Replacement::Reload;
+    match runner.reload(None, reuse_modules, None).await {
+        Ok(registrations) => {
+            let errors = registrations
+                .errors
+                .iter()
+                .map(|e| pi_extensions::ExtensionError {
+                    extension_path: e.path.clone(),
+                    event: "load".into(),
+                    error: e.error.clone(),
+                    stack: None,
+                })
+                .collect();
+            slot.report(errors).await;
+        }
+        Err(error) => slot.host_failed("reload", &error).await,
+    }
+    previous
+}
+
+/// The new session is current: join it and send `session_start`.
+pub async fn after_replacement(
+    slot: &Arc<ExtensionSlot>,
+    session: &AgentSession,
+    reason: Replacement,
+    previous: Option<String>,
+) {
+    let Some(runner) = slot.runner() else { return };
+    // The session was built with the new runtime's tools (`runtime::build_with_store`).
+    let _ = runner.push_state(&session_state(session, None));
+    let mut payload = json!({ "reason": reason.as_str() });
+    if let Some(previous) = previous {
+        payload["previousSessionFile"] = Value::from(previous);
+    }
+    let emitted = runner.emit("session_start", payload).await;
+    slot.settle("session_start", emitted.map(|e| ((), e))).await;
+}

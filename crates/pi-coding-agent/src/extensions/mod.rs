@@ -1,0 +1,110 @@
+//! pi's TypeScript extensions in the product: the runner kept across sessions
+//! ([`ExtensionSlot`], held by `Services`), how it starts ([`startup`]), and the three bridges
+//! to the session: the prompt pipeline ([`bridge`]), the agent loop's hooks ([`hooks`]) and
+//! the host's requests and notifications ([`host`]).
+
+pub mod bridge;
+pub mod hooks;
+pub mod host;
+pub mod lifecycle;
+pub mod startup;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pi_extensions::{ExtensionError, ExtensionRunner, HostError};
+
+use crate::extension_ui::{ExtensionUiHost, HeadlessUi};
+use crate::session::agent_session::lock;
+use crate::session::AgentSession;
+
+pub use startup::{attach, start};
+
+/// The extension runner of a pi process (none until started, or when nothing is configured)
+/// and the UI its errors and dialogs go to.
+pub struct ExtensionSlot {
+    runner: Mutex<Option<Arc<ExtensionRunner>>>,
+    ui: Mutex<Arc<dyn ExtensionUiHost>>,
+    /// The session the extensions act on (`pi.appendEntry`, ...); follows replacement.
+    session: Mutex<Option<AgentSession>>,
+    /// One lost host gives one message, not one per event that follows.
+    loss_reported: AtomicBool,
+}
+
+impl Default for ExtensionSlot {
+    fn default() -> Self {
+        ExtensionSlot {
+            runner: Mutex::new(None),
+            ui: Mutex::new(Arc::new(HeadlessUi)),
+            session: Mutex::new(None),
+            loss_reported: AtomicBool::new(false),
+        }
+    }
+}
+
+impl ExtensionSlot {
+    /// The runner, when extensions are loaded.
+    pub fn runner(&self) -> Option<Arc<ExtensionRunner>> {
+        lock(&self.runner).clone()
+    }
+
+    pub fn set_runner(&self, runner: Option<Arc<ExtensionRunner>>) {
+        *lock(&self.runner) = runner;
+        self.loss_reported.store(false, Ordering::SeqCst);
+    }
+
+    /// The current session, once one is attached.
+    pub fn session(&self) -> Option<AgentSession> {
+        lock(&self.session).clone()
+    }
+
+    pub fn set_session(&self, session: &AgentSession) {
+        *lock(&self.session) = Some(session.clone());
+    }
+
+    /// The mode's UI (print and JSON: headless; RPC: the client's).
+    pub fn ui(&self) -> Arc<dyn ExtensionUiHost> {
+        lock(&self.ui).clone()
+    }
+
+    pub fn set_ui(&self, ui: Arc<dyn ExtensionUiHost>) {
+        *lock(&self.ui) = ui;
+    }
+
+    /// Report handler errors where the mode reports them (pi's error sinks).
+    pub async fn report(&self, errors: Vec<ExtensionError>) {
+        if errors.is_empty() {
+            return;
+        }
+        let ui = self.ui();
+        for e in errors {
+            ui.report_extension_error(&e.extension_path, &e.event, &e.error).await;
+        }
+    }
+
+    /// A host that crashed, hung or stopped answering: say so once; the session goes on
+    /// without extensions.
+    pub async fn host_failed(&self, event: &str, error: &HostError) {
+        if self.loss_reported.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let message = format!("{error}; extensions are unavailable for the rest of this session");
+        self.ui()
+            .report_extension_error("extension host", event, &message)
+            .await;
+    }
+
+    /// The outcome of an emit: errors reported, host failures turned into `None`.
+    pub async fn settle<T>(&self, event: &str, result: Result<(T, Vec<ExtensionError>), HostError>) -> Option<T> {
+        match result {
+            Ok((outcome, errors)) => {
+                self.report(errors).await;
+                Some(outcome)
+            }
+            Err(error) => {
+                self.host_failed(event, &error).await;
+                None
+            }
+        }
+    }
+}

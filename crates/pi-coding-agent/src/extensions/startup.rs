@@ -1,0 +1,186 @@
+//! Starting the extension runner once per pi process (discovery, the host, load errors as pi
+//! 1.6 reports them), joining it to each session, and stopping it at exit.
+
+use std::sync::Arc;
+
+use pi_extensions::{
+    discover, extension_tools, DiscoveryInput, ExtensionRunner, Mode, RunnerConfig, SettingsEntry, StateUpdate,
+};
+use serde_json::{json, Value};
+
+use super::bridge::ExtensionBridge;
+use super::host::HostBridge;
+use super::ExtensionSlot;
+use crate::cli::{AppMode, Args};
+use crate::config::paths::Paths;
+use crate::packages::source::PackageSpec;
+use crate::session::agent_session::lock;
+use crate::session::AgentSession;
+
+/// What the host mirrors of `session` for the synchronous getters (`ctx.cwd`, `ctx.model`,
+/// `pi.getActiveTools()`, ...).
+pub fn session_state(session: &AgentSession, mode: Option<Mode>) -> StateUpdate {
+    let registry = session.tool_registry();
+    let all_tools: Vec<Value> = registry
+        .entries()
+        .iter()
+        .map(|e| {
+            json!({
+                "name": e.tool.name(),
+                "label": e.tool.label(),
+                "description": e.tool.description(),
+                "parameters": e.tool.parameters(),
+            })
+        })
+        .collect();
+    let (session_id, session_file) = session.with_store(|s| {
+        (
+            s.session_id().to_string(),
+            s.session_file().map(|p| p.display().to_string()),
+        )
+    });
+    StateUpdate {
+        cwd: Some(session.cwd().to_path_buf()),
+        mode,
+        has_ui: mode.map(Mode::has_ui),
+        model: Some(
+            session
+                .model()
+                .and_then(|m| serde_json::to_value(m).ok())
+                .unwrap_or(Value::Null),
+        ),
+        thinking_level: Some(session.thinking_level().to_string()),
+        idle: Some(!session.is_streaming()),
+        active_tools: Some(registry.active_names()),
+        all_tools: Some(all_tools),
+        session_id: Some(session_id),
+        session_file,
+        ..StateUpdate::default()
+    }
+}
+
+/// Join the loaded extensions to `session`: their tools into its registry, the prompt
+/// pipeline's hooks, and the host's state mirror. Nothing happens when none are loaded.
+pub fn attach(session: &AgentSession, slot: &Arc<ExtensionSlot>) {
+    let Some(runner) = slot.runner() else { return };
+    let registry = session.tool_registry();
+    for (tool, meta) in extension_tools(&runner) {
+        registry.register(tool, meta);
+    }
+    session.set_extensions(Arc::new(ExtensionBridge::new(Arc::clone(slot))));
+    slot.set_session(session);
+    // A host that is gone is reported at the next event.
+    let _ = runner.push_state(&session_state(session, None));
+}
+
+fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> DiscoveryInput {
+    let settings_entries = lock(session.settings())
+        .extension_paths()
+        .into_iter()
+        .map(|value| SettingsEntry {
+            value,
+            base_dir: paths.agent_dir.clone(),
+        })
+        .collect();
+    // `-e git:…` / `-e npm:…` name packages (installed for this run while resources loaded);
+    // their extensions come from the package, as do those of the settings' packages.
+    let (cli_paths, cli_packages): (Vec<String>, Vec<String>) = args
+        .extensions
+        .iter()
+        .cloned()
+        .partition(|s| matches!(PackageSpec::parse(s), PackageSpec::Local(_)));
+    let package_paths = {
+        let settings = lock(session.settings());
+        let configured = crate::packages::package_resources(paths, &settings, false).extensions;
+        let temporary = crate::packages::temporary_package_resources(paths, &settings, &cli_packages).extensions;
+        temporary.into_iter().chain(configured).map(|(path, _)| path).collect()
+    };
+    DiscoveryInput {
+        cwd: session.cwd().to_path_buf(),
+        agent_dir: paths.agent_dir.clone(),
+        cli_paths,
+        package_paths,
+        settings_entries,
+        // `.pi/extensions/` loads only for a trusted project (`--approve`, a saved decision,
+        // or `defaultProjectTrust`), as the project's other files.
+        project_trusted: session.services().project_trusted(),
+        no_extensions: args.no_extensions,
+    }
+}
+
+/// Discover and load the extensions for this process and join them to `session`. `Err`
+/// carries pi's startup error lines (each printed after `Error: `); they are fatal, as in pi
+/// 1.6. With nothing configured no Node process is started.
+///
+/// The terminal UI is left out until it shows extension dialogs and errors itself.
+pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result<(), Vec<String>> {
+    let mode = match mode {
+        AppMode::Print => Mode::Print,
+        AppMode::Json => Mode::Json,
+        AppMode::Rpc => Mode::Rpc,
+        AppMode::Interactive => return Ok(()),
+    };
+    let slot = Arc::clone(session.services().extensions());
+    let paths = Paths::for_cwd(session.cwd());
+    let found = discover(&discovery_input(args, session, &paths));
+    let mut errors: Vec<String> = found.errors.iter().map(ToString::to_string).collect();
+    if found.sources.is_empty() {
+        return if errors.is_empty() { Ok(()) } else { Err(errors) };
+    }
+    let mut config = RunnerConfig::new(
+        env!("CARGO_PKG_VERSION"),
+        paths.agent_dir.clone(),
+        session.cwd(),
+        found.sources,
+    );
+    config.mode = mode;
+    config.project_trusted = session.services().project_trusted();
+    config.initial_state = Some(session_state(session, Some(mode)));
+    let tools = {
+        let settings = lock(session.settings());
+        pi_tools::ToolsOptions {
+            shell_path: settings.shell_path().map(std::path::PathBuf::from),
+            command_prefix: settings.shell_command_prefix().map(str::to_string),
+            bin_dir: Some(paths.bin_dir()),
+            ..Default::default()
+        }
+    };
+    let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools);
+    let runner = match ExtensionRunner::start(config, handler).await {
+        Ok(Some(runner)) => Arc::new(runner),
+        Ok(None) => return Ok(()),
+        Err(e) => {
+            errors.push(e.to_string());
+            return Err(errors);
+        }
+    };
+    errors.extend(runner.registrations().errors.iter().map(ToString::to_string));
+    slot.set_runner(Some(Arc::clone(&runner)));
+    attach(session, &slot);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
+    slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
+    Ok(())
+}
+
+/// pi's dispose at exit: `session_shutdown` (reason `quit`), then the host stops.
+pub async fn shutdown(slot: &ExtensionSlot) {
+    let Some(runner) = slot.runner() else { return };
+    if runner.is_running() {
+        let emitted = runner.emit("session_shutdown", json!({ "reason": "quit" })).await;
+        slot.settle("session_shutdown", emitted.map(|errors| ((), errors)))
+            .await;
+    }
+    runner.shutdown().await;
+    slot.set_runner(None);
+}
+
+/// pi 1.6's fatal load report: each line as an error, then how to start without extensions.
+pub fn print_load_errors(errors: &[String], mut error: impl FnMut(&str)) {
+    for line in errors {
+        error(line);
+    }
+    eprintln!("Hint: Start without extensions using \"pi -ne\".");
+}

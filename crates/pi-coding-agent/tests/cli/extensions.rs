@@ -1,0 +1,363 @@
+//! TypeScript extensions through the binary in print and JSON mode against the mock LLM: an
+//! extension tool the model calls, a `tool_call` guard, an `input` rewrite, a
+//! `before_agent_start` system prompt, a crashing host, and no Node without extensions.
+//!
+//! They need Node and the npm packages extensions import: `PI_TEST_NODE` (else `/usr/bin/node`
+//! or `node` on PATH) and `PI_EXTENSION_MODULES` (else the reference install's `node_modules`,
+//! `PI_REFERENCE_PI`, default `/tmp/reference-pi`). Without them each test prints `skipped:`
+//! and passes, except under `CI`, where that is a failure.
+
+use std::path::{Path, PathBuf};
+
+use pi_test_support::{Script, Turn};
+use serde_json::{json, Value};
+
+use crate::harness::{Fixture, Mock};
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/extensions")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn host_fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../pi-extensions/tests/fixtures")
+        .join(name)
+        .canonicalize()
+        .unwrap()
+        .display()
+        .to_string()
+}
+
+fn find_node() -> Option<PathBuf> {
+    if let Some(node) = std::env::var_os("PI_TEST_NODE") {
+        return Some(PathBuf::from(node));
+    }
+    let usr = PathBuf::from("/usr/bin/node");
+    if usr.is_file() {
+        return Some(usr);
+    }
+    pi_extensions::node::find_node(None).ok()
+}
+
+fn find_modules() -> Option<PathBuf> {
+    std::env::var_os("PI_EXTENSION_MODULES")
+        .map(PathBuf::from)
+        .or_else(|| {
+            let reference = std::env::var_os("PI_REFERENCE_PI")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("/tmp/reference-pi"));
+            Some(reference.join("node_modules"))
+        })
+        .filter(|dir| pi_extensions::modules::has_required_packages(dir))
+}
+
+/// Node and the packages, or `None` after a `skipped:` line (a failure under `CI`).
+fn environment(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let found = (find_node(), find_modules());
+    if let (Some(node), Some(modules)) = found {
+        return Some((node, modules));
+    }
+    let missing = if found.0.is_none() {
+        "node"
+    } else {
+        "the extension host packages"
+    };
+    assert!(std::env::var_os("CI").is_none(), "{test}: {missing} not found under CI");
+    println!("skipped: {test}: {missing} not found (set PI_TEST_NODE / PI_EXTENSION_MODULES)");
+    None
+}
+
+/// `pi` with the extension environment.
+fn pi_with<I, S>(fx: &Fixture, env: &(PathBuf, PathBuf), args: I) -> crate::harness::Pi
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut pi = fx.pi(args);
+    pi.cmd.env("PI_NODE", &env.0).env("PI_EXTENSION_MODULES", &env.1);
+    pi
+}
+
+fn system_prompt(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "system" || m["role"] == "developer"))
+        .and_then(|m| m["content"].as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn user_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_model_calls_an_extension_tool_and_sees_its_result() {
+    let Some(env) = environment("the_model_calls_an_extension_tool_and_sees_its_result") else {
+        return;
+    };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("shout", json!({"text": "hello"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &fixture("glue.ts"), "-p", "call the tool"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "done\n");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert!(tool_names(&requests[0].body).contains(&"shout".to_string()));
+    assert_eq!(tool_results(&requests[1].body), vec!["SHOUTED HELLO".to_string()]);
+}
+
+#[test]
+fn a_tool_call_handler_blocks_bash_in_json_mode() {
+    let Some(env) = environment("a_tool_call_handler_blocks_bash_in_json_mode") else {
+        return;
+    };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("bash", json!({"command": "echo ran > ran.txt"})),
+        Turn::text("ok"),
+    ]));
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &fixture("glue.ts"), "--mode", "json", "run bash"]).run();
+    run.assert_ok();
+    assert!(!fx.proj.join("ran.txt").exists(), "the blocked command ran");
+    let requests = mock.requests();
+    assert_eq!(
+        tool_results(&requests[1].body),
+        vec!["bash is off in this project".to_string()]
+    );
+    let end = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "tool_execution_end")
+        .expect("a tool_execution_end event");
+    assert_eq!(end["isError"], true);
+}
+
+#[test]
+fn input_and_before_agent_start_shape_the_request() {
+    let Some(env) = environment("input_and_before_agent_start_shape_the_request") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &fixture("glue.ts"), "-p", "rewrite:the prompt"]).run();
+    run.assert_ok();
+    let requests = mock.requests();
+    let body = &requests[0].body;
+    assert_eq!(user_texts(body), vec!["rewritten the prompt".to_string()]);
+    let prompt = system_prompt(body);
+    assert!(prompt.ends_with("\nGLUE-RULE: answer briefly."), "{prompt}");
+    // The addition keeps the session's own prompt in front of it.
+    assert!(prompt.len() > "GLUE-RULE: answer briefly.".len() + 100, "{prompt}");
+}
+
+#[test]
+fn a_throwing_handler_is_reported_and_the_prompt_completes() {
+    let Some(env) = environment("a_throwing_handler_is_reported_and_the_prompt_completes") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let path = fixture("throws.ts");
+    let run = pi_with(&fx, &env, ["-e", &path, "-p", "hello"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: hello\n");
+    assert!(
+        run.stderr
+            .contains(&format!("Extension error ({path}): input handler broke")),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_crashing_host_gives_a_clear_error_and_the_prompt_completes() {
+    let Some(env) = environment("a_crashing_host_gives_a_clear_error_and_the_prompt_completes") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &host_fixture("crash.ts"), "-p", "hello"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: hello\n");
+    assert!(run.stderr.contains("the extension host exited"), "{}", run.stderr);
+    assert_eq!(run.stderr.matches("extension host exited").count(), 1, "{}", run.stderr);
+}
+
+#[test]
+fn a_load_error_is_fatal_with_pis_hint() {
+    let Some(env) = environment("a_load_error_is_fatal_with_pis_hint") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let path = host_fixture("throws.ts");
+    let run = pi_with(&fx, &env, ["-e", &path, "-p", "hello"]).run();
+    assert_eq!(run.code, 1, "code {}: {}", run.code, run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("Error: Failed to load extension \"{path}\"")),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("Hint: Start without extensions using \"pi -ne\"."));
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn a_missing_extension_path_is_an_error_without_node() {
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let mut pi = fx.pi(["-e", "missing.ts", "-p", "hello"]);
+    // A node that cannot run: reaching it would be a different error.
+    pi.cmd.env("PI_NODE", "/nonexistent/node");
+    let run = pi.run();
+    assert_eq!(run.code, 1);
+    let expected = format!(
+        "Error: Failed to load extension \"{}\": Extension path does not exist: {}",
+        fx.proj.join("missing.ts").display(),
+        fx.proj.join("missing.ts").display()
+    );
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+}
+
+#[test]
+fn no_extensions_start_no_node() {
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let mut pi = fx.pi(["-p", "hello"]);
+    // Were a host started, this node would fail the run.
+    pi.cmd.env("PI_NODE", "/nonexistent/node");
+    let run = pi.run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: hello\n");
+    assert!(!fx.agent.path().join("extension-host").exists());
+}
+
+#[test]
+fn rpc_replacement_sends_session_events_and_errors_reach_the_client() {
+    let Some(env) = environment("rpc_replacement_sends_session_events_and_errors_reach_the_client") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = fx.root.path().join("lifecycle.log");
+    let path = fixture("lifecycle.ts");
+    let mut pi = pi_with(&fx, &env, ["--mode", "rpc", "-e", &path]);
+    pi.cmd.env("LIFECYCLE_LOG", &log);
+    let run = pi
+        .stdin("{\"id\":\"1\",\"type\":\"new_session\"}\n{\"id\":\"2\",\"type\":\"prompt\",\"message\":\"hi\"}\n")
+        .run();
+    run.assert_ok();
+    let error = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "extension_error")
+        .expect("an extension_error record");
+    assert_eq!(error["extensionPath"], path.as_str());
+    assert_eq!(error["event"], "input");
+    assert_eq!(error["error"], "no input today");
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        lines.lines().collect::<Vec<_>>(),
+        vec!["start startup", "shutdown new", "start new", "shutdown quit"]
+    );
+}
+
+#[test]
+fn project_extensions_load_only_in_a_trusted_project() {
+    let Some(env) = environment("project_extensions_load_only_in_a_trusted_project") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let dir = fx.proj.join(".pi/extensions");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture("glue.ts"), dir.join("glue.ts")).unwrap();
+    pi_with(&fx, &env, ["-p", "rewrite:untrusted"]).run().assert_ok();
+    pi_with(&fx, &env, ["--approve", "-p", "rewrite:trusted"])
+        .run()
+        .assert_ok();
+    let requests = mock.requests();
+    assert_eq!(user_texts(&requests[0].body), vec!["rewrite:untrusted".to_string()]);
+    assert!(!system_prompt(&requests[0].body).contains("GLUE-RULE"));
+    assert_eq!(user_texts(&requests[1].body), vec!["rewritten trusted".to_string()]);
+    assert!(system_prompt(&requests[1].body).contains("GLUE-RULE"));
+}
+
+#[test]
+fn a_hung_host_is_stopped_and_the_prompt_completes() {
+    let Some(env) = environment("a_hung_host_is_stopped_and_the_prompt_completes") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    // The handler loops forever: the host stops answering pings and is stopped as hung.
+    let run = pi_with(&fx, &env, ["-e", &host_fixture("hang.ts"), "-p", "block"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "echo: block\n");
+    assert!(
+        run.stderr.contains("stopped responding during `dispatch`"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn session_actions_of_an_extension_reach_the_session() {
+    let Some(env) = environment("session_actions_of_an_extension_reach_the_session") else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    pi_with(&fx, &env, ["-e", &fixture("actions.ts"), "-p", "hello"])
+        .run()
+        .assert_ok();
+    let entries = crate::harness::json_lines(&std::fs::read_to_string(fx.only_session()).unwrap());
+    let custom = entries.iter().find(|e| e["type"] == "custom").expect("a custom entry");
+    assert_eq!(custom["customType"], "glue-note");
+    assert_eq!(custom["data"], json!({"seen": true}));
+    assert!(entries
+        .iter()
+        .any(|e| e["type"] == "session_info" && e["name"] == "named by an extension"));
+    assert_eq!(tool_names(&mock.requests()[0].body), vec!["read".to_string()]);
+}
