@@ -525,7 +525,8 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
 #[test]
 fn changelog_shows_whats_new() {
     let s = setup(Script::echo());
-    let mut pty = s.pi(60, 100);
+    // Tall enough for the whole changelog, so its heading is still on screen.
+    let mut pty = s.pi(150, 100);
     pty.type_text("/changelog");
     pty.send(ENTER);
     pty.wait_text("What's New");
