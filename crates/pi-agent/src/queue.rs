@@ -4,13 +4,17 @@ use std::collections::VecDeque;
 
 use crate::message::AgentMessage;
 
-/// How many queued messages one poll takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How many queued messages one poll takes: the agent's queues, the `steeringMode` /
+/// `followUpMode` settings and the RPC commands all use this one type (serialized as pi
+/// spells it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum QueueMode {
     /// One message per poll (pi's default).
     #[default]
+    #[serde(rename = "one-at-a-time")]
     OneAtATime,
     /// The whole queue at once.
+    #[serde(rename = "all")]
     All,
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pi_agent::{Agent, AgentOptions, QueueMode};
+use pi_agent::{Agent, AgentOptions};
 use pi_ai::{Model, ThinkingLevel};
 use pi_session::SessionManager;
 
@@ -14,7 +14,7 @@ use crate::config::model_resolver::{
     self, resolve_cli_model, resolve_model_scope, InitialModelOptions, ScopedModel, DEFAULT_MODEL_PER_PROVIDER,
 };
 use crate::config::paths::{self, DocsPaths, Paths};
-use crate::config::settings::{self, SettingsManager};
+use crate::config::settings::SettingsManager;
 use crate::extensions::hooks::ExtensionHooks;
 use crate::services::Services;
 use crate::session::agent_session::lock;
@@ -41,13 +41,6 @@ pub struct Runtime {
     pub scoped_models: Vec<ScopedModel>,
     /// Printed as `Warning: <text>` (yellow on a terminal).
     pub warnings: Vec<String>,
-}
-
-fn queue_mode(mode: settings::QueueMode) -> QueueMode {
-    match mode {
-        settings::QueueMode::All => QueueMode::All,
-        settings::QueueMode::OneAtATime => QueueMode::OneAtATime,
-    }
 }
 
 /// A new session with the id `--session-id` chose (or a generated one).
@@ -365,8 +358,8 @@ pub fn build_with_store(
             Arc::new(SessionHooks::new(Arc::clone(&registry_arc)).with_loadout(Arc::clone(&loadout))),
             Arc::new(ExtensionHooks::new(Arc::clone(services.extensions()))),
         ])),
-        steering_mode: queue_mode(settings.steering_mode()),
-        follow_up_mode: queue_mode(settings.follow_up_mode()),
+        steering_mode: settings.steering_mode(),
+        follow_up_mode: settings.follow_up_mode(),
         stream_options,
         ..Default::default()
     });

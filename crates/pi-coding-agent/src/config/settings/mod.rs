@@ -73,28 +73,8 @@ impl Transport {
     }
 }
 
-/// `steeringMode` / `followUpMode`: how queued messages are drained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QueueMode {
-    All,
-    OneAtATime,
-}
-
-impl QueueMode {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "all" => Some(QueueMode::All),
-            "one-at-a-time" => Some(QueueMode::OneAtATime),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            QueueMode::All => "all",
-            QueueMode::OneAtATime => "one-at-a-time",
-        }
-    }
-}
+/// `steeringMode` / `followUpMode`: how queued messages are drained (the agent's own type).
+pub use pi_agent::QueueMode;
 
 /// `compaction.*` with defaults applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -492,13 +492,6 @@ fn save(change: impl FnOnce(&mut SettingsManager) + Send + 'static) -> Effect {
     Effect::Settings(Box::new(change))
 }
 
-fn agent_mode(mode: QueueMode) -> pi_agent::QueueMode {
-    match mode {
-        QueueMode::All => pi_agent::QueueMode::All,
-        QueueMode::OneAtATime => pi_agent::QueueMode::OneAtATime,
-    }
-}
-
 /// One changed row: the settings.json write and what changes on screen.
 pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
     let on = value == "true";
@@ -543,10 +536,10 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 return Vec::new();
             };
             if id == "steering-mode" {
-                session.agent().set_steering_mode(agent_mode(mode));
+                session.agent().set_steering_mode(mode);
                 vec![save(move |s| s.set_steering_mode(mode))]
             } else {
-                session.agent().set_follow_up_mode(agent_mode(mode));
+                session.agent().set_follow_up_mode(mode);
                 vec![save(move |s| s.set_follow_up_mode(mode))]
             }
         }

@@ -20,14 +20,8 @@ pub enum StreamingBehavior {
     FollowUp,
 }
 
-/// Delivery of queued steering / follow-up messages.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum QueueMode {
-    #[serde(rename = "all")]
-    All,
-    #[serde(rename = "one-at-a-time")]
-    OneAtATime,
-}
+/// Delivery of queued steering / follow-up messages (the agent's own type).
+pub use pi_agent::QueueMode;
 
 /// One command, without its `id` (the id travels beside it, see [`Envelope`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -40,27 +40,6 @@ fn err(e: impl std::fmt::Display) -> RpcError {
     RpcError::new(e.to_string())
 }
 
-fn agent_mode(mode: QueueMode) -> pi_agent::QueueMode {
-    match mode {
-        QueueMode::All => pi_agent::QueueMode::All,
-        QueueMode::OneAtATime => pi_agent::QueueMode::OneAtATime,
-    }
-}
-
-fn settings_mode(mode: QueueMode) -> crate::config::settings::QueueMode {
-    match mode {
-        QueueMode::All => crate::config::settings::QueueMode::All,
-        QueueMode::OneAtATime => crate::config::settings::QueueMode::OneAtATime,
-    }
-}
-
-fn wire_mode(mode: pi_agent::QueueMode) -> QueueMode {
-    match mode {
-        pi_agent::QueueMode::All => QueueMode::All,
-        pi_agent::QueueMode::OneAtATime => QueueMode::OneAtATime,
-    }
-}
-
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
     if let ResourceScope::Package(p) = scope {
         return SourceInfo {
@@ -167,8 +146,8 @@ impl RpcBackend for SessionBackend {
             thinking_level: s.thinking_level(),
             is_streaming: s.is_streaming(),
             is_compacting: s.is_compacting(),
-            steering_mode: wire_mode(s.agent().steering_mode()),
-            follow_up_mode: wire_mode(s.agent().follow_up_mode()),
+            steering_mode: s.agent().steering_mode(),
+            follow_up_mode: s.agent().follow_up_mode(),
             session_file,
             session_id,
             session_name,
@@ -207,18 +186,18 @@ impl RpcBackend for SessionBackend {
     // Both modes are saved to settings as pi does, so sessions that replace this one keep them.
     async fn set_steering_mode(&self, mode: QueueMode) -> RpcResult<()> {
         let session = self.session();
-        session.agent().set_steering_mode(agent_mode(mode));
+        session.agent().set_steering_mode(mode);
         if let Ok(mut s) = session.settings().lock() {
-            s.set_steering_mode(settings_mode(mode));
+            s.set_steering_mode(mode);
         }
         Ok(())
     }
 
     async fn set_follow_up_mode(&self, mode: QueueMode) -> RpcResult<()> {
         let session = self.session();
-        session.agent().set_follow_up_mode(agent_mode(mode));
+        session.agent().set_follow_up_mode(mode);
         if let Ok(mut s) = session.settings().lock() {
-            s.set_follow_up_mode(settings_mode(mode));
+            s.set_follow_up_mode(mode);
         }
         Ok(())
     }
