@@ -230,8 +230,7 @@ pub fn build_with_store(
         session_cwd.clone(),
         startup_paths.home.clone(),
     );
-    let first_load = !services.has_cwd(&session_cwd);
-    let cwd_services = services.for_cwd(&paths, None);
+    let (cwd_services, first_load) = services.for_cwd(&paths);
     let settings_arc = Arc::clone(&cwd_services.settings);
     let mut settings = lock(&settings_arc);
     if first_load {
@@ -328,14 +327,14 @@ pub fn build_with_store(
         bin_dir: Some(paths.bin_dir()),
         ..Default::default()
     };
+    let docs = DocsPaths::installed();
     let loadout = Arc::new(tool_loadout(
         &session_cwd,
         &tool_names(args),
         &tools_options,
         &resources,
-        DocsPaths::installed(),
+        docs.clone(),
     ));
-    let docs = DocsPaths::installed();
     let initial = loadout.current();
 
     let provider_retry = settings.provider_retry();

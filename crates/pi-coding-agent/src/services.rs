@@ -4,7 +4,7 @@
 //! changes; `/reload` reads them again from disk. The extension runner and MCP connections
 //! join this layer, so a session switch does not drop them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::cli::Args;
@@ -102,20 +102,19 @@ impl Services {
     }
 
     /// The services of `paths.cwd`: kept when the cwd is the one already loaded, loaded anew
-    /// (settings, then resources with them) for another one. `settings` may hand in a
-    /// settings manager the caller already loaded for that cwd.
-    pub fn for_cwd(&self, paths: &Paths, settings: Option<SettingsManager>) -> CwdServices {
+    /// (settings, then resources with them) for another one; true when they were just loaded.
+    pub fn for_cwd(&self, paths: &Paths) -> (CwdServices, bool) {
         let mut current = lock(&self.current);
         if let Some(c) = current.as_ref().filter(|c| c.cwd == paths.cwd) {
-            return c.clone();
+            return (c.clone(), false);
         }
-        let loaded = self.load_cwd(paths, settings);
+        let loaded = self.load_cwd(paths);
         *current = Some(loaded.clone());
-        loaded
+        (loaded, true)
     }
 
-    fn load_cwd(&self, paths: &Paths, settings: Option<SettingsManager>) -> CwdServices {
-        let mut settings = settings.unwrap_or_else(|| SettingsManager::load(paths));
+    fn load_cwd(&self, paths: &Paths) -> CwdServices {
+        let mut settings = SettingsManager::load(paths);
         // Project trust decides whether the project's own settings and resources count.
         let trust_file = paths.agent_dir.join("trust.json");
         let (trusted, trust_warning) = crate::config::trust::resolve_project_trust(&crate::config::trust::TrustQuery {
@@ -155,7 +154,7 @@ impl Services {
     pub fn reload(&self) {
         let mut current = lock(&self.current);
         if let Some(c) = current.take() {
-            *current = Some(self.load_cwd(&c.paths, None));
+            *current = Some(self.load_cwd(&c.paths));
         }
         let paths = current.as_ref().map(|c| c.paths.clone());
         drop(current);
@@ -173,11 +172,6 @@ impl Services {
     /// The cwd the current services belong to.
     pub fn cwd(&self) -> Option<PathBuf> {
         lock(&self.current).as_ref().map(|c| c.cwd.clone())
-    }
-
-    /// Whether `cwd` has loaded services (for tests and diagnostics).
-    pub fn has_cwd(&self, cwd: &Path) -> bool {
-        lock(&self.current).as_ref().is_some_and(|c| c.cwd == cwd)
     }
 }
 
@@ -207,29 +201,31 @@ mod tests {
     fn the_same_cwd_keeps_its_services_and_another_cwd_loads_its_own() {
         let (_root, pa, pb) = dirs();
         let services = Services::load(&pa, ResourceOptions::default());
-        let first = services.for_cwd(&pa, None);
-        let again = services.for_cwd(&pa, None);
+        let (first, loaded) = services.for_cwd(&pa);
+        assert!(loaded);
+        let (again, loaded_again) = services.for_cwd(&pa);
+        assert!(!loaded_again);
         assert!(Arc::ptr_eq(&first.settings, &again.settings));
         assert!(Arc::ptr_eq(&first.resources, &again.resources));
         assert!(context_text(&first).contains("rules of a"));
-        let other = services.for_cwd(&pb, None);
+        let (other, _) = services.for_cwd(&pb);
         assert!(!Arc::ptr_eq(&first.settings, &other.settings));
         assert!(!context_text(&other).contains("rules of a"));
-        assert!(services.has_cwd(&pb.cwd));
+        assert_eq!(services.cwd().as_deref(), Some(pb.cwd.as_path()));
     }
 
     #[test]
     fn reload_reads_the_files_again() {
         let (_root, pa, _pb) = dirs();
         let services = Services::load(&pa, ResourceOptions::default());
-        let before = services.for_cwd(&pa, None);
+        let (before, _) = services.for_cwd(&pa);
         std::fs::write(pa.cwd.join("AGENTS.md"), "new rules\n").expect("write");
         assert!(
-            context_text(&services.for_cwd(&pa, None)).contains("rules of a"),
+            context_text(&services.for_cwd(&pa).0).contains("rules of a"),
             "kept until reload"
         );
         services.reload();
-        let after = services.for_cwd(&pa, None);
+        let (after, _) = services.for_cwd(&pa);
         assert!(!Arc::ptr_eq(&before.resources, &after.resources));
         assert!(context_text(&after).contains("new rules"));
     }

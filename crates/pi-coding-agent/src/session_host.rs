@@ -187,29 +187,18 @@ impl SessionHost {
     }
 
     async fn fork_from(&self, text: String, parent: Option<String>) -> Result<String, StartupError> {
-        let store = self.retire_current().await;
-        // Writing the forked file is blocking work.
-        let (store, result) = blocking(move || {
-            let mut store = store;
-            let result = match &parent {
-                Some(parent) => store.fork_to(parent).map(|_| ()),
-                None => {
-                    let from = store.session_file().map(|p| p.display().to_string());
-                    store.new_session(NewSessionOptions {
-                        id: None,
-                        parent_session: from,
-                    });
-                    Ok(())
-                }
-            };
-            (store, result)
+        self.move_current_store(move |store| match &parent {
+            Some(parent) => store.fork_to(parent).map(|_| ()),
+            None => {
+                let from = store.session_file().map(|p| p.display().to_string());
+                store.new_session(NewSessionOptions {
+                    id: None,
+                    parent_session: from,
+                });
+                Ok(())
+            }
         })
         .await?;
-        if let Err(e) = result {
-            self.install(store).await?;
-            return Err(StartupError::Failed(e.to_string()));
-        }
-        self.install(store).await?;
         Ok(text)
     }
 
@@ -220,16 +209,27 @@ impl SessionHost {
 
     async fn clone_current(&self) -> Result<(), StartupError> {
         let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
+        self.move_current_store(move |store| match leaf {
+            Some(leaf) => store.fork_to(&leaf).map(|_| ()),
+            None => {
+                store.new_session(NewSessionOptions::default());
+                Ok(())
+            }
+        })
+        .await
+    }
+
+    /// Retire the current session, point its store at another file with `change` (on the
+    /// blocking pool: it writes files), and build the next session on it. When `change`
+    /// fails, the store is installed as it is and the error returned.
+    async fn move_current_store(
+        &self,
+        change: impl FnOnce(&mut SessionManager) -> Result<(), pi_session::SessionError> + Send + 'static,
+    ) -> Result<(), StartupError> {
         let store = self.retire_current().await;
         let (store, result) = blocking(move || {
             let mut store = store;
-            let result = match leaf {
-                Some(leaf) => store.fork_to(&leaf).map(|_| ()),
-                None => {
-                    store.new_session(NewSessionOptions::default());
-                    Ok(())
-                }
-            };
+            let result = change(&mut store);
             (store, result)
         })
         .await?;
