@@ -8,17 +8,23 @@ use pi_agent::AgentMessage;
 use pi_extensions::InputOutcome;
 use serde_json::{json, Map, Value};
 
+use super::observe::EventObserver;
 use super::ExtensionSlot;
+use crate::session::events::SessionEvent;
 use crate::session::extensions::{BeforeAgentStart, InputAction, SessionExtensions};
 
 /// The session's view of the loaded extensions.
 pub struct ExtensionBridge {
     slot: Arc<ExtensionSlot>,
+    observer: EventObserver,
 }
 
 impl ExtensionBridge {
     pub fn new(slot: Arc<ExtensionSlot>) -> Self {
-        ExtensionBridge { slot }
+        ExtensionBridge {
+            slot,
+            observer: EventObserver::default(),
+        }
     }
 }
 
@@ -100,6 +106,10 @@ impl SessionExtensions for ExtensionBridge {
             messages: outcome.messages.into_iter().filter_map(custom_message).collect(),
             system_prompt: outcome.system_prompt,
         }
+    }
+
+    async fn observe(&self, event: &SessionEvent<'_>) {
+        self.observer.observe(&self.slot, event).await;
     }
 }
 

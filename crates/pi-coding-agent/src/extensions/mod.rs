@@ -1,12 +1,14 @@
 //! pi's TypeScript extensions in the product: the runner kept across sessions
 //! ([`ExtensionSlot`], held by `Services`), how it starts ([`startup`]), and the three bridges
-//! to the session: the prompt pipeline ([`bridge`]), the agent loop's hooks ([`hooks`]) and
-//! the host's requests and notifications ([`host`]).
+//! to the session: the prompt pipeline ([`bridge`], with every session event through
+//! [`observe`]), the agent loop's hooks ([`hooks`]) and the host's requests and notifications
+//! ([`host`]).
 
 pub mod bridge;
 pub mod hooks;
 pub mod host;
 pub mod lifecycle;
+pub mod observe;
 pub mod startup;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -13,7 +13,9 @@ struct JsonLines(Arc<StdoutLines>);
 #[async_trait]
 impl SessionListener for JsonLines {
     async fn on_event(&self, event: &SessionEvent<'_>) {
-        self.0.write_line(event.to_json()).await;
+        if let Some(line) = event.wire_json() {
+            self.0.write_line(line).await;
+        }
     }
 }
 

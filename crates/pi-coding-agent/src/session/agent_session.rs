@@ -227,7 +227,12 @@ impl AgentSession {
         })
     }
 
+    /// The one dispatch point of the session's events: the extensions observe each first (as
+    /// pi 1.6 awaits its extension handlers before the session's listeners), then the mode's
+    /// listeners, in order.
     pub(crate) async fn emit(&self, event: SessionEvent<'_>) {
+        let extensions = lock(&self.inner.extensions).clone();
+        extensions.observe(&event).await;
         let listeners: Vec<Arc<dyn SessionListener>> = lock(&self.inner.listeners).clone();
         for l in listeners {
             l.on_event(&event).await;
@@ -530,6 +535,11 @@ impl AgentSession {
     /// `defaultThinkingLevel` setting, else the current level; it is clamped to the new model,
     /// and a change is recorded and announced (`thinking_level_changed`).
     pub async fn set_model(&self, model: Model) -> Result<(), PromptError> {
+        self.select_model(model, "set").await
+    }
+
+    /// [`Self::set_model`], telling extensions why (`model_select`'s `source`: `set`, `cycle`).
+    pub(crate) async fn select_model(&self, model: Model, source: &'static str) -> Result<(), PromptError> {
         if !lock(&self.inner.registry).has_configured_auth(&model) {
             return Err(PromptError(format!("No API key for {}/{}", model.provider, model.id)));
         }
@@ -546,7 +556,15 @@ impl AgentSession {
         .unwrap_or_else(|| self.thinking_level());
         self.record_model(&model);
         self.inner.agent.set_model(model.clone());
-        *lock(&self.inner.model) = Some(model);
+        let previous = lock(&self.inner.model).replace(model.clone());
+        if previous.as_ref().is_none_or(|p| !p.same_as(&model)) {
+            self.emit(SessionEvent::ModelSelected {
+                model: &model,
+                previous: previous.as_ref(),
+                source,
+            })
+            .await;
+        }
         self.set_thinking_level(wanted).await;
         Ok(())
     }
@@ -576,6 +594,7 @@ impl AgentSession {
         if applied != before {
             self.emit(SessionEvent::ThinkingLevelChanged {
                 level: applied.as_str().to_string(),
+                previous: before.as_str().to_string(),
             })
             .await;
         }

@@ -1,5 +1,7 @@
 //! What an AgentSession reports: the agent's events plus its own (retries, compaction, queue,
-//! name and thinking-level changes), each with the JSON line pi writes for it.
+//! name, model and thinking-level changes, tree moves), each with the JSON line pi writes for
+//! it where pi writes one. Every event passes through `AgentSession::emit`, the one point where
+//! extensions and then the mode's listeners see it.
 
 use pi_agent::AgentEvent;
 use serde_json::{json, Value};
@@ -58,6 +60,21 @@ pub enum SessionEvent<'a> {
     },
     ThinkingLevelChanged {
         level: String,
+        previous: String,
+    },
+    /// Another model was chosen (`set`) or cycled to (`cycle`). Not on the wire: extensions
+    /// see it as `model_select`.
+    ModelSelected {
+        model: &'a pi_ai::Model,
+        previous: Option<&'a pi_ai::Model>,
+        source: &'static str,
+    },
+    /// The session moved to another point of its tree (`session_tree` for extensions; not on
+    /// the wire). `summary_entry` is the branch summary written on the way, as its JSON object.
+    TreeNavigated {
+        new_leaf_id: Option<String>,
+        old_leaf_id: Option<String>,
+        summary_entry: Option<Value>,
     },
     /// The last event of a prompt: every retry, recovery, compaction and queued message done.
     AgentSettled {
@@ -71,10 +88,12 @@ pub enum SessionEvent<'a> {
 }
 
 impl SessionEvent<'_> {
-    /// pi's JSON line for the event (no trailing newline).
-    pub fn to_json(&self) -> String {
+    /// pi's JSON line for the event (no trailing newline); `None` for the events pi reports to
+    /// extensions only.
+    pub fn wire_json(&self) -> Option<String> {
         let value = match self {
-            SessionEvent::Agent(event) => return event.to_json(),
+            SessionEvent::Agent(event) => return Some(event.to_json()),
+            SessionEvent::ModelSelected { .. } | SessionEvent::TreeNavigated { .. } => return None,
             SessionEvent::AutoRetryStart {
                 attempt,
                 max_attempts,
@@ -121,11 +140,13 @@ impl SessionEvent<'_> {
                 json!({"type": "queue_update", "steering": steering, "followUp": follow_up})
             }
             SessionEvent::SessionInfoChanged { name } => json!({"type": "session_info_changed", "name": name}),
-            SessionEvent::ThinkingLevelChanged { level } => json!({"type": "thinking_level_changed", "level": level}),
+            SessionEvent::ThinkingLevelChanged { level, .. } => {
+                json!({"type": "thinking_level_changed", "level": level})
+            }
             SessionEvent::AgentSettled { aborted } => json!({"type": "agent_settled", "aborted": aborted}),
             SessionEvent::EntryAppended { entry } => json!({"type": "entry_appended", "entry": entry}),
         };
-        value.to_string()
+        Some(value.to_string())
     }
 }
 
@@ -142,7 +163,7 @@ mod tests {
             error_message: "500 boom".into(),
         };
         assert_eq!(
-            start.to_json(),
+            start.wire_json().unwrap_or_default(),
             r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"500 boom"}"#
         );
         let end = SessionEvent::AutoRetryEnd {
@@ -151,7 +172,7 @@ mod tests {
             final_error: Some("500 boom".into()),
         };
         assert_eq!(
-            end.to_json(),
+            end.wire_json().unwrap_or_default(),
             r#"{"type":"auto_retry_end","success":false,"attempt":3,"finalError":"500 boom"}"#
         );
         let ok = SessionEvent::AutoRetryEnd {
@@ -159,18 +180,23 @@ mod tests {
             attempt: 1,
             final_error: None,
         };
-        assert_eq!(ok.to_json(), r#"{"type":"auto_retry_end","success":true,"attempt":1}"#);
+        assert_eq!(
+            ok.wire_json().unwrap_or_default(),
+            r#"{"type":"auto_retry_end","success":true,"attempt":1}"#
+        );
     }
 
     #[test]
     fn settled_and_appended_lines() {
         assert_eq!(
-            SessionEvent::AgentSettled { aborted: false }.to_json(),
+            SessionEvent::AgentSettled { aborted: false }
+                .wire_json()
+                .unwrap_or_default(),
             r#"{"type":"agent_settled","aborted":false}"#
         );
         let entry = json!({"type": "context_edit", "id": "a", "targetId": "b", "replacement": null});
         assert_eq!(
-            SessionEvent::EntryAppended { entry }.to_json(),
+            SessionEvent::EntryAppended { entry }.wire_json().unwrap_or_default(),
             r#"{"type":"entry_appended","entry":{"type":"context_edit","id":"a","targetId":"b","replacement":null}}"#
         );
     }
@@ -185,7 +211,7 @@ mod tests {
             error_message: Some("Auto-compaction failed: x".into()),
         };
         assert_eq!(
-            e.to_json(),
+            e.wire_json().unwrap_or_default(),
             r#"{"type":"compaction_end","reason":"threshold","aborted":false,"willRetry":false,"errorMessage":"Auto-compaction failed: x"}"#
         );
     }

@@ -4,6 +4,8 @@
 use async_trait::async_trait;
 use pi_agent::AgentMessage;
 
+use super::events::SessionEvent;
+
 /// What the input hook decided about a prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputAction {
@@ -42,6 +44,11 @@ pub trait SessionExtensions: Send + Sync {
     async fn before_agent_start(&self, _prompt: &str, _system_prompt: &str) -> BeforeAgentStart {
         BeforeAgentStart::default()
     }
+
+    /// Every event of the session (the agent loop's, retries, compaction, model and thinking
+    /// changes, tree moves, settling), before the mode's listeners see it. Extensions observe
+    /// these; what they return does not change the event.
+    async fn observe(&self, _event: &SessionEvent<'_>) {}
 }
 
 /// No extensions loaded.

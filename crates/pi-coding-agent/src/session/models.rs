@@ -65,7 +65,7 @@ impl AgentSession {
             (None, _) => 0,
         };
         let (model, level) = candidates[next].clone();
-        self.set_model(model.clone()).await?;
+        self.select_model(model.clone(), "cycle").await?;
         // A level from the cycle set (`model:level`) wins over the one the switch chose.
         let thinking_level = match level {
             Some(l) => self.set_thinking_level(l).await,

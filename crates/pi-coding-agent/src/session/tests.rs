@@ -24,7 +24,8 @@ struct Types(Mutex<Vec<String>>);
 #[async_trait]
 impl SessionListener for Types {
     async fn on_event(&self, event: &SessionEvent<'_>) {
-        let json: serde_json::Value = serde_json::from_str(&event.to_json()).unwrap_or_default();
+        let Some(line) = event.wire_json() else { return };
+        let json: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
         self.0
             .lock()
             .unwrap()

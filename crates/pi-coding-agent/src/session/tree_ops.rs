@@ -7,6 +7,7 @@ use pi_session::EntryKind;
 use tokio_util::sync::CancellationToken;
 
 use super::agent_session::{lock, AgentSession, PromptError};
+use super::events::SessionEvent;
 use crate::compaction::{
     collect_entries_for_branch_summary, generate_branch_summary, BranchSummaryError, BranchSummaryOptions, SummaryModel,
 };
@@ -122,8 +123,21 @@ impl AgentSession {
                 }
             }
         })?;
-        let context = self.with_store(|s| s.build_context());
+        let (context, summary_entry) = self.with_store(|s| {
+            let entry = summary_entry_id
+                .as_deref()
+                .and_then(|id| s.get_entry(id))
+                .and_then(|e| serde_json::to_value(e).ok());
+            (s.build_context(), entry)
+        });
         self.agent().replace_messages(context.messages);
+        let new_leaf_id = self.with_store(|s| s.get_leaf_id().map(str::to_string));
+        self.emit(SessionEvent::TreeNavigated {
+            new_leaf_id,
+            old_leaf_id: old_leaf,
+            summary_entry,
+        })
+        .await;
         Ok(NavigateOutcome {
             editor_text,
             cancelled: false,

@@ -193,6 +193,11 @@ pub struct Run {
 }
 
 impl Pi {
+    /// Run `cmd` (another program, such as the reference pi) the way `pi` runs.
+    pub fn from_command(cmd: Command) -> Pi {
+        Pi { cmd, stdin: None }
+    }
+
     /// Pipe `text` into stdin (then close it).
     pub fn stdin(mut self, text: impl Into<Vec<u8>>) -> Pi {
         self.stdin = Some(text.into());

@@ -349,7 +349,10 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
         },
         SessionEvent::SessionInfoChanged { .. } => UiEvent::SessionName,
         SessionEvent::ThinkingLevelChanged { .. } => UiEvent::ThinkingLevel,
-        SessionEvent::AgentSettled { .. } | SessionEvent::EntryAppended { .. } => return None,
+        SessionEvent::AgentSettled { .. }
+        | SessionEvent::EntryAppended { .. }
+        | SessionEvent::ModelSelected { .. }
+        | SessionEvent::TreeNavigated { .. } => return None,
     })
 }
 

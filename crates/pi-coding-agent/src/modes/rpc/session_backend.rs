@@ -27,7 +27,9 @@ struct EventLines(RpcOutput);
 #[async_trait]
 impl SessionListener for EventLines {
     async fn on_event(&self, event: &SessionEvent<'_>) {
-        self.0.send_line(event.to_json()).await;
+        if let Some(line) = event.wire_json() {
+            self.0.send_line(line).await;
+        }
     }
 }
 

@@ -1,0 +1,325 @@
+//! The session's events as pi's extension events: each [`SessionEvent`] that pi 1.6 shows to
+//! extensions gets its name and payload here, and goes to the handlers (awaited, before the
+//! mode's listeners see the event). The host's state mirror (idle, model, thinking level,
+//! entries) is brought up to date first, so handlers that read `ctx` see the state the event
+//! describes. Nothing is built for an event no extension handles.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pi_agent::AgentEvent;
+use pi_extensions::{EntriesDelta, ExtensionRunner, StateUpdate};
+use serde_json::{json, Map, Value};
+
+use super::ExtensionSlot;
+use crate::session::agent_session::lock;
+use crate::session::events::{CompactionReason, SessionEvent};
+use crate::session::AgentSession;
+
+/// What the observer remembers between events: the turn count of the current run and how
+/// much of which session's entry list the host already mirrors.
+#[derive(Default)]
+pub struct EventObserver {
+    turn_index: AtomicU32,
+    mirrored: Mutex<MirroredEntries>,
+}
+
+#[derive(Default)]
+struct MirroredEntries {
+    session_id: String,
+    count: usize,
+}
+
+/// An agent event's JSON line as an object without its `type` (the payload pi hands handlers).
+fn payload_of(event: &AgentEvent) -> Map<String, Value> {
+    let mut map = match serde_json::from_str(&event.to_json()) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    };
+    map.remove("type");
+    map
+}
+
+fn compaction_reason(reason: CompactionReason) -> &'static str {
+    reason.as_str()
+}
+
+impl EventObserver {
+    /// Hand `event` to the extensions that handle it.
+    pub async fn observe(&self, slot: &Arc<ExtensionSlot>, event: &SessionEvent<'_>) {
+        let Some(runner) = slot.runner() else { return };
+        self.update_mirror(slot, &runner, event);
+        let Some(name) = extension_event_name(event) else {
+            self.after(event);
+            return;
+        };
+        if !runner.registrations().handles(name) {
+            self.after(event);
+            return;
+        }
+        let payload = self.payload(slot, event);
+        self.after(event);
+        let emitted = runner.emit(name, Value::Object(payload)).await;
+        slot.settle(name, emitted.map(|errors| ((), errors))).await;
+    }
+
+    /// Bookkeeping once an event's payload is built: turn indexes count per run.
+    fn after(&self, event: &SessionEvent<'_>) {
+        match event {
+            SessionEvent::Agent(AgentEvent::AgentStart) => self.turn_index.store(0, Ordering::SeqCst),
+            SessionEvent::Agent(AgentEvent::TurnEnd { .. }) => {
+                self.turn_index.fetch_add(1, Ordering::SeqCst);
+            }
+            _ => {}
+        }
+    }
+
+    /// The state handlers may read while this event is delivered (`ctx.isIdle()`, `ctx.model`,
+    /// `ctx.sessionManager.getEntries()`).
+    fn update_mirror(&self, slot: &Arc<ExtensionSlot>, runner: &ExtensionRunner, event: &SessionEvent<'_>) {
+        let mut update = StateUpdate::default();
+        match event {
+            SessionEvent::Agent(AgentEvent::AgentStart) => update.idle = Some(false),
+            SessionEvent::AgentSettled { .. } => update.idle = Some(true),
+            SessionEvent::ModelSelected { model, .. } => {
+                update.model = Some(serde_json::to_value(model).unwrap_or(Value::Null));
+            }
+            SessionEvent::ThinkingLevelChanged { level, .. } => update.thinking_level = Some(level.clone()),
+            SessionEvent::SessionInfoChanged { name } => update.session_name = Some(name.clone()),
+            _ => {}
+        }
+        if let Some(session) = slot.session() {
+            if let Some((delta, leaf)) = self.entries_delta(&session) {
+                update.entries = Some(delta);
+                update.leaf_id = leaf;
+            }
+        }
+        if update != StateUpdate::default() {
+            // A lost host shows up at the next dispatch; nothing to report here.
+            let _ = runner.push_state(&update);
+        }
+    }
+
+    /// The entries appended since the last push (all of them, with a reset, after the session
+    /// was replaced), and the current leaf. `None` when nothing changed.
+    fn entries_delta(&self, session: &AgentSession) -> Option<(EntriesDelta, Option<String>)> {
+        let mut mirrored = lock(&self.mirrored);
+        session.with_store(|store| {
+            let entries = store.get_entries();
+            let same_session = mirrored.session_id == store.session_id();
+            let reset = !same_session || entries.len() < mirrored.count;
+            let from = if reset { 0 } else { mirrored.count };
+            if !reset && from == entries.len() {
+                return None;
+            }
+            let append = entries[from..]
+                .iter()
+                .filter_map(|e| serde_json::to_value(e).ok())
+                .collect();
+            mirrored.session_id = store.session_id().to_string();
+            mirrored.count = entries.len();
+            Some((EntriesDelta { reset, append }, store.get_leaf_id().map(str::to_string)))
+        })
+    }
+
+    fn payload(&self, slot: &Arc<ExtensionSlot>, event: &SessionEvent<'_>) -> Map<String, Value> {
+        let turn_index = self.turn_index.load(Ordering::SeqCst);
+        match event {
+            SessionEvent::Agent(agent_event) => {
+                let mut map = payload_of(agent_event);
+                match agent_event {
+                    AgentEvent::TurnStart => {
+                        map.insert("turnIndex".into(), json!(turn_index));
+                        map.insert("timestamp".into(), json!(pi_ai::now_ms()));
+                    }
+                    AgentEvent::TurnEnd { tool_results, .. } => {
+                        map.insert("turnIndex".into(), json!(turn_index));
+                        let (message_id, result_ids) = slot
+                            .session()
+                            .map(|s| persisted_turn_ids(&s, tool_results.len()))
+                            .unwrap_or_default();
+                        map.insert("messageEntryId".into(), json!(message_id));
+                        map.insert("toolResultEntryIds".into(), json!(result_ids));
+                    }
+                    AgentEvent::MessageUpdate { message, .. } => {
+                        // Handlers get the message so far (the wire line carries only the delta).
+                        let partial = serde_json::from_str(&message.to_json()).unwrap_or(Value::Null);
+                        if let Some(Value::Object(inner)) = map.get_mut("assistantMessageEvent") {
+                            inner.insert("partial".into(), partial.clone());
+                        }
+                        map.remove("usage");
+                        map.insert("message".into(), partial);
+                    }
+                    _ => {}
+                }
+                map
+            }
+            SessionEvent::CompactionEnd {
+                reason,
+                result,
+                aborted,
+                will_retry,
+                error_message,
+            } => {
+                let mut map = Map::new();
+                map.insert("reason".into(), json!(compaction_reason(*reason)));
+                map.insert("willRetry".into(), json!(will_retry));
+                map.insert("fromExtension".into(), json!(false));
+                if result.is_some() {
+                    let entry = slot
+                        .session()
+                        .and_then(|s| {
+                            s.with_store(|store| {
+                                store
+                                    .get_leaf_id()
+                                    .and_then(|id| store.get_entry(id))
+                                    .and_then(|e| serde_json::to_value(e).ok())
+                            })
+                        })
+                        .unwrap_or(Value::Null);
+                    map.insert("compactionEntry".into(), entry);
+                } else {
+                    map.insert("aborted".into(), json!(aborted));
+                    if let Some(message) = error_message {
+                        map.insert("errorMessage".into(), json!(message));
+                    }
+                }
+                map
+            }
+            SessionEvent::SessionInfoChanged { name } => object(json!({ "name": name })),
+            SessionEvent::ThinkingLevelChanged { level, previous } => {
+                object(json!({ "level": level, "previousLevel": previous }))
+            }
+            SessionEvent::ModelSelected {
+                model,
+                previous,
+                source,
+            } => {
+                let mut map = object(json!({ "model": model, "source": source }));
+                if let Some(previous) = previous {
+                    map.insert("previousModel".into(), json!(previous));
+                }
+                map
+            }
+            SessionEvent::TreeNavigated {
+                new_leaf_id,
+                old_leaf_id,
+                summary_entry,
+            } => {
+                let mut map = object(json!({
+                    "newLeafId": new_leaf_id,
+                    "oldLeafId": old_leaf_id,
+                    "fromExtension": false,
+                }));
+                if let Some(entry) = summary_entry {
+                    map.insert("summaryEntry".into(), entry.clone());
+                }
+                map
+            }
+            SessionEvent::AgentSettled { aborted } => object(json!({ "aborted": aborted })),
+            _ => Map::new(),
+        }
+    }
+}
+
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+/// pi 1.6's extension event for a session event, if extensions see it at all.
+pub fn extension_event_name(event: &SessionEvent<'_>) -> Option<&'static str> {
+    Some(match event {
+        SessionEvent::Agent(agent_event) => agent_event.type_name(),
+        SessionEvent::CompactionEnd { result: Some(_), .. } => "session_compact",
+        SessionEvent::CompactionEnd { result: None, .. } => "session_compact_failed",
+        SessionEvent::SessionInfoChanged { .. } => "session_info_changed",
+        SessionEvent::ThinkingLevelChanged { .. } => "thinking_level_select",
+        SessionEvent::ModelSelected { .. } => "model_select",
+        SessionEvent::TreeNavigated { .. } => "session_tree",
+        SessionEvent::AgentSettled { .. } => "agent_settled",
+        SessionEvent::AutoRetryStart { .. }
+        | SessionEvent::AutoRetryEnd { .. }
+        | SessionEvent::CompactionStart { .. }
+        | SessionEvent::QueueUpdate { .. }
+        | SessionEvent::EntryAppended { .. } => return None,
+    })
+}
+
+/// The entry ids of a turn just persisted: its assistant message and its `tool_results`
+/// results, which are the last entries of the branch. Walks back from the leaf, so it costs
+/// the turn's size, not the history's.
+fn persisted_turn_ids(session: &AgentSession, tool_results: usize) -> (Option<String>, Vec<String>) {
+    session.with_store(|store| {
+        let mut ids = Vec::with_capacity(tool_results + 1);
+        let mut at = store.get_leaf_id().map(str::to_string);
+        while let Some(id) = at {
+            if ids.len() == tool_results + 1 {
+                break;
+            }
+            let Some(entry) = store.get_entry(&id) else { break };
+            at = entry.parent_id.clone();
+            if matches!(entry.kind, pi_session::EntryKind::Message { .. }) {
+                ids.push(id);
+            }
+        }
+        ids.reverse();
+        if ids.len() < tool_results + 1 {
+            return (None, Vec::new());
+        }
+        let mut ids = ids.into_iter();
+        let message = ids.next();
+        (message, ids.collect())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_extensions_see_have_pi_names() {
+        assert_eq!(
+            extension_event_name(&SessionEvent::Agent(&AgentEvent::AgentStart)),
+            Some("agent_start")
+        );
+        assert_eq!(
+            extension_event_name(&SessionEvent::AgentSettled { aborted: false }),
+            Some("agent_settled")
+        );
+        let failed = SessionEvent::CompactionEnd {
+            reason: CompactionReason::Threshold,
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some("x".into()),
+        };
+        assert_eq!(extension_event_name(&failed), Some("session_compact_failed"));
+        assert_eq!(
+            extension_event_name(&SessionEvent::QueueUpdate {
+                steering: vec![],
+                follow_up: vec![]
+            }),
+            None
+        );
+    }
+
+    #[test]
+    fn agent_event_payloads_are_their_wire_lines_without_the_type() {
+        let observer = EventObserver::default();
+        let slot = Arc::new(ExtensionSlot::default());
+        let end = AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c1".into(),
+            tool_name: "read".into(),
+            result: pi_agent::ToolOutput::text("ok"),
+            is_error: false,
+            duration_ms: Some(3),
+        };
+        let payload = observer.payload(&slot, &SessionEvent::Agent(&end));
+        assert_eq!(payload.get("toolCallId"), Some(&json!("c1")));
+        assert_eq!(payload.get("durationMs"), Some(&json!(3)));
+        assert!(!payload.contains_key("type"));
+    }
+}
