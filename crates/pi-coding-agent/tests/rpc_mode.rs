@@ -177,7 +177,7 @@ struct Client {
 }
 
 /// Start a server; `make` builds the backend from the server's output and UI handles.
-fn start<B: RpcBackend>(make: impl FnOnce(RpcOutput, ExtensionUi) -> Arc<B>) -> (Client, Arc<B>) {
+fn start<B: RpcBackend>(make: impl FnOnce(LineOutput, ExtensionUi) -> Arc<B>) -> (Client, Arc<B>) {
     let (client_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_out) = tokio::io::duplex(1 << 16);
     let server = RpcServer::new(server_out);
@@ -437,7 +437,7 @@ async fn golden_session_is_answered_exactly() {
 /// A small live backend: prompts start a background "run" that streams events until aborted;
 /// bash waits for the test to release it.
 struct Live {
-    output: RpcOutput,
+    output: LineOutput,
     ui: ExtensionUi,
     level: Mutex<ThinkingLevel>,
     name: Mutex<Option<String>>,
@@ -451,7 +451,7 @@ struct Live {
 }
 
 impl Live {
-    fn new(output: RpcOutput, ui: ExtensionUi) -> Arc<Self> {
+    fn new(output: LineOutput, ui: ExtensionUi) -> Arc<Self> {
         Arc::new(Self {
             output,
             ui,

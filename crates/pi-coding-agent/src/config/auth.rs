@@ -174,6 +174,31 @@ impl std::fmt::Debug for AuthStorage {
     }
 }
 
+/// A change to auth.json made in memory and not yet written ([`AuthStorage::stage`]).
+#[must_use = "the file is written only by `apply`"]
+pub struct AuthWrite {
+    /// `None`: nothing to write (no file, or a file that did not load and must not be replaced).
+    path: Option<std::path::PathBuf>,
+    provider: String,
+    value: Option<Value>,
+}
+
+impl AuthWrite {
+    /// Merge the change into the file as it is now, under its lock.
+    pub fn apply(self) -> Result<(), String> {
+        let Some(path) = self.path else { return Ok(()) };
+        locked_file::update::<_, AuthError>(&path, auth_lock_options(), |current| {
+            let mut data = parse_auth(current).map_err(AuthError::Parse)?;
+            match &self.value {
+                Some(v) => data.insert(self.provider.clone(), v.clone()),
+                None => data.remove(&self.provider),
+            };
+            Ok((Some(to_pretty(&data)), ()))
+        })
+        .map_err(|e| e.to_string())
+    }
+}
+
 impl AuthStorage {
     /// Read `path` (a missing file is empty; it is not created until a credential is saved).
     /// `env_api_key(provider)` gives the provider's key from the environment (pi-ai's
@@ -283,36 +308,36 @@ impl AuthStorage {
 
     /// Store a credential (merged into the current file under the lock).
     pub fn set(&mut self, provider: &str, credential: Credential) {
-        let value = credential.to_value();
-        self.data.insert(provider.to_string(), value.clone());
-        self.persist(provider, Some(value));
+        let write = self.stage(provider, Some(credential));
+        self.record(write.apply());
     }
 
     /// Remove a credential (`/logout`).
     pub fn remove(&mut self, provider: &str) {
-        self.data.remove(provider);
-        self.persist(provider, None);
+        let write = self.stage(provider, None);
+        self.record(write.apply());
     }
 
-    fn persist(&mut self, provider: &str, value: Option<Value>) {
-        if self.load_error.is_some() {
-            return;
+    /// Change the credential in memory now and return the file write, to be applied once the
+    /// lock this storage sits behind is released (the write takes auth.json's file lock, which
+    /// may wait for another pi process).
+    pub fn stage(&mut self, provider: &str, credential: Option<Credential>) -> AuthWrite {
+        let value = credential.map(|c| c.to_value());
+        match &value {
+            Some(v) => self.data.insert(provider.to_string(), v.clone()),
+            None => self.data.remove(provider),
+        };
+        AuthWrite {
+            path: self.path.clone().filter(|_| self.load_error.is_none()),
+            provider: provider.to_string(),
+            value,
         }
-        let Some(path) = self.path.clone() else { return };
-        let result = locked_file::update::<_, AuthError>(&path, auth_lock_options(), |current| {
-            let mut data = parse_auth(current).map_err(AuthError::Parse)?;
-            match &value {
-                Some(v) => {
-                    data.insert(provider.to_string(), v.clone());
-                }
-                None => {
-                    data.remove(provider);
-                }
-            }
-            Ok((Some(to_pretty(&data)), ()))
-        });
+    }
+
+    /// Keep the error of an applied write for [`Self::drain_errors`].
+    pub fn record(&mut self, result: Result<(), String>) {
         if let Err(e) = result {
-            self.errors.push(e.to_string());
+            self.errors.push(e);
         }
     }
 
@@ -681,5 +706,31 @@ mod tests {
         assert_eq!(Credential::from_value(&v).to_value(), v);
         let odd = json!({"type": "future", "thing": 1});
         assert_eq!(Credential::from_value(&odd).to_value(), odd);
+    }
+
+    #[test]
+    fn a_staged_change_is_in_memory_at_once_and_on_disk_only_when_applied() {
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("auth.json");
+        std::fs::write(&path, r#"{"openai": {"type": "api_key", "key": "sk-o"}}"#).expect("w");
+        let mut auth = AuthStorage::open(path.clone(), |_| None);
+        let write = auth.stage("anthropic", Some(Credential::api_key("sk-a")));
+        assert!(auth.has("anthropic"));
+        assert!(!std::fs::read_to_string(&path).expect("r").contains("sk-a"));
+        // Another process changed the file meanwhile: the write merges into it.
+        std::fs::write(
+            &path,
+            r#"{"openai": {"type": "api_key", "key": "sk-o"}, "xai": {"type": "api_key", "key": "sk-x"}}"#,
+        )
+        .expect("w");
+        write.apply().expect("apply");
+        let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("r")).expect("json");
+        assert_eq!(on_disk["anthropic"]["key"], "sk-a");
+        assert_eq!(on_disk["xai"]["key"], "sk-x");
+        let removal = auth.stage("openai", None);
+        assert!(!auth.has("openai"));
+        removal.apply().expect("apply");
+        let on_disk: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("r")).expect("json");
+        assert!(on_disk.get("openai").is_none());
     }
 }

@@ -4,17 +4,17 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::output::StdoutLines;
+use super::output::{LineOutput, LineWriter};
 use super::PromptQueue;
 use crate::session::{AgentSession, SessionEvent, SessionListener};
 
-struct JsonLines(Arc<StdoutLines>);
+struct JsonLines(LineOutput);
 
 #[async_trait]
 impl SessionListener for JsonLines {
     async fn on_event(&self, event: &SessionEvent<'_>) {
         if let Some(line) = event.wire_json() {
-            self.0.write_line(line).await;
+            self.0.send_line(line).await;
         }
     }
 }
@@ -22,9 +22,9 @@ impl SessionListener for JsonLines {
 /// Run the prompts and stream the events. Exit code 0 even when a run ended in an error (the
 /// error is in the events); 1 when a prompt could not start.
 pub async fn run(session: &AgentSession, prompts: PromptQueue) -> i32 {
-    let out = Arc::new(StdoutLines::new());
-    out.write_line(session.header_json()).await;
-    session.subscribe(Arc::new(JsonLines(Arc::clone(&out))));
+    let (out, writer) = LineWriter::stdout();
+    out.send_line(session.header_json()).await;
+    session.subscribe(Arc::new(JsonLines(out)));
     let code = match super::run_prompts(session, prompts).await {
         Ok(()) => 0,
         Err(e) => {
@@ -32,7 +32,7 @@ pub async fn run(session: &AgentSession, prompts: PromptQueue) -> i32 {
             1
         }
     };
-    match out.finish() {
+    match writer.close().await {
         Ok(()) => code,
         Err(_) => code.max(1),
     }

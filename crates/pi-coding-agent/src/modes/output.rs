@@ -1,187 +1,213 @@
-//! The real stdout of non-interactive modes: one writer thread fed through a queue bounded in
-//! bytes, so producers wait when the reader of the pipe is slow (backpressure) and memory stays
-//! flat however long the lines get, while lines written in a burst leave in few system calls.
+//! The one line writer of the non-interactive modes (print, JSON and RPC): whole lines queued
+//! in order to one task that owns the sink, so records never interleave within a line. The
+//! queue is bounded in bytes: producers wait when the reader of the pipe is slow
+//! (backpressure) and memory stays flat however long the lines get, while lines queued in a
+//! burst leave in one flush.
 
-use std::io::Write;
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
+use std::io;
+use std::sync::Arc;
 
-/// How many bytes may wait for the writer thread. A line longer than this still goes through,
-/// alone. JSON mode's `message_update` lines carry the whole message so far, so a count of
-/// lines would let memory grow with the length of the reply.
+use serde::Serialize;
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{mpsc, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
+
+/// How many bytes may wait for the writer. A longer line still goes through, alone: it takes
+/// the whole budget.
 const QUEUE_BYTES: usize = 1024 * 1024;
 
-/// Bytes queued and not yet written, with a signal for producers waiting for room.
-#[derive(Default)]
-struct Budget {
-    state: Mutex<Queued>,
-    room: Condvar,
+enum Item {
+    /// A record without its newline, and the share of the byte budget it holds until written.
+    Line(String, Option<OwnedSemaphorePermit>),
+    /// Everything queued before this is written and flushed, then the writer ends.
+    Close,
 }
 
-#[derive(Default)]
-struct Queued {
-    bytes: usize,
-    /// The writer stopped (stdout is gone): nobody waits any more; sends fail instead.
-    closed: bool,
+/// A handle that queues whole lines for output. Cloneable; every clone feeds the same ordered
+/// queue, so a line sent before another is written before it.
+#[derive(Clone)]
+pub struct LineOutput {
+    tx: mpsc::UnboundedSender<Item>,
+    budget: Arc<Semaphore>,
 }
 
-impl Queued {
-    fn fits(&self, n: usize) -> bool {
-        self.closed || self.bytes == 0 || self.bytes + n <= QUEUE_BYTES
+/// The budget share of a line of `len` bytes (plus its newline).
+fn permits_for(len: usize) -> u32 {
+    // QUEUE_BYTES fits in a u32; a longer line takes all of it.
+    (len + 1).min(QUEUE_BYTES) as u32
+}
+
+impl LineOutput {
+    /// Queue `line`, written with a newline after it (print mode's text may hold newlines of
+    /// its own; JSON records never do). Waits while the queue holds its budget. Returns false
+    /// once the output is closed or its sink is gone.
+    pub async fn send_line(&self, line: String) -> bool {
+        let permit = match Arc::clone(&self.budget)
+            .acquire_many_owned(permits_for(line.len()))
+            .await
+        {
+            Ok(permit) => permit,
+            Err(_) => return false,
+        };
+        self.tx.send(Item::Line(line, Some(permit))).is_ok()
     }
-}
 
-impl Budget {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queued> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Take `n` bytes if they fit (a line alone always fits); false otherwise.
-    fn try_take(&self, n: usize) -> bool {
-        let mut state = self.lock();
-        let fits = state.fits(n);
-        if fits {
-            state.bytes += n;
+    /// Serialize and queue one record.
+    pub async fn send<T: Serialize + ?Sized>(&self, value: &T) -> bool {
+        match serde_json::to_string(value) {
+            Ok(line) => self.send_line(line).await,
+            Err(_) => false,
         }
-        fits
     }
 
-    /// Wait until `n` bytes fit, then take them.
-    fn take(&self, n: usize) {
-        let mut state = self.lock();
-        while !state.fits(n) {
-            state = self.room.wait(state).unwrap_or_else(|e| e.into_inner());
+    /// Queue one line without waiting; false if the budget is used up or the output closed.
+    /// For callers that cannot await (synchronous listeners).
+    pub fn try_send_line(&self, line: String) -> bool {
+        match Arc::clone(&self.budget).try_acquire_many_owned(permits_for(line.len())) {
+            Ok(permit) => self.tx.send(Item::Line(line, Some(permit))).is_ok(),
+            Err(_) => false,
         }
-        state.bytes += n;
-    }
-
-    fn give_back(&self, n: usize) {
-        let mut state = self.lock();
-        state.bytes = state.bytes.saturating_sub(n);
-        drop(state);
-        self.room.notify_all();
-    }
-
-    fn close(&self) {
-        self.lock().closed = true;
-        self.room.notify_all();
     }
 }
 
-/// Lines to stdout, in order. Shared by reference; [`StdoutLines::finish`] closes it.
-pub struct StdoutLines {
-    tx: Mutex<Option<Sender<Vec<u8>>>>,
-    budget: Arc<Budget>,
-    thread: Mutex<Option<JoinHandle<std::io::Result<()>>>>,
+/// The task writing queued lines; [`close`](Self::close) ends it after the queue drains.
+pub struct LineWriter {
+    output: LineOutput,
+    task: JoinHandle<io::Result<()>>,
 }
 
-fn write_loop(rx: Receiver<Vec<u8>>, budget: &Budget) -> std::io::Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-    let result = (|| {
-        while let Ok(line) = rx.recv() {
-            out.write_all(&line)?;
-            budget.give_back(line.len());
-            // Take whatever else is waiting, then flush once: a reader sees each burst at once.
-            while let Ok(more) = rx.try_recv() {
-                out.write_all(&more)?;
-                budget.give_back(more.len());
+impl LineWriter {
+    /// Spawn the writer task over `sink`.
+    pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(sink: W) -> (LineOutput, LineWriter) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let budget = Arc::new(Semaphore::new(QUEUE_BYTES));
+        let output = LineOutput { tx, budget };
+        let task = tokio::spawn(write_loop(sink, rx, Arc::clone(&output.budget)));
+        (output.clone(), LineWriter { output, task })
+    }
+
+    /// The writer over the process's stdout.
+    pub fn stdout() -> (LineOutput, LineWriter) {
+        Self::spawn(tokio::io::stdout())
+    }
+
+    /// Write everything queued so far, flush, and stop. Returns the first write error.
+    pub async fn close(self) -> io::Result<()> {
+        // A send failure means the task already ended; its result says why.
+        let _ = self.output.tx.send(Item::Close);
+        match self.task.await {
+            Ok(result) => result,
+            Err(join) => Err(io::Error::other(join)),
+        }
+    }
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(
+    sink: W,
+    mut rx: mpsc::UnboundedReceiver<Item>,
+    budget: Arc<Semaphore>,
+) -> io::Result<()> {
+    let mut out = BufWriter::with_capacity(64 * 1024, sink);
+    let mut failed: Option<io::Error> = None;
+    while let Some(item) = rx.recv().await {
+        let mut next = Some(item);
+        // Write everything already queued, then flush once.
+        while let Some(item) = next.take() {
+            match item {
+                Item::Close => {
+                    if failed.is_none() {
+                        if let Err(e) = out.flush().await {
+                            failed = Some(e);
+                        }
+                    }
+                    budget.close();
+                    return failed.map_or(Ok(()), Err);
+                }
+                Item::Line(mut line, permit) => {
+                    if failed.is_none() {
+                        line.push('\n');
+                        if let Err(e) = out.write_all(line.as_bytes()).await {
+                            // The sink is gone: producers stop waiting and their sends fail.
+                            failed = Some(e);
+                            budget.close();
+                        }
+                    }
+                    drop(permit);
+                }
             }
-            out.flush()?;
+            next = rx.try_recv().ok();
         }
-        out.flush()
-    })();
-    // Stdout is gone: let any waiting producer go (its send then fails).
-    budget.close();
-    result
-}
-
-impl StdoutLines {
-    pub fn new() -> Self {
-        let (tx, rx) = channel::<Vec<u8>>();
-        let budget = Arc::new(Budget::default());
-        let for_writer = Arc::clone(&budget);
-        let thread = std::thread::Builder::new()
-            .name("stdout".into())
-            .spawn(move || write_loop(rx, &for_writer))
-            .ok();
-        StdoutLines {
-            tx: Mutex::new(Some(tx)),
-            budget,
-            thread: Mutex::new(thread),
-        }
-    }
-
-    fn sender(&self) -> Option<Sender<Vec<u8>>> {
-        self.tx.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    /// Queue `line` plus a newline; waits (without blocking the async runtime) while the
-    /// queue is full. Returns false once stdout is gone (e.g. the reader closed the pipe).
-    pub async fn write_line(&self, line: String) -> bool {
-        let Some(tx) = self.sender() else { return false };
-        let mut bytes = line.into_bytes();
-        bytes.push(b'\n');
-        let n = bytes.len();
-        if !self.budget.try_take(n) {
-            let budget = Arc::clone(&self.budget);
-            if tokio::task::spawn_blocking(move || budget.take(n)).await.is_err() {
-                return false;
+        if failed.is_none() {
+            if let Err(e) = out.flush().await {
+                failed = Some(e);
+                budget.close();
             }
         }
-        tx.send(bytes).is_ok()
     }
-
-    /// Close the stream: everything queued is written before this returns.
-    pub fn finish(&self) -> std::io::Result<()> {
-        self.tx.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let thread = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
-        match thread {
-            Some(t) => t.join().unwrap_or(Ok(())),
-            None => Ok(()),
-        }
-    }
-}
-
-impl Default for StdoutLines {
-    fn default() -> Self {
-        Self::new()
-    }
+    failed.map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::AsyncReadExt;
 
-    #[test]
-    fn the_budget_admits_one_oversized_line_and_waits_for_room() {
-        let budget = Arc::new(Budget::default());
-        assert!(budget.try_take(QUEUE_BYTES * 3), "a long line alone always fits");
-        assert!(!budget.try_take(1), "nothing more while it waits");
-        let waiter = {
-            let budget = Arc::clone(&budget);
-            std::thread::spawn(move || budget.take(10))
-        };
-        budget.give_back(QUEUE_BYTES * 3);
-        waiter
-            .join()
-            .expect("the waiting producer goes once the line is written");
-        assert_eq!(budget.lock().bytes, 10);
-        assert!(budget.try_take(QUEUE_BYTES - 10));
-        assert!(!budget.try_take(1));
+    #[tokio::test]
+    async fn writer_keeps_order_and_whole_lines() {
+        let (sink, mut read_side) = tokio::io::duplex(16);
+        let (output, writer) = LineWriter::spawn(sink);
+        let mut tasks = Vec::new();
+        for t in 0..4 {
+            let output = output.clone();
+            tasks.push(tokio::spawn(async move {
+                for i in 0..50 {
+                    assert!(
+                        output
+                            .send_line(format!("{{\"t\":{t},\"i\":{i},\"pad\":\"{}\"}}", "p".repeat(40)))
+                            .await
+                    );
+                }
+            }));
+        }
+        let reader = tokio::spawn(async move {
+            let mut all = Vec::new();
+            read_side.read_to_end(&mut all).await.expect("read");
+            all
+        });
+        for t in tasks {
+            t.await.expect("task");
+        }
+        writer.close().await.expect("close");
+        drop(output);
+        let all = String::from_utf8(reader.await.expect("reader")).expect("utf8");
+        let mut last = [-1i64; 4];
+        let mut count = 0;
+        for line in all.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).expect("whole JSON line");
+            let t = v["t"].as_u64().expect("t") as usize;
+            let i = v["i"].as_i64().expect("i");
+            assert!(i > last[t], "per-sender order kept");
+            last[t] = i;
+            count += 1;
+        }
+        assert_eq!(count, 200);
     }
 
-    #[test]
-    fn a_closed_writer_releases_waiting_producers() {
-        let budget = Arc::new(Budget::default());
-        assert!(budget.try_take(QUEUE_BYTES));
-        let waiter = {
-            let budget = Arc::clone(&budget);
-            std::thread::spawn(move || budget.take(QUEUE_BYTES))
-        };
-        budget.close();
-        waiter.join().expect("released");
-        assert!(budget.try_take(QUEUE_BYTES), "nobody waits once closed");
+    #[tokio::test]
+    async fn the_queue_is_bounded_in_bytes_and_admits_one_oversized_line() {
+        // A sink nobody reads: the first line fills the pipe, the rest wait in the queue.
+        let (sink, read_side) = tokio::io::duplex(64);
+        let (output, _writer) = LineWriter::spawn(sink);
+        assert!(
+            output.try_send_line("x".repeat(QUEUE_BYTES * 3)),
+            "a long line alone always fits"
+        );
+        tokio::task::yield_now().await;
+        // The writer holds the long line (its permits) while the pipe is full.
+        assert!(!output.try_send_line("y".into()), "nothing more fits while it waits");
+        drop(read_side);
+        // The sink is gone: waiting senders are let go and fail instead of hanging.
+        let sent = tokio::time::timeout(std::time::Duration::from_secs(5), output.send_line("z".into())).await;
+        assert_eq!(sent, Ok(false));
     }
 }

@@ -31,12 +31,12 @@ pub async fn run(session: &AgentSession, prompts: PromptQueue) -> i32 {
                     text.push('\n');
                 }
             }
-            let out = super::output::StdoutLines::new();
+            let (out, writer) = super::output::LineWriter::stdout();
             if !text.is_empty() {
                 text.pop();
-                out.write_line(text).await;
+                out.send_line(text).await;
             }
-            match out.finish() {
+            match writer.close().await {
                 Ok(()) => 0,
                 Err(_) => 1,
             }

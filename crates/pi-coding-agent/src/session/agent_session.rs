@@ -35,10 +35,53 @@ pub trait SessionListener: Send + Sync {
     async fn on_event(&self, event: &SessionEvent<'_>);
 }
 
-/// Why a prompt could not start.
+/// Why a session operation (a prompt, a model change, a compaction, a tree move, a user shell
+/// command) could not be done; each text is the one pi shows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct PromptError(pub String);
+pub enum PromptError {
+    /// No model is selected; `hint` says how to log in.
+    #[error("No model selected.\n\n{hint}\n\nThen use /model to select a model.")]
+    NoModel { hint: String },
+    /// The selected model's provider has no credentials.
+    #[error("No API key found for {provider}.\n\n{hint}")]
+    NoApiKey { provider: String, hint: String },
+    /// A switch to a model whose provider has no credentials.
+    #[error("No API key for {provider}/{model}")]
+    ModelWithoutKey { provider: String, model: String },
+    /// A prompt during a run that does not say how to queue it.
+    #[error("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")]
+    Busy,
+    /// A `/skill:name` command that does not resolve.
+    #[error("{0}")]
+    Skill(String),
+    /// The session file could not be written.
+    #[error("{0}")]
+    Session(String),
+    /// The agent refused to start the run.
+    #[error("{0}")]
+    Agent(String),
+    /// A tree move to an entry the session does not have.
+    #[error("Entry {0} not found")]
+    EntryNotFound(String),
+    /// A branch summary was asked for without a model.
+    #[error("No model available for summarization")]
+    NoSummaryModel,
+    /// A compaction or a branch summary failed.
+    #[error("{0}")]
+    Summary(String),
+    /// A user shell command could not run.
+    #[error("{0}")]
+    Bash(String),
+    /// An extension's command failed.
+    #[error("{0}")]
+    Command(String),
+}
+
+impl From<pi_session::SessionError> for PromptError {
+    fn from(e: pi_session::SessionError) -> Self {
+        PromptError::Session(e.to_string())
+    }
+}
 
 /// Everything a session is built from.
 pub struct AgentSessionParts {
@@ -303,7 +346,7 @@ impl AgentSession {
         let text = match expand_skill_command(text, skills) {
             Ok(Some(expanded)) => expanded,
             Ok(None) => text.to_string(),
-            Err(e) => return Err(PromptError(e)),
+            Err(e) => return Err(PromptError::Skill(e)),
         };
         Ok(expand_prompt_template(&text, &self.inner.resources.templates.templates))
     }
@@ -320,18 +363,14 @@ impl AgentSession {
     /// pi's checks before a prompt: a model is selected and its provider has credentials.
     pub(crate) fn check_model(&self) -> Result<Model, PromptError> {
         let Some(model) = self.model() else {
-            return Err(PromptError(format!(
-                "No model selected.\n\n{}\n\nThen use /model to select a model.",
-                self.docs_hint()
-            )));
+            return Err(PromptError::NoModel { hint: self.docs_hint() });
         };
         let has_auth = lock(&self.inner.registry).has_configured_auth(&model);
         if !has_auth {
-            return Err(PromptError(format!(
-                "No API key found for {}.\n\n{}",
-                model.provider,
-                self.docs_hint()
-            )));
+            return Err(PromptError::NoApiKey {
+                provider: model.provider.clone(),
+                hint: self.docs_hint(),
+            });
         }
         Ok(model)
     }
@@ -354,7 +393,7 @@ impl AgentSession {
         if let Some(rest) = text.strip_prefix('/') {
             let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             if let Some(outcome) = extensions.run_command(name, args.trim()).await {
-                return outcome.map_err(PromptError);
+                return outcome.map_err(PromptError::Command);
             }
         }
         // 2. The input hook may rewrite or swallow the text.
@@ -368,10 +407,7 @@ impl AgentSession {
         if self.is_streaming() {
             return match behavior {
                 Some(b) => self.enqueue(b, expanded, images).await,
-                None => Err(PromptError(
-                    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
-                        .to_string(),
-                )),
+                None => Err(PromptError::Busy),
             };
         }
         self.flush_pending_bash();
@@ -392,7 +428,7 @@ impl AgentSession {
             .agent
             .prompt_messages(messages)
             .await
-            .map_err(|e| PromptError(e.to_string()))?;
+            .map_err(|e| PromptError::Agent(e.to_string()))?;
         self.retry_until_settled().await;
         self.compact_if_needed(true).await;
         self.flush_pending_bash();
@@ -541,7 +577,10 @@ impl AgentSession {
     /// [`Self::set_model`], telling extensions why (`model_select`'s `source`: `set`, `cycle`).
     pub(crate) async fn select_model(&self, model: Model, source: &'static str) -> Result<(), PromptError> {
         if !lock(&self.inner.registry).has_configured_auth(&model) {
-            return Err(PromptError(format!("No API key for {}/{}", model.provider, model.id)));
+            return Err(PromptError::ModelWithoutKey {
+                provider: model.provider.clone(),
+                model: model.id.clone(),
+            });
         }
         let wanted = {
             let settings = lock(&self.inner.settings);
@@ -643,8 +682,7 @@ impl AgentSession {
 
     /// Set the session's display name (`session_info`).
     pub async fn set_session_name(&self, name: &str) -> Result<(), PromptError> {
-        self.with_store(|s| s.append_session_info(name))
-            .map_err(|e| PromptError(e.to_string()))?;
+        self.with_store(|s| s.append_session_info(name))?;
         self.emit(SessionEvent::SessionInfoChanged { name: name.to_string() })
             .await;
         Ok(())

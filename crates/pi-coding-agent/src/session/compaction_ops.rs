@@ -108,7 +108,7 @@ impl AgentSession {
                     error_message: None,
                 })
                 .await;
-                serde_json::from_value(value).map_err(|e| PromptError(e.to_string()))
+                serde_json::from_value(value).map_err(|e| PromptError::Summary(e.to_string()))
             }
             Err(e) => {
                 let aborted = e == CompactionError::Cancelled;
@@ -124,7 +124,7 @@ impl AgentSession {
                     error_message: (!aborted).then(|| compaction_failure_text(CompactionReason::Manual, &message)),
                 })
                 .await;
-                Err(PromptError(message))
+                Err(PromptError::Summary(message))
             }
         }
     }

@@ -230,7 +230,11 @@ async fn prompting_without_credentials_fails_with_pis_text() {
     let auth = AuthStorage::in_memory(Default::default(), |_| None);
     *session.registry().lock().unwrap() = ModelRegistry::new(vec![model], auth, None);
     let err = session.prompt("hello", vec![]).await.expect_err("no key");
-    assert!(err.0.starts_with("No API key found for faux."), "{}", err.0);
+    assert!(
+        matches!(&err, crate::session::PromptError::NoApiKey { provider, .. } if provider == "faux"),
+        "{err}"
+    );
+    assert!(err.to_string().starts_with("No API key found for faux."), "{err}");
 }
 
 /// A tool that registers another tool when it runs (as an extension or an MCP server coming

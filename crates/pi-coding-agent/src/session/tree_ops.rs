@@ -47,7 +47,7 @@ impl AgentSession {
             let old_leaf = s.get_leaf_id().map(str::to_string);
             let entry = s
                 .get_entry(target_id)
-                .ok_or_else(|| PromptError(format!("Entry {target_id} not found")))?;
+                .ok_or_else(|| PromptError::EntryNotFound(target_id.to_string()))?;
             let (new_leaf, text) = match &entry.kind {
                 EntryKind::Message { .. } => match entry.message() {
                     Some(AgentMessage::Llm(Message::User(u))) => (entry.parent_id.clone(), Some(u.content.text())),
@@ -67,7 +67,7 @@ impl AgentSession {
         let mut summary = None;
         if let Some(branch) = branch.filter(|b| !b.entries.is_empty()) {
             let Some(model) = self.model() else {
-                return Err(PromptError("No model available for summarization".to_string()));
+                return Err(PromptError::NoSummaryModel);
             };
             let api_key = lock(self.registry()).api_key_for_provider(&model.provider);
             let stream_fn = self.inner.agent.stream_fn();
@@ -91,11 +91,11 @@ impl AgentSession {
                         ..Default::default()
                     })
                 }
-                Err(BranchSummaryError::Failed(e)) => return Err(PromptError(e)),
+                Err(BranchSummaryError::Failed(e)) => return Err(PromptError::Summary(e)),
             }
         }
         let summary_entry_id = self.with_store(|s| -> Result<Option<String>, PromptError> {
-            let err = |e: pi_session::SessionError| PromptError(e.to_string());
+            let err = PromptError::from;
             match &summary {
                 Some(sum) => {
                     let id = s

@@ -49,7 +49,7 @@ impl AgentSession {
         };
         let outcome = exec_bash(command, self.cwd(), &options, cancel, Some(&mut forward))
             .await
-            .map_err(|e| PromptError(e.to_string()))?;
+            .map_err(|e| PromptError::Bash(e.to_string()))?;
         let result = BashResult {
             output: outcome.output,
             exit_code: outcome.exit_code,

@@ -193,21 +193,22 @@ pub fn provider_chosen(cx: &Ctx<'_>, oauth: bool, options: &[ProviderOption], va
     show(dialog, Picker::LoginKey(p))
 }
 
-/// Change the stored credentials (auth.json is written) and refresh the registry, on the
-/// blocking pool; the first error, if any.
+/// Change the stored credentials and refresh the registry, then write auth.json with the
+/// registry unlocked (its file lock may wait for another pi); on the blocking pool. The error,
+/// if any.
 fn change_auth(
     registry: &std::sync::Mutex<crate::config::ModelRegistry>,
-    change: impl FnOnce(&mut crate::config::auth::AuthStorage),
+    change: impl FnOnce(&mut crate::config::auth::AuthStorage) -> crate::config::auth::AuthWrite,
 ) -> Option<String> {
-    match registry.lock() {
+    let write = match registry.lock() {
         Ok(mut reg) => {
-            change(reg.auth_mut());
-            let errors = reg.auth_mut().drain_errors();
+            let write = change(reg.auth_mut());
             reg.refresh();
-            errors.into_iter().next()
+            write
         }
-        Err(_) => Some("the model registry is unavailable".to_string()),
-    }
+        Err(_) => return Some("the model registry is unavailable".to_string()),
+    };
+    write.apply().err()
 }
 
 /// The API key was entered: saved on the blocking pool, then reported.
@@ -222,7 +223,7 @@ pub fn key_entered(cx: &Ctx<'_>, p: ProviderOption, key: &str) -> Vec<Effect> {
     let registry = cx.session.registry().clone();
     let path = paths_for(&cx.session).auth_path();
     vec![blocking(move || {
-        let error = change_auth(&registry, |auth| auth.set(&p.id, Credential::api_key(&key)));
+        let error = change_auth(&registry, |auth| auth.stage(&p.id, Some(Credential::api_key(&key))));
         then(move |cx| {
             let mut out = Vec::new();
             match error {
@@ -257,7 +258,7 @@ pub fn logout_chosen(cx: &Ctx<'_>, options: &[ProviderOption], value: &str) -> V
     };
     let registry = cx.session.registry().clone();
     vec![blocking(move || {
-        let error = change_auth(&registry, |auth| auth.remove(&p.id));
+        let error = change_auth(&registry, |auth| auth.stage(&p.id, None));
         let text = match error {
             Some(e) => Err(format!("Logout failed: {e}")),
             None if p.oauth => Ok(format!("Logged out of {}", p.name)),

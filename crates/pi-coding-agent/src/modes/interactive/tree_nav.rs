@@ -135,7 +135,10 @@ fn navigate(cx: &Ctx<'_>, target: String, summarize: bool, custom_instructions: 
             custom_instructions,
             ..Default::default()
         };
-        let result = session.navigate_tree(&target, options, cancel).await.map_err(|e| e.0);
+        let result = session
+            .navigate_tree(&target, options, cancel)
+            .await
+            .map_err(|e| e.to_string());
         then(move |cx| done(cx, target, result))
     }));
     out

@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tokio::sync::oneshot;
 
-use super::framing::RpcOutput;
 use crate::extension_ui::ExtensionUiHost;
+use crate::modes::output::LineOutput;
 
 /// A client's answer to a dialog, kept loose: pi reads `value`, `confirmed` and `cancelled`
 /// only when present.
@@ -137,12 +137,12 @@ type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<UiResponse>>>>;
 /// The UI context extensions get in RPC mode. Cloneable; all clones share the pending table.
 #[derive(Clone)]
 pub struct ExtensionUi {
-    output: RpcOutput,
+    output: LineOutput,
     pending: Pending,
 }
 
 impl ExtensionUi {
-    pub fn new(output: RpcOutput) -> Self {
+    pub fn new(output: LineOutput) -> Self {
         Self {
             output,
             pending: Arc::default(),
@@ -411,17 +411,17 @@ impl ExtensionUiHost for ExtensionUi {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::modes::rpc::framing::OutputWriter;
+    use crate::modes::output::LineWriter;
     use tokio::io::{AsyncBufReadExt, BufReader};
     use tokio_util::sync::CancellationToken;
 
     fn setup() -> (
         ExtensionUi,
-        OutputWriter,
+        LineWriter,
         tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
     ) {
         let (sink, read_side) = tokio::io::duplex(64 * 1024);
-        let (output, writer) = OutputWriter::spawn(sink);
+        let (output, writer) = LineWriter::spawn(sink);
         (ExtensionUi::new(output), writer, BufReader::new(read_side).lines())
     }
 

@@ -1,15 +1,10 @@
-//! Strict JSONL framing: an LF-only line reader over any `AsyncRead`, and one writer task that
-//! owns the output so records never interleave within a line.
+//! Strict JSONL framing of RPC input: an LF-only line reader over any `AsyncRead`. Output goes
+//! through the modes' one line writer (`modes/output.rs`).
 
 use std::io;
 
-use serde::Serialize;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio::sync::mpsc;
-use tokio::task::JoinHandle;
+use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// Lines queued for output before senders wait (backpressure from a slow reader).
-const OUTPUT_QUEUE: usize = 1024;
 const READ_CHUNK: usize = 16 * 1024;
 
 /// Reads records split on `\n` only. U+2028/U+2029 and lone `\r` stay inside a record, one
@@ -82,105 +77,6 @@ fn decode_line(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-enum Item {
-    Line(String),
-    /// Everything queued before this is written and flushed, then the writer ends.
-    Close,
-}
-
-/// A handle that queues whole records for output. Cloneable; every clone feeds the same
-/// ordered queue, so a record sent before another is written before it.
-#[derive(Clone)]
-pub struct RpcOutput {
-    tx: mpsc::Sender<Item>,
-}
-
-impl RpcOutput {
-    /// Queue one record (serialized JSON without the newline). Waits while the queue is full.
-    /// Returns false once the output is closed.
-    pub async fn send_line(&self, line: String) -> bool {
-        debug_assert!(!line.contains('\n'), "a JSONL record cannot contain a raw newline");
-        self.tx.send(Item::Line(line)).await.is_ok()
-    }
-
-    /// Serialize and queue one record.
-    pub async fn send<T: Serialize + ?Sized>(&self, value: &T) -> bool {
-        match serde_json::to_string(value) {
-            Ok(line) => self.send_line(line).await,
-            Err(_) => false,
-        }
-    }
-
-    /// Queue one record without waiting; false if the queue is full or closed. For callers
-    /// that cannot await (synchronous event listeners).
-    pub fn try_send_line(&self, line: String) -> bool {
-        self.tx.try_send(Item::Line(line)).is_ok()
-    }
-}
-
-/// The task writing queued records; [`close`](Self::close) ends it after the queue drains.
-pub struct OutputWriter {
-    output: RpcOutput,
-    task: JoinHandle<io::Result<()>>,
-}
-
-impl OutputWriter {
-    /// Spawn the writer task over `sink`.
-    pub fn spawn<W: AsyncWrite + Unpin + Send + 'static>(sink: W) -> (RpcOutput, OutputWriter) {
-        let (tx, rx) = mpsc::channel(OUTPUT_QUEUE);
-        let output = RpcOutput { tx };
-        let task = tokio::spawn(write_loop(sink, rx));
-        (output.clone(), OutputWriter { output, task })
-    }
-
-    /// Write everything queued so far, flush, and stop. Returns the first write error.
-    pub async fn close(self) -> io::Result<()> {
-        // A send failure means the task already ended; its result says why.
-        let _ = self.output.tx.send(Item::Close).await;
-        match self.task.await {
-            Ok(result) => result,
-            Err(join) => Err(io::Error::other(join)),
-        }
-    }
-}
-
-async fn write_loop<W: AsyncWrite + Unpin>(sink: W, mut rx: mpsc::Receiver<Item>) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(64 * 1024, sink);
-    let mut failed: Option<io::Error> = None;
-    while let Some(item) = rx.recv().await {
-        let mut next = Some(item);
-        // Write everything already queued, then flush once.
-        while let Some(item) = next.take() {
-            match item {
-                Item::Close => {
-                    if failed.is_none() {
-                        if let Err(e) = out.flush().await {
-                            failed = Some(e);
-                        }
-                    }
-                    return failed.map_or(Ok(()), Err);
-                }
-                Item::Line(mut line) => {
-                    if failed.is_none() {
-                        line.push('\n');
-                        if let Err(e) = out.write_all(line.as_bytes()).await {
-                            // Keep draining so senders never block on a dead output.
-                            failed = Some(e);
-                        }
-                    }
-                }
-            }
-            next = rx.try_recv().ok();
-        }
-        if failed.is_none() {
-            if let Err(e) = out.flush().await {
-                failed = Some(e);
-            }
-        }
-    }
-    failed.map_or(Ok(()), Err)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,46 +140,5 @@ mod tests {
         let input = format!("{long}\nshort\n");
         let chunks: Vec<&[u8]> = input.as_bytes().chunks(777).collect();
         assert_eq!(lines_of(&chunks).await, vec![long, "short".to_string()]);
-    }
-
-    #[tokio::test]
-    async fn writer_keeps_order_and_whole_lines() {
-        let (sink, mut read_side) = tokio::io::duplex(16);
-        let (output, writer) = OutputWriter::spawn(sink);
-        let mut tasks = Vec::new();
-        for t in 0..4 {
-            let output = output.clone();
-            tasks.push(tokio::spawn(async move {
-                for i in 0..50 {
-                    assert!(
-                        output
-                            .send_line(format!("{{\"t\":{t},\"i\":{i},\"pad\":\"{}\"}}", "p".repeat(40)))
-                            .await
-                    );
-                }
-            }));
-        }
-        let reader = tokio::spawn(async move {
-            let mut all = Vec::new();
-            read_side.read_to_end(&mut all).await.expect("read");
-            all
-        });
-        for t in tasks {
-            t.await.expect("task");
-        }
-        writer.close().await.expect("close");
-        drop(output);
-        let all = String::from_utf8(reader.await.expect("reader")).expect("utf8");
-        let mut last = [-1i64; 4];
-        let mut count = 0;
-        for line in all.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).expect("whole JSON line");
-            let t = v["t"].as_u64().expect("t") as usize;
-            let i = v["i"].as_i64().expect("i");
-            assert!(i > last[t], "per-sender order kept");
-            last[t] = i;
-            count += 1;
-        }
-        assert_eq!(count, 200);
     }
 }

@@ -25,9 +25,10 @@ pub mod server;
 pub mod session_backend;
 pub mod types;
 
+pub use crate::modes::output::{LineOutput, LineWriter};
 pub use backend::{RpcBackend, RpcError, RpcResult, ALREADY_PROCESSING};
 pub use extension_ui::{DialogOptions, ExtensionUi, NotifyType, UiResponse, WidgetPlacement};
-pub use framing::{LineReader, OutputWriter, RpcOutput};
+pub use framing::LineReader;
 pub use protocol::{
     parse_line, CommandError, Envelope, Incoming, QueueMode, RpcCommand, RpcResponse, StreamingBehavior,
 };

@@ -19,20 +19,20 @@ use tokio::task::JoinHandle;
 
 use super::backend::{RpcBackend, RpcError, RpcResult};
 use super::extension_ui::ExtensionUi;
-use super::framing::{LineReader, OutputWriter, RpcOutput};
+use super::framing::LineReader;
 use super::protocol::{parse_line, CommandError, Envelope, Incoming, RpcCommand, RpcResponse};
 use super::types::{
-    CommandList, ExportedPath, ForkMessages, LastAssistantText, MessageList, ModelList, PromptRequest,
-    ThinkingLevelResult,
+    CommandList, ExportedPath, ForkMessages, LastAssistantText, ModelList, PromptRequest, ThinkingLevelResult,
 };
+use crate::modes::output::{LineOutput, LineWriter};
 
 /// One RPC session over a pair of byte streams (stdin/stdout in `pi --mode rpc`).
 ///
 /// Build it first, hand [`output`](Self::output) (the event sink) and
 /// [`extension_ui`](Self::extension_ui) to the runtime, then [`run`](Self::run) it.
 pub struct RpcServer {
-    output: RpcOutput,
-    writer: OutputWriter,
+    output: LineOutput,
+    writer: LineWriter,
     ui: ExtensionUi,
 }
 
@@ -41,7 +41,7 @@ type Pending = Pin<Box<dyn Future<Output = Option<RpcResponse>> + Send>>;
 impl RpcServer {
     /// Start the output writer over `sink`.
     pub fn new<W: AsyncWrite + Unpin + Send + 'static>(sink: W) -> Self {
-        let (output, writer) = OutputWriter::spawn(sink);
+        let (output, writer) = LineWriter::spawn(sink);
         let ui = ExtensionUi::new(output.clone());
         Self { output, writer, ui }
     }
@@ -49,7 +49,7 @@ impl RpcServer {
     /// The sink for events (serialized `AgentSessionEvent`s, one JSON object each, the same
     /// lines JSON mode prints). Records share one queue with responses, so an event sent
     /// before a backend call returns is written before that call's response.
-    pub fn output(&self) -> RpcOutput {
+    pub fn output(&self) -> LineOutput {
         self.output.clone()
     }
 
@@ -281,7 +281,7 @@ struct PreflightInner {
     /// Set by whoever answers first: this handle or the command's completion.
     answered: Arc<AtomicBool>,
     id: Option<Value>,
-    output: RpcOutput,
+    output: LineOutput,
     owed: Owed,
 }
 
@@ -373,7 +373,7 @@ async fn handle<B: RpcBackend + ?Sized>(
             data: Some(data),
             ..RpcResponse::ok(id, name)
         },
-        Err(e) => RpcResponse::err(id, Some(Value::String(name.into())), e.0),
+        Err(e) => RpcResponse::err(id, Some(Value::String(name.into())), e.to_string()),
     })
 }
 
@@ -446,9 +446,13 @@ async fn execute<B: RpcBackend + ?Sized>(b: &B, command: RpcCommand) -> RpcResul
             }
             b.set_session_name(name.to_string()).await.map(|()| None)
         }
-        RpcCommand::GetMessages => data(MessageList {
-            messages: b.messages().await?,
-        }),
+        // Moved into the response, not serialized a second time: the transcript is the one
+        // large answer of the protocol.
+        RpcCommand::GetMessages => {
+            let mut answer = serde_json::Map::new();
+            answer.insert("messages".into(), Value::Array(b.messages().await?));
+            Ok(Some(Value::Object(answer)))
+        }
         RpcCommand::GetCommands => data(CommandList {
             commands: b.commands().await?,
         }),

@@ -10,19 +10,19 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::backend::{RpcBackend, RpcError, RpcResult};
-use super::framing::RpcOutput;
 use super::protocol::{QueueMode, StreamingBehavior};
 use super::server::{Disposition, Preflight};
 use super::types::{
     BashResult, Cancelled, CommandSource, CompactionResult, CycleModelResult, ForkMessage, ForkResult, PromptRequest,
     RpcSessionState, SessionStats, SlashCommand, SourceInfo, SourceOrigin, SourceScope,
 };
+use crate::modes::output::LineOutput;
 use crate::resources::{PackageScope, ResourceScope};
 use crate::session::{AgentSession, SessionEvent, SessionListener};
 use crate::session_host::SessionHost;
 
 /// Session events to the RPC output, in order.
-struct EventLines(RpcOutput);
+struct EventLines(LineOutput);
 
 #[async_trait]
 impl SessionListener for EventLines {
@@ -71,7 +71,7 @@ fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> S
 
 impl SessionBackend {
     /// Bind the host to `output`: events of the current (and every later) session are sent.
-    pub fn new(host: Arc<SessionHost>, output: RpcOutput) -> Self {
+    pub fn new(host: Arc<SessionHost>, output: LineOutput) -> Self {
         host.subscribe(Arc::new(EventLines(output)));
         SessionBackend {
             host,
@@ -105,8 +105,12 @@ impl RpcBackend for SessionBackend {
             return Ok(());
         }
         session.check_model().map_err(err)?;
+        // A `/skill:` that does not resolve is refused before the client is told the prompt
+        // started, as pi's preflight refuses it.
+        session.expand_input(&request.message).map_err(err)?;
         preflight.succeed().await;
-        // Failures after preflight reach the client as events only.
+        // As in pi, failures after preflight reach the client as events (an `error` stop
+        // reason), never as a second response to the same command: the result is not needed.
         let _ = session.prompt_with(&request.message, images, behavior).await;
         Ok(())
     }
@@ -314,12 +318,13 @@ impl RpcBackend for SessionBackend {
     }
 
     async fn messages(&self) -> RpcResult<Vec<Value>> {
-        Ok(self
-            .session()
-            .messages()
-            .iter()
-            .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
-            .collect())
+        // Serialized straight from the agent's transcript: no copy of the messages first.
+        Ok(self.session().with_messages(|messages| {
+            messages
+                .iter()
+                .map(|m| serde_json::to_value(m).unwrap_or(Value::Null))
+                .collect()
+        }))
     }
 
     async fn clear_queue(&self) -> RpcResult<(Vec<String>, Vec<String>)> {

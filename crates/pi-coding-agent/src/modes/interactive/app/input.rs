@@ -150,7 +150,7 @@ impl App {
                             "Only one model in scope".to_string()
                         }
                     }
-                    Err(e) => e.0,
+                    Err(e) => e.to_string(),
                 };
                 then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
             });

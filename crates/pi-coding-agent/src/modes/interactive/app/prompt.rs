@@ -30,12 +30,12 @@ impl App {
             let mut error = None;
             if let Some((text, images)) = initial.first {
                 if let Err(e) = session.prompt(&text, images).await {
-                    error = Some(e.0);
+                    error = Some(e.to_string());
                 }
             }
             for text in initial.rest {
                 if let Err(e) = session.prompt(&text, Vec::new()).await {
-                    error = Some(e.0);
+                    error = Some(e.to_string());
                 }
             }
             tx.send(Msg::PromptDone(error)).await;
@@ -129,7 +129,7 @@ impl App {
         self.busy = true;
         tokio::spawn(async move {
             let r = session.prompt(&text, Vec::new()).await;
-            tx.send(Msg::PromptDone(r.err().map(|e| e.0))).await;
+            tx.send(Msg::PromptDone(r.err().map(|e| e.to_string()))).await;
         });
     }
 
@@ -167,7 +167,7 @@ impl App {
                 },
                 Err(e) => Msg::BashDone {
                     id,
-                    output: e.0,
+                    output: e.to_string(),
                     exit_code: None,
                     cancelled: false,
                     truncated_path: None,
