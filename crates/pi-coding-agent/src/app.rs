@@ -206,18 +206,22 @@ pub fn run(argv: &[String]) -> i32 {
         }
         return 0;
     }
-    // Errors of the runtime's own checks; unknown flags are those no extension claimed.
-    let runtime_errors: Vec<String> = args
-        .unknown_flag_error()
-        .map(|d| d.message)
-        .into_iter()
-        .chain(
-            args.provider
-                .as_deref()
-                .filter(|_| args.model.is_none())
-                .map(|p| format!("--provider requires --model (for example: --provider {p} --model <pattern>)")),
-        )
-        .collect();
+    // Errors of the runtime's own checks. Unknown long flags may belong to an extension: they
+    // are judged once the extensions are loaded, unless another error stops the start anyway.
+    let provider_error = args
+        .provider
+        .as_deref()
+        .filter(|_| args.model.is_none())
+        .map(|p| format!("--provider requires --model (for example: --provider {p} --model <pattern>)"));
+    let runtime_errors: Vec<String> = match provider_error {
+        Some(e) => args
+            .unknown_flag_error()
+            .map(|d| d.message)
+            .into_iter()
+            .chain([e])
+            .collect(),
+        None => Vec::new(),
+    };
 
     let stdin_text = if mode == AppMode::Rpc { None } else { read_piped_stdin() };
     let auto_resize = runtime
@@ -238,10 +242,6 @@ pub fn run(argv: &[String]) -> i32 {
         for e in &runtime_errors {
             console.error(e);
         }
-        return 1;
-    }
-    if !mode.is_interactive() && !has_model {
-        console.error(&no_models_message());
         return 1;
     }
     let prompts = PromptQueue {
@@ -266,6 +266,21 @@ pub fn run(argv: &[String]) -> i32 {
     let code = rt.block_on(async {
         if let Err(errors) = crate::extensions::start(&args, &session, mode).await {
             crate::extensions::startup::print_load_errors(&errors, |line| console.error(line));
+            return 1;
+        }
+        let flag_errors =
+            crate::extensions::startup::apply_extension_flags(session.services().extensions(), &args.unknown_flags)
+                .await;
+        if !flag_errors.is_empty() {
+            for e in &flag_errors {
+                console.error(e);
+            }
+            crate::extensions::startup::shutdown(session.services().extensions()).await;
+            return 1;
+        }
+        if !mode.is_interactive() && !has_model {
+            console.error(&no_models_message());
+            crate::extensions::startup::shutdown(session.services().extensions()).await;
             return 1;
         }
         let code = match mode {

@@ -35,7 +35,7 @@ pub use outcomes::{
     BeforeAgentStartOutcome, ContextOutcome, InputOutcome, SessionBeforeOutcome, ToolCallOutcome, ToolResultPatch,
 };
 pub use protocol::{
-    Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, LoadError, Mode, StateUpdate, ToolResult,
-    PROTOCOL_VERSION,
+    Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, FlagInfo, FlagType, LoadError, Mode,
+    StateUpdate, ToolResult, PROTOCOL_VERSION,
 };
 pub use runner::{ExtensionRunner, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall};

@@ -184,3 +184,48 @@ pub fn print_load_errors(errors: &[String], mut error: impl FnMut(&str)) {
     }
     eprintln!("Hint: Start without extensions using \"pi -ne\".");
 }
+
+/// pi 1.6's reading of the long flags the CLI did not know: those an extension registered get
+/// their values (a boolean flag is `true`; a string flag takes the value after it), sent to the
+/// host for `pi.getFlag`. The error lines for the rest, and for string flags without a value.
+pub async fn apply_extension_flags(slot: &ExtensionSlot, unknown: &[(String, Option<String>)]) -> Vec<String> {
+    if unknown.is_empty() {
+        return Vec::new();
+    }
+    let runner = slot.runner();
+    let registrations = runner.as_ref().map(|r| r.registrations());
+    let mut values = std::collections::BTreeMap::new();
+    let mut errors = Vec::new();
+    let mut unclaimed = Vec::new();
+    for (name, value) in unknown {
+        let flag = registrations.as_ref().and_then(|r| {
+            r.flags()
+                .into_iter()
+                .find(|(_, f)| &f.name == name)
+                .map(|(_, f)| f.flag_type)
+        });
+        match (flag, value) {
+            (None, _) => unclaimed.push(format!("--{name}")),
+            (Some(pi_extensions::FlagType::Boolean), _) => {
+                values.insert(name.clone(), Value::Bool(true));
+            }
+            (Some(pi_extensions::FlagType::String), Some(v)) => {
+                values.insert(name.clone(), Value::String(v.clone()));
+            }
+            (Some(pi_extensions::FlagType::String), None) => {
+                errors.push(format!("Extension flag \"--{name}\" requires a value"));
+            }
+        }
+    }
+    if let (Some(runner), false) = (&runner, values.is_empty()) {
+        if let Err(error) = runner.set_flags(&values).await {
+            slot.host_failed("flags", &error).await;
+        }
+    }
+    match unclaimed.as_slice() {
+        [] => {}
+        [one] => errors.push(format!("Unknown option: {one}")),
+        many => errors.push(format!("Unknown options: {}", many.join(", "))),
+    }
+    errors
+}

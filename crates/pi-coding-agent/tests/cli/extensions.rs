@@ -445,3 +445,30 @@ fn an_extension_sees_a_prompts_events_in_the_order_and_shape_of_pi_16() {
     let theirs = trace_of(crate::harness::Pi::from_command(cmd), &trace_file);
     assert_eq!(comparable(ours), comparable(theirs));
 }
+
+#[test]
+fn extension_flags_reach_the_extension_and_other_unknown_flags_are_errors() {
+    let test = "extension_flags_reach_the_extension_and_other_unknown_flags_are_errors";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::sequential(vec![Turn::text("ok"), Turn::text("ok")]));
+    let fx = Fixture::new(&mock);
+    let flags = fixture("flags.ts");
+    let run = pi_with(&fx, &env, ["-e", &flags, "--plan", "--level", "high", "-p", "go"]).run();
+    run.assert_ok();
+    assert_eq!(
+        user_texts(&mock.requests()[0].body),
+        vec!["go plan=true level=high".to_string()]
+    );
+    // Defaults when the flags are not given.
+    let run = pi_with(&fx, &env, ["-e", &flags, "-p", "go"]).run();
+    run.assert_ok();
+    assert_eq!(
+        user_texts(&mock.requests()[1].body),
+        vec!["go plan=false level=low".to_string()]
+    );
+    // A flag no extension registered is still refused, before any request.
+    let run = pi_with(&fx, &env, ["-e", &flags, "--plan", "--nope", "-p", "go"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("Unknown option: --nope"), "{}", run.stderr);
+    assert_eq!(mock.requests().len(), 2);
+}
