@@ -227,7 +227,7 @@ export function createRegistry(runtime, factoryCache) {
 				runtime.wire.notify("pi.setSessionName", { extensionPath: ext.path, name });
 			}),
 			getSessionName: action(() => state.sessionName),
-			setLabel: tell("pi.setLabel"),
+			setLabel: action((entryId, label) => runtime.wire.notify("pi.setLabel", { extensionPath: ext.path, entryId, label })),
 			getActiveTools: action(() => state.activeTools.slice()),
 			getAllTools: action(() => state.allTools.slice()),
 			getSettings: action(() => structuredClone(state.settings)),

@@ -14,7 +14,6 @@ use tokio_util::sync::CancellationToken;
 
 use super::ExtensionSlot;
 use crate::extension_ui::{DialogOptions, NotifyType, WidgetPlacement};
-use crate::session::AgentSession;
 
 enum Queued {
     Notification(String, Value),
@@ -97,7 +96,7 @@ impl HostBridge {
 }
 
 /// The fire-and-forget `ui.*` calls, in the order the host sent them.
-async fn apply_notification(slot: &ExtensionSlot, method: &str, params: &Value) {
+async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Value) {
     let ui = slot.ui();
     match method {
         "ui.notify" => {
@@ -127,39 +126,12 @@ async fn apply_notification(slot: &ExtensionSlot, method: &str, params: &Value) 
             ui.set_widget(arg_str(params, 0).unwrap_or_default(), lines.as_deref(), placement)
                 .await;
         }
-        "pi.appendEntry" | "pi.setSessionName" | "pi.setActiveTools" => {
+        method if method.starts_with("pi.") => {
             if let Some(session) = slot.session() {
-                apply_session_action(&session, method, params).await;
+                super::actions::apply(slot, &session, method, params).await;
             }
         }
-        // `pi.sendMessage`, `pi.sendUserMessage`, `pi.setLabel`, `pi.setThinkingLevel` and the
-        // `ctx.*` actions are not acted on yet.
-        _ => {}
-    }
-}
-
-/// The `pi.*` actions that change the session.
-async fn apply_session_action(session: &AgentSession, method: &str, params: &Value) {
-    match method {
-        "pi.appendEntry" => {
-            let custom_type = params.get("customType").and_then(Value::as_str).unwrap_or_default();
-            let data = params.get("data").filter(|d| !d.is_null()).cloned();
-            // A failed write shows as the session's persist error at exit.
-            let _ = session.with_store(|s| s.append_custom(custom_type, data));
-        }
-        "pi.setSessionName" => {
-            if let Some(name) = params.get("name").and_then(Value::as_str) {
-                let _ = session.set_session_name(name).await;
-            }
-        }
-        "pi.setActiveTools" => {
-            let names: Vec<String> = params
-                .get("names")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-                .unwrap_or_default();
-            session.tool_registry().set_active(&names);
-        }
+        // The `ctx.*` actions (abort, shutdown, compact) are not acted on yet.
         _ => {}
     }
 }
@@ -198,6 +170,10 @@ impl HostHandler for HostBridge {
                 .await
                 .map(Value::from)
                 .unwrap_or(Value::Null)),
+            "pi.setModel" => Ok(Value::Bool(match slot.session() {
+                Some(session) => super::actions::set_model(&session, &params).await,
+                None => false,
+            })),
             "ui.editor" => Ok(ui
                 .editor(title, arg_str(&params, 1))
                 .await

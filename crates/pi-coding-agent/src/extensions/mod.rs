@@ -4,6 +4,7 @@
 //! [`observe`]), the agent loop's hooks ([`hooks`]) and the host's requests and notifications
 //! ([`host`]).
 
+pub mod actions;
 pub mod bridge;
 pub mod hooks;
 pub mod host;

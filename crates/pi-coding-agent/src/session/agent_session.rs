@@ -126,6 +126,9 @@ pub(crate) struct Inner {
     pub(crate) scoped_models: Mutex<Vec<crate::config::model_resolver::ScopedModel>>,
     /// User shell commands that finished during a run, recorded when it ends.
     pub(crate) pending_bash: Mutex<Vec<AgentMessage>>,
+    /// Messages extensions sent for the next run (`deliverAs: "nextTurn"`), attached after
+    /// the message that starts it.
+    pub(crate) next_turn: Mutex<Vec<AgentMessage>>,
     pub(crate) compaction_cancel: Mutex<Option<CancellationToken>>,
     pub(crate) compacting: std::sync::atomic::AtomicBool,
     /// This user prompt already had its one compact-and-retry after an overflow.
@@ -194,6 +197,7 @@ impl AgentSession {
             queued: Mutex::new(Default::default()),
             scoped_models: Mutex::new(Vec::new()),
             pending_bash: Mutex::new(Vec::new()),
+            next_turn: Mutex::new(Vec::new()),
             compaction_cancel: Mutex::new(None),
             compacting: Default::default(),
             overflow_recovery_attempted: Default::default(),
@@ -410,6 +414,15 @@ impl AgentSession {
                 None => Err(PromptError::Busy),
             };
         }
+        let first = user_message(expanded.clone(), images);
+        self.start_run(first, &expanded).await
+    }
+
+    /// Start a run with `first` (a user message, or a custom message an extension sent) and
+    /// see it through: checks, compaction, `before_agent_start` (given `prompt_text`), the
+    /// messages held for the next turn, retries, and `agent_settled`.
+    pub(crate) async fn start_run(&self, first: AgentMessage, prompt_text: &str) -> Result<(), PromptError> {
+        let extensions = lock(&self.inner.extensions).clone();
         self.flush_pending_bash();
         self.check_model()?;
         self.compact_if_needed(false).await;
@@ -417,12 +430,13 @@ impl AgentSession {
         // declared and described in this one.
         let loadout = self.inner.loadout.current();
         self.inner.agent.set_tools(loadout.tools);
-        let before = extensions.before_agent_start(&expanded, &loadout.system_prompt).await;
+        let before = extensions.before_agent_start(prompt_text, &loadout.system_prompt).await;
         // As pi: the override is for this prompt only.
         self.inner.loadout.set_prompt_overridden(before.system_prompt.is_some());
         let system_prompt = before.system_prompt.unwrap_or(loadout.system_prompt);
         self.inner.agent.set_system_prompt(system_prompt);
-        let mut messages = vec![user_message(expanded, images)];
+        let mut messages = vec![first];
+        messages.append(&mut lock(&self.inner.next_turn));
         messages.extend(before.messages);
         self.inner
             .agent

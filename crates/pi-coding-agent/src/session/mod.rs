@@ -3,6 +3,7 @@
 pub mod agent_session;
 pub mod compaction_ops;
 pub mod events;
+mod extension_messages;
 pub mod extensions;
 pub mod hooks;
 pub mod loadout;

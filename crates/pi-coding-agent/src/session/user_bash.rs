@@ -61,15 +61,32 @@ impl AgentSession {
         if self.is_streaming() {
             lock(&self.inner.pending_bash).push(message);
         } else {
-            self.record_bash(message);
+            self.record_outside_run(message);
         }
         Ok(result)
     }
 
-    fn record_bash(&self, message: AgentMessage) {
+    /// Add a message outside a run: to the transcript and the session file (a custom message
+    /// an extension sent as a `custom_message` entry, as pi records it).
+    pub(crate) fn record_outside_run(&self, message: AgentMessage) {
         self.inner.agent.append_message(message.clone());
-        let stored = message;
-        if let Err(e) = self.with_store(|s| s.append_message(stored)) {
+        let result = self.with_store(|s| match &message {
+            AgentMessage::Custom(custom) if custom.role == "custom" => {
+                let field = |key: &str| custom.fields.get(key).cloned();
+                let content = field("content")
+                    .and_then(|c| serde_json::from_value(c).ok())
+                    .unwrap_or_default();
+                let custom_type = custom
+                    .fields
+                    .get("customType")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let display = custom.fields.get("display").and_then(Value::as_bool).unwrap_or(true);
+                s.append_custom_message(custom_type, content, display, field("details").filter(|d| !d.is_null()))
+            }
+            _ => s.append_message(message.clone()),
+        });
+        if let Err(e) = result {
             lock(&self.inner.persist_error).get_or_insert(e.to_string());
         }
     }
@@ -78,7 +95,7 @@ impl AgentSession {
     pub(crate) fn flush_pending_bash(&self) {
         let pending = std::mem::take(&mut *lock(&self.inner.pending_bash));
         for message in pending {
-            self.record_bash(message);
+            self.record_outside_run(message);
         }
     }
 }

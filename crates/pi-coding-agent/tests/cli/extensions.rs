@@ -472,3 +472,28 @@ fn extension_flags_reach_the_extension_and_other_unknown_flags_are_errors() {
     assert!(run.stderr.contains("Unknown option: --nope"), "{}", run.stderr);
     assert_eq!(mock.requests().len(), 2);
 }
+
+#[test]
+fn sent_messages_are_delivered_as_pi_delivers_them() {
+    let test = "sent_messages_are_delivered_as_pi_delivers_them";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::sequential(vec![Turn::text("ok")]));
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &fixture("messages.ts"), "-p", "go"]).run();
+    run.assert_ok();
+    // Recorded at once: before the prompt; held for the next turn: after it.
+    assert_eq!(
+        user_texts(&mock.requests()[0].body),
+        vec![
+            "recorded now".to_string(),
+            "go".to_string(),
+            "for the next turn".to_string()
+        ]
+    );
+    let session = std::fs::read_to_string(fx.only_session()).unwrap();
+    let entries: Vec<Value> = session.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let custom: Vec<&Value> = entries.iter().filter(|e| e["type"] == "custom_message").collect();
+    assert_eq!(custom.len(), 1, "{session}");
+    assert_eq!(custom[0]["customType"], "note");
+    assert_eq!(custom[0]["content"], "recorded now");
+}
