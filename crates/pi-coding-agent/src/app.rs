@@ -167,8 +167,8 @@ pub fn run(argv: &[String]) -> i32 {
 
     let runtime = match build_runtime(&args, &cwd) {
         Ok(r) => r,
-        Err(StartupError::Failed(e)) => {
-            console.error(&e);
+        Err(e @ (StartupError::Failed(_) | StartupError::Cancelled)) => {
+            console.error(&e.to_string());
             return 1;
         }
         Err(StartupError::Bare(e)) => {

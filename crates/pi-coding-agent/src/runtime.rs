@@ -32,6 +32,10 @@ pub enum StartupError {
     /// Printed as it is: pi words "No session found matching '…'" without the prefix.
     #[error("{0}")]
     Bare(String),
+    /// An extension cancelled a session replacement (`session_before_switch` / `_fork`);
+    /// the current session goes on unchanged.
+    #[error("Cancelled by an extension")]
+    Cancelled,
 }
 
 /// What startup produced.

@@ -12,7 +12,7 @@ use pi_ai::Message;
 use pi_session::{NewSessionOptions, SessionManager};
 
 use crate::cli::Args;
-use crate::extensions::lifecycle::{after_replacement, before_replacement, Replacement};
+use crate::extensions::lifecycle::{after_replacement, before_replacement, cancelled_by_extension, Replacement};
 use crate::runtime::{build_with_store, StartupError};
 use crate::services::Services;
 use crate::session::agent_session::lock;
@@ -87,13 +87,22 @@ impl SessionHost {
 
     /// Run a replacement between the extensions' `session_shutdown` and `session_start`;
     /// a replacement that fails before touching the session sends neither.
+    ///
+    /// `ask` is the `session_before_*` event that may cancel the replacement first (not for
+    /// `/reload`).
     async fn replacing<T>(
         &self,
         reason: Replacement,
         target: Option<String>,
+        ask: Option<(&str, serde_json::Value)>,
         work: impl std::future::Future<Output = Result<T, StartupError>>,
     ) -> Result<T, StartupError> {
         let slot = Arc::clone(self.services.extensions());
+        if let Some((event, payload)) = ask {
+            if cancelled_by_extension(&slot, event, payload).await {
+                return Err(StartupError::Cancelled);
+            }
+        }
         let previous = before_replacement(&slot, &self.session(), reason, target).await;
         let result = work.await;
         after_replacement(&slot, &self.session(), reason, previous).await;
@@ -111,7 +120,7 @@ impl SessionHost {
         let services = Arc::clone(&self.services);
         // Reading files and walking skill folders: off the async threads.
         let _ = tokio::task::spawn_blocking(move || services.reload()).await;
-        self.replacing(Replacement::Reload, None, async {
+        self.replacing(Replacement::Reload, None, None, async {
             let store = self.retire_current().await;
             self.install(store).await
         })
@@ -120,7 +129,8 @@ impl SessionHost {
 
     /// Start a fresh session in the same folder.
     pub async fn new_session(&self) -> Result<(), StartupError> {
-        self.replacing(Replacement::New, None, async {
+        let ask = ("session_before_switch", serde_json::json!({ "reason": "new" }));
+        self.replacing(Replacement::New, None, Some(ask), async {
             let mut store = self.retire_current().await;
             store.new_session(NewSessionOptions::default());
             self.install(store).await
@@ -131,7 +141,12 @@ impl SessionHost {
     /// Open another session file.
     pub async fn switch_session(&self, path: &Path) -> Result<(), StartupError> {
         let target = Some(path.display().to_string());
-        self.replacing(Replacement::Resume, target, self.switch_to(path)).await
+        let ask = (
+            "session_before_switch",
+            serde_json::json!({ "reason": "resume", "targetSessionFile": target }),
+        );
+        self.replacing(Replacement::Resume, target, Some(ask), self.switch_to(path))
+            .await
     }
 
     async fn switch_to(&self, path: &Path) -> Result<(), StartupError> {
@@ -182,7 +197,11 @@ impl SessionHost {
             };
             Ok((text, entry.parent_id.clone()))
         })?;
-        self.replacing(Replacement::Fork, None, self.fork_from(text, parent))
+        let ask = (
+            "session_before_fork",
+            serde_json::json!({ "entryId": entry_id, "position": "before" }),
+        );
+        self.replacing(Replacement::Fork, None, Some(ask), self.fork_from(text, parent))
             .await
     }
 
@@ -204,7 +223,13 @@ impl SessionHost {
 
     /// Continue in a copy of the current branch (RPC `clone`, `/clone`).
     pub async fn clone_session(&self) -> Result<(), StartupError> {
-        self.replacing(Replacement::Fork, None, self.clone_current()).await
+        let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
+        let ask = (
+            "session_before_fork",
+            serde_json::json!({ "entryId": leaf, "position": "at" }),
+        );
+        self.replacing(Replacement::Fork, None, Some(ask), self.clone_current())
+            .await
     }
 
     async fn clone_current(&self) -> Result<(), StartupError> {

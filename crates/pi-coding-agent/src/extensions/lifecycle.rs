@@ -34,6 +34,14 @@ fn session_file(session: &AgentSession) -> Option<String> {
     session.with_store(|s| s.session_file().map(|p| p.display().to_string()))
 }
 
+/// `session_before_switch` / `session_before_fork`: whether an extension cancelled the
+/// replacement (the first `cancel: true` wins, as in pi).
+pub async fn cancelled_by_extension(slot: &Arc<ExtensionSlot>, event: &str, payload: Value) -> bool {
+    let Some(runner) = slot.runner() else { return false };
+    let emitted = runner.emit_session_before(event, payload).await;
+    slot.settle(event, emitted).await.is_some_and(|outcome| outcome.cancel)
+}
+
 /// Before the old session stops: `session_shutdown`, and a new extension runtime for the
 /// session that follows. Returns the old session file (for `previousSessionFile`).
 pub async fn before_replacement(

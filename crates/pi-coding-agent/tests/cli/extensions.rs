@@ -497,3 +497,34 @@ fn sent_messages_are_delivered_as_pi_delivers_them() {
     assert_eq!(custom[0]["customType"], "note");
     assert_eq!(custom[0]["content"], "recorded now");
 }
+
+#[test]
+fn an_extension_can_cancel_a_session_replacement() {
+    let test = "an_extension_can_cancel_a_session_replacement";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["--mode", "rpc", "-e", &fixture("veto.ts")])
+        .stdin(concat!(
+            "{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"hi\"}\n",
+            "{\"id\":\"2\",\"type\":\"new_session\"}\n",
+            "{\"id\":\"3\",\"type\":\"clone\"}\n",
+            "{\"id\":\"4\",\"type\":\"get_state\"}\n",
+        ))
+        .run();
+    run.assert_ok();
+    let events = run.events();
+    let response = |id: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == "response" && e["id"] == id)
+            .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
+            .clone()
+    };
+    assert_eq!(response("2")["data"], json!({"cancelled": true}));
+    assert_eq!(response("3")["data"], json!({"cancelled": true}));
+    // Nothing was replaced: no session_shutdown before the one at exit, and one session file.
+    let errors: Vec<&Value> = events.iter().filter(|e| e["type"] == "extension_error").collect();
+    assert!(errors.len() <= 1, "{errors:#?}");
+    assert_eq!(fx.sessions().len(), 1);
+}

@@ -315,6 +315,8 @@ impl App {
                         editor_text,
                     }]
                 }),
+                // An extension said no: the current session simply goes on.
+                Err(crate::runtime::StartupError::Cancelled) => Box::new(|_| Vec::new()),
                 Err(e) => super::effect::then_notice(e.to_string(), "error"),
             };
             then

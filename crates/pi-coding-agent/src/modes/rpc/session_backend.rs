@@ -18,10 +18,20 @@ use super::types::{
 };
 use crate::modes::output::LineOutput;
 use crate::resources::{PackageScope, ResourceScope};
+use crate::runtime::StartupError;
 use crate::session::{AgentSession, SessionEvent, SessionListener};
 use crate::session_host::SessionHost;
 
 /// Session events to the RPC output, in order.
+/// A replacement's answer: `cancelled: true` when an extension stopped it.
+fn cancelled(result: Result<(), StartupError>) -> RpcResult<Cancelled> {
+    match result {
+        Ok(()) => Ok(Cancelled { cancelled: false }),
+        Err(StartupError::Cancelled) => Ok(Cancelled { cancelled: true }),
+        Err(e) => Err(err(e)),
+    }
+}
+
 struct EventLines(LineOutput);
 
 #[async_trait]
@@ -275,26 +285,29 @@ impl RpcBackend for SessionBackend {
     }
 
     async fn new_session(&self, _parent_session: Option<String>) -> RpcResult<Cancelled> {
-        self.host.new_session().await.map_err(err)?;
-        Ok(Cancelled { cancelled: false })
+        cancelled(self.host.new_session().await)
     }
 
     async fn switch_session(&self, session_path: String) -> RpcResult<Cancelled> {
-        self.host.switch_session(Path::new(&session_path)).await.map_err(err)?;
-        Ok(Cancelled { cancelled: false })
+        cancelled(self.host.switch_session(Path::new(&session_path)).await)
     }
 
     async fn fork(&self, entry_id: String) -> RpcResult<ForkResult> {
-        let text = self.host.fork(&entry_id).await.map_err(err)?;
-        Ok(ForkResult { text, cancelled: false })
+        match self.host.fork(&entry_id).await {
+            Ok(text) => Ok(ForkResult { text, cancelled: false }),
+            Err(StartupError::Cancelled) => Ok(ForkResult {
+                text: String::new(),
+                cancelled: true,
+            }),
+            Err(e) => Err(err(e)),
+        }
     }
 
     async fn clone_session(&self) -> RpcResult<Cancelled> {
         if self.session().with_store(|s| s.get_leaf_id().is_none()) {
             return Err(RpcError::clone_without_leaf());
         }
-        self.host.clone_session().await.map_err(err)?;
-        Ok(Cancelled { cancelled: false })
+        cancelled(self.host.clone_session().await)
     }
 
     async fn fork_messages(&self) -> RpcResult<Vec<ForkMessage>> {
