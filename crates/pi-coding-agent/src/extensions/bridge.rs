@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use super::observe::EventObserver;
 use super::ExtensionSlot;
 use crate::session::events::SessionEvent;
-use crate::session::extensions::{BeforeAgentStart, InputAction, SessionExtensions};
+use crate::session::extensions::{BeforeAgentStart, CompactDecision, InputAction, SessionExtensions};
 
 /// The session's view of the loaded extensions.
 pub struct ExtensionBridge {
@@ -110,6 +110,36 @@ impl SessionExtensions for ExtensionBridge {
 
     async fn observe(&self, event: &SessionEvent<'_>) {
         self.observer.observe(&self.slot, event).await;
+    }
+
+    fn handles(&self, event: &str) -> bool {
+        self.slot.runner().is_some_and(|r| r.registrations().handles(event))
+    }
+
+    async fn before_compact(&self, payload: Value) -> CompactDecision {
+        let Some(runner) = self.slot.runner() else {
+            return CompactDecision::Proceed;
+        };
+        let emitted = runner.emit_session_before("session_before_compact", payload).await;
+        let Some(outcome) = self.slot.settle("session_before_compact", emitted).await else {
+            return CompactDecision::Proceed;
+        };
+        if outcome.cancel {
+            return CompactDecision::Cancel;
+        }
+        let Some(given) = outcome.result.get("compaction").filter(|c| c.is_object()) else {
+            return CompactDecision::Proceed;
+        };
+        let text = |key: &str| given.get(key).and_then(Value::as_str).map(str::to_string);
+        match (text("summary"), text("firstKeptEntryId")) {
+            (Some(summary), Some(first_kept_entry_id)) => CompactDecision::Use {
+                summary,
+                first_kept_entry_id,
+                tokens_before: given.get("tokensBefore").and_then(Value::as_u64),
+                details: given.get("details").filter(|d| !d.is_null()).cloned(),
+            },
+            _ => CompactDecision::Proceed,
+        }
     }
 }
 

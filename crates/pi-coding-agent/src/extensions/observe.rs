@@ -164,7 +164,6 @@ impl EventObserver {
                 let mut map = Map::new();
                 map.insert("reason".into(), json!(compaction_reason(*reason)));
                 map.insert("willRetry".into(), json!(will_retry));
-                map.insert("fromExtension".into(), json!(false));
                 if result.is_some() {
                     let entry = slot
                         .session()
@@ -177,8 +176,11 @@ impl EventObserver {
                             })
                         })
                         .unwrap_or(Value::Null);
+                    let from_extension = entry.get("fromHook").and_then(Value::as_bool).unwrap_or(false);
+                    map.insert("fromExtension".into(), json!(from_extension));
                     map.insert("compactionEntry".into(), entry);
                 } else {
+                    map.insert("fromExtension".into(), json!(false));
                     map.insert("aborted".into(), json!(aborted));
                     if let Some(message) = error_message {
                         map.insert("errorMessage".into(), json!(message));

@@ -133,7 +133,7 @@ pub(crate) struct Inner {
     pub(crate) compacting: std::sync::atomic::AtomicBool,
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
-    extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
+    pub(crate) extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
     /// The tools and the system prompt built from them; a `before_agent_start` override lasts
     /// one prompt, and the next prompt without one goes back to the built prompt.
     pub(crate) loadout: Arc<super::loadout::Loadout>,

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::agent_session::{lock, AgentSession, PromptError};
 use super::events::{CompactionReason, SessionEvent};
+use super::extensions::CompactDecision;
 use crate::compaction::{
     check_compaction, compact, compaction_error_message, compaction_failure_text, latest_compaction,
     prepare_compaction, prepare_manual_compaction, CompactionCheck, CompactionError, CompactionResult,
@@ -51,25 +52,54 @@ impl AgentSession {
             _ => prepare_compaction(&refs, &settings)
                 .ok_or_else(|| CompactionError::Summarization("Nothing to compact (session too small)".into()))?,
         };
-        let stream_fn = self.inner.agent.stream_fn();
-        let llm = SummaryModel {
-            stream_fn: &stream_fn,
-            model: &model,
-            api_key,
-            headers: Vec::new(),
+        let extensions = lock(&self.inner.extensions).clone();
+        let decision = if extensions.handles("session_before_compact") {
+            let payload = before_compact_payload(&preparation, &branch, custom_instructions, reason);
+            extensions.before_compact(payload).await
+        } else {
+            CompactDecision::Proceed
         };
-        let cancel = CancellationToken::new();
-        *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
-        let result = compact(&preparation, &llm, custom_instructions, self.thinking_level(), &cancel).await;
-        lock(&self.inner.compaction_cancel).take();
-        let result = result?;
+        let (result, details, from_extension) = match decision {
+            CompactDecision::Cancel => return Err(CompactionError::Cancelled),
+            CompactDecision::Use {
+                summary,
+                first_kept_entry_id,
+                tokens_before,
+                details,
+            } => (
+                CompactionResult {
+                    summary,
+                    first_kept_entry_id,
+                    tokens_before: tokens_before.unwrap_or(preparation.tokens_before),
+                    details: Default::default(),
+                },
+                details,
+                true,
+            ),
+            CompactDecision::Proceed => {
+                let stream_fn = self.inner.agent.stream_fn();
+                let llm = SummaryModel {
+                    stream_fn: &stream_fn,
+                    model: &model,
+                    api_key,
+                    headers: Vec::new(),
+                };
+                let cancel = CancellationToken::new();
+                *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
+                let result = compact(&preparation, &llm, custom_instructions, self.thinking_level(), &cancel).await;
+                lock(&self.inner.compaction_cancel).take();
+                let result = result?;
+                let details = Some(result.details_value());
+                (result, details, false)
+            }
+        };
         let stored = self.with_store(|s| {
             s.append_compaction(
                 &result.summary,
                 &result.first_kept_entry_id,
                 result.tokens_before,
-                Some(result.details_value()),
-                Some(false),
+                details,
+                Some(from_extension),
             )
             .map(|_| s.build_context())
         });
@@ -246,4 +276,28 @@ impl AgentSession {
             .agent
             .with_messages(|m| m.iter().rev().find_map(|m| m.as_assistant()).cloned())
     }
+}
+
+/// pi's `session_before_compact` event: what would be summarised, the branch, the instructions
+/// and why (built only when an extension handles it: it is as large as the branch).
+fn before_compact_payload(
+    preparation: &crate::compaction::CompactionPreparation,
+    branch: &[pi_session::Entry],
+    custom_instructions: Option<&str>,
+    reason: CompactionReason,
+) -> Value {
+    serde_json::json!({
+        "preparation": {
+            "firstKeptEntryId": preparation.first_kept_entry_id,
+            "messagesToSummarize": preparation.messages_to_summarize,
+            "turnPrefixMessages": preparation.turn_prefix_messages,
+            "isSplitTurn": preparation.is_split_turn,
+            "tokensBefore": preparation.tokens_before,
+            "previousSummary": preparation.previous_summary,
+        },
+        "branchEntries": branch,
+        "customInstructions": custom_instructions,
+        "reason": reason.as_str(),
+        "willRetry": reason == CompactionReason::Overflow,
+    })
 }

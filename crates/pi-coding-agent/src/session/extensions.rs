@@ -26,6 +26,22 @@ pub struct BeforeAgentStart {
     pub system_prompt: Option<String>,
 }
 
+/// What `session_before_compact` decided.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompactDecision {
+    /// Summarise as usual.
+    Proceed,
+    /// Do not compact (a manual `/compact` fails with `Compaction cancelled`).
+    Cancel,
+    /// Use this summary instead of asking the model.
+    Use {
+        summary: String,
+        first_kept_entry_id: String,
+        tokens_before: Option<u64>,
+        details: Option<serde_json::Value>,
+    },
+}
+
 /// Hooks of the prompt pipeline (pi's extension events that shape a prompt).
 #[async_trait]
 pub trait SessionExtensions: Send + Sync {
@@ -49,6 +65,17 @@ pub trait SessionExtensions: Send + Sync {
     /// changes, tree moves, settling), before the mode's listeners see it. Extensions observe
     /// these; what they return does not change the event.
     async fn observe(&self, _event: &SessionEvent<'_>) {}
+
+    /// Whether an extension handles `event`, so the session builds a costly payload (the
+    /// branch's entries) only when someone reads it.
+    fn handles(&self, _event: &str) -> bool {
+        false
+    }
+
+    /// `session_before_compact`, with pi's payload (preparation, branch entries, reason, ...).
+    async fn before_compact(&self, _payload: serde_json::Value) -> CompactDecision {
+        CompactDecision::Proceed
+    }
 }
 
 /// No extensions loaded.

@@ -528,3 +528,45 @@ fn an_extension_can_cancel_a_session_replacement() {
     assert!(errors.len() <= 1, "{errors:#?}");
     assert_eq!(fx.sessions().len(), 1);
 }
+
+#[test]
+fn an_extension_can_cancel_or_write_a_compaction() {
+    let test = "an_extension_can_cancel_or_write_a_compaction";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["--mode", "rpc", "-e", &fixture("compact.ts")])
+        .stdin(concat!(
+            "{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"hi\"}\n",
+            "{\"id\":\"2\",\"type\":\"compact\",\"customInstructions\":\"cancel\"}\n",
+            "{\"id\":\"3\",\"type\":\"compact\"}\n",
+        ))
+        .run();
+    run.assert_ok();
+    let events = run.events();
+    let response = |id: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == "response" && e["id"] == id)
+            .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
+            .clone()
+    };
+    assert_eq!(response("2")["success"], false);
+    assert_eq!(response("2")["error"], "Compaction cancelled");
+    assert_eq!(response("3")["success"], true, "{:?}", response("3"));
+    let summary = response("3")["data"]["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(summary.starts_with("summary from extension (manual, "), "{summary}");
+    // The model was asked for the reply only, never for a summary.
+    assert_eq!(mock.requests().len(), 1);
+    let session = std::fs::read_to_string(fx.only_session()).unwrap();
+    let compaction: Value = session
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "compaction")
+        .expect("a compaction entry");
+    assert_eq!(compaction["summary"], summary.as_str());
+    assert_eq!(compaction["fromHook"], true);
+}
