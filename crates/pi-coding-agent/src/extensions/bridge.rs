@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use super::observe::EventObserver;
 use super::ExtensionSlot;
 use crate::session::events::SessionEvent;
-use crate::session::extensions::{BeforeAgentStart, CompactDecision, InputAction, SessionExtensions};
+use crate::session::extensions::{BeforeAgentStart, CompactDecision, InputAction, SessionExtensions, UserBashDecision};
 
 /// The session's view of the loaded extensions.
 pub struct ExtensionBridge {
@@ -116,6 +116,26 @@ impl SessionExtensions for ExtensionBridge {
         self.slot.runner().is_some_and(|r| r.registrations().handles(event))
     }
 
+    async fn user_bash(&self, command: &str, exclude_from_context: bool, cwd: &str) -> UserBashDecision {
+        let Some(runner) = self.slot.runner() else {
+            return UserBashDecision::Run;
+        };
+        if !runner.registrations().handles("user_bash") {
+            return UserBashDecision::Run;
+        }
+        let payload = json!({ "command": command, "excludeFromContext": exclude_from_context, "cwd": cwd });
+        // pi fails closed here: a handler that throws stops the command.
+        let (result, errors) = match runner.dispatch("user_bash", payload).await {
+            Ok(dispatched) => (dispatched.result, dispatched.errors),
+            Err(error) => {
+                self.slot.host_failed("user_bash", &error).await;
+                return UserBashDecision::Run;
+            }
+        };
+        self.slot.report(errors).await;
+        user_bash_decision(&result)
+    }
+
     async fn before_compact(&self, payload: Value) -> CompactDecision {
         let Some(runner) = self.slot.runner() else {
             return CompactDecision::Proceed;
@@ -143,9 +163,56 @@ impl SessionExtensions for ExtensionBridge {
     }
 }
 
+/// The host's combined `user_bash` answer: nothing (run), `{result}`, `{abort, error}` (a
+/// handler threw or answered badly: pi fails closed), or `{operations}`. Operations objects
+/// carry functions, which cannot cross to pi: the command is refused rather than run somewhere
+/// the extension did not mean.
+fn user_bash_decision(result: &Value) -> UserBashDecision {
+    if result.is_null() {
+        return UserBashDecision::Run;
+    }
+    if result.get("abort").and_then(Value::as_bool) == Some(true) {
+        let error = result
+            .get("error")
+            .and_then(Value::as_str)
+            .unwrap_or("user_bash handler failed");
+        return UserBashDecision::Abort(error.to_string());
+    }
+    if let Some(given) = result.get("result") {
+        return match serde_json::from_value::<crate::session::user_bash::BashResult>(given.clone()) {
+            Ok(bash) => UserBashDecision::Result(bash),
+            Err(e) => UserBashDecision::Abort(format!("Invalid user_bash handler result: {e}")),
+        };
+    }
+    if result.get("operations").is_some() {
+        return UserBashDecision::Abort(
+            "user_bash handler returned operations, which this build cannot run: the command was not run".into(),
+        );
+    }
+    UserBashDecision::Abort("Invalid user_bash handler result: return either operations or result".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_bash_answers_are_read_as_pi_reads_them() {
+        assert_eq!(user_bash_decision(&Value::Null), UserBashDecision::Run);
+        let given = json!({"result": {"output": "faked", "exitCode": 0, "cancelled": false, "truncated": false}});
+        let UserBashDecision::Result(bash) = user_bash_decision(&given) else {
+            panic!("not a result");
+        };
+        assert_eq!(bash.output, "faked");
+        assert!(matches!(
+            user_bash_decision(&json!({"abort": true, "error": "boom"})),
+            UserBashDecision::Abort(m) if m == "boom"
+        ));
+        assert!(matches!(
+            user_bash_decision(&json!({"operations": true, "extensionPath": "x"})),
+            UserBashDecision::Abort(_)
+        ));
+    }
 
     #[test]
     fn a_returned_message_becomes_a_custom_message() {

@@ -42,6 +42,17 @@ pub enum CompactDecision {
     },
 }
 
+/// What `user_bash` decided about a user shell command.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UserBashDecision {
+    /// Run it as usual.
+    Run,
+    /// Do not run it: this is its result.
+    Result(super::user_bash::BashResult),
+    /// Stop: a handler threw or answered something pi does not accept (the text says which).
+    Abort(String),
+}
+
 /// Hooks of the prompt pipeline (pi's extension events that shape a prompt).
 #[async_trait]
 pub trait SessionExtensions: Send + Sync {
@@ -70,6 +81,11 @@ pub trait SessionExtensions: Send + Sync {
     /// branch's entries) only when someone reads it.
     fn handles(&self, _event: &str) -> bool {
         false
+    }
+
+    /// `user_bash` before a `!command` (or RPC `bash`) runs.
+    async fn user_bash(&self, _command: &str, _exclude_from_context: bool, _cwd: &str) -> UserBashDecision {
+        UserBashDecision::Run
     }
 
     /// `session_before_compact`, with pi's payload (preparation, branch entries, reason, ...).

@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::agent_session::{lock, AgentSession, PromptError};
+use super::extensions::UserBashDecision;
 
 /// `bash` data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +35,16 @@ impl AgentSession {
         cancel: CancellationToken,
         mut on_chunk: Option<&mut (dyn FnMut(&str) + Send)>,
     ) -> Result<BashResult, PromptError> {
+        let extensions = lock(&self.inner.extensions).clone();
+        let cwd = self.cwd().display().to_string();
+        match extensions.user_bash(command, exclude_from_context, &cwd).await {
+            UserBashDecision::Run => {}
+            UserBashDecision::Abort(message) => return Err(PromptError::Bash(message)),
+            UserBashDecision::Result(result) => {
+                self.record_user_bash(command, &result, exclude_from_context);
+                return Ok(result);
+            }
+        }
         let options = {
             let settings = lock(&self.inner.settings);
             BashOptions {
@@ -57,13 +68,18 @@ impl AgentSession {
             truncated: outcome.truncated,
             full_output_path: outcome.full_output_path.map(|p| p.display().to_string()),
         };
-        let message = bash_execution_message(command, &result, exclude_from_context);
+        self.record_user_bash(command, &result, exclude_from_context);
+        Ok(result)
+    }
+
+    /// Add the execution to the transcript now, or after the current run when one is active.
+    fn record_user_bash(&self, command: &str, result: &BashResult, exclude_from_context: bool) {
+        let message = bash_execution_message(command, result, exclude_from_context);
         if self.is_streaming() {
             lock(&self.inner.pending_bash).push(message);
         } else {
             self.record_outside_run(message);
         }
-        Ok(result)
     }
 
     /// Add a message outside a run: to the transcript and the session file (a custom message

@@ -570,3 +570,37 @@ fn an_extension_can_cancel_or_write_a_compaction() {
     assert_eq!(compaction["summary"], summary.as_str());
     assert_eq!(compaction["fromHook"], true);
 }
+
+#[test]
+fn user_bash_handlers_answer_fail_closed_or_let_the_command_run() {
+    let test = "user_bash_handlers_answer_fail_closed_or_let_the_command_run";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["--mode", "rpc", "-e", &fixture("bash.ts")])
+        .stdin(concat!(
+            "{\"id\":\"1\",\"type\":\"bash\",\"command\":\"fake\"}\n",
+            "{\"id\":\"2\",\"type\":\"bash\",\"command\":\"boom\"}\n",
+            "{\"id\":\"3\",\"type\":\"bash\",\"command\":\"echo real\"}\n",
+        ))
+        .run();
+    run.assert_ok();
+    let events = run.events();
+    let response = |id: &str| {
+        events
+            .iter()
+            .find(|e| e["type"] == "response" && e["id"] == id)
+            .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
+            .clone()
+    };
+    assert_eq!(
+        response("1")["data"]["output"],
+        format!("faked in {}", fx.proj.display())
+    );
+    assert_eq!(response("2")["success"], false);
+    assert_eq!(response("2")["error"], "no shell for you");
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "extension_error" && e["event"] == "user_bash"));
+    assert_eq!(response("3")["data"]["output"], "real\n");
+}
