@@ -131,7 +131,26 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
                 super::actions::apply(slot, &session, method, params).await;
             }
         }
-        // The `ctx.*` actions (abort, shutdown, compact) are not acted on yet.
+        "ctx.abort" => {
+            if let Some(session) = slot.session() {
+                session.abort();
+            }
+        }
+        "ctx.compact" => {
+            if let Some(session) = slot.session() {
+                let instructions = params
+                    .get("customInstructions")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                // A compaction stops the run first: on a task of its own so the action queue
+                // (and a handler waiting on it) goes on.
+                tokio::spawn(async move {
+                    // Its outcome is reported by the compaction events.
+                    let _ = session.compact(instructions.as_deref()).await;
+                });
+            }
+        }
+        // `ctx.shutdown` is not acted on yet.
         _ => {}
     }
 }
