@@ -5,6 +5,8 @@
 
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/extensions.rs"]
+mod extensions;
 #[path = "interactive/pty.rs"]
 mod pty;
 

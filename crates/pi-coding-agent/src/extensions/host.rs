@@ -26,6 +26,8 @@ pub struct HostBridge {
     cwd: PathBuf,
     tools: pi_tools::ToolsOptions,
     queue: mpsc::UnboundedSender<Queued>,
+    /// Where extension output may go: not onto the terminal UI's screen.
+    mode: pi_extensions::Mode,
 }
 
 fn arg(params: &Value, index: usize) -> Option<&Value> {
@@ -49,7 +51,12 @@ fn dialog_options(params: &Value, index: usize) -> DialogOptions {
 impl HostBridge {
     /// A handler for `slot`, with its notification queue drained on a task of the current
     /// runtime.
-    pub fn spawn(slot: &Arc<ExtensionSlot>, cwd: PathBuf, tools: pi_tools::ToolsOptions) -> Arc<HostBridge> {
+    pub fn spawn(
+        slot: &Arc<ExtensionSlot>,
+        cwd: PathBuf,
+        tools: pi_tools::ToolsOptions,
+        mode: pi_extensions::Mode,
+    ) -> Arc<HostBridge> {
         let (queue, mut queued) = mpsc::unbounded_channel::<Queued>();
         let weak = Arc::downgrade(slot);
         tokio::spawn(async move {
@@ -66,6 +73,7 @@ impl HostBridge {
             cwd,
             tools,
             queue,
+            mode,
         })
     }
 
@@ -211,6 +219,10 @@ impl HostHandler for HostBridge {
     }
 
     fn output(&self, _stream: OutputStream, line: &str) {
+        // The terminal UI owns the screen: a stray line would break its frame.
+        if self.mode == pi_extensions::Mode::Tui {
+            return;
+        }
         // stdout belongs to pi's own output in every non-interactive mode: extension output
         // goes to stderr, as pi redirects it.
         eprintln!("{line}");

@@ -112,13 +112,15 @@ fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> Discov
 /// carries pi's startup error lines (each printed after `Error: `); they are fatal, as in pi
 /// 1.6. With nothing configured no Node process is started.
 ///
-/// The terminal UI is left out until it shows extension dialogs and errors itself.
+/// In the terminal UI the extensions load before the screen starts (a load error is fatal
+/// there too); the UI takes over their dialogs and errors when it starts
+/// (`ExtensionSlot::set_ui`).
 pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result<(), Vec<String>> {
     let mode = match mode {
         AppMode::Print => Mode::Print,
         AppMode::Json => Mode::Json,
         AppMode::Rpc => Mode::Rpc,
-        AppMode::Interactive => return Ok(()),
+        AppMode::Interactive => Mode::Tui,
     };
     let slot = Arc::clone(session.services().extensions());
     let paths = Paths::for_cwd(session.cwd());
@@ -145,7 +147,7 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
             ..Default::default()
         }
     };
-    let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools);
+    let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools, mode);
     let runner = match ExtensionRunner::start(config, handler).await {
         Ok(Some(runner)) => Arc::new(runner),
         Ok(None) => return Ok(()),

@@ -89,6 +89,11 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     };
     let (tx, mut rx) = UiSender::channel();
     host.subscribe(Arc::new(Forward(tx.clone())));
+    // Extension dialogs, notices and errors from now on go to this screen.
+    session
+        .services()
+        .extensions()
+        .set_ui(Arc::new(extension_ui::InteractiveUi::new(tx.clone())));
 
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
