@@ -38,4 +38,4 @@ pub use protocol::{
     Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, FlagInfo, FlagType, LoadError, Mode,
     StateUpdate, ToolResult, PROTOCOL_VERSION,
 };
-pub use runner::{ExtensionRunner, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall};
+pub use runner::{ExtensionRunner, HostProgram, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall};

@@ -16,7 +16,7 @@ use crate::connection::{HostConnection, SpawnSpec};
 use crate::error::{HostError, StartError};
 use crate::handler::HostHandler;
 use crate::host_files::{ensure_host_files, host_root};
-use crate::modules::{locate_or_install, Modules, ModulesConfig};
+use crate::modules::{locate_or_install, Modules, ModulesConfig, ModulesSource};
 use crate::node::find_node;
 use crate::protocol::{
     CommandInfo, CommandResult, Dispatched, ExtensionInfo, ExtensionSource, FlagInfo, InitializeParams,
@@ -70,6 +70,28 @@ pub struct RunnerConfig {
     /// `createBashTool` and friends see pi's definitions while loading).
     pub initial_state: Option<StateUpdate>,
     pub timeouts: Timeouts,
+    /// Another host program in place of the Node host (a host for another language, speaking
+    /// the same protocol): it is started as `program script`, and neither Node nor the npm
+    /// packages are looked for.
+    pub host_program: Option<HostProgram>,
+}
+
+/// A host program of another language: `program` runs `script`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostProgram {
+    pub program: PathBuf,
+    pub script: PathBuf,
+}
+
+impl HostProgram {
+    /// `PI_EXTENSION_HOST`'s form: the program, a space, the script (`python3 host.py`).
+    pub fn parse(text: &str) -> Option<HostProgram> {
+        let (program, script) = text.trim().split_once(char::is_whitespace)?;
+        Some(HostProgram {
+            program: PathBuf::from(program),
+            script: PathBuf::from(script.trim()),
+        })
+    }
 }
 
 impl RunnerConfig {
@@ -95,6 +117,7 @@ impl RunnerConfig {
             flag_values: BTreeMap::new(),
             initial_state: None,
             timeouts: Timeouts::default(),
+            host_program: None,
         }
     }
 }
@@ -196,6 +219,25 @@ impl ExtensionRunner {
     ) -> Result<Option<ExtensionRunner>, StartError> {
         if config.extensions.is_empty() {
             return Ok(None);
+        }
+        if let Some(host) = config.host_program.clone() {
+            let runner = ExtensionRunner {
+                extensions: Mutex::new(config.extensions.clone()),
+                // A host of another language resolves nothing from npm.
+                modules: Modules {
+                    dir: PathBuf::new(),
+                    source: ModulesSource::Configured,
+                },
+                config,
+                handler,
+                node: host.program,
+                main: host.script,
+                host: Mutex::new(None),
+                registrations: Mutex::new(Arc::new(Registrations::default())),
+                timings: Mutex::new(StartTimings::default()),
+            };
+            runner.boot().await?;
+            return Ok(Some(runner));
         }
         let node = find_node(config.node.as_deref())?;
         let modules = locate_or_install(&config.modules, &config.agent_dir, &node).await?;

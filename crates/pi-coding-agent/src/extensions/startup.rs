@@ -138,6 +138,10 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     config.mode = mode;
     config.project_trusted = session.services().project_trusted();
     config.initial_state = Some(session_state(session, Some(mode)));
+    // A host of another language in place of the Node one (docs/extension-protocol.md).
+    config.host_program = std::env::var("PI_EXTENSION_HOST")
+        .ok()
+        .and_then(|v| pi_extensions::HostProgram::parse(&v));
     let tools = {
         let settings = lock(session.settings());
         pi_tools::ToolsOptions {

@@ -604,3 +604,33 @@ fn user_bash_handlers_answer_fail_closed_or_let_the_command_run() {
         .any(|e| e["type"] == "extension_error" && e["event"] == "user_bash"));
     assert_eq!(response("3")["data"]["output"], "real\n");
 }
+
+#[test]
+fn a_python_host_serves_a_tool_the_model_calls() {
+    let test = "a_python_host_serves_a_tool_the_model_calls";
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/python-extension-host/host.py");
+    let python = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join("python3"))
+            .find(|p| p.is_file())
+    });
+    let Some(python) = python.or_else(|| pi_test_support::require::missing("python3", test)) else {
+        return;
+    };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("py_word_count", json!({"text": "one two three"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    let host = host.canonicalize().unwrap().display().to_string();
+    let mut pi = fx.pi(["-e", &host, "-p", "count"]);
+    pi.cmd
+        .env("PI_EXTENSION_HOST", format!("{} {host}", python.display()))
+        .env_remove("PI_NODE");
+    let run = pi.run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "done\n");
+    let requests = mock.requests();
+    assert!(tool_names(&requests[0].body).contains(&"py_word_count".to_string()));
+    assert_eq!(tool_results(&requests[1].body), vec!["3 words".to_string()]);
+}

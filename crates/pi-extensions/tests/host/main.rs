@@ -9,4 +9,5 @@ mod calls;
 mod examples;
 mod failures;
 mod loading;
+mod other_language;
 mod support;
