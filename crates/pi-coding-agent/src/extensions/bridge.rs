@@ -11,7 +11,9 @@ use serde_json::{json, Map, Value};
 use super::observe::EventObserver;
 use super::ExtensionSlot;
 use crate::session::events::SessionEvent;
-use crate::session::extensions::{BeforeAgentStart, CompactDecision, InputAction, SessionExtensions, UserBashDecision};
+use crate::session::extensions::{
+    BeforeAgentStart, CompactDecision, InputAction, SessionExtensions, TreeDecision, UserBashDecision,
+};
 
 /// The session's view of the loaded extensions.
 pub struct ExtensionBridge {
@@ -134,6 +136,28 @@ impl SessionExtensions for ExtensionBridge {
         };
         self.slot.report(errors).await;
         user_bash_decision(&result)
+    }
+
+    async fn before_tree(&self, payload: Value) -> TreeDecision {
+        let Some(runner) = self.slot.runner() else {
+            return TreeDecision::default();
+        };
+        let emitted = runner.emit_session_before("session_before_tree", payload).await;
+        let Some(outcome) = self.slot.settle("session_before_tree", emitted).await else {
+            return TreeDecision::default();
+        };
+        let result = &outcome.result;
+        let text = |key: &str| result.get(key).and_then(Value::as_str).map(str::to_string);
+        TreeDecision {
+            cancel: outcome.cancel,
+            summary: result.get("summary").and_then(|s| {
+                let text = s.get("summary").and_then(Value::as_str)?;
+                Some((text.to_string(), s.get("details").filter(|d| !d.is_null()).cloned()))
+            }),
+            custom_instructions: text("customInstructions"),
+            replace_instructions: result.get("replaceInstructions").and_then(Value::as_bool),
+            label: text("label"),
+        }
     }
 
     async fn before_compact(&self, payload: Value) -> CompactDecision {

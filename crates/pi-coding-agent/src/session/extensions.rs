@@ -53,6 +53,19 @@ pub enum UserBashDecision {
     Abort(String),
 }
 
+/// What `session_before_tree` decided about a move in the session tree.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TreeDecision {
+    /// Stay where the session is.
+    pub cancel: bool,
+    /// A branch summary to write instead of asking the model: its text and `details`.
+    pub summary: Option<(String, Option<serde_json::Value>)>,
+    /// Instructions for the model's summary, replacing the user's.
+    pub custom_instructions: Option<String>,
+    pub replace_instructions: Option<bool>,
+    pub label: Option<String>,
+}
+
 /// Hooks of the prompt pipeline (pi's extension events that shape a prompt).
 #[async_trait]
 pub trait SessionExtensions: Send + Sync {
@@ -86,6 +99,12 @@ pub trait SessionExtensions: Send + Sync {
     /// `user_bash` before a `!command` (or RPC `bash`) runs.
     async fn user_bash(&self, _command: &str, _exclude_from_context: bool, _cwd: &str) -> UserBashDecision {
         UserBashDecision::Run
+    }
+
+    /// `session_before_tree`, with pi's payload (the target, the old leaf, the entries a
+    /// summary would cover).
+    async fn before_tree(&self, _payload: serde_json::Value) -> TreeDecision {
+        TreeDecision::default()
     }
 
     /// `session_before_compact`, with pi's payload (preparation, branch entries, reason, ...).

@@ -360,3 +360,70 @@ async fn manual_compaction_streams_through_the_agents_stream_function() {
     );
     assert!(result.summary.contains("the summary"), "{}", result.summary);
 }
+
+/// Extensions that answer `session_before_tree` with `decision`.
+struct TreeAnswer(super::extensions::TreeDecision);
+
+#[async_trait]
+impl SessionExtensions for TreeAnswer {
+    fn handles(&self, event: &str) -> bool {
+        event == "session_before_tree"
+    }
+
+    async fn before_tree(&self, _payload: serde_json::Value) -> super::extensions::TreeDecision {
+        self.0.clone()
+    }
+}
+
+async fn two_prompts(faux: &FauxProvider) -> (AgentSession, String) {
+    faux.set_responses(vec![
+        FauxStep::Reply(Box::new(faux_reply(vec![faux_text("one")], StopReason::Stop))),
+        FauxStep::Reply(Box::new(faux_reply(vec![faux_text("two")], StopReason::Stop))),
+    ]);
+    let (session, _) = session_with(faux, json!({}));
+    session.prompt("first", vec![]).await.expect("prompt");
+    session.prompt("second", vec![]).await.expect("prompt");
+    // The first reply: moving there leaves the second exchange behind.
+    let target = session.with_store(|s| s.get_entries()[1].id.clone());
+    (session, target)
+}
+
+#[tokio::test]
+async fn an_extension_can_stop_a_tree_move_or_write_its_summary() {
+    let faux = FauxProvider::new(FauxOptions::default());
+    let (session, target) = two_prompts(&faux).await;
+    let leaf_before = session.with_store(|s| s.get_leaf_id().map(str::to_string));
+    session.set_extensions(Arc::new(TreeAnswer(super::extensions::TreeDecision {
+        cancel: true,
+        ..Default::default()
+    })));
+    let options = super::tree_ops::NavigateOptions {
+        summarize: true,
+        ..Default::default()
+    };
+    let outcome = session
+        .navigate_tree(&target, options.clone(), tokio_util::sync::CancellationToken::new())
+        .await
+        .expect("navigate");
+    assert!(outcome.cancelled);
+    assert_eq!(session.with_store(|s| s.get_leaf_id().map(str::to_string)), leaf_before);
+
+    session.set_extensions(Arc::new(TreeAnswer(super::extensions::TreeDecision {
+        summary: Some(("written by an extension".into(), Some(json!({"n": 1})))),
+        ..Default::default()
+    })));
+    let outcome = session
+        .navigate_tree(&target, options, tokio_util::sync::CancellationToken::new())
+        .await
+        .expect("navigate");
+    assert!(!outcome.cancelled);
+    let summary = session.with_store(|s| {
+        let id = outcome.summary_entry_id.clone().expect("a summary entry");
+        serde_json::to_value(s.get_entry(&id).expect("entry")).expect("json")
+    });
+    assert_eq!(summary["summary"], "written by an extension");
+    assert_eq!(summary["fromHook"], true);
+    assert_eq!(summary["details"], json!({"n": 1}));
+    // The model was asked for the two replies only, never for the summary.
+    assert_eq!(faux.call_count(), 2);
+}

@@ -64,8 +64,43 @@ impl AgentSession {
         if old_leaf.as_deref() == Some(target_id) {
             return Ok(NavigateOutcome::default());
         }
-        let mut summary = None;
-        if let Some(branch) = branch.filter(|b| !b.entries.is_empty()) {
+        let mut options = options;
+        // An extension may stop the move, write the summary itself, or change its instructions.
+        let mut summary: Option<(String, Option<serde_json::Value>, bool)> = None;
+        let extensions = lock(&self.inner.extensions).clone();
+        if extensions.handles("session_before_tree") {
+            let entries: Vec<&pi_session::Entry> = branch.iter().flat_map(|b| b.entries.iter()).collect();
+            let payload = serde_json::json!({
+                "preparation": {
+                    "targetId": target_id,
+                    "oldLeafId": old_leaf,
+                    "commonAncestorId": branch.as_ref().and_then(|b| b.common_ancestor_id.clone()),
+                    "entriesToSummarize": entries,
+                    "userWantsSummary": options.summarize,
+                    "customInstructions": options.custom_instructions,
+                    "replaceInstructions": options.replace_instructions,
+                    "label": options.label,
+                },
+            });
+            let decision = extensions.before_tree(payload).await;
+            if decision.cancel {
+                return Ok(NavigateOutcome {
+                    cancelled: true,
+                    ..Default::default()
+                });
+            }
+            if let Some(instructions) = decision.custom_instructions {
+                options.custom_instructions = Some(instructions);
+            }
+            if let Some(replace) = decision.replace_instructions {
+                options.replace_instructions = replace;
+            }
+            if let Some(label) = decision.label {
+                options.label = Some(label);
+            }
+            summary = decision.summary.map(|(text, details)| (text, details, true));
+        }
+        if let Some(branch) = branch.filter(|b| summary.is_none() && !b.entries.is_empty()) {
             let Some(model) = self.model() else {
                 return Err(PromptError::NoSummaryModel);
             };
@@ -84,7 +119,7 @@ impl AgentSession {
                 reserve_tokens,
             };
             match generate_branch_summary(&branch.entries, &llm, &summary_options, &cancel).await {
-                Ok(s) => summary = Some(s),
+                Ok(s) => summary = Some((s.summary.clone(), Some(s.details_value()), false)),
                 Err(BranchSummaryError::Aborted) => {
                     return Ok(NavigateOutcome {
                         cancelled: true,
@@ -97,14 +132,9 @@ impl AgentSession {
         let summary_entry_id = self.with_store(|s| -> Result<Option<String>, PromptError> {
             let err = PromptError::from;
             match &summary {
-                Some(sum) => {
+                Some((text, details, from_hook)) => {
                     let id = s
-                        .append_branch_summary(
-                            new_leaf.as_deref(),
-                            &sum.summary,
-                            Some(sum.details_value()),
-                            Some(false),
-                        )
+                        .append_branch_summary(new_leaf.as_deref(), text, details.clone(), Some(*from_hook))
                         .map_err(err)?;
                     if let Some(label) = &options.label {
                         s.append_label(&id, Some(label)).map_err(err)?;
