@@ -56,6 +56,7 @@ pub const FILES: &[DocFile] = &[
     doc_file!("examples/prompts/review.md"),
     doc_file!("examples/skills/changelog/SKILL.md"),
     doc_file!("examples/rpc/client.py"),
+    doc_file!("examples/python-extension-host/host.py"),
 ];
 
 /// The stamp file inside the docs folder; its text is [`stamp`].
