@@ -264,6 +264,7 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let session = runtime.session;
     let code = rt.block_on(async {
+        crate::mcp::start(&args, &session);
         if let Err(errors) = crate::extensions::start(&args, &session, mode).await {
             crate::extensions::startup::print_load_errors(&errors, |line| console.error(line));
             return 1;
@@ -321,6 +322,7 @@ pub fn run(argv: &[String]) -> i32 {
             }
         };
         crate::extensions::startup::shutdown(session.services().extensions()).await;
+        crate::mcp::shutdown(session.services().mcp()).await;
         code
     });
     if let Some(e) = session.persist_error() {

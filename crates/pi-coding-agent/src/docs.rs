@@ -206,6 +206,7 @@ mod tests {
             cwd: Path::new("/work"),
             docs: &docs,
             date: Some("2026-01-01"),
+            mcp_servers: None,
         });
         let named = named_paths(&prompt);
         assert!(

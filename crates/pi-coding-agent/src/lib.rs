@@ -9,6 +9,7 @@ pub use pi_export as export;
 pub mod docs;
 pub mod extension_ui;
 pub mod extensions;
+pub mod mcp;
 pub mod modes;
 pub mod packages;
 pub mod resources;

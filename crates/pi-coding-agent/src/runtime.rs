@@ -148,6 +148,7 @@ fn tool_loadout(
     options: &pi_tools::ToolsOptions,
     resources: &crate::resources::loader::Resources,
     docs: DocsPaths,
+    mcp: Arc<crate::mcp::McpRuntime>,
 ) -> Loadout {
     let registry = pi_agent::ToolRegistry::new();
     for tool in pi_tools::create_tools(cwd, selected, options) {
@@ -171,6 +172,7 @@ fn tool_loadout(
     Loadout::new(
         registry,
         Box::new(move |tools| {
+            let mcp_servers = mcp.prompt_section(&|name| tools.iter().any(|t| t.name == name));
             build_system_prompt(&SystemPromptInput {
                 custom_prompt: custom.as_deref(),
                 tools,
@@ -180,6 +182,7 @@ fn tool_loadout(
                 cwd: &cwd,
                 docs: &docs,
                 date: None,
+                mcp_servers: mcp_servers.as_deref(),
             })
         }),
     )
@@ -338,6 +341,7 @@ pub fn build_with_store(
         &tools_options,
         &resources,
         docs.clone(),
+        Arc::clone(services.mcp()),
     ));
     let initial = loadout.current();
 
@@ -392,6 +396,7 @@ pub fn build_with_store(
     // A replacement session gets the extensions already running (none at first startup: they
     // start with the mode's runtime and join then).
     crate::extensions::attach(&session, services.extensions());
+    crate::mcp::attach(&session);
     warnings.extend(session_diagnostics(&session));
     Ok(Runtime {
         session,

@@ -13,6 +13,7 @@ use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
 use crate::extensions::ExtensionSlot;
+use crate::mcp::McpRuntime;
 use crate::resources::loader::{load_resources, ResourceOptions, Resources};
 use crate::session::agent_session::lock;
 
@@ -36,6 +37,8 @@ pub struct Services {
     current: Mutex<Option<CwdServices>>,
     /// The extension runner, started once and kept across session replacement.
     extensions: Arc<ExtensionSlot>,
+    /// The MCP servers, connected once and kept across session replacement.
+    mcp: Arc<McpRuntime>,
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
@@ -55,6 +58,7 @@ impl Services {
             resource_options,
             current: Mutex::new(None),
             extensions: Arc::default(),
+            mcp: Arc::default(),
         })
     }
 
@@ -66,6 +70,7 @@ impl Services {
             resource_options: ResourceOptions::default(),
             current: Mutex::new(None),
             extensions: Arc::default(),
+            mcp: Arc::default(),
         })
     }
 
@@ -95,6 +100,11 @@ impl Services {
     /// The extension runner every session of this process shares.
     pub fn extensions(&self) -> &Arc<ExtensionSlot> {
         &self.extensions
+    }
+
+    /// The MCP servers every session of this process shares.
+    pub fn mcp(&self) -> &Arc<McpRuntime> {
+        &self.mcp
     }
 
     pub fn registry_error(&self) -> Option<&str> {

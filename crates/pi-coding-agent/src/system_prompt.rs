@@ -46,6 +46,8 @@ pub struct SystemPromptInput<'a> {
     pub docs: &'a DocsPaths,
     /// `YYYY-MM-DD`; `None` means today (local time).
     pub date: Option<&'a str>,
+    /// The `mcp_servers` section's text, placed after the working directory.
+    pub mcp_servers: Option<&'a str>,
 }
 
 // The wording below is this project's own; the structure follows pi so that prompts, caches
@@ -98,6 +100,13 @@ fn tail(prompt: &mut String, date: &str, cwd: &Path) {
     ));
 }
 
+/// The `mcp_servers` section, tagged, after the working directory.
+fn push_mcp_servers(prompt: &mut String, section: Option<&str>) {
+    if let Some(text) = section.filter(|t| !t.is_empty()) {
+        prompt.push_str(&format!("\n\n<mcp_servers>\n{text}\n</mcp_servers>"));
+    }
+}
+
 /// Build the system prompt.
 pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
     let date = input.date.map(str::to_string).unwrap_or_else(today);
@@ -117,6 +126,7 @@ pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
             prompt.push_str(&format_skills_for_prompt(input.skills));
         }
         tail(&mut prompt, &date, input.cwd);
+        push_mcp_servers(&mut prompt, input.mcp_servers);
         return prompt;
     }
 
@@ -167,6 +177,7 @@ pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
         prompt.push_str(&format_skills_for_prompt(input.skills));
     }
     tail(&mut prompt, &date, input.cwd);
+    push_mcp_servers(&mut prompt, input.mcp_servers);
     prompt
 }
 
@@ -205,6 +216,7 @@ mod tests {
             cwd: Path::new("/home/user/proj"),
             docs,
             date: Some("2026-11-30"),
+            mcp_servers: None,
         }
     }
 

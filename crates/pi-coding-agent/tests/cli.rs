@@ -28,6 +28,8 @@ mod flags16;
 mod golden;
 #[path = "cli/mcp.rs"]
 mod mcp;
+#[path = "cli/mcp_session.rs"]
+mod mcp_session;
 #[path = "cli/packages.rs"]
 mod packages;
 #[path = "cli/trust.rs"]

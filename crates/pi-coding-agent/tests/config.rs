@@ -840,6 +840,7 @@ fn system_prompt_structure_matches_golden_cases() {
             cwd: proj,
             docs: &docs,
             date: Some("2026-11-30"),
+            mcp_servers: None,
         });
         assert_eq!(
             skeleton(&ours),
@@ -877,6 +878,7 @@ fn context_files_feed_the_prompt_like_the_golden_agents_md_case() {
         cwd: &e.paths.cwd,
         docs: &docs,
         date: Some("2026-11-30"),
+        mcp_servers: None,
     });
     let expected_tail = format!(
         "## {}\n\n# Project rules\n\nAlways answer in haiku.\n\n\n\nCurrent date: 2026-11-30\nCurrent working directory: {}",

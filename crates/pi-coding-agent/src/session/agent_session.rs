@@ -426,6 +426,8 @@ impl AgentSession {
         self.flush_pending_bash();
         self.check_model()?;
         self.compact_if_needed(false).await;
+        // The first prompt waits a bounded time for MCP servers whose tools it declares.
+        crate::mcp::before_prompt(self.services()).await;
         // The loadout as the registry holds it now: a tool added since the last prompt is
         // declared and described in this one.
         let loadout = self.inner.loadout.current();

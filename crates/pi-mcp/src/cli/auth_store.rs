@@ -39,7 +39,7 @@ pub(crate) fn provider_token(agent_dir: &Path, provider: &str) -> Option<String>
     }
 }
 
-pub(crate) fn provider_tokens_from(agent_dir: &Path) -> ProviderTokens {
+pub fn provider_tokens_from(agent_dir: &Path) -> ProviderTokens {
     let dir: PathBuf = agent_dir.to_path_buf();
     Arc::new(move |provider: &str| provider_token(&dir, provider))
 }

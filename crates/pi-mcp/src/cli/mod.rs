@@ -3,6 +3,7 @@
 
 mod args;
 mod auth_store;
+pub use auth_store::provider_tokens_from;
 mod edit_commands;
 mod list;
 mod login;

@@ -1,0 +1,401 @@
+//! MCP servers in sessions, through the binary against the mock LLM: the reference server from
+//! npm (`@modelcontextprotocol/server-everything`, installed by `scripts/test-deps`) started by
+//! pi from the agent dir's `mcp.json`, its tools declared and called like built-in ones, a
+//! failing and a hanging server next to it, `--no-mcp`, and no server process left at exit.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pi_test_support::{Script, Turn};
+use serde_json::{json, Value};
+
+use crate::harness::{Fixture, Mock};
+
+/// `node` and server-everything's `dist/index.js`, or a skip (a failure under CI).
+fn everything() -> Option<(PathBuf, PathBuf)> {
+    let node = pi_test_support::require::tool("node", "runs the reference MCP server")?;
+    let script = std::env::var_os("PI_MCP_EVERYTHING_SERVER")
+        .map(PathBuf::from)
+        .filter(|p| p.exists());
+    match script {
+        Some(script) => Some((node, script)),
+        None => pi_test_support::require::missing(
+            "@modelcontextprotocol/server-everything (PI_MCP_EVERYTHING_SERVER)",
+            "the reference MCP server the session connects to",
+        ),
+    }
+}
+
+fn write_config(fx: &Fixture, servers: Value) {
+    std::fs::write(
+        fx.agent.path().join("mcp.json"),
+        serde_json::to_string_pretty(&json!({ "mcpServers": servers })).unwrap(),
+    )
+    .unwrap();
+}
+
+fn everything_entry(node: &Path, script: &Path, extra: Value) -> Value {
+    let mut entry = json!({
+        "command": node.display().to_string(),
+        "args": [script.display().to_string(), "stdio"],
+    });
+    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
+        entry.extend(extra.clone());
+    }
+    entry
+}
+
+fn declared(body: &Value) -> Vec<(String, String)> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            (
+                t["function"]["name"].as_str().unwrap_or("").to_string(),
+                t["function"]["description"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| match &m["content"] {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
+            _ => String::new(),
+        })
+        .collect()
+}
+
+#[test]
+fn the_model_calls_a_direct_mcp_tool_and_sees_its_result() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("mcp__everything__echo", json!({"message": "hi there"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    let run = fx.pi(["-p", "echo something"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "done\n");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    let tools = declared(&requests[0].body);
+    let names: Vec<&str> = tools.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(&names[..4], ["read", "bash", "edit", "write"], "{names:?}");
+    assert!(names.contains(&"mcp__everything__echo"), "{names:?}");
+    assert!(
+        names.contains(&"mcp__everything__get_tiny_image"),
+        "`-` becomes `_`: {names:?}"
+    );
+    let echo = tools.iter().find(|(n, _)| n == "mcp__everything__echo").unwrap();
+    assert!(
+        echo.1.to_lowercase().contains("echo"),
+        "the server's description: {}",
+        echo.1
+    );
+    assert_eq!(tool_results(&requests[1].body), vec!["Echo: hi there".to_string()]);
+    // Print mode shows no MCP messages.
+    assert!(!run.stderr.contains("MCP"), "{}", run.stderr);
+}
+
+#[test]
+fn json_mode_reports_an_mcp_call_as_an_ordinary_tool_with_its_details() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("mcp__everything__echo", json!({})),
+        Turn::tool_call("mcp__everything__echo", json!({"message": "ok"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    let run = fx.pi(["--mode", "json", "echo"]).run();
+    run.assert_ok();
+    let ends: Vec<Value> = run
+        .events()
+        .into_iter()
+        .filter(|e| e["type"] == "tool_execution_end")
+        .collect();
+    assert_eq!(ends.len(), 2, "{}", run.stdout);
+    // Arguments are validated against the server's schema before the call.
+    assert_eq!(ends[0]["isError"], true, "{}", ends[0]);
+    let first = ends[0]["result"]["content"][0]["text"].as_str().unwrap_or("");
+    assert!(first.contains("Validation failed"), "{first}");
+    let end = &ends[1];
+    assert_eq!(end["toolName"], "mcp__everything__echo");
+    assert_eq!(end["isError"], false, "{end}");
+    assert_eq!(end["result"]["content"][0]["text"], "Echo: ok");
+    assert_eq!(
+        end["result"]["details"],
+        json!({"server": "everything", "tool": "echo"})
+    );
+    assert_eq!(
+        end["result"]["structuredContent"]["content"][0]["text"], "Echo: ok",
+        "{end}"
+    );
+}
+
+#[test]
+fn a_failing_and_a_hanging_server_leave_the_others_working() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("mcp__broken__anything", json!({})),
+        Turn::tool_call("mcp__everything__echo", json!({"message": "still here"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({
+            "everything": everything_entry(&node, &script, json!({"exposure": "direct"})),
+            "broken": {"command": "/nonexistent/mcp-server", "exposure": "direct"},
+            // Answers nothing: its handshake times out after one second.
+            "hanging": {"command": "sleep", "args": ["30"], "exposure": "direct", "timeout": 1},
+        }),
+    );
+    let started = Instant::now();
+    let run = fx.pi(["-p", "go"]).run();
+    run.assert_ok();
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "a hanging server held the run up: {:?}",
+        started.elapsed()
+    );
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let names: Vec<String> = declared(&requests[0].body).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == "mcp__everything__echo"), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("mcp__broken")), "{names:?}");
+    let results = tool_results(&requests[2].body);
+    assert_eq!(results[0], "Tool mcp__broken__anything not found", "{results:?}");
+    assert_eq!(results[1], "Echo: still here");
+}
+
+#[test]
+fn no_mcp_leaves_the_servers_off() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let pid_file = fx.root.path().join("server.pid");
+    write_config(
+        &fx,
+        json!({ "everything": {
+            "command": "sh",
+            "args": ["-c", format!("echo $$ > '{}'; exec '{}' '{}' stdio", pid_file.display(), node.display(), script.display())],
+            "exposure": "direct",
+        }}),
+    );
+    let run = fx.pi(["--no-mcp", "-p", "hi"]).run();
+    run.assert_ok();
+    let names: Vec<String> = declared(&mock.requests()[0].body).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["read", "bash", "edit", "write"]);
+    assert!(!pid_file.exists(), "no server was started");
+}
+
+#[test]
+fn the_server_process_is_gone_when_pi_exits() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let pid_file = fx.root.path().join("server.pid");
+    write_config(
+        &fx,
+        json!({ "everything": {
+            "command": "sh",
+            "args": ["-c", format!("echo $$ > '{}'; exec '{}' '{}' stdio", pid_file.display(), node.display(), script.display())],
+            "exposure": "direct",
+        }}),
+    );
+    let run = fx.pi(["-p", "hi"]).run();
+    run.assert_ok();
+    let names: Vec<String> = declared(&mock.requests()[0].body).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == "mcp__everything__echo"), "{names:?}");
+    let pid: i32 = std::fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let gone = (0..100).any(|_| {
+        // Signal 0 only asks whether the process exists.
+        let alive = std::process::Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if alive {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !alive
+    });
+    assert!(gone, "the MCP server (pid {pid}) outlived pi");
+}
+
+fn system_prompt(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|m| m["role"] == "system" || m["role"] == "developer")
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn tool_search_loads_deferred_tools_for_the_next_request() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("tool_search", json!({"query": "echo", "limit": 1})),
+        Turn::tool_call("mcp__everything__echo", json!({"message": "loaded"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({
+            "exposure": "deferred",
+            "description": "The reference test server.\nSecond line.",
+        })) }),
+    );
+    let run = fx.pi(["-p", "find echo"]).run();
+    run.assert_ok();
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let first: Vec<String> = declared(&requests[0].body).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(first, ["read", "bash", "edit", "write", "tool_search"]);
+    let prompt = system_prompt(&requests[0].body);
+    assert!(
+        prompt.ends_with(
+            "<mcp_servers>\nMCP servers whose tools are not declared to you. Load the tools of `tool_search` servers with `tool_search`.\n\
+             - mcp__everything (tool_search): The reference test server.\n</mcp_servers>"
+        ),
+        "{prompt}"
+    );
+    let results = tool_results(&requests[1].body);
+    assert!(
+        results[0].starts_with("Loaded 1 tool. They are available from your next call:\n- mcp__everything__echo: "),
+        "{results:?}"
+    );
+    let second: Vec<String> = declared(&requests[1].body).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        second.last().map(String::as_str),
+        Some("mcp__everything__echo"),
+        "{second:?}"
+    );
+    assert_eq!(tool_results(&requests[2].body)[1], "Echo: loaded");
+}
+
+/// `node` and server-filesystem's `dist/index.js`, or a skip (a failure under CI).
+fn filesystem_server() -> Option<(PathBuf, PathBuf)> {
+    let node = pi_test_support::require::tool("node", "runs the filesystem MCP server")?;
+    match std::env::var_os("PI_MCP_FILESYSTEM_SERVER")
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+    {
+        Some(script) => Some((node, script)),
+        None => pi_test_support::require::missing(
+            "@modelcontextprotocol/server-filesystem (PI_MCP_FILESYSTEM_SERVER)",
+            "a second MCP server from npm",
+        ),
+    }
+}
+
+#[test]
+fn the_filesystem_server_reads_a_file_and_tool_exposure_and_flags_shape_its_tools() {
+    let Some((node, script)) = filesystem_server() else {
+        return;
+    };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("mcp__fs__read_text_file", json!({"path": "hello.txt"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "fs": {
+            "command": node.display().to_string(),
+            "args": [script.display().to_string(), "."],
+            "exposure": "direct",
+            "toolExposure": {"write_file": "hidden", "move_*": "hidden", "edit_file": "codemode"},
+        }}),
+    );
+    let run = fx.pi(["--exclude-tools", "mcp__fs__list_*", "-p", "read it"]).run();
+    run.assert_ok();
+    let requests = mock.requests();
+    let names: Vec<String> = declared(&requests[0].body).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == "mcp__fs__read_text_file"), "{names:?}");
+    assert!(names.iter().any(|n| n == "mcp__fs__directory_tree"), "{names:?}");
+    for absent in [
+        "mcp__fs__write_file",
+        "mcp__fs__move_file",
+        "mcp__fs__edit_file",
+        "mcp__fs__list_directory",
+        "mcp__fs__list_allowed_directories",
+    ] {
+        assert!(!names.iter().any(|n| n == absent), "{absent} declared: {names:?}");
+    }
+    // The server resolves the relative path against its cwd, the session's.
+    assert_eq!(tool_results(&requests[1].body), vec![crate::harness::HELLO.to_string()]);
+}
+
+#[test]
+fn the_resource_tools_list_and_read_a_servers_resources() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("list_mcp_resources", json!({"server": "everything"})),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    let run = fx.pi(["-p", "resources"]).run();
+    run.assert_ok();
+    let requests = mock.requests();
+    let names: Vec<String> = declared(&requests[0].body).into_iter().map(|(n, _)| n).collect();
+    for tool in ["list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"] {
+        assert!(names.iter().any(|n| n == tool), "{tool}: {names:?}");
+    }
+    let listing: Value = serde_json::from_str(&tool_results(&requests[1].body)[0]).expect("JSON listing");
+    assert_eq!(listing["server"], "everything");
+    let resources = listing["resources"].as_array().expect("resources");
+    assert!(!resources.is_empty(), "{listing}");
+    assert!(
+        resources
+            .iter()
+            .all(|r| r["server"] == "everything" && r["uri"].is_string()),
+        "{listing}"
+    );
+
+    // Read the first one back.
+    let uri = resources[0]["uri"].as_str().unwrap().to_string();
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call("read_mcp_resource", json!({"server": "everything", "uri": uri})),
+        Turn::text("done"),
+    ]));
+    let fx2 = Fixture::new(&mock);
+    write_config(
+        &fx2,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    let run = fx2.pi(["--mode", "json", "read"]).run();
+    run.assert_ok();
+    let end = run
+        .events()
+        .into_iter()
+        .find(|e| e["type"] == "tool_execution_end")
+        .expect("a tool_execution_end");
+    assert_eq!(end["isError"], false, "{end}");
+    assert_eq!(end["result"]["structuredContent"]["uri"], json!(uri), "{end}");
+    assert!(!tool_results(&mock.requests()[1].body)[0].is_empty());
+}
