@@ -67,6 +67,7 @@ impl ResourceTool {
                     "server": {"type": "string", "description": "Name of one MCP server; leave it out to list every server."},
                     "cursor": cursor,
                 },
+                "additionalProperties": false,
             }),
             ResourceTool::Read => json!({
                 "type": "object",

@@ -399,3 +399,88 @@ fn the_resource_tools_list_and_read_a_servers_resources() {
     assert_eq!(end["result"]["structuredContent"]["uri"], json!(uri), "{end}");
     assert!(!tool_results(&mock.requests()[1].body)[0].is_empty());
 }
+
+#[test]
+fn rpc_abort_cancels_a_running_mcp_call_and_startup_problems_arrive_as_one_notify() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::tool_call(
+            "mcp__everything__trigger_long_running_operation",
+            json!({"duration": 20, "steps": 20}),
+        ),
+        Turn::text("after abort"),
+    ]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({
+            "everything": everything_entry(&node, &script, json!({"exposure": "direct"})),
+            "broken": {"command": "/nonexistent/mcp-server"},
+        }),
+    );
+    let mut pi = fx.pi(["--mode", "rpc"]);
+    pi.cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let wait_for = |what: &dyn Fn(&Value) -> bool, seen: &mut Vec<Value>| -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let event = rx
+                .recv_timeout(left)
+                .unwrap_or_else(|_| panic!("no such event; seen: {seen:#?}"));
+            seen.push(event.clone());
+            if what(&event) {
+                return event;
+            }
+        }
+    };
+    let mut seen = Vec::new();
+    writeln!(stdin, r#"{{"type":"prompt","message":"run the long operation"}}"#).unwrap();
+    let notify = wait_for(
+        &|e| e["type"] == "extension_ui_request" && e["method"] == "notify",
+        &mut seen,
+    );
+    let message = notify["message"].as_str().unwrap_or("");
+    assert!(
+        message.starts_with("MCP servers need attention:\n  broken: failed: spawn /nonexistent/mcp-server")
+            && message.ends_with("\nRun /mcp to fix."),
+        "{notify}"
+    );
+    wait_for(
+        &|e| e["type"] == "tool_execution_start" && e["toolName"] == "mcp__everything__trigger_long_running_operation",
+        &mut seen,
+    );
+    // A progress update shows the call reached the server.
+    let update = wait_for(&|e| e["type"] == "tool_execution_update", &mut seen);
+    assert!(
+        update["partialResult"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{update}"
+    );
+    let started = Instant::now();
+    writeln!(stdin, r#"{{"type":"abort"}}"#).unwrap();
+    let end = wait_for(&|e| e["type"] == "tool_execution_end", &mut seen);
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(end["isError"], true, "{end}");
+    assert_eq!(end["result"]["content"][0]["text"], "MCP request aborted", "{end}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
