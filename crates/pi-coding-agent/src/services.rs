@@ -86,7 +86,13 @@ impl Services {
             no_prompt_templates: args.no_prompt_templates,
             theme_paths: args.themes.clone(),
             no_themes: args.no_themes,
-            extension_sources: args.extensions.clone(),
+            // Built-in extensions (`builtin:mcp`) are no files or packages to resolve.
+            extension_sources: args
+                .extensions
+                .iter()
+                .filter(|e| !crate::extensions::builtin::is_builtin(e))
+                .cloned()
+                .collect(),
             skip_project: false,
             trust_override: args.project_trust_override,
             cannot_ask_trust: args.cannot_prompt,

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod bridge;
+pub mod builtin;
 pub mod hooks;
 pub mod host;
 pub mod lifecycle;

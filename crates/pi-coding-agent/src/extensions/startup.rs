@@ -87,6 +87,7 @@ fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> Discov
     let (cli_paths, cli_packages): (Vec<String>, Vec<String>) = args
         .extensions
         .iter()
+        .filter(|s| !super::builtin::is_builtin(s))
         .cloned()
         .partition(|s| matches!(PackageSpec::parse(s), PackageSpec::Local(_)));
     let package_paths = {
@@ -125,7 +126,8 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     let slot = Arc::clone(session.services().extensions());
     let paths = Paths::for_cwd(session.cwd());
     let found = discover(&discovery_input(args, session, &paths));
-    let mut errors: Vec<String> = found.errors.iter().map(ToString::to_string).collect();
+    let mut errors: Vec<String> = super::builtin::unknown_errors(args);
+    errors.extend(found.errors.iter().map(ToString::to_string));
     if found.sources.is_empty() {
         return if errors.is_empty() { Ok(()) } else { Err(errors) };
     }

@@ -17,25 +17,24 @@ pub use runtime::{McpRuntime, ToolFilter, STARTUP_WAIT};
 use crate::cli::Args;
 use crate::config::paths::Paths;
 use crate::extension_ui::NotifyType;
+use crate::extensions::builtin;
 use crate::services::Services;
 use crate::session::AgentSession;
-
-/// The name `-e` and the `extensions` setting use for the MCP support.
-pub const BUILTIN_NAME: &str = "builtin:mcp";
 
 /// Whether the command line leaves MCP on: not with `--no-mcp`, and with `-ne` only when
 /// `-e builtin:mcp` asks for it again.
 pub fn enabled_by(args: &Args) -> bool {
-    if args.no_mcp {
-        return false;
-    }
-    !args.no_extensions || args.extensions.iter().any(|e| e == BUILTIN_NAME)
+    !args.no_mcp && builtin::enabled(args, builtin::MCP)
 }
 
 /// Load the configuration of `session`'s cwd and start connecting its servers in the
 /// background (nothing is started when none is configured); the session's registry joins.
 /// Needs a Tokio runtime.
 pub fn start(args: &Args, session: &AgentSession) {
+    session
+        .services()
+        .mcp()
+        .set_tool_search_enabled(builtin::enabled(args, builtin::TOOL_SEARCH));
     if !enabled_by(args) {
         return;
     }
@@ -94,7 +93,10 @@ pub async fn before_prompt(services: &Services) {
 pub fn attach(session: &AgentSession) {
     let runtime = session.services().mcp();
     let registry = session.tool_registry();
-    if runtime.has_deferred_tools() && registry.get(tool_search::TOOL_SEARCH_NAME).is_none() {
+    if runtime.has_deferred_tools()
+        && runtime.tool_search_enabled()
+        && registry.get(tool_search::TOOL_SEARCH_NAME).is_none()
+    {
         let tool: Arc<dyn pi_agent::AgentTool> =
             Arc::new(tool_search::ToolSearch::new(registry, Some(Arc::clone(runtime))));
         let meta = pi_agent::ToolMeta::of(tool.as_ref(), pi_agent::ToolSource::Codemode);

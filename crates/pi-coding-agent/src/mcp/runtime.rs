@@ -78,6 +78,8 @@ pub struct McpRuntime {
     resource_exposure: Mutex<Option<pi_agent::Exposure>>,
     /// The first prompt's wait for direct servers has happened.
     waited: AtomicBool,
+    /// `builtin:tool-search` is on for this run.
+    tool_search: AtomicBool,
 }
 
 impl McpRuntime {
@@ -121,6 +123,14 @@ impl McpRuntime {
 
     pub fn servers(&self) -> Vec<Arc<McpServer>> {
         lock(&self.servers).clone()
+    }
+
+    pub fn set_tool_search_enabled(&self, enabled: bool) {
+        self.tool_search.store(enabled, Ordering::SeqCst);
+    }
+
+    pub fn tool_search_enabled(&self) -> bool {
+        self.tool_search.load(Ordering::SeqCst)
     }
 
     /// Whether an enabled server has tools with `deferred` exposure (so `tool_search` is on).

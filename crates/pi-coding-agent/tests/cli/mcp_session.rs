@@ -484,3 +484,32 @@ fn rpc_abort_cancels_a_running_mcp_call_and_startup_problems_arrive_as_one_notif
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn builtin_names_turn_mcp_on_after_no_extensions_and_unknown_ones_fail() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    let off = fx.pi(["-ne", "-p", "hi"]).run();
+    off.assert_ok();
+    let on = fx.pi(["-ne", "-e", "builtin:mcp", "-p", "hi"]).run();
+    on.assert_ok();
+    let requests = mock.requests();
+    let names = |i: usize| -> Vec<String> { declared(&requests[i].body).into_iter().map(|(n, _)| n).collect() };
+    assert_eq!(names(0), ["read", "bash", "edit", "write"], "-ne leaves MCP off");
+    assert!(names(1).iter().any(|n| n == "mcp__everything__echo"), "{:?}", names(1));
+
+    let unknown = fx.pi(["-e", "builtin:nope", "-p", "hi"]).run();
+    assert_eq!(unknown.code, 1, "{unknown:?}");
+    assert!(
+        unknown
+            .stderr
+            .contains("Error: Failed to load extension \"builtin:nope\": Unknown built-in extension: builtin:nope"),
+        "{}",
+        unknown.stderr
+    );
+}
