@@ -513,3 +513,36 @@ fn builtin_names_turn_mcp_on_after_no_extensions_and_unknown_ones_fail() {
         unknown.stderr
     );
 }
+
+#[test]
+fn tools_entries_naming_mcp_tools_filter_them() {
+    let Some((node, script)) = filesystem_server() else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "fs": {
+            "command": node.display().to_string(),
+            "args": [script.display().to_string(), "."],
+            "exposure": "direct",
+        }}),
+    );
+    // Only built-in names: every MCP tool stays.
+    fx.pi(["--tools", "read", "-p", "hi"]).run().assert_ok();
+    // An `mcp__` entry: only the MCP tools it matches are declared.
+    fx.pi(["--tools", "read,mcp__fs__read_*", "-p", "hi"]).run().assert_ok();
+    let requests = mock.requests();
+    let names = |i: usize| -> Vec<String> { declared(&requests[i].body).into_iter().map(|(n, _)| n).collect() };
+    let all = names(0);
+    assert_eq!(all[0], "read");
+    assert!(all.iter().any(|n| n == "mcp__fs__directory_tree"), "{all:?}");
+    let filtered = names(1);
+    assert_eq!(filtered[0], "read");
+    assert!(
+        filtered[1..].iter().all(|n| n.starts_with("mcp__fs__read_")),
+        "{filtered:?}"
+    );
+    assert!(filtered.iter().any(|n| n == "mcp__fs__read_text_file"), "{filtered:?}");
+}
