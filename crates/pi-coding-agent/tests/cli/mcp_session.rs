@@ -546,3 +546,48 @@ fn tools_entries_naming_mcp_tools_filter_them() {
     );
     assert!(filtered.iter().any(|n| n == "mcp__fs__read_text_file"), "{filtered:?}");
 }
+
+#[test]
+fn a_new_session_in_rpc_mode_keeps_the_servers_tools() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    let mut pi = fx.pi(["--mode", "rpc"]);
+    pi.cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut wait_for = |what: &dyn Fn(&Value) -> bool| {
+        for line in lines.by_ref().map_while(Result::ok) {
+            if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                if what(&value) {
+                    return value;
+                }
+            }
+        }
+        panic!("pi's output ended");
+    };
+    writeln!(stdin, r#"{{"type":"prompt","message":"first"}}"#).unwrap();
+    wait_for(&|e| e["type"] == "agent_end");
+    writeln!(stdin, r#"{{"id":"n","type":"new_session"}}"#).unwrap();
+    let answer = wait_for(&|e| e["type"] == "response" && e["id"] == "n");
+    assert_eq!(answer["success"], true, "{answer}");
+    writeln!(stdin, r#"{{"type":"prompt","message":"second"}}"#).unwrap();
+    wait_for(&|e| e["type"] == "agent_end");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for request in &requests {
+        let names: Vec<String> = declared(&request.body).into_iter().map(|(n, _)| n).collect();
+        assert!(names.iter().any(|n| n == "mcp__everything__echo"), "{names:?}");
+    }
+}
