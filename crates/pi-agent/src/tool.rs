@@ -88,6 +88,12 @@ pub trait AgentTool: Send + Sync {
     fn prompt_guidelines(&self) -> Vec<String> {
         Vec::new()
     }
+    /// pi's `constrainedSampling` declaration (`{"type": "json_schema", "strict": "prefer"}`
+    /// for the built-in file and shell tools): how far a provider may hold the arguments to the
+    /// schema. `None` declares nothing.
+    fn constrained_sampling(&self) -> Option<Value> {
+        None
+    }
     /// Rewrite raw arguments before validation (e.g. fold a legacy shape into the current one).
     fn prepare_arguments(&self, arguments: Value) -> Value {
         arguments

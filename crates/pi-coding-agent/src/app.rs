@@ -101,6 +101,8 @@ pub fn run(argv: &[String]) -> i32 {
         std::env::set_var("PI_SKIP_VERSION_CHECK", "1");
     }
     std::env::set_var("PI_CODING_AGENT", "true");
+    // pi 1.6 names itself to the tools and scripts it runs.
+    std::env::set_var("AI_AGENT", "pi");
 
     let mut console = Console {
         stdout_taken: false,

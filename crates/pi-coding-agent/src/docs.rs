@@ -205,7 +205,6 @@ mod tests {
             skills: &[],
             cwd: Path::new("/work"),
             docs: &docs,
-            date: Some("2026-01-01"),
             mcp_servers: None,
         });
         let named = named_paths(&prompt);

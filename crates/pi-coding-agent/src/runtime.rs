@@ -21,7 +21,7 @@ use crate::session::agent_session::lock;
 use crate::session::hooks::SessionHooks;
 use crate::session::loadout::Loadout;
 use crate::session::{AgentSession, AgentSessionParts};
-use crate::system_prompt::{build_system_prompt, SystemPromptInput};
+use crate::system_prompt::{build_sections, SystemPromptInput};
 
 /// A startup failure, exit code 1.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -173,7 +173,7 @@ fn tool_loadout(
         registry,
         Box::new(move |tools| {
             let mcp_servers = mcp.prompt_section(&|name| tools.iter().any(|t| t.name == name));
-            build_system_prompt(&SystemPromptInput {
+            build_sections(&SystemPromptInput {
                 custom_prompt: custom.as_deref(),
                 tools,
                 append: &append,
@@ -181,7 +181,6 @@ fn tool_loadout(
                 skills: &skills,
                 cwd: &cwd,
                 docs: &docs,
-                date: None,
                 mcp_servers: mcp_servers.as_deref(),
             })
         }),
@@ -327,11 +326,14 @@ pub fn build_with_store(
     }
 
     let resources = Arc::clone(&cwd_services.resources);
+    // Filled by the session once it exists, read by bash when a command starts.
+    let session_env = pi_tools::SessionEnv::default();
     let tools_options = pi_tools::ToolsOptions {
         shell_path: settings.shell_path().map(PathBuf::from),
         command_prefix: settings.shell_command_prefix().map(str::to_string),
         auto_resize_images: settings.image_auto_resize(),
         bin_dir: Some(paths.bin_dir()),
+        session_env: Some(session_env.clone()),
         ..Default::default()
     };
     let docs = DocsPaths::installed();
@@ -393,6 +395,7 @@ pub fn build_with_store(
         session.record_initial_state();
     }
     session.set_scoped_models(scoped_models.clone());
+    session.expose_session_env(session_env);
     // A replacement session gets the extensions already running (none at first startup: they
     // start with the mode's runtime and join then).
     crate::extensions::attach(&session, services.extensions());

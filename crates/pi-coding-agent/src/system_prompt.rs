@@ -1,15 +1,17 @@
-//! The system prompt, assembled from pi's ingredients in pi's order: an identity line, the
-//! active tools with their one-line snippets, guidelines, where the pi docs are, the appended
-//! text, the context files, the skills, then the date and the working directory.
+//! The system prompt as pi 1.6 structures it: named sections in a fixed order (`preamble`,
+//! `tools`, `rules`, `docs`, `addendum`, `project_context`, `skills`, `cwd`), each but the
+//! preamble wrapped in `<name>` tags, joined by a blank line. The sections are what the
+//! transcript's system messages record and patch; the rendered text is what a request carries.
 //!
 //! Tools are plain data ([`ToolPrompt`]) so this module does not depend on the tool crate.
-//! A custom prompt (`--system-prompt` or SYSTEM.md) replaces everything up to the docs block.
+//! A custom prompt (`--system-prompt` or SYSTEM.md) becomes the preamble and drops the tools,
+//! rules and docs sections.
 
 use std::path::Path;
 
 use crate::config::paths::DocsPaths;
 use crate::resources::context_files::ContextFile;
-use crate::resources::skills::{format_skills_for_prompt, Skill};
+use crate::resources::skills::{format_skills_for_prompt, Skill, SkillReader};
 
 /// What the prompt says about one active tool.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -34,9 +36,9 @@ impl ToolPrompt {
 /// Everything the prompt is built from.
 #[derive(Debug, Clone)]
 pub struct SystemPromptInput<'a> {
-    /// Replaces the default prompt when set.
+    /// Replaces the default preamble (and drops tools, rules and docs) when set.
     pub custom_prompt: Option<&'a str>,
-    /// The active tools, in order.
+    /// The declared tools, in order.
     pub tools: &'a [ToolPrompt],
     /// Appended texts, joined by a blank line.
     pub append: &'a [String],
@@ -44,94 +46,68 @@ pub struct SystemPromptInput<'a> {
     pub skills: &'a [Skill],
     pub cwd: &'a Path,
     pub docs: &'a DocsPaths,
-    /// `YYYY-MM-DD`; `None` means today (local time).
-    pub date: Option<&'a str>,
     /// The `mcp_servers` section's text, placed after the working directory.
     pub mcp_servers: Option<&'a str>,
 }
 
-// The wording below is this project's own; the structure follows pi so that prompts, caches
-// and tests line up section by section.
-const IDENTITY: &str = "You are an expert coding assistant working inside pi, a coding agent harness. You help the user by reading files, running commands, editing code and writing new files.";
-const OTHER_TOOLS: &str = "Depending on the project, further custom tools may be available beyond those listed above.";
+/// A system prompt as named sections, in prompt order. Each text is the section as sent
+/// (tags included), so rendering is a join.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptSections(pub Vec<(String, String)>);
+
+impl PromptSections {
+    /// The prompt text a request carries.
+    pub fn render(&self) -> String {
+        let texts: Vec<&str> = self.0.iter().map(|(_, text)| text.as_str()).collect();
+        texts.join("\n\n")
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, t)| t.as_str())
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|(n, _)| n.as_str())
+    }
+
+    fn push(&mut self, name: &str, body: &str) {
+        let text = if name == "preamble" {
+            body.to_string()
+        } else {
+            format!("<{name}>\n{body}\n</{name}>")
+        };
+        self.0.push((name.to_string(), text));
+    }
+}
+
+// The wording below is this project's own; the section names and their order follow pi 1.6
+// so that transcripts, caches and tests line up section by section.
+const PREAMBLE: &str = "You are a coding assistant working inside pi, a coding agent harness. You help the user read files, run commands and change code.";
+const OTHER_TOOLS: &str = "Further tools may be available.";
 const BASH_ONLY: &str = "Use bash for file exploration such as ls, rg and find";
-const PREFER_SEARCH_TOOLS: &str =
-    "Prefer the grep, find and ls tools to bash for exploring files (they are faster and respect .gitignore)";
+const POWERSHELL_ONLY: &str = "Use PowerShell for file exploration: listing, searching and finding files";
+const BASH_OR_POWERSHELL: &str = "Use bash or PowerShell for file exploration: listing, searching and finding files";
 const CONCISE: &str = "Keep your answers concise";
 const SHOW_PATHS: &str = "Name file paths clearly when you work with files";
 const CONTEXT_INTRO: &str = "Instructions and guidelines for this project:";
 
-fn docs_block(docs: &DocsPaths) -> String {
+fn docs_body(docs: &DocsPaths) -> String {
     format!(
         "Pi documentation (consult it only when the user asks about pi itself: its SDK, extensions, themes, skills or TUI):
 - Main documentation: {readme}
 - Further docs: {docs}
 - Examples: {examples} (extensions, custom tools, SDK)
-- Topics: extensions (docs/extensions.md, examples/extensions/), themes (docs/themes.md), skills (docs/skills.md), prompt templates (docs/prompt-templates.md), TUI components (docs/tui.md), keybindings (docs/keybindings.md), SDK integrations (docs/sdk.md), custom providers (docs/custom-provider.md), adding models (docs/models.md), pi packages (docs/packages.md)
-- For work on pi itself, read the relevant docs and examples first and follow their .md cross-references
-- Read pi's .md files in full and follow links to related docs (for example tui.md for TUI API details)",
+- Paths such as docs/... and examples/... in these files are relative to the folders above, not to the working directory
+- Topics: extensions (docs/extensions.md, examples/extensions/), themes (docs/themes.md), skills (docs/skills.md), prompt templates (docs/prompt-templates.md), TUI components (docs/tui.md), keybindings (docs/keybindings.md), SDK integrations (docs/sdk.md), custom providers (docs/custom-provider.md), adding models (docs/models.md), pi packages (docs/packages.md), MCP servers (docs/mcp.md)
+- Before changing pi itself, read the relevant docs and examples in full and follow their cross-references",
         readme = docs.readme.display(),
         docs = docs.docs.display(),
         examples = docs.examples.display(),
     )
 }
 
-/// Today's local date as `YYYY-MM-DD` (no time, so the prompt stays cacheable all day).
-pub fn today() -> String {
-    chrono::Local::now().format("%Y-%m-%d").to_string()
-}
-
-fn context_section(files: &[ContextFile]) -> String {
-    if files.is_empty() {
-        return String::new();
-    }
-    let mut out = format!("\n\n# Project Context\n\n{CONTEXT_INTRO}\n\n");
-    for f in files {
-        out.push_str(&format!("## {}\n\n{}\n\n", f.path.display(), f.content));
-    }
-    out
-}
-
-fn tail(prompt: &mut String, date: &str, cwd: &Path) {
-    prompt.push_str(&format!("\nCurrent date: {date}"));
-    prompt.push_str(&format!(
-        "\nCurrent working directory: {}",
-        cwd.to_string_lossy().replace('\\', "/")
-    ));
-}
-
-/// The `mcp_servers` section, tagged, after the working directory.
-fn push_mcp_servers(prompt: &mut String, section: Option<&str>) {
-    if let Some(text) = section.filter(|t| !t.is_empty()) {
-        prompt.push_str(&format!("\n\n<mcp_servers>\n{text}\n</mcp_servers>"));
-    }
-}
-
-/// Build the system prompt.
-pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
-    let date = input.date.map(str::to_string).unwrap_or_else(today);
-    let append = input.append.join("\n\n");
-    let append_section = if append.is_empty() {
-        String::new()
-    } else {
-        format!("\n\n{append}")
-    };
-    let has_tool = |name: &str| input.tools.iter().any(|t| t.name == name);
-
-    if let Some(custom) = input.custom_prompt {
-        let mut prompt = custom.to_string();
-        prompt.push_str(&append_section);
-        prompt.push_str(&context_section(input.context_files));
-        if has_tool("read") {
-            prompt.push_str(&format_skills_for_prompt(input.skills));
-        }
-        tail(&mut prompt, &date, input.cwd);
-        push_mcp_servers(&mut prompt, input.mcp_servers);
-        return prompt;
-    }
-
-    let listed: Vec<String> = input
-        .tools
+fn tools_body(tools: &[ToolPrompt]) -> String {
+    let listed: Vec<String> = tools
         .iter()
         .filter_map(|t| {
             t.snippet
@@ -140,45 +116,98 @@ pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
                 .map(|s| format!("- {}: {s}", t.name))
         })
         .collect();
-    let tools_list = if listed.is_empty() {
+    let list = if listed.is_empty() {
         "(none)".to_string()
     } else {
         listed.join("\n")
     };
+    format!("{list}\n\n{OTHER_TOOLS}")
+}
 
-    let mut guidelines: Vec<String> = Vec::new();
-    let mut add = |g: &str| {
-        let g = g.trim();
-        if !g.is_empty() && !guidelines.iter().any(|x| x == g) {
-            guidelines.push(g.to_string());
+fn rules_body(tools: &[ToolPrompt]) -> String {
+    let has_tool = |name: &str| tools.iter().any(|t| t.name == name);
+    let mut rules: Vec<String> = Vec::new();
+    let mut add = |rule: &str| {
+        let rule = rule.trim();
+        if !rule.is_empty() && !rules.iter().any(|r| r == rule) {
+            rules.push(rule.to_string());
         }
     };
     let search_tools = has_tool("grep") || has_tool("find") || has_tool("ls");
-    if has_tool("bash") {
-        add(if search_tools { PREFER_SEARCH_TOOLS } else { BASH_ONLY });
+    if !search_tools {
+        match (has_tool("bash"), has_tool("powershell")) {
+            (true, true) => add(BASH_OR_POWERSHELL),
+            (true, false) => add(BASH_ONLY),
+            (false, true) => add(POWERSHELL_ONLY),
+            (false, false) => {}
+        }
     }
-    for t in input.tools {
+    for t in tools {
         for g in &t.guidelines {
             add(g);
         }
     }
     add(CONCISE);
     add(SHOW_PATHS);
-    let guidelines: Vec<String> = guidelines.iter().map(|g| format!("- {g}")).collect();
+    rules.iter().map(|r| format!("- {r}")).collect::<Vec<_>>().join("\n")
+}
 
-    let mut prompt = format!(
-        "{IDENTITY}\n\nAvailable tools:\n{tools_list}\n\n{OTHER_TOOLS}\n\nGuidelines:\n{}\n\n{}",
-        guidelines.join("\n"),
-        docs_block(input.docs)
-    );
-    prompt.push_str(&append_section);
-    prompt.push_str(&context_section(input.context_files));
-    if has_tool("read") {
-        prompt.push_str(&format_skills_for_prompt(input.skills));
+fn project_context_body(files: &[ContextFile]) -> String {
+    let mut parts = vec![CONTEXT_INTRO.to_string()];
+    parts.extend(files.iter().map(|f| {
+        format!(
+            "<project_instructions path=\"{}\">\n{}\n</project_instructions>",
+            f.path.display(),
+            f.content
+        )
+    }));
+    parts.join("\n\n")
+}
+
+/// Build the prompt's sections.
+pub fn build_sections(input: &SystemPromptInput<'_>) -> PromptSections {
+    let has_tool = |name: &str| input.tools.iter().any(|t| t.name == name);
+    let mut sections = PromptSections::default();
+    match input.custom_prompt {
+        Some(custom) => sections.push("preamble", custom),
+        None => {
+            sections.push("preamble", PREAMBLE);
+            sections.push("tools", &tools_body(input.tools));
+            sections.push("rules", &rules_body(input.tools));
+            sections.push("docs", &docs_body(input.docs));
+        }
     }
-    tail(&mut prompt, &date, input.cwd);
-    push_mcp_servers(&mut prompt, input.mcp_servers);
-    prompt
+    let append = input.append.join("\n\n");
+    if !append.is_empty() {
+        sections.push("addendum", &append);
+    }
+    if !input.context_files.is_empty() {
+        sections.push("project_context", &project_context_body(input.context_files));
+    }
+    let reader = if has_tool("read") {
+        Some(SkillReader::Read)
+    } else if has_tool("bash") {
+        Some(SkillReader::Bash)
+    } else {
+        None
+    };
+    if let Some(reader) = reader {
+        let skills = format_skills_for_prompt(input.skills, reader);
+        let skills = skills.trim();
+        if !skills.is_empty() {
+            sections.push("skills", skills);
+        }
+    }
+    sections.push("cwd", &input.cwd.to_string_lossy().replace('\\', "/"));
+    if let Some(text) = input.mcp_servers.filter(|t| !t.is_empty()) {
+        sections.push("mcp_servers", text);
+    }
+    sections
+}
+
+/// Build the system prompt text.
+pub fn build_system_prompt(input: &SystemPromptInput<'_>) -> String {
+    build_sections(input).render()
 }
 
 #[cfg(test)]
@@ -215,71 +244,97 @@ mod tests {
             skills,
             cwd: Path::new("/home/user/proj"),
             docs,
-            date: Some("2026-11-30"),
             mcp_servers: None,
         }
     }
 
     #[test]
-    fn default_prompt_sections_in_order() {
+    fn sections_come_in_pi_order_wrapped_in_their_tags() {
         let docs = DocsPaths::under(Path::new("/opt/pi"));
         let t = tools(&["read", "bash", "edit", "write"]);
         let append = vec!["APPENDED".to_string()];
         let ctx = vec![ContextFile {
             path: PathBuf::from("/home/user/proj/AGENTS.md"),
-            content: "rules".into(),
+            content: "rules\n".into(),
         }];
-        let p = build_system_prompt(&input(&t, &append, &ctx, &[], &docs));
-        let order = [
-            IDENTITY,
-            "\n\nAvailable tools:\n- read: read snippet\n- bash: bash snippet",
-            OTHER_TOOLS,
-            "Guidelines:\n- Use bash for file exploration such as ls, rg and find\n- read guideline\n- shared guideline\n- bash guideline",
-            "- Keep your answers concise\n- Name file paths clearly when you work with files\n\nPi documentation",
-            "- Main documentation: /opt/pi/README.md",
-            "\n\nAPPENDED",
-            "\n\n# Project Context\n\n",
-            "## /home/user/proj/AGENTS.md\n\nrules\n\n",
-            "\nCurrent date: 2026-11-30\nCurrent working directory: /home/user/proj",
-        ];
-        let mut at = 0;
-        for part in order {
-            let found = p[at..]
-                .find(part)
-                .unwrap_or_else(|| panic!("missing or out of order: {part:?}\n{p}"));
-            at += found + part.len();
-        }
-        assert_eq!(p.matches("shared guideline").count(), 1);
-        assert!(p.ends_with("Current working directory: /home/user/proj"));
+        let sections = build_sections(&input(&t, &append, &ctx, &[], &docs));
+        let names: Vec<&str> = sections.names().collect();
+        assert_eq!(
+            names,
+            [
+                "preamble",
+                "tools",
+                "rules",
+                "docs",
+                "addendum",
+                "project_context",
+                "cwd"
+            ]
+        );
+        assert_eq!(sections.get("preamble"), Some(PREAMBLE));
+        assert_eq!(
+            sections.get("tools"),
+            Some(
+                "<tools>\n- read: read snippet\n- bash: bash snippet\n- edit: edit snippet\n- write: write snippet\n\nFurther tools may be available.\n</tools>"
+            )
+        );
+        let rules = sections.get("rules").unwrap_or_default();
+        assert!(rules.starts_with("<rules>\n- Use bash for file exploration such as ls, rg and find\n- read guideline\n- shared guideline\n- bash guideline\n"));
+        assert!(rules
+            .ends_with("- Keep your answers concise\n- Name file paths clearly when you work with files\n</rules>"));
+        assert_eq!(rules.matches("shared guideline").count(), 1);
+        assert!(sections
+            .get("docs")
+            .is_some_and(|d| d.contains("- Main documentation: /opt/pi/README.md")));
+        assert_eq!(sections.get("addendum"), Some("<addendum>\nAPPENDED\n</addendum>"));
+        assert_eq!(
+            sections.get("project_context"),
+            Some("<project_context>\nInstructions and guidelines for this project:\n\n<project_instructions path=\"/home/user/proj/AGENTS.md\">\nrules\n\n</project_instructions>\n</project_context>")
+        );
+        assert_eq!(sections.get("cwd"), Some("<cwd>\n/home/user/proj\n</cwd>"));
+        let prompt = sections.render();
+        assert!(prompt.starts_with(&format!("{PREAMBLE}\n\n<tools>\n")));
+        assert!(prompt.ends_with("</project_context>\n\n<cwd>\n/home/user/proj\n</cwd>"));
+        assert!(!prompt.contains("Current date"), "no date: the prompt stays cacheable");
     }
 
     #[test]
-    fn search_tools_change_the_bash_guideline_and_no_tools_says_none() {
+    fn search_tools_drop_the_bash_rule_and_no_tools_says_none() {
         let docs = DocsPaths::under(Path::new("/d"));
         let t = tools(&["read", "bash", "grep"]);
-        let p = build_system_prompt(&input(&t, &[], &[], &[], &docs));
-        assert!(p.contains(PREFER_SEARCH_TOOLS));
-        assert!(!p.contains(BASH_ONLY));
-        let p = build_system_prompt(&input(&[], &[], &[], &[], &docs));
-        assert!(p.contains("Available tools:\n(none)\n\n"));
-        assert!(p.contains("Guidelines:\n- Keep your answers concise\n- Name file paths clearly"));
-        // Without append or context the docs block runs straight into the date line.
-        assert!(p.contains("(for example tui.md for TUI API details)\nCurrent date: 2026-11-30"));
+        let rules = build_sections(&input(&t, &[], &[], &[], &docs));
+        assert!(!rules.render().contains(BASH_ONLY));
+        let t = tools(&["powershell"]);
+        assert!(build_sections(&input(&t, &[], &[], &[], &docs))
+            .render()
+            .contains(POWERSHELL_ONLY));
+        let none = build_sections(&input(&[], &[], &[], &[], &docs));
+        assert_eq!(
+            none.get("tools"),
+            Some("<tools>\n(none)\n\nFurther tools may be available.\n</tools>")
+        );
+        assert_eq!(
+            none.get("rules"),
+            Some("<rules>\n- Keep your answers concise\n- Name file paths clearly when you work with files\n</rules>")
+        );
     }
 
     #[test]
-    fn custom_prompt_keeps_only_its_tail() {
+    fn a_custom_prompt_is_the_preamble_before_the_cwd() {
         let docs = DocsPaths::under(Path::new("/d"));
         let mut i = input(&[], &[], &[], &[], &docs);
         i.custom_prompt = Some("You are a test system prompt.");
         assert_eq!(
             build_system_prompt(&i),
-            "You are a test system prompt.\nCurrent date: 2026-11-30\nCurrent working directory: /home/user/proj"
+            "You are a test system prompt.\n\n<cwd>\n/home/user/proj\n</cwd>"
         );
+        // The MCP servers' section comes after the working directory.
+        i.mcp_servers = Some("- fs: files");
+        assert!(build_system_prompt(&i).ends_with("</cwd>\n\n<mcp_servers>\n- fs: files\n</mcp_servers>"));
     }
 
     #[test]
-    fn skills_need_read_and_hide_disabled_ones() {
+    fn skills_need_read_or_bash_and_hide_disabled_ones() {
         let docs = DocsPaths::under(Path::new("/d"));
         let skill = |name: &str, hidden: bool| Skill {
             name: name.into(),
@@ -291,11 +346,20 @@ mod tests {
         };
         let skills = vec![skill("visible", false), skill("hidden", true)];
         let with_read = tools(&["read"]);
-        let p = build_system_prompt(&input(&with_read, &[], &[], &skills, &docs));
-        assert!(p.contains("<available_skills>\n  <skill>\n    <name>visible</name>\n    <description>Does &lt;things&gt; &amp; more</description>\n    <location>/s/visible/SKILL.md</location>\n  </skill>\n</available_skills>\nCurrent date:"));
-        assert!(!p.contains("hidden"));
-        let no_read = tools(&["bash"]);
-        let p = build_system_prompt(&input(&no_read, &[], &[], &skills, &docs));
-        assert!(!p.contains("<available_skills>"));
+        let s = build_sections(&input(&with_read, &[], &[], &skills, &docs));
+        let block = s.get("skills").unwrap_or_default();
+        assert!(block.starts_with("<skills>\nSkills give you"));
+        assert!(block.contains("with the read tool"));
+        assert!(block.ends_with("<available_skills>\n  <skill>\n    <name>visible</name>\n    <description>Does &lt;things&gt; &amp; more</description>\n    <location>/s/visible/SKILL.md</location>\n  </skill>\n</available_skills>\n</skills>"));
+        assert!(!block.contains("hidden"));
+        let names: Vec<&str> = s.names().collect();
+        assert_eq!(names[names.len() - 2..], ["skills", "cwd"]);
+        let bash_only = tools(&["bash"]);
+        let s = build_sections(&input(&bash_only, &[], &[], &skills, &docs));
+        assert!(s.get("skills").is_some_and(|b| b.contains("with bash")));
+        let neither = tools(&["edit"]);
+        assert!(build_sections(&input(&neither, &[], &[], &skills, &docs))
+            .get("skills")
+            .is_none());
     }
 }

@@ -27,6 +27,15 @@ impl BashTool {
             options,
         }
     }
+
+    /// The configured extra variables, then the session's `PI_*` ones as they are now.
+    fn command_env(&self) -> Vec<(String, String)> {
+        let mut env = self.options.env.clone();
+        if let Some(session) = &self.options.session_env {
+            env.extend(session.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned());
+        }
+        env
+    }
 }
 
 fn progress_details(p: &crate::output::OutputSnapshot) -> Value {
@@ -111,6 +120,16 @@ impl AgentTool for BashTool {
         })
     }
 
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(crate::prefer_schema_sampling())
+    }
+    fn prompt_guidelines(&self) -> Vec<String> {
+        if self.options.session_env.is_some() {
+            vec!["The PI_* environment variables describe the current model and session.".to_string()]
+        } else {
+            Vec::new()
+        }
+    }
     fn prompt_snippet(&self) -> Option<String> {
         Some("Run shell commands (ls, grep, find, tests, builds, ...)".to_string())
     }
@@ -131,7 +150,8 @@ impl AgentTool for BashTool {
             command_prefix: self.options.command_prefix.clone(),
             timeout_secs: timeout,
             bin_dir: self.options.bin_dir.clone(),
-            env: self.options.env.clone(),
+            env: self.command_env(),
+            unset: crate::SESSION_ENV_NAMES.iter().map(|n| n.to_string()).collect(),
             temp_file_prefix: None,
         };
         on_update(ToolOutput::default());

@@ -183,6 +183,9 @@ impl AgentTool for EditTool {
         })
     }
 
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(crate::prefer_schema_sampling())
+    }
     fn prompt_snippet(&self) -> Option<String> {
         Some("Edit files by exact text replacement, several separate spots in one call if needed".to_string())
     }

@@ -33,6 +33,8 @@ pub struct BashOptions {
     pub bin_dir: Option<PathBuf>,
     /// Extra environment variables for the command.
     pub env: Vec<(String, String)>,
+    /// Inherited variables the command must not see (set again from `env` when listed there).
+    pub unset: Vec<String>,
     /// Prefix of the temp file name for long output (`pi-bash` when empty).
     pub temp_file_prefix: Option<String>,
 }
@@ -212,6 +214,9 @@ pub async fn exec_bash(
         .process_group(0);
     if let Some(path) = opts.bin_dir.as_deref().and_then(path_with_bin_dir) {
         cmd.env("PATH", path);
+    }
+    for k in &opts.unset {
+        cmd.env_remove(k);
     }
     for (k, v) in &opts.env {
         cmd.env(k, v);

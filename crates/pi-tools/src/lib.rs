@@ -41,6 +41,12 @@ pub const DEFAULT_TOOL_NAMES: [&str; 4] = ["read", "bash", "edit", "write"];
 /// Every built-in tool, in pi's order.
 pub const ALL_TOOL_NAMES: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
+/// The `constrainedSampling` pi 1.6 declares for read, bash, edit and write: a provider that
+/// can hold arguments to the JSON schema may do so, and one that cannot sends them free.
+pub fn prefer_schema_sampling() -> serde_json::Value {
+    serde_json::json!({"type": "json_schema", "strict": "prefer"})
+}
+
 /// Settings that shape the tools.
 #[derive(Clone)]
 pub struct ToolsOptions {
@@ -56,7 +62,23 @@ pub struct ToolsOptions {
     pub env: Vec<(String, String)>,
     /// Whether the current model takes images; when it says no, read adds pi's note.
     pub model_accepts_images: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
+    /// The session's `PI_*` variables (session id and file, provider, model, reasoning level)
+    /// as they are when a command starts; `None` exposes none and drops inherited ones.
+    pub session_env: Option<SessionEnv>,
 }
+
+/// The `PI_*` variables pi 1.6 gives bash commands, kept current by the session that owns
+/// the tools.
+pub type SessionEnv = Arc<std::sync::Mutex<Vec<(String, String)>>>;
+
+/// The variables of [`SessionEnv`]: inherited values are removed before the session's own are set.
+pub const SESSION_ENV_NAMES: [&str; 5] = [
+    "PI_SESSION_ID",
+    "PI_SESSION_FILE",
+    "PI_PROVIDER",
+    "PI_MODEL",
+    "PI_REASONING_LEVEL",
+];
 
 impl Default for ToolsOptions {
     fn default() -> Self {
@@ -67,6 +89,7 @@ impl Default for ToolsOptions {
             bin_dir: None,
             env: Vec::new(),
             model_accepts_images: None,
+            session_env: None,
         }
     }
 }
@@ -80,6 +103,7 @@ impl fmt::Debug for ToolsOptions {
             .field("bin_dir", &self.bin_dir)
             .field("env", &self.env)
             .field("model_accepts_images", &self.model_accepts_images.is_some())
+            .field("session_env", &self.session_env.is_some())
             .finish()
     }
 }

@@ -58,6 +58,9 @@ impl AgentTool for ReadTool {
         })
     }
 
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(crate::prefer_schema_sampling())
+    }
     fn prompt_snippet(&self) -> Option<String> {
         Some("Read the contents of a file".to_string())
     }

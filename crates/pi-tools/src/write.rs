@@ -58,6 +58,9 @@ impl AgentTool for WriteTool {
         })
     }
 
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(crate::prefer_schema_sampling())
+    }
     fn prompt_snippet(&self) -> Option<String> {
         Some("Create a file or replace its whole content".to_string())
     }

@@ -243,17 +243,36 @@ fn escape_xml(s: &str) -> String {
         .replace('\'', "&apos;")
 }
 
+/// Which declared tool the model loads a skill's file with; the skills block names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SkillReader {
+    Read,
+    Bash,
+    /// A reading tool exists but is not declared (reachable through another tool): no name.
+    Indirect,
+}
+
 /// The system-prompt block listing the skills the model may load (those without
 /// `disable-model-invocation`); empty when there are none.
-pub fn format_skills_for_prompt(skills: &[Skill]) -> String {
+pub fn format_skills_for_prompt(skills: &[Skill], reader: SkillReader) -> String {
     let visible: Vec<&Skill> = skills.iter().filter(|s| !s.disable_model_invocation).collect();
     if visible.is_empty() {
         return String::new();
     }
+    let how = match reader {
+        SkillReader::Read => {
+            "When a task fits a skill's description, load that skill's file with the read tool before you start."
+        }
+        SkillReader::Bash => {
+            "When a task fits a skill's description, load that skill's file with bash before you start."
+        }
+        SkillReader::Indirect => "When a task fits a skill's description, load that skill's file before you start.",
+    };
     let mut lines = vec![
-        "\n\nSkills give you extra instructions for particular kinds of task.".to_string(),
-        "When a task fits a skill's description, load that skill's file with the read tool before you start.".to_string(),
-        "Paths mentioned inside a skill are relative to the folder that holds its file; turn them into absolute paths before using them in tool calls.".to_string(),
+        "Skills give you extra instructions for particular kinds of task.".to_string(),
+        how.to_string(),
+        "Paths inside a skill are relative to its folder (the parent of SKILL.md); use absolute paths in tool calls."
+            .to_string(),
         String::new(),
         "<available_skills>".to_string(),
     ];

@@ -134,6 +134,8 @@ pub(crate) struct Inner {
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
     pub(crate) extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
+    /// The `PI_*` variables bash commands see, refreshed before each run.
+    session_env: Mutex<Option<pi_tools::SessionEnv>>,
     /// The tools and the system prompt built from them; a `before_agent_start` override lasts
     /// one prompt, and the next prompt without one goes back to the built prompt.
     pub(crate) loadout: Arc<super::loadout::Loadout>,
@@ -202,6 +204,7 @@ impl AgentSession {
             compacting: Default::default(),
             overflow_recovery_attempted: Default::default(),
             extensions: Mutex::new(Arc::new(super::extensions::NoExtensions)),
+            session_env: Mutex::new(None),
         });
         inner.agent.subscribe(Arc::new(Bridge(Arc::downgrade(&inner))));
         AgentSession { inner }
@@ -379,6 +382,36 @@ impl AgentSession {
         Ok(model)
     }
 
+    /// Give bash commands this session's `PI_*` variables through `env` (pi 1.6).
+    pub fn expose_session_env(&self, env: pi_tools::SessionEnv) {
+        *lock(&self.inner.session_env) = Some(env);
+        self.refresh_session_env();
+    }
+
+    /// Write the session id and file, provider, model and reasoning level as they are now.
+    pub(crate) fn refresh_session_env(&self) {
+        let Some(env) = lock(&self.inner.session_env).clone() else {
+            return;
+        };
+        let (id, file) = self.with_store(|s| {
+            (
+                s.session_id().to_string(),
+                s.session_file().map(|p| p.display().to_string()),
+            )
+        });
+        let mut vars = vec![("PI_SESSION_ID".to_string(), id)];
+        vars.extend(file.map(|f| ("PI_SESSION_FILE".to_string(), f)));
+        if let Some(m) = self.model() {
+            vars.push(("PI_PROVIDER".to_string(), m.provider.clone()));
+            vars.push(("PI_MODEL".to_string(), m.id.clone()));
+        }
+        vars.push((
+            "PI_REASONING_LEVEL".to_string(),
+            self.thinking_level().as_str().to_string(),
+        ));
+        *lock(&env) = vars;
+    }
+
     /// Send a user prompt and run the agent until it is done, including automatic retries.
     pub async fn prompt(&self, text: &str, images: Vec<ImageContent>) -> Result<(), PromptError> {
         self.prompt_with(text, images, None).await
@@ -425,19 +458,26 @@ impl AgentSession {
         let extensions = lock(&self.inner.extensions).clone();
         self.flush_pending_bash();
         self.check_model()?;
+        self.refresh_session_env();
         self.compact_if_needed(false).await;
         // The first prompt waits a bounded time for MCP servers whose tools it declares.
         crate::mcp::before_prompt(self.services()).await;
         // The loadout as the registry holds it now: a tool added since the last prompt is
         // declared and described in this one.
         let loadout = self.inner.loadout.current();
+        // pi 1.6 records the loadout the model is given: a system message ahead of the first
+        // message whenever the sections or tools differ from what the transcript declares.
+        let declared = self.inner.agent.with_messages(|m| {
+            super::system_message::declare_changes(m, &loadout.sections, &loadout.tools, pi_ai::now_ms())
+        });
         self.inner.agent.set_tools(loadout.tools);
         let before = extensions.before_agent_start(prompt_text, &loadout.system_prompt).await;
-        // As pi: the override is for this prompt only.
+        // As pi: the override is for this prompt only (the transcript keeps the sections).
         self.inner.loadout.set_prompt_overridden(before.system_prompt.is_some());
         let system_prompt = before.system_prompt.unwrap_or(loadout.system_prompt);
         self.inner.agent.set_system_prompt(system_prompt);
-        let mut messages = vec![first];
+        let mut messages: Vec<AgentMessage> = declared.into_iter().collect();
+        messages.push(first);
         messages.append(&mut lock(&self.inner.next_turn));
         messages.extend(before.messages);
         self.inner

@@ -8,15 +8,18 @@ use std::sync::{Arc, Mutex};
 
 use pi_agent::{AgentTool, NextTurn, PromptEntry, ToolRegistry};
 
-use crate::system_prompt::ToolPrompt;
+use crate::system_prompt::{PromptSections, ToolPrompt};
 
-/// Builds the system prompt for a set of declared tools (the rest of the prompt's inputs are
-/// the builder's own: resources, cwd, docs).
-pub type PromptBuilder = Box<dyn Fn(&[ToolPrompt]) -> String + Send + Sync>;
+/// Builds the system prompt's sections for a set of declared tools (the rest of the prompt's
+/// inputs are the builder's own: resources, cwd, docs).
+pub type PromptBuilder = Box<dyn Fn(&[ToolPrompt]) -> PromptSections + Send + Sync>;
 
 /// What the agent should run with now.
 #[derive(Clone)]
 pub struct LoadoutState {
+    /// The prompt's sections, as the transcript's system messages record them.
+    pub sections: PromptSections,
+    /// The sections rendered: the text a request carries.
     pub system_prompt: String,
     pub tools: Vec<Arc<dyn AgentTool>>,
 }
@@ -25,7 +28,7 @@ pub struct Loadout {
     registry: Arc<ToolRegistry>,
     build: PromptBuilder,
     /// The prompt for a registry generation (`None`: never built).
-    cache: Mutex<Option<(u64, String)>>,
+    cache: Mutex<Option<(u64, PromptSections)>>,
     /// The generation last handed to the agent.
     applied: AtomicU64,
     /// A `before_agent_start` override holds for the prompt being run.
@@ -65,7 +68,8 @@ impl Loadout {
 
     /// A loadout whose prompt is `prompt` whatever the tools (a caller that built its own).
     pub fn fixed(prompt: String, tools: Vec<Arc<dyn AgentTool>>) -> Loadout {
-        Loadout::new(ToolRegistry::with_builtins(tools), Box::new(move |_| prompt.clone()))
+        let sections = PromptSections(vec![("preamble".to_string(), prompt)]);
+        Loadout::new(ToolRegistry::with_builtins(tools), Box::new(move |_| sections.clone()))
     }
 
     /// Record whether the prompt being run replaced the built one (`before_agent_start`).
@@ -77,25 +81,32 @@ impl Loadout {
         &self.registry
     }
 
-    /// The system prompt for the registry as it is now (built once per generation).
-    pub fn system_prompt(&self) -> String {
+    /// The system prompt's sections for the registry as it is now (built once per generation).
+    pub fn sections(&self) -> PromptSections {
         let generation = self.registry.generation();
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         match cache.as_ref() {
-            Some((g, prompt)) if *g == generation => prompt.clone(),
+            Some((g, sections)) if *g == generation => sections.clone(),
             _ => {
-                let prompt = (self.build)(&tool_prompts(self.registry.prompt_entries()));
-                *cache = Some((generation, prompt.clone()));
-                prompt
+                let sections = (self.build)(&tool_prompts(self.registry.prompt_entries()));
+                *cache = Some((generation, sections.clone()));
+                sections
             }
         }
+    }
+
+    /// The system prompt text for the registry as it is now.
+    pub fn system_prompt(&self) -> String {
+        self.sections().render()
     }
 
     /// The prompt and declared tools now, marked as handed to the agent.
     pub fn current(&self) -> LoadoutState {
         let generation = self.registry.generation();
+        let sections = self.sections();
         let state = LoadoutState {
-            system_prompt: self.system_prompt(),
+            system_prompt: sections.render(),
+            sections,
             tools: self.registry.declared(),
         };
         self.applied.store(generation, Ordering::Relaxed);
@@ -162,11 +173,12 @@ mod tests {
             registry,
             Box::new(move |tools| {
                 builds.fetch_add(1, Ordering::Relaxed);
-                tools
+                let list = tools
                     .iter()
                     .map(|t| format!("- {}: {}", t.name, t.snippet.clone().unwrap_or_default()))
                     .collect::<Vec<_>>()
-                    .join("\n")
+                    .join("\n");
+                PromptSections(vec![("preamble".into(), list)])
             }),
         )
     }

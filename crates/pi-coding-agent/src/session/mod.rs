@@ -12,6 +12,7 @@ pub mod models;
 pub mod queue;
 pub mod retry;
 pub mod stats;
+pub mod system_message;
 pub mod tree_ops;
 pub mod user_bash;
 

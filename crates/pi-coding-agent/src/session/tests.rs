@@ -92,7 +92,10 @@ async fn prompts_are_persisted_and_answered() {
     assert_eq!(session.last_assistant_text().as_deref(), Some("hi there"));
     let kinds: Vec<String> =
         session.with_store(|s| s.get_entries().iter().map(|e| e.kind.type_name().to_string()).collect());
-    assert_eq!(kinds, vec!["message", "message"]);
+    // The loadout's system message, the prompt and the reply.
+    assert_eq!(kinds, vec!["message", "message", "message"]);
+    let roles: Vec<String> = session.messages().iter().map(|m| m.role().to_string()).collect();
+    assert_eq!(roles, ["system", "user", "assistant"]);
 }
 
 #[tokio::test]
@@ -114,8 +117,8 @@ async fn transient_errors_are_retried_with_events() {
     assert_eq!(in_context, 1);
     let kinds: Vec<String> =
         session.with_store(|s| s.get_entries().iter().map(|e| e.type_name().to_string()).collect());
-    assert_eq!(kinds, ["message", "message", "context_edit", "message"]);
-    assert_eq!(session.with_store(|s| s.build_context().messages.len()), 2);
+    assert_eq!(kinds, ["message", "message", "message", "context_edit", "message"]);
+    assert_eq!(session.with_store(|s| s.build_context().messages.len()), 3);
     let at = |name: &str| types.iter().position(|t| t == name).unwrap_or(usize::MAX);
     assert!(at("auto_retry_start") < at("entry_appended"));
     assert_eq!(types.last().map(String::as_str), Some("agent_settled"));
@@ -300,7 +303,7 @@ async fn tools_registered_mid_session_reach_the_next_request_and_the_prompt() {
         Arc::clone(&registry),
         Box::new(|tools| {
             let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-            format!("tools: {}", names.join(","))
+            crate::system_prompt::PromptSections(vec![("preamble".into(), format!("tools: {}", names.join(",")))])
         }),
     ));
     let faux = FauxProvider::new(FauxOptions::default());
