@@ -359,7 +359,7 @@ impl RpcBackend for Scripted {
     async fn compact(&self, _custom: Option<String>) -> RpcResult<CompactionResult> {
         self.next("compact")
     }
-    async fn bash(&self, _command: String) -> RpcResult<BashResult> {
+    async fn bash(&self, _command: String, _on_delta: BashDeltaFn) -> RpcResult<BashResult> {
         self.next("bash")
     }
     async fn abort_bash(&self) -> RpcResult<()> {
@@ -568,7 +568,7 @@ impl RpcBackend for Live {
     async fn compact(&self, _custom: Option<String>) -> RpcResult<CompactionResult> {
         Err(RpcError::new("Nothing to compact (session too small)"))
     }
-    async fn bash(&self, command: String) -> RpcResult<BashResult> {
+    async fn bash(&self, command: String, _on_delta: BashDeltaFn) -> RpcResult<BashResult> {
         self.release_bash.notified().await;
         Ok(BashResult {
             output: format!("{command}\n"),

@@ -125,6 +125,8 @@ pub fn find_cut_point(entries: &[&Entry], start: usize, end: usize, keep_recent_
 /// (their summary goes in as the previous summary).
 fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
     match &entry.kind {
+        // A system message is prompt state, not conversation: nothing to summarise.
+        EntryKind::Message { message, .. } if message.role() == "system" => None,
         EntryKind::Message { message, .. } => Some(message.clone()),
         EntryKind::CustomMessage {
             custom_type,
@@ -183,7 +185,7 @@ pub fn latest_compaction<'a>(path: &[&'a Entry]) -> Option<&'a Entry> {
 }
 
 /// What a compaction of `path` (root to leaf) would summarise and keep; `None` when the branch
-/// ends in a compaction or has no entry to keep.
+/// ends in a compaction, has no entry to keep, or nothing precedes the kept range.
 ///
 /// Repeated compaction starts the summarised range at the previous compaction's
 /// `firstKeptEntryId` (right after that compaction when the id is not on the path), so the
@@ -242,6 +244,10 @@ pub fn prepare_compaction(path: &[&Entry], settings: &CompactionSettings) -> Opt
         Some(ts) => collect(ts..cut.first_kept_entry_index),
         None => Vec::new(),
     };
+    // pi 1.6: with nothing before the kept range there is nothing to compact.
+    if messages_to_summarize.is_empty() && turn_prefix_messages.is_empty() {
+        return None;
+    }
     for m in messages_to_summarize.iter().chain(&turn_prefix_messages) {
         file_ops.add_from_message(m);
     }

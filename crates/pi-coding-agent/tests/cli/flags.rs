@@ -141,7 +141,9 @@ fn continue_resumes_the_latest_session() {
         .into_iter()
         .filter(|e| e["type"] == "message")
         .count();
-    assert_eq!(messages, 4);
+    // The loadout's system message once (the second prompt's loadout is unchanged), then
+    // two prompts and their replies.
+    assert_eq!(messages, 5);
 }
 
 #[test]
@@ -200,7 +202,8 @@ fn fork_copies_the_session_into_a_new_file() {
         entries[0]["parentSession"].as_str().map(std::path::Path::new),
         Some(source.as_path())
     );
-    assert_eq!(entries.iter().filter(|e| e["type"] == "message").count(), 4);
+    // The system message, then two prompts and replies.
+    assert_eq!(entries.iter().filter(|e| e["type"] == "message").count(), 5);
 
     let run = fx.pi(["--fork", &id[..8], "--no-session", "-p", "x"]).run();
     assert_eq!(run.code, 1);
@@ -293,6 +296,11 @@ fn session_path_that_does_not_exist_starts_a_session_there() {
     run.assert_ok();
     let entries = json_lines(&std::fs::read_to_string(fx.proj.join("mine.jsonl")).unwrap());
     assert_eq!(entries[0]["type"], "session");
-    assert_eq!(entries.iter().filter(|e| e["type"] == "message").count(), 2);
+    let roles: Vec<&str> = entries
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .filter_map(|e| e["message"]["role"].as_str())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant"]);
     assert!(fx.sessions().is_empty());
 }

@@ -55,6 +55,8 @@ impl Normaliser {
                     match key.as_str() {
                         "timestamp" if !item.is_null() => *item = Value::from("<TIME>"),
                         "durationMs" if item.is_number() => *item = Value::from("<MS>"),
+                        // A command's measured run time depends on the machine's load.
+                        "wall_time_seconds" if item.is_number() => *item = Value::from("<SECONDS>"),
                         // The prompt's wording is ours: only its section names are compared.
                         "sections" if item.is_object() => {
                             if let Some(sections) = item.as_object_mut() {
@@ -64,13 +66,10 @@ impl Normaliser {
                                 }
                             }
                         }
+                        // Tool and parameter descriptions are ours too.
                         "toolsAdded" if item.is_array() => {
-                            for tool in item.as_array_mut().into_iter().flatten() {
-                                if tool.get("description").is_some() {
-                                    tool["description"] = Value::from("<DESC>");
-                                }
-                                self.value(tool);
-                            }
+                            mask_descriptions(item);
+                            self.value(item);
                         }
                         k if ID_KEYS.contains(&k) => match item {
                             // The mock's ids are deterministic: keep them.
@@ -159,5 +158,22 @@ fn diff_at(path: &str, ours: &Value, theirs: &Value, out: &mut Vec<String>) {
         (a, b) if a == b => {}
         (Value::Number(a), Value::Number(b)) if a.as_f64() == b.as_f64() => {}
         (a, b) => out.push(format!("{path}: ours {} theirs {}", short(a), short(b))),
+    }
+}
+
+/// Every string `description` below `v` becomes `<DESC>`.
+fn mask_descriptions(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            for (key, item) in map.iter_mut() {
+                if key == "description" && item.is_string() {
+                    *item = Value::from("<DESC>");
+                } else {
+                    mask_descriptions(item);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_descriptions),
+        _ => {}
     }
 }

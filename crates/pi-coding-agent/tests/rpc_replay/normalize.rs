@@ -112,6 +112,13 @@ impl Normalizer {
                 for (k, x) in o {
                     let nx = match k.as_str() {
                         "timestamp" if !x.is_null() => Value::String("<time>".into()),
+                        "durationMs" if x.is_number() => Value::String("<ms>".into()),
+                        // The prompt's wording is ours: its sections compare by name and tags.
+                        "sections" if x.is_object() => sections_shape(x, &mut |s| self.string(s)),
+                        "toolsAdded" if x.is_array() => {
+                            let masked = mask_descriptions(x);
+                            self.walk(&masked, sized)
+                        }
                         "usage" | "tokens" | "contextUsage" => self.walk(x, true),
                         key if SIZE_KEYS.contains(&key) && (sized || x.is_number()) && !in_model_cost(o) => {
                             self.walk(x, true)
@@ -132,6 +139,48 @@ impl Normalizer {
             }
             other => other.clone(),
         }
+    }
+}
+
+/// System prompt sections as their shape: the preamble as a marker, every other section as
+/// its tags around a marker, except `cwd`, whose text is the (normalised) directory.
+fn sections_shape(v: &Value, string: &mut dyn FnMut(&str) -> String) -> Value {
+    let Value::Object(sections) = v else { return v.clone() };
+    let mut out = Map::new();
+    for (name, text) in sections {
+        let shape = match text.as_str() {
+            None => text.clone(),
+            Some(_) if name == "preamble" => Value::from("<preamble>"),
+            Some(t) if name == "cwd" => Value::from(string(t)),
+            Some(t) => {
+                let open = format!("<{name}>\n");
+                let close = format!("\n</{name}>");
+                if t.starts_with(&open) && t.ends_with(&close) {
+                    Value::from(format!("<{name}>…</{name}>"))
+                } else {
+                    Value::from(format!("unwrapped {name}"))
+                }
+            }
+        };
+        out.insert(name.clone(), shape);
+    }
+    Value::Object(out)
+}
+
+/// Tool declarations with every `description` replaced by `<DESC>` (our wording, the
+/// golden's masked).
+fn mask_descriptions(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, x)| match (k.as_str(), x) {
+                    ("description", Value::String(_)) => (k.clone(), Value::from("<DESC>")),
+                    _ => (k.clone(), mask_descriptions(x)),
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(mask_descriptions).collect()),
+        other => other.clone(),
     }
 }
 

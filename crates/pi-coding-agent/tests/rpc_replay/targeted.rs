@@ -74,7 +74,9 @@ fn prompt_runs_and_is_saved() {
     let mut pi = world.spawn();
     ok(&pi.call(json!({"id": "p1", "type": "prompt", "message": "hi there"})));
     let end = pi.event("agent_end");
-    assert_eq!(end["messages"].as_array().map(Vec::len), Some(2));
+    // The loadout's system message, the prompt and the reply.
+    assert_eq!(end["messages"].as_array().map(Vec::len), Some(3));
+    assert_eq!(end["messages"][0]["role"], "system");
     // The prompt is answered before its first event.
     let types: Vec<&str> = pi.seen.iter().filter_map(|l| l["type"].as_str()).collect();
     assert_eq!(types[..3], ["response", "agent_start", "turn_start"]);
@@ -91,7 +93,14 @@ fn prompt_runs_and_is_saved() {
         .collect();
     assert_eq!(
         types,
-        ["session", "model_change", "thinking_level_change", "message", "message"]
+        [
+            "session",
+            "model_change",
+            "thinking_level_change",
+            "message",
+            "message",
+            "message"
+        ]
     );
 }
 
@@ -155,7 +164,8 @@ fn steer_and_follow_up_while_streaming_update_the_queue_then_abort_stops_the_run
     assert_eq!(s["isStreaming"], false);
     // pi keeps the queued messages after an abort (the golden get_state after abort shows 2).
     assert_eq!(s["pendingMessageCount"], 3);
-    assert_eq!(s["messageCount"], 2);
+    // The system message, the prompt and the aborted reply.
+    assert_eq!(s["messageCount"], 3);
 }
 
 #[test]
@@ -235,19 +245,21 @@ fn session_commands_replace_the_session() {
     assert_eq!(ok(&r)["cancelled"], false);
     let forked = state(&mut pi, "g2");
     assert_ne!(forked["sessionFile"], first_file.as_str());
-    assert_eq!(forked["messageCount"], 2);
+    // The system message and the first exchange.
+    assert_eq!(forked["messageCount"], 3);
 
     // Clone: another file, same messages.
     ok(&pi.call(json!({"id": "c", "type": "clone"})));
     let cloned = state(&mut pi, "g3");
     assert_ne!(cloned["sessionFile"], forked["sessionFile"]);
-    assert_eq!(cloned["messageCount"], 2);
+    assert_eq!(cloned["messageCount"], 3);
 
     // Back to the first file.
     ok(&pi.call(json!({"id": "sw", "type": "switch_session", "sessionPath": first_file})));
     let back = state(&mut pi, "g4");
     assert_eq!(back["sessionFile"], first_file.as_str());
-    assert_eq!(back["messageCount"], 4);
+    // The system message and two exchanges.
+    assert_eq!(back["messageCount"], 5);
 
     // New session: empty.
     ok(&pi.call(json!({"id": "n", "type": "new_session"})));
@@ -266,7 +278,8 @@ fn session_commands_replace_the_session() {
         .filter(|e| e["type"] == "message")
         .map(|e| e["message"]["role"].clone())
         .collect();
-    assert_eq!(roles, [json!("user"), json!("assistant")]);
+    // A new session declares its loadout again before its first prompt.
+    assert_eq!(roles, [json!("system"), json!("user"), json!("assistant")]);
     assert_eq!(world.session_files().len(), 4);
 }
 
@@ -334,8 +347,9 @@ fn settings_commands_show_in_state() {
     assert_eq!(ok(&r)["commands"], json!([]));
 }
 
-#[test]
-fn compact_summarises_and_reports() {
+/// A mock that summarises, with a keep-recent window so small that a second prompt leaves
+/// the first exchange to summarise (pi 1.6 refuses when nothing precedes the kept range).
+fn summarising_world() -> World {
     let world = World::new(
         Script::matching()
             .rule(
@@ -344,6 +358,34 @@ fn compact_summarises_and_reports() {
             )
             .with_default(Turn::text("echo: {{last_user}}")),
     );
+    world
+        .agent
+        .write("settings.json", r#"{"compaction": {"keepRecentTokens": 4}}"#)
+        .expect("settings");
+    world
+}
+
+#[test]
+fn compact_refuses_a_session_with_nothing_before_the_kept_range() {
+    let world = World::new(Script::echo());
+    let mut pi = world.spawn();
+    ok(&pi.call(json!({"id": "p", "type": "prompt", "message": "only one"})));
+    pi.event("agent_settled");
+    pi.send(&json!({"id": "c", "type": "compact"}));
+    let end = pi.event("compaction_end");
+    assert_eq!(
+        end["errorMessage"],
+        "Compaction failed: Nothing to compact (session too small)"
+    );
+    assert_eq!(error(&pi.response("c")), "Nothing to compact (session too small)");
+    pi.close_stdin();
+    assert!(pi.wait_exit().success());
+    assert_eq!(world.server.requests().len(), 1, "no summary request");
+}
+
+#[test]
+fn compact_summarises_and_reports() {
+    let world = summarising_world();
     let mut pi = world.spawn();
     for (i, m) in ["one", "two"].iter().enumerate() {
         ok(&pi.call(json!({"id": format!("p{i}"), "type": "prompt", "message": m})));
@@ -386,8 +428,8 @@ fn stdin_eof_while_a_prompt_streams_saves_the_work_and_exits_0() {
         .collect();
     assert_eq!(
         roles,
-        [json!("user"), json!("assistant")],
-        "the user message and the partial reply are saved"
+        [json!("system"), json!("user"), json!("assistant")],
+        "the loadout, the user message and the partial reply are saved"
     );
 }
 
@@ -400,22 +442,16 @@ fn state_is_answered_while_a_prompt_streams() {
     let s = state(&mut pi, "g");
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(s["isStreaming"], true);
-    assert_eq!(s["messageCount"], 1);
+    // The system message and the prompt.
+    assert_eq!(s["messageCount"], 2);
     let r = pi.call(json!({"id": "m", "type": "get_messages"}));
-    assert_eq!(ok(&r)["messages"].as_array().map(Vec::len), Some(1));
+    assert_eq!(ok(&r)["messages"].as_array().map(Vec::len), Some(2));
     ok(&pi.call(json!({"id": "a", "type": "abort"})));
 }
 
 #[test]
 fn session_stats_count_the_context_after_compaction() {
-    let world = World::new(
-        Script::matching()
-            .rule(
-                "context checkpoint summary|conversation to summarize",
-                vec![Turn::text("## Goal\nsummary")],
-            )
-            .with_default(Turn::text("echo: {{last_user}}")),
-    );
+    let world = summarising_world();
     let mut pi = world.spawn();
     for (i, m) in ["one", "two"].iter().enumerate() {
         ok(&pi.call(json!({"id": format!("p{i}"), "type": "prompt", "message": m})));

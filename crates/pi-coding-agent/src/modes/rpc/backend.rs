@@ -58,6 +58,9 @@ pub const ALREADY_PROCESSING: &str =
 /// Result type of every backend call.
 pub type RpcResult<T> = Result<T, RpcError>;
 
+/// Receives a user shell command's output chunks while it runs.
+pub type BashDeltaFn = Box<dyn FnMut(&str) + Send>;
+
 /// What RPC mode needs from the session runtime (pi's `AgentSession` + runtime host).
 ///
 /// Calls may overlap: `get_state` arrives while `prompt` runs, `abort` while `bash` runs. Events
@@ -119,7 +122,8 @@ pub trait RpcBackend: Send + Sync + 'static {
     /// `reason:"manual"` before returning).
     async fn compact(&self, custom_instructions: Option<String>) -> RpcResult<CompactionResult>;
     /// Run a user shell command; records a `bashExecution` message without emitting an event.
-    async fn bash(&self, command: String) -> RpcResult<BashResult>;
+    /// `on_delta` gets the output as it arrives (`bash_execution_update`).
+    async fn bash(&self, command: String, on_delta: BashDeltaFn) -> RpcResult<BashResult>;
     /// Kill the running user bash command, if any.
     async fn abort_bash(&self) -> RpcResult<()>;
 

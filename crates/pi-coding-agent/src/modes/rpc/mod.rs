@@ -26,7 +26,7 @@ pub mod session_backend;
 pub mod types;
 
 pub use crate::modes::output::{LineOutput, LineWriter};
-pub use backend::{RpcBackend, RpcError, RpcResult, ALREADY_PROCESSING};
+pub use backend::{BashDeltaFn, RpcBackend, RpcError, RpcResult, ALREADY_PROCESSING};
 pub use extension_ui::{DialogOptions, ExtensionUi, NotifyType, UiResponse, WidgetPlacement};
 pub use framing::LineReader;
 pub use protocol::{

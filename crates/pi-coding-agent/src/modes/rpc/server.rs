@@ -312,6 +312,23 @@ impl Preflight {
         inner.owed.done();
     }
 
+    /// `bash_execution_update {id?, delta}` lines for a `bash` command's output chunks (a
+    /// full output queue drops a chunk rather than stall the command; the response holds
+    /// the whole output).
+    fn bash_updates(&self) -> super::backend::BashDeltaFn {
+        let target = self.inner.as_ref().map(|i| (i.output.clone(), i.id.clone()));
+        Box::new(move |delta: &str| {
+            let Some((output, id)) = &target else { return };
+            let mut line = serde_json::Map::new();
+            line.insert("type".into(), Value::from("bash_execution_update"));
+            if let Some(id) = id {
+                line.insert("id".into(), id.clone());
+            }
+            line.insert("delta".into(), Value::from(delta));
+            output.try_send_line(Value::Object(line).to_string());
+        })
+    }
+
     fn share(&self) -> Self {
         Self {
             inner: self.inner.clone(),
@@ -360,6 +377,10 @@ async fn handle<B: RpcBackend + ?Sized>(
                 .prompt(request, preflight.share())
                 .await
                 .map(|()| Some(Disposition::Handled.data()))
+        }
+        RpcCommand::Bash { command } => {
+            let on_delta = preflight.bash_updates();
+            backend.bash(command, on_delta).await.and_then(data)
         }
         other => execute(&*backend, other).await,
     };
@@ -424,7 +445,7 @@ async fn execute<B: RpcBackend + ?Sized>(b: &B, command: RpcCommand) -> RpcResul
         RpcCommand::SetAutoCompaction { enabled } => b.set_auto_compaction(enabled).await.map(|()| None),
         RpcCommand::SetAutoRetry { enabled } => b.set_auto_retry(enabled).await.map(|()| None),
         RpcCommand::AbortRetry => b.abort_retry().await.map(|()| None),
-        RpcCommand::Bash { command } => data(b.bash(command).await?),
+        RpcCommand::Bash { .. } => Err(RpcError::new("bash is dispatched with its output updates")),
         RpcCommand::AbortBash => b.abort_bash().await.map(|()| None),
         RpcCommand::GetSessionStats => data(b.session_stats().await?),
         RpcCommand::ExportHtml { output_path } => data(ExportedPath {

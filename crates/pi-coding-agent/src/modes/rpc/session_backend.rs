@@ -9,7 +9,7 @@ use pi_ai::{ImageContent, Model, ThinkingLevel};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::backend::{RpcBackend, RpcError, RpcResult};
+use super::backend::{BashDeltaFn, RpcBackend, RpcError, RpcResult};
 use super::protocol::{QueueMode, StreamingBehavior};
 use super::server::{Disposition, Preflight};
 use super::types::{
@@ -243,14 +243,14 @@ impl RpcBackend for SessionBackend {
         Ok(result)
     }
 
-    async fn bash(&self, command: String) -> RpcResult<BashResult> {
+    async fn bash(&self, command: String, mut on_delta: BashDeltaFn) -> RpcResult<BashResult> {
         let cancel = CancellationToken::new();
         if let Ok(mut slot) = self.bash_cancel.lock() {
             *slot = Some(cancel.clone());
         }
         let result = self
             .session()
-            .execute_bash(&command, false, cancel, None)
+            .execute_bash(&command, false, cancel, Some(&mut *on_delta))
             .await
             .map_err(err);
         if let Ok(mut slot) = self.bash_cancel.lock() {
