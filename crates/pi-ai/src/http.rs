@@ -2,7 +2,8 @@
 //! response stream starts.
 //!
 //! Retry rules follow the official SDKs the TypeScript pi uses: HTTP 408, 409, 429 and 5xx (529
-//! included) and connection failures are retried `max_retries` times (default 2) after a short
+//! included) and connection failures are retried `max_retries` times (default 0, as pi 1.6 sets
+//! the SDKs: transient failures surface to the session's auto-retry) after a short
 //! exponential backoff with jitter, or after the delay the server asks for in `retry-after-ms` /
 //! `retry-after` when that is within `max_retry_delay_ms`. Other statuses are returned at once.
 //! Nothing here emits events: retries are invisible to consumers.
@@ -16,8 +17,9 @@ use serde_json::Value;
 
 use crate::options::StreamOptions;
 
-/// Retries of a failed request when the caller does not say.
-pub const DEFAULT_MAX_RETRIES: u32 = 2;
+/// Retries of a failed request when the caller does not say (`retry.provider.maxRetries`
+/// unset): none, as in pi 1.6.
+pub const DEFAULT_MAX_RETRIES: u32 = 0;
 /// Longest server-requested delay honoured when the caller does not say.
 pub const DEFAULT_MAX_RETRY_DELAY_MS: u64 = 60_000;
 /// First backoff step; each retry doubles it.
@@ -81,19 +83,26 @@ pub enum HttpError {
         /// The response body as text (may be empty).
         body: String,
     },
-    /// The connection could not be made or broke before a response arrived.
-    #[error("Connection error.")]
-    Connection { detail: String },
+    /// The connection could not be made or broke before a response arrived. `reason` is the
+    /// low-level cause pi 1.6 appends (`connect ECONNREFUSED 127.0.0.1:9`), when known.
+    #[error("Connection error.{}", .reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default())]
+    Connection { detail: String, reason: Option<String> },
     /// No response within the request timeout.
     #[error("Request timed out.")]
     Timeout,
 }
 
 impl HttpError {
-    /// The error text as the SDK of the given style reports it.
+    /// The error text as pi 1.6 reports it for an SDK of the given style
+    /// ([`provider_error_message`]).
     pub fn message(&self, style: ErrorBodyStyle) -> String {
+        self.message_with_prefix(style, None)
+    }
+
+    /// [`Self::message`] with a provider label (`<prefix> (<status>): ...`).
+    pub fn message_with_prefix(&self, style: ErrorBodyStyle, prefix: Option<&str>) -> String {
         match self {
-            HttpError::Status { status, body } => status_message(*status, body, style),
+            HttpError::Status { status, body } => provider_error_message(*status, body, style, prefix),
             other => other.to_string(),
         }
     }
@@ -130,6 +139,42 @@ pub fn status_message(status: u16, body: &str, style: ErrorBodyStyle) -> String 
         Some(m) => format!("{status} {m}"),
         None => format!("{status} status code (no body)"),
     }
+}
+
+/// pi's cap on the provider body quoted in an error text.
+const MAX_ERROR_BODY_CHARS: usize = 4000;
+
+/// The error text pi 1.6 shows for an error status: when the SDK's message leaves out the
+/// body's `error` object, `<status>: <that object as JSON>` (prefixed `<prefix> (<status>):`
+/// when a provider label is given); otherwise the SDK's own message (Anthropic's already
+/// quotes the whole body).
+pub fn provider_error_message(status: u16, body: &str, style: ErrorBodyStyle, prefix: Option<&str>) -> String {
+    let quoted = match style {
+        ErrorBodyStyle::WholeBody => None,
+        ErrorBodyStyle::ErrorField => match serde_json::from_str::<Value>(body) {
+            Ok(Value::Object(mut json)) => match json.shift_remove("error") {
+                Some(Value::Object(error)) if !error.is_empty() => Some(Value::Object(error).to_string()),
+                _ => None,
+            },
+            _ => None,
+        },
+    };
+    match (quoted, prefix) {
+        (Some(body), Some(prefix)) => format!("{prefix} ({status}): {}", truncate_error_text(&body)),
+        (Some(body), None) => format!("{status}: {}", truncate_error_text(&body)),
+        (None, Some(prefix)) => format!("{prefix} ({status}): {}", status_message(status, body, style)),
+        (None, None) => status_message(status, body, style),
+    }
+}
+
+/// `text` cut to [`MAX_ERROR_BODY_CHARS`] characters, saying how much was left out.
+fn truncate_error_text(text: &str) -> String {
+    let total = text.chars().count();
+    if total <= MAX_ERROR_BODY_CHARS {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(MAX_ERROR_BODY_CHARS).collect();
+    format!("{kept}... [truncated {} chars]", total - MAX_ERROR_BODY_CHARS)
 }
 
 /// Whether a status is worth retrying (the SDKs' rule).
@@ -282,6 +327,7 @@ pub async fn send_with_retry(build: impl Fn() -> RequestBuilder, policy: RetryPo
                 } else {
                     HttpError::Connection {
                         detail: error_chain(&err),
+                        reason: connect_reason(&err),
                     }
                 });
             }
@@ -347,6 +393,29 @@ pub async fn post_json(
 }
 
 /// The error and its causes on one line (for diagnostics only).
+/// Node's words for a refused or unreachable connection (`connect ECONNREFUSED host:port`),
+/// from the innermost I/O error of `err`.
+fn connect_reason(err: &reqwest::Error) -> Option<String> {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(err);
+    let mut io_kind = None;
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            io_kind = Some(io.kind());
+        }
+        source = s.source();
+    }
+    let code = match io_kind? {
+        std::io::ErrorKind::ConnectionRefused => "ECONNREFUSED",
+        std::io::ErrorKind::ConnectionReset => "ECONNRESET",
+        std::io::ErrorKind::TimedOut => "ETIMEDOUT",
+        _ => return None,
+    };
+    let url = err.url()?;
+    let host = url.host_str()?;
+    let port = url.port_or_known_default()?;
+    Some(format!("connect {code} {host}:{port}"))
+}
+
 fn error_chain(err: &dyn std::error::Error) -> String {
     let mut out = err.to_string();
     let mut source = err.source();
@@ -362,6 +431,41 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
+
+    #[test]
+    fn provider_errors_quote_the_error_object_as_pi_16_does() {
+        let body =
+            r#"{"error":{"message":"mock bad request","type":"invalid_request_error","param":null,"code":null}}"#;
+        assert_eq!(
+            provider_error_message(400, body, ErrorBodyStyle::ErrorField, None),
+            r#"400: {"message":"mock bad request","type":"invalid_request_error","param":null,"code":null}"#
+        );
+        assert_eq!(
+            provider_error_message(400, body, ErrorBodyStyle::ErrorField, Some("mock-responses API error")),
+            r#"mock-responses API error (400): {"message":"mock bad request","type":"invalid_request_error","param":null,"code":null}"#
+        );
+        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"mock bad request"}}"#;
+        assert_eq!(
+            provider_error_message(400, anthropic, ErrorBodyStyle::WholeBody, None),
+            format!("400 {anthropic}")
+        );
+        // Without an error object the SDK's words stay.
+        assert_eq!(
+            provider_error_message(502, "Bad gateway", ErrorBodyStyle::ErrorField, None),
+            "502 Bad gateway"
+        );
+        assert_eq!(
+            provider_error_message(500, "", ErrorBodyStyle::ErrorField, Some("OpenAI API error")),
+            "OpenAI API error (500): 500 status code (no body)"
+        );
+        let long = format!(r#"{{"error":{{"message":"{}"}}}}"#, "x".repeat(5000));
+        let text = provider_error_message(400, &long, ErrorBodyStyle::ErrorField, None);
+        assert!(
+            text.ends_with("... [truncated 1014 chars]"),
+            "{}",
+            &text[text.len() - 40..]
+        );
+    }
 
     #[test]
     fn status_messages_follow_each_sdk() {

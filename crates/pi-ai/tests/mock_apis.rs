@@ -83,6 +83,15 @@ fn options() -> StreamOptions {
     }
 }
 
+/// [`options`] with the provider layer's retries on (pi 1.6 leaves them off unless
+/// `retry.provider.maxRetries` is set).
+fn retrying_options() -> StreamOptions {
+    StreamOptions {
+        max_retries: Some(2),
+        ..options()
+    }
+}
+
 fn thinking_options() -> StreamOptions {
     StreamOptions {
         reasoning: Some(ThinkingLevel::High),
@@ -356,6 +365,7 @@ per_api!(
     parallel_tool_calls,
     replay_of_thinking_and_tool_results,
     http_400_is_not_retried,
+    http_429_is_not_retried_by_default,
     http_429_with_retry_after_is_retried_once,
     http_500_every_time_gives_up_after_two_retries,
     overloaded_529_is_retried,
@@ -700,8 +710,11 @@ async fn http_400_is_not_retried(api: Api) {
     assert!(run.is_error());
     assert_eq!(run.message.stop_reason, StopReason::Error);
     assert!(run.message.content.is_empty());
+    // pi 1.6 quotes the body's error object (OpenAI), with the provider named for Responses.
+    let error_object = r#"{"message":"max_tokens: too large","type":"invalid_request_error","param":null,"code":null}"#;
     let expected = match api {
-        Api::Openai | Api::Responses => "400 max_tokens: too large".to_string(),
+        Api::Openai => format!("400: {error_object}"),
+        Api::Responses => format!("{} API error (400): {error_object}", model(api, &server).provider),
         Api::Anthropic => {
             r#"400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}"#.into()
         }
@@ -712,13 +725,28 @@ async fn http_400_is_not_retried(api: Api) {
     assert_eq!(server.requests().len(), 1, "a 400 is not retried");
 }
 
+async fn http_429_is_not_retried_by_default(api: Api) {
+    let server = MockServer::start(Script::sequential(vec![Turn::text("made it")]))
+        .await
+        .unwrap();
+    server.fail_next(1, Fault::rate_limited(1));
+    let run = run(&model(api, &server), &context("hello"), options()).await;
+    assert!(run.is_error());
+    assert!(run.error().contains("429"), "{}", run.error());
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "the session's auto-retry takes it from here"
+    );
+}
+
 async fn http_429_with_retry_after_is_retried_once(api: Api) {
     let server = MockServer::start(Script::sequential(vec![Turn::text("made it")]))
         .await
         .unwrap();
     server.fail_next(1, Fault::rate_limited(1));
     let began = Instant::now();
-    let run = run(&model(api, &server), &context("hello"), options()).await;
+    let run = run(&model(api, &server), &context("hello"), retrying_options()).await;
     assert!(!run.is_error(), "{:?}", run.message.error_message);
     assert_eq!(run.message.text(), "made it");
     assert_eq!(server.requests().len(), 2);
@@ -728,7 +756,7 @@ async fn http_429_with_retry_after_is_retried_once(api: Api) {
     );
     let waited_too_long = StreamOptions {
         max_retry_delay_ms: Some(100),
-        ..options()
+        ..retrying_options()
     };
     server.fail_next(1, Fault::rate_limited(1));
     let refused = crate::run(&model(api, &server), &context("hello"), waited_too_long).await;
@@ -739,7 +767,7 @@ async fn http_429_with_retry_after_is_retried_once(api: Api) {
 async fn http_500_every_time_gives_up_after_two_retries(api: Api) {
     let turn = Turn::fault(http_fault(500, Some(5)));
     let server = MockServer::start(Script::sequential(vec![turn])).await.unwrap();
-    let run = run(&model(api, &server), &context("hello"), options()).await;
+    let run = run(&model(api, &server), &context("hello"), retrying_options()).await;
     assert!(run.is_error());
     assert!(run.error().contains("500"), "{}", run.error());
     assert!(
@@ -758,7 +786,7 @@ async fn overloaded_529_is_retried(api: Api) {
         .await
         .unwrap();
     server.fail_next(1, http_fault(529, Some(5)));
-    let run = run(&model(api, &server), &context("hello"), options()).await;
+    let run = run(&model(api, &server), &context("hello"), retrying_options()).await;
     assert!(!run.is_error(), "{:?}", run.message.error_message);
     assert_eq!(run.message.text(), "made it");
     assert_eq!(server.requests().len(), 2);
@@ -768,7 +796,7 @@ async fn overloaded_529_every_time_reports_it(api: Api) {
     let server = MockServer::start(Script::sequential(vec![Turn::fault(http_fault(529, Some(5)))]))
         .await
         .unwrap();
-    let run = run(&model(api, &server), &context("hello"), options()).await;
+    let run = run(&model(api, &server), &context("hello"), retrying_options()).await;
     assert!(run.is_error());
     let e = run.error();
     assert!(e.contains("529"), "{e}");
@@ -991,7 +1019,7 @@ async fn connection_refused(api: Api) {
     };
     let run = run(&model_at(api, base), &context("hello"), opts).await;
     assert!(run.is_error());
-    assert_eq!(run.error(), "Connection error.");
+    assert_eq!(run.error(), format!("Connection error.: connect ECONNREFUSED {addr}"));
     assert!(run.message.content.is_empty());
 }
 
@@ -1287,7 +1315,7 @@ async fn abort_while_waiting_to_retry(api: Api) {
     server.fail_next(1, Fault::rate_limited(30));
     let opts = StreamOptions {
         max_retry_delay_ms: Some(60_000),
-        ..options()
+        ..retrying_options()
     };
     let cancel = opts.cancel.clone();
     let stream = stream_simple(&model(api, &server), &context("hello"), opts);

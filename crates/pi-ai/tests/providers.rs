@@ -43,6 +43,22 @@ fn options() -> StreamOptions {
     }
 }
 
+/// [`options`] with the provider layer's retries on (pi 1.6 leaves them off by default).
+fn retrying_options() -> StreamOptions {
+    StreamOptions {
+        max_retries: Some(2),
+        ..options()
+    }
+}
+
+/// The error text pi 1.6 gives an OpenAI-style error object in an error status body.
+fn quoted_error(api: &str, status: u16, error_object: &str) -> String {
+    match api {
+        "openai-responses" => format!("mock API error ({status}): {error_object}"),
+        _ => format!("{status}: {error_object}"),
+    }
+}
+
 fn context() -> Context {
     Context {
         system_prompt: Some("You are a test.".into()),
@@ -477,7 +493,12 @@ async fn http_400_is_not_retried_and_keeps_the_provider_message() {
         let (events, msg) = collect(stream_simple(&m, &context(), options())).await;
         assert_eq!(names(&events), vec!["error"], "{}", d.api);
         assert_eq!(msg.stop_reason, StopReason::Error);
-        assert_eq!(msg.error_message.as_deref(), Some("400 Invalid model: nope"));
+        let want = quoted_error(
+            d.api,
+            400,
+            r#"{"message":"Invalid model: nope","type":"invalid_request_error"}"#,
+        );
+        assert_eq!(msg.error_message.as_deref(), Some(want.as_str()));
         assert_eq!(server.requests().len(), 1);
     }
 }
@@ -492,14 +513,17 @@ async fn error_bodies_that_are_not_json_or_empty() {
         .await;
         let m = model(d.api, &server.base_url);
         let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
-        assert_eq!(msg.error_message.as_deref(), Some("404 Not Found"), "{}", d.api);
+        // Without an error object the SDK's words stay (Responses names the provider).
+        let (not_found, no_body) = match d.api {
+            "openai-responses" => (
+                "mock API error (404): 404 Not Found",
+                "mock API error (400): 400 status code (no body)",
+            ),
+            _ => ("404 Not Found", "400 status code (no body)"),
+        };
+        assert_eq!(msg.error_message.as_deref(), Some(not_found), "{}", d.api);
         let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
-        assert_eq!(
-            msg.error_message.as_deref(),
-            Some("400 status code (no body)"),
-            "{}",
-            d.api
-        );
+        assert_eq!(msg.error_message.as_deref(), Some(no_body), "{}", d.api);
     }
 }
 
@@ -525,7 +549,7 @@ async fn http_429_with_retry_after_is_retried() {
         .await;
         let m = model(d.api, &server.base_url);
         let started = std::time::Instant::now();
-        let (events, msg) = collect(stream_simple(&m, &context(), options())).await;
+        let (events, msg) = collect(stream_simple(&m, &context(), retrying_options())).await;
         assert_eq!(msg.stop_reason, StopReason::Stop, "{}", d.api);
         assert_eq!(msg.text(), "ok");
         assert_eq!(server.requests().len(), 2);
@@ -546,10 +570,10 @@ async fn retry_delay_longer_than_allowed_is_not_waited_for() {
     let m = model("openai-completions", &server.base_url);
     let opts = StreamOptions {
         max_retry_delay_ms: Some(1000),
-        ..options()
+        ..retrying_options()
     };
     let (_, msg) = collect(stream_simple(&m, &context(), opts)).await;
-    assert_eq!(msg.error_message.as_deref(), Some("429 Slow down"));
+    assert_eq!(msg.error_message.as_deref(), Some(r#"429: {"message":"Slow down"}"#));
     assert_eq!(server.requests().len(), 1);
 }
 
@@ -565,9 +589,10 @@ async fn http_500_three_times_gives_up_after_two_retries() {
         ])
         .await;
         let m = model(d.api, &server.base_url);
-        let (events, msg) = collect(stream_simple(&m, &context(), options())).await;
+        let (events, msg) = collect(stream_simple(&m, &context(), retrying_options())).await;
         assert_eq!(names(&events), vec!["error"], "{}", d.api);
-        assert_eq!(msg.error_message.as_deref(), Some("500 boom"));
+        let want = quoted_error(d.api, 500, r#"{"message":"boom"}"#);
+        assert_eq!(msg.error_message.as_deref(), Some(want.as_str()));
         assert_eq!(server.requests().len(), 3);
     }
 }
@@ -580,7 +605,7 @@ async fn overloaded_529_is_retried() {
     ])
     .await;
     let m = model("openai-completions", &server.base_url);
-    let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+    let (_, msg) = collect(stream_simple(&m, &context(), retrying_options())).await;
     assert_eq!(msg.text(), "fine");
     assert_eq!(server.requests().len(), 2);
 }
@@ -588,11 +613,17 @@ async fn overloaded_529_is_retried() {
 #[tokio::test]
 async fn connection_refused_reports_connection_error() {
     for d in DIALECTS {
-        let m = model(d.api, &closed_port_url().await);
+        let url = closed_port_url().await;
+        let m = model(d.api, &url);
         let (events, msg) = collect(stream_simple(&m, &context(), options())).await;
         assert_eq!(names(&events), vec!["error"], "{}", d.api);
         assert_eq!(msg.stop_reason, StopReason::Error);
-        assert_eq!(msg.error_message.as_deref(), Some("Connection error."));
+        // pi 1.6 keeps Node's reason: `connect ECONNREFUSED host:port`.
+        let error = msg.error_message.unwrap_or_default();
+        assert!(
+            error.starts_with("Connection error.: connect ECONNREFUSED 127.0.0.1:"),
+            "{error}"
+        );
     }
 }
 
@@ -693,7 +724,7 @@ async fn abort_during_retry_wait_stops_at_once() {
     ])
     .await;
     let m = model("openai-completions", &server.base_url);
-    let opts = options();
+    let opts = retrying_options();
     let cancel = opts.cancel.clone();
     let stream = stream_simple(&m, &context(), opts);
     tokio::spawn(async move {

@@ -323,8 +323,14 @@ async fn run(
     policy: RetryPolicy,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
+    // pi 1.6 names the provider: `OpenAI API error (429): {...}`, `<provider> API error ...`.
+    let label = if model.provider == "openai" {
+        "OpenAI API error".to_string()
+    } else {
+        format!("{} API error", model.provider)
+    };
     let response = post_bytes(&url, header_map, payload, policy, |e| {
-        e.message(ErrorBodyStyle::ErrorField)
+        e.message_with_prefix(ErrorBodyStyle::ErrorField, Some(&label))
     })
     .await?;
     em.start().await?;

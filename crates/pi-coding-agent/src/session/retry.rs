@@ -4,17 +4,107 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-/// Error texts that mean "try again later" (pi 0.73's list). Context overflow is excluded by
-/// the caller, which checks it first.
-const RETRYABLE: &str = r"(?i)overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|http2 request did not get a response|timed? out|timeout|terminated|retry delay";
+/// Error texts that mean "try again later" (pi 1.6's classification). Context overflow is
+/// excluded by the caller, which checks it first. Status codes and socket error codes count
+/// only as whole tokens (a request id or byte count that contains `500` does not).
+const RETRYABLE: &[&str] = &[
+    // Provider load and throttling.
+    "overloaded",
+    "server_busy",
+    "servers are currently busy",
+    "currently experiencing high demand",
+    "model is at capacity",
+    "rate.?limit",
+    "too many requests",
+    "(?:^|[^a-z0-9])(?:429|500|502|503|504|520|524)(?:$|[^a-z0-9])",
+    "service.?(?:is.?)?(?:temporarily.?)?unavailable",
+    "server.?error",
+    "internal.?error",
+    // Gateways relaying an upstream failure.
+    "provider.?returned.?(?:an.?)?error",
+    "exceeded request buffer limit while retrying upstream",
+    "unable to forward upstream",
+    "upstream.?request.?failed",
+    "upstream_stream_read_error",
+    "stream was interrupted",
+    "http/?2 stream failed",
+    // Network and transport failures.
+    "network.?error",
+    "connection.?error",
+    "connection.?refused",
+    "connection.?lost",
+    "connection.?closed",
+    "other side closed",
+    "fetch failed",
+    r"request to \S+ failed, reason:",
+    "getaddrinfo",
+    "(?:^|[^a-z0-9_])(?:ECONNRESET|ECONNABORTED|ECONNREFUSED|ETIMEDOUT|EPIPE)(?:$|[^a-z0-9_])",
+    "connection reset by peer",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "upstream.?connect",
+    "reset before headers",
+    "socket hang up",
+    "socket connection was closed",
+    "timed? out",
+    "timeout",
+    "terminated",
+    "websocket.?closed",
+    "websocket.?error",
+    "websocket.?connection.?limit.?reached",
+    // Streams that ended early.
+    "ended without",
+    "stream ended before message_stop",
+    "stream ended before a terminal response event",
+    "http2 request did not get a response",
+    "stream disconnected before completion",
+    "cut short after the reply had begun",
+    "pending stream has been canceled",
+    "retry delay",
+    // Providers asking for a retry in words.
+    "you can retry your request",
+    "try your request again",
+    "please retry your request",
+    "ResourceExhausted",
+    "subscription_sharing_usage_unavailable",
+    "subscription_sharing_user_unavailable",
+];
+
+/// Limits that look transient but reset after hours or need the user (quota, billing,
+/// subscription usage): never retried, even when a retryable text also matches.
+const NOT_RETRYABLE: &[&str] = &[
+    "GoUsageLimitError",
+    "FreeUsageLimitError",
+    "Monthly usage limit reached",
+    "available balance",
+    "insufficient_quota",
+    "out of budget",
+    "quota exceeded",
+    "billing",
+    "subscription_sharing_usage_limit_exceeded",
+    "subscription_sharing_workplace_individual_usage_limit_exceeded",
+    r#""code"\s*:\s*"?1308(?:$|[^0-9])"#,
+];
+
+fn alternation(patterns: &[&str]) -> Option<Regex> {
+    Regex::new(&format!("(?i){}", patterns.join("|"))).ok()
+}
 
 fn retryable_regex() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(RETRYABLE).ok()).as_ref()
+    RE.get_or_init(|| alternation(RETRYABLE)).as_ref()
+}
+
+fn not_retryable_regex() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| alternation(NOT_RETRYABLE)).as_ref()
 }
 
 /// Whether an assistant error message is transient.
 pub fn is_retryable_error(error_message: &str) -> bool {
+    if error_message.is_empty() || not_retryable_regex().is_none_or(|re| re.is_match(error_message)) {
+        return false;
+    }
     retryable_regex().is_some_and(|re| re.is_match(error_message))
 }
 
@@ -30,6 +120,7 @@ mod tests {
     #[test]
     fn pattern_compiles() {
         assert!(retryable_regex().is_some());
+        assert!(not_retryable_regex().is_some());
     }
 
     #[test]
@@ -41,6 +132,12 @@ mod tests {
             "Rate limit reached",
             "request timed out",
             "terminated",
+            r#"429: {"message":"mock rate limited","type":"rate_limit_error"}"#,
+            r#"500: {"message":"mock server error"}"#,
+            "Connection error.: connect ECONNREFUSED 127.0.0.1:9",
+            "mock-responses API error (503): {}",
+            "read ECONNRESET",
+            "The service is temporarily unavailable",
         ] {
             assert!(is_retryable_error(msg), "{msg}");
         }
@@ -52,6 +149,10 @@ mod tests {
             "400 invalid request: bad field",
             "401 Unauthorized",
             "Request was aborted",
+            "request id req_5001234 failed validation",
+            r#"429: {"type":"insufficient_quota"}"#,
+            r#"429: {"code":"1308","message":"limit"}"#,
+            "",
         ] {
             assert!(!is_retryable_error(msg), "{msg}");
         }

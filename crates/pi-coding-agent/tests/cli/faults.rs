@@ -1,13 +1,13 @@
 //! Provider faults end to end: which layer retries, how many requests it costs, what the
-//! events say and how each mode exits (behaviour-notes.md, "Two layers of retry").
+//! events say and how each mode exits. As in pi 1.6 the provider layer does not retry unless
+//! `retry.provider.maxRetries` says so; transient failures reach the session's auto-retry.
 
 use pi_test_support::{AgentDir, Api, Fault, Script, Turn};
 use serde_json::Value;
 
 use crate::harness::{Fixture, Mock, Run};
 
-/// Session retries after 10, 20, 40 ms instead of 2, 4, 8 s; the provider layer keeps its
-/// own backoff (about 0.5 s and 1 s).
+/// Session retries after 10, 20, 40 ms instead of 2, 4, 8 s.
 const FAST_RETRY: &str = r#"{"retry": {"baseDelayMs": 10, "provider": {"maxRetryDelayMs": 5000}}}"#;
 
 fn fixture(mock: &Mock) -> Fixture {
@@ -39,7 +39,9 @@ fn anthropic() -> [&'static str; 4] {
 }
 
 #[test]
-fn rate_limit_with_retry_after_is_retried_by_the_provider_quietly() {
+fn rate_limit_is_retried_by_the_session_at_its_own_delay() {
+    // pi 1.6: the provider layer does not retry by default, and `retry-after` does not change
+    // the session's backoff.
     let mock = Mock::start(Script::echo());
     mock.server.fail_next(1, Fault::rate_limited(1));
     let fx = fixture(&mock);
@@ -47,20 +49,29 @@ fn rate_limit_with_retry_after_is_retried_by_the_provider_quietly() {
     run.assert_ok();
     assert_eq!(mock.requests().len(), 2);
     let events = run.events();
-    assert!(of_type(&events, "auto_retry_start").is_empty(), "{}", run.stdout);
-    assert!(of_type(&events, "auto_retry_end").is_empty());
+    let starts = of_type(&events, "auto_retry_start");
+    assert_eq!(starts.len(), 1, "{}", run.stdout);
+    assert_eq!(starts[0]["delayMs"], 10);
+    assert!(
+        starts[0]["errorMessage"].as_str().unwrap().starts_with("429: {"),
+        "{}",
+        starts[0]
+    );
+    let ends = of_type(&events, "auto_retry_end");
+    assert_eq!(ends.len(), 1);
+    assert_eq!(ends[0]["success"], true);
     let last = last_assistant(&run);
     assert_eq!(last["stopReason"], "stop");
     assert_eq!(last["content"][0]["text"], "echo: hello");
 }
 
 #[test]
-fn persistent_500_costs_twelve_requests_and_three_session_retries() {
+fn persistent_500_costs_four_requests_and_three_session_retries() {
     let mock = Mock::start(Script::sequential(vec![Turn::fault(Fault::status(500))]));
     let fx = fixture(&mock);
     let run = fx.pi(["--mode", "json", "-p", "hello"]).run();
     run.assert_ok();
-    assert_eq!(mock.requests().len(), 12, "3 provider attempts x 4 session attempts");
+    assert_eq!(mock.requests().len(), 4, "one request per session attempt (pi 1.6)");
     let events = run.events();
     let starts = of_type(&events, "auto_retry_start");
     let attempts: Vec<&Value> = starts.iter().map(|e| &e["attempt"]).collect();
@@ -75,7 +86,7 @@ fn persistent_500_costs_twelve_requests_and_three_session_retries() {
     assert_eq!(ends.len(), 1, "{}", run.stdout);
     assert_eq!(ends[0]["success"], false);
     assert_eq!(ends[0]["attempt"], 3);
-    assert!(ends[0]["finalError"].as_str().unwrap().contains("500"));
+    assert!(ends[0]["finalError"].as_str().unwrap().starts_with("500: {"));
     assert_eq!(last_assistant(&run)["stopReason"], "error");
     // Every attempt's failed reply stays in the session file.
     let session = std::fs::read_to_string(fx.only_session()).unwrap();
@@ -94,7 +105,10 @@ fn bad_request_is_not_retried_print_exits_1_json_exits_0() {
     let run = fx.pi(["-p", "hello"]).run();
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr, "400 mock bad request\n");
+    assert_eq!(
+        run.stderr,
+        "400: {\"message\":\"mock bad request\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":null}\n"
+    );
     assert_eq!(mock.requests().len(), 1);
 
     mock.server.clear_requests();
@@ -105,7 +119,10 @@ fn bad_request_is_not_retried_print_exits_1_json_exits_0() {
     assert!(of_type(&run.events(), "auto_retry_start").is_empty());
     let last = last_assistant(&run);
     assert_eq!(last["stopReason"], "error");
-    assert_eq!(last["errorMessage"], "400 mock bad request");
+    assert_eq!(
+        last["errorMessage"],
+        r#"400: {"message":"mock bad request","type":"invalid_request_error","param":null,"code":null}"#
+    );
 }
 
 #[test]
@@ -164,6 +181,7 @@ fn always_dropped_stream_gives_up_after_three_session_retries() {
 fn connection_refused_print_exits_1_with_connection_error() {
     let mock = Mock::start(Script::echo());
     let agent = AgentDir::golden(&mock.server).unwrap();
+    let port = mock.server.addr().port();
     // Nothing listens on the port any more.
     drop(mock);
     let fx = Fixture::with_agent(agent);
@@ -171,7 +189,11 @@ fn connection_refused_print_exits_1_with_connection_error() {
     let run = fx.pi(["-p", "hello"]).run();
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(run.stdout, "");
-    assert_eq!(run.stderr, "Connection error.\n");
+    // pi 1.6 keeps the cause.
+    assert_eq!(
+        run.stderr,
+        format!("Connection error.: connect ECONNREFUSED 127.0.0.1:{port}\n")
+    );
 }
 
 #[test]
@@ -211,7 +233,7 @@ fn openai_error_event_mid_stream_is_not_retried() {
 }
 
 #[test]
-fn single_500_and_anthropic_529_are_retried_by_the_provider_quietly() {
+fn single_500_and_anthropic_529_are_retried_by_the_session() {
     let mock = Mock::start(Script::echo());
     let fx = fixture(&mock);
     for (fault, provider) in [
@@ -235,11 +257,13 @@ fn single_500_and_anthropic_529_are_retried_by_the_provider_quietly() {
         run.assert_ok();
         assert_eq!(mock.requests().len(), 2, "{provider}");
         let events = run.events();
-        assert!(
-            of_type(&events, "auto_retry_start").is_empty(),
+        assert_eq!(
+            of_type(&events, "auto_retry_start").len(),
+            1,
             "{provider}: {}",
             run.stdout
         );
+        assert_eq!(of_type(&events, "auto_retry_end")[0]["success"], true, "{provider}");
         assert_eq!(last_assistant(&run)["content"][0]["text"], "echo: hello", "{provider}");
     }
 }
