@@ -150,6 +150,10 @@ pub enum AuthSource {
     Fallback,
 }
 
+/// Where a configured value's `$NAME` references are looked up (any lifetime, unlike
+/// [`EnvLookup`], so a provider's scoped variables can sit in front of the process's).
+pub type ValueEnv<'a> = dyn Fn(&str) -> Option<String> + 'a;
+
 /// Credentials of one agent dir.
 pub struct AuthStorage {
     path: Option<PathBuf>,
@@ -371,23 +375,57 @@ impl AuthStorage {
         None
     }
 
-    /// The API key for `provider` in pi's order. `include_fallback` adds the models.json key.
+    /// The `env` map of `provider`'s stored API-key entry (pi 1.6): variables that win over
+    /// the process environment for that provider only.
+    pub fn provider_env(&self, provider: &str) -> Map<String, Value> {
+        let entry = self.data.get(provider);
+        if entry.and_then(|e| e.get("type")).and_then(Value::as_str) != Some("api_key") {
+            return Map::new();
+        }
+        match entry.and_then(|e| e.get("env")) {
+            Some(Value::Object(env)) => env.clone(),
+            _ => Map::new(),
+        }
+    }
+
+    /// The API key for `provider` in pi 1.6's order: a runtime key, the stored credential
+    /// (its `key`, else a key variable set in its `env`), the models.json key when
+    /// `include_fallback`, then the environment.
     pub fn api_key(&mut self, provider: &str, include_fallback: bool) -> Option<String> {
         if let Some(key) = self.runtime.get(provider) {
             return Some(key.clone());
         }
+        let scoped = self.provider_env(provider);
         match self.get(provider) {
-            Some(Credential::ApiKey { key, .. }) => return resolve_config_value(&key, &*self.env),
+            Some(Credential::ApiKey { key, .. }) => {
+                let env = |name: &str| {
+                    scoped
+                        .get(name)
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .or_else(|| (self.env)(name))
+                };
+                return resolve_config_value(&key, &env);
+            }
             Some(cred @ Credential::OAuth { .. }) => return self.oauth_key(provider, cred),
             _ => {}
         }
-        if let Some(key) = (self.env_key)(provider) {
-            return Some(key);
+        let from_scoped = (self.env_key_names)(provider).into_iter().find_map(|name| {
+            scoped
+                .get(&name)
+                .and_then(Value::as_str)
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+        });
+        if from_scoped.is_some() {
+            return from_scoped;
         }
         if include_fallback {
-            return self.fallback.as_ref().and_then(|f| f(provider));
+            if let Some(key) = self.fallback.as_ref().and_then(|f| f(provider)) {
+                return Some(key);
+            }
         }
-        None
+        (self.env_key)(provider)
     }
 
     fn oauth_key(&mut self, provider: &str, cred: Credential) -> Option<String> {
@@ -535,10 +573,11 @@ fn parse_auth(content: Option<&str>) -> Result<Map<String, Value>, String> {
 
 static COMMAND_CACHE: Mutex<Option<HashMap<String, Option<String>>>> = Mutex::new(None);
 
-/// Resolve a configured value: `!command` runs the command with `sh -c` (stdout trimmed,
-/// 10 s timeout, empty or failing → `None`; cached for the process lifetime); otherwise the
-/// value is the named environment variable if that is set and not empty, else the literal.
-pub fn resolve_config_value(config: &str, env: &EnvLookup) -> Option<String> {
+/// Resolve a configured value as pi 1.6 does: `!command` runs the command with `sh -c`
+/// (stdout trimmed, 10 s timeout, empty or failing → `None`; cached for the process
+/// lifetime); anything else is a literal in which `$NAME` and `${NAME}` are replaced by
+/// environment variables (`None` when one is unset or empty), `$$` is `$` and `$!` is `!`.
+pub fn resolve_config_value(config: &str, env: &ValueEnv<'_>) -> Option<String> {
     if let Some(command) = config.strip_prefix('!') {
         if let Ok(mut guard) = COMMAND_CACHE.lock() {
             if let Some(hit) = guard.get_or_insert_with(HashMap::new).get(config) {
@@ -558,23 +597,123 @@ pub fn resolve_config_value(config: &str, env: &EnvLookup) -> Option<String> {
 
 /// Like [`resolve_config_value`] but runs a `!command` every time (models.json values are
 /// resolved per request).
-pub fn resolve_config_value_uncached(config: &str, env: &EnvLookup) -> Option<String> {
+pub fn resolve_config_value_uncached(config: &str, env: &ValueEnv<'_>) -> Option<String> {
     if let Some(cmd) = config.strip_prefix('!') {
         return run_command(cmd);
     }
-    match env(config) {
-        Some(v) if !v.is_empty() => Some(v),
-        _ => Some(config.to_string()),
+    let mut out = String::new();
+    for part in template_parts(config) {
+        match part {
+            TemplatePart::Literal(text) => out.push_str(text),
+            TemplatePart::Env(name) => match env(name) {
+                Some(v) if !v.is_empty() => out.push_str(&v),
+                _ => return None,
+            },
+        }
     }
+    Some(out)
+}
+
+/// A piece of a configured value: literal text or an environment variable reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TemplatePart<'a> {
+    Literal(&'a str),
+    Env(&'a str),
+}
+
+fn env_name_len(s: &str) -> usize {
+    let mut chars = s.char_indices();
+    match chars.next() {
+        Some((_, c)) if c.is_ascii_alphabetic() || c == '_' => {}
+        _ => return 0,
+    }
+    chars
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+        .map_or(s.len(), |(i, _)| i)
+}
+
+/// Split a non-command value into literals and `$NAME` / `${NAME}` references (`$$` and `$!`
+/// are the escaped characters; a `$` that starts neither stays as it is).
+fn template_parts(config: &str) -> Vec<TemplatePart<'_>> {
+    let mut parts = Vec::new();
+    let mut rest = config;
+    while let Some(at) = rest.find('$') {
+        if at > 0 {
+            parts.push(TemplatePart::Literal(&rest[..at]));
+        }
+        let after = &rest[at + 1..];
+        if after.starts_with('$') || after.starts_with('!') {
+            parts.push(TemplatePart::Literal(&after[..1]));
+            rest = &after[1..];
+        } else if let Some(braced) = after.strip_prefix('{') {
+            match braced.find('}') {
+                Some(end) if env_name_len(&braced[..end]) == end && end > 0 => {
+                    parts.push(TemplatePart::Env(&braced[..end]));
+                    rest = &braced[end + 1..];
+                }
+                Some(end) => {
+                    // Not a variable name: the text stays literal, braces included.
+                    parts.push(TemplatePart::Literal(&rest[at..at + end + 3]));
+                    rest = &braced[end + 1..];
+                }
+                None => {
+                    parts.push(TemplatePart::Literal("$"));
+                    rest = after;
+                }
+            }
+        } else {
+            let len = env_name_len(after);
+            if len > 0 {
+                parts.push(TemplatePart::Env(&after[..len]));
+                rest = &after[len..];
+            } else {
+                parts.push(TemplatePart::Literal("$"));
+                rest = after;
+            }
+        }
+    }
+    if !rest.is_empty() {
+        parts.push(TemplatePart::Literal(rest));
+    }
+    parts
+}
+
+/// The environment variables a configured value reads, in order (none for a command).
+pub fn config_value_env_names(config: &str) -> Vec<&str> {
+    if config.starts_with('!') {
+        return Vec::new();
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for part in template_parts(config) {
+        if let TemplatePart::Env(name) = part {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// Resolve or fail with pi's message (`Failed to resolve <what> from shell command: <cmd>`).
-pub fn resolve_config_value_or_err(config: &str, what: &str, env: &EnvLookup) -> Result<String, String> {
+pub fn resolve_config_value_or_err(config: &str, what: &str, env: &ValueEnv<'_>) -> Result<String, String> {
     match resolve_config_value_uncached(config, env) {
         Some(v) => Ok(v),
         None => match config.strip_prefix('!') {
             Some(cmd) => Err(format!("Failed to resolve {what} from shell command: {cmd}")),
-            None => Err(format!("Failed to resolve {what}")),
+            None => {
+                let missing: Vec<&str> = config_value_env_names(config)
+                    .into_iter()
+                    .filter(|n| env(n).is_none_or(|v| v.is_empty()))
+                    .collect();
+                match missing.as_slice() {
+                    [] => Err(format!("Failed to resolve {what}")),
+                    [one] => Err(format!("Failed to resolve {what} from environment variable: {one}")),
+                    many => Err(format!(
+                        "Failed to resolve {what} from environment variables: {}",
+                        many.join(", ")
+                    )),
+                }
+            }
         },
     }
 }
@@ -636,7 +775,27 @@ mod tests {
     #[test]
     fn config_values_resolve() {
         let env = |n: &str| (n == "MY_KEY").then(|| "from-env".to_string());
-        assert_eq!(resolve_config_value("MY_KEY", &env).as_deref(), Some("from-env"));
+        // pi 1.6: a plain string is a literal, even when it names a variable.
+        assert_eq!(resolve_config_value("MY_KEY", &env).as_deref(), Some("MY_KEY"));
+        assert_eq!(resolve_config_value("$MY_KEY", &env).as_deref(), Some("from-env"));
+        assert_eq!(
+            resolve_config_value("Bearer ${MY_KEY}-x", &env).as_deref(),
+            Some("Bearer from-env-x")
+        );
+        assert_eq!(resolve_config_value("a$$b$!c", &env).as_deref(), Some("a$b!c"));
+        assert_eq!(
+            resolve_config_value("cost $5 ${not a name}", &env).as_deref(),
+            Some("cost $5 ${not a name}")
+        );
+        assert_eq!(resolve_config_value("$MISSING", &env), None);
+        assert_eq!(
+            resolve_config_value_or_err("$MISSING-${OTHER}", "API key for provider \"p\"", &env),
+            Err("Failed to resolve API key for provider \"p\" from environment variables: MISSING, OTHER".to_string())
+        );
+        assert_eq!(
+            resolve_config_value_or_err("$MISSING", "API key for provider \"p\"", &env),
+            Err("Failed to resolve API key for provider \"p\" from environment variable: MISSING".to_string())
+        );
         assert_eq!(
             resolve_config_value("literal-key", &env).as_deref(),
             Some("literal-key")
@@ -650,6 +809,29 @@ mod tests {
             resolve_config_value_or_err("!false", "API key for provider \"p\"", &env),
             Err("Failed to resolve API key for provider \"p\" from shell command: false".to_string())
         );
+    }
+
+    #[test]
+    fn api_key_entries_carry_provider_scoped_env() {
+        let data = match json!({
+            "p": {"type": "api_key", "key": "$TOKEN", "env": {"TOKEN": "scoped"}},
+            "q": {"type": "api_key", "env": {"Q_API_KEY": "from-entry"}},
+            "r": {"type": "api_key", "key": "$TOKEN"}
+        }) {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        let mut auth = AuthStorage::in_memory(data, |p| (p == "s").then(|| "env-s".to_string()));
+        auth.set_env(|n| (n == "TOKEN").then(|| "process".to_string()));
+        auth.set_env_key_names(|p| if p == "q" { vec!["Q_API_KEY".into()] } else { Vec::new() });
+        assert_eq!(auth.api_key("p", true).as_deref(), Some("scoped"));
+        assert_eq!(auth.api_key("q", true).as_deref(), Some("from-entry"));
+        assert_eq!(auth.api_key("r", true).as_deref(), Some("process"));
+        assert!(auth.provider_env("r").is_empty());
+        // pi 1.6: a models.json key comes before the environment.
+        auth.set_fallback(|p| (p == "s").then(|| "models-json".to_string()));
+        assert_eq!(auth.api_key("s", true).as_deref(), Some("models-json"));
+        assert_eq!(auth.api_key("s", false).as_deref(), Some("env-s"));
     }
 
     #[test]

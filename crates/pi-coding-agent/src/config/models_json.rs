@@ -173,11 +173,8 @@ pub fn validate(config: &ModelsConfig, builtin_providers: &dyn Fn(&str) -> bool)
                     "Provider {name}: \"baseUrl\" is required when defining custom models."
                 ));
             }
-            if p.api_key.is_none() {
-                return Err(format!(
-                    "Provider {name}: \"apiKey\" is required when defining custom models."
-                ));
-            }
+            // pi 1.6 needs no `apiKey` here: the key may come from auth.json or the
+            // environment, and a provider without one fails only when it is used.
         }
         for m in &p.models {
             if p.api.is_none() && m.api.is_none() && !builtin {
@@ -642,10 +639,6 @@ mod tests {
                 "Provider foo: \"baseUrl\" is required when defining custom models.",
             ),
             (
-                r#"{"providers":{"foo":{"baseUrl":"u","api":"a","models":[{"id":"a"}]}}}"#,
-                "Provider foo: \"apiKey\" is required when defining custom models.",
-            ),
-            (
                 r#"{"providers":{"foo":{"baseUrl":"u","apiKey":"k","models":[{"id":"a"}]}}}"#,
                 "Provider foo, model a: no \"api\" specified. Set at provider or model level.",
             ),
@@ -665,6 +658,12 @@ mod tests {
                 "{text}"
             );
         }
+        // A custom provider needs no apiKey (auth.json or the environment may hold it).
+        assert!(parse(
+            r#"{"providers":{"foo":{"baseUrl":"u","api":"a","models":[{"id":"a"}]}}}"#,
+            &none
+        )
+        .is_ok());
         // A built-in provider may add models without baseUrl, apiKey or api.
         let builtin = |p: &str| p == "openai";
         assert!(parse(r#"{"providers":{"openai":{"models":[{"id":"gpt-x"}]}}}"#, &builtin).is_ok());
