@@ -167,14 +167,12 @@ pub fn validate(config: &ModelsConfig, builtin_providers: &dyn Fn(&str) -> bool)
                     "Provider {name}: must specify \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\", or \"models\"."
                 ));
             }
-        } else if !builtin {
-            if p.base_url.is_none() {
-                return Err(format!(
-                    "Provider {name}: \"baseUrl\" is required when defining custom models."
-                ));
-            }
+        } else if !builtin && p.base_url.is_none() {
             // pi 1.6 needs no `apiKey` here: the key may come from auth.json or the
             // environment, and a provider without one fails only when it is used.
+            return Err(format!(
+                "Provider {name}: \"baseUrl\" is required when defining custom models."
+            ));
         }
         for m in &p.models {
             if p.api.is_none() && m.api.is_none() && !builtin {
