@@ -321,7 +321,7 @@ fn rs_tools() -> Vec<String> {
 fn rs_error_event() -> (String, &'static str) {
     (
         ev("error", json!({"code": "server_error", "message": "Overloaded"})),
-        "Error Code server_error: Overloaded",
+        "Overloaded",
     )
 }
 
@@ -1059,6 +1059,10 @@ fn without_16_fields(message: &mut Value) {
     }
 }
 
+/// Cases of `stream-replies.json` (recorded with pi 0.73.1) that pi 1.6 parses differently;
+/// `reference_16.rs` holds them to 1.6.
+const CHANGED_IN_1_6: &[&str] = &["cc-text-usage", "rs-incomplete", "rs-error-nocode"];
+
 /// Replies the TypeScript pi parsed (from `stream-replies.json`): the same server events must
 /// give the same event sequence (type, content index, delta) and the same final message.
 #[tokio::test]
@@ -1069,6 +1073,9 @@ async fn stream_parsing_matches_the_reference() {
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["name"].as_str().unwrap_or("?");
+        if CHANGED_IN_1_6.contains(&name) {
+            continue;
+        }
         let chunks: Vec<String> = case["sse"]
             .as_array()
             .expect("sse")

@@ -19,24 +19,10 @@ use server::{Reply, Server};
 
 /// Cases where 1.6 parses differently from 0.73.1 and our providers still follow 0.73.1 (the
 /// recorded replies in `providers.rs` hold them to that): (case, what 1.6 does).
-const STILL_0_73: &[(&str, &str)] = &[
-    (
-        "cc-text-usage",
-        "Chat Completions: cached tokens count from prompt_tokens_details differently",
-    ),
-    (
-        "cc-reasoning-details",
-        "Chat Completions: reasoning_details become a thinking block, not a tool call's signature",
-    ),
-    (
-        "rs-incomplete",
-        "Responses: incomplete without a reason is an error, not stopReason length",
-    ),
-    (
-        "rs-error-nocode",
-        "Responses: an error without a code keeps its message alone",
-    ),
-];
+const STILL_0_73: &[(&str, &str)] = &[(
+    "cc-reasoning-details",
+    "Chat Completions: reasoning_details become a thinking block, not a tool call's signature",
+)];
 
 /// 1.6's replies to the generator's scripted streams.
 fn reference_replies() -> Option<Vec<Value>> {

@@ -372,6 +372,10 @@ async fn run(
         if let Some(error) = data.get("error").filter(|e| !e.is_null() && *e != &json!(false)) {
             return Err(crate::providers::openai_completions::stream_error_message(error).into());
         }
+        // An SSE event named `error` is the SDK's error too, its payload the whole data.
+        if event.event == "error" && !data.is_null() {
+            return Err(crate::providers::openai_completions::stream_error_message(&data).into());
+        }
         let (kind, token_delta) = match (&head, token_event) {
             (Some(h), true) => (h.kind.get().unwrap_or(""), h.delta.get().unwrap_or("")),
             _ => (data.get("type").and_then(Value::as_str).unwrap_or(""), ""),
@@ -558,7 +562,7 @@ async fn run(
                     (_, previous) => current = previous,
                 }
             }
-            "response.completed" => {
+            "response.completed" | "response.incomplete" => {
                 let response = data.get("response").cloned().unwrap_or(Value::Null);
                 if let Some(id) = response.get("id").and_then(Value::as_str) {
                     em.output.response_id = Some(id.to_string());
@@ -578,6 +582,19 @@ async fn run(
                 let status = response.get("status").and_then(Value::as_str);
                 em.output.raw_stop_reason = status.map(str::to_string);
                 em.output.stop_reason = map_status(status);
+                // pi 1.6: only the output token limit makes an incomplete response a length
+                // stop; any other reason (or none) is an error that says so.
+                if status == Some("incomplete") {
+                    let reason = response
+                        .pointer("/incomplete_details/reason")
+                        .and_then(Value::as_str)
+                        .filter(|r| !r.is_empty());
+                    match reason {
+                        Some("max_output_tokens") => {}
+                        Some(r) => return Err(format!("Response incomplete: {r}").into()),
+                        None => return Err("Response incomplete without a provider reason".into()),
+                    }
+                }
                 if em.output.stop_reason == StopReason::Stop
                     && em.output.content.iter().any(|c| matches!(c, Content::ToolCall(_)))
                 {

@@ -62,18 +62,17 @@ pub fn parse_usage(raw: &Value, model: &Model) -> Usage {
     let n = |v: Option<&Value>| v.and_then(Value::as_u64).unwrap_or(0);
     let prompt = n(raw.get("prompt_tokens"));
     let details = raw.get("prompt_tokens_details");
-    let reported_cached = details
+    // pi 1.6: `cached_tokens` is what was read from the cache (OpenAI and OpenRouter say so;
+    // DeepSeek reports `prompt_cache_hit_tokens`, Kimi a top-level `cached_tokens`); writes
+    // are not taken out of it.
+    let cache_read = details
         .and_then(|d| d.get("cached_tokens"))
         .filter(|v| !v.is_null())
-        .or_else(|| raw.get("prompt_cache_hit_tokens"))
+        .or_else(|| raw.get("prompt_cache_hit_tokens").filter(|v| !v.is_null()))
+        .or_else(|| raw.get("cached_tokens"))
         .and_then(Value::as_u64)
         .unwrap_or(0);
     let cache_write = n(details.and_then(|d| d.get("cache_write_tokens")));
-    let cache_read = if cache_write > 0 {
-        reported_cached.saturating_sub(cache_write)
-    } else {
-        reported_cached
-    };
     let input = prompt.saturating_sub(cache_read).saturating_sub(cache_write);
     let output = n(raw.get("completion_tokens"));
     let reasoning = n(raw
@@ -311,6 +310,16 @@ pub(crate) mod tests {
             &m,
         );
         assert_eq!((u.input, u.output, u.cache_read, u.total_tokens), (60, 7, 40, 107));
+        // Cache writes are not taken out of the cached (read) tokens.
+        let u = parse_usage(
+            &json!({"prompt_tokens": 100, "completion_tokens": 7,
+                    "prompt_tokens_details": {"cached_tokens": 40, "cache_write_tokens": 10}}),
+            &m,
+        );
+        assert_eq!(
+            (u.input, u.cache_read, u.cache_write, u.total_tokens),
+            (50, 40, 10, 107)
+        );
     }
 
     #[test]
