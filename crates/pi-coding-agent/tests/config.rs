@@ -228,6 +228,9 @@ fn auth_file_is_private_merged_and_keeps_unknown_entries() {
         json!({"future": {"type": "passkey", "blob": [1, 2]}, "openai": {"type": "api_key", "key": "OPENAI_ENV_NAME"}})
     );
     auth.set_env(|n| (n == "OPENAI_ENV_NAME").then(|| "resolved-from-env".to_string()));
+    // pi 1.6: a plain key is a literal; `$NAME` reads the variable.
+    assert_eq!(auth.api_key("openai", true).as_deref(), Some("OPENAI_ENV_NAME"));
+    auth.set("openai", Credential::api_key("$OPENAI_ENV_NAME"));
     assert_eq!(auth.api_key("openai", true).as_deref(), Some("resolved-from-env"));
 }
 
@@ -325,7 +328,7 @@ fn registry_merges_models_json_and_reports_availability() {
     "local": {
       "baseUrl": "http://127.0.0.1:1234/v1",
       "api": "openai-completions",
-      "apiKey": "LOCAL_KEY_VAR",
+      "apiKey": "$LOCAL_KEY_VAR",
       "headers": {"x-team": "!printf team-a"},
       "compat": {"supportsStore": false},
       "models": [

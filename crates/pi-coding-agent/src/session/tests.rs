@@ -352,7 +352,9 @@ async fn manual_compaction_streams_through_the_agents_stream_function() {
         faux_reply(vec![faux_text("second answer")], StopReason::Stop).into(),
         faux_reply(vec![faux_text("## Goal\nthe summary")], StopReason::Stop).into(),
     ]);
-    let (session, _) = session_with(&faux, json!({}));
+    // A keep-recent window small enough that the first exchange is summarised (pi 1.6
+    // refuses when nothing precedes the kept range).
+    let (session, _) = session_with(&faux, json!({"compaction": {"keepRecentTokens": 5}}));
     session.prompt("one", vec![]).await.expect("prompt");
     session.prompt("two", vec![]).await.expect("prompt");
     let result = session.compact(None).await.expect("compaction");

@@ -535,9 +535,14 @@ fn an_extension_can_cancel_or_write_a_compaction() {
     let Some(env) = environment(test) else { return };
     let mock = Mock::start(Script::echo());
     let fx = Fixture::new(&mock);
-    let run = pi_with(&fx, &env, ["--mode", "rpc", "-e", &fixture("compact.ts")])
+    // A finished exchange and a keep-recent window that leaves the prompt before the cut
+    // (pi 1.6 refuses a compaction with nothing to summarise before extensions are asked).
+    fx.agent
+        .write("settings.json", r#"{"compaction": {"keepRecentTokens": 1}}"#)
+        .unwrap();
+    fx.pi(["-p", "hi"]).run().assert_ok();
+    let run = pi_with(&fx, &env, ["--mode", "rpc", "-c", "-e", &fixture("compact.ts")])
         .stdin(concat!(
-            "{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"hi\"}\n",
             "{\"id\":\"2\",\"type\":\"compact\",\"customInstructions\":\"cancel\"}\n",
             "{\"id\":\"3\",\"type\":\"compact\"}\n",
         ))

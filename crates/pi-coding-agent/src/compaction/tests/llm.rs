@@ -479,62 +479,19 @@ async fn branch_summary_edge_cases() {
 /// The golden session up to and including its manual compaction.
 const GOLDEN_SESSION: &str = include_str!("golden-rpc-session.jsonl");
 
-#[tokio::test]
-async fn the_golden_manual_compaction_is_reproduced() {
+#[test]
+fn the_golden_0_73_manual_compaction_is_refused_as_pi_16_does() {
     let entries: Vec<pi_session::Entry> = GOLDEN_SESSION
         .lines()
         .skip(1)
         .map(|l| pi_session::Entry::from_json_line(l).unwrap())
         .collect();
     let (compaction, before) = entries.split_last().unwrap();
+    assert!(matches!(compaction.kind, pi_session::EntryKind::Compaction { .. }));
     let path: Vec<&pi_session::Entry> = before.iter().collect();
-    // Mock model settings of the golden run: default compaction settings.
-    let p = prepare_compaction(&path, &settings(20000)).unwrap();
-    // Everything fits in keepRecentTokens: the cut goes back to the very first entry.
-    assert_eq!(p.first_kept_entry_id, "47a9724e");
-    assert!(!p.is_split_turn);
-    assert!(p.messages_to_summarize.is_empty());
-    // The last valid usage (1517) plus the prompt and the aborted reply after it.
-    assert_eq!(p.tokens_before, 1525);
-    // pi sent an empty conversation.
-    assert!(history_summary_prompt(&p.messages_to_summarize, None, None)
-        .starts_with("<conversation>\n\n</conversation>\n\n"));
-
-    let golden_summary = "## Goal\nGolden RPC session summary.\n\n## Progress\n- said hello\n- ran a tool";
-    let faux = FauxProvider::new(FauxOptions::default());
-    faux.set_responses(vec![
-        faux_reply(vec![faux_text(golden_summary)], StopReason::Stop).into()
-    ]);
-    let stream_fn = faux.stream_fn();
-    let llm = SummaryModel {
-        stream_fn: &stream_fn,
-        model: faux.model(),
-        api_key: None,
-        headers: vec![],
-    };
-    let result = compact(&p, &llm, None, ThinkingLevel::Off, &CancellationToken::new())
-        .await
-        .unwrap();
-    // `compaction_end.result` as the golden transcript has it.
-    assert_eq!(
-        serde_json::to_value(&result).unwrap(),
-        json!({"summary": golden_summary, "firstKeptEntryId": "47a9724e", "tokensBefore": 1525,
-            "details": {"readFiles": [], "modifiedFiles": []}})
-    );
-    // And the stored entry's fields.
-    match &compaction.kind {
-        pi_session::EntryKind::Compaction {
-            summary,
-            first_kept_entry_id,
-            tokens_before,
-            details,
-            ..
-        } => {
-            assert_eq!(summary, &result.summary);
-            assert_eq!(first_kept_entry_id, &result.first_kept_entry_id);
-            assert_eq!(tokens_before, &json!(result.tokens_before));
-            assert_eq!(details.as_ref(), Some(&result.details_value()));
-        }
-        other => panic!("not a compaction: {other:?}"),
-    }
+    // pi 0.73 summarised an empty conversation here (everything fit in keepRecentTokens);
+    // pi 1.6 refuses: nothing precedes the kept range.
+    assert!(prepare_compaction(&path, &settings(20000)).is_none());
+    let err = prepare_manual_compaction(&path, &settings(20000)).unwrap_err();
+    assert_eq!(err.to_string(), "Nothing to compact (session too small)");
 }

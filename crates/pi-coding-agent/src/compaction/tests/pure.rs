@@ -477,7 +477,11 @@ fn manual_compaction_says_why_there_is_nothing_to_do() {
     let err = prepare_manual_compaction(&[], &settings(20000)).unwrap_err();
     assert_eq!(err.to_string(), "Nothing to compact (session too small)");
     c.user("more");
-    assert!(prepare_manual_compaction(&c.path(), &settings(20000)).is_ok());
+    // pi 1.6: everything fits in the kept range, so nothing precedes it to summarise.
+    let err = prepare_manual_compaction(&c.path(), &settings(20000)).unwrap_err();
+    assert_eq!(err.to_string(), "Nothing to compact (session too small)");
+    // A window that keeps only the last prompt leaves the first to summarise.
+    assert!(prepare_manual_compaction(&c.path(), &settings(1)).is_ok());
 }
 
 #[test]
