@@ -382,7 +382,7 @@ fn probe_script() -> Script {
 }
 
 /// Events pi 1.6 emits that this build does not emit yet (provider-level events, the boundary
-/// chain and the run's system message); left out of the comparison and listed in the docs.
+/// chain, resource discovery); left out of the comparison and listed in the docs.
 const NOT_EMITTED_YET: &[&str] = &[
     "context_with_system",
     "before_provider_headers",
@@ -391,8 +391,6 @@ const NOT_EMITTED_YET: &[&str] = &[
     "provider_stream_event",
     "agent_before_settle",
     "resources_discover",
-    "message_start role=system",
-    "message_end role=system",
 ];
 
 fn comparable(trace: Vec<String>) -> Vec<String> {
