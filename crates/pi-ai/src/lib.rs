@@ -41,6 +41,7 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
         "openai-responses" => providers::openai_responses::stream,
         "anthropic-messages" => providers::anthropic::stream,
         "google-generative-ai" => providers::google::stream,
+        "mistral-conversations" => providers::mistral::stream,
         other => {
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }

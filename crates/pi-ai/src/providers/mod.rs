@@ -4,6 +4,7 @@ pub mod anthropic;
 pub mod google;
 pub(crate) mod json_tree;
 pub(crate) mod lenient;
+pub mod mistral;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod output_cap;

@@ -1,0 +1,193 @@
+//! The APIs whose wire body pi 1.6 rewrites after its `onPayload` hook (Mistral for now), against
+//! what 1.6 sent and made of the reply: `tests/golden/wire-requests.json` comes from
+//! `tests/golden/make-wire-requests.mjs`, which runs 1.6's own pi-ai against a recording server.
+//! For each case the same reply goes through our provider; the request (path, headers, body byte
+//! for byte), the event sequence and the final message must match, faults included (429, 500
+//! without a body, a finish reason of `error`, a stream without one, a dropped connection).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
+
+#[allow(dead_code)] // the scripted server serves several test binaries; this one uses a part
+mod server;
+
+use pi_ai::{
+    stream_simple, AssistantMessageEvent, CacheRetention, Context, Message, Model, StreamOptions, ThinkingLevel,
+};
+use serde_json::{json, Value};
+use server::{Ending, Reply, Server};
+
+/// Headers the HTTP stacks add on their own (Node's fetch and reqwest differ there).
+const TRANSPORT_HEADERS: &[&str] = &[
+    "host",
+    "connection",
+    "content-length",
+    "accept-language",
+    "sec-fetch-mode",
+    "accept-encoding",
+    "user-agent",
+    "transfer-encoding",
+];
+
+fn cases() -> Vec<Value> {
+    let path = format!("{}/tests/golden/wire-requests.json", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect("cases")).expect("json")
+}
+
+fn reply_of(case: &Value) -> Reply {
+    let reply = &case["reply"];
+    if let Some(status) = reply["status"].as_u64() {
+        return Reply::status(status as u16, reply["body"].as_str().unwrap_or(""));
+    }
+    let chunks = reply["chunks"]
+        .as_array()
+        .expect("chunks")
+        .iter()
+        .map(|c| c.as_str().expect("chunk").to_string())
+        .collect();
+    let reply = Reply::sse(chunks);
+    if reply_dropped(case) {
+        reply.ending(Ending::Drop)
+    } else {
+        reply
+    }
+}
+
+fn reply_dropped(case: &Value) -> bool {
+    case["reply"]["drop"].as_bool() == Some(true)
+}
+
+fn options_of(case: &Value) -> StreamOptions {
+    let o = &case["options"];
+    StreamOptions {
+        api_key: Some("k".into()),
+        reasoning: o["reasoning"].as_str().and_then(ThinkingLevel::parse),
+        session_id: o["sessionId"].as_str().map(String::from),
+        cache_retention: o["cacheRetention"]
+            .as_str()
+            .and_then(CacheRetention::parse)
+            .unwrap_or_default(),
+        temperature: o["temperature"].as_f64(),
+        max_tokens: o["maxTokens"].as_u64(),
+        max_retries: Some(0),
+        ..Default::default()
+    }
+}
+
+/// The headers a server sees, less the transport's own, sorted by name.
+fn meaningful_headers(headers: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = headers
+        .into_iter()
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .filter(|(k, _)| !TRANSPORT_HEADERS.contains(&k.as_str()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// What 1.6 adds to the final message, or prices its own way; and the run's timestamp.
+fn comparable_message(mut msg: Value) -> Value {
+    if let Some(m) = msg.as_object_mut() {
+        for key in ["timestamp", "durationMs", "rawStopReason"] {
+            m.shift_remove(key);
+        }
+    }
+    if let Some(cost) = msg.pointer_mut("/usage/cost").and_then(Value::as_object_mut) {
+        cost.shift_remove("totalFromProvider");
+    }
+    msg
+}
+
+#[tokio::test]
+async fn requests_and_replies_match_the_reference_1_6() {
+    let cases = cases();
+    assert!(cases.len() >= 14, "{} cases", cases.len());
+    let mut failures = Vec::new();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap_or("?");
+        let server = Server::start(vec![reply_of(case)]).await;
+        // The scripted server answers under `/v1`; Mistral's base URL holds no version.
+        let mut model_json = case["model"].clone();
+        model_json["baseUrl"] = json!(server.base_url.trim_end_matches("/v1"));
+        let model: Model = serde_json::from_value(model_json).expect("model");
+        let context: Context = serde_json::from_value(case["context"].clone()).expect("context");
+        let mut stream = stream_simple(&model, &context, options_of(case));
+        let mut events = Vec::new();
+        let mut last = None;
+        while let Some(event) = stream.next_event().await {
+            let wire: Value = serde_json::from_str(&event.to_delta_json()).expect("json");
+            let mut summary = json!({"type": wire["type"]});
+            for key in ["contentIndex", "delta"] {
+                if let Some(v) = wire.get(key) {
+                    summary[key] = v.clone();
+                }
+            }
+            events.push(summary);
+            match event {
+                AssistantMessageEvent::Done { message, .. } => last = Some(message),
+                AssistantMessageEvent::Error { error, .. } => last = Some(error),
+                _ => {}
+            }
+        }
+        let message = last.expect("a terminal event");
+
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1, "{name}: one request, no retries");
+        let ours = &requests[0];
+        let theirs = &case["request"];
+        if ours.path != theirs["path"].as_str().unwrap_or_default() {
+            failures.push(format!("{name}: path {} vs {}", ours.path, theirs["path"]));
+        }
+        let their_headers = meaningful_headers(
+            theirs["headers"]
+                .as_object()
+                .expect("headers")
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string())),
+        );
+        let our_headers = meaningful_headers(ours.headers.clone());
+        if our_headers != their_headers {
+            failures.push(format!(
+                "{name}: headers\n  ours:   {our_headers:?}\n  theirs: {their_headers:?}"
+            ));
+        }
+        assert!(
+            ours.header("user-agent").is_some_and(|ua| ua.starts_with("pi/")),
+            "{name}: pi's user agent"
+        );
+        let (our_body, their_body) = (ours.body.to_string(), theirs["body"].to_string());
+        if our_body != their_body {
+            failures.push(format!("{name}: body\n  ours:   {our_body}\n  theirs: {their_body}"));
+        }
+
+        // Node reports a connection dropped mid-body in its own words; the shape must match.
+        let dropped = reply_dropped(case);
+        let their_events = case["events"].as_array().cloned().unwrap_or_default();
+        let mut ours_message = comparable_message(serde_json::to_value(Message::Assistant(message)).expect("json"));
+        let mut their_message = comparable_message(case["message"].clone());
+        if dropped {
+            assert_eq!(ours_message["stopReason"], "error", "{name}");
+            for m in [&mut ours_message, &mut their_message] {
+                for key in ["errorMessage", "content", "responseId"] {
+                    m.as_object_mut().expect("message").shift_remove(key);
+                }
+            }
+        } else if events != their_events {
+            failures.push(format!(
+                "{name}: events\n  ours:   {}\n  theirs: {}",
+                Value::Array(events.clone()),
+                Value::Array(their_events)
+            ));
+        }
+        if ours_message != their_message {
+            failures.push(format!(
+                "{name}: message\n  ours:   {ours_message}\n  theirs: {their_message}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
