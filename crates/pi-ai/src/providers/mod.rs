@@ -1,6 +1,7 @@
 //! One module per wire API, plus the small helpers they share.
 
 pub mod anthropic;
+pub mod azure;
 pub mod google;
 pub(crate) mod json_tree;
 pub(crate) mod lenient;

@@ -90,6 +90,28 @@ add("mistral-429", model(), histories.hello, {}, { status: 429, body: "{\"messag
 add("mistral-500", model(), histories.hello, {}, { status: 500, body: "" });
 add("mistral-dropped", model(), histories.hello, {}, { chunks: [mistralReplies.text[1]], drop: true });
 
+// Azure OpenAI Responses: the Responses stream of openai-responses behind Azure's URL and key.
+const rsse = (events) => events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+const azureReplies = {
+  text: rsse([
+    { type: "response.created", response: { id: "resp_1", status: "in_progress" } },
+    { type: "response.output_item.added", output_index: 0, item: { type: "message", id: "msg_1", role: "assistant", content: [] } },
+    { type: "response.content_part.added", output_index: 0, item_id: "msg_1", content_index: 0, part: { type: "output_text", text: "" } },
+    { type: "response.output_text.delta", output_index: 0, item_id: "msg_1", content_index: 0, delta: "Hi" },
+    { type: "response.output_text.delta", output_index: 0, item_id: "msg_1", content_index: 0, delta: " there" },
+    { type: "response.output_item.done", output_index: 0, item: { type: "message", id: "msg_1", role: "assistant", content: [{ type: "output_text", text: "Hi there" }] } },
+    { type: "response.completed", response: { id: "resp_1", status: "completed", usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12, input_tokens_details: { cached_tokens: 3 } } } },
+  ]),
+};
+const azure = (extra = {}) => ({ id: "gpt-x", name: "gpt-x", api: "azure-openai-responses", provider: "azure", baseUrl, reasoning: false, input: ["text"], cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096, ...extra });
+add("azure-text", azure(), histories.hello, {}, { chunks: azureReplies.text });
+add("azure-session-reasoning", azure({ reasoning: true }), histories.crossAnthropic, { sessionId: "sess-1", reasoning: "high" }, { chunks: azureReplies.text });
+add("azure-reasoning-off", azure({ reasoning: true, input: ["text", "image"] }), histories.crossAnthropic, {}, { chunks: azureReplies.text });
+add("azure-cache-none", azure({ compat: { supportsStrictMode: false } }), histories.hello, { sessionId: "sess-2", cacheRetention: "none", maxTokens: 5, temperature: 0.5 }, { chunks: azureReplies.text });
+add("azure-cache-long", azure(), histories.hello, { sessionId: "sess-3", cacheRetention: "long" }, { chunks: azureReplies.text });
+add("azure-429", azure(), histories.hello, {}, { status: 429, body: "{\"error\":{\"message\":\"Rate limit\"}}" });
+add("azure-500", azure(), histories.hello, {}, { status: 500, body: "" });
+
 const out = [];
 for (const cs of cases) {
   reply = cs.reply;
