@@ -43,6 +43,7 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
         "anthropic-messages" => providers::anthropic::stream,
         "google-generative-ai" => providers::google::stream,
         "mistral-conversations" => providers::mistral::stream,
+        "google-vertex" => providers::vertex::stream,
         other => {
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }

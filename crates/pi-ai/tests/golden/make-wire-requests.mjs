@@ -112,6 +112,19 @@ add("azure-cache-long", azure(), histories.hello, { sessionId: "sess-3", cacheRe
 add("azure-429", azure(), histories.hello, {}, { status: 429, body: "{\"error\":{\"message\":\"Rate limit\"}}" });
 add("azure-500", azure(), histories.hello, {}, { status: 500, body: "" });
 
+// Google Vertex AI with an API key (express mode) at a custom base URL: Gemini's body and stream.
+const gsse = (objects) => objects.map((o) => `data: ${JSON.stringify(o)}\r\n\r\n`);
+const vertexReplies = {
+  text: gsse([
+    { candidates: [{ content: { parts: [{ text: "Hel" }], role: "model" } }], responseId: "r-1" },
+    { candidates: [{ content: { parts: [{ text: "lo" }], role: "model" }, finishReason: "STOP" }], usageMetadata: { promptTokenCount: 9, candidatesTokenCount: 2, totalTokenCount: 11 }, responseId: "r-1" },
+  ]),
+};
+const vertex = (extra = {}) => ({ id: "gemini-x", name: "gemini-x", api: "google-vertex", provider: "google-vertex", baseUrl, reasoning: false, input: ["text"], cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 128000, maxTokens: 4096, ...extra });
+add("vertex-text", vertex(), histories.hello, {}, { chunks: vertexReplies.text });
+add("vertex-versioned-base", vertex({ baseUrl: `${baseUrl}/v1beta1` }), histories.crossAnthropic, { temperature: 0.2 }, { chunks: vertexReplies.text });
+add("vertex-429", vertex(), histories.hello, {}, { status: 429, body: "{\"error\":{\"code\":429,\"message\":\"Quota\",\"status\":\"RESOURCE_EXHAUSTED\"}}" });
+
 const out = [];
 for (const cs of cases) {
   reply = cs.reply;
@@ -126,7 +139,9 @@ for (const cs of cases) {
     events.push(p);
   }
   const message = await s.result();
-  const { baseUrl: _, ...modelOut } = cs.model;
+  // The base URL is the server's; a path after it is kept as `basePath`.
+  const { baseUrl: modelBase, ...modelOut } = cs.model;
+  if (modelBase !== baseUrl) modelOut.basePath = modelBase.slice(baseUrl.length);
   out.push({ name: cs.name, model: modelOut, context, options: cs.opts, reply: cs.reply, request: recorded, events, message });
 }
 server.close();
