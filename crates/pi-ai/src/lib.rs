@@ -44,6 +44,7 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
         "google-generative-ai" => providers::google::stream,
         "mistral-conversations" => providers::mistral::stream,
         "google-vertex" => providers::vertex::stream,
+        "pi-messages" => providers::pi_messages::stream,
         other => {
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }

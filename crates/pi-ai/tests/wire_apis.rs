@@ -97,7 +97,7 @@ fn meaningful_headers(headers: impl IntoIterator<Item = (String, String)>) -> Ve
 /// `cost.totalFromProvider`); and the run's timestamp.
 fn comparable_message(mut msg: Value) -> Value {
     if let Some(m) = msg.as_object_mut() {
-        for key in ["timestamp", "durationMs", "rawStopReason"] {
+        for key in ["timestamp", "durationMs", "rawStopReason", "diagnostics"] {
             m.shift_remove(key);
         }
     }

@@ -9,6 +9,7 @@ pub mod mistral;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod output_cap;
+pub mod pi_messages;
 pub mod vertex;
 
 use reqwest::header::HeaderMap;

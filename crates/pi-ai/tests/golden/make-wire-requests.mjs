@@ -125,6 +125,35 @@ add("vertex-text", vertex(), histories.hello, {}, { chunks: vertexReplies.text }
 add("vertex-versioned-base", vertex({ baseUrl: `${baseUrl}/v1beta1` }), histories.crossAnthropic, { temperature: 0.2 }, { chunks: vertexReplies.text });
 add("vertex-429", vertex(), histories.hello, {}, { status: 429, body: "{\"error\":{\"code\":429,\"message\":\"Quota\",\"status\":\"RESOURCE_EXHAUSTED\"}}" });
 
+// pi-messages (the Radius gateway's protocol): pi's own context out, pi's own events back.
+const pusage = { input: 5, output: 3, cacheRead: 1, cacheWrite: 0, totalTokens: 9, cost: { input: 0.1, output: 0.2, cacheRead: 0, cacheWrite: 0, total: 0.3 } };
+const piReplies = {
+  tools: sse([
+    { type: "start" },
+    { type: "thinking_start", contentIndex: 0 },
+    { type: "thinking_delta", contentIndex: 0, delta: "hmm" },
+    { type: "thinking_end", contentIndex: 0, content: "hmm", contentSignature: "sig-1" },
+    { type: "text_start", contentIndex: 1 },
+    { type: "text_delta", contentIndex: 1, delta: "Reading" },
+    { type: "text_end", contentIndex: 1, content: "Reading", contentSignature: "t-sig" },
+    { type: "toolcall_start", contentIndex: 2, id: "call_1", toolName: "read" },
+    { type: "toolcall_delta", contentIndex: 2, delta: "{\"path\":" },
+    { type: "toolcall_delta", contentIndex: 2, delta: "\"x\"}" },
+    { type: "toolcall_end", contentIndex: 2, toolCall: { type: "toolCall", id: "call_1", name: "read", arguments: { path: "x" } } },
+    { type: "done", reason: "toolUse", usage: pusage, responseId: "resp-9", responseModel: "real-model" },
+  ]).slice(0, -1),
+  error: sse([{ type: "start" }, { type: "text_start", contentIndex: 0 }, { type: "text_delta", contentIndex: 0, delta: "par" }, { type: "error", reason: "error", usage: pusage, errorMessage: "upstream failed" }]),
+  badIndex: sse([{ type: "start" }, { type: "text_delta", contentIndex: 3, delta: "x" }]),
+  noEnd: sse([{ type: "start" }, { type: "text_start", contentIndex: 0 }]).slice(0, -1),
+};
+const pim = (extra = {}) => ({ id: "balanced", name: "Balanced", api: "pi-messages", provider: "radius", baseUrl, reasoning: true, input: ["text", "image"], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 200000, maxTokens: 32000, ...extra });
+add("pi-messages-tools", pim(), histories.crossAnthropic, { reasoning: "high", sessionId: "s-7", temperature: 0.4, maxTokens: 1000 }, { chunks: piReplies.tools });
+add("pi-messages-error-event", pim(), histories.hello, { cacheRetention: "long" }, { chunks: piReplies.error });
+add("pi-messages-bad-index", pim(), histories.hello, {}, { chunks: piReplies.badIndex });
+add("pi-messages-no-terminal", pim(), histories.hello, {}, { chunks: piReplies.noEnd });
+add("pi-messages-429", pim(), histories.hello, {}, { status: 429, body: "{\"error\":{\"message\":\"slow down\",\"code\":\"rate_limited\"}}" });
+add("pi-messages-500", pim(), histories.hello, {}, { status: 500, body: "oops" });
+
 const out = [];
 for (const cs of cases) {
   reply = cs.reply;
