@@ -205,3 +205,122 @@ async fn requests_and_replies_match_the_reference_1_6() {
         failures.join("\n")
     );
 }
+
+// ---- Mistral against the project's mock server (`pi_test_support`) ------------------------
+
+mod mistral_on_the_mock {
+    use pi_ai::{stream_simple, AssistantMessageEvent, Content, Context, Message, Model, StopReason, StreamOptions};
+    use pi_test_support::{Api, Fault, MockServer, Script, Turn};
+    use serde_json::json;
+
+    fn model(server: &MockServer) -> Model {
+        serde_json::from_value(json!({
+            "id": "mock-model", "name": "Mock", "api": "mistral-conversations", "provider": "mock-mistral",
+            "baseUrl": server.base_url_for(Api::Mistral), "reasoning": true, "input": ["text"],
+            "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 128000, "maxTokens": 4096,
+        }))
+        .expect("model")
+    }
+
+    async fn run(server: &MockServer) -> (Vec<&'static str>, pi_ai::AssistantMessage) {
+        let context = Context {
+            system_prompt: Some("sys".into()),
+            messages: vec![Message::user_text("hello")],
+            tools: vec![],
+        };
+        let options = StreamOptions {
+            api_key: Some("sk-test".into()),
+            ..Default::default()
+        };
+        let mut stream = stream_simple(&model(server), &context, options);
+        let mut names = Vec::new();
+        let mut last = None;
+        while let Some(event) = stream.next_event().await {
+            names.push(event.type_name());
+            match event {
+                AssistantMessageEvent::Done { message, .. } => last = Some(message),
+                AssistantMessageEvent::Error { error, .. } => last = Some(error),
+                _ => {}
+            }
+        }
+        (names, last.expect("terminal event"))
+    }
+
+    #[tokio::test]
+    async fn thinking_text_and_tool_calls_stream_through() {
+        let turn = Turn::text("Reading it.")
+            .with_thinking("Plan first.")
+            .with_tool_call("read", json!({"path": "notes/todo.md"}));
+        let server = MockServer::start(Script::sequential(vec![turn])).await.expect("mock");
+        let (names, message) = run(&server).await;
+        assert_eq!(message.stop_reason, StopReason::ToolUse, "{:?}", message.error_message);
+        assert_eq!(names.first(), Some(&"start"));
+        assert_eq!(names.last(), Some(&"done"));
+        match &message.content[..] {
+            [Content::Thinking(t), Content::Text(x), Content::ToolCall(call)] => {
+                assert_eq!(t.thinking, "Plan first.");
+                assert_eq!(x.text, "Reading it.");
+                assert_eq!(call.name, "read");
+                assert_eq!(call.arguments, json!({"path": "notes/todo.md"}));
+                assert_eq!(call.id.len(), 9, "{}", call.id);
+            }
+            other => panic!("unexpected content {other:?}"),
+        }
+        assert!(message.usage.output > 0);
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0].api, Some(Api::Mistral));
+        assert_eq!(requests[0].header("authorization"), Some("Bearer sk-test"));
+        assert_eq!(
+            requests[0].body["prompt_mode"],
+            serde_json::Value::Null,
+            "thinking was not asked for"
+        );
+    }
+
+    #[tokio::test]
+    async fn http_faults_are_not_retried_and_name_mistral() {
+        for (status, expected) in [
+            (
+                429,
+                r#"Mistral API error (429): {"object":"error","message":"Rate limit exceeded""#,
+            ),
+            (
+                500,
+                r#"Mistral API error (500): {"object":"error","message":"Internal server error""#,
+            ),
+        ] {
+            let server = MockServer::start(Script::sequential(vec![Turn::fault(Fault::status(status))]))
+                .await
+                .expect("mock");
+            let (names, message) = run(&server).await;
+            assert_eq!(names, ["error"]);
+            let text = message.error_message.unwrap_or_default();
+            assert!(text.starts_with(expected), "{text}");
+            assert_eq!(server.requests().len(), 1, "{status} is not retried");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_dropped_stream_and_an_error_finish_are_errors_that_keep_the_text() {
+        let words = "alpha beta gamma delta";
+        // role chunk, alpha, beta, then the connection drops.
+        let dropped = Turn::text(words).with_fault(Fault::drop_after(3));
+        let failed = Turn::text(words).with_fault(Fault::error_event_after(3));
+        // Both requests carry the same conversation: a queue serves the turns in request order.
+        let server = MockServer::start(Script::queue(vec![dropped, failed]))
+            .await
+            .expect("mock");
+        let (_, message) = run(&server).await;
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(message.text(), "alpha beta ");
+        let (_, message) = run(&server).await;
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(
+            message.error_message.as_deref(),
+            Some("Provider stopped with: error (server error)")
+        );
+        assert_eq!(message.text(), "alpha beta ");
+    }
+}
