@@ -52,6 +52,7 @@ fn model_at(api: Api, base_url: String) -> Model {
             output: 15.0,
             cache_read: 0.3,
             cache_write: 3.75,
+            tiers: Vec::new(),
         },
         context_window: 128_000,
         max_tokens: 16_384,
