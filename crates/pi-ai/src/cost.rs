@@ -7,13 +7,31 @@ use crate::types::{Model, Usage, UsageCost};
 /// Each bucket is `price / 1e6 * tokens` and the total is their sum, added in the order input,
 /// output, cache read, cache write. The order of operations is pi's so the floating-point
 /// results, and the session files that record them, match to the last bit.
+///
+/// A long-context tier replaces the prices when the request's input (cached tokens included) is
+/// above its threshold; of several, the highest threshold passed wins. Cache writes kept for an
+/// hour (`cacheWrite1h`) cost twice the input price.
 pub fn calculate_cost(model: &Model, usage: &mut Usage) -> UsageCost {
     let per_token = |price_per_million: f64, tokens: u64| (price_per_million / 1_000_000.0) * tokens as f64;
+    let input_tokens = usage.input + usage.cache_read + usage.cache_write;
+    let base = &model.cost;
+    let (mut input, mut output, mut cache_read, mut cache_write) =
+        (base.input, base.output, base.cache_read, base.cache_write);
+    let mut threshold: Option<u64> = None;
+    for tier in &base.tiers {
+        if input_tokens > tier.input_tokens_above && threshold.is_none_or(|t| tier.input_tokens_above > t) {
+            (input, output, cache_read, cache_write) = (tier.input, tier.output, tier.cache_read, tier.cache_write);
+            threshold = Some(tier.input_tokens_above);
+        }
+    }
+    let long_write = usage.cache_write_1h.unwrap_or(0).min(usage.cache_write);
+    let short_write = usage.cache_write - long_write;
     let cost = &mut usage.cost;
-    cost.input = per_token(model.cost.input, usage.input);
-    cost.output = per_token(model.cost.output, usage.output);
-    cost.cache_read = per_token(model.cost.cache_read, usage.cache_read);
-    cost.cache_write = per_token(model.cost.cache_write, usage.cache_write);
+    cost.input = per_token(input, usage.input);
+    cost.output = per_token(output, usage.output);
+    cost.cache_read = per_token(cache_read, usage.cache_read);
+    // Written as pi 1.6 writes it (not per token), so the float matches to the last bit.
+    cost.cache_write = (cache_write * short_write as f64 + input * 2.0 * long_write as f64) / 1_000_000.0;
     cost.total = cost.input + cost.output + cost.cache_read + cost.cache_write;
     cost.total_from_provider = Some(false);
     *cost
@@ -22,7 +40,61 @@ pub fn calculate_cost(model: &Model, usage: &mut Usage) -> UsageCost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::ModelCost;
+    use crate::types::{CostTier, ModelCost};
+
+    #[test]
+    fn long_context_tiers_replace_the_prices_above_their_threshold() {
+        let m = crate::models::get_model("openai", "gpt-5.4").expect("gpt-5.4");
+        assert_eq!(m.cost.tiers.len(), 1, "{:?}", m.cost);
+        let mut small = Usage {
+            input: 200_000,
+            output: 1_000,
+            ..Default::default()
+        };
+        calculate_cost(m, &mut small);
+        assert!((small.cost.input - 0.5).abs() < 1e-12, "{:?}", small.cost);
+        // 272,000 tokens of input with the cache read counted: above the tier.
+        let mut large = Usage {
+            input: 262_001,
+            cache_read: 10_000,
+            output: 1_000,
+            ..Default::default()
+        };
+        calculate_cost(m, &mut large);
+        assert_eq!(large.cost.input, (5.0 / 1e6) * 262_001.0);
+        assert_eq!(large.cost.output, (22.5 / 1e6) * 1_000.0);
+        assert_eq!(large.cost.cache_read, (0.5 / 1e6) * 10_000.0);
+
+        let tier = |above, input| CostTier {
+            input_tokens_above: above,
+            input,
+            ..Default::default()
+        };
+        let mut two = model(1.0, 0.0, 0.0, 0.0);
+        two.cost.tiers = vec![tier(100, 3.0), tier(10, 2.0)];
+        let mut usage = Usage {
+            input: 1_000,
+            ..Default::default()
+        };
+        calculate_cost(&two, &mut usage);
+        assert_eq!(
+            usage.cost.input,
+            (3.0 / 1e6) * 1_000.0,
+            "the highest threshold passed wins"
+        );
+    }
+
+    #[test]
+    fn hour_long_cache_writes_cost_twice_the_input_price() {
+        let m = model(3.0, 15.0, 0.3, 3.75);
+        let mut usage = Usage {
+            cache_write: 1_000,
+            cache_write_1h: Some(400),
+            ..Default::default()
+        };
+        calculate_cost(&m, &mut usage);
+        assert_eq!(usage.cost.cache_write, (3.75 * 600.0 + 3.0 * 2.0 * 400.0) / 1e6);
+    }
 
     fn model(input: f64, output: f64, cache_read: f64, cache_write: f64) -> Model {
         Model {
@@ -38,6 +110,7 @@ mod tests {
                 output,
                 cache_read,
                 cache_write,
+                tiers: Vec::new(),
             },
             context_window: 0,
             max_tokens: 0,
@@ -220,7 +293,8 @@ mod tests {
 
     #[test]
     fn cache_buckets_sum_in_pi_order() {
-        // Values computed by pi 0.73.1's calculateCost.
+        // Values computed by pi 1.6.0's calculateCost (0.73.1 priced cache writes per token and
+        // got 0.012960000000000001).
         let mut usage = Usage {
             input: 1234,
             output: 567,
@@ -235,7 +309,7 @@ mod tests {
                 input: 0.003702,
                 output: 0.008505,
                 cache_read: 0.026703599999999997,
-                cache_write: 0.012960000000000001,
+                cache_write: 0.01296,
                 total: 0.051870599999999996,
                 total_from_provider: Some(false),
             }

@@ -10,32 +10,49 @@ use std::path::{Path, PathBuf};
 /// rather than from a single variable.
 pub const AUTHENTICATED: &str = "<authenticated>";
 
+/// Anthropic's bearer token variable: it configures the provider but is not an API key.
+pub const ANTHROPIC_AUTH_TOKEN_ENV: &str = "ANTHROPIC_AUTH_TOKEN";
+
 /// The variables holding `provider`'s API key, highest priority first; `None` for providers
 /// without one (OAuth-only or credential-chain providers, unknown providers).
 pub fn api_key_env_vars(provider: &str) -> Option<&'static [&'static str]> {
     let vars: &'static [&'static str] = match provider {
-        "github-copilot" => &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
-        // An OAuth token wins over a plain API key.
-        "anthropic" => &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+        "github-copilot" => &["COPILOT_GITHUB_TOKEN"],
+        // `ANTHROPIC_AUTH_TOKEN` is listed (it counts as configured) but is never returned as
+        // the API key: it is sent as `Authorization: Bearer`. An OAuth token wins over a key.
+        "anthropic" => &[ANTHROPIC_AUTH_TOKEN_ENV, "ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+        "ant-ling" => &["ANT_LING_API_KEY"],
+        // Qwen Token Plan: the per-plan variable, then the region variable both plans shared.
+        "qwen-token-plan" => &["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"],
+        "qwen-token-plan-cn" => &["QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"],
+        "qwen-token-plan-individual" => &["QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"],
+        "qwen-token-plan-individual-cn" => &["QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY", "QWEN_TOKEN_PLAN_CN_API_KEY"],
         "openai" => &["OPENAI_API_KEY"],
-        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
+        "azure" => &["AZURE_OPENAI_API_KEY"],
+        "nvidia" => &["NVIDIA_API_KEY"],
         "deepseek" => &["DEEPSEEK_API_KEY"],
         "google" => &["GEMINI_API_KEY"],
         "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
         "groq" => &["GROQ_API_KEY"],
         "cerebras" => &["CEREBRAS_API_KEY"],
         "xai" => &["XAI_API_KEY"],
+        "typesafe" => &["TYPESAFE_API_KEY"],
+        "radius" => &["RADIUS_API_KEY"],
         "openrouter" => &["OPENROUTER_API_KEY"],
         "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
         "zai" => &["ZAI_API_KEY"],
+        "zai-coding-cn" => &["ZAI_CODING_CN_API_KEY"],
         "mistral" => &["MISTRAL_API_KEY"],
         "minimax" => &["MINIMAX_API_KEY"],
         "minimax-cn" => &["MINIMAX_CN_API_KEY"],
         "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
         "huggingface" => &["HF_TOKEN"],
         "fireworks" => &["FIREWORKS_API_KEY"],
+        "together" => &["TOGETHER_API_KEY"],
+        "baseten" => &["BASETEN_API_KEY"],
         "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
         "kimi-coding" => &["KIMI_API_KEY"],
+        "meta" => &["META_API_KEY"],
         "cloudflare-workers-ai" | "cloudflare-ai-gateway" => &["CLOUDFLARE_API_KEY"],
         "xiaomi" => &["XIAOMI_API_KEY"],
         "xiaomi-token-plan-cn" => &["XIAOMI_TOKEN_PLAN_CN_API_KEY"],
@@ -84,6 +101,7 @@ pub fn env_api_key_with(
     if let Some(key) = api_key_env_vars(provider)
         .into_iter()
         .flatten()
+        .filter(|var| **var != ANTHROPIC_AUTH_TOKEN_ENV)
         .find_map(|var| env(var).filter(|v| !v.is_empty()))
     {
         return Some(key);
@@ -211,7 +229,15 @@ mod tests {
     fn plain_provider_keys() {
         let cases = [
             ("openai", "OPENAI_API_KEY"),
-            ("azure-openai-responses", "AZURE_OPENAI_API_KEY"),
+            ("azure", "AZURE_OPENAI_API_KEY"),
+            ("ant-ling", "ANT_LING_API_KEY"),
+            ("nvidia", "NVIDIA_API_KEY"),
+            ("typesafe", "TYPESAFE_API_KEY"),
+            ("radius", "RADIUS_API_KEY"),
+            ("zai-coding-cn", "ZAI_CODING_CN_API_KEY"),
+            ("together", "TOGETHER_API_KEY"),
+            ("baseten", "BASETEN_API_KEY"),
+            ("meta", "META_API_KEY"),
             ("deepseek", "DEEPSEEK_API_KEY"),
             ("google", "GEMINI_API_KEY"),
             ("google-vertex", "GOOGLE_CLOUD_API_KEY"),
@@ -252,6 +278,8 @@ mod tests {
             assert!(covered, "{provider}");
         }
         assert_eq!(api_key_env_vars("openai-codex"), None);
+        // Renamed to `azure` in 1.0.3; the old id has no key of its own.
+        assert_eq!(api_key_env_vars("azure-openai-responses"), None);
         assert_eq!(key("unknown-provider", &[("OPENAI_API_KEY", "x")]), None);
     }
 
@@ -265,9 +293,36 @@ mod tests {
     }
 
     #[test]
-    fn copilot_token_order() {
+    fn anthropic_auth_token_configures_but_is_not_the_key() {
+        let env = [("ANTHROPIC_AUTH_TOKEN", "bearer")];
+        assert_eq!(key("anthropic", &env), None);
+        assert_eq!(
+            find_env_keys_with("anthropic", &env_of(&env)),
+            Some(vec!["ANTHROPIC_AUTH_TOKEN"])
+        );
+        let both = [("ANTHROPIC_AUTH_TOKEN", "bearer"), ("ANTHROPIC_API_KEY", "api")];
+        assert_eq!(key("anthropic", &both).as_deref(), Some("api"));
+    }
+
+    #[test]
+    fn qwen_token_plans_fall_back_to_the_shared_region_key() {
+        let shared = [("QWEN_TOKEN_PLAN_API_KEY", "shared")];
+        assert_eq!(key("qwen-token-plan", &shared).as_deref(), Some("shared"));
+        assert_eq!(key("qwen-token-plan-individual", &shared).as_deref(), Some("shared"));
+        assert_eq!(key("qwen-token-plan-cn", &shared), None);
+        let both = [
+            ("QWEN_TOKEN_PLAN_CN_API_KEY", "shared"),
+            ("QWEN_TOKEN_PLAN_TEAM_CN_API_KEY", "team"),
+        ];
+        assert_eq!(key("qwen-token-plan-cn", &both).as_deref(), Some("team"));
+        assert_eq!(key("qwen-token-plan-individual-cn", &both).as_deref(), Some("shared"));
+    }
+
+    #[test]
+    fn copilot_reads_only_its_own_token() {
+        // pi 1.6 no longer reads GH_TOKEN / GITHUB_TOKEN.
         let env = [("GITHUB_TOKEN", "gh2"), ("GH_TOKEN", "gh1")];
-        assert_eq!(key("github-copilot", &env).as_deref(), Some("gh1"));
+        assert_eq!(key("github-copilot", &env), None);
         let env = [
             ("GITHUB_TOKEN", "gh2"),
             ("GH_TOKEN", "gh1"),

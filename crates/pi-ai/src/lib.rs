@@ -39,8 +39,12 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
     let provider: ProviderStream = match model.api.as_str() {
         "openai-completions" => providers::openai_completions::stream,
         "openai-responses" => providers::openai_responses::stream,
+        "azure-openai-responses" => providers::azure::stream,
         "anthropic-messages" => providers::anthropic::stream,
         "google-generative-ai" => providers::google::stream,
+        "mistral-conversations" => providers::mistral::stream,
+        "google-vertex" => providers::vertex::stream,
+        "pi-messages" => providers::pi_messages::stream,
         other => {
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }

@@ -167,82 +167,100 @@ mod tests {
     use crate::types::ThinkingLevel;
     use std::collections::HashSet;
 
-    /// Models per provider in pi 0.73.1, catalogue order.
-    const PROVIDER_COUNTS: [(&str, usize); 31] = [
-        ("amazon-bedrock", 93),
-        ("anthropic", 23),
-        ("azure-openai-responses", 42),
-        ("cerebras", 4),
-        ("cloudflare-ai-gateway", 35),
-        ("cloudflare-workers-ai", 8),
+    /// Models per provider in pi 1.6.0 (`typesafe` holds classifier models only).
+    const PROVIDER_COUNTS: [(&str, usize); 43] = [
+        ("amazon-bedrock", 208),
+        ("ant-ling", 3),
+        ("anthropic", 18),
+        ("azure", 48),
+        ("baseten", 15),
+        ("cerebras", 2),
+        ("cloudflare-ai-gateway", 63),
+        ("cloudflare-workers-ai", 20),
         ("deepseek", 2),
-        ("fireworks", 19),
-        ("github-copilot", 26),
-        ("google", 27),
-        ("google-vertex", 13),
-        ("groq", 18),
-        ("huggingface", 22),
-        ("kimi-coding", 2),
-        ("minimax", 2),
-        ("minimax-cn", 2),
-        ("mistral", 28),
-        ("moonshotai", 7),
-        ("moonshotai-cn", 7),
-        ("openai", 42),
+        ("fireworks", 27),
+        ("github-copilot", 35),
+        ("google", 26),
+        ("google-vertex", 17),
+        ("groq", 7),
+        ("huggingface", 87),
+        ("kimi-coding", 6),
+        ("meta", 7),
+        ("minimax", 4),
+        ("minimax-cn", 4),
+        ("mistral", 34),
+        ("moonshotai", 6),
+        ("moonshotai-cn", 6),
+        ("nvidia", 12),
+        ("openai", 47),
         ("openai-codex", 10),
-        ("opencode", 38),
-        ("opencode-go", 12),
-        ("openrouter", 275),
-        ("vercel-ai-gateway", 162),
-        ("xai", 25),
-        ("xiaomi", 5),
-        ("xiaomi-token-plan-ams", 5),
-        ("xiaomi-token-plan-cn", 5),
-        ("xiaomi-token-plan-sgp", 5),
-        ("zai", 5),
+        ("opencode", 84),
+        ("opencode-go", 33),
+        ("openrouter", 417),
+        ("qwen-token-plan", 20),
+        ("qwen-token-plan-cn", 20),
+        ("qwen-token-plan-individual", 13),
+        ("qwen-token-plan-individual-cn", 13),
+        ("radius", 39),
+        ("together", 16),
+        ("typesafe", 0),
+        ("vercel-ai-gateway", 305),
+        ("xai", 4),
+        ("xiaomi", 3),
+        ("xiaomi-token-plan-ams", 2),
+        ("xiaomi-token-plan-cn", 2),
+        ("xiaomi-token-plan-sgp", 2),
+        ("zai", 7),
+        ("zai-coding-cn", 4),
     ];
 
     #[test]
-    fn catalogue_has_pi_0_73_1_counts() {
-        assert_eq!(catalogue_version(), "0.73.1");
-        assert_eq!(builtin_models().len(), 969);
-        assert_eq!(CATALOGUE.lines().count(), 970, "header plus one line per model");
+    fn catalogue_has_pi_1_6_0_counts() {
+        assert_eq!(catalogue_version(), "1.6.0");
+        assert_eq!(builtin_models().len(), 1698);
+        assert_eq!(CATALOGUE.lines().count(), 1699, "header plus one line per model");
         let providers = get_providers();
-        assert_eq!(providers.len(), 31);
+        assert_eq!(providers.len(), 43);
         let mut sorted: Vec<(&str, usize)> = providers.iter().map(|p| (*p, get_models(p).len())).collect();
         sorted.sort();
         assert_eq!(sorted, PROVIDER_COUNTS.to_vec());
+        assert!(get_models("typesafe").is_empty());
+        assert!(
+            get_models("azure-openai-responses").is_empty(),
+            "renamed to azure in 1.0.3"
+        );
     }
 
     #[test]
     fn counts_per_api_and_optional_fields() {
         let count = |api: &str| builtin_models().iter().filter(|m| m.api == api).count();
-        assert_eq!(count("openai-completions"), 405);
-        assert_eq!(count("anthropic-messages"), 263);
-        assert_eq!(count("bedrock-converse-stream"), 93);
-        assert_eq!(count("openai-responses"), 86);
-        assert_eq!(count("azure-openai-responses"), 42);
-        assert_eq!(count("google-generative-ai"), 29);
-        assert_eq!(count("mistral-conversations"), 28);
-        assert_eq!(count("google-vertex"), 13);
+        assert_eq!(count("openai-completions"), 748);
+        assert_eq!(count("anthropic-messages"), 417);
+        assert_eq!(count("bedrock-converse-stream"), 208);
+        assert_eq!(count("openai-responses"), 142);
+        assert_eq!(count("azure-openai-responses"), 47);
+        assert_eq!(count("google-generative-ai"), 36);
+        assert_eq!(count("mistral-conversations"), 34);
+        assert_eq!(count("google-vertex"), 17);
         assert_eq!(count("openai-codex-responses"), 10);
+        assert_eq!(count("pi-messages"), 39);
         let models = builtin_models();
-        assert_eq!(models.iter().filter(|m| m.thinking_level_map.is_some()).count(), 157);
-        assert_eq!(models.iter().filter(|m| m.compat.is_some()).count(), 71);
-        assert_eq!(models.iter().filter(|m| m.headers.is_some()).count(), 28);
+        assert_eq!(models.iter().filter(|m| m.thinking_level_map.is_some()).count(), 951);
+        assert_eq!(models.iter().filter(|m| m.compat.is_some()).count(), 1480);
+        assert_eq!(models.iter().filter(|m| m.headers.is_some()).count(), 47);
     }
 
     #[test]
     fn providers_keep_catalogue_order_and_models_are_unique() {
         let providers = get_providers();
         assert_eq!(providers.first(), Some(&"amazon-bedrock"));
-        assert_eq!(providers.last(), Some(&"zai"));
+        assert_eq!(providers.last(), Some(&"zai-coding-cn"));
         assert_eq!(providers.iter().collect::<HashSet<_>>().len(), providers.len());
         let keys: HashSet<(&str, &str)> = builtin_models()
             .iter()
             .map(|m| (m.provider.as_str(), m.id.as_str()))
             .collect();
-        assert_eq!(keys.len(), 969);
+        assert_eq!(keys.len(), 1698);
         assert_eq!(builtin_models()[0].id, "amazon.nova-2-lite-v1:0");
     }
 
@@ -275,7 +293,7 @@ mod tests {
         assert!(m.reasoning);
         assert!(m.input.contains(&InputKind::Image));
         assert_eq!(
-            m.thinking_level_map.as_ref().and_then(|t| t.get("xhigh")),
+            m.thinking_level_map.as_ref().and_then(|t| t.get("max")),
             Some(&Value::from("max"))
         );
         assert!(get_model("anthropic", "no-such-model").is_none());
@@ -295,7 +313,7 @@ mod tests {
 
     #[test]
     fn copilot_models_carry_headers() {
-        let m = get_model("github-copilot", "gpt-5.4").expect("copilot gpt-5.4");
+        let m = get_model("github-copilot", "gpt-6.1-sol").expect("copilot gpt-6.1-sol");
         let headers = m.headers.as_ref().expect("headers");
         assert!(headers.contains_key("Copilot-Integration-Id"), "{headers:?}");
     }
@@ -303,27 +321,44 @@ mod tests {
     #[test]
     fn every_default_model_exists() {
         let defaults: Vec<_> = default_models().collect();
-        assert_eq!(defaults.len(), 31);
-        assert_eq!(defaults[0], ("amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"));
+        assert_eq!(defaults.len(), 42);
+        assert_eq!(defaults[0], ("amazon-bedrock", "us.anthropic.claude-opus-5-5"));
         for (provider, id) in defaults {
             assert!(get_model(provider, id).is_some(), "{provider}/{id}");
         }
-        assert_eq!(default_model_id("anthropic"), Some("claude-opus-4-7"));
-        assert_eq!(default_model_id("openai-codex"), Some("gpt-5.5"));
+        assert_eq!(default_model_id("anthropic"), Some("claude-opus-5-5"));
+        assert_eq!(default_model_id("azure"), Some("gpt-6.2-sol"));
+        assert_eq!(default_model_id("openai-codex"), Some("gpt-6.2-sol"));
+        assert_eq!(default_model_id("radius"), Some("balanced"));
         assert_eq!(default_model_id("nope"), None);
     }
 
+    /// Catalogue fields of pi 1.x that the `Model` type does not read yet: the data keeps them,
+    /// and this list says exactly which ones a parse leaves out.
+    const UNREAD_MODEL_FIELDS: [&str; 6] = ["inputLimits", "promptCache", "lab", "enabled", "providers", "free"];
+
     #[test]
-    fn every_line_re_serializes_unchanged() {
-        // Nothing in the data is lost or altered by the Model type.
+    fn cost_tiers_are_read() {
+        let with_tiers = builtin_models().iter().filter(|m| !m.cost.tiers.is_empty()).count();
+        assert_eq!(with_tiers, 302);
+    }
+
+    #[test]
+    fn every_line_re_serializes_unchanged_but_for_the_unread_fields() {
+        // Nothing else in the data is lost or altered by the Model type.
         for (line, model) in CATALOGUE.lines().skip(1).zip(builtin_models()) {
-            assert_eq!(serde_json::to_string(model).expect("serialize"), line);
+            let mut data: Value = serde_json::from_str(line).expect("line");
+            let object = data.as_object_mut().expect("object");
+            for field in UNREAD_MODEL_FIELDS {
+                object.remove(field);
+            }
+            assert_eq!(serde_json::to_value(model).expect("serialize"), data, "{}", model.id);
         }
     }
 
     #[test]
     fn model_round_trips_through_serde() {
-        let m = get_model("zai", "glm-5.1").expect("glm-5.1");
+        let m = get_model("zai", "glm-5.3").expect("glm-5.3");
         let json = serde_json::to_value(m).expect("serialize");
         let back: Model = serde_json::from_value(json).expect("parse");
         assert_eq!(&back, m);
@@ -337,20 +372,22 @@ mod tests {
             .collect()
     }
 
+    /// Levels and clamps as pi 1.6's `getSupportedThinkingLevels` / `clampThinkingLevel` give them.
     #[test]
     fn thinking_levels_follow_the_level_map() {
         assert_eq!(
             levels("anthropic", "claude-opus-4-6"),
-            ["off", "minimal", "low", "medium", "high", "xhigh"]
+            ["off", "minimal", "low", "medium", "high", "max"]
         );
         assert_eq!(
             levels("anthropic", "claude-sonnet-4-5"),
             ["off", "minimal", "low", "medium", "high"]
         );
-        assert_eq!(levels("google", "gemini-3.1-pro-preview"), ["low", "high"]);
+        assert_eq!(levels("google", "gemini-3.1-pro-preview"), ["low", "medium", "high"]);
+        assert_eq!(levels("openai", "gpt-5.4"), ["off", "low", "medium", "high", "xhigh"]);
         assert_eq!(
-            levels("openai", "gpt-5.4"),
-            ["minimal", "low", "medium", "high", "xhigh"]
+            levels("anthropic", "claude-opus-5-5"),
+            ["low", "medium", "high", "xhigh", "max"]
         );
         let plain = get_models("amazon-bedrock")
             .iter()
@@ -361,12 +398,15 @@ mod tests {
 
     #[test]
     fn clamping_prefers_the_next_level_up() {
-        let gemini = get_model("google", "gemini-3.1-pro-preview").expect("gemini");
-        assert_eq!(clamp_thinking_level(gemini, ThinkingLevel::Off), ThinkingLevel::Low);
-        assert_eq!(clamp_thinking_level(gemini, ThinkingLevel::Medium), ThinkingLevel::High);
-        assert_eq!(clamp_thinking_level(gemini, ThinkingLevel::Xhigh), ThinkingLevel::High);
-        let sonnet = get_model("anthropic", "claude-sonnet-4-5").expect("sonnet");
-        assert_eq!(clamp_thinking_level(sonnet, ThinkingLevel::Xhigh), ThinkingLevel::High);
-        assert_eq!(clamp_thinking_level(sonnet, ThinkingLevel::Low), ThinkingLevel::Low);
+        use ThinkingLevel::{High, Low, Max, Medium, Off, Xhigh};
+        let clamp = |provider: &str, id: &str, level| clamp_thinking_level(get_model(provider, id).expect(id), level);
+        assert_eq!(clamp("google", "gemini-3.1-pro-preview", Off), Low);
+        assert_eq!(clamp("google", "gemini-3.1-pro-preview", Medium), Medium);
+        assert_eq!(clamp("google", "gemini-3.1-pro-preview", Max), High);
+        assert_eq!(clamp("anthropic", "claude-opus-4-6", Xhigh), Max);
+        assert_eq!(clamp("anthropic", "claude-sonnet-4-5", Xhigh), High);
+        assert_eq!(clamp("anthropic", "claude-sonnet-4-5", Low), Low);
+        assert_eq!(clamp("openai", "gpt-5.4", Max), Xhigh);
+        assert_eq!(clamp("anthropic", "claude-opus-5-5", Off), Low);
     }
 }

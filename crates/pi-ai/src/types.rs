@@ -410,9 +410,28 @@ impl std::fmt::Display for ThinkingLevel {
 }
 
 /// Price in dollars per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCost {
+    #[serde(serialize_with = "json_number::serialize", default)]
+    pub input: f64,
+    #[serde(serialize_with = "json_number::serialize", default)]
+    pub output: f64,
+    #[serde(serialize_with = "json_number::serialize", default)]
+    pub cache_read: f64,
+    #[serde(serialize_with = "json_number::serialize", default)]
+    pub cache_write: f64,
+    /// Prices that replace these once a request's input (cached tokens included) is above a
+    /// threshold (long-context pricing); the highest threshold passed wins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<CostTier>,
+}
+
+/// The prices of one long-context tier, in dollars per million tokens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub struct CostTier {
+    pub input_tokens_above: u64,
     #[serde(serialize_with = "json_number::serialize", default)]
     pub input: f64,
     #[serde(serialize_with = "json_number::serialize", default)]

@@ -300,6 +300,7 @@ fn model(provider: &str, id: &str, api: &str) -> Model {
             output: 2.0,
             cache_read: 0.1,
             cache_write: 0.2,
+            tiers: Vec::new(),
         },
         context_window: 200_000,
         max_tokens: 32_000,

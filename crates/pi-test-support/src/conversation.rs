@@ -18,13 +18,18 @@ pub enum Api {
     Responses,
     /// Google Generative AI, `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`.
     Google,
+    /// Mistral's chat stream, `POST /mistral/v1/chat/completions` (the `/mistral` prefix tells
+    /// it from OpenAI's, which has the same path).
+    Mistral,
 }
 
 impl Api {
     /// The API a request path belongs to.
     pub fn from_path(path: &str) -> Option<Api> {
         let path = path.split('?').next().unwrap_or(path);
-        if path.ends_with("/chat/completions") {
+        if path.starts_with("/mistral/") && path.ends_with("/chat/completions") {
+            Some(Api::Mistral)
+        } else if path.ends_with("/chat/completions") {
             Some(Api::Openai)
         } else if path.ends_with("/messages") {
             Some(Api::Anthropic)
@@ -37,13 +42,15 @@ impl Api {
         }
     }
 
-    /// The name used in the request log (`"openai"`, `"anthropic"`, `"responses"`, `"google"`).
+    /// The name used in the request log (`"openai"`, `"anthropic"`, `"responses"`, `"google"`,
+    /// `"mistral"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Api::Openai => "openai",
             Api::Anthropic => "anthropic",
             Api::Responses => "responses",
             Api::Google => "google",
+            Api::Mistral => "mistral",
         }
     }
 }
@@ -79,7 +86,7 @@ fn content_text(content: &Value, text_types: &[&str]) -> Option<String> {
 fn entries(api: Api, body: &Value) -> Vec<Entry> {
     let list = |key: &str| body.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
     match api {
-        Api::Openai | Api::Anthropic => list("messages")
+        Api::Openai | Api::Anthropic | Api::Mistral => list("messages")
             .iter()
             .map(|m| match m.get("role").and_then(Value::as_str) {
                 Some("assistant") => Entry::Assistant,
@@ -175,6 +182,7 @@ mod tests {
             Api::from_path("/v1beta/models/mock-model:streamGenerateContent?alt=sse"),
             Some(Api::Google)
         );
+        assert_eq!(Api::from_path("/mistral/v1/chat/completions"), Some(Api::Mistral));
         assert_eq!(Api::from_path("/v1/other"), None);
     }
 

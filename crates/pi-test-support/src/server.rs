@@ -224,6 +224,7 @@ impl MockServer {
             Api::Openai | Api::Responses => self.base_url(),
             Api::Anthropic => self.url(),
             Api::Google => format!("{}/v1beta", self.url()),
+            Api::Mistral => format!("{}/mistral", self.url()),
         }
     }
 

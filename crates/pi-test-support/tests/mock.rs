@@ -48,7 +48,7 @@ fn json_of(events: &[Sse]) -> Vec<Value> {
 
 fn path_for(api: Api, model: &str) -> String {
     match api {
-        Api::Openai => "/chat/completions".into(),
+        Api::Openai | Api::Mistral => "/chat/completions".into(),
         Api::Responses => "/responses".into(),
         Api::Anthropic => "/v1/messages".into(),
         Api::Google => format!("/models/{model}:streamGenerateContent?alt=sse"),
@@ -57,7 +57,7 @@ fn path_for(api: Api, model: &str) -> String {
 
 fn body_for(api: Api, user: &str) -> Value {
     match api {
-        Api::Openai | Api::Anthropic => json!({"model": "mock-model", "stream": true,
+        Api::Openai | Api::Anthropic | Api::Mistral => json!({"model": "mock-model", "stream": true,
             "messages": [{"role": "user", "content": [{"type": "text", "text": user}]}]}),
         Api::Responses => json!({"model": "mock-model", "stream": true,
             "input": [{"role": "user", "content": [{"type": "input_text", "text": user}]}]}),

@@ -359,7 +359,7 @@ fn rewrite_const_as_enum(schema: &Value, name_map: bool) -> Value {
     }
 }
 
-fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
+pub(crate) fn build_body(model: &Model, context: &Context, options: &StreamOptions) -> Value {
     let mut body = Map::new();
     body.insert("contents".into(), Value::Array(convert_messages(model, context)));
     if let Some(prompt) = context.system_prompt.as_deref() {
@@ -446,19 +446,31 @@ fn body_stream(response: reqwest::Response) -> impl futures::Stream<Item = Resul
 
 /// Stream a reply through the Gemini API.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
-    let body = apply_payload_hook(&options, model, build_body(model, context, &options));
     let mut headers = vec![("x-goog-api-key".to_string(), api_key)];
     headers.extend(model_headers(model));
     headers.extend(options.headers.iter().cloned());
-    let headers = match http::header_map(&headers) {
-        Ok(h) => h,
-        Err(e) => return error_stream(model, e),
-    };
     let url = join_url(
         &model.base_url,
         &format!("models/{}:streamGenerateContent?alt=sse", model.id),
     );
-    let policy = RetryPolicy::from_options(&options);
+    let body = apply_payload_hook(&options, model, build_body(model, context, &options));
+    spawn_stream(model, &options, body, url, &headers)
+}
+
+/// Send a Gemini `body` to `url` with `headers` and stream the reply (shared with Vertex AI,
+/// which differs in where it sends the request and how it authenticates).
+pub(crate) fn spawn_stream(
+    model: &Model,
+    options: &StreamOptions,
+    body: serde_json::Value,
+    url: String,
+    headers: &[(String, String)],
+) -> AssistantStream {
+    let headers = match http::header_map(headers) {
+        Ok(h) => h,
+        Err(e) => return error_stream(model, e),
+    };
+    let policy = RetryPolicy::from_options(options);
     let model_for_body = model.clone();
     spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |emitter| {
         async move {

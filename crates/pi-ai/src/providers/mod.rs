@@ -1,12 +1,16 @@
 //! One module per wire API, plus the small helpers they share.
 
 pub mod anthropic;
+pub mod azure;
 pub mod google;
 pub(crate) mod json_tree;
 pub(crate) mod lenient;
+pub mod mistral;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod output_cap;
+pub mod pi_messages;
+pub mod vertex;
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;

@@ -27,7 +27,16 @@ mod input;
 pub use input::convert_messages;
 
 /// Providers whose tool-call ids are Responses ids (`call|item`) that can be replayed as such.
-const RESPONSES_ID_PROVIDERS: [&str; 3] = ["openai", "openai-codex", "opencode"];
+const RESPONSES_ID_PROVIDERS: &[&str] = &["openai", "openai-codex", "opencode"];
+/// The same for Azure's Responses API, which also replays its own.
+const AZURE_ID_PROVIDERS: &[&str] = &["openai", "openai-codex", "opencode", "azure"];
+
+/// The API name of Azure OpenAI's Responses variant (see [`crate::providers::azure`]).
+pub(crate) const AZURE_API: &str = "azure-openai-responses";
+
+fn is_azure(model: &Model) -> bool {
+    model.api == AZURE_API
+}
 
 /// Stream a response. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
@@ -39,9 +48,35 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let headers = build_headers(model, &options, &api_key, retention);
     let url = join_url(&model.base_url, "responses");
     let policy = RetryPolicy::from_options(&options);
+    // pi 1.6 names the provider: `OpenAI API error (429): {...}`, `<provider> API error ...`.
+    let label = if model.provider == "openai" {
+        "OpenAI API error".to_string()
+    } else {
+        format!("{} API error", model.provider)
+    };
+    let describe: Describe = std::sync::Arc::new(move |e: &http::HttpError| {
+        e.message_with_prefix(ErrorBodyStyle::ErrorField, Some(&label))
+    });
+    spawn_run(model, &options, url, headers, payload, policy, describe)
+}
+
+/// How a provider words an HTTP failure.
+pub(crate) type Describe = std::sync::Arc<dyn Fn(&http::HttpError) -> String + Send + Sync>;
+
+/// Send `payload` and stream the Responses events that come back; `describe` words HTTP
+/// failures.
+pub(crate) fn spawn_run(
+    model: &Model,
+    options: &StreamOptions,
+    url: String,
+    headers: Vec<(String, String)>,
+    payload: Vec<u8>,
+    policy: RetryPolicy,
+    describe: Describe,
+) -> AssistantStream {
     let owned_model = model.clone();
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
-        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy).await })
+        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy, describe).await })
     })
 }
 
@@ -75,7 +110,8 @@ impl<'a> ResponsesCompat<'a> {
             }),
             prompt_cache_key_mode: compat_str(model, "promptCacheKeyMode").unwrap_or("auto"),
             supports_long_cache_retention: compat_bool(model, "supportsLongCacheRetention").unwrap_or(true),
-            supports_strict_mode: compat_bool(model, "supportsStrictMode").unwrap_or(false),
+            // Azure's endpoint takes `strict` unless told otherwise.
+            supports_strict_mode: compat_bool(model, "supportsStrictMode").unwrap_or(is_azure(model)),
             supports_explicit_prompt_cache_mode: compat_bool(model, "supportsExplicitPromptCacheMode").unwrap_or(false),
             supports_max_output_tokens: compat_bool(model, "supportsMaxOutputTokens").unwrap_or(true),
         }
@@ -154,11 +190,18 @@ fn body_map(
 ) -> Map<String, Value> {
     let compat = ResponsesCompat::of(model);
     let sign_in = is_chatgpt_sign_in(model, options.api_key.as_deref());
+    let azure = is_azure(model);
     let mut body = Map::new();
-    body.insert("model".into(), json!(model.id));
+    let model_name = if azure {
+        crate::providers::azure::deployment_name(model, &crate::env_keys::process_env)
+    } else {
+        model.id.clone()
+    };
+    body.insert("model".into(), json!(model_name));
     body.insert("input".into(), input);
     body.insert("stream".into(), json!(true));
-    if retention != CacheRetention::None && compat.prompt_cache_key_mode != "disabled" {
+    // Azure keys the cache by session whatever the retention, and has no retention fields.
+    if (azure || retention != CacheRetention::None) && compat.prompt_cache_key_mode != "disabled" {
         if let Some(session) = &options.session_id {
             let key = match session.char_indices().nth(64) {
                 Some((at, _)) => &session[..at],
@@ -167,7 +210,7 @@ fn body_map(
             body.insert("prompt_cache_key".into(), json!(key));
         }
     }
-    if !sign_in {
+    if !sign_in && !azure {
         let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
         if compat.supports_explicit_prompt_cache_mode {
             if retention == CacheRetention::None {
@@ -181,7 +224,7 @@ fn body_map(
     }
     body.insert("store".into(), json!(false));
     let max = max_tokens(model, context, options);
-    if max > 0 && compat.supports_max_output_tokens && !sign_in {
+    if max > 0 && (compat.supports_max_output_tokens || azure) && !sign_in {
         body.insert("max_output_tokens".into(), json!(max.max(MIN_OUTPUT_TOKENS)));
     }
     if let (Some(t), false) = (options.temperature, sign_in) {
@@ -246,7 +289,12 @@ fn normalize_id_part(part: &str) -> String {
 }
 
 fn normalize_tool_call_id(model: &Model, id: &str, source: &AssistantMessage) -> String {
-    if !RESPONSES_ID_PROVIDERS.contains(&model.provider.as_str()) {
+    let providers = if is_azure(model) {
+        AZURE_ID_PROVIDERS
+    } else {
+        RESPONSES_ID_PROVIDERS
+    };
+    if !providers.contains(&model.provider.as_str()) {
         return normalize_id_part(id);
     }
     let Some((call, item)) = id.split_once('|') else {
@@ -321,18 +369,10 @@ async fn run(
     headers: Vec<(String, String)>,
     payload: Vec<u8>,
     policy: RetryPolicy,
+    describe: Describe,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
-    // pi 1.6 names the provider: `OpenAI API error (429): {...}`, `<provider> API error ...`.
-    let label = if model.provider == "openai" {
-        "OpenAI API error".to_string()
-    } else {
-        format!("{} API error", model.provider)
-    };
-    let response = post_bytes(&url, header_map, payload, policy, |e| {
-        e.message_with_prefix(ErrorBodyStyle::ErrorField, Some(&label))
-    })
-    .await?;
+    let response = post_bytes(&url, header_map, payload, policy, |e| describe(e)).await?;
     em.start().await?;
 
     let mut sse = SseStream::new(response.bytes_stream());

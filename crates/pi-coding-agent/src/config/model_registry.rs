@@ -187,7 +187,7 @@ impl ModelRegistry {
                     base_url,
                     reasoning: def.reasoning.unwrap_or(false),
                     input: def.input.clone().unwrap_or_else(|| vec![pi_ai::InputKind::Text]),
-                    cost: def.cost.unwrap_or(ModelCost::default()),
+                    cost: def.cost.clone().unwrap_or_default(),
                     context_window: def.context_window.map(|n| n as u64).unwrap_or(128_000),
                     max_tokens: def.max_tokens.map(|n| n as u64).unwrap_or(16_384),
                     headers: None,
@@ -348,6 +348,8 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
             output: cost.output.unwrap_or(model.cost.output),
             cache_read: cost.cache_read.unwrap_or(model.cost.cache_read),
             cache_write: cost.cache_write.unwrap_or(model.cost.cache_write),
+            // Overrides change the base prices; the model's long-context tiers stay.
+            tiers: std::mem::take(&mut model.cost.tiers),
         };
     }
     model.compat = merge_compat(model.compat.as_ref(), o.compat.as_ref());

@@ -65,6 +65,12 @@ pub struct ModelOverride {
     pub compat: Option<Value>,
 }
 
+/// Long-context tiers of a models.json `cost` (`tiers: [{inputTokensAbove, input, ...}]`);
+/// `None` when absent or not a list of tiers.
+fn cost_tiers(cost: &serde_json::Map<String, Value>) -> Option<Vec<pi_ai::CostTier>> {
+    serde_json::from_value(cost.get("tiers")?.clone()).ok()
+}
+
 /// A cost override: each price optional.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PartialCost {
@@ -502,6 +508,7 @@ fn convert_model(m: &Map<String, Value>) -> ModelDef {
             output: c.get("output").and_then(Value::as_f64).unwrap_or(0.0),
             cache_read: c.get("cacheRead").and_then(Value::as_f64).unwrap_or(0.0),
             cache_write: c.get("cacheWrite").and_then(Value::as_f64).unwrap_or(0.0),
+            tiers: cost_tiers(c).unwrap_or_default(),
         }),
         context_window: m.get("contextWindow").and_then(Value::as_f64),
         max_tokens: m.get("maxTokens").and_then(Value::as_f64),
@@ -572,6 +579,20 @@ mod tests {
         let escaped = r#"{"a": "q\"//", "b": 1,}"#;
         let v: Value = serde_json::from_str(&strip_json_comments(escaped)).expect("valid");
         assert_eq!(v["a"], "q\"//");
+    }
+
+    #[test]
+    fn custom_models_keep_their_long_context_tiers() {
+        let config = parse(
+            r#"{"providers":{"foo":{"baseUrl":"http://x","apiKey":"k","api":"openai-completions","models":[
+                {"id":"a","cost":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,
+                 "tiers":[{"inputTokensAbove":200000,"input":2,"output":4,"cacheRead":0.5,"cacheWrite":0}]}}]}}}"#,
+            &none,
+        )
+        .expect("valid");
+        let cost = config.providers[0].1.models[0].cost.clone().expect("cost");
+        assert_eq!(cost.tiers.len(), 1);
+        assert_eq!((cost.tiers[0].input_tokens_above, cost.tiers[0].output), (200_000, 4.0));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod anthropic;
 mod google;
+mod mistral;
 mod openai_completions;
 mod openai_responses;
 
@@ -21,6 +22,7 @@ pub(crate) fn stream_events(api: Api, plan: &Plan) -> Vec<String> {
         Api::Anthropic => anthropic::events(plan),
         Api::Responses => openai_responses::events(plan),
         Api::Google => google::events(plan),
+        Api::Mistral => mistral::events(plan),
     }
 }
 
@@ -51,6 +53,14 @@ pub(crate) fn error_event(api: Api, message: Option<&str>, error_type: Option<&s
                 "error",
                 &json!({"type": "error", "code": kind, "message": message, "param": null}),
             )
+        }
+        // Mistral reports a failure inside the stream as a finish reason of `error`.
+        Api::Mistral => {
+            let _ = (message, error_type);
+            data(&json!({
+                "id": "cmpl-mock-error", "object": "chat.completion.chunk", "created": CREATED, "model": "mock-model",
+                "choices": [{"index": 0, "delta": {"content": ""}, "finish_reason": "error"}],
+            }))
         }
         Api::Google => {
             let message = message.unwrap_or("An internal error has occurred.");
@@ -107,6 +117,16 @@ pub(crate) fn error_body(api: Api, status: u16, message: Option<&str>) -> Value 
                 ),
             };
             json!({"error": {"message": message.unwrap_or(default), "type": kind, "param": null, "code": code}})
+        }
+        Api::Mistral => {
+            let (kind, default) = match status {
+                400 => ("invalid_request_error", "Invalid request"),
+                401 => ("authentication_error", "Unauthorized"),
+                404 => ("invalid_request_error", "Invalid model"),
+                429 => ("rate_limited", "Rate limit exceeded"),
+                _ => ("internal_server_error", "Internal server error"),
+            };
+            json!({"object": "error", "message": message.unwrap_or(default), "type": kind, "param": null, "code": status.to_string()})
         }
         Api::Google => {
             let (state, default) = match status {
