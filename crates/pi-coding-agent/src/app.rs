@@ -319,6 +319,7 @@ pub fn run(argv: &[String]) -> i32 {
                     warnings: runtime.warnings.clone(),
                     verbose: args.verbose,
                     resume_picker: args.resume,
+                    tui_mode: args.tui_mode,
                 };
                 modes::interactive::run(host, prompts, options).await
             }

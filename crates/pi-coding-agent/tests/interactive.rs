@@ -7,6 +7,8 @@
 mod components;
 #[path = "interactive/extensions.rs"]
 mod extensions;
+#[path = "interactive/fullscreen.rs"]
+mod fullscreen;
 #[path = "interactive/pty.rs"]
 mod pty;
 

@@ -173,6 +173,25 @@ impl SettingsManager {
             _ => "default",
         }
     }
+    /// `tuiMode`: true unless `"regular"` (fullscreen is the default).
+    pub fn tui_fullscreen(&self) -> bool {
+        self.str_of("tuiMode") != Some("regular")
+    }
+    /// `fullscreenExitOutput`: print the transcript on leaving fullscreen (else only the
+    /// resume hint).
+    pub fn fullscreen_exit_transcript(&self) -> bool {
+        self.str_of("fullscreenExitOutput") != Some("resume-hint")
+    }
+    /// `fullscreenCopyOnSelect` (default on).
+    pub fn fullscreen_copy_on_select(&self) -> bool {
+        self.bool_of("fullscreenCopyOnSelect").unwrap_or(true)
+    }
+    /// `fullscreenWheelScrollLines`: `None` is `"auto"`, else 1 to 100 lines.
+    pub fn fullscreen_wheel_lines(&self) -> Option<u64> {
+        self.get("fullscreenWheelScrollLines")
+            .and_then(as_u64)
+            .map(|n| n.clamp(1, 100))
+    }
     /// `showHardwareCursor`, else `PI_HARDWARE_CURSOR=1`.
     pub fn show_hardware_cursor(&self) -> bool {
         self.bool_of("showHardwareCursor")

@@ -25,6 +25,7 @@ use crate::session_host::SessionHost;
 
 mod input;
 mod prompt;
+mod screen;
 mod session_events;
 
 pub struct App {
@@ -166,6 +167,10 @@ impl App {
         &mut self.view
     }
 
+    pub fn theme(&self) -> Arc<UiTheme> {
+        self.theme.clone()
+    }
+
     pub fn kb(&self) -> &Keybindings {
         &self.kb
     }
@@ -256,6 +261,7 @@ impl App {
             Effect::SetTheme(theme) => self.set_theme(theme),
             Effect::SetKeybindings(kb) => self.kb = kb,
             Effect::Ui(change) => self.ui_change(change, tui),
+            Effect::Copied { text, native } => self.copied(&text, native, tui),
         }
     }
 

@@ -202,9 +202,10 @@ fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let mut md = String::from("**Keyboard Shortcuts**\n\n| Key | Action |\n|---|---|\n");
     for d in cx.kb.definitions() {
         let keys = cx.kb.keys(d.id);
-        // Keys that only act inside one selector are listed by that selector.
+        // Keys that only act inside one selector are listed by that selector; the fullscreen
+        // viewport keys are not listed (as pi).
         if keys.is_empty()
-            || ["tui.select", "app.tree.", "app.models."]
+            || ["tui.select", "tui.altScreen.", "app.tree.", "app.models."]
                 .iter()
                 .any(|p| d.id.starts_with(p))
         {
@@ -312,7 +313,7 @@ pub fn paths_for(session: &crate::session::AgentSession) -> crate::config::Paths
     )
 }
 
-fn copy_to_clipboard(text: &str) -> Result<(), String> {
+pub(super) fn copy_to_clipboard(text: &str) -> Result<(), String> {
     use std::io::Write;
     let candidates: &[(&str, &[&str])] = &[
         ("wl-copy", &[]),

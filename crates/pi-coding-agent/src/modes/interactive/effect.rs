@@ -147,6 +147,11 @@ pub enum Effect {
     SetTheme(Arc<UiTheme>),
     SetKeybindings(Arc<Keybindings>),
     Ui(UiChange),
+    /// A fullscreen selection went to the clipboard tool (when that failed, OSC 52 is next).
+    Copied {
+        text: String,
+        native: Result<(), String>,
+    },
 }
 
 impl std::fmt::Debug for Effect {
@@ -168,6 +173,7 @@ impl std::fmt::Debug for Effect {
             Effect::SetTheme(t) => write!(f, "SetTheme({})", t.name()),
             Effect::SetKeybindings(_) => f.write_str("SetKeybindings"),
             Effect::Ui(c) => write!(f, "Ui({c:?})"),
+            Effect::Copied { text, native } => write!(f, "Copied({} chars, {native:?})", text.len()),
         }
     }
 }

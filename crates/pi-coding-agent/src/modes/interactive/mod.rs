@@ -19,6 +19,7 @@ mod commands;
 mod dialogs;
 mod effect;
 mod events;
+mod exit_output;
 pub mod extension_ui;
 mod footer;
 mod header;
@@ -61,6 +62,8 @@ pub struct InteractiveOptions {
     pub verbose: bool,
     /// `pi -r`: open the session picker first.
     pub resume_picker: bool,
+    /// `--tui-mode`: overrides the `tuiMode` setting for this run.
+    pub tui_mode: Option<crate::cli::TuiMode>,
 }
 
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
@@ -74,8 +77,51 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
     };
     let code = run_in(&mut term, host, initial, options).await;
     let _ = term.disable_key_protocols();
+    let _ = term.leave_fullscreen();
     let _ = term.stop();
     code
+}
+
+/// Draw the current state: the inline renderer, or the fullscreen layout.
+fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    tui.sync_focus(app.view_mut());
+    if tui.fullscreen().is_some() {
+        let (w, _) = tui.size();
+        let parts = app.view_mut().screen_parts(w);
+        let _ = tui.render_fullscreen(parts, term);
+    } else {
+        let _ = tui.render(app.view_mut(), term);
+    }
+}
+
+/// Whether this run is fullscreen: `--tui-mode`, else the `tuiMode` setting.
+fn wants_fullscreen(session: &crate::session::AgentSession, flag: Option<crate::cli::TuiMode>) -> bool {
+    match flag {
+        Some(mode) => mode == crate::cli::TuiMode::Fullscreen,
+        None => session.settings().lock().map_or(true, |s| s.tui_fullscreen()),
+    }
+}
+
+/// Enter the alternate screen and set the layout up from the settings.
+fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
+    if term.enter_fullscreen().is_err() {
+        return;
+    }
+    tui.set_fullscreen(true);
+    let wheel = app
+        .ctx()
+        .read_settings(|s| s.fullscreen_wheel_lines())
+        .flatten()
+        .map_or(pi_tui::WheelStep::Auto, |n| pi_tui::WheelStep::Lines(n as usize));
+    let theme = app.theme();
+    let pill = pi_tui::Style {
+        bg: theme.bg("selectedBg"),
+        ..theme.fg("text")
+    };
+    if let Some(fs) = tui.fullscreen_mut() {
+        fs.set_wheel_step(wheel);
+        fs.set_pill_style(pill);
+    }
 }
 
 async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {
@@ -157,10 +203,18 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         let effects = commands::open_now(&app.ctx(), commands::Open::Resume);
         app.apply(effects, &mut tui);
     }
+    if wants_fullscreen(&session, options.tui_mode) {
+        start_fullscreen(&app, &mut tui, term);
+    }
     if let Some(title) = app.take_title() {
         let _ = term.set_title(&title);
     }
-    let _ = tui.render(app.view_mut(), term);
+    draw(&mut app, &mut tui, term);
+
+    // A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the run the way a quit
+    // does, so the terminal is restored and the session saved.
+    let mut hangup = signal_stream(tokio::signal::unix::SignalKind::hangup());
+    let mut terminate = signal_stream(tokio::signal::unix::SignalKind::terminate());
 
     let started = Instant::now();
     let mut parser = InputParser::new();
@@ -186,7 +240,12 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                 }
                 pending_since = parser.has_pending().then(Instant::now);
             }
+            _ = recv_signal(&mut hangup) => app.request_quit(),
+            _ = recv_signal(&mut terminate) => app.request_quit(),
             _ = tick.tick() => {
+                if tui.fullscreen_mut().is_some_and(|f| f.expire_flash()) {
+                    dirty = true;
+                }
                 if !fallback_sent && !term.kitty_active() && started.elapsed() > Duration::from_millis(150) {
                     let _ = term.enable_fallback_keys();
                     fallback_sent = true;
@@ -216,17 +275,46 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
             if let Some(title) = app.take_title() {
                 let _ = term.set_title(&title);
             }
-            let _ = tui.render(app.view_mut(), term);
+            draw(&mut app, &mut tui, term);
         }
     }
     shutdown(&mut app, &mut tui, term, &mut rx).await;
     0
 }
 
+fn signal_stream(kind: tokio::signal::unix::SignalKind) -> Option<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(kind).ok()
+}
+
+/// The next delivery of a signal; never, when it could not be watched.
+async fn recv_signal(s: &mut Option<tokio::signal::unix::Signal>) {
+    match s {
+        Some(s) => {
+            if s.recv().await.is_none() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
 fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
-    if let InputEvent::KittyFlags(_) = ev {
-        let _ = term.enable_kitty();
-        return;
+    match ev {
+        InputEvent::KittyFlags(_) => {
+            let _ = term.enable_kitty();
+            return;
+        }
+        InputEvent::Mouse(m) => {
+            app.handle_mouse(m, tui);
+            return;
+        }
+        // Focus reports only matter to a drag in progress.
+        InputEvent::Focus(false) => {
+            app.focus_lost(tui);
+            return;
+        }
+        InputEvent::Focus(true) => return,
+        _ => {}
     }
     if let InputEvent::Key(k) = ev {
         if !k.is_release() && !app.overlay_open() && app.kb().matches(k, "app.suspend") {
@@ -288,7 +376,16 @@ fn suspend(tui: &mut Tui, term: &mut Terminal) {
     let pid = std::process::id().to_string();
     // The shell's `kill` stops this process; the call returns once it is continued.
     let _ = std::process::Command::new("kill").args(["-TSTP", &pid]).status();
+    resume_terminal(tui, term);
+}
+
+/// Take the terminal back after a child program had it (and the alternate screen, when the
+/// run is fullscreen); the next frame redraws everything.
+fn resume_terminal(tui: &mut Tui, term: &mut Terminal) {
     let _ = term.restart();
+    if tui.fullscreen().is_some() {
+        let _ = term.enter_fullscreen();
+    }
     tui.request_full_redraw();
 }
 
@@ -322,8 +419,7 @@ fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
         .arg("sh")
         .arg(&path)
         .status();
-    let _ = term.restart();
-    tui.request_full_redraw();
+    resume_terminal(tui, term);
     if status.is_ok_and(|s| s.success()) {
         if let Ok(text) = std::fs::read_to_string(&path) {
             let text = text.strip_suffix('\n').unwrap_or(&text);
@@ -354,9 +450,28 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
     // Settings changes still being written land before the process ends.
     let settings = session.settings().clone();
     let _ = tokio::task::spawn_blocking(move || crate::config::settings::flush(&settings)).await;
-    let _ = tui.render(app.view_mut(), term);
+    draw(app, tui, term);
     let _ = tui.finish(term);
     let _ = term.disable_key_protocols();
+    if tui.fullscreen().is_some() {
+        let transcript = app
+            .ctx()
+            .read_settings(|s| s.fullscreen_exit_transcript())
+            .unwrap_or(true);
+        let document = if transcript {
+            let (w, _) = tui.size();
+            exit_output::document(app.view_mut(), w)
+        } else {
+            String::new()
+        };
+        let _ = term.leave_fullscreen();
+        let _ = term.write_all(document.as_bytes());
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if let Some(hint) = exit_output::resume_hint(&app.session(), &app.theme()) {
+            let _ = term.write_all(hint.as_bytes());
+        }
+    }
     // Late key releases after the protocol is switched off are read and dropped here.
     let deadline = Instant::now() + Duration::from_millis(50);
     while let Ok(Some(_)) = tokio::time::timeout_at(deadline.into(), rx.recv()).await {}

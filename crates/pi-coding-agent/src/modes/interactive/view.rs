@@ -173,6 +173,30 @@ fn render_finished(children: &mut [Box<dyn Component>], width: usize) -> Vec<Str
     })
 }
 
+impl View {
+    /// The screen in fullscreen: the transcript apart from the dock below it.
+    pub fn screen_parts(&mut self, width: usize) -> pi_tui::ScreenParts {
+        let mut transcript = Frame::new();
+        self.render_chat(width, &mut transcript);
+        let mut above = Frame::new();
+        self.pending.render(width, &mut above);
+        match &mut self.status {
+            Some(l) => l.render(width, &mut above),
+            None => above.push(super::chat::spacer()),
+        }
+        let mut editor = Frame::new();
+        self.editor.render(width, &mut editor);
+        let mut below = Frame::new();
+        self.footer.render(width, &mut below);
+        pi_tui::ScreenParts {
+            transcript: transcript.sealed(),
+            above_editor: above.sealed().to_vec(),
+            editor: editor.sealed().to_vec(),
+            below_editor: below.sealed().to_vec(),
+        }
+    }
+}
+
 impl Component for View {
     fn render(&mut self, width: usize, out: &mut Frame) {
         self.render_chat(width, out);

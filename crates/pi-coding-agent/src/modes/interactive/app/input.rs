@@ -29,7 +29,9 @@ impl App {
             if k.is_release() {
                 return;
             }
-            if !self.view.editor.is_showing_autocomplete() && self.handle_app_key(k, tui) {
+            if !self.view.editor.is_showing_autocomplete()
+                && (self.handle_viewport_key(k, tui) || self.handle_app_key(k, tui))
+            {
                 return;
             }
         }
