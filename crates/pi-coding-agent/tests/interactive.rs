@@ -11,6 +11,8 @@ mod extensions;
 mod fullscreen;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/trust.rs"]
+mod trust;
 
 use std::time::Duration;
 

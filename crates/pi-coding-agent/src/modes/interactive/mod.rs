@@ -32,6 +32,7 @@ pub(crate) mod theme;
 mod tool_block;
 mod tree;
 mod tree_nav;
+mod trust_prompt;
 mod view;
 
 use std::io::Write;
@@ -64,6 +65,42 @@ pub struct InteractiveOptions {
     pub resume_picker: bool,
     /// `--tui-mode`: overrides the `tuiMode` setting for this run.
     pub tui_mode: Option<crate::cli::TuiMode>,
+}
+
+/// Before the terminal UI starts: when the project in `cwd` has files that need trust and
+/// nothing has decided about them, ask (on the normal screen) and save the answer unless it
+/// was for this session only. The answer, for this run; `None` when there was no question.
+pub fn ask_project_trust(cwd: &std::path::Path) -> Option<bool> {
+    let paths = crate::config::paths::Paths::for_cwd(cwd);
+    let settings = crate::config::settings::SettingsManager::load(&paths);
+    let trust_file = paths.agent_dir.join("trust.json");
+    let query = crate::config::trust::TrustQuery {
+        cwd: &paths.cwd,
+        home: &paths.home,
+        trust_file: &trust_file,
+        cli_override: None,
+        default: crate::config::trust::DefaultTrust::from_setting(
+            settings.global_settings().get("defaultProjectTrust"),
+        ),
+        can_ask: true,
+    };
+    if !crate::config::trust::must_ask(&query) {
+        return None;
+    }
+    let (theme, _) = load_ui_theme(&paths, &settings, None);
+    let answer = match trust_prompt::ask(&paths.cwd, &theme) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("Warning: could not ask about project trust: {e}");
+            return None;
+        }
+    };
+    if let Some(dir) = &answer.save_for {
+        if let Err(e) = crate::config::trust::save_decision(&trust_file, dir, answer.trusted) {
+            eprintln!("Warning: {e}");
+        }
+    }
+    Some(answer.trusted)
 }
 
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
