@@ -11,6 +11,8 @@ mod extensions;
 mod fullscreen;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/thinking.rs"]
+mod thinking;
 #[path = "interactive/trust.rs"]
 mod trust;
 

@@ -1,5 +1,5 @@
-//! The project-trust question before the terminal UI starts: asked only for an undecided
-//! project with its own pi files, answered with the keys, saved unless for this session only.
+//! Project trust in the terminal UI: the question before it starts (asked only for an
+//! undecided project with its own pi files, saved unless for this session only) and `/trust`.
 
 use std::time::Duration;
 
@@ -50,5 +50,27 @@ fn a_session_only_answer_is_not_remembered() {
     pty.send(ENTER);
     pty.wait_text("mock-model");
     assert!(!s.agent.path().join("trust.json").exists());
+    quit(&mut pty);
+}
+
+#[test]
+fn trust_command_shows_the_state_and_saves_a_choice() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/trust");
+    pty.send(ENTER);
+    pty.wait_text("Saved decision: none");
+    pty.wait_text("Current session: trusted");
+    // Trust, Trust parent folder, Do not trust.
+    pty.send("\x1b[B");
+    std::thread::sleep(Duration::from_millis(30));
+    pty.send("\x1b[B");
+    std::thread::sleep(Duration::from_millis(30));
+    pty.send(ENTER);
+    pty.wait_text("is not trusted");
+    let trust = std::fs::read_to_string(s.agent.path().join("trust.json")).expect("trust.json written");
+    let saved: serde_json::Value = serde_json::from_str(&trust).unwrap();
+    let key = s.cwd.path().canonicalize().unwrap().to_string_lossy().to_string();
+    assert_eq!(saved[&key], serde_json::json!(false), "{trust}");
     quit(&mut pty);
 }

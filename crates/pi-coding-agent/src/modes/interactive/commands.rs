@@ -16,6 +16,14 @@ type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
 const BUILTINS: &[(&str, &str, Builtin)] = &[
     ("settings", "Open settings menu", |cx, _| open_now(cx, Open::Settings)),
     ("model", "Select model (opens selector UI)", model),
+    ("tree", "Navigate the session tree (switch branches)", |cx, _| {
+        open_now(cx, Open::Tree)
+    }),
+    (
+        "thinking",
+        "Select the thinking level for this session",
+        super::commands_16::thinking,
+    ),
     ("scoped-models", "Choose the models Ctrl+P cycles through", |cx, _| {
         open_now(cx, Open::ScopedModels)
     }),
@@ -39,9 +47,11 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
         open_now(cx, Open::Fork)
     }),
     ("clone", "Duplicate the current session at the current position", clone),
-    ("tree", "Navigate the session tree (switch branches)", |cx, _| {
-        open_now(cx, Open::Tree)
-    }),
+    (
+        "trust",
+        "Show or change whether this project folder is trusted",
+        super::commands_16::trust,
+    ),
     ("login", "Set up a provider's credentials", |cx, _| {
         open_now(cx, Open::Login)
     }),

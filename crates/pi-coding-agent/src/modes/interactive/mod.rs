@@ -16,6 +16,7 @@ mod changelog;
 mod chat;
 mod command_registry;
 mod commands;
+mod commands_16;
 mod dialogs;
 mod effect;
 mod events;
