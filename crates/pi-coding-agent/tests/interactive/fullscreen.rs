@@ -212,3 +212,27 @@ fn base64_of(s: &str) -> String {
     }
     out
 }
+
+#[test]
+fn settings_switch_to_regular_mode_while_running_and_save_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    pty.type_text("tuimo");
+    pty.wait_text("→ TUI mode");
+    pty.send(ENTER);
+    pty.wait_for("value regular", Duration::from_secs(5), |c| {
+        c.lines().any(|l| l.contains("TUI mode") && l.contains("regular"))
+    });
+    let settings = super::wait_json(&s.agent.path().join("settings.json"), |v| v["tuiMode"] == "regular");
+    assert_eq!(settings["tuiMode"], "regular");
+    // The switch happens once the menu is closed: the alternate screen is left, mouse off.
+    pty.send(super::ESC);
+    wait_raw(&pty, "alternate screen left", |raw| {
+        raw.contains("\x1b[?1049l") && raw.contains("\x1b[?1000l")
+    });
+    pty.wait_text("mock-model");
+    quit(&mut pty);
+}

@@ -311,6 +311,18 @@ impl SettingsManager {
     pub fn set_enable_skill_commands(&mut self, enabled: bool) {
         self.set(SettingsScope::Global, "enableSkillCommands", Some(enabled.into()));
     }
+    /// A fullscreen setting (`tuiMode`, `fullscreenExitOutput`, `fullscreenScrollbar`,
+    /// `fullscreenCopyOnSelect`, `fullscreenWheelScrollLines`) as the menu writes it.
+    pub fn set_tui_value(&mut self, key: &str, value: Value) {
+        self.set(SettingsScope::Global, key, Some(value));
+    }
+    /// `fullscreenScrollbar`: `auto`, `always` or `hidden`.
+    pub fn fullscreen_scrollbar(&self) -> &str {
+        match self.str_of("fullscreenScrollbar") {
+            Some(v @ ("always" | "hidden")) => v,
+            _ => "auto",
+        }
+    }
     pub fn set_double_escape_action(&mut self, action: &str) {
         self.set(SettingsScope::Global, "doubleEscapeAction", Some(action.into()));
     }

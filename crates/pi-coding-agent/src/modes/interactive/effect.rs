@@ -109,6 +109,9 @@ pub enum UiChange {
     EditorPadding(usize),
     AutocompleteMaxVisible(usize),
     HideThinking(bool),
+    /// Switch between fullscreen (true) and regular mode once no dialog is open.
+    Fullscreen(bool),
+    WheelStep(pi_tui::WheelStep),
 }
 
 /// Settings changes, applied under the settings lock and written after it is released.

@@ -140,6 +140,20 @@ fn wants_fullscreen(session: &crate::session::AgentSession, flag: Option<crate::
     }
 }
 
+/// Change renderers while running: the next frame is drawn whole by the new one.
+fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    if fullscreen == tui.fullscreen().is_some() {
+        return;
+    }
+    if fullscreen {
+        start_fullscreen(app, tui, term);
+    } else {
+        let _ = term.leave_fullscreen();
+        tui.set_fullscreen(false);
+    }
+    tui.request_full_redraw();
+}
+
 /// Enter the alternate screen and set the layout up from the settings.
 fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
     if term.enter_fullscreen().is_err() {
@@ -307,6 +321,10 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         }
         if app.quit_requested() {
             break;
+        }
+        if let Some(on) = app.take_mode_switch() {
+            switch_mode(on, &mut app, &mut tui, term);
+            dirty = true;
         }
         if dirty {
             app.freeze_if_idle();
