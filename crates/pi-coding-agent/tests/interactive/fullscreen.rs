@@ -46,7 +46,9 @@ fn fullscreen_is_the_default_with_the_dock_pinned_and_the_transcript_left_at_exi
         pty.rows()[29].contains("mock-model")
     });
     let rows = pty.rows();
-    assert!(rows[..4].iter().any(|r| r.contains("escape interrupt")), "{rows:#?}");
+    // pi 1.6's header: the two-row logo, the version beside it, the keys beside its foot.
+    assert!(rows[1].starts_with(" ▀▀█  v"), "{rows:#?}");
+    assert!(rows[2].starts_with(" █▀ █ escape interrupt"), "{rows:#?}");
     assert!(
         rows[25].starts_with("────") && rows[27].starts_with("────"),
         "{rows:#?}"
