@@ -238,3 +238,27 @@ fn settings_switch_to_regular_mode_while_running_and_save_it() {
     pty.wait_text("mock-model");
     quit(&mut pty);
 }
+
+#[test]
+fn ctrl_x_copies_the_last_answer() {
+    let s = setup(Script::sequential(vec![Turn::text("copy this answer")]));
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("WAYLAND_DISPLAY", ""), ("DISPLAY", "")],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("question");
+    pty.send(ENTER);
+    pty.wait_text("copy this answer");
+    pty.send("\x18");
+    let expected = base64_of("copy this answer");
+    wait_raw(&pty, "OSC 52 copy", |raw| {
+        raw.contains(&format!("\x1b]52;c;{expected}\x07"))
+    });
+    pty.wait_text("Copied!");
+    quit(&mut pty);
+}

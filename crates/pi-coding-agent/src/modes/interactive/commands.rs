@@ -250,6 +250,11 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
 }
 
 fn copy(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    copy_last(cx)
+}
+
+/// The last assistant message to the clipboard, said in the chat.
+pub(super) fn copy_last(cx: &Ctx<'_>) -> Vec<Effect> {
     match cx.session.last_assistant_text().filter(|t| !t.trim().is_empty()) {
         None => vec![notice("No agent messages to copy yet.", "error")],
         Some(text) => vec![blocking(move || match copy_to_clipboard(&text) {

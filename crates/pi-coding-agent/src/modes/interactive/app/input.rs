@@ -117,6 +117,10 @@ impl App {
             }
             return true;
         }
+        if is("app.message.copy") {
+            self.copy_key(tui);
+            return true;
+        }
         if is("app.thinking.toggle") {
             self.toggle_thinking();
             return true;

@@ -59,6 +59,29 @@ impl App {
         }
     }
 
+    /// Ctrl+X: the fullscreen selection (when copy-on-select left it to this key), else the
+    /// last assistant message; fullscreen flashes the result, regular mode says it in the chat.
+    pub(super) fn copy_key(&mut self, tui: &mut Tui) {
+        let on_select = self
+            .ctx()
+            .read_settings(|s| s.fullscreen_copy_on_select())
+            .unwrap_or(true);
+        let selection = tui.fullscreen().filter(|_| !on_select).and_then(|f| f.selected_text());
+        if let Some(text) = selection {
+            self.copy_selection(text, tui);
+            return;
+        }
+        if tui.fullscreen().is_none() {
+            let effects = super::super::commands::copy_last(&self.ctx());
+            self.apply(effects, tui);
+            return;
+        }
+        match self.session().last_assistant_text().filter(|t| !t.trim().is_empty()) {
+            Some(text) => self.copy_selection(text, tui),
+            None => self.notice("No agent messages to copy yet.", "error"),
+        }
+    }
+
     /// Focus went away: a drag in progress ends where it is.
     pub fn focus_lost(&mut self, tui: &mut Tui) {
         if let Some(fs) = tui.fullscreen_mut() {
