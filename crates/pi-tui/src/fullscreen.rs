@@ -102,6 +102,30 @@ impl Selection {
     }
 }
 
+/// Placeholder of the transcript search box.
+pub const SEARCH_PLACEHOLDER: &str = "Find in transcript";
+
+/// The transcript search: the query and where it matches (line, first column, end column).
+#[derive(Debug, Default)]
+struct Search {
+    query: String,
+    matches: Vec<(usize, usize, usize)>,
+    current: Option<usize>,
+    /// The matches are for this query over this many lines.
+    searched: Option<(String, usize)>,
+    /// The next search picks the first match at or below the viewport.
+    pick_from_view: bool,
+}
+
+/// A key for the open search box.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchKey {
+    Text(String),
+    Backspace,
+    Next,
+    Previous,
+}
+
 /// What a mouse event asks of the application.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MouseAction {
@@ -128,6 +152,7 @@ pub struct Fullscreen {
     transcript: Frame,
     transcript_rows: usize,
     first_line: usize,
+    search: Option<Search>,
 }
 
 impl Default for Fullscreen {
@@ -145,6 +170,7 @@ impl Default for Fullscreen {
             transcript: Frame::new(),
             transcript_rows: 0,
             first_line: 0,
+            search: None,
         }
     }
 }
@@ -188,6 +214,108 @@ impl Fullscreen {
         false
     }
 
+    pub fn search_open(&self) -> bool {
+        self.search.is_some()
+    }
+
+    /// Open the search box, or close it when open.
+    pub fn toggle_search(&mut self) {
+        self.search = match self.search.take() {
+            Some(_) => None,
+            None => Some(Search::default()),
+        };
+    }
+
+    pub fn close_search(&mut self) {
+        self.search = None;
+    }
+
+    /// The current match's number and the count (`N/M`).
+    pub fn search_position(&self) -> Option<(usize, usize)> {
+        let s = self.search.as_ref()?;
+        Some((s.current.map_or(0, |c| c + 1), s.matches.len()))
+    }
+
+    /// Type into the search box or move between matches.
+    pub fn search_key(&mut self, key: SearchKey) {
+        let Some(s) = self.search.as_mut() else { return };
+        match key {
+            SearchKey::Text(t) => {
+                s.query.push_str(&t.replace(['\n', '\r'], " "));
+                s.pick_from_view = true;
+            }
+            SearchKey::Backspace => {
+                s.query.pop();
+                s.pick_from_view = true;
+            }
+            SearchKey::Next | SearchKey::Previous => {
+                if s.matches.is_empty() {
+                    return;
+                }
+                let n = s.matches.len();
+                let c = s.current.unwrap_or(0);
+                s.current = Some(if key == SearchKey::Next {
+                    (c + 1) % n
+                } else {
+                    (c + n - 1) % n
+                });
+                self.reveal_current();
+            }
+        }
+    }
+
+    /// Scroll so the current match is in view (a third of the way down) when it is not.
+    fn reveal_current(&mut self) {
+        let Some(s) = self.search.as_ref() else { return };
+        let Some(&(line, _, _)) = s.current.and_then(|c| s.matches.get(c)) else {
+            return;
+        };
+        let rows = self.transcript_rows.max(1);
+        let first = self.viewport.first_line();
+        if line < first || line >= first + rows {
+            let top = line.saturating_sub(rows / 3) as isize;
+            self.viewport.scroll_by(top - first as isize);
+        }
+    }
+
+    /// Find the query in the rendered transcript (escapes removed, case ignored) when the
+    /// query or the transcript changed.
+    fn refresh_search(&mut self, transcript: &Frame, rows: usize) {
+        let Some(s) = self.search.as_mut() else { return };
+        let key = (s.query.clone(), transcript.len());
+        if s.searched.as_ref() == Some(&key) && !s.pick_from_view {
+            return;
+        }
+        s.searched = Some(key);
+        s.matches.clear();
+        let needle = s.query.to_lowercase();
+        if !needle.is_empty() {
+            for (i, line) in transcript.iter().enumerate() {
+                let plain = crate::ansi::strip_ansi(line).to_lowercase();
+                let mut from = 0;
+                while let Some(pos) = plain[from..].find(&needle) {
+                    let at = from + pos;
+                    let col = visible_width(&plain[..at]);
+                    s.matches.push((i, col, col + visible_width(&needle)));
+                    from = at + needle.len().max(1);
+                }
+            }
+        }
+        if s.pick_from_view {
+            s.pick_from_view = false;
+            let first = self.viewport.layout(transcript.len(), rows);
+            s.current = s
+                .matches
+                .iter()
+                .position(|m| m.0 >= first)
+                .or((!s.matches.is_empty()).then_some(0));
+            self.transcript_rows = rows;
+            self.reveal_current();
+        } else if s.current.is_some_and(|c| c >= s.matches.len()) {
+            s.current = s.matches.len().checked_sub(1);
+        }
+    }
+
     /// Stop extending the selection (focus lost mid-drag).
     pub fn end_drag(&mut self) {
         self.dragging = false;
@@ -228,6 +356,7 @@ impl Fullscreen {
             dock.drain(..dock.len() - dock_max);
         }
         let rows_for_transcript = height - dock.len();
+        self.refresh_search(&transcript, rows_for_transcript);
         let first = self.viewport.layout(transcript.len(), rows_for_transcript);
         let mut rows: Vec<String> = transcript.iter_from(first).take(rows_for_transcript).cloned().collect();
         rows.resize(rows_for_transcript, String::new());
@@ -243,6 +372,21 @@ impl Fullscreen {
                 *row = reverse_columns(row, from, to.min(width));
             }
         }
+        if let Some(search) = &self.search {
+            let last = first + rows.len();
+            for (k, &(line, from, to)) in search.matches.iter().enumerate() {
+                if line < first || line >= last {
+                    continue;
+                }
+                let sgr = if Some(k) == search.current {
+                    "\x1b[1;7m"
+                } else {
+                    "\x1b[4m"
+                };
+                let row = &mut rows[line - first];
+                *row = restyle_columns(row, from, to.min(width), sgr);
+            }
+        }
         if !self.viewport.following() && rows_for_transcript > 0 {
             if let Some(last) = rows.last_mut() {
                 *last = pill_row(JUMP_PILL, width, self.pill_style);
@@ -252,6 +396,17 @@ impl Fullscreen {
         self.transcript_rows = rows_for_transcript;
         self.first_line = first;
         rows.extend(dock);
+        if let Some(search) = &self.search {
+            let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
+            let boxed = search_box(&search.query, &format!("{n}/{m}"), width);
+            let box_w = boxed.first().map_or(0, |l| visible_width(l));
+            let col = width.saturating_sub(box_w);
+            for (row, line) in rows.iter_mut().zip(boxed) {
+                let left = slice_columns(row, 0, col);
+                let pad = col.saturating_sub(visible_width(&left));
+                *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));
+            }
+        }
         if let Some((text, _)) = &self.flash {
             let boxed = format!(" {text} ");
             let w = visible_width(&boxed);
@@ -353,6 +508,11 @@ impl Fullscreen {
 
 /// `line` with columns `from..to` in reverse video (their own styles dropped).
 fn reverse_columns(line: &str, from: usize, to: usize) -> String {
+    restyle_columns(line, from, to, "\x1b[7m")
+}
+
+/// `line` with columns `from..to` drawn with the SGR sequence `sgr` only.
+fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> String {
     if to <= from {
         return line.to_string();
     }
@@ -369,10 +529,48 @@ fn reverse_columns(line: &str, from: usize, to: usize) -> String {
     // Past the text the selection covers nothing: do not paint empty cells.
     let middle_pad = if w <= to { 0 } else { middle_pad };
     format!(
-        "{left}{}\x1b[0m\x1b[7m{middle}{}\x1b[0m{right}",
+        "{left}{}\x1b[0m{sgr}{middle}{}\x1b[0m{right}",
         " ".repeat(left_pad),
         " ".repeat(middle_pad)
     )
+}
+
+/// The three rows of the search box, 40 % of the width (at least 32 columns).
+fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
+    let w = (width * 2 / 5).max(32).min(width);
+    if w < 8 {
+        return Vec::new();
+    }
+    let inner = w - 2;
+    let field_w = inner.saturating_sub(visible_width(counter) + 3);
+    let field = if query.is_empty() {
+        format!(
+            "\x1b[2m{}\x1b[22m",
+            crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "")
+        )
+    } else {
+        // The end of a long query stays in view.
+        let qw = visible_width(query);
+        let shown = if qw > field_w {
+            slice_columns(query, qw - field_w, field_w)
+        } else {
+            query.to_string()
+        };
+        format!("{shown}{}", crate::component::CURSOR_MARKER)
+    };
+    let pad = field_w.saturating_sub(visible_width(&field));
+    let hint = " ↑ Shift+Enter · ↓ Enter ";
+    let hint_w = visible_width(hint);
+    let bottom = if hint_w + 1 < inner {
+        format!("└{}{hint}─┘", "─".repeat(inner - hint_w - 1))
+    } else {
+        format!("└{}┘", "─".repeat(inner))
+    };
+    vec![
+        format!("┌{}┐", "─".repeat(inner)),
+        format!("│ {field}{} {counter} │", " ".repeat(pad)),
+        bottom,
+    ]
 }
 
 /// A rule across the row with `text` centred on it.
@@ -483,6 +681,52 @@ mod tests {
         // A click without a drag selects nothing.
         fs.handle_mouse(&mouse(MouseKind::Press(0), 2, 0));
         assert_eq!(fs.handle_mouse(&mouse(MouseKind::Release(0), 2, 0)), MouseAction::None);
+    }
+
+    #[test]
+    fn search_finds_matches_from_the_view_and_steps_through_them() {
+        let mut fs = Fullscreen::new();
+        let lines: Vec<String> = (0..60)
+            .map(|i| {
+                if i % 10 == 3 {
+                    format!("needle at {i}")
+                } else {
+                    format!("hay {i}")
+                }
+            })
+            .collect();
+        let frame = || {
+            let mut f = Frame::new();
+            f.extend_lines(lines.clone());
+            f.sealed()
+        };
+        fs.compose(frame(), vec!["dock".into()], 60, 11);
+        fs.toggle_search();
+        for c in ["N", "e", "e", "d", "l", "e"] {
+            fs.search_key(SearchKey::Text(c.into()));
+        }
+        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert_eq!(
+            fs.search_position(),
+            Some((6, 6)),
+            "first match at or below the view: line 53"
+        );
+        assert!(rows[0].contains("┌") && rows[1].contains("6/6"), "{:?}", &rows[..3]);
+        assert!(rows.iter().any(|r| r.contains("\x1b[1;7mneedle")));
+        fs.search_key(SearchKey::Next);
+        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert_eq!(fs.search_position(), Some((1, 6)));
+        // Line 3 is scrolled into view.
+        assert!(
+            rows.iter().any(|r| crate::ansi::strip_ansi(r).contains("needle at 3")),
+            "{rows:?}"
+        );
+        fs.search_key(SearchKey::Previous);
+        fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert_eq!(fs.search_position(), Some((6, 6)));
+        fs.close_search();
+        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert!(!rows.iter().any(|r| r.contains("\x1b[4m")));
     }
 
     #[test]

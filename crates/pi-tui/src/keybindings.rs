@@ -59,6 +59,10 @@ pub const TUI_KEYBINDINGS: &[KeybindingDef] = defs! {
     "tui.altScreen.lineUp" => [], "Scroll the transcript up a line";
     "tui.altScreen.lineDown" => [], "Scroll the transcript down a line";
     "tui.altScreen.top" => ["ctrl+home"], "Scroll to the start of the transcript";
+    "tui.altScreen.search" => ["ctrl+shift+f"], "Search the transcript";
+    "tui.altScreen.searchNext" => ["enter", "ctrl+g"], "Next search match";
+    "tui.altScreen.searchPrevious" => ["shift+enter", "ctrl+shift+g"], "Previous search match";
+    "tui.altScreen.searchClose" => ["escape"], "Close the search";
     "tui.altScreen.bottom" => ["ctrl+end"], "Scroll to the end of the transcript and follow it";
 };
 

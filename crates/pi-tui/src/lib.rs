@@ -44,7 +44,7 @@ pub mod width;
 
 pub use ansi::{hyperlink, strip_ansi};
 pub use component::{render_lines, Component, Container, Frame, LineCache, Lines, CURSOR_MARKER};
-pub use fullscreen::{Fullscreen, MouseAction, Viewport, WheelStep, JUMP_PILL};
+pub use fullscreen::{Fullscreen, MouseAction, SearchKey, Viewport, WheelStep, JUMP_PILL, SEARCH_PLACEHOLDER};
 pub use input::{InputEvent, InputParser, MouseEvent, MouseKind};
 pub use keybindings::{keybindings, set_keybindings, KeybindingDef, Keybindings, TUI_KEYBINDINGS};
 pub use keys::{parse_key, Key, KeyEvent, KeyEventKind, KeyId, Modifiers};

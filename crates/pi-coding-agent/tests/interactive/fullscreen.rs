@@ -262,3 +262,43 @@ fn ctrl_x_copies_the_last_answer() {
     pty.wait_text("Copied!");
     quit(&mut pty);
 }
+
+#[test]
+fn transcript_search_finds_scrolls_to_and_steps_through_matches() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    // Ctrl+Shift+F as the kitty keyboard protocol reports it.
+    pty.send("\x1b[102;6u");
+    pty.wait_text("Find in transcript");
+    pty.wait_text("↑ Shift+Enter · ↓ Enter");
+    pty.type_text("line 005");
+    pty.wait_text("1/1");
+    pty.wait_text("reply line 005");
+    assert!(!pty.contents().contains("reply line 060"));
+    // Typed text went to the search, not to the editor.
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("1/1"));
+    let rows = pty.rows();
+    assert!(
+        rows[25].starts_with("───") && !rows[26].contains("line 005"),
+        "{rows:#?}"
+    );
+    pty.type_text("reply line 0");
+    pty.send("\x1b[102;6u");
+    std::thread::sleep(Duration::from_millis(100));
+    pty.type_text("reply line 0");
+    pty.wait_text("/60");
+    quit_after_clearing(&mut pty);
+}
+
+/// The editor holds text: clear it first so Ctrl+D quits.
+fn quit_after_clearing(pty: &mut Pty) {
+    pty.send(super::ESC);
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send(super::CTRL_C);
+    std::thread::sleep(Duration::from_millis(100));
+    quit(pty);
+}

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_tui::{KeyEvent, MouseAction, MouseEvent, Tui};
+use pi_tui::{InputEvent, Key, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
 
 use super::super::effect::Effect;
 use super::App;
@@ -23,6 +23,10 @@ impl App {
         let half = (page / 2).max(1);
         let v = fs.viewport_mut();
         let is = |id: &str| kb.matches(k, id);
+        if is("tui.altScreen.search") {
+            fs.toggle_search();
+            return true;
+        }
         if is("tui.altScreen.pageUp") {
             v.scroll_by(-page);
         } else if is("tui.altScreen.pageDown") {
@@ -41,6 +45,45 @@ impl App {
             v.to_bottom();
         } else {
             return false;
+        }
+        true
+    }
+
+    /// Input while the transcript search is open: it takes every key (the viewport keys
+    /// still scroll). True when the search is open.
+    pub(super) fn handle_search_input(&mut self, ev: &InputEvent, tui: &mut Tui) -> bool {
+        if !tui.fullscreen().is_some_and(|f| f.search_open()) {
+            return false;
+        }
+        let key = match ev {
+            InputEvent::Paste(text) => Some(SearchKey::Text(text.clone())),
+            InputEvent::Key(k) if k.is_release() => None,
+            InputEvent::Key(k) => {
+                let kb = self.kb.clone();
+                let is = |id: &str| kb.matches(k, id);
+                if is("tui.altScreen.searchClose") || is("tui.altScreen.search") {
+                    if let Some(fs) = tui.fullscreen_mut() {
+                        fs.close_search();
+                    }
+                    return true;
+                }
+                if is("tui.altScreen.searchPrevious") {
+                    Some(SearchKey::Previous)
+                } else if is("tui.altScreen.searchNext") {
+                    Some(SearchKey::Next)
+                } else if k.key == Key::Backspace {
+                    Some(SearchKey::Backspace)
+                } else if let Some(c) = k.text() {
+                    Some(SearchKey::Text(c.to_string()))
+                } else {
+                    self.handle_viewport_key(k, tui);
+                    None
+                }
+            }
+            _ => None,
+        };
+        if let (Some(key), Some(fs)) = (key, tui.fullscreen_mut()) {
+            fs.search_key(key);
         }
         true
     }
