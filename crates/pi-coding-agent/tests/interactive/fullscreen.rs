@@ -302,3 +302,21 @@ fn quit_after_clearing(pty: &mut Pty) {
     std::thread::sleep(Duration::from_millis(100));
     quit(pty);
 }
+
+#[test]
+fn the_working_indicator_sits_in_the_editor_border() {
+    let s = setup(Script::sequential(vec![Turn::text("slow answer").with_delay_ms(400)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("take your time");
+    pty.send(ENTER);
+    pty.wait_for("indicator in the border", Duration::from_secs(5), |_| {
+        pty.rows()[25].starts_with("── ") && pty.rows()[25].contains(" Working ──")
+    });
+    // No loader line of its own above the editor.
+    assert!(pty.rows()[24].trim().is_empty(), "{:#?}", pty.rows());
+    pty.wait_text("slow answer");
+    pty.wait_for("indicator gone", Duration::from_secs(5), |_| {
+        !pty.rows()[25].contains("Working")
+    });
+    quit(&mut pty);
+}
