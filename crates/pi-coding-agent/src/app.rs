@@ -154,6 +154,12 @@ pub fn run(argv: &[String]) -> i32 {
     // `-r` outside the interactive mode: the session is chosen before anything starts.
     let mut args = args;
     args.cannot_prompt = !mode.is_interactive();
+    // The terminal UI asks about an undecided project before anything of it is loaded.
+    if mode.is_interactive() && !args.help && args.list_models.is_none() && args.project_trust_override.is_none() {
+        if let Some(trusted) = modes::interactive::ask_project_trust(&cwd) {
+            args.project_trust_override = Some(trusted);
+        }
+    }
     if args.resume && !mode.is_interactive() && !args.help && args.list_models.is_none() {
         match pick_session_to_resume(&args, &cwd) {
             Ok(path) => {
@@ -319,6 +325,7 @@ pub fn run(argv: &[String]) -> i32 {
                     warnings: runtime.warnings.clone(),
                     verbose: args.verbose,
                     resume_picker: args.resume,
+                    tui_mode: args.tui_mode,
                 };
                 modes::interactive::run(host, prompts, options).await
             }

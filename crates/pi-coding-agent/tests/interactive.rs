@@ -7,8 +7,14 @@
 mod components;
 #[path = "interactive/extensions.rs"]
 mod extensions;
+#[path = "interactive/fullscreen.rs"]
+mod fullscreen;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/thinking.rs"]
+mod thinking;
+#[path = "interactive/trust.rs"]
+mod trust;
 
 use std::time::Duration;
 
@@ -501,13 +507,9 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
         rows.first().is_some_and(|r| r.trim_start().starts_with("→ "))
     });
     pty.send("\x13"); // Ctrl+S
+                      // The file may be read while it is being written: wait_json retries until it parses.
     let settings_path = s.agent.path().join("settings.json");
-    let start = std::time::Instant::now();
-    let saved = || settings_path.exists() && !read_json(&settings_path)["enabledModels"].is_null();
-    while !saved() && start.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let settings = read_json(&settings_path);
+    let settings = wait_json(&settings_path, |v| !v["enabledModels"].is_null());
     assert_eq!(settings["enabledModels"], json!([second, first]));
     // Session only: drop one more; cycling then has nothing to switch to.
     pty.send(ENTER);

@@ -19,8 +19,73 @@ pub enum InputEvent {
         width: u32,
         height: u32,
     },
+    /// A mouse report (SGR encoding, `CSI < b ; x ; y M|m`).
+    Mouse(MouseEvent),
+    /// Focus reports (`CSI I` gained, `CSI O` lost).
+    Focus(bool),
     /// A sequence that is not a key we know (kept so nothing is silently lost).
     Unknown(String),
+}
+
+/// What a mouse report says happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseKind {
+    /// A button went down (0 left, 1 middle, 2 right).
+    Press(u8),
+    /// A button came up (SGR reports which one).
+    Release(u8),
+    /// The pointer moved with a button held.
+    Drag(u8),
+    /// The pointer moved with no button held (any-motion tracking).
+    Move,
+    WheelUp,
+    WheelDown,
+}
+
+/// One mouse report; `column` and `row` count from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MouseEvent {
+    pub kind: MouseKind,
+    pub column: usize,
+    pub row: usize,
+    pub shift: bool,
+    pub alt: bool,
+    pub ctrl: bool,
+}
+
+/// Read an SGR mouse report body (`b;x;y` and its final `M` press / `m` release).
+fn parse_sgr_mouse(body: &str, release: bool) -> Option<MouseEvent> {
+    let mut it = body.split(';').map(str::parse::<usize>);
+    let (Some(Ok(b)), Some(Ok(x)), Some(Ok(y)), None) = (it.next(), it.next(), it.next(), it.next()) else {
+        return None;
+    };
+    let button = (b & 3) as u8;
+    let kind = if b & 64 != 0 {
+        match button {
+            0 => MouseKind::WheelUp,
+            1 => MouseKind::WheelDown,
+            // Horizontal wheels: nothing scrolls sideways.
+            _ => return None,
+        }
+    } else if b & 32 != 0 {
+        if button == 3 {
+            MouseKind::Move
+        } else {
+            MouseKind::Drag(button)
+        }
+    } else if release {
+        MouseKind::Release(button)
+    } else {
+        MouseKind::Press(button)
+    };
+    Some(MouseEvent {
+        kind,
+        column: x.saturating_sub(1),
+        row: y.saturating_sub(1),
+        shift: b & 4 != 0,
+        alt: b & 8 != 0,
+        ctrl: b & 16 != 0,
+    })
 }
 
 /// Incremental decoder. Feed bytes as they arrive; when `has_pending()` stays true for a short
@@ -132,6 +197,20 @@ impl InputParser {
             {
                 return InputEvent::CellSize { width: w, height: h };
             }
+        }
+        if let Some(body) = seq.strip_prefix("\x1b[<") {
+            let (body, release) = match (body.strip_suffix('M'), body.strip_suffix('m')) {
+                (Some(b), _) => (b, false),
+                (_, Some(b)) => (b, true),
+                _ => (body, false),
+            };
+            if let Some(m) = parse_sgr_mouse(body, release) {
+                return InputEvent::Mouse(m);
+            }
+            return InputEvent::Unknown(seq.to_string());
+        }
+        if seq == "\x1b[I" || seq == "\x1b[O" {
+            return InputEvent::Focus(seq == "\x1b[I");
         }
         match parse_key(seq, self.kitty_active) {
             Some(k) => InputEvent::Key(k),
@@ -273,6 +352,36 @@ mod tests {
             p.feed(b"\x1b[6;18;9t"),
             vec![InputEvent::CellSize { width: 9, height: 18 }]
         );
+    }
+
+    #[test]
+    fn mouse_reports_and_focus() {
+        let mut p = InputParser::new();
+        let ev = p.feed(b"\x1b[<64;10;5M\x1b[<65;1;1M\x1b[<0;3;4M\x1b[<32;6;4M\x1b[<0;7;4m\x1b[<72;1;1M");
+        let kinds: Vec<_> = ev
+            .iter()
+            .map(|e| match e {
+                InputEvent::Mouse(m) => (m.kind, m.column, m.row, m.alt),
+                other => panic!("not a mouse event: {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                (MouseKind::WheelUp, 9, 4, false),
+                (MouseKind::WheelDown, 0, 0, false),
+                (MouseKind::Press(0), 2, 3, false),
+                (MouseKind::Drag(0), 5, 3, false),
+                (MouseKind::Release(0), 6, 3, false),
+                (MouseKind::WheelUp, 0, 0, true),
+            ]
+        );
+        assert_eq!(
+            p.feed(b"\x1b[I\x1b[O"),
+            vec![InputEvent::Focus(true), InputEvent::Focus(false)]
+        );
+        // A broken report is kept, not mistaken for keys.
+        assert_eq!(p.feed(b"\x1b[<1;2M"), vec![InputEvent::Unknown("\x1b[<1;2M".into())]);
     }
 
     #[test]

@@ -31,8 +31,8 @@ pub const TUI_KEYBINDINGS: &[KeybindingDef] = defs! {
     "tui.editor.cursorLineEnd" => ["end", "ctrl+e"], "Move to line end";
     "tui.editor.jumpForward" => ["ctrl+]"], "Jump forward to character";
     "tui.editor.jumpBackward" => ["ctrl+alt+]"], "Jump backward to character";
-    "tui.editor.pageUp" => ["pageUp"], "Page up";
-    "tui.editor.pageDown" => ["pageDown"], "Page down";
+    "tui.editor.pageUp" => ["pageUp", "ctrl+pageUp"], "Page up";
+    "tui.editor.pageDown" => ["pageDown", "ctrl+pageDown"], "Page down";
     "tui.editor.deleteCharBackward" => ["backspace"], "Delete character backward";
     "tui.editor.deleteCharForward" => ["delete", "ctrl+d"], "Delete character forward";
     "tui.editor.deleteWordBackward" => ["ctrl+w", "alt+backspace"], "Delete word backward";
@@ -52,6 +52,18 @@ pub const TUI_KEYBINDINGS: &[KeybindingDef] = defs! {
     "tui.select.pageDown" => ["pageDown"], "Selection page down";
     "tui.select.confirm" => ["enter"], "Confirm selection";
     "tui.select.cancel" => ["escape", "ctrl+c"], "Cancel selection";
+    "tui.altScreen.pageUp" => ["pageUp"], "Scroll the transcript up a page";
+    "tui.altScreen.pageDown" => ["pageDown"], "Scroll the transcript down a page";
+    "tui.altScreen.halfPageUp" => [], "Scroll the transcript up half a page";
+    "tui.altScreen.halfPageDown" => [], "Scroll the transcript down half a page";
+    "tui.altScreen.lineUp" => [], "Scroll the transcript up a line";
+    "tui.altScreen.lineDown" => [], "Scroll the transcript down a line";
+    "tui.altScreen.top" => ["ctrl+home"], "Scroll to the start of the transcript";
+    "tui.altScreen.search" => ["ctrl+shift+f"], "Search the transcript";
+    "tui.altScreen.searchNext" => ["enter", "ctrl+g"], "Next search match";
+    "tui.altScreen.searchPrevious" => ["shift+enter", "ctrl+shift+g"], "Previous search match";
+    "tui.altScreen.searchClose" => ["escape"], "Close the search";
+    "tui.altScreen.bottom" => ["ctrl+end"], "Scroll to the end of the transcript and follow it";
 };
 
 /// Two or more actions the user bound to the same key.

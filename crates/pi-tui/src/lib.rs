@@ -15,6 +15,11 @@
 //!   output, and redraws fully only on resize or a change above the visible screen.
 //!   Finished content should be cached ([`LineCache`], as `Text`/`Markdown` do) so a frame
 //!   costs what changed, not the length of the history.
+//! - Fullscreen ([`Tui::set_fullscreen`], after [`Terminal::enter_fullscreen`]): the
+//!   application hands [`Tui::render_fullscreen`] the transcript and the dock (editor,
+//!   footer...) separately; [`Fullscreen`] keeps the transcript's scroll position, the mouse
+//!   selection and flashes, and an [`AltScreen`] rewrites only the rows that changed. The
+//!   top overlay takes the editor's place in the dock.
 //! - [`Tui::show_overlay`] draws a component (e.g. a `SelectList`) over the bottom of the
 //!   screen and routes input to it ([`Tui::handle_input`]).
 //! - Components live in [`components`]: `Text`, `TruncatedText`, `Spacer`, `Boxed`,
@@ -24,12 +29,14 @@ pub mod ansi;
 pub mod autocomplete;
 pub mod component;
 pub mod components;
+pub mod fullscreen;
 pub mod fuzzy;
 pub mod highlight;
 pub mod input;
 pub mod keybindings;
 pub mod keys;
 pub mod renderer;
+pub mod screen;
 pub mod style;
 pub mod terminal;
 pub mod tui;
@@ -37,11 +44,13 @@ pub mod width;
 
 pub use ansi::{hyperlink, strip_ansi};
 pub use component::{render_lines, Component, Container, Frame, LineCache, Lines, CURSOR_MARKER};
-pub use input::{InputEvent, InputParser};
+pub use fullscreen::{Fullscreen, MouseAction, SearchKey, Viewport, WheelStep, JUMP_PILL, SEARCH_PLACEHOLDER};
+pub use input::{InputEvent, InputParser, MouseEvent, MouseKind};
 pub use keybindings::{keybindings, set_keybindings, KeybindingDef, Keybindings, TUI_KEYBINDINGS};
 pub use keys::{parse_key, Key, KeyEvent, KeyEventKind, KeyId, Modifiers};
 pub use renderer::{FrameStats, Renderer};
+pub use screen::AltScreen;
 pub use style::{apply_background, Color, Style};
-pub use terminal::{spawn_resize_watcher, spawn_stdin_reader, terminal_size, Terminal};
-pub use tui::{Anchor, Margin, OverlayId, OverlayOptions, SizeValue, Tui};
+pub use terminal::{restore_now, spawn_resize_watcher, spawn_stdin_reader, terminal_size, Terminal};
+pub use tui::{Anchor, Margin, OverlayId, OverlayOptions, ScreenParts, SizeValue, Tui};
 pub use width::{pad_to_width, slice_columns, truncate_to_width, visible_width, wrap_text};

@@ -267,7 +267,7 @@ fn sanitize(line: &str) -> String {
 }
 
 /// Write one line: the cursor marker removed, cut to the width, styles closed at the end.
-fn push_line(buf: &mut String, line: &str, width: usize) {
+pub(crate) fn push_line(buf: &mut String, line: &str, width: usize) {
     let has_controls = line.bytes().any(|b| (b < 0x20 && b != 0x1b && b != 0x07) || b == 0x7f);
     if !has_controls && !line.contains('\x1b') && line.is_ascii() && line.len() <= width {
         buf.push_str(line);

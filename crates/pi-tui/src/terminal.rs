@@ -24,11 +24,39 @@ const CURSOR_SHOW: &str = "\x1b[?25h";
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 const MODE_KITTY: u8 = 1;
 const MODE_MOK: u8 = 2;
+const MODE_FULLSCREEN: u8 = 4;
 static MODES: AtomicU8 = AtomicU8::new(0);
 static HOOK: Once = Once::new();
 
+/// Alternate screen, autowrap off, mouse buttons + drag (+ any motion) + focus, SGR encoding.
+fn fullscreen_on(any_motion: bool) -> String {
+    let motion = if any_motion { "\x1b[?1003h" } else { "" };
+    format!("\x1b[?1049h\x1b[?7l\x1b[?1000h\x1b[?1002h{motion}\x1b[?1004h\x1b[?1006h\x1b[2J\x1b[H{CURSOR_HIDE}")
+}
+
+/// Mouse and focus reporting off, autowrap on, back to the normal screen.
+const FULLSCREEN_OFF: &str = "\x1b[?1006l\x1b[?1004l\x1b[?1003l\x1b[?1002l\x1b[?1000l\x1b[?7h\x1b[?1049l";
+
+/// Multiplexers forward any-motion reports badly: there only button motion is asked for.
+pub fn in_multiplexer() -> bool {
+    let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+    let term = std::env::var("TERM").unwrap_or_default();
+    set("TMUX") || set("STY") || set("ZELLIJ") || term.starts_with("tmux") || term.starts_with("screen")
+}
+
+fn set_mode(bit: u8, on: bool) {
+    if on {
+        MODES.fetch_or(bit, Ordering::SeqCst);
+    } else {
+        MODES.fetch_and(!bit, Ordering::SeqCst);
+    }
+}
+
 fn restore_sequence(modes: u8) -> String {
     let mut s = String::new();
+    if modes & MODE_FULLSCREEN != 0 {
+        s.push_str(FULLSCREEN_OFF);
+    }
     if modes & MODE_KITTY != 0 {
         s.push_str(KITTY_POP);
     }
@@ -41,7 +69,9 @@ fn restore_sequence(modes: u8) -> String {
     s
 }
 
-fn restore_now() {
+/// Put the terminal back as it was (raw mode off, modes undone). For paths that cannot reach
+/// the [`Terminal`]: signal handlers, emergency exits. Idempotent.
+pub fn restore_now() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let modes = MODES.swap(0, Ordering::SeqCst);
         let mut out = io::stdout();
@@ -97,6 +127,7 @@ pub struct Terminal {
     log: Option<std::fs::File>,
     kitty: bool,
     modify_other_keys: bool,
+    fullscreen: bool,
     started: bool,
 }
 
@@ -113,6 +144,7 @@ impl Terminal {
             log: write_log_from_env(),
             kitty: false,
             modify_other_keys: false,
+            fullscreen: false,
             started: true,
         };
         t.out
@@ -137,7 +169,7 @@ impl Terminal {
         self.out.write_all(format!("\x1b[>{KITTY_FLAGS}u").as_bytes())?;
         self.out.flush()?;
         self.kitty = true;
-        MODES.store(MODE_KITTY, Ordering::SeqCst);
+        set_mode(MODE_KITTY, true);
         Ok(())
     }
 
@@ -149,7 +181,7 @@ impl Terminal {
         self.out.write_all(MOK_ON.as_bytes())?;
         self.out.flush()?;
         self.modify_other_keys = true;
-        MODES.store(MODE_MOK, Ordering::SeqCst);
+        set_mode(MODE_MOK, true);
         Ok(())
     }
 
@@ -190,9 +222,37 @@ impl Terminal {
         }
         self.kitty = false;
         self.modify_other_keys = false;
-        MODES.store(0, Ordering::SeqCst);
+        set_mode(MODE_KITTY | MODE_MOK, false);
         self.out.write_all(s.as_bytes())?;
         self.out.flush()
+    }
+
+    /// Take over the whole window: the alternate screen with mouse and focus reporting.
+    /// Undone by [`Terminal::leave_fullscreen`], `stop`, drop, a panic or [`restore_now`].
+    pub fn enter_fullscreen(&mut self) -> io::Result<()> {
+        if self.fullscreen {
+            return Ok(());
+        }
+        self.out.write_all(fullscreen_on(!in_multiplexer()).as_bytes())?;
+        self.out.flush()?;
+        self.fullscreen = true;
+        set_mode(MODE_FULLSCREEN, true);
+        Ok(())
+    }
+
+    /// Back to the normal screen (mouse reporting off, autowrap on).
+    pub fn leave_fullscreen(&mut self) -> io::Result<()> {
+        if !self.fullscreen {
+            return Ok(());
+        }
+        self.fullscreen = false;
+        set_mode(MODE_FULLSCREEN, false);
+        self.out.write_all(FULLSCREEN_OFF.as_bytes())?;
+        self.out.flush()
+    }
+
+    pub fn is_fullscreen(&self) -> bool {
+        self.fullscreen
     }
 
     /// Restore the terminal (idempotent). Call before suspending or exiting.
@@ -212,8 +272,12 @@ impl Terminal {
         if self.modify_other_keys {
             modes |= MODE_MOK;
         }
+        if self.fullscreen {
+            modes |= MODE_FULLSCREEN;
+        }
         self.kitty = false;
         self.modify_other_keys = false;
+        self.fullscreen = false;
         MODES.store(0, Ordering::SeqCst);
         self.out.write_all(restore_sequence(modes).as_bytes())?;
         self.out.flush()?;
@@ -307,6 +371,11 @@ mod tests {
         assert!(s.contains(BRACKETED_PASTE_OFF) && s.ends_with(CURSOR_SHOW));
         assert!(restore_sequence(MODE_MOK).starts_with(MOK_OFF));
         assert!(!restore_sequence(0).contains(KITTY_POP));
+        let full = restore_sequence(MODE_FULLSCREEN);
+        assert!(full.contains("\x1b[?1049l") && full.contains("\x1b[?1000l") && full.contains("\x1b[?7h"));
+        assert!(!restore_sequence(0).contains("\x1b[?1049l"));
+        assert!(fullscreen_on(true).contains("\x1b[?1003h"));
+        assert!(!fullscreen_on(false).contains("\x1b[?1003h"));
     }
 
     #[test]

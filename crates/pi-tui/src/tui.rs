@@ -98,6 +98,23 @@ pub struct Tui {
     width: usize,
     height: usize,
     root_focused: Option<bool>,
+    show_hardware_cursor: bool,
+    /// Set in fullscreen: the layout state and the alternate-screen renderer.
+    fullscreen: Option<crate::fullscreen::Fullscreen>,
+    /// Bytes for the terminal that are not part of a frame (OSC 52), written before the next.
+    raw: String,
+}
+
+/// What the application draws in fullscreen, top to bottom.
+pub struct ScreenParts {
+    /// The whole transcript; only the rows in view are copied.
+    pub transcript: Frame,
+    /// Queued messages and status, above the editor.
+    pub above_editor: Vec<String>,
+    /// The editor; the top overlay is shown in its place.
+    pub editor: Vec<String>,
+    /// The footer and whatever sits below the editor.
+    pub below_editor: Vec<String>,
 }
 
 impl Tui {
@@ -109,6 +126,94 @@ impl Tui {
             width: width.max(1),
             height: height.max(1),
             root_focused: None,
+            show_hardware_cursor: false,
+            fullscreen: None,
+            raw: String::new(),
+        }
+    }
+
+    /// Switch between the inline renderer and fullscreen (the caller switches the terminal).
+    pub fn set_fullscreen(&mut self, on: bool) {
+        if on == self.fullscreen.is_some() {
+            return;
+        }
+        if on {
+            let mut fs = crate::fullscreen::Fullscreen::new();
+            fs.screen_mut().set_show_hardware_cursor(self.show_hardware_cursor);
+            self.fullscreen = Some(fs);
+        } else {
+            self.fullscreen = None;
+            self.renderer = Renderer::new();
+            self.renderer.set_show_hardware_cursor(self.show_hardware_cursor);
+        }
+    }
+
+    pub fn fullscreen(&self) -> Option<&crate::fullscreen::Fullscreen> {
+        self.fullscreen.as_ref()
+    }
+
+    pub fn fullscreen_mut(&mut self) -> Option<&mut crate::fullscreen::Fullscreen> {
+        self.fullscreen.as_mut()
+    }
+
+    /// Write `bytes` to the terminal before the next frame (e.g. an OSC 52 copy).
+    pub fn queue_raw(&mut self, bytes: &str) {
+        self.raw.push_str(bytes);
+    }
+
+    /// Give focus to the top capturing overlay, else to `root` (whose cursor then shows).
+    pub fn sync_focus(&mut self, root: &mut dyn Component) {
+        let focused = self.focused_overlay();
+        let root_focus = focused.is_none();
+        if self.root_focused != Some(root_focus) {
+            root.set_focused(root_focus);
+            self.root_focused = Some(root_focus);
+        }
+        for o in &mut self.overlays {
+            o.component.set_focused(Some(o.id) == focused);
+        }
+    }
+
+    /// Render a fullscreen frame of exactly the window's rows (call [`Tui::sync_focus`]
+    /// with the root first).
+    pub fn render_fullscreen<W: Write + ?Sized>(&mut self, parts: ScreenParts, out: &mut W) -> io::Result<()> {
+        let (w, h) = (self.width, self.height);
+        // Docked overlays (the default placement) take the editor's place; others float.
+        let mut docked: Vec<String> = Vec::new();
+        let mut floating = false;
+        for i in 0..self.overlays.len() {
+            if !self.visible(&self.overlays[i]) {
+                continue;
+            }
+            let o = &mut self.overlays[i];
+            if is_docked(&o.options) {
+                docked.extend(crate::component::render_lines(o.component.as_mut(), w));
+            } else {
+                floating = true;
+            }
+        }
+        let mut dock = parts.above_editor;
+        if docked.is_empty() {
+            dock.extend(parts.editor);
+        } else {
+            dock.extend(docked);
+        }
+        dock.extend(parts.below_editor);
+        if !self.raw.is_empty() {
+            out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
+        }
+        let Some(fs) = self.fullscreen.as_mut() else {
+            return Ok(());
+        };
+        let mut rows = fs.compose(parts.transcript, dock, w, h);
+        if floating {
+            let mut f = Frame::new();
+            f.extend_lines(rows);
+            rows = self.composite_floating(f.sealed()).to_vec();
+        }
+        match self.fullscreen.as_mut() {
+            Some(fs) => fs.screen_mut().render(rows, w, h, out),
+            None => Ok(()),
         }
     }
 
@@ -123,11 +228,18 @@ impl Tui {
     }
 
     pub fn set_show_hardware_cursor(&mut self, on: bool) {
+        self.show_hardware_cursor = on;
         self.renderer.set_show_hardware_cursor(on);
+        if let Some(fs) = self.fullscreen.as_mut() {
+            fs.screen_mut().set_show_hardware_cursor(on);
+        }
     }
 
     pub fn request_full_redraw(&mut self) {
         self.renderer.request_full_redraw();
+        if let Some(fs) = self.fullscreen.as_mut() {
+            fs.screen_mut().request_full_redraw();
+        }
     }
 
     pub fn stats(&self) -> FrameStats {
@@ -241,14 +353,9 @@ impl Tui {
 
     /// Render the root and overlays and write the difference to `out`.
     pub fn render<W: Write + ?Sized>(&mut self, root: &mut dyn Component, out: &mut W) -> io::Result<()> {
-        let focused = self.focused_overlay();
-        let root_focus = focused.is_none();
-        if self.root_focused != Some(root_focus) {
-            root.set_focused(root_focus);
-            self.root_focused = Some(root_focus);
-        }
-        for o in &mut self.overlays {
-            o.component.set_focused(Some(o.id) == focused);
+        self.sync_focus(root);
+        if !self.raw.is_empty() {
+            out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
         }
         let mut frame = Frame::new();
         root.render(self.width, &mut frame);
@@ -261,11 +368,20 @@ impl Tui {
         self.renderer.finish(out)
     }
 
+    /// Overlays not docked in fullscreen, drawn over the screen rows.
+    fn composite_floating(&mut self, base: Frame) -> Frame {
+        self.composite_where(base, |o| !is_docked(o))
+    }
+
     fn composite(&mut self, base: Frame) -> Frame {
+        self.composite_where(base, |_| true)
+    }
+
+    fn composite_where(&mut self, base: Frame, take: impl Fn(&OverlayOptions) -> bool) -> Frame {
         let (w, h) = (self.width, self.height);
         let mut placed: Vec<(usize, usize, usize, Vec<String>)> = Vec::new();
         let visible: Vec<usize> = (0..self.overlays.len())
-            .filter(|&i| self.visible(&self.overlays[i]))
+            .filter(|&i| self.visible(&self.overlays[i]) && take(&self.overlays[i].options))
             .collect();
         if visible.is_empty() {
             return base;
@@ -328,6 +444,17 @@ impl Tui {
         f.extend_lines(tail);
         f.sealed()
     }
+}
+
+/// Overlays with the default placement sit in the dock in fullscreen (as pi's selectors do).
+fn is_docked(o: &OverlayOptions) -> bool {
+    !o.non_capturing
+        && o.anchor == Anchor::BottomCenter
+        && o.width.is_none()
+        && o.row.is_none()
+        && o.col.is_none()
+        && o.offset_x == 0
+        && o.offset_y == 0
 }
 
 fn position(opt: &OverlayOptions, w: usize, h: usize, ow: usize, oh: usize) -> (usize, usize) {

@@ -98,6 +98,35 @@ pub struct TrustQuery<'a> {
     pub can_ask: bool,
 }
 
+/// Whether the terminal UI must ask before loading: the project has files that need
+/// trust, nothing decides it (no flag, no saved decision, `defaultProjectTrust` is `ask`)
+/// and someone can answer.
+pub fn must_ask(q: &TrustQuery<'_>) -> bool {
+    q.can_ask
+        && q.cli_override.is_none()
+        && q.default == DefaultTrust::Ask
+        && has_trust_requiring_resources(q.cwd, q.home)
+        && matches!(saved_decision(q.trust_file, q.cwd), Ok(None))
+}
+
+/// Record `trusted` for `dir` in the trust file at `path`, keeping its other entries.
+pub fn save_decision(path: &Path, dir: &Path, trusted: bool) -> Result<(), String> {
+    let mut entries = match std::fs::read_to_string(path) {
+        Ok(text) => match serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(&text)) {
+            Ok(Value::Object(m)) => m,
+            _ => return Err(format!("Invalid trust store {}: not saved", path.display())),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Map::new(),
+        Err(e) => return Err(format!("Failed to read trust store {}: {e}", path.display())),
+    };
+    entries.insert(canonical(dir).to_string_lossy().into_owned(), Value::Bool(trusted));
+    let text = serde_json::to_string_pretty(&Value::Object(entries)).unwrap_or_default();
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("Failed to save {}: {e}", path.display()))?;
+    }
+    std::fs::write(path, format!("{text}\n")).map_err(|e| format!("Failed to save {}: {e}", path.display()))
+}
+
 /// The decision, and a warning when the trust file could not be read.
 pub fn resolve_project_trust(q: &TrustQuery<'_>) -> (bool, Option<String>) {
     if let Some(decision) = q.cli_override {
@@ -117,7 +146,8 @@ pub fn resolve_project_trust(q: &TrustQuery<'_>) -> (bool, Option<String>) {
     let trusted = match q.default {
         DefaultTrust::Always => true,
         DefaultTrust::Never => false,
-        // The terminal UI has no trust prompt yet, so it keeps loading the project as before.
+        // The terminal UI asks before this (`must_ask`) and passes the answer as the
+        // override; an embedder that can ask but did not keeps the project loaded.
         DefaultTrust::Ask => q.can_ask,
     };
     (trusted, warning)
@@ -160,6 +190,36 @@ mod tests {
             default,
             can_ask,
         }
+    }
+
+    #[test]
+    fn asks_only_when_undecided_and_saving_keeps_other_entries() {
+        let s = setup();
+        assert!(
+            !must_ask(&query(&s, None, DefaultTrust::Ask, true)),
+            "nothing needs trust"
+        );
+        std::fs::create_dir_all(s.proj.join(".pi/skills")).expect("mk");
+        assert!(must_ask(&query(&s, None, DefaultTrust::Ask, true)));
+        assert!(!must_ask(&query(&s, None, DefaultTrust::Ask, false)));
+        assert!(!must_ask(&query(&s, Some(true), DefaultTrust::Ask, true)));
+        assert!(!must_ask(&query(&s, None, DefaultTrust::Never, true)));
+        std::fs::write(&s.trust, r#"{"/elsewhere": false}"#).expect("write");
+        let parent = s.proj.parent().expect("parent");
+        save_decision(&s.trust, parent, true).expect("save");
+        assert!(
+            !must_ask(&query(&s, None, DefaultTrust::Ask, true)),
+            "the parent covers it"
+        );
+        assert_eq!(saved_decision(&s.trust, &s.proj), Ok(Some(true)));
+        let text = std::fs::read_to_string(&s.trust).expect("read");
+        assert!(text.contains("/elsewhere"), "{text}");
+        std::fs::write(&s.trust, "not json").expect("write");
+        assert!(
+            save_decision(&s.trust, &s.proj, true).is_err(),
+            "a broken file is not overwritten"
+        );
+        assert_eq!(std::fs::read_to_string(&s.trust).expect("read"), "not json");
     }
 
     #[test]

@@ -144,6 +144,11 @@ impl Pty {
         self.screen.lock().expect("screen").screen_mut().set_size(rows, cols);
     }
 
+    /// The process id of `pi` (`setsid` execs it in place).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }

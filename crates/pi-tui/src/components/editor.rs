@@ -55,6 +55,7 @@ struct Autocomplete {
 
 /// Multi-line text editor.
 pub struct Editor {
+    top_label: Option<String>,
     state: TextState,
     undo: Vec<TextState>,
     kill: KillRing,
@@ -84,6 +85,7 @@ pub struct Editor {
 impl Editor {
     pub fn new(theme: EditorTheme) -> Self {
         Editor {
+            top_label: None,
             state: TextState::default(),
             undo: Vec::new(),
             kill: KillRing::default(),
@@ -114,6 +116,11 @@ impl Editor {
     }
 
     /// Border colour (e.g. by thinking level or bash mode).
+    /// Text carried in the top border (`── <label> ───`), e.g. a working indicator.
+    pub fn set_top_label(&mut self, label: Option<String>) {
+        self.top_label = label;
+    }
+
     pub fn set_border_style(&mut self, style: Style) {
         self.theme.border = style;
     }
@@ -637,7 +644,12 @@ impl Component for Editor {
                 None => border.paint(&"─".repeat(width)),
             }
         };
-        out.push_line(rule((self.scroll > 0).then(|| format!("─── ↑ {} more ", self.scroll))));
+        let top = if self.scroll > 0 {
+            Some(format!("─── ↑ {} more ", self.scroll))
+        } else {
+            self.top_label.as_ref().map(|l| format!("── {l} "))
+        };
+        out.push_line(rule(top));
         let show_marker = self.focused && self.autocomplete.is_none();
         let lpad = " ".repeat(pad);
         let end = (self.scroll + max_rows).min(rows.len());

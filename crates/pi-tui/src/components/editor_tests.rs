@@ -237,3 +237,14 @@ fn suggestions_delivered_later_show_if_still_current() {
     });
     assert!(e.is_showing_autocomplete());
 }
+
+#[test]
+fn top_label_rides_in_the_border() {
+    let mut e = editor();
+    e.set_top_label(Some("⠹ Working".into()));
+    let lines = crate::component::render_lines(&mut e, 30);
+    assert_eq!(strip_ansi(&lines[0]), format!("── ⠹ Working {}", "─".repeat(17)));
+    e.set_top_label(None);
+    let lines = crate::component::render_lines(&mut e, 30);
+    assert_eq!(strip_ansi(&lines[0]), "─".repeat(30));
+}

@@ -58,6 +58,14 @@ impl Loader {
         self.frames.len() > 1
     }
 
+    /// The spinner frame and the message on one line, unstyled (for a border to carry).
+    pub fn inline_text(&self) -> String {
+        match self.frames.get(self.frame).filter(|f| !f.is_empty()) {
+            Some(frame) => format!("{frame} {}", self.message),
+            None => self.message.clone(),
+        }
+    }
+
     /// Advance one frame.
     pub fn tick(&mut self) {
         if !self.frames.is_empty() {

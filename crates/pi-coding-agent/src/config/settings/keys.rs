@@ -173,6 +173,25 @@ impl SettingsManager {
             _ => "default",
         }
     }
+    /// `tuiMode`: true unless `"regular"` (fullscreen is the default).
+    pub fn tui_fullscreen(&self) -> bool {
+        self.str_of("tuiMode") != Some("regular")
+    }
+    /// `fullscreenExitOutput`: print the transcript on leaving fullscreen (else only the
+    /// resume hint).
+    pub fn fullscreen_exit_transcript(&self) -> bool {
+        self.str_of("fullscreenExitOutput") != Some("resume-hint")
+    }
+    /// `fullscreenCopyOnSelect` (default on).
+    pub fn fullscreen_copy_on_select(&self) -> bool {
+        self.bool_of("fullscreenCopyOnSelect").unwrap_or(true)
+    }
+    /// `fullscreenWheelScrollLines`: `None` is `"auto"`, else 1 to 100 lines.
+    pub fn fullscreen_wheel_lines(&self) -> Option<u64> {
+        self.get("fullscreenWheelScrollLines")
+            .and_then(as_u64)
+            .map(|n| n.clamp(1, 100))
+    }
     /// `showHardwareCursor`, else `PI_HARDWARE_CURSOR=1`.
     pub fn show_hardware_cursor(&self) -> bool {
         self.bool_of("showHardwareCursor")
@@ -291,6 +310,18 @@ impl SettingsManager {
     }
     pub fn set_enable_skill_commands(&mut self, enabled: bool) {
         self.set(SettingsScope::Global, "enableSkillCommands", Some(enabled.into()));
+    }
+    /// A fullscreen setting (`tuiMode`, `fullscreenExitOutput`, `fullscreenScrollbar`,
+    /// `fullscreenCopyOnSelect`, `fullscreenWheelScrollLines`) as the menu writes it.
+    pub fn set_tui_value(&mut self, key: &str, value: Value) {
+        self.set(SettingsScope::Global, key, Some(value));
+    }
+    /// `fullscreenScrollbar`: `auto`, `always` or `hidden`.
+    pub fn fullscreen_scrollbar(&self) -> &str {
+        match self.str_of("fullscreenScrollbar") {
+            Some(v @ ("always" | "hidden")) => v,
+            _ => "auto",
+        }
     }
     pub fn set_double_escape_action(&mut self, action: &str) {
         self.set(SettingsScope::Global, "doubleEscapeAction", Some(action.into()));

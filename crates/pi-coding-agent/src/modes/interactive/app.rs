@@ -25,6 +25,7 @@ use crate::session_host::SessionHost;
 
 mod input;
 mod prompt;
+mod screen;
 mod session_events;
 
 pub struct App {
@@ -67,6 +68,9 @@ pub struct App {
     /// The git branch for the footer (read at start, on session changes and after runs).
     branch: Option<String>,
     rows: usize,
+    /// A requested switch between fullscreen and regular mode, for the loop to carry out
+    /// (it owns the terminal) once no dialog is open.
+    mode_switch: Option<bool>,
 }
 
 impl App {
@@ -128,6 +132,7 @@ impl App {
             totals: Totals::default(),
             branch,
             rows,
+            mode_switch: None,
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -166,6 +171,10 @@ impl App {
         &mut self.view
     }
 
+    pub fn theme(&self) -> Arc<UiTheme> {
+        self.theme.clone()
+    }
+
     pub fn kb(&self) -> &Keybindings {
         &self.kb
     }
@@ -186,6 +195,14 @@ impl App {
     /// The terminal title, when it changed since last asked.
     pub fn take_title(&mut self) -> Option<String> {
         std::mem::take(&mut self.title_dirty).then(|| self.title())
+    }
+
+    /// The mode switch waiting to be carried out, once no dialog is open.
+    pub fn take_mode_switch(&mut self) -> Option<bool> {
+        if self.overlay_open() {
+            return None;
+        }
+        self.mode_switch.take()
     }
 
     pub fn set_rows(&mut self, rows: usize) {
@@ -256,6 +273,7 @@ impl App {
             Effect::SetTheme(theme) => self.set_theme(theme),
             Effect::SetKeybindings(kb) => self.kb = kb,
             Effect::Ui(change) => self.ui_change(change, tui),
+            Effect::Copied { text, native } => self.copied(&text, native, tui),
         }
     }
 
@@ -277,6 +295,12 @@ impl App {
             UiChange::HideThinking(hide) => {
                 if hide != self.hide_thinking {
                     self.toggle_thinking();
+                }
+            }
+            UiChange::Fullscreen(on) => self.mode_switch = Some(on),
+            UiChange::WheelStep(step) => {
+                if let Some(fs) = tui.fullscreen_mut() {
+                    fs.set_wheel_step(step);
                 }
             }
         }

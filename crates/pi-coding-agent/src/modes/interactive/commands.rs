@@ -16,6 +16,14 @@ type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
 const BUILTINS: &[(&str, &str, Builtin)] = &[
     ("settings", "Open settings menu", |cx, _| open_now(cx, Open::Settings)),
     ("model", "Select model (opens selector UI)", model),
+    ("tree", "Navigate the session tree (switch branches)", |cx, _| {
+        open_now(cx, Open::Tree)
+    }),
+    (
+        "thinking",
+        "Select the thinking level for this session",
+        super::commands_16::thinking,
+    ),
     ("scoped-models", "Choose the models Ctrl+P cycles through", |cx, _| {
         open_now(cx, Open::ScopedModels)
     }),
@@ -39,9 +47,11 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
         open_now(cx, Open::Fork)
     }),
     ("clone", "Duplicate the current session at the current position", clone),
-    ("tree", "Navigate the session tree (switch branches)", |cx, _| {
-        open_now(cx, Open::Tree)
-    }),
+    (
+        "trust",
+        "Show or change whether this project folder is trusted",
+        super::commands_16::trust,
+    ),
     ("login", "Set up a provider's credentials", |cx, _| {
         open_now(cx, Open::Login)
     }),
@@ -202,9 +212,10 @@ fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let mut md = String::from("**Keyboard Shortcuts**\n\n| Key | Action |\n|---|---|\n");
     for d in cx.kb.definitions() {
         let keys = cx.kb.keys(d.id);
-        // Keys that only act inside one selector are listed by that selector.
+        // Keys that only act inside one selector are listed by that selector; the fullscreen
+        // viewport keys are not listed (as pi).
         if keys.is_empty()
-            || ["tui.select", "app.tree.", "app.models."]
+            || ["tui.select", "tui.altScreen.", "app.tree.", "app.models."]
                 .iter()
                 .any(|p| d.id.starts_with(p))
         {
@@ -239,6 +250,11 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
 }
 
 fn copy(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    copy_last(cx)
+}
+
+/// The last assistant message to the clipboard, said in the chat.
+pub(super) fn copy_last(cx: &Ctx<'_>) -> Vec<Effect> {
     match cx.session.last_assistant_text().filter(|t| !t.trim().is_empty()) {
         None => vec![notice("No agent messages to copy yet.", "error")],
         Some(text) => vec![blocking(move || match copy_to_clipboard(&text) {
@@ -312,7 +328,7 @@ pub fn paths_for(session: &crate::session::AgentSession) -> crate::config::Paths
     )
 }
 
-fn copy_to_clipboard(text: &str) -> Result<(), String> {
+pub(super) fn copy_to_clipboard(text: &str) -> Result<(), String> {
     use std::io::Write;
     let candidates: &[(&str, &[&str])] = &[
         ("wl-copy", &[]),

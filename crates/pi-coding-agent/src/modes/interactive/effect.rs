@@ -109,6 +109,9 @@ pub enum UiChange {
     EditorPadding(usize),
     AutocompleteMaxVisible(usize),
     HideThinking(bool),
+    /// Switch between fullscreen (true) and regular mode once no dialog is open.
+    Fullscreen(bool),
+    WheelStep(pi_tui::WheelStep),
 }
 
 /// Settings changes, applied under the settings lock and written after it is released.
@@ -147,6 +150,11 @@ pub enum Effect {
     SetTheme(Arc<UiTheme>),
     SetKeybindings(Arc<Keybindings>),
     Ui(UiChange),
+    /// A fullscreen selection went to the clipboard tool (when that failed, OSC 52 is next).
+    Copied {
+        text: String,
+        native: Result<(), String>,
+    },
 }
 
 impl std::fmt::Debug for Effect {
@@ -168,6 +176,7 @@ impl std::fmt::Debug for Effect {
             Effect::SetTheme(t) => write!(f, "SetTheme({})", t.name()),
             Effect::SetKeybindings(_) => f.write_str("SetKeybindings"),
             Effect::Ui(c) => write!(f, "Ui({c:?})"),
+            Effect::Copied { text, native } => write!(f, "Copied({} chars, {native:?})", text.len()),
         }
     }
 }

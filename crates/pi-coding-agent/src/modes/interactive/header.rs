@@ -11,7 +11,21 @@ fn paint_hint(theme: &UiTheme, key: &str, text: &str) -> String {
     format!("{} {}", theme.paint("dim", key), theme.paint("muted", text))
 }
 
-/// The startup header: name, version, the main keys and a pointer to the full list.
+/// The two rows of pi's half-block logo, each glyph in its fixed brand colour (the same
+/// in every theme).
+fn logo() -> [String; 2] {
+    use pi_tui::{Color, Style};
+    let coral = Style::new().fg(Color::Rgb(0xf0, 0x90, 0x82));
+    let blue = Style::new().fg(Color::Rgb(0x4d, 0x9a, 0xbf));
+    let yellow = Style::new().fg(Color::Rgb(0xf1, 0xbe, 0x57));
+    [
+        format!("{}{} ", coral.paint("▀▀"), blue.paint("█")),
+        format!("{}{}", coral.paint("█▀ "), yellow.paint("█")),
+    ]
+}
+
+/// The startup header: the logo with the version, the main keys and a pointer to the full
+/// list.
 pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
     let key = |id: &str| key_hint(kb, id);
     let hints = [
@@ -21,9 +35,9 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
         paint_hint(t, "!", "bash"),
         paint_hint(t, &key("app.tools.expand"), "more"),
     ];
+    let [top, bottom] = logo();
     format!(
-        "{} {}\n{}\n{}\n\n{}",
-        t.bold("accent", "pi"),
+        "{top} {}\n{bottom} {}\n{}\n\n{}",
         t.paint("dim", &format!("v{version}")),
         hints.join(&t.paint("muted", " · ")),
         t.paint(
@@ -65,14 +79,14 @@ pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str, resources: &Resour
         ("!!".to_string(), "to run bash (no context)"),
         (key("app.message.followUp"), "to queue follow-up"),
         (key("app.message.dequeue"), "to edit all queued messages"),
-        (key("app.clipboard.pasteImage"), "to paste image"),
+        (
+            key("app.clipboard.pasteImage"),
+            "to paste files on macOS, images, or text",
+        ),
         ("drop files".to_string(), "to attach"),
     ];
-    let mut lines = vec![format!(
-        "{} {}",
-        t.bold("accent", "pi"),
-        t.paint("dim", &format!("v{version}"))
-    )];
+    let [top, bottom] = logo();
+    let mut lines = vec![format!("{top} {}", t.paint("dim", &format!("v{version}"))), bottom];
     lines.extend(
         keys.iter()
             .filter(|(k, _)| !k.is_empty())

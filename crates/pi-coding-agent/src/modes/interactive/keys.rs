@@ -27,6 +27,7 @@ pub const APP_KEYBINDINGS: &[KeybindingDef] = defs! {
     "app.editor.external" => ["ctrl+g"], "Open external editor";
     "app.message.followUp" => ["alt+enter"], "Queue follow-up message";
     "app.message.dequeue" => ["alt+up"], "Restore queued messages to editor";
+    "app.message.copy" => ["ctrl+x"], "Copy selection or last assistant message";
     "app.clipboard.pasteImage" => ["ctrl+v"], "Paste image from clipboard";
     "app.session.new" => [], "Start a new session";
     "app.session.tree" => [], "Open session tree";

@@ -16,9 +16,11 @@ mod changelog;
 mod chat;
 mod command_registry;
 mod commands;
+mod commands_16;
 mod dialogs;
 mod effect;
 mod events;
+mod exit_output;
 pub mod extension_ui;
 mod footer;
 mod header;
@@ -31,6 +33,7 @@ pub(crate) mod theme;
 mod tool_block;
 mod tree;
 mod tree_nav;
+mod trust_prompt;
 mod view;
 
 use std::io::Write;
@@ -61,6 +64,44 @@ pub struct InteractiveOptions {
     pub verbose: bool,
     /// `pi -r`: open the session picker first.
     pub resume_picker: bool,
+    /// `--tui-mode`: overrides the `tuiMode` setting for this run.
+    pub tui_mode: Option<crate::cli::TuiMode>,
+}
+
+/// Before the terminal UI starts: when the project in `cwd` has files that need trust and
+/// nothing has decided about them, ask (on the normal screen) and save the answer unless it
+/// was for this session only. The answer, for this run; `None` when there was no question.
+pub fn ask_project_trust(cwd: &std::path::Path) -> Option<bool> {
+    let paths = crate::config::paths::Paths::for_cwd(cwd);
+    let settings = crate::config::settings::SettingsManager::load(&paths);
+    let trust_file = paths.agent_dir.join("trust.json");
+    let query = crate::config::trust::TrustQuery {
+        cwd: &paths.cwd,
+        home: &paths.home,
+        trust_file: &trust_file,
+        cli_override: None,
+        default: crate::config::trust::DefaultTrust::from_setting(
+            settings.global_settings().get("defaultProjectTrust"),
+        ),
+        can_ask: true,
+    };
+    if !crate::config::trust::must_ask(&query) {
+        return None;
+    }
+    let (theme, _) = load_ui_theme(&paths, &settings, None);
+    let answer = match trust_prompt::ask(&paths.cwd, &theme) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("Warning: could not ask about project trust: {e}");
+            return None;
+        }
+    };
+    if let Some(dir) = &answer.save_for {
+        if let Err(e) = crate::config::trust::save_decision(&trust_file, dir, answer.trusted) {
+            eprintln!("Warning: {e}");
+        }
+    }
+    Some(answer.trusted)
 }
 
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
@@ -74,8 +115,65 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
     };
     let code = run_in(&mut term, host, initial, options).await;
     let _ = term.disable_key_protocols();
+    let _ = term.leave_fullscreen();
     let _ = term.stop();
     code
+}
+
+/// Draw the current state: the inline renderer, or the fullscreen layout.
+fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    tui.sync_focus(app.view_mut());
+    if tui.fullscreen().is_some() {
+        let (w, _) = tui.size();
+        let parts = app.view_mut().screen_parts(w);
+        let _ = tui.render_fullscreen(parts, term);
+    } else {
+        let _ = tui.render(app.view_mut(), term);
+    }
+}
+
+/// Whether this run is fullscreen: `--tui-mode`, else the `tuiMode` setting.
+fn wants_fullscreen(session: &crate::session::AgentSession, flag: Option<crate::cli::TuiMode>) -> bool {
+    match flag {
+        Some(mode) => mode == crate::cli::TuiMode::Fullscreen,
+        None => session.settings().lock().map_or(true, |s| s.tui_fullscreen()),
+    }
+}
+
+/// Change renderers while running: the next frame is drawn whole by the new one.
+fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    if fullscreen == tui.fullscreen().is_some() {
+        return;
+    }
+    if fullscreen {
+        start_fullscreen(app, tui, term);
+    } else {
+        let _ = term.leave_fullscreen();
+        tui.set_fullscreen(false);
+    }
+    tui.request_full_redraw();
+}
+
+/// Enter the alternate screen and set the layout up from the settings.
+fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
+    if term.enter_fullscreen().is_err() {
+        return;
+    }
+    tui.set_fullscreen(true);
+    let wheel = app
+        .ctx()
+        .read_settings(|s| s.fullscreen_wheel_lines())
+        .flatten()
+        .map_or(pi_tui::WheelStep::Auto, |n| pi_tui::WheelStep::Lines(n as usize));
+    let theme = app.theme();
+    let pill = pi_tui::Style {
+        bg: theme.bg("selectedBg"),
+        ..theme.fg("text")
+    };
+    if let Some(fs) = tui.fullscreen_mut() {
+        fs.set_wheel_step(wheel);
+        fs.set_pill_style(pill);
+    }
 }
 
 async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {
@@ -157,10 +255,18 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         let effects = commands::open_now(&app.ctx(), commands::Open::Resume);
         app.apply(effects, &mut tui);
     }
+    if wants_fullscreen(&session, options.tui_mode) {
+        start_fullscreen(&app, &mut tui, term);
+    }
     if let Some(title) = app.take_title() {
         let _ = term.set_title(&title);
     }
-    let _ = tui.render(app.view_mut(), term);
+    draw(&mut app, &mut tui, term);
+
+    // A closed terminal (SIGHUP) or a polite kill (SIGTERM) ends the run the way a quit
+    // does, so the terminal is restored and the session saved.
+    let mut hangup = signal_stream(tokio::signal::unix::SignalKind::hangup());
+    let mut terminate = signal_stream(tokio::signal::unix::SignalKind::terminate());
 
     let started = Instant::now();
     let mut parser = InputParser::new();
@@ -186,7 +292,12 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                 }
                 pending_since = parser.has_pending().then(Instant::now);
             }
+            _ = recv_signal(&mut hangup) => app.request_quit(),
+            _ = recv_signal(&mut terminate) => app.request_quit(),
             _ = tick.tick() => {
+                if tui.fullscreen_mut().is_some_and(|f| f.expire_flash()) {
+                    dirty = true;
+                }
                 if !fallback_sent && !term.kitty_active() && started.elapsed() > Duration::from_millis(150) {
                     let _ = term.enable_fallback_keys();
                     fallback_sent = true;
@@ -211,22 +322,55 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         if app.quit_requested() {
             break;
         }
+        if let Some(on) = app.take_mode_switch() {
+            switch_mode(on, &mut app, &mut tui, term);
+            dirty = true;
+        }
         if dirty {
             app.freeze_if_idle();
             if let Some(title) = app.take_title() {
                 let _ = term.set_title(&title);
             }
-            let _ = tui.render(app.view_mut(), term);
+            draw(&mut app, &mut tui, term);
         }
     }
     shutdown(&mut app, &mut tui, term, &mut rx).await;
     0
 }
 
+fn signal_stream(kind: tokio::signal::unix::SignalKind) -> Option<tokio::signal::unix::Signal> {
+    tokio::signal::unix::signal(kind).ok()
+}
+
+/// The next delivery of a signal; never, when it could not be watched.
+async fn recv_signal(s: &mut Option<tokio::signal::unix::Signal>) {
+    match s {
+        Some(s) => {
+            if s.recv().await.is_none() {
+                std::future::pending::<()>().await;
+            }
+        }
+        None => std::future::pending::<()>().await,
+    }
+}
+
 fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
-    if let InputEvent::KittyFlags(_) = ev {
-        let _ = term.enable_kitty();
-        return;
+    match ev {
+        InputEvent::KittyFlags(_) => {
+            let _ = term.enable_kitty();
+            return;
+        }
+        InputEvent::Mouse(m) => {
+            app.handle_mouse(m, tui);
+            return;
+        }
+        // Focus reports only matter to a drag in progress.
+        InputEvent::Focus(false) => {
+            app.focus_lost(tui);
+            return;
+        }
+        InputEvent::Focus(true) => return,
+        _ => {}
     }
     if let InputEvent::Key(k) = ev {
         if !k.is_release() && !app.overlay_open() && app.kb().matches(k, "app.suspend") {
@@ -288,7 +432,16 @@ fn suspend(tui: &mut Tui, term: &mut Terminal) {
     let pid = std::process::id().to_string();
     // The shell's `kill` stops this process; the call returns once it is continued.
     let _ = std::process::Command::new("kill").args(["-TSTP", &pid]).status();
+    resume_terminal(tui, term);
+}
+
+/// Take the terminal back after a child program had it (and the alternate screen, when the
+/// run is fullscreen); the next frame redraws everything.
+fn resume_terminal(tui: &mut Tui, term: &mut Terminal) {
     let _ = term.restart();
+    if tui.fullscreen().is_some() {
+        let _ = term.enter_fullscreen();
+    }
     tui.request_full_redraw();
 }
 
@@ -322,8 +475,7 @@ fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
         .arg("sh")
         .arg(&path)
         .status();
-    let _ = term.restart();
-    tui.request_full_redraw();
+    resume_terminal(tui, term);
     if status.is_ok_and(|s| s.success()) {
         if let Ok(text) = std::fs::read_to_string(&path) {
             let text = text.strip_suffix('\n').unwrap_or(&text);
@@ -354,9 +506,28 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
     // Settings changes still being written land before the process ends.
     let settings = session.settings().clone();
     let _ = tokio::task::spawn_blocking(move || crate::config::settings::flush(&settings)).await;
-    let _ = tui.render(app.view_mut(), term);
+    draw(app, tui, term);
     let _ = tui.finish(term);
     let _ = term.disable_key_protocols();
+    if tui.fullscreen().is_some() {
+        let transcript = app
+            .ctx()
+            .read_settings(|s| s.fullscreen_exit_transcript())
+            .unwrap_or(true);
+        let document = if transcript {
+            let (w, _) = tui.size();
+            exit_output::document(app.view_mut(), w)
+        } else {
+            String::new()
+        };
+        let _ = term.leave_fullscreen();
+        let _ = term.write_all(document.as_bytes());
+    }
+    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        if let Some(hint) = exit_output::resume_hint(&app.session(), &app.theme()) {
+            let _ = term.write_all(hint.as_bytes());
+        }
+    }
     // Late key releases after the protocol is switched off are read and dropped here.
     let deadline = Instant::now() + Duration::from_millis(50);
     while let Ok(Some(_)) = tokio::time::timeout_at(deadline.into(), rx.recv()).await {}

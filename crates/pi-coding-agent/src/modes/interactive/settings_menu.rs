@@ -190,6 +190,52 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
         st.thinking_level.clone(),
         &[],
     ));
+    let fullscreen = s.tui_fullscreen();
+    let wheel = s.fullscreen_wheel_lines().map_or("auto".to_string(), |n| n.to_string());
+    let mut wheel_values: Vec<String> = ["auto", "1", "2", "3", "5", "10"].map(String::from).to_vec();
+    if !wheel_values.contains(&wheel) {
+        wheel_values.push(wheel.clone());
+    }
+    items.extend([
+        item(
+            "tui-mode",
+            "TUI mode",
+            "Fullscreen owns the window; regular writes into the terminal's scrollback",
+            if fullscreen { "fullscreen" } else { "regular" },
+            &["regular", "fullscreen"],
+        ),
+        item(
+            "fullscreen-exit-output",
+            "Fullscreen exit output",
+            "What stays on the screen after leaving fullscreen: the transcript, or only how to resume",
+            if s.fullscreen_exit_transcript() {
+                "transcript"
+            } else {
+                "resume-hint"
+            },
+            &["transcript", "resume-hint"],
+        ),
+        item(
+            "fullscreen-scrollbar",
+            "Fullscreen scrollbar",
+            "When fullscreen shows a scrollbar (no effect in regular mode)",
+            s.fullscreen_scrollbar(),
+            &["auto", "always", "hidden"],
+        ),
+        flag(
+            "fullscreen-copy-on-select",
+            "Fullscreen copy on select",
+            "Copy a mouse selection as soon as it is made (off: Ctrl+X copies it)",
+            s.fullscreen_copy_on_select(),
+        ),
+        SettingItem {
+            id: "fullscreen-wheel-scroll-lines".into(),
+            label: "Fullscreen wheel scrolling".into(),
+            description: Some("Lines per wheel step; auto speeds up fast spins".into()),
+            value: wheel,
+            values: wheel_values,
+        },
+    ]);
     items.push(item("theme", "Theme", "Colour theme", st.theme.clone(), &[]));
     items
 }
@@ -583,6 +629,31 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 session.set_thinking_level(level).await;
                 then(|_| vec![Effect::RefreshFooter])
             })]
+        }
+        "tui-mode" => vec![
+            save({
+                let v = value.to_string();
+                move |s| s.set_tui_value("tuiMode", v.into())
+            }),
+            Effect::Ui(UiChange::Fullscreen(value == "fullscreen")),
+        ],
+        "fullscreen-exit-output" | "fullscreen-scrollbar" => {
+            let key = if id == "fullscreen-exit-output" {
+                "fullscreenExitOutput"
+            } else {
+                "fullscreenScrollbar"
+            };
+            let v = value.to_string();
+            vec![save(move |s| s.set_tui_value(key, v.into()))]
+        }
+        "fullscreen-copy-on-select" => vec![save(move |s| s.set_tui_value("fullscreenCopyOnSelect", on.into()))],
+        "fullscreen-wheel-scroll-lines" => {
+            let v: serde_json::Value = number.map_or_else(|| "auto".into(), Into::into);
+            let step = number.map_or(pi_tui::WheelStep::Auto, |n| pi_tui::WheelStep::Lines(n as usize));
+            vec![
+                save(move |s| s.set_tui_value("fullscreenWheelScrollLines", v)),
+                Effect::Ui(UiChange::WheelStep(step)),
+            ]
         }
         "theme" => {
             let mut out = load_theme(cx, value);

@@ -173,14 +173,40 @@ fn render_finished(children: &mut [Box<dyn Component>], width: usize) -> Vec<Str
     })
 }
 
+impl View {
+    /// The working indicator (and the other status spinners) rides in the editor's top
+    /// border, as in pi 1.6.
+    fn label_editor(&mut self) {
+        self.editor.set_top_label(self.status.as_ref().map(Loader::inline_text));
+    }
+
+    /// The screen in fullscreen: the transcript apart from the dock below it.
+    pub fn screen_parts(&mut self, width: usize) -> pi_tui::ScreenParts {
+        let mut transcript = Frame::new();
+        self.render_chat(width, &mut transcript);
+        let mut above = Frame::new();
+        self.pending.render(width, &mut above);
+        above.push(super::chat::spacer());
+        self.label_editor();
+        let mut editor = Frame::new();
+        self.editor.render(width, &mut editor);
+        let mut below = Frame::new();
+        self.footer.render(width, &mut below);
+        pi_tui::ScreenParts {
+            transcript: transcript.sealed(),
+            above_editor: above.sealed().to_vec(),
+            editor: editor.sealed().to_vec(),
+            below_editor: below.sealed().to_vec(),
+        }
+    }
+}
+
 impl Component for View {
     fn render(&mut self, width: usize, out: &mut Frame) {
         self.render_chat(width, out);
         self.pending.render(width, out);
-        match &mut self.status {
-            Some(l) => l.render(width, out),
-            None => out.push(super::chat::spacer()),
-        }
+        out.push(super::chat::spacer());
+        self.label_editor();
         self.editor.render(width, out);
         self.footer.render(width, out);
     }

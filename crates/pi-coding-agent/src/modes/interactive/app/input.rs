@@ -19,6 +19,9 @@ use super::App;
 
 impl App {
     pub fn handle_input(&mut self, ev: &InputEvent, tui: &mut Tui) {
+        if self.picker.is_none() && self.handle_search_input(ev, tui) {
+            return;
+        }
         if let Some((id, _)) = &self.picker {
             let id = *id;
             tui.handle_input(ev, &mut self.view);
@@ -29,7 +32,9 @@ impl App {
             if k.is_release() {
                 return;
             }
-            if !self.view.editor.is_showing_autocomplete() && self.handle_app_key(k, tui) {
+            if !self.view.editor.is_showing_autocomplete()
+                && (self.handle_viewport_key(k, tui) || self.handle_app_key(k, tui))
+            {
                 return;
             }
         }
@@ -113,6 +118,10 @@ impl App {
                     b.set_expanded(expanded);
                 }
             }
+            return true;
+        }
+        if is("app.message.copy") {
+            self.copy_key(tui);
             return true;
         }
         if is("app.thinking.toggle") {

@@ -43,7 +43,7 @@ impl App {
         match ev {
             UiEvent::AgentStart => {
                 self.running = true;
-                self.set_status(Some("Working...".into()));
+                self.set_status(Some("Working".into()));
             }
             UiEvent::AgentEnd => {
                 self.running = false;
@@ -142,7 +142,7 @@ impl App {
             UiEvent::RetryEnd { success, final_error } => {
                 self.retry = None;
                 if self.running {
-                    self.set_status(Some("Working...".into()));
+                    self.set_status(Some("Working".into()));
                 }
                 if !success {
                     if let Some(e) = final_error {
@@ -163,7 +163,7 @@ impl App {
             UiEvent::CompactionEnd { error } => {
                 // The transcript was rewritten: count it afresh.
                 self.totals.reset();
-                self.set_status(self.running.then(|| "Working...".to_string()));
+                self.set_status(self.running.then(|| "Working".to_string()));
                 if let Some(e) = error {
                     self.notice(e, "error");
                 }

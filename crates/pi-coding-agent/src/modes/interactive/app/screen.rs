@@ -1,0 +1,160 @@
+//! The app's reactions in fullscreen: the transcript viewport keys, the mouse (wheel,
+//! selection, the "jump to latest" pill) and copying a selection.
+
+use std::time::Duration;
+
+use pi_tui::{InputEvent, Key, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
+
+use super::super::effect::Effect;
+use super::App;
+
+/// How long `Copied!` stays up.
+const FLASH: Duration = Duration::from_secs(1);
+
+impl App {
+    /// PageUp/PageDown, Ctrl+Home/Ctrl+End and the optional half-page and line keys move
+    /// the transcript; true when the key was one of them.
+    pub(super) fn handle_viewport_key(&mut self, k: &KeyEvent, tui: &mut Tui) -> bool {
+        let kb = self.kb.clone();
+        let Some(fs) = tui.fullscreen_mut() else {
+            return false;
+        };
+        let page = fs.viewport().page();
+        let half = (page / 2).max(1);
+        let v = fs.viewport_mut();
+        let is = |id: &str| kb.matches(k, id);
+        if is("tui.altScreen.search") {
+            fs.toggle_search();
+            return true;
+        }
+        if is("tui.altScreen.pageUp") {
+            v.scroll_by(-page);
+        } else if is("tui.altScreen.pageDown") {
+            v.scroll_by(page);
+        } else if is("tui.altScreen.halfPageUp") {
+            v.scroll_by(-half);
+        } else if is("tui.altScreen.halfPageDown") {
+            v.scroll_by(half);
+        } else if is("tui.altScreen.lineUp") {
+            v.scroll_by(-1);
+        } else if is("tui.altScreen.lineDown") {
+            v.scroll_by(1);
+        } else if is("tui.altScreen.top") {
+            v.to_top();
+        } else if is("tui.altScreen.bottom") {
+            v.to_bottom();
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Input while the transcript search is open: it takes every key (the viewport keys
+    /// still scroll). True when the search is open.
+    pub(super) fn handle_search_input(&mut self, ev: &InputEvent, tui: &mut Tui) -> bool {
+        if !tui.fullscreen().is_some_and(|f| f.search_open()) {
+            return false;
+        }
+        let key = match ev {
+            InputEvent::Paste(text) => Some(SearchKey::Text(text.clone())),
+            InputEvent::Key(k) if k.is_release() => None,
+            InputEvent::Key(k) => {
+                let kb = self.kb.clone();
+                let is = |id: &str| kb.matches(k, id);
+                if is("tui.altScreen.searchClose") || is("tui.altScreen.search") {
+                    if let Some(fs) = tui.fullscreen_mut() {
+                        fs.close_search();
+                    }
+                    return true;
+                }
+                if is("tui.altScreen.searchPrevious") {
+                    Some(SearchKey::Previous)
+                } else if is("tui.altScreen.searchNext") {
+                    Some(SearchKey::Next)
+                } else if k.key == Key::Backspace {
+                    Some(SearchKey::Backspace)
+                } else if let Some(c) = k.text() {
+                    Some(SearchKey::Text(c.to_string()))
+                } else {
+                    self.handle_viewport_key(k, tui);
+                    None
+                }
+            }
+            _ => None,
+        };
+        if let (Some(key), Some(fs)) = (key, tui.fullscreen_mut()) {
+            fs.search_key(key);
+        }
+        true
+    }
+
+    /// A mouse report (fullscreen only: regular mode does not ask for them).
+    pub fn handle_mouse(&mut self, m: &MouseEvent, tui: &mut Tui) {
+        let Some(fs) = tui.fullscreen_mut() else { return };
+        if let MouseAction::Copy(text) = fs.handle_mouse(m) {
+            let on_select = self
+                .ctx()
+                .read_settings(|s| s.fullscreen_copy_on_select())
+                .unwrap_or(true);
+            if on_select {
+                self.copy_selection(text, tui);
+            }
+        }
+    }
+
+    /// Ctrl+X: the fullscreen selection (when copy-on-select left it to this key), else the
+    /// last assistant message; fullscreen flashes the result, regular mode says it in the chat.
+    pub(super) fn copy_key(&mut self, tui: &mut Tui) {
+        let on_select = self
+            .ctx()
+            .read_settings(|s| s.fullscreen_copy_on_select())
+            .unwrap_or(true);
+        let selection = tui.fullscreen().filter(|_| !on_select).and_then(|f| f.selected_text());
+        if let Some(text) = selection {
+            self.copy_selection(text, tui);
+            return;
+        }
+        if tui.fullscreen().is_none() {
+            let effects = super::super::commands::copy_last(&self.ctx());
+            self.apply(effects, tui);
+            return;
+        }
+        match self.session().last_assistant_text().filter(|t| !t.trim().is_empty()) {
+            Some(text) => self.copy_selection(text, tui),
+            None => self.notice("No agent messages to copy yet.", "error"),
+        }
+    }
+
+    /// Focus went away: a drag in progress ends where it is.
+    pub fn focus_lost(&mut self, tui: &mut Tui) {
+        if let Some(fs) = tui.fullscreen_mut() {
+            fs.end_drag();
+        }
+    }
+
+    /// Copy `text` with the system clipboard tool, on the blocking pool; the result comes
+    /// back as [`Effect::Copied`].
+    pub(super) fn copy_selection(&mut self, text: String, tui: &mut Tui) {
+        let work = Effect::Blocking(Box::new(move || {
+            let native = super::super::commands::copy_to_clipboard(&text);
+            Box::new(move |_| vec![Effect::Copied { text, native }])
+        }));
+        self.apply(vec![work], tui);
+    }
+
+    /// After a copy: OSC 52 when no clipboard tool took it (or `PI_CLIPBOARD_OSC52=1`
+    /// asks for both), and the flash.
+    pub(super) fn copied(&mut self, text: &str, native: Result<(), String>, tui: &mut Tui) {
+        let also_osc52 = std::env::var("PI_CLIPBOARD_OSC52").is_ok_and(|v| v == "1");
+        if native.is_err() || also_osc52 {
+            use base64::Engine as _;
+            let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+            tui.queue_raw(&format!("\x1b]52;c;{encoded}\x07"));
+        }
+        if let Some(fs) = tui.fullscreen_mut() {
+            // OSC 52 cannot report failure: once sent, the copy counts as done.
+            let _ = native;
+            fs.flash("Copied!", FLASH);
+        }
+    }
+}

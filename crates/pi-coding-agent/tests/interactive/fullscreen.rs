@@ -1,0 +1,322 @@
+//! Fullscreen mode in a pseudo-terminal: the alternate screen and its layout, scrolling by
+//! keys and wheel, the "jump to latest" pill, drag-select with copy, and what is left on the
+//! normal screen at exit (transcript, resume command), mouse sequences included.
+
+use std::time::Duration;
+
+use pi_test_support::{Script, Turn};
+
+use super::pty::Pty;
+use super::{quit, session_entries, set_setting, setup, ENTER};
+
+const PAGE_UP: &str = "\x1b[5~";
+const CTRL_END: &str = "\x1b[1;5F";
+
+/// A reply of `n` numbered lines.
+fn long_reply(n: usize) -> String {
+    (1..=n).map(|i| format!("reply line {i:03}\n\n")).collect()
+}
+
+fn raw_text(pty: &Pty) -> String {
+    String::from_utf8_lossy(&pty.raw()).to_string()
+}
+
+fn wait_raw(pty: &Pty, what: &str, f: impl Fn(&str) -> bool) {
+    let start = std::time::Instant::now();
+    while !f(&raw_text(pty)) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "timed out waiting for {what}; screen:\n{}",
+            pty.contents()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn fullscreen_is_the_default_with_the_dock_pinned_and_the_transcript_left_at_exit() {
+    let s = setup(Script::sequential(vec![Turn::text("echo: summarize the layout")]));
+    let mut pty = s.pi(30, 100);
+    let raw = raw_text(&pty);
+    for seq in ["\x1b[?1049h", "\x1b[?7l", "\x1b[?1000h", "\x1b[?1002h", "\x1b[?1006h"] {
+        assert!(raw.contains(seq), "{seq:?} not sent");
+    }
+    // The footer sits on the last row, the editor's rules above it; the header at the top.
+    pty.wait_for("footer on the last row", Duration::from_secs(5), |_| {
+        pty.rows()[29].contains("mock-model")
+    });
+    let rows = pty.rows();
+    // pi 1.6's header: the two-row logo, the version beside it, the keys beside its foot.
+    assert!(rows[1].starts_with(" ▀▀█  v"), "{rows:#?}");
+    assert!(rows[2].starts_with(" █▀ █ escape interrupt"), "{rows:#?}");
+    assert!(
+        rows[25].starts_with("────") && rows[27].starts_with("────"),
+        "{rows:#?}"
+    );
+    assert!(rows[6..25].iter().all(|r| r.trim().is_empty()), "{rows:#?}");
+
+    pty.type_text("summarize the layout");
+    pty.send(ENTER);
+    pty.wait_text("echo: summarize the layout");
+    let id = session_entries(s.agent.path())[0]["id"].as_str().unwrap().to_string();
+    quit(&mut pty);
+    let raw = raw_text(&pty);
+    let left = &raw[raw.rfind("\x1b[?1049l").expect("alternate screen left")..];
+    assert!(left.contains("\x1b[?1000l") && left.contains("\x1b[?7h") || raw.contains("\x1b[?1000l"));
+    // Back on the normal screen: the transcript, then how to resume.
+    let screen = pty.contents();
+    assert!(screen.contains("echo: summarize the layout"), "{screen}");
+    assert!(screen.contains("To resume this session:"), "{screen}");
+    assert!(screen.contains(&format!("pi --session {id}")), "{screen}");
+}
+
+#[test]
+fn resume_hint_exit_output_prints_only_the_command() {
+    let s = setup(Script::sequential(vec![Turn::text("the-answer-text")]));
+    set_setting(&s, "fullscreenExitOutput", serde_json::json!("resume-hint"));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("question");
+    pty.send(ENTER);
+    pty.wait_text("the-answer-text");
+    quit(&mut pty);
+    let screen = pty.contents();
+    assert!(screen.contains("To resume this session:"), "{screen}");
+    assert!(!screen.contains("the-answer-text"), "{screen}");
+}
+
+#[test]
+fn regular_mode_stays_inline_without_mouse_reporting() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = Pty::spawn(&["--tui-mode", "regular"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-model");
+    let raw = raw_text(&pty);
+    assert!(!raw.contains("\x1b[?1049h") && !raw.contains("\x1b[?1000h"), "{raw:?}");
+    // Inline: the footer follows the editor right under the header, not at the bottom.
+    assert!(!pty.rows()[29].contains("mock-model"));
+    quit(&mut pty);
+
+    // The setting does the same.
+    let s = setup(Script::sequential(vec![]));
+    set_setting(&s, "tuiMode", serde_json::json!("regular"));
+    let mut pty = s.pi(30, 100);
+    assert!(!raw_text(&pty).contains("\x1b[?1049h"));
+    quit(&mut pty);
+}
+
+#[test]
+fn page_up_wheel_and_the_jump_to_latest_pill() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    assert!(!pty.contents().contains("reply line 001"));
+
+    pty.send(PAGE_UP);
+    pty.wait_text("Jump to latest message");
+    let c = pty.contents();
+    assert!(!c.contains("reply line 060"), "{c}");
+    assert!(c.contains("Ctrl+End"));
+
+    pty.send(CTRL_END);
+    pty.wait_for("pill gone", Duration::from_secs(5), |c| {
+        !c.contains("Jump to latest message") && c.contains("reply line 060")
+    });
+
+    // Wheel up three times over the transcript, then a click on the pill jumps back.
+    for _ in 0..3 {
+        pty.send("\x1b[<64;10;5M");
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    pty.wait_text("Jump to latest message");
+    let pill_row = pty
+        .rows()
+        .iter()
+        .position(|r| r.contains("Jump to latest message"))
+        .expect("pill row");
+    pty.send(&format!("\x1b[<0;50;{}M\x1b[<0;50;{}m", pill_row + 1, pill_row + 1));
+    pty.wait_for("back at the end", Duration::from_secs(5), |c| {
+        !c.contains("Jump to latest message") && c.contains("reply line 060")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn drag_selects_transcript_text_and_copies_it() {
+    let s = setup(Script::sequential(vec![Turn::text("alpha beta gamma")]));
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        // No display for a clipboard tool: the copy goes out as OSC 52.
+        &[("WAYLAND_DISPLAY", ""), ("DISPLAY", "")],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("select me");
+    pty.send(ENTER);
+    pty.wait_text("alpha beta gamma");
+    let rows = pty.rows();
+    let row = rows
+        .iter()
+        .position(|r| r.contains("alpha beta gamma"))
+        .expect("answer row");
+    let col = rows[row].find("alpha").expect("column") + 1;
+    let y = row + 1;
+    // Press on "alpha", drag to the end of "beta", release.
+    pty.send(&format!("\x1b[<0;{col};{y}M"));
+    pty.send(&format!("\x1b[<32;{};{y}M", col + 6));
+    pty.send(&format!("\x1b[<32;{};{y}M", col + 9));
+    pty.send(&format!("\x1b[<0;{};{y}m", col + 9));
+    let expected = base64_of("alpha beta");
+    wait_raw(&pty, "OSC 52 copy", |raw| {
+        raw.contains(&format!("\x1b]52;c;{expected}\x07"))
+    });
+    pty.wait_text("Copied!");
+    quit(&mut pty);
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    assert!(raw_text(&pty).contains("\x1b[?1049h"));
+    let pid = pty.pid().to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+    wait_raw(&pty, "alternate screen left", |raw| {
+        let tail = &raw[raw.rfind("\x1b[?1049h").unwrap_or(0)..];
+        tail.contains("\x1b[?1049l") && tail.contains("\x1b[?1000l") && tail.contains("\x1b[?2004l")
+    });
+}
+
+fn base64_of(s: &str) -> String {
+    const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let b = s.as_bytes();
+    let mut out = String::new();
+    for chunk in b.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &x)| acc | (x as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn settings_switch_to_regular_mode_while_running_and_save_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    pty.type_text("tuimo");
+    pty.wait_text("→ TUI mode");
+    pty.send(ENTER);
+    pty.wait_for("value regular", Duration::from_secs(5), |c| {
+        c.lines().any(|l| l.contains("TUI mode") && l.contains("regular"))
+    });
+    let settings = super::wait_json(&s.agent.path().join("settings.json"), |v| v["tuiMode"] == "regular");
+    assert_eq!(settings["tuiMode"], "regular");
+    // The switch happens once the menu is closed: the alternate screen is left, mouse off.
+    pty.send(super::ESC);
+    wait_raw(&pty, "alternate screen left", |raw| {
+        raw.contains("\x1b[?1049l") && raw.contains("\x1b[?1000l")
+    });
+    pty.wait_text("mock-model");
+    quit(&mut pty);
+}
+
+#[test]
+fn ctrl_x_copies_the_last_answer() {
+    let s = setup(Script::sequential(vec![Turn::text("copy this answer")]));
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("WAYLAND_DISPLAY", ""), ("DISPLAY", "")],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("question");
+    pty.send(ENTER);
+    pty.wait_text("copy this answer");
+    pty.send("\x18");
+    let expected = base64_of("copy this answer");
+    wait_raw(&pty, "OSC 52 copy", |raw| {
+        raw.contains(&format!("\x1b]52;c;{expected}\x07"))
+    });
+    pty.wait_text("Copied!");
+    quit(&mut pty);
+}
+
+#[test]
+fn transcript_search_finds_scrolls_to_and_steps_through_matches() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    // Ctrl+Shift+F as the kitty keyboard protocol reports it.
+    pty.send("\x1b[102;6u");
+    pty.wait_text("Find in transcript");
+    pty.wait_text("↑ Shift+Enter · ↓ Enter");
+    pty.type_text("line 005");
+    pty.wait_text("1/1");
+    pty.wait_text("reply line 005");
+    assert!(!pty.contents().contains("reply line 060"));
+    // Typed text went to the search, not to the editor.
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("1/1"));
+    let rows = pty.rows();
+    assert!(
+        rows[25].starts_with("───") && !rows[26].contains("line 005"),
+        "{rows:#?}"
+    );
+    pty.type_text("reply line 0");
+    pty.send("\x1b[102;6u");
+    std::thread::sleep(Duration::from_millis(100));
+    pty.type_text("reply line 0");
+    pty.wait_text("/60");
+    quit_after_clearing(&mut pty);
+}
+
+/// The editor holds text: clear it first so Ctrl+D quits.
+fn quit_after_clearing(pty: &mut Pty) {
+    pty.send(super::ESC);
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send(super::CTRL_C);
+    std::thread::sleep(Duration::from_millis(100));
+    quit(pty);
+}
+
+#[test]
+fn the_working_indicator_sits_in_the_editor_border() {
+    let s = setup(Script::sequential(vec![Turn::text("slow answer").with_delay_ms(400)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("take your time");
+    pty.send(ENTER);
+    pty.wait_for("indicator in the border", Duration::from_secs(5), |_| {
+        pty.rows()[25].starts_with("── ") && pty.rows()[25].contains(" Working ──")
+    });
+    // No loader line of its own above the editor.
+    assert!(pty.rows()[24].trim().is_empty(), "{:#?}", pty.rows());
+    pty.wait_text("slow answer");
+    pty.wait_for("indicator gone", Duration::from_secs(5), |_| {
+        !pty.rows()[25].contains("Working")
+    });
+    quit(&mut pty);
+}

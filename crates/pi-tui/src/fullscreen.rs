@@ -1,0 +1,742 @@
+//! Fullscreen layout state: the transcript viewport (following the end or scrolled), the
+//! mouse selection and its text, the "jump to latest" pill, flash messages, and composing
+//! the rows of one screen from the transcript and the dock below it.
+
+use std::time::{Duration, Instant};
+
+use crate::component::Frame;
+use crate::input::{MouseEvent, MouseKind};
+use crate::screen::AltScreen;
+use crate::style::Style;
+use crate::width::{slice_columns, visible_width};
+
+/// Text of the pill shown while the transcript is scrolled away from its end.
+pub const JUMP_PILL: &str = " ↓ Jump to latest message · Ctrl+End ";
+
+/// Where the transcript is scrolled: following its end, or pinned at a first line.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Viewport {
+    /// First line shown; `None` follows the end (new lines keep it at the bottom).
+    top: Option<usize>,
+    total: usize,
+    height: usize,
+}
+
+impl Viewport {
+    /// Fit to `total` lines in `height` rows; the first line to show.
+    pub fn layout(&mut self, total: usize, height: usize) -> usize {
+        self.total = total;
+        self.height = height.max(1);
+        let max_top = self.max_top();
+        match self.top {
+            Some(t) if t < max_top => t,
+            _ => {
+                self.top = None;
+                max_top
+            }
+        }
+    }
+
+    fn max_top(&self) -> usize {
+        self.total.saturating_sub(self.height)
+    }
+
+    pub fn following(&self) -> bool {
+        self.top.is_none()
+    }
+
+    /// The first line shown as of the last layout.
+    pub fn first_line(&self) -> usize {
+        self.top.unwrap_or_else(|| self.max_top())
+    }
+
+    /// Move by `delta` lines (negative is up, towards the start).
+    pub fn scroll_by(&mut self, delta: isize) {
+        let max_top = self.max_top() as isize;
+        let now = self.first_line() as isize;
+        let next = (now + delta).clamp(0, max_top);
+        self.top = (next < max_top).then_some(next as usize);
+    }
+
+    /// One page: the viewport height less 4 lines of context (at least 1).
+    pub fn page(&self) -> isize {
+        self.height.saturating_sub(4).max(1) as isize
+    }
+
+    pub fn to_top(&mut self) {
+        self.top = (self.max_top() > 0).then_some(0);
+    }
+
+    pub fn to_bottom(&mut self) {
+        self.top = None;
+    }
+}
+
+/// How far one wheel event scrolls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WheelStep {
+    /// One line, growing to 6 while the wheel spins fast.
+    Auto,
+    Lines(usize),
+}
+
+/// A point in the transcript: line index and display column.
+type Point = (usize, usize);
+
+#[derive(Debug, Clone, Copy)]
+struct Selection {
+    anchor: Point,
+    head: Point,
+}
+
+impl Selection {
+    fn ordered(&self) -> (Point, Point) {
+        if self.anchor <= self.head {
+            (self.anchor, self.head)
+        } else {
+            (self.head, self.anchor)
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.anchor == self.head
+    }
+}
+
+/// Placeholder of the transcript search box.
+pub const SEARCH_PLACEHOLDER: &str = "Find in transcript";
+
+/// The transcript search: the query and where it matches (line, first column, end column).
+#[derive(Debug, Default)]
+struct Search {
+    query: String,
+    matches: Vec<(usize, usize, usize)>,
+    current: Option<usize>,
+    /// The matches are for this query over this many lines.
+    searched: Option<(String, usize)>,
+    /// The next search picks the first match at or below the viewport.
+    pick_from_view: bool,
+}
+
+/// A key for the open search box.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchKey {
+    Text(String),
+    Backspace,
+    Next,
+    Previous,
+}
+
+/// What a mouse event asks of the application.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MouseAction {
+    /// Nothing visible changed.
+    None,
+    /// The screen changed (scroll, selection): redraw.
+    Redraw,
+    /// A selection was made: copy this text.
+    Copy(String),
+}
+
+/// The state of the fullscreen layout between frames.
+pub struct Fullscreen {
+    screen: AltScreen,
+    viewport: Viewport,
+    selection: Option<Selection>,
+    dragging: bool,
+    flash: Option<(String, Instant)>,
+    pill_style: Style,
+    wheel: WheelStep,
+    last_wheel: Option<Instant>,
+    wheel_speed: usize,
+    /// The transcript of the last frame (shared chunks) and how it sat on the screen.
+    transcript: Frame,
+    transcript_rows: usize,
+    first_line: usize,
+    search: Option<Search>,
+}
+
+impl Default for Fullscreen {
+    fn default() -> Self {
+        Fullscreen {
+            screen: AltScreen::new(),
+            viewport: Viewport::default(),
+            selection: None,
+            dragging: false,
+            flash: None,
+            pill_style: Style::new().inverse(),
+            wheel: WheelStep::Auto,
+            last_wheel: None,
+            wheel_speed: 1,
+            transcript: Frame::new(),
+            transcript_rows: 0,
+            first_line: 0,
+            search: None,
+        }
+    }
+}
+
+impl Fullscreen {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn screen_mut(&mut self) -> &mut AltScreen {
+        &mut self.screen
+    }
+
+    pub fn viewport(&self) -> &Viewport {
+        &self.viewport
+    }
+
+    pub fn viewport_mut(&mut self) -> &mut Viewport {
+        &mut self.viewport
+    }
+
+    pub fn set_pill_style(&mut self, style: Style) {
+        self.pill_style = style;
+    }
+
+    pub fn set_wheel_step(&mut self, step: WheelStep) {
+        self.wheel = step;
+    }
+
+    /// Show `text` at the top right for `for_how_long`.
+    pub fn flash(&mut self, text: impl Into<String>, for_how_long: Duration) {
+        self.flash = Some((text.into(), Instant::now() + for_how_long));
+    }
+
+    /// A flash ran out: true once, so the caller redraws without it.
+    pub fn expire_flash(&mut self) -> bool {
+        if self.flash.as_ref().is_some_and(|(_, until)| Instant::now() >= *until) {
+            self.flash = None;
+            return true;
+        }
+        false
+    }
+
+    pub fn search_open(&self) -> bool {
+        self.search.is_some()
+    }
+
+    /// Open the search box, or close it when open.
+    pub fn toggle_search(&mut self) {
+        self.search = match self.search.take() {
+            Some(_) => None,
+            None => Some(Search::default()),
+        };
+    }
+
+    pub fn close_search(&mut self) {
+        self.search = None;
+    }
+
+    /// The current match's number and the count (`N/M`).
+    pub fn search_position(&self) -> Option<(usize, usize)> {
+        let s = self.search.as_ref()?;
+        Some((s.current.map_or(0, |c| c + 1), s.matches.len()))
+    }
+
+    /// Type into the search box or move between matches.
+    pub fn search_key(&mut self, key: SearchKey) {
+        let Some(s) = self.search.as_mut() else { return };
+        match key {
+            SearchKey::Text(t) => {
+                s.query.push_str(&t.replace(['\n', '\r'], " "));
+                s.pick_from_view = true;
+            }
+            SearchKey::Backspace => {
+                s.query.pop();
+                s.pick_from_view = true;
+            }
+            SearchKey::Next | SearchKey::Previous => {
+                if s.matches.is_empty() {
+                    return;
+                }
+                let n = s.matches.len();
+                let c = s.current.unwrap_or(0);
+                s.current = Some(if key == SearchKey::Next {
+                    (c + 1) % n
+                } else {
+                    (c + n - 1) % n
+                });
+                self.reveal_current();
+            }
+        }
+    }
+
+    /// Scroll so the current match is in view (a third of the way down) when it is not.
+    fn reveal_current(&mut self) {
+        let Some(s) = self.search.as_ref() else { return };
+        let Some(&(line, _, _)) = s.current.and_then(|c| s.matches.get(c)) else {
+            return;
+        };
+        let rows = self.transcript_rows.max(1);
+        let first = self.viewport.first_line();
+        if line < first || line >= first + rows {
+            let top = line.saturating_sub(rows / 3) as isize;
+            self.viewport.scroll_by(top - first as isize);
+        }
+    }
+
+    /// Find the query in the rendered transcript (escapes removed, case ignored) when the
+    /// query or the transcript changed.
+    fn refresh_search(&mut self, transcript: &Frame, rows: usize) {
+        let Some(s) = self.search.as_mut() else { return };
+        let key = (s.query.clone(), transcript.len());
+        if s.searched.as_ref() == Some(&key) && !s.pick_from_view {
+            return;
+        }
+        s.searched = Some(key);
+        s.matches.clear();
+        let needle = s.query.to_lowercase();
+        if !needle.is_empty() {
+            for (i, line) in transcript.iter().enumerate() {
+                let plain = crate::ansi::strip_ansi(line).to_lowercase();
+                let mut from = 0;
+                while let Some(pos) = plain[from..].find(&needle) {
+                    let at = from + pos;
+                    let col = visible_width(&plain[..at]);
+                    s.matches.push((i, col, col + visible_width(&needle)));
+                    from = at + needle.len().max(1);
+                }
+            }
+        }
+        if s.pick_from_view {
+            s.pick_from_view = false;
+            let first = self.viewport.layout(transcript.len(), rows);
+            s.current = s
+                .matches
+                .iter()
+                .position(|m| m.0 >= first)
+                .or((!s.matches.is_empty()).then_some(0));
+            self.transcript_rows = rows;
+            self.reveal_current();
+        } else if s.current.is_some_and(|c| c >= s.matches.len()) {
+            s.current = s.matches.len().checked_sub(1);
+        }
+    }
+
+    /// Stop extending the selection (focus lost mid-drag).
+    pub fn end_drag(&mut self) {
+        self.dragging = false;
+    }
+
+    pub fn clear_selection(&mut self) {
+        self.selection = None;
+        self.dragging = false;
+    }
+
+    /// The selected text: escapes removed, trailing spaces trimmed, rows joined by `\n`.
+    pub fn selected_text(&self) -> Option<String> {
+        let sel = self.selection.filter(|s| !s.is_empty())?;
+        let ((l0, c0), (l1, c1)) = sel.ordered();
+        let mut out = Vec::new();
+        for (k, line) in self.transcript.iter_from(l0).take(l1 - l0 + 1).enumerate() {
+            let plain = crate::ansi::strip_ansi(line);
+            let line_no = l0 + k;
+            let from = if line_no == l0 { c0 } else { 0 };
+            let to = if line_no == l1 { c1 } else { usize::MAX };
+            let w = visible_width(&plain);
+            let piece = if from >= w {
+                String::new()
+            } else {
+                slice_columns(&plain, from, to.min(w) - from)
+            };
+            out.push(piece.trim_end().to_string());
+        }
+        Some(out.join("\n"))
+    }
+
+    /// Compose one screen: the visible part of `transcript` above `dock` (cut from the top
+    /// when taller than the window less one row), with the pill, selection and flash drawn.
+    pub fn compose(&mut self, transcript: Frame, mut dock: Vec<String>, width: usize, height: usize) -> Vec<String> {
+        let height = height.max(1);
+        let dock_max = height.saturating_sub(1);
+        if dock.len() > dock_max {
+            dock.drain(..dock.len() - dock_max);
+        }
+        let rows_for_transcript = height - dock.len();
+        self.refresh_search(&transcript, rows_for_transcript);
+        let first = self.viewport.layout(transcript.len(), rows_for_transcript);
+        let mut rows: Vec<String> = transcript.iter_from(first).take(rows_for_transcript).cloned().collect();
+        rows.resize(rows_for_transcript, String::new());
+        if let Some(sel) = self.selection.filter(|s| !s.is_empty()) {
+            let ((l0, c0), (l1, c1)) = sel.ordered();
+            for (k, row) in rows.iter_mut().enumerate() {
+                let line = first + k;
+                if line < l0 || line > l1 {
+                    continue;
+                }
+                let from = if line == l0 { c0 } else { 0 };
+                let to = if line == l1 { c1 } else { width };
+                *row = reverse_columns(row, from, to.min(width));
+            }
+        }
+        if let Some(search) = &self.search {
+            let last = first + rows.len();
+            for (k, &(line, from, to)) in search.matches.iter().enumerate() {
+                if line < first || line >= last {
+                    continue;
+                }
+                let sgr = if Some(k) == search.current {
+                    "\x1b[1;7m"
+                } else {
+                    "\x1b[4m"
+                };
+                let row = &mut rows[line - first];
+                *row = restyle_columns(row, from, to.min(width), sgr);
+            }
+        }
+        if !self.viewport.following() && rows_for_transcript > 0 {
+            if let Some(last) = rows.last_mut() {
+                *last = pill_row(JUMP_PILL, width, self.pill_style);
+            }
+        }
+        self.transcript = transcript;
+        self.transcript_rows = rows_for_transcript;
+        self.first_line = first;
+        rows.extend(dock);
+        if let Some(search) = &self.search {
+            let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
+            let boxed = search_box(&search.query, &format!("{n}/{m}"), width);
+            let box_w = boxed.first().map_or(0, |l| visible_width(l));
+            let col = width.saturating_sub(box_w);
+            for (row, line) in rows.iter_mut().zip(boxed) {
+                let left = slice_columns(row, 0, col);
+                let pad = col.saturating_sub(visible_width(&left));
+                *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));
+            }
+        }
+        if let Some((text, _)) = &self.flash {
+            let boxed = format!(" {text} ");
+            let w = visible_width(&boxed);
+            if let Some(row) = rows.first_mut() {
+                if w < width {
+                    let left = slice_columns(row, 0, width - w - 1);
+                    let pad = (width - w - 1).saturating_sub(visible_width(&left));
+                    *row = format!("{left}{}\x1b[0m\x1b[7m{boxed}\x1b[0m", " ".repeat(pad));
+                }
+            }
+        }
+        rows
+    }
+
+    /// React to a mouse report over the screen of the last frame.
+    pub fn handle_mouse(&mut self, m: &MouseEvent) -> MouseAction {
+        let in_transcript = m.row < self.transcript_rows;
+        match m.kind {
+            MouseKind::WheelUp | MouseKind::WheelDown => {
+                let mut step = self.wheel_lines();
+                if m.alt {
+                    step *= 5;
+                }
+                let delta = if m.kind == MouseKind::WheelUp {
+                    -(step as isize)
+                } else {
+                    step as isize
+                };
+                let before = self.viewport;
+                self.viewport.scroll_by(delta);
+                if self.viewport == before {
+                    MouseAction::None
+                } else {
+                    MouseAction::Redraw
+                }
+            }
+            MouseKind::Press(0) => {
+                let had = self.selection.take().is_some();
+                if in_transcript && !self.viewport.following() && m.row + 1 == self.transcript_rows {
+                    // The pill is on the last transcript row.
+                    self.viewport.to_bottom();
+                    return MouseAction::Redraw;
+                }
+                if in_transcript {
+                    let p = (self.first_line + m.row, m.column);
+                    self.selection = Some(Selection { anchor: p, head: p });
+                    self.dragging = true;
+                }
+                if had {
+                    MouseAction::Redraw
+                } else {
+                    MouseAction::None
+                }
+            }
+            MouseKind::Drag(0) if self.dragging => {
+                // Dragging past the edges scrolls the transcript along.
+                if m.row >= self.transcript_rows {
+                    self.viewport.scroll_by(1);
+                } else if m.row == 0 {
+                    self.viewport.scroll_by(-1);
+                }
+                let first = self.viewport.first_line();
+                let row = m.row.min(self.transcript_rows.saturating_sub(1));
+                let line = (first + row).min(self.transcript.len().saturating_sub(1));
+                if let Some(s) = &mut self.selection {
+                    s.head = (line, m.column + 1);
+                }
+                MouseAction::Redraw
+            }
+            MouseKind::Release(_) if self.dragging => {
+                self.dragging = false;
+                match self.selected_text().filter(|t| !t.trim().is_empty()) {
+                    Some(text) => MouseAction::Copy(text),
+                    None => {
+                        self.selection = None;
+                        MouseAction::None
+                    }
+                }
+            }
+            _ => MouseAction::None,
+        }
+    }
+
+    fn wheel_lines(&mut self) -> usize {
+        match self.wheel {
+            WheelStep::Lines(n) => n.clamp(1, 100),
+            WheelStep::Auto => {
+                let now = Instant::now();
+                let fast = self
+                    .last_wheel
+                    .is_some_and(|t| now.duration_since(t) < Duration::from_millis(40));
+                self.wheel_speed = if fast { (self.wheel_speed + 1).min(6) } else { 1 };
+                self.last_wheel = Some(now);
+                self.wheel_speed
+            }
+        }
+    }
+}
+
+/// `line` with columns `from..to` in reverse video (their own styles dropped).
+fn reverse_columns(line: &str, from: usize, to: usize) -> String {
+    restyle_columns(line, from, to, "\x1b[7m")
+}
+
+/// `line` with columns `from..to` drawn with the SGR sequence `sgr` only.
+fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> String {
+    if to <= from {
+        return line.to_string();
+    }
+    let w = visible_width(line);
+    let left = slice_columns(line, 0, from);
+    let left_pad = from.saturating_sub(visible_width(&left));
+    let middle = crate::ansi::strip_ansi(&slice_columns(line, from, to - from));
+    let middle_pad = (to - from).saturating_sub(visible_width(&middle));
+    let right = if w > to {
+        slice_columns(line, to, w - to)
+    } else {
+        String::new()
+    };
+    // Past the text the selection covers nothing: do not paint empty cells.
+    let middle_pad = if w <= to { 0 } else { middle_pad };
+    format!(
+        "{left}{}\x1b[0m{sgr}{middle}{}\x1b[0m{right}",
+        " ".repeat(left_pad),
+        " ".repeat(middle_pad)
+    )
+}
+
+/// The three rows of the search box, 40 % of the width (at least 32 columns).
+fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
+    let w = (width * 2 / 5).max(32).min(width);
+    if w < 8 {
+        return Vec::new();
+    }
+    let inner = w - 2;
+    let field_w = inner.saturating_sub(visible_width(counter) + 3);
+    let field = if query.is_empty() {
+        format!(
+            "\x1b[2m{}\x1b[22m",
+            crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "")
+        )
+    } else {
+        // The end of a long query stays in view.
+        let qw = visible_width(query);
+        let shown = if qw > field_w {
+            slice_columns(query, qw - field_w, field_w)
+        } else {
+            query.to_string()
+        };
+        format!("{shown}{}", crate::component::CURSOR_MARKER)
+    };
+    let pad = field_w.saturating_sub(visible_width(&field));
+    let hint = " ↑ Shift+Enter · ↓ Enter ";
+    let hint_w = visible_width(hint);
+    let bottom = if hint_w + 1 < inner {
+        format!("└{}{hint}─┘", "─".repeat(inner - hint_w - 1))
+    } else {
+        format!("└{}┘", "─".repeat(inner))
+    };
+    vec![
+        format!("┌{}┐", "─".repeat(inner)),
+        format!("│ {field}{} {counter} │", " ".repeat(pad)),
+        bottom,
+    ]
+}
+
+/// A rule across the row with `text` centred on it.
+fn pill_row(text: &str, width: usize, style: Style) -> String {
+    let w = visible_width(text);
+    if w >= width {
+        return style.paint(&crate::width::truncate_to_width(text, width, ""));
+    }
+    let left = (width - w) / 2;
+    let right = width - w - left;
+    format!("{}{}{}", "─".repeat(left), style.paint(text), "─".repeat(right))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn transcript(n: usize) -> Frame {
+        let mut f = Frame::new();
+        f.extend_lines((0..n).map(|i| format!("line {i}")));
+        f.sealed()
+    }
+
+    fn mouse(kind: MouseKind, column: usize, row: usize) -> MouseEvent {
+        MouseEvent {
+            kind,
+            column,
+            row,
+            shift: false,
+            alt: false,
+            ctrl: false,
+        }
+    }
+
+    #[test]
+    fn follows_the_end_until_scrolled_and_stays_put_while_content_grows() {
+        let mut fs = Fullscreen::new();
+        let rows = fs.compose(transcript(100), vec!["dock".into()], 20, 5);
+        assert_eq!(rows, ["line 96", "line 97", "line 98", "line 99", "dock"]);
+        fs.viewport_mut().scroll_by(-10);
+        let rows = fs.compose(transcript(120), vec!["dock".into()], 50, 5);
+        assert_eq!(&rows[..3], ["line 86", "line 87", "line 88"]);
+        assert!(rows[3].contains("Jump to latest message"), "{rows:?}");
+        fs.viewport_mut().to_bottom();
+        let rows = fs.compose(transcript(120), vec!["dock".into()], 20, 5);
+        assert_eq!(rows[3], "line 119");
+    }
+
+    #[test]
+    fn short_transcript_starts_at_the_top_and_the_dock_stays_at_the_bottom() {
+        let mut fs = Fullscreen::new();
+        let rows = fs.compose(transcript(2), vec!["editor".into(), "footer".into()], 20, 6);
+        assert_eq!(rows, ["line 0", "line 1", "", "", "editor", "footer"]);
+    }
+
+    #[test]
+    fn paging_and_the_ends() {
+        let mut v = Viewport::default();
+        assert_eq!(v.layout(100, 20), 80);
+        v.scroll_by(-v.page());
+        assert_eq!(v.layout(100, 20), 64);
+        v.to_top();
+        assert_eq!(v.layout(100, 20), 0);
+        v.scroll_by(1000);
+        assert!(v.following());
+        // Content shorter than the window cannot scroll.
+        let mut short = Viewport::default();
+        short.layout(3, 20);
+        short.scroll_by(-5);
+        assert!(short.following());
+    }
+
+    #[test]
+    fn wheel_scrolls_and_the_pill_jumps_back() {
+        let mut fs = Fullscreen::new();
+        fs.set_wheel_step(WheelStep::Lines(3));
+        fs.compose(transcript(50), vec!["dock".into()], 40, 11);
+        assert_eq!(fs.handle_mouse(&mouse(MouseKind::WheelUp, 3, 3)), MouseAction::Redraw);
+        let rows = fs.compose(transcript(50), vec!["dock".into()], 40, 11);
+        assert_eq!(rows[0], "line 37");
+        assert_eq!(fs.handle_mouse(&mouse(MouseKind::Press(0), 20, 9)), MouseAction::Redraw);
+        assert!(fs.viewport().following());
+    }
+
+    #[test]
+    fn drag_selects_text_and_release_copies_it() {
+        let mut fs = Fullscreen::new();
+        let mut f = Frame::new();
+        f.extend_lines(["\x1b[1mhello world\x1b[0m   ".to_string(), "second line".to_string()]);
+        fs.compose(f.sealed(), vec!["dock".into()], 20, 4);
+        fs.handle_mouse(&mouse(MouseKind::Press(0), 6, 0));
+        fs.handle_mouse(&mouse(MouseKind::Drag(0), 5, 1));
+        let rows = fs.compose(
+            {
+                let mut f = Frame::new();
+                f.extend_lines(["\x1b[1mhello world\x1b[0m   ".to_string(), "second line".to_string()]);
+                f.sealed()
+            },
+            vec!["dock".into()],
+            20,
+            4,
+        );
+        assert!(rows[0].contains("\x1b[7mworld"), "{:?}", rows[0]);
+        match fs.handle_mouse(&mouse(MouseKind::Release(0), 5, 1)) {
+            MouseAction::Copy(t) => assert_eq!(t, "world\nsecond"),
+            other => panic!("no copy: {other:?}"),
+        }
+        // A click without a drag selects nothing.
+        fs.handle_mouse(&mouse(MouseKind::Press(0), 2, 0));
+        assert_eq!(fs.handle_mouse(&mouse(MouseKind::Release(0), 2, 0)), MouseAction::None);
+    }
+
+    #[test]
+    fn search_finds_matches_from_the_view_and_steps_through_them() {
+        let mut fs = Fullscreen::new();
+        let lines: Vec<String> = (0..60)
+            .map(|i| {
+                if i % 10 == 3 {
+                    format!("needle at {i}")
+                } else {
+                    format!("hay {i}")
+                }
+            })
+            .collect();
+        let frame = || {
+            let mut f = Frame::new();
+            f.extend_lines(lines.clone());
+            f.sealed()
+        };
+        fs.compose(frame(), vec!["dock".into()], 60, 11);
+        fs.toggle_search();
+        for c in ["N", "e", "e", "d", "l", "e"] {
+            fs.search_key(SearchKey::Text(c.into()));
+        }
+        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert_eq!(
+            fs.search_position(),
+            Some((6, 6)),
+            "first match at or below the view: line 53"
+        );
+        assert!(rows[0].contains("┌") && rows[1].contains("6/6"), "{:?}", &rows[..3]);
+        assert!(rows.iter().any(|r| r.contains("\x1b[1;7mneedle")));
+        fs.search_key(SearchKey::Next);
+        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert_eq!(fs.search_position(), Some((1, 6)));
+        // Line 3 is scrolled into view.
+        assert!(
+            rows.iter().any(|r| crate::ansi::strip_ansi(r).contains("needle at 3")),
+            "{rows:?}"
+        );
+        fs.search_key(SearchKey::Previous);
+        fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert_eq!(fs.search_position(), Some((6, 6)));
+        fs.close_search();
+        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+        assert!(!rows.iter().any(|r| r.contains("\x1b[4m")));
+    }
+
+    #[test]
+    fn flash_sits_top_right_until_it_expires() {
+        let mut fs = Fullscreen::new();
+        fs.flash("Copied!", Duration::from_millis(0));
+        let rows = fs.compose(transcript(3), vec![], 30, 3);
+        assert!(rows[0].starts_with("line 0") && rows[0].contains(" Copied! "));
+        assert!(fs.expire_flash());
+        let rows = fs.compose(transcript(3), vec![], 30, 3);
+        assert_eq!(rows[0], "line 0");
+    }
+}
