@@ -125,7 +125,7 @@ pub fn find_cut_point(entries: &[&Entry], start: usize, end: usize, keep_recent_
 /// (their summary goes in as the previous summary).
 fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
     match &entry.kind {
-        EntryKind::Message { message, .. } => Some(message.clone()),
+        EntryKind::Message { message, .. } => Some(AgentMessage::clone(message)),
         EntryKind::CustomMessage {
             custom_type,
             content,
