@@ -16,7 +16,7 @@ BUDGETS = {
     "version": {"ms": 5, "mib": 8},
     "hello": {"ms": 20, "mib": 20},
     "tools": {"ms": 80},
-    "resume": {"ms": 60, "mib": 60},
+    "resume": {"ms": 60, "mib": 40},
     "print-20k": {"rule": "mock"},
     "json-5k": {"ms": 300, "mib": 40},
     "json-20k": {"rule": "flat"},
@@ -204,6 +204,23 @@ def time_samples_mock(out, case):
     return [t * 1000 for r in json.load(open(path))["results"] for t in r["times"]]
 
 
+def swarm_cell(out, case, side):
+    """The rpc50 results of one side: medians over the rounds of bench/rpc_swarm.py."""
+    runs = []
+    for path in sorted(glob.glob(os.path.join(out, f"{case}.{side}.swarm.*.json"))):
+        try:
+            runs.append(json.loads(open(path).read()))
+        except (OSError, ValueError):
+            pass
+    if not runs:
+        return "n/a"
+    med = lambda key: statistics.median(r[key] for r in runs)
+    done = min(r["finished"] for r in runs)
+    return (f"{done}/{runs[0]['processes']} finished; wall {fmt_ms(1000 * med('wall_s'))}, "
+            f"CPU {med('cpu_user_s') + med('cpu_sys_s'):.2f} s (user {med('cpu_user_s'):.2f}, sys {med('cpu_sys_s'):.2f}), "
+            f"summed peak RSS {fmt_mib(med('peak_total_rss_mib'))}, largest process {fmt_mib(med('max_process_rss_mib'))}")
+
+
 def main():
     out = sys.argv[1]
     cases = sys.argv[2:]
@@ -223,13 +240,16 @@ def main():
     header += ["budget", "status"]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
-    results, metas = {}, {}
+    results, metas, swarms = {}, {}, []
     for case in cases:
         meta = read_meta(out, case)
         if meta is None and not glob.glob(os.path.join(out, f"{case}.*.pty.json")):
             continue
         meta = meta or {}
         metas[case] = meta
+        if glob.glob(os.path.join(out, f"{case}.*.swarm.*.json")):
+            swarms.append(case)
+            continue
         ours = Side(out, case, "ours", meta)
         results[case] = ours
         row = [f"{case}: {meta.get('title', '')}", ours.cell(), ours.rss_cell()]
@@ -243,11 +263,18 @@ def main():
         row += [budget, status]
         print("| " + " | ".join(row) + " |")
     print()
+    for case in swarms:
+        print(f"**{case}: {metas[case].get('title', '')}** (medians of the rounds)")
+        print()
+        print(f"* ours: {swarm_cell(out, case, 'ours')}")
+        if have_ts:
+            print(f"* TypeScript: {swarm_cell(out, case, 'ts')}")
+        print()
     print("Commands (cwd, then each binary's command; `PI_CODING_AGENT_DIR` and `PI_OFFLINE=1` are set):")
     print()
     for case, meta in metas.items():
         print(f"* `{case}` in `{meta.get('cwd', '')}`")
-        for key in ("ours_cmd", "ts_cmd", "mock_cmd", "session", "tree", "note"):
+        for key in ("ours_cmd", "ts_cmd", "mock_cmd", "session", "tree", "extensions", "note"):
             if key in meta:
                 print(f"  * {key.replace('_cmd', '')}: `{meta[key]}`")
 

@@ -376,7 +376,7 @@ impl Agent {
             (
                 AgentContext {
                     system_prompt: state.system_prompt.clone(),
-                    messages: state.messages.clone(),
+                    messages: with_headroom(&state.messages),
                     tools: state.tools.clone(),
                 },
                 state.model.clone(),
@@ -574,7 +574,10 @@ impl Agent {
         f(&lock(&self.inner.state).messages)
     }
 
-    pub fn replace_messages(&self, messages: Vec<AgentMessage>) {
+    pub fn replace_messages(&self, mut messages: Vec<AgentMessage>) {
+        // Room for a run's new messages now, while nothing else is held: growing a long
+        // history's vector later doubles it in the middle of a request.
+        messages.reserve(RUN_HEADROOM);
         lock(&self.inner.state).messages = messages;
     }
 
@@ -696,4 +699,15 @@ impl EventSink for AgentSink {
             listener.on_event(&event, &self.cancel).await;
         }
     }
+}
+
+/// Messages a run usually adds (prompt, replies, tool results) before its vector must grow.
+const RUN_HEADROOM: usize = 16;
+
+/// A copy of `messages` with room for a run's additions: a clone is exactly as long as the
+/// original, so the run's first push would reallocate (and for a long history copy) it all.
+fn with_headroom(messages: &[AgentMessage]) -> Vec<AgentMessage> {
+    let mut copy = Vec::with_capacity(messages.len() + RUN_HEADROOM);
+    copy.extend_from_slice(messages);
+    copy
 }

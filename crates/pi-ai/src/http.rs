@@ -27,15 +27,38 @@ const INITIAL_BACKOFF_MS: f64 = 500.0;
 /// Backoff never grows past this.
 const MAX_BACKOFF_MS: f64 = 8_000.0;
 
+/// How long a response may go without a byte (headers or body) before it fails, as pi 1.6's
+/// `httpIdleTimeoutMs` setting (5 minutes unless configured).
+pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 300_000;
+
+static IDLE_TIMEOUT: OnceLock<Option<Duration>> = OnceLock::new();
+
+/// Set the idle timeout of every response (`0` turns it off). Takes effect only before the
+/// first request builds the client, which is when pi reads its settings; later calls are
+/// ignored and return false.
+pub fn configure_idle_timeout(ms: u64) -> bool {
+    IDLE_TIMEOUT.set((ms > 0).then(|| Duration::from_millis(ms))).is_ok()
+}
+
+fn idle_timeout() -> Option<Duration> {
+    *IDLE_TIMEOUT.get_or_init(|| Some(Duration::from_millis(DEFAULT_IDLE_TIMEOUT_MS)))
+}
+
 /// The shared client. Built on first use; proxies come from `HTTP_PROXY`, `HTTPS_PROXY`,
 /// `ALL_PROXY` and `NO_PROXY` (reqwest reads them).
 pub fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
-        reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .user_agent(user_agent())
             .connect_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true)
+            .tcp_nodelay(true);
+        // A read timeout restarts with every byte received: a stream that stalls without
+        // closing fails after this long, however long the whole reply takes.
+        if let Some(idle) = idle_timeout() {
+            builder = builder.read_timeout(idle);
+        }
+        builder
             .build()
             // Building only fails when the TLS backend cannot initialise; a default client
             // then still serves plain-HTTP endpoints (local servers) instead of aborting.

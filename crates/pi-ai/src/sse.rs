@@ -28,6 +28,33 @@ pub enum SseError {
     /// ends a line must not take all memory.
     #[error("Event stream record exceeds {0} bytes")]
     TooLarge(usize),
+    /// Nothing arrived for the idle timeout (`http::configure_idle_timeout`); worded as pi 1.6
+    /// reports it, which its auto-retry recognises.
+    #[error("{IDLE_TIMEOUT_MESSAGE}")]
+    IdleTimeout,
+}
+
+/// pi 1.6's text for a response body that stalled past the idle timeout.
+pub const IDLE_TIMEOUT_MESSAGE: &str = "terminated: Body Timeout Error (UND_ERR_BODY_TIMEOUT)";
+
+/// An error of the byte stream under an [`SseStream`]: its text, and whether it was the idle
+/// timeout (reported as [`SseError::IdleTimeout`]).
+pub trait TransportError: std::fmt::Display {
+    fn is_idle_timeout(&self) -> bool {
+        false
+    }
+}
+
+impl TransportError for reqwest::Error {
+    fn is_idle_timeout(&self) -> bool {
+        self.is_timeout()
+    }
+}
+
+impl TransportError for String {
+    fn is_idle_timeout(&self) -> bool {
+        self == IDLE_TIMEOUT_MESSAGE
+    }
 }
 
 /// The largest event the decoder holds (a line, or the data of one event): far above any
@@ -194,7 +221,7 @@ pub struct SseStream<S> {
 impl<S, E> SseStream<S>
 where
     S: Stream<Item = Result<Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    E: TransportError,
 {
     pub fn new(inner: S) -> Self {
         SseStream {
@@ -219,6 +246,9 @@ where
                 Some(Ok(chunk)) => self.decoder.feed(&chunk, &mut self.scratch)?,
                 Some(Err(e)) => {
                     self.done = true;
+                    if e.is_idle_timeout() {
+                        return Err(SseError::IdleTimeout);
+                    }
                     return Err(SseError::Transport(e.to_string()));
                 }
                 None => {

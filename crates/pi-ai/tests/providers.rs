@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
 mod server;
+mod stream_fuzz;
 
 use std::time::Duration;
 

@@ -348,11 +348,15 @@ pub fn build_with_store(
     let initial = loadout.current();
 
     let provider_retry = settings.provider_retry();
+    // As pi 1.6: the idle timeout applies to every response of the process (set once, before
+    // the first request), and bounds the wait for headers unless `retry.provider.timeoutMs` says.
+    let idle_ms = settings.http_idle_timeout_ms();
+    pi_ai::http::configure_idle_timeout(idle_ms);
     let mut stream_options = pi_ai::StreamOptions {
         thinking_budgets: settings.thinking_budgets().unwrap_or_default(),
         max_retries: provider_retry.max_retries,
         max_retry_delay_ms: Some(provider_retry.max_retry_delay_ms),
-        timeout_ms: provider_retry.timeout_ms,
+        timeout_ms: provider_retry.timeout_ms.or((idle_ms > 0).then_some(idle_ms)),
         ..Default::default()
     };
     stream_options.session_id = Some(store.session_id().to_string());

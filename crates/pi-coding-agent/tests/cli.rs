@@ -32,5 +32,7 @@ mod mcp;
 mod mcp_session;
 #[path = "cli/packages.rs"]
 mod packages;
+#[path = "cli/secrets.rs"]
+mod secrets;
 #[path = "cli/trust.rs"]
 mod trust;

@@ -23,6 +23,8 @@ pub mod modules;
 pub mod node;
 pub mod outcomes;
 pub mod protocol;
+#[cfg(test)]
+mod protocol_fuzz_tests;
 pub mod runner;
 
 pub use agent_tool::{extension_tools, ExtensionTool};

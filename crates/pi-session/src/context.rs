@@ -139,7 +139,7 @@ fn push_message(entry: &Entry, edits: &Edits<'_>, keep_system: bool, out: &mut V
     };
     match &entry.kind {
         EntryKind::Message { message, .. } if !keep_system && message.role() == "system" => {}
-        EntryKind::Message { message, .. } => out.push(replaced(message.clone())),
+        EntryKind::Message { message, .. } => out.push(replaced(AgentMessage::clone(message))),
         EntryKind::CustomMessage {
             custom_type,
             content,

@@ -101,11 +101,12 @@ pub struct Entry {
 }
 
 /// The type-specific part of an entry.
-#[allow(clippy::large_enum_variant, reason = "messages, the large variant, are most entries")]
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryKind {
     Message {
-        message: AgentMessage,
+        /// Boxed: an inline message makes every entry ~650 bytes, and the entry list of a long
+        /// session doubles its capacity (a copy of all of them) on the first append after load.
+        message: Box<AgentMessage>,
         extra: Map<String, Value>,
     },
     ThinkingLevelChange {
@@ -561,7 +562,10 @@ fn build_kind(type_name: &str, message: Option<AgentMessage>, rest: Map<String, 
     let kind = match type_name {
         "message" => {
             return match message {
-                Some(message) => Ok(EntryKind::Message { message, extra: rest }),
+                Some(message) => Ok(EntryKind::Message {
+                    message: Box::new(message),
+                    extra: rest,
+                }),
                 None => Err((None, rest)),
             }
         }

@@ -383,7 +383,7 @@ impl SessionManager {
     /// Append a message as a child of the leaf; returns the new entry id.
     pub fn append_message(&mut self, message: impl Into<AgentMessage>) -> Result<String> {
         self.append_entry(EntryKind::Message {
-            message: message.into(),
+            message: Box::new(message.into()),
             extra: Default::default(),
         })
     }

@@ -122,7 +122,11 @@ fn is_truthy(v: &Value) -> bool {
 /// `branchSummary` and `compactionSummary` become user messages; an excluded bash run and any
 /// role the model cannot see are dropped.
 pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
-    messages.iter().filter_map(to_llm).collect()
+    // Sized up front: `filter_map` gives no exact length, and growing by doubling would leave
+    // a long history's vector up to twice its size for the whole request.
+    let mut out = Vec::with_capacity(messages.len());
+    out.extend(messages.iter().filter_map(to_llm));
+    out
 }
 
 fn to_llm(m: &AgentMessage) -> Option<Message> {

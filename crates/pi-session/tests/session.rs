@@ -7,6 +7,8 @@ use pi_session::*;
 
 #[path = "session/crash.rs"]
 mod crash;
+#[path = "session/faults.rs"]
+mod faults;
 
 /// The session files of the TypeScript pi 0.73.1 and 1.6.0 (`testdata/`).
 fn golden(version: &str) -> PathBuf {

@@ -27,6 +27,7 @@
 mod agent_dir;
 mod conversation;
 mod error;
+pub mod fuzz;
 mod http;
 mod plan;
 pub mod pyjson;

@@ -340,6 +340,78 @@ async fn timeout_kills_and_reports() {
     assert_eq!(err.message, "Command timed out after 0.3 seconds");
 }
 
+/// Pids the command wrote to `file`, one per line, once `count` are there.
+async fn wait_for_pids(file: &std::path::Path, count: usize) -> Vec<i32> {
+    for _ in 0..250 {
+        if let Ok(s) = std::fs::read_to_string(file) {
+            let pids: Vec<i32> = s.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            if pids.len() >= count {
+                return pids;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the command did not start its children");
+}
+
+/// A shell and two levels of children that all ignore SIGTERM (and SIGHUP, SIGINT).
+fn stubborn_tree(pid_file: &std::path::Path) -> String {
+    let f = pid_file.display();
+    format!(
+        "trap '' TERM HUP INT; (trap '' TERM HUP INT; (trap '' TERM HUP INT; echo $BASHPID >> {f}; sleep 30) & \
+         echo $BASHPID >> {f}; sleep 30) & sleep 30 & echo $! >> {f}; wait"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abort_leaves_no_process_behind_even_when_children_ignore_sigterm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    let command = stubborn_tree(&pid_file);
+    let run = tokio::spawn({
+        let t = tool("bash", dir.path());
+        async move {
+            t.execute("c", json!({ "command": command }), cancel, no_updates())
+                .await
+        }
+    });
+    let pids = wait_for_pids(&pid_file, 3).await;
+    assert!(pids.iter().all(|p| process_alive(*p)));
+    trigger.cancel();
+    let err = run.await.expect("join").expect_err("aborted");
+    assert_eq!(err.message, "Command aborted");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let alive: Vec<i32> = pids.into_iter().filter(|p| process_alive(*p)).collect();
+    assert!(alive.is_empty(), "still running after the abort: {alive:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timeout_leaves_no_process_behind_even_when_children_ignore_sigterm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid_file = dir.path().join("pids");
+    let started = std::time::Instant::now();
+    let err = tool("bash", dir.path())
+        .execute(
+            "c",
+            json!({"command": stubborn_tree(&pid_file), "timeout": 1}),
+            CancellationToken::new(),
+            no_updates(),
+        )
+        .await
+        .expect_err("timeout");
+    assert_eq!(err.message, "Command timed out after 1 seconds");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "the timeout waited for the children"
+    );
+    let pids = wait_for_pids(&pid_file, 3).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let alive: Vec<i32> = pids.into_iter().filter(|p| process_alive(*p)).collect();
+    assert!(alive.is_empty(), "still running after the timeout: {alive:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_output_is_saved_whole_to_a_temp_file() {
     let dir = tempfile::tempdir().expect("tempdir");

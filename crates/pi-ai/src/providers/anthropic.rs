@@ -531,7 +531,7 @@ async fn read_events<S, E>(
 ) -> Result<(), ProviderError>
 where
     S: futures::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    E: crate::sse::TransportError,
 {
     let mut blocks = BlockMap::default();
     let mut saw_start = false;

@@ -440,6 +440,7 @@ fn body_stream(response: reqwest::Response) -> impl futures::Stream<Item = Resul
             Some(message) => Err(message),
             None => Ok(bytes),
         },
+        Err(e) if e.is_timeout() => Err(crate::sse::IDLE_TIMEOUT_MESSAGE.to_string()),
         Err(_) => Err("terminated".to_string()),
     })
 }
@@ -509,7 +510,7 @@ fn map_finish_reason(reason: &str) -> StopReason {
 async fn read_chunks<S, E>(em: &mut Emitter, sse: &mut SseStream<S>, model: &Model) -> Result<(), ProviderError>
 where
     S: futures::Stream<Item = Result<bytes::Bytes, E>> + Unpin,
-    E: std::fmt::Display,
+    E: crate::sse::TransportError,
 {
     let mut open: Option<Open> = None;
     loop {

@@ -63,6 +63,24 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// About how many bytes this serializes to: exact for plain text, low by the escapes.
+    pub fn size_estimate(&self) -> usize {
+        match self {
+            Json::Null => 4,
+            Json::Bool(_) => 5,
+            Json::Str(s) => s.len() + 2,
+            Json::Array(items) => 2 + items.iter().map(|i| i.size_estimate() + 1).sum::<usize>(),
+            Json::Object(entries) => {
+                2 + entries
+                    .iter()
+                    .map(|(k, v)| k.len() + 4 + v.size_estimate())
+                    .sum::<usize>()
+            }
+            // Small subtrees (arguments, settings): a guess is enough.
+            Json::Value(_) | Json::Ref(_) => 64,
+        }
+    }
+
     pub fn to_value(&self) -> Value {
         match self {
             Json::Null => Value::Null,
@@ -130,12 +148,20 @@ impl Serialize for WithMessages<'_, '_> {
 
 /// `body` serialized with its `key` entry written from `items` (see [`WithMessages`]).
 pub(crate) fn body_bytes(body: &Map<String, Value>, key: &'static str, items: &[Json<'_>]) -> Result<Vec<u8>, String> {
-    serde_json::to_vec(&WithMessages {
-        body,
-        key,
-        messages: items,
-    })
-    .map_err(|e| e.to_string())
+    // Sized up front: grown by doubling, the buffer of a long history's 2 MB body ends up at
+    // 4 MB, and the copies on the way cost page faults of their own.
+    let estimate: usize = items.iter().map(Json::size_estimate).sum::<usize>() + 4096;
+    let mut out = Vec::with_capacity(estimate + estimate / 16);
+    serde_json::to_writer(
+        &mut out,
+        &WithMessages {
+            body,
+            key,
+            messages: items,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -87,7 +87,7 @@ pub struct BranchPreparation {
 fn message_for_branch(entry: &Entry) -> Option<AgentMessage> {
     match &entry.kind {
         EntryKind::Message { message, .. } if message.role() == "toolResult" => None,
-        EntryKind::Message { message, .. } => Some(message.clone()),
+        EntryKind::Message { message, .. } => Some(AgentMessage::clone(message)),
         EntryKind::CustomMessage {
             custom_type,
             content,

@@ -127,7 +127,7 @@ fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
     match &entry.kind {
         // A system message is prompt state, not conversation: nothing to summarise.
         EntryKind::Message { message, .. } if message.role() == "system" => None,
-        EntryKind::Message { message, .. } => Some(message.clone()),
+        EntryKind::Message { message, .. } => Some(AgentMessage::clone(message)),
         EntryKind::CustomMessage {
             custom_type,
             content,

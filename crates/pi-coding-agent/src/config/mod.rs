@@ -14,6 +14,8 @@
 //! ```
 
 pub mod auth;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod locked_file;
 pub mod model_reference;
 pub mod model_registry;

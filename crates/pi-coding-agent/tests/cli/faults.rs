@@ -279,3 +279,31 @@ fn length_stop_is_not_an_error() {
     assert_eq!(last["stopReason"], "length");
     assert!(of_type(&run.events(), "auto_retry_start").is_empty());
 }
+
+/// A provider that starts its reply and then stalls without closing the connection fails
+/// after `httpIdleTimeoutMs` of silence with pi 1.6's message, instead of waiting forever.
+#[test]
+fn a_stalled_stream_times_out_after_the_idle_timeout_as_1_6_does() {
+    // The first event comes at once; every later one after a minute.
+    let mock = Mock::start(Script::queue(vec![
+        Turn::text("one two three four").with_delay_ms(60_000)
+    ]));
+    let fx = Fixture::new(&mock);
+    fx.agent
+        .write(
+            "settings.json",
+            r#"{"httpIdleTimeoutMs": 800, "retry": {"enabled": false}}"#,
+        )
+        .unwrap();
+    let started = std::time::Instant::now();
+    let run = fx.pi(["--mode", "json", "-p", "hello"]).run();
+    let took = started.elapsed();
+    run.assert_ok();
+    assert!(took < std::time::Duration::from_secs(20), "took {took:?}");
+    let last = last_assistant(&run);
+    assert_eq!(last["stopReason"], "error", "{last}");
+    assert_eq!(
+        last["errorMessage"], "terminated: Body Timeout Error (UND_ERR_BODY_TIMEOUT)",
+        "{last}"
+    );
+}

@@ -2,6 +2,8 @@
 //! resolution of the values they contain.
 
 pub mod edit;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod load;
 pub mod resolve;
 pub mod validate;

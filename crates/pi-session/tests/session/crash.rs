@@ -20,20 +20,25 @@ fn message(v: serde_json::Value) -> AgentMessage {
     serde_json::from_value(v).expect("message")
 }
 
-fn first_exchange(store: &mut SessionManager) {
-    store
-        .append_message(message(json!({"role": "user", "content": "start", "timestamp": 1})))
-        .expect("user");
-    store
-        .append_message(message(json!({
-            "role": "assistant",
-            "content": [{"type": "text", "text": "ok"}],
-            "api": "openai-completions", "provider": "p", "model": "m",
-            "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-            "stopReason": "stop", "timestamp": 2
-        })))
-        .expect("assistant");
+pub fn user_message(text: &str) -> AgentMessage {
+    message(json!({"role": "user", "content": text, "timestamp": 1}))
+}
+
+pub fn assistant_message(text: &str) -> AgentMessage {
+    message(json!({
+        "role": "assistant",
+        "content": [{"type": "text", "text": text}],
+        "api": "openai-completions", "provider": "p", "model": "m",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "stop", "timestamp": 2
+    }))
+}
+
+/// A user message and a reply: nothing is written to a session file before both exist.
+pub fn first_exchange(store: &mut SessionManager) {
+    store.append_message(user_message("start")).expect("user");
+    store.append_message(assistant_message("ok")).expect("assistant");
 }
 
 /// The child: write entries into the session at `PI_CRASH_WRITER` until killed.

@@ -106,7 +106,7 @@ impl Chain {
 
     pub fn message(&mut self, m: impl Into<AgentMessage>) -> String {
         self.push(EntryKind::Message {
-            message: m.into(),
+            message: Box::new(m.into()),
             extra: Map::new(),
         })
     }

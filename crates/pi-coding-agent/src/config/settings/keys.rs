@@ -82,6 +82,19 @@ impl SettingsManager {
             max_retry_delay_ms: field("maxRetryDelayMs").unwrap_or(60000),
         }
     }
+    /// pi 1.6's `httpIdleTimeoutMs`: how long a provider response may stall before it fails
+    /// (`0` or `"disabled"`: never). A value that is not a non-negative number is ignored.
+    pub fn http_idle_timeout_ms(&self) -> u64 {
+        let parsed = match self.effective().get("httpIdleTimeoutMs") {
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("disabled") => Some(0.0),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        parsed
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .map_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS, |ms| ms.floor() as u64)
+    }
     pub fn hide_thinking_block(&self) -> bool {
         self.bool_of("hideThinkingBlock").unwrap_or(false)
     }

@@ -102,7 +102,7 @@ fn one_line(s: &str) -> String {
 fn describe(e: &Entry) -> (Kind, String) {
     match &e.kind {
         EntryKind::Message { message, .. } => {
-            let m = message.clone();
+            let m = pi_agent::AgentMessage::clone(message);
             match m {
                 pi_agent::AgentMessage::Llm(pi_ai::Message::User(u)) => {
                     (Kind::User, format!("user: {}", one_line(&u.content.text())))

@@ -19,6 +19,8 @@
 pub mod backend;
 pub mod extension_ui;
 pub mod framing;
+#[cfg(test)]
+mod fuzz_tests;
 mod js_json;
 pub mod protocol;
 pub mod server;
