@@ -54,9 +54,8 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     } else {
         format!("{} API error", model.provider)
     };
-    let describe: Describe = std::sync::Arc::new(move |e: &http::HttpError| {
-        e.message_with_prefix(ErrorBodyStyle::ErrorField, Some(&label))
-    });
+    let describe: Describe =
+        std::sync::Arc::new(move |e: &http::HttpError| e.message_with_prefix(ErrorBodyStyle::ErrorField, Some(&label)));
     spawn_run(model, &options, url, headers, payload, policy, describe)
 }
 
