@@ -8,8 +8,6 @@
 //! `AZURE_OPENAI_RESOURCE_NAME` (else the model's base URL), `AZURE_OPENAI_API_VERSION`
 //! (default `v1`) and `AZURE_OPENAI_DEPLOYMENT_NAME_MAP` (`model=deployment,...`).
 
-use serde_json::Value;
-
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, HttpError, RetryPolicy};
 use crate::options::StreamOptions;
@@ -21,8 +19,6 @@ use crate::types::{Context, Model};
 pub type Env<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 const DEFAULT_API_VERSION: &str = "v1";
-/// Error bodies are cut to this many characters.
-const MAX_ERROR_BODY_CHARS: usize = 4000;
 
 /// Stream a response. `api_key` must already be resolved.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
@@ -125,35 +121,7 @@ pub fn request_headers(model: &Model, options: &StreamOptions, api_key: &str) ->
 /// `Azure OpenAI API error (<status>): <body's error object>` as pi words it; when the body
 /// has no error object, the SDK's own `<status> <message>` follows the prefix.
 pub fn describe_http_error(error: &HttpError) -> String {
-    let HttpError::Status { status, body } = error else {
-        return error.to_string();
-    };
-    let error_object = serde_json::from_str::<Value>(body)
-        .ok()
-        .and_then(|v| v.get("error").cloned())
-        .filter(|e| e.as_object().is_some_and(|o| !o.is_empty()));
-    let sdk_message = error.message(ErrorBodyStyle::ErrorField);
-    match error_object {
-        Some(object) => {
-            let text = object.to_string();
-            if sdk_message.contains(&text) {
-                format!("Azure OpenAI API error ({status}): {sdk_message}")
-            } else {
-                format!(
-                    "Azure OpenAI API error ({status}): {}",
-                    truncate_chars(&text, MAX_ERROR_BODY_CHARS)
-                )
-            }
-        }
-        None => format!("Azure OpenAI API error ({status}): {sdk_message}"),
-    }
-}
-
-fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}... [truncated {} chars]", &text[..cut], text.chars().count() - max),
-        None => text.to_string(),
-    }
+    error.message_with_prefix(ErrorBodyStyle::ErrorField, Some("Azure OpenAI API error"))
 }
 
 #[cfg(test)]
