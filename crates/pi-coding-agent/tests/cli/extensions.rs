@@ -104,7 +104,7 @@ fn user_texts(body: &Value) -> Vec<String> {
         .collect()
 }
 
-fn tool_results(body: &Value) -> Vec<String> {
+pub(crate) fn tool_results(body: &Value) -> Vec<String> {
     body["messages"]
         .as_array()
         .into_iter()
@@ -116,6 +116,15 @@ fn tool_results(body: &Value) -> Vec<String> {
             _ => String::new(),
         })
         .collect()
+}
+
+/// The RPC response to the command with `id`.
+fn response_to(events: &[Value], id: &str) -> Value {
+    events
+        .iter()
+        .find(|e| e["type"] == "response" && e["id"] == id)
+        .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
+        .clone()
 }
 
 fn tool_names(body: &Value) -> Vec<String> {
@@ -512,13 +521,7 @@ fn an_extension_can_cancel_a_session_replacement() {
         .run();
     run.assert_ok();
     let events = run.events();
-    let response = |id: &str| {
-        events
-            .iter()
-            .find(|e| e["type"] == "response" && e["id"] == id)
-            .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
-            .clone()
-    };
+    let response = |id: &str| response_to(&events, id);
     assert_eq!(response("2")["data"], json!({"cancelled": true}));
     assert_eq!(response("3")["data"], json!({"cancelled": true}));
     // Nothing was replaced: no session_shutdown before the one at exit, and one session file.
@@ -547,13 +550,7 @@ fn an_extension_can_cancel_or_write_a_compaction() {
         .run();
     run.assert_ok();
     let events = run.events();
-    let response = |id: &str| {
-        events
-            .iter()
-            .find(|e| e["type"] == "response" && e["id"] == id)
-            .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
-            .clone()
-    };
+    let response = |id: &str| response_to(&events, id);
     assert_eq!(response("2")["success"], false);
     assert_eq!(response("2")["error"], "Compaction cancelled");
     assert_eq!(response("3")["success"], true, "{:?}", response("3"));
@@ -589,13 +586,7 @@ fn user_bash_handlers_answer_fail_closed_or_let_the_command_run() {
         .run();
     run.assert_ok();
     let events = run.events();
-    let response = |id: &str| {
-        events
-            .iter()
-            .find(|e| e["type"] == "response" && e["id"] == id)
-            .unwrap_or_else(|| panic!("no response {id}: {events:#?}"))
-            .clone()
-    };
+    let response = |id: &str| response_to(&events, id);
     assert_eq!(
         response("1")["data"]["output"],
         format!("faked in {}", fx.proj.display())

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use pi_test_support::{Script, Turn};
 use serde_json::{json, Value};
 
+use crate::extensions::tool_results;
 use crate::harness::{Fixture, Mock};
 
 /// `node` and server-everything's `dist/index.js`, or a skip (a failure under CI).
@@ -55,20 +56,6 @@ fn declared(body: &Value) -> Vec<(String, String)> {
                 t["function"]["name"].as_str().unwrap_or("").to_string(),
                 t["function"]["description"].as_str().unwrap_or("").to_string(),
             )
-        })
-        .collect()
-}
-
-fn tool_results(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect(),
-            _ => String::new(),
         })
         .collect()
 }
