@@ -100,6 +100,11 @@ impl RpcServer {
                         }
                     }
                     Ok(None) => input_open = false,
+                    // A record past the size limit was skipped: say so, and read on.
+                    Err(e) if e.kind() == io::ErrorKind::InvalidData => {
+                        let response = RpcResponse::err(None, Some(Value::String("parse".into())), e.to_string());
+                        self.output.send(&response).await;
+                    }
                     Err(e) => {
                         read_error = Some(e);
                         input_open = false;
