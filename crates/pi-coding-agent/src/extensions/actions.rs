@@ -120,7 +120,7 @@ async fn send_message(session: &AgentSession, params: &Value) {
             let _ = session.prompt_custom(message).await;
         });
     } else {
-        session.record_custom_message(message);
+        session.record_outside_run(message);
     }
 }
 
@@ -167,7 +167,7 @@ async fn send_user_message(slot: &Arc<ExtensionSlot>, session: &AgentSession, pa
                 return;
             }
         };
-        if let Err(error) = session.enqueue_text(behavior, text, images).await {
+        if let Err(error) = session.enqueue(behavior, text, images).await {
             slot.ui()
                 .report_extension_error(RUNTIME_PATH, "send_user_message", &error.to_string())
                 .await;

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::ExtensionSlot;
 use crate::session::agent_session::lock;
-use crate::session::events::{CompactionReason, SessionEvent};
+use crate::session::events::SessionEvent;
 use crate::session::AgentSession;
 
 /// What the observer remembers between events: the turn count of the current run and how
@@ -38,10 +38,6 @@ fn payload_of(event: &AgentEvent) -> Map<String, Value> {
     };
     map.remove("type");
     map
-}
-
-fn compaction_reason(reason: CompactionReason) -> &'static str {
-    reason.as_str()
 }
 
 impl EventObserver {
@@ -162,7 +158,7 @@ impl EventObserver {
                 error_message,
             } => {
                 let mut map = Map::new();
-                map.insert("reason".into(), json!(compaction_reason(*reason)));
+                map.insert("reason".into(), json!(reason.as_str()));
                 map.insert("willRetry".into(), json!(will_retry));
                 if result.is_some() {
                     let entry = slot
@@ -280,6 +276,7 @@ fn persisted_turn_ids(session: &AgentSession, tool_results: usize) -> (Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::events::CompactionReason;
 
     #[test]
     fn events_extensions_see_have_pi_names() {

@@ -124,8 +124,9 @@ pub(crate) struct Inner {
     pub(crate) queued: Mutex<super::queue::QueuedTexts>,
     /// Scoped models (`--models`) for cycling.
     pub(crate) scoped_models: Mutex<Vec<crate::config::model_resolver::ScopedModel>>,
-    /// User shell commands that finished during a run, recorded when it ends.
-    pub(crate) pending_bash: Mutex<Vec<AgentMessage>>,
+    /// Messages that finished or arrived during a run (user shell commands, extension messages
+    /// sent without a turn), recorded when it ends.
+    pub(crate) held_messages: Mutex<Vec<AgentMessage>>,
     /// Messages extensions sent for the next run (`deliverAs: "nextTurn"`), attached after
     /// the message that starts it.
     pub(crate) next_turn: Mutex<Vec<AgentMessage>>,
@@ -133,7 +134,7 @@ pub(crate) struct Inner {
     pub(crate) compacting: std::sync::atomic::AtomicBool,
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
-    pub(crate) extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
+    extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
     /// The `PI_*` variables bash commands see, refreshed before each run.
     session_env: Mutex<Option<pi_tools::SessionEnv>>,
     /// The tools and the system prompt built from them; a `before_agent_start` override lasts
@@ -198,7 +199,7 @@ impl AgentSession {
             persist_error: Mutex::new(None),
             queued: Mutex::new(Default::default()),
             scoped_models: Mutex::new(Vec::new()),
-            pending_bash: Mutex::new(Vec::new()),
+            held_messages: Mutex::new(Vec::new()),
             next_turn: Mutex::new(Vec::new()),
             compaction_cancel: Mutex::new(None),
             compacting: Default::default(),
@@ -281,7 +282,7 @@ impl AgentSession {
     /// pi 1.6 awaits its extension handlers before the session's listeners), then the mode's
     /// listeners, in order.
     pub(crate) async fn emit(&self, event: SessionEvent<'_>) {
-        let extensions = lock(&self.inner.extensions).clone();
+        let extensions = self.extensions();
         extensions.observe(&event).await;
         let listeners: Vec<Arc<dyn SessionListener>> = lock(&self.inner.listeners).clone();
         for l in listeners {
@@ -425,7 +426,7 @@ impl AgentSession {
         images: Vec<ImageContent>,
         behavior: Option<super::queue::StreamingBehavior>,
     ) -> Result<(), PromptError> {
-        let extensions = lock(&self.inner.extensions).clone();
+        let extensions = self.extensions();
         // 1. A command registered by an extension runs instead of a prompt.
         if let Some(rest) = text.strip_prefix('/') {
             let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
@@ -455,8 +456,8 @@ impl AgentSession {
     /// see it through: checks, compaction, `before_agent_start` (given `prompt_text`), the
     /// messages held for the next turn, retries, and `agent_settled`.
     pub(crate) async fn start_run(&self, first: AgentMessage, prompt_text: &str) -> Result<(), PromptError> {
-        let extensions = lock(&self.inner.extensions).clone();
-        self.flush_pending_bash();
+        let extensions = self.extensions();
+        self.flush_held_messages();
         self.check_model()?;
         self.refresh_session_env();
         self.compact_if_needed(false).await;
@@ -487,7 +488,7 @@ impl AgentSession {
             .map_err(|e| PromptError::Agent(e.to_string()))?;
         self.retry_until_settled().await;
         self.compact_if_needed(true).await;
-        self.flush_pending_bash();
+        self.flush_held_messages();
         self.emit_settled().await;
         Ok(())
     }
@@ -751,6 +752,11 @@ impl AgentSession {
 
     pub fn registry(&self) -> &Arc<Mutex<ModelRegistry>> {
         &self.inner.registry
+    }
+
+    /// The extension hooks in use now.
+    pub(crate) fn extensions(&self) -> Arc<dyn super::extensions::SessionExtensions> {
+        lock(&self.inner.extensions).clone()
     }
 
     /// Install the extension host's hooks.

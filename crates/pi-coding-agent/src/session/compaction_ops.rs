@@ -52,7 +52,7 @@ impl AgentSession {
             _ => prepare_compaction(&refs, &settings)
                 .ok_or_else(|| CompactionError::Summarization("Nothing to compact (session too small)".into()))?,
         };
-        let extensions = lock(&self.inner.extensions).clone();
+        let extensions = self.extensions();
         let decision = if extensions.handles("session_before_compact") {
             let payload = before_compact_payload(&preparation, &branch, custom_instructions, reason);
             extensions.before_compact(payload).await

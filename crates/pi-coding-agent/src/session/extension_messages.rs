@@ -1,12 +1,10 @@
-//! Messages extensions send into the conversation (`pi.sendMessage`, `pi.sendUserMessage`):
-//! held for the next run, held until the current run ends, recorded at once, queued as steering
-//! or follow-up, or starting a run of their own.
+//! Messages extensions send into the conversation (`pi.sendMessage`): held for the next run,
+//! held until the current run ends, or starting a run of their own. (Recording one at once is
+//! `record_outside_run`; queueing one is `enqueue`.)
 
 use pi_agent::AgentMessage;
-use pi_ai::ImageContent;
 
 use super::agent_session::{lock, AgentSession, PromptError};
-use super::queue::StreamingBehavior;
 
 impl AgentSession {
     /// Attach `message` after the message that starts the next run.
@@ -16,12 +14,7 @@ impl AgentSession {
 
     /// Record `message` once the current run ends (never between a tool call and its result).
     pub fn hold_until_run_ends(&self, message: AgentMessage) {
-        lock(&self.inner.pending_bash).push(message);
-    }
-
-    /// Record `message` now, outside a run (it does not start one).
-    pub fn record_custom_message(&self, message: AgentMessage) {
-        self.record_outside_run(message);
+        lock(&self.inner.held_messages).push(message);
     }
 
     /// Start a run whose first message is `message` (an extension's `triggerTurn`).
@@ -40,15 +33,5 @@ impl AgentSession {
             _ => String::new(),
         };
         self.start_run(message, &text).await
-    }
-
-    /// Queue `text` as steering or follow-up as it is (no template or skill expansion).
-    pub async fn enqueue_text(
-        &self,
-        behavior: StreamingBehavior,
-        text: String,
-        images: Vec<ImageContent>,
-    ) -> Result<(), PromptError> {
-        self.enqueue(behavior, text, images).await
     }
 }

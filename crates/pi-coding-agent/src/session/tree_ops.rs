@@ -67,7 +67,7 @@ impl AgentSession {
         let mut options = options;
         // An extension may stop the move, write the summary itself, or change its instructions.
         let mut summary: Option<(String, Option<serde_json::Value>, bool)> = None;
-        let extensions = lock(&self.inner.extensions).clone();
+        let extensions = self.extensions();
         if extensions.handles("session_before_tree") {
             let entries: Vec<&pi_session::Entry> = branch.iter().flat_map(|b| b.entries.iter()).collect();
             let payload = serde_json::json!({

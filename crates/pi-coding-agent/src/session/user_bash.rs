@@ -35,7 +35,7 @@ impl AgentSession {
         cancel: CancellationToken,
         mut on_chunk: Option<&mut (dyn FnMut(&str) + Send)>,
     ) -> Result<BashResult, PromptError> {
-        let extensions = lock(&self.inner.extensions).clone();
+        let extensions = self.extensions();
         let cwd = self.cwd().display().to_string();
         match extensions.user_bash(command, exclude_from_context, &cwd).await {
             UserBashDecision::Run => {}
@@ -76,7 +76,7 @@ impl AgentSession {
     fn record_user_bash(&self, command: &str, result: &BashResult, exclude_from_context: bool) {
         let message = bash_execution_message(command, result, exclude_from_context);
         if self.is_streaming() {
-            lock(&self.inner.pending_bash).push(message);
+            lock(&self.inner.held_messages).push(message);
         } else {
             self.record_outside_run(message);
         }
@@ -108,8 +108,8 @@ impl AgentSession {
     }
 
     /// Record user commands that finished while a run was active.
-    pub(crate) fn flush_pending_bash(&self) {
-        let pending = std::mem::take(&mut *lock(&self.inner.pending_bash));
+    pub(crate) fn flush_held_messages(&self) {
+        let pending = std::mem::take(&mut *lock(&self.inner.held_messages));
         for message in pending {
             self.record_outside_run(message);
         }
