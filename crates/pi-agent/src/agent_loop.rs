@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use pi_ai::{
-    AssistantMessage, AssistantMessageEvent, Context, Model, PartialMessage, StopReason, StreamFn, StreamOptions,
-    ThinkingLevel,
+    AssistantMessage, AssistantMessageEvent, Context, Message, Model, PartialMessage, StopReason, StreamFn,
+    StreamOptions, ThinkingLevel,
 };
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -89,13 +89,15 @@ pub trait EventSink: Send + Sync {
 /// delivered before the next begins.
 pub(crate) struct Emitter<'a> {
     sink: &'a dyn EventSink,
+    hooks: Arc<dyn AgentHooks>,
     order: tokio::sync::Mutex<()>,
 }
 
 impl<'a> Emitter<'a> {
-    pub(crate) fn new(sink: &'a dyn EventSink) -> Self {
+    pub(crate) fn new(sink: &'a dyn EventSink, hooks: Arc<dyn AgentHooks>) -> Self {
         Emitter {
             sink,
+            hooks,
             order: tokio::sync::Mutex::new(()),
         }
     }
@@ -103,6 +105,29 @@ impl<'a> Emitter<'a> {
     pub(crate) async fn emit(&self, event: AgentEvent) {
         let _turn = self.order.lock().await;
         self.sink.emit(event).await;
+    }
+
+    /// Report `message_end` for `message` and return the message as it ends: the hooks may
+    /// replace it first (with one of the same role; a failed hook keeps it), and the event,
+    /// the transcript and the next request all carry the replacement.
+    pub(crate) async fn end_message(&self, message: AgentMessage) -> AgentMessage {
+        let message = match self.hooks.message_end(&message).await {
+            Ok(Some(replaced)) if replaced.role() == message.role() => replaced,
+            _ => message,
+        };
+        self.emit(AgentEvent::MessageEnd {
+            message: message.clone(),
+        })
+        .await;
+        message
+    }
+
+    /// [`Self::end_message`] for an assistant message.
+    pub(crate) async fn end_assistant(&self, message: AssistantMessage) -> AssistantMessage {
+        match self.end_message(message.clone().into()).await {
+            AgentMessage::Llm(Message::Assistant(ended)) => ended,
+            _ => message,
+        }
     }
 }
 
@@ -138,23 +163,20 @@ pub async fn run_agent_loop(
     sink: &dyn EventSink,
     cancel: &CancellationToken,
 ) -> Result<Vec<AgentMessage>, HookError> {
-    let emitter = Emitter::new(sink);
-    context.messages.extend(prompts.iter().cloned());
+    let emitter = Emitter::new(sink, Arc::clone(&config.hooks));
     emitter.emit(AgentEvent::AgentStart).await;
     emitter.emit(AgentEvent::TurnStart).await;
-    for prompt in &prompts {
+    let mut started = Vec::with_capacity(prompts.len());
+    for prompt in prompts {
         emitter
             .emit(AgentEvent::MessageStart {
                 message: prompt.clone(),
             })
             .await;
-        emitter
-            .emit(AgentEvent::MessageEnd {
-                message: prompt.clone(),
-            })
-            .await;
+        started.push(emitter.end_message(prompt).await);
     }
-    run_turns(context, prompts, config, &emitter, cancel).await
+    context.messages.extend(started.iter().cloned());
+    run_turns(context, started, config, &emitter, cancel).await
 }
 
 /// Run from the context as it is (its last message should be a user or tool result message).
@@ -164,7 +186,7 @@ pub async fn run_agent_loop_continue(
     sink: &dyn EventSink,
     cancel: &CancellationToken,
 ) -> Result<Vec<AgentMessage>, HookError> {
-    let emitter = Emitter::new(sink);
+    let emitter = Emitter::new(sink, Arc::clone(&config.hooks));
     emitter.emit(AgentEvent::AgentStart).await;
     emitter.emit(AgentEvent::TurnStart).await;
     run_turns(context, Vec::new(), config, &emitter, cancel).await
@@ -203,11 +225,7 @@ async fn run_turns(
                         message: message.clone(),
                     })
                     .await;
-                emitter
-                    .emit(AgentEvent::MessageEnd {
-                        message: message.clone(),
-                    })
-                    .await;
+                let message = emitter.end_message(message).await;
                 context.messages.push(message.clone());
                 new_messages.push(message);
             }
@@ -332,12 +350,7 @@ async fn stream_assistant_response(
                 message: message.clone().into(),
             })
             .await;
-        emitter
-            .emit(AgentEvent::MessageEnd {
-                message: message.clone().into(),
-            })
-            .await;
-        return Ok(message);
+        return Ok(emitter.end_assistant(message).await);
     }
 
     let hooks = &turn.hooks;
@@ -432,10 +445,5 @@ async fn stream_assistant_response(
             })
             .await;
     }
-    emitter
-        .emit(AgentEvent::MessageEnd {
-            message: final_message.clone().into(),
-        })
-        .await;
-    Ok(final_message)
+    Ok(emitter.end_assistant(final_message).await)
 }

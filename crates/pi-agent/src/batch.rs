@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
-use pi_ai::{now_ms, AssistantMessage, Content, ToolCall, ToolResultMessage};
+use pi_ai::{now_ms, AssistantMessage, Content, Message, ToolCall, ToolResultMessage};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -23,6 +23,7 @@ use crate::agent_loop::{within_grace, Emitter, LoopConfig, ABORT_GRACE};
 use crate::context::AgentContext;
 use crate::event::{lock, AgentEvent};
 use crate::hooks::ToolCallContext;
+use crate::message::AgentMessage;
 use crate::tool::{AgentTool, ExecutionMode, ToolOutput, ToolUpdateFn};
 use crate::validation::validate_tool_arguments;
 
@@ -415,10 +416,8 @@ async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> Too
             message: message.clone().into(),
         })
         .await;
-    emitter
-        .emit(AgentEvent::MessageEnd {
-            message: message.clone().into(),
-        })
-        .await;
-    message
+    match emitter.end_message(message.clone().into()).await {
+        AgentMessage::Llm(Message::ToolResult(ended)) => ended,
+        _ => message,
+    }
 }

@@ -10,6 +10,7 @@
 //!   ends the chain; a hook error blocks the call.
 //! - `after_tool_call`: each hook sees the result as the previous ones left it; a field set
 //!   later replaces one set earlier.
+//! - `message_end`: each hook sees the message as the previous ones left it.
 //! - `prepare_next_turn`: fields set later replace those set earlier.
 //! - `should_stop_after_turn`: any hook may end the run.
 
@@ -119,6 +120,17 @@ impl AgentHooks for HookChain {
             Some(hook) => hook.convert_to_llm(messages).await,
             None => Ok(default_convert_to_llm(messages)),
         }
+    }
+
+    async fn message_end(&self, message: &AgentMessage) -> Result<Option<AgentMessage>, HookError> {
+        let mut current: Option<AgentMessage> = None;
+        for hook in &self.hooks {
+            let input = current.as_ref().unwrap_or(message);
+            if let Some(next) = hook.message_end(input).await? {
+                current = Some(next);
+            }
+        }
+        Ok(current)
     }
 
     async fn get_api_key(&self, provider: &str) -> Result<Option<String>, HookError> {

@@ -152,6 +152,12 @@ pub trait AgentHooks: Send + Sync {
         Ok(None)
     }
 
+    /// Before `message_end` is reported: may replace the message (with one of the same role).
+    /// Everything after (listeners, the transcript, the next request) sees the replacement.
+    async fn message_end(&self, _message: &AgentMessage) -> Result<Option<AgentMessage>, HookError> {
+        Ok(None)
+    }
+
     /// After `turn_end`: replace model, thinking level or context for the next turn.
     async fn prepare_next_turn(&self, _turn: TurnContext<'_>) -> Result<Option<NextTurn>, HookError> {
         Ok(None)

@@ -14,6 +14,7 @@ pub mod models;
 pub mod options;
 pub mod overflow;
 pub mod partial_json;
+pub mod provider_hooks;
 pub mod providers;
 pub mod sse;
 pub mod stream_driver;
@@ -28,6 +29,7 @@ pub use events::{event_channel, AssistantMessageEvent, AssistantStream, EventSen
 pub use models::{builtin_models, get_model, get_models, get_providers};
 pub use options::{CacheRetention, PayloadHook, StreamFn, StreamOptions};
 pub use overflow::is_context_overflow;
+pub use provider_hooks::{ProviderHooks, WantedHooks};
 pub use types::*;
 
 /// Stream a reply from `model` through the wire API it names.
@@ -49,10 +51,63 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }
     };
-    match resolve_api_key(model, &options) {
-        Some(key) => provider(model, context, options, key),
-        None => stream_driver::error_stream(model, format!("No API key for provider: {}", model.provider)),
+    let Some(key) = resolve_api_key(model, &options) else {
+        return stream_driver::error_stream(model, format!("No API key for provider: {}", model.provider));
+    };
+    match options.provider_hooks.clone() {
+        Some(hooks) if hooks.wanted().any() => hooked_stream(provider, hooks, model, context, options, key),
+        _ => provider(model, context, options, key),
     }
+}
+
+/// A provider call with hooks: the header hook is awaited before the provider builds its
+/// request, and the provider's task runs with the other hooks in scope. Its events are passed
+/// on unchanged.
+fn hooked_stream(
+    provider: fn(&Model, &Context, StreamOptions, String) -> AssistantStream,
+    hooks: std::sync::Arc<dyn ProviderHooks>,
+    model: &Model,
+    context: &Context,
+    mut options: StreamOptions,
+    key: String,
+) -> AssistantStream {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return stream_driver::error_stream(model, "pi-ai streaming needs a running tokio runtime".to_string());
+    };
+    let wanted = hooks.wanted();
+    let mut model = model.clone();
+    let context = context.clone();
+    let (mut tx, stream) = event_channel();
+    handle.spawn(async move {
+        if wanted.headers {
+            // The hook sees the model's headers and the call's as one list; what it returns
+            // is all that is sent of them.
+            let mut own: Vec<(String, String)> = model
+                .headers
+                .iter()
+                .flatten()
+                .filter_map(|(name, value)| Some((name.clone(), value.as_str()?.to_string())))
+                .collect();
+            own.retain(|(name, _)| !options.headers.iter().any(|(n, _)| n.eq_ignore_ascii_case(name)));
+            own.extend(options.headers.iter().cloned());
+            if let Some(replaced) = hooks.headers(&model, &own).await {
+                model.headers = None;
+                options.headers = replaced;
+            }
+        }
+        let call = provider_hooks::CallHooks {
+            hooks,
+            wanted,
+            model: std::sync::Arc::new(model.clone()),
+        };
+        let mut inner = provider_hooks::with_call(call, || provider(&model, &context, options, key));
+        while let Some(event) = inner.next_event().await {
+            if !tx.send(event).await {
+                break;
+            }
+        }
+    });
+    stream
 }
 
 /// The key a call authenticates with: the option, else the provider's environment variable.

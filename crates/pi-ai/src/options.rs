@@ -6,6 +6,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::events::AssistantStream;
+use crate::provider_hooks::ProviderHooks;
 use crate::types::{Context, Model, ThinkingBudgets, ThinkingLevel};
 
 /// How long the provider should keep the prompt cache.
@@ -49,6 +50,8 @@ pub struct StreamOptions {
     /// Cancelling ends the stream with an `aborted` error event.
     pub cancel: CancellationToken,
     pub on_payload: Option<PayloadHook>,
+    /// Asynchronous hooks around the request (headers, body, response, provider events).
+    pub provider_hooks: Option<Arc<dyn ProviderHooks>>,
     /// Retries of an HTTP error before the stream starts (provider layer); default 2.
     pub max_retries: Option<u32>,
     /// Longest server-requested retry delay that is honoured; default 60 000 ms.

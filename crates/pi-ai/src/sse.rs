@@ -237,6 +237,7 @@ where
     pub async fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
         loop {
             if let Some(e) = self.ready.pop_front() {
+                crate::provider_hooks::report_stream_event(&e.data).await;
                 return Ok(Some(e));
             }
             if self.done {

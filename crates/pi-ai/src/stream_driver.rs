@@ -366,7 +366,9 @@ where
     let Ok(handle) = tokio::runtime::Handle::try_current() else {
         return error_stream(model, "pi-ai streaming needs a running tokio runtime".to_string());
     };
-    handle.spawn(async move {
+    // The caller's provider hooks (see `provider_hooks`) follow the call into its task.
+    let call_hooks = crate::provider_hooks::current();
+    handle.spawn(crate::provider_hooks::scoped(call_hooks, async move {
         let result = {
             let fut = body(&mut emitter);
             tokio::select! {
@@ -393,7 +395,7 @@ where
             Err(ProviderError::Message(m)) => emitter.finish_err(StopReason::Error, m).await,
             Err(ProviderError::ConsumerGone) => {}
         }
-    });
+    }));
     stream
 }
 

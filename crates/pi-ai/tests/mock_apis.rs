@@ -383,6 +383,7 @@ per_api!(
     length_stop,
     empty_stream,
     headers_and_payload_hook,
+    async_provider_hooks,
     dropped_connection_mid_tool_call,
     connection_refused,
 );
@@ -1509,6 +1510,87 @@ async fn headers_and_payload_hook(api: Api) {
     assert_eq!(sent.header("x-model-header"), Some("m"));
     assert_eq!(sent.header("x-both"), Some("from call"));
     assert_eq!(sent.body["x_hooked"], true);
+}
+
+/// Records what the asynchronous provider hooks saw, and rewrites the headers and the body.
+#[derive(Default)]
+struct RecordingHooks {
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl pi_ai::ProviderHooks for RecordingHooks {
+    fn wanted(&self) -> pi_ai::WantedHooks {
+        pi_ai::WantedHooks {
+            headers: true,
+            payload: true,
+            response: true,
+            stream_events: true,
+        }
+    }
+
+    async fn headers(&self, _model: &Model, headers: &[(String, String)]) -> Option<Vec<(String, String)>> {
+        let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
+        self.seen.lock().unwrap().push(format!("headers {}", names.join(",")));
+        // Drop the model's header, keep the call's, add one.
+        let mut out: Vec<(String, String)> = headers.iter().filter(|(n, _)| n != "x-model-header").cloned().collect();
+        out.push(("x-added".into(), "yes".into()));
+        Some(out)
+    }
+
+    async fn payload(&self, _model: &Model, body: &Value) -> Option<Value> {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        self.seen.lock().unwrap().push("payload".into());
+        let mut body = body.clone();
+        body["x_async_hooked"] = json!(true);
+        Some(body)
+    }
+
+    async fn response(&self, _model: &Model, status: u16, headers: &[(String, String)]) {
+        let has_type = headers.iter().any(|(n, _)| n == "content-type");
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("response {status} content-type={has_type}"));
+    }
+
+    async fn stream_event(&self, _model: &Model, data: &Value) {
+        assert!(data.is_object() || data.is_array(), "{data}");
+        self.seen.lock().unwrap().push("event".into());
+    }
+}
+
+/// The asynchronous hooks run in request order: headers, body, response, then each provider
+/// event; their rewrites are what the server receives.
+async fn async_provider_hooks(api: Api) {
+    let server = MockServer::start(Script::sequential(vec![Turn::text("ok")]))
+        .await
+        .unwrap();
+    let mut m = model(api, &server);
+    m.headers = Some(json!({"x-model-header": "m"}).as_object().unwrap().clone());
+    let hooks = std::sync::Arc::new(RecordingHooks::default());
+    let opts = StreamOptions {
+        headers: vec![("x-call".into(), "c".into())],
+        provider_hooks: Some(hooks.clone()),
+        ..options()
+    };
+    let run = run(&m, &context("hello"), opts).await;
+    assert_eq!(run.message.text(), "ok", "{:?}", run.message.error_message);
+    let sent = &server.requests()[0];
+    assert_eq!(sent.header("x-model-header"), None);
+    assert_eq!(sent.header("x-call"), Some("c"));
+    assert_eq!(sent.header("x-added"), Some("yes"));
+    assert_eq!(sent.body["x_async_hooked"], true);
+    let seen = hooks.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen[..3],
+        [
+            "headers x-model-header,x-call",
+            "payload",
+            "response 200 content-type=true"
+        ]
+    );
+    assert!(seen.len() > 4 && seen[3..].iter().all(|s| s == "event"), "{seen:?}");
 }
 
 /// An error while a Gemini thinking block streams. The provider keeps the block's thought

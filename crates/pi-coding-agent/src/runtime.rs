@@ -16,6 +16,7 @@ use crate::config::model_resolver::{
 use crate::config::paths::{self, DocsPaths, Paths};
 use crate::config::settings::SettingsManager;
 use crate::extensions::hooks::ExtensionHooks;
+use crate::extensions::provider_events::ExtensionProviderHooks;
 use crate::services::Services;
 use crate::session::agent_session::lock;
 use crate::session::hooks::SessionHooks;
@@ -167,12 +168,14 @@ fn tool_loadout(
     let custom = resources.prompt_sources.custom.clone();
     let append = resources.prompt_sources.append.clone();
     let context_files = resources.context_files.clone();
-    let skills = resources.skills.skills.clone();
+    // Read at each build: extensions may add skills after startup (`resources_discover`).
+    let resources = resources.clone();
     let cwd = cwd.to_path_buf();
     Loadout::new(
         registry,
         Box::new(move |tools| {
             let mcp_servers = mcp.prompt_section(&|name| tools.iter().any(|t| t.name == name));
+            let skills = resources.skills();
             build_sections(&SystemPromptInput {
                 custom_prompt: custom.as_deref(),
                 tools,
@@ -360,6 +363,7 @@ pub fn build_with_store(
         ..Default::default()
     };
     stream_options.session_id = Some(store.session_id().to_string());
+    stream_options.provider_hooks = Some(Arc::new(ExtensionProviderHooks::new(Arc::clone(services.extensions()))));
     let agent = Agent::new(AgentOptions {
         system_prompt: initial.system_prompt,
         model: model.clone().unwrap_or_else(pi_agent::unknown_model),

@@ -117,6 +117,9 @@ function handlerList(registry, event) {
 
 const SESSION_BEFORE = new Set(["session_before_switch", "session_before_fork", "session_before_compact", "session_before_tree"]);
 const BOUNDARY = new Set(["turn_end", "agent_before_settle"]);
+// pi's wording: clients match on it.
+const LEADING_SYSTEM_REMOVED =
+	"Handler removed the leading system message; the request has no prompt or initial tool declarations. Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage().";
 
 /**
  * Run every handler of `event` and combine what they return. Returns `{result, errors}`:
@@ -204,8 +207,13 @@ export async function dispatch(runtime, registry, event, payload) {
 			}
 		} else if (event === "context" || event === "context_with_system") {
 			if (Array.isArray(returned.messages)) {
+				const hadLeadingSystem = data.messages[0]?.role === "system";
 				data.messages = returned.messages;
 				changedMessages = true;
+				if (event === "context_with_system" && hadLeadingSystem && data.messages[0]?.role !== "system") {
+					// Reported, but the handler's list is still what is used.
+					fail(ext, new Error(LEADING_SYSTEM_REMOVED));
+				}
 			}
 		} else if (event === "tool_result") {
 			for (const key of ["content", "details", "isError", "usage"]) {

@@ -104,11 +104,15 @@ impl ExtensionRunner {
         }
     }
 
-    /// `context` before a request; `None` when no extension handles it.
-    pub async fn emit_context(&self, messages: &[Value]) -> Result<Emitted<Option<ContextOutcome>>, HostError> {
-        match self.emit_raw("context", json!({ "messages": messages })).await? {
+    /// `context` or `context_with_system` before a request; `None` when no extension handles it.
+    pub async fn emit_context(
+        &self,
+        event: &str,
+        messages: &[Value],
+    ) -> Result<Emitted<Option<ContextOutcome>>, HostError> {
+        match self.emit_raw(event, json!({ "messages": messages })).await? {
             Some((result, errors)) => {
-                let outcome = parse(&result).map_err(|e| bad_reply("context", e))?;
+                let outcome = parse(&result).map_err(|e| bad_reply(event, e))?;
                 Ok((Some(outcome), errors))
             }
             None => Ok((None, Vec::new())),

@@ -115,7 +115,16 @@ pub(crate) async fn post_bytes(
     policy: RetryPolicy,
     describe: impl Fn(&HttpError) -> String,
 ) -> Result<reqwest::Response, ProviderError> {
-    http::post_json(url, headers, payload.into(), policy)
+    let call = crate::provider_hooks::current();
+    let payload = match &call {
+        Some(call) => crate::provider_hooks::rewrite_payload(call, payload).await,
+        None => payload,
+    };
+    let response = http::post_json(url, headers, payload.into(), policy)
         .await
-        .map_err(|e| ProviderError::Message(describe(&e)))
+        .map_err(|e| ProviderError::Message(describe(&e)))?;
+    if let Some(call) = &call {
+        crate::provider_hooks::report_response(call, &response).await;
+    }
+    Ok(response)
 }

@@ -1,5 +1,6 @@
-//! The agent loop's extension events as [`AgentHooks`]: `context` before each request,
-//! `tool_call` before each tool and `tool_result` after it. Joined to the session's hook
+//! The agent loop's extension events as [`AgentHooks`]: `context` and `context_with_system`
+//! before each request, `message_end` (which may replace the message), `tool_call` before
+//! each tool and `tool_result` after it. Joined to the session's hook
 //! chain after the session's own hooks; with no runner loaded each hook returns at once.
 
 use std::sync::Arc;
@@ -10,7 +11,10 @@ use pi_ai::Content;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
+use pi_extensions::ExtensionRunner;
+
 use super::ExtensionSlot;
+use crate::session::system_message;
 
 /// The extension events of the agent loop.
 pub struct ExtensionHooks {
@@ -21,6 +25,51 @@ impl ExtensionHooks {
     pub fn new(slot: Arc<ExtensionSlot>) -> Self {
         ExtensionHooks { slot }
     }
+
+    /// `context`: handlers see the conversation without its system messages. A changed list
+    /// gets the current system head back in front (pi 1.6); an unchanged one keeps the
+    /// transcript as it is, system messages in their places.
+    async fn context(&self, runner: &ExtensionRunner, messages: &[AgentMessage]) -> Option<Vec<AgentMessage>> {
+        let visible: Vec<Value> = messages
+            .iter()
+            .filter(|m| !system_message::is_system(m))
+            .filter_map(|m| serde_json::to_value(m).ok())
+            .collect();
+        let emitted = runner.emit_context("context", &visible).await;
+        let outcome = self.slot.settle("context", emitted).await??;
+        if !outcome.replaced && outcome.messages == visible {
+            return None;
+        }
+        let head = system_message::current_head(messages);
+        Some(head.into_iter().chain(agent_messages(outcome.messages)).collect())
+    }
+
+    /// `context_with_system`: handlers see the whole transcript, system messages included,
+    /// and what they return is used as it is.
+    async fn context_with_system(
+        &self,
+        runner: &ExtensionRunner,
+        messages: &[AgentMessage],
+    ) -> Option<Vec<AgentMessage>> {
+        let values: Vec<Value> = messages.iter().filter_map(|m| serde_json::to_value(m).ok()).collect();
+        let emitted = runner.emit_context("context_with_system", &values).await;
+        let outcome = self.slot.settle("context_with_system", emitted).await??;
+        if !outcome.replaced && outcome.messages == values {
+            return None;
+        }
+        Some(agent_messages(outcome.messages))
+    }
+}
+
+/// Messages a handler returned, as agent messages (entries that are not messages are dropped).
+fn agent_messages(values: Vec<Value>) -> Vec<AgentMessage> {
+    values
+        .into_iter()
+        .filter_map(|v| match v {
+            Value::Object(map) => AgentMessage::from_map(map).ok(),
+            _ => None,
+        })
+        .collect()
 }
 
 fn content_of(values: Vec<Value>) -> Vec<Content> {
@@ -40,26 +89,40 @@ impl AgentHooks for ExtensionHooks {
         let Some(runner) = self.slot.runner() else {
             return Ok(None);
         };
-        if !runner.registrations().handles("context") {
-            return Ok(None);
+        let registrations = runner.registrations();
+        let mut current: Option<Vec<AgentMessage>> = None;
+        if registrations.handles("context") {
+            current = self.context(&runner, messages).await;
         }
-        let values: Vec<Value> = messages.iter().filter_map(|m| serde_json::to_value(m).ok()).collect();
-        let emitted = runner.emit_context(&values).await;
-        let Some(Some(outcome)) = self.slot.settle("context", emitted).await else {
+        if registrations.handles("context_with_system") {
+            let input = current.as_deref().unwrap_or(messages);
+            if let Some(next) = self.context_with_system(&runner, input).await {
+                current = Some(next);
+            }
+        }
+        Ok(current)
+    }
+
+    async fn message_end(&self, message: &AgentMessage) -> Result<Option<AgentMessage>, HookError> {
+        let Some(runner) = self.slot.runner() else {
             return Ok(None);
         };
-        if !outcome.replaced && outcome.messages == values {
+        if !runner.registrations().handles("message_end") {
             return Ok(None);
         }
-        let next = outcome
-            .messages
-            .into_iter()
-            .filter_map(|v| match v {
-                Value::Object(map) => AgentMessage::from_map(map).ok(),
-                _ => None,
-            })
-            .collect();
-        Ok(Some(next))
+        let payload = json!({ "message": message });
+        let dispatched = runner
+            .dispatch("message_end", payload)
+            .await
+            .map(|d| (d.result, d.errors));
+        let Some(result) = self.slot.settle("message_end", dispatched).await else {
+            return Ok(None);
+        };
+        // The host checked the role; a message that does not parse keeps the original.
+        Ok(match result.get("message") {
+            Some(Value::Object(map)) => AgentMessage::from_map(map.clone()).ok(),
+            _ => None,
+        })
     }
 
     async fn before_tool_call(

@@ -1,13 +1,17 @@
 //! The extension events of session replacement (`/new`, `/resume`, `/fork`, `/clone`,
 //! `/reload`): `session_shutdown` for the old session, a fresh extension runtime in the same
-//! host (modules kept, except on `/reload`), and `session_start` for the new one.
+//! host (modules kept, except on `/reload`), and `session_start` for the new one, followed by
+//! `resources_discover`.
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use pi_extensions::protocol::ExtensionError;
+
 use super::startup::session_state;
 use super::ExtensionSlot;
+use crate::resources::loader::DiscoveredPaths;
 use crate::session::AgentSession;
 
 /// Why a session is replaced, as pi names it in `session_shutdown` and `session_start`.
@@ -95,4 +99,52 @@ pub async fn after_replacement(
     }
     let emitted = runner.emit("session_start", payload).await;
     slot.settle("session_start", emitted.map(|e| ((), e))).await;
+    discover_resources(slot, session, reason == Replacement::Reload).await;
+}
+
+/// `resources_discover` after a `session_start`: the skills, prompt templates and themes
+/// extensions name join the session's (pi 1.6 sends `reload` after a reload, else `startup`).
+/// A path that does not load is reported as an extension error of this event.
+pub async fn discover_resources(slot: &Arc<ExtensionSlot>, session: &AgentSession, reload: bool) {
+    const EVENT: &str = "resources_discover";
+    let Some(runner) = slot.runner() else { return };
+    if !runner.registrations().handles(EVENT) {
+        return;
+    }
+    let payload = json!({
+        "cwd": session.cwd().display().to_string(),
+        "reason": if reload { "reload" } else { "startup" },
+    });
+    let dispatched = runner.dispatch(EVENT, payload).await.map(|d| (d.result, d.errors));
+    let Some(result) = slot.settle(EVENT, dispatched).await else {
+        return;
+    };
+    let list = |key: &str| -> Vec<String> {
+        result
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
+    };
+    let found = DiscoveredPaths {
+        skill_paths: list("skillPaths"),
+        prompt_paths: list("promptPaths"),
+        theme_paths: list("themePaths"),
+    };
+    if found.is_empty() {
+        return;
+    }
+    let problems: Vec<ExtensionError> = session
+        .add_discovered_resources(found)
+        .into_iter()
+        .map(|d| ExtensionError {
+            extension_path: d.path.display().to_string(),
+            event: EVENT.to_string(),
+            error: d.message,
+            stack: None,
+        })
+        .collect();
+    slot.report(problems).await;
 }

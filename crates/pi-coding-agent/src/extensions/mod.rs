@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod host;
 pub mod lifecycle;
 pub mod observe;
+pub mod provider_events;
 pub mod startup;
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -49,6 +49,12 @@ impl EventObserver {
             self.after(event);
             return;
         };
+        if name == "message_end" {
+            // Delivered by the agent loop's hook (`ExtensionHooks::message_end`), which may
+            // replace the message before anyone sees it.
+            self.after(event);
+            return;
+        }
         if !runner.registrations().handles(name) {
             self.after(event);
             return;

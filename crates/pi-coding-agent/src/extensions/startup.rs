@@ -170,6 +170,7 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     }
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
+    super::lifecycle::discover_resources(&slot, session, false).await;
     Ok(())
 }
 

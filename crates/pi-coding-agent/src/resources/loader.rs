@@ -1,14 +1,17 @@
 //! One call that loads every resource a session needs for its system prompt and input
 //! expansion, honouring the CLI switches and the settings entries. Themes are left out
-//! (only the interactive mode needs them; see [`super::themes::load_themes`]).
+//! (only the interactive mode needs them; see [`super::themes::load_themes`]). Extensions
+//! may add skills, prompt templates and themes later (`resources_discover`): those join the
+//! loaded ones, which win a name both have.
 
 use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
 use super::context_files::{load_context_files, load_prompt_sources, ContextFile, PromptSources};
-use super::prompt_templates::{load_prompt_templates, LoadedTemplates, TemplateSources};
-use super::skills::{load_skills, LoadedSkills, SkillSources};
+use super::prompt_templates::{load_prompt_templates, LoadedTemplates, PromptTemplate, TemplateSources};
+use super::skills::{load_skills, LoadedSkills, Skill, SkillSources};
 use super::themes::ThemeSources;
 use super::Diagnostic;
 use crate::config::paths::Paths;
@@ -56,6 +59,114 @@ pub struct Resources {
     pub skills: LoadedSkills,
     pub templates: LoadedTemplates,
     pub diagnostics: Vec<Diagnostic>,
+    /// What extensions added since (shared by every clone: the session and its loadout).
+    pub discovered: Arc<RwLock<Discovered>>,
+}
+
+/// Resources extensions named in `resources_discover`, loaded from their paths.
+#[derive(Debug, Clone, Default)]
+pub struct Discovered {
+    pub skill_paths: Vec<String>,
+    pub prompt_paths: Vec<String>,
+    pub theme_paths: Vec<String>,
+    pub skills: Vec<Skill>,
+    pub templates: Vec<PromptTemplate>,
+}
+
+/// Paths extensions returned from `resources_discover`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DiscoveredPaths {
+    pub skill_paths: Vec<String>,
+    pub prompt_paths: Vec<String>,
+    pub theme_paths: Vec<String>,
+}
+
+impl DiscoveredPaths {
+    pub fn is_empty(&self) -> bool {
+        self.skill_paths.is_empty() && self.prompt_paths.is_empty() && self.theme_paths.is_empty()
+    }
+}
+
+/// `extra` appended to `paths`, without repeats.
+fn merge_paths(paths: &mut Vec<String>, extra: Vec<String>) {
+    for path in extra {
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+}
+
+impl Resources {
+    /// The skills in force: those loaded at startup, then those extensions added.
+    pub fn skills(&self) -> Vec<Skill> {
+        let mut skills = self.skills.skills.clone();
+        if let Ok(discovered) = self.discovered.read() {
+            for skill in &discovered.skills {
+                if !skills.iter().any(|s| s.name == skill.name) {
+                    skills.push(skill.clone());
+                }
+            }
+        }
+        skills
+    }
+
+    /// The prompt templates in force, in the same order.
+    pub fn templates(&self) -> Vec<PromptTemplate> {
+        let mut templates = self.templates.templates.clone();
+        if let Ok(discovered) = self.discovered.read() {
+            for template in &discovered.templates {
+                if !templates.iter().any(|t| t.name == template.name) {
+                    templates.push(template.clone());
+                }
+            }
+        }
+        templates
+    }
+
+    /// Theme files or folders extensions added.
+    pub fn discovered_theme_paths(&self) -> Vec<String> {
+        self.discovered
+            .read()
+            .map(|d| d.theme_paths.clone())
+            .unwrap_or_default()
+    }
+
+    /// Add what extensions discovered (paths relative to the cwd of `paths`), reloading the
+    /// skills and templates of every path added so far. Returns the diagnostics of the load.
+    pub fn add_discovered(&self, paths: &Paths, found: DiscoveredPaths) -> Vec<Diagnostic> {
+        let Ok(mut discovered) = self.discovered.write() else {
+            return Vec::new();
+        };
+        let mut diagnostics = Vec::new();
+        if !found.skill_paths.is_empty() {
+            merge_paths(&mut discovered.skill_paths, found.skill_paths);
+            let loaded = load_skills(
+                paths,
+                &SkillSources {
+                    cli_paths: discovered.skill_paths.clone(),
+                    no_defaults: true,
+                    ..Default::default()
+                },
+            );
+            diagnostics.extend(loaded.diagnostics);
+            discovered.skills = loaded.skills;
+        }
+        if !found.prompt_paths.is_empty() {
+            merge_paths(&mut discovered.prompt_paths, found.prompt_paths);
+            let loaded = load_prompt_templates(
+                paths,
+                &TemplateSources {
+                    cli_paths: discovered.prompt_paths.clone(),
+                    no_defaults: true,
+                    ..Default::default()
+                },
+            );
+            diagnostics.extend(loaded.diagnostics);
+            discovered.templates = loaded.templates;
+        }
+        merge_paths(&mut discovered.theme_paths, found.theme_paths);
+        diagnostics
+    }
 }
 
 fn entries(map: &serde_json::Map<String, Value>, key: &str) -> Vec<String> {
@@ -126,6 +237,7 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
         skills,
         templates,
         diagnostics,
+        discovered: Arc::default(),
     }
 }
 

@@ -348,15 +348,27 @@ impl AgentSession {
         }
     }
 
+    /// Add the skills, prompt templates and themes extensions discovered; the next prompt's
+    /// system prompt lists the new skills. Returns the load's diagnostics.
+    pub fn add_discovered_resources(
+        &self,
+        found: crate::resources::loader::DiscoveredPaths,
+    ) -> Vec<crate::resources::Diagnostic> {
+        let paths = crate::config::paths::Paths::for_cwd(&self.inner.cwd);
+        let diagnostics = self.inner.resources.add_discovered(&paths, found);
+        self.inner.loadout.invalidate();
+        diagnostics
+    }
+
     /// Expand `/skill:name` and prompt templates as pi does before a prompt is sent.
     pub fn expand_input(&self, text: &str) -> Result<String, PromptError> {
-        let skills = &self.inner.resources.skills.skills;
-        let text = match expand_skill_command(text, skills) {
+        let skills = self.inner.resources.skills();
+        let text = match expand_skill_command(text, &skills) {
             Ok(Some(expanded)) => expanded,
             Ok(None) => text.to_string(),
             Err(e) => return Err(PromptError::Skill(e)),
         };
-        Ok(expand_prompt_template(&text, &self.inner.resources.templates.templates))
+        Ok(expand_prompt_template(&text, &self.inner.resources.templates()))
     }
 
     fn docs_hint(&self) -> String {

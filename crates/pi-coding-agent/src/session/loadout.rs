@@ -95,6 +95,13 @@ impl Loadout {
         }
     }
 
+    /// Build the prompt again at next use, and count it as changed (its inputs other than the
+    /// tools changed: extensions added skills).
+    pub fn invalidate(&self) {
+        *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.applied.store(u64::MAX, Ordering::Relaxed);
+    }
+
     /// The system prompt text for the registry as it is now.
     pub fn system_prompt(&self) -> String {
         self.sections().render()

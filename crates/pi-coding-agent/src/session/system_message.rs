@@ -144,6 +144,40 @@ pub fn declare_changes(
     Some(AgentMessage::Custom(CustomMessage::new("system", fields)))
 }
 
+/// Whether `message` is one of the transcript's system messages.
+pub fn is_system(message: &AgentMessage) -> bool {
+    system_fields(message).is_some()
+}
+
+/// One system message declaring all that the transcript's system messages add up to (pi's
+/// current system head), or `None` when the transcript has none. A `context` handler that
+/// changes the conversation gets it back in front of the list it returned.
+pub fn current_head(messages: &[AgentMessage]) -> Option<AgentMessage> {
+    let declared = replay(messages);
+    if !declared.recorded {
+        return None;
+    }
+    let timestamp = messages
+        .iter()
+        .rev()
+        .filter_map(system_fields)
+        .find_map(|f| f.get("timestamp").cloned())
+        .unwrap_or(Value::from(0));
+    let mut fields = Map::new();
+    fields.insert("content".into(), Value::from(""));
+    if !declared.sections.is_empty() {
+        fields.insert("sections".into(), Value::Object(declared.sections));
+    }
+    fields.insert("timestamp".into(), timestamp);
+    if !declared.tools.is_empty() {
+        fields.insert(
+            "toolsAdded".into(),
+            Value::Array(declared.tools.into_values().collect()),
+        );
+    }
+    Some(AgentMessage::Custom(CustomMessage::new("system", fields)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

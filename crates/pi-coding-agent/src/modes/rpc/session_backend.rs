@@ -405,8 +405,7 @@ impl RpcBackend for SessionBackend {
         let session = self.session();
         let resources = session.resources();
         let mut commands: Vec<SlashCommand> = resources
-            .templates
-            .templates
+            .templates()
             .iter()
             .map(|t| SlashCommand {
                 name: t.name.clone(),
@@ -415,7 +414,7 @@ impl RpcBackend for SessionBackend {
                 source_info: source_info(&t.file_path, &t.scope, None),
             })
             .collect();
-        commands.extend(resources.skills.skills.iter().map(|s| SlashCommand {
+        commands.extend(resources.skills().iter().map(|s| SlashCommand {
             name: format!("skill:{}", s.name),
             description: (!s.description.is_empty()).then(|| s.description.clone()),
             source: CommandSource::Skill,

@@ -44,6 +44,13 @@ function describe(name: string, event: any): string {
 			return `messages=${event.messages?.filter((m: any) => m.role !== "system").length}`;
 		case "agent_settled":
 			return `aborted=${event.aborted}`;
+		case "context":
+		case "context_with_system":
+			return `messages=${event.messages?.length} roles=${event.messages?.map((m: any) => m.role).join(",")}`;
+		case "after_provider_response":
+			return `status=${event.status}`;
+		case "before_provider_request":
+			return `hasMessages=${Array.isArray(event.payload?.messages)}`;
 		default:
 			return "";
 	}
