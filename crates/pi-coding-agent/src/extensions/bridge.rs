@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use pi_agent::AgentMessage;
+use pi_extensions::protocol::ExtensionError;
 use pi_extensions::InputOutcome;
 use serde_json::{json, Map, Value};
 
 use super::observe::EventObserver;
 use super::ExtensionSlot;
+use crate::session::boundary::BoundaryResult;
 use crate::session::events::SessionEvent;
 use crate::session::extensions::{
     BeforeAgentStart, CompactDecision, InputAction, SessionExtensions, TreeDecision, UserBashDecision,
@@ -184,6 +186,32 @@ impl SessionExtensions for ExtensionBridge {
             },
             _ => CompactDecision::Proceed,
         }
+    }
+
+    async fn boundary(&self, event: &str, payload: Value) -> Option<BoundaryResult> {
+        let runner = self.slot.runner()?;
+        let dispatched = runner.dispatch(event, payload).await.map(|d| (d.result, d.errors));
+        let result = self.slot.settle(event, dispatched).await?;
+        let result = result.as_object()?;
+        Some(BoundaryResult {
+            entries: result
+                .get("entries")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            continue_run: result.get("continue").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+
+    async fn report_boundary_error(&self, event: &str, message: String) {
+        self.slot
+            .report(vec![ExtensionError {
+                extension_path: "<boundary>".to_string(),
+                event: event.to_string(),
+                error: message,
+                stack: None,
+            }])
+            .await;
     }
 }
 

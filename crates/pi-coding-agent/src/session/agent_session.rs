@@ -501,6 +501,15 @@ impl AgentSession {
         self.retry_until_settled().await;
         self.compact_if_needed(true).await;
         self.flush_held_messages();
+        // `agent_before_settle` may ask for more; each continuation settles the same way.
+        while self.before_settle().await {
+            if self.inner.agent.continue_run().await.is_err() {
+                break;
+            }
+            self.retry_until_settled().await;
+            self.compact_if_needed(true).await;
+            self.flush_held_messages();
+        }
         self.emit_settled().await;
         Ok(())
     }

@@ -111,6 +111,15 @@ pub trait SessionExtensions: Send + Sync {
     async fn before_compact(&self, _payload: serde_json::Value) -> CompactDecision {
         CompactDecision::Proceed
     }
+
+    /// A boundary event (`agent_before_settle`): the entry drafts and continuation the
+    /// handlers left, or `None` when none changed the proposal.
+    async fn boundary(&self, _event: &str, _payload: serde_json::Value) -> Option<super::boundary::BoundaryResult> {
+        None
+    }
+
+    /// Report a boundary problem as pi does (an extension error from `<boundary>`).
+    async fn report_boundary_error(&self, _event: &str, _message: String) {}
 }
 
 /// No extensions loaded.

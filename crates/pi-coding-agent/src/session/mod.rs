@@ -1,6 +1,7 @@
 //! AgentSession: the agent loop joined with the session store, tools, settings and models.
 
 pub mod agent_session;
+pub mod boundary;
 pub mod compaction_ops;
 pub mod events;
 mod extension_messages;

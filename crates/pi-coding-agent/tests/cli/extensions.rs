@@ -390,21 +390,6 @@ fn probe_script() -> Script {
     ])
 }
 
-/// Events pi 1.6 emits that this build does not emit yet (provider-level events, the boundary
-/// chain, resource discovery); left out of the comparison and listed in the docs.
-const NOT_EMITTED_YET: &[&str] = &["agent_before_settle"];
-
-fn comparable(trace: Vec<String>) -> Vec<String> {
-    trace
-        .into_iter()
-        .filter(|line| {
-            !NOT_EMITTED_YET
-                .iter()
-                .any(|skip| line == skip || line.starts_with(&format!("{skip} ")))
-        })
-        .collect()
-}
-
 #[test]
 fn an_extension_sees_a_prompts_events_in_the_order_and_shape_of_pi_16() {
     let test = "an_extension_sees_a_prompts_events_in_the_order_and_shape_of_pi_16";
@@ -444,7 +429,6 @@ fn an_extension_sees_a_prompts_events_in_the_order_and_shape_of_pi_16() {
     let theirs = trace_of(crate::harness::Pi::from_command(cmd), &trace_file);
     // `provider_stream_event` runs beside `message_update` in pi 1.6 (extensions-1.6.md §3.1),
     // so only its count per request is compared, and the order of everything else.
-    let (ours, theirs) = (comparable(ours), comparable(theirs));
     assert_eq!(stream_events_per_request(&ours), stream_events_per_request(&theirs));
     assert_eq!(without_stream_events(ours), without_stream_events(theirs));
 }
@@ -559,6 +543,63 @@ fn skills_and_prompts_an_extension_discovers_join_the_session() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn agent_before_settle_adds_entries_and_asks_for_one_more_request() {
+    let test = "agent_before_settle_adds_entries_and_asks_for_one_more_request";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::sequential(vec![Turn::text("first"), Turn::text("second")]));
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &fixture("settle.ts"), "-p", "go"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout.trim(), "second", "{run:?}");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        user_texts(&requests[1].body),
+        vec!["go".to_string(), "please go on".to_string()]
+    );
+    let session = std::fs::read_to_string(fx.only_session()).unwrap();
+    let entries: Vec<Value> = session.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let note = entries
+        .iter()
+        .find(|e| e["type"] == "custom_message")
+        .expect("the note");
+    assert_eq!(note["content"], "please go on");
+    let mark = entries.iter().find(|e| e["type"] == "custom").expect("the mark");
+    let seen = json!([
+        "completed canContinue=false entries=0",
+        "completed canContinue=false entries=0"
+    ]);
+    assert_eq!(mark["data"]["seen"], seen);
+
+    // pi 1.6 does the same with the same extension.
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let mock = Mock::start(Script::sequential(vec![Turn::text("first"), Turn::text("second")]));
+    let fx = Fixture::new(&mock);
+    let mut cmd = reference.command();
+    cmd.args(["-e", &fixture("settle.ts"), "-p", "go"])
+        .current_dir(&fx.proj)
+        .envs(fx.agent.env());
+    let run = crate::harness::Pi::from_command(cmd).run();
+    run.assert_ok();
+    assert_eq!(run.stdout.trim(), "second", "{run:?}");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        user_texts(&requests[1].body),
+        vec!["go".to_string(), "please go on".to_string()]
+    );
+    let session = std::fs::read_to_string(fx.only_session()).unwrap();
+    let mark = session
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["type"] == "custom")
+        .expect("the reference's mark");
+    assert_eq!(mark["data"]["seen"], seen);
 }
 
 #[test]

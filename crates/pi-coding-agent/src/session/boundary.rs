@@ -1,0 +1,244 @@
+//! pi 1.6's boundary events (`agent_before_settle`, and the entries of `turn_end`): at the
+//! last point a run can still be acted on, extensions return drafts of entries to append
+//! (`custom`, `custom_message`, `context_edit`; `compaction` is refused) and may ask for one
+//! more request.
+//!
+//! Drafts are checked first and committed in order; one invalid draft drops them all (pi's
+//! `Invalid boundary entries`). Each committed entry is announced as `entry_appended`.
+
+use pi_agent::AgentMessage;
+use pi_ai::StopReason;
+use serde_json::{json, Map, Value};
+
+use super::agent_session::{lock, AgentSession};
+use super::events::SessionEvent;
+
+/// What the handlers of a boundary event left.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoundaryResult {
+    /// Entry drafts, in the order to append them.
+    pub entries: Vec<Value>,
+    /// Whether one more request was asked for.
+    pub continue_run: bool,
+}
+
+/// One checked draft.
+#[derive(Debug, Clone, PartialEq)]
+enum Draft {
+    Custom {
+        custom_type: String,
+        data: Option<Value>,
+    },
+    CustomMessage(Box<AgentMessage>),
+    ContextEdit {
+        target_id: String,
+        replacement: Option<Value>,
+    },
+}
+
+fn text_field<'a>(draft: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
+    draft
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("{key} must be a non-empty string"))
+}
+
+/// Check one draft; the error names what is wrong.
+fn parse_draft(value: &Value) -> Result<Draft, String> {
+    let Value::Object(draft) = value else {
+        return Err("an entry must be an object".into());
+    };
+    match draft.get("type").and_then(Value::as_str) {
+        Some("custom") => Ok(Draft::Custom {
+            custom_type: text_field(draft, "customType")?.to_string(),
+            data: draft.get("data").filter(|d| !d.is_null()).cloned(),
+        }),
+        Some("custom_message") => {
+            let mut fields = Map::new();
+            fields.insert("role".into(), json!("custom"));
+            fields.insert("customType".into(), json!(text_field(draft, "customType")?));
+            let content = draft.get("content").cloned().unwrap_or_else(|| json!([]));
+            if !(content.is_string() || content.is_array()) {
+                return Err("content must be a string or an array of content blocks".into());
+            }
+            fields.insert("content".into(), content);
+            fields.insert(
+                "display".into(),
+                json!(draft.get("display").and_then(Value::as_bool).unwrap_or(true)),
+            );
+            if let Some(details) = draft.get("details").filter(|d| !d.is_null()) {
+                fields.insert("details".into(), details.clone());
+            }
+            fields.insert("timestamp".into(), json!(pi_ai::now_ms()));
+            AgentMessage::from_map(fields)
+                .map(|m| Draft::CustomMessage(Box::new(m)))
+                .map_err(|_| "custom_message is not a valid message".to_string())
+        }
+        Some("context_edit") => {
+            let replacement = match draft.get("replacement") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(r)) if r.contains_key("content") => Some(Value::Object(r.clone())),
+                Some(_) => return Err("replacement must be null or {content}".into()),
+            };
+            Ok(Draft::ContextEdit {
+                target_id: text_field(draft, "targetId")?.to_string(),
+                replacement,
+            })
+        }
+        Some("compaction") => Err("compaction entries are not supported by this pi yet".into()),
+        Some(other) => Err(format!("unknown entry type \"{other}\"")),
+        None => Err("an entry needs a type".into()),
+    }
+}
+
+/// Check every draft: all of them, or the first error.
+fn parse_drafts(values: &[Value]) -> Result<Vec<Draft>, String> {
+    values.iter().map(parse_draft).collect()
+}
+
+/// How the run's last activity ended, as boundary events name it.
+fn outcome(last: Option<StopReason>) -> &'static str {
+    match last {
+        Some(StopReason::Aborted) => "aborted",
+        Some(StopReason::Error) => "error",
+        _ => "completed",
+    }
+}
+
+impl AgentSession {
+    /// Whether one more request could run now: the context has something besides system
+    /// messages and does not end with the assistant's answer, or messages wait in the queues.
+    fn can_continue(&self) -> bool {
+        let context_runnable = self.with_messages(|messages| {
+            let mut llm = messages.iter().filter(|m| m.as_llm().is_some() || m.role() == "custom");
+            let last_is_assistant = messages
+                .iter()
+                .rev()
+                .find(|m| m.role() != "system")
+                .is_some_and(|m| m.as_assistant().is_some());
+            llm.next().is_some() && !last_is_assistant
+        });
+        context_runnable || !lock(&self.inner.next_turn).is_empty() || self.inner.agent.has_queued_messages()
+    }
+
+    /// The boundary event's payload: the proposal so far and a preview of the context.
+    fn boundary_payload(&self) -> Value {
+        json!({
+            "outcome": outcome(self.last_assistant().map(|a| a.stop_reason)),
+            "entries": [],
+            "continue": false,
+            "context": { "canContinue": self.can_continue(), "pendingMessages": [] },
+        })
+    }
+
+    /// `agent_before_settle`, unless the run was aborted: commit the drafts, and say whether
+    /// a continuation should run (asked for and possible, or messages are queued).
+    pub(crate) async fn before_settle(&self) -> bool {
+        const EVENT: &str = "agent_before_settle";
+        let extensions = self.extensions();
+        let aborted = self
+            .last_assistant()
+            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
+        if aborted || !extensions.handles(EVENT) {
+            return false;
+        }
+        let Some(result) = extensions.boundary(EVENT, self.boundary_payload()).await else {
+            return false;
+        };
+        self.commit_drafts(EVENT, &result.entries).await;
+        if result.continue_run && !self.can_continue() {
+            extensions
+                .report_boundary_error(
+                    EVENT,
+                    format!("{EVENT} requested continuation without runnable model context"),
+                )
+                .await;
+            return false;
+        }
+        result.continue_run && self.can_continue()
+    }
+
+    /// Append the drafts of a boundary event in order, each announced as `entry_appended`;
+    /// an invalid draft is reported and none is written.
+    pub(crate) async fn commit_drafts(&self, event: &str, values: &[Value]) {
+        if values.is_empty() {
+            return;
+        }
+        let drafts = match parse_drafts(values) {
+            Ok(drafts) => drafts,
+            Err(message) => {
+                self.extensions()
+                    .report_boundary_error(event, format!("Invalid boundary entries: {message}"))
+                    .await;
+                return;
+            }
+        };
+        let mut edited_context = false;
+        for draft in drafts {
+            let written = match draft {
+                Draft::Custom { custom_type, data } => self.with_store(|s| s.append_custom(&custom_type, data)),
+                Draft::CustomMessage(message) => {
+                    self.record_outside_run(*message);
+                    Ok(self.with_store(|s| s.get_leaf_id().map(str::to_string).unwrap_or_default()))
+                }
+                Draft::ContextEdit { target_id, replacement } => {
+                    edited_context = true;
+                    self.with_store(|s| s.append_context_edit(&target_id, replacement).map(|e| e.id.clone()))
+                }
+            };
+            match written {
+                Ok(id) => {
+                    let entry = self.with_store(|s| s.get_entry(&id).and_then(|e| serde_json::to_value(e).ok()));
+                    if let Some(entry) = entry {
+                        self.emit(SessionEvent::EntryAppended { entry }).await;
+                    }
+                }
+                Err(e) => {
+                    lock(&self.inner.persist_error).get_or_insert(e.to_string());
+                }
+            }
+        }
+        if edited_context {
+            // The model's context follows the session's projection of the edits.
+            let context = self.with_store(|s| s.build_context());
+            self.inner.agent.replace_messages(context.messages);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drafts_are_checked_before_any_is_written() {
+        let good = json!({"type": "custom", "customType": "mark", "data": {"n": 1}});
+        let edit = json!({"type": "context_edit", "targetId": "abc", "replacement": null});
+        let message = json!({"type": "custom_message", "customType": "note", "content": "hi"});
+        let drafts = parse_drafts(&[good.clone(), edit, message]).unwrap();
+        assert_eq!(drafts.len(), 3);
+        assert!(matches!(&drafts[1], Draft::ContextEdit { target_id, replacement: None } if target_id == "abc"));
+        let bad = json!({"type": "context_edit", "targetId": "abc", "replacement": 3});
+        assert_eq!(
+            parse_drafts(&[good.clone(), bad]).unwrap_err(),
+            "replacement must be null or {content}"
+        );
+        assert_eq!(
+            parse_drafts(&[json!({"type": "nope"})]).unwrap_err(),
+            "unknown entry type \"nope\""
+        );
+        assert_eq!(
+            parse_drafts(&[json!({"type": "custom"})]).unwrap_err(),
+            "customType must be a non-empty string"
+        );
+    }
+
+    #[test]
+    fn the_outcome_names_how_the_run_ended() {
+        assert_eq!(outcome(Some(StopReason::Aborted)), "aborted");
+        assert_eq!(outcome(Some(StopReason::Error)), "error");
+        assert_eq!(outcome(Some(StopReason::Stop)), "completed");
+        assert_eq!(outcome(None), "completed");
+    }
+}
