@@ -2,8 +2,13 @@
 //! [`ExtensionUiHost`], pi's own built-in tools for `createBashTool()` and friends, and the
 //! fire-and-forget notifications, which arrive on the socket reader task and are queued to a
 //! task of their own here.
+//!
+//! The queue is bounded: an extension that sends notifications faster than pi applies them
+//! loses the excess, and pi says how many were dropped. The reader never waits on the queue:
+//! applying a notification may itself wait for the host's answers, which that reader reads.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
@@ -20,12 +25,29 @@ enum Queued {
     Error(ExtensionError),
 }
 
+/// Notifications that may wait to be applied; more are dropped (and counted).
+pub const MAX_QUEUED_NOTIFICATIONS: usize = 4096;
+
+/// The error reported once notifications were dropped.
+fn dropped_error(dropped: u64) -> ExtensionError {
+    ExtensionError {
+        extension_path: "<host>".to_string(),
+        event: "notification".to_string(),
+        error: format!(
+            "{dropped} extension notification(s) dropped: more than {MAX_QUEUED_NOTIFICATIONS} were waiting to be applied"
+        ),
+        stack: None,
+    }
+}
+
 /// Answers the host for one pi process.
 pub struct HostBridge {
     slot: Weak<ExtensionSlot>,
     cwd: PathBuf,
     tools: pi_tools::ToolsOptions,
-    queue: mpsc::UnboundedSender<Queued>,
+    queue: mpsc::Sender<Queued>,
+    /// Notifications dropped since the last report.
+    dropped: Arc<AtomicU64>,
     /// Where extension output may go: not onto the terminal UI's screen.
     mode: pi_extensions::Mode,
 }
@@ -57,14 +79,20 @@ impl HostBridge {
         tools: pi_tools::ToolsOptions,
         mode: pi_extensions::Mode,
     ) -> Arc<HostBridge> {
-        let (queue, mut queued) = mpsc::unbounded_channel::<Queued>();
+        let (queue, mut queued) = mpsc::channel::<Queued>(MAX_QUEUED_NOTIFICATIONS);
+        let dropped = Arc::new(AtomicU64::new(0));
         let weak = Arc::downgrade(slot);
+        let dropped_seen = Arc::clone(&dropped);
         tokio::spawn(async move {
             while let Some(item) = queued.recv().await {
                 let Some(slot) = weak.upgrade() else { break };
                 match item {
                     Queued::Error(error) => slot.report(vec![error]).await,
                     Queued::Notification(method, params) => apply_notification(&slot, &method, &params).await,
+                }
+                let lost = dropped_seen.swap(0, Ordering::Relaxed);
+                if lost > 0 {
+                    slot.report(vec![dropped_error(lost)]).await;
                 }
             }
         });
@@ -73,8 +101,16 @@ impl HostBridge {
             cwd,
             tools,
             queue,
+            dropped,
             mode,
         })
+    }
+
+    /// Queue `item` without waiting; a full queue drops it and counts the loss.
+    fn enqueue(&self, item: Queued) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.queue.try_send(item) {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     async fn builtin_tool(&self, params: &Value) -> Result<Value, String> {
@@ -211,11 +247,11 @@ impl HostHandler for HostBridge {
     }
 
     fn notification(&self, method: &str, params: Value) {
-        let _ = self.queue.send(Queued::Notification(method.to_string(), params));
+        self.enqueue(Queued::Notification(method.to_string(), params));
     }
 
     fn extension_error(&self, error: ExtensionError) {
-        let _ = self.queue.send(Queued::Error(error));
+        self.enqueue(Queued::Error(error));
     }
 
     fn output(&self, _stream: OutputStream, line: &str) {
@@ -226,5 +262,88 @@ impl HostHandler for HostBridge {
         // stdout belongs to pi's own output in every non-interactive mode: extension output
         // goes to stderr, as pi redirects it.
         eprintln!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    /// A UI that records the statuses set and the errors reported.
+    #[derive(Default)]
+    struct Recording {
+        statuses: Mutex<u64>,
+        errors: Mutex<Vec<String>>,
+    }
+
+    #[async_trait]
+    impl crate::extension_ui::ExtensionUiHost for Recording {
+        fn has_ui(&self) -> bool {
+            false
+        }
+        async fn select(&self, _: &str, _: &[String], _: DialogOptions) -> Option<String> {
+            None
+        }
+        async fn confirm(&self, _: &str, _: &str, _: DialogOptions) -> bool {
+            false
+        }
+        async fn input(&self, _: &str, _: Option<&str>, _: DialogOptions) -> Option<String> {
+            None
+        }
+        async fn editor(&self, _: &str, _: Option<&str>) -> Option<String> {
+            None
+        }
+        async fn notify(&self, _: &str, _: Option<NotifyType>) {}
+        async fn set_status(&self, _: &str, _: Option<&str>) {
+            *self.statuses.lock().unwrap() += 1;
+        }
+        async fn set_widget(&self, _: &str, _: Option<&[String]>, _: Option<WidgetPlacement>) {}
+        async fn set_title(&self, _: &str) {}
+        async fn set_editor_text(&self, _: &str) {}
+        fn editor_text(&self) -> String {
+            String::new()
+        }
+        async fn report_extension_error(&self, _: &str, _: &str, error: &str) {
+            self.errors.lock().unwrap().push(error.to_string());
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_flood_of_notifications_is_cut_at_the_bound_and_the_loss_reported() {
+        let slot = Arc::new(ExtensionSlot::default());
+        let ui = Arc::new(Recording::default());
+        slot.set_ui(ui.clone());
+        let bridge = HostBridge::spawn(
+            &slot,
+            PathBuf::from("."),
+            pi_tools::ToolsOptions::default(),
+            pi_extensions::Mode::Print,
+        );
+        // The reader side never waits: all of these return at once, before any is applied.
+        let sent = MAX_QUEUED_NOTIFICATIONS + 100;
+        for i in 0..sent {
+            bridge.notification("ui.setStatus", json!({ "args": ["k", format!("{i}")] }));
+        }
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+            if *ui.statuses.lock().unwrap() == MAX_QUEUED_NOTIFICATIONS as u64 && !ui.errors.lock().unwrap().is_empty()
+            {
+                break;
+            }
+        }
+        assert_eq!(*ui.statuses.lock().unwrap(), MAX_QUEUED_NOTIFICATIONS as u64);
+        assert_eq!(
+            ui.errors.lock().unwrap().clone(),
+            vec![format!(
+                "100 extension notification(s) dropped: more than {MAX_QUEUED_NOTIFICATIONS} were waiting to be applied"
+            )]
+        );
+        // Once drained, notifications are applied again.
+        bridge.notification("ui.setStatus", json!({ "args": ["k", "after"] }));
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(*ui.statuses.lock().unwrap(), MAX_QUEUED_NOTIFICATIONS as u64 + 1);
     }
 }
