@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_test_support::{Script, Turn};
+use pi_test_support::{Fault, Script, Turn};
 use serde_json::{json, Value};
 
 use crate::harness::{Fixture, Mock};
@@ -430,6 +430,47 @@ fn an_extension_sees_a_prompts_events_in_the_order_and_shape_of_pi_16() {
     // `provider_stream_event` runs beside `message_update` in pi 1.6 (extensions-1.6.md §3.1),
     // so only its count per request is compared, and the order of everything else.
     assert_eq!(stream_events_per_request(&ours), stream_events_per_request(&theirs));
+    assert_eq!(without_stream_events(ours), without_stream_events(theirs));
+}
+
+#[test]
+fn a_retried_prompt_gives_the_events_of_pi_16() {
+    let test = "a_retried_prompt_gives_the_events_of_pi_16";
+    let Some(env) = environment(test) else { return };
+    let trace_for = |fx: &Fixture, name: &str, mut pi: crate::harness::Pi| {
+        pi.cmd.current_dir(&fx.proj);
+        trace_of(pi, &fx.root.path().join(name))
+    };
+    let setup = || {
+        let mock = Mock::start(Script::sequential(vec![Turn::text("ok")]));
+        mock.server.fail_next(1, Fault::status(500));
+        let fx = Fixture::new(&mock);
+        fx.agent
+            .write("settings.json", r#"{"retry": {"baseDelayMs": 10}}"#)
+            .unwrap();
+        (mock, fx)
+    };
+    let (mock, fx) = setup();
+    let ours = trace_for(
+        &fx,
+        "ours.trace",
+        pi_with(&fx, &env, ["-e", &fixture("trace.ts"), "-p", "hi there"]),
+    );
+    assert_eq!(mock.requests().len(), 2);
+    // Two runs, the failed reply ended as an error, one settling at the end.
+    let count = |line: &str| ours.iter().filter(|l| l.as_str() == line).count();
+    assert_eq!(count("agent_start idle=false"), 2, "{ours:#?}");
+    assert_eq!(count("agent_settled aborted=false idle=true"), 1, "{ours:#?}");
+
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let (mock, fx) = setup();
+    let mut cmd = reference.command();
+    cmd.args(["-e", &fixture("trace.ts"), "-p", "hi there"])
+        .envs(fx.agent.env());
+    let theirs = trace_for(&fx, "reference.trace", crate::harness::Pi::from_command(cmd));
+    assert_eq!(mock.requests().len(), 2);
     assert_eq!(without_stream_events(ours), without_stream_events(theirs));
 }
 
