@@ -194,7 +194,8 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
                 });
             }
         }
-        // `ctx.shutdown` is not acted on yet.
+        // The mode decides when: RPC once idle, print mode never (it ends by itself).
+        "ctx.shutdown" => slot.request_shutdown(),
         _ => {}
     }
 }

@@ -34,6 +34,9 @@ pub struct ExtensionSlot {
     session: Mutex<Option<AgentSession>>,
     /// One lost host gives one message, not one per event that follows.
     loss_reported: AtomicBool,
+    /// `ctx.shutdown()` was called: the mode ends once what runs has settled.
+    shutdown_requested: AtomicBool,
+    shutdown_signal: tokio::sync::Notify,
 }
 
 impl Default for ExtensionSlot {
@@ -43,11 +46,34 @@ impl Default for ExtensionSlot {
             ui: Mutex::new(Arc::new(HeadlessUi)),
             session: Mutex::new(None),
             loss_reported: AtomicBool::new(false),
+            shutdown_requested: AtomicBool::new(false),
+            shutdown_signal: tokio::sync::Notify::new(),
         }
     }
 }
 
 impl ExtensionSlot {
+    /// `ctx.shutdown()`: remember the request and wake whoever waits for one.
+    pub fn request_shutdown(&self) {
+        self.shutdown_requested.store(true, Ordering::SeqCst);
+        self.shutdown_signal.notify_waiters();
+    }
+
+    pub fn shutdown_requested(&self) -> bool {
+        self.shutdown_requested.load(Ordering::SeqCst)
+    }
+
+    /// Wait until an extension asks pi to shut down.
+    pub async fn shutdown_wanted(&self) {
+        loop {
+            let notified = self.shutdown_signal.notified();
+            if self.shutdown_requested() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
     /// The runner, when extensions are loaded.
     pub fn runner(&self) -> Option<Arc<ExtensionRunner>> {
         lock(&self.runner).clone()

@@ -644,6 +644,49 @@ fn agent_before_settle_adds_entries_and_asks_for_one_more_request() {
 }
 
 #[test]
+fn ctx_shutdown_ends_an_rpc_session_whose_input_is_still_open() {
+    use std::io::Write;
+    let test = "ctx_shutdown_ends_an_rpc_session_whose_input_is_still_open";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = fx.root.path().join("lifecycle.log");
+    let mut pi = pi_with(&fx, &env, ["--mode", "rpc", "-e", &fixture("shutdown.ts")]);
+    pi.cmd
+        .env("LIFECYCLE_LOG", &log)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"/bye\"}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    // stdin stays open: only the extension's request can end the process.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("pi did not shut down");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    drop(stdin);
+    assert!(status.success(), "{status:?}");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut stdout).unwrap();
+    assert!(
+        stdout.contains("\"id\":\"1\""),
+        "the command was answered first: {stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "bye\nshutdown quit\n");
+}
+
+#[test]
 fn extension_flags_reach_the_extension_and_other_unknown_flags_are_errors() {
     let test = "extension_flags_reach_the_extension_and_other_unknown_flags_are_errors";
     let Some(env) = environment(test) else { return };

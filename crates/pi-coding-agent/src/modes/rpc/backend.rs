@@ -180,6 +180,11 @@ pub trait RpcBackend: Send + Sync + 'static {
         false
     }
 
+    /// Resolves when an extension calls `ctx.shutdown()` (never, by default).
+    async fn shutdown_wanted(&self) {
+        std::future::pending::<()>().await
+    }
+
     /// Dispose of the runtime (abort what runs, emit `session_shutdown` to extensions). Called
     /// once, at stdin EOF or on a requested shutdown, after every owed response was written.
     async fn shutdown(&self);

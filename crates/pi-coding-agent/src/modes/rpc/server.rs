@@ -121,6 +121,17 @@ impl RpcServer {
                 }
                 // A prompt answered from inside its still-running future.
                 () = owed.changed.notified(), if !input_open => {}
+                // `ctx.shutdown()` while no command is answered: stop reading now.
+                () = backend.shutdown_wanted(), if input_open && owed.is_zero() => input_open = false,
+            }
+        }
+        if backend.shutdown_requested() {
+            // As pi: a requested shutdown lets the active run settle first (a prompt's
+            // command finishes when its run, retries included, has settled).
+            while let Some(response) = in_flight.next().await {
+                if let Some(response) = response {
+                    self.output.send(&response).await;
+                }
             }
         }
         // Keep polling what still runs (a prompt's run winding down on abort) while the

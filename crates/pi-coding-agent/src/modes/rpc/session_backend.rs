@@ -423,6 +423,14 @@ impl RpcBackend for SessionBackend {
         Ok(commands)
     }
 
+    fn shutdown_requested(&self) -> bool {
+        self.host.services().extensions().shutdown_requested()
+    }
+
+    async fn shutdown_wanted(&self) {
+        self.host.services().extensions().shutdown_wanted().await
+    }
+
     async fn shutdown(&self) {
         let session = self.session();
         session.abort();
