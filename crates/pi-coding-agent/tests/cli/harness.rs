@@ -16,10 +16,10 @@ use pi_test_support::{AgentDir, MockServer, RecordedRequest, Script};
 /// the tests run a private copy taken at once. This cannot catch a foreign binary older than
 /// the test (cargo's freshness check cannot either): `PI_TEST_BIN` names a binary to test.
 pub fn pi_bin() -> &'static Path {
-    static BIN: OnceLock<(Option<tempfile::TempDir>, PathBuf)> = OnceLock::new();
-    &BIN.get_or_init(|| {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
         if let Ok(bin) = std::env::var("PI_TEST_BIN") {
-            return (None, PathBuf::from(bin));
+            return PathBuf::from(bin);
         }
         let original = PathBuf::from(env!("CARGO_BIN_EXE_pi"));
         let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
@@ -42,12 +42,31 @@ pub fn pi_bin() -> &'static Path {
                 );
             }
         }
-        let dir = tempfile::Builder::new().prefix("pi-bin-").tempdir().unwrap();
-        let copy = dir.path().join("pi");
+        // A static is never dropped, so the copy lives in the target dir, one folder per
+        // test process; folders of processes that are gone are removed here.
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pi-bin");
+        remove_stale_copies(&root);
+        let dir = root.join(std::process::id().to_string());
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join("pi");
         std::fs::copy(&original, &copy).unwrap();
-        (Some(dir), copy)
+        copy
     })
-    .1
+}
+
+/// Remove the binary copies of test processes that no longer run.
+fn remove_stale_copies(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let alive = name
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// A hung pi must fail the test, not the whole suite.
