@@ -277,6 +277,10 @@ async fn run_turns(
             };
             let next = turn.hooks.prepare_next_turn(turn_view).await?;
             let stop = turn.hooks.should_stop_after_turn(turn_view).await?;
+            let more = turn.hooks.continue_after_turn(turn_view).await?;
+            if more && !stop && !cancel.is_cancelled() {
+                has_more_tool_calls = true;
+            }
             if let Some(next) = next {
                 apply_next_turn(next, &mut turn, &mut context);
             }

@@ -13,6 +13,7 @@
 //! - `message_end`: each hook sees the message as the previous ones left it.
 //! - `prepare_next_turn`: fields set later replace those set earlier.
 //! - `should_stop_after_turn`: any hook may end the run.
+//! - `continue_after_turn`: any hook may ask for one more request.
 
 use std::sync::Arc;
 
@@ -202,6 +203,15 @@ impl AgentHooks for HookChain {
             }
         }
         Ok(false)
+    }
+
+    async fn continue_after_turn(&self, turn: TurnContext<'_>) -> Result<bool, HookError> {
+        // Every hook is asked (each may hold a pending answer to clear); any may continue.
+        let mut any = false;
+        for hook in &self.hooks {
+            any |= hook.continue_after_turn(turn).await?;
+        }
+        Ok(any)
     }
 }
 

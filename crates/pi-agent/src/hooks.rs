@@ -167,6 +167,11 @@ pub trait AgentHooks: Send + Sync {
     async fn should_stop_after_turn(&self, _turn: TurnContext<'_>) -> Result<bool, HookError> {
         Ok(false)
     }
+
+    /// After `turn_end`, when the turn asked for no tools: make one more request anyway.
+    async fn continue_after_turn(&self, _turn: TurnContext<'_>) -> Result<bool, HookError> {
+        Ok(false)
+    }
 }
 
 /// Hooks that change nothing.

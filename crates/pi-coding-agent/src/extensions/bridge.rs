@@ -192,15 +192,7 @@ impl SessionExtensions for ExtensionBridge {
         let runner = self.slot.runner()?;
         let dispatched = runner.dispatch(event, payload).await.map(|d| (d.result, d.errors));
         let result = self.slot.settle(event, dispatched).await?;
-        let result = result.as_object()?;
-        Some(BoundaryResult {
-            entries: result
-                .get("entries")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            continue_run: result.get("continue").and_then(Value::as_bool).unwrap_or(false),
-        })
+        BoundaryResult::from_result(&result)
     }
 
     async fn report_boundary_error(&self, event: &str, message: String) {

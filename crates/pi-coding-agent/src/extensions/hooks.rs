@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use pi_agent::{AfterToolCall, AgentHooks, AgentMessage, BeforeToolCall, HookError, ToolCallContext, ToolOutput};
+use pi_agent::{
+    AfterToolCall, AgentHooks, AgentMessage, BeforeToolCall, HookError, NextTurn, ToolCallContext, ToolOutput,
+    TurnContext,
+};
 use pi_ai::Content;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -123,6 +126,42 @@ impl AgentHooks for ExtensionHooks {
             Some(Value::Object(map)) => AgentMessage::from_map(map.clone()).ok(),
             _ => None,
         })
+    }
+
+    async fn prepare_next_turn(&self, _turn: TurnContext<'_>) -> Result<Option<NextTurn>, HookError> {
+        let drafts = self.slot.take_turn_drafts();
+        if drafts.is_empty() {
+            return Ok(None);
+        }
+        let Some(session) = self.slot.session() else {
+            return Ok(None);
+        };
+        session.commit_drafts("turn_end", &drafts).await;
+        // The next request sees the entries just written, as the session now projects them.
+        Ok(Some(NextTurn {
+            messages: Some(session.messages()),
+            ..Default::default()
+        }))
+    }
+
+    async fn continue_after_turn(&self, _turn: TurnContext<'_>) -> Result<bool, HookError> {
+        if !self.slot.take_turn_continue() {
+            return Ok(false);
+        }
+        let Some(session) = self.slot.session() else {
+            return Ok(false);
+        };
+        if session.can_continue() {
+            return Ok(true);
+        }
+        session
+            .extensions()
+            .report_boundary_error(
+                "turn_end",
+                "turn_end requested continuation without runnable model context".into(),
+            )
+            .await;
+        Ok(false)
     }
 
     async fn before_tool_call(

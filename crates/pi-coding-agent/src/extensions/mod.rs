@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pi_extensions::{ExtensionError, ExtensionRunner, HostError};
+use serde_json::Value;
 
 use crate::extension_ui::{ExtensionUiHost, HeadlessUi};
 use crate::session::agent_session::lock;
@@ -37,6 +38,8 @@ pub struct ExtensionSlot {
     /// `ctx.shutdown()` was called: the mode ends once what runs has settled.
     shutdown_requested: AtomicBool,
     shutdown_signal: tokio::sync::Notify,
+    /// What `turn_end` handlers left, until the agent loop asks at the turn's boundary.
+    turn_boundary: Mutex<Option<crate::session::boundary::BoundaryResult>>,
 }
 
 impl Default for ExtensionSlot {
@@ -48,11 +51,30 @@ impl Default for ExtensionSlot {
             loss_reported: AtomicBool::new(false),
             shutdown_requested: AtomicBool::new(false),
             shutdown_signal: tokio::sync::Notify::new(),
+            turn_boundary: Mutex::new(None),
         }
     }
 }
 
 impl ExtensionSlot {
+    /// Keep what the `turn_end` handlers left for the turn's boundary.
+    pub fn set_turn_boundary(&self, result: Option<crate::session::boundary::BoundaryResult>) {
+        *lock(&self.turn_boundary) = result;
+    }
+
+    /// The drafts `turn_end` handlers left (taken: each is committed once).
+    pub fn take_turn_drafts(&self) -> Vec<Value> {
+        lock(&self.turn_boundary)
+            .as_mut()
+            .map(|b| std::mem::take(&mut b.entries))
+            .unwrap_or_default()
+    }
+
+    /// Whether `turn_end` handlers asked for one more request (taken).
+    pub fn take_turn_continue(&self) -> bool {
+        lock(&self.turn_boundary).take().is_some_and(|b| b.continue_run)
+    }
+
     /// `ctx.shutdown()`: remember the request and wake whoever waits for one.
     pub fn request_shutdown(&self) {
         self.shutdown_requested.store(true, Ordering::SeqCst);

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 
 use super::ExtensionSlot;
 use crate::session::agent_session::lock;
+use crate::session::boundary::BoundaryResult;
 use crate::session::events::SessionEvent;
 use crate::session::AgentSession;
 
@@ -61,6 +62,17 @@ impl EventObserver {
         }
         let payload = self.payload(slot, event);
         self.after(event);
+        if name == "turn_end" {
+            // A boundary event: its drafts and `continue` are acted on at the turn's
+            // boundary by the agent loop's hooks.
+            let dispatched = runner
+                .dispatch(name, Value::Object(payload))
+                .await
+                .map(|d| (d.result, d.errors));
+            let result = slot.settle(name, dispatched).await;
+            slot.set_turn_boundary(result.as_ref().and_then(BoundaryResult::from_result));
+            return;
+        }
         let emitted = runner.emit(name, Value::Object(payload)).await;
         slot.settle(name, emitted.map(|errors| ((), errors))).await;
     }
@@ -134,8 +146,22 @@ impl EventObserver {
                         map.insert("turnIndex".into(), json!(turn_index));
                         map.insert("timestamp".into(), json!(pi_ai::now_ms()));
                     }
-                    AgentEvent::TurnEnd { tool_results, .. } => {
+                    AgentEvent::TurnEnd { tool_results, message } => {
                         map.insert("turnIndex".into(), json!(turn_index));
+                        // pi's BoundaryState: nothing proposed yet, and how the turn ended.
+                        map.insert("entries".into(), json!([]));
+                        map.insert("continue".into(), json!(false));
+                        let outcome = match message.stop_reason {
+                            pi_ai::StopReason::Aborted => "aborted",
+                            pi_ai::StopReason::Error => "error",
+                            _ => "completed",
+                        };
+                        map.insert("outcome".into(), json!(outcome));
+                        let can_continue = slot.session().is_some_and(|s| s.can_continue());
+                        map.insert(
+                            "context".into(),
+                            json!({ "canContinue": can_continue, "pendingMessages": [] }),
+                        );
                         let (message_id, result_ids) = slot
                             .session()
                             .map(|s| persisted_turn_ids(&s, tool_results.len()))

@@ -22,6 +22,21 @@ pub struct BoundaryResult {
     pub continue_run: bool,
 }
 
+impl BoundaryResult {
+    /// The host's combined result (`{entries, continue}`; `null` when no handler changed it).
+    pub fn from_result(result: &Value) -> Option<BoundaryResult> {
+        let result = result.as_object()?;
+        Some(BoundaryResult {
+            entries: result
+                .get("entries")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            continue_run: result.get("continue").and_then(Value::as_bool).unwrap_or(false),
+        })
+    }
+}
+
 /// One checked draft.
 #[derive(Debug, Clone, PartialEq)]
 enum Draft {
@@ -109,7 +124,7 @@ fn outcome(last: Option<StopReason>) -> &'static str {
 impl AgentSession {
     /// Whether one more request could run now: the context has something besides system
     /// messages and does not end with the assistant's answer, or messages wait in the queues.
-    fn can_continue(&self) -> bool {
+    pub(crate) fn can_continue(&self) -> bool {
         let context_runnable = self.with_messages(|messages| {
             let mut llm = messages.iter().filter(|m| m.as_llm().is_some() || m.role() == "custom");
             let last_is_assistant = messages

@@ -687,6 +687,70 @@ fn ctx_shutdown_ends_an_rpc_session_whose_input_is_still_open() {
 }
 
 #[test]
+fn turn_end_adds_entries_and_asks_for_one_more_request_in_the_same_run() {
+    let test = "turn_end_adds_entries_and_asks_for_one_more_request_in_the_same_run";
+    let Some(env) = environment(test) else { return };
+    let check = |run: crate::harness::Run, mock: &Mock, fx: &Fixture| {
+        run.assert_ok();
+        assert_eq!(run.stdout.trim(), "second", "{run:?}");
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 2);
+        assert_eq!(
+            user_texts(&requests[1].body),
+            vec!["go".to_string(), "and one more thing".to_string()]
+        );
+        let session = std::fs::read_to_string(fx.only_session()).unwrap();
+        let entries: Vec<Value> = session.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let kinds: Vec<String> = entries
+            .iter()
+            .filter(|e| e["type"] != "session" && e["message"]["role"] != "system")
+            .map(|e| match e["type"].as_str() {
+                Some("message") => format!("message {}", e["message"]["role"].as_str().unwrap_or("")),
+                other => other.unwrap_or("").to_string(),
+            })
+            .filter(|k| k.starts_with("message") || k.starts_with("custom"))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "message user",
+                "message assistant",
+                "custom_message",
+                "message assistant",
+                "custom"
+            ],
+            "{session}"
+        );
+        let mark = entries.iter().find(|e| e["type"] == "custom").expect("the mark");
+        mark["data"]["seen"].clone()
+    };
+    let script = || Script::sequential(vec![Turn::text("first"), Turn::text("second")]);
+    let mock = Mock::start(script());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, ["-e", &fixture("turnend.ts"), "-p", "go"]).run();
+    let ours = check(run, &mock, &fx);
+    assert_eq!(
+        ours,
+        json!([
+            "turn 0 completed entries=0 continue=false",
+            "turn 1 completed entries=0 continue=false"
+        ])
+    );
+
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let mock = Mock::start(script());
+    let fx = Fixture::new(&mock);
+    let mut cmd = reference.command();
+    cmd.args(["-e", &fixture("turnend.ts"), "-p", "go"])
+        .current_dir(&fx.proj)
+        .envs(fx.agent.env());
+    let theirs = check(crate::harness::Pi::from_command(cmd).run(), &mock, &fx);
+    assert_eq!(ours, theirs);
+}
+
+#[test]
 fn extension_flags_reach_the_extension_and_other_unknown_flags_are_errors() {
     let test = "extension_flags_reach_the_extension_and_other_unknown_flags_are_errors";
     let Some(env) = environment(test) else { return };
