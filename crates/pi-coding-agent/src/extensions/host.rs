@@ -19,10 +19,18 @@ use tokio_util::sync::CancellationToken;
 
 use super::ExtensionSlot;
 use crate::extension_ui::{DialogOptions, NotifyType, WidgetPlacement};
+use crate::session::agent_session::lock;
 
 enum Queued {
     Notification(String, Value),
     Error(ExtensionError),
+}
+
+/// How many dialogs are open, and the outermost one's kind and title.
+#[derive(Default)]
+struct OpenPrompts {
+    depth: usize,
+    outer: Option<(String, Option<String>)>,
 }
 
 /// Notifications that may wait to be applied; more are dropped (and counted).
@@ -48,6 +56,8 @@ pub struct HostBridge {
     queue: mpsc::Sender<Queued>,
     /// Notifications dropped since the last report.
     dropped: Arc<AtomicU64>,
+    /// The dialogs open now (`ui_prompt_start/end` coalesce nested ones).
+    prompt: std::sync::Mutex<OpenPrompts>,
     /// Where extension output may go: not onto the terminal UI's screen.
     mode: pi_extensions::Mode,
 }
@@ -102,6 +112,7 @@ impl HostBridge {
             tools,
             queue,
             dropped,
+            prompt: std::sync::Mutex::new(OpenPrompts::default()),
             mode,
         })
     }
@@ -203,6 +214,91 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
 #[async_trait]
 impl HostHandler for HostBridge {
     async fn request(&self, method: &str, params: Value) -> Result<Value, String> {
+        let Some(kind) = prompt_kind(method).filter(|_| self.announces_prompts()) else {
+            return self.answer(method, params).await;
+        };
+        let title = arg_str(&params, 0).map(str::to_string);
+        self.prompt_event(true, kind, title.as_deref()).await;
+        let answer = self.answer(method, params).await;
+        self.prompt_event(false, kind, title.as_deref()).await;
+        answer
+    }
+
+    fn notification(&self, method: &str, params: Value) {
+        self.enqueue(Queued::Notification(method.to_string(), params));
+    }
+
+    fn extension_error(&self, error: ExtensionError) {
+        self.enqueue(Queued::Error(error));
+    }
+
+    fn output(&self, _stream: OutputStream, line: &str) {
+        // The terminal UI owns the screen: a stray line would break its frame.
+        if self.mode == pi_extensions::Mode::Tui {
+            return;
+        }
+        // stdout belongs to pi's own output in every non-interactive mode: extension output
+        // goes to stderr, as pi redirects it.
+        eprintln!("{line}");
+    }
+}
+
+/// The `kind` of `ui_prompt_start/end` for a dialog request.
+fn prompt_kind(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "ui.select" => "select",
+        "ui.confirm" => "confirm",
+        "ui.input" => "input",
+        "ui.editor" => "editor",
+        "ui.custom" => "custom",
+        _ => return None,
+    })
+}
+
+impl HostBridge {
+    /// pi announces dialogs only where a person answers them (the terminal UI and RPC).
+    fn announces_prompts(&self) -> bool {
+        matches!(self.mode, pi_extensions::Mode::Tui | pi_extensions::Mode::Rpc)
+    }
+
+    /// `ui_prompt_start` when the first dialog opens and `ui_prompt_end` when the last one
+    /// closes (nested dialogs are one prompt, named by the outermost).
+    async fn prompt_event(&self, start: bool, kind: &str, title: Option<&str>) {
+        let (event, payload) = {
+            let mut active = lock(&self.prompt);
+            if start {
+                active.depth += 1;
+                if active.depth > 1 {
+                    return;
+                }
+                active.outer = Some((kind.to_string(), title.map(str::to_string)));
+            } else {
+                active.depth = active.depth.saturating_sub(1);
+                if active.depth > 0 {
+                    return;
+                }
+            }
+            let (kind, title) = if start {
+                (kind.to_string(), title.map(str::to_string))
+            } else {
+                active
+                    .outer
+                    .take()
+                    .unwrap_or_else(|| (kind.to_string(), title.map(str::to_string)))
+            };
+            let mut payload = json!({ "reason": "ui_prompt", "kind": kind });
+            if let Some(title) = title.filter(|t| !t.is_empty()) {
+                payload["title"] = Value::from(title);
+            }
+            (if start { "ui_prompt_start" } else { "ui_prompt_end" }, payload)
+        };
+        let Some(slot) = self.slot.upgrade() else { return };
+        let Some(runner) = slot.runner() else { return };
+        let emitted = runner.emit(event, payload).await;
+        slot.settle(event, emitted.map(|errors| ((), errors))).await;
+    }
+
+    async fn answer(&self, method: &str, params: Value) -> Result<Value, String> {
         if method == "tool.builtin" {
             return self.builtin_tool(&params).await;
         }
@@ -245,24 +341,6 @@ impl HostHandler for HostBridge {
                 .unwrap_or(Value::Null)),
             _ => Err(format!("`{method}` is not available in this mode yet")),
         }
-    }
-
-    fn notification(&self, method: &str, params: Value) {
-        self.enqueue(Queued::Notification(method.to_string(), params));
-    }
-
-    fn extension_error(&self, error: ExtensionError) {
-        self.enqueue(Queued::Error(error));
-    }
-
-    fn output(&self, _stream: OutputStream, line: &str) {
-        // The terminal UI owns the screen: a stray line would break its frame.
-        if self.mode == pi_extensions::Mode::Tui {
-            return;
-        }
-        // stdout belongs to pi's own output in every non-interactive mode: extension output
-        // goes to stderr, as pi redirects it.
-        eprintln!("{line}");
     }
 }
 

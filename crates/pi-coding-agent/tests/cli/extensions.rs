@@ -750,6 +750,70 @@ fn turn_end_adds_entries_and_asks_for_one_more_request_in_the_same_run() {
     assert_eq!(ours, theirs);
 }
 
+/// Send `/ask` to an RPC pi, keep its stdin open until the command logged `done`, and return
+/// the log.
+fn ask_over_rpc(mut cmd: std::process::Command, log: &Path) -> String {
+    use std::io::Write;
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(b"{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"/ask\"}\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !std::fs::read_to_string(log).unwrap_or_default().contains("done") {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the command did not finish: {:?}", std::fs::read_to_string(log));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(stdin);
+    let _ = child.wait();
+    std::fs::read_to_string(log).unwrap()
+}
+
+#[test]
+fn dialogs_are_announced_with_ui_prompt_events_in_rpc_mode_only() {
+    let test = "dialogs_are_announced_with_ui_prompt_events_in_rpc_mode_only";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = fx.root.path().join("prompts.log");
+    let mut pi = pi_with(&fx, &env, ["--mode", "rpc", "-e", &fixture("prompts.ts")]);
+    pi.cmd.env("PROMPT_LOG", &log);
+    let ours = ask_over_rpc(pi.cmd, &log);
+    assert_eq!(
+        ours,
+        concat!(
+            "start ui_prompt confirm Proceed?\n",
+            "end ui_prompt confirm Proceed?\n",
+            "answer false\n",
+            "start ui_prompt input Name?\n",
+            "end ui_prompt input Name?\n",
+            "done\n",
+        )
+    );
+    if let Some(reference) = pi_test_support::reference_pi(test) {
+        let theirs_log = fx.root.path().join("reference-prompts.log");
+        let mut cmd = reference.command();
+        cmd.args(["--mode", "rpc", "-e", &fixture("prompts.ts")])
+            .current_dir(&fx.proj)
+            .envs(fx.agent.env())
+            .env("PROMPT_LOG", &theirs_log);
+        assert_eq!(ask_over_rpc(cmd, &theirs_log), ours);
+    }
+    // Print mode has nobody to ask: no prompt events (pi 1.6).
+    std::fs::remove_file(&log).unwrap();
+    let mut pi = pi_with(&fx, &env, ["-e", &fixture("prompts.ts"), "-p", "/ask"]);
+    pi.cmd.env("PROMPT_LOG", &log);
+    pi.run().assert_ok();
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "answer false\ndone\n");
+}
+
 #[test]
 fn extension_flags_reach_the_extension_and_other_unknown_flags_are_errors() {
     let test = "extension_flags_reach_the_extension_and_other_unknown_flags_are_errors";
