@@ -66,6 +66,7 @@ fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),
+        ext: pi_coding_agent::modes::interactive::extension_ui::screen::ExtensionScreen::new(theme.clone()),
     };
     // As between runs: the whole transcript is finished.
     view.freeze(n);

@@ -62,6 +62,16 @@ pub trait ExtensionUiHost: Send + Sync {
     fn editor_text(&self) -> String;
     /// Report an extension failure where the mode reports them (pi's error sinks).
     async fn report_extension_error(&self, extension_path: &str, event: &str, error: &str);
+    /// One of the host's screen notifications (`ui.setWidgetComponent`, `ui.setHeader`,
+    /// `ui.setFooter`, `ui.custom`, `ui.requestRender`, ...): components extensions draw,
+    /// which only the terminal UI shows.
+    async fn screen_notification(&self, method: &str, params: &serde_json::Value) {
+        let _ = (method, params);
+    }
+    /// The concrete UI, for a mode that takes over from the one it set up first.
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// Print and JSON mode: no person to ask. Extension errors go to stderr as pi prints them.

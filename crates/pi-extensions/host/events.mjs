@@ -30,37 +30,52 @@ function createUi(runtime) {
 	const tell = (method) => (...args) => {
 		if (state.hasUI) runtime.wire.notify(`ui.${method}`, { args: args.filter((a) => typeof a !== "function") });
 	};
+	// Components (widgets, header, footer, custom screens) live in the host's screen; without
+	// one (print, json) the calls do nothing, as in pi.
+	const screen = runtime.screen?.uiFor(undefined);
+	const inTui = () => state.hasUI && state.mode === "tui";
 	return {
 		select: ask("select", undefined),
 		confirm: ask("confirm", false),
 		input: ask("input", undefined),
 		editor: ask("editor", undefined),
 		notify: tell("notify"),
-		setStatus: tell("setStatus"),
+		setStatus: screen ? screen.setStatus : tell("setStatus"),
 		setTitle: tell("setTitle"),
-		setWidget: (key, content, options) => {
-			if (content === undefined || Array.isArray(content)) tell("setWidget")(key, content, options);
+		setWidget: screen
+			? screen.setWidget
+			: (key, content, options) => {
+					if (content === undefined || Array.isArray(content)) tell("setWidget")(key, content, options);
+				},
+		setEditorText: (text) => {
+			state.editorText = String(text ?? "");
+			tell("setEditorText")(text);
 		},
-		setEditorText: tell("setEditorText"),
-		pasteToEditor: tell("setEditorText"),
+		pasteToEditor: (text) => {
+			if (state.hasUI) runtime.wire.notify("ui.pasteToEditor", { args: [text] });
+		},
 		getEditorText: () => state.editorText ?? "",
-		setWorkingMessage: () => {},
+		setWorkingMessage: (message) => {
+			if (inTui()) runtime.wire.notify("ui.setWorkingMessage", { message: message ?? null });
+		},
 		setWorkingVisible: () => {},
 		setWorkingIndicator: () => {},
 		setHiddenThinkingLabel: () => {},
-		setFooter: () => {},
-		setHeader: () => {},
+		setFooter: screen ? screen.setFooter : () => {},
+		setHeader: screen ? screen.setHeader : () => {},
 		setEditorComponent: () => {},
 		getEditorComponent: () => undefined,
 		addAutocompleteProvider: () => {},
 		onTerminalInput: () => () => {},
-		custom: async () => undefined,
-		theme: plainTheme,
+		custom: screen ? screen.custom : async () => undefined,
+		get theme() {
+			return runtime.screen && state.mode === "tui" ? runtime.screen.theme() : plainTheme;
+		},
 		getAllThemes: () => [],
 		getTheme: () => undefined,
 		setTheme: () => ({ success: false, error: "UI not available" }),
-		getToolsExpanded: () => false,
-		setToolsExpanded: () => {},
+		getToolsExpanded: () => (screen ? screen.getToolsExpanded() : false),
+		setToolsExpanded: (expanded) => screen?.setToolsExpanded(expanded),
 	};
 }
 

@@ -6,6 +6,7 @@ import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
+import { createScreen } from "./ui.mjs";
 import { PROTOCOL_VERSION, connectWire, wireError } from "./wire.mjs";
 
 // Extensions import ESM packages synchronously (require of ESM), which Node has without a flag
@@ -27,6 +28,7 @@ const runtime = {
 	mirror: undefined,
 	bound: false,
 	createJiti: undefined,
+	screen: undefined,
 	reportError: (extensionPath, event, error) =>
 		runtime.wire.notify("extensionError", {
 			extensionPath,
@@ -39,6 +41,13 @@ let registry;
 // Factories by real path, kept across runtimes of this host (see `reload`).
 const factoryCache = new Map();
 const toolCalls = new Map();
+
+/** Apply a state update to the mirror and tell the screen (theme, branch) what changed. */
+function applyState(update) {
+	if (!update || !runtime.mirror) return;
+	runtime.mirror.apply(update);
+	runtime.screen?.stateChanged(update);
+}
 
 function requireInitialized() {
 	if (!registry) throw wireError("not_initialized", "initialize must come first");
@@ -62,6 +71,11 @@ async function initialize(params) {
 		},
 	});
 	const modules = buildVirtualModules(params.modulesDir, facade);
+	let tuiModule;
+	runtime.screen = createScreen(runtime, () => {
+		tuiModule ??= modules.require(modules.resolve("@earendil-works/pi-tui"));
+		return tuiModule;
+	});
 	let createJiti;
 	runtime.createJiti = (file) => {
 		// jiti itself loads on the first extension file, not at host start.
@@ -97,8 +111,9 @@ const requests = {
 		runtime.bound = false;
 		const flags = new Map(registry.flagValues);
 		registry.invalidate();
+		runtime.screen?.reset();
 		if (!params.reuseModules) factoryCache.clear();
-		if (params.state) runtime.mirror.apply(params.state);
+		if (params.state) applyState(params.state);
 		registry = createRegistry(runtime, factoryCache);
 		for (const [name, value] of flags) registry.flagValues.set(name, value);
 		const result = await registry.load(params.extensions ?? []);
@@ -111,7 +126,7 @@ const requests = {
 	},
 	dispatch: (params) => {
 		requireInitialized();
-		if (params.state) runtime.mirror.apply(params.state);
+		if (params.state) applyState(params.state);
 		return dispatch(runtime, registry, params.event, params.payload ?? {});
 	},
 	callTool: async (params) => {
@@ -128,6 +143,14 @@ const requests = {
 		requireInitialized();
 		return runCommand(runtime, registry, params);
 	},
+	"ui.render": (params) => {
+		requireInitialized();
+		return runtime.screen.render(params);
+	},
+	"ui.input": (params) => {
+		requireInitialized();
+		return runtime.screen.input(params);
+	},
 	setFlags: (params) => {
 		requireInitialized();
 		for (const [name, value] of Object.entries(params.values ?? {})) registry.flagValues.set(name, value);
@@ -143,7 +166,7 @@ const requests = {
 };
 
 const notifications = {
-	state: (params) => runtime.mirror?.apply(params),
+	state: (params) => applyState(params),
 	cancel: (params) => toolCalls.get(params.callId)?.abort(),
 };
 

@@ -25,6 +25,10 @@ export function createState(initial) {
 		sessionId: undefined,
 		sessionName: undefined,
 		leafId: null,
+		theme: undefined,
+		terminal: undefined,
+		gitBranch: undefined,
+		toolsExpanded: false,
 		entries: [],
 		byId: new Map(),
 	};
@@ -51,6 +55,10 @@ export function createState(initial) {
 		"sessionId",
 		"sessionName",
 		"leafId",
+		"theme",
+		"terminal",
+		"gitBranch",
+		"toolsExpanded",
 	];
 
 	const apply = (update) => {

@@ -17,6 +17,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("extensions.mjs", include_str!("../host/extensions.mjs")),
     ("events.mjs", include_str!("../host/events.mjs")),
     ("state.mjs", include_str!("../host/state.mjs")),
+    ("ui.mjs", include_str!("../host/ui.mjs")),
 ];
 
 /// The folder everything of the extension host lives in: `<agentDir>/extension-host`.

@@ -390,6 +390,19 @@ pub struct StateUpdate {
     pub leaf_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entries: Option<EntriesDelta>,
+    /// The terminal UI's theme as escape sequences (`{name, appearance, colorMode, fg, bg,
+    /// dim}`), for `ctx.ui.theme` and the components extensions draw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<Value>,
+    /// The terminal's size, `{columns, rows}` (`tui.terminal` of components).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal: Option<Value>,
+    /// The git branch the footer shows (`footerData.getGitBranch()`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
+    /// Whether tool output is expanded (`ctx.ui.getToolsExpanded()`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_expanded: Option<bool>,
 }
 
 #[cfg(test)]

@@ -430,6 +430,14 @@ impl ExtensionRunner {
         decode("runCommand", answer)
     }
 
+    /// A request of the terminal UI's screen protocol (`ui.render`, `ui.input`, and the
+    /// renderers): the host answers at once, so a time limit keeps a stuck component from
+    /// holding the screen.
+    pub async fn ui_request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, HostError> {
+        let host = self.current()?;
+        self.ask(&host, method, params, Some(timeout), None).await
+    }
+
     /// Set CLI values of extension flags (read by `pi.getFlag`).
     pub async fn set_flags(&self, values: &BTreeMap<String, Value>) -> Result<(), HostError> {
         let host = self.current()?;

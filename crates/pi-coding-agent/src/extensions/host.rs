@@ -181,6 +181,7 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
             ui.set_widget(arg_str(params, 0).unwrap_or_default(), lines.as_deref(), placement)
                 .await;
         }
+        method if method.starts_with("ui.") => ui.screen_notification(method, params).await,
         method if method.starts_with("pi.") => {
             if let Some(session) = slot.session() {
                 super::actions::apply(slot, &session, method, params).await;

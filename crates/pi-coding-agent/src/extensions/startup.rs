@@ -139,7 +139,12 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     );
     config.mode = mode;
     config.project_trusted = session.services().project_trusted();
-    config.initial_state = Some(session_state(session, Some(mode)));
+    let mut state = session_state(session, Some(mode));
+    if mode == Mode::Tui {
+        // `ctx.ui.theme` has the terminal UI's colours from the first event on.
+        state.theme = Some(crate::modes::interactive::extension_ui::startup_theme(&paths, session));
+    }
+    config.initial_state = Some(state);
     // A host of another language in place of the Node one (docs/extension-protocol.md).
     config.host_program = std::env::var("PI_EXTENSION_HOST")
         .ok()
@@ -153,6 +158,11 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
             ..Default::default()
         }
     };
+    if mode == Mode::Tui {
+        // What extensions show before the terminal UI is up (`session_start` handlers) waits
+        // for it.
+        slot.set_ui(Arc::new(crate::modes::interactive::extension_ui::EarlyUi::default()));
+    }
     let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools, mode);
     let runner = match ExtensionRunner::start(config, handler).await {
         Ok(Some(runner)) => Arc::new(runner),

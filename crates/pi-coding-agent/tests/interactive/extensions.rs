@@ -1,4 +1,5 @@
-//! Extensions in the terminal UI: a command that opens a dialog and shows a notice.
+//! Extensions in the terminal UI: dialogs and notices, and what extensions draw themselves
+//! (statuses, widgets, header, footer, title, editor text, custom components with keys).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -51,5 +52,118 @@ fn an_extension_command_opens_a_dialog_and_shows_a_notice() {
     pty.wait_text("picked beta in tui");
     // Nothing was sent to the model: the command ran instead of a prompt.
     assert!(s.server.requests().is_empty());
+    quit(&mut pty);
+}
+
+/// `pi -e <fixture>` on a 100x30 screen, once the first frame is there.
+fn spawn_with(fixture: &str, s: &super::Setup, node: &std::path::Path, modules: &std::path::Path) -> Pty {
+    let fixture = format!("{}/tests/interactive/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let node = node.display().to_string();
+    let modules = modules.display().to_string();
+    let pty = Pty::spawn_env(
+        &["-e", &fixture],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("PI_NODE", &node), ("PI_EXTENSION_MODULES", &modules)],
+    );
+    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
+    pty
+}
+
+fn row_of(pty: &Pty, text: &str) -> Option<usize> {
+    pty.rows().iter().position(|r| r.contains(text))
+}
+
+#[test]
+fn statuses_widgets_header_footer_and_title_show_where_pi_puts_them() {
+    let Some((node, modules)) = extension_env("statuses_widgets_header_footer_and_title_show_where_pi_puts_them")
+    else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    // From session_start, before the screen was up: a status under the footer, a text
+    // widget above the editor and a component widget below it, drawn at the screen's width.
+    pty.wait_text("status-ready");
+    pty.wait_text("below component at 100");
+    let above = row_of(&pty, "Above widget line").expect("widget above");
+    let below = row_of(&pty, "below component at 100").expect("widget below");
+    let model = row_of(&pty, "mock-model").expect("footer");
+    let status = row_of(&pty, "status-ready").expect("status");
+    assert!(above < below && below < model && model < status, "{:#?}", pty.rows());
+    assert!(
+        pty.rows()[above].starts_with(" Above widget line"),
+        "padded like pi's text widgets"
+    );
+
+    // A footer of the extension's replaces pi's (and the status line with it).
+    pty.type_text("/footer");
+    pty.send(ENTER);
+    pty.wait_text("custom footer 100 statuses=1");
+    assert!(!pty.contents().contains("mock-model"), "{}", pty.contents());
+
+    // The header replaces pi's startup header.
+    pty.type_text("/header");
+    pty.send(ENTER);
+    pty.wait_text("CUSTOM HEADER");
+    assert!(!pty.contents().contains("escape interrupt"), "{}", pty.contents());
+
+    // The terminal title.
+    pty.type_text("/title hello there");
+    pty.send(ENTER);
+    pty.wait_for("title", Duration::from_secs(10), |_| {
+        String::from_utf8_lossy(&pty.raw()).contains("\x1b]0;hello there\x07")
+    });
+
+    // A resize draws components again at the new width.
+    pty.resize(30, 80);
+    pty.wait_text("custom footer 80");
+    pty.wait_text("below component at 80");
+    quit(&mut pty);
+}
+
+#[test]
+fn custom_components_take_keys_and_resolve_with_their_result() {
+    let Some((node, modules)) = extension_env("custom_components_take_keys_and_resolve_with_their_result") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+
+    // An overlay 40 columns wide: keys go to it, not to the editor.
+    pty.type_text("/game");
+    pty.send(ENTER);
+    pty.wait_text("count=0 width=40");
+    pty.send("+");
+    pty.send("+");
+    pty.wait_text("count=2 width=40");
+    let row = row_of(&pty, "count=2").expect("overlay row");
+    let col = pty.rows()[row].find("count=2").expect("overlay column");
+    assert_eq!(col, 30, "centred: (100 - 40) / 2");
+    pty.send("q");
+    pty.wait_text("game over with 2");
+    assert!(!pty.contents().contains("count=2"), "the overlay is gone");
+
+    // In the editor's place, then the editor is back with the text an extension put there.
+    pty.type_text("/inline");
+    pty.send(ENTER);
+    pty.wait_text("count=0 width=100");
+    pty.send("+");
+    pty.wait_text("count=1 width=100");
+    pty.send("\x1b");
+    pty.wait_text("inline done with 1; editor says \"\"");
+    pty.type_text("/prefill");
+    pty.send(ENTER);
+    pty.wait_text("text from the extension");
+
+    // Tools expanded: the extension sees the state change.
+    pty.send(super::CTRL_C);
+    pty.type_text("/expand");
+    pty.send(ENTER);
+    pty.wait_text("expanded false -> true");
+    assert!(s.server.requests().is_empty(), "no prompt reached the model");
     quit(&mut pty);
 }

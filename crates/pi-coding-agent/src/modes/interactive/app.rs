@@ -15,6 +15,7 @@ use super::chat::{AssistantBlock, InfoBlock, Notice};
 use super::command_registry::CommandRegistry;
 use super::effect::{Ctx, Effect, Picker, Replace, SettingsChange, Then, UiChange, UiState};
 use super::events::{LiveUpdate, Msg, UiSender};
+use super::extension_ui::screen::ExtensionScreen;
 use super::footer::{git_branch, Footer, FooterData, Totals};
 use super::keys::key_hint;
 use super::theme::UiTheme;
@@ -23,6 +24,7 @@ use super::view::{build_transcript, Pending, View};
 use crate::session::AgentSession;
 use crate::session_host::SessionHost;
 
+mod extensions;
 mod input;
 mod prompt;
 mod screen;
@@ -71,6 +73,8 @@ pub struct App {
     /// A requested switch between fullscreen and regular mode, for the loop to carry out
     /// (it owns the terminal) once no dialog is open.
     mode_switch: Option<bool>,
+    /// What the extension host was last told of the screen (see `app/extensions.rs`).
+    ext_pushed: extensions::Pushed,
 }
 
 impl App {
@@ -106,6 +110,7 @@ impl App {
                 editor,
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
+                ext: ExtensionScreen::new(theme.clone()),
             },
             theme,
             kb,
@@ -133,6 +138,7 @@ impl App {
             branch,
             rows,
             mode_switch: None,
+            ext_pushed: Default::default(),
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -274,6 +280,7 @@ impl App {
             Effect::SetKeybindings(kb) => self.kb = kb,
             Effect::Ui(change) => self.ui_change(change, tui),
             Effect::Copied { text, native } => self.copied(&text, native, tui),
+            Effect::Extension(change) => self.extension_change(change, tui),
         }
     }
 
@@ -413,6 +420,9 @@ impl App {
 
     /// `π - <session name> - <cwd basename>` or `π - <cwd basename>`.
     pub fn title(&self) -> String {
+        if let Some(title) = self.view.ext.title() {
+            return title.to_string();
+        }
         let session = self.session();
         let base = session
             .cwd()
@@ -525,6 +535,7 @@ impl App {
     pub fn set_theme(&mut self, theme: Arc<UiTheme>) {
         self.theme = theme.clone();
         self.view.footer.set_theme(theme.clone());
+        self.view.ext.set_theme(theme.clone());
         self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue"));
         self.view.editor.set_theme(theme.editor("borderMuted"));
         self.update_editor_border();

@@ -155,6 +155,8 @@ pub enum Effect {
         text: String,
         native: Result<(), String>,
     },
+    /// What an extension shows changed (widgets, header, footer, custom components, ...).
+    Extension(super::extension_ui::screen::ScreenChange),
 }
 
 impl std::fmt::Debug for Effect {
@@ -177,6 +179,7 @@ impl std::fmt::Debug for Effect {
             Effect::SetKeybindings(_) => f.write_str("SetKeybindings"),
             Effect::Ui(c) => write!(f, "Ui({c:?})"),
             Effect::Copied { text, native } => write!(f, "Copied({} chars, {native:?})", text.len()),
+            Effect::Extension(c) => write!(f, "Extension({c:?})"),
         }
     }
 }

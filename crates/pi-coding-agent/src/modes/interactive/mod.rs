@@ -122,6 +122,7 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
 
 /// Draw the current state: the inline renderer, or the fullscreen layout.
 fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    app.prepare_extension_frame(tui.size());
     tui.sync_focus(app.view_mut());
     if tui.fullscreen().is_some() {
         let (w, _) = tui.size();
@@ -188,6 +189,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     let (tx, mut rx) = UiSender::channel();
     host.subscribe(Arc::new(Forward(tx.clone())));
     // Extension dialogs, notices and errors from now on go to this screen.
+    let early_ui = session.services().extensions().ui();
     session
         .services()
         .extensions()
@@ -211,6 +213,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         effects
     };
     app.apply(startup, &mut tui);
+    app.apply_early_extension_ui(early_ui.as_ref(), &mut tui);
     let slash = app.commands().slash_commands();
     let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash.clone(), session.cwd());
     provider.set_commands(slash);

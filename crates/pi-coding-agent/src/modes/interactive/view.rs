@@ -10,6 +10,7 @@ use pi_tui::components::{Capabilities, Editor, Loader};
 use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache, Lines};
 
 use super::chat::{AssistantBlock, Notice, UserBlock};
+use super::extension_ui::screen::ExtensionScreen;
 use super::footer::Footer;
 use super::theme::UiTheme;
 use super::tool_block::{content_images, content_text, ToolBlock};
@@ -93,6 +94,8 @@ pub struct View {
     pub editor: Editor,
     pub footer: Footer,
     pub frozen: Frozen,
+    /// What extensions show: widgets, their header and footer, custom components.
+    pub ext: ExtensionScreen,
 }
 
 impl View {
@@ -187,11 +190,19 @@ impl View {
         let mut above = Frame::new();
         self.pending.render(width, &mut above);
         above.push(super::chat::spacer());
+        self.ext.render_above(width, &mut above);
         self.label_editor();
-        let mut editor = Frame::new();
-        self.editor.render(width, &mut editor);
+        let editor = match self.ext.render_inline(width) {
+            Some(custom) => custom,
+            None => {
+                let mut editor = Frame::new();
+                self.editor.render(width, &mut editor);
+                editor
+            }
+        };
         let mut below = Frame::new();
-        self.footer.render(width, &mut below);
+        self.ext.render_below(width, &mut below);
+        self.ext.render_footer(width, &mut self.footer, &mut below);
         pi_tui::ScreenParts {
             transcript: transcript.sealed(),
             above_editor: above.sealed().to_vec(),
@@ -206,9 +217,14 @@ impl Component for View {
         self.render_chat(width, out);
         self.pending.render(width, out);
         out.push(super::chat::spacer());
+        self.ext.render_above(width, out);
         self.label_editor();
-        self.editor.render(width, out);
-        self.footer.render(width, out);
+        match self.ext.render_inline(width) {
+            Some(custom) => out.extend_lines(custom.to_vec()),
+            None => self.editor.render(width, out),
+        }
+        self.ext.render_below(width, out);
+        self.ext.render_footer(width, &mut self.footer, out);
     }
 
     fn handle_input(&mut self, event: &pi_tui::InputEvent) -> bool {

@@ -19,6 +19,9 @@ use super::App;
 
 impl App {
     pub fn handle_input(&mut self, ev: &InputEvent, tui: &mut Tui) {
+        if self.picker.is_none() && self.extension_input(ev) {
+            return;
+        }
         if self.picker.is_none() && self.handle_search_input(ev, tui) {
             return;
         }

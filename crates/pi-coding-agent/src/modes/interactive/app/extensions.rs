@@ -1,0 +1,304 @@
+//! The app's side of what extensions draw: screen changes from the host applied to the
+//! view and the overlays, the lines of extension components fetched before a frame (only
+//! those that changed or changed width), keys for the focused extension component, and the
+//! host's mirror of the UI facts components read (theme, terminal size, git branch, tools
+//! expanded, editor text), pushed when they change.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pi_extensions::{ExtensionRunner, StateUpdate};
+use pi_tui::{InputEvent, Tui};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::super::chat::Notice;
+use super::super::effect::Effect;
+use super::super::events::{Msg, UiSender};
+use super::super::extension_ui::keys::encode_key;
+use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines, ScreenChange};
+use super::super::extension_ui::{EarlyCall, EarlyUi};
+use super::super::theme::UiTheme;
+use super::super::tool_block::ToolBlock;
+use super::App;
+use crate::extension_ui::ExtensionUiHost;
+
+/// A component that takes longer than this to render is drawn with its old lines.
+const RENDER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the host's mirror was last told, so only changes are pushed.
+#[derive(Default)]
+pub struct Pushed {
+    theme: Option<Arc<UiTheme>>,
+    size: Option<(usize, usize)>,
+    branch: Option<Option<String>>,
+    expanded: Option<bool>,
+    editor_text: Option<String>,
+    /// Keys for extension components, sent in order by one task.
+    keys: Option<mpsc::UnboundedSender<(u64, String)>>,
+}
+
+/// Lines as the host sends them: `{lines: {id: [..] | null}}`.
+fn parse_lines(answer: &Value, items: &[(u64, usize)]) -> Vec<(u64, usize, Option<Vec<String>>)> {
+    let lines = answer.get("lines");
+    items
+        .iter()
+        .map(|&(id, width)| {
+            let these = lines
+                .and_then(|l| l.get(id.to_string()))
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect());
+            (id, width, these)
+        })
+        .collect()
+}
+
+fn change_msg(change: ScreenChange) -> Msg {
+    Msg::Then(Box::new(move |_| vec![Effect::Extension(change)]))
+}
+
+impl App {
+    fn extension_runner(&self) -> Option<Arc<ExtensionRunner>> {
+        self.session().services().extensions().runner()
+    }
+
+    /// What extensions showed before the terminal UI was up, first.
+    pub fn apply_early_extension_ui(&mut self, early: &dyn ExtensionUiHost, tui: &mut Tui) {
+        let Some(early) = early.as_any().and_then(|a| a.downcast_ref::<EarlyUi>()) else {
+            return;
+        };
+        for call in early.take() {
+            match call {
+                EarlyCall::Notice(text, style) => self.notice(text, style),
+                EarlyCall::Change(change) => self.extension_change(change, tui),
+            }
+        }
+    }
+
+    /// Carry out a change to what extensions show.
+    pub(super) fn extension_change(&mut self, change: ScreenChange, tui: &mut Tui) {
+        let ext = &mut self.view.ext;
+        match change {
+            ScreenChange::Status { key, text } => ext.set_status(key, text),
+            ScreenChange::WidgetLines { key, lines, below } => ext.set_widget(key, lines.map(Ok), below),
+            ScreenChange::WidgetComponent { key, id, below } => ext.set_widget(key, Some(Err(id)), below),
+            ScreenChange::Header(id) => {
+                ext.set_header(id);
+                if id.is_none() {
+                    self.restore_header();
+                }
+            }
+            ScreenChange::Footer(id) => ext.set_footer(id),
+            ScreenChange::Custom { id, overlay, options } => {
+                if overlay {
+                    let options = overlay_options(&options);
+                    let oid = tui.show_overlay(Box::new(HostLines::new()), options);
+                    ext.add_custom(id, Some((oid, options)));
+                } else {
+                    ext.add_custom(id, None);
+                }
+            }
+            ScreenChange::CustomClose(id) => {
+                if let Some(oid) = ext.close_custom(id) {
+                    tui.hide_overlay(oid);
+                }
+            }
+            ScreenChange::CustomHidden { id, hidden } => {
+                if let Some(oid) = ext.set_hidden(id, hidden) {
+                    tui.set_overlay_hidden(oid, hidden);
+                }
+            }
+            ScreenChange::RequestRender => ext.mark_stale(),
+            ScreenChange::Lines(_) | ScreenChange::InputLines(..) => {
+                let changed = match change {
+                    ScreenChange::Lines(lines) => ext.store(lines),
+                    ScreenChange::InputLines(id, width, lines) => ext.store_reply(id, width, lines),
+                    _ => Vec::new(),
+                };
+                for id in changed {
+                    if let Some(oid) = self.view.ext.overlay_of(id) {
+                        let lines = self.view.ext.lines_of(id).to_vec();
+                        if let Some(o) = tui.overlay_mut::<HostLines>(oid) {
+                            o.set(lines);
+                        }
+                    }
+                    if self.view.ext.header() == Some(id) {
+                        self.show_extension_header();
+                    }
+                }
+            }
+            ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
+            ScreenChange::EditorText(text) => self.view.editor.set_text(&text),
+            ScreenChange::Paste(text) => {
+                self.view.editor.insert_text(&text);
+            }
+            ScreenChange::Title(title) => {
+                ext.set_title(title);
+                self.title_dirty = true;
+            }
+            ScreenChange::Reset => {
+                for oid in ext.reset() {
+                    tui.hide_overlay(oid);
+                }
+                self.restore_header();
+                self.title_dirty = true;
+            }
+        }
+    }
+
+    /// The extension header in the startup header's place (when the header is shown).
+    fn show_extension_header(&mut self) {
+        let Some(id) = self.view.ext.header() else { return };
+        if !self.show_header || self.view.chat.is_empty() {
+            return;
+        }
+        // pi's header area starts with a blank line, as the built-in header does.
+        let mut block = HostLines::new();
+        block.set(
+            std::iter::once(String::new())
+                .chain(self.view.ext.lines_of(id).iter().cloned())
+                .collect(),
+        );
+        self.view.thaw(0);
+        if let Some(first) = self.view.chat.children_mut().first_mut() {
+            *first = Box::new(block);
+        }
+    }
+
+    /// pi's own startup header again, after an extension's.
+    fn restore_header(&mut self) {
+        if !self.show_header || self.view.chat.child_mut::<HostLines>(0).is_none() {
+            return;
+        }
+        let header = Notice::new(self.header_text(), "text", self.theme.clone());
+        self.view.thaw(0);
+        if let Some(first) = self.view.chat.children_mut().first_mut() {
+            *first = Box::new(header);
+        }
+    }
+
+    /// `ctx.ui.setToolsExpanded`: as the expand key does.
+    fn set_tools_expanded(&mut self, on: bool) {
+        if on == self.tools_expanded {
+            return;
+        }
+        self.tools_expanded = on;
+        self.view.drop_frozen();
+        for c in self.view.chat.children_mut() {
+            if let Some(b) = c.as_mut().downcast_mut::<ToolBlock>() {
+                b.set_expanded(on);
+            }
+        }
+    }
+
+    /// Before a frame: tell the host what changed of what its components read, and ask for
+    /// the lines of the extension components that changed or changed width.
+    pub fn prepare_extension_frame(&mut self, (width, height): (usize, usize)) {
+        let Some(runner) = self.extension_runner() else { return };
+        self.push_ui_state(&runner, width, height);
+        // A header put back by a rebuild (theme change, new session) is the extension's again.
+        if self.view.ext.header().is_some() && self.show_header && self.view.chat.child_mut::<HostLines>(0).is_none() {
+            self.show_extension_header();
+        }
+        let Some(items) = self.view.ext.wanted(width) else {
+            return;
+        };
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let params = json!({
+                "items": items.iter().map(|(id, w)| json!({"id": id, "width": w})).collect::<Vec<_>>(),
+            });
+            let change = match runner.ui_request("ui.render", params, RENDER_TIMEOUT).await {
+                Ok(answer) => ScreenChange::Lines(parse_lines(&answer, &items)),
+                // The old lines stay; a host that is gone is reported by the next event.
+                Err(_) => ScreenChange::Lines(items.iter().map(|&(id, w)| (id, w, None)).collect()),
+            };
+            tx.send(change_msg(change)).await;
+        });
+    }
+
+    fn push_ui_state(&mut self, runner: &Arc<ExtensionRunner>, width: usize, height: usize) {
+        let mut update = StateUpdate::default();
+        let mut any = false;
+        let pushed = &mut self.ext_pushed;
+        if !pushed.theme.as_ref().is_some_and(|t| Arc::ptr_eq(t, &self.theme)) {
+            update.theme = Some(theme_spec(&self.theme));
+            pushed.theme = Some(self.theme.clone());
+            any = true;
+        }
+        if pushed.size != Some((width, height)) {
+            update.terminal = Some(json!({"columns": width, "rows": height}));
+            pushed.size = Some((width, height));
+            any = true;
+        }
+        if pushed.branch.as_ref() != Some(&self.branch) {
+            update.git_branch = self.branch.clone();
+            pushed.branch = Some(self.branch.clone());
+            any = true;
+        }
+        if pushed.expanded != Some(self.tools_expanded) {
+            update.tools_expanded = Some(self.tools_expanded);
+            pushed.expanded = Some(self.tools_expanded);
+            any = true;
+        }
+        let text = self.view.editor.text();
+        if pushed.editor_text.as_deref() != Some(text.as_str()) {
+            update.editor_text = Some(text.clone());
+            pushed.editor_text = Some(text);
+            any = true;
+        }
+        if any {
+            let _ = runner.push_state(&update);
+        }
+    }
+
+    /// A key for the focused extension component, if one has the keys: sent to the host
+    /// in order, its new lines come back as a screen change.
+    pub(super) fn extension_input(&mut self, ev: &InputEvent) -> bool {
+        let Some(id) = self.view.ext.focused() else {
+            return false;
+        };
+        let data = match ev {
+            InputEvent::Key(k) => match encode_key(k) {
+                Some(d) => d,
+                None => return true,
+            },
+            InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
+            _ => return false,
+        };
+        if self.ext_pushed.keys.is_none() {
+            let Some(runner) = self.extension_runner() else {
+                return false;
+            };
+            self.ext_pushed.keys = Some(spawn_key_sender(runner, self.tx.clone()));
+        }
+        if let Some(keys) = &self.ext_pushed.keys {
+            let _ = keys.send((id, data));
+        }
+        true
+    }
+}
+
+/// One task sends the keys for extension components, one at a time, so they arrive in the
+/// order typed; each answer carries the component's new lines.
+fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::UnboundedSender<(u64, String)> {
+    let (keys, mut queued) = mpsc::unbounded_channel::<(u64, String)>();
+    tokio::spawn(async move {
+        while let Some((id, data)) = queued.recv().await {
+            let answer = runner
+                .ui_request("ui.input", json!({"id": id, "data": data}), RENDER_TIMEOUT)
+                .await;
+            let Ok(answer) = answer else { continue };
+            let width = answer.get("width").and_then(Value::as_u64);
+            if let (Some(lines), Some(width)) = (answer.get("lines").and_then(Value::as_array), width) {
+                let lines = lines
+                    .iter()
+                    .map(|l| l.as_str().unwrap_or_default().to_string())
+                    .collect();
+                let change = ScreenChange::InputLines(id, width as usize, lines);
+                tx.send(change_msg(change)).await;
+            }
+        }
+    });
+    keys
+}

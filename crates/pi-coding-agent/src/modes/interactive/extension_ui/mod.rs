@@ -1,0 +1,277 @@
+//! `ctx.ui` in the terminal UI: each call becomes effects on the UI thread, sent through the
+//! app's channel as a continuation. Dialogs are overlays whose result comes back to the
+//! waiting extension through a one-shot channel; a timeout or the cancel signal resolves
+//! them with their default, as pi does. What extensions draw themselves (widgets, header,
+//! footer, custom components) is kept in [`screen::ExtensionScreen`]; keys go to their
+//! components as terminal bytes ([`keys`]).
+
+pub mod keys;
+pub mod screen;
+
+use async_trait::async_trait;
+use pi_tui::components::SelectItem;
+use tokio::sync::oneshot;
+
+use super::dialogs::Dialog;
+use super::effect::{notice, Ctx, Effect, Overlay, Picker};
+use super::events::{Msg, UiSender};
+use crate::extension_ui::{DialogOptions, ExtensionUiHost, NotifyType, WidgetPlacement};
+use screen::ScreenChange;
+
+/// The terminal UI's `ctx.ui`. Cheap to clone; every clone talks to the same app.
+#[derive(Clone)]
+pub struct InteractiveUi {
+    tx: UiSender,
+}
+
+impl InteractiveUi {
+    pub fn new(tx: UiSender) -> Self {
+        InteractiveUi { tx }
+    }
+
+    /// Run `make` on the UI thread (with a fresh context) and apply the effects it returns.
+    async fn on_ui(&self, make: impl FnOnce(&Ctx<'_>) -> Vec<Effect> + Send + 'static) -> bool {
+        self.tx.send(Msg::Then(Box::new(make))).await
+    }
+
+    /// Apply a change to the extension screen on the UI thread.
+    async fn change(&self, change: ScreenChange) {
+        self.on_ui(move |_| vec![Effect::Extension(change)]).await;
+    }
+
+    /// Show the dialog `make` builds and wait for its result, its timeout or its cancel.
+    async fn dialog(
+        &self,
+        opts: DialogOptions,
+        make: impl FnOnce(&Ctx<'_>) -> Dialog + Send + 'static,
+    ) -> Option<String> {
+        let (done, result) = oneshot::channel::<Option<String>>();
+        let shown = self
+            .on_ui(move |cx| {
+                vec![Effect::Open(Overlay {
+                    view: Box::new(make(cx)),
+                    picker: Picker::Custom(Box::new(move |_, value| {
+                        let _ = done.send(value);
+                        Vec::new()
+                    })),
+                })]
+            })
+            .await;
+        if !shown {
+            return None;
+        }
+        let cancelled = async {
+            match &opts.cancel {
+                Some(c) => c.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        let timed_out = async {
+            match opts.timeout {
+                Some(t) => tokio::time::sleep(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        // A dialog left open after its timeout stays on screen until answered; its answer
+        // then goes nowhere (the extension already has its default).
+        tokio::select! {
+            r = result => r.ok().flatten(),
+            _ = cancelled => None,
+            _ = timed_out => None,
+        }
+    }
+}
+
+#[async_trait]
+impl ExtensionUiHost for InteractiveUi {
+    fn has_ui(&self) -> bool {
+        true
+    }
+
+    async fn select(&self, title: &str, options: &[String], opts: DialogOptions) -> Option<String> {
+        let title = title.to_string();
+        let items: Vec<SelectItem> = options.iter().map(|o| SelectItem::new(o.clone())).collect();
+        self.dialog(opts, move |cx| Dialog::choice(title, items, false, cx.theme.clone()))
+            .await
+    }
+
+    async fn confirm(&self, title: &str, message: &str, opts: DialogOptions) -> bool {
+        let title = if message.is_empty() {
+            title.to_string()
+        } else {
+            format!("{title}\n{message}")
+        };
+        let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
+        self.dialog(opts, move |cx| Dialog::choice(title, items, false, cx.theme.clone()))
+            .await
+            .is_some_and(|v| v == "Yes")
+    }
+
+    async fn input(&self, title: &str, placeholder: Option<&str>, opts: DialogOptions) -> Option<String> {
+        let title = title.to_string();
+        let message = placeholder.unwrap_or_default().to_string();
+        self.dialog(opts, move |cx| Dialog::prompt(title, message, "", cx.theme.clone()))
+            .await
+    }
+
+    async fn editor(&self, title: &str, prefill: Option<&str>) -> Option<String> {
+        let title = title.to_string();
+        let prefill = prefill.unwrap_or_default().to_string();
+        self.dialog(DialogOptions::default(), move |cx| {
+            Dialog::prompt(title, "", &prefill, cx.theme.clone())
+        })
+        .await
+    }
+
+    async fn notify(&self, message: &str, notify_type: Option<NotifyType>) {
+        let style = notice_style(notify_type);
+        let text = message.to_string();
+        self.on_ui(move |_| vec![notice(text, style)]).await;
+    }
+
+    async fn set_status(&self, key: &str, text: Option<&str>) {
+        self.change(ScreenChange::Status {
+            key: key.to_string(),
+            text: text.map(str::to_string),
+        })
+        .await;
+    }
+
+    async fn set_widget(&self, key: &str, lines: Option<&[String]>, placement: Option<WidgetPlacement>) {
+        self.change(ScreenChange::WidgetLines {
+            key: key.to_string(),
+            lines: lines.map(<[String]>::to_vec),
+            below: placement == Some(WidgetPlacement::BelowEditor),
+        })
+        .await;
+    }
+
+    async fn set_title(&self, title: &str) {
+        self.change(ScreenChange::Title(title.to_string())).await;
+    }
+
+    async fn set_editor_text(&self, text: &str) {
+        self.change(ScreenChange::EditorText(text.to_string())).await;
+    }
+
+    /// The host's mirror has the editor's text (the app pushes it as it changes).
+    fn editor_text(&self) -> String {
+        String::new()
+    }
+
+    async fn screen_notification(&self, method: &str, params: &serde_json::Value) {
+        if let Some(change) = ScreenChange::from_notification(method, params) {
+            self.change(change).await;
+        }
+    }
+
+    async fn report_extension_error(&self, extension_path: &str, _event: &str, error: &str) {
+        let text = extension_error_text(extension_path, error);
+        self.on_ui(move |_| vec![notice(text, "error")]).await;
+    }
+}
+
+/// The theme the terminal UI will start with, as the extension host's Theme needs it.
+pub fn startup_theme(paths: &crate::config::paths::Paths, session: &crate::session::AgentSession) -> serde_json::Value {
+    let theme = match session.settings().lock() {
+        Ok(s) => super::theme::load_ui_theme(paths, &s, None).0,
+        Err(_) => super::theme::UiTheme::fallback(),
+    };
+    screen::theme_spec(&theme)
+}
+
+/// Something an extension showed before the terminal UI was up.
+#[derive(Debug, Clone)]
+pub enum EarlyCall {
+    Notice(String, &'static str),
+    Change(ScreenChange),
+}
+
+/// `ctx.ui` between the extensions' start and the terminal UI's: what they show (a
+/// `session_start` handler's status or widget, say) is kept for the UI to apply first.
+/// Dialogs answer their defaults, as nobody can see them yet.
+#[derive(Default)]
+pub struct EarlyUi {
+    calls: std::sync::Mutex<Vec<EarlyCall>>,
+}
+
+impl EarlyUi {
+    fn push(&self, call: EarlyCall) {
+        self.calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(call);
+    }
+
+    /// What was shown so far, in order.
+    pub fn take(&self) -> Vec<EarlyCall> {
+        std::mem::take(&mut *self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+}
+
+#[async_trait]
+impl ExtensionUiHost for EarlyUi {
+    fn has_ui(&self) -> bool {
+        true
+    }
+    async fn select(&self, _title: &str, _options: &[String], _opts: DialogOptions) -> Option<String> {
+        None
+    }
+    async fn confirm(&self, _title: &str, _message: &str, _opts: DialogOptions) -> bool {
+        false
+    }
+    async fn input(&self, _title: &str, _placeholder: Option<&str>, _opts: DialogOptions) -> Option<String> {
+        None
+    }
+    async fn editor(&self, _title: &str, _prefill: Option<&str>) -> Option<String> {
+        None
+    }
+    async fn notify(&self, message: &str, notify_type: Option<NotifyType>) {
+        self.push(EarlyCall::Notice(message.to_string(), notice_style(notify_type)));
+    }
+    async fn set_status(&self, key: &str, text: Option<&str>) {
+        self.push(EarlyCall::Change(ScreenChange::Status {
+            key: key.to_string(),
+            text: text.map(str::to_string),
+        }));
+    }
+    async fn set_widget(&self, key: &str, lines: Option<&[String]>, placement: Option<WidgetPlacement>) {
+        self.push(EarlyCall::Change(ScreenChange::WidgetLines {
+            key: key.to_string(),
+            lines: lines.map(<[String]>::to_vec),
+            below: placement == Some(WidgetPlacement::BelowEditor),
+        }));
+    }
+    async fn set_title(&self, title: &str) {
+        self.push(EarlyCall::Change(ScreenChange::Title(title.to_string())));
+    }
+    async fn set_editor_text(&self, text: &str) {
+        self.push(EarlyCall::Change(ScreenChange::EditorText(text.to_string())));
+    }
+    fn editor_text(&self) -> String {
+        String::new()
+    }
+    async fn report_extension_error(&self, extension_path: &str, _event: &str, error: &str) {
+        self.push(EarlyCall::Notice(extension_error_text(extension_path, error), "error"));
+    }
+    async fn screen_notification(&self, method: &str, params: &serde_json::Value) {
+        if let Some(change) = ScreenChange::from_notification(method, params) {
+            self.push(EarlyCall::Change(change));
+        }
+    }
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
+}
+
+fn notice_style(notify_type: Option<NotifyType>) -> &'static str {
+    match notify_type {
+        Some(NotifyType::Error) => "error",
+        Some(NotifyType::Warning) => "warning",
+        _ => "dim",
+    }
+}
+
+fn extension_error_text(extension_path: &str, error: &str) -> String {
+    format!("Extension \"{extension_path}\" error: {error}")
+}

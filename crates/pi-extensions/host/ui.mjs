@@ -1,0 +1,399 @@
+// The screen parts extensions make in the terminal UI: components from extension factories
+// (widgets, header, footer, `ctx.ui.custom()` screens and overlays, renderer results) live here,
+// by id. pi asks for their lines (`ui.render`, answered only for components whose lines changed
+// or whose width changed) and forwards keys (`ui.input`); `tui.requestRender()` tells pi to ask
+// again. Also the Theme object, built from the colours pi sends in the state mirror.
+
+const RESET_FG = "\x1b[39m";
+const RESET_BG = "\x1b[49m";
+
+const errorText = (error) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * A pi Theme over the escape sequences pi sends (`state.theme`: `{name, appearance, colorMode,
+ * fg: {token: sgr}, bg: {token: sgr}, dim: [token]}`). One object for the life of the host,
+ * updated in place on a theme change, as pi's global theme is (components keep the object
+ * they were given). Unknown tokens throw, as in pi; before pi sent any theme nothing is
+ * coloured.
+ */
+export function createTheme(initial) {
+	let fgAnsi = new Map();
+	let bgAnsi = new Map();
+	let dim = new Set();
+	let spec;
+	const lookup = (map, token) => {
+		const value = map.get(token);
+		if (value !== undefined) return value;
+		if (spec === undefined) return "";
+		throw new Error(`Unknown theme color: ${token}`);
+	};
+	const wrap = (open, close) => (text) => `\x1b[${open}m${text}\x1b[${close}m`;
+	const theme = {
+		name: "dark",
+		sourcePath: undefined,
+		appearance: "dark",
+		colors: {},
+		fg(color, text) {
+			const ansi = lookup(fgAnsi, color);
+			if (ansi === "") return String(text);
+			return dim.has(color) ? `${ansi}\x1b[2m${text}\x1b[22;39m` : `${ansi}${text}${RESET_FG}`;
+		},
+		bg(color, text) {
+			const ansi = lookup(bgAnsi, color);
+			return ansi === "" ? String(text) : `${ansi}${text}${RESET_BG}`;
+		},
+		bold: wrap(1, 22),
+		italic: wrap(3, 23),
+		underline: wrap(4, 24),
+		inverse: wrap(7, 27),
+		strikethrough: wrap(9, 29),
+		getFgAnsi(color) {
+			const ansi = lookup(fgAnsi, color);
+			return dim.has(color) ? `${ansi}\x1b[2m` : ansi;
+		},
+		getBgAnsi: (color) => lookup(bgAnsi, color),
+		getColorMode: () => spec?.colorMode ?? "truecolor",
+		getThinkingBorderColor(level) {
+			const token = { minimal: "thinkingMinimal", low: "thinkingLow", medium: "thinkingMedium", high: "thinkingHigh", xhigh: "thinkingXhigh", max: "thinkingMax" }[level] ?? "thinkingOff";
+			return (text) => theme.fg(fgAnsi.has(token) || spec === undefined ? token : "thinkingXhigh", text);
+		},
+		getBashModeBorderColor: () => (text) => theme.fg("bashMode", text),
+		style(text, options = {}) {
+			let out = text;
+			if (options.fg) out = theme.fg(options.fg, out);
+			if (options.bg) out = theme.bg(options.bg, out);
+			if (options.bold) out = theme.bold(out);
+			if (options.italic) out = theme.italic(out);
+			if (options.underline) out = theme.underline(out);
+			if (options.inverse) out = theme.inverse(out);
+			if (options.strikethrough) out = theme.strikethrough(out);
+			return out;
+		},
+	};
+	Object.defineProperty(theme, "update", {
+		enumerable: false,
+		value(next) {
+			if (!next) return;
+			spec = next;
+			fgAnsi = new Map(Object.entries(next.fg ?? {}));
+			bgAnsi = new Map(Object.entries(next.bg ?? {}));
+			dim = new Set(next.dim ?? []);
+			theme.name = next.name ?? "dark";
+			theme.sourcePath = next.sourcePath ?? undefined;
+			theme.appearance = next.appearance ?? "dark";
+			theme.colors = Object.fromEntries(fgAnsi);
+		},
+	});
+	theme.update(initial);
+	return theme;
+}
+
+/** Options of an overlay as plain data (functions such as `visible` cannot cross). */
+function plainOverlayOptions(options) {
+	if (!options || typeof options !== "object") return {};
+	const out = {};
+	for (const key of ["anchor", "width", "minWidth", "maxHeight", "offsetX", "offsetY", "row", "col", "margin", "nonCapturing"]) {
+		if (options[key] !== undefined && typeof options[key] !== "function") out[key] = options[key];
+	}
+	return out;
+}
+
+/**
+ * The screen of one host: components by id, the render/input requests pi makes, and the
+ * `ctx.ui` methods that hand components to pi.
+ */
+export function createScreen(runtime, loadTui) {
+	const components = new Map();
+	let nextId = 1;
+	let renderQueued = false;
+	const theme = createTheme(undefined);
+	let themeSpec;
+	const statuses = new Map();
+	const branchListeners = new Set();
+	let lastBranch;
+	let toolsExpanded = false;
+	const state = () => runtime.mirror.state;
+
+	const currentTheme = () => {
+		const spec = state().theme;
+		if (spec !== themeSpec) {
+			themeSpec = spec;
+			theme.update(spec);
+		}
+		return theme;
+	};
+
+	const requestRender = () => {
+		if (renderQueued) return;
+		renderQueued = true;
+		setImmediate(() => {
+			renderQueued = false;
+			runtime.wire.notify("ui.requestRender", {});
+		});
+	};
+
+	// pi-tui's TUI surface as extension components use it.
+	const tui = {
+		requestRender: () => requestRender(),
+		get terminal() {
+			const size = state().terminal ?? {};
+			return { columns: size.columns ?? 80, rows: size.rows ?? 24, write() {} };
+		},
+		setFocus() {},
+		invalidate: () => {
+			for (const entry of components.values()) entry.component?.invalidate?.();
+			requestRender();
+		},
+	};
+
+	const keybindings = () => {
+		try {
+			return loadTui().getKeybindings();
+		} catch {
+			return { matches: () => false, getKeys: () => [] };
+		}
+	};
+
+	const report = (entry, event, error) => runtime.reportError(entry?.extensionPath ?? "<ui>", event, error);
+
+	/** Keep `component` under a fresh id; `owner` names the extension for error reports. */
+	const mount = (component, extensionPath, kind) => {
+		const id = nextId++;
+		components.set(id, { component, extensionPath, kind, width: undefined, text: undefined });
+		return id;
+	};
+
+	const unmount = (id) => {
+		const entry = components.get(id);
+		if (!entry) return;
+		components.delete(id);
+		try {
+			entry.component?.dispose?.();
+		} catch (error) {
+			report(entry, "dispose", error);
+		}
+	};
+
+	/** The lines of one component at `width`, or null when they are what pi already has. */
+	const renderOne = (id, width) => {
+		const entry = components.get(id);
+		if (!entry) return [];
+		let lines;
+		try {
+			const rendered = entry.component?.render?.(width) ?? [];
+			lines = Array.from(rendered, (line) => String(line));
+		} catch (error) {
+			if (!entry.failed) report(entry, "render", error);
+			entry.failed = true;
+			lines = [];
+		}
+		const text = lines.join("\n");
+		if (entry.width === width && entry.text === text) return null;
+		entry.width = width;
+		entry.text = text;
+		return lines;
+	};
+
+	const footerData = () => ({
+		getGitBranch: () => state().gitBranch ?? null,
+		getExtensionStatuses: () => new Map(statuses),
+		onBranchChange(listener) {
+			branchListeners.add(listener);
+			return () => branchListeners.delete(listener);
+		},
+		getAvailableProviderCount: () => new Set((state().models ?? []).map((m) => m.provider)).size,
+	});
+
+	/** Build a component from `factory(...args)`; report a throw against the extension. */
+	const build = (factory, args, extensionPath, event) => {
+		try {
+			return factory(...args);
+		} catch (error) {
+			runtime.reportError(extensionPath ?? "<ui>", event, error);
+			return undefined;
+		}
+	};
+
+	const slots = { header: undefined, footer: undefined };
+	const widgets = new Map();
+
+	const setSlot = (slot, factory, extensionPath) => {
+		if (slots[slot] !== undefined) unmount(slots[slot]);
+		slots[slot] = undefined;
+		if (typeof factory === "function") {
+			const args = slot === "footer" ? [tui, currentTheme(), footerData()] : [tui, currentTheme()];
+			const component = build(factory, args, extensionPath, `ui.set${slot === "footer" ? "Footer" : "Header"}`);
+			if (component) slots[slot] = mount(component, extensionPath, slot);
+		}
+		runtime.wire.notify(slot === "footer" ? "ui.setFooter" : "ui.setHeader", { id: slots[slot] ?? null });
+	};
+
+	const api = {
+		tui,
+		theme: currentTheme,
+		toolsExpanded: () => toolsExpanded,
+
+		/** `ctx.ui` members that hand components to pi, for one extension. */
+		uiFor(extensionPath) {
+			const hasScreen = () => state().hasUI && state().mode === "tui";
+			return {
+				setStatus(key, text) {
+					if (text === undefined || text === null) statuses.delete(key);
+					else statuses.set(key, String(text));
+					if (state().hasUI) runtime.wire.notify("ui.setStatus", { args: [key, text ?? undefined] });
+				},
+				setWidget(key, content, options) {
+					const old = widgets.get(key);
+					if (old !== undefined) unmount(old);
+					widgets.delete(key);
+					if (typeof content === "function") {
+						if (!hasScreen()) return;
+						const component = build(content, [tui, currentTheme()], extensionPath, "ui.setWidget");
+						if (!component) return;
+						const id = mount(component, extensionPath, "widget");
+						widgets.set(key, id);
+						runtime.wire.notify("ui.setWidgetComponent", { key, id, placement: options?.placement ?? "aboveEditor" });
+						return;
+					}
+					if (state().hasUI) {
+						const lines = Array.isArray(content) ? content.map(String) : undefined;
+						runtime.wire.notify("ui.setWidget", { args: [key, lines, options?.placement ? { placement: options.placement } : undefined] });
+					}
+				},
+				setHeader(factory) {
+					if (hasScreen()) setSlot("header", factory, extensionPath);
+				},
+				setFooter(factory) {
+					if (hasScreen()) setSlot("footer", factory, extensionPath);
+				},
+				custom(factory, options) {
+					if (!hasScreen() || typeof factory !== "function") return Promise.resolve(undefined);
+					return new Promise((resolve) => {
+						let id;
+						let finished = false;
+						const done = (result) => {
+							if (finished) return;
+							finished = true;
+							if (id !== undefined) {
+								unmount(id);
+								runtime.wire.notify("ui.customClose", { id });
+							}
+							resolve(result);
+						};
+						Promise.resolve()
+							.then(() => factory(tui, currentTheme(), keybindings(), done))
+							.then(
+								(component) => {
+									if (finished || !component) {
+										component?.dispose?.();
+										if (!finished) done(undefined);
+										return;
+									}
+									id = mount(component, extensionPath, "custom");
+									runtime.wire.notify("ui.custom", {
+										id,
+										overlay: Boolean(options?.overlay),
+										overlayOptions: plainOverlayOptions(options?.overlayOptions),
+									});
+									const handle = {
+										hide: () => done(undefined),
+										setHidden: (hidden) => runtime.wire.notify("ui.customHidden", { id, hidden: Boolean(hidden) }),
+										isHidden: () => false,
+										focus() {},
+										unfocus() {},
+										isFocused: () => true,
+									};
+									try {
+										options?.onHandle?.(handle);
+									} catch (error) {
+										runtime.reportError(extensionPath, "ui.custom", error);
+									}
+								},
+								(error) => {
+									runtime.reportError(extensionPath, "ui.custom", error);
+									done(undefined);
+								},
+							);
+					});
+				},
+				getToolsExpanded: () => toolsExpanded,
+				setToolsExpanded(expanded) {
+					if (!hasScreen()) return;
+					toolsExpanded = Boolean(expanded);
+					runtime.wire.notify("ui.setToolsExpanded", { expanded: toolsExpanded });
+				},
+				get theme() {
+					return currentTheme();
+				},
+			};
+		},
+
+		/** A component pi shows in place of its own rendering (tool and message renderers). */
+		mountRendered(component, extensionPath) {
+			return mount(component, extensionPath, "rendered");
+		},
+		unmount,
+
+		/** `ui.render {items: [{id, width}]}` → `{lines: {id: string[] | null}}`. */
+		render(params) {
+			const lines = {};
+			for (const item of params?.items ?? []) {
+				const width = Math.max(1, Number(item.width) || 1);
+				lines[item.id] = renderOne(Number(item.id), width);
+			}
+			return { lines };
+		},
+
+		/** `ui.input {id, data}`: the key goes to the component; answers its new lines. */
+		input(params) {
+			const id = Number(params?.id);
+			const entry = components.get(id);
+			if (!entry) return { lines: null };
+			try {
+				entry.component?.handleInput?.(String(params?.data ?? ""));
+			} catch (error) {
+				report(entry, "handleInput", error);
+			}
+			const width = entry.width ?? tui.terminal.columns;
+			return { lines: components.has(id) ? renderOne(id, width) : null, width };
+		},
+
+		/** After a state update: a new theme invalidates every component; a branch change is told. */
+		stateChanged(update) {
+			if (Object.hasOwn(update, "theme")) {
+				currentTheme();
+				for (const entry of components.values()) {
+					try {
+						entry.component?.invalidate?.();
+					} catch {}
+					entry.width = undefined;
+					entry.failed = false;
+				}
+				if (components.size > 0) requestRender();
+			}
+			if (Object.hasOwn(update, "toolsExpanded")) toolsExpanded = Boolean(update.toolsExpanded);
+			if (Object.hasOwn(update, "gitBranch") && update.gitBranch !== lastBranch) {
+				lastBranch = update.gitBranch;
+				for (const listener of [...branchListeners]) {
+					try {
+						listener(lastBranch);
+					} catch {}
+				}
+			}
+		},
+
+		/** A new runtime (session replacement, /reload): every extension component goes. */
+		reset() {
+			for (const id of [...components.keys()]) unmount(id);
+			widgets.clear();
+			statuses.clear();
+			branchListeners.clear();
+			slots.header = undefined;
+			slots.footer = undefined;
+			runtime.wire.notify("ui.reset", {});
+		},
+	};
+	return api;
+}
+
+export { errorText };
