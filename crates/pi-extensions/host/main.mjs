@@ -147,6 +147,10 @@ const requests = {
 		requireInitialized();
 		return runtime.screen.render(params);
 	},
+	"ui.renderMessages": (params) => {
+		requireInitialized();
+		return runtime.screen.renderMessages(registry, params);
+	},
 	"ui.input": (params) => {
 		requireInitialized();
 		return runtime.screen.input(params);

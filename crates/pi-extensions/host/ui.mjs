@@ -344,6 +344,33 @@ export function createScreen(runtime, loadTui) {
 			return { lines };
 		},
 
+		/**
+		 * `ui.renderMessages {items: [message], expanded, width}` → `{lines: [string[] | null]}`:
+		 * each custom message drawn by the first message renderer registered for its
+		 * `customType` (null: none, or it returned nothing or threw, and pi's default shows).
+		 */
+		renderMessages(registry, params) {
+			const width = Math.max(1, Number(params?.width) || 1);
+			const options = { expanded: Boolean(params?.expanded), outputPad: 1, keyText: (id) => id, keyHint: (id, text) => `${id} ${text}` };
+			const lines = (params?.items ?? []).map((message) => {
+				const found = registry.extensions
+					.map((ext) => ({ ext, renderer: ext.messageRenderers.get(message?.customType) }))
+					.find((f) => typeof f.renderer === "function");
+				if (!found) return null;
+				try {
+					const component = found.renderer(message, options, currentTheme());
+					if (!component) return null;
+					const out = Array.from(component.render(width) ?? [], String);
+					component.dispose?.();
+					return out;
+				} catch (error) {
+					runtime.reportError(found.ext.path, "messageRenderer", error);
+					return null;
+				}
+			});
+			return { lines };
+		},
+
 		/** `ui.input {id, data}`: the key goes to the component; answers its new lines. */
 		input(params) {
 			const id = Number(params?.id);

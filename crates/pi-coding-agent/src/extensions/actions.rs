@@ -120,7 +120,14 @@ async fn send_message(session: &AgentSession, params: &Value) {
             let _ = session.prompt_custom(message).await;
         });
     } else {
-        session.record_outside_run(message);
+        session.record_outside_run(message.clone());
+        // As pi: the appended message is announced, so the screen shows it at once.
+        let start = pi_agent::AgentEvent::MessageStart {
+            message: message.clone(),
+        };
+        session.emit(crate::session::SessionEvent::Agent(&start)).await;
+        let end = pi_agent::AgentEvent::MessageEnd { message };
+        session.emit(crate::session::SessionEvent::Agent(&end)).await;
     }
 }
 

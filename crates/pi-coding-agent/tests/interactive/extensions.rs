@@ -167,3 +167,23 @@ fn custom_components_take_keys_and_resolve_with_their_result() {
     assert!(s.server.requests().is_empty(), "no prompt reached the model");
     quit(&mut pty);
 }
+
+#[test]
+fn a_message_renderer_draws_custom_messages_again_on_expand_and_resize() {
+    let Some((node, modules)) = extension_env("a_message_renderer_draws_custom_messages_again_on_expand_and_resize")
+    else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+    pty.type_text("/note first words");
+    pty.send(ENTER);
+    pty.wait_text("NOTE first words expanded=false w=100");
+    // Ctrl+O expands tool output and custom messages with it.
+    pty.send("\x0f");
+    pty.wait_text("NOTE first words expanded=true w=100");
+    pty.resize(30, 90);
+    pty.wait_text("NOTE first words expanded=true w=90");
+    quit(&mut pty);
+}

@@ -78,6 +78,8 @@ pub enum UiEvent {
         follow_up: Vec<String>,
     },
     SessionName,
+    /// A custom message to show (`display: true`), as extensions see it.
+    CustomMessage(Value),
     ThinkingLevel,
 }
 
@@ -288,6 +290,9 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
             },
             AgentEvent::MessageEnd { message } => match message {
                 AgentMessage::Llm(Message::Assistant(m)) => UiEvent::AssistantEnd(Box::new(m.clone())),
+                AgentMessage::Custom(c) if c.fields.get("display").and_then(Value::as_bool) == Some(true) => {
+                    UiEvent::CustomMessage(super::view::custom_message_json(c))
+                }
                 _ => return None,
             },
             AgentEvent::ToolExecutionStart {

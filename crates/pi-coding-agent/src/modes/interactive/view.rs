@@ -9,7 +9,7 @@ use pi_ai::{Content, Message};
 use pi_tui::components::{Capabilities, Editor, Loader};
 use pi_tui::{truncate_to_width, Component, Container, Frame, LineCache, Lines};
 
-use super::chat::{AssistantBlock, Notice, UserBlock};
+use super::chat::{AssistantBlock, UserBlock};
 use super::extension_ui::screen::ExtensionScreen;
 use super::footer::Footer;
 use super::theme::UiTheme;
@@ -288,16 +288,21 @@ pub fn build_transcript(
                     b.finish(field("output"), false);
                     chat.push(Box::new(b));
                 } else if c.fields.get("display").and_then(|v| v.as_bool()) == Some(true) {
-                    let text = match c.fields.get("content") {
-                        Some(serde_json::Value::String(s)) => s.clone(),
-                        Some(v) => v.to_string(),
-                        None => String::new(),
-                    };
-                    chat.push(Box::new(Notice::new(text, "customMessageText", theme.clone())));
+                    chat.push(Box::new(super::extension_ui::message_block::MessageBlock::new(
+                        custom_message_json(c),
+                        theme.clone(),
+                    )));
                 }
             }
         }
     }
+}
+
+/// A custom message as extensions see it: its role and its other fields.
+pub fn custom_message_json(c: &pi_agent::CustomMessage) -> serde_json::Value {
+    let mut map = c.fields.clone();
+    map.insert("role".into(), serde_json::Value::String(c.role.clone()));
+    serde_json::Value::Object(map)
 }
 
 #[cfg(test)]

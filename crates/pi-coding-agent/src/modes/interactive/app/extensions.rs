@@ -16,6 +16,7 @@ use super::super::chat::Notice;
 use super::super::effect::Effect;
 use super::super::events::{Msg, UiSender};
 use super::super::extension_ui::keys::encode_key;
+use super::super::extension_ui::message_block::{self, MessageBlock, RenderKey};
 use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines, ScreenChange};
 use super::super::extension_ui::{EarlyCall, EarlyUi};
 use super::super::theme::UiTheme;
@@ -34,6 +35,11 @@ pub struct Pushed {
     branch: Option<Option<String>>,
     expanded: Option<bool>,
     editor_text: Option<String>,
+    /// What the message renderers' lines were last looked for, and whether a request for
+    /// them is on its way.
+    message_key: Option<RenderKey>,
+    messages_made: u64,
+    messages_in_flight: bool,
     /// Keys for extension components, sent in order by one task.
     keys: Option<mpsc::UnboundedSender<(u64, String)>>,
 }
@@ -127,6 +133,18 @@ impl App {
                     }
                 }
             }
+            ScreenChange::MessageLines { key, items } => {
+                self.ext_pushed.messages_in_flight = false;
+                for (index, message, lines) in items {
+                    let Some(block) = self.view.chat.child_mut::<MessageBlock>(index) else {
+                        continue;
+                    };
+                    if block.message() == &message {
+                        block.set_rendered(key, lines);
+                        self.view.thaw(index);
+                    }
+                }
+            }
             ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
             ScreenChange::EditorText(text) => self.view.editor.set_text(&text),
             ScreenChange::Paste(text) => {
@@ -200,6 +218,7 @@ impl App {
         if self.view.ext.header().is_some() && self.show_header && self.view.chat.child_mut::<HostLines>(0).is_none() {
             self.show_extension_header();
         }
+        self.render_messages(&runner, width);
         let Some(items) = self.view.ext.wanted(width) else {
             return;
         };
@@ -214,6 +233,74 @@ impl App {
                 Err(_) => ScreenChange::Lines(items.iter().map(|&(id, w)| (id, w, None)).collect()),
             };
             tx.send(change_msg(change)).await;
+        });
+    }
+
+    /// Ask the message renderers for the lines of custom messages not drawn for this width,
+    /// expanded state and theme (looked for only when one of those changed or a message
+    /// block was added).
+    fn render_messages(&mut self, runner: &Arc<ExtensionRunner>, width: usize) {
+        if self.ext_pushed.messages_in_flight {
+            return;
+        }
+        let key = RenderKey {
+            width,
+            expanded: self.tools_expanded,
+            theme: Arc::as_ptr(&self.theme) as usize,
+        };
+        let made = message_block::made();
+        if self.ext_pushed.message_key == Some(key) && self.ext_pushed.messages_made == made {
+            return;
+        }
+        self.ext_pushed.message_key = Some(key);
+        self.ext_pushed.messages_made = made;
+        let registrations = runner.registrations();
+        let types: std::collections::HashSet<&str> = registrations
+            .extensions
+            .iter()
+            .flat_map(|e| e.message_renderers.iter().map(String::as_str))
+            .collect();
+        if types.is_empty() {
+            return;
+        }
+        let mut items = Vec::new();
+        for (i, child) in self.view.chat.children_mut().iter_mut().enumerate() {
+            let Some(b) = child.as_mut().downcast_mut::<MessageBlock>() else {
+                continue;
+            };
+            if b.custom_type().is_some_and(|t| types.contains(t)) && !b.is_rendered_for(key) {
+                items.push((i, b.message().clone()));
+            }
+        }
+        if items.is_empty() {
+            return;
+        }
+        self.ext_pushed.messages_in_flight = true;
+        let runner = runner.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let params = json!({
+                "expanded": key.expanded,
+                "width": key.width,
+                "items": items.iter().map(|(_, m)| m).collect::<Vec<_>>(),
+            });
+            let answer = runner.ui_request("ui.renderMessages", params, RENDER_TIMEOUT).await;
+            let lines = answer
+                .ok()
+                .and_then(|a| a.get("lines").and_then(Value::as_array).cloned())
+                .unwrap_or_default();
+            let items = items
+                .into_iter()
+                .enumerate()
+                .map(|(n, (index, message))| {
+                    let these = lines
+                        .get(n)
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect());
+                    (index, message, these)
+                })
+                .collect();
+            tx.send(change_msg(ScreenChange::MessageLines { key, items })).await;
         });
     }
 

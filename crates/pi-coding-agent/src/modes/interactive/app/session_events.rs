@@ -52,6 +52,10 @@ impl App {
                 self.branch = super::super::footer::git_branch(self.session().cwd());
                 self.refresh_footer();
             }
+            UiEvent::CustomMessage(message) => {
+                let block = super::super::extension_ui::message_block::MessageBlock::new(message, self.theme.clone());
+                self.view.chat.push(Box::new(block));
+            }
             UiEvent::UserMessage(text, images) => {
                 let images = images
                     .into_iter()

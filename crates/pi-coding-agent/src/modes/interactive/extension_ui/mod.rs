@@ -6,6 +6,7 @@
 //! components as terminal bytes ([`keys`]).
 
 pub mod keys;
+pub mod message_block;
 pub mod screen;
 
 use async_trait::async_trait;

@@ -51,6 +51,12 @@ pub enum ScreenChange {
     Lines(Vec<(u64, usize, Option<Vec<String>>)>),
     /// A component's lines after a key it handled.
     InputLines(u64, usize, Vec<String>),
+    /// Lines of message renderers: for what they were made, and per chat block (its index
+    /// and message) the lines (`None`: the renderer gave nothing).
+    MessageLines {
+        key: super::message_block::RenderKey,
+        items: Vec<(usize, Value, Option<Vec<String>>)>,
+    },
     ToolsExpanded(bool),
     EditorText(String),
     Paste(String),
