@@ -151,6 +151,10 @@ const requests = {
 		requireInitialized();
 		return runtime.screen.renderMessages(registry, params);
 	},
+	"ui.renderTools": (params) => {
+		requireInitialized();
+		return runtime.screen.renderTools(registry, params);
+	},
 	"ui.input": (params) => {
 		requireInitialized();
 		return runtime.screen.input(params);

@@ -371,6 +371,60 @@ export function createScreen(runtime, loadTui) {
 			return { lines };
 		},
 
+		/**
+		 * `ui.renderTools {items: [{toolName, toolCallId, args, result?, isPartial, isError,
+		 * expanded, cwd}], width}` → `{items: [{call, result}]}`: the lines of the tool's
+		 * `renderCall` and `renderResult` (null where it has none, returned nothing or threw:
+		 * pi's default shows there).
+		 */
+		renderTools(registry, params) {
+			const width = Math.max(1, Number(params?.width) || 1);
+			const draw = (ext, make) => {
+				try {
+					const component = make();
+					if (!component) return null;
+					const out = Array.from(component.render(width) ?? [], String);
+					component.dispose?.();
+					return out;
+				} catch (error) {
+					runtime.reportError(ext.path, "toolRenderer", error);
+					return null;
+				}
+			};
+			const items = (params?.items ?? []).map((item) => {
+				const ext = registry.extensions.find((e) => e.tools.has(item?.toolName));
+				const tool = ext?.tools.get(item.toolName);
+				if (!tool) return { call: null, result: null };
+				const state = {};
+				const context = {
+					args: item.args ?? {},
+					toolCallId: item.toolCallId,
+					invalidate: () => requestRender(),
+					lastComponent: undefined,
+					state,
+					cwd: item.cwd ?? state.cwd,
+					executionStarted: item.executionStarted !== false,
+					argsComplete: true,
+					isPartial: Boolean(item.isPartial),
+					expanded: Boolean(item.expanded),
+					showImages: false,
+					isError: Boolean(item.isError),
+					outputPad: 1,
+					keyText: (id) => id,
+					keyHint: (id, text) => `${id} ${text}`,
+				};
+				const call = typeof tool.renderCall === "function" ? draw(ext, () => tool.renderCall(item.args ?? {}, currentTheme(), context)) : null;
+				const result =
+					item.result && typeof tool.renderResult === "function"
+						? draw(ext, () =>
+								tool.renderResult(item.result, { expanded: Boolean(item.expanded), isPartial: Boolean(item.isPartial) }, currentTheme(), context),
+							)
+						: null;
+				return { call, result };
+			});
+			return { items };
+		},
+
 		/** `ui.input {id, data}`: the key goes to the component; answers its new lines. */
 		input(params) {
 			const id = Number(params?.id);

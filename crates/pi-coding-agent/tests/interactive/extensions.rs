@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use pi_test_support::Script;
+use pi_test_support::{Script, Turn};
 
 use super::pty::Pty;
 use super::{quit, setup, ENTER};
@@ -185,5 +185,29 @@ fn a_message_renderer_draws_custom_messages_again_on_expand_and_resize() {
     pty.wait_text("NOTE first words expanded=true w=100");
     pty.resize(30, 90);
     pty.wait_text("NOTE first words expanded=true w=90");
+    quit(&mut pty);
+}
+
+#[test]
+fn an_extension_tool_is_drawn_by_its_call_and_result_renderers() {
+    let Some((node, modules)) = extension_env("an_extension_tool_is_drawn_by_its_call_and_result_renderers") else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("shout", serde_json::json!({"text": "hey there"})),
+        Turn::text("all shouted"),
+    ]));
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+    pty.type_text("shout please");
+    pty.send(ENTER);
+    pty.wait_text("all shouted");
+    // The content is 98 columns wide inside the tool block's padding.
+    pty.wait_text("SHOUT CALL hey there");
+    pty.wait_text("SHOUT RESULT 9 HEY THERE expanded=false w=98");
+    pty.send("\x0f");
+    pty.wait_text("SHOUT RESULT 9 HEY THERE expanded=true w=98");
+    pty.resize(30, 80);
+    pty.wait_text("expanded=true w=78");
     quit(&mut pty);
 }

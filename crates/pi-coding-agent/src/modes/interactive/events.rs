@@ -56,6 +56,8 @@ pub enum UiEvent {
         text: String,
         is_error: bool,
         images: Vec<pi_ai::ImageContent>,
+        /// The result's details (for extension result renderers).
+        details: Option<Value>,
     },
     RetryStart {
         attempt: u32,
@@ -322,6 +324,7 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
                 text: content_text(&result.content),
                 is_error: *is_error,
                 images: images_of(&result.content),
+                details: result.details.clone(),
             },
             AgentEvent::TurnStart | AgentEvent::TurnEnd { .. } => return None,
         },

@@ -36,6 +36,10 @@ pub struct ToolBlock {
     /// Wrapped-line count of the output's complete lines, kept across appends so a
     /// collapsed tail preview reads only what was added.
     wraps: WrapCount,
+    /// An extension tool's own rendering of the call and the result (`renderCall` /
+    /// `renderResult`), when it has one.
+    pub ext: Option<super::extension_ui::tool_render::ToolRender>,
+    details: Option<Value>,
 }
 
 /// How many wrapped lines the output's first `bytes` bytes (whole lines) make at `width`.
@@ -124,6 +128,8 @@ impl ToolBlock {
             user: false,
             started: std::time::Instant::now(),
             wraps: WrapCount::default(),
+            ext: None,
+            details: None,
         }
     }
 
@@ -136,6 +142,36 @@ impl ToolBlock {
 
     pub fn status(&self) -> ToolStatus {
         self.status
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    pub fn output(&self) -> &str {
+        &self.output
+    }
+
+    pub fn is_expanded(&self) -> bool {
+        self.expanded
+    }
+
+    /// The result's details, for an extension's result renderer.
+    pub fn set_details(&mut self, details: Option<Value>) {
+        self.details = details;
+    }
+
+    pub fn details(&self) -> Option<&Value> {
+        self.details.as_ref()
+    }
+
+    /// The extension's lines changed: draw again.
+    pub fn invalidate_render(&mut self) {
+        self.cache.clear();
     }
 
     pub fn set_args(&mut self, args: Value) {
@@ -420,11 +456,19 @@ impl Component for ToolBlock {
         };
         let inner = width.saturating_sub(2).max(1);
         let mut body = vec![String::new()];
-        body.extend(wrap_text(&self.title(), inner));
-        let output = self.body(inner);
-        if !output.is_empty() {
-            body.push(String::new());
-            body.extend(output);
+        match self.ext.as_ref().and_then(|e| e.call_lines(inner)) {
+            Some(call) => body.extend(call.iter().cloned()),
+            None => body.extend(wrap_text(&self.title(), inner)),
+        }
+        match self.ext.as_ref().and_then(|e| e.result_lines(inner)) {
+            Some(result) => body.extend(result.iter().cloned()),
+            None => {
+                let output = self.body(inner);
+                if !output.is_empty() {
+                    body.push(String::new());
+                    body.extend(output);
+                }
+            }
         }
         if let Some(note) = &self.footnote {
             body.push(String::new());

@@ -275,6 +275,7 @@ pub fn build_transcript(
             AgentMessage::Llm(Message::ToolResult(r)) => {
                 if let Some(&i) = tools.get(&r.tool_call_id) {
                     if let Some(b) = chat.child_mut::<ToolBlock>(i) {
+                        b.set_details(r.details.clone());
                         b.finish(content_text(&r.content), r.is_error);
                         b.set_images(content_images(&r.content, caps));
                     }

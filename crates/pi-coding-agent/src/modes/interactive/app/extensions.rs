@@ -18,6 +18,7 @@ use super::super::events::{Msg, UiSender};
 use super::super::extension_ui::keys::encode_key;
 use super::super::extension_ui::message_block::{self, MessageBlock, RenderKey};
 use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines, ScreenChange};
+use super::super::extension_ui::tool_render::{request_item, ToolState};
 use super::super::extension_ui::{EarlyCall, EarlyUi};
 use super::super::theme::UiTheme;
 use super::super::tool_block::ToolBlock;
@@ -40,6 +41,8 @@ pub struct Pushed {
     message_key: Option<RenderKey>,
     messages_made: u64,
     messages_in_flight: bool,
+    tool_key: Option<RenderKey>,
+    tools_in_flight: bool,
     /// Keys for extension components, sent in order by one task.
     keys: Option<mpsc::UnboundedSender<(u64, String)>>,
 }
@@ -145,6 +148,22 @@ impl App {
                     }
                 }
             }
+            ScreenChange::ToolLines { width, items } => {
+                self.ext_pushed.tools_in_flight = false;
+                for (index, id, call, result) in items {
+                    let Some(block) = self.view.chat.child_mut::<ToolBlock>(index) else {
+                        continue;
+                    };
+                    if block.id != id {
+                        continue;
+                    }
+                    if let Some(ext) = &mut block.ext {
+                        ext.set_lines(width, call, result);
+                    }
+                    block.invalidate_render();
+                    self.view.thaw(index);
+                }
+            }
             ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
             ScreenChange::EditorText(text) => self.view.editor.set_text(&text),
             ScreenChange::Paste(text) => {
@@ -219,6 +238,7 @@ impl App {
             self.show_extension_header();
         }
         self.render_messages(&runner, width);
+        self.render_tools(&runner, width);
         let Some(items) = self.view.ext.wanted(width) else {
             return;
         };
@@ -301,6 +321,94 @@ impl App {
                 })
                 .collect();
             tx.send(change_msg(ScreenChange::MessageLines { key, items })).await;
+        });
+    }
+
+    /// Ask extension tools' renderers for the lines of tool blocks whose call or result
+    /// changed, or all of them when the width, expanded state or theme changed. Between
+    /// those, only the newest blocks are looked at (where running tools are).
+    fn render_tools(&mut self, runner: &Arc<ExtensionRunner>, width: usize) {
+        /// Running tools are among this many last blocks of the chat.
+        const LIVE_TAIL: usize = 64;
+        if self.ext_pushed.tools_in_flight {
+            return;
+        }
+        let registrations = runner.registrations();
+        let names: std::collections::HashSet<&str> = registrations
+            .extensions
+            .iter()
+            .flat_map(|e| e.tools.iter())
+            .filter(|t| t.has_render_call || t.has_render_result)
+            .map(|t| t.name.as_str())
+            .collect();
+        if names.is_empty() {
+            return;
+        }
+        let inner = width.saturating_sub(2).max(1);
+        let key = RenderKey {
+            width: inner,
+            expanded: self.tools_expanded,
+            theme: Arc::as_ptr(&self.theme) as usize,
+        };
+        let len = self.view.chat.len();
+        let from = if self.ext_pushed.tool_key == Some(key) {
+            len.saturating_sub(LIVE_TAIL)
+        } else {
+            0
+        };
+        self.ext_pushed.tool_key = Some(key);
+        let cwd = self.session().cwd().display().to_string();
+        let mut items = Vec::new();
+        for (i, child) in self.view.chat.children_mut().iter_mut().enumerate().skip(from) {
+            let Some(b) = child.as_mut().downcast_mut::<ToolBlock>() else {
+                continue;
+            };
+            if !names.contains(b.name()) {
+                continue;
+            }
+            let state = ToolState::of(b);
+            let current = b.ext.as_ref().is_some_and(|e| e.is_current(key, &state));
+            if current {
+                continue;
+            }
+            items.push((i, b.id.clone(), request_item(b, &cwd)));
+            b.ext.get_or_insert_with(Default::default).asked(key, state);
+        }
+        if items.is_empty() {
+            return;
+        }
+        self.ext_pushed.tools_in_flight = true;
+        let runner = runner.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let params = json!({
+                "width": inner,
+                "items": items.iter().map(|(_, _, item)| item).collect::<Vec<_>>(),
+            });
+            let answer = runner.ui_request("ui.renderTools", params, RENDER_TIMEOUT).await;
+            let answered = answer
+                .ok()
+                .and_then(|a| a.get("items").and_then(Value::as_array).cloned())
+                .unwrap_or_default();
+            let lines = |v: Option<&Value>| -> Option<Vec<String>> {
+                v.and_then(Value::as_array)
+                    .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect())
+            };
+            let items = items
+                .into_iter()
+                .enumerate()
+                .map(|(n, (index, id, _))| {
+                    let one = answered.get(n);
+                    (
+                        index,
+                        id,
+                        lines(one.and_then(|o| o.get("call"))),
+                        lines(one.and_then(|o| o.get("result"))),
+                    )
+                })
+                .collect();
+            tx.send(change_msg(ScreenChange::ToolLines { width: inner, items }))
+                .await;
         });
     }
 

@@ -123,11 +123,13 @@ impl App {
                 text,
                 is_error,
                 images,
+                details,
             } => {
                 // Output still waiting belongs before the result.
                 self.apply_live();
                 let caps = self.caps;
                 if let Some(b) = self.tool_block(&id) {
+                    b.set_details(details);
                     b.finish_timed(text, is_error);
                     let images = images
                         .into_iter()

@@ -15,6 +15,10 @@ use super::super::theme::UiTheme;
 /// pi shows at most this many lines of a widget given as text.
 const MAX_WIDGET_LINES: usize = 10;
 
+/// A tool renderer's answer for one block: its chat index, its call id, the call's lines and
+/// the result's lines (`None`: pi's default there).
+pub type ToolLines = (usize, String, Option<Vec<String>>, Option<Vec<String>>);
+
 /// A change the host (or a reply to our requests) makes to the extension screen.
 #[derive(Debug, Clone)]
 pub enum ScreenChange {
@@ -56,6 +60,12 @@ pub enum ScreenChange {
     MessageLines {
         key: super::message_block::RenderKey,
         items: Vec<(usize, Value, Option<Vec<String>>)>,
+    },
+    /// Lines of tool renderers at a content width: per tool block (its index and call id)
+    /// the call's and the result's lines.
+    ToolLines {
+        width: usize,
+        items: Vec<ToolLines>,
     },
     ToolsExpanded(bool),
     EditorText(String),
