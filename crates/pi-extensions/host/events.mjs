@@ -347,6 +347,28 @@ export async function callTool(runtime, registry, { callId, name, params }, sign
 }
 
 /** Run an extension command; a throw is reported as pi reports command errors. */
+/** `runShortcut {key}`: the handler of the last extension that registered `key` (as pi). */
+export async function runShortcut(runtime, registry, { key }) {
+	const wanted = String(key ?? "").toLowerCase();
+	let found;
+	for (const ext of registry.extensions) {
+		for (const [k, shortcut] of ext.shortcuts) {
+			if (k.toLowerCase() === wanted) found = { ext, shortcut };
+		}
+	}
+	if (!found || typeof found.shortcut.handler !== "function") return { found: false };
+	const ctx = createContext(runtime);
+	try {
+		await found.shortcut.handler(ctx);
+		return { found: true };
+	} catch (error) {
+		return {
+			found: true,
+			error: { extensionPath: found.ext.path, event: "shortcut", error: errorText(error), stack: errorStack(error) },
+		};
+	}
+}
+
 export async function runCommand(runtime, registry, { name, args }) {
 	const found = registry.findCommand(name);
 	if (!found) return { found: false };

@@ -1,7 +1,7 @@
 // Entry point of pi's extension host: connects to pi, says hello with the protocol version, then
 // serves pi's requests (initialize, load, dispatch, callTool, runCommand, ping, shutdown).
 import path from "node:path";
-import { callTool, dispatch, runCommand } from "./events.mjs";
+import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
 import { buildVirtualModules } from "./modules.mjs";
@@ -142,6 +142,10 @@ const requests = {
 	runCommand: (params) => {
 		requireInitialized();
 		return runCommand(runtime, registry, params);
+	},
+	runShortcut: (params) => {
+		requireInitialized();
+		return runShortcut(runtime, registry, params);
 	},
 	"ui.render": (params) => {
 		requireInitialized();

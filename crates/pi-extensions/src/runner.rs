@@ -438,6 +438,16 @@ impl ExtensionRunner {
         self.ask(&host, method, params, Some(timeout), None).await
     }
 
+    /// Run the handler of an extension's keyboard shortcut (`pi.registerShortcut`). No time
+    /// limit: a handler may wait for the user.
+    pub async fn run_shortcut(&self, key: &str) -> Result<CommandResult, HostError> {
+        let host = self.current()?;
+        let answer = self
+            .ask(&host, "runShortcut", json!({ "key": key }), None, None)
+            .await?;
+        decode("runShortcut", answer)
+    }
+
     /// Set CLI values of extension flags (read by `pi.getFlag`).
     pub async fn set_flags(&self, values: &BTreeMap<String, Value>) -> Result<(), HostError> {
         let host = self.current()?;

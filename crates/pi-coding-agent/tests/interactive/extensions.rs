@@ -211,3 +211,24 @@ fn an_extension_tool_is_drawn_by_its_call_and_result_renderers() {
     pty.wait_text("expanded=true w=78");
     quit(&mut pty);
 }
+
+#[test]
+fn a_registered_shortcut_fires_unless_the_key_is_reserved_for_the_app() {
+    let Some((node, modules)) = extension_env("a_registered_shortcut_fires_unless_the_key_is_reserved_for_the_app")
+    else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+    pty.send("\x1bz");
+    pty.wait_text("shortcut alt+z fired");
+    // Ctrl+C still clears the editor.
+    pty.type_text("draft text");
+    pty.wait_text("draft text");
+    pty.send(super::CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(10), |c| !c.contains("draft text"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pty.contents().contains("shortcut ctrl+c fired"), "{}", pty.contents());
+    quit(&mut pty);
+}

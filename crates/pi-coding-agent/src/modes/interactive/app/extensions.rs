@@ -18,6 +18,7 @@ use super::super::events::{Msg, UiSender};
 use super::super::extension_ui::keys::encode_key;
 use super::super::extension_ui::message_block::{self, MessageBlock, RenderKey};
 use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines, ScreenChange};
+use super::super::extension_ui::shortcuts::shortcut_for;
 use super::super::extension_ui::tool_render::{request_item, ToolState};
 use super::super::extension_ui::{EarlyCall, EarlyUi};
 use super::super::theme::UiTheme;
@@ -451,7 +452,7 @@ impl App {
     /// in order, its new lines come back as a screen change.
     pub(super) fn extension_input(&mut self, ev: &InputEvent) -> bool {
         let Some(id) = self.view.ext.focused() else {
-            return false;
+            return self.extension_shortcut(ev);
         };
         let data = match ev {
             InputEvent::Key(k) => match encode_key(k) {
@@ -470,6 +471,32 @@ impl App {
         if let Some(keys) = &self.ext_pushed.keys {
             let _ = keys.send((id, data));
         }
+        true
+    }
+}
+
+impl App {
+    /// A key an extension registered as a shortcut runs its handler (on a task: it may open
+    /// dialogs); its failure is reported like any extension error.
+    fn extension_shortcut(&mut self, ev: &InputEvent) -> bool {
+        let InputEvent::Key(k) = ev else { return false };
+        if k.is_release() || self.view.editor.is_showing_autocomplete() {
+            return false;
+        }
+        let Some(runner) = self.extension_runner() else {
+            return false;
+        };
+        let registrations = runner.registrations();
+        let Some(key) = shortcut_for(k, &registrations.extensions, &self.kb).map(str::to_string) else {
+            return false;
+        };
+        let slot = self.session().services().extensions().clone();
+        tokio::spawn(async move {
+            match runner.run_shortcut(&key).await {
+                Ok(result) => slot.report(result.error.into_iter().collect()).await,
+                Err(e) => slot.host_failed("shortcut", &e).await,
+            }
+        });
         true
     }
 }
