@@ -98,6 +98,14 @@ fn statuses_widgets_header_footer_and_title_show_where_pi_puts_them() {
         "padded like pi's text widgets"
     );
 
+    // Extension commands are in the slash menu, tagged as pi tags a `-e` extension's.
+    pty.type_text("/f");
+    pty.wait_text("[t] Replace the footer");
+    pty.type_text("ooter");
+    pty.send(ENTER);
+    pty.send(ENTER);
+    pty.wait_text("custom footer 100 statuses=1");
+    pty.send(super::CTRL_C);
     // A footer of the extension's replaces pi's (and the status line with it).
     pty.type_text("/footer");
     pty.send(ENTER);

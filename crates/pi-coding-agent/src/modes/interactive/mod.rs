@@ -214,7 +214,11 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     };
     app.apply(startup, &mut tui);
     app.apply_early_extension_ui(early_ui.as_ref(), &mut tui);
-    let slash = app.commands().slash_commands();
+    let mut slash = app.commands().slash_commands();
+    if let Some(runner) = session.services().extensions().runner() {
+        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd());
+        slash.extend(more);
+    }
     let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash.clone(), session.cwd());
     provider.set_commands(slash);
     app.view_mut().editor.set_autocomplete_provider(Box::new(provider));

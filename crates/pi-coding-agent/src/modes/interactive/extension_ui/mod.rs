@@ -9,6 +9,7 @@ pub mod keys;
 pub mod message_block;
 pub mod screen;
 pub mod shortcuts;
+pub mod slash;
 pub mod tool_render;
 
 use async_trait::async_trait;
