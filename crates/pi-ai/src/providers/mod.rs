@@ -3,6 +3,7 @@
 pub mod anthropic;
 pub mod azure;
 pub mod google;
+pub mod google_auth;
 pub(crate) mod json_tree;
 pub(crate) mod lenient;
 pub mod mistral;
