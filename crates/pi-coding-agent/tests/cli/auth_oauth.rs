@@ -15,7 +15,7 @@ use crate::harness::{pi_bin, Fixture, Mock, Run};
 struct Env {
     rt: tokio::runtime::Runtime,
     oauth: OAuthMock,
-    _llm: Mock,
+    llm: Mock,
     fx: Fixture,
 }
 
@@ -28,12 +28,7 @@ fn setup() -> Env {
     let oauth = rt.block_on(OAuthMock::start()).unwrap();
     let llm = Mock::start(Script::echo());
     let fx = Fixture::new(&llm);
-    Env {
-        rt,
-        oauth,
-        _llm: llm,
-        fx,
-    }
+    Env { rt, oauth, llm, fx }
 }
 
 fn now_ms() -> i64 {
@@ -252,4 +247,32 @@ fn device_code_login_on_a_terminal() {
     let saved = env.auth_json();
     assert_eq!(saved["openai-codex"]["accountId"], MOCK_CHATGPT_ACCOUNT);
     assert_eq!(env.oauth.violations(), Vec::<String>::new());
+}
+
+#[test]
+fn a_prompt_refreshes_an_expiring_login_before_its_request() {
+    let env = setup();
+    env.store_anthropic_login(60_000);
+    // The built-in provider, pointed at the mock LLM.
+    let models_path = env.fx.agent.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+    models["providers"]["anthropic"] =
+        serde_json::json!({"baseUrl": env.llm.server.base_url_for(pi_test_support::Api::Anthropic)});
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let run = env
+        .pi(&["-p", "--provider", "anthropic", "--model", "claude-opus-5-5", "hello"])
+        .run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let saved = env.auth_json();
+    let access = saved["anthropic"]["access"].as_str().unwrap();
+    assert!(access.starts_with("sk-ant-oat01-access-"), "{saved}");
+    let requests = env.llm.requests();
+    let request = requests.last().expect("a request");
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {access}").as_str())
+    );
+    let betas = request.header("anthropic-beta").unwrap_or_default();
+    assert!(betas.contains("oauth-2025-04-20"), "{betas}");
+    assert_eq!(env.oauth.refresh_count(), 1);
 }
