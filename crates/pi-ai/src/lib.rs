@@ -42,6 +42,7 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
         "openai-completions" => providers::openai_completions::stream,
         "openai-responses" => providers::openai_responses::stream,
         "azure-openai-responses" => providers::azure::stream,
+        "openai-codex-responses" => providers::openai_codex::stream,
         "anthropic-messages" => providers::anthropic::stream,
         "google-generative-ai" => providers::google::stream,
         "mistral-conversations" => providers::mistral::stream,
@@ -53,6 +54,18 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
     };
     let Some(key) = resolve_api_key(model, &options) else {
         return stream_driver::error_stream(model, format!("No API key for provider: {}", model.provider));
+    };
+    // A Copilot token names the endpoint of its account (pi 1.6 derives it per request).
+    let copilot;
+    let model = match providers::copilot_base_url(model, &key) {
+        Some(base_url) => {
+            copilot = Model {
+                base_url,
+                ..model.clone()
+            };
+            &copilot
+        }
+        None => model,
     };
     match options.provider_hooks.clone() {
         Some(hooks) if hooks.wanted().any() => hooked_stream(provider, hooks, model, context, options, key),

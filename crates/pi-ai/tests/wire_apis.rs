@@ -66,7 +66,7 @@ fn reply_dropped(case: &Value) -> bool {
 fn options_of(case: &Value) -> StreamOptions {
     let o = &case["options"];
     StreamOptions {
-        api_key: Some("k".into()),
+        api_key: Some(o["apiKey"].as_str().unwrap_or("k").into()),
         reasoning: o["reasoning"].as_str().and_then(ThinkingLevel::parse),
         session_id: o["sessionId"].as_str().map(String::from),
         cache_retention: o["cacheRetention"]

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::cli::Args;
-use crate::config::auth::AuthStorage;
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
@@ -42,7 +41,7 @@ pub struct Services {
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
-    let auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
+    let auth = crate::config::oauth::open_auth(paths);
     let registry = ModelRegistry::new(pi_ai::builtin_models().to_vec(), auth, Some(paths.models_path()));
     let error = registry.error().map(|e| e.to_string());
     (registry, error)

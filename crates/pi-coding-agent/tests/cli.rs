@@ -12,6 +12,8 @@ mod normalise;
 
 #[path = "cli/auth.rs"]
 mod auth;
+#[path = "cli/auth_oauth.rs"]
+mod auth_oauth;
 #[path = "cli/backpressure.rs"]
 mod backpressure;
 #[path = "cli/docs.rs"]

@@ -258,7 +258,7 @@ impl OAuthRefresher for CountingRefresher {
         Ok(Credential::OAuth {
             refresh: refresh.clone(),
             access: "fresh-access".into(),
-            expires: 2_000,
+            expires: 2_000_000,
             extra: extra.clone(),
         })
     }
@@ -270,17 +270,19 @@ fn expired_oauth_is_refreshed_under_the_lock_and_saved() {
     let path = e.paths.auth_path();
     write(
         &path,
-        r#"{"anthropic": {"type": "oauth", "refresh": "r", "access": "old", "expires": 1000, "accountId": "acc"}}"#,
+        r#"{"anthropic": {"type": "oauth", "refresh": "r", "access": "old", "expires": 1000000, "accountId": "acc"}}"#,
     );
     let mut auth = AuthStorage::open(path.clone(), |_| None);
     auth.set_oauth_refresher(Box::new(CountingRefresher));
-    auth.set_clock(|| 500);
+    // More than five minutes left: the stored token is used.
+    auth.set_clock(|| 699_000);
     assert_eq!(auth.api_key("anthropic", true).as_deref(), Some("old"));
-    auth.set_clock(|| 1500);
+    // Less than five minutes left: refreshed before it expires.
+    auth.set_clock(|| 701_000);
     assert_eq!(auth.api_key("anthropic", true).as_deref(), Some("fresh-access"));
     assert_eq!(
         read_json(&path)["anthropic"],
-        json!({"type": "oauth", "refresh": "r", "access": "fresh-access", "expires": 2000, "accountId": "acc"})
+        json!({"type": "oauth", "refresh": "r", "access": "fresh-access", "expires": 2000000, "accountId": "acc"})
     );
 }
 

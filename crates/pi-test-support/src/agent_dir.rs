@@ -106,6 +106,9 @@ impl AgentDir {
         vec![
             ("PI_CODING_AGENT_DIR".to_owned(), self.dir.path().display().to_string()),
             ("PI_OFFLINE".to_owned(), "1".to_owned()),
+            // OAuth refreshes go to a closed local port unless a test points them at its mock
+            // authorization server: no test reaches a real provider.
+            ("PI_OAUTH_ORIGIN".to_owned(), "http://127.0.0.1:9".to_owned()),
         ]
     }
 }

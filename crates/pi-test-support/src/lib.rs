@@ -29,6 +29,7 @@ mod conversation;
 mod error;
 pub mod fuzz;
 mod http;
+pub mod oauth;
 mod plan;
 pub mod pyjson;
 mod reference;

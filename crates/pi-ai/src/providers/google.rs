@@ -484,6 +484,37 @@ pub(crate) fn spawn_stream(
     })
 }
 
+/// [`spawn_stream`] for a bearer token that must be fetched first (Vertex AI with application
+/// default credentials): a failure to get it is the stream's error.
+pub(crate) fn spawn_stream_authorized(
+    model: &Model,
+    options: &StreamOptions,
+    body: serde_json::Value,
+    url: String,
+    headers: &[(String, String)],
+    token: impl std::future::Future<Output = Result<String, String>> + Send + 'static,
+) -> AssistantStream {
+    let mut headers = match http::header_map(headers) {
+        Ok(h) => h,
+        Err(e) => return error_stream(model, e),
+    };
+    let policy = RetryPolicy::from_options(options);
+    let model_for_body = model.clone();
+    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |emitter| {
+        async move {
+            let token = token.await.map_err(ProviderError::Message)?;
+            let value = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|_| ProviderError::Message("the Google access token is not a valid header value".into()))?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+            let response = post_body(&url, headers, body, policy, http_error_message).await?;
+            emitter.start().await?;
+            let mut sse = SseStream::new(body_stream(response));
+            read_chunks(emitter, &mut sse, &model_for_body).await
+        }
+        .boxed()
+    })
+}
+
 /// Which block is open, by content index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Open {

@@ -3,9 +3,11 @@
 pub mod anthropic;
 pub mod azure;
 pub mod google;
+pub mod google_auth;
 pub(crate) mod json_tree;
 pub(crate) mod lenient;
 pub mod mistral;
+pub mod openai_codex;
 pub mod openai_completions;
 pub mod openai_responses;
 pub mod output_cap;
@@ -47,6 +49,22 @@ pub(crate) fn model_headers(model: &Model) -> Vec<(String, String)> {
             (k.clone(), value)
         })
         .collect()
+}
+
+/// The base URL a GitHub Copilot token names in its `proxy-ep=proxy.<host>` field
+/// (`https://api.<host>`), for requests of the `github-copilot` provider; `None` otherwise.
+pub fn copilot_base_url(model: &Model, api_key: &str) -> Option<String> {
+    if model.provider != "github-copilot" {
+        return None;
+    }
+    let proxy = api_key
+        .split(';')
+        .find_map(|field| field.trim().strip_prefix("proxy-ep="))
+        .filter(|p| !p.is_empty() && !p.contains(['/', '\\', '?', '#', '@']))?;
+    let host = proxy
+        .strip_prefix("proxy.")
+        .map_or_else(|| proxy.to_string(), |rest| format!("api.{rest}"));
+    Some(format!("https://{host}"))
 }
 
 /// `base` + `/` + `path`, without doubling the slash.
@@ -127,4 +145,23 @@ pub(crate) async fn post_bytes(
         crate::provider_hooks::report_response(call, &response).await;
     }
     Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copilot_tokens_name_their_endpoint() {
+        let mut model = crate::models::get_models("github-copilot")[0].clone();
+        let token = "tid=1;exp=2;proxy-ep=proxy.business.githubcopilot.com;st=x";
+        assert_eq!(
+            copilot_base_url(&model, token).as_deref(),
+            Some("https://api.business.githubcopilot.com")
+        );
+        assert_eq!(copilot_base_url(&model, "ghu_plain"), None);
+        assert_eq!(copilot_base_url(&model, "proxy-ep=evil.example/path"), None);
+        model.provider = "openai".into();
+        assert_eq!(copilot_base_url(&model, token), None);
+    }
 }

@@ -5,9 +5,10 @@
 //! With an API key (`GOOGLE_CLOUD_API_KEY`, Vertex "express mode") requests go to the global
 //! endpoint, `x-goog-api-key` carrying the key. A model whose base URL is a plain URL (no
 //! `{location}` placeholder) is called there instead, under `/v1` unless the URL names an API
-//! version. Application default credentials (a project, a location and a credentials file) are
-//! recognised by [`crate::env_keys`] but not implemented here: such a call fails with a message
-//! that says so.
+//! version. Without a key, application default credentials sign the request
+//! ([`super::google_auth`]): a bearer token for the project and location the environment names
+//! (`GOOGLE_CLOUD_PROJECT` or `GCLOUD_PROJECT`, `GOOGLE_CLOUD_LOCATION`), at the regional
+//! endpoint `https://<location>-aiplatform.googleapis.com/v1/projects/<p>/locations/<l>/…`.
 
 use serde_json::Value;
 
@@ -27,12 +28,7 @@ const CREDENTIALS_MARKER: &str = "gcp-vertex-credentials";
 /// Stream a reply. `api_key` is the Vertex API key, or a marker of ambient credentials.
 pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key: String) -> AssistantStream {
     let Some(key) = usable_api_key(&api_key) else {
-        return error_stream(
-            model,
-            "Vertex AI with application default credentials is not supported by this build; \
-             set GOOGLE_CLOUD_API_KEY to a Vertex AI API key"
-                .to_string(),
-        );
+        return stream_with_credentials(model, context, options, &crate::env_keys::process_env);
     };
     let mut headers = vec![
         ("x-goog-api-key".to_string(), key.to_string()),
@@ -45,6 +41,59 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     parts_before_role(&mut body);
     let body = apply_payload_hook(&options, model, body);
     google::spawn_stream(model, &options, body, url, &headers)
+}
+
+/// A request signed with application default credentials.
+fn stream_with_credentials(
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> AssistantStream {
+    let url = match adc_endpoint(model, env) {
+        Ok(url) => url,
+        Err(e) => return error_stream(model, e),
+    };
+    let Some(path) = super::google_auth::credentials_path(env) else {
+        return error_stream(
+            model,
+            "No Google application default credentials file was found".to_string(),
+        );
+    };
+    let mut headers = vec![("user-agent".to_string(), http::user_agent().to_string())];
+    headers.extend(model_headers(model));
+    headers.extend(options.headers.iter().cloned());
+    let mut body = google::build_body(model, context, &options);
+    parts_before_role(&mut body);
+    let body = apply_payload_hook(&options, model, body);
+    let token = async move { super::google_auth::access_token(&path).await };
+    google::spawn_stream_authorized(model, &options, body, url, &headers, token)
+}
+
+/// The endpoint of a request with credentials: a custom base URL as with a key, else the
+/// project's model under the location's regional host (`global` has none).
+pub fn adc_endpoint(model: &Model, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let custom = model.base_url.trim();
+    if !custom.is_empty() && !custom.contains("{location}") {
+        return Ok(endpoint(model));
+    }
+    let nonempty = |k: &str| env(k).filter(|v| !v.trim().is_empty());
+    let project = nonempty("GOOGLE_CLOUD_PROJECT")
+        .or_else(|| nonempty("GCLOUD_PROJECT"))
+        .ok_or(
+            "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT or pass project in options.",
+        )?;
+    let location = nonempty("GOOGLE_CLOUD_LOCATION")
+        .ok_or("Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION or pass location in options.")?;
+    let host = if location == "global" {
+        EXPRESS_BASE_URL.to_string()
+    } else {
+        format!("https://{location}-aiplatform.googleapis.com")
+    };
+    Ok(format!(
+        "{host}/{API_VERSION}/projects/{project}/locations/{location}/publishers/google/models/{}:streamGenerateContent?alt=sse",
+        model.id
+    ))
 }
 
 /// The Vertex SDK writes each content entry as `{parts, role}` (Gemini's keeps `{role, parts}`).
@@ -108,6 +157,32 @@ fn names_api_version(url: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn credentials_go_to_the_projects_regional_endpoint() {
+        let m = model("");
+        let env = |k: &str| match k {
+            "GOOGLE_CLOUD_PROJECT" => Some("proj".to_string()),
+            "GOOGLE_CLOUD_LOCATION" => Some("us-central1".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            adc_endpoint(&m, &env).expect("url"),
+            format!("https://us-central1-aiplatform.googleapis.com/v1/projects/proj/locations/us-central1/publishers/google/models/{}:streamGenerateContent?alt=sse", m.id)
+        );
+        let global = |k: &str| match k {
+            "GCLOUD_PROJECT" => Some("p2".to_string()),
+            "GOOGLE_CLOUD_LOCATION" => Some("global".to_string()),
+            _ => None,
+        };
+        assert!(adc_endpoint(&m, &global)
+            .expect("url")
+            .starts_with("https://aiplatform.googleapis.com/v1/projects/p2/locations/global/"));
+        let none = |_: &str| None;
+        assert!(adc_endpoint(&m, &none)
+            .expect_err("no project")
+            .starts_with("Vertex AI requires a project ID"));
+    }
+
     use super::*;
     use crate::types::{InputKind, ModelCost};
 

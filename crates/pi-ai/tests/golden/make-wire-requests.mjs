@@ -112,6 +112,17 @@ add("azure-cache-long", azure(), histories.hello, { sessionId: "sess-3", cacheRe
 add("azure-429", azure(), histories.hello, {}, { status: 429, body: "{\"error\":{\"message\":\"Rate limit\"}}" });
 add("azure-500", azure(), histories.hello, {}, { status: 500, body: "" });
 
+// OpenAI Codex (ChatGPT sign-in): the Responses stream at `<base>/codex/responses`, over SSE.
+const b64 = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
+const codexToken = `${b64({ alg: "none" })}.${b64({ "https://api.openai.com/auth": { chatgpt_account_id: "acct-42" } })}.sig`;
+const codex = (extra = {}) => ({ id: "gpt-c", name: "gpt-c", api: "openai-codex-responses", provider: "openai-codex", baseUrl, reasoning: true, input: ["text", "image"], cost: { input: 1, output: 2, cacheRead: 0.5, cacheWrite: 0 }, contextWindow: 272000, maxTokens: 128000, ...extra });
+const codexOpts = (extra = {}) => ({ apiKey: codexToken, transport: "sse", ...extra });
+add("codex-text", codex(), histories.hello, codexOpts({ sessionId: "sess-c1" }), { chunks: azureReplies.text });
+add("codex-tools-reasoning", codex(), histories.crossAnthropic, codexOpts({ sessionId: "sess-c2", reasoning: "high", temperature: 0.3 }), { chunks: azureReplies.text });
+add("codex-cache-none", codex({ reasoning: false }), histories.hello, codexOpts({ sessionId: "sess-c3", cacheRetention: "none", maxTokens: 5 }), { chunks: azureReplies.text });
+add("codex-base-with-codex", codex({ baseUrl: `${baseUrl}/backend-api/codex` }), histories.hello, codexOpts({}), { chunks: azureReplies.text });
+add("codex-429", codex(), histories.hello, codexOpts({}), { status: 429, body: "{\"error\":{\"message\":\"Rate limit\"}}" });
+
 // Google Vertex AI with an API key (express mode) at a custom base URL: Gemini's body and stream.
 const gsse = (objects) => objects.map((o) => `data: ${JSON.stringify(o)}\r\n\r\n`);
 const vertexReplies = {

@@ -429,33 +429,59 @@ impl AuthStorage {
     }
 
     fn oauth_key(&mut self, provider: &str, cred: Credential) -> Option<String> {
-        let refresher = self.refresher.as_ref().filter(|r| r.knows(provider))?;
-        let Credential::OAuth { expires, .. } = &cred else {
-            return None;
-        };
-        if (self.now_ms)() < *expires {
-            return refresher.api_key(provider, &cred);
-        }
-        match self.refresh_locked(provider) {
+        match self.oauth_token(provider, &cred, 0) {
             Ok(key) => key,
             Err(e) => {
+                self.errors.push(e);
+                None
+            }
+        }
+    }
+
+    /// The access token of `provider`'s stored OAuth login, refreshed first when less than
+    /// `min_validity_ms` (at least [`OAUTH_REFRESH_MARGIN_MS`]) remains. `Ok(None)`: no OAuth
+    /// login, or no refresher knows the provider. A refresh that fails is an error unless
+    /// another process refreshed meanwhile.
+    pub fn oauth_access_token(&mut self, provider: &str, min_validity_ms: i64) -> Result<Option<String>, String> {
+        match self.get(provider) {
+            Some(cred @ Credential::OAuth { .. }) => self.oauth_token(provider, &cred, min_validity_ms),
+            _ => Ok(None),
+        }
+    }
+
+    fn oauth_token(
+        &mut self,
+        provider: &str,
+        cred: &Credential,
+        min_validity_ms: i64,
+    ) -> Result<Option<String>, String> {
+        let Some(refresher) = self.refresher.as_ref().filter(|r| r.knows(provider)) else {
+            return Ok(None);
+        };
+        let margin = min_validity_ms.max(OAUTH_REFRESH_MARGIN_MS);
+        if !expires_within(cred, (self.now_ms)(), margin) {
+            return Ok(refresher.api_key(provider, cred));
+        }
+        match self.refresh_locked(provider, margin) {
+            Ok(key) => Ok(key),
+            Err(e) => {
                 // Another process may have refreshed it meanwhile.
-                self.errors.push(e.to_string());
                 self.reload();
                 let now = (self.now_ms)();
                 match self.get(provider) {
-                    Some(c @ Credential::OAuth { expires, .. }) if now < expires => {
-                        self.refresher.as_ref().and_then(|r| r.api_key(provider, &c))
+                    Some(c @ Credential::OAuth { .. }) if !expires_within(&c, now, margin) => {
+                        Ok(self.refresher.as_ref().and_then(|r| r.api_key(provider, &c)))
                     }
-                    _ => None,
+                    _ => Err(e.to_string()),
                 }
             }
         }
     }
 
     /// Refresh under the file lock: re-read first, so a token another process refreshed is
-    /// used instead of refreshing twice.
-    fn refresh_locked(&mut self, provider: &str) -> Result<Option<String>, AuthError> {
+    /// used instead of refreshing twice (refresh tokens are single-use at most providers:
+    /// refreshing twice would lose the login).
+    fn refresh_locked(&mut self, provider: &str, margin: i64) -> Result<Option<String>, AuthError> {
         let Some(refresher) = self.refresher.as_ref() else {
             return Ok(None);
         };
@@ -475,11 +501,9 @@ impl AuthStorage {
                 Some(c @ Credential::OAuth { .. }) => c,
                 _ => return Ok((None, (data, None))),
             };
-            if let Credential::OAuth { expires, .. } = &cred {
-                if now < *expires {
-                    let key = refresher.api_key(provider, &cred);
-                    return Ok((None, (data, key)));
-                }
+            if !expires_within(&cred, now, margin) {
+                let key = refresher.api_key(provider, &cred);
+                return Ok((None, (data, key)));
             }
             let fresh = refresher.refresh(provider, &cred).map_err(AuthError::Refresh)?;
             let key = refresher.api_key(provider, &fresh);
@@ -489,6 +513,16 @@ impl AuthStorage {
         self.data = data;
         self.load_error = None;
         Ok(key)
+    }
+}
+
+/// An OAuth token is renewed when less than this remains (pi 1.6: five minutes).
+pub const OAUTH_REFRESH_MARGIN_MS: i64 = 5 * 60 * 1000;
+
+fn expires_within(cred: &Credential, now: i64, margin: i64) -> bool {
+    match cred {
+        Credential::OAuth { expires, .. } => now.saturating_add(margin) >= *expires,
+        _ => false,
     }
 }
 

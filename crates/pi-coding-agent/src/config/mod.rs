@@ -21,6 +21,7 @@ pub mod model_reference;
 pub mod model_registry;
 pub mod model_resolver;
 pub mod models_json;
+pub mod oauth;
 pub mod paths;
 pub mod provider_names;
 pub mod settings;

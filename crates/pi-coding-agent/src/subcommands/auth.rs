@@ -5,7 +5,6 @@
 use std::io::IsTerminal;
 
 use crate::cli::console::Console;
-use crate::config::auth::AuthStorage;
 use crate::config::paths::Paths;
 use crate::config::ModelRegistry;
 
@@ -157,7 +156,7 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
 /// The registry the runtime would build in `cwd`: built-in models, models.json, auth.json and
 /// the environment.
 pub fn open_registry(paths: &Paths) -> ModelRegistry {
-    let auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
+    let auth = crate::config::oauth::open_auth(paths);
     ModelRegistry::new(pi_ai::builtin_models().to_vec(), auth, Some(paths.models_path()))
 }
 

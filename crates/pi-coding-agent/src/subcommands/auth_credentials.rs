@@ -83,8 +83,8 @@ fn resolve_credential(registry: &mut ModelRegistry, provider: &str, model: Optio
 /// A bearer token needs this much lifetime left unless `--min-expiry` says otherwise.
 const DEFAULT_MIN_EXPIRY_MS: u64 = 30 * 60_000;
 
-/// The stored OAuth access token when it stays valid for `min_expiry_ms`. Used when the
-/// provider has no token refresher in this build, so nothing could renew it.
+/// The stored OAuth access token when it stays valid for `min_expiry_ms` (after a refresh,
+/// or for a provider no refresher knows, so nothing could renew it).
 fn fresh_access_token(registry: &ModelRegistry, provider: &str, min_expiry_ms: Option<u64>) -> Option<String> {
     let Some(Credential::OAuth { access, expires, .. }) = registry.auth().get(provider) else {
         return None;
@@ -142,8 +142,21 @@ fn credential_for_print(command: &Command, args: &Args, registry: &mut ModelRegi
         if (command.kind == Kind::ApiKey) == oauth {
             continue;
         }
-        let value = resolve_credential(registry, provider, model.as_ref())
-            .or_else(|| fresh_access_token(registry, provider, command.min_expiry_ms));
+        let refreshed = if oauth && command.kind == Kind::BearerToken {
+            let min = i64::try_from(command.min_expiry_ms.unwrap_or(DEFAULT_MIN_EXPIRY_MS)).unwrap_or(i64::MAX);
+            registry.auth_mut().oauth_access_token(provider, min)?
+        } else {
+            None
+        };
+        let value = match refreshed {
+            // Refreshed when it had less than the minimum left; it must have it now.
+            Some(_) => Some(
+                fresh_access_token(registry, provider, command.min_expiry_ms)
+                    .ok_or_else(|| format!("OAuth refresh returned a token that expires too soon for {provider}"))?,
+            ),
+            None => resolve_credential(registry, provider, model.as_ref())
+                .or_else(|| fresh_access_token(registry, provider, command.min_expiry_ms)),
+        };
         if let Some(value) = value {
             found.push((provider.clone(), value));
         }

@@ -1,6 +1,6 @@
-//! `pi auth login` (store an API key typed on the terminal) and `pi auth logout` (forget a
-//! stored credential). Signing in with an account (OAuth) is not part of this build: those
-//! providers are told so instead of failing half-way.
+//! `pi auth login` (sign in with an account, see `auth_oauth`, or store an API key typed on
+//! the terminal) and `pi auth logout` (forget a stored credential). Account providers whose
+//! sign-in this build lacks are told so instead of failing half-way.
 
 use std::io::{IsTerminal, Write};
 
@@ -125,6 +125,9 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
     }
     let name = display_name(provider);
     let account = ACCOUNT_PROVIDERS.contains(&provider);
+    if account && !request.api_key && pi_oauth::Provider::from_id(provider).is_some() {
+        return super::auth_oauth::login(provider, name, request.browser, paths, console);
+    }
     if account && !request.api_key {
         let hint = if has_key_login(provider) {
             format!(" Use \"pi auth login {provider} --api-key\" to store an API key instead.")

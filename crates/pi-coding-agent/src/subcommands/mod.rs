@@ -3,4 +3,5 @@
 pub mod auth;
 pub mod auth_credentials;
 pub mod auth_login;
+pub mod auth_oauth;
 pub mod mcp;

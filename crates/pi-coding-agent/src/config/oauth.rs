@@ -1,0 +1,119 @@
+//! Account sign-in joined to auth.json: the token refresher [`AuthStorage`] calls, and the
+//! login that `pi auth login` and the `/login` screen run ([`login_and_save`]).
+//!
+//! The flows themselves are `pi-oauth`'s. Their endpoints follow `PI_OAUTH_ORIGIN` (a local
+//! authorization server) and the callback binds `PI_OAUTH_CALLBACK_HOST` /
+//! `PI_OAUTH_CALLBACK_PORT`; see [`pi_oauth::Config::from_env`].
+
+use std::future::Future;
+
+use pi_oauth::{Config, LoginUi, OAuthError, Provider};
+use serde_json::Value;
+
+use super::auth::{AuthStorage, Credential, OAuthRefresher};
+use super::paths::Paths;
+
+/// Refreshes and reads the OAuth logins `pi-oauth` implements.
+pub struct OAuthTokens {
+    config: Config,
+}
+
+impl OAuthTokens {
+    pub fn from_env() -> OAuthTokens {
+        OAuthTokens {
+            config: Config::from_env(),
+        }
+    }
+}
+
+fn as_map(credential: &Credential) -> Option<pi_oauth::Credential> {
+    match credential.to_value() {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// Run `future` to completion on a runtime of its own, on a thread of its own: refreshes are
+/// asked for by synchronous code that may itself sit on an async runtime's thread.
+fn run_apart<T: Send>(future: impl Future<Output = T> + Send) -> Result<T, String> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map(|runtime| runtime.block_on(future))
+                    .map_err(|e| e.to_string())
+            })
+            .join()
+            .map_err(|_| "the token refresh stopped unexpectedly".to_string())?
+    })
+}
+
+impl OAuthRefresher for OAuthTokens {
+    fn knows(&self, provider: &str) -> bool {
+        Provider::from_id(provider).is_some()
+    }
+
+    fn refresh(&self, provider: &str, credential: &Credential) -> Result<Credential, String> {
+        let flow = Provider::from_id(provider).ok_or_else(|| format!("{provider} has no account sign-in"))?;
+        let stored = as_map(credential).ok_or("the stored credential is not an object")?;
+        let fresh = run_apart(flow.refresh(&self.config, &stored))?
+            .map_err(|e| format!("OAuth refresh failed for {provider}: {e}"))?;
+        Ok(Credential::from_value(&Value::Object(fresh)))
+    }
+
+    fn api_key(&self, provider: &str, credential: &Credential) -> Option<String> {
+        let flow = Provider::from_id(provider)?;
+        Some(flow.request_auth(&as_map(credential)?)?.api_key)
+    }
+}
+
+/// auth.json of `paths` with the environment's keys and the OAuth refresher.
+pub fn open_auth(paths: &Paths) -> AuthStorage {
+    let mut auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
+    auth.set_oauth_refresher(Box::new(OAuthTokens::from_env()));
+    auth
+}
+
+/// The providers with an account sign-in: id and display name.
+pub fn login_providers() -> Vec<(&'static str, &'static str)> {
+    Provider::ALL.iter().map(|p| (p.id(), p.name())).collect()
+}
+
+/// Why [`login_and_save`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    #[error("{0} has no account sign-in")]
+    UnknownProvider(String),
+    #[error("Login cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Flow(OAuthError),
+    #[error("Signed in, but the credential could not be saved: {0}")]
+    Save(String),
+}
+
+/// Sign in to `provider` through `ui` and store the credential in `paths`' auth.json (merged
+/// under its lock, mode 0600). Blocking file work runs off the async runtime.
+pub async fn login_and_save(paths: &Paths, provider: &str, ui: &dyn LoginUi) -> Result<(), LoginError> {
+    let flow = Provider::from_id(provider).ok_or_else(|| LoginError::UnknownProvider(provider.to_string()))?;
+    let credential = match flow.login(&Config::from_env(), ui).await {
+        Ok(c) => c,
+        Err(OAuthError::Cancelled) => return Err(LoginError::Cancelled),
+        Err(e) => return Err(LoginError::Flow(e)),
+    };
+    let path = paths.auth_path();
+    let id = flow.id();
+    let saved = tokio::task::spawn_blocking(move || {
+        let mut auth = AuthStorage::open(path, |_| None);
+        auth.set(id, Credential::from_value(&Value::Object(credential)));
+        auth.drain_errors().into_iter().next()
+    })
+    .await
+    .map_err(|e| LoginError::Save(e.to_string()))?;
+    match saved {
+        Some(e) => Err(LoginError::Save(e)),
+        None => Ok(()),
+    }
+}

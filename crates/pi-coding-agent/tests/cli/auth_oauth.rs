@@ -1,0 +1,278 @@
+//! Account sign-in through the binary against the mock authorization server: tokens
+//! refreshed before they expire and saved, two processes racing for one refresh, and
+//! `pi auth login` on a terminal (browser callback and device code).
+
+use std::io::{Read, Write};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pi_test_support::oauth::{OAuthMock, MOCK_CHATGPT_ACCOUNT};
+use pi_test_support::Script;
+use serde_json::Value;
+
+use crate::harness::{pi_bin, Fixture, Mock, Run};
+
+struct Env {
+    rt: tokio::runtime::Runtime,
+    oauth: OAuthMock,
+    llm: Mock,
+    fx: Fixture,
+}
+
+fn setup() -> Env {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let oauth = rt.block_on(OAuthMock::start()).unwrap();
+    let llm = Mock::start(Script::echo());
+    let fx = Fixture::new(&llm);
+    Env { rt, oauth, llm, fx }
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+impl Env {
+    fn pi(&self, args: &[&str]) -> crate::harness::Pi {
+        let mut pi = self.fx.pi(args);
+        pi.cmd.env("PI_OAUTH_ORIGIN", self.oauth.url());
+        pi
+    }
+
+    fn auth_json(&self) -> Value {
+        serde_json::from_str(&std::fs::read_to_string(self.fx.agent.path().join("auth.json")).unwrap()).unwrap()
+    }
+
+    /// An Anthropic login that expires in `ms`, with a refresh token the mock accepts once.
+    fn store_anthropic_login(&self, ms: i64) -> String {
+        let refresh = self.oauth.issue_refresh_token();
+        let entry = serde_json::json!({"anthropic": {"type": "oauth", "refresh": refresh, "access": "sk-ant-oat01-old",
+            "expires": now_ms() + ms}, "openai": {"type": "api_key", "key": "sk-kept"}});
+        self.fx.agent.write("auth.json", entry.to_string()).unwrap();
+        refresh
+    }
+}
+
+#[test]
+fn an_expiring_token_is_refreshed_saved_and_printed() {
+    let env = setup();
+    let old_refresh = env.store_anthropic_login(60_000);
+    let run = env.pi(&["auth", "print-bearer-token", "--provider", "anthropic"]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let saved = env.auth_json();
+    let access = saved["anthropic"]["access"].as_str().unwrap();
+    assert!(access.starts_with("sk-ant-oat01-access-"), "{saved}");
+    assert_eq!(run.stdout, format!("{access}\n"));
+    assert_ne!(saved["anthropic"]["refresh"], old_refresh.as_str());
+    assert!(saved["anthropic"]["expires"].as_i64().unwrap() > now_ms() + 50 * 60_000);
+    assert_eq!(saved["openai"]["key"], "sk-kept", "other entries survive");
+    assert_eq!(env.oauth.refresh_count(), 1);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(env.fx.agent.path().join("auth.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    // Valid for more than five minutes now: used as it is.
+    let again = env.pi(&["auth", "print-bearer-token", "--provider", "anthropic"]).run();
+    assert_eq!(again.stdout, run.stdout);
+    assert_eq!(env.oauth.refresh_count(), 1);
+}
+
+#[test]
+fn a_failed_refresh_names_no_token() {
+    let env = setup();
+    env.store_anthropic_login(0);
+    // The mock forgets the refresh token: it was used elsewhere.
+    let saved = env.auth_json();
+    let mut broken = saved.clone();
+    broken["anthropic"]["refresh"] = "revoked-refresh".into();
+    env.fx.agent.write("auth.json", broken.to_string()).unwrap();
+    let run = env.pi(&["auth", "print-bearer-token", "--provider", "anthropic"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("OAuth refresh failed for anthropic"), "{run:?}");
+    assert!(run.stderr.contains("invalid_grant"), "{run:?}");
+    assert!(
+        !run.stderr.contains("revoked-refresh") && !run.stderr.contains("sk-ant-oat01-old"),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn two_processes_racing_refresh_once_and_lose_no_token() {
+    let env = setup();
+    env.store_anthropic_login(1_000);
+    // Each refresh answer takes a while, so both processes want the refresh at once.
+    env.oauth.set_refresh_delay(Duration::from_millis(400));
+    let spawn = || {
+        let pi = env.pi(&["auth", "print-bearer-token", "--provider", "anthropic"]);
+        std::thread::spawn(move || pi.run())
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b): (Run, Run) = (a.join().unwrap(), b.join().unwrap());
+    assert_eq!((a.code, b.code), (0, 0), "{a:?} {b:?}");
+    assert_eq!(a.stdout, b.stdout, "both use the one refreshed token");
+    assert_eq!(env.oauth.refresh_count(), 1);
+    assert_eq!(
+        env.oauth.violations(),
+        Vec::<String>::new(),
+        "a refresh token was used twice"
+    );
+    let saved = env.auth_json();
+    assert_eq!(a.stdout.trim(), saved["anthropic"]["access"].as_str().unwrap());
+    // The saved refresh token is the live one: the next refresh works.
+    let mut expired = saved.clone();
+    expired["anthropic"]["expires"] = 0.into();
+    env.fx.agent.write("auth.json", expired.to_string()).unwrap();
+    env.oauth.set_refresh_delay(Duration::ZERO);
+    let next = env.pi(&["auth", "print-bearer-token", "--provider", "anthropic"]).run();
+    assert_eq!(next.code, 0, "{next:?}");
+    assert_eq!(env.oauth.refresh_count(), 2);
+}
+
+/// `pi auth login …` on a pseudo-terminal; `on_output` sees the screen so far and may act
+/// (once) when it returns true.
+fn login_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> bool) -> (i32, String) {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap().into_string().unwrap();
+    let slave = std::fs::OpenOptions::new().read(true).write(true).open(&name).unwrap();
+    let mut child = Command::new("setsid")
+        .arg("--ctty")
+        .arg(pi_bin())
+        .args(args)
+        .current_dir(&env.fx.proj)
+        .envs(env.fx.agent.env())
+        .env("PI_OAUTH_ORIGIN", env.oauth.url())
+        .env("PI_OAUTH_CALLBACK_PORT", "0")
+        // A browser that does nothing: the test follows the URL itself.
+        .env("BROWSER", "true")
+        .env("TERM", "xterm-256color")
+        .stdin(slave.try_clone().unwrap())
+        .stdout(slave.try_clone().unwrap())
+        .stderr(slave)
+        .spawn()
+        .unwrap();
+    let mut reader = std::fs::File::from(master);
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut screen = String::new();
+    let start = Instant::now();
+    let mut acted = false;
+    let status = loop {
+        if let Ok(bytes) = rx.recv_timeout(Duration::from_millis(20)) {
+            screen.push_str(&String::from_utf8_lossy(&bytes));
+        }
+        if !acted && on_output(&screen) {
+            acted = true;
+        }
+        if let Some(status) = child.try_wait().unwrap() {
+            while let Ok(bytes) = rx.recv_timeout(Duration::from_millis(50)) {
+                screen.push_str(&String::from_utf8_lossy(&bytes));
+            }
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("login did not finish: {screen:?}");
+        }
+    };
+    let _ = std::io::stdout().flush();
+    (status.code().unwrap_or(-1), screen)
+}
+
+#[test]
+fn browser_login_on_a_terminal_saves_the_credential() {
+    let env = setup();
+    let handle = env.rt.handle().clone();
+    let (code, screen) = login_on_terminal(&env, &["auth", "login", "anthropic"], |screen| {
+        let Some(at) = screen.find("Open this URL to sign in:") else {
+            return false;
+        };
+        let Some(url) = screen[at..].split_whitespace().find(|w| w.starts_with("http://")) else {
+            return false;
+        };
+        let url = url.to_string();
+        // The browser: the mock redirects it into pi's loopback callback.
+        handle.spawn(async move {
+            let _ = reqwest::get(&url).await;
+        });
+        true
+    });
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Logged in to Anthropic"), "{screen}");
+    assert!(
+        screen.contains("To use \"Copy code login (headless)\" instead, run \"pi auth login anthropic --no-browser\""),
+        "{screen}"
+    );
+    assert_eq!(env.oauth.violations(), Vec::<String>::new());
+    let saved = env.auth_json();
+    assert_eq!(saved["anthropic"]["type"], "oauth");
+    assert!(saved["anthropic"]["access"]
+        .as_str()
+        .unwrap()
+        .starts_with("sk-ant-oat01-"));
+    assert!(
+        !screen.contains(saved["anthropic"]["access"].as_str().unwrap()),
+        "the token is not shown"
+    );
+}
+
+#[test]
+fn device_code_login_on_a_terminal() {
+    let env = setup();
+    let (code, screen) = login_on_terminal(&env, &["auth", "login", "openai-codex", "--no-browser"], |_| false);
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Select OpenAI Codex login method: Device code login (headless)"),
+        "{screen}"
+    );
+    assert!(screen.contains("and enter code: ABCD-1234"), "{screen}");
+    let saved = env.auth_json();
+    assert_eq!(saved["openai-codex"]["accountId"], MOCK_CHATGPT_ACCOUNT);
+    assert_eq!(env.oauth.violations(), Vec::<String>::new());
+}
+
+#[test]
+fn a_prompt_refreshes_an_expiring_login_before_its_request() {
+    let env = setup();
+    env.store_anthropic_login(60_000);
+    // The built-in provider, pointed at the mock LLM.
+    let models_path = env.fx.agent.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+    models["providers"]["anthropic"] =
+        serde_json::json!({"baseUrl": env.llm.server.base_url_for(pi_test_support::Api::Anthropic)});
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let run = env
+        .pi(&["-p", "--provider", "anthropic", "--model", "claude-opus-5-5", "hello"])
+        .run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let saved = env.auth_json();
+    let access = saved["anthropic"]["access"].as_str().unwrap();
+    assert!(access.starts_with("sk-ant-oat01-access-"), "{saved}");
+    let requests = env.llm.requests();
+    let request = requests.last().expect("a request");
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {access}").as_str())
+    );
+    let betas = request.header("anthropic-beta").unwrap_or_default();
+    assert!(betas.contains("oauth-2025-04-20"), "{betas}");
+    assert_eq!(env.oauth.refresh_count(), 1);
+}

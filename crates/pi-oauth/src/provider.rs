@@ -1,0 +1,86 @@
+//! The providers with an account sign-in, and the three things each does: log in, refresh,
+//! and say what a request carries.
+
+use serde_json::Value;
+
+use crate::ui::LoginUi;
+use crate::{anthropic, copilot, openai_codex, Config, Credential, OAuthError};
+
+/// A provider whose account sign-in this crate implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Anthropic,
+    OpenAiCodex,
+    GitHubCopilot,
+}
+
+/// What a request made with an OAuth credential carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestAuth {
+    pub api_key: String,
+    /// A base URL the credential implies (Copilot's per-account endpoint).
+    pub base_url: Option<String>,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 3] = [Provider::Anthropic, Provider::GitHubCopilot, Provider::OpenAiCodex];
+
+    /// The provider of `id` (pi's provider id).
+    pub fn from_id(id: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.id() == id)
+    }
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Provider::Anthropic => "anthropic",
+            Provider::OpenAiCodex => "openai-codex",
+            Provider::GitHubCopilot => "github-copilot",
+        }
+    }
+
+    /// The name a login list shows.
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Anthropic => anthropic::NAME,
+            Provider::OpenAiCodex => openai_codex::NAME,
+            Provider::GitHubCopilot => copilot::NAME,
+        }
+    }
+
+    /// Sign in; the credential to store.
+    pub async fn login(self, config: &Config, ui: &dyn LoginUi) -> Result<Credential, OAuthError> {
+        match self {
+            Provider::Anthropic => anthropic::login(config, ui).await,
+            Provider::OpenAiCodex => openai_codex::login(config, ui).await,
+            Provider::GitHubCopilot => copilot::login(config, ui).await,
+        }
+    }
+
+    /// A renewed credential from `stored`; fields the provider does not set are kept.
+    pub async fn refresh(self, config: &Config, stored: &Credential) -> Result<Credential, OAuthError> {
+        match self {
+            Provider::Anthropic => anthropic::refresh(config, stored).await,
+            Provider::OpenAiCodex => openai_codex::refresh(config, stored).await,
+            Provider::GitHubCopilot => copilot::refresh(config, stored).await,
+        }
+    }
+
+    /// The key (and base URL) a request with `credential` uses.
+    pub fn request_auth(self, credential: &Credential) -> Option<RequestAuth> {
+        let access = credential
+            .get("access")
+            .and_then(Value::as_str)
+            .filter(|a| !a.is_empty())?;
+        let base_url = match self {
+            Provider::GitHubCopilot => Some(copilot::copilot_base_url(
+                access,
+                copilot::enterprise_domain(credential).as_deref(),
+            )),
+            _ => None,
+        };
+        Some(RequestAuth {
+            api_key: access.to_string(),
+            base_url,
+        })
+    }
+}

@@ -1,0 +1,268 @@
+//! The sign-in flows end to end against the mock authorization server: the test plays the
+//! user and the browser, the mock checks PKCE, state, redirect URIs and refresh rotation.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use pi_oauth::{Config, Credential, LoginEvent, LoginUi, OAuthError, Prompt, Provider};
+use pi_test_support::oauth::{OAuthMock, MOCK_CHATGPT_ACCOUNT};
+use serde_json::Value;
+
+/// How the scripted user answers.
+#[derive(Clone, Copy)]
+enum Browser {
+    /// Follow the authorize URL (the mock redirects into the loopback callback).
+    Follow,
+    /// Copy the code from the redirect and paste `code#state` (optionally with a wrong state).
+    Paste { wrong_state: bool },
+}
+
+struct User {
+    method: &'static str,
+    browser: Browser,
+    events: Mutex<Vec<LoginEvent>>,
+    auth_url: Mutex<Option<String>>,
+}
+
+impl User {
+    fn new(method: &'static str, browser: Browser) -> User {
+        User {
+            method,
+            browser,
+            events: Mutex::new(Vec::new()),
+            auth_url: Mutex::new(None),
+        }
+    }
+}
+
+async fn redirect_location(url: &str) -> String {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let response = client.get(url).send().await.unwrap();
+    assert_eq!(
+        response.status().as_u16(),
+        302,
+        "authorize refused: {:?}",
+        response.text().await
+    );
+    response.headers()["location"].to_str().unwrap().to_string()
+}
+
+#[async_trait]
+impl LoginUi for User {
+    fn notify(&self, event: LoginEvent) {
+        if let LoginEvent::AuthUrl { url, .. } = &event {
+            *self.auth_url.lock().unwrap() = Some(url.clone());
+            if let Browser::Follow = self.browser {
+                let url = url.clone();
+                tokio::spawn(async move {
+                    let response = reqwest::get(&url).await.expect("browser");
+                    assert_eq!(response.status().as_u16(), 200);
+                });
+            }
+        }
+        self.events.lock().unwrap().push(event);
+    }
+
+    async fn prompt(&self, prompt: Prompt) -> Result<String, OAuthError> {
+        match prompt {
+            Prompt::Select { options, .. } => {
+                assert!(options.iter().any(|o| o.id == self.method));
+                Ok(self.method.to_string())
+            }
+            Prompt::Text { .. } => Ok(String::new()),
+            Prompt::ManualCode { .. } => match self.browser {
+                Browser::Follow => std::future::pending().await,
+                Browser::Paste { wrong_state } => {
+                    let url = self
+                        .auth_url
+                        .lock()
+                        .unwrap()
+                        .clone()
+                        .expect("URL shown before the prompt");
+                    let location = url::Url::parse(&redirect_location(&url).await).unwrap();
+                    let get = |k: &str| location.query_pairs().find(|(n, _)| n == k).unwrap().1.into_owned();
+                    let state = if wrong_state {
+                        "forged".to_string()
+                    } else {
+                        get("state")
+                    };
+                    Ok(format!("{}#{state}", get("code")))
+                }
+            },
+        }
+    }
+}
+
+fn config(mock: &OAuthMock) -> Config {
+    Config {
+        origin: Some(mock.url()),
+        callback_port: Some(0),
+        ..Config::default()
+    }
+}
+
+fn field<'a>(c: &'a Credential, key: &str) -> &'a str {
+    c.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn expires(c: &Credential) -> i64 {
+    c["expires"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn anthropic_browser_login_passes_pkce_state_and_redirect_checks() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("browser", Browser::Follow);
+    let before = pi_oauth::now_ms();
+    let credential = Provider::Anthropic.login(&config(&mock), &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert_eq!(field(&credential, "type"), "oauth");
+    assert!(field(&credential, "access").starts_with("sk-ant-oat01-"));
+    assert!(!field(&credential, "refresh").is_empty());
+    // Stored five minutes early, as pi 1.6 stores it.
+    let expected = before + 3_600_000 - 300_000;
+    assert!(
+        (expires(&credential) - expected).abs() < 5_000,
+        "{}",
+        expires(&credential)
+    );
+    let exchange = mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/v1/oauth/token")
+        .unwrap();
+    assert_eq!(exchange.header("content-type"), Some("application/json"));
+    let redirect = exchange.field("redirect_uri").unwrap();
+    assert!(
+        redirect.starts_with("http://localhost:") && redirect.ends_with("/callback"),
+        "{redirect}"
+    );
+    let auth = user.auth_url.lock().unwrap().clone().unwrap();
+    assert!(auth.contains("code=true&client_id="), "{auth}");
+}
+
+#[tokio::test]
+async fn anthropic_copy_code_login_and_a_forged_state() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("copy_code", Browser::Paste { wrong_state: false });
+    let credential = Provider::Anthropic.login(&config(&mock), &user).await.unwrap();
+    assert!(field(&credential, "access").starts_with("sk-ant-oat01-"));
+    let exchange = mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/v1/oauth/token")
+        .unwrap();
+    assert_eq!(
+        exchange.field("redirect_uri").as_deref(),
+        Some("https://platform.claude.com/oauth/code/callback")
+    );
+    assert_eq!(mock.violations(), Vec::<String>::new());
+
+    let forged = User::new("copy_code", Browser::Paste { wrong_state: true });
+    let err = Provider::Anthropic.login(&config(&mock), &forged).await.unwrap_err();
+    assert!(matches!(err, OAuthError::StateMismatch), "{err}");
+}
+
+#[tokio::test]
+async fn openai_codex_browser_login_keeps_the_account_id() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("browser", Browser::Follow);
+    let credential = Provider::OpenAiCodex.login(&config(&mock), &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert_eq!(field(&credential, "accountId"), MOCK_CHATGPT_ACCOUNT);
+    let exchange = mock.requests().into_iter().find(|r| r.path == "/oauth/token").unwrap();
+    assert_eq!(
+        exchange.header("content-type"),
+        Some("application/x-www-form-urlencoded")
+    );
+    assert!(exchange.field("redirect_uri").unwrap().ends_with("/auth/callback"));
+    let auth = user.auth_url.lock().unwrap().clone().unwrap();
+    assert!(
+        auth.contains("codex_cli_simplified_flow=true") && auth.contains("originator=pi"),
+        "{auth}"
+    );
+}
+
+#[tokio::test]
+async fn openai_codex_device_code_login() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("device_code", Browser::Follow);
+    let credential = Provider::OpenAiCodex.login(&config(&mock), &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert_eq!(field(&credential, "accountId"), MOCK_CHATGPT_ACCOUNT);
+    let events = user.events.lock().unwrap().clone();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, LoginEvent::DeviceCode { user_code, .. } if user_code == "ABCD-1234")),
+        "{events:?}"
+    );
+    let polls = mock
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/api/accounts/deviceauth/token")
+        .count();
+    assert_eq!(polls, 2, "one pending answer, then the code");
+}
+
+#[tokio::test]
+async fn github_copilot_device_login_exchanges_the_token_and_lists_models() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("", Browser::Follow);
+    let credential = Provider::GitHubCopilot.login(&config(&mock), &user).await.unwrap();
+    assert!(field(&credential, "refresh").starts_with("gho-"));
+    assert!(field(&credential, "access").contains("proxy-ep=proxy.individual.githubcopilot.com"));
+    let models: Vec<&str> = credential["availableModelIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(models.contains(&"gpt-6.1-sol"), "{models:?}");
+    assert!(!models.contains(&"embedding-only"), "{models:?}");
+    let auth = Provider::GitHubCopilot.request_auth(&credential).unwrap();
+    assert_eq!(
+        auth.base_url.as_deref(),
+        Some("https://api.individual.githubcopilot.com")
+    );
+    let token_request = mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/copilot_internal/v2/token")
+        .unwrap();
+    assert_eq!(token_request.header("editor-version"), Some("vscode/1.107.0"));
+
+    // A refresh exchanges the GitHub token again and keeps it.
+    let refreshed = Provider::GitHubCopilot
+        .refresh(&config(&mock), &credential)
+        .await
+        .unwrap();
+    assert_eq!(field(&refreshed, "refresh"), field(&credential, "refresh"));
+    assert_ne!(field(&refreshed, "access"), field(&credential, "access"));
+}
+
+#[tokio::test]
+async fn refresh_tokens_rotate_and_failures_name_no_token() {
+    let mock = OAuthMock::start().await.unwrap();
+    let old = mock.issue_refresh_token();
+    let mut stored = Credential::new();
+    stored.insert("type".into(), "oauth".into());
+    stored.insert("refresh".into(), old.clone().into());
+    stored.insert("access".into(), "sk-ant-oat01-expired".into());
+    stored.insert("expires".into(), 0.into());
+    stored.insert("kept".into(), "field".into());
+    let fresh = Provider::Anthropic.refresh(&config(&mock), &stored).await.unwrap();
+    assert_ne!(field(&fresh, "refresh"), old);
+    assert_eq!(field(&fresh, "kept"), "field", "unknown fields survive a refresh");
+    assert!(!pi_oauth::needs_refresh(&fresh, pi_oauth::now_ms(), 0));
+    // The old refresh token was used up.
+    let err = Provider::Anthropic.refresh(&config(&mock), &stored).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("400") && text.contains("invalid_grant"), "{text}");
+    assert!(!text.contains(&old) && !text.contains("sk-ant"), "{text}");
+}
