@@ -47,15 +47,15 @@ pub(crate) struct BatchOutcome {
     pub terminate: bool,
 }
 
-struct Finalized {
-    tool_call: ToolCall,
-    result: ToolOutput,
-    is_error: bool,
+pub(crate) struct Finalized {
+    pub(crate) tool_call: ToolCall,
+    pub(crate) result: ToolOutput,
+    pub(crate) is_error: bool,
     /// How long `execute` ran; `None` for a call that never ran.
     duration_ms: Option<u64>,
 }
 
-enum Preparation {
+pub(crate) enum Preparation {
     /// The call does not run; this is its error result.
     Immediate(ToolOutput),
     Prepared {
@@ -119,7 +119,19 @@ async fn run_sequential(
                 duration_ms: None,
             },
             Preparation::Prepared { tool, args } => {
-                let (result, is_error, duration_ms) = execute(&tool, call, args.clone(), emitter, cancel).await;
+                let (result, is_error, duration_ms) = execute(
+                    &tool,
+                    call,
+                    args.clone(),
+                    crate::nested::PipelineParts {
+                        context,
+                        assistant,
+                        config,
+                    },
+                    emitter,
+                    cancel,
+                )
+                .await;
                 let mut finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
                 finalized.duration_ms = Some(duration_ms);
                 finalized
@@ -162,7 +174,19 @@ async fn run_parallel(
     let mut running: FuturesUnordered<_> = prepared
         .into_iter()
         .map(|(index, call, tool, args)| async move {
-            let (result, is_error, duration_ms) = execute(&tool, call, args.clone(), emitter, cancel).await;
+            let (result, is_error, duration_ms) = execute(
+                &tool,
+                call,
+                args.clone(),
+                crate::nested::PipelineParts {
+                    context,
+                    assistant,
+                    config,
+                },
+                emitter,
+                cancel,
+            )
+            .await;
             let mut finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
             finalized.duration_ms = Some(duration_ms);
             emit_end(&finalized, emitter).await;
@@ -191,6 +215,19 @@ async fn prepare(
     let Some(tool) = context.tool(&call.name) else {
         return Preparation::Immediate(error_output(format!("Tool {} not found", call.name)));
     };
+    prepare_tool(tool, call, context, assistant, config, cancel).await
+}
+
+/// Arguments prepared and validated, then the `before_tool_call` hooks: the call as it will run,
+/// or its error result.
+pub(crate) async fn prepare_tool(
+    tool: &Arc<dyn AgentTool>,
+    call: &ToolCall,
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    cancel: &CancellationToken,
+) -> Preparation {
     let prepared_args = tool.prepare_arguments(call.arguments.clone());
     let args = match validate_tool_arguments(&call.name, &tool.parameters(), &prepared_args) {
         Ok(args) => args,
@@ -276,6 +313,7 @@ async fn execute(
     tool: &Arc<dyn AgentTool>,
     call: &ToolCall,
     args: Value,
+    nested: crate::nested::PipelineParts<'_>,
     emitter: &Emitter<'_>,
     cancel: &CancellationToken,
 ) -> (ToolOutput, bool, u64) {
@@ -283,7 +321,13 @@ async fn execute(
     let queue = Arc::new(UpdateQueue::default());
     let reporter = queue.clone();
     let on_update: ToolUpdateFn = Arc::new(move |update| reporter.push(update));
-    let run = AssertUnwindSafe(tool.execute(&call.id, args, cancel.child_token(), on_update)).catch_unwind();
+    let run = AssertUnwindSafe(crate::nested::scoped(
+        tool,
+        call,
+        nested,
+        tool.execute(&call.id, args, cancel.child_token(), on_update),
+    ))
+    .catch_unwind();
     tokio::pin!(run);
 
     let mut deadline: Option<Instant> = None;
@@ -321,7 +365,7 @@ async fn execute(
 }
 
 #[allow(clippy::too_many_arguments)]
-async fn finalize(
+pub(crate) async fn finalize(
     call: &ToolCall,
     args: &Value,
     mut result: ToolOutput,

@@ -20,6 +20,7 @@ pub mod event;
 pub mod hook_chain;
 pub mod hooks;
 pub mod message;
+pub mod nested;
 pub mod queue;
 pub mod tool;
 pub mod tool_registry;
@@ -37,6 +38,7 @@ pub use hooks::{
     AfterToolCall, AgentHooks, BeforeToolCall, HookError, NextTurn, NoHooks, ToolCallContext, TurnContext,
 };
 pub use message::{default_convert_to_llm, AgentMessage, CustomMessage};
+pub use nested::{nested_call, NestedOutcome, NestedPipeline};
 pub use queue::{PendingQueue, QueueMode};
 pub use tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 pub use tool_registry::{Exposure, PromptEntry, Registered, ToolEntry, ToolMeta, ToolRegistry, ToolSource};

@@ -94,6 +94,11 @@ pub trait AgentTool: Send + Sync {
     fn constrained_sampling(&self) -> Option<Value> {
         None
     }
+    /// Whether the tool calls other tools while it runs (codemode): its execution then gets
+    /// the run's tool pipeline through [`crate::nested::NestedPipeline::current`].
+    fn runs_nested_tools(&self) -> bool {
+        false
+    }
     /// Rewrite raw arguments before validation (e.g. fold a legacy shape into the current one).
     fn prepare_arguments(&self, arguments: Value) -> Value {
         arguments

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod codemode;
 pub mod compaction;
 pub mod config;
 /// The HTML export lives in its own crate; `crate::export` keeps naming it.

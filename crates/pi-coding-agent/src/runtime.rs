@@ -407,6 +407,10 @@ pub fn build_with_store(
     // A replacement session gets the extensions already running (none at first startup: they
     // start with the mode's runtime and join then).
     crate::extensions::attach(&session, services.extensions());
+    if crate::extensions::builtin::enabled(args, crate::extensions::builtin::CODEMODE) {
+        let named = tool_names(args).iter().any(|n| n == pi_codemode::TOOL_NAME);
+        crate::codemode::attach(&session, named);
+    }
     crate::mcp::attach(&session);
     warnings.extend(session_diagnostics(&session));
     Ok(Runtime {

@@ -102,6 +102,9 @@ pub fn attach(session: &AgentSession) {
         let meta = pi_agent::ToolMeta::of(tool.as_ref(), pi_agent::ToolSource::Codemode);
         registry.register(tool, meta);
     }
+    if runtime.activates_codemode() && registry.get(pi_codemode::TOOL_NAME).is_some() {
+        registry.activate(pi_codemode::TOOL_NAME);
+    }
     runtime.attach(registry);
 }
 

@@ -80,6 +80,8 @@ pub struct McpRuntime {
     waited: AtomicBool,
     /// `builtin:tool-search` is on for this run.
     tool_search: AtomicBool,
+    /// `autoEnableCodemode: false` in a configuration file.
+    codemode_not_automatic: AtomicBool,
 }
 
 impl McpRuntime {
@@ -92,6 +94,8 @@ impl McpRuntime {
         options_for: impl Fn(&str) -> ConnectOptions,
     ) {
         *lock(&self.filter) = filter;
+        self.codemode_not_automatic
+            .store(config.auto_enable_codemode == Some(false), Ordering::SeqCst);
         lock(&self.config_errors).extend(config.errors.iter().cloned());
         let servers: Vec<Arc<McpServer>> = config
             .servers
@@ -131,6 +135,15 @@ impl McpRuntime {
 
     pub fn tool_search_enabled(&self) -> bool {
         self.tool_search.load(Ordering::SeqCst)
+    }
+
+    /// Whether an enabled server has tools with `codemode` exposure and the configuration lets
+    /// that activate the codemode tool.
+    pub fn activates_codemode(&self) -> bool {
+        !self.codemode_not_automatic.load(Ordering::SeqCst)
+            && lock(&self.servers)
+                .iter()
+                .any(|s| s.is_enabled() && s.has_exposure(Exposure::Codemode))
     }
 
     /// Whether an enabled server has tools with `deferred` exposure (so `tool_search` is on).

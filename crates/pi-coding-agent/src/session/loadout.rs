@@ -114,7 +114,7 @@ impl Loadout {
         let state = LoadoutState {
             system_prompt: sections.render(),
             sections,
-            tools: self.registry.declared(),
+            tools: crate::codemode::describe_for_scripts(&self.registry, self.registry.declared()),
         };
         self.applied.store(generation, Ordering::Relaxed);
         state

@@ -13,7 +13,7 @@ use crate::extensions::tool_results;
 use crate::harness::{Fixture, Mock};
 
 /// `node` and server-everything's `dist/index.js`, or a skip (a failure under CI).
-fn everything() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn everything() -> Option<(PathBuf, PathBuf)> {
     let node = pi_test_support::require::tool("node", "runs the reference MCP server")?;
     let script = std::env::var_os("PI_MCP_EVERYTHING_SERVER")
         .map(PathBuf::from)
