@@ -187,3 +187,29 @@ fn mcp_tools_with_codemode_exposure_are_reached_from_scripts() {
         "{\"tools\":[\"mcp__everything__echo\"],\"name\":\"mcp__everything\",\"instructions\":\"string\",\"desc\":\"Reference test server.\",\"r\":{\"content\":[{\"type\":\"text\",\"text\":\"Echo: from script\"}]},\"found\":[\"mcp__everything__echo\"],\"n\":[\"Echo: n0\",\"Echo: n1\",\"Echo: n2\"]}"
     );
 }
+
+#[test]
+fn an_extension_tool_call_handler_blocks_a_nested_call() {
+    let Some(env) = crate::extensions::environment("an_extension_tool_call_handler_blocks_a_nested_call") else {
+        return;
+    };
+    let mock = Mock::start(Script::sequential(vec![
+        codemode(
+            "const r = await Promise.allSettled([tools.bash({command: 'echo ran > ran.txt'}), tools.read({path: 'hello.txt'})]);\n\
+             return r.map(x => x.status === 'fulfilled' ? 'ok' : x.reason.message);",
+        ),
+        Turn::text("ok"),
+    ]));
+    let fx = Fixture::new(&mock);
+    let glue = crate::extensions::fixture("glue.ts");
+    let run = crate::extensions::pi_with(
+        &fx,
+        &env,
+        ["-e", glue.as_str(), "--tools", "read,bash,codemode", "-p", "go"],
+    )
+    .run();
+    run.assert_ok();
+    assert!(!fx.proj.join("ran.txt").exists(), "the blocked nested command ran");
+    let results = tool_results(&mock.requests()[1].body);
+    assert_eq!(output(&results[0]), "[\"bash is off in this project\",\"ok\"]");
+}

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::harness::{Fixture, Mock};
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/cli/extensions")
         .join(name)
@@ -56,7 +56,7 @@ fn find_modules() -> Option<PathBuf> {
 }
 
 /// Node and the packages, or `None` after a `skipped:` line (a failure under `CI`).
-fn environment(test: &str) -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn environment(test: &str) -> Option<(PathBuf, PathBuf)> {
     let found = (find_node(), find_modules());
     if let (Some(node), Some(modules)) = found {
         return Some((node, modules));
@@ -72,7 +72,7 @@ fn environment(test: &str) -> Option<(PathBuf, PathBuf)> {
 }
 
 /// `pi` with the extension environment.
-fn pi_with<I, S>(fx: &Fixture, env: &(PathBuf, PathBuf), args: I) -> crate::harness::Pi
+pub(crate) fn pi_with<I, S>(fx: &Fixture, env: &(PathBuf, PathBuf), args: I) -> crate::harness::Pi
 where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
