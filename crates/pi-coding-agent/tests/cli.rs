@@ -32,6 +32,8 @@ mod flags16;
 mod golden;
 #[path = "cli/mcp.rs"]
 mod mcp;
+#[path = "cli/mcp_python.rs"]
+mod mcp_python;
 #[path = "cli/mcp_session.rs"]
 mod mcp_session;
 #[path = "cli/packages.rs"]

@@ -110,9 +110,24 @@ impl McpRuntime {
             let server = Arc::clone(server);
             let runtime = Arc::downgrade(self);
             tasks.push(tokio::spawn(async move {
-                if let Phase::Connected(_) = server.connect().await {
-                    if let Some(runtime) = runtime.upgrade() {
-                        runtime.register_tools_of(&server);
+                let Phase::Connected(connection) = server.connect().await else {
+                    return;
+                };
+                let mut changes = connection.client.tool_list_changes();
+                drop(connection);
+                match runtime.upgrade() {
+                    Some(runtime) => runtime.register_tools_of(&server),
+                    None => return,
+                }
+                // `notifications/tools/list_changed`: list again and register what changed,
+                // for as long as the connection lasts.
+                while changes.changed().await.is_ok() {
+                    if server.refresh_tools().await.is_none() {
+                        continue;
+                    }
+                    match runtime.upgrade() {
+                        Some(runtime) => runtime.register_tools_of(&server),
+                        None => return,
                     }
                 }
             }));
@@ -197,12 +212,29 @@ impl McpRuntime {
             registries.retain(|r| r.strong_count() > 0);
             registries.iter().filter_map(Weak::upgrade).collect()
         };
+        let withdrawn: Vec<Registration> = {
+            let mut tools = lock(&self.tools);
+            let (mine, others): (Vec<Registration>, Vec<Registration>) = tools
+                .drain(..)
+                .partition(|(_, meta)| meta.source == ToolSource::Mcp(name.to_string()));
+            *tools = others;
+            mine.into_iter()
+                .filter(|(tool, meta)| {
+                    meta.exposure != pi_agent::Exposure::Hidden
+                        && !added.iter().any(|(new, _)| new.name() == tool.name())
+                })
+                .map(|(tool, meta)| (tool, meta.exposure(pi_agent::Exposure::Hidden)))
+                .collect()
+        };
         for registry in &registries {
-            for (tool, meta) in &added {
+            for (tool, meta) in added.iter().chain(withdrawn.iter()) {
                 registry.register(Arc::clone(tool), meta.clone());
             }
         }
-        lock(&self.tools).extend(added);
+        let mut tools = lock(&self.tools);
+        tools.extend(added);
+        tools.extend(withdrawn);
+        drop(tools);
         let server_exposure = registry_exposure(server.entry.config.exposure);
         if readable && server_exposure != pi_agent::Exposure::Hidden {
             self.offer_resource_tools(server_exposure, &registries);

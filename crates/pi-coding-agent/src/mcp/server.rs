@@ -163,6 +163,30 @@ impl McpServer {
         phase
     }
 
+    /// List the tools again (the server said `notifications/tools/list_changed`) and keep the
+    /// new list with the connection; `None` when not connected or the listing failed.
+    pub async fn refresh_tools(&self) -> Option<Arc<Connection>> {
+        let Phase::Connected(connection) = self.phase() else {
+            return None;
+        };
+        let tools = connection.client.list_tools().await.ok()?;
+        let refreshed = Arc::new(Connection {
+            client: Arc::clone(&connection.client),
+            tools,
+        });
+        // Only if nothing else replaced the connection meanwhile.
+        let mut kept = false;
+        self.phase.send_if_modified(|phase| match phase {
+            Phase::Connected(current) if Arc::ptr_eq(current, &connection) => {
+                *phase = Phase::Connected(Arc::clone(&refreshed));
+                kept = true;
+                true
+            }
+            _ => false,
+        });
+        kept.then_some(refreshed)
+    }
+
     /// Wait until the server is connected or has failed (or `limit` passes); true if settled.
     pub async fn settled(&self, limit: Option<Duration>) -> bool {
         let mut rx = self.phase.subscribe();
