@@ -131,11 +131,23 @@ fn a_script_calls_builtin_tools_and_the_model_sees_only_its_output() {
 
 #[test]
 fn codemode_is_registered_inactive_and_gone_with_no_extensions() {
-    let mock = Mock::start(Script::sequential(vec![Turn::text("a"), Turn::text("b")]));
+    let mock = Mock::start(Script::sequential(vec![
+        Turn::text("a"),
+        Turn::text("b"),
+        Turn::text("c"),
+    ]));
     let fx = Fixture::new(&mock);
     fx.pi(["-p", "hi"]).run().assert_ok();
     fx.pi(["-ne", "--tools", "read,codemode", "-p", "hi"]).run().assert_ok();
+    fx.pi(["-ne", "-e", "builtin:codemode", "--tools", "read,codemode", "-p", "hi"])
+        .run()
+        .assert_ok();
     let requests = mock.requests();
+    assert_eq!(
+        names(&requests[2].body),
+        ["read", "codemode"],
+        "-e builtin:codemode turns it on again"
+    );
     assert_eq!(names(&requests[0].body), ["read", "bash", "edit", "write"]);
     assert_eq!(names(&requests[1].body), ["read"], "-ne turns builtin:codemode off");
     let read = tool_named(&requests[1].body, "read").unwrap()["description"]
