@@ -340,14 +340,17 @@ pub fn build_with_store(
         ..Default::default()
     };
     let docs = DocsPaths::installed();
-    let loadout = Arc::new(tool_loadout(
-        &session_cwd,
-        &tool_names(args),
-        &tools_options,
-        &resources,
-        docs.clone(),
-        Arc::clone(services.mcp()),
-    ));
+    let loadout = Arc::new(
+        tool_loadout(
+            &session_cwd,
+            &tool_names(args),
+            &tools_options,
+            &resources,
+            docs.clone(),
+            Arc::clone(services.mcp()),
+        )
+        .with_codemode_settings(crate::codemode::CodemodeSettings::from_settings(&settings)),
+    );
     let initial = loadout.current();
 
     let provider_retry = settings.provider_retry();

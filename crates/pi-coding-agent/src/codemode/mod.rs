@@ -37,11 +37,52 @@ pub fn attach(session: &AgentSession, active: bool) {
     }
 }
 
-/// The declared tools with the line that says how a script calls them, while codemode is
-/// declared too (pi's `codemode.mode: "on"`).
-pub fn describe_for_scripts(registry: &ToolRegistry, declared: Vec<Arc<dyn AgentTool>>) -> Vec<Arc<dyn AgentTool>> {
+/// The `codemode.mode` and `codemode.inlineBudget` settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodemodeSettings {
+    /// `"only"`: the tools scripts can call are listed in the codemode description and not
+    /// declared themselves.
+    pub only: bool,
+    /// Estimated tokens the listed declarations may take.
+    pub inline_budget: usize,
+}
+
+impl Default for CodemodeSettings {
+    fn default() -> Self {
+        CodemodeSettings {
+            only: false,
+            inline_budget: pi_codemode::DEFAULT_INLINE_BUDGET,
+        }
+    }
+}
+
+impl CodemodeSettings {
+    pub fn from_settings(settings: &crate::config::settings::SettingsManager) -> CodemodeSettings {
+        let defaults = CodemodeSettings::default();
+        CodemodeSettings {
+            only: settings.get_nested("codemode", "mode").and_then(|v| v.as_str()) == Some("only"),
+            inline_budget: settings
+                .get_nested("codemode", "inlineBudget")
+                .and_then(|v| v.as_f64())
+                .filter(|n| *n >= 0.0)
+                .map_or(defaults.inline_budget, |n| n as usize),
+        }
+    }
+}
+
+/// The declared tools as codemode presents them while it is declared: with `mode: "on"` each
+/// tool a script can call says how (a line added to its description); with `"only"` those
+/// tools are left out and listed, with their declarations, in the codemode description.
+pub fn describe_for_scripts(
+    registry: &ToolRegistry,
+    declared: Vec<Arc<dyn AgentTool>>,
+    settings: CodemodeSettings,
+) -> Vec<Arc<dyn AgentTool>> {
     if !declared.iter().any(|t| t.name() == pi_codemode::TOOL_NAME) {
         return declared;
+    }
+    if settings.only {
+        return only_codemode(registry, declared, settings.inline_budget);
     }
     declared
         .into_iter()
@@ -53,6 +94,41 @@ pub fn describe_for_scripts(registry: &ToolRegistry, declared: Vec<Arc<dyn Agent
             let described: Arc<dyn AgentTool> = Arc::new(Described {
                 inner: tool,
                 description: line,
+            });
+            described
+        })
+        .collect()
+}
+
+/// `codemode.mode: "only"`: the callable tools leave the declarations and the codemode
+/// description lists them (deferred and MCP codemode tools stay unlisted, as in "on").
+fn only_codemode(registry: &ToolRegistry, declared: Vec<Arc<dyn AgentTool>>, budget: usize) -> Vec<Arc<dyn AgentTool>> {
+    let callable: Vec<pi_agent::ToolEntry> = registry.entries().into_iter().filter(host::is_callable).collect();
+    let listed: Vec<pi_codemode::ListedTool> = callable
+        .iter()
+        .filter(|e| e.meta.exposure == Exposure::Direct)
+        .map(|e| pi_codemode::ListedTool {
+            declaration: host::declaration_of(e),
+            namespace: match &e.meta.source {
+                ToolSource::Mcp(server) => Some(pi_codemode::Namespace {
+                    name: pi_mcp::mcp_namespace(server),
+                    aliases: vec![server.clone()],
+                    ..Default::default()
+                }),
+                _ => None,
+            },
+        })
+        .collect();
+    declared
+        .into_iter()
+        .filter(|tool| !callable.iter().any(|e| e.tool.name() == tool.name()))
+        .map(|tool| {
+            if tool.name() != pi_codemode::TOOL_NAME {
+                return tool;
+            }
+            let described: Arc<dyn AgentTool> = Arc::new(Described {
+                description: pi_codemode::describe(&listed, Some(budget)),
+                inner: tool,
             });
             described
         })

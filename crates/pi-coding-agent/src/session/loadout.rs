@@ -33,6 +33,8 @@ pub struct Loadout {
     applied: AtomicU64,
     /// A `before_agent_start` override holds for the prompt being run.
     prompt_overridden: AtomicBool,
+    /// How codemode presents the other tools while it is declared.
+    codemode: crate::codemode::CodemodeSettings,
 }
 
 impl std::fmt::Debug for Loadout {
@@ -63,7 +65,14 @@ impl Loadout {
             cache: Mutex::new(None),
             applied: AtomicU64::new(u64::MAX),
             prompt_overridden: AtomicBool::new(false),
+            codemode: Default::default(),
         }
+    }
+
+    /// The same loadout with codemode's settings.
+    pub fn with_codemode_settings(mut self, settings: crate::codemode::CodemodeSettings) -> Loadout {
+        self.codemode = settings;
+        self
     }
 
     /// A loadout whose prompt is `prompt` whatever the tools (a caller that built its own).
@@ -114,7 +123,7 @@ impl Loadout {
         let state = LoadoutState {
             system_prompt: sections.render(),
             sections,
-            tools: crate::codemode::describe_for_scripts(&self.registry, self.registry.declared()),
+            tools: crate::codemode::describe_for_scripts(&self.registry, self.registry.declared(), self.codemode),
         };
         self.applied.store(generation, Ordering::Relaxed);
         state

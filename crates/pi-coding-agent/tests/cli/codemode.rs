@@ -225,3 +225,35 @@ fn an_extension_tool_call_handler_blocks_a_nested_call() {
     let results = tool_results(&mock.requests()[1].body);
     assert_eq!(output(&results[0]), "[\"bash is off in this project\",\"ok\"]");
 }
+
+#[test]
+fn mode_only_lists_the_tools_in_the_codemode_description_instead_of_declaring_them() {
+    let mock = Mock::start(Script::sequential(vec![
+        codemode("return (await tools.read({path: 'hello.txt'})).split('\\n')[0];"),
+        Turn::text("done"),
+    ]));
+    let fx = Fixture::new(&mock);
+    fx.agent
+        .write(
+            "settings.json",
+            r#"{"codemode": {"mode": "only", "inlineBudget": 3000}}"#,
+        )
+        .unwrap();
+    let run = fx.pi(["--tools", "read,bash,codemode", "-p", "go"]).run();
+    run.assert_ok();
+    let requests = mock.requests();
+    assert_eq!(names(&requests[0].body), ["codemode"]);
+    let description = tool_named(&requests[0].body, "codemode").unwrap()["description"]
+        .as_str()
+        .unwrap();
+    assert!(
+        description.contains("\n\nNested tools:\n\n### `read`\n"),
+        "{description}"
+    );
+    assert!(description.contains("\n\n### `bash`\n"), "{description}");
+    assert!(
+        description.contains("declare const tools: { bash(args: {"),
+        "{description}"
+    );
+    assert_eq!(output(&tool_results(&requests[1].body)[0]), "Hello world");
+}
