@@ -203,6 +203,9 @@ pub fn run(
     };
     let mut state = state.take();
     let ending = match (state.ending.take(), outcome) {
+        // A script that failed after the abort failed because of it (its running calls were
+        // cancelled and rejected), so it reads as aborted.
+        (Some(Ending::Failed(_)), _) if stop.is_stopped() => Ending::Failed(ScriptError::Aborted(ABORT_TEXT.to_string())),
         // A script that finished keeps its ending even if the deadline passed afterwards.
         (Some(ending), _) => ending,
         (None, Err(DriveError::Thrown(text))) => match interrupted() {

@@ -133,7 +133,14 @@ impl CodemodeHost for FakeHost {
     }
 }
 
+/// The tests of this binary run at once; the default two workers would make them wait for
+/// each other (the pool has a test of its own in `tests/workers.rs`).
+fn enough_workers() {
+    std::env::set_var("PI_CODEMODE_MAX_WORKERS", "32");
+}
+
 async fn run_with(host: &Arc<FakeHost>, code: &str, cancel: CancellationToken, limits: Limits) -> CodemodeResult {
+    enough_workers();
     let host: Arc<dyn CodemodeHost> = Arc::clone(host) as Arc<dyn CodemodeHost>;
     execute(host, "call_1", code, cancel, Arc::new(|_| {}), limits)
         .await
@@ -308,6 +315,7 @@ async fn limits_stop_runaway_scripts() {
     assert!(stalled.is_error);
     assert!(body(&stalled).contains("nothing can settle"), "{}", body(&stalled));
 
+    enough_workers();
     let bad = execute(
         host.clone(),
         "c",
