@@ -245,11 +245,11 @@ impl Agent {
     ) -> impl Future<Output = Result<(), AgentError>> + Send + 'static {
         let mut content = vec![Content::text(text)];
         content.extend(images);
-        let message = Message::User(UserMessage {
+        let message = Message::User(Arc::new(UserMessage {
             content: UserContent::Blocks(content),
             timestamp: now_ms(),
             extra: Default::default(),
-        });
+        }));
         self.prompt_messages(vec![message.into()])
     }
 

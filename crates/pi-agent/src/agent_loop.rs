@@ -125,7 +125,7 @@ impl<'a> Emitter<'a> {
     /// [`Self::end_message`] for an assistant message.
     pub(crate) async fn end_assistant(&self, message: AssistantMessage) -> AssistantMessage {
         match self.end_message(message.clone().into()).await {
-            AgentMessage::Llm(Message::Assistant(ended)) => ended,
+            AgentMessage::Llm(Message::Assistant(ended)) => Arc::unwrap_or_clone(ended),
             _ => message,
         }
     }

@@ -461,7 +461,7 @@ async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> Too
         })
         .await;
     match emitter.end_message(message.clone().into()).await {
-        AgentMessage::Llm(Message::ToolResult(ended)) => ended,
+        AgentMessage::Llm(Message::ToolResult(ended)) => Arc::unwrap_or_clone(ended),
         _ => message,
     }
 }

@@ -12,6 +12,7 @@ use serde::de::{Error as _, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// A message with a role the LLM does not know (or an LLM role in a shape this version cannot
 /// type); every field is kept as is.
@@ -179,19 +180,19 @@ impl From<Message> for AgentMessage {
 
 impl From<UserMessage> for AgentMessage {
     fn from(m: UserMessage) -> Self {
-        AgentMessage::Llm(Message::User(m))
+        AgentMessage::Llm(Message::User(Arc::new(m)))
     }
 }
 
 impl From<AssistantMessage> for AgentMessage {
     fn from(m: AssistantMessage) -> Self {
-        AgentMessage::Llm(Message::Assistant(m))
+        AgentMessage::Llm(Message::Assistant(Arc::new(m)))
     }
 }
 
 impl From<ToolResultMessage> for AgentMessage {
     fn from(m: ToolResultMessage) -> Self {
-        AgentMessage::Llm(Message::ToolResult(m))
+        AgentMessage::Llm(Message::ToolResult(Arc::new(m)))
     }
 }
 
@@ -330,7 +331,7 @@ mod tests {
     fn assistant_json_puts_role_first() {
         let msg = AssistantMessage::default();
         let json = assistant_json(&msg);
-        let expected = serde_json::to_string(&Message::Assistant(msg)).expect("serialize");
+        let expected = serde_json::to_string(&Message::Assistant(Arc::new(msg))).expect("serialize");
         assert_eq!(json, expected);
     }
 }

@@ -480,6 +480,8 @@ impl Stream for AssistantStream {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use serde_json::json;
 
@@ -564,7 +566,8 @@ mod tests {
         for e in &events {
             p.apply(e);
             let cached = p.to_json();
-            let mut fresh = serde_json::to_value(crate::types::Message::Assistant(p.snapshot().clone())).expect("json");
+            let mut fresh =
+                serde_json::to_value(crate::types::Message::Assistant(Arc::new(p.snapshot().clone()))).expect("json");
             // Field order: role first, as pi writes it.
             assert_eq!(
                 serde_json::from_str::<serde_json::Value>(&cached).expect("valid json"),

@@ -1,6 +1,7 @@
 //! Unit tests of the faux provider.
 use super::*;
 use serde_json::json;
+use std::sync::Arc;
 
 fn names(events: &[AssistantMessageEvent]) -> Vec<&'static str> {
     events.iter().map(AssistantMessageEvent::type_name).collect()
@@ -203,7 +204,7 @@ async fn usage_is_estimated_with_session_cache() {
         (6, 2, 0, 6)
     );
     let mut second_ctx = first_ctx.clone();
-    second_ctx.messages.push(Message::Assistant(first));
+    second_ctx.messages.push(Message::Assistant(Arc::new(first)));
     let second = faux.stream(&model, &second_ctx, options).result().await;
     assert_eq!(second.usage.cache_read, 6);
     assert_eq!(

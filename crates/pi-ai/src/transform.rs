@@ -10,10 +10,11 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::types::{
     now_ms, AssistantMessage, Content, Extra, Message, Model, StopReason, TextContent, ToolCall, ToolResultMessage,
-    UserContent,
+    UserContent, UserMessage,
 };
 
 /// Text that stands in for an image in a user message sent to a text-only model.
@@ -48,9 +49,9 @@ pub fn transform_messages<'a>(
         .map(|msg| match msg {
             Message::User(user) => match &user.content {
                 UserContent::Blocks(blocks) if text_only && has_image(blocks) => {
-                    let mut user = user.clone();
+                    let mut user = UserMessage::clone(user);
                     user.content = UserContent::Blocks(replace_images(blocks, USER_IMAGE_PLACEHOLDER));
-                    Cow::Owned(Message::User(user))
+                    Cow::Owned(Message::User(Arc::new(user)))
                 }
                 _ => Cow::Borrowed(msg),
             },
@@ -60,25 +61,25 @@ pub fn transform_messages<'a>(
                 if !strip_images && new_id.is_none() {
                     return Cow::Borrowed(msg);
                 }
-                let mut result = result.clone();
+                let mut result = ToolResultMessage::clone(result);
                 if strip_images {
                     result.content = replace_images(&result.content, TOOL_IMAGE_PLACEHOLDER);
                 }
                 if let Some(new_id) = new_id {
                     result.tool_call_id = new_id.clone();
                 }
-                Cow::Owned(Message::ToolResult(result))
+                Cow::Owned(Message::ToolResult(Arc::new(result)))
             }
             Message::Assistant(assistant) => {
                 if is_same_model(assistant, model) && !assistant.content.iter().any(drops_on_replay) {
                     Cow::Borrowed(msg)
                 } else {
-                    Cow::Owned(Message::Assistant(transform_assistant(
+                    Cow::Owned(Message::Assistant(Arc::new(transform_assistant(
                         assistant,
                         model,
                         normalize_id,
                         &mut id_map,
-                    )))
+                    ))))
                 }
             }
         })
@@ -178,7 +179,7 @@ fn transform_assistant(
 fn flush_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Vec<ToolCall>, answered: &mut HashSet<String>) {
     for call in pending.drain(..) {
         if !answered.contains(&call.id) {
-            out.push(Cow::Owned(Message::ToolResult(ToolResultMessage {
+            out.push(Cow::Owned(Message::ToolResult(Arc::new(ToolResultMessage {
                 tool_call_id: call.id,
                 tool_name: call.name,
                 content: vec![Content::text(NO_RESULT_TEXT)],
@@ -187,7 +188,7 @@ fn flush_orphans(out: &mut Vec<Cow<'_, Message>>, pending: &mut Vec<ToolCall>, a
                 duration_ms: None,
                 timestamp: now_ms(),
                 extra: Extra::new(),
-            })));
+            }))));
         }
     }
     answered.clear();
@@ -291,20 +292,20 @@ mod tests {
     }
 
     fn assistant(from: &Model, content: Vec<Content>, stop: StopReason) -> Message {
-        Message::Assistant(AssistantMessage {
+        Message::Assistant(Arc::new(AssistantMessage {
             content,
             stop_reason: stop,
             ..AssistantMessage::empty_for(from)
-        })
+        }))
     }
 
     fn result(id: &str) -> Message {
-        Message::ToolResult(ToolResultMessage {
+        Message::ToolResult(Arc::new(ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "read".into(),
             content: vec![Content::text("ok")],
             ..Default::default()
-        })
+        }))
     }
 
     fn call(id: &str) -> Content {
@@ -464,19 +465,19 @@ mod tests {
     fn images_become_placeholders_for_text_only_models() {
         let m = model("p", "openai-completions", "m", false);
         let msgs = vec![
-            Message::User(UserMessage {
+            Message::User(Arc::new(UserMessage {
                 content: UserContent::Blocks(vec![
                     Content::text("look"),
                     Content::image("AA", "image/png"),
                     Content::image("BB", "image/png"),
                 ]),
                 ..Default::default()
-            }),
-            Message::ToolResult(ToolResultMessage {
+            })),
+            Message::ToolResult(Arc::new(ToolResultMessage {
                 tool_call_id: "c".into(),
                 content: vec![Content::image("AA", "image/png")],
                 ..Default::default()
-            }),
+            })),
         ];
         let out = transform_messages(&msgs, &m, &split_pipe);
         let Message::User(u) = &*out[0] else { panic!("user") };

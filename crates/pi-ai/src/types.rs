@@ -4,6 +4,8 @@
 //! order, optional fields omitted). Fields this version does not know are kept in `extra` so a
 //! read-modify-write never drops them.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -299,28 +301,47 @@ pub struct ToolResultMessage {
 }
 
 /// A message the LLM sees.
-#[allow(
-    clippy::large_enum_variant,
-    reason = "assistant replies are most messages; boxing them would cost an allocation each"
-)]
+///
+/// Each variant holds its message behind an `Arc`: a transcript is cloned for every run (the
+/// run's snapshot), for every request (the list handed to the provider) and shared with the
+/// session's entries, and with shared messages those copies are pointers instead of the whole
+/// history. Change one in place with [`Arc::make_mut`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "role")]
 pub enum Message {
     #[serde(rename = "user")]
-    User(UserMessage),
+    User(Arc<UserMessage>),
     #[serde(rename = "assistant")]
-    Assistant(AssistantMessage),
+    Assistant(Arc<AssistantMessage>),
     #[serde(rename = "toolResult")]
-    ToolResult(ToolResultMessage),
+    ToolResult(Arc<ToolResultMessage>),
+}
+
+impl From<UserMessage> for Message {
+    fn from(m: UserMessage) -> Self {
+        Message::User(Arc::new(m))
+    }
+}
+
+impl From<AssistantMessage> for Message {
+    fn from(m: AssistantMessage) -> Self {
+        Message::Assistant(Arc::new(m))
+    }
+}
+
+impl From<ToolResultMessage> for Message {
+    fn from(m: ToolResultMessage) -> Self {
+        Message::ToolResult(Arc::new(m))
+    }
 }
 
 impl Message {
     pub fn user_text(text: impl Into<String>) -> Self {
-        Message::User(UserMessage {
+        Message::User(Arc::new(UserMessage {
             content: UserContent::Blocks(vec![Content::text(text)]),
             timestamp: now_ms(),
             extra: Extra::new(),
-        })
+        }))
     }
 
     pub fn role(&self) -> &'static str {

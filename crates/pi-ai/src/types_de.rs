@@ -10,6 +10,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -248,9 +249,13 @@ impl Tagged for Message {
 
     fn variant<'de, A: MapAccess<'de>>(tag: &str, map: A) -> Result<Self, A::Error> {
         match tag {
-            "user" => UserMessageVisitor.visit_map(map).map(Message::User),
-            "assistant" => AssistantMessageVisitor.visit_map(map).map(Message::Assistant),
-            "toolResult" => ToolResultVisitor.visit_map(map).map(Message::ToolResult),
+            "user" => UserMessageVisitor.visit_map(map).map(|m| Message::User(Arc::new(m))),
+            "assistant" => AssistantMessageVisitor
+                .visit_map(map)
+                .map(|m| Message::Assistant(Arc::new(m))),
+            "toolResult" => ToolResultVisitor
+                .visit_map(map)
+                .map(|m| Message::ToolResult(Arc::new(m))),
             other => Err(de::Error::unknown_variant(other, Self::VARIANTS)),
         }
     }
@@ -258,9 +263,9 @@ impl Tagged for Message {
     fn from_fields(tag: &str, fields: Map<String, Value>) -> Result<Self, serde_json::Error> {
         let object = Value::Object(fields);
         match tag {
-            "user" => serde_json::from_value(object).map(Message::User),
-            "assistant" => serde_json::from_value(object).map(Message::Assistant),
-            "toolResult" => serde_json::from_value(object).map(Message::ToolResult),
+            "user" => serde_json::from_value(object).map(|m| Message::User(Arc::new(m))),
+            "assistant" => serde_json::from_value(object).map(|m| Message::Assistant(Arc::new(m))),
+            "toolResult" => serde_json::from_value(object).map(|m| Message::ToolResult(Arc::new(m))),
             other => Err(de::Error::unknown_variant(other, Self::VARIANTS)),
         }
     }

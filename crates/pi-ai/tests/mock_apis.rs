@@ -6,6 +6,7 @@
 // Helpers outside #[test] functions unwrap too: a failure there is a test failure.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pi_ai::{
@@ -122,13 +123,13 @@ fn tools() -> Vec<Tool> {
 }
 
 fn tool_result(call: &pi_ai::ToolCall, text: &str, is_error: bool) -> Message {
-    Message::ToolResult(ToolResultMessage {
+    Message::ToolResult(Arc::new(ToolResultMessage {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
         content: vec![Content::text(text)],
         is_error,
         ..Default::default()
-    })
+    }))
 }
 
 /// An HTTP error status with a short `retry-after-ms`, so retry tests stay fast.
@@ -597,7 +598,7 @@ async fn replay_of_thinking_and_tool_results(api: Api) {
     let reply = run(&m, &ctx, thinking_options()).await.message;
     assert_eq!(reply.stop_reason, StopReason::ToolUse, "{:?}", reply.error_message);
     let calls: Vec<pi_ai::ToolCall> = reply.tool_calls().cloned().collect();
-    ctx.messages.push(Message::Assistant(reply));
+    ctx.messages.push(Message::Assistant(Arc::new(reply)));
     ctx.messages.push(tool_result(&calls[0], "- greet pi", false));
     ctx.messages.push(tool_result(&calls[1], "exit 3", true));
     let last = run(&m, &ctx, thinking_options()).await.message;
@@ -1057,16 +1058,16 @@ async fn think_replay_matches_golden(api: Api, golden_history: Value) {
     opts.max_tokens = None;
     let reply = run(&m, &ctx, opts.clone()).await.message;
     assert_eq!(reply.stop_reason, StopReason::Stop, "{:?}", reply.error_message);
-    ctx.messages.push(Message::Assistant(reply));
-    ctx.messages.push(Message::User(pi_ai::UserMessage {
+    ctx.messages.push(Message::Assistant(Arc::new(reply)));
+    ctx.messages.push(Message::User(Arc::new(pi_ai::UserMessage {
         content: pi_ai::UserContent::Blocks(vec![Content::text("And again?")]),
         ..Default::default()
-    }));
+    })));
     // The golden first user message was sent as blocks too.
-    ctx.messages[0] = Message::User(pi_ai::UserMessage {
+    ctx.messages[0] = Message::User(Arc::new(pi_ai::UserMessage {
         content: pi_ai::UserContent::Blocks(vec![Content::text("What is the answer?")]),
         ..Default::default()
-    });
+    }));
     let last = run(&m, &ctx, opts).await.message;
     assert_eq!(last.text(), "Still 42.", "{:?}", last.error_message);
     let body = &server.requests()[1].body;
@@ -1267,12 +1268,12 @@ async fn golden_tool_scenario(api: Api, golden: &str) {
     let server = MockServer::start(Script::sequential(turns)).await.unwrap();
     let m = model(api, &server);
     let mut ctx = context("");
-    ctx.messages = vec![Message::User(pi_ai::UserMessage {
+    ctx.messages = vec![Message::User(Arc::new(pi_ai::UserMessage {
         content: pi_ai::UserContent::Blocks(vec![Content::text(
             "Inspect hello.txt, create notes/todo.md, change the greeting to Hello pi, and run a quick check.",
         )]),
         ..Default::default()
-    })];
+    }))];
     ctx.tools = ["read", "bash", "edit", "write"]
         .iter()
         .map(|name| Tool {
@@ -1286,7 +1287,7 @@ async fn golden_tool_scenario(api: Api, golden: &str) {
         assert_eq!(reply.stop_reason, StopReason::ToolUse, "{:?}", reply.error_message);
         let calls: Vec<pi_ai::ToolCall> = reply.tool_calls().cloned().collect();
         assert_eq!(calls.len(), outputs.len());
-        ctx.messages.push(Message::Assistant(reply));
+        ctx.messages.push(Message::Assistant(Arc::new(reply)));
         for (call, (text, is_error)) in calls.iter().zip(outputs) {
             ctx.messages.push(tool_result(call, text, *is_error));
         }

@@ -16,6 +16,7 @@ mod server;
 use pi_ai::{stream_simple, AssistantMessage, AssistantMessageEvent, Context, Message, Model, StreamOptions};
 use serde_json::{json, Value};
 use server::{Reply, Server};
+use std::sync::Arc;
 
 /// Cases where 1.6 parses differently from 0.73.1 and our providers still follow 0.73.1 (the
 /// recorded replies in `providers.rs` hold them to that): (case, what 1.6 does).
@@ -128,7 +129,7 @@ async fn stream_shapes_match_the_reference_1_6() {
                 Value::Array(theirs_events)
             ));
         }
-        let ours = comparable_message(serde_json::to_value(Message::Assistant(msg)).expect("json"));
+        let ours = comparable_message(serde_json::to_value(Message::Assistant(Arc::new(msg))).expect("json"));
         let theirs = comparable_message(case["message"].clone());
         if ours != theirs {
             failures.push(format!("{name}: message\n  ours:   {ours}\n  theirs: {theirs}"));

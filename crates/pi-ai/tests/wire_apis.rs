@@ -16,6 +16,7 @@ use pi_ai::{
 };
 use serde_json::{json, Value};
 use server::{Ending, Reply, Server};
+use std::sync::Arc;
 
 /// Headers the HTTP stacks add on their own (Node's fetch and reqwest differ there).
 const TRANSPORT_HEADERS: &[&str] = &[
@@ -176,7 +177,8 @@ async fn requests_and_replies_match_the_reference_1_6() {
         // Node reports a connection dropped mid-body in its own words; the shape must match.
         let dropped = reply_dropped(case);
         let their_events = case["events"].as_array().cloned().unwrap_or_default();
-        let mut ours_message = comparable_message(serde_json::to_value(Message::Assistant(message)).expect("json"));
+        let mut ours_message =
+            comparable_message(serde_json::to_value(Message::Assistant(Arc::new(message))).expect("json"));
         let mut their_message = comparable_message(case["message"].clone());
         if dropped {
             assert_eq!(ours_message["stopReason"], "error", "{name}");

@@ -5,6 +5,7 @@
 //! median time of open + build_context over 30 runs.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use pi_ai::{AssistantMessage, Content, Message, StopReason, ToolCall, ToolResultMessage, Usage};
@@ -52,15 +53,15 @@ fn generate(dir: &std::path::Path) -> PathBuf {
             timestamp: pi_ai::now_ms(),
             ..Default::default()
         };
-        sm.append_message(Message::Assistant(tool_use)).ok();
-        sm.append_message(Message::ToolResult(ToolResultMessage {
+        sm.append_message(Message::Assistant(Arc::new(tool_use))).ok();
+        sm.append_message(Message::ToolResult(Arc::new(ToolResultMessage {
             tool_call_id: format!("call_{turn}"),
             tool_name: "read".into(),
             content: vec![Content::text(filler(760, turn + 2))],
             is_error: false,
             timestamp: pi_ai::now_ms(),
             ..Default::default()
-        }))
+        })))
         .ok();
         let reply = AssistantMessage {
             content: vec![Content::text(filler(380, turn + 3))],
@@ -71,7 +72,7 @@ fn generate(dir: &std::path::Path) -> PathBuf {
             timestamp: pi_ai::now_ms(),
             ..Default::default()
         };
-        sm.append_message(Message::Assistant(reply)).ok();
+        sm.append_message(Message::Assistant(Arc::new(reply))).ok();
         messages += 4;
     }
     sm.session_file().map(PathBuf::from).unwrap_or_default()

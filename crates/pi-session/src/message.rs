@@ -8,6 +8,7 @@
 pub use pi_agent::{AgentMessage, CustomMessage};
 use pi_ai::{Content, Message, UserContent, UserMessage};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use crate::ids;
 
@@ -163,11 +164,11 @@ fn to_llm(m: &AgentMessage) -> Option<Message> {
         }
         _ => return None,
     };
-    Some(Message::User(UserMessage {
+    Some(Message::User(Arc::new(UserMessage {
         content,
         timestamp,
         extra: Map::new(),
-    }))
+    })))
 }
 
 #[cfg(test)]

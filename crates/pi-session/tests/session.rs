@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use pi_session::*;
 
@@ -88,14 +89,14 @@ fn user(text: &str) -> pi_ai::Message {
 }
 
 fn assistant(text: &str) -> pi_ai::Message {
-    pi_ai::Message::Assistant(pi_ai::AssistantMessage {
+    pi_ai::Message::Assistant(Arc::new(pi_ai::AssistantMessage {
         content: vec![pi_ai::Content::text(text)],
         api: "openai-completions".into(),
         provider: "mock".into(),
         model: "m1".into(),
         timestamp: pi_ai::now_ms(),
         ..Default::default()
-    })
+    }))
 }
 
 fn lines_of(path: &Path) -> Vec<String> {

@@ -77,7 +77,7 @@ fn usage_shape(v: &Value) -> Vec<&str> {
 
 fn assistant(v: &Value) -> AssistantMessage {
     match serde_json::from_value::<Message>(v.clone()).expect("assistant message") {
-        Message::Assistant(a) => a,
+        Message::Assistant(a) => std::sync::Arc::unwrap_or_clone(a),
         other => panic!("expected assistant, got {}", other.role()),
     }
 }

@@ -2,6 +2,7 @@
 use super::*;
 use crate::types::UserContent;
 use crate::types::{AssistantMessage, InputKind, ModelCost, TextContent, ThinkingContent, ToolCall, UserMessage};
+use std::sync::Arc;
 
 fn model(id: &str, reasoning: bool) -> Model {
     Model {
@@ -30,10 +31,10 @@ fn tool(name: &str) -> Tool {
 }
 
 fn user(text: &str) -> Message {
-    Message::User(UserMessage {
+    Message::User(Arc::new(UserMessage {
         content: UserContent::Blocks(vec![Content::text(text)]),
         ..Default::default()
-    })
+    }))
 }
 
 #[test]
@@ -148,16 +149,16 @@ fn history_is_converted_like_pi() {
         stop_reason: StopReason::ToolUse,
         ..Default::default()
     };
-    let result = Message::ToolResult(crate::types::ToolResultMessage {
+    let result = Message::ToolResult(Arc::new(crate::types::ToolResultMessage {
         tool_call_id: "call|odd id".into(),
         tool_name: "read".into(),
         content: vec![Content::text("file body")],
         is_error: false,
         ..Default::default()
-    });
+    }));
     let ctx = Context {
         system_prompt: None,
-        messages: vec![user("go"), Message::Assistant(assistant), result],
+        messages: vec![user("go"), Message::Assistant(Arc::new(assistant)), result],
         tools: vec![],
     };
     let plan = plan_request(&m, &ctx, &StreamOptions::default(), false);
@@ -300,13 +301,13 @@ fn tool_schemas_keep_allowed_root_keywords() {
 fn error_result_images_follow_the_results() {
     let m = model("mock-model", false);
     let result = |id: &str, is_error: bool| {
-        Message::ToolResult(crate::types::ToolResultMessage {
+        Message::ToolResult(Arc::new(crate::types::ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "shot".into(),
             content: vec![Content::text("failed"), Content::image("aGk=", "image/png")],
             is_error,
             ..Default::default()
-        })
+        }))
     };
     let call = |id: &str| {
         Content::ToolCall(ToolCall {
@@ -320,14 +321,14 @@ fn error_result_images_follow_the_results() {
         system_prompt: None,
         messages: vec![
             user("go"),
-            Message::Assistant(AssistantMessage {
+            Message::Assistant(Arc::new(AssistantMessage {
                 content: vec![call("a"), call("b")],
                 api: m.api.clone(),
                 provider: m.provider.clone(),
                 model: m.id.clone(),
                 stop_reason: StopReason::ToolUse,
                 ..Default::default()
-            }),
+            })),
             result("a", true),
             result("b", false),
         ],
@@ -357,35 +358,35 @@ fn error_result_images_follow_the_results() {
 fn the_borrowed_payload_is_byte_for_byte_the_value_body() {
     let m = model("mock-thinker", true);
     let assistant = |content: Vec<Content>| {
-        Message::Assistant(AssistantMessage {
+        Message::Assistant(Arc::new(AssistantMessage {
             content,
             api: m.api.clone(),
             provider: m.provider.clone(),
             model: m.id.clone(),
             stop_reason: StopReason::ToolUse,
             ..Default::default()
-        })
+        }))
     };
     let result = |id: &str, content: Vec<Content>| {
-        Message::ToolResult(crate::types::ToolResultMessage {
+        Message::ToolResult(Arc::new(crate::types::ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "read".into(),
             content,
             is_error: id == "c2",
             ..Default::default()
-        })
+        }))
     };
     let histories = [
         vec![
             user("first \"question\"\n"),
-            Message::User(crate::types::UserMessage {
+            Message::User(Arc::new(crate::types::UserMessage {
                 content: crate::types::UserContent::Blocks(vec![
                     Content::text("see"),
                     Content::image("aGk=", "image/png"),
                 ]),
                 timestamp: 1,
                 extra: Default::default(),
-            }),
+            })),
             assistant(vec![
                 Content::Thinking(ThinkingContent {
                     thinking: "hmm".into(),

@@ -650,6 +650,8 @@ where
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::types::{AssistantMessage, InputKind, ModelCost, ToolCall, ToolResultMessage, UserMessage};
 
@@ -759,22 +761,22 @@ mod tests {
             ..Default::default()
         };
         let result = |id: &str, err: bool| {
-            Message::ToolResult(ToolResultMessage {
+            Message::ToolResult(Arc::new(ToolResultMessage {
                 tool_call_id: id.into(),
                 tool_name: "read".into(),
                 content: vec![Content::text("out")],
                 is_error: err,
                 ..Default::default()
-            })
+            }))
         };
         let ctx = Context {
             system_prompt: Some("sys".into()),
             messages: vec![
-                Message::User(UserMessage {
+                Message::User(Arc::new(UserMessage {
                     content: UserContent::Text("go".into()),
                     ..Default::default()
-                }),
-                Message::Assistant(assistant),
+                })),
+                Message::Assistant(Arc::new(assistant)),
                 result("1", false),
                 result("2", true),
             ],

@@ -736,6 +736,8 @@ fn append_last_text(item: &mut Value, key: &str, field: &str, delta: &str) -> bo
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::types::{InputKind, ModelCost, ToolCall};
 
@@ -802,7 +804,7 @@ mod tests {
         let m = model("mock", true);
         let ctx = Context {
             system_prompt: None,
-            messages: vec![Message::Assistant(AssistantMessage {
+            messages: vec![Message::Assistant(Arc::new(AssistantMessage {
                 content: vec![
                     Content::Thinking(crate::types::ThinkingContent {
                         thinking: "t".into(),
@@ -826,7 +828,7 @@ mod tests {
                 model: "mock-thinker".into(),
                 stop_reason: StopReason::ToolUse,
                 ..Default::default()
-            })],
+            }))],
             tools: vec![],
         };
         let items = convert_messages(&m, &ctx);

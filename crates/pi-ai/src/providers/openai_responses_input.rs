@@ -193,6 +193,8 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::super::{request_body, request_payload};
     use crate::options::StreamOptions;
     use crate::types::{
@@ -221,17 +223,17 @@ mod tests {
 
     fn context() -> Context {
         let assistant = |provider: &str, content: Vec<Content>| {
-            Message::Assistant(AssistantMessage {
+            Message::Assistant(Arc::new(AssistantMessage {
                 content,
                 api: "openai-responses".into(),
                 provider: provider.into(),
                 model: "gpt-x".into(),
                 stop_reason: StopReason::ToolUse,
                 ..Default::default()
-            })
+            }))
         };
         let result = |id: &str, content: Vec<Content>| {
-            Message::ToolResult(ToolResultMessage {
+            Message::ToolResult(Arc::new(ToolResultMessage {
                 tool_call_id: id.into(),
                 tool_name: "read".into(),
                 content,
@@ -240,17 +242,17 @@ mod tests {
                 duration_ms: None,
                 timestamp: 1,
                 extra: Extra::new(),
-            })
+            }))
         };
         Context {
             system_prompt: Some("Be \"brief\".".into()),
             messages: vec![
                 Message::user_text("hi\nthere"),
-                Message::User(UserMessage {
+                Message::User(Arc::new(UserMessage {
                     content: UserContent::Blocks(vec![Content::text("see"), Content::image("aGk=", "image/png")]),
                     timestamp: 2,
                     extra: Extra::new(),
-                }),
+                })),
                 assistant(
                     "openai",
                     vec![

@@ -131,6 +131,8 @@ pub fn estimate_input_tokens(context: &Context) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::types::{AssistantMessage, StopReason};
 
@@ -192,7 +194,7 @@ mod tests {
         let mut ctx = context_of(350_000);
         ctx.system_prompt = Some("s".repeat(7_000));
         let after_prompt = ctx.messages[0].timestamp() + 1;
-        ctx.messages.push(Message::Assistant(AssistantMessage {
+        ctx.messages.push(Message::Assistant(Arc::new(AssistantMessage {
             timestamp: after_prompt,
             usage: Usage {
                 total_tokens: 1_000,
@@ -200,12 +202,12 @@ mod tests {
             },
             stop_reason: StopReason::Stop,
             ..Default::default()
-        }));
+        })));
         ctx.messages.push(Message::user_text("y".repeat(35)));
         assert_eq!(estimate_input_tokens(&ctx), 1_010);
         // An aborted reply's usage does not count: everything is estimated.
         if let Message::Assistant(a) = &mut ctx.messages[1] {
-            a.stop_reason = StopReason::Aborted;
+            Arc::make_mut(a).stop_reason = StopReason::Aborted;
         }
         assert_eq!(estimate_input_tokens(&ctx), 2_000 + 100_000 + 10);
     }

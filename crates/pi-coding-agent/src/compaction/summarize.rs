@@ -6,6 +6,7 @@ use pi_ai::{
 };
 use pi_session::AgentMessage;
 use serde::Serialize;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::file_ops::FileLists;
@@ -73,11 +74,11 @@ pub(crate) async fn request_summary(
 ) -> CallOutcome {
     let context = Context {
         system_prompt: Some(SUMMARIZATION_SYSTEM_PROMPT.to_string()),
-        messages: vec![Message::User(UserMessage {
+        messages: vec![Message::User(Arc::new(UserMessage {
             content: UserContent::Blocks(vec![Content::text(prompt)]),
             timestamp: pi_ai::now_ms(),
             extra: Default::default(),
-        })],
+        }))],
         tools: Vec::new(),
     };
     let options = StreamOptions {

@@ -157,11 +157,11 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(crate) fn user_message(text: String, images: Vec<ImageContent>) -> AgentMessage {
     let mut content = vec![Content::text(text)];
     content.extend(images.into_iter().map(Content::Image));
-    AgentMessage::Llm(Message::User(UserMessage {
+    AgentMessage::Llm(Message::User(Arc::new(UserMessage {
         content: UserContent::Blocks(content),
         timestamp: pi_ai::now_ms(),
         extra: Default::default(),
-    }))
+    })))
 }
 
 /// The agent listener that ties the agent to the session.

@@ -460,6 +460,8 @@ fn mark_text(message: &mut Value, cc: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::providers::openai_completions::tests::model;
 
@@ -561,7 +563,7 @@ mod tests {
 
         // History with a tool call but no tools offered: no `tools` unless compat asks for it.
         let ctx = Context {
-            messages: vec![Message::Assistant(AssistantMessage {
+            messages: vec![Message::Assistant(Arc::new(AssistantMessage {
                 content: vec![Content::ToolCall(ToolCall {
                     id: "c".into(),
                     name: "read".into(),
@@ -569,7 +571,7 @@ mod tests {
                 })],
                 stop_reason: StopReason::ToolUse,
                 ..Default::default()
-            })],
+            }))],
             ..Default::default()
         };
         let c = Compat::for_model(&m);
@@ -656,14 +658,14 @@ mod tests {
             UserContent, UserMessage,
         };
         let assistant = |content: Vec<Content>, provider: &str| {
-            Message::Assistant(AssistantMessage {
+            Message::Assistant(Arc::new(AssistantMessage {
                 content,
                 api: "openai-completions".into(),
                 provider: provider.into(),
                 model: "mock-model".into(),
                 stop_reason: StopReason::ToolUse,
                 ..Default::default()
-            })
+            }))
         };
         let call = |id: &str, signature: Option<&str>| {
             Content::ToolCall(ToolCall {
@@ -675,7 +677,7 @@ mod tests {
             })
         };
         let result = |id: &str, content: Vec<Content>| {
-            Message::ToolResult(ToolResultMessage {
+            Message::ToolResult(Arc::new(ToolResultMessage {
                 tool_call_id: id.into(),
                 tool_name: "read".into(),
                 content,
@@ -684,17 +686,17 @@ mod tests {
                 duration_ms: None,
                 timestamp: 1,
                 extra: Extra::new(),
-            })
+            }))
         };
         Context {
             system_prompt: Some("You are \"pi\".\nBe brief.".into()),
             messages: vec![
                 Message::user_text("hello\twith \u{e9}scapes"),
-                Message::User(UserMessage {
+                Message::User(Arc::new(UserMessage {
                     content: UserContent::Blocks(vec![Content::text("look"), Content::image("aGk=", "image/png")]),
                     timestamp: 2,
                     extra: Extra::new(),
-                }),
+                })),
                 assistant(
                     vec![
                         Content::Thinking(ThinkingContent {
@@ -716,11 +718,11 @@ mod tests {
                 ),
                 result("call|item1", vec![Content::text("file text")]),
                 result("c2", vec![Content::image("aGk=", "image/png")]),
-                Message::User(UserMessage {
+                Message::User(Arc::new(UserMessage {
                     content: UserContent::Text("next".into()),
                     timestamp: 3,
                     extra: Extra::new(),
-                }),
+                })),
                 assistant(vec![Content::text("from elsewhere"), call("c3", None)], "other"),
             ],
             tools: vec![Tool {

@@ -319,16 +319,22 @@ fn branch_entries_run_from_the_old_leaf_back_to_the_common_ancestor() {
     let mut s = SessionManager::in_memory("/tmp");
     let a = s.append_message(user_msg("a")).unwrap();
     let b = s
-        .append_message(Message::Assistant(assistant_msg(vec![pi_ai::Content::text("b")])))
+        .append_message(Message::Assistant(Arc::new(assistant_msg(vec![pi_ai::Content::text(
+            "b",
+        )]))))
         .unwrap();
     s.append_message(user_msg("c")).unwrap();
     let d = s
-        .append_message(Message::Assistant(assistant_msg(vec![pi_ai::Content::text("d")])))
+        .append_message(Message::Assistant(Arc::new(assistant_msg(vec![pi_ai::Content::text(
+            "d",
+        )]))))
         .unwrap();
     s.branch(&b).unwrap();
     let e = s.append_message(user_msg("e")).unwrap();
     let f = s
-        .append_message(Message::Assistant(assistant_msg(vec![pi_ai::Content::text("f")])))
+        .append_message(Message::Assistant(Arc::new(assistant_msg(vec![pi_ai::Content::text(
+            "f",
+        )]))))
         .unwrap();
 
     let found = collect_entries_for_branch_summary(&s, Some(&f), &d);

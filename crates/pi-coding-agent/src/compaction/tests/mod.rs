@@ -9,6 +9,7 @@ use pi_ai::{
 };
 use pi_session::{AgentMessage, Entry, EntryKind};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 use crate::config::settings::CompactionSettings;
 
@@ -26,11 +27,11 @@ pub(super) fn text(n: usize) -> String {
 }
 
 pub(super) fn user_msg(t: &str) -> Message {
-    Message::User(UserMessage {
+    Message::User(Arc::new(UserMessage {
         content: UserContent::Text(t.to_string()),
         timestamp: 1,
         extra: Map::new(),
-    })
+    }))
 }
 
 pub(super) fn assistant_msg(content: Vec<Content>) -> AssistantMessage {
@@ -56,7 +57,7 @@ pub(super) fn tool_call(name: &str, args: Value) -> Content {
 }
 
 pub(super) fn tool_result_msg(t: &str) -> Message {
-    Message::ToolResult(ToolResultMessage {
+    Message::ToolResult(Arc::new(ToolResultMessage {
         tool_call_id: "call".into(),
         tool_name: "read".into(),
         content: vec![Content::text(t)],
@@ -65,7 +66,7 @@ pub(super) fn tool_result_msg(t: &str) -> Message {
         duration_ms: None,
         timestamp: 3,
         extra: Map::new(),
-    })
+    }))
 }
 
 pub(super) fn usage(total: u64) -> Usage {
@@ -120,7 +121,7 @@ impl Chain {
         if self.errors {
             a.stop_reason = StopReason::Error;
         }
-        self.message(Message::Assistant(a))
+        self.message(Message::Assistant(Arc::new(a)))
     }
 
     pub fn assistant_text(&mut self, t: &str) -> String {

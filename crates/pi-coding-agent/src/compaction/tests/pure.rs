@@ -3,6 +3,7 @@
 use pi_ai::{Content, Message, StopReason};
 use pi_session::AgentMessage;
 use serde_json::{json, Map};
+use std::sync::Arc;
 
 use super::*;
 use crate::compaction::*;
@@ -24,19 +25,19 @@ fn estimates_count_chars_over_four_rounded_up_per_kind() {
         tool_call("read", json!({"path": "a"})),
     ]);
     // 4 + 2 + 4 + len({"path":"a"}) = 12 -> 22 chars.
-    assert_eq!(estimate_tokens(&AgentMessage::from(Message::Assistant(a))), 6);
+    assert_eq!(estimate_tokens(&AgentMessage::from(Message::Assistant(Arc::new(a)))), 6);
     // Tool result: text plus 4800 per image.
     let mut r = tool_result_msg("abc");
     if let Message::ToolResult(t) = &mut r {
-        t.content.push(Content::image("AAAA", "image/png"));
+        Arc::make_mut(t).content.push(Content::image("AAAA", "image/png"));
     }
     assert_eq!(estimate_tokens(&AgentMessage::from(r)), (4803f64 / 4.0).ceil() as u64);
     // User images do not count.
-    let u = Message::User(pi_ai::UserMessage {
+    let u = Message::User(Arc::new(pi_ai::UserMessage {
         content: pi_ai::UserContent::Blocks(vec![Content::text("ab"), Content::image("A", "image/png")]),
         timestamp: 1,
         extra: Map::new(),
-    });
+    }));
     assert_eq!(estimate_tokens(&AgentMessage::from(u)), 1);
     let bash = custom(
         json!({"role":"bashExecution","command":"ls","output":"abcdefg","exitCode":0,
@@ -79,9 +80,9 @@ fn context_tokens_use_the_last_valid_usage_plus_trailing_estimates() {
     failed.usage = usage(50_000);
     let messages: Vec<pi_agent::AgentMessage> = vec![
         user_msg(&text(40)).into(),
-        Message::Assistant(ok).into(),
+        Message::Assistant(Arc::new(ok)).into(),
         user_msg(&text(8)).into(),
-        Message::Assistant(failed).into(),
+        Message::Assistant(Arc::new(failed)).into(),
     ];
     let e = estimate_context_tokens(&messages);
     assert_eq!(e.last_usage_index, Some(1));
@@ -254,7 +255,7 @@ fn file_lists_split_read_from_modified_and_format_tags() {
         tool_call("bash", json!({"path": "ignored.rs"})),
         tool_call("read", json!({"file": "nopath.rs"})),
     ]);
-    ops.add_from_message(&AgentMessage::from(Message::Assistant(a)));
+    ops.add_from_message(&AgentMessage::from(Message::Assistant(Arc::new(a))));
     let lists = ops.to_lists();
     assert_eq!(lists.read_files, ["a.rs", "z.rs"]);
     assert_eq!(lists.modified_files, ["m.rs", "new.rs"]);
@@ -283,13 +284,13 @@ fn serialisation_labels_parts_and_truncates_tool_results() {
     let messages = vec![
         user_msg("hello"),
         user_msg(""),
-        Message::Assistant(assistant_msg(vec![
+        Message::Assistant(Arc::new(assistant_msg(vec![
             Content::text("one"),
             thinking,
             Content::text("two"),
             tool_call("read", json!({"path": "a.rs", "offset": 3})),
             tool_call("bash", json!({"command": "ls"})),
-        ])),
+        ]))),
         tool_result_msg("short"),
     ];
     assert_eq!(
@@ -401,9 +402,9 @@ fn the_trigger_decision_follows_threshold_overflow_and_compaction_age() {
     let mut prior = big.clone();
     prior.usage = usage(83_000);
     let messages: Vec<pi_agent::AgentMessage> = vec![
-        Message::Assistant(prior.clone()).into(),
+        Message::Assistant(Arc::new(prior.clone())).into(),
         user_msg(&text(4000)).into(),
-        Message::Assistant(other.clone()).into(),
+        Message::Assistant(Arc::new(other.clone())).into(),
     ];
     assert_eq!(
         check_with(&other, true, &[], &messages, false),
@@ -416,7 +417,8 @@ fn the_trigger_decision_follows_threshold_overflow_and_compaction_age() {
     // ... unless that usage predates the latest compaction.
     let mut old = prior;
     old.timestamp = ts;
-    let messages: Vec<pi_agent::AgentMessage> = vec![Message::Assistant(old).into(), user_msg(&text(4000)).into()];
+    let messages: Vec<pi_agent::AgentMessage> =
+        vec![Message::Assistant(Arc::new(old)).into(), user_msg(&text(4000)).into()];
     assert_eq!(check_with(&other, true, &c.path(), &messages, false), None);
     let disabled = CompactionSettings {
         enabled: false,
@@ -439,9 +441,11 @@ fn context_usage_is_unknown_after_a_compaction_until_a_reply_reports_usage() {
     let first = c.user("x");
     let mut replied = assistant_msg(vec![Content::text("ok")]);
     replied.usage = usage(500);
-    c.message(Message::Assistant(replied.clone()));
-    let messages: Vec<pi_agent::AgentMessage> =
-        vec![user_msg(&text(40)).into(), Message::Assistant(replied.clone()).into()];
+    c.message(Message::Assistant(Arc::new(replied.clone())));
+    let messages: Vec<pi_agent::AgentMessage> = vec![
+        user_msg(&text(40)).into(),
+        Message::Assistant(Arc::new(replied.clone())).into(),
+    ];
     let u = context_usage(Some(1000), &c.path(), &messages).unwrap();
     assert_eq!(u.tokens, Some(500));
     assert_eq!(u.percent, Some(50.0));
@@ -458,9 +462,9 @@ fn context_usage_is_unknown_after_a_compaction_until_a_reply_reports_usage() {
     // A failed reply after it does not count; a valid one does.
     let mut failed = replied.clone();
     failed.stop_reason = StopReason::Error;
-    c.message(Message::Assistant(failed));
+    c.message(Message::Assistant(Arc::new(failed)));
     assert_eq!(context_usage(Some(1000), &c.path(), &messages).unwrap().tokens, None);
-    c.message(Message::Assistant(replied));
+    c.message(Message::Assistant(Arc::new(replied)));
     assert_eq!(
         context_usage(Some(1000), &c.path(), &messages).unwrap().tokens,
         Some(500)

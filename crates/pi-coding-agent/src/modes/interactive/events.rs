@@ -291,7 +291,9 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
                 _ => return None,
             },
             AgentEvent::MessageEnd { message } => match message {
-                AgentMessage::Llm(Message::Assistant(m)) => UiEvent::AssistantEnd(Box::new(m.clone())),
+                AgentMessage::Llm(Message::Assistant(m)) => {
+                    UiEvent::AssistantEnd(Box::new(pi_ai::AssistantMessage::clone(m)))
+                }
                 AgentMessage::Custom(c) if c.fields.get("display").and_then(Value::as_bool) == Some(true) => {
                     UiEvent::CustomMessage(super::view::custom_message_json(c))
                 }

@@ -324,7 +324,7 @@ mod tests {
         let mut m = pi_ai::AssistantMessage::default();
         m.usage.input = input;
         m.usage.cost.total = cost;
-        AgentMessage::Llm(pi_ai::Message::Assistant(m))
+        AgentMessage::Llm(pi_ai::Message::Assistant(Arc::new(m)))
     }
 
     #[test]
