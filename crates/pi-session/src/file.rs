@@ -12,6 +12,9 @@ use crate::entry::{Entry, SessionHeader, CURRENT_SESSION_VERSION};
 use crate::error::{Result, SessionError};
 use crate::migrate;
 
+/// Entries a loaded session can take before its entry list grows (a run appends a few).
+const APPEND_HEADROOM: usize = 256;
+
 /// What loading a file found besides its entries. Nothing here stops a load.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadReport {
@@ -111,7 +114,9 @@ pub(crate) fn parse(bytes: &[u8]) -> ParsedFile {
         return parse_old(bytes, header_line, report);
     }
     let rest: Vec<(usize, Range<usize>)> = iter.collect();
-    let mut entries = Vec::with_capacity(rest.len());
+    // Room for the entries a run appends: without it the first append after loading a long
+    // session doubles the list (a second, larger copy of every entry for the rest of the run).
+    let mut entries = Vec::with_capacity(rest.len() + APPEND_HEADROOM);
     let mut spans = Vec::with_capacity(rest.len());
     for (number, range, parsed) in parse_entries(bytes, &rest) {
         match parsed {

@@ -90,7 +90,7 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
                                 .filter(|s| !s.is_empty())
                                 .and_then(|s| serde_json::from_str::<Value>(s).ok())
                             {
-                                items.push(Json::Value(item));
+                                items.push(Json::Value(Box::new(item)));
                             }
                         }
                         Content::Text(t) => {

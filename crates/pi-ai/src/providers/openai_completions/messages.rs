@@ -320,11 +320,11 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
         m.insert(Cow::Borrowed("tool_calls"), Json::Array(tool_calls));
     }
     if let Some(details) = signed_details {
-        m.insert(Cow::Borrowed("reasoning_details"), Json::Value(details));
+        m.insert(Cow::Borrowed("reasoning_details"), Json::Value(Box::new(details)));
     } else if !legacy_details.is_empty() {
         m.insert(
             Cow::Borrowed("reasoning_details"),
-            Json::Array(legacy_details.into_iter().map(Json::Value).collect()),
+            Json::Array(legacy_details.into_iter().map(|d| Json::Value(Box::new(d))).collect()),
         );
     }
     if compat.requires_reasoning_content_on_assistant_messages
