@@ -375,6 +375,9 @@ async fn stream_assistant_response(
         .await
         .ok_or_else(aborted)??
         .or_else(|| turn.stream_options.api_key.clone());
+    let extra_headers = within_grace(hooks.request_headers(&turn.model), cancel, &mut deadline)
+        .await
+        .ok_or_else(aborted)??;
 
     let llm_context = Context {
         system_prompt: Some(context.system_prompt.clone()).filter(|s| !s.is_empty()),
@@ -383,6 +386,7 @@ async fn stream_assistant_response(
     };
     let mut options = turn.stream_options.clone();
     options.api_key = api_key;
+    options.headers.extend(extra_headers);
     options.reasoning = Some(turn.thinking_level).filter(|l| *l != ThinkingLevel::Off);
     options.cancel = cancel.child_token();
     let stream_started = std::time::Instant::now();

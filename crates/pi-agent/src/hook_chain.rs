@@ -6,6 +6,7 @@
 //! - `transform_context`: each hook sees the previous one's messages.
 //! - `convert_to_llm`: the first hook's (the session's conversion of its own roles).
 //! - `get_api_key`: the first hook that names a key.
+//! - `request_headers`: all hooks' headers, in order (a later one of a name wins when sent).
 //! - `before_tool_call`: rewritten arguments feed the next hook; the first block wins and
 //!   ends the chain; a hook error blocks the call.
 //! - `after_tool_call`: each hook sees the result as the previous ones left it; a field set
@@ -132,6 +133,14 @@ impl AgentHooks for HookChain {
             }
         }
         Ok(current)
+    }
+
+    async fn request_headers(&self, model: &pi_ai::Model) -> Result<Vec<(String, String)>, HookError> {
+        let mut headers = Vec::new();
+        for hook in &self.hooks {
+            headers.extend(hook.request_headers(model).await?);
+        }
+        Ok(headers)
     }
 
     async fn get_api_key(&self, provider: &str) -> Result<Option<String>, HookError> {

@@ -132,6 +132,12 @@ pub trait AgentHooks: Send + Sync {
         Ok(None)
     }
 
+    /// Headers to send with the next request to `model`, on top of the call's own (asked
+    /// before every LLM call, after the API key; an error fails the request).
+    async fn request_headers(&self, _model: &pi_ai::Model) -> Result<Vec<(String, String)>, HookError> {
+        Ok(Vec::new())
+    }
+
     /// Runs after validation, before the tool. An error blocks the call with its message.
     async fn before_tool_call(
         &self,

@@ -286,29 +286,17 @@ impl ModelRegistry {
             },
         };
         let mut headers: Vec<(String, String)> = Vec::new();
-        let mut put = |k: &str, v: String| match headers.iter_mut().find(|(hk, _)| hk == k) {
-            Some(slot) => slot.1 = v,
-            None => headers.push((k.to_string(), v)),
-        };
         if let Some(h) = &model.headers {
             for (k, v) in h {
                 if let Some(v) = v.as_str() {
-                    put(k, v.to_string());
+                    put_header(&mut headers, k, v.to_string());
                 }
             }
         }
-        if let Some(h) = provider_config.as_ref().and_then(|c| c.headers.as_ref()) {
-            for (k, v) in h {
-                let what = format!("provider \"{}\" header \"{k}\"", model.provider);
-                put(k, resolve_config_value_or_err(v, &what, self.auth.env())?);
-            }
+        for (k, v) in self.config_headers(model)? {
+            put_header(&mut headers, &k, v);
         }
-        if let Some(h) = self.model_headers.get(&(model.provider.clone(), model.id.clone())) {
-            for (k, v) in h {
-                let what = format!("model \"{}/{}\" header \"{k}\"", model.provider, model.id);
-                put(k, resolve_config_value_or_err(v, &what, self.auth.env())?);
-            }
-        }
+        let mut put = |k: &str, v: String| put_header(&mut headers, k, v);
         if provider_config.as_ref().is_some_and(|c| c.auth_header) {
             let Some(key) = &api_key else {
                 return Err(format!("No API key found for \"{}\"", model.provider));
@@ -316,6 +304,40 @@ impl ModelRegistry {
             put("Authorization", format!("Bearer {key}"));
         }
         Ok(RequestAuth { api_key, headers })
+    }
+}
+
+impl ModelRegistry {
+    /// The headers models.json gives `model` (its provider's `headers`, then the model's own),
+    /// with `$VAR` and `!command` values resolved now: they go with every request, on top of
+    /// the headers the model itself carries.
+    pub fn config_headers(&self, model: &Model) -> Result<Vec<(String, String)>, String> {
+        let mut headers: Vec<(String, String)> = Vec::new();
+        if let Some(h) = self
+            .provider_requests
+            .get(&model.provider)
+            .and_then(|c| c.headers.as_ref())
+        {
+            for (k, v) in h {
+                let what = format!("provider \"{}\" header \"{k}\"", model.provider);
+                put_header(&mut headers, k, resolve_config_value_or_err(v, &what, self.auth.env())?);
+            }
+        }
+        if let Some(h) = self.model_headers.get(&(model.provider.clone(), model.id.clone())) {
+            for (k, v) in h {
+                let what = format!("model \"{}/{}\" header \"{k}\"", model.provider, model.id);
+                put_header(&mut headers, k, resolve_config_value_or_err(v, &what, self.auth.env())?);
+            }
+        }
+        Ok(headers)
+    }
+}
+
+/// Set header `k` (a later value replaces an earlier one of the same name).
+fn put_header(headers: &mut Vec<(String, String)>, k: &str, v: String) {
+    match headers.iter_mut().find(|(hk, _)| hk == k) {
+        Some(slot) => slot.1 = v,
+        None => headers.push((k.to_string(), v)),
     }
 }
 

@@ -48,6 +48,20 @@ impl AgentHooks for SessionHooks {
         .map_err(|e| HookError::new(format!("API key lookup failed: {e}")))
     }
 
+    /// models.json's provider and model `headers`, resolved for each request (a `!command`
+    /// runs each time, as in pi).
+    async fn request_headers(&self, model: &pi_ai::Model) -> Result<Vec<(String, String)>, HookError> {
+        let registry = Arc::clone(&self.registry);
+        let model = model.clone();
+        tokio::task::spawn_blocking(move || {
+            let registry = registry.lock().unwrap_or_else(|e| e.into_inner());
+            registry.config_headers(&model)
+        })
+        .await
+        .map_err(|e| HookError::new(format!("header lookup failed: {e}")))?
+        .map_err(HookError::new)
+    }
+
     async fn prepare_next_turn(&self, _turn: TurnContext<'_>) -> Result<Option<NextTurn>, HookError> {
         Ok(self.loadout.as_ref().and_then(|l| l.next_turn()))
     }

@@ -307,3 +307,34 @@ fn a_stalled_stream_times_out_after_the_idle_timeout_as_1_6_does() {
         "{last}"
     );
 }
+
+#[test]
+fn models_json_provider_and_model_headers_reach_every_request() {
+    let mock = Mock::start(Script::sequential(vec![Turn::text("one"), Turn::text("two")]));
+    let fx = fixture(&mock);
+    let path = fx.agent.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let openai = &mut models["providers"]["mock-openai"];
+    openai["headers"] = serde_json::json!({"x-provider-header": "p", "x-shared": "from provider"});
+    let model = openai["models"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|m| m["id"] == "mock-model")
+        .unwrap();
+    model["headers"] = serde_json::json!({"x-model-header": "m", "x-shared": "from model"});
+    std::fs::write(&path, serde_json::to_string_pretty(&models).unwrap()).unwrap();
+    fx.pi(["-p", "hello", "--model", "mock-openai/mock-model"])
+        .run()
+        .assert_ok();
+    fx.pi(["-c", "-p", "again", "--model", "mock-openai/mock-model"])
+        .run()
+        .assert_ok();
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    for sent in &requests {
+        assert_eq!(sent.header("x-provider-header"), Some("p"));
+        assert_eq!(sent.header("x-model-header"), Some("m"));
+        assert_eq!(sent.header("x-shared"), Some("from model"));
+    }
+}

@@ -83,9 +83,8 @@ fn keys_and_headers_reach_the_provider_but_no_file_output_or_export() {
         sent.header("authorization"),
         Some(format!("Bearer {MODELS_KEY}").as_str())
     );
-    // (Whether the provider-level `headers` of models.json reach the request is not checked
-    // here: the recorded request did not carry it.)
-    let _ = sent.header("x-team-token");
+    // models.json's provider `headers` go with every request (pi 1.6 sends them too).
+    assert_eq!(sent.header("x-team-token"), Some(HEADER_VALUE));
     assert_no_secret("JSON output", &run.stdout);
     assert_no_secret("stderr", &run.stderr);
 
