@@ -9,6 +9,8 @@ mod components;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/mouse_status.rs"]
+mod mouse_status;
 #[path = "interactive/pty.rs"]
 mod pty;
 #[path = "interactive/thinking.rs"]

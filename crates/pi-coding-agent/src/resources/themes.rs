@@ -71,6 +71,15 @@ pub const THEME_TOKENS: [&str; 51] = [
     "bashMode",
 ];
 
+/// Tokens a theme may leave out, and the token each then takes its colour from.
+pub const OPTIONAL_TOKENS: [(&str, &str); 5] = [
+    ("scrollbarTrack", "muted"),
+    ("scrollbarThumb", "text"),
+    ("searchMatchBg", "selectedBg"),
+    ("searchMatchText", "text"),
+    ("thinkingMax", "thinkingXhigh"),
+];
+
 /// Tokens used as backgrounds (the rest are foregrounds).
 pub const BACKGROUND_TOKENS: [&str; 6] = [
     "selectedBg",
@@ -105,8 +114,15 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// A token's colour; the optional tokens pi 1.6 added fall back to the one they refine.
     pub fn color(&self, token: &str) -> ThemeColor {
-        self.colors.get(token).copied().unwrap_or(ThemeColor::Default)
+        if let Some(c) = self.colors.get(token) {
+            return *c;
+        }
+        match OPTIONAL_TOKENS.iter().find(|(t, _)| *t == token) {
+            Some((_, fallback)) => self.colors.get(*fallback).copied().unwrap_or(ThemeColor::Default),
+            None => ThemeColor::Default,
+        }
     }
     pub fn is_background(token: &str) -> bool {
         BACKGROUND_TOKENS.contains(&token)
@@ -217,6 +233,11 @@ pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Re
     for token in THEME_TOKENS {
         let v = colors_obj.get(token).cloned().unwrap_or(Value::String(String::new()));
         resolved.insert(token.to_string(), resolve(&v, &vars, &mut HashSet::new())?);
+    }
+    for (token, _) in OPTIONAL_TOKENS {
+        if let Some(v) = colors_obj.get(token) {
+            resolved.insert(token.to_string(), resolve(v, &vars, &mut HashSet::new())?);
+        }
     }
     let mut export = BTreeMap::new();
     if let Some(e) = obj.and_then(|o| o.get("export")).and_then(Value::as_object) {

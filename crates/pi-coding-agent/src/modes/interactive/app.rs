@@ -75,6 +75,8 @@ pub struct App {
     mode_switch: Option<bool>,
     /// What the extension host was last told of the screen (see `app/extensions.rs`).
     ext_pushed: extensions::Pushed,
+    /// What the terminal is told about the program (OSC 7501).
+    program_status: super::program_status::ProgramStatusReporter,
 }
 
 impl App {
@@ -139,6 +141,7 @@ impl App {
             rows,
             mode_switch: None,
             ext_pushed: Default::default(),
+            program_status: Default::default(),
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -196,6 +199,18 @@ impl App {
     /// An overlay (picker, menu, dialog) has the keys.
     pub fn overlay_open(&self) -> bool {
         self.picker.is_some()
+    }
+
+    /// The program status report for the terminal, when it changed since last asked.
+    pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
+        let blocked = matches!(self.picker, Some((_, Picker::Custom(_))));
+        self.program_status.set_blocked(blocked);
+        // The name is looked up only when the title is due too (it changed, or the session).
+        if self.title_dirty || !self.program_status.has_name() {
+            let name = self.session().with_store(|s| s.session_name().map(str::to_string));
+            self.program_status.set_session_name(name);
+        }
+        self.program_status.take_report()
     }
 
     /// The terminal title, when it changed since last asked.
@@ -308,6 +323,12 @@ impl App {
             UiChange::WheelStep(step) => {
                 if let Some(fs) = tui.fullscreen_mut() {
                     fs.set_wheel_step(step);
+                }
+            }
+            UiChange::Scrollbar(mode) => {
+                let (track, thumb) = (self.theme.fg("scrollbarTrack"), self.theme.fg("scrollbarThumb"));
+                if let Some(fs) = tui.fullscreen_mut() {
+                    fs.set_scrollbar(mode, track, thumb);
                 }
             }
         }

@@ -184,9 +184,11 @@ impl View {
     }
 
     /// The screen in fullscreen: the transcript apart from the dock below it.
-    pub fn screen_parts(&mut self, width: usize) -> pi_tui::ScreenParts {
+    /// The transcript at `transcript_width` (a column narrower when the scrollbar has its
+    /// own) and the dock at `width`.
+    pub fn screen_parts(&mut self, transcript_width: usize, width: usize) -> pi_tui::ScreenParts {
         let mut transcript = Frame::new();
-        self.render_chat(width, &mut transcript);
+        self.render_chat(transcript_width, &mut transcript);
         let mut above = Frame::new();
         self.pending.render(width, &mut above);
         above.push(super::chat::spacer());
