@@ -9,6 +9,8 @@ mod components;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/mcp.rs"]
+mod mcp;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
 #[path = "interactive/pty.rs"]

@@ -26,6 +26,7 @@ mod footer;
 mod header;
 mod keys;
 mod login;
+mod mcp_menu;
 mod program_status;
 mod scoped_models;
 mod settings_menu;
