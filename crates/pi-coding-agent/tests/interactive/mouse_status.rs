@@ -1,6 +1,7 @@
 //! Fullscreen in a pseudo-terminal, continued: the scrollbar (shown while scrolling, dragged,
 //! its own column with `always`), double and triple clicks that select a word and a line,
-//! and the program status reports (OSC 7501) a terminal that supports them receives.
+//! the program status reports (OSC 7501) a terminal that supports them receives, and the
+//! status lines of Ctrl+O and Ctrl+T, each replacing the one before.
 
 use std::time::Duration;
 
@@ -160,5 +161,22 @@ fn program_status_reports_go_to_a_terminal_that_supports_them() {
     pty.send("\x1b]7501;?\x1b\\");
     std::thread::sleep(Duration::from_millis(200));
     assert!(!raw_text(&pty).contains("\x1b]7501;"));
+    quit(&mut pty);
+}
+
+#[test]
+fn expanding_tools_and_hiding_thinking_say_so_in_one_status_line() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.send("\x0f");
+    pty.wait_text("Tool output: expanded");
+    pty.send("\x0f");
+    pty.wait_text("Tool output: collapsed");
+    pty.send("\x14");
+    pty.wait_text("Thinking blocks: hidden");
+    let screen = pty.contents();
+    // Each replaced the one before.
+    assert!(!screen.contains("Tool output:"), "{screen}");
+    assert_eq!(screen.matches("Thinking blocks:").count(), 1, "{screen}");
     quit(&mut pty);
 }

@@ -473,6 +473,21 @@ impl App {
         self.view.editor.set_border_style(self.theme.fg(token));
     }
 
+    /// A dim status line; one right after another replaces it, as pi does.
+    pub fn status_line(&mut self, text: impl Into<String>) {
+        let last = self.view.chat.children_mut().last_mut();
+        if let Some(n) = last.and_then(|c| c.as_mut().downcast_mut::<Notice>()) {
+            if n.is_status() {
+                n.set_text(text);
+                self.view.drop_frozen();
+                return;
+            }
+        }
+        self.view
+            .chat
+            .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
+    }
+
     pub fn notice(&mut self, text: impl Into<String>, token: &'static str) {
         self.view
             .chat
