@@ -1,5 +1,6 @@
 //! Fullscreen in a pseudo-terminal, continued: the scrollbar (shown while scrolling, dragged,
-//! its own column with `always`), double and triple clicks that select a word and a line,
+//! its own column with `always`), double and triple clicks that select a word and a line, a
+//! click that expands one tool result,
 //! the program status reports (OSC 7501) a terminal that supports them receives, and the
 //! status lines of Ctrl+O and Ctrl+T, each replacing the one before.
 
@@ -9,6 +10,7 @@ use pi_test_support::{Fault, Script, Turn};
 
 use super::pty::Pty;
 use super::{quit, set_setting, setup, ENTER};
+use serde_json::json;
 
 fn raw_text(pty: &Pty) -> String {
     String::from_utf8_lossy(&pty.raw()).to_string()
@@ -178,5 +180,37 @@ fn expanding_tools_and_hiding_thinking_say_so_in_one_status_line() {
     // Each replaced the one before.
     assert!(!screen.contains("Tool output:"), "{screen}");
     assert_eq!(screen.matches("Thinking blocks:").count(), 1, "{screen}");
+    quit(&mut pty);
+}
+
+#[test]
+fn a_click_on_a_tool_result_expands_and_collapses_it() {
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("bash", json!({"command": "seq 1 9"})),
+        Turn::text("Counted."),
+    ]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("count");
+    pty.send(ENTER);
+    pty.wait_text("Counted.");
+    pty.wait_text("earlier lines, ctrl+o to expand");
+    let click_on = |pty: &mut Pty, text: &str| {
+        let rows = pty.rows();
+        let y = rows.iter().position(|r| r.contains(text)).expect("row") + 1;
+        pty.send(&format!("\x1b[<0;10;{y}M\x1b[<0;10;{y}m"));
+    };
+    click_on(&mut pty, "$ seq 1 9");
+    pty.wait_for("expanded", Duration::from_secs(5), |c| {
+        !c.contains("earlier lines, ctrl+o to expand") && c.lines().any(|l| l.trim() == "1")
+    });
+    // Later than a double click would be.
+    std::thread::sleep(Duration::from_millis(600));
+    click_on(&mut pty, "$ seq 1 9");
+    pty.wait_text("earlier lines, ctrl+o to expand");
+    std::thread::sleep(Duration::from_millis(600));
+    // A click elsewhere (the answer) changes nothing.
+    click_on(&mut pty, "Counted.");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(pty.contents().contains("earlier lines, ctrl+o to expand"));
     quit(&mut pty);
 }

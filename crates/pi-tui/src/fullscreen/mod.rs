@@ -127,6 +127,8 @@ pub enum MouseAction {
     Redraw,
     /// A selection was made: copy this text.
     Copy(String),
+    /// A plain click (no drag) on this transcript line.
+    Click(usize),
 }
 
 /// The state of the fullscreen layout between frames.
@@ -530,11 +532,15 @@ impl Fullscreen {
             }
             MouseKind::Release(_) if self.dragging => {
                 self.dragging = false;
+                let click = self
+                    .selection
+                    .filter(|s| s.is_empty() && s.granularity == Granularity::Character)
+                    .map(|s| s.anchor.0);
                 match self.selected_text().filter(|t| !t.trim().is_empty()) {
                     Some(text) => MouseAction::Copy(text),
                     None => {
                         self.selection = None;
-                        MouseAction::None
+                        click.map_or(MouseAction::None, MouseAction::Click)
                     }
                 }
             }

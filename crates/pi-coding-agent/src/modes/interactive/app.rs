@@ -113,6 +113,7 @@ impl App {
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
                 ext: ExtensionScreen::new(theme.clone()),
+                live_starts: Vec::new(),
             },
             theme,
             kb,

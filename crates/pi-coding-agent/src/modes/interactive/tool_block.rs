@@ -225,6 +225,10 @@ impl ToolBlock {
         self.cache.clear();
     }
 
+    pub fn is_expanded(&self) -> bool {
+        self.expanded
+    }
+
     pub fn set_expanded(&mut self, expanded: bool) {
         if self.expanded != expanded {
             self.expanded = expanded;
