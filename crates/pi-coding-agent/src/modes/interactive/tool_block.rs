@@ -225,10 +225,6 @@ impl ToolBlock {
         self.cache.clear();
     }
 
-    pub fn is_expanded(&self) -> bool {
-        self.expanded
-    }
-
     pub fn set_expanded(&mut self, expanded: bool) {
         if self.expanded != expanded {
             self.expanded = expanded;
