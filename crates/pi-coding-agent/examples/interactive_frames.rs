@@ -67,6 +67,7 @@ fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
         footer,
         frozen: Default::default(),
         ext: pi_coding_agent::modes::interactive::extension_ui::screen::ExtensionScreen::new(theme.clone()),
+        live_starts: Vec::new(),
     };
     // As between runs: the whole transcript is finished.
     view.freeze(n);

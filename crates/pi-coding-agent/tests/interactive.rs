@@ -9,6 +9,10 @@ mod components;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/mcp.rs"]
+mod mcp;
+#[path = "interactive/mouse_status.rs"]
+mod mouse_status;
 #[path = "interactive/pty.rs"]
 mod pty;
 #[path = "interactive/thinking.rs"]
@@ -391,14 +395,20 @@ fn settings_menu_changes_are_saved_and_applied() {
     // The theme opens its own list; Esc there goes back to the menu without a change.
     select_row(&mut pty, "Theme");
     pty.send(ENTER);
+    // `system` is the default, listed first.
+    pty.wait_text("→ system");
+    pty.send(DOWN);
     pty.wait_text("→ dark");
     pty.send(DOWN);
     pty.wait_text("→ light");
     pty.send(ESC);
     pty.wait_text("→ Theme");
     pty.send(ENTER);
+    pty.wait_text("→ system");
+    pty.send(DOWN);
     pty.wait_text("→ dark");
     pty.send(DOWN);
+    pty.wait_text("→ light");
     pty.send(ENTER);
     pty.wait_for("theme light", Duration::from_secs(5), |c| {
         c.lines()

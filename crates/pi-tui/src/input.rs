@@ -19,6 +19,8 @@ pub enum InputEvent {
         width: u32,
         height: u32,
     },
+    /// The terminal answered the program status query (OSC 7501).
+    ProgramStatusSupported,
     /// A mouse report (SGR encoding, `CSI < b ; x ; y M|m`).
     Mouse(MouseEvent),
     /// Focus reports (`CSI I` gained, `CSI O` lost).
@@ -197,6 +199,9 @@ impl InputParser {
             {
                 return InputEvent::CellSize { width: w, height: h };
             }
+        }
+        if crate::program_status::is_program_status_reply(seq) {
+            return InputEvent::ProgramStatusSupported;
         }
         if let Some(body) = seq.strip_prefix("\x1b[<") {
             let (body, release) = match (body.strip_suffix('M'), body.strip_suffix('m')) {

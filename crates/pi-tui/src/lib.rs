@@ -35,6 +35,7 @@ pub mod highlight;
 pub mod input;
 pub mod keybindings;
 pub mod keys;
+pub mod program_status;
 pub mod renderer;
 pub mod screen;
 pub mod style;
@@ -44,7 +45,9 @@ pub mod width;
 
 pub use ansi::{hyperlink, strip_ansi};
 pub use component::{render_lines, Component, Container, Frame, LineCache, Lines, CURSOR_MARKER};
-pub use fullscreen::{Fullscreen, MouseAction, SearchKey, Viewport, WheelStep, JUMP_PILL, SEARCH_PLACEHOLDER};
+pub use fullscreen::{
+    Fullscreen, MouseAction, ScrollbarMode, SearchKey, Viewport, WheelStep, JUMP_PILL, SEARCH_PLACEHOLDER,
+};
 pub use input::{InputEvent, InputParser, MouseEvent, MouseKind};
 pub use keybindings::{keybindings, set_keybindings, KeybindingDef, Keybindings, TUI_KEYBINDINGS};
 pub use keys::{parse_key, Key, KeyEvent, KeyEventKind, KeyId, Modifiers};

@@ -129,6 +129,16 @@ pub struct Terminal {
     modify_other_keys: bool,
     fullscreen: bool,
     started: bool,
+    program_status: ProgramStatusLink,
+}
+
+/// Program status (OSC 7501) on this terminal: whether it may be sent, and the last report,
+/// sent again once support is confirmed or after a restart.
+#[derive(Debug, Default, Clone)]
+struct ProgramStatusLink {
+    supported: bool,
+    query_pending: bool,
+    last: Option<String>,
 }
 
 impl Terminal {
@@ -146,15 +156,56 @@ impl Terminal {
             modify_other_keys: false,
             fullscreen: false,
             started: true,
+            program_status: ProgramStatusLink::default(),
+        };
+        // `PI_PROGRAM_STATUS=1` or `0` decides without asking the terminal.
+        let forced = std::env::var("PI_PROGRAM_STATUS").ok();
+        t.program_status.supported = forced.as_deref() == Some("1");
+        t.program_status.query_pending = !matches!(forced.as_deref(), Some("1" | "0"));
+        let query = if t.program_status.query_pending {
+            crate::program_status::PROGRAM_STATUS_QUERY
+        } else {
+            ""
         };
         t.out
-            .write_all(format!("{BRACKETED_PASTE_ON}{CURSOR_HIDE}{KITTY_QUERY}").as_bytes())?;
+            .write_all(format!("{BRACKETED_PASTE_ON}{CURSOR_HIDE}{KITTY_QUERY}{query}").as_bytes())?;
         t.out.flush()?;
         Ok(t)
     }
 
     pub fn kitty_active(&self) -> bool {
         self.kitty
+    }
+
+    /// The terminal answered the program status query: from now on reports are sent, the
+    /// latest one right away.
+    pub fn program_status_confirmed(&mut self) -> io::Result<()> {
+        if !self.program_status.query_pending {
+            return Ok(());
+        }
+        self.program_status.query_pending = false;
+        self.program_status.supported = true;
+        self.write_program_status()
+    }
+
+    /// Report the program's status (sent only where the terminal supports it).
+    pub fn set_program_status(&mut self, status: &crate::program_status::ProgramStatus) -> io::Result<()> {
+        let encoded = status.encode();
+        self.program_status.last =
+            (status.state != crate::program_status::ProgramState::Clear).then(|| encoded.clone());
+        if !self.program_status.supported {
+            return Ok(());
+        }
+        self.out.write_all(encoded.as_bytes())?;
+        self.out.flush()
+    }
+
+    fn write_program_status(&mut self) -> io::Result<()> {
+        if let (true, Some(last)) = (self.program_status.supported, self.program_status.last.as_ref()) {
+            self.out.write_all(last.as_bytes())?;
+            self.out.flush()?;
+        }
+        Ok(())
     }
 
     /// The terminal answered the kitty query: push our flags.
@@ -261,6 +312,12 @@ impl Terminal {
             return Ok(());
         }
         self.started = false;
+        if self.program_status.supported && self.program_status.last.is_some() {
+            let clear = crate::program_status::ProgramStatus::new(crate::program_status::ProgramState::Clear);
+            self.out.write_all(clear.encode().as_bytes())?;
+        }
+        self.program_status.supported = false;
+        self.program_status.query_pending = false;
         // The panic hook may have restored everything already.
         if !ACTIVE.swap(false, Ordering::SeqCst) {
             return Ok(());
@@ -289,8 +346,10 @@ impl Terminal {
         if self.started {
             return Ok(());
         }
+        let last = self.program_status.last.take();
         *self = Terminal::start()?;
-        Ok(())
+        self.program_status.last = last;
+        self.write_program_status()
     }
 }
 

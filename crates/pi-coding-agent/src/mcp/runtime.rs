@@ -144,6 +144,15 @@ impl McpRuntime {
         lock(&self.servers).clone()
     }
 
+    /// Connect `server` again (`/mcp` Reconnect) and register what it offers now.
+    pub async fn reconnect(self: &Arc<Self>, server: &Arc<McpServer>) -> Phase {
+        let phase = server.reconnect().await;
+        if let Phase::Connected(_) = phase {
+            self.register_tools_of(server);
+        }
+        phase
+    }
+
     pub fn set_tool_search_enabled(&self, enabled: bool) {
         self.tool_search.store(enabled, Ordering::SeqCst);
     }

@@ -223,6 +223,22 @@ impl McpServer {
         }
     }
 
+    /// Drop the connection (if any) and connect again; the phase says how it went. A disabled
+    /// or closed server stays as it is.
+    pub async fn reconnect(&self) -> Phase {
+        {
+            let _turn = self.connecting.lock().await;
+            match self.phase() {
+                Phase::Disabled | Phase::Closed => return self.phase(),
+                _ => {}
+            }
+            if let Phase::Connected(c) = self.phase.send_replace(Phase::Starting) {
+                close_connection(c).await;
+            }
+        }
+        self.connect().await
+    }
+
     /// Close the connection (stdio servers: stdin closed, then the process group ended).
     pub async fn close(&self) {
         let _turn = self.connecting.lock().await;

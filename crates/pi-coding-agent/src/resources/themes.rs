@@ -71,6 +71,15 @@ pub const THEME_TOKENS: [&str; 51] = [
     "bashMode",
 ];
 
+/// Tokens a theme may leave out, and the token each then takes its colour from.
+pub const OPTIONAL_TOKENS: [(&str, &str); 5] = [
+    ("scrollbarTrack", "muted"),
+    ("scrollbarThumb", "text"),
+    ("searchMatchBg", "selectedBg"),
+    ("searchMatchText", "text"),
+    ("thinkingMax", "thinkingXhigh"),
+];
+
 /// Tokens used as backgrounds (the rest are foregrounds).
 pub const BACKGROUND_TOKENS: [&str; 6] = [
     "selectedBg",
@@ -105,8 +114,15 @@ pub struct Theme {
 }
 
 impl Theme {
+    /// A token's colour; the optional tokens pi 1.6 added fall back to the one they refine.
     pub fn color(&self, token: &str) -> ThemeColor {
-        self.colors.get(token).copied().unwrap_or(ThemeColor::Default)
+        if let Some(c) = self.colors.get(token) {
+            return *c;
+        }
+        match OPTIONAL_TOKENS.iter().find(|(t, _)| *t == token) {
+            Some((_, fallback)) => self.colors.get(*fallback).copied().unwrap_or(ThemeColor::Default),
+            None => ThemeColor::Default,
+        }
     }
     pub fn is_background(token: &str) -> bool {
         BACKGROUND_TOKENS.contains(&token)
@@ -217,6 +233,11 @@ pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Re
     for token in THEME_TOKENS {
         let v = colors_obj.get(token).cloned().unwrap_or(Value::String(String::new()));
         resolved.insert(token.to_string(), resolve(&v, &vars, &mut HashSet::new())?);
+    }
+    for (token, _) in OPTIONAL_TOKENS {
+        if let Some(v) = colors_obj.get(token) {
+            resolved.insert(token.to_string(), resolve(v, &vars, &mut HashSet::new())?);
+        }
     }
     let mut export = BTreeMap::new();
     if let Some(e) = obj.and_then(|o| o.get("export")).and_then(Value::as_object) {
@@ -333,12 +354,107 @@ pub fn default_theme_name(colorfgbg: Option<&str>) -> &'static str {
 
 /// The built-in `dark` or `light` theme.
 pub fn builtin_theme(name: &str) -> Option<Theme> {
+    if name == SYSTEM_THEME {
+        return Some(system_theme());
+    }
     let json = match name {
         "dark" => builtin_json("dark", &DARK),
         "light" => builtin_json("light", &LIGHT),
         _ => return None,
     };
     parse_theme_value(name, &json, None).ok()
+}
+
+/// The theme that follows the terminal's own colours.
+pub const SYSTEM_THEME: &str = "system";
+
+/// The ANSI palette slot (0-15) each coloured token of the `system` theme takes; tokens not
+/// listed are neutral and use the terminal's default colours.
+const SYSTEM_SLOTS: [(&str, u8); 37] = [
+    ("accent", 5),
+    ("borderAccent", 5),
+    ("customMessageLabel", 5),
+    ("mdCode", 5),
+    ("mdListBullet", 5),
+    ("syntaxType", 5),
+    ("border", 4),
+    ("mdLink", 4),
+    ("syntaxKeyword", 4),
+    ("syntaxVariable", 6),
+    ("success", 2),
+    ("mdCodeBlock", 2),
+    ("toolDiffAdded", 2),
+    ("bashMode", 2),
+    ("syntaxNumber", 5),
+    ("error", 1),
+    ("toolDiffRemoved", 1),
+    ("warning", 3),
+    ("mdHeading", 3),
+    ("syntaxFunction", 3),
+    ("syntaxString", 2),
+    ("thinkingMinimal", 4),
+    ("thinkingLow", 4),
+    ("thinkingMedium", 6),
+    ("thinkingHigh", 5),
+    ("thinkingXhigh", 13),
+    ("thinkingMax", 1),
+    ("selectedBg", 4),
+    ("searchMatchBg", 3),
+    // Panels (message and tool backgrounds) stay the terminal's own background.
+    ("userMessageBg", 255),
+    ("customMessageBg", 255),
+    ("toolPendingBg", 255),
+    ("toolSuccessBg", 255),
+    ("toolErrorBg", 255),
+    // Body text keeps the default foreground at full strength.
+    ("text", 254),
+    ("userMessageText", 254),
+    ("toolTitle", 254),
+];
+
+/// Neutral tokens the `system` theme draws faint (SGR 2) instead of in a grey that some
+/// palettes make unreadable.
+pub fn system_faint_tokens() -> impl Iterator<Item = &'static str> {
+    THEME_TOKENS
+        .iter()
+        .chain(OPTIONAL_TOKENS.iter().map(|(t, _)| t))
+        .copied()
+        .filter(|t| !SYSTEM_SLOTS.iter().any(|(s, _)| s == t))
+}
+
+/// The `system` theme as drawn before (or without) the terminal reporting its colours: ANSI
+/// palette indices and the default colours, which the terminal renders with its own theme,
+/// so it fits a light or a dark background alike.
+pub fn system_theme() -> Theme {
+    let mut colors = BTreeMap::new();
+    for token in THEME_TOKENS.iter().chain(OPTIONAL_TOKENS.iter().map(|(t, _)| t)) {
+        let color = match SYSTEM_SLOTS.iter().find(|(t, _)| t == token) {
+            Some((_, slot)) if *slot < 16 => ThemeColor::Index(*slot),
+            _ => ThemeColor::Default,
+        };
+        colors.insert(token.to_string(), color);
+    }
+    Theme {
+        name: SYSTEM_THEME.into(),
+        colors,
+        export: BTreeMap::new(),
+        source_path: None,
+    }
+}
+
+/// The theme a setting names for a terminal whose background `colorfgbg` describes: a
+/// `light/dark` pair picks its half, anything else is the name itself.
+pub fn resolve_theme_setting(setting: &str, colorfgbg: Option<&str>) -> String {
+    match setting.split_once('/') {
+        Some((light, dark)) if !light.is_empty() && !dark.is_empty() && !setting.ends_with(".json") => {
+            if default_theme_name(colorfgbg) == "light" {
+                light.to_string()
+            } else {
+                dark.to_string()
+            }
+        }
+        _ => setting.to_string(),
+    }
 }
 
 /// A built-in palette: the colours each group of tokens uses.

@@ -138,6 +138,7 @@ fn screen_bytes_through_a_terminal_emulator() {
         footer,
         frozen: Default::default(),
         ext: pi_coding_agent::modes::interactive::extension_ui::screen::ExtensionScreen::new(theme.clone()),
+        live_starts: Vec::new(),
     };
     let (w, h) = (50u16, 20u16);
     let mut tui = Tui::new(w as usize, h as usize);

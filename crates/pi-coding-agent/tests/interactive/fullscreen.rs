@@ -195,7 +195,7 @@ fn sigterm_restores_the_terminal() {
     });
 }
 
-fn base64_of(s: &str) -> String {
+pub(super) fn base64_of(s: &str) -> String {
     const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let b = s.as_bytes();
     let mut out = String::new();

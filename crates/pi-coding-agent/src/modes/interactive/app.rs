@@ -75,6 +75,8 @@ pub struct App {
     mode_switch: Option<bool>,
     /// What the extension host was last told of the screen (see `app/extensions.rs`).
     ext_pushed: extensions::Pushed,
+    /// What the terminal is told about the program (OSC 7501).
+    program_status: super::program_status::ProgramStatusReporter,
 }
 
 impl App {
@@ -111,6 +113,7 @@ impl App {
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
                 ext: ExtensionScreen::new(theme.clone()),
+                live_starts: Vec::new(),
             },
             theme,
             kb,
@@ -139,6 +142,7 @@ impl App {
             rows,
             mode_switch: None,
             ext_pushed: Default::default(),
+            program_status: Default::default(),
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -196,6 +200,18 @@ impl App {
     /// An overlay (picker, menu, dialog) has the keys.
     pub fn overlay_open(&self) -> bool {
         self.picker.is_some()
+    }
+
+    /// The program status report for the terminal, when it changed since last asked.
+    pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
+        let blocked = matches!(self.picker, Some((_, Picker::Custom(_))));
+        self.program_status.set_blocked(blocked);
+        // The name is looked up only when the title is due too (it changed, or the session).
+        if self.title_dirty || !self.program_status.has_name() {
+            let name = self.session().with_store(|s| s.session_name().map(str::to_string));
+            self.program_status.set_session_name(name);
+        }
+        self.program_status.take_report()
     }
 
     /// The terminal title, when it changed since last asked.
@@ -308,6 +324,12 @@ impl App {
             UiChange::WheelStep(step) => {
                 if let Some(fs) = tui.fullscreen_mut() {
                     fs.set_wheel_step(step);
+                }
+            }
+            UiChange::Scrollbar(mode) => {
+                let (track, thumb) = (self.theme.fg("scrollbarTrack"), self.theme.fg("scrollbarThumb"));
+                if let Some(fs) = tui.fullscreen_mut() {
+                    fs.set_scrollbar(mode, track, thumb);
                 }
             }
         }
@@ -450,6 +472,21 @@ impl App {
             }
         };
         self.view.editor.set_border_style(self.theme.fg(token));
+    }
+
+    /// A dim status line; one right after another replaces it, as pi does.
+    pub fn status_line(&mut self, text: impl Into<String>) {
+        let last = self.view.chat.children_mut().last_mut();
+        if let Some(n) = last.and_then(|c| c.as_mut().downcast_mut::<Notice>()) {
+            if n.is_status() {
+                n.set_text(text);
+                self.view.drop_frozen();
+                return;
+            }
+        }
+        self.view
+            .chat
+            .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
     }
 
     pub fn notice(&mut self, text: impl Into<String>, token: &'static str) {

@@ -246,6 +246,8 @@ pub struct Notice {
     token: &'static str,
     theme: Arc<UiTheme>,
     gap: bool,
+    /// A status line: the next status line replaces it while nothing came after it.
+    status: bool,
     cache: LineCache,
 }
 
@@ -256,8 +258,24 @@ impl Notice {
             token,
             theme,
             gap: true,
+            status: false,
             cache: LineCache::default(),
         }
+    }
+
+    #[must_use]
+    pub fn as_status(mut self) -> Self {
+        self.status = true;
+        self
+    }
+
+    pub fn is_status(&self) -> bool {
+        self.status
+    }
+
+    pub fn set_text(&mut self, text: impl Into<String>) {
+        self.text = text.into();
+        self.cache.clear();
     }
 
     #[must_use]

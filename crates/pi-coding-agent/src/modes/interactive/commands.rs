@@ -67,6 +67,11 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
     }),
     ("reload", "Reload keybindings and themes", reload),
     ("quit", "Quit pi", |_, _| vec![Effect::Quit]),
+    (
+        "mcp",
+        "Manage MCP servers: state, tools, exposure, reconnect",
+        super::mcp_menu::command,
+    ),
 ];
 
 /// A registry holding the built-ins, in pi's order; later registrations come after them.

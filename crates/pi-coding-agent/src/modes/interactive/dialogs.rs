@@ -29,6 +29,9 @@ enum Body {
 
 pub struct Dialog {
     title: String,
+    /// Lines under the title (dim), then lines in the error colour.
+    details: Vec<String>,
+    errors: Vec<String>,
     body: Body,
     hint: String,
     theme: Arc<UiTheme>,
@@ -47,6 +50,8 @@ impl Dialog {
         };
         Dialog {
             title: title.into(),
+            details: Vec::new(),
+            errors: Vec::new(),
             body: Body::Choice {
                 list: Box::new(list),
                 search: searchable.then(|| Input::new("> ")),
@@ -63,6 +68,8 @@ impl Dialog {
         input.set_value(initial);
         Dialog {
             title: title.into(),
+            details: Vec::new(),
+            errors: Vec::new(),
             body: Body::Prompt {
                 message: message.into(),
                 input,
@@ -71,6 +78,19 @@ impl Dialog {
             theme,
             result: None,
         }
+    }
+
+    /// Text under the title: facts in dim, problems in the error colour.
+    pub fn with_details(mut self, details: Vec<String>, errors: Vec<String>) -> Self {
+        self.details = details;
+        self.errors = errors;
+        self
+    }
+
+    /// The key help at the bottom.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = hint.into();
+        self
     }
 
     /// Highlight the item whose value is `value` (choice dialogs).
@@ -111,6 +131,15 @@ impl Component for Dialog {
             "…",
         ));
         out.push_line(String::new());
+        if !self.details.is_empty() || !self.errors.is_empty() {
+            for l in &self.details {
+                out.push_line(truncate_to_width(&format!(" {}", t.paint("dim", l)), width, "…"));
+            }
+            for l in &self.errors {
+                out.push_line(truncate_to_width(&format!(" {}", t.paint("error", l)), width, "…"));
+            }
+            out.push_line(String::new());
+        }
         let mut sub = Frame::default();
         match &mut self.body {
             Body::Choice { list, search } => {

@@ -112,6 +112,8 @@ pub enum UiChange {
     /// Switch between fullscreen (true) and regular mode once no dialog is open.
     Fullscreen(bool),
     WheelStep(pi_tui::WheelStep),
+    /// `fullscreenScrollbar` changed.
+    Scrollbar(pi_tui::ScrollbarMode),
 }
 
 /// Settings changes, applied under the settings lock and written after it is released.

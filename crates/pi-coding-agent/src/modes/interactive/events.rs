@@ -83,6 +83,10 @@ pub enum UiEvent {
     /// A custom message to show (`display: true`), as extensions see it.
     CustomMessage(Value),
     ThinkingLevel,
+    /// The prompt is over: every retry, compaction and queued message done.
+    Settled {
+        aborted: bool,
+    },
 }
 
 /// Everything the loop reacts to.
@@ -359,8 +363,8 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
         },
         SessionEvent::SessionInfoChanged { .. } => UiEvent::SessionName,
         SessionEvent::ThinkingLevelChanged { .. } => UiEvent::ThinkingLevel,
-        SessionEvent::AgentSettled { .. }
-        | SessionEvent::EntryAppended { .. }
+        SessionEvent::AgentSettled { aborted } => UiEvent::Settled { aborted: *aborted },
+        SessionEvent::EntryAppended { .. }
         | SessionEvent::ModelSelected { .. }
         | SessionEvent::TreeNavigated { .. } => return None,
     })

@@ -9,7 +9,7 @@ use crate::session::AgentSession;
 
 /// The document as rendered at `width`, one terminal line per row (raw mode: `\r\n`).
 pub fn document(view: &mut View, width: usize) -> String {
-    let parts = view.screen_parts(width);
+    let parts = view.screen_parts(width, width);
     let mut out = String::new();
     let rows = parts
         .transcript

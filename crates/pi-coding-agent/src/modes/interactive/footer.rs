@@ -29,7 +29,24 @@ pub struct FooterData {
     pub provider: Option<String>,
     pub multiple_providers: bool,
     pub thinking: Option<String>,
+    /// The share of the latest reply's prompt read from the cache, in percent.
+    pub cache_hit: Option<f64>,
+    /// The model is paid for by a subscription (an OAuth sign-in to a plan, or Kimi Coding).
+    pub subscription: bool,
+    /// `PI_EXPERIMENTAL=1`.
+    pub experimental: bool,
 }
+
+/// Providers whose OAuth sign-in is a subscription plan rather than metered use.
+const SUBSCRIPTION_PROVIDERS: [&str; 7] = [
+    "anthropic",
+    "openai-codex",
+    "openai",
+    "github-copilot",
+    "kimi-coding",
+    "meta",
+    "xai",
+];
 
 /// pi's token format: `999`, `1.2k`, `45k`, `1.2M`.
 pub fn format_tokens(n: u64) -> String {
@@ -48,18 +65,22 @@ pub fn format_tokens(n: u64) -> String {
     }
 }
 
-/// `~` for the home folder.
+/// `~` for the home folder, only for a path inside it (`/home/ann2` is not in `/home/ann`).
 pub fn display_cwd(cwd: &Path) -> String {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty());
+    display_cwd_in(cwd, home.as_deref().map(Path::new))
+}
+
+fn display_cwd_in(cwd: &Path, home: Option<&Path>) -> String {
     let s = cwd.display().to_string();
-    if let Some(home) = std::env::var_os("HOME") {
-        let home = home.to_string_lossy().to_string();
-        if !home.is_empty() {
-            if let Some(rest) = s.strip_prefix(&home) {
-                return format!("~{rest}");
-            }
-        }
+    let Some(rest) = home.and_then(|h| cwd.strip_prefix(h).ok()) else {
+        return s;
+    };
+    if rest.as_os_str().is_empty() {
+        "~".to_string()
+    } else {
+        format!("~{}{}", std::path::MAIN_SEPARATOR, rest.display())
     }
-    s
 }
 
 /// The branch checked out in the repository holding `cwd` (`None` outside git; a detached
@@ -102,6 +123,8 @@ pub struct Totals {
     pub cache_read: u64,
     pub cache_write: u64,
     pub cost: f64,
+    /// The cache hit rate of the latest reply (none when its prompt had no tokens).
+    pub latest_cache_hit: Option<f64>,
 }
 
 impl Totals {
@@ -120,6 +143,8 @@ impl Totals {
                 self.cache_read += a.usage.cache_read;
                 self.cache_write += a.usage.cache_write;
                 self.cost += a.usage.cost.total;
+                let prompt = a.usage.input + a.usage.cache_read + a.usage.cache_write;
+                self.latest_cache_hit = (prompt > 0).then(|| a.usage.cache_read as f64 / prompt as f64 * 100.0);
             }
         }
         self.counted = messages.len();
@@ -140,14 +165,24 @@ impl FooterData {
         session.with_messages(|m| totals.update(m));
         let model = session.model();
         let context = context_usage(session, model.as_ref().map(|m| m.context_window));
-        let multiple_providers = session
+        let (multiple_providers, oauth) = session
             .registry()
             .lock()
             .map(|r| {
                 let av = r.available();
-                av.iter().any(|m| m.provider != av[0].provider)
+                let multiple = av.iter().any(|m| m.provider != av[0].provider);
+                let oauth = model.as_ref().is_some_and(|m| {
+                    matches!(
+                        r.auth().get(&m.provider),
+                        Some(crate::config::auth::Credential::OAuth { .. })
+                    )
+                });
+                (multiple, oauth)
             })
-            .unwrap_or(false);
+            .unwrap_or((false, false));
+        let subscription = model.as_ref().is_some_and(|m| {
+            m.provider == "kimi-coding" || (oauth && SUBSCRIPTION_PROVIDERS.contains(&m.provider.as_str()))
+        });
         let auto_compact = session
             .settings()
             .lock()
@@ -173,6 +208,9 @@ impl FooterData {
             provider: model.as_ref().map(|m| m.provider.clone()),
             model: model.map(|m| m.id),
             multiple_providers,
+            cache_hit: totals.latest_cache_hit,
+            subscription,
+            experimental: std::env::var("PI_EXPERIMENTAL").is_ok_and(|v| v == "1"),
         }
     }
 }
@@ -240,12 +278,18 @@ impl Footer {
         if d.cache_write > 0 {
             left.push(format!("W{}", format_tokens(d.cache_write)));
         }
-        if d.cost > 0.0 {
-            left.push(format!("${:.3}", d.cost));
+        if d.cache_read > 0 || d.cache_write > 0 {
+            if let Some(rate) = d.cache_hit {
+                left.push(format!("CH{rate:.1}%"));
+            }
         }
-        let pct = d.context_percent.map_or("?".to_string(), |p| format!("{p:.1}"));
+        if d.cost > 0.0 || d.subscription {
+            let sub = if d.subscription { " (sub)" } else { "" };
+            left.push(format!("${:.3}{sub}", d.cost));
+        }
+        let pct = d.context_percent.map_or("?".to_string(), |p| format!("{p:.1}%"));
         let ctx = format!(
-            "{pct}%/{}{}",
+            "{pct}/{}{}",
             format_tokens(d.context_window),
             if d.auto_compact { " (auto)" } else { "" }
         );
@@ -259,11 +303,16 @@ impl Footer {
         } else {
             format!("{} {ctx}", left.join(" "))
         };
-        let left_styled = if left.is_empty() {
+        let mut left_styled = if left.is_empty() {
             t.paint(ctx_token, &ctx)
         } else {
             format!("{} {}", t.paint("dim", &left.join(" ")), t.paint(ctx_token, &ctx))
         };
+        let mut left_plain = left_plain;
+        if d.experimental {
+            left_plain.push_str(" • xp");
+            left_styled.push_str(&format!(" {} {}", t.paint("dim", "•"), t.bold("warning", "xp")));
+        }
         let mut right = d.model.clone().unwrap_or_else(|| "no-model".to_string());
         if let Some(level) = &d.thinking {
             if level == "off" {
@@ -282,10 +331,17 @@ impl Footer {
         }
         let lw = visible_width(&left_plain);
         let rw = visible_width(&right);
-        let second = if lw + 2 + rw <= width {
-            format!("{left_styled}{}{}", " ".repeat(width - lw - rw), t.paint("dim", &right))
-        } else {
+        let second = if lw > width {
             t.paint("dim", &truncate_to_width(&left_plain, width, "..."))
+        } else if lw + 2 + rw <= width {
+            format!("{left_styled}{}{}", " ".repeat(width - lw - rw), t.paint("dim", &right))
+        } else if lw + 2 < width {
+            // The model's side gives way first, cut to what is left.
+            let cut = truncate_to_width(&right, width - lw - 2, "");
+            let pad = width - lw - visible_width(&cut);
+            format!("{left_styled}{}{}", " ".repeat(pad), t.paint("dim", &cut))
+        } else {
+            left_styled
         };
         vec![first, second]
     }
@@ -342,6 +398,53 @@ mod tests {
         history.truncate(10);
         assert_eq!(totals.update(&history), 10);
         assert_eq!(totals.input, 20);
+    }
+
+    #[test]
+    fn home_becomes_a_tilde_only_for_paths_inside_it() {
+        let home = Path::new("/home/ann");
+        assert_eq!(display_cwd_in(Path::new("/home/ann"), Some(home)), "~");
+        assert_eq!(display_cwd_in(Path::new("/home/ann/proj"), Some(home)), "~/proj");
+        assert_eq!(
+            display_cwd_in(Path::new("/home/ann2/proj"), Some(home)),
+            "/home/ann2/proj"
+        );
+        assert_eq!(display_cwd_in(Path::new("/srv"), None), "/srv");
+    }
+
+    #[test]
+    fn cache_hit_rate_subscription_and_experimental_marks() {
+        let mut history = vec![reply(100, 0.5)];
+        let mut cached = pi_ai::AssistantMessage::default();
+        cached.usage.input = 250;
+        cached.usage.cache_read = 750;
+        history.push(AgentMessage::Llm(pi_ai::Message::Assistant(cached)));
+        let mut totals = Totals::default();
+        totals.update(&history);
+        assert_eq!(totals.latest_cache_hit, Some(75.0));
+        let mut f = Footer::new(Arc::new(UiTheme::fallback()));
+        f.set_data(FooterData {
+            input: totals.input,
+            cache_read: totals.cache_read,
+            cost: 0.5,
+            cache_hit: totals.latest_cache_hit,
+            subscription: true,
+            experimental: true,
+            context_percent: None,
+            context_window: 200_000,
+            auto_compact: true,
+            model: Some("claude".into()),
+            ..Default::default()
+        });
+        let lines: Vec<String> = render_lines(&mut f, 80).iter().map(|l| strip_ansi(l)).collect();
+        assert!(
+            lines[1].starts_with("↑350 R750 CH75.0% $0.500 (sub) ?/200k (auto) • xp"),
+            "{}",
+            lines[1]
+        );
+        // Too narrow for both sides: the model's side is cut, the stats stay whole.
+        let lines: Vec<String> = render_lines(&mut f, 53).iter().map(|l| strip_ansi(l)).collect();
+        assert!(lines[1].ends_with("  cl"), "{:?}", lines[1]);
     }
 
     #[test]

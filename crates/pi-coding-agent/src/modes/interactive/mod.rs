@@ -26,6 +26,8 @@ mod footer;
 mod header;
 mod keys;
 mod login;
+mod mcp_menu;
+mod program_status;
 mod scoped_models;
 mod settings_menu;
 mod share;
@@ -124,9 +126,9 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
 fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     app.prepare_extension_frame(tui.size());
     tui.sync_focus(app.view_mut());
-    if tui.fullscreen().is_some() {
+    if let Some(fs) = tui.fullscreen() {
         let (w, _) = tui.size();
-        let parts = app.view_mut().screen_parts(w);
+        let parts = app.view_mut().screen_parts(fs.transcript_width(w), w);
         let _ = tui.render_fullscreen(parts, term);
     } else {
         let _ = tui.render(app.view_mut(), term);
@@ -171,9 +173,14 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
         bg: theme.bg("selectedBg"),
         ..theme.fg("text")
     };
+    let scrollbar = app
+        .ctx()
+        .read_settings(|s| pi_tui::ScrollbarMode::from_setting(s.fullscreen_scrollbar()))
+        .unwrap_or_default();
     if let Some(fs) = tui.fullscreen_mut() {
         fs.set_wheel_step(wheel);
         fs.set_pill_style(pill);
+        fs.set_scrollbar(scrollbar, theme.fg("scrollbarTrack"), theme.fg("scrollbarThumb"));
     }
 }
 
@@ -302,7 +309,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
             _ = recv_signal(&mut hangup) => app.request_quit(),
             _ = recv_signal(&mut terminate) => app.request_quit(),
             _ = tick.tick() => {
-                if tui.fullscreen_mut().is_some_and(|f| f.expire_flash()) {
+                if tui.fullscreen_mut().is_some_and(|f| f.expire()) {
                     dirty = true;
                 }
                 if !fallback_sent && !term.kitty_active() && started.elapsed() > Duration::from_millis(150) {
@@ -335,6 +342,9 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         }
         if dirty {
             app.freeze_if_idle();
+            if let Some(status) = app.take_program_status() {
+                let _ = term.set_program_status(&status);
+            }
             if let Some(title) = app.take_title() {
                 let _ = term.set_title(&title);
             }
@@ -365,6 +375,10 @@ fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut
     match ev {
         InputEvent::KittyFlags(_) => {
             let _ = term.enable_kitty();
+            return;
+        }
+        InputEvent::ProgramStatusSupported => {
+            let _ = term.program_status_confirmed();
             return;
         }
         InputEvent::Mouse(m) => {

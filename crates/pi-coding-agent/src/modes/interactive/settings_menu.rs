@@ -637,14 +637,16 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             }),
             Effect::Ui(UiChange::Fullscreen(value == "fullscreen")),
         ],
-        "fullscreen-exit-output" | "fullscreen-scrollbar" => {
-            let key = if id == "fullscreen-exit-output" {
-                "fullscreenExitOutput"
-            } else {
-                "fullscreenScrollbar"
-            };
+        "fullscreen-exit-output" => {
             let v = value.to_string();
-            vec![save(move |s| s.set_tui_value(key, v.into()))]
+            vec![save(move |s| s.set_tui_value("fullscreenExitOutput", v.into()))]
+        }
+        "fullscreen-scrollbar" => {
+            let v = value.to_string();
+            vec![
+                save(move |s| s.set_tui_value("fullscreenScrollbar", v.into())),
+                Effect::Ui(UiChange::Scrollbar(pi_tui::ScrollbarMode::from_setting(value))),
+            ]
         }
         "fullscreen-copy-on-select" => vec![save(move |s| s.set_tui_value("fullscreenCopyOnSelect", on.into()))],
         "fullscreen-wheel-scroll-lines" => {

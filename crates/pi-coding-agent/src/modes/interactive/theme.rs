@@ -10,13 +10,15 @@ use pi_tui::{Color, Style};
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::resources::loader::{theme_sources, ResourceOptions};
-use crate::resources::themes::{builtin_theme, default_theme_name, load_themes, Theme, ThemeColor};
+use crate::resources::themes::{builtin_theme, load_themes, Theme, ThemeColor};
 
 /// A theme ready to paint with.
 #[derive(Clone)]
 pub struct UiTheme {
     pub theme: Theme,
     pub markdown: Arc<MarkdownTheme>,
+    /// Tokens drawn faint rather than in a colour of their own (the `system` theme's greys).
+    faint: Arc<std::collections::HashSet<&'static str>>,
 }
 
 fn to_color(c: ThemeColor) -> Option<Color> {
@@ -29,9 +31,15 @@ fn to_color(c: ThemeColor) -> Option<Color> {
 
 impl UiTheme {
     pub fn new(theme: Theme) -> Self {
+        let faint = if theme.name == crate::resources::themes::SYSTEM_THEME && theme.source_path.is_none() {
+            crate::resources::themes::system_faint_tokens().collect()
+        } else {
+            Default::default()
+        };
         let mut t = UiTheme {
             theme,
             markdown: Arc::new(MarkdownTheme::default()),
+            faint: Arc::new(faint),
         };
         t.markdown = Arc::new(t.markdown_theme());
         t
@@ -58,6 +66,7 @@ impl UiTheme {
     pub fn fg(&self, token: &str) -> Style {
         Style {
             fg: to_color(self.theme.color(token)),
+            dim: self.faint.contains(token),
             ..Style::default()
         }
     }
@@ -134,7 +143,7 @@ impl UiTheme {
 
 /// Names of every theme the user can pick: built-ins first, then custom ones.
 pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
-    let mut names = vec!["dark".to_string(), "light".to_string()];
+    let mut names = vec!["system".to_string(), "dark".to_string(), "light".to_string()];
     let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
     for t in loaded.themes {
         if !names.contains(&t.name) {
@@ -144,13 +153,14 @@ pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
     names
 }
 
-/// The theme named in settings (a built-in, or a custom JSON theme from the themes folders),
-/// else the default for the terminal background. Returns a warning when the name is unknown.
+/// The theme named in settings (a built-in, or a custom JSON theme from the themes folders;
+/// a `light/dark` pair by the terminal background), else `system`. Returns a warning when the name is unknown.
 pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&str>) -> (UiTheme, Option<String>) {
     let wanted = name
         .map(str::to_string)
         .or_else(|| settings.theme().map(str::to_string))
-        .unwrap_or_else(|| default_theme_name(std::env::var("COLORFGBG").ok().as_deref()).to_string());
+        .unwrap_or_else(|| crate::resources::themes::SYSTEM_THEME.to_string());
+    let wanted = crate::resources::themes::resolve_theme_setting(&wanted, std::env::var("COLORFGBG").ok().as_deref());
     if let Some(t) = builtin_theme(&wanted) {
         return (UiTheme::new(t), None);
     }
@@ -174,6 +184,28 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_system_theme_uses_the_terminal_palette_and_faint_greys() {
+        let t = UiTheme::new(builtin_theme("system").expect("system theme"));
+        assert_eq!(t.fg("error").fg, Some(Color::Indexed(1)));
+        assert_eq!(t.fg("accent").fg, Some(Color::Indexed(5)));
+        // Body text and panels are the terminal's own colours; greys are faint.
+        assert_eq!(t.fg("text"), Style::default());
+        assert!(t.bg("userMessageBg").is_none());
+        assert!(t.fg("muted").dim && t.fg("muted").fg.is_none());
+        assert!(t.fg("scrollbarTrack").dim);
+    }
+
+    #[test]
+    fn a_light_dark_pair_picks_by_the_background() {
+        use crate::resources::themes::resolve_theme_setting;
+        assert_eq!(resolve_theme_setting("light/dark", Some("0;15")), "light");
+        assert_eq!(resolve_theme_setting("light/dark", Some("15;0")), "dark");
+        assert_eq!(resolve_theme_setting("light/dark", None), "dark");
+        assert_eq!(resolve_theme_setting("system", None), "system");
+        assert_eq!(resolve_theme_setting("./themes/x.json", None), "./themes/x.json");
+    }
 
     #[test]
     fn builtin_themes_paint_with_colour() {

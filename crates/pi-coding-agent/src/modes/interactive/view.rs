@@ -84,6 +84,9 @@ pub struct Frozen {
     chunks: Vec<Lines>,
     /// Children that should be finished, applied at the next render.
     target: usize,
+    /// The first transcript line of each finished child.
+    starts: Vec<usize>,
+    lines: usize,
 }
 
 /// The root component.
@@ -96,6 +99,8 @@ pub struct View {
     pub frozen: Frozen,
     /// What extensions show: widgets, their header and footer, custom components.
     pub ext: ExtensionScreen,
+    /// The first transcript line of each live child, as of the last render.
+    pub live_starts: Vec<usize>,
 }
 
 impl View {
@@ -116,6 +121,15 @@ impl View {
     pub fn drop_frozen(&mut self) {
         self.frozen.count = 0;
         self.frozen.chunks.clear();
+        self.frozen.starts.clear();
+        self.frozen.lines = 0;
+    }
+
+    /// The chat child drawn on transcript line `line` in the last frame.
+    pub fn child_at_line(&self, line: usize) -> Option<usize> {
+        let starts = self.frozen.starts.iter().chain(&self.live_starts);
+        let index = starts.take_while(|&&s| s <= line).count();
+        index.checked_sub(1)
     }
 
     fn render_chat(&mut self, width: usize, out: &mut Frame) {
@@ -126,7 +140,11 @@ impl View {
         }
         if target > self.frozen.count {
             let children = &mut self.chat.children_mut()[self.frozen.count..target];
-            let lines = render_finished(children, width);
+            let (lines, counts) = render_finished(children, width);
+            for n in counts {
+                self.frozen.starts.push(self.frozen.lines);
+                self.frozen.lines += n;
+            }
             for piece in lines.chunks(MERGED_CHUNK) {
                 self.frozen.chunks.push(piece.to_vec().into());
             }
@@ -135,7 +153,10 @@ impl View {
         for c in &self.frozen.chunks {
             out.push(c.clone());
         }
+        self.live_starts.clear();
+        let base = out.len();
         for c in &mut self.chat.children_mut()[self.frozen.count..] {
+            self.live_starts.push(self.frozen.lines + out.len() - base);
             c.render(width, out);
         }
     }
@@ -144,17 +165,21 @@ impl View {
 /// Below this many blocks the finished transcript is rendered on the calling thread.
 const PARALLEL_RENDER_BLOCKS: usize = 256;
 
-/// The lines of finished blocks, in order; their own caches are dropped (the merged copy is
-/// enough, and a later re-render rebuilds them). Opening a long session renders thousands of
-/// blocks at once, so they are split into runs rendered on one thread per core.
-fn render_finished(children: &mut [Box<dyn Component>], width: usize) -> Vec<String> {
-    fn render_run(run: &mut [Box<dyn Component>], width: usize) -> Vec<String> {
+/// The lines of finished blocks, in order, and how many each took; their own caches are
+/// dropped (the merged copy is enough, and a later re-render rebuilds them). Opening a long
+/// session renders thousands of blocks at once, so they are split into runs rendered on one
+/// thread per core.
+fn render_finished(children: &mut [Box<dyn Component>], width: usize) -> (Vec<String>, Vec<usize>) {
+    fn render_run(run: &mut [Box<dyn Component>], width: usize) -> (Vec<String>, Vec<usize>) {
         let mut f = Frame::new();
+        let mut counts = Vec::with_capacity(run.len());
         for c in run {
+            let before = f.len();
             c.render(width, &mut f);
+            counts.push(f.len() - before);
             c.invalidate();
         }
-        f.sealed().to_vec()
+        (f.sealed().to_vec(), counts)
     }
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
     if threads < 2 || children.len() < PARALLEL_RENDER_BLOCKS {
@@ -165,14 +190,17 @@ fn render_finished(children: &mut [Box<dyn Component>], width: usize) -> Vec<Str
         let mut runs = children.chunks_mut(per_thread);
         let first = runs.next().unwrap_or_default();
         let handles: Vec<_> = runs.map(|run| scope.spawn(move || render_run(run, width))).collect();
-        let mut lines = render_run(first, width);
+        let (mut lines, mut counts) = render_run(first, width);
         for handle in handles {
             match handle.join() {
-                Ok(more) => lines.extend(more),
+                Ok((more, more_counts)) => {
+                    lines.extend(more);
+                    counts.extend(more_counts);
+                }
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        lines
+        (lines, counts)
     })
 }
 
@@ -184,9 +212,11 @@ impl View {
     }
 
     /// The screen in fullscreen: the transcript apart from the dock below it.
-    pub fn screen_parts(&mut self, width: usize) -> pi_tui::ScreenParts {
+    /// The transcript at `transcript_width` (a column narrower when the scrollbar has its
+    /// own) and the dock at `width`.
+    pub fn screen_parts(&mut self, transcript_width: usize, width: usize) -> pi_tui::ScreenParts {
         let mut transcript = Frame::new();
-        self.render_chat(width, &mut transcript);
+        self.render_chat(transcript_width, &mut transcript);
         let mut above = Frame::new();
         self.pending.render(width, &mut above);
         above.push(super::chat::spacer());
@@ -321,12 +351,16 @@ mod tests {
     fn finished_blocks_render_in_order_whether_split_or_not() {
         let n = PARALLEL_RENDER_BLOCKS * 3 + 7;
         let mut split = blocks(n);
-        let lines = render_finished(&mut split, 30);
+        let (lines, counts) = render_finished(&mut split, 30);
         let mut expected = Vec::new();
+        let mut expected_counts = Vec::new();
         for mut b in blocks(n) {
-            expected.extend(pi_tui::render_lines(b.as_mut(), 30));
+            let rendered = pi_tui::render_lines(b.as_mut(), 30);
+            expected_counts.push(rendered.len());
+            expected.extend(rendered);
         }
         assert_eq!(lines, expected);
+        assert_eq!(counts, expected_counts, "each block's line count, in order");
         assert!(lines.len() > n, "long blocks wrap");
     }
 }

@@ -121,6 +121,10 @@ impl App {
                     b.set_expanded(expanded);
                 }
             }
+            self.status_line(format!(
+                "Tool output: {}",
+                if expanded { "expanded" } else { "collapsed" }
+            ));
             return true;
         }
         if is("app.message.copy") {
@@ -129,6 +133,11 @@ impl App {
         }
         if is("app.thinking.toggle") {
             self.toggle_thinking();
+            let hidden = self.hide_thinking;
+            self.status_line(format!(
+                "Thinking blocks: {}",
+                if hidden { "hidden" } else { "visible" }
+            ));
             return true;
         }
         if is("app.thinking.cycle") {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use pi_tui::{InputEvent, Key, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
 
 use super::super::effect::Effect;
+use super::super::tool_block::ToolBlock;
 use super::App;
 
 /// How long `Copied!` stays up.
@@ -91,15 +92,38 @@ impl App {
     /// A mouse report (fullscreen only: regular mode does not ask for them).
     pub fn handle_mouse(&mut self, m: &MouseEvent, tui: &mut Tui) {
         let Some(fs) = tui.fullscreen_mut() else { return };
-        if let MouseAction::Copy(text) = fs.handle_mouse(m) {
-            let on_select = self
-                .ctx()
-                .read_settings(|s| s.fullscreen_copy_on_select())
-                .unwrap_or(true);
-            if on_select {
-                self.copy_selection(text, tui);
+        match fs.handle_mouse(m) {
+            MouseAction::Copy(text) => {
+                let on_select = self
+                    .ctx()
+                    .read_settings(|s| s.fullscreen_copy_on_select())
+                    .unwrap_or(true);
+                if on_select {
+                    self.copy_selection(text, tui);
+                }
             }
+            MouseAction::Click(line) => self.click_transcript(line),
+            MouseAction::None | MouseAction::Redraw => {}
         }
+    }
+
+    /// A click on a tool call's block expands or collapses that block alone.
+    fn click_transcript(&mut self, line: usize) {
+        let Some(index) = self.view.child_at_line(line) else {
+            return;
+        };
+        let Some(block) = self
+            .view
+            .chat
+            .children_mut()
+            .get_mut(index)
+            .and_then(|c| c.as_mut().downcast_mut::<ToolBlock>())
+        else {
+            return;
+        };
+        let expanded = !block.is_expanded();
+        block.set_expanded(expanded);
+        self.view.thaw(index);
     }
 
     /// Ctrl+X: the fullscreen selection (when copy-on-select left it to this key), else the

@@ -40,7 +40,9 @@ impl App {
     }
 
     pub fn on_event(&mut self, ev: UiEvent) {
+        self.program_status.on_event(&ev);
         match ev {
+            UiEvent::Settled { .. } => {}
             UiEvent::AgentStart => {
                 self.running = true;
                 self.set_status(Some("Working".into()));

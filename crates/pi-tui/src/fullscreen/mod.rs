@@ -1,6 +1,10 @@
 //! Fullscreen layout state: the transcript viewport (following the end or scrolled), the
-//! mouse selection and its text, the "jump to latest" pill, flash messages, and composing
-//! the rows of one screen from the transcript and the dock below it.
+//! mouse selection and its text, the scrollbar, the "jump to latest" pill, flash messages,
+//! and composing the rows of one screen from the transcript and the dock below it.
+
+mod paint;
+mod scrollbar;
+mod selection;
 
 use std::time::{Duration, Instant};
 
@@ -9,6 +13,11 @@ use crate::input::{MouseEvent, MouseKind};
 use crate::screen::AltScreen;
 use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
+
+use paint::{pill_row, restyle_columns, reverse_columns, search_box};
+pub use scrollbar::ScrollbarMode;
+use scrollbar::{Geometry, Scrollbar};
+use selection::{click_count, word_at, Granularity, LastClick, Selection};
 
 /// Text of the pill shown while the transcript is scrolled away from its end.
 pub const JUMP_PILL: &str = " ↓ Jump to latest message · Ctrl+End ";
@@ -70,6 +79,11 @@ impl Viewport {
     pub fn to_bottom(&mut self) {
         self.top = None;
     }
+
+    /// Show from line `top` (the end, following, when it is past the last full screen).
+    pub fn scroll_to(&mut self, top: usize) {
+        self.top = (top < self.max_top()).then_some(top);
+    }
 }
 
 /// How far one wheel event scrolls.
@@ -78,28 +92,6 @@ pub enum WheelStep {
     /// One line, growing to 6 while the wheel spins fast.
     Auto,
     Lines(usize),
-}
-
-/// A point in the transcript: line index and display column.
-type Point = (usize, usize);
-
-#[derive(Debug, Clone, Copy)]
-struct Selection {
-    anchor: Point,
-    head: Point,
-}
-
-impl Selection {
-    fn ordered(&self) -> (Point, Point) {
-        if self.anchor <= self.head {
-            (self.anchor, self.head)
-        } else {
-            (self.head, self.anchor)
-        }
-    }
-    fn is_empty(&self) -> bool {
-        self.anchor == self.head
-    }
 }
 
 /// Placeholder of the transcript search box.
@@ -135,6 +127,8 @@ pub enum MouseAction {
     Redraw,
     /// A selection was made: copy this text.
     Copy(String),
+    /// A plain click (no drag) on this transcript line.
+    Click(usize),
 }
 
 /// The state of the fullscreen layout between frames.
@@ -143,6 +137,10 @@ pub struct Fullscreen {
     viewport: Viewport,
     selection: Option<Selection>,
     dragging: bool,
+    last_click: Option<LastClick>,
+    scrollbar: Scrollbar,
+    scrollbar_track: Style,
+    scrollbar_thumb: Style,
     flash: Option<(String, Instant)>,
     pill_style: Style,
     wheel: WheelStep,
@@ -152,6 +150,8 @@ pub struct Fullscreen {
     transcript: Frame,
     transcript_rows: usize,
     first_line: usize,
+    width: usize,
+    was_following: bool,
     search: Option<Search>,
 }
 
@@ -162,6 +162,10 @@ impl Default for Fullscreen {
             viewport: Viewport::default(),
             selection: None,
             dragging: false,
+            last_click: None,
+            scrollbar: Scrollbar::default(),
+            scrollbar_track: Style::new().dim(),
+            scrollbar_thumb: Style::new(),
             flash: None,
             pill_style: Style::new().inverse(),
             wheel: WheelStep::Auto,
@@ -170,6 +174,8 @@ impl Default for Fullscreen {
             transcript: Frame::new(),
             transcript_rows: 0,
             first_line: 0,
+            width: 0,
+            was_following: true,
             search: None,
         }
     }
@@ -198,6 +204,29 @@ impl Fullscreen {
 
     pub fn set_wheel_step(&mut self, step: WheelStep) {
         self.wheel = step;
+    }
+
+    /// When the scrollbar shows, and its track and thumb colours.
+    pub fn set_scrollbar(&mut self, mode: ScrollbarMode, track: Style, thumb: Style) {
+        self.scrollbar.mode = mode;
+        self.scrollbar_track = track;
+        self.scrollbar_thumb = thumb;
+    }
+
+    /// The width to render the transcript at: `always` keeps the last column for the bar.
+    pub fn transcript_width(&self, width: usize) -> usize {
+        if self.scrollbar.mode == ScrollbarMode::Always && width > 1 {
+            width - 1
+        } else {
+            width
+        }
+    }
+
+    /// Timers ran out (a flash, the scrollbar shown after scrolling): true when the screen
+    /// should be drawn again without them.
+    pub fn expire(&mut self) -> bool {
+        let flash = self.expire_flash();
+        self.scrollbar.expire() || flash
     }
 
     /// Show `text` at the top right for `for_how_long`.
@@ -392,9 +421,21 @@ impl Fullscreen {
                 *last = pill_row(JUMP_PILL, width, self.pill_style);
             }
         }
+        // Scrolling shows an `auto` bar; new lines arriving while following do not.
+        let following = self.viewport.following();
+        if first != self.first_line && !(following && self.was_following) {
+            self.scrollbar.activity();
+        }
+        self.was_following = following;
+        if width > 1 && self.scrollbar.visible(transcript.len(), rows_for_transcript) {
+            let g = Geometry::new(transcript.len(), rows_for_transcript, first);
+            self.scrollbar
+                .paint(&mut rows, width - 1, &g, self.scrollbar_track, self.scrollbar_thumb);
+        }
         self.transcript = transcript;
         self.transcript_rows = rows_for_transcript;
         self.first_line = first;
+        self.width = width;
         rows.extend(dock);
         if let Some(search) = &self.search {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
@@ -423,6 +464,9 @@ impl Fullscreen {
 
     /// React to a mouse report over the screen of the last frame.
     pub fn handle_mouse(&mut self, m: &MouseEvent) -> MouseAction {
+        if let Some(action) = self.scrollbar_mouse(m) {
+            return action;
+        }
         let in_transcript = m.row < self.transcript_rows;
         match m.kind {
             MouseKind::WheelUp | MouseKind::WheelDown => {
@@ -451,10 +495,10 @@ impl Fullscreen {
                     return MouseAction::Redraw;
                 }
                 if in_transcript {
-                    let p = (self.first_line + m.row, m.column);
-                    self.selection = Some(Selection { anchor: p, head: p });
-                    self.dragging = true;
+                    self.press(self.first_line + m.row, m.column);
+                    return MouseAction::Redraw;
                 }
+                self.last_click = None;
                 if had {
                     MouseAction::Redraw
                 } else {
@@ -462,6 +506,7 @@ impl Fullscreen {
                 }
             }
             MouseKind::Drag(0) if self.dragging => {
+                self.last_click = None;
                 // Dragging past the edges scrolls the transcript along.
                 if m.row >= self.transcript_rows {
                     self.viewport.scroll_by(1);
@@ -471,22 +516,118 @@ impl Fullscreen {
                 let first = self.viewport.first_line();
                 let row = m.row.min(self.transcript_rows.saturating_sub(1));
                 let line = (first + row).min(self.transcript.len().saturating_sub(1));
+                let range = self.selection.map(|s| s.granularity).and_then(|g| match g {
+                    Granularity::Character => None,
+                    Granularity::Word => self.word_range(line, m.column),
+                    Granularity::Line => Some(self.line_range(line)),
+                });
                 if let Some(s) = &mut self.selection {
-                    s.head = (line, m.column + 1);
+                    match range {
+                        Some(range) => s.extend_to(range),
+                        None if s.granularity == Granularity::Character => s.head = (line, m.column + 1),
+                        None => {}
+                    }
                 }
                 MouseAction::Redraw
             }
             MouseKind::Release(_) if self.dragging => {
                 self.dragging = false;
+                let click = self
+                    .selection
+                    .filter(|s| s.is_empty() && s.granularity == Granularity::Character)
+                    .map(|s| s.anchor.0);
                 match self.selected_text().filter(|t| !t.trim().is_empty()) {
                     Some(text) => MouseAction::Copy(text),
                     None => {
                         self.selection = None;
-                        MouseAction::None
+                        click.map_or(MouseAction::None, MouseAction::Click)
                     }
                 }
             }
             _ => MouseAction::None,
+        }
+    }
+
+    /// A left press on transcript `line` at `column`: the start of a drag, or the word
+    /// (double click) or line (triple click) under it.
+    fn press(&mut self, line: usize, column: usize) {
+        let word = self.word_range(line, column);
+        let count = click_count(&mut self.last_click, line, word.map(|((_, a), (_, b))| (a, b)));
+        self.selection = Some(match (count, word) {
+            (2, Some(word)) => Selection::of(word, Granularity::Word),
+            (3, _) => Selection::of(self.line_range(line), Granularity::Line),
+            _ => Selection::at((line, column)),
+        });
+        self.dragging = true;
+    }
+
+    fn plain_line(&self, line: usize) -> String {
+        self.transcript
+            .iter_from(line)
+            .next()
+            .map(|l| crate::ansi::strip_ansi(l))
+            .unwrap_or_default()
+    }
+
+    fn word_range(&self, line: usize, column: usize) -> Option<((usize, usize), (usize, usize))> {
+        let (from, to) = word_at(&self.plain_line(line), column)?;
+        Some(((line, from), (line, to)))
+    }
+
+    fn line_range(&self, line: usize) -> ((usize, usize), (usize, usize)) {
+        let w = visible_width(self.plain_line(line).trim_end());
+        ((line, 0), (line, w))
+    }
+
+    /// The scrollbar's share of the mouse: hovering its column, pressing on the track (a
+    /// jump) or the thumb, and dragging. `None` when the event is not for it.
+    fn scrollbar_mouse(&mut self, m: &MouseEvent) -> Option<MouseAction> {
+        let total = self.transcript.len();
+        let track = self.transcript_rows;
+        let on_column = self.width > 1 && m.column + 1 == self.width && m.row < track;
+        let usable = self.scrollbar.usable(total, track);
+        if let Some(grab) = self.scrollbar.drag {
+            return Some(match m.kind {
+                MouseKind::Release(_) => {
+                    self.scrollbar.drag = None;
+                    self.scrollbar.hover = on_column && usable;
+                    MouseAction::Redraw
+                }
+                MouseKind::Drag(_) | MouseKind::Move => {
+                    let g = Geometry::new(total, track, self.viewport.first_line());
+                    self.viewport
+                        .scroll_to(g.top_for_pointer(m.row.min(track.saturating_sub(1)), grab));
+                    self.scrollbar.activity();
+                    MouseAction::Redraw
+                }
+                _ => MouseAction::None,
+            });
+        }
+        let hover = on_column && usable;
+        let hover_changed = hover != self.scrollbar.hover;
+        self.scrollbar.hover = hover;
+        match m.kind {
+            MouseKind::Press(0) if hover => {
+                self.selection = None;
+                self.dragging = false;
+                self.last_click = None;
+                let g = Geometry::new(total, track, self.viewport.first_line());
+                let grab = if g.on_thumb(m.row) {
+                    m.row - g.thumb_top
+                } else {
+                    let grab = g.thumb_height / 2;
+                    self.viewport.scroll_to(g.top_for_pointer(m.row, grab));
+                    grab
+                };
+                self.scrollbar.drag = Some(grab);
+                Some(MouseAction::Redraw)
+            }
+            MouseKind::Move => Some(if hover_changed {
+                MouseAction::Redraw
+            } else {
+                MouseAction::None
+            }),
+            _ => None,
         }
     }
 
@@ -506,237 +647,5 @@ impl Fullscreen {
     }
 }
 
-/// `line` with columns `from..to` in reverse video (their own styles dropped).
-fn reverse_columns(line: &str, from: usize, to: usize) -> String {
-    restyle_columns(line, from, to, "\x1b[7m")
-}
-
-/// `line` with columns `from..to` drawn with the SGR sequence `sgr` only.
-fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> String {
-    if to <= from {
-        return line.to_string();
-    }
-    let w = visible_width(line);
-    let left = slice_columns(line, 0, from);
-    let left_pad = from.saturating_sub(visible_width(&left));
-    let middle = crate::ansi::strip_ansi(&slice_columns(line, from, to - from));
-    let middle_pad = (to - from).saturating_sub(visible_width(&middle));
-    let right = if w > to {
-        slice_columns(line, to, w - to)
-    } else {
-        String::new()
-    };
-    // Past the text the selection covers nothing: do not paint empty cells.
-    let middle_pad = if w <= to { 0 } else { middle_pad };
-    format!(
-        "{left}{}\x1b[0m{sgr}{middle}{}\x1b[0m{right}",
-        " ".repeat(left_pad),
-        " ".repeat(middle_pad)
-    )
-}
-
-/// The three rows of the search box, 40 % of the width (at least 32 columns).
-fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
-    let w = (width * 2 / 5).max(32).min(width);
-    if w < 8 {
-        return Vec::new();
-    }
-    let inner = w - 2;
-    let field_w = inner.saturating_sub(visible_width(counter) + 3);
-    let field = if query.is_empty() {
-        format!(
-            "\x1b[2m{}\x1b[22m",
-            crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "")
-        )
-    } else {
-        // The end of a long query stays in view.
-        let qw = visible_width(query);
-        let shown = if qw > field_w {
-            slice_columns(query, qw - field_w, field_w)
-        } else {
-            query.to_string()
-        };
-        format!("{shown}{}", crate::component::CURSOR_MARKER)
-    };
-    let pad = field_w.saturating_sub(visible_width(&field));
-    let hint = " ↑ Shift+Enter · ↓ Enter ";
-    let hint_w = visible_width(hint);
-    let bottom = if hint_w + 1 < inner {
-        format!("└{}{hint}─┘", "─".repeat(inner - hint_w - 1))
-    } else {
-        format!("└{}┘", "─".repeat(inner))
-    };
-    vec![
-        format!("┌{}┐", "─".repeat(inner)),
-        format!("│ {field}{} {counter} │", " ".repeat(pad)),
-        bottom,
-    ]
-}
-
-/// A rule across the row with `text` centred on it.
-fn pill_row(text: &str, width: usize, style: Style) -> String {
-    let w = visible_width(text);
-    if w >= width {
-        return style.paint(&crate::width::truncate_to_width(text, width, ""));
-    }
-    let left = (width - w) / 2;
-    let right = width - w - left;
-    format!("{}{}{}", "─".repeat(left), style.paint(text), "─".repeat(right))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn transcript(n: usize) -> Frame {
-        let mut f = Frame::new();
-        f.extend_lines((0..n).map(|i| format!("line {i}")));
-        f.sealed()
-    }
-
-    fn mouse(kind: MouseKind, column: usize, row: usize) -> MouseEvent {
-        MouseEvent {
-            kind,
-            column,
-            row,
-            shift: false,
-            alt: false,
-            ctrl: false,
-        }
-    }
-
-    #[test]
-    fn follows_the_end_until_scrolled_and_stays_put_while_content_grows() {
-        let mut fs = Fullscreen::new();
-        let rows = fs.compose(transcript(100), vec!["dock".into()], 20, 5);
-        assert_eq!(rows, ["line 96", "line 97", "line 98", "line 99", "dock"]);
-        fs.viewport_mut().scroll_by(-10);
-        let rows = fs.compose(transcript(120), vec!["dock".into()], 50, 5);
-        assert_eq!(&rows[..3], ["line 86", "line 87", "line 88"]);
-        assert!(rows[3].contains("Jump to latest message"), "{rows:?}");
-        fs.viewport_mut().to_bottom();
-        let rows = fs.compose(transcript(120), vec!["dock".into()], 20, 5);
-        assert_eq!(rows[3], "line 119");
-    }
-
-    #[test]
-    fn short_transcript_starts_at_the_top_and_the_dock_stays_at_the_bottom() {
-        let mut fs = Fullscreen::new();
-        let rows = fs.compose(transcript(2), vec!["editor".into(), "footer".into()], 20, 6);
-        assert_eq!(rows, ["line 0", "line 1", "", "", "editor", "footer"]);
-    }
-
-    #[test]
-    fn paging_and_the_ends() {
-        let mut v = Viewport::default();
-        assert_eq!(v.layout(100, 20), 80);
-        v.scroll_by(-v.page());
-        assert_eq!(v.layout(100, 20), 64);
-        v.to_top();
-        assert_eq!(v.layout(100, 20), 0);
-        v.scroll_by(1000);
-        assert!(v.following());
-        // Content shorter than the window cannot scroll.
-        let mut short = Viewport::default();
-        short.layout(3, 20);
-        short.scroll_by(-5);
-        assert!(short.following());
-    }
-
-    #[test]
-    fn wheel_scrolls_and_the_pill_jumps_back() {
-        let mut fs = Fullscreen::new();
-        fs.set_wheel_step(WheelStep::Lines(3));
-        fs.compose(transcript(50), vec!["dock".into()], 40, 11);
-        assert_eq!(fs.handle_mouse(&mouse(MouseKind::WheelUp, 3, 3)), MouseAction::Redraw);
-        let rows = fs.compose(transcript(50), vec!["dock".into()], 40, 11);
-        assert_eq!(rows[0], "line 37");
-        assert_eq!(fs.handle_mouse(&mouse(MouseKind::Press(0), 20, 9)), MouseAction::Redraw);
-        assert!(fs.viewport().following());
-    }
-
-    #[test]
-    fn drag_selects_text_and_release_copies_it() {
-        let mut fs = Fullscreen::new();
-        let mut f = Frame::new();
-        f.extend_lines(["\x1b[1mhello world\x1b[0m   ".to_string(), "second line".to_string()]);
-        fs.compose(f.sealed(), vec!["dock".into()], 20, 4);
-        fs.handle_mouse(&mouse(MouseKind::Press(0), 6, 0));
-        fs.handle_mouse(&mouse(MouseKind::Drag(0), 5, 1));
-        let rows = fs.compose(
-            {
-                let mut f = Frame::new();
-                f.extend_lines(["\x1b[1mhello world\x1b[0m   ".to_string(), "second line".to_string()]);
-                f.sealed()
-            },
-            vec!["dock".into()],
-            20,
-            4,
-        );
-        assert!(rows[0].contains("\x1b[7mworld"), "{:?}", rows[0]);
-        match fs.handle_mouse(&mouse(MouseKind::Release(0), 5, 1)) {
-            MouseAction::Copy(t) => assert_eq!(t, "world\nsecond"),
-            other => panic!("no copy: {other:?}"),
-        }
-        // A click without a drag selects nothing.
-        fs.handle_mouse(&mouse(MouseKind::Press(0), 2, 0));
-        assert_eq!(fs.handle_mouse(&mouse(MouseKind::Release(0), 2, 0)), MouseAction::None);
-    }
-
-    #[test]
-    fn search_finds_matches_from_the_view_and_steps_through_them() {
-        let mut fs = Fullscreen::new();
-        let lines: Vec<String> = (0..60)
-            .map(|i| {
-                if i % 10 == 3 {
-                    format!("needle at {i}")
-                } else {
-                    format!("hay {i}")
-                }
-            })
-            .collect();
-        let frame = || {
-            let mut f = Frame::new();
-            f.extend_lines(lines.clone());
-            f.sealed()
-        };
-        fs.compose(frame(), vec!["dock".into()], 60, 11);
-        fs.toggle_search();
-        for c in ["N", "e", "e", "d", "l", "e"] {
-            fs.search_key(SearchKey::Text(c.into()));
-        }
-        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
-        assert_eq!(
-            fs.search_position(),
-            Some((6, 6)),
-            "first match at or below the view: line 53"
-        );
-        assert!(rows[0].contains("┌") && rows[1].contains("6/6"), "{:?}", &rows[..3]);
-        assert!(rows.iter().any(|r| r.contains("\x1b[1;7mneedle")));
-        fs.search_key(SearchKey::Next);
-        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
-        assert_eq!(fs.search_position(), Some((1, 6)));
-        // Line 3 is scrolled into view.
-        assert!(
-            rows.iter().any(|r| crate::ansi::strip_ansi(r).contains("needle at 3")),
-            "{rows:?}"
-        );
-        fs.search_key(SearchKey::Previous);
-        fs.compose(frame(), vec!["dock".into()], 60, 11);
-        assert_eq!(fs.search_position(), Some((6, 6)));
-        fs.close_search();
-        let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
-        assert!(!rows.iter().any(|r| r.contains("\x1b[4m")));
-    }
-
-    #[test]
-    fn flash_sits_top_right_until_it_expires() {
-        let mut fs = Fullscreen::new();
-        fs.flash("Copied!", Duration::from_millis(0));
-        let rows = fs.compose(transcript(3), vec![], 30, 3);
-        assert!(rows[0].starts_with("line 0") && rows[0].contains(" Copied! "));
-        assert!(fs.expire_flash());
-        let rows = fs.compose(transcript(3), vec![], 30, 3);
-        assert_eq!(rows[0], "line 0");
-    }
-}
+mod tests;

@@ -1,0 +1,429 @@
+//! `/mcp` in the terminal UI: the configured MCP servers with their state, exposure and
+//! scope (those that need attention first), a page per server (transport, files, state, the
+//! full error; tools, reconnect, exposure, enable/disable, in the project too), and the
+//! `/mcp reconnect|login|logout [server]` subcommands.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pi_mcp::config::ServerPatch;
+use pi_mcp::{Exposure, Scope};
+use pi_tui::components::SelectItem;
+
+use super::dialogs::Dialog;
+use super::effect::{blocking, blocking_task, notice, then, Ctx, Effect, Overlay, Picker};
+use crate::mcp::server::{McpServer, Phase};
+
+const USAGE: &str = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
+
+/// What each exposure means, for the exposure menu and the tools page.
+const EXPOSURES: [(Exposure, &str); 3] = [
+    (
+        Exposure::Codemode,
+        "called from codemode scripts; not declared to the model",
+    ),
+    (Exposure::Deferred, "found through tool_search, declared once found"),
+    (Exposure::Direct, "declared to the model as tools of their own"),
+];
+
+/// `/mcp [login|logout|reconnect] [server]`.
+pub fn command(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    let mut words = arg.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (None, _, _) => open_list(cx),
+        (Some("reconnect"), name, None) => match pick(cx, name, |s| s.is_enabled()) {
+            Ok(server) => vec![reconnect(cx, server, false)],
+            Err(e) => vec![e],
+        },
+        (Some("login" | "logout"), name, None) => match pick(cx, name, |s| s.entry.config.is_http()) {
+            // Sign-in to OAuth servers is not available in this build.
+            Ok(server) => vec![notice(
+                format!(
+                    "MCP server \"{}\" cannot be signed in to or out of here: OAuth sign-in is not supported yet.",
+                    server.name()
+                ),
+                "warning",
+            )],
+            Err(_) => vec![notice(
+                "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.",
+                "error",
+            )],
+        },
+        _ => vec![notice(USAGE, "warning")],
+    }
+}
+
+/// The server a subcommand names, or the only one that fits when none is named.
+fn pick(cx: &Ctx<'_>, name: Option<&str>, fits: impl Fn(&McpServer) -> bool) -> Result<Arc<McpServer>, Effect> {
+    let servers = cx.session.services().mcp().servers();
+    if let Some(name) = name {
+        return servers
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| notice(format!("No MCP server named \"{name}\"."), "error"));
+    }
+    let mut fitting: Vec<_> = servers.into_iter().filter(|s| fits(s)).collect();
+    match fitting.len() {
+        1 => Ok(fitting.remove(0)),
+        0 => Err(notice("No enabled MCP server to reconnect.", "error")),
+        _ => Err(notice(
+            format!(
+                "Name the MCP server: {}.",
+                fitting.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
+            ),
+            "warning",
+        )),
+    }
+}
+
+/// Where a server is, as its row says it (`connected · 3 tools · resources`).
+pub fn describe_state(server: &McpServer, first_line_only: bool) -> String {
+    match server.phase() {
+        Phase::Disabled => "disabled".into(),
+        Phase::Starting => "starting".into(),
+        Phase::Connecting => "connecting…".into(),
+        Phase::Connected(c) => {
+            let n = c.tools.len();
+            let resources = if c.client.server_info().has_resources() {
+                " · resources"
+            } else {
+                ""
+            };
+            format!("connected · {n} tool{}{resources}", if n == 1 { "" } else { "s" })
+        }
+        Phase::NeedsSignIn(_) => "needs sign-in".into(),
+        Phase::Failed(message) => {
+            let text = if first_line_only {
+                message.lines().next().unwrap_or("").to_string()
+            } else {
+                message
+            };
+            format!("failed: {text}")
+        }
+        Phase::Closed => "disconnected".into(),
+    }
+}
+
+/// Servers that need the user come first: sign-in, failures, lost connections, starting.
+fn attention_rank(server: &McpServer) -> u8 {
+    match server.phase() {
+        Phase::NeedsSignIn(_) => 0,
+        Phase::Failed(_) => 1,
+        Phase::Closed => 2,
+        Phase::Starting | Phase::Connecting => 3,
+        Phase::Connected(_) => 4,
+        Phase::Disabled => 5,
+    }
+}
+
+fn scope_of(server: &McpServer) -> &'static str {
+    match (server.entry.scope, &server.entry.override_path) {
+        (Scope::Global, Some(_)) => "global, project override",
+        (scope, _) => scope.as_str(),
+    }
+}
+
+/// The list of servers.
+pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
+    let runtime = cx.session.services().mcp().clone();
+    let mut servers = runtime.servers();
+    servers.sort_by(|a, b| {
+        attention_rank(a)
+            .cmp(&attention_rank(b))
+            .then_with(|| a.name().cmp(b.name()))
+    });
+    let errors: Vec<String> = runtime.config_errors().iter().map(|e| format!("config: {e}")).collect();
+    if servers.is_empty() {
+        let global = cx.paths().agent_dir.join("mcp.json");
+        let mut lines = errors;
+        lines.push(format!(
+            "No MCP servers configured. Add them to {} or .pi/mcp.json.",
+            global.display()
+        ));
+        return vec![notice(lines.join("\n"), "dim")];
+    }
+    let width = servers
+        .iter()
+        .map(|s| s.name().chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(30);
+    let items = servers
+        .iter()
+        .map(|s| {
+            let exposure = s.entry.config.exposure.as_str();
+            SelectItem::new(s.name())
+                .with_label(format!("{:width$}", s.name()))
+                .with_description(format!("{} · {exposure} · {}", describe_state(s, true), scope_of(s)))
+        })
+        .collect();
+    let dialog = Dialog::choice("MCP servers", items, false, cx.theme.clone())
+        .with_details(Vec::new(), errors)
+        .with_hint("enter manage • escape/ctrl+c close");
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(|cx, value| match value {
+            Some(name) => open_server(cx, &name),
+            None => Vec::new(),
+        })),
+    })]
+}
+
+/// The project's `mcp.json`, when the project is trusted (only then is it read).
+fn project_file(cx: &Ctx<'_>) -> Option<PathBuf> {
+    cx.session
+        .services()
+        .project_trusted()
+        .then(|| cx.paths().cwd.join(".pi").join("mcp.json"))
+}
+
+fn find(cx: &Ctx<'_>, name: &str) -> Option<Arc<McpServer>> {
+    cx.session
+        .services()
+        .mcp()
+        .servers()
+        .into_iter()
+        .find(|s| s.name() == name)
+}
+
+/// One server's page.
+pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
+    let Some(server) = find(cx, name) else {
+        return vec![notice("This server is no longer configured.", "warning")];
+    };
+    let entry = &server.entry;
+    let saved = match (&entry.override_path, entry.scope) {
+        (Some(_), _) => "saved to the project mcp.json".to_string(),
+        (None, scope) => format!("saved to the {} mcp.json", scope.as_str()),
+    };
+    let in_project = entry.scope == Scope::Global && entry.override_path.is_none() && project_file(cx).is_some();
+    let project_saved = "saved to the project mcp.json";
+    let phase = server.phase();
+    let mut items = Vec::new();
+    if matches!(phase, Phase::Disabled) {
+        items.push(
+            SelectItem::new("enable")
+                .with_label("Enable")
+                .with_description(saved.clone()),
+        );
+        if in_project {
+            items.push(
+                SelectItem::new("enable-project")
+                    .with_label("Enable in this project")
+                    .with_description(project_saved),
+            );
+        }
+    } else {
+        if let Phase::Connected(c) = &phase {
+            items.push(
+                SelectItem::new("tools")
+                    .with_label("Tools")
+                    .with_description(format!("{} offered", c.tools.len())),
+            );
+        }
+        if matches!(
+            phase,
+            Phase::Failed(_) | Phase::Closed | Phase::Connected(_) | Phase::NeedsSignIn(_)
+        ) {
+            items.push(SelectItem::new("reconnect").with_label("Reconnect"));
+        }
+        items.push(
+            SelectItem::new("exposure")
+                .with_label("Exposure")
+                .with_description(entry.config.exposure.as_str()),
+        );
+        items.push(SelectItem::new("disable").with_label("Disable").with_description(saved));
+        if in_project {
+            items.push(
+                SelectItem::new("disable-project")
+                    .with_label("Disable in this project")
+                    .with_description(project_saved),
+            );
+        }
+    }
+    let mut details = vec![
+        entry.config.describe_transport(),
+        format!("{}: {}", entry.scope.as_str(), entry.source.display()),
+    ];
+    if let Some(o) = &entry.override_path {
+        details.push(format!("project override: {}", o.display()));
+    }
+    details.push(format!("State: {}", describe_state(&server, true)));
+    let errors = match &phase {
+        Phase::Failed(message) | Phase::NeedsSignIn(message) => message.lines().map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let dialog = Dialog::choice(format!("MCP server {name}"), items, false, cx.theme.clone())
+        .with_details(details, errors)
+        .with_hint("enter select • escape back");
+    let name = name.to_string();
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |cx, value| match value.as_deref() {
+            None => open_list(cx),
+            Some(action) => act(cx, &name, action),
+        })),
+    })]
+}
+
+fn act(cx: &Ctx<'_>, name: &str, action: &str) -> Vec<Effect> {
+    let Some(server) = find(cx, name) else {
+        return open_list(cx);
+    };
+    match action {
+        "tools" => open_tools(cx, &server),
+        "reconnect" => vec![reconnect(cx, server, true)],
+        "exposure" => open_exposure(cx, &server),
+        "enable" | "disable" | "enable-project" | "disable-project" => {
+            let enabled = action.starts_with("enable");
+            let file = if action.ends_with("-project") {
+                project_file(cx)
+            } else {
+                Some(
+                    server
+                        .entry
+                        .override_path
+                        .clone()
+                        .unwrap_or_else(|| server.entry.source.clone()),
+                )
+            };
+            let as_override = action.ends_with("-project") || server.entry.override_path.is_some();
+            let patch = ServerPatch {
+                enabled: Some(enabled),
+                ..Default::default()
+            };
+            match file {
+                Some(file) => vec![save(file, name.to_string(), patch, as_override)],
+                None => open_server(cx, name),
+            }
+        }
+        _ => open_server(cx, name),
+    }
+}
+
+/// Write `patch` to `file` off the UI thread and say where it went.
+fn save(file: PathBuf, name: String, patch: ServerPatch, as_override: bool) -> Effect {
+    blocking(move || {
+        let result = pi_mcp::config::update_server(&file, &name, &patch, as_override);
+        then(move |cx| {
+            let mut out = vec![match result {
+                Ok(()) => notice(saved_notice(&file), "dim"),
+                Err(e) => notice(e.to_string(), "error"),
+            }];
+            out.extend(open_server(cx, &name));
+            out
+        })
+    })
+}
+
+fn saved_notice(file: &Path) -> String {
+    format!("Saved to {}. It applies when pi starts next.", file.display())
+}
+
+fn open_tools(cx: &Ctx<'_>, server: &Arc<McpServer>) -> Vec<Effect> {
+    let Phase::Connected(c) = server.phase() else {
+        return open_server(cx, server.name());
+    };
+    let exposure = server.entry.config.exposure;
+    let meaning = EXPOSURES
+        .iter()
+        .find(|(e, _)| *e == exposure)
+        .map_or("unreachable", |(_, m)| m);
+    let mut details = vec![format!("Exposure {}: {meaning}", exposure.as_str())];
+    if !server.entry.config.tool_exposure.is_empty() {
+        details.push("Some tools override it with toolExposure.".into());
+    }
+    let items: Vec<SelectItem> = c
+        .tools
+        .iter()
+        .map(|t| {
+            let first = t
+                .description
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let own = server.entry.config.tool_exposure(&t.name);
+            let description = if own == exposure {
+                first
+            } else {
+                format!("[{}] {first}", own.as_str())
+            };
+            SelectItem::new(t.name.clone())
+                .with_label(t.name.clone())
+                .with_description(description)
+        })
+        .collect();
+    if items.is_empty() {
+        return vec![notice("The server offers no tools.", "dim")];
+    }
+    let dialog = Dialog::choice(format!("Tools of {}", server.name()), items, false, cx.theme.clone())
+        .with_details(details, Vec::new())
+        .with_hint("enter/escape back");
+    let name = server.name().to_string();
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |cx, _| open_server(cx, &name))),
+    })]
+}
+
+fn open_exposure(cx: &Ctx<'_>, server: &Arc<McpServer>) -> Vec<Effect> {
+    let current = server.entry.config.exposure;
+    let items = EXPOSURES
+        .iter()
+        .map(|(e, meaning)| {
+            let mark = if *e == current { "✓ " } else { "  " };
+            SelectItem::new(e.as_str())
+                .with_label(format!("{mark}{}", e.as_str()))
+                .with_description(*meaning)
+        })
+        .collect();
+    let file = server
+        .entry
+        .override_path
+        .clone()
+        .unwrap_or_else(|| server.entry.source.clone());
+    let mut dialog = Dialog::choice(format!("Exposure of {}", server.name()), items, false, cx.theme.clone())
+        .with_details(vec![format!("Saved to {}.", file.display())], Vec::new())
+        .with_hint("enter save • escape back");
+    dialog.select_value(current.as_str());
+    let name = server.name().to_string();
+    let as_override = server.entry.override_path.is_some();
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |cx, value| {
+            match value.as_deref().and_then(Exposure::parse).filter(|e| *e != current) {
+                Some(exposure) => {
+                    let patch = ServerPatch {
+                        exposure: Some(exposure),
+                        ..Default::default()
+                    };
+                    vec![save(file, name, patch, as_override)]
+                }
+                None => open_server(cx, &name),
+            }
+        })),
+    })]
+}
+
+/// Connect `server` again; the outcome comes back as a notice (and the page, from the page).
+fn reconnect(cx: &Ctx<'_>, server: Arc<McpServer>, reopen: bool) -> Effect {
+    let runtime = cx.session.services().mcp().clone();
+    blocking_task(async move {
+        runtime.reconnect(&server).await;
+        let name = server.name().to_string();
+        let text = format!(
+            "Reconnected to MCP server \"{name}\" ({}).",
+            describe_state(&server, true)
+        );
+        then(move |cx| {
+            let mut out = vec![notice(text, "dim")];
+            if reopen {
+                out.extend(open_server(cx, &name));
+            }
+            out
+        })
+    })
+}

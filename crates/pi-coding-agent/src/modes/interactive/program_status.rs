@@ -1,0 +1,208 @@
+//! What the terminal is told about the program (OSC 7501), followed from the session's
+//! events: working during a run or a compaction (with the session's name), blocked while a
+//! dialog waits for the user, then done, failed (the first line of the error) or idle after
+//! an abort. Prompts and model output are never part of a report.
+
+use pi_tui::program_status::{ProgramState, ProgramStatus};
+
+use super::events::UiEvent;
+
+/// The name reports carry.
+const APP_NAME: &str = "pi";
+
+/// How the last run or manual compaction ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    Idle,
+    Done,
+    Error(String),
+}
+
+/// Follows the session and says when the report changes.
+#[derive(Debug)]
+pub struct ProgramStatusReporter {
+    run_active: bool,
+    compacting: bool,
+    run_result: Outcome,
+    resting: Outcome,
+    blocked: bool,
+    /// The session's name (`None` inside: not looked up yet).
+    session_name: Option<Option<String>>,
+    last: Option<ProgramStatus>,
+}
+
+impl Default for ProgramStatusReporter {
+    fn default() -> Self {
+        ProgramStatusReporter {
+            run_active: false,
+            compacting: false,
+            run_result: Outcome::Done,
+            resting: Outcome::Idle,
+            blocked: false,
+            session_name: None,
+            last: None,
+        }
+    }
+}
+
+fn first_line(text: Option<&str>) -> String {
+    text.and_then(|t| t.lines().next())
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .unwrap_or("Error")
+        .to_string()
+}
+
+impl ProgramStatusReporter {
+    pub fn on_event(&mut self, ev: &UiEvent) {
+        match ev {
+            UiEvent::AgentStart => {
+                self.run_active = true;
+                self.run_result = Outcome::Done;
+            }
+            UiEvent::AssistantEnd(m) => {
+                self.run_result = if m.stop_reason == pi_ai::StopReason::Error {
+                    Outcome::Error(first_line(m.error_message.as_deref()))
+                } else {
+                    Outcome::Done
+                };
+            }
+            UiEvent::CompactionStart { .. } => self.compacting = true,
+            UiEvent::CompactionEnd { error } => {
+                self.compacting = false;
+                if let Some(e) = error {
+                    let failed = Outcome::Error(first_line(Some(e)));
+                    if self.run_active {
+                        self.run_result = failed;
+                    } else {
+                        self.resting = failed;
+                    }
+                }
+            }
+            UiEvent::Settled { aborted } => {
+                self.run_active = false;
+                self.resting = if *aborted {
+                    Outcome::Idle
+                } else {
+                    self.run_result.clone()
+                };
+            }
+            _ => {}
+        }
+    }
+
+    pub fn has_name(&self) -> bool {
+        self.session_name.is_some()
+    }
+
+    pub fn set_session_name(&mut self, name: Option<String>) {
+        self.session_name = Some(name);
+    }
+
+    /// A dialog waits for the user (or no longer does).
+    pub fn set_blocked(&mut self, blocked: bool) {
+        self.blocked = blocked;
+    }
+
+    fn current(&self) -> ProgramStatus {
+        let session_name = self.session_name.as_ref().and_then(Option::as_deref);
+        let mut status = if self.blocked {
+            let mut s = ProgramStatus::new(ProgramState::Blocked);
+            s.kind = Some("question".into());
+            s
+        } else if self.compacting {
+            let mut s = ProgramStatus::new(ProgramState::Working);
+            s.message = Some("Compacting context".into());
+            s
+        } else if self.run_active {
+            ProgramStatus::new(ProgramState::Working)
+        } else {
+            match &self.resting {
+                Outcome::Idle => ProgramStatus::new(ProgramState::Idle),
+                Outcome::Done => ProgramStatus::new(ProgramState::Done),
+                Outcome::Error(e) => {
+                    let mut s = ProgramStatus::new(ProgramState::Error);
+                    s.message = Some(e.clone());
+                    s
+                }
+            }
+        };
+        if matches!(status.state, ProgramState::Working | ProgramState::Done) && status.message.is_none() {
+            status.message = session_name.map(str::to_string);
+        }
+        status.app = Some(APP_NAME.into());
+        status
+    }
+
+    /// The report to send, when it differs from the last one sent.
+    pub fn take_report(&mut self) -> Option<ProgramStatus> {
+        let now = self.current();
+        if self.last.as_ref() == Some(&now) {
+            return None;
+        }
+        self.last = Some(now.clone());
+        Some(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assistant(stop: pi_ai::StopReason, error: Option<&str>) -> UiEvent {
+        let m = pi_ai::AssistantMessage {
+            stop_reason: stop,
+            error_message: error.map(str::to_string),
+            ..Default::default()
+        };
+        UiEvent::AssistantEnd(Box::new(m))
+    }
+
+    fn state(r: &mut ProgramStatusReporter) -> Option<(ProgramState, Option<String>)> {
+        r.set_session_name(Some("demo".into()));
+        r.take_report().map(|s| (s.state, s.message))
+    }
+
+    #[test]
+    fn a_run_goes_from_idle_to_working_to_done_and_repeats_nothing() {
+        let mut r = ProgramStatusReporter::default();
+        assert_eq!(state(&mut r), Some((ProgramState::Idle, None)));
+        assert_eq!(state(&mut r), None, "unchanged");
+        r.on_event(&UiEvent::AgentStart);
+        assert_eq!(state(&mut r), Some((ProgramState::Working, Some("demo".into()))));
+        r.on_event(&assistant(pi_ai::StopReason::Stop, None));
+        r.on_event(&UiEvent::Settled { aborted: false });
+        assert_eq!(state(&mut r), Some((ProgramState::Done, Some("demo".into()))));
+    }
+
+    #[test]
+    fn errors_aborts_compactions_and_dialogs() {
+        let mut r = ProgramStatusReporter::default();
+        r.on_event(&UiEvent::AgentStart);
+        r.on_event(&assistant(
+            pi_ai::StopReason::Error,
+            Some("429 Too Many Requests\nretry later"),
+        ));
+        r.on_event(&UiEvent::Settled { aborted: false });
+        assert_eq!(
+            state(&mut r),
+            Some((ProgramState::Error, Some("429 Too Many Requests".into())))
+        );
+        r.on_event(&UiEvent::AgentStart);
+        r.on_event(&UiEvent::Settled { aborted: true });
+        assert_eq!(state(&mut r), Some((ProgramState::Idle, None)));
+        r.on_event(&UiEvent::CompactionStart {
+            overflow: false,
+            manual: true,
+        });
+        assert_eq!(
+            state(&mut r),
+            Some((ProgramState::Working, Some("Compacting context".into())))
+        );
+        r.set_blocked(true);
+        assert_eq!(state(&mut r), Some((ProgramState::Blocked, None)));
+        r.set_blocked(false);
+        r.on_event(&UiEvent::CompactionEnd { error: None });
+        assert_eq!(state(&mut r), Some((ProgramState::Idle, None)));
+    }
+}

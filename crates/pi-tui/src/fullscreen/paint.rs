@@ -1,0 +1,85 @@
+//! Drawing over composed rows: restyled column ranges (selection, search matches), the
+//! search box and the "jump to latest" pill.
+
+use crate::style::Style;
+use crate::width::{slice_columns, visible_width};
+
+use super::SEARCH_PLACEHOLDER;
+
+/// `line` with columns `from..to` in reverse video (their own styles dropped).
+pub(super) fn reverse_columns(line: &str, from: usize, to: usize) -> String {
+    restyle_columns(line, from, to, "\x1b[7m")
+}
+
+/// `line` with columns `from..to` drawn with the SGR sequence `sgr` only.
+pub(super) fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> String {
+    if to <= from {
+        return line.to_string();
+    }
+    let w = visible_width(line);
+    let left = slice_columns(line, 0, from);
+    let left_pad = from.saturating_sub(visible_width(&left));
+    let middle = crate::ansi::strip_ansi(&slice_columns(line, from, to - from));
+    let middle_pad = (to - from).saturating_sub(visible_width(&middle));
+    let right = if w > to {
+        slice_columns(line, to, w - to)
+    } else {
+        String::new()
+    };
+    // Past the text the selection covers nothing: do not paint empty cells.
+    let middle_pad = if w <= to { 0 } else { middle_pad };
+    format!(
+        "{left}{}\x1b[0m{sgr}{middle}{}\x1b[0m{right}",
+        " ".repeat(left_pad),
+        " ".repeat(middle_pad)
+    )
+}
+
+/// The three rows of the search box, 40 % of the width (at least 32 columns).
+pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
+    let w = (width * 2 / 5).max(32).min(width);
+    if w < 8 {
+        return Vec::new();
+    }
+    let inner = w - 2;
+    let field_w = inner.saturating_sub(visible_width(counter) + 3);
+    let field = if query.is_empty() {
+        format!(
+            "\x1b[2m{}\x1b[22m",
+            crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "")
+        )
+    } else {
+        // The end of a long query stays in view.
+        let qw = visible_width(query);
+        let shown = if qw > field_w {
+            slice_columns(query, qw - field_w, field_w)
+        } else {
+            query.to_string()
+        };
+        format!("{shown}{}", crate::component::CURSOR_MARKER)
+    };
+    let pad = field_w.saturating_sub(visible_width(&field));
+    let hint = " ↑ Shift+Enter · ↓ Enter ";
+    let hint_w = visible_width(hint);
+    let bottom = if hint_w + 1 < inner {
+        format!("└{}{hint}─┘", "─".repeat(inner - hint_w - 1))
+    } else {
+        format!("└{}┘", "─".repeat(inner))
+    };
+    vec![
+        format!("┌{}┐", "─".repeat(inner)),
+        format!("│ {field}{} {counter} │", " ".repeat(pad)),
+        bottom,
+    ]
+}
+
+/// A rule across the row with `text` centred on it.
+pub(super) fn pill_row(text: &str, width: usize, style: Style) -> String {
+    let w = visible_width(text);
+    if w >= width {
+        return style.paint(&crate::width::truncate_to_width(text, width, ""));
+    }
+    let left = (width - w) / 2;
+    let right = width - w - left;
+    format!("{}{}{}", "─".repeat(left), style.paint(text), "─".repeat(right))
+}

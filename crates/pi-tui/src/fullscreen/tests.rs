@@ -1,0 +1,227 @@
+//! Tests of the fullscreen layout: following and scrolling, the pill, selection by drag and
+//! clicks, the scrollbar, search and flashes.
+
+use super::*;
+
+fn transcript(n: usize) -> Frame {
+    let mut f = Frame::new();
+    f.extend_lines((0..n).map(|i| format!("line {i}")));
+    f.sealed()
+}
+
+fn mouse(kind: MouseKind, column: usize, row: usize) -> MouseEvent {
+    MouseEvent {
+        kind,
+        column,
+        row,
+        shift: false,
+        alt: false,
+        ctrl: false,
+    }
+}
+
+#[test]
+fn follows_the_end_until_scrolled_and_stays_put_while_content_grows() {
+    let mut fs = Fullscreen::new();
+    fs.set_scrollbar(ScrollbarMode::Hidden, Style::new(), Style::new());
+    let rows = fs.compose(transcript(100), vec!["dock".into()], 20, 5);
+    assert_eq!(rows, ["line 96", "line 97", "line 98", "line 99", "dock"]);
+    fs.viewport_mut().scroll_by(-10);
+    let rows = fs.compose(transcript(120), vec!["dock".into()], 50, 5);
+    assert_eq!(&rows[..3], ["line 86", "line 87", "line 88"]);
+    assert!(rows[3].contains("Jump to latest message"), "{rows:?}");
+    fs.viewport_mut().to_bottom();
+    let rows = fs.compose(transcript(120), vec!["dock".into()], 20, 5);
+    assert_eq!(rows[3], "line 119");
+}
+
+#[test]
+fn short_transcript_starts_at_the_top_and_the_dock_stays_at_the_bottom() {
+    let mut fs = Fullscreen::new();
+    let rows = fs.compose(transcript(2), vec!["editor".into(), "footer".into()], 20, 6);
+    assert_eq!(rows, ["line 0", "line 1", "", "", "editor", "footer"]);
+}
+
+#[test]
+fn paging_and_the_ends() {
+    let mut v = Viewport::default();
+    assert_eq!(v.layout(100, 20), 80);
+    v.scroll_by(-v.page());
+    assert_eq!(v.layout(100, 20), 64);
+    v.to_top();
+    assert_eq!(v.layout(100, 20), 0);
+    v.scroll_by(1000);
+    assert!(v.following());
+    // Content shorter than the window cannot scroll.
+    let mut short = Viewport::default();
+    short.layout(3, 20);
+    short.scroll_by(-5);
+    assert!(short.following());
+}
+
+#[test]
+fn wheel_scrolls_and_the_pill_jumps_back() {
+    let mut fs = Fullscreen::new();
+    fs.set_scrollbar(ScrollbarMode::Hidden, Style::new(), Style::new());
+    fs.set_wheel_step(WheelStep::Lines(3));
+    fs.compose(transcript(50), vec!["dock".into()], 40, 11);
+    assert_eq!(fs.handle_mouse(&mouse(MouseKind::WheelUp, 3, 3)), MouseAction::Redraw);
+    let rows = fs.compose(transcript(50), vec!["dock".into()], 40, 11);
+    assert_eq!(rows[0], "line 37");
+    assert_eq!(fs.handle_mouse(&mouse(MouseKind::Press(0), 20, 9)), MouseAction::Redraw);
+    assert!(fs.viewport().following());
+}
+
+#[test]
+fn drag_selects_text_and_release_copies_it() {
+    let mut fs = Fullscreen::new();
+    let mut f = Frame::new();
+    f.extend_lines(["\x1b[1mhello world\x1b[0m   ".to_string(), "second line".to_string()]);
+    fs.compose(f.sealed(), vec!["dock".into()], 20, 4);
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 6, 0));
+    fs.handle_mouse(&mouse(MouseKind::Drag(0), 5, 1));
+    let rows = fs.compose(
+        {
+            let mut f = Frame::new();
+            f.extend_lines(["\x1b[1mhello world\x1b[0m   ".to_string(), "second line".to_string()]);
+            f.sealed()
+        },
+        vec!["dock".into()],
+        20,
+        4,
+    );
+    assert!(rows[0].contains("\x1b[7mworld"), "{:?}", rows[0]);
+    match fs.handle_mouse(&mouse(MouseKind::Release(0), 5, 1)) {
+        MouseAction::Copy(t) => assert_eq!(t, "world\nsecond"),
+        other => panic!("no copy: {other:?}"),
+    }
+    // A click without a drag selects nothing: it is a click on that line.
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 2, 1));
+    assert_eq!(
+        fs.handle_mouse(&mouse(MouseKind::Release(0), 2, 1)),
+        MouseAction::Click(1)
+    );
+}
+
+#[test]
+fn search_finds_matches_from_the_view_and_steps_through_them() {
+    let mut fs = Fullscreen::new();
+    let lines: Vec<String> = (0..60)
+        .map(|i| {
+            if i % 10 == 3 {
+                format!("needle at {i}")
+            } else {
+                format!("hay {i}")
+            }
+        })
+        .collect();
+    let frame = || {
+        let mut f = Frame::new();
+        f.extend_lines(lines.clone());
+        f.sealed()
+    };
+    fs.compose(frame(), vec!["dock".into()], 60, 11);
+    fs.toggle_search();
+    for c in ["N", "e", "e", "d", "l", "e"] {
+        fs.search_key(SearchKey::Text(c.into()));
+    }
+    let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+    assert_eq!(
+        fs.search_position(),
+        Some((6, 6)),
+        "first match at or below the view: line 53"
+    );
+    assert!(rows[0].contains("┌") && rows[1].contains("6/6"), "{:?}", &rows[..3]);
+    assert!(rows.iter().any(|r| r.contains("\x1b[1;7mneedle")));
+    fs.search_key(SearchKey::Next);
+    let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+    assert_eq!(fs.search_position(), Some((1, 6)));
+    // Line 3 is scrolled into view.
+    assert!(
+        rows.iter().any(|r| crate::ansi::strip_ansi(r).contains("needle at 3")),
+        "{rows:?}"
+    );
+    fs.search_key(SearchKey::Previous);
+    fs.compose(frame(), vec!["dock".into()], 60, 11);
+    assert_eq!(fs.search_position(), Some((6, 6)));
+    fs.close_search();
+    let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
+    assert!(!rows.iter().any(|r| r.contains("\x1b[4m")));
+}
+
+#[test]
+fn the_scrollbar_shows_while_scrolling_and_its_track_and_thumb_scroll() {
+    let mut fs = Fullscreen::new();
+    let plain = |rows: &[String]| rows.iter().map(|r| crate::ansi::strip_ansi(r)).collect::<Vec<_>>();
+    let rows = fs.compose(transcript(100), vec!["dock".into()], 20, 11);
+    assert!(!plain(&rows)[0].contains('│'), "auto: hidden while following");
+    fs.handle_mouse(&mouse(MouseKind::WheelUp, 3, 3));
+    let rows = plain(&fs.compose(transcript(100), vec!["dock".into()], 20, 11));
+    // 100 lines in 10 rows: a thumb of 2 rows near the bottom, the track above it.
+    let column: Vec<char> = rows[..10].iter().map(|r| r.chars().last().unwrap_or(' ')).collect();
+    assert_eq!(column.iter().filter(|&&c| c == '┃').count(), 2, "{rows:?}");
+    assert_eq!(column[0], '│');
+    assert_eq!(rows[10], "dock");
+    // A press at the top of the track jumps to the start; dragging down follows the pointer.
+    assert_eq!(fs.handle_mouse(&mouse(MouseKind::Press(0), 19, 0)), MouseAction::Redraw);
+    let rows = plain(&fs.compose(transcript(100), vec!["dock".into()], 20, 11));
+    assert!(rows[0].starts_with("line 0 "), "{rows:?}");
+    fs.handle_mouse(&mouse(MouseKind::Drag(0), 19, 4));
+    let rows = plain(&fs.compose(transcript(100), vec!["dock".into()], 20, 11));
+    // Held by its middle row: the thumb's top is at row 3 of 8 possible, 3/8 of 90 lines.
+    assert!(rows[0].starts_with("line 34"), "{rows:?}");
+    assert!(rows.iter().any(|r| r.ends_with('█')), "the held thumb is solid");
+    fs.handle_mouse(&mouse(MouseKind::Release(0), 19, 4));
+    assert!(fs.selected_text().is_none(), "the bar selects no text");
+    // `always` gives the bar a column of its own; `hidden` never draws it.
+    fs.set_scrollbar(ScrollbarMode::Always, Style::new(), Style::new());
+    assert_eq!(fs.transcript_width(20), 19);
+    fs.set_scrollbar(ScrollbarMode::Hidden, Style::new(), Style::new());
+    assert_eq!(fs.transcript_width(20), 20);
+    fs.handle_mouse(&mouse(MouseKind::WheelUp, 3, 3));
+    let rows = plain(&fs.compose(transcript(100), vec!["dock".into()], 20, 11));
+    assert!(!rows.iter().any(|r| r.contains('│') || r.contains('┃')));
+}
+
+#[test]
+fn double_click_takes_a_word_and_triple_click_the_line() {
+    let mut fs = Fullscreen::new();
+    let frame = || {
+        let mut f = Frame::new();
+        f.extend_lines(["run cargo-test --lib now".to_string(), "next line".to_string()]);
+        f.sealed()
+    };
+    fs.compose(frame(), vec!["dock".into()], 40, 4);
+    let click = |fs: &mut Fullscreen, col| {
+        fs.handle_mouse(&mouse(MouseKind::Press(0), col, 0));
+        fs.handle_mouse(&mouse(MouseKind::Release(0), col, 0))
+    };
+    assert_eq!(click(&mut fs, 6), MouseAction::Click(0), "one click copies nothing");
+    assert_eq!(click(&mut fs, 6), MouseAction::Copy("cargo-test".into()));
+    assert_eq!(click(&mut fs, 6), MouseAction::Copy("run cargo-test --lib now".into()));
+    // A drag after a double click grows by words.
+    fs.clear_selection();
+    fs.last_click = None;
+    click(&mut fs, 0);
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 1, 0));
+    fs.handle_mouse(&mouse(MouseKind::Drag(0), 1, 1));
+    match fs.handle_mouse(&mouse(MouseKind::Release(0), 1, 1)) {
+        MouseAction::Copy(t) => assert_eq!(
+            t,
+            "run cargo-test --lib now
+next"
+        ),
+        other => panic!("no copy: {other:?}"),
+    }
+}
+
+#[test]
+fn flash_sits_top_right_until_it_expires() {
+    let mut fs = Fullscreen::new();
+    fs.flash("Copied!", Duration::from_millis(0));
+    let rows = fs.compose(transcript(3), vec![], 30, 3);
+    assert!(rows[0].starts_with("line 0") && rows[0].contains(" Copied! "));
+    assert!(fs.expire_flash());
+    let rows = fs.compose(transcript(3), vec![], 30, 3);
+    assert_eq!(rows[0], "line 0");
+}
