@@ -418,7 +418,7 @@ mod tests {
         let mut cached = pi_ai::AssistantMessage::default();
         cached.usage.input = 250;
         cached.usage.cache_read = 750;
-        history.push(AgentMessage::Llm(pi_ai::Message::Assistant(cached)));
+        history.push(AgentMessage::Llm(pi_ai::Message::Assistant(cached.into())));
         let mut totals = Totals::default();
         totals.update(&history);
         assert_eq!(totals.latest_cache_hit, Some(75.0));
