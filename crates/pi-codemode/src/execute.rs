@@ -353,7 +353,9 @@ pub async fn execute(
         }
     };
 
-    let calls_cancel = cancel.child_token();
+    // Not a child of `cancel`: on an abort the script must be marked stopped before its
+    // running calls are cancelled, or a call's rejection could end it as a plain failure.
+    let calls_cancel = CancellationToken::new();
     let mut running = FuturesUnordered::new();
     let mut count = 0usize;
     let mut aborted = false;
@@ -435,6 +437,7 @@ pub async fn execute(
             _ = cancel.cancelled(), if !aborted => {
                 aborted = true;
                 stop.stop();
+                calls_cancel.cancel();
                 let _ = reply_tx.send(Reply::Wake);
             }
             _ = &mut deadline_sleep, if !deadline_passed => {
