@@ -590,57 +590,53 @@ fn skills_and_prompts_an_extension_discovers_join_the_session() {
 fn agent_before_settle_adds_entries_and_asks_for_one_more_request() {
     let test = "agent_before_settle_adds_entries_and_asks_for_one_more_request";
     let Some(env) = environment(test) else { return };
-    let mock = Mock::start(Script::sequential(vec![Turn::text("first"), Turn::text("second")]));
+    // The run's reply, requests and session entries; returns what the handler saw each time.
+    let check = |run: crate::harness::Run, mock: &Mock, fx: &Fixture| {
+        run.assert_ok();
+        assert_eq!(run.stdout.trim(), "second", "{run:?}");
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 2);
+        assert_eq!(
+            user_texts(&requests[1].body),
+            vec!["go".to_string(), "please go on".to_string()]
+        );
+        let session = std::fs::read_to_string(fx.only_session()).unwrap();
+        let entries: Vec<Value> = session.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let note = entries
+            .iter()
+            .find(|e| e["type"] == "custom_message")
+            .expect("the note");
+        assert_eq!(note["content"], "please go on");
+        let mark = entries.iter().find(|e| e["type"] == "custom").expect("the mark");
+        mark["data"]["seen"].clone()
+    };
+    let script = || Script::sequential(vec![Turn::text("first"), Turn::text("second")]);
+    let args = ["-e", &fixture("settle.ts"), "-p", "go"].map(str::to_string);
+    let mock = Mock::start(script());
     let fx = Fixture::new(&mock);
-    let run = pi_with(&fx, &env, ["-e", &fixture("settle.ts"), "-p", "go"]).run();
-    run.assert_ok();
-    assert_eq!(run.stdout.trim(), "second", "{run:?}");
-    let requests = mock.requests();
-    assert_eq!(requests.len(), 2);
+    let ours = check(pi_with(&fx, &env, &args).run(), &mock, &fx);
     assert_eq!(
-        user_texts(&requests[1].body),
-        vec!["go".to_string(), "please go on".to_string()]
+        ours,
+        json!([
+            "completed canContinue=false entries=0",
+            "completed canContinue=false entries=0"
+        ])
     );
-    let session = std::fs::read_to_string(fx.only_session()).unwrap();
-    let entries: Vec<Value> = session.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    let note = entries
-        .iter()
-        .find(|e| e["type"] == "custom_message")
-        .expect("the note");
-    assert_eq!(note["content"], "please go on");
-    let mark = entries.iter().find(|e| e["type"] == "custom").expect("the mark");
-    let seen = json!([
-        "completed canContinue=false entries=0",
-        "completed canContinue=false entries=0"
-    ]);
-    assert_eq!(mark["data"]["seen"], seen);
-
     // pi 1.6 does the same with the same extension.
     let Some(reference) = pi_test_support::reference_pi(test) else {
         return;
     };
-    let mock = Mock::start(Script::sequential(vec![Turn::text("first"), Turn::text("second")]));
+    let mock = Mock::start(script());
     let fx = Fixture::new(&mock);
+    let theirs = check(reference_run(&reference, &fx, &args).run(), &mock, &fx);
+    assert_eq!(ours, theirs);
+}
+
+/// The reference pi with `args`, in the fixture's project and agent dir.
+fn reference_run(reference: &pi_test_support::ReferencePi, fx: &Fixture, args: &[String]) -> crate::harness::Pi {
     let mut cmd = reference.command();
-    cmd.args(["-e", &fixture("settle.ts"), "-p", "go"])
-        .current_dir(&fx.proj)
-        .envs(fx.agent.env());
-    let run = crate::harness::Pi::from_command(cmd).run();
-    run.assert_ok();
-    assert_eq!(run.stdout.trim(), "second", "{run:?}");
-    let requests = mock.requests();
-    assert_eq!(requests.len(), 2);
-    assert_eq!(
-        user_texts(&requests[1].body),
-        vec!["go".to_string(), "please go on".to_string()]
-    );
-    let session = std::fs::read_to_string(fx.only_session()).unwrap();
-    let mark = session
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|e| e["type"] == "custom")
-        .expect("the reference's mark");
-    assert_eq!(mark["data"]["seen"], seen);
+    cmd.args(args).current_dir(&fx.proj).envs(fx.agent.env());
+    crate::harness::Pi::from_command(cmd)
 }
 
 #[test]
@@ -742,11 +738,8 @@ fn turn_end_adds_entries_and_asks_for_one_more_request_in_the_same_run() {
     };
     let mock = Mock::start(script());
     let fx = Fixture::new(&mock);
-    let mut cmd = reference.command();
-    cmd.args(["-e", &fixture("turnend.ts"), "-p", "go"])
-        .current_dir(&fx.proj)
-        .envs(fx.agent.env());
-    let theirs = check(crate::harness::Pi::from_command(cmd).run(), &mock, &fx);
+    let args = ["-e", &fixture("turnend.ts"), "-p", "go"].map(str::to_string);
+    let theirs = check(reference_run(&reference, &fx, &args).run(), &mock, &fx);
     assert_eq!(ours, theirs);
 }
 
