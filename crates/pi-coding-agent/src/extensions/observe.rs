@@ -151,11 +151,7 @@ impl EventObserver {
                         // pi's BoundaryState: nothing proposed yet, and how the turn ended.
                         map.insert("entries".into(), json!([]));
                         map.insert("continue".into(), json!(false));
-                        let outcome = match message.stop_reason {
-                            pi_ai::StopReason::Aborted => "aborted",
-                            pi_ai::StopReason::Error => "error",
-                            _ => "completed",
-                        };
+                        let outcome = crate::session::boundary::outcome(Some(message.stop_reason));
                         map.insert("outcome".into(), json!(outcome));
                         let can_continue = slot.session().is_some_and(|s| s.can_continue());
                         map.insert(

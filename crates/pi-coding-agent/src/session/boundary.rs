@@ -113,7 +113,7 @@ fn parse_drafts(values: &[Value]) -> Result<Vec<Draft>, String> {
 }
 
 /// How the run's last activity ended, as boundary events name it.
-fn outcome(last: Option<StopReason>) -> &'static str {
+pub(crate) fn outcome(last: Option<StopReason>) -> &'static str {
     match last {
         Some(StopReason::Aborted) => "aborted",
         Some(StopReason::Error) => "error",
