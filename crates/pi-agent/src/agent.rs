@@ -84,6 +84,7 @@ pub fn unknown_model() -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

@@ -89,6 +89,7 @@ fn model(base_url: String) -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

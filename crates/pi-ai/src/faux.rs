@@ -186,6 +186,7 @@ impl FauxProvider {
                 headers: None,
                 compat: None,
                 thinking_level_map: None,
+                prompt_cache: None,
             })
             .collect();
         FauxProvider {

@@ -4,6 +4,7 @@
 //! [`AssistantStream`] of [`AssistantMessageEvent`]s. Once called it never panics and never
 //! fails: every problem arrives as an `Error` event whose message keeps what had streamed.
 
+pub mod cache_warming;
 pub mod cost;
 pub mod env_keys;
 pub mod events;

@@ -335,7 +335,7 @@ mod tests {
 
     /// Catalogue fields of pi 1.x that the `Model` type does not read yet: the data keeps them,
     /// and this list says exactly which ones a parse leaves out.
-    const UNREAD_MODEL_FIELDS: [&str; 6] = ["inputLimits", "promptCache", "lab", "enabled", "providers", "free"];
+    const UNREAD_MODEL_FIELDS: [&str; 5] = ["inputLimits", "lab", "enabled", "providers", "free"];
 
     #[test]
     fn cost_tiers_are_read() {

@@ -140,6 +140,7 @@ mod tests {
             headers: None,
             compat: None,
             thinking_level_map: map.as_object().cloned(),
+            prompt_cache: None,
         }
     }
 

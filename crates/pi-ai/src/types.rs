@@ -493,6 +493,28 @@ pub struct Model {
     /// Per-level provider value; `null` removes a level, a missing `xhigh` means unsupported.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level_map: Option<Map<String, Value>>,
+    /// How long a prompt cache entry lives, per retention tier (pi 1.x `promptCache`); what
+    /// cache warming schedules its refreshes by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<PromptCache>,
+}
+
+/// Prompt cache lifetimes in seconds: `short` for the default retention, `long` for
+/// `cacheRetention: "long"`. A missing tier means the provider keeps no entry for it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct PromptCache {
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "json_number::serialize_opt"
+    )]
+    pub short: Option<f64>,
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "json_number::serialize_opt"
+    )]
+    pub long: Option<f64>,
 }
 
 impl Model {

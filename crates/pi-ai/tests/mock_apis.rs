@@ -60,6 +60,7 @@ fn model_at(api: Api, base_url: String) -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

@@ -36,6 +36,7 @@ fn model(api: &str, base_url: &str) -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

@@ -68,6 +68,8 @@ impl SessionHost {
     async fn retire_current(&self) -> SessionManager {
         let old = self.session();
         old.abort();
+        // A refresh of the old session's cache must not write into the store it hands over.
+        old.inner.cache_warmer.cancel();
         old.agent().wait_for_idle().await;
         let cwd = old.cwd().to_string_lossy().to_string();
         old.with_store(|s| std::mem::replace(s, SessionManager::in_memory(&cwd)))

@@ -16,6 +16,8 @@ mod auth;
 mod auth_oauth;
 #[path = "cli/backpressure.rs"]
 mod backpressure;
+#[path = "cli/cache_warming.rs"]
+mod cache_warming;
 #[path = "cli/codemode.rs"]
 mod codemode;
 #[path = "cli/docs.rs"]

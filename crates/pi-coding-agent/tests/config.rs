@@ -309,6 +309,7 @@ fn model(provider: &str, id: &str, api: &str) -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

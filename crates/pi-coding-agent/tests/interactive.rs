@@ -292,6 +292,9 @@ fn slash_commands_name_and_session() {
     pty.send(ENTER);
     pty.wait_text("Session Info");
     pty.wait_text("Name: my work");
+    // No request yet, so nothing to keep warm (the mock models have no cache lifetime).
+    pty.wait_text("Mode: idle");
+    pty.wait_text("Status: Inactive (waiting for first request)");
     pty.type_text("/quit");
     pty.send(ENTER);
     assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));

@@ -392,6 +392,43 @@ impl SessionManager {
     /// replace its content there (`Some(content)`). The raw history keeps the original.
     /// Returns the new entry.
     pub fn append_context_edit(&mut self, target_id: &str, replacement: Option<Value>) -> Result<Entry> {
+        let replacement = replacement.map_or(Value::Null, |content| serde_json::json!({ "content": content }));
+        self.append_untyped(
+            "context_edit",
+            [("targetId", Value::from(target_id)), ("replacement", replacement)],
+        )
+    }
+
+    /// Record usage that belongs to no message and stays out of the model's context (pi 1.6's
+    /// `usage` entry; `kind` is e.g. `cache_warm`). Returns the new entry.
+    pub fn append_usage(
+        &mut self,
+        kind: &str,
+        provider: &str,
+        model: &str,
+        usage: &pi_ai::Usage,
+        note: Option<&str>,
+    ) -> Result<Entry> {
+        let usage = serde_json::to_value(usage)?;
+        let mut fields = vec![
+            ("kind", Value::from(kind)),
+            ("provider", Value::from(provider)),
+            ("model", Value::from(model)),
+            ("usage", usage),
+        ];
+        if let Some(note) = note {
+            fields.push(("note", Value::from(note)));
+        }
+        self.append_untyped("usage", fields)
+    }
+
+    /// Append an entry of a type this crate keeps as its JSON fields (written in the order
+    /// given, after pi's `type`, `id`, `parentId`, `timestamp`) as a child of the leaf.
+    fn append_untyped<'a>(
+        &mut self,
+        type_name: &str,
+        fields: impl IntoIterator<Item = (&'a str, Value)>,
+    ) -> Result<Entry> {
         if self.mode == Mode::ReadOnly {
             return Err(SessionError::ReadOnly {
                 path: self.file.clone().unwrap_or_default(),
@@ -400,23 +437,21 @@ impl SessionManager {
         let id = ids::new_entry_id(|c| self.by_id.contains_key(c));
         let parent_id = self.leaf_id().map(str::to_string);
         let timestamp = ids::now_iso();
-        let mut fields = Map::new();
-        fields.insert("type".into(), Value::from("context_edit"));
-        fields.insert("id".into(), Value::from(id.clone()));
-        fields.insert("parentId".into(), parent_id.clone().map_or(Value::Null, Value::from));
-        fields.insert("timestamp".into(), Value::from(timestamp.clone()));
-        fields.insert("targetId".into(), Value::from(target_id));
-        fields.insert(
-            "replacement".into(),
-            replacement.map_or(Value::Null, |content| serde_json::json!({ "content": content })),
-        );
+        let mut map = Map::new();
+        map.insert("type".into(), Value::from(type_name));
+        map.insert("id".into(), Value::from(id.clone()));
+        map.insert("parentId".into(), parent_id.clone().map_or(Value::Null, Value::from));
+        map.insert("timestamp".into(), Value::from(timestamp.clone()));
+        for (name, value) in fields {
+            map.insert(name.into(), value);
+        }
         let entry = Entry {
             id,
             parent_id,
             timestamp,
             kind: EntryKind::Unknown {
-                type_name: "context_edit".into(),
-                fields,
+                type_name: type_name.into(),
+                fields: map,
             },
         };
         self.entries.push(entry.clone());

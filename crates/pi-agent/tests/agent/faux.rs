@@ -31,6 +31,7 @@ pub fn model(id: &str) -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

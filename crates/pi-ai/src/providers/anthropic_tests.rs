@@ -19,6 +19,7 @@ fn model(id: &str, reasoning: bool) -> Model {
         headers: None,
         compat: None,
         thinking_level_map: None,
+        prompt_cache: None,
     }
 }
 

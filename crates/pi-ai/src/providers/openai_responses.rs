@@ -756,6 +756,7 @@ mod tests {
             headers: None,
             compat: None,
             thinking_level_map: None,
+            prompt_cache: None,
         }
     }
 

@@ -193,6 +193,7 @@ impl ModelRegistry {
                     headers: None,
                     compat: merge_compat(p.compat.as_ref(), def.compat.as_ref()),
                     thinking_level_map: def.thinking_level_map.clone(),
+                    prompt_cache: def.prompt_cache,
                 });
             }
         }
@@ -357,6 +358,13 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
     }
     if let Some(input) = &o.input {
         model.input = input.clone();
+    }
+    if let Some(over) = o.prompt_cache {
+        let base = model.prompt_cache.unwrap_or_default();
+        model.prompt_cache = Some(pi_ai::PromptCache {
+            short: over.short.or(base.short),
+            long: over.long.or(base.long),
+        });
     }
     if let Some(c) = o.context_window {
         model.context_window = c as u64;

@@ -498,6 +498,7 @@ pub(crate) mod tests {
             headers: None,
             compat: None,
             thinking_level_map: None,
+            prompt_cache: None,
         }
     }
 

@@ -49,6 +49,8 @@ pub struct ModelDef {
     pub max_tokens: Option<f64>,
     pub headers: Option<Vec<(String, String)>>,
     pub compat: Option<Value>,
+    /// `promptCache`: cache lifetimes in seconds per retention tier.
+    pub prompt_cache: Option<pi_ai::PromptCache>,
 }
 
 /// Changes to one built-in model; `cost` fields and `compat` merge into the model's.
@@ -63,6 +65,24 @@ pub struct ModelOverride {
     pub max_tokens: Option<f64>,
     pub headers: Option<Vec<(String, String)>>,
     pub compat: Option<Value>,
+    /// Tiers given here replace the model's, the others stay.
+    pub prompt_cache: Option<pi_ai::PromptCache>,
+}
+
+/// The `promptCache` object (`{short?, long?}`, seconds); a tier that is not a positive
+/// number is left out.
+fn prompt_cache(o: &Map<String, Value>) -> Option<pi_ai::PromptCache> {
+    let cache = o.get("promptCache")?.as_object()?;
+    let tier = |name: &str| {
+        cache
+            .get(name)
+            .and_then(Value::as_f64)
+            .filter(|s| s.is_finite() && *s > 0.0)
+    };
+    Some(pi_ai::PromptCache {
+        short: tier("short"),
+        long: tier("long"),
+    })
 }
 
 /// Long-context tiers of a models.json `cost` (`tiers: [{inputTokensAbove, input, ...}]`);
@@ -514,6 +534,7 @@ fn convert_model(m: &Map<String, Value>) -> ModelDef {
         max_tokens: m.get("maxTokens").and_then(Value::as_f64),
         headers: string_pairs(m, "headers"),
         compat: m.get("compat").cloned(),
+        prompt_cache: prompt_cache(m),
     }
 }
 
@@ -533,6 +554,7 @@ fn convert_override(o: &Map<String, Value>) -> ModelOverride {
         max_tokens: o.get("maxTokens").and_then(Value::as_f64),
         headers: string_pairs(o, "headers"),
         compat: o.get("compat").cloned(),
+        prompt_cache: prompt_cache(o),
     }
 }
 

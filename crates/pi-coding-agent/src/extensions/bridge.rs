@@ -195,6 +195,21 @@ impl SessionExtensions for ExtensionBridge {
         BoundaryResult::from_result(&result)
     }
 
+    async fn cache_warming_decision(&self, payload: Value) -> Option<bool> {
+        const EVENT: &str = "cache_warming_decision";
+        let runner = self.slot.runner()?;
+        if !runner.registrations().handles(EVENT) {
+            return None;
+        }
+        let dispatched = runner.dispatch(EVENT, payload).await.map(|d| (d.result, d.errors));
+        // The last handler that returned an action wins (combined by the host).
+        match self.slot.settle(EVENT, dispatched).await?.get("action")?.as_str()? {
+            "warm" => Some(true),
+            "stop" => Some(false),
+            _ => None,
+        }
+    }
+
     async fn report_boundary_error(&self, event: &str, message: String) {
         self.slot
             .report(vec![ExtensionError {

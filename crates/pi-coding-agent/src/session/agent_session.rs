@@ -140,6 +140,8 @@ pub(crate) struct Inner {
     /// The tools and the system prompt built from them; a `before_agent_start` override lasts
     /// one prompt, and the next prompt without one goes back to the built prompt.
     pub(crate) loadout: Arc<super::loadout::Loadout>,
+    /// Keeps the provider's prompt cache of the last request warm (`cacheWarming`).
+    pub(crate) cache_warmer: super::cache_warmer::CacheWarmer,
 }
 
 /// A running session. Cloning gives another handle to the same session.
@@ -179,7 +181,9 @@ impl AgentListener for Bridge {
 impl AgentSession {
     pub fn new(parts: AgentSessionParts) -> Self {
         let session_id = parts.store.session_id().to_string();
-        parts.agent.update_stream_options(|o| o.session_id = Some(session_id));
+        parts
+            .agent
+            .update_stream_options(|o| o.session_id = Some(session_id.clone()));
         let inner = Arc::new(Inner {
             loadout: parts.loadout,
             cwd: parts.cwd,
@@ -206,8 +210,14 @@ impl AgentSession {
             overflow_recovery_attempted: Default::default(),
             extensions: Mutex::new(Arc::new(super::extensions::NoExtensions)),
             session_env: Mutex::new(None),
+            cache_warmer: Default::default(),
         });
         inner.agent.subscribe(Arc::new(Bridge(Arc::downgrade(&inner))));
+        inner.agent.set_stream_fn(super::cache_warmer::warming_stream_fn(
+            inner.agent.stream_fn(),
+            Arc::downgrade(&inner),
+            session_id,
+        ));
         AgentSession { inner }
     }
 
@@ -520,6 +530,8 @@ impl AgentSession {
             .last_assistant()
             .is_some_and(|a| a.stop_reason == StopReason::Aborted);
         self.emit(SessionEvent::AgentSettled { aborted }).await;
+        let mode = lock(&self.inner.settings).cache_warming_mode();
+        self.inner.cache_warmer.on_agent_settled(mode);
     }
 
     /// When the transcript ends in a failure an automatic retry will take on: its error text,

@@ -120,6 +120,13 @@ pub trait SessionExtensions: Send + Sync {
 
     /// Report a boundary problem as pi does (an extension error from `<boundary>`).
     async fn report_boundary_error(&self, _event: &str, _message: String) {}
+
+    /// `cache_warming_decision` before a cache refresh, with pi's payload (`warmCost`,
+    /// `missCost`, `continuationProbability`, `action`): `Some(true)` to warm, `Some(false)` to
+    /// stop, `None` when no handler chose (pi's own decision stands).
+    async fn cache_warming_decision(&self, _payload: serde_json::Value) -> Option<bool> {
+        None
+    }
 }
 
 /// No extensions loaded.

@@ -2,6 +2,7 @@
 
 pub mod agent_session;
 pub mod boundary;
+pub mod cache_warmer;
 pub mod compaction_ops;
 pub mod events;
 mod extension_messages;

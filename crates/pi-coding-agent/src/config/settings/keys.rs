@@ -6,8 +6,8 @@ use pi_ai::{ThinkingBudgets, ThinkingLevel};
 use serde_json::{Map, Value};
 
 use super::{
-    as_u64, BranchSummarySettings, CompactionSettings, PackageSource, ProviderRetrySettings, QueueMode, RetrySettings,
-    SettingsManager, SettingsScope, Transport,
+    as_u64, BranchSummarySettings, CacheWarmingMode, CompactionSettings, PackageSource, ProviderRetrySettings,
+    QueueMode, RetrySettings, SettingsManager, SettingsScope, Transport,
 };
 use crate::config::paths::expand_tilde_with;
 
@@ -94,6 +94,15 @@ impl SettingsManager {
         parsed
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS, |ms| ms.floor() as u64)
+    }
+    /// pi 1.6's `cacheWarming`, read from the global settings only; anything but `off`,
+    /// `streaming` or `idle` gives the default, `idle`.
+    pub fn cache_warming_mode(&self) -> CacheWarmingMode {
+        match self.global.get("cacheWarming").and_then(Value::as_str) {
+            Some("off") => CacheWarmingMode::Off,
+            Some("streaming") => CacheWarmingMode::Streaming,
+            _ => CacheWarmingMode::Idle,
+        }
     }
     pub fn hide_thinking_block(&self) -> bool {
         self.bool_of("hideThinkingBlock").unwrap_or(false)

@@ -76,6 +76,15 @@ impl Transport {
 /// `steeringMode` / `followUpMode`: how queued messages are drained (the agent's own type).
 pub use pi_agent::QueueMode;
 
+/// When pi keeps the prompt cache of the last request warm (`cacheWarming`): never, while the
+/// agent runs, or also while it waits for the user (for up to 30 minutes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheWarmingMode {
+    Off,
+    Streaming,
+    Idle,
+}
+
 /// `compaction.*` with defaults applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactionSettings {

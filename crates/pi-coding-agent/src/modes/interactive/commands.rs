@@ -207,6 +207,8 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
         md.push_str(&format!("Cache Write: {}  \n", s.tokens.cache_write));
     }
     md.push_str(&format!("Total: {}\n", s.tokens.total));
+    let (mode, status) = cx.session.cache_warming_status();
+    md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}\n"));
     if s.cost > 0.0 {
         md.push_str(&format!("\n**Cost**  \nTotal: ${:.4}\n", s.cost));
     }
