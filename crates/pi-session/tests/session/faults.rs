@@ -93,6 +93,16 @@ fn sigkill_at_random_points_of_1000_writes_loses_nothing_complete() {
         let mut writer = child("faults::fault_child_paced_writer", &[("PI_FAULT_KILL", &path)])
             .spawn()
             .expect("spawn");
+        // The kill lands among the writes, not during the child's start (slow on a loaded
+        // machine): wait for its first write.
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let started = std::time::Instant::now();
+        while std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) == size
+            && writer.try_wait().expect("wait").is_none()
+            && started.elapsed() < Duration::from_secs(10)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         std::thread::sleep(Duration::from_millis(2 + rng.below(40) as u64));
         if writer.try_wait().expect("wait").is_none() {
             kills += 1;
