@@ -129,7 +129,7 @@ impl AgentTool for ExtensionTool {
         cancel: CancellationToken,
         on_update: ToolUpdateFn,
     ) -> Result<ToolOutput, ToolError> {
-        let (updates, mut partials) = tokio::sync::mpsc::unbounded_channel();
+        let (updates, mut partials) = tokio::sync::mpsc::channel(crate::connection::TOOL_UPDATE_QUEUE);
         let call = ToolCall {
             call_id: tool_call_id.to_string(),
             name: self.info.name.clone(),

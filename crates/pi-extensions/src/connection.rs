@@ -4,7 +4,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -21,6 +21,15 @@ use crate::protocol::{Frame, Hello, ToolResult, WireError, PROTOCOL_VERSION};
 /// How many of the host's last stderr lines a crash report carries.
 const STDERR_TAIL_LINES: usize = 20;
 
+/// Bytes written to the host but not yet taken by its socket. A host that leaves this much
+/// unread is not reading at all: it is stopped rather than queued for without end.
+const OUTGOING_LIMIT_BYTES: usize = 64 << 20;
+
+/// Partial results of one tool call not yet taken by the session. Each replaces the last on
+/// screen, so past this many the newest are dropped until the session catches up; the tool's
+/// result always arrives.
+pub const TOOL_UPDATE_QUEUE: usize = 256;
+
 type Pending = HashMap<u64, oneshot::Sender<Result<Value, WireError>>>;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -31,7 +40,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// State shared by the connection and its reader, writer and watcher tasks.
 struct Shared {
     pending: Mutex<Pending>,
-    tool_updates: Mutex<HashMap<String, mpsc::UnboundedSender<ToolResult>>>,
+    tool_updates: Mutex<HashMap<String, mpsc::Sender<ToolResult>>>,
     stderr_tail: Mutex<VecDeque<String>>,
     /// Set once, when the host is gone, with the reason every later call gets.
     gone: watch::Sender<Option<HostError>>,
@@ -70,7 +79,7 @@ pub struct SpawnSpec<'a> {
 /// A live host. Dropping it kills the process.
 pub struct HostConnection {
     shared: Arc<Shared>,
-    outgoing: mpsc::UnboundedSender<String>,
+    outgoing: Outgoing,
     next_id: AtomicU64,
     kill: Mutex<Option<oneshot::Sender<()>>>,
     hello: Hello,
@@ -162,11 +171,19 @@ impl HostConnection {
             });
         }
 
-        let (outgoing, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
+        let (tx, mut outgoing_rx) = mpsc::unbounded_channel::<String>();
+        let outgoing = Outgoing {
+            tx,
+            queued: Arc::new(AtomicUsize::new(0)),
+        };
+        let queued = Arc::clone(&outgoing.queued);
         tokio::spawn(async move {
             while let Some(mut line) = outgoing_rx.recv().await {
+                let size = line.len();
                 line.push('\n');
-                if write_half.write_all(line.as_bytes()).await.is_err() {
+                let written = write_half.write_all(line.as_bytes()).await;
+                queued.fetch_sub(size, Ordering::Relaxed);
+                if written.is_err() {
                     break;
                 }
             }
@@ -202,9 +219,7 @@ impl HostConnection {
             method: method.to_string(),
             params,
         };
-        self.outgoing
-            .send(frame.to_line())
-            .map_err(|_| self.gone().unwrap_or(HostError::NotRunning))
+        self.write(method, frame.to_line())
     }
 
     /// Send a request and wait for its answer, at most `timeout` when given.
@@ -243,11 +258,27 @@ impl HostConnection {
             method: method.to_string(),
             params,
         };
-        if self.outgoing.send(frame.to_line()).is_err() {
+        if let Err(error) = self.write(method, frame.to_line()) {
             lock(&self.shared.pending).remove(&id);
-            return Err(self.gone().unwrap_or(HostError::NotRunning));
+            return Err(error);
         }
         Ok((id, rx))
+    }
+
+    /// Queue one line for the host. A host that stopped reading is stopped once its unread
+    /// bytes pass the limit.
+    fn write(&self, method: &str, line: String) -> Result<(), HostError> {
+        match self.outgoing.send(line) {
+            Ok(()) => Ok(()),
+            Err(Unsent::Closed) => Err(self.gone().unwrap_or(HostError::NotRunning)),
+            Err(Unsent::Full) => {
+                let error = HostError::Hung {
+                    method: method.to_string(),
+                };
+                self.kill(error.clone());
+                Err(error)
+            }
+        }
     }
 
     /// Forget a request whose answer is no longer wanted.
@@ -273,7 +304,7 @@ impl HostConnection {
     }
 
     /// Route `tool.update` notifications for `call_id` to `updates` until [`Self::unroute`].
-    pub fn route_updates(&self, call_id: &str, updates: mpsc::UnboundedSender<ToolResult>) {
+    pub fn route_updates(&self, call_id: &str, updates: mpsc::Sender<ToolResult>) {
         lock(&self.shared.tool_updates).insert(call_id.to_string(), updates);
     }
 
@@ -395,12 +426,38 @@ fn describe_status(status: std::process::ExitStatus) -> String {
     }
 }
 
+/// The writer task's queue, counted in bytes.
+#[derive(Clone)]
+struct Outgoing {
+    tx: mpsc::UnboundedSender<String>,
+    queued: Arc<AtomicUsize>,
+}
+
+enum Unsent {
+    Closed,
+    Full,
+}
+
+impl Outgoing {
+    fn send(&self, line: String) -> Result<(), Unsent> {
+        let size = line.len();
+        if self.queued.fetch_add(size, Ordering::Relaxed) + size > OUTGOING_LIMIT_BYTES {
+            self.queued.fetch_sub(size, Ordering::Relaxed);
+            return Err(Unsent::Full);
+        }
+        self.tx.send(line).map_err(|_| {
+            self.queued.fetch_sub(size, Ordering::Relaxed);
+            Unsent::Closed
+        })
+    }
+}
+
 /// Read frames until the socket closes: answers go to their waiters, host requests to the
 /// handler (each in its own task, so a dialog cannot hold up the rest), notifications in order.
 async fn read_frames(
     reader: BufReader<OwnedReadHalf>,
     shared: Arc<Shared>,
-    outgoing: mpsc::UnboundedSender<String>,
+    outgoing: Outgoing,
     handler: Arc<dyn HostHandler>,
 ) {
     let mut lines = reader.lines();
@@ -459,7 +516,8 @@ fn route_notification(shared: &Shared, handler: &Arc<dyn HostHandler>, method: &
                 .cloned()
                 .and_then(|v| serde_json::from_value::<ToolResult>(v).ok());
             if let (Some(sender), Some(partial)) = (lock(&shared.tool_updates).get(call_id), partial) {
-                let _ = sender.send(partial);
+                // Never wait here: this task reads every frame, the answers included.
+                let _ = sender.try_send(partial);
             }
         }
         "extensionError" => match serde_json::from_value(params) {
@@ -470,5 +528,31 @@ fn route_notification(shared: &Shared, handler: &Arc<dyn HostHandler>, method: &
             ),
         },
         _ => handler.notification(method, params),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_outgoing_queue_refuses_what_would_pass_its_byte_limit_and_counts_back() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let outgoing = Outgoing {
+            tx,
+            queued: Arc::new(AtomicUsize::new(0)),
+        };
+        assert!(outgoing.send("x".repeat(1024)).is_ok());
+        assert_eq!(outgoing.queued.load(Ordering::Relaxed), 1024);
+        // The host reads nothing: a line past the limit is refused, and nothing is counted for it.
+        assert!(matches!(
+            outgoing.send("y".repeat(OUTGOING_LIMIT_BYTES)),
+            Err(Unsent::Full)
+        ));
+        assert_eq!(outgoing.queued.load(Ordering::Relaxed), 1024);
+        assert_eq!(rx.try_recv().map(|l| l.len()).ok(), Some(1024));
+        drop(rx);
+        assert!(matches!(outgoing.send("z".into()), Err(Unsent::Closed)));
+        assert_eq!(outgoing.queued.load(Ordering::Relaxed), 1024);
     }
 }

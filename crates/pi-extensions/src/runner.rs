@@ -406,7 +406,7 @@ impl ExtensionRunner {
     pub async fn call_tool(
         &self,
         call: ToolCall,
-        updates: Option<mpsc::UnboundedSender<ToolResult>>,
+        updates: Option<mpsc::Sender<ToolResult>>,
         cancel: &CancellationToken,
     ) -> Result<ToolResult, HostError> {
         let host = self.current()?;

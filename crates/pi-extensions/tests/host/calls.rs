@@ -18,7 +18,7 @@ async fn tools_run_with_updates_and_abort() -> TestResult {
     let setup = setup(node, modules, &[&file])?;
     let runner = start(&setup).await?;
 
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
     let cancel = CancellationToken::new();
     let call = ToolCall {
         call_id: "call-1".into(),
