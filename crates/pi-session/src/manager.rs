@@ -310,12 +310,18 @@ impl SessionManager {
     // Writing
 
     fn append_entry(&mut self, kind: EntryKind) -> Result<String> {
+        self.append_entry_with(|_| kind)
+    }
+
+    /// Append the entry `kind_for(id)` builds for its new id.
+    fn append_entry_with(&mut self, kind_for: impl FnOnce(&str) -> EntryKind) -> Result<String> {
         if self.mode == Mode::ReadOnly {
             return Err(SessionError::ReadOnly {
                 path: self.file.clone().unwrap_or_default(),
             });
         }
         let id = ids::new_entry_id(|c| self.by_id.contains_key(c));
+        let kind = kind_for(&id);
         let parent_id = self.leaf_id().map(str::to_string);
         self.entries.push(Entry {
             id: id.clone(),
@@ -502,6 +508,31 @@ impl SessionManager {
             details,
             from_hook,
             extra: Default::default(),
+        })
+    }
+
+    /// A compaction an extension wrote (a boundary draft): `first_kept_entry_id` `None` keeps
+    /// nothing before it (the entry names itself, as pi does), and its `usage`, if given, is
+    /// kept with it.
+    pub fn append_extension_compaction(
+        &mut self,
+        summary: &str,
+        first_kept_entry_id: Option<&str>,
+        tokens_before: u64,
+        details: Option<Value>,
+        usage: Option<Value>,
+    ) -> Result<String> {
+        let mut extra = Map::new();
+        if let Some(usage) = usage {
+            extra.insert("usage".into(), usage);
+        }
+        self.append_entry_with(|id| EntryKind::Compaction {
+            summary: summary.to_string(),
+            first_kept_entry_id: first_kept_entry_id.unwrap_or(id).to_string(),
+            tokens_before: Value::from(tokens_before),
+            details,
+            from_hook: Some(true),
+            extra,
         })
     }
 

@@ -1,7 +1,7 @@
 //! pi 1.6's boundary events (`agent_before_settle`, and the entries of `turn_end`): at the
 //! last point a run can still be acted on, extensions return drafts of entries to append
-//! (`custom`, `custom_message`, `context_edit`; `compaction` is refused) and may ask for one
-//! more request.
+//! (`custom`, `custom_message`, `context_edit`, `compaction`) and may ask for one more
+//! request.
 //!
 //! Drafts are checked first and committed in order; one invalid draft drops them all (pi's
 //! `Invalid boundary entries`). Each committed entry is announced as `entry_appended`.
@@ -48,6 +48,13 @@ enum Draft {
     ContextEdit {
         target_id: String,
         replacement: Option<Value>,
+    },
+    /// A summary the extension wrote; `first_kept` `None` keeps nothing before it.
+    Compaction {
+        summary: String,
+        first_kept: Option<String>,
+        details: Option<Value>,
+        usage: Option<Value>,
     },
 }
 
@@ -101,7 +108,23 @@ fn parse_draft(value: &Value) -> Result<Draft, String> {
                 replacement,
             })
         }
-        Some("compaction") => Err("compaction entries are not supported by this pi yet".into()),
+        Some("compaction") => {
+            let summary = draft
+                .get("summary")
+                .and_then(Value::as_str)
+                .ok_or("summary must be a string")?;
+            let first_kept = match draft.get("firstKeptEntryId") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(id)) if !id.is_empty() => Some(id.clone()),
+                Some(_) => return Err("firstKeptEntryId must be an entry id or null".into()),
+            };
+            Ok(Draft::Compaction {
+                summary: summary.to_string(),
+                first_kept,
+                details: draft.get("details").filter(|d| !d.is_null()).cloned(),
+                usage: draft.get("usage").filter(|u| !u.is_null()).cloned(),
+            })
+        }
         Some(other) => Err(format!("unknown entry type \"{other}\"")),
         None => Err("an entry needs a type".into()),
     }
@@ -201,6 +224,18 @@ impl AgentSession {
                     edited_context = true;
                     self.with_store(|s| s.append_context_edit(&target_id, replacement).map(|e| e.id.clone()))
                 }
+                Draft::Compaction {
+                    summary,
+                    first_kept,
+                    details,
+                    usage,
+                } => {
+                    edited_context = true;
+                    let tokens_before = self.with_messages(|m| crate::compaction::estimate_context_tokens(m).tokens);
+                    self.with_store(|s| {
+                        s.append_extension_compaction(&summary, first_kept.as_deref(), tokens_before, details, usage)
+                    })
+                }
             };
             match written {
                 Ok(id) => {
@@ -215,7 +250,7 @@ impl AgentSession {
             }
         }
         if edited_context {
-            // The model's context follows the session's projection of the edits.
+            // The model's context follows the session's projection of the edits and summaries.
             let context = self.with_store(|s| s.build_context());
             self.inner.agent.replace_messages(context.messages);
         }
@@ -238,6 +273,15 @@ mod tests {
         assert_eq!(
             parse_drafts(&[good.clone(), bad]).unwrap_err(),
             "replacement must be null or {content}"
+        );
+        let summary = json!({"type": "compaction", "summary": "so far", "firstKeptEntryId": null});
+        assert!(matches!(
+            &parse_drafts(&[summary]).unwrap()[0],
+            Draft::Compaction { first_kept: None, .. }
+        ));
+        assert_eq!(
+            parse_drafts(&[json!({"type": "compaction", "summary": "s", "firstKeptEntryId": 3})]).unwrap_err(),
+            "firstKeptEntryId must be an entry id or null"
         );
         assert_eq!(
             parse_drafts(&[json!({"type": "nope"})]).unwrap_err(),

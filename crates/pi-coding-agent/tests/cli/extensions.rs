@@ -632,6 +632,48 @@ fn agent_before_settle_adds_entries_and_asks_for_one_more_request() {
     assert_eq!(ours, theirs);
 }
 
+#[test]
+fn a_compaction_draft_replaces_the_context_the_next_prompt_sees() {
+    let test = "a_compaction_draft_replaces_the_context_the_next_prompt_sees";
+    let Some(env) = environment(test) else { return };
+    let extension = fixture("settle_compact.ts");
+    // Two runs on one session: the second prompt's request and the compaction entry.
+    let run_twice = |run: &dyn Fn(&Fixture, &[String]) -> crate::harness::Run| {
+        let mock = Mock::start(Script::sequential(vec![Turn::text("first"), Turn::text("second")]));
+        let fx = Fixture::new(&mock);
+        run(&fx, &["-e", &extension, "-p", "go"].map(str::to_string)).assert_ok();
+        run(&fx, &["-e", &extension, "-c", "-p", "again"].map(str::to_string)).assert_ok();
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 2);
+        let session = std::fs::read_to_string(fx.only_session()).unwrap();
+        let compaction: Value = session
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|e| e["type"] == "compaction")
+            .expect("a compaction entry");
+        assert_eq!(
+            compaction["firstKeptEntryId"], compaction["id"],
+            "it keeps nothing: {compaction}"
+        );
+        assert_eq!(compaction["fromHook"], true);
+        assert_eq!(compaction["details"], json!({"by": "settle_compact"}));
+        assert!(
+            compaction["tokensBefore"].as_u64().is_some_and(|n| n > 0),
+            "{compaction}"
+        );
+        user_texts(&requests[1].body)
+    };
+    let ours = run_twice(&|fx, args| pi_with(fx, &env, args).run());
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    assert!(ours[0].contains("The user said go."), "the summary leads: {ours:?}");
+    assert_eq!(ours[1], "again");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let theirs = run_twice(&|fx, args| reference_run(&reference, fx, args).run());
+    assert_eq!(ours, theirs);
+}
+
 /// The reference pi with `args`, in the fixture's project and agent dir.
 fn reference_run(reference: &pi_test_support::ReferencePi, fx: &Fixture, args: &[String]) -> crate::harness::Pi {
     let mut cmd = reference.command();
