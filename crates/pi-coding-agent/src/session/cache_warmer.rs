@@ -256,15 +256,8 @@ impl AgentSession {
     /// `cacheWarming`'s mode name and the warmer's status line, for `/session`.
     pub fn cache_warming_status(&self) -> (&'static str, String) {
         let mode = lock(self.settings()).cache_warming_mode();
-        let name = match mode {
-            CacheWarmingMode::Off => "off",
-            CacheWarmingMode::Streaming => "streaming",
-            CacheWarmingMode::Idle => "idle",
-        };
-        (
-            name,
-            self.inner.cache_warmer.status_text(mode, last_prompt_tokens(self)),
-        )
+        let status = self.inner.cache_warmer.status_text(mode, last_prompt_tokens(self));
+        (mode.as_str(), status)
     }
 }
 

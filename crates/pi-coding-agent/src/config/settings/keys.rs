@@ -98,11 +98,11 @@ impl SettingsManager {
     /// pi 1.6's `cacheWarming`, read from the global settings only; anything but `off`,
     /// `streaming` or `idle` gives the default, `idle`.
     pub fn cache_warming_mode(&self) -> CacheWarmingMode {
-        match self.global.get("cacheWarming").and_then(Value::as_str) {
-            Some("off") => CacheWarmingMode::Off,
-            Some("streaming") => CacheWarmingMode::Streaming,
-            _ => CacheWarmingMode::Idle,
-        }
+        self.global
+            .get("cacheWarming")
+            .and_then(Value::as_str)
+            .and_then(CacheWarmingMode::parse)
+            .unwrap_or(CacheWarmingMode::Idle)
     }
     pub fn hide_thinking_block(&self) -> bool {
         self.bool_of("hideThinkingBlock").unwrap_or(false)
@@ -260,6 +260,9 @@ impl SettingsManager {
             "defaultThinkingLevel",
             Some(level.as_str().into()),
         );
+    }
+    pub fn set_cache_warming_mode(&mut self, mode: CacheWarmingMode) {
+        self.set(SettingsScope::Global, "cacheWarming", Some(mode.as_str().into()));
     }
     pub fn set_transport(&mut self, transport: Transport) {
         self.set(SettingsScope::Global, "transport", Some(transport.as_str().into()));

@@ -85,6 +85,25 @@ pub enum CacheWarmingMode {
     Idle,
 }
 
+impl CacheWarmingMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CacheWarmingMode::Off => "off",
+            CacheWarmingMode::Streaming => "streaming",
+            CacheWarmingMode::Idle => "idle",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<CacheWarmingMode> {
+        match value {
+            "off" => Some(CacheWarmingMode::Off),
+            "streaming" => Some(CacheWarmingMode::Streaming),
+            "idle" => Some(CacheWarmingMode::Idle),
+            _ => None,
+        }
+    }
+}
+
 /// `compaction.*` with defaults applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactionSettings {

@@ -11,7 +11,7 @@ use pi_tui::{Component, Frame, InputEvent};
 use super::dialogs::{Dialog, DialogResult};
 use super::effect::{blocking, blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
 use super::theme::UiTheme;
-use crate::config::settings::{QueueMode, SettingsManager, Transport};
+use crate::config::settings::{CacheWarmingMode, QueueMode, SettingsManager, Transport};
 
 const BOOL: &[&str] = &["true", "false"];
 
@@ -135,6 +135,13 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             "Connection preferred by providers that offer more than one",
             s.transport().as_str(),
             &["sse", "websocket", "websocket-cached", "auto"],
+        ),
+        item(
+            "cache-warming",
+            "Cache warming",
+            "Resend the last request before the provider's prompt cache expires: 'off', while the agent runs ('streaming'), or also for a while after it stops ('idle')",
+            s.cache_warming_mode().as_str(),
+            &["off", "streaming", "idle"],
         ),
         flag(
             "hide-thinking",
@@ -589,6 +596,9 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 vec![save(move |s| s.set_follow_up_mode(mode))]
             }
         }
+        "cache-warming" => CacheWarmingMode::parse(value)
+            .map(|mode| vec![save(move |s| s.set_cache_warming_mode(mode))])
+            .unwrap_or_default(),
         "transport" => Transport::parse(value)
             .map(|t| vec![save(move |s| s.set_transport(t))])
             .unwrap_or_default(),
@@ -738,6 +748,8 @@ mod tests {
         assert_eq!(steering.value, "all");
         let padding = items.iter().find(|i| i.id == "editor-padding").expect("row");
         assert_eq!(padding.value, "2");
+        let warming = items.iter().find(|i| i.id == "cache-warming").expect("row");
+        assert_eq!(warming.value, "idle");
         // Every row's current value is one of its choices, so cycling starts in the right place.
         for i in items.iter().filter(|i| !i.values.is_empty()) {
             assert!(
