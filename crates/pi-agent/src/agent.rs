@@ -671,14 +671,25 @@ impl AgentSink {
                 state.streaming = None;
                 state.messages.push(message.clone());
             }
-            AgentEvent::ToolExecutionStart { tool_call_id, .. } => {
+            // Calls a running tool made are its business, not the run's pending calls (pi 1.6
+            // reports them beside the agent's state).
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                parent_tool_call_id: None,
+                ..
+            } => {
                 if !state.pending_tool_calls.contains(tool_call_id) {
                     state.pending_tool_calls.push(tool_call_id.clone());
                 }
             }
-            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                parent_tool_call_id: None,
+                ..
+            } => {
                 state.pending_tool_calls.retain(|id| id != tool_call_id);
             }
+            AgentEvent::ToolExecutionStart { .. } | AgentEvent::ToolExecutionEnd { .. } => {}
             AgentEvent::TurnEnd { message, .. } => {
                 if let Some(error) = &message.error_message {
                     state.error_message = Some(error.clone());

@@ -53,6 +53,8 @@ pub(crate) struct Finalized {
     pub(crate) is_error: bool,
     /// How long `execute` ran; `None` for a call that never ran.
     duration_ms: Option<u64>,
+    /// The record of the calls the tool made while it ran (`nestedCalls` on its result message).
+    nested_calls: Option<Value>,
 }
 
 pub(crate) enum Preparation {
@@ -117,9 +119,10 @@ async fn run_sequential(
                 result,
                 is_error: true,
                 duration_ms: None,
+                nested_calls: None,
             },
             Preparation::Prepared { tool, args } => {
-                let (result, is_error, duration_ms) = execute(
+                let executed = execute(
                     &tool,
                     call,
                     args.clone(),
@@ -132,8 +135,20 @@ async fn run_sequential(
                     cancel,
                 )
                 .await;
-                let mut finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
-                finalized.duration_ms = Some(duration_ms);
+                let mut finalized = finalize(
+                    call,
+                    &args,
+                    executed.output,
+                    executed.is_error,
+                    context,
+                    assistant,
+                    config,
+                    cancel,
+                    None,
+                )
+                .await;
+                finalized.duration_ms = Some(executed.duration_ms);
+                finalized.nested_calls = executed.nested_calls;
                 finalized
             }
         };
@@ -163,6 +178,7 @@ async fn run_parallel(
                     result,
                     is_error: true,
                     duration_ms: None,
+                    nested_calls: None,
                 };
                 emit_end(&finalized, emitter).await;
                 slots[index] = Some(finalized);
@@ -174,7 +190,7 @@ async fn run_parallel(
     let mut running: FuturesUnordered<_> = prepared
         .into_iter()
         .map(|(index, call, tool, args)| async move {
-            let (result, is_error, duration_ms) = execute(
+            let executed = execute(
                 &tool,
                 call,
                 args.clone(),
@@ -187,8 +203,20 @@ async fn run_parallel(
                 cancel,
             )
             .await;
-            let mut finalized = finalize(call, &args, result, is_error, context, assistant, config, cancel).await;
-            finalized.duration_ms = Some(duration_ms);
+            let mut finalized = finalize(
+                call,
+                &args,
+                executed.output,
+                executed.is_error,
+                context,
+                assistant,
+                config,
+                cancel,
+                None,
+            )
+            .await;
+            finalized.duration_ms = Some(executed.duration_ms);
+            finalized.nested_calls = executed.nested_calls;
             emit_end(&finalized, emitter).await;
             (index, finalized)
         })
@@ -215,7 +243,7 @@ async fn prepare(
     let Some(tool) = context.tool(&call.name) else {
         return Preparation::Immediate(error_output(format!("Tool {} not found", call.name)));
     };
-    prepare_tool(tool, call, context, assistant, config, cancel).await
+    prepare_tool(tool, call, context, assistant, config, cancel, None).await
 }
 
 /// Arguments prepared and validated, then the `before_tool_call` hooks: the call as it will run,
@@ -227,6 +255,7 @@ pub(crate) async fn prepare_tool(
     assistant: &AssistantMessage,
     config: &LoopConfig,
     cancel: &CancellationToken,
+    parent_tool_call_id: Option<&str>,
 ) -> Preparation {
     let prepared_args = tool.prepare_arguments(call.arguments.clone());
     let args = match validate_tool_arguments(&call.name, &tool.parameters(), &prepared_args) {
@@ -238,6 +267,7 @@ pub(crate) async fn prepare_tool(
         tool_call: call,
         args: &args,
         context,
+        parent_tool_call_id,
     };
     let mut deadline = None;
     let before = within_grace(config.hooks.before_tool_call(view, cancel), cancel, &mut deadline).await;
@@ -294,6 +324,7 @@ async fn flush_updates(queue: &UpdateQueue, call: &ToolCall, emitter: &Emitter<'
                 tool_name: call.name.clone(),
                 args: call.arguments.clone(),
                 partial_result,
+                parent_tool_call_id: None,
             })
             .await;
     }
@@ -307,8 +338,8 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "unknown panic".to_string())
 }
 
-/// Run the tool, turning its progress into events. Failures (errors, panics, an abort the tool
-/// ignores) become error results. Also returns how long the tool ran, in milliseconds.
+/// Run the tool, turning its progress and the events of the calls it makes into events.
+/// Failures (errors, panics, an abort the tool ignores) become error results.
 async fn execute(
     tool: &Arc<dyn AgentTool>,
     call: &ToolCall,
@@ -316,18 +347,14 @@ async fn execute(
     nested: crate::nested::PipelineParts<'_>,
     emitter: &Emitter<'_>,
     cancel: &CancellationToken,
-) -> (ToolOutput, bool, u64) {
+) -> Executed {
     let started = std::time::Instant::now();
     let queue = Arc::new(UpdateQueue::default());
     let reporter = queue.clone();
     let on_update: ToolUpdateFn = Arc::new(move |update| reporter.push(update));
-    let run = AssertUnwindSafe(crate::nested::scoped(
-        tool,
-        call,
-        nested,
-        tool.execute(&call.id, args, cancel.child_token(), on_update),
-    ))
-    .catch_unwind();
+    let mut scope = crate::nested::NestedScope::new(tool, call, nested);
+    let run =
+        AssertUnwindSafe(scope.wrap(tool.execute(&call.id, args, cancel.child_token(), on_update))).catch_unwind();
     tokio::pin!(run);
 
     let mut deadline: Option<Instant> = None;
@@ -335,6 +362,7 @@ async fn execute(
         tokio::select! {
             biased;
             out = &mut run => break Some(out),
+            Some(forwarded) = scope.next_event() => forwarded.emit(emitter).await,
             _ = queue.notify.notified() => flush_updates(&queue, call, emitter).await,
             _ = cancel.cancelled(), if deadline.is_none() => deadline = Some(Instant::now() + ABORT_GRACE),
             _ = tokio::time::sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => break None,
@@ -342,6 +370,10 @@ async fn execute(
     };
     let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     flush_updates(&queue, call, emitter).await;
+    while let Some(forwarded) = scope.pending_event() {
+        forwarded.emit(emitter).await;
+    }
+    let nested_calls = scope.take_record();
 
     let (output, is_error) = match outcome {
         Some(Ok(Ok(output))) => {
@@ -361,7 +393,21 @@ async fn execute(
         ),
         None => (error_output(OPERATION_ABORTED), true),
     };
-    (output, is_error, duration_ms)
+    Executed {
+        output,
+        is_error,
+        duration_ms,
+        nested_calls,
+    }
+}
+
+/// What one execution of a tool gave.
+struct Executed {
+    output: ToolOutput,
+    is_error: bool,
+    /// How long the tool ran, in milliseconds.
+    duration_ms: u64,
+    nested_calls: Option<Value>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -374,12 +420,14 @@ pub(crate) async fn finalize(
     assistant: &AssistantMessage,
     config: &LoopConfig,
     cancel: &CancellationToken,
+    parent_tool_call_id: Option<&str>,
 ) -> Finalized {
     let view = ToolCallContext {
         assistant_message: assistant,
         tool_call: call,
         args,
         context,
+        parent_tool_call_id,
     };
     let mut deadline = None;
     let after = within_grace(
@@ -418,6 +466,7 @@ pub(crate) async fn finalize(
         result,
         is_error,
         duration_ms: None,
+        nested_calls: None,
     }
 }
 
@@ -427,6 +476,7 @@ async fn emit_start(call: &ToolCall, emitter: &Emitter<'_>) {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             args: call.arguments.clone(),
+            parent_tool_call_id: None,
         })
         .await;
 }
@@ -439,12 +489,17 @@ async fn emit_end(finalized: &Finalized, emitter: &Emitter<'_>) {
             result: finalized.result.clone(),
             is_error: finalized.is_error,
             duration_ms: finalized.duration_ms,
+            parent_tool_call_id: None,
         })
         .await;
 }
 
 /// Report the call's result message and return it.
 async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> ToolResultMessage {
+    let mut extra = pi_ai::Extra::new();
+    if let Some(nested) = finalized.nested_calls {
+        extra.insert("nestedCalls".to_string(), nested);
+    }
     let message = ToolResultMessage {
         tool_call_id: finalized.tool_call.id,
         tool_name: finalized.tool_call.name,
@@ -453,7 +508,7 @@ async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> Too
         is_error: finalized.is_error,
         duration_ms: finalized.duration_ms,
         timestamp: now_ms(),
-        extra: Default::default(),
+        extra,
     };
     emitter
         .emit(AgentEvent::MessageStart {

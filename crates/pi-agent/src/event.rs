@@ -111,10 +111,13 @@ pub enum AgentEvent {
     MessageEnd {
         message: AgentMessage,
     },
+    /// `parent_tool_call_id` names the running call (a codemode script) that made this call;
+    /// `None` for the model's own calls. The same holds for the update and the end.
     ToolExecutionStart {
         tool_call_id: String,
         tool_name: String,
         args: Value,
+        parent_tool_call_id: Option<String>,
     },
     /// `partial_result` is what the tool reported so far (accumulated, not a delta).
     ToolExecutionUpdate {
@@ -122,6 +125,7 @@ pub enum AgentEvent {
         tool_name: String,
         args: Value,
         partial_result: ToolOutput,
+        parent_tool_call_id: Option<String>,
     },
     ToolExecutionEnd {
         tool_call_id: String,
@@ -130,6 +134,7 @@ pub enum AgentEvent {
         is_error: bool,
         /// How long the tool ran; `None` when it never ran.
         duration_ms: Option<u64>,
+        parent_tool_call_id: Option<String>,
     },
 }
 
@@ -196,23 +201,27 @@ impl AgentEvent {
                 tool_call_id,
                 tool_name,
                 args,
+                parent_tool_call_id,
             } => serde_json::to_string(&ToolStartWire {
                 ty: t,
                 tool_call_id,
                 tool_name,
                 args,
+                parent_tool_call_id: parent_tool_call_id.as_deref(),
             }),
             AgentEvent::ToolExecutionUpdate {
                 tool_call_id,
                 tool_name,
                 args,
                 partial_result,
+                parent_tool_call_id,
             } => serde_json::to_string(&ToolUpdateWire {
                 ty: t,
                 tool_call_id,
                 tool_name,
                 args,
                 partial_result: ToolOutputWire::from(partial_result),
+                parent_tool_call_id: parent_tool_call_id.as_deref(),
             }),
             AgentEvent::ToolExecutionEnd {
                 tool_call_id,
@@ -220,6 +229,7 @@ impl AgentEvent {
                 result,
                 is_error,
                 duration_ms,
+                parent_tool_call_id,
             } => serde_json::to_string(&ToolEndWire {
                 ty: t,
                 tool_call_id,
@@ -227,6 +237,7 @@ impl AgentEvent {
                 result: ToolOutputWire::from(result),
                 is_error: *is_error,
                 duration_ms: *duration_ms,
+                parent_tool_call_id: parent_tool_call_id.as_deref(),
             }),
         };
         // Serializing plain data into a string cannot fail; keep a valid line regardless.
@@ -279,6 +290,8 @@ struct ToolStartWire<'a> {
     tool_call_id: &'a str,
     tool_name: &'a str,
     args: &'a Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_tool_call_id: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -290,6 +303,8 @@ struct ToolUpdateWire<'a> {
     tool_name: &'a str,
     args: &'a Value,
     partial_result: ToolOutputWire<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_tool_call_id: Option<&'a str>,
 }
 
 #[derive(Serialize)]
@@ -303,6 +318,8 @@ struct ToolEndWire<'a> {
     is_error: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     duration_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_tool_call_id: Option<&'a str>,
 }
 
 /// A tool result as pi writes it: `{content, details?, terminate?}`.
@@ -445,6 +462,7 @@ mod tests {
             result: ToolOutput::text("x"),
             is_error: false,
             duration_ms: None,
+            parent_tool_call_id: None,
         };
         assert_eq!(
             ev.to_json(),
@@ -456,8 +474,34 @@ mod tests {
             result: ToolOutput::text("x"),
             is_error: false,
             duration_ms: Some(7),
+            parent_tool_call_id: None,
         };
         assert!(timed.to_json().ends_with(r#""isError":false,"durationMs":7}"#));
+    }
+
+    #[test]
+    fn nested_calls_name_their_parent_last() {
+        let start = AgentEvent::ToolExecutionStart {
+            tool_call_id: "c/1".into(),
+            tool_name: "read".into(),
+            args: serde_json::json!({"path": "a"}),
+            parent_tool_call_id: Some("c".into()),
+        };
+        assert_eq!(
+            start.to_json(),
+            r#"{"type":"tool_execution_start","toolCallId":"c/1","toolName":"read","args":{"path":"a"},"parentToolCallId":"c"}"#
+        );
+        let end = AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c/1".into(),
+            tool_name: "read".into(),
+            result: ToolOutput::text("x"),
+            is_error: false,
+            duration_ms: Some(2),
+            parent_tool_call_id: Some("c".into()),
+        };
+        assert!(end
+            .to_json()
+            .ends_with(r#""isError":false,"durationMs":2,"parentToolCallId":"c"}"#));
     }
 
     #[test]

@@ -304,6 +304,7 @@ mod tests {
             tool_call: &call,
             args: &args,
             context: &context,
+            parent_tool_call_id: None,
         };
         let cancel = CancellationToken::new();
         let chain = HookChain::new(vec![tagger("one"), tagger("two")]);
@@ -331,6 +332,7 @@ mod tests {
             tool_call: &call,
             args: &args,
             context: &context,
+            parent_tool_call_id: None,
         };
         let chain = HookChain::new(vec![tagger("one"), tagger("two")]);
         let result = ToolOutput::text("x");

@@ -46,6 +46,8 @@ pub struct ToolCallContext<'a> {
     pub args: &'a Value,
     /// The run's context as of this turn (tool results of this batch not yet added).
     pub context: &'a AgentContext,
+    /// The running call (a codemode script) that made this call; `None` for the model's own.
+    pub parent_tool_call_id: Option<&'a str>,
 }
 
 /// Returned by `before_tool_call`.

@@ -21,6 +21,7 @@ pub mod hook_chain;
 pub mod hooks;
 pub mod message;
 pub mod nested;
+mod nested_record;
 pub mod queue;
 pub mod tool;
 pub mod tool_registry;

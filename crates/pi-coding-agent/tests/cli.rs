@@ -20,6 +20,8 @@ mod backpressure;
 mod cache_warming;
 #[path = "cli/codemode.rs"]
 mod codemode;
+#[path = "cli/codemode_events.rs"]
+mod codemode_events;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/extensions.rs"]

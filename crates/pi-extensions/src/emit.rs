@@ -74,9 +74,16 @@ impl ExtensionRunner {
         &self,
         tool_call_id: &str,
         tool_name: &str,
+        parent_tool_call_id: Option<&str>,
         input: &Value,
     ) -> Result<Emitted<ToolCallOutcome>, HostError> {
-        let payload = json!({ "toolCallId": tool_call_id, "toolName": tool_name, "input": input });
+        // pi 1.6 names the calling tool call of a nested call (codemode), before the input.
+        let payload = match parent_tool_call_id {
+            Some(parent) => json!({
+                "toolCallId": tool_call_id, "toolName": tool_name, "parentToolCallId": parent, "input": input
+            }),
+            None => json!({ "toolCallId": tool_call_id, "toolName": tool_name, "input": input }),
+        };
         match self.emit_raw("tool_call", payload).await? {
             Some((result, errors)) => {
                 let outcome = parse(&result).map_err(|e| bad_reply("tool_call", e))?;

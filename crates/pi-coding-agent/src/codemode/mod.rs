@@ -100,6 +100,23 @@ pub fn describe_for_scripts(
         .collect()
 }
 
+/// The system prompt's tool lines and rules while codemode is declared: with `"only"` the
+/// tools a script calls are not declared, so their lines and guidelines leave the prompt too
+/// (the codemode description carries them), as in pi 1.6.
+pub fn prompt_entries_for_scripts(
+    registry: &ToolRegistry,
+    entries: Vec<pi_agent::PromptEntry>,
+    settings: CodemodeSettings,
+) -> Vec<pi_agent::PromptEntry> {
+    if !settings.only || !entries.iter().any(|e| e.name == pi_codemode::TOOL_NAME) {
+        return entries;
+    }
+    entries
+        .into_iter()
+        .filter(|e| registry.get(&e.name).filter(host::is_callable).is_none())
+        .collect()
+}
+
 /// `codemode.mode: "only"`: the callable tools leave the declarations and the codemode
 /// description lists them (deferred and MCP codemode tools stay unlisted, as in "on").
 fn only_codemode(registry: &ToolRegistry, declared: Vec<Arc<dyn AgentTool>>, budget: usize) -> Vec<Arc<dyn AgentTool>> {

@@ -38,7 +38,10 @@ impl FileOps {
                     }
                 }
             }
+            // Calls a codemode script made are recorded on its result (`nestedCalls`, pi 1.6).
+            Some(Message::ToolResult(r)) => self.add_nested(r.extra.get("nestedCalls")),
             Some(_) => {}
+            None if message.role() == "toolResult" => self.add_nested(message.field("nestedCalls")),
             // An assistant message kept as JSON: read its blocks the same way.
             None if message.role() == "assistant" => {
                 if let Some(Value::Array(blocks)) = message.field("content") {
@@ -53,6 +56,18 @@ impl FileOps {
                 }
             }
             None => {}
+        }
+    }
+
+    /// The calls of a `nestedCalls` record (`{calls: [{name, arguments?}], complete}`); calls
+    /// whose arguments were too large to keep are skipped.
+    fn add_nested(&mut self, record: Option<&Value>) {
+        let calls = record.and_then(|r| r.get("calls")).and_then(Value::as_array);
+        for call in calls.into_iter().flatten() {
+            let name = call.get("name").and_then(Value::as_str).unwrap_or("");
+            if let Some(args) = call.get("arguments") {
+                self.add_call(name, args);
+            }
         }
     }
 

@@ -173,7 +173,12 @@ impl AgentHooks for ExtensionHooks {
             return Ok(None);
         };
         let emitted = runner
-            .emit_tool_call(&call.tool_call.id, &call.tool_call.name, call.args)
+            .emit_tool_call(
+                &call.tool_call.id,
+                &call.tool_call.name,
+                call.parent_tool_call_id,
+                call.args,
+            )
             .await;
         let Some(outcome) = self.slot.settle("tool_call", emitted).await else {
             return Ok(None);
@@ -204,14 +209,17 @@ impl AgentHooks for ExtensionHooks {
         if !runner.registrations().handles("tool_result") {
             return Ok(None);
         }
-        let payload = json!({
+        let mut payload = json!({
             "toolCallId": call.tool_call.id,
             "toolName": call.tool_call.name,
-            "input": call.args,
-            "content": result.content,
-            "details": result.details,
-            "isError": is_error,
         });
+        if let Some(parent) = call.parent_tool_call_id {
+            payload["parentToolCallId"] = json!(parent);
+        }
+        payload["input"] = call.args.clone();
+        payload["content"] = json!(result.content);
+        payload["details"] = json!(result.details);
+        payload["isError"] = json!(is_error);
         let emitted = runner.emit_tool_result(payload).await;
         let Some(Some(patch)) = self.slot.settle("tool_result", emitted).await else {
             return Ok(None);

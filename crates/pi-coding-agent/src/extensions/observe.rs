@@ -343,6 +343,7 @@ mod tests {
             result: pi_agent::ToolOutput::text("ok"),
             is_error: false,
             duration_ms: Some(3),
+            parent_tool_call_id: None,
         };
         let payload = observer.payload(&slot, &SessionEvent::Agent(&end));
         assert_eq!(payload.get("toolCallId"), Some(&json!("c1")));

@@ -97,7 +97,12 @@ impl Loadout {
         match cache.as_ref() {
             Some((g, sections)) if *g == generation => sections.clone(),
             _ => {
-                let sections = (self.build)(&tool_prompts(self.registry.prompt_entries()));
+                let entries = crate::codemode::prompt_entries_for_scripts(
+                    &self.registry,
+                    self.registry.prompt_entries(),
+                    self.codemode,
+                );
+                let sections = (self.build)(&tool_prompts(entries));
                 *cache = Some((generation, sections.clone()));
                 sections
             }

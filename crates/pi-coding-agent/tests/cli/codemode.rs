@@ -27,6 +27,27 @@ fn names(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The tools the system prompt lists (`- name: snippet` lines of `<tools>`) and how many rules
+/// it has: what must agree with pi 1.6 whatever the wording.
+fn prompt_shape(system: &str) -> (Vec<String>, usize) {
+    let section = |tag: &str| {
+        let open = format!("<{tag}>\n");
+        let start = system.find(&open).map(|i| i + open.len()).unwrap_or(0);
+        let end = system[start..].find(&format!("</{tag}>")).map_or(start, |i| start + i);
+        system[start..end].to_string()
+    };
+    let tools = section("tools")
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("- ")
+                .and_then(|l| l.split_once(':'))
+                .map(|(n, _)| n.to_string())
+        })
+        .collect();
+    let rules = section("rules").lines().filter(|l| l.starts_with("- ")).count();
+    (tools, rules)
+}
+
 fn codemode(code: &str) -> Turn {
     Turn::tool_call("codemode", json!({ "code": code }))
 }
@@ -243,6 +264,26 @@ fn mode_only_lists_the_tools_in_the_codemode_description_instead_of_declaring_th
     run.assert_ok();
     let requests = mock.requests();
     assert_eq!(names(&requests[0].body), ["codemode"]);
+    // The tools scripts call leave the prompt's tool list and rules with their declarations.
+    let system = requests[0].body["messages"][0]["content"].as_str().unwrap();
+    assert_eq!(prompt_shape(system), (vec!["codemode".to_string()], 3), "{system}");
+    if let Some(reference) = pi_test_support::reference_pi("mode_only_lists_the_tools_in_the_codemode_description") {
+        let mock = Mock::start(Script::sequential(vec![Turn::text("done")]));
+        let theirs = Fixture::new(&mock);
+        theirs
+            .agent
+            .write("settings.json", r#"{"codemode": {"mode": "only"}}"#)
+            .unwrap();
+        let mut cmd = reference.command();
+        cmd.args(["--tools", "read,bash,codemode", "-p", "go"])
+            .current_dir(&theirs.proj)
+            .envs(theirs.agent.env());
+        crate::harness::Pi::from_command(cmd).run().assert_ok();
+        let body = &mock.requests()[0].body;
+        assert_eq!(names(body), ["codemode"]);
+        let their_system = body["messages"][0]["content"].as_str().unwrap();
+        assert_eq!(prompt_shape(their_system), prompt_shape(system), "{their_system}");
+    }
     let description = tool_named(&requests[0].body, "codemode").unwrap()["description"]
         .as_str()
         .unwrap();

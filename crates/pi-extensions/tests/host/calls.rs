@@ -254,7 +254,7 @@ async fn typed_emitters_skip_events_nobody_handles() -> TestResult {
         }
     );
     let (call, _) = runner
-        .emit_tool_call("c1", "bash", &json!({ "command": "rm -rf /tmp/x" }))
+        .emit_tool_call("c1", "bash", None, &json!({ "command": "rm -rf /tmp/x" }))
         .await?;
     assert_eq!(call.block_message().as_deref(), Some("dangerous command"));
 

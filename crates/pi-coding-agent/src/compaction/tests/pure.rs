@@ -244,6 +244,21 @@ fn repeated_compaction_starts_at_the_previous_first_kept_entry() {
 }
 
 #[test]
+fn calls_made_by_codemode_scripts_count_as_file_operations() {
+    let record = json!({"role": "toolResult", "toolCallId": "c", "toolName": "codemode", "content": [],
+        "isError": false, "timestamp": 1, "nestedCalls": {"calls": [
+            {"id": "c/1", "name": "read", "status": "ok", "arguments": {"path": "r.rs"}},
+            {"id": "c/2", "name": "edit", "status": "ok", "arguments": {"path": "e.rs"}},
+            {"id": "c/3", "name": "write", "status": "ok", "argumentsBytes": 90000}
+        ], "complete": false}});
+    let mut ops = FileOps::default();
+    ops.add_from_message(&custom(record));
+    let lists = ops.to_lists();
+    assert_eq!(lists.read_files, ["r.rs"]);
+    assert_eq!(lists.modified_files, ["e.rs"]);
+}
+
+#[test]
 fn file_lists_split_read_from_modified_and_format_tags() {
     let mut ops = FileOps::default();
     let a = assistant_msg(vec![

@@ -303,10 +303,24 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
                 }
                 _ => return None,
             },
+            // Calls made by a codemode script show inside the script's row (its details).
+            AgentEvent::ToolExecutionStart {
+                parent_tool_call_id: Some(_),
+                ..
+            }
+            | AgentEvent::ToolExecutionUpdate {
+                parent_tool_call_id: Some(_),
+                ..
+            }
+            | AgentEvent::ToolExecutionEnd {
+                parent_tool_call_id: Some(_),
+                ..
+            } => return None,
             AgentEvent::ToolExecutionStart {
                 tool_call_id,
                 tool_name,
                 args,
+                ..
             } => UiEvent::ToolStart {
                 id: tool_call_id.clone(),
                 name: tool_name.clone(),
