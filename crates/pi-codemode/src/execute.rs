@@ -102,6 +102,9 @@ pub struct CodemodeResult {
     pub is_error: bool,
 }
 
+/// Requests of one script (tool calls, searches, store writes) waiting for pi to take them.
+const REQUEST_QUEUE: usize = 256;
+
 /// Sandbox settings a caller may change (tests use a small heap).
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -332,7 +335,7 @@ pub async fn execute(
         timeout_ms,
         memory_limit: limits.memory_limit,
     };
-    let (request_tx, mut requests) = tokio::sync::mpsc::unbounded_channel();
+    let (request_tx, mut requests) = tokio::sync::mpsc::channel(REQUEST_QUEUE);
     let (reply_tx, replies) = mpsc::channel();
     let stop = Arc::new(StopFlag::default());
     let finished = sandbox::spawn(

@@ -135,7 +135,7 @@ struct State {
 /// release).
 pub fn spawn(
     spec: ScriptSpec,
-    requests: tokio::sync::mpsc::UnboundedSender<Request>,
+    requests: tokio::sync::mpsc::Sender<Request>,
     replies: mpsc::Receiver<Reply>,
     stop: Arc<StopFlag>,
     on_exit: Box<dyn FnOnce() + Send>,
@@ -171,7 +171,7 @@ const ABORT_TEXT: &str = "The operation was aborted";
 /// Run the script to its end on this thread.
 pub fn run(
     spec: ScriptSpec,
-    requests: tokio::sync::mpsc::UnboundedSender<Request>,
+    requests: tokio::sync::mpsc::Sender<Request>,
     replies: mpsc::Receiver<Reply>,
     stop: Arc<StopFlag>,
 ) -> ScriptResult {
@@ -272,7 +272,7 @@ fn js_error(ctx: &Ctx<'_>, error: rquickjs::Error) -> DriveError {
 
 fn host_functions<'js>(
     ctx: &Ctx<'js>,
-    requests: &tokio::sync::mpsc::UnboundedSender<Request>,
+    requests: &tokio::sync::mpsc::Sender<Request>,
     state: &Rc<RefCell<State>>,
 ) -> rquickjs::Result<Object<'js>> {
     let host = Object::new(ctx.clone())?;
@@ -343,9 +343,11 @@ fn host_functions<'js>(
     Ok(host)
 }
 
-fn send(tx: &tokio::sync::mpsc::UnboundedSender<Request>, state: &Rc<RefCell<State>>, request: Request) {
+fn send(tx: &tokio::sync::mpsc::Sender<Request>, state: &Rc<RefCell<State>>, request: Request) {
     let mut state = state.borrow_mut();
-    if tx.send(request).is_ok() {
+    // This is the script's own thread: a script that calls faster than pi runs the calls
+    // waits here once the queue is full, so its requests never pile up without bound.
+    if tx.blocking_send(request).is_ok() {
         state.outstanding += 1;
     } else {
         state.host_gone = true;
@@ -384,7 +386,7 @@ fn thrown_text(json: Option<&str>) -> String {
 fn drive(
     ctx: &Ctx<'_>,
     spec: &ScriptSpec,
-    requests: &tokio::sync::mpsc::UnboundedSender<Request>,
+    requests: &tokio::sync::mpsc::Sender<Request>,
     replies: &mpsc::Receiver<Reply>,
     stop: &StopFlag,
     state: &Rc<RefCell<State>>,
