@@ -300,3 +300,133 @@ async fn requests_and_replies_match_the_reference_1_6() {
         failures.join("\n")
     );
 }
+
+// ---- Bedrock against the project's mock server (`pi_test_support`) ------------------------
+//
+// A stored bearer token authenticates these calls, so the environment the test above sets does
+// not reach them (a loopback base URL is always called as it is).
+
+mod bedrock_on_the_mock {
+    use pi_ai::{stream_simple, AssistantMessageEvent, Content, Context, Message, Model, StopReason, StreamOptions};
+    use pi_test_support::{Api, Fault, MockServer, Script, Turn};
+    use serde_json::json;
+
+    fn model(server: &MockServer) -> Model {
+        serde_json::from_value(json!({
+            "id": "anthropic.claude-sonnet-4-5-20250929-v1:0", "name": "Claude Sonnet 4.5",
+            "api": "bedrock-converse-stream", "provider": "amazon-bedrock",
+            "baseUrl": server.base_url_for(Api::Bedrock), "reasoning": true, "input": ["text"],
+            "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75},
+            "contextWindow": 200000, "maxTokens": 64000,
+        }))
+        .expect("model")
+    }
+
+    async fn run(server: &MockServer) -> (Vec<&'static str>, pi_ai::AssistantMessage) {
+        let context = Context {
+            system_prompt: Some("sys".into()),
+            messages: vec![Message::user_text("hello")],
+            tools: vec![],
+        };
+        let options = StreamOptions {
+            api_key: Some("bedrock-key".into()),
+            ..Default::default()
+        };
+        let mut stream = stream_simple(&model(server), &context, options);
+        let mut names = Vec::new();
+        let mut last = None;
+        while let Some(event) = stream.next_event().await {
+            names.push(event.type_name());
+            match event {
+                AssistantMessageEvent::Done { message, .. } => last = Some(message),
+                AssistantMessageEvent::Error { error, .. } => last = Some(error),
+                _ => {}
+            }
+        }
+        (names, last.expect("terminal event"))
+    }
+
+    #[tokio::test]
+    async fn thinking_text_and_tool_calls_stream_through_the_event_stream() {
+        let turn = Turn::text("Reading it.")
+            .with_thinking("Plan first.")
+            .with_tool_call("read", json!({"path": "notes/todo.md"}));
+        let server = MockServer::start(Script::sequential(vec![turn])).await.expect("mock");
+        let (names, message) = run(&server).await;
+        assert_eq!(message.stop_reason, StopReason::ToolUse, "{:?}", message.error_message);
+        assert_eq!(names.first(), Some(&"start"));
+        assert_eq!(names.last(), Some(&"done"));
+        match &message.content[..] {
+            [Content::Thinking(t), Content::Text(x), Content::ToolCall(call)] => {
+                assert_eq!(t.thinking, "Plan first.");
+                assert_eq!(t.thinking_signature.as_deref(), Some("mock-signature-0"));
+                assert_eq!(x.text, "Reading it.");
+                assert_eq!(call.name, "read");
+                assert_eq!(call.arguments, json!({"path": "notes/todo.md"}));
+            }
+            other => panic!("unexpected content {other:?}"),
+        }
+        assert!(message.usage.output > 0 && message.usage.cost.total > 0.0);
+        let requests = server.requests();
+        assert_eq!(requests.len(), 1);
+        assert_eq!(requests[0].api, Some(Api::Bedrock));
+        assert_eq!(
+            requests[0].path,
+            "/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/converse-stream"
+        );
+        assert_eq!(requests[0].header("authorization"), Some("Bearer bedrock-key"));
+        assert_eq!(requests[0].body["messages"][0]["content"][0]["text"], "hello");
+    }
+
+    #[tokio::test]
+    async fn throttling_and_server_errors_are_tried_three_times_and_validation_once() {
+        for (status, attempts, expected) in [
+            (
+                429,
+                3,
+                "Throttling error: Too many requests, please wait before trying again.",
+            ),
+            (
+                500,
+                3,
+                "Internal server error: The server encountered an internal error.",
+            ),
+            (400, 1, "Validation error: Malformed input request"),
+            (
+                403,
+                1,
+                "AccessDeniedException: The security token included in the request is invalid.",
+            ),
+        ] {
+            let server = MockServer::start(Script::sequential(vec![Turn::fault(Fault::status(status))]))
+                .await
+                .expect("mock");
+            let (names, message) = run(&server).await;
+            assert_eq!(names, ["error"], "{status}");
+            assert_eq!(message.error_message.as_deref(), Some(expected), "{status}");
+            assert_eq!(server.requests().len(), attempts, "{status}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_dropped_stream_and_an_exception_frame_are_errors_that_keep_the_text() {
+        let words = "alpha beta gamma delta";
+        // messageStart, alpha, beta, then the connection drops / an exception frame comes.
+        let dropped = Turn::text(words).with_fault(Fault::drop_after(3));
+        let failed = Turn::text(words).with_fault(Fault::error_event_after(3));
+        let server = MockServer::start(Script::queue(vec![dropped, failed]))
+            .await
+            .expect("mock");
+        let (_, message) = run(&server).await;
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(message.text(), "alpha beta ");
+        let (names, message) = run(&server).await;
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert_eq!(
+            message.error_message.as_deref(),
+            Some("Internal server error: The server encountered an internal error.")
+        );
+        assert_eq!(message.text(), "alpha beta ");
+        assert_eq!(names.last(), Some(&"error"));
+    }
+}
