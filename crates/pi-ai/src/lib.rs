@@ -49,6 +49,7 @@ pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -
         "mistral-conversations" => providers::mistral::stream,
         "google-vertex" => providers::vertex::stream,
         "pi-messages" => providers::pi_messages::stream,
+        "bedrock-converse-stream" => providers::bedrock::stream,
         other => {
             return stream_driver::error_stream(model, format!("No API provider registered for api: {other}"));
         }

@@ -26,6 +26,7 @@ fn api_name(api: Api) -> &'static str {
         Api::Anthropic => "anthropic-messages",
         Api::Mistral => "mistral-conversations",
         Api::Google => "google-generative-ai",
+        Api::Bedrock => "bedrock-converse-stream",
     }
 }
 
@@ -36,6 +37,7 @@ fn provider(api: Api) -> &'static str {
         Api::Anthropic => "mock-anthropic",
         Api::Mistral => "mock-mistral",
         Api::Google => "mock-google",
+        Api::Bedrock => "mock-bedrock",
     }
 }
 
@@ -160,7 +162,9 @@ fn after_two_words(api: Api) -> usize {
         // created, in_progress, output_item.added, content_part.added, alpha, beta
         Api::Responses => 6,
         // one chunk per piece
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => 2,
     }
 }
@@ -418,7 +422,9 @@ async fn plain_text(api: Api) {
         Api::Openai => "chatcmpl-mock0",
         Api::Anthropic => "msg_mock0",
         Api::Responses => "resp_mock0",
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => "mockresp0",
     };
     assert_eq!(m.response_id.as_deref(), Some(id));
@@ -444,14 +450,18 @@ async fn plain_text(api: Api) {
     let (header, value) = match api {
         Api::Openai | Api::Responses => ("authorization", "Bearer sk-test"),
         Api::Anthropic => ("x-api-key", "sk-test"),
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => ("x-goog-api-key", "sk-test"),
     };
     assert_eq!(sent.header(header), Some(value));
     let user_text = match api {
         Api::Openai | Api::Anthropic => &sent.body["messages"],
         Api::Responses => &sent.body["input"],
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => &sent.body["contents"],
     };
     assert!(user_text.to_string().contains("\"hello\""), "{user_text}");
@@ -480,7 +490,9 @@ async fn thinking(api: Api) {
     match api {
         Api::Openai => assert_eq!(signature, "reasoning_content"),
         Api::Anthropic | Api::Google => assert_eq!(signature, "mocksig0"),
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Responses => {
             let item: Value = serde_json::from_str(signature).unwrap();
             assert_eq!(
@@ -500,7 +512,9 @@ async fn thinking(api: Api) {
             json!({"type": "enabled", "budget_tokens": 16384, "display": "summarized"})
         ),
         // An unknown Gemini model gets the dynamic budget.
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => assert_eq!(
             body["generationConfig"],
             json!({"maxOutputTokens": 32000, "thinkingConfig": {"includeThoughts": true, "thinkingBudget": -1}})
@@ -692,7 +706,9 @@ async fn replay_of_thinking_and_tool_results(api: Api) {
                 json!({"type": "function_call_output", "call_id": "call_mock_0_1", "output": "exit 3"})
             );
         }
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => {
             let contents = body["contents"].as_array().unwrap();
             assert_eq!(contents.len(), 3, "{contents:?}");
@@ -732,7 +748,9 @@ async fn http_400_is_not_retried(api: Api) {
             r#"400 {"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: too large"}}"#.into()
         }
         // The genai SDK reports the error body as it came.
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => r#"{"error":{"code":400,"message":"max_tokens: too large","status":"INVALID_ARGUMENT"}}"#.into(),
     };
     assert_eq!(run.error(), expected);
@@ -955,7 +973,9 @@ async fn malformed_sse_data_is_an_error(api: Api) {
             "\n\nevent: content_block_delta\ndata: {oops\n\n"
         ),
         Api::Responses => "event: response.created\ndata: {oops\n\n",
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => concat!(
             r#"data: {"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"index":0}]}"#,
             "\n\ndata: {oops\n\n"
@@ -965,7 +985,9 @@ async fn malformed_sse_data_is_an_error(api: Api) {
     let base = match api {
         Api::Openai | Api::Responses => format!("{base}/v1"),
         Api::Anthropic => base,
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => format!("{base}/v1beta"),
     };
     let run = run(&model_at(api, base), &context("hello"), options()).await;
@@ -1028,7 +1050,9 @@ async fn connection_refused(api: Api) {
     let base = match api {
         Api::Openai | Api::Responses => format!("http://{addr}/v1"),
         Api::Anthropic => format!("http://{addr}"),
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => format!("http://{addr}/v1beta"),
     };
     let opts = StreamOptions {
@@ -1077,7 +1101,9 @@ async fn think_replay_matches_golden(api: Api, golden_history: Value) {
         // Without the system prompt, which the golden file elides.
         Api::Openai => json!(body["messages"].as_array().unwrap()[1..]),
         Api::Responses => json!(body["input"].as_array().unwrap()[1..]),
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => unreachable!("no golden run for Google"),
     };
     assert_eq!(sent, golden_history);
@@ -1085,7 +1111,9 @@ async fn think_replay_matches_golden(api: Api, golden_history: Value) {
         Api::Anthropic => ("max_tokens", 32_000),
         Api::Openai => ("max_completion_tokens", 32_000),
         Api::Responses => ("max_output_tokens", 32_000),
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => unreachable!(),
     };
     assert_eq!(body[tokens_key], tokens);
@@ -1306,7 +1334,9 @@ async fn golden_tool_scenario(api: Api, golden: &str) {
             "max_completion_tokens",
         ),
         Api::Responses => (json!(body["input"].as_array().unwrap()[1..]), "max_output_tokens"),
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => unreachable!("no golden run for Google"),
     };
     assert_eq!(sent, golden);
@@ -1370,7 +1400,9 @@ async fn dropped_connection_mid_tool_call(api: Api) {
         Api::Openai => 4,
         Api::Anthropic => 6,
         Api::Responses => 5,
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => 1,
     };
     let server = MockServer::start(Script::sequential(vec![turn.with_fault(Fault::drop_after(after))]))
@@ -1383,7 +1415,9 @@ async fn dropped_connection_mid_tool_call(api: Api) {
     let call = run.message.tool_calls().next().expect("the started call is kept");
     assert_eq!(call.name, "read");
     match api {
-        Api::Mistral => unreachable!("Mistral runs its own scenarios (tests/wire_apis.rs)"),
+        Api::Mistral | Api::Bedrock => {
+            unreachable!("Mistral and Bedrock run their own scenarios (tests/wire_apis.rs, tests/bedrock.rs)")
+        }
         Api::Google => assert_eq!(call.arguments["limit"], 5),
         // Two 12-character pieces: `{"path": "a/` and `very/long/pa`.
         _ => assert_eq!(call.arguments, json!({"path": "a/very/long/pa"})),

@@ -25,6 +25,7 @@ mod openai_codex;
 pub mod pkce;
 mod provider;
 mod ui;
+mod xai;
 
 pub use callback::{parse_authorization_input, AuthorizationInput};
 pub use config::Config;

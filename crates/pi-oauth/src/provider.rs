@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::ui::LoginUi;
-use crate::{anthropic, copilot, openai_codex, Config, Credential, OAuthError};
+use crate::{anthropic, copilot, openai_codex, xai, Config, Credential, OAuthError};
 
 /// A provider whose account sign-in this crate implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,6 +12,7 @@ pub enum Provider {
     Anthropic,
     OpenAiCodex,
     GitHubCopilot,
+    Xai,
 }
 
 /// What a request made with an OAuth credential carries.
@@ -23,7 +24,12 @@ pub struct RequestAuth {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 3] = [Provider::Anthropic, Provider::GitHubCopilot, Provider::OpenAiCodex];
+    pub const ALL: [Provider; 4] = [
+        Provider::Anthropic,
+        Provider::GitHubCopilot,
+        Provider::OpenAiCodex,
+        Provider::Xai,
+    ];
 
     /// The provider of `id` (pi's provider id).
     pub fn from_id(id: &str) -> Option<Provider> {
@@ -35,6 +41,7 @@ impl Provider {
             Provider::Anthropic => "anthropic",
             Provider::OpenAiCodex => "openai-codex",
             Provider::GitHubCopilot => "github-copilot",
+            Provider::Xai => "xai",
         }
     }
 
@@ -44,6 +51,7 @@ impl Provider {
             Provider::Anthropic => anthropic::NAME,
             Provider::OpenAiCodex => openai_codex::NAME,
             Provider::GitHubCopilot => copilot::NAME,
+            Provider::Xai => xai::NAME,
         }
     }
 
@@ -53,6 +61,7 @@ impl Provider {
             Provider::Anthropic => anthropic::login(config, ui).await,
             Provider::OpenAiCodex => openai_codex::login(config, ui).await,
             Provider::GitHubCopilot => copilot::login(config, ui).await,
+            Provider::Xai => xai::login(config, ui).await,
         }
     }
 
@@ -62,6 +71,7 @@ impl Provider {
             Provider::Anthropic => anthropic::refresh(config, stored).await,
             Provider::OpenAiCodex => openai_codex::refresh(config, stored).await,
             Provider::GitHubCopilot => copilot::refresh(config, stored).await,
+            Provider::Xai => xai::refresh(config, stored).await,
         }
     }
 

@@ -266,3 +266,55 @@ async fn refresh_tokens_rotate_and_failures_name_no_token() {
     assert!(text.contains("400") && text.contains("invalid_grant"), "{text}");
     assert!(!text.contains(&old) && !text.contains("sk-ant"), "{text}");
 }
+
+#[tokio::test]
+async fn xai_device_login_polls_until_approved_and_refreshes() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("", Browser::Follow);
+    let credential = Provider::Xai.login(&config(&mock), &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert_eq!(field(&credential, "type"), "oauth");
+    assert!(
+        field(&credential, "access").starts_with("sk-ant-oat01-access-"),
+        "the mock's token"
+    );
+    // Stored as expiring five minutes before the server says (the mock's tokens live an hour).
+    let lifetime = expires(&credential) - pi_oauth::now_ms();
+    assert!((54 * 60_000..=55 * 60_000 + 1000).contains(&lifetime), "{lifetime}");
+    let events = user.events.lock().unwrap().clone();
+    assert!(
+        events.iter().any(
+            |e| matches!(e, LoginEvent::DeviceCode { user_code, verification_uri, .. }
+            if user_code == "GROK-1234" && verification_uri == "https://accounts.x.ai/device?user_code=GROK-1234")
+        ),
+        "{events:?}"
+    );
+    let device_request = mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/oauth2/device/code")
+        .unwrap();
+    assert_eq!(device_request.field("referrer").as_deref(), Some("pi"));
+    assert!(device_request.field("scope").unwrap().contains("offline_access"));
+    let polls = mock.requests().iter().filter(|r| r.path == "/oauth2/token").count();
+    assert_eq!(polls, 2, "one pending answer, then the tokens");
+    assert_eq!(Provider::from_id("xai"), Some(Provider::Xai));
+    assert_eq!(
+        Provider::Xai.request_auth(&credential).unwrap().api_key,
+        field(&credential, "access")
+    );
+
+    let refreshed = Provider::Xai.refresh(&config(&mock), &credential).await.unwrap();
+    assert_ne!(field(&refreshed, "refresh"), field(&credential, "refresh"), "rotated");
+    // The used refresh token is refused the second time, naming no token.
+    let err = Provider::Xai
+        .refresh(&config(&mock), &credential)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("xAI OAuth token refresh failed (HTTP 400): invalid_grant"),
+        "{err}"
+    );
+    assert!(!err.contains(field(&credential, "refresh")), "{err}");
+}

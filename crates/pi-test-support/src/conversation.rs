@@ -21,6 +21,8 @@ pub enum Api {
     /// Mistral's chat stream, `POST /mistral/v1/chat/completions` (the `/mistral` prefix tells
     /// it from OpenAI's, which has the same path).
     Mistral,
+    /// Amazon Bedrock's ConverseStream, `POST /model/{modelId}/converse-stream`.
+    Bedrock,
 }
 
 impl Api {
@@ -37,6 +39,8 @@ impl Api {
             Some(Api::Responses)
         } else if path.contains("/models/") && path.ends_with(":streamGenerateContent") {
             Some(Api::Google)
+        } else if path.starts_with("/model/") && path.ends_with("/converse-stream") {
+            Some(Api::Bedrock)
         } else {
             None
         }
@@ -51,6 +55,7 @@ impl Api {
             Api::Responses => "responses",
             Api::Google => "google",
             Api::Mistral => "mistral",
+            Api::Bedrock => "bedrock",
         }
     }
 }
@@ -119,6 +124,31 @@ fn entries(api: Api, body: &Value) -> Vec<Entry> {
             }
             out
         }
+        Api::Bedrock => list("messages")
+            .iter()
+            .map(|m| match m.get("role").and_then(Value::as_str) {
+                Some("assistant") => Entry::Assistant,
+                Some("user") => {
+                    // Bedrock blocks are keyed by kind: `{"text": ...}`, `{"toolResult": ...}`.
+                    let texts: Vec<&str> = m
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .map(|blocks| {
+                            blocks
+                                .iter()
+                                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if texts.is_empty() {
+                        Entry::Other
+                    } else {
+                        Entry::User(texts.join("\n"))
+                    }
+                }
+                _ => Entry::Other,
+            })
+            .collect(),
         Api::Google => list("contents")
             .iter()
             .map(|c| match c.get("role").and_then(Value::as_str) {
@@ -183,6 +213,7 @@ mod tests {
             Some(Api::Google)
         );
         assert_eq!(Api::from_path("/mistral/v1/chat/completions"), Some(Api::Mistral));
+        assert_eq!(Api::from_path("/model/a%3A0/converse-stream"), Some(Api::Bedrock));
         assert_eq!(Api::from_path("/v1/other"), None);
     }
 

@@ -343,6 +343,47 @@ async fn answer(state: &Mutex<State>, request: HttpRequest) -> Answer {
             );
             json_answer(200, json!({"authorization_code": code, "code_verifier": verifier}))
         }
+        // xAI's device grant (RFC 8628: pending is a 400 with `authorization_pending`).
+        ("POST", "/oauth2/device/code") => json_answer(
+            200,
+            json!({"device_code": "xai-device-1", "user_code": "GROK-1234",
+                   "verification_uri": "https://accounts.x.ai/device",
+                   "verification_uri_complete": "https://accounts.x.ai/device?user_code=GROK-1234",
+                   "interval": 1, "expires_in": 600}),
+        ),
+        ("POST", "/oauth2/token") => match f("grant_type").as_str() {
+            "urn:ietf:params:oauth:grant-type:device_code" => {
+                if f("device_code") != "xai-device-1" || f("client_id").is_empty() {
+                    lock(state)
+                        .violations
+                        .push("xai token: wrong device code or client".into());
+                    return error(400, "invalid_grant", "unknown device code");
+                }
+                let first = {
+                    let mut s = lock(state);
+                    s.device_polls += 1;
+                    s.device_polls == 1
+                };
+                if first {
+                    return error(400, "authorization_pending", "waiting for the user");
+                }
+                issue_tokens(state, false)
+            }
+            "refresh_token" => {
+                let token = f("refresh_token");
+                let delay = lock(state).refresh_delay;
+                tokio::time::sleep(delay).await;
+                if !lock(state).refresh_tokens.remove(&token) {
+                    lock(state)
+                        .violations
+                        .push("refresh: token unknown or already used".into());
+                    return error(400, "invalid_grant", "refresh token is invalid or was already used");
+                }
+                lock(state).refreshes += 1;
+                issue_tokens(state, false)
+            }
+            other => error(400, "unsupported_grant_type", other),
+        },
         ("POST", "/login/device/code") => json_answer(
             200,
             json!({"device_code": "gh-device-1", "user_code": "WXYZ-9876",

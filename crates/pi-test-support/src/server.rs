@@ -225,6 +225,7 @@ impl MockServer {
             Api::Anthropic => self.url(),
             Api::Google => format!("{}/v1beta", self.url()),
             Api::Mistral => format!("{}/mistral", self.url()),
+            Api::Bedrock => self.url(),
         }
     }
 
@@ -384,6 +385,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         if api == Api::Anthropic {
             headers.push(("request-id", format!("req_mock{index}")));
         }
+        headers.extend(wire::error_headers(api, *status));
         let body = wire::error_body(api, *status, message.as_deref());
         conn.write_response(*status, &headers, body.to_string().as_bytes())
             .await?;
@@ -392,6 +394,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
 
     let model = match api {
         Api::Google => google_model(&request.target),
+        Api::Bedrock => bedrock_model(&request.target),
         _ => body
             .get("model")
             .and_then(Value::as_str)
@@ -401,7 +404,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
     let plan = Plan::new(&turn, index, &model, request.body.len());
     let events = wire::stream_events(api, &plan);
     let headers = vec![
-        ("content-type", "text/event-stream".to_owned()),
+        ("content-type", wire::stream_content_type(api).to_owned()),
         ("cache-control", "no-cache".to_owned()),
     ];
     conn.start_chunked(200, &headers).await?;
@@ -422,7 +425,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         if let (Some(delay), true) = (delay, i > 0) {
             tokio::time::sleep(delay).await;
         }
-        conn.write_chunk(event.as_bytes()).await?;
+        conn.write_chunk(event).await?;
     }
     match fault.map(|f| f.kind) {
         // Close without the terminating chunk: the client sees the connection drop mid-body.
@@ -435,7 +438,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
                 // Google's SDK only sees the error when it arrives as a read of its own.
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            conn.write_chunk(event.as_bytes()).await?;
+            conn.write_chunk(&event).await?;
             conn.finish_chunked().await?;
             Ok(true)
         }
@@ -444,6 +447,19 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
             Ok(true)
         }
     }
+}
+
+/// The model id of `/model/{id}/converse-stream`, percent-decoded.
+fn bedrock_model(target: &str) -> String {
+    let path = target.split('?').next().unwrap_or(target);
+    let id = path
+        .strip_prefix("/model/")
+        .and_then(|rest| rest.strip_suffix("/converse-stream"))
+        .unwrap_or("mock-model");
+    url::form_urlencoded::parse(format!("m={id}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| id.to_owned())
 }
 
 fn google_model(target: &str) -> String {

@@ -52,6 +52,7 @@ fn path_for(api: Api, model: &str) -> String {
         Api::Responses => "/responses".into(),
         Api::Anthropic => "/v1/messages".into(),
         Api::Google => format!("/models/{model}:streamGenerateContent?alt=sse"),
+        Api::Bedrock => format!("/model/{model}/converse-stream"),
     }
 }
 
@@ -62,6 +63,7 @@ fn body_for(api: Api, user: &str) -> Value {
         Api::Responses => json!({"model": "mock-model", "stream": true,
             "input": [{"role": "user", "content": [{"type": "input_text", "text": user}]}]}),
         Api::Google => json!({"contents": [{"role": "user", "parts": [{"text": user}]}]}),
+        Api::Bedrock => json!({"messages": [{"role": "user", "content": [{"text": user}]}]}),
     }
 }
 

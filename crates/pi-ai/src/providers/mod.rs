@@ -2,6 +2,7 @@
 
 pub mod anthropic;
 pub mod azure;
+pub mod bedrock;
 pub mod google;
 pub mod google_auth;
 pub(crate) mod json_tree;

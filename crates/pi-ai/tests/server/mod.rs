@@ -26,7 +26,7 @@ pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     /// Body pieces, each written (and flushed) as one chunk.
-    pub chunks: Vec<String>,
+    pub chunks: Vec<Vec<u8>>,
     pub ending: Ending,
 }
 
@@ -35,7 +35,7 @@ impl Reply {
         Reply {
             status: 200,
             headers: vec![("content-type".into(), "text/event-stream".into())],
-            chunks: events,
+            chunks: events.into_iter().map(String::into_bytes).collect(),
             ending: Ending::Complete,
         }
     }
@@ -44,7 +44,18 @@ impl Reply {
         Reply {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
-            chunks: vec![body.to_string()],
+            chunks: vec![body.as_bytes().to_vec()],
+            ending: Ending::Complete,
+        }
+    }
+
+    /// A 200 reply of binary pieces with the given content type.
+    #[allow(dead_code)] // not every test binary streams binary bodies
+    pub fn bytes(content_type: &str, chunks: Vec<Vec<u8>>) -> Reply {
+        Reply {
+            status: 200,
+            headers: vec![("content-type".into(), content_type.into())],
+            chunks,
             ending: Ending::Complete,
         }
     }
@@ -133,8 +144,10 @@ impl Server {
             if chunk.is_empty() {
                 continue;
             }
-            let framed = format!("{:x}\r\n{}\r\n", chunk.len(), chunk);
-            if socket.write_all(framed.as_bytes()).await.is_err() {
+            let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
+            framed.extend_from_slice(chunk);
+            framed.extend_from_slice(b"\r\n");
+            if socket.write_all(&framed).await.is_err() {
                 return;
             }
             let _ = socket.flush().await;

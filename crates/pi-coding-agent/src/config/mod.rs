@@ -17,6 +17,7 @@ pub mod auth;
 #[cfg(test)]
 mod fuzz_tests;
 pub mod locked_file;
+pub mod login_session;
 pub mod model_reference;
 pub mod model_registry;
 pub mod model_resolver;

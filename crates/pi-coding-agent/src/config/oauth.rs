@@ -97,8 +97,18 @@ pub enum LoginError {
 /// Sign in to `provider` through `ui` and store the credential in `paths`' auth.json (merged
 /// under its lock, mode 0600). Blocking file work runs off the async runtime.
 pub async fn login_and_save(paths: &Paths, provider: &str, ui: &dyn LoginUi) -> Result<(), LoginError> {
+    login_and_save_with(&Config::from_env(), paths, provider, ui).await
+}
+
+/// [`login_and_save`] with the endpoints and callback of `config`.
+pub async fn login_and_save_with(
+    config: &Config,
+    paths: &Paths,
+    provider: &str,
+    ui: &dyn LoginUi,
+) -> Result<(), LoginError> {
     let flow = Provider::from_id(provider).ok_or_else(|| LoginError::UnknownProvider(provider.to_string()))?;
-    let credential = match flow.login(&Config::from_env(), ui).await {
+    let credential = match flow.login(config, ui).await {
         Ok(c) => c,
         Err(OAuthError::Cancelled) => return Err(LoginError::Cancelled),
         Err(e) => return Err(LoginError::Flow(e)),

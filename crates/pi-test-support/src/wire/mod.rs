@@ -2,6 +2,7 @@
 //! that API's error bodies and error events.
 
 mod anthropic;
+mod bedrock;
 mod google;
 mod mistral;
 mod openai_completions;
@@ -15,19 +16,51 @@ use crate::plan::Plan;
 /// Seconds since the epoch the mock reports as creation time: fixed, so replies are repeatable.
 pub(crate) const CREATED: u64 = 1_796_000_000;
 
-/// The SSE events of a reply, in order; each string is one whole event ending in a blank line.
-pub(crate) fn stream_events(api: Api, plan: &Plan) -> Vec<String> {
-    match api {
+/// The events of a reply, in order: whole SSE events ending in a blank line, or for Bedrock
+/// whole binary event-stream frames.
+pub(crate) fn stream_events(api: Api, plan: &Plan) -> Vec<Vec<u8>> {
+    let sse = match api {
         Api::Openai => openai_completions::events(plan),
         Api::Anthropic => anthropic::events(plan),
         Api::Responses => openai_responses::events(plan),
         Api::Google => google::events(plan),
         Api::Mistral => mistral::events(plan),
+        Api::Bedrock => return bedrock::events(plan),
+    };
+    sse.into_iter().map(String::into_bytes).collect()
+}
+
+/// The content type of a 200 reply.
+pub(crate) fn stream_content_type(api: Api) -> &'static str {
+    match api {
+        Api::Bedrock => "application/vnd.amazon.eventstream",
+        _ => "text/event-stream",
+    }
+}
+
+/// Extra headers of an HTTP error reply (Bedrock names the exception in one).
+pub(crate) fn error_headers(api: Api, status: u16) -> Vec<(&'static str, String)> {
+    match api {
+        Api::Bedrock => vec![(
+            "x-amzn-errortype",
+            format!(
+                "{}:http://internal.amazon.com/coral/com.amazon.bedrock/",
+                bedrock::error_type(status).0
+            ),
+        )],
+        _ => Vec::new(),
     }
 }
 
 /// An error inside a 200 stream.
-pub(crate) fn error_event(api: Api, message: Option<&str>, error_type: Option<&str>) -> String {
+pub(crate) fn error_event(api: Api, message: Option<&str>, error_type: Option<&str>) -> Vec<u8> {
+    if api == Api::Bedrock {
+        return bedrock::error_event(message, error_type);
+    }
+    sse_error_event(api, message, error_type).into_bytes()
+}
+
+fn sse_error_event(api: Api, message: Option<&str>, error_type: Option<&str>) -> String {
     match api {
         Api::Anthropic => {
             let kind = error_type.unwrap_or("overloaded_error");
@@ -69,6 +102,8 @@ pub(crate) fn error_event(api: Api, message: Option<&str>, error_type: Option<&s
             // recognises one when a whole read is that object.
             json!({"error": {"code": 500, "message": message, "status": status}}).to_string()
         }
+        // Bedrock's error frames are binary; `error_event` makes them.
+        Api::Bedrock => String::new(),
     }
 }
 
@@ -140,6 +175,7 @@ pub(crate) fn error_body(api: Api, status: u16, message: Option<&str>) -> Value 
             };
             json!({"error": {"code": status, "message": message.unwrap_or(default), "status": state}})
         }
+        Api::Bedrock => json!({"message": message.unwrap_or(bedrock::error_type(status).1)}),
     }
 }
 

@@ -1,0 +1,460 @@
+//! Where a Bedrock request goes and how it authenticates, decided as pi 1.6 configures the AWS
+//! SDK: a bearer token (`AWS_BEARER_TOKEN_BEDROCK` or a stored key), or SigV4 credentials from
+//! the environment's keys, a profile of the shared `credentials`/`config` files (static keys or
+//! `credential_process`), or the ECS container endpoint; the region from an inference-profile
+//! ARN, `AWS_REGION`/`AWS_DEFAULT_REGION`, the endpoint, the profile, else `us-east-1`.
+//!
+//! Not supported (a clear error instead): SSO sessions, role assumption (`role_arn`) and web
+//! identity tokens, which need STS or the SSO portal.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::sigv4::AwsCredentials;
+use crate::types::Model;
+
+/// The ECS task metadata endpoint that relative container credential URIs are under.
+const ECS_CREDENTIALS_HOST: &str = "http://169.254.170.2";
+/// Time allowed for the container endpoint or a credential process.
+const CREDENTIAL_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How requests authenticate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BedrockAuth {
+    /// `Authorization: Bearer <token>` (Bedrock API keys).
+    Bearer(String),
+    /// SigV4-signed with these credentials.
+    Signed(AwsCredentials),
+}
+
+/// The resolved target of a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The endpoint base (no trailing slash).
+    pub endpoint: String,
+    pub region: String,
+    pub auth: BedrockAuth,
+}
+
+/// Environment lookups (empty counts as unset).
+pub type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+
+fn get(env: Env<'_>, name: &str) -> Option<String> {
+    env(name).filter(|v| !v.is_empty())
+}
+
+/// The key pi reports for Bedrock configured through ambient credentials rather than a key.
+fn is_marker(key: &str) -> bool {
+    let key = key.trim();
+    key.is_empty() || (key.starts_with('<') && key.ends_with('>'))
+}
+
+/// Resolve endpoint, region and credentials for `model`. `api_key` is the call's key (a stored
+/// bearer token) or the ambient-credentials marker.
+pub async fn resolve(model: &Model, api_key: &str, env: Env<'_>) -> Result<Target, String> {
+    let profile_name = get(env, "AWS_PROFILE");
+    let files = ProfileFiles::load(env);
+    let profile = files.profile(profile_name.as_deref().unwrap_or("default"));
+    let (endpoint, region) = endpoint_and_region(model, env, profile_name.is_some(), profile.get("region"));
+    let auth = resolve_auth(api_key, env, profile_name.as_deref(), &profile).await?;
+    Ok(Target { endpoint, region, auth })
+}
+
+/// Endpoint and region: pi pins the model's standard endpoint only when neither a region nor
+/// an ambient `AWS_PROFILE` is configured; otherwise the region's own endpoint is used.
+fn endpoint_and_region(
+    model: &Model,
+    env: Env<'_>,
+    has_profile: bool,
+    profile_region: Option<&String>,
+) -> (String, String) {
+    let configured = get(env, "AWS_REGION").or_else(|| get(env, "AWS_DEFAULT_REGION"));
+    let standard = standard_endpoint_region(&model.base_url);
+    let explicit = standard.is_none() || (configured.is_none() && !has_profile);
+    let region = arn_region(&model.id)
+        .or(configured)
+        .or_else(|| standard.clone().filter(|_| explicit))
+        .or_else(|| profile_region.cloned())
+        .unwrap_or_else(|| "us-east-1".to_string());
+    let endpoint = if explicit {
+        model.base_url.trim_end_matches('/').to_string()
+    } else {
+        let suffix = if region.starts_with("cn-") {
+            "amazonaws.com.cn"
+        } else {
+            "amazonaws.com"
+        };
+        format!("https://bedrock-runtime.{region}.{suffix}")
+    };
+    (endpoint, region)
+}
+
+/// The region of an inference-profile ARN (`arn:aws:bedrock:<region>:...`).
+fn arn_region(model_id: &str) -> Option<String> {
+    let rest = model_id.strip_prefix("arn:")?;
+    let mut parts = rest.split(':');
+    let partition = parts.next()?;
+    let service = parts.next()?;
+    let region = parts.next()?;
+    let valid = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    (partition.starts_with("aws") && service == "bedrock" && valid(region)).then(|| region.to_string())
+}
+
+/// The region of a standard `bedrock-runtime[-fips].<region>.amazonaws.com[.cn]` URL.
+fn standard_endpoint_region(base_url: &str) -> Option<String> {
+    let url = url::Url::parse(base_url).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    let host = host.strip_suffix(".cn").unwrap_or(&host);
+    let rest = host.strip_suffix(".amazonaws.com")?;
+    let region = rest
+        .strip_prefix("bedrock-runtime-fips.")
+        .or_else(|| rest.strip_prefix("bedrock-runtime."))?;
+    (!region.is_empty() && !region.contains('.')).then(|| region.to_string())
+}
+
+async fn resolve_auth(
+    api_key: &str,
+    env: Env<'_>,
+    profile_name: Option<&str>,
+    profile: &HashMap<String, String>,
+) -> Result<BedrockAuth, String> {
+    if get(env, "AWS_BEDROCK_SKIP_AUTH").as_deref() == Some("1") {
+        // Proxies that need no authentication still get a well-formed signature.
+        return Ok(BedrockAuth::Signed(AwsCredentials {
+            access_key_id: "dummy-access-key".into(),
+            secret_access_key: "dummy-secret-key".into(),
+            session_token: None,
+        }));
+    }
+    if !is_marker(api_key) {
+        return Ok(BedrockAuth::Bearer(api_key.trim().to_string()));
+    }
+    if let Some(token) = get(env, "AWS_BEARER_TOKEN_BEDROCK") {
+        return Ok(BedrockAuth::Bearer(token));
+    }
+    if let (Some(id), Some(secret)) = (get(env, "AWS_ACCESS_KEY_ID"), get(env, "AWS_SECRET_ACCESS_KEY")) {
+        return Ok(BedrockAuth::Signed(AwsCredentials {
+            access_key_id: id,
+            secret_access_key: secret,
+            session_token: get(env, "AWS_SESSION_TOKEN"),
+        }));
+    }
+    if let Some(creds) = profile_credentials(profile_name.unwrap_or("default"), profile).await? {
+        return Ok(BedrockAuth::Signed(creds));
+    }
+    if let Some(creds) = container_credentials(env).await? {
+        return Ok(BedrockAuth::Signed(creds));
+    }
+    if get(env, "AWS_WEB_IDENTITY_TOKEN_FILE").is_some() {
+        return Err(
+            "AWS web identity credentials (AWS_WEB_IDENTITY_TOKEN_FILE) are not supported; \
+                    set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_BEARER_TOKEN_BEDROCK"
+                .to_string(),
+        );
+    }
+    Err(match profile_name {
+        Some(name) => format!("Could not load credentials for AWS profile {name}"),
+        None => "Could not load credentials from any providers".to_string(),
+    })
+}
+
+/// Static keys or a `credential_process` of a profile; `Ok(None)` when the profile has neither.
+async fn profile_credentials(name: &str, profile: &HashMap<String, String>) -> Result<Option<AwsCredentials>, String> {
+    if let (Some(id), Some(secret)) = (profile.get("aws_access_key_id"), profile.get("aws_secret_access_key")) {
+        return Ok(Some(AwsCredentials {
+            access_key_id: id.clone(),
+            secret_access_key: secret.clone(),
+            session_token: profile.get("aws_session_token").cloned(),
+        }));
+    }
+    if let Some(command) = profile.get("credential_process") {
+        return run_credential_process(name, command).await.map(Some);
+    }
+    if profile.contains_key("sso_session") || profile.contains_key("sso_start_url") || profile.contains_key("role_arn")
+    {
+        return Err(format!(
+            "AWS profile {name} uses SSO or role assumption, which pi cannot sign in with; \
+             export temporary keys (aws configure export-credentials) or use a credential_process"
+        ));
+    }
+    Ok(None)
+}
+
+/// Run a profile's `credential_process` and read its JSON (`AccessKeyId`, `SecretAccessKey`,
+/// `SessionToken`).
+async fn run_credential_process(profile: &str, command: &str) -> Result<AwsCredentials, String> {
+    let run = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(CREDENTIAL_TIMEOUT, run)
+        .await
+        .map_err(|_| format!("credential_process of AWS profile {profile} timed out"))?
+        .map_err(|e| format!("credential_process of AWS profile {profile} could not start: {e}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "credential_process of AWS profile {profile} failed ({})",
+            output.status
+        ));
+    }
+    let json: Value = serde_json::from_slice(&output.stdout)
+        .map_err(|_| format!("credential_process of AWS profile {profile} did not print JSON"))?;
+    credentials_from_json(&json, "SessionToken")
+        .ok_or_else(|| format!("credential_process of AWS profile {profile} printed no AccessKeyId/SecretAccessKey"))
+}
+
+fn credentials_from_json(json: &Value, token_field: &str) -> Option<AwsCredentials> {
+    let field = |k: &str| {
+        json.get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    Some(AwsCredentials {
+        access_key_id: field("AccessKeyId")?,
+        secret_access_key: field("SecretAccessKey")?,
+        session_token: field(token_field),
+    })
+}
+
+/// Credentials of the ECS/EKS container endpoint, when the environment names one.
+async fn container_credentials(env: Env<'_>) -> Result<Option<AwsCredentials>, String> {
+    let url = match (
+        get(env, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"),
+        get(env, "AWS_CONTAINER_CREDENTIALS_FULL_URI"),
+    ) {
+        (Some(relative), _) => format!("{ECS_CREDENTIALS_HOST}{relative}"),
+        (None, Some(full)) => full,
+        (None, None) => return Ok(None),
+    };
+    let mut request = crate::http::client().get(&url).timeout(CREDENTIAL_TIMEOUT);
+    let token = match get(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE") {
+        Some(path) => std::fs::read_to_string(path).ok().map(|t| t.trim().to_string()),
+        None => get(env, "AWS_CONTAINER_AUTHORIZATION_TOKEN"),
+    };
+    if let Some(token) = token {
+        request = request.header("authorization", token);
+    }
+    let response = request
+        .send()
+        .await
+        .map_err(|_| "Could not reach the container credentials endpoint".to_string())?;
+    if !response.status().is_success() {
+        return Err(format!(
+            "The container credentials endpoint answered {}",
+            response.status().as_u16()
+        ));
+    }
+    let body = response
+        .bytes()
+        .await
+        .map_err(|_| "Could not read the container credentials".to_string())?;
+    let json: Value =
+        serde_json::from_slice(&body).map_err(|_| "The container credentials endpoint sent no JSON".to_string())?;
+    credentials_from_json(&json, "Token")
+        .map(Some)
+        .ok_or_else(|| "The container credentials endpoint sent no AccessKeyId/SecretAccessKey".to_string())
+}
+
+/// The shared `credentials` and `config` files, parsed.
+#[derive(Debug, Default)]
+struct ProfileFiles {
+    credentials: HashMap<String, HashMap<String, String>>,
+    config: HashMap<String, HashMap<String, String>>,
+}
+
+impl ProfileFiles {
+    fn load(env: Env<'_>) -> Self {
+        let home = get(env, "HOME").map(PathBuf::from);
+        let path = |var: &str, file: &str| {
+            get(env, var)
+                .map(PathBuf::from)
+                .or_else(|| home.as_ref().map(|h| h.join(".aws").join(file)))
+        };
+        let read = |p: Option<PathBuf>| p.and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
+        ProfileFiles {
+            credentials: parse_ini(&read(path("AWS_SHARED_CREDENTIALS_FILE", "credentials")), false),
+            config: parse_ini(&read(path("AWS_CONFIG_FILE", "config")), true),
+        }
+    }
+
+    /// A profile's settings: the config file's, overridden by the credentials file's.
+    fn profile(&self, name: &str) -> HashMap<String, String> {
+        let mut out = self.config.get(name).cloned().unwrap_or_default();
+        out.extend(self.credentials.get(name).cloned().unwrap_or_default());
+        out
+    }
+}
+
+/// INI sections to key/value maps. In the config file sections are `[profile NAME]` (and
+/// `[default]`); other section kinds (`[sso-session x]`, `[services x]`) are skipped.
+fn parse_ini(text: &str, config_file: bool) -> HashMap<String, HashMap<String, String>> {
+    let mut out: HashMap<String, HashMap<String, String>> = HashMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
+            continue;
+        }
+        if let Some(section) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            let section = section.trim();
+            current = if !config_file || section == "default" {
+                Some(section.to_string())
+            } else {
+                section.strip_prefix("profile ").map(|n| n.trim().to_string())
+            };
+            continue;
+        }
+        let (Some(name), Some((key, value))) = (&current, line.split_once('=')) else {
+            continue;
+        };
+        out.entry(name.clone())
+            .or_default()
+            .insert(key.trim().to_ascii_lowercase(), value.trim().to_string());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn model(id: &str, base: &str) -> Model {
+        serde_json::from_value(json!({
+            "id": id, "name": id, "api": "bedrock-converse-stream", "provider": "amazon-bedrock",
+            "baseUrl": base, "reasoning": false, "input": ["text"],
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 1000, "maxTokens": 100,
+        }))
+        .unwrap()
+    }
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        move |k| map.get(k).cloned()
+    }
+
+    const STANDARD: &str = "https://bedrock-runtime.us-east-1.amazonaws.com";
+
+    #[test]
+    fn regions_and_endpoints_follow_pi() {
+        let m = model("anthropic.claude", STANDARD);
+        type Case<'a> = (&'a [(&'a str, &'a str)], &'a str, &'a str);
+        let cases: &[Case] = &[
+            (&[], STANDARD, "us-east-1"),
+            (
+                &[("AWS_REGION", "eu-west-1")],
+                "https://bedrock-runtime.eu-west-1.amazonaws.com",
+                "eu-west-1",
+            ),
+            (
+                &[("AWS_DEFAULT_REGION", "cn-north-1")],
+                "https://bedrock-runtime.cn-north-1.amazonaws.com.cn",
+                "cn-north-1",
+            ),
+        ];
+        for (env, endpoint, region) in cases {
+            let env = env_of(env);
+            assert_eq!(
+                endpoint_and_region(&m, &env, false, None),
+                (endpoint.to_string(), region.to_string())
+            );
+        }
+        // An ambient profile: its region, at that region's endpoint.
+        let env = env_of(&[]);
+        let region = "ap-south-1".to_string();
+        assert_eq!(endpoint_and_region(&m, &env, true, Some(&region)).1, "ap-south-1");
+        // A custom endpoint is kept; an ARN names the region.
+        let arn = model(
+            "arn:aws:bedrock:us-west-2:1:application-inference-profile/x",
+            "http://127.0.0.1:9/",
+        );
+        let env = env_of(&[("AWS_REGION", "eu-west-1")]);
+        assert_eq!(
+            endpoint_and_region(&arn, &env, false, None),
+            ("http://127.0.0.1:9".to_string(), "us-west-2".to_string())
+        );
+    }
+
+    #[tokio::test]
+    async fn credential_sources_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("credentials"),
+            "[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = filesecret\n\n[work]\naws_access_key_id=WORK\naws_secret_access_key=ws\naws_session_token=wt\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("config"),
+            "[profile proc]\ncredential_process = printf '{\"Version\":1,\"AccessKeyId\":\"PROC\",\"SecretAccessKey\":\"ps\",\"SessionToken\":\"pt\"}'\nregion = sa-east-1\n[profile sso]\nsso_session = corp\n",
+        )
+        .unwrap();
+        let creds = dir.path().join("credentials").display().to_string();
+        let config = dir.path().join("config").display().to_string();
+        let base = [
+            ("AWS_SHARED_CREDENTIALS_FILE", creds.as_str()),
+            ("AWS_CONFIG_FILE", config.as_str()),
+        ];
+        let m = model("anthropic.claude", STANDARD);
+        let run = |extra: &[(&str, &str)], key: &str| {
+            let mut pairs = base.to_vec();
+            pairs.extend_from_slice(extra);
+            let env = env_of(&pairs);
+            let m = m.clone();
+            let key = key.to_string();
+            async move { resolve(&m, &key, &env).await }
+        };
+        let key_of = |t: Target| match t.auth {
+            BedrockAuth::Signed(c) => (c.access_key_id, c.session_token),
+            BedrockAuth::Bearer(b) => (format!("bearer {b}"), None),
+        };
+        assert_eq!(
+            key_of(run(&[], "<authenticated>").await.unwrap()),
+            ("FILEKEY".into(), None)
+        );
+        assert_eq!(
+            key_of(run(&[("AWS_PROFILE", "work")], "").await.unwrap()),
+            ("WORK".into(), Some("wt".into()))
+        );
+        let proc = run(&[("AWS_PROFILE", "proc")], "").await.unwrap();
+        assert_eq!(proc.region, "sa-east-1");
+        assert_eq!(key_of(proc), ("PROC".into(), Some("pt".into())));
+        assert_eq!(
+            key_of(
+                run(
+                    &[
+                        ("AWS_ACCESS_KEY_ID", "ENV"),
+                        ("AWS_SECRET_ACCESS_KEY", "s"),
+                        ("AWS_PROFILE", "work")
+                    ],
+                    ""
+                )
+                .await
+                .unwrap()
+            ),
+            ("ENV".into(), None)
+        );
+        assert_eq!(
+            key_of(run(&[("AWS_BEARER_TOKEN_BEDROCK", "tok")], "").await.unwrap()),
+            ("bearer tok".into(), None)
+        );
+        assert_eq!(
+            key_of(run(&[], "stored-key").await.unwrap()),
+            ("bearer stored-key".into(), None)
+        );
+        let sso = run(&[("AWS_PROFILE", "sso")], "").await.unwrap_err();
+        assert!(sso.contains("SSO"), "{sso}");
+        let missing = run(&[("AWS_PROFILE", "nope")], "").await.unwrap_err();
+        assert_eq!(missing, "Could not load credentials for AWS profile nope");
+    }
+}
