@@ -1,7 +1,7 @@
 //! The loop: turns of LLM replies and tool batches, steering and follow-ups, as events.
 //!
 //! Outer loop: follow-ups. Inner loop, while the last reply called tools or messages are pending:
-//! `turn_start` (not for the first turn), inject pending messages, stream the reply, stop on an
+//! `turn_start` (not for the first turn), declare tool changes, inject pending messages, stream the reply, stop on an
 //! error or abort, run the tool batch, `turn_end`, `prepare_next_turn`, `should_stop_after_turn`,
 //! poll steering. When the inner loop ends, poll follow-ups; with none, `agent_end`.
 //!
@@ -218,6 +218,11 @@ async fn run_turns(
                 first_turn = false;
             } else {
                 emitter.emit(AgentEvent::TurnStart).await;
+            }
+            // Tools added or removed since the transcript last declared them are declared
+            // before the request, ahead of the pending messages (pi 1.6's declareToolChanges).
+            if let Some(declared) = turn.hooks.declare_changes(&context).await {
+                pending.insert(0, declared);
             }
             for message in pending.drain(..) {
                 emitter

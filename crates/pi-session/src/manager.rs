@@ -310,6 +310,11 @@ impl SessionManager {
     // Writing
 
     fn append_entry(&mut self, kind: EntryKind) -> Result<String> {
+        self.append_entry_at(kind, ids::now_iso())
+    }
+
+    /// [`Self::append_entry`] with the entry's `timestamp` chosen by the caller.
+    fn append_entry_at(&mut self, kind: EntryKind, timestamp: String) -> Result<String> {
         if self.mode == Mode::ReadOnly {
             return Err(SessionError::ReadOnly {
                 path: self.file.clone().unwrap_or_default(),
@@ -320,7 +325,7 @@ impl SessionManager {
         self.entries.push(Entry {
             id: id.clone(),
             parent_id,
-            timestamp: ids::now_iso(),
+            timestamp,
             kind,
         });
         let i = self.entries.len() - 1;
@@ -487,6 +492,9 @@ impl SessionManager {
         })
     }
 
+    /// A compaction entry. `system_message` is the prompt and tools checkpoint (pi 1.6's
+    /// `systemMessage`): the context after the compaction starts with it, so the system
+    /// messages before the compaction are not needed; it is stamped with the entry's time.
     pub fn append_compaction(
         &mut self,
         summary: &str,
@@ -494,15 +502,25 @@ impl SessionManager {
         tokens_before: u64,
         details: Option<Value>,
         from_hook: Option<bool>,
+        system_message: Option<Value>,
     ) -> Result<String> {
-        self.append_entry(EntryKind::Compaction {
-            summary: summary.to_string(),
-            first_kept_entry_id: first_kept_entry_id.to_string(),
-            tokens_before: Value::from(tokens_before),
-            details,
-            from_hook,
-            extra: Default::default(),
-        })
+        let timestamp = ids::now_iso();
+        let mut extra = Map::new();
+        if let Some(mut message) = system_message.filter(Value::is_object) {
+            message["timestamp"] = Value::from(ids::iso_to_ms(&timestamp).unwrap_or_default());
+            extra.insert("systemMessage".to_string(), message);
+        }
+        self.append_entry_at(
+            EntryKind::Compaction {
+                summary: summary.to_string(),
+                first_kept_entry_id: first_kept_entry_id.to_string(),
+                tokens_before: Value::from(tokens_before),
+                details,
+                from_hook,
+                extra,
+            },
+            timestamp,
+        )
     }
 
     /// Extension state, never in the LLM context.
