@@ -20,7 +20,7 @@ use pi_ai::{
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::batch::{execute_tool_calls, ToolExecution};
+use crate::batch::{execute_tool_calls, fail_truncated_calls, ToolExecution};
 use crate::context::AgentContext;
 use crate::event::{lock, AgentEvent, StreamingMessage};
 use crate::hooks::{AgentHooks, HookError, NoHooks, TurnContext};
@@ -258,7 +258,11 @@ async fn run_turns(
             let mut tool_results = Vec::new();
             has_more_tool_calls = false;
             if message.tool_calls().next().is_some() {
-                let batch = execute_tool_calls(&context, &message, &turn, emitter, cancel).await;
+                let batch = if message.stop_reason == StopReason::Length {
+                    fail_truncated_calls(&message, emitter).await
+                } else {
+                    execute_tool_calls(&context, &message, &turn, emitter, cancel).await
+                };
                 has_more_tool_calls = !batch.terminate;
                 tool_results = batch.messages;
                 for result in &tool_results {
