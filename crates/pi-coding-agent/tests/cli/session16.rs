@@ -113,7 +113,14 @@ fn compaction_record(run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>) -> Option<Va
     // Nothing changed since the one system message: the checkpoint is it, as a whole.
     assert_eq!(checkpoint["sections"], first_system["message"]["sections"]);
     assert_eq!(checkpoint["toolsAdded"], first_system["message"]["toolsAdded"]);
-    let last = mock.requests().last().map(|r| r.body.clone()).unwrap();
+    let requests = mock.requests();
+    let last = requests.last().map(|r| r.body.clone()).unwrap();
+    // The summary requests (the ones without tools) ask for the model's own output limit.
+    let summary_caps: Vec<Value> = requests
+        .iter()
+        .filter(|r| r.body.get("tools").is_none())
+        .map(|r| r.body["max_completion_tokens"].clone())
+        .collect();
     Some(json!({
         "entries": entries.iter().map(kind).collect::<Vec<_>>(),
         "checkpointKeys": keys(checkpoint),
@@ -121,6 +128,7 @@ fn compaction_record(run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>) -> Option<Va
         "checkpointTools": names(&checkpoint["toolsAdded"]),
         "lastRequestRoles": last["messages"].as_array().unwrap().iter().map(|m| m["role"].clone()).collect::<Vec<_>>(),
         "lastRequestTools": last["tools"].as_array().map_or(0, Vec::len),
+        "summaryCaps": summary_caps,
     }))
 }
 
