@@ -1,7 +1,7 @@
 //! The loop: turns of LLM replies and tool batches, steering and follow-ups, as events.
 //!
 //! Outer loop: follow-ups. Inner loop, while the last reply called tools or messages are pending:
-//! `turn_start` (not for the first turn), inject pending messages, stream the reply, stop on an
+//! `turn_start` (not for the first turn), declare tool changes, inject pending messages, stream the reply, stop on an
 //! error or abort, run the tool batch, `turn_end`, `prepare_next_turn`, `should_stop_after_turn`,
 //! poll steering. When the inner loop ends, poll follow-ups; with none, `agent_end`.
 //!
@@ -20,7 +20,7 @@ use pi_ai::{
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::batch::{execute_tool_calls, ToolExecution};
+use crate::batch::{execute_tool_calls, fail_truncated_calls, ToolExecution};
 use crate::context::AgentContext;
 use crate::event::{lock, AgentEvent, StreamingMessage};
 use crate::hooks::{AgentHooks, HookError, NoHooks, TurnContext};
@@ -219,6 +219,11 @@ async fn run_turns(
             } else {
                 emitter.emit(AgentEvent::TurnStart).await;
             }
+            // Tools added or removed since the transcript last declared them are declared
+            // before the request, ahead of the pending messages (pi 1.6's declareToolChanges).
+            if let Some(declared) = turn.hooks.declare_changes(&context).await {
+                pending.insert(0, declared);
+            }
             for message in pending.drain(..) {
                 emitter
                     .emit(AgentEvent::MessageStart {
@@ -253,7 +258,11 @@ async fn run_turns(
             let mut tool_results = Vec::new();
             has_more_tool_calls = false;
             if message.tool_calls().next().is_some() {
-                let batch = execute_tool_calls(&context, &message, &turn, emitter, cancel).await;
+                let batch = if message.stop_reason == StopReason::Length {
+                    fail_truncated_calls(&message, emitter).await
+                } else {
+                    execute_tool_calls(&context, &message, &turn, emitter, cancel).await
+                };
                 has_more_tool_calls = !batch.terminate;
                 tool_results = batch.messages;
                 for result in &tool_results {

@@ -102,6 +102,33 @@ pub(crate) async fn execute_tool_calls(
     }
 }
 
+/// The error result of every call of a reply cut off at the output token limit: no call
+/// runs, since any of them may carry truncated arguments (pi 1.6). Each still gets its
+/// start, end and result message, one after another, and the run goes on so the model can
+/// call again.
+pub(crate) async fn fail_truncated_calls(assistant: &AssistantMessage, emitter: &Emitter<'_>) -> BatchOutcome {
+    let mut messages = Vec::new();
+    for call in assistant.tool_calls() {
+        emit_start(call, emitter).await;
+        let finalized = Finalized {
+            tool_call: call.clone(),
+            result: error_output(format!(
+                "Tool call \"{}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments.",
+                call.name
+            )),
+            is_error: true,
+            duration_ms: None,
+            nested_calls: None,
+        };
+        emit_end(&finalized, emitter).await;
+        messages.push(emit_result_message(finalized, emitter).await);
+    }
+    BatchOutcome {
+        messages,
+        terminate: false,
+    }
+}
+
 async fn run_sequential(
     calls: &[&ToolCall],
     context: &AgentContext,

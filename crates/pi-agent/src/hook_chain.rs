@@ -13,6 +13,7 @@
 //!   later replaces one set earlier.
 //! - `message_end`: each hook sees the message as the previous ones left it.
 //! - `prepare_next_turn`: fields set later replace those set earlier.
+//! - `declare_changes`: the first hook that declares something.
 //! - `should_stop_after_turn`: any hook may end the run.
 //! - `continue_after_turn`: any hook may ask for one more request.
 
@@ -23,6 +24,7 @@ use pi_ai::Message;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::AgentContext;
 use crate::hooks::{AfterToolCall, AgentHooks, BeforeToolCall, HookError, NextTurn, ToolCallContext, TurnContext};
 use crate::message::{default_convert_to_llm, AgentMessage};
 use crate::tool::ToolOutput;
@@ -203,6 +205,15 @@ impl AgentHooks for HookChain {
             }
         }
         Ok(merged)
+    }
+
+    async fn declare_changes(&self, context: &AgentContext) -> Option<AgentMessage> {
+        for hook in &self.hooks {
+            if let Some(message) = hook.declare_changes(context).await {
+                return Some(message);
+            }
+        }
+        None
     }
 
     async fn should_stop_after_turn(&self, turn: TurnContext<'_>) -> Result<bool, HookError> {

@@ -171,6 +171,14 @@ pub trait AgentHooks: Send + Sync {
         Ok(None)
     }
 
+    /// Before each request, given the context as it stands: a message declaring what the
+    /// transcript does not record yet (pi 1.6's system message of tool changes, when tools
+    /// were added or removed since the transcript last declared them). The loop reports it and
+    /// adds it ahead of the turn's pending messages.
+    async fn declare_changes(&self, _context: &AgentContext) -> Option<AgentMessage> {
+        None
+    }
+
     /// After `turn_end`: end the run here (no stream or tool is ever cut).
     async fn should_stop_after_turn(&self, _turn: TurnContext<'_>) -> Result<bool, HookError> {
         Ok(false)

@@ -1065,7 +1065,12 @@ fn without_16_fields(message: &mut Value) {
 
 /// Cases of `stream-replies.json` (recorded with pi 0.73.1) that pi 1.6 parses differently;
 /// `reference_16.rs` holds them to 1.6.
-const CHANGED_IN_1_6: &[&str] = &["cc-text-usage", "rs-incomplete", "rs-error-nocode"];
+const CHANGED_IN_1_6: &[&str] = &[
+    "cc-text-usage",
+    "rs-incomplete",
+    "rs-error-nocode",
+    "cc-reasoning-details",
+];
 
 /// Replies the TypeScript pi parsed (from `stream-replies.json`): the same server events must
 /// give the same event sequence (type, content index, delta) and the same final message.

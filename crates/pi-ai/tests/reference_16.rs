@@ -19,11 +19,8 @@ use server::{Reply, Server};
 use std::sync::Arc;
 
 /// Cases where 1.6 parses differently from 0.73.1 and our providers still follow 0.73.1 (the
-/// recorded replies in `providers.rs` hold them to that): (case, what 1.6 does).
-const STILL_0_73: &[(&str, &str)] = &[(
-    "cc-reasoning-details",
-    "Chat Completions: reasoning_details become a thinking block, not a tool call's signature",
-)];
+/// recorded replies in `providers.rs` hold them to that): (case, what 1.6 does). None today.
+const STILL_0_73: &[(&str, &str)] = &[];
 
 /// 1.6's replies to the generator's scripted streams.
 fn reference_replies() -> Option<Vec<Value>> {

@@ -44,5 +44,7 @@ mod mcp_session;
 mod packages;
 #[path = "cli/secrets.rs"]
 mod secrets;
+#[path = "cli/session16.rs"]
+mod session16;
 #[path = "cli/trust.rs"]
 mod trust;

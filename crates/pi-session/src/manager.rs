@@ -310,11 +310,11 @@ impl SessionManager {
     // Writing
 
     fn append_entry(&mut self, kind: EntryKind) -> Result<String> {
-        self.append_entry_with(|_| kind)
+        self.append_entry_with(ids::now_iso(), |_| kind)
     }
 
-    /// Append the entry `kind_for(id)` builds for its new id.
-    fn append_entry_with(&mut self, kind_for: impl FnOnce(&str) -> EntryKind) -> Result<String> {
+    /// Append the entry `kind_for(id)` builds for its new id, stamped `timestamp`.
+    fn append_entry_with(&mut self, timestamp: String, kind_for: impl FnOnce(&str) -> EntryKind) -> Result<String> {
         if self.mode == Mode::ReadOnly {
             return Err(SessionError::ReadOnly {
                 path: self.file.clone().unwrap_or_default(),
@@ -326,7 +326,7 @@ impl SessionManager {
         self.entries.push(Entry {
             id: id.clone(),
             parent_id,
-            timestamp: ids::now_iso(),
+            timestamp,
             kind,
         });
         let i = self.entries.len() - 1;
@@ -493,6 +493,9 @@ impl SessionManager {
         })
     }
 
+    /// A compaction entry. `system_message` is the prompt and tools checkpoint (pi 1.6's
+    /// `systemMessage`): the context after the compaction starts with it, so the system
+    /// messages before the compaction are not needed; it is stamped with the entry's time.
     pub fn append_compaction(
         &mut self,
         summary: &str,
@@ -500,15 +503,10 @@ impl SessionManager {
         tokens_before: u64,
         details: Option<Value>,
         from_hook: Option<bool>,
+        system_message: Option<Value>,
     ) -> Result<String> {
-        self.append_entry(EntryKind::Compaction {
-            summary: summary.to_string(),
-            first_kept_entry_id: first_kept_entry_id.to_string(),
-            tokens_before: Value::from(tokens_before),
-            details,
-            from_hook,
-            extra: Default::default(),
-        })
+        let kept = Some(first_kept_entry_id);
+        self.append_compaction_entry(summary, kept, tokens_before, details, from_hook, None, system_message)
     }
 
     /// A compaction an extension wrote (a boundary draft): `first_kept_entry_id` `None` keeps
@@ -521,17 +519,45 @@ impl SessionManager {
         tokens_before: u64,
         details: Option<Value>,
         usage: Option<Value>,
+        system_message: Option<Value>,
     ) -> Result<String> {
+        self.append_compaction_entry(
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            Some(true),
+            usage,
+            system_message,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn append_compaction_entry(
+        &mut self,
+        summary: &str,
+        first_kept_entry_id: Option<&str>,
+        tokens_before: u64,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+        usage: Option<Value>,
+        system_message: Option<Value>,
+    ) -> Result<String> {
+        let timestamp = ids::now_iso();
         let mut extra = Map::new();
         if let Some(usage) = usage {
             extra.insert("usage".into(), usage);
         }
-        self.append_entry_with(|id| EntryKind::Compaction {
+        if let Some(mut message) = system_message.filter(Value::is_object) {
+            message["timestamp"] = Value::from(ids::iso_to_ms(&timestamp).unwrap_or_default());
+            extra.insert("systemMessage".to_string(), message);
+        }
+        self.append_entry_with(timestamp, |id| EntryKind::Compaction {
             summary: summary.to_string(),
             first_kept_entry_id: first_kept_entry_id.unwrap_or(id).to_string(),
             tokens_before: Value::from(tokens_before),
             details,
-            from_hook: Some(true),
+            from_hook,
             extra,
         })
     }

@@ -452,7 +452,8 @@ fn the_context_is_rebuilt_around_the_last_compaction() {
     sm.append_message(assistant("a1")).unwrap();
     let u2 = sm.append_message(user("u2")).unwrap();
     sm.append_message(assistant("a2")).unwrap();
-    sm.append_compaction("first summary", &u2, 1000, None, None).unwrap();
+    sm.append_compaction("first summary", &u2, 1000, None, None, None)
+        .unwrap();
     sm.append_message(user("u3")).unwrap();
     let a3 = sm.append_message(assistant("a3")).unwrap();
     sm.append_model_change("other", "m2").unwrap();
@@ -467,7 +468,8 @@ fn the_context_is_rebuilt_around_the_last_compaction() {
     assert_eq!(ctx.thinking_level, pi_ai::ThinkingLevel::Low);
 
     // A second compaction supersedes the first; kept entries start at its firstKeptEntryId.
-    sm.append_compaction("second summary", &a3, 2000, None, None).unwrap();
+    sm.append_compaction("second summary", &a3, 2000, None, None, None)
+        .unwrap();
     sm.append_message(user("u4")).unwrap();
     assert_eq!(
         texts(&sm.build_context()),
@@ -481,6 +483,39 @@ fn the_context_is_rebuilt_around_the_last_compaction() {
         ),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_compaction_checkpoint_is_stamped_with_its_time_and_leads_the_context() {
+    let mut sm = SessionManager::in_memory("/proj");
+    let system = |text: &str, at: i64| -> AgentMessage {
+        serde_json::from_value(serde_json::json!({
+            "role": "system", "content": text, "sections": {"preamble": "p"}, "timestamp": at
+        }))
+        .unwrap()
+    };
+    sm.append_message(system("declared", 5)).unwrap();
+    sm.append_message(user("u1")).unwrap();
+    sm.append_message(assistant("a1")).unwrap();
+    let u2 = sm.append_message(user("u2")).unwrap();
+    // A system message in the kept range gives way to the checkpoint.
+    sm.append_message(system("kept", 6)).unwrap();
+    let checkpoint =
+        serde_json::json!({"role": "system", "content": "head", "sections": {"preamble": "p"}, "timestamp": 1});
+    let id = sm
+        .append_compaction("summary", &u2, 10, None, Some(false), Some(checkpoint))
+        .unwrap();
+    let entry = sm.get_entry(&id).unwrap();
+    let line = serde_json::to_value(entry).unwrap();
+    let at = chrono::DateTime::parse_from_rfc3339(line["timestamp"].as_str().unwrap())
+        .unwrap()
+        .timestamp_millis();
+    assert_eq!(line["systemMessage"]["timestamp"], at);
+    assert_eq!(line["systemMessage"]["content"], "head");
+    assert_eq!(
+        texts(&sm.build_context()),
+        vec!["system:head", "compactionSummary:summary", "u2"]
+    );
 }
 
 #[test]
@@ -929,6 +964,7 @@ fn the_typescript_pi_reads_and_continues_our_files() {
         &u2,
         1234,
         Some(serde_json::json!({"readFiles": [], "modifiedFiles": []})),
+        None,
         None,
     )
     .unwrap();

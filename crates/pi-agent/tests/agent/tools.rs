@@ -283,3 +283,55 @@ async fn a_batch_ends_the_run_only_if_every_result_terminates() {
     agent.prompt("x").await.unwrap();
     assert_eq!(faux.calls().len(), 2);
 }
+
+/// A reply cut at the output token limit runs none of its calls: each gets pi 1.6's error
+/// result, and the next request carries them.
+#[tokio::test]
+async fn calls_of_a_reply_cut_at_the_token_limit_are_not_run() {
+    let faux = Faux::new();
+    let mut events = tool_events(&[
+        ("t1", "echo", json!({"text": "1"})),
+        ("t2", "echo", json!({"text": "2"})),
+    ]);
+    if let Some(pi_ai::AssistantMessageEvent::Done { reason, message }) = events.last_mut() {
+        *reason = pi_ai::StopReason::Length;
+        message.stop_reason = pi_ai::StopReason::Length;
+    }
+    faux.push_events(events);
+    faux.push_text("done");
+    let ran = Arc::new(Mutex::new(0));
+    let counter = ran.clone();
+    let echo = TestTool::new("echo", move |_, _, _| {
+        let counter = counter.clone();
+        async move {
+            *counter.lock().unwrap() += 1;
+            Ok(ToolOutput::text("ran"))
+        }
+    })
+    .arc();
+    let agent = agent_with(&faux, vec![echo]);
+    let rec = Recorder::attach(&agent);
+    agent.prompt("go").await.unwrap();
+    assert_eq!(*ran.lock().unwrap(), 0, "no call ran");
+    assert_eq!(
+        rec.outline()[6..13],
+        [
+            "tool_start t1",
+            "tool_end t1 error",
+            "message_start toolResult t1 error",
+            "message_end toolResult t1 error",
+            "tool_start t2",
+            "tool_end t2 error",
+            "message_start toolResult t2 error",
+        ]
+    );
+    let text = |name: &str| {
+        format!(
+            "Tool call \"{name}\" was not executed: the response hit the output token limit, so its arguments may be truncated. Re-issue the tool call with complete arguments."
+        )
+    };
+    assert_eq!(
+        results_seen(&faux),
+        vec![("t1".into(), text("echo"), true), ("t2".into(), text("echo"), true)]
+    );
+}

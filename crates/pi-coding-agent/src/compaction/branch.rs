@@ -238,7 +238,7 @@ pub async fn generate_branch_summary(
         });
     }
     let prompt = branch_summary_prompt(&prepared.messages, options);
-    let text = match request_summary(llm, prompt, BRANCH_SUMMARY_MAX_TOKENS, None, cancel).await {
+    let text = match request_summary(llm, prompt, Some(BRANCH_SUMMARY_MAX_TOKENS), None, cancel).await {
         CallOutcome::Text(t) => t,
         CallOutcome::Aborted => return Err(BranchSummaryError::Aborted),
         CallOutcome::Error(e) => {

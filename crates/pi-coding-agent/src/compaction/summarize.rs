@@ -64,11 +64,12 @@ pub(crate) enum CallOutcome {
     Error(Option<String>),
 }
 
-/// Send one summarisation request: the system prompt and one user message.
+/// Send one summarisation request: the system prompt and one user message. `max_tokens`
+/// `None` leaves the model's own output limit.
 pub(crate) async fn request_summary(
     llm: &SummaryModel<'_>,
     prompt: String,
-    max_tokens: u64,
+    max_tokens: Option<u64>,
     reasoning: Option<ThinkingLevel>,
     cancel: &CancellationToken,
 ) -> CallOutcome {
@@ -82,7 +83,7 @@ pub(crate) async fn request_summary(
         tools: Vec::new(),
     };
     let options = StreamOptions {
-        max_tokens: Some(max_tokens),
+        max_tokens,
         reasoning,
         api_key: llm.api_key.clone(),
         headers: llm.headers.clone(),
@@ -94,9 +95,14 @@ pub(crate) async fn request_summary(
         StopReason::Aborted => CallOutcome::Aborted,
         _ if cancel.is_cancelled() => CallOutcome::Aborted,
         StopReason::Error => CallOutcome::Error(response.error_message.filter(|m| !m.is_empty())),
+        // A summary cut at the cap is partial: it must not become the session's checkpoint.
+        StopReason::Length => CallOutcome::Error(Some(SUMMARY_TRUNCATED.to_string())),
         _ => CallOutcome::Text(join_text(&response.content)),
     }
 }
+
+/// Why a summary that hit its output limit is refused (pi 1.6's wording after the label).
+const SUMMARY_TRUNCATED: &str = "generation hit the token cap and the summary is incomplete";
 
 fn unknown() -> String {
     "Unknown error".to_string()
@@ -136,60 +142,42 @@ pub fn turn_prefix_prompt(messages: &[AgentMessage]) -> String {
     format!("<conversation>\n{conversation}\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}")
 }
 
-/// Summarise the history part of a compaction (`maxTokens` = 80% of the reserve).
+/// Summarise the history part of a compaction, up to the model's output limit (pi 1.6: the
+/// reserve only decides when to compact).
 pub async fn generate_summary(
     messages: &[AgentMessage],
     llm: &SummaryModel<'_>,
-    reserve_tokens: u64,
     custom_instructions: Option<&str>,
     previous_summary: Option<&str>,
     thinking_level: ThinkingLevel,
     cancel: &CancellationToken,
 ) -> Result<String, CompactionError> {
     let prompt = history_summary_prompt(messages, previous_summary, custom_instructions);
-    let max_tokens = reserve_tokens * 8 / 10;
-    match request_summary(
-        llm,
-        prompt,
-        max_tokens,
-        summary_reasoning(llm.model, thinking_level),
-        cancel,
-    )
-    .await
-    {
+    match request_summary(llm, prompt, None, summary_reasoning(llm.model, thinking_level), cancel).await {
         CallOutcome::Text(t) => Ok(t),
         CallOutcome::Aborted => Err(CompactionError::Cancelled),
         CallOutcome::Error(e) => Err(CompactionError::Summarization(e.unwrap_or_else(unknown))),
     }
 }
 
-/// Summarise the early part of a split turn (`maxTokens` = 50% of the reserve).
+/// Summarise the early part of a split turn, up to the model's output limit.
 pub async fn generate_turn_prefix_summary(
     messages: &[AgentMessage],
     llm: &SummaryModel<'_>,
-    reserve_tokens: u64,
     thinking_level: ThinkingLevel,
     cancel: &CancellationToken,
 ) -> Result<String, CompactionError> {
     let prompt = turn_prefix_prompt(messages);
-    let max_tokens = reserve_tokens / 2;
-    match request_summary(
-        llm,
-        prompt,
-        max_tokens,
-        summary_reasoning(llm.model, thinking_level),
-        cancel,
-    )
-    .await
-    {
+    match request_summary(llm, prompt, None, summary_reasoning(llm.model, thinking_level), cancel).await {
         CallOutcome::Text(t) => Ok(t),
         CallOutcome::Aborted => Err(CompactionError::Cancelled),
         CallOutcome::Error(e) => Err(CompactionError::TurnPrefix(e.unwrap_or_else(unknown))),
     }
 }
 
-/// Summarise a prepared compaction. A split turn's two summaries are requested in parallel
-/// and joined; the file lists are appended as tags and returned as `details`.
+/// Summarise a prepared compaction. A split turn's two summaries are requested one after
+/// the other (history first, as pi 1.6) and joined; the file lists are appended as tags and
+/// returned as `details`.
 pub async fn compact(
     preparation: &CompactionPreparation,
     llm: &SummaryModel<'_>,
@@ -198,29 +186,29 @@ pub async fn compact(
     cancel: &CancellationToken,
 ) -> Result<CompactionResult, CompactionError> {
     let p = preparation;
-    let reserve = p.settings.reserve_tokens;
-    let history = generate_summary(
-        &p.messages_to_summarize,
-        llm,
-        reserve,
-        custom_instructions,
-        p.previous_summary.as_deref(),
-        thinking_level,
-        cancel,
-    );
+    let history = || {
+        generate_summary(
+            &p.messages_to_summarize,
+            llm,
+            custom_instructions,
+            p.previous_summary.as_deref(),
+            thinking_level,
+            cancel,
+        )
+    };
     let mut summary = if p.is_split_turn && !p.turn_prefix_messages.is_empty() {
-        let history = async {
-            if p.messages_to_summarize.is_empty() {
-                Ok(NO_PRIOR_HISTORY.to_string())
-            } else {
-                history.await
-            }
+        // Nothing to summarise before the turn: the previous summary stands for the history.
+        let history = if p.messages_to_summarize.is_empty() {
+            p.previous_summary
+                .clone()
+                .unwrap_or_else(|| NO_PRIOR_HISTORY.to_string())
+        } else {
+            history().await?
         };
-        let prefix = generate_turn_prefix_summary(&p.turn_prefix_messages, llm, reserve, thinking_level, cancel);
-        let (history, prefix) = tokio::try_join!(history, prefix)?;
+        let prefix = generate_turn_prefix_summary(&p.turn_prefix_messages, llm, thinking_level, cancel).await?;
         merge_split_turn(&history, &prefix)
     } else {
-        history.await?
+        history().await?
     };
     if cancel.is_cancelled() {
         return Err(CompactionError::Cancelled);

@@ -231,9 +231,16 @@ impl AgentSession {
                     usage,
                 } => {
                     edited_context = true;
-                    let tokens_before = self.with_messages(|m| crate::compaction::estimate_context_tokens(m).tokens);
+                    // As a summary pi writes: the tokens it replaces and the prompt checkpoint.
+                    let (tokens_before, checkpoint) = self.with_messages(|m| {
+                        (
+                            crate::compaction::estimate_context_tokens(m).tokens,
+                            super::system_message::compaction_checkpoint(m),
+                        )
+                    });
                     self.with_store(|s| {
-                        s.append_extension_compaction(&summary, first_kept.as_deref(), tokens_before, details, usage)
+                        let kept = first_kept.as_deref();
+                        s.append_extension_compaction(&summary, kept, tokens_before, details, usage, checkpoint)
                     })
                 }
             };

@@ -93,6 +93,12 @@ impl AgentSession {
                 (result, details, false)
             }
         };
+        // pi 1.6 checkpoints the prompt and tools the transcript declares, so the request
+        // after the compaction does not declare them all again.
+        let checkpoint = self
+            .inner
+            .agent
+            .with_messages(super::system_message::compaction_checkpoint);
         let stored = self.with_store(|s| {
             s.append_compaction(
                 &result.summary,
@@ -100,6 +106,7 @@ impl AgentSession {
                 result.tokens_before,
                 details,
                 Some(from_extension),
+                checkpoint,
             )
             .map(|_| s.build_context())
         });

@@ -1,11 +1,11 @@
 //! The agent hooks a session installs: credentials per request from the model registry, pi's
 //! conversion of its own message roles for the LLM, and the tool loadout's changes between
-//! the turns of a run.
+//! the turns of a run, declared to the transcript before each request.
 
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use pi_agent::{AgentHooks, AgentMessage, HookError, NextTurn, TurnContext};
+use pi_agent::{AgentContext, AgentHooks, AgentMessage, HookError, NextTurn, TurnContext};
 use pi_ai::Message;
 
 use crate::config::ModelRegistry;
@@ -64,5 +64,18 @@ impl AgentHooks for SessionHooks {
 
     async fn prepare_next_turn(&self, _turn: TurnContext<'_>) -> Result<Option<NextTurn>, HookError> {
         Ok(self.loadout.as_ref().and_then(|l| l.next_turn()))
+    }
+
+    /// Tools an extension or an MCP server added or removed during the run are recorded as
+    /// pi 1.6 records them: a system message before the next request with the tools added and
+    /// removed and the prompt sections that changed with them.
+    async fn declare_changes(&self, context: &AgentContext) -> Option<AgentMessage> {
+        let now = pi_ai::now_ms();
+        match &self.loadout {
+            Some(loadout) => {
+                super::system_message::declare_changes(&context.messages, &loadout.sections(), &context.tools, now)
+            }
+            None => super::system_message::declare_tool_changes(&context.messages, &context.tools, now),
+        }
     }
 }

@@ -98,24 +98,17 @@ fn section_patch(declared: &Map<String, Value>, current: &PromptSections) -> Opt
     (!patch.is_empty()).then_some(patch)
 }
 
-/// The system message that brings the model from what `messages` declare to `sections` and
-/// `tools`, stamped `timestamp`; `None` when the transcript already declares exactly that.
-pub fn declare_changes(
-    messages: &[AgentMessage],
-    sections: &PromptSections,
-    tools: &[Arc<dyn AgentTool>],
-    timestamp: i64,
-) -> Option<AgentMessage> {
-    let declared = replay(messages);
+/// The tools to add (new or changed, in `tools`' order) and remove (gone or changed) to
+/// bring `declared` to `tools`; a changed tool is both removed and added, as pi replays it.
+fn tool_changes(declared: &Map<String, Value>, tools: &[Arc<dyn AgentTool>]) -> (Vec<Value>, Vec<Value>) {
     let current: Vec<Value> = tools.iter().map(|t| tool_declaration(t.as_ref())).collect();
     let name_of = |t: &Value| t.get("name").and_then(Value::as_str).map(str::to_string);
     let added: Vec<Value> = current
         .iter()
-        .filter(|t| name_of(t).is_none_or(|n| declared.tools.get(&n) != Some(*t)))
+        .filter(|t| name_of(t).is_none_or(|n| declared.get(&n) != Some(*t)))
         .cloned()
         .collect();
     let removed: Vec<Value> = declared
-        .tools
         .iter()
         .filter(|(name, decl)| {
             !current
@@ -124,14 +117,20 @@ pub fn declare_changes(
         })
         .map(|(name, _)| json!({ "name": name }))
         .collect();
-    let patch = section_patch(&declared.sections, sections);
-    if patch.is_none() && added.is_empty() && removed.is_empty() {
-        return None;
-    }
-    // pi's key order: role, content, sections, timestamp, toolsAdded, toolsRemoved.
+    (added, removed)
+}
+
+/// A system message with pi's key order: role, content, sections, timestamp, toolsAdded,
+/// toolsRemoved (empty parts left out).
+fn system_message(
+    sections: Option<Map<String, Value>>,
+    timestamp: i64,
+    added: Vec<Value>,
+    removed: Vec<Value>,
+) -> AgentMessage {
     let mut fields = Map::new();
     fields.insert("content".into(), Value::from(""));
-    if let Some(patch) = patch {
+    if let Some(patch) = sections {
         fields.insert("sections".into(), Value::Object(patch));
     }
     fields.insert("timestamp".into(), Value::from(timestamp));
@@ -141,7 +140,39 @@ pub fn declare_changes(
     if !removed.is_empty() {
         fields.insert("toolsRemoved".into(), Value::Array(removed));
     }
-    Some(AgentMessage::Custom(CustomMessage::new("system", fields)))
+    AgentMessage::Custom(CustomMessage::new("system", fields))
+}
+
+/// The system message that brings the model from what `messages` declare to `sections` and
+/// `tools`, stamped `timestamp`; `None` when the transcript already declares exactly that.
+pub fn declare_changes(
+    messages: &[AgentMessage],
+    sections: &PromptSections,
+    tools: &[Arc<dyn AgentTool>],
+    timestamp: i64,
+) -> Option<AgentMessage> {
+    let declared = replay(messages);
+    let (added, removed) = tool_changes(&declared.tools, tools);
+    let patch = section_patch(&declared.sections, sections);
+    if patch.is_none() && added.is_empty() && removed.is_empty() {
+        return None;
+    }
+    Some(system_message(patch, timestamp, added, removed))
+}
+
+/// Between the requests of a run only the tools are declared again (pi 1.6's agent loop):
+/// the system message of the tools added and removed since `messages` last declared them,
+/// or `None` when they match.
+pub fn declare_tool_changes(
+    messages: &[AgentMessage],
+    tools: &[Arc<dyn AgentTool>],
+    timestamp: i64,
+) -> Option<AgentMessage> {
+    let (added, removed) = tool_changes(&replay(messages).tools, tools);
+    if added.is_empty() && removed.is_empty() {
+        return None;
+    }
+    Some(system_message(None, timestamp, added, removed))
 }
 
 /// Whether `message` is one of the transcript's system messages.
@@ -149,33 +180,61 @@ pub fn is_system(message: &AgentMessage) -> bool {
     system_fields(message).is_some()
 }
 
+/// The text of a system message's `content` (a string, or its text parts joined by lines).
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
 /// One system message declaring all that the transcript's system messages add up to (pi's
-/// current system head), or `None` when the transcript has none. A `context` handler that
-/// changes the conversation gets it back in front of the list it returned.
+/// current system head), or `None` when the transcript has none: their texts joined by lines,
+/// the replayed sections and tools, and the first one's timestamp, in pi's key order. A
+/// `context` handler that changes the conversation gets it back in front of the list it
+/// returned, and a compaction keeps it as its checkpoint.
 pub fn current_head(messages: &[AgentMessage]) -> Option<AgentMessage> {
     let declared = replay(messages);
     if !declared.recorded {
         return None;
     }
-    let timestamp = messages
-        .iter()
-        .rev()
-        .filter_map(system_fields)
-        .find_map(|f| f.get("timestamp").cloned())
-        .unwrap_or(Value::from(0));
+    let mut texts = Vec::new();
+    let mut timestamp = None;
+    for fields in messages.iter().filter_map(system_fields) {
+        if timestamp.is_none() {
+            timestamp = fields.get("timestamp").cloned();
+        }
+        let text = content_text(fields.get("content"));
+        if !text.is_empty() {
+            texts.push(text);
+        }
+    }
     let mut fields = Map::new();
-    fields.insert("content".into(), Value::from(""));
+    fields.insert("content".into(), Value::from(texts.join("\n")));
     if !declared.sections.is_empty() {
         fields.insert("sections".into(), Value::Object(declared.sections));
     }
-    fields.insert("timestamp".into(), timestamp);
     if !declared.tools.is_empty() {
         fields.insert(
             "toolsAdded".into(),
             Value::Array(declared.tools.into_values().collect()),
         );
     }
+    fields.insert("timestamp".into(), timestamp.unwrap_or(Value::from(0)));
     Some(AgentMessage::Custom(CustomMessage::new("system", fields)))
+}
+
+/// The checkpoint a compaction stores as its `systemMessage` (the session stamps it with the
+/// compaction's own time): the context after the compaction replays the same prompt and
+/// tools without declaring them again.
+pub fn compaction_checkpoint(messages: &[AgentMessage]) -> Option<Value> {
+    serde_json::to_value(current_head(messages)?).ok()
 }
 
 #[cfg(test)]
@@ -271,6 +330,33 @@ mod tests {
         assert_eq!(v["sections"], json!({"addendum": null}));
         assert!(v.get("toolsAdded").is_none());
         assert_eq!(v["toolsRemoved"], json!([{"name": "bash"}, {"name": "grep"}]));
+    }
+
+    #[test]
+    fn a_run_declares_only_its_tool_changes() {
+        let s = sections(&[("preamble", "p")]);
+        let first = declare_changes(&[], &s, &tools(&[("read", "r")]), 1).expect("first");
+        let transcript = vec![first, AgentMessage::user_text("hi")];
+        assert!(declare_tool_changes(&transcript, &tools(&[("read", "r")]), 2).is_none());
+        let msg = declare_tool_changes(&transcript, &tools(&[("grep", "g")]), 3).expect("changes");
+        assert_eq!(
+            serde_json::to_string(&msg).unwrap_or_default(),
+            r#"{"role":"system","content":"","timestamp":3,"toolsAdded":[{"name":"grep","description":"g","parameters":{"type":"object"}}],"toolsRemoved":[{"name":"read"}]}"#
+        );
+    }
+
+    #[test]
+    fn the_head_and_the_compaction_checkpoint_add_up_every_declaration() {
+        let s = sections(&[("preamble", "p"), ("cwd", "c")]);
+        let first = declare_changes(&[], &s, &tools(&[("read", "r"), ("bash", "b")]), 10).expect("first");
+        let later = declare_tool_changes(std::slice::from_ref(&first), &tools(&[("read", "r")]), 20).expect("later");
+        let transcript = vec![first, AgentMessage::user_text("hi"), later];
+        let head = compaction_checkpoint(&transcript).expect("a checkpoint");
+        assert_eq!(
+            serde_json::to_string(&head).unwrap_or_default(),
+            r#"{"role":"system","content":"","sections":{"preamble":"p","cwd":"c"},"toolsAdded":[{"name":"read","description":"r","parameters":{"type":"object"},"constrainedSampling":{"type":"json_schema","strict":"prefer"}}],"timestamp":10}"#
+        );
+        assert!(compaction_checkpoint(&[AgentMessage::user_text("old")]).is_none());
     }
 
     #[test]

@@ -257,10 +257,11 @@ fn compare(golden: &Path, case: &str, fx: &Fixture, mock: &Mock, run: &Run, firs
                 }
                 let mut tv = value.clone();
                 let mut ov = Value::from(o.header(name).unwrap_or("<missing>"));
-                // Session ids in headers.
+                // Session ids in headers (`session_id` of Chat Completions, `session-id` of
+                // Responses): fresh in every run, so normalised as the bodies' ids are.
                 let mut th = serde_json::json!({"session_id": tv});
                 let mut oh = serde_json::json!({"session_id": ov});
-                if name == "session_id" || name == "x-client-request-id" {
+                if name == "session_id" || name == "session-id" || name == "x-client-request-id" {
                     g.value(&mut th);
                     n.value(&mut oh);
                     tv = th["session_id"].take();
@@ -290,68 +291,12 @@ fn case_in(golden: &Path, mock: &Mock, fx: &Fixture, case: &str, stdin: Option<&
     compare(golden, case, fx, mock, &run, first_request)
 }
 
-/// Differences known and reported, outside this crate: (case substring, pattern, why).
-/// `golden_strict` runs every case without this list.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "",
-        r"^\[request \d+ body\] \$\.tools\[\d+\]\.(function\.)?(strict|(parameters|input_schema)\..*additionalProperties|(parameters|input_schema)\.additionalProperties): extra in ours",
-        "pi-ai request bodies: 1.6 sends no strict:false and no additionalProperties:false on edit",
-    ),
-    (
-        "",
-        r#"^\[requests\] #\d+ path ours /v1/messages theirs "/v1/messages\?beta=true""#,
-        "pi-ai anthropic: 1.6 posts to the beta path",
-    ),
-    (
-        "",
-        r"^\[request \d+ header\] (session-id|session_id)",
-        "pi-ai responses: 1.6 names the header session-id",
-    ),
-    (
-        "",
-        r"^\[request \d+ body\] \$\.messages\[0\]\.role: ours .developer. theirs .system.",
-        "pi-ai completions: 1.6 sends a reasoning model's prompt as system off api.openai.com",
-    ),
-    (
-        "",
-        r"^\[(events|session)\] \$\[\d+\]\.(result|message|toolResults\[\d+\]|messages\[\d+\])\.(structuredContent|isError|details|details\.patch|content\[0\]\.text)(:|$)",
-        "pi-tools results of 1.6: structuredContent, returned isError, edit patch, no empty details on bash failures, write wording",
-    ),
-    (
-        "",
-        r"^\[request \d+ body\] \$\.(messages\[\d+\]\.content(\[0\]\.content)?|input\[\d+\]\.output): ",
-        "pi-tools results of 1.6 as the model sees them (write wording, bash exit text)",
-    ),
-    (
-        "",
-        r"^\[(stdout|stderr)\] ",
-        "CLI of 1.6: --version, --help and --list-models print on stdout",
-    ),
-];
-
-fn known(case: &str, problem: &str) -> bool {
-    KNOWN.iter().any(|(c, pattern, _)| {
-        case.contains(c)
-            && regex::Regex::new(pattern)
-                .unwrap()
-                .is_match(problem.lines().next().unwrap_or_default())
-    })
-}
-
-fn filter_known(case: &str, problems: Vec<String>, strict: bool) -> Vec<String> {
-    problems.into_iter().filter(|p| strict || !known(case, p)).collect()
-}
-
+/// Run each case against its scenario and fail with every difference found. No difference
+/// is allowed: what varies from run to run (ids, times, paths) is normalised first.
 #[track_caller]
 fn check(cases: &[(&str, &str, Option<&str>)]) {
-    check_cases(cases, false);
-}
-
-#[track_caller]
-fn check_cases(cases: &[(&str, &str, Option<&str>)], strict: bool) {
     let Some(golden) = golden_dir() else { return };
-    check_cases_in(&golden, cases, strict);
+    check_cases_in(&golden, cases);
 }
 
 /// The 1.6 transcripts, for the cases whose 1.6 behaviour is already ours (`PI_GOLDEN16_DIR`
@@ -369,13 +314,13 @@ fn golden16_dir() -> Option<std::path::PathBuf> {
 }
 
 #[track_caller]
-fn check_cases_in(golden: &Path, cases: &[(&str, &str, Option<&str>)], strict: bool) {
+fn check_cases_in(golden: &Path, cases: &[(&str, &str, Option<&str>)]) {
     let golden = golden.to_path_buf();
     let mut failures = Vec::new();
     for (case, scenario, stdin) in cases {
         let mock = Mock::scenario(&golden, scenario);
         let fx = Fixture::new(&mock);
-        let problems = filter_known(case, case_in(&golden, &mock, &fx, case, *stdin), strict);
+        let problems = case_in(&golden, &mock, &fx, case, *stdin);
         if !problems.is_empty() {
             failures.push(format!("== {case}\n{}", problems.join("\n")));
         }
@@ -432,7 +377,7 @@ fn system_prompt_and_tool_cases() {
         if case.starts_with("agents-md") {
             std::fs::write(fx.proj.join("AGENTS.md"), agents).unwrap();
         }
-        let mut problems = filter_known(case, case_in(&golden, &mock, &fx, case, None), false);
+        let mut problems = case_in(&golden, &mock, &fx, case, None);
         let requests = mock.requests();
         if let Some(request) = requests.first() {
             let text = system_text(&request.body, &fx);
@@ -463,16 +408,11 @@ fn system_prompt_and_tool_cases() {
 /// A first run and its `--continue`, in one fixture.
 #[track_caller]
 fn check_pair(first: &str, second: &str, scenario: &str) {
-    check_pair_strict(first, second, scenario, false);
-}
-
-#[track_caller]
-fn check_pair_strict(first: &str, second: &str, scenario: &str, strict: bool) {
     let Some(golden) = golden_dir() else { return };
     let mock = Mock::scenario(&golden, scenario);
     let fx = Fixture::new(&mock);
-    let mut problems = filter_known(first, case_in(&golden, &mock, &fx, first, None), strict);
-    problems.extend(filter_known(second, case_in(&golden, &mock, &fx, second, None), strict));
+    let mut problems = case_in(&golden, &mock, &fx, first, None);
+    problems.extend(case_in(&golden, &mock, &fx, second, None));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -510,7 +450,6 @@ fn info_cases() {
             ("list-models-search", "echo", None),
             ("unknown-model", "echo", None),
         ],
-        false,
     );
 }
 
@@ -577,20 +516,4 @@ fn think_responses() {
 #[test]
 fn think_print() {
     check(&[("think-print", "think", None)]);
-}
-
-/// Every case with no allowance for the known differences in [`KNOWN`].
-#[test]
-#[ignore = "known differences owned elsewhere: see KNOWN (request bodies, tool results, CLI streams)"]
-fn golden_strict() {
-    check_cases(
-        &[
-            ("hello-mock-anthropic", "echo", None),
-            ("tools-json-mock-openai", "tools", None),
-            ("tools-json-mock-anthropic", "tools", None),
-            ("tools-json-mock-responses", "tools", None),
-        ],
-        true,
-    );
-    check_pair_strict("think-mock-anthropic-1", "think-mock-anthropic-2", "think", true);
 }

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::reasoning_details::is_reasoning_detail;
 use super::Compat;
 use crate::providers::json_tree::Json;
 use crate::transform::{sanitize_surrogates, transform_messages};
@@ -13,27 +14,6 @@ use crate::types::{AssistantMessage, Content, Context, Message, Model, ToolResul
 const TOOL_RESULTS_PROCESSED: &str = "I have processed the tool results.";
 /// Assistant fields a thinking signature may name for replaying the raw reasoning.
 const REASONING_FIELDS: [&str; 3] = ["reasoning", "reasoning_content", "reasoning_text"];
-
-/// One OpenAI-style reasoning detail (`reasoning.summary`, `.encrypted` or `.text`) with
-/// well-typed common fields.
-fn is_reasoning_detail(v: &Value) -> bool {
-    let Some(o) = v.as_object() else {
-        return false;
-    };
-    let common = o.get("id").is_none_or(|id| id.is_null() || id.is_string())
-        && o.get("format").is_none_or(Value::is_string)
-        && o.get("index").is_none_or(Value::is_number);
-    common
-        && match o.get("type").and_then(Value::as_str) {
-            Some("reasoning.summary") => o.get("summary").is_some_and(Value::is_string),
-            Some("reasoning.encrypted") => o.get("data").is_some_and(Value::is_string),
-            Some("reasoning.text") => {
-                o.get("text").is_some_and(Value::is_string)
-                    && o.get("signature").is_none_or(|s| s.is_null() || s.is_string())
-            }
-            _ => false,
-        }
-}
 
 /// A thinking signature that holds a non-empty array of reasoning details.
 fn reasoning_details_array(signature: Option<&str>) -> Option<Value> {

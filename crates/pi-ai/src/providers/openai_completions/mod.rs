@@ -6,6 +6,7 @@
 mod chunk;
 mod compat;
 mod messages;
+mod reasoning_details;
 mod request;
 
 use std::collections::HashMap;
@@ -127,6 +128,7 @@ async fn run(
     let mut thinking_index: Option<usize> = None;
     let mut calls: Vec<StreamingCall> = Vec::new();
     let mut calls_by_id: HashMap<String, usize> = HashMap::new();
+    let mut streamed_details: Option<Vec<Value>> = None;
 
     loop {
         let event = match sse.next_event().await {
@@ -178,17 +180,8 @@ async fn run(
         let Some(delta) = &choice.delta.0 else {
             continue;
         };
-        if let Some(text) = delta.content.non_empty() {
-            let index = match text_index {
-                Some(i) => i,
-                None => {
-                    let i = em.text_start().await?;
-                    text_index = Some(i);
-                    i
-                }
-            };
-            em.text_delta(index, text).await?;
-        }
+        // Reasoning before content: a proxy that puts both in one delta still gets the
+        // thinking block first.
         if let Some((field, text)) = delta.reasoning() {
             let index = match thinking_index {
                 Some(i) => i,
@@ -199,6 +192,25 @@ async fn run(
                 }
             };
             em.thinking_delta(index, text).await?;
+        }
+        if let Some(details) = delta.reasoning_details.as_ref().and_then(Value::as_array) {
+            for detail in details.iter().filter(|d| reasoning_details::is_reasoning_detail(d)) {
+                if thinking_index.is_none() {
+                    thinking_index = Some(em.thinking_start(Some(String::new())).await?);
+                }
+                reasoning_details::append(streamed_details.get_or_insert_with(Vec::new), detail);
+            }
+        }
+        if let Some(text) = delta.content.non_empty() {
+            let index = match text_index {
+                Some(i) => i,
+                None => {
+                    let i = em.text_start().await?;
+                    text_index = Some(i);
+                    i
+                }
+            };
+            em.text_delta(index, text).await?;
         }
         if let Some(tool_calls) = delta.tool_calls.as_ref().and_then(Value::as_array) {
             for tc in tool_calls {
@@ -251,30 +263,14 @@ async fn run(
                 em.tool_call_delta(index, args).await?;
             }
         }
-        if let Some(details) = delta.reasoning_details.as_ref().and_then(Value::as_array) {
-            for detail in details {
-                if detail.get("type").and_then(Value::as_str) != Some("reasoning.encrypted") {
-                    continue;
-                }
-                let (Some(id), Some(_)) = (
-                    detail.get("id").and_then(Value::as_str).filter(|s| !s.is_empty()),
-                    detail.get("data").filter(|d| d.as_str().is_some_and(|s| !s.is_empty())),
-                ) else {
-                    continue;
-                };
-                let signature = detail.to_string();
-                for i in calls.iter().map(|c| c.content_index) {
-                    if let Some(block) = em.tool_call(i) {
-                        if block.id == id {
-                            block.thought_signature = Some(signature.clone());
-                            break;
-                        }
-                    }
-                }
-            }
-        }
     }
 
+    // The details are replay data, not deltas: the thinking block carries them as a whole.
+    if let (Some(details), Some(index)) = (streamed_details, thinking_index) {
+        if let Some(block) = em.thinking_block(index) {
+            block.thinking_signature = Some(Value::from(details).to_string());
+        }
+    }
     // Blocks close in content order once the stream is over, as in pi.
     em.end_all_blocks().await
 }

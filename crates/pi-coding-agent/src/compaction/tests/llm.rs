@@ -122,7 +122,8 @@ async fn compact_sends_one_history_request_and_appends_file_tags() {
     ));
     assert!(prompt.ends_with(&format!("\n</conversation>\n\n{SUMMARIZATION_PROMPT}")));
     assert!(!prompt.contains("<previous-summary>"));
-    assert_eq!(call.options.max_tokens, Some(13107));
+    // The model's own output limit (pi 1.6: the reserve only decides when to compact).
+    assert_eq!(call.options.max_tokens, None);
     // The model does not reason: no reasoning whatever the session's level.
     assert_eq!(call.options.reasoning, None);
     assert_eq!(call.options.api_key.as_deref(), Some("key"));
@@ -211,7 +212,7 @@ async fn a_split_turn_asks_for_both_summaries_and_joins_them() {
         .find(|c| c.prompt().contains(TURN_PREFIX_SUMMARIZATION_PROMPT))
         .unwrap();
     assert!(prefix.prompt().starts_with("<conversation>\n[User]: big task\n\n"));
-    assert_eq!(prefix.options.max_tokens, Some(8192));
+    assert_eq!(prefix.options.max_tokens, None);
     assert_eq!(prefix.options.reasoning, Some(ThinkingLevel::Low));
     let history = calls
         .iter()
@@ -500,4 +501,36 @@ fn the_golden_0_73_manual_compaction_is_refused_as_pi_16_does() {
     assert!(prepare_compaction(&path, &settings(20000)).is_none());
     let err = prepare_manual_compaction(&path, &settings(20000)).unwrap_err();
     assert_eq!(err.to_string(), "Nothing to compact (session too small)");
+}
+
+/// A summary cut at the output limit is partial: the compaction fails with pi 1.6's text and
+/// nothing is kept.
+#[tokio::test]
+async fn a_summary_cut_at_the_output_limit_is_refused() {
+    let faux = FauxProvider::new(FauxOptions {
+        models: vec![FauxModel {
+            id: "faux-1".into(),
+            context_window: Some(100_000),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    faux.set_responses(vec![
+        faux_reply(vec![faux_text("## Goal\npart")], StopReason::Length).into()
+    ]);
+    let stream_fn = faux.stream_fn();
+    let llm = SummaryModel {
+        stream_fn: &stream_fn,
+        model: faux.model(),
+        api_key: Some("key".into()),
+        headers: Vec::new(),
+    };
+    let p = prepare_compaction(&two_turns().path(), &settings(300)).unwrap();
+    let err = compact(&p, &llm, None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Summarization failed: generation hit the token cap and the summary is incomplete"
+    );
 }
