@@ -178,6 +178,8 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     if !errors.is_empty() {
         return Err(errors);
     }
+    // Registered providers are in the model registry before the CLI's model is settled.
+    super::providers::apply(&slot, session).await;
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
     super::lifecycle::discover_resources(&slot, session, false).await;
