@@ -243,9 +243,17 @@ export function createRegistry(runtime, factoryCache) {
 				},
 				on: (channel, handler) => {
 					assertActive();
+					// A failing handler is reported against its own extension, as pi 1.6 does.
+					const report = (error) => runtime.reportError(ext.path, `events:${channel}`, error);
 					const unsubscribe = bus.on(channel, (data) => {
 						if (ext.stale) return undefined;
-						return handler(data);
+						try {
+							const result = handler(data);
+							if (result && typeof result.catch === "function") result.catch(report);
+						} catch (error) {
+							report(error);
+						}
+						return undefined;
 					});
 					staged.busSubscriptions.push(unsubscribe);
 					return unsubscribe;

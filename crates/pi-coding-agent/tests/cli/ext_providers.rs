@@ -158,3 +158,78 @@ fn rpc_lists_and_selects_an_extension_model_and_abort_reaches_its_stream() {
     drop(stdin);
     let _ = child.wait();
 }
+
+/// `/exectest` of `exec.ts` in print mode: the results it wrote, and stderr.
+fn exec_results(run: crate::harness::Pi, out: &std::path::Path) -> (Value, String) {
+    let mut run = run;
+    run.cmd.env("EXEC_OUT", out);
+    let done = run.run();
+    done.assert_ok();
+    let text = std::fs::read_to_string(out).unwrap();
+    (serde_json::from_str(&text).unwrap(), done.stderr)
+}
+
+#[test]
+fn pi_exec_and_the_event_bus_answer_as_in_pi_1_6() {
+    let test = "pi_exec_and_the_event_bus_answer_as_in_pi_1_6";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let path = fixture("exec.ts");
+    let args = ["-e", &path, "-p", "/exectest"].map(str::to_string);
+    let out = fx.root.path().join("ours.json");
+    let (ours, stderr) = exec_results(pi_with(&fx, &env, &args), &out);
+    let by_label = |results: &Value, label: &str| -> Value {
+        results
+            .as_array()
+            .and_then(|a| a.iter().find(|r| r["label"] == label))
+            .cloned()
+            .unwrap_or_default()
+    };
+    let ok = by_label(&ours, "ok");
+    assert_eq!(
+        (ok["stdout"].clone(), ok["stderr"].clone(), ok["code"].clone()),
+        ("out\n".into(), "err\n".into(), 0.into())
+    );
+    assert_eq!(by_label(&ours, "exit3")["code"], 3);
+    let missing = by_label(&ours, "missing");
+    assert_eq!(missing["code"], 1);
+    assert_eq!(missing["stderr"], "spawn no-such-program-xyz ENOENT");
+    assert_eq!(by_label(&ours, "cwd")["stdout"], "/tmp\n");
+    assert_eq!(
+        by_label(&ours, "defaultcwd")["stdout"],
+        format!("{}\n", fx.proj.display())
+    );
+    for label in ["timeout", "abort"] {
+        let r = by_label(&ours, label);
+        assert_eq!(
+            (r["code"].clone(), r["killed"].clone(), r["slow"].clone()),
+            (143.into(), true.into(), false.into()),
+            "{label}: {r}"
+        );
+    }
+    let own = by_label(&ours, "selfkill");
+    assert_eq!((own["code"].clone(), own["killed"].clone()), (143.into(), false.into()));
+    assert_eq!(by_label(&ours, "bus")["seen"], serde_json::json!([{ "n": 1 }]));
+    let failed = format!("Extension error ({path}): bus handler failed");
+    assert_eq!(stderr.matches(&failed).count(), 2, "{stderr}");
+
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let fx = Fixture::new(&mock);
+    let theirs_out = fx.root.path().join("theirs.json");
+    let (mut theirs, their_stderr) = exec_results(reference_run(&reference, &fx, &args), &theirs_out);
+    let mut ours = ours;
+    // Only the project folder differs between the two fixtures.
+    for results in [&mut ours, &mut theirs] {
+        if let Some(r) = results
+            .as_array_mut()
+            .and_then(|a| a.iter_mut().find(|r| r["label"] == "defaultcwd"))
+        {
+            r["stdout"] = Value::Null;
+        }
+    }
+    assert_eq!(ours, theirs);
+    assert_eq!(their_stderr.matches(&failed).count(), 2, "{their_stderr}");
+}
