@@ -67,6 +67,14 @@ pub async fn apply(slot: &ExtensionSlot, session: &AgentSession) {
         let mut registry = lock(session.registry());
         registry.set_extension_providers(providers);
     }
+    // `ctx.modelRegistry` lists them from now on.
+    let update = pi_extensions::StateUpdate {
+        models: Some(super::startup::available_models(session)),
+        ..Default::default()
+    };
+    if let Err(error) = runner.push_state(&update) {
+        slot.host_failed("register_provider", &error).await;
+    }
     slot.report(errors).await;
 }
 
