@@ -190,7 +190,13 @@ pub fn run(argv: &[String]) -> i32 {
             console.warning(w);
         }
     }
-    let has_model = runtime.session.model().is_some();
+    let mut has_model = runtime.session.model().is_some();
+    // `--help` and `--list-models` load no extensions: a model that matched nothing is an
+    // error at once.
+    if let (Some(e), true) = (&runtime.deferred_model_error, args.help || args.list_models.is_some()) {
+        console.error(e);
+        return 1;
+    }
     if args.help {
         if !has_model {
             console.warning(&no_models_message());
@@ -286,6 +292,31 @@ pub fn run(argv: &[String]) -> i32 {
             }
             crate::extensions::startup::shutdown(session.services().extensions()).await;
             return 1;
+        }
+        if runtime.deferred_model_error.is_some() {
+            // Extension providers are registered now: the CLI's model may be one of theirs.
+            let resolved = {
+                let registry = crate::session::agent_session::lock(session.registry());
+                crate::runtime::resolve_deferred_cli_model(&args, &registry)
+            };
+            match resolved {
+                Ok((model, thinking, warning)) => {
+                    if let Some(w) = &warning {
+                        console.warning(w);
+                    }
+                    session.apply_model(model.clone(), true);
+                    let level = thinking.unwrap_or_else(|| session.thinking_level());
+                    session
+                        .set_thinking_level(pi_ai::thinking::clamp_thinking_level(&model, level))
+                        .await;
+                    has_model = true;
+                }
+                Err(e) => {
+                    console.error(&e);
+                    crate::extensions::startup::shutdown(session.services().extensions()).await;
+                    return 1;
+                }
+            }
         }
         if !mode.is_interactive() && !has_model {
             console.error(&no_models_message());

@@ -46,6 +46,10 @@ pub struct Runtime {
     pub scoped_models: Vec<ScopedModel>,
     /// Printed as `Warning: <text>` (yellow on a terminal).
     pub warnings: Vec<String>,
+    /// The CLI's `--model` matched nothing before the extensions loaded: it is resolved again
+    /// once their providers are registered ([`resolve_deferred_cli_model`]), and this error is
+    /// printed if it still matches nothing. The session meanwhile has the fallback model.
+    pub deferred_model_error: Option<String>,
 }
 
 /// A new session with the id `--session-id` chose (or a generated one).
@@ -205,7 +209,7 @@ pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
             .map_err(|e| StartupError::Failed(e.to_string()))?;
     }
     let services = Services::load(&startup_paths, Services::resource_options_from(args));
-    let mut runtime = build_with_store(args, cwd, store, &services)?;
+    let mut runtime = build_session(args, cwd, store, &services, true)?;
     warnings.append(&mut runtime.warnings);
     runtime.warnings = warnings;
     Ok(runtime)
@@ -219,6 +223,41 @@ pub fn build_with_store(
     store: SessionManager,
     services: &Arc<Services>,
 ) -> Result<Runtime, StartupError> {
+    build_session(args, cwd, store, services, false)
+}
+
+/// The CLI model once extension providers are in the registry: the model, the thinking level
+/// a `model:level` pattern gave and the warning to show, or the error to print.
+pub fn resolve_deferred_cli_model(
+    args: &Args,
+    registry: &crate::config::model_registry::ModelRegistry,
+) -> Result<(Model, Option<ThinkingLevel>, Option<String>), String> {
+    let cli = resolve_cli_model(
+        args.provider.as_deref(),
+        args.model.as_deref(),
+        registry.all(),
+        DEFAULT_MODEL_PER_PROVIDER,
+        &|provider| registry.provider_has_auth(provider),
+        args.api_key.is_some(),
+        args.thinking,
+    );
+    if let Some(error) = cli.error {
+        return Err(error);
+    }
+    match cli.model {
+        Some(model) => Ok((model, args.thinking.or(cli.thinking_level), cli.warning)),
+        None => Err("--model matched no model".to_string()),
+    }
+}
+
+fn build_session(
+    args: &Args,
+    cwd: &Path,
+    store: SessionManager,
+    services: &Arc<Services>,
+    defer_model_error: bool,
+) -> Result<Runtime, StartupError> {
+    let mut deferred_model_error = None;
     let mut warnings = Vec::new();
     let startup_paths = Paths::for_cwd(cwd);
     // A resumed session runs in the folder it was recorded in.
@@ -269,7 +308,11 @@ pub fn build_with_store(
         args.thinking,
     );
     if let Some(e) = cli.error {
-        return Err(StartupError::Failed(e));
+        // At first startup an extension may still register the model's provider.
+        if !defer_model_error || args.api_key.is_some() {
+            return Err(StartupError::Failed(e));
+        }
+        deferred_model_error = Some(e);
     }
     warnings.extend(cli.warning);
     let patterns = args.models.clone().or_else(|| settings.enabled_models());
@@ -381,6 +424,8 @@ pub fn build_with_store(
         steering_mode: settings.steering_mode(),
         follow_up_mode: settings.follow_up_mode(),
         stream_options,
+        // Models of providers that extensions stream themselves go to the extension host.
+        stream_fn: crate::extensions::providers::stream_fn(Arc::clone(services.extensions())),
         ..Default::default()
     });
     drop(settings);
@@ -421,6 +466,7 @@ pub fn build_with_store(
         paths,
         scoped_models,
         warnings,
+        deferred_model_error,
     })
 }
 

@@ -24,6 +24,8 @@ mod codemode;
 mod codemode_events;
 #[path = "cli/docs.rs"]
 mod docs;
+#[path = "cli/ext_providers.rs"]
+mod ext_providers;
 #[path = "cli/extensions.rs"]
 mod extensions;
 #[path = "cli/faults.rs"]

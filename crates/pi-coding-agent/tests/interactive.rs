@@ -5,6 +5,8 @@
 
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/ext_shutdown.rs"]
+mod ext_shutdown;
 #[path = "interactive/extensions.rs"]
 mod extensions;
 #[path = "interactive/fullscreen.rs"]

@@ -3,6 +3,7 @@
 // work once pi has bound the runtime after loading.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { describeProvider, validateProvider } from "./providers.mjs";
 
 const NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading.";
 const STALE =
@@ -45,13 +46,40 @@ function newExtension(path, resolvedPath) {
 		shortcuts: new Map(),
 		messageRenderers: new Map(),
 		entryRenderers: new Map(),
-		providers: [],
+		providers: new Map(),
 		mcpServers: new Map(),
 		virtualModels: new Map(),
 		failed: false,
 		stale: false,
 		busSubscriptions: [],
 	};
+}
+
+/**
+ * `registerProvider(name, config)`, or 1.6's native form `registerProvider(provider)` (a pi-ai
+ * provider object with `id`, its models and `streamSimple`), as a name and a config.
+ */
+function providerConfig(nameOrProvider, config) {
+	if (typeof nameOrProvider === "string") {
+		if (config === undefined) throw new Error("Provider config is required when registering by name");
+		return [nameOrProvider, config];
+	}
+	const provider = nameOrProvider ?? {};
+	const name = provider.id ?? provider.name;
+	const models = typeof provider.getModels === "function" ? provider.getModels() : provider.models;
+	return [
+		name,
+		{
+			name: provider.name,
+			baseUrl: provider.baseUrl ?? models?.[0]?.baseUrl,
+			api: provider.api ?? models?.[0]?.api,
+			apiKey: provider.apiKey,
+			headers: provider.headers,
+			models,
+			oauth: provider.oauth,
+			streamSimple: typeof provider.streamSimple === "function" ? provider.streamSimple.bind(provider) : undefined,
+		},
+	];
 }
 
 /** `pi.exec`: run a program without a shell; never rejects. */
@@ -174,15 +202,21 @@ export function createRegistry(runtime, factoryCache) {
 			registerEntryRenderer: register((customType, renderer) => ext.entryRenderers.set(customType, renderer)),
 			registerToolRenderer: register(() => {}),
 			registerMarkdownTransformer: register(() => {}),
+			// Staged while the factory runs and committed when it resolves, as in pi 1.6; a
+			// later call takes effect at once and pi is told to read the registrations again.
 			registerProvider: register((nameOrProvider, config) => {
-				const name = typeof nameOrProvider === "string" ? nameOrProvider : nameOrProvider?.id ?? nameOrProvider?.name;
-				if (typeof nameOrProvider === "string" && config === undefined) {
-					throw new Error("Provider config is required when registering by name");
-				}
-				ext.providers.push(name);
+				const [name, resolved] = providerConfig(nameOrProvider, config);
+				validateProvider(name, resolved);
+				if (runtime.bound) {
+					ext.providers.set(name, resolved);
+					runtime.wire.notify("registrations.changed", { extensionPath: ext.path });
+				} else staged.providers.push([name, resolved]);
 			}),
 			unregisterProvider: register((name) => {
-				ext.providers = ext.providers.filter((p) => p !== name);
+				if (runtime.bound) {
+					ext.providers.delete(name);
+					runtime.wire.notify("registrations.changed", { extensionPath: ext.path });
+				} else staged.providers.push([name, undefined]);
 			}),
 			// MCP servers and virtual models are recorded and reported; pi does not act on them yet.
 			registerMcpServer: register((name, config) => {
@@ -209,9 +243,17 @@ export function createRegistry(runtime, factoryCache) {
 				},
 				on: (channel, handler) => {
 					assertActive();
+					// A failing handler is reported against its own extension, as pi 1.6 does.
+					const report = (error) => runtime.reportError(ext.path, `events:${channel}`, error);
 					const unsubscribe = bus.on(channel, (data) => {
 						if (ext.stale) return undefined;
-						return handler(data);
+						try {
+							const result = handler(data);
+							if (result && typeof result.catch === "function") result.catch(report);
+						} catch (error) {
+							report(error);
+						}
+						return undefined;
 					});
 					staged.busSubscriptions.push(unsubscribe);
 					return unsubscribe;
@@ -257,7 +299,7 @@ export function createRegistry(runtime, factoryCache) {
 		const target = resolvedPath ?? path;
 		if (!fs.existsSync(target)) return { error: `Extension path does not exist: ${target}` };
 		const ext = newExtension(path, target);
-		const staged = { flagDefaults: new Map(), busSubscriptions: [] };
+		const staged = { flagDefaults: new Map(), busSubscriptions: [], providers: [] };
 		try {
 			const real = fs.realpathSync(target);
 			// A module evaluated for an earlier runtime of this host is reused: its top-level
@@ -277,6 +319,10 @@ export function createRegistry(runtime, factoryCache) {
 		}
 		for (const [name, value] of staged.flagDefaults) if (!flagValues.has(name)) flagValues.set(name, value);
 		ext.busSubscriptions = staged.busSubscriptions;
+		for (const [name, config] of staged.providers) {
+			if (config) ext.providers.set(name, config);
+			else ext.providers.delete(name);
+		}
 		return { ext };
 	};
 
@@ -378,7 +424,7 @@ function describe(ext) {
 		events: [...ext.handlers.entries()].filter(([, list]) => list.length > 0).map(([event]) => event),
 		messageRenderers: [...ext.messageRenderers.keys()],
 		entryRenderers: [...ext.entryRenderers.keys()],
-		providers: [...ext.providers],
+		providers: [...ext.providers.entries()].map(([name, config]) => describeProvider(name, config)),
 		mcpServers: [...ext.mcpServers.keys()],
 		virtualModels: [...ext.virtualModels.keys()],
 	};

@@ -4,6 +4,7 @@ import path from "node:path";
 import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
+import { streamProvider } from "./providers.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
 import { createScreen } from "./ui.mjs";
@@ -41,6 +42,8 @@ let registry;
 // Factories by real path, kept across runtimes of this host (see `reload`).
 const factoryCache = new Map();
 const toolCalls = new Map();
+// Abort controllers of the provider streams running, by pi's stream id.
+const providerStreams = new Map();
 
 /** Apply a state update to the mirror and tell the screen (theme, branch) what changed. */
 function applyState(update) {
@@ -139,6 +142,16 @@ const requests = {
 			toolCalls.delete(params.callId);
 		}
 	},
+	"provider.stream": async (params) => {
+		requireInitialized();
+		const controller = new AbortController();
+		providerStreams.set(params.streamId, controller);
+		try {
+			return await streamProvider(runtime, registry, params, controller.signal);
+		} finally {
+			providerStreams.delete(params.streamId);
+		}
+	},
 	runCommand: (params) => {
 		requireInitialized();
 		return runCommand(runtime, registry, params);
@@ -180,6 +193,7 @@ const requests = {
 const notifications = {
 	state: (params) => applyState(params),
 	cancel: (params) => toolCalls.get(params.callId)?.abort(),
+	"provider.cancel": (params) => providerStreams.get(params.streamId)?.abort(),
 };
 
 runtime.wire = connectWire(

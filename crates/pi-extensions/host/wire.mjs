@@ -3,7 +3,7 @@
 // without an id is a notification. Nothing here writes to stdout: extensions own it.
 import net from "node:net";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export function connectWire(socketPath, onRequest, onNotification) {
 	const socket = net.createConnection(socketPath);

@@ -41,6 +41,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 struct Shared {
     pending: Mutex<Pending>,
     tool_updates: Mutex<HashMap<String, mpsc::Sender<ToolResult>>>,
+    /// Where each running provider stream's `provider.event`s go, by stream id. Unbounded:
+    /// a stream's deltas cannot be dropped as partial tool results can, and the frame reader
+    /// must never wait; the consumer is the session's own stream reader.
+    provider_events: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
     stderr_tail: Mutex<VecDeque<String>>,
     /// Set once, when the host is gone, with the reason every later call gets.
     gone: watch::Sender<Option<HostError>>,
@@ -58,6 +62,7 @@ impl Shared {
         // Dropping the waiters wakes every caller; they read the reason from `gone`.
         lock(&self.pending).clear();
         lock(&self.tool_updates).clear();
+        lock(&self.provider_events).clear();
     }
 
     fn stderr_tail(&self) -> String {
@@ -116,6 +121,7 @@ impl HostConnection {
         let shared = Arc::new(Shared {
             pending: Mutex::new(HashMap::new()),
             tool_updates: Mutex::new(HashMap::new()),
+            provider_events: Mutex::new(HashMap::new()),
             stderr_tail: Mutex::new(VecDeque::new()),
             gone,
         });
@@ -301,6 +307,16 @@ impl HostConnection {
             }),
             Err(_) => Err(self.gone().unwrap_or(HostError::NotRunning)),
         }
+    }
+
+    /// Route `provider.event` notifications of `stream_id` to `events` until
+    /// [`Self::unroute_provider_events`].
+    pub fn route_provider_events(&self, stream_id: u64, events: mpsc::UnboundedSender<Value>) {
+        lock(&self.shared.provider_events).insert(stream_id, events);
+    }
+
+    pub fn unroute_provider_events(&self, stream_id: u64) {
+        lock(&self.shared.provider_events).remove(&stream_id);
     }
 
     /// Route `tool.update` notifications for `call_id` to `updates` until [`Self::unroute`].
@@ -518,6 +534,12 @@ fn route_notification(shared: &Shared, handler: &Arc<dyn HostHandler>, method: &
             if let (Some(sender), Some(partial)) = (lock(&shared.tool_updates).get(call_id), partial) {
                 // Never wait here: this task reads every frame, the answers included.
                 let _ = sender.try_send(partial);
+            }
+        }
+        "provider.event" => {
+            let stream_id = params.get("streamId").and_then(Value::as_u64).unwrap_or(0);
+            if let (Some(sender), Some(event)) = (lock(&shared.provider_events).get(&stream_id), params.get("event")) {
+                let _ = sender.send(event.clone());
             }
         }
         "extensionError" => match serde_json::from_value(params) {

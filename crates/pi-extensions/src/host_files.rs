@@ -16,6 +16,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("truncate.mjs", include_str!("../host/truncate.mjs")),
     ("extensions.mjs", include_str!("../host/extensions.mjs")),
     ("events.mjs", include_str!("../host/events.mjs")),
+    ("providers.mjs", include_str!("../host/providers.mjs")),
     ("state.mjs", include_str!("../host/state.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
 ];

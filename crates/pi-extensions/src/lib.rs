@@ -25,6 +25,7 @@ pub mod outcomes;
 pub mod protocol;
 #[cfg(test)]
 mod protocol_fuzz_tests;
+pub mod provider_stream;
 pub mod runner;
 
 pub use agent_tool::{extension_tools, ExtensionTool};
@@ -38,6 +39,6 @@ pub use outcomes::{
 };
 pub use protocol::{
     Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, FlagInfo, FlagType, LoadError, Mode,
-    StateUpdate, ToolResult, PROTOCOL_VERSION,
+    ProviderInfo, ProviderOauthInfo, StateUpdate, ToolResult, PROTOCOL_VERSION,
 };
 pub use runner::{ExtensionRunner, HostProgram, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall};

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The protocol version both ends must speak. Bumped on any incompatible change.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// One line of the wire, classified.
 #[derive(Debug, Clone, PartialEq)]
@@ -243,12 +243,37 @@ pub struct ExtensionInfo {
     #[serde(default)]
     pub entry_renderers: Vec<String>,
     #[serde(default)]
-    pub providers: Vec<String>,
+    pub providers: Vec<ProviderInfo>,
     #[serde(default)]
     pub mcp_servers: Vec<String>,
     /// `provider/id` of each virtual model.
     #[serde(default)]
     pub virtual_models: Vec<String>,
+}
+
+/// A provider an extension registered (`pi.registerProvider`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderInfo {
+    /// The provider id models are listed under.
+    pub name: String,
+    /// The serialisable part of the config, in models.json's shape (`baseUrl`, `apiKey`,
+    /// `api`, `headers`, `authHeader`, `models`, `name`).
+    #[serde(default)]
+    pub config: Value,
+    /// The provider streams itself: requests for its `api` go to the host (`provider.stream`).
+    #[serde(default)]
+    pub stream_simple: bool,
+    /// Its `/login` sign-in, when it has one.
+    #[serde(default)]
+    pub oauth: Option<ProviderOauthInfo>,
+}
+
+/// The sign-in of a registered provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderOauthInfo {
+    /// The name `/login` shows.
+    pub name: String,
 }
 
 /// An extension that failed to load, or a conflict it caused.

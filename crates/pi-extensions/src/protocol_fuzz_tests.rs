@@ -10,8 +10,8 @@ use crate::outcomes::{self, InputOutcome, SessionBeforeOutcome, ToolCallOutcome}
 use crate::protocol::{CommandResult, Dispatched, Frame, Hello, LoadResult, StateUpdate, ToolResult};
 
 const FRAMES: &[&str] = &[
-    r#"{"method":"hello","params":{"protocolVersion":1,"node":"v22.0.0","pid":42}}"#,
-    r#"{"id":1,"result":{"protocolVersion":1,"node":"v22","pid":7}}"#,
+    r#"{"method":"hello","params":{"protocolVersion":2,"node":"v22.0.0","pid":42}}"#,
+    r#"{"id":1,"result":{"protocolVersion":2,"node":"v22","pid":7}}"#,
     r#"{"id":2,"result":{"extensions":[{"path":"a.ts","resolvedPath":"/x/a.ts","tools":[{"name":"t","parameters":{"type":"object"}}],"commands":[{"name":"c"}],"flags":[{"name":"f","type":"boolean"}],"events":["input"]}],"errors":[{"path":"b.ts","error":"boom"}]}}"#,
     r#"{"id":3,"result":{"result":{"action":"transform","text":"x"},"errors":[{"extensionPath":"a.ts","event":"input","error":"e"}]}}"#,
     r#"{"id":4,"result":{"content":[{"type":"text","text":"ok"}],"details":{},"isError":false,"terminate":true}}"#,

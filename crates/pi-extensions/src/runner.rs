@@ -357,7 +357,7 @@ impl ExtensionRunner {
             .map(|h| h.hello().pid)
     }
 
-    fn current(&self) -> Result<Arc<HostConnection>, HostError> {
+    pub(crate) fn current(&self) -> Result<Arc<HostConnection>, HostError> {
         let host = lock(&self.host).clone().ok_or(HostError::NotRunning)?;
         match host.gone() {
             Some(reason) => Err(reason),
@@ -414,9 +414,8 @@ impl ExtensionRunner {
             host.route_updates(&call.call_id, updates);
         }
         let params = json!({ "callId": call.call_id, "name": call.name, "params": call.params });
-        let answer = self
-            .ask(&host, "callTool", params, None, Some((cancel, &call.call_id)))
-            .await;
+        let notice = CancelNotice::tool(&call.call_id);
+        let answer = self.ask(&host, "callTool", params, None, Some((cancel, notice))).await;
         host.unroute(&call.call_id);
         decode("callTool", answer?)
     }
@@ -537,23 +536,28 @@ impl ExtensionRunner {
         host.kill(HostError::NotRunning);
     }
 
-    /// Send a request and wait for its answer, checking that the host stays alive.
-    async fn ask(
+    /// Send a request and wait for its answer, checking that the host stays alive. When
+    /// `cancel` fires (or the caller stops waiting), its notice tells the host to abort.
+    pub(crate) async fn ask(
         &self,
         host: &HostConnection,
         method: &str,
         params: Value,
         timeout: Option<Duration>,
-        cancel: Option<(&CancellationToken, &str)>,
+        cancel: Option<(&CancellationToken, CancelNotice)>,
     ) -> Result<Value, HostError> {
         // Loading compiles TypeScript on the host's only thread for seconds at a time, so
         // unanswered pings then mean nothing; the load time limit covers a factory that loops.
         let check_liveness = method != "load" && method != "reload";
         let (id, mut answer) = host.send_request(method, params)?;
+        let (token, notice) = match cancel {
+            Some((token, notice)) => (Some(token), Some(notice)),
+            None => (None, None),
+        };
         let mut in_flight = InFlight {
             host,
             id,
-            call_id: cancel.map(|(_, call_id)| call_id),
+            notice: notice.clone(),
             answered: false,
         };
         let deadline = timeout.map(|t| tokio::time::Instant::now() + t);
@@ -573,8 +577,8 @@ impl ExtensionRunner {
                 }
             };
             let cancelled = async {
-                match cancel {
-                    Some((token, _)) if !cancel_sent => token.cancelled().await,
+                match token {
+                    Some(token) if !cancel_sent => token.cancelled().await,
                     _ => std::future::pending().await,
                 }
             };
@@ -596,8 +600,8 @@ impl ExtensionRunner {
                 }
                 _ = cancelled => {
                     cancel_sent = true;
-                    if let Some((_, call_id)) = cancel {
-                        let _ = host.notify("cancel", json!({ "callId": call_id }));
+                    if let Some(notice) = &notice {
+                        notice.send(host);
                     }
                 }
             }
@@ -630,12 +634,41 @@ impl ExtensionRunner {
     }
 }
 
+/// The notification that tells the host to abort a request's work: `cancel {callId}` for a
+/// tool call, `provider.cancel {streamId}` for a provider stream.
+#[derive(Debug, Clone)]
+pub(crate) struct CancelNotice {
+    method: &'static str,
+    params: Value,
+}
+
+impl CancelNotice {
+    pub(crate) fn tool(call_id: &str) -> CancelNotice {
+        CancelNotice {
+            method: "cancel",
+            params: json!({ "callId": call_id }),
+        }
+    }
+
+    pub(crate) fn provider_stream(stream_id: u64) -> CancelNotice {
+        CancelNotice {
+            method: "provider.cancel",
+            params: json!({ "streamId": stream_id }),
+        }
+    }
+
+    fn send(&self, host: &HostConnection) {
+        // A host that is gone has nothing left to abort.
+        let _ = host.notify(self.method, self.params.clone());
+    }
+}
+
 /// A request not yet answered. When its caller stops waiting (a time limit, or the future is
-/// dropped), the waiter is forgotten and a tool call is told to abort.
+/// dropped), the waiter is forgotten and the work is told to abort.
 struct InFlight<'a> {
     host: &'a HostConnection,
     id: u64,
-    call_id: Option<&'a str>,
+    notice: Option<CancelNotice>,
     answered: bool,
 }
 
@@ -645,8 +678,8 @@ impl Drop for InFlight<'_> {
             return;
         }
         self.host.forget(self.id);
-        if let Some(call_id) = self.call_id {
-            let _ = self.host.notify("cancel", json!({ "callId": call_id }));
+        if let Some(notice) = &self.notice {
+            notice.send(self.host);
         }
     }
 }

@@ -16,7 +16,7 @@ import os
 import socket
 import sys
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 EXTENSION_PATH = "python:word-count"
 
 

@@ -40,6 +40,9 @@ pub struct ModelRegistry {
     provider_names: HashMap<String, String>,
     load_error: Option<String>,
     auth: AuthStorage,
+    /// Providers extensions registered (`pi.registerProvider`), in models.json's shape;
+    /// models.json applies above them.
+    extension_providers: Vec<(String, ProviderConfig)>,
 }
 
 impl ModelRegistry {
@@ -57,6 +60,7 @@ impl ModelRegistry {
             provider_names: HashMap::new(),
             load_error: None,
             auth,
+            extension_providers: Vec::new(),
         };
         registry.refresh();
         registry
@@ -80,7 +84,24 @@ impl ModelRegistry {
             },
             None => None,
         };
-        self.apply_config(config.unwrap_or_default());
+        let mut config = config.unwrap_or_default();
+        config.providers.splice(0..0, self.extension_providers.iter().cloned());
+        self.apply_config(config);
+    }
+
+    /// Replace the providers extensions registered and rebuild the model list.
+    pub fn set_extension_providers(&mut self, providers: Vec<(String, ProviderConfig)>) {
+        if self.extension_providers == providers {
+            return;
+        }
+        self.extension_providers = providers;
+        self.refresh();
+    }
+
+    /// Whether a built-in provider has this name (extension configs are checked as
+    /// models.json entries, which differ for built-in providers).
+    pub fn is_builtin_provider(&self, provider: &str) -> bool {
+        self.builtin_providers.contains(provider)
     }
 
     /// Use an already parsed models.json (tests, or a config from elsewhere).

@@ -183,6 +183,18 @@ pub fn parse(text: &str, builtin_providers: &dyn Fn(&str) -> bool) -> Result<Mod
     Ok(config)
 }
 
+/// Read providers already in models.json's JSON shape (what extensions register), checked
+/// against the schema only: their own rules were applied where they were registered.
+pub fn from_value(value: &Value) -> Result<ModelsConfig, String> {
+    let mut errors = Vec::new();
+    check_root(value, &mut errors);
+    if !errors.is_empty() {
+        let lines: Vec<String> = errors.iter().map(|(p, m)| format!("{p}: {m}")).collect();
+        return Err(lines.join("; "));
+    }
+    Ok(convert(value))
+}
+
 /// pi's cross-field rules.
 pub fn validate(config: &ModelsConfig, builtin_providers: &dyn Fn(&str) -> bool) -> Result<(), String> {
     for (name, p) in &config.providers {

@@ -53,6 +53,13 @@ pub async fn apply(slot: &Arc<ExtensionSlot>, session: &AgentSession, method: &s
                 session.set_thinking_level(level).await;
             }
         }
+        "registrations.changed" => {
+            let Some(runner) = slot.runner() else { return };
+            match runner.refresh_registrations().await {
+                Ok(_) => super::providers::apply(slot, session).await,
+                Err(error) => slot.host_failed("registrations", &error).await,
+            }
+        }
         "pi.sendMessage" => send_message(session, params).await,
         "pi.sendUserMessage" => send_user_message(slot, session, params).await,
         _ => {}

@@ -182,7 +182,7 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
                 .await;
         }
         method if method.starts_with("ui.") => ui.screen_notification(method, params).await,
-        method if method.starts_with("pi.") => {
+        method if method.starts_with("pi.") || method == "registrations.changed" => {
             if let Some(session) = slot.session() {
                 super::actions::apply(slot, &session, method, params).await;
             }

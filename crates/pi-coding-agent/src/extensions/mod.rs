@@ -12,6 +12,7 @@ pub mod host;
 pub mod lifecycle;
 pub mod observe;
 pub mod provider_events;
+pub mod providers;
 pub mod startup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,6 +41,8 @@ pub struct ExtensionSlot {
     shutdown_signal: tokio::sync::Notify,
     /// What `turn_end` handlers left, until the agent loop asks at the turn's boundary.
     turn_boundary: Mutex<Option<crate::session::boundary::BoundaryResult>>,
+    /// The `api`s extension providers stream themselves (`streamSimple`).
+    stream_apis: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Default for ExtensionSlot {
@@ -52,6 +55,7 @@ impl Default for ExtensionSlot {
             shutdown_requested: AtomicBool::new(false),
             shutdown_signal: tokio::sync::Notify::new(),
             turn_boundary: Mutex::new(None),
+            stream_apis: Mutex::new(std::collections::HashSet::new()),
         }
     }
 }
@@ -94,6 +98,15 @@ impl ExtensionSlot {
             }
             notified.await;
         }
+    }
+
+    /// Whether an extension provider streams `api` (its requests go to the host).
+    pub fn streams_api(&self, api: &str) -> bool {
+        lock(&self.stream_apis).contains(api)
+    }
+
+    pub fn set_stream_apis(&self, apis: std::collections::HashSet<String>) {
+        *lock(&self.stream_apis) = apis;
     }
 
     /// The runner, when extensions are loaded.

@@ -55,8 +55,19 @@ pub fn session_state(session: &AgentSession, mode: Option<Mode>) -> StateUpdate 
         all_tools: Some(all_tools),
         session_id: Some(session_id),
         session_file,
+        models: Some(available_models(session)),
         ..StateUpdate::default()
     }
+}
+
+/// What `ctx.modelRegistry` lists: the models that can be used now (extension providers'
+/// included).
+pub fn available_models(session: &AgentSession) -> Vec<Value> {
+    lock(session.registry())
+        .available()
+        .iter()
+        .filter_map(|m| serde_json::to_value(m).ok())
+        .collect()
 }
 
 /// Join the loaded extensions to `session`: their tools into its registry, the prompt
@@ -178,6 +189,8 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     if !errors.is_empty() {
         return Err(errors);
     }
+    // Registered providers are in the model registry before the CLI's model is settled.
+    super::providers::apply(&slot, session).await;
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
     super::lifecycle::discover_resources(&slot, session, false).await;

@@ -675,7 +675,11 @@ fn a_compaction_draft_replaces_the_context_the_next_prompt_sees() {
 }
 
 /// The reference pi with `args`, in the fixture's project and agent dir.
-fn reference_run(reference: &pi_test_support::ReferencePi, fx: &Fixture, args: &[String]) -> crate::harness::Pi {
+pub(crate) fn reference_run(
+    reference: &pi_test_support::ReferencePi,
+    fx: &Fixture,
+    args: &[String],
+) -> crate::harness::Pi {
     let mut cmd = reference.command();
     cmd.args(args).current_dir(&fx.proj).envs(fx.agent.env());
     crate::harness::Pi::from_command(cmd)

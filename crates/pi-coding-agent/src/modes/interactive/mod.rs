@@ -289,9 +289,17 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_spin = Instant::now();
     let mut pending_since: Option<Instant> = None;
+    // `ctx.shutdown()` of an extension: pi 1.6 quits once the agent is idle.
+    let extensions = Arc::clone(host.services().extensions());
+    let mut shutdown_asked = false;
     loop {
         let mut dirty = false;
+        if shutdown_asked && !app.session().is_streaming() {
+            app.request_quit();
+            break;
+        }
         tokio::select! {
+            () = extensions.shutdown_wanted(), if !shutdown_asked => shutdown_asked = true,
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
                 dirty = true;

@@ -1,0 +1,136 @@
+// Providers that extensions register (`pi.registerProvider`): the checks pi 1.6 makes, what pi
+// is told about each (plain JSON: the models and how to authenticate), and running a
+// provider's own `streamSimple` for pi, one `provider.event` notification per stream event.
+
+/** The messages pi 1.6 throws for a provider config it cannot use. */
+export function validateProvider(name, config) {
+	if (typeof name !== "string" || name === "") throw new Error("Provider name is required");
+	if (!config || typeof config !== "object") throw new Error("Provider config is required when registering by name");
+	const models = Array.isArray(config.models) ? config.models : undefined;
+	if (typeof config.streamSimple === "function" && !config.api) {
+		throw new Error(`Provider ${name}: "api" is required when registering streamSimple.`);
+	}
+	if (models && models.length > 0) {
+		if (!config.baseUrl) throw new Error(`Provider ${name}: "baseUrl" is required when defining custom models.`);
+		if (!config.apiKey && !config.oauth) throw new Error(`Provider ${name}: no authentication method configured.`);
+		for (const model of models) {
+			if (!model.api && !config.api) {
+				throw new Error(`Provider ${name}, model ${model.id}: no "api" specified. Set it at model level or provider level.`);
+			}
+			if (model.contextWindow !== undefined && !(Number(model.contextWindow) > 0)) {
+				throw new Error(`Provider ${name}, model ${model.id}: invalid contextWindow`);
+			}
+			if (model.maxTokens !== undefined && !(Number(model.maxTokens) > 0)) {
+				throw new Error(`Provider ${name}, model ${model.id}: invalid maxTokens`);
+			}
+		}
+	}
+}
+
+/** The provider as pi's model registry reads it: models.json's shape plus what runs here. */
+export function describeProvider(name, config) {
+	const plain = (value) => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
+	return {
+		name,
+		config: plain({
+			name: config.name,
+			baseUrl: config.baseUrl,
+			apiKey: config.apiKey,
+			api: config.api,
+			headers: config.headers,
+			authHeader: config.authHeader,
+			models: config.models,
+		}),
+		streamSimple: typeof config.streamSimple === "function",
+		oauth: config.oauth ? { name: config.oauth.name ?? name } : null,
+	};
+}
+
+/**
+ * pi 1.6 hands a provider the transcript form of a context: the system prompt and the tools
+ * travel as a leading system message, and the context has nothing but `messages`.
+ */
+function transcript(context) {
+	const messages = Array.isArray(context?.messages) ? context.messages : [];
+	const tools = Array.isArray(context?.tools) ? context.tools : [];
+	const prompt = typeof context?.systemPrompt === "string" ? context.systemPrompt : "";
+	if (prompt.length === 0 && tools.length === 0) return { messages };
+	const system = { role: "system", content: prompt, timestamp: 0 };
+	if (tools.length > 0) system.toolsAdded = tools;
+	return { messages: [system, ...messages] };
+}
+
+/**
+ * One provider event without the partial message JS events carry: pi rebuilds the message
+ * from the deltas, so a long reply costs its size on the wire, not its square.
+ */
+function wireEvent(event) {
+	const index = event.contentIndex;
+	const block = () => event.partial?.content?.[index];
+	switch (event.type) {
+		case "start":
+			return { type: "start", partial: event.partial };
+		case "text_start":
+		case "thinking_start":
+			return { type: event.type, contentIndex: index };
+		case "text_delta":
+		case "thinking_delta":
+		case "toolcall_delta":
+			return { type: event.type, contentIndex: index, delta: String(event.delta ?? "") };
+		case "text_end":
+			return { type: "text_end", contentIndex: index, block: block() ?? { type: "text", text: String(event.content ?? "") } };
+		case "thinking_end":
+			return {
+				type: "thinking_end",
+				contentIndex: index,
+				block: block() ?? { type: "thinking", thinking: String(event.content ?? "") },
+			};
+		case "toolcall_start": {
+			const call = block() ?? {};
+			return { type: "toolcall_start", contentIndex: index, id: String(call.id ?? ""), name: String(call.name ?? "") };
+		}
+		case "toolcall_end":
+			return { type: "toolcall_end", contentIndex: index, toolCall: event.toolCall };
+		case "done":
+			return { type: "done", reason: event.reason, message: event.message };
+		case "error":
+			return { type: "error", reason: event.reason, error: event.error };
+		default:
+			return undefined;
+	}
+}
+
+/** The provider of `api` with a `streamSimple`, in load order (the first registration wins). */
+function findStreamProvider(registry, api) {
+	for (const ext of registry.extensions) {
+		for (const config of ext.providers.values()) {
+			if (config.api === api && typeof config.streamSimple === "function") return config;
+		}
+	}
+	return undefined;
+}
+
+/**
+ * `provider.stream`: run the provider's `streamSimple` on pi's model and context. Events go out
+ * as `provider.event {streamId, event}`; the request is answered when the stream has ended, with
+ * `{events}` (how many were sent). `signal` is the abort pi asked for with `provider.cancel`.
+ */
+export async function streamProvider(runtime, registry, params, signal) {
+	const model = params.model ?? {};
+	const provider = findStreamProvider(registry, model.api);
+	if (!provider) throw new Error(`No API provider registered for api: ${model.api}`);
+	const options = { ...(params.options ?? {}), signal };
+	let sent = 0;
+	const send = (event) => {
+		const wire = wireEvent(event);
+		if (!wire) return;
+		runtime.wire.notify("provider.event", { streamId: params.streamId, event: wire });
+		sent += 1;
+	};
+	const stream = await provider.streamSimple(model, transcript(params.context), options);
+	for await (const event of stream) {
+		send(event);
+		if (event.type === "done" || event.type === "error") break;
+	}
+	return { events: sent };
+}
