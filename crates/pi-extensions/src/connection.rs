@@ -30,6 +30,9 @@ const OUTGOING_LIMIT_BYTES: usize = 64 << 20;
 /// result always arrives.
 pub const TOOL_UPDATE_QUEUE: usize = 256;
 
+/// Events of one extension provider stream not yet taken by the session.
+pub const PROVIDER_EVENT_QUEUE: usize = 4096;
+
 type Pending = HashMap<u64, oneshot::Sender<Result<Value, WireError>>>;
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -41,10 +44,11 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 struct Shared {
     pending: Mutex<Pending>,
     tool_updates: Mutex<HashMap<String, mpsc::Sender<ToolResult>>>,
-    /// Where each running provider stream's `provider.event`s go, by stream id. Unbounded:
-    /// a stream's deltas cannot be dropped as partial tool results can, and the frame reader
-    /// must never wait; the consumer is the session's own stream reader.
-    provider_events: Mutex<HashMap<u64, mpsc::UnboundedSender<Value>>>,
+    /// Where each running provider stream's `provider.event`s go, by stream id. A stream's
+    /// deltas cannot be dropped as partial tool results can, and the frame reader must never
+    /// wait: a stream that gets [`PROVIDER_EVENT_QUEUE`] events ahead of its reader loses its
+    /// route and ends with an error.
+    provider_events: Mutex<HashMap<u64, mpsc::Sender<Value>>>,
     stderr_tail: Mutex<VecDeque<String>>,
     /// Set once, when the host is gone, with the reason every later call gets.
     gone: watch::Sender<Option<HostError>>,
@@ -311,7 +315,7 @@ impl HostConnection {
 
     /// Route `provider.event` notifications of `stream_id` to `events` until
     /// [`Self::unroute_provider_events`].
-    pub fn route_provider_events(&self, stream_id: u64, events: mpsc::UnboundedSender<Value>) {
+    pub fn route_provider_events(&self, stream_id: u64, events: mpsc::Sender<Value>) {
         lock(&self.shared.provider_events).insert(stream_id, events);
     }
 
@@ -538,8 +542,12 @@ fn route_notification(shared: &Shared, handler: &Arc<dyn HostHandler>, method: &
         }
         "provider.event" => {
             let stream_id = params.get("streamId").and_then(Value::as_u64).unwrap_or(0);
-            if let (Some(sender), Some(event)) = (lock(&shared.provider_events).get(&stream_id), params.get("event")) {
-                let _ = sender.send(event.clone());
+            let mut routes = lock(&shared.provider_events);
+            if let (Some(sender), Some(event)) = (routes.get(&stream_id), params.get("event")) {
+                if let Err(mpsc::error::TrySendError::Full(_)) = sender.try_send(event.clone()) {
+                    // Dropping the route closes the stream's queue: its reader ends it.
+                    routes.remove(&stream_id);
+                }
             }
         }
         "extensionError" => match serde_json::from_value(params) {

@@ -147,7 +147,7 @@ impl ExtensionRunner {
         };
         let stream_id = NEXT_STREAM_ID.fetch_add(1, Ordering::Relaxed);
         params["streamId"] = json!(stream_id);
-        let (events_tx, mut events) = mpsc::unbounded_channel();
+        let (events_tx, mut events) = mpsc::channel(crate::connection::PROVIDER_EVENT_QUEUE);
         host.route_provider_events(stream_id, events_tx);
         let cancel = options.cancel.clone();
         let notice = CancelNotice::provider_stream(stream_id);
@@ -155,10 +155,21 @@ impl ExtensionRunner {
         tokio::pin!(answer);
         let mut ended = false;
         let mut consumer_gone = false;
+        let (mut closed, mut overflowed) = (false, false);
         let outcome = loop {
             tokio::select! {
                 biased;
-                Some(event) = events.recv() => {
+                next = events.recv(), if !closed => {
+                    let Some(event) = next else {
+                        // The route was dropped: the host is gone, or the stream ran too far
+                        // ahead of its reader.
+                        closed = true;
+                        overflowed = host.gone().is_none();
+                        if overflowed {
+                            cancel.cancel();
+                        }
+                        continue;
+                    };
                     let Some(event) = decode_event(&event) else { continue };
                     ended |= event.is_terminal();
                     if !consumer_gone && !tx.send(event).await {
@@ -183,6 +194,14 @@ impl ExtensionRunner {
             return;
         }
         let end = match outcome {
+            _ if overflowed => failure(
+                &model,
+                StopReason::Error,
+                format!(
+                    "The extension provider sent more than {} events ahead of pi and was stopped",
+                    crate::connection::PROVIDER_EVENT_QUEUE
+                ),
+            ),
             Ok(_) if cancel.is_cancelled() => failure(&model, StopReason::Aborted, "Request was aborted".into()),
             Ok(_) => failure(
                 &model,
