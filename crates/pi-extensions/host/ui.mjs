@@ -9,6 +9,18 @@ import { EDITOR_APP_ACTIONS } from "./editor.mjs";
 const RESET_FG = "\x1b[39m";
 const RESET_BG = "\x1b[49m";
 
+const FAKE_CURSOR_START = "\x1b_pi:fc\x07";
+const FAKE_CURSOR_END = "\x1b_pi:/fc\x07";
+
+/**
+ * A line as the terminal gets it: pi-tui marks the cell an editor draws as its cursor with
+ * zero-width markers that its TUI turns into inverse video (pi shows no hardware cursor).
+ */
+const screenLine = (line) => {
+	const text = String(line);
+	return text.includes(FAKE_CURSOR_START) ? text.replaceAll(FAKE_CURSOR_START, "\x1b[7m").replaceAll(FAKE_CURSOR_END, "\x1b[27m") : text;
+};
+
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 
 /**
@@ -206,7 +218,7 @@ export function createScreen(runtime, loadTui) {
 		let lines;
 		try {
 			const rendered = entry.component?.render?.(width) ?? [];
-			lines = Array.from(rendered, (line) => String(line));
+			lines = Array.from(rendered, screenLine);
 		} catch (error) {
 			if (!entry.failed) report(entry, "render", error);
 			entry.failed = true;
@@ -441,7 +453,7 @@ export function createScreen(runtime, loadTui) {
 				try {
 					const component = found.renderer(message, options, currentTheme());
 					if (!component) return null;
-					const out = Array.from(component.render(width) ?? [], String);
+					const out = Array.from(component.render(width) ?? [], screenLine);
 					component.dispose?.();
 					return out;
 				} catch (error) {
@@ -464,7 +476,7 @@ export function createScreen(runtime, loadTui) {
 				try {
 					const component = make();
 					if (!component) return null;
-					const out = Array.from(component.render(width) ?? [], String);
+					const out = Array.from(component.render(width) ?? [], screenLine);
 					component.dispose?.();
 					return out;
 				} catch (error) {

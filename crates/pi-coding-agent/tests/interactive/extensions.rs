@@ -252,6 +252,12 @@ fn a_replacement_editor_edits_submits_and_keeps_the_app_keys() {
     pty.wait_text("MODE:insert w=100");
     pty.type_text("hello there");
     pty.wait_text("hello there");
+    // The cursor in the middle: the text after it is still drawn (pi-tui's cursor markers
+    // become inverse video).
+    pty.send("\x1b[D\x1b[D");
+    std::thread::sleep(Duration::from_millis(300));
+    pty.wait_text("hello there");
+    pty.send("\x1b[C\x1b[C");
     // Escape is the editor's own key in insert mode: no abort, no tree, a mode change.
     pty.send(super::ESC);
     pty.wait_text("MODE:command w=100");
