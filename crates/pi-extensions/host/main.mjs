@@ -183,6 +183,10 @@ const requests = {
 		requireInitialized();
 		return runtime.screen.terminalInput(params);
 	},
+	"ui.argumentCompletions": (params) => {
+		requireInitialized();
+		return runtime.screen.argumentCompletions(registry, params);
+	},
 	"ui.keybindings": (params) => {
 		requireInitialized();
 		return runtime.screen.setKeybindings(params);

@@ -558,6 +558,33 @@ export function createScreen(runtime, loadTui) {
 			return current.length === 0 ? { consume: true } : { data: current };
 		},
 
+		/**
+		 * `ui.argumentCompletions {name, prefix}` → `{items: [{value, label, description}] | null}`:
+		 * the completions of the extension command `name` for the argument typed so far.
+		 */
+		async argumentCompletions(registry, params) {
+			const name = String(params?.name ?? "");
+			const ext = registry.extensions.find((e) => e.commands.has(name));
+			const command = ext?.commands.get(name);
+			if (typeof command?.getArgumentCompletions !== "function") return { items: null };
+			try {
+				const items = await command.getArgumentCompletions(String(params?.prefix ?? ""));
+				if (!Array.isArray(items) || items.length === 0) return { items: null };
+				return {
+					items: items
+						.filter((item) => item && item.value !== undefined)
+						.map((item) => ({
+							value: String(item.value),
+							label: String(item.label ?? item.value),
+							description: item.description === undefined ? undefined : String(item.description),
+						})),
+				};
+			} catch (error) {
+				runtime.reportError(ext.path, "getArgumentCompletions", error);
+				return { items: null };
+			}
+		},
+
 		/** `ui.keybindings {bindings: {id: [key]}}`: the app's resolved keybindings. */
 		setKeybindings(params) {
 			const tuiModule = loadTui();

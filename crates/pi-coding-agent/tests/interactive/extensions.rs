@@ -326,3 +326,30 @@ fn quit_after_clear(pty: &mut Pty) {
     std::thread::sleep(Duration::from_millis(200));
     quit(pty);
 }
+
+#[test]
+fn an_extension_command_completes_its_argument_in_the_slash_menu() {
+    let Some((node, modules)) = extension_env("an_extension_command_completes_its_argument_in_the_slash_menu") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+    pty.type_text("/color b");
+    pty.wait_text("the colour blue");
+    pty.wait_text("the colour black");
+    assert!(!pty.contents().contains("the colour red"), "{}", pty.contents());
+    pty.type_text("l");
+    pty.wait_for("narrowed", Duration::from_secs(10), |c| {
+        c.contains("the colour blue") && c.contains("the colour black")
+    });
+    pty.type_text("u");
+    pty.wait_for("one left", Duration::from_secs(10), |c| {
+        c.contains("the colour blue") && !c.contains("the colour black")
+    });
+    pty.send("\t");
+    pty.wait_for("applied", Duration::from_secs(10), |c| !c.contains("the colour blue"));
+    pty.send(ENTER);
+    pty.wait_text("colour is blue");
+    quit(&mut pty);
+}

@@ -223,7 +223,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     app.apply_early_extension_ui(early_ui.as_ref(), &mut tui);
     let mut slash = app.commands().slash_commands();
     if let Some(runner) = session.services().extensions().runner() {
-        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd());
+        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd(), &tx);
         slash.extend(more);
     }
     let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash.clone(), session.cwd());

@@ -207,6 +207,13 @@ impl App {
                 }
             },
             ScreenChange::TerminalInput(on) => ext.set_terminal_input(on),
+            ScreenChange::Completions { typed, prefix, items } => {
+                if self.view.editor.text() == typed {
+                    self.view
+                        .editor
+                        .show_suggestions(pi_tui::autocomplete::Suggestions { items, prefix });
+                }
+            }
             ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
             ScreenChange::EditorText(text) => self.view.editor.set_text(&text),
             ScreenChange::Paste(text) => {

@@ -63,6 +63,13 @@ pub enum ScreenChange {
     EditorAction(String),
     /// Whether `onTerminalInput` listeners want to see the keys first.
     TerminalInput(bool),
+    /// A command's argument completions for the editor text `typed` (shown only if the
+    /// editor still holds it).
+    Completions {
+        typed: String,
+        prefix: String,
+        items: Vec<pi_tui::autocomplete::AutocompleteItem>,
+    },
     /// Lines of message renderers: for what they were made, and per chat block (its index
     /// and message) the lines (`None`: the renderer gave nothing).
     MessageLines {
