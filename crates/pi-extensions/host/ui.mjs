@@ -113,6 +113,25 @@ function plainOverlayOptions(options) {
 }
 
 /**
+ * The overlay options of a `custom()` overlay: given ones (a function is asked once), else the
+ * component's own `width`, as pi falls back to it.
+ */
+function overlayOptionsFor(options, component, report) {
+	let given = options?.overlayOptions;
+	if (typeof given === "function") {
+		try {
+			given = given();
+		} catch (error) {
+			report(error);
+			given = undefined;
+		}
+	}
+	if (given) return plainOverlayOptions(given);
+	const width = component?.width;
+	return typeof width === "number" && width > 0 ? { width } : {};
+}
+
+/**
  * The screen of one host: components by id, the render/input requests pi makes, and the
  * `ctx.ui` methods that hand components to pi.
  */
@@ -379,7 +398,7 @@ export function createScreen(runtime, loadTui) {
 									runtime.wire.notify("ui.custom", {
 										id,
 										overlay: Boolean(options?.overlay),
-										overlayOptions: plainOverlayOptions(options?.overlayOptions),
+										overlayOptions: overlayOptionsFor(options, component, (error) => runtime.reportError(extensionPath, "ui.custom", error)),
 									});
 									const handle = {
 										hide: () => done(undefined),

@@ -155,6 +155,15 @@ fn custom_components_take_keys_and_resolve_with_their_result() {
     pty.wait_text("game over with 2");
     assert!(!pty.contents().contains("count=2"), "the overlay is gone");
 
+    // Without options an overlay takes its component's `width` (60: centred at 20).
+    pty.type_text("/sized");
+    pty.send(ENTER);
+    pty.wait_text("sized box width=60");
+    let row = row_of(&pty, "sized box").expect("sized row");
+    assert_eq!(pty.rows()[row].find("sized box"), Some(20), "{:#?}", pty.rows());
+    pty.send("q");
+    pty.wait_for("sized closed", Duration::from_secs(10), |c| !c.contains("sized box"));
+
     // In the editor's place, then the editor is back with the text an extension put there.
     pty.type_text("/inline");
     pty.send(ENTER);
