@@ -654,6 +654,28 @@ mod tests {
     }
 
     #[test]
+    fn a_replacement_editor_is_drawn_in_the_editors_place_unless_a_custom_component_is() {
+        let mut s = screen();
+        s.set_editor(Some(3));
+        assert_eq!(s.wanted(100), Some(vec![(3, 100)]));
+        s.store(vec![(3, 100, Some(vec!["editor line".into()]))]);
+        assert_eq!(s.wanted(100), None, "drawn once per change or width");
+        let lines = |s: &ExtensionScreen| s.render_inline(100).map(|f| f.to_vec());
+        assert_eq!(lines(&s), Some(vec!["editor line".to_string()]));
+        // A custom component covers it (and only it is asked for); the editor comes back after.
+        s.add_custom(4, None);
+        assert_eq!(s.wanted(100), Some(vec![(4, 100)]));
+        s.store(vec![(4, 100, Some(vec!["custom".into()]))]);
+        assert_eq!(lines(&s), Some(vec!["custom".to_string()]));
+        s.close_custom(4);
+        assert_eq!(lines(&s), Some(vec!["editor line".to_string()]));
+        // pi's editor again.
+        s.set_editor(None);
+        assert_eq!(lines(&s), None);
+        assert_eq!(s.focused(), None, "the editor's keys are routed apart from focus");
+    }
+
+    #[test]
     fn the_newest_overlay_has_the_keys_then_the_inline_component() {
         let mut s = screen();
         assert_eq!(s.focused(), None);
