@@ -63,10 +63,10 @@ function createUi(runtime) {
 		setHiddenThinkingLabel: () => {},
 		setFooter: screen ? screen.setFooter : () => {},
 		setHeader: screen ? screen.setHeader : () => {},
-		setEditorComponent: () => {},
-		getEditorComponent: () => undefined,
+		setEditorComponent: screen ? screen.setEditorComponent : () => {},
+		getEditorComponent: screen ? screen.getEditorComponent : () => undefined,
 		addAutocompleteProvider: () => {},
-		onTerminalInput: () => () => {},
+		onTerminalInput: screen ? screen.onTerminalInput : () => () => {},
 		custom: screen ? screen.custom : async () => undefined,
 		get theme() {
 			return runtime.screen && state.mode === "tui" ? runtime.screen.theme() : plainTheme;

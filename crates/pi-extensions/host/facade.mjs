@@ -2,6 +2,7 @@
 // exports extensions use, reporting this pi's facts. A 1.6 export we do not provide yet fails
 // when used, with a message naming it; a name 1.6 never exported reads as undefined, as there.
 import path from "node:path";
+import { createCustomEditorClass } from "./editor.mjs";
 import {
 	DEFAULT_MAX_BYTES,
 	DEFAULT_MAX_LINES,
@@ -178,6 +179,8 @@ export function createFacade(host) {
 			};
 		},
 	});
+
+	provided.CustomEditor = createCustomEditorClass(host.loadTui);
 
 	const unsupported = (name) =>
 		new Error(`"${name}" from @earendil-works/pi-coding-agent is not supported by this pi's extension host yet`);

@@ -63,7 +63,14 @@ async function initialize(params) {
 	runtime.mirror = createState(params);
 	// Facts extensions need while loading (pi's tool definitions, say) come with initialize.
 	if (params.state) runtime.mirror.apply(params.state);
+	let tuiModule;
+	let modules;
+	const loadTui = () => {
+		tuiModule ??= modules.require(modules.resolve("@earendil-works/pi-tui"));
+		return tuiModule;
+	};
 	const facade = createFacade({
+		loadTui,
 		agentDir: params.agentDir,
 		version: params.piVersion,
 		createEventBus: () => createEventBus((channel, error) => runtime.reportError("<events>", `events:${channel}`, error)),
@@ -73,12 +80,8 @@ async function initialize(params) {
 			return runtime.wire.request("tool.builtin", params);
 		},
 	});
-	const modules = buildVirtualModules(params.modulesDir, facade);
-	let tuiModule;
-	runtime.screen = createScreen(runtime, () => {
-		tuiModule ??= modules.require(modules.resolve("@earendil-works/pi-tui"));
-		return tuiModule;
-	});
+	modules = buildVirtualModules(params.modulesDir, facade);
+	runtime.screen = createScreen(runtime, loadTui);
 	let createJiti;
 	runtime.createJiti = (file) => {
 		// jiti itself loads on the first extension file, not at host start.
@@ -175,6 +178,18 @@ const requests = {
 	"ui.input": (params) => {
 		requireInitialized();
 		return runtime.screen.input(params);
+	},
+	"ui.terminalInput": (params) => {
+		requireInitialized();
+		return runtime.screen.terminalInput(params);
+	},
+	"ui.argumentCompletions": (params) => {
+		requireInitialized();
+		return runtime.screen.argumentCompletions(registry, params);
+	},
+	"ui.keybindings": (params) => {
+		requireInitialized();
+		return runtime.screen.setKeybindings(params);
 	},
 	setFlags: (params) => {
 		requireInitialized();

@@ -4,8 +4,22 @@
 // or whose width changed) and forwards keys (`ui.input`); `tui.requestRender()` tells pi to ask
 // again. Also the Theme object, built from the colours pi sends in the state mirror.
 
+import { EDITOR_APP_ACTIONS } from "./editor.mjs";
+
 const RESET_FG = "\x1b[39m";
 const RESET_BG = "\x1b[49m";
+
+const FAKE_CURSOR_START = "\x1b_pi:fc\x07";
+const FAKE_CURSOR_END = "\x1b_pi:/fc\x07";
+
+/**
+ * A line as the terminal gets it: pi-tui marks the cell an editor draws as its cursor with
+ * zero-width markers that its TUI turns into inverse video (pi shows no hardware cursor).
+ */
+const screenLine = (line) => {
+	const text = String(line);
+	return text.includes(FAKE_CURSOR_START) ? text.replaceAll(FAKE_CURSOR_START, "\x1b[7m").replaceAll(FAKE_CURSOR_END, "\x1b[27m") : text;
+};
 
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 
@@ -99,6 +113,25 @@ function plainOverlayOptions(options) {
 }
 
 /**
+ * The overlay options of a `custom()` overlay: given ones (a function is asked once), else the
+ * component's own `width`, as pi falls back to it.
+ */
+function overlayOptionsFor(options, component, report) {
+	let given = options?.overlayOptions;
+	if (typeof given === "function") {
+		try {
+			given = given();
+		} catch (error) {
+			report(error);
+			given = undefined;
+		}
+	}
+	if (given) return plainOverlayOptions(given);
+	const width = component?.width;
+	return typeof width === "number" && width > 0 ? { width } : {};
+}
+
+/**
  * The screen of one host: components by id, the render/input requests pi makes, and the
  * `ctx.ui` methods that hand components to pi.
  */
@@ -146,13 +179,36 @@ export function createScreen(runtime, loadTui) {
 		},
 	};
 
+	// The app's keybindings (pi's and the user's), once pi sent them; pi-tui's defaults before.
+	let appKeybindings;
 	const keybindings = () => {
+		if (appKeybindings) return appKeybindings;
 		try {
 			return loadTui().getKeybindings();
 		} catch {
 			return { matches: () => false, getKeys: () => [] };
 		}
 	};
+
+	/** pi's editor theme over the current Theme: muted border, accent selection. */
+	const editorTheme = () => {
+		const fg = (token) => (text) => currentTheme().fg(token, text);
+		return {
+			borderColor: fg("borderMuted"),
+			selectList: {
+				selectedPrefix: fg("accent"),
+				selectedText: fg("accent"),
+				description: fg("muted"),
+				scrollInfo: fg("muted"),
+				noMatch: fg("muted"),
+			},
+		};
+	};
+
+	// The replacement editor (`setEditorComponent`): its factory and the component on screen.
+	const editor = { factory: undefined, id: undefined };
+	// `onTerminalInput` listeners, in the order they were added.
+	const terminalListeners = new Set();
 
 	const report = (entry, event, error) => runtime.reportError(entry?.extensionPath ?? "<ui>", event, error);
 
@@ -181,7 +237,7 @@ export function createScreen(runtime, loadTui) {
 		let lines;
 		try {
 			const rendered = entry.component?.render?.(width) ?? [];
-			lines = Array.from(rendered, (line) => String(line));
+			lines = Array.from(rendered, screenLine);
 		} catch (error) {
 			if (!entry.failed) report(entry, "render", error);
 			entry.failed = true;
@@ -226,6 +282,55 @@ export function createScreen(runtime, loadTui) {
 			if (component) slots[slot] = mount(component, extensionPath, slot);
 		}
 		runtime.wire.notify(slot === "footer" ? "ui.setFooter" : "ui.setHeader", { id: slots[slot] ?? null });
+	};
+
+	/** Hand an editor's submit and the app's actions back to pi, as pi's own editor does. */
+	const wireEditor = (component) => {
+		component.onSubmit = (text) => runtime.wire.notify("ui.editorSubmit", { text: String(text ?? "") });
+		const userChange = component.onChange;
+		component.onChange = (text) => {
+			state().editorText = String(text ?? "");
+			userChange?.call(component, text);
+		};
+		if (!("actionHandlers" in component) || !(component.actionHandlers instanceof Map)) return;
+		const action = (name) => () => runtime.wire.notify("ui.editorAction", { action: name });
+		component.onEscape ??= action("app.interrupt");
+		component.onCtrlD ??= action("app.exit");
+		component.onPasteImage ??= action("app.clipboard.pasteImage");
+		// pi checks extension shortcuts before a key reaches the editor.
+		component.onExtensionShortcut ??= () => false;
+		for (const name of EDITOR_APP_ACTIONS) component.actionHandlers.set(name, action(name));
+	};
+
+	const setEditor = (factory, extensionPath) => {
+		if (editor.id !== undefined) unmount(editor.id);
+		editor.id = undefined;
+		editor.factory = typeof factory === "function" ? factory : undefined;
+		if (editor.factory) {
+			const component = build(editor.factory, [tui, editorTheme(), keybindings()], extensionPath, "ui.setEditorComponent");
+			if (component) {
+				try {
+					wireEditor(component);
+					component.setText?.(state().editorText ?? "");
+					component.focused = true;
+					editor.id = mount(component, extensionPath, "editor");
+				} catch (error) {
+					runtime.reportError(extensionPath ?? "<ui>", "ui.setEditorComponent", error);
+				}
+			}
+		}
+		runtime.wire.notify("ui.setEditor", { id: editor.id ?? null });
+	};
+
+	const addTerminalListener = (handler, extensionPath) => {
+		if (typeof handler !== "function") return () => {};
+		const listener = { handler, extensionPath };
+		terminalListeners.add(listener);
+		if (terminalListeners.size === 1) runtime.wire.notify("ui.terminalInput", { active: true });
+		return () => {
+			if (!terminalListeners.delete(listener)) return;
+			if (terminalListeners.size === 0) runtime.wire.notify("ui.terminalInput", { active: false });
+		};
 	};
 
 	const api = {
@@ -293,7 +398,7 @@ export function createScreen(runtime, loadTui) {
 									runtime.wire.notify("ui.custom", {
 										id,
 										overlay: Boolean(options?.overlay),
-										overlayOptions: plainOverlayOptions(options?.overlayOptions),
+										overlayOptions: overlayOptionsFor(options, component, (error) => runtime.reportError(extensionPath, "ui.custom", error)),
 									});
 									const handle = {
 										hide: () => done(undefined),
@@ -315,6 +420,13 @@ export function createScreen(runtime, loadTui) {
 								},
 							);
 					});
+				},
+				setEditorComponent(factory) {
+					if (hasScreen()) setEditor(factory, extensionPath);
+				},
+				getEditorComponent: () => editor.factory,
+				onTerminalInput(handler) {
+					return hasScreen() ? addTerminalListener(handler, extensionPath) : () => {};
 				},
 				getToolsExpanded: () => toolsExpanded,
 				setToolsExpanded(expanded) {
@@ -360,7 +472,7 @@ export function createScreen(runtime, loadTui) {
 				try {
 					const component = found.renderer(message, options, currentTheme());
 					if (!component) return null;
-					const out = Array.from(component.render(width) ?? [], String);
+					const out = Array.from(component.render(width) ?? [], screenLine);
 					component.dispose?.();
 					return out;
 				} catch (error) {
@@ -383,7 +495,7 @@ export function createScreen(runtime, loadTui) {
 				try {
 					const component = make();
 					if (!component) return null;
-					const out = Array.from(component.render(width) ?? [], String);
+					const out = Array.from(component.render(width) ?? [], screenLine);
 					component.dispose?.();
 					return out;
 				} catch (error) {
@@ -436,7 +548,75 @@ export function createScreen(runtime, loadTui) {
 				report(entry, "handleInput", error);
 			}
 			const width = entry.width ?? tui.terminal.columns;
-			return { lines: components.has(id) ? renderOne(id, width) : null, width };
+			const answer = { lines: components.has(id) ? renderOne(id, width) : null, width };
+			if (entry.kind === "editor") {
+				try {
+					answer.text = String(entry.component.getText?.() ?? "");
+				} catch {}
+			}
+			return answer;
+		},
+
+		/**
+		 * `ui.terminalInput {data}`: the keys as the terminal sent them, through every
+		 * `onTerminalInput` listener in turn → `{consume: true}` or `{data}` (maybe rewritten).
+		 */
+		terminalInput(params) {
+			let current = String(params?.data ?? "");
+			for (const listener of [...terminalListeners]) {
+				let result;
+				try {
+					result = listener.handler(current);
+				} catch (error) {
+					runtime.reportError(listener.extensionPath ?? "<ui>", "onTerminalInput", error);
+					continue;
+				}
+				if (result?.consume) return { consume: true };
+				if (typeof result?.data === "string") current = result.data;
+			}
+			return current.length === 0 ? { consume: true } : { data: current };
+		},
+
+		/**
+		 * `ui.argumentCompletions {name, prefix}` → `{items: [{value, label, description}] | null}`:
+		 * the completions of the extension command `name` for the argument typed so far.
+		 */
+		async argumentCompletions(registry, params) {
+			const name = String(params?.name ?? "");
+			const ext = registry.extensions.find((e) => e.commands.has(name));
+			const command = ext?.commands.get(name);
+			if (typeof command?.getArgumentCompletions !== "function") return { items: null };
+			try {
+				const items = await command.getArgumentCompletions(String(params?.prefix ?? ""));
+				if (!Array.isArray(items) || items.length === 0) return { items: null };
+				return {
+					items: items
+						.filter((item) => item && item.value !== undefined)
+						.map((item) => ({
+							value: String(item.value),
+							label: String(item.label ?? item.value),
+							description: item.description === undefined ? undefined : String(item.description),
+						})),
+				};
+			} catch (error) {
+				runtime.reportError(ext.path, "getArgumentCompletions", error);
+				return { items: null };
+			}
+		},
+
+		/** `ui.keybindings {bindings: {id: [key]}}`: the app's resolved keybindings. */
+		setKeybindings(params) {
+			const tuiModule = loadTui();
+			const definitions = {};
+			for (const [id, keys] of Object.entries(params?.bindings ?? {})) {
+				definitions[id] = { defaultKeys: Array.isArray(keys) ? keys.map(String) : [] };
+			}
+			appKeybindings = new tuiModule.KeybindingsManager(definitions, {});
+			tuiModule.setKeybindings?.(appKeybindings);
+			for (const entry of components.values()) {
+				if (entry.kind === "editor" && entry.component && "keybindings" in entry.component) entry.component.keybindings = appKeybindings;
+			}
+			return null;
 		},
 
 		/** After a state update: a new theme invalidates every component; a branch change is told. */
@@ -453,6 +633,18 @@ export function createScreen(runtime, loadTui) {
 				if (components.size > 0) requestRender();
 			}
 			if (Object.hasOwn(update, "toolsExpanded")) toolsExpanded = Boolean(update.toolsExpanded);
+			// Text the app put in the editor (a restored queue, a clear) goes into a replacement.
+			const shown = editor.id !== undefined ? components.get(editor.id)?.component : undefined;
+			if (shown && Object.hasOwn(update, "editorText")) {
+				try {
+					if (shown.getText?.() !== update.editorText) {
+						shown.setText?.(String(update.editorText ?? ""));
+						requestRender();
+					}
+				} catch (error) {
+					report(components.get(editor.id), "setText", error);
+				}
+			}
 			if (Object.hasOwn(update, "gitBranch") && update.gitBranch !== lastBranch) {
 				lastBranch = update.gitBranch;
 				for (const listener of [...branchListeners]) {
@@ -471,6 +663,9 @@ export function createScreen(runtime, loadTui) {
 			branchListeners.clear();
 			slots.header = undefined;
 			slots.footer = undefined;
+			editor.id = undefined;
+			editor.factory = undefined;
+			terminalListeners.clear();
 			runtime.wire.notify("ui.reset", {});
 		},
 	};

@@ -19,6 +19,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("providers.mjs", include_str!("../host/providers.mjs")),
     ("state.mjs", include_str!("../host/state.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
+    ("editor.mjs", include_str!("../host/editor.mjs")),
 ];
 
 /// The folder everything of the extension host lives in: `<agentDir>/extension-host`.

@@ -155,6 +155,15 @@ fn custom_components_take_keys_and_resolve_with_their_result() {
     pty.wait_text("game over with 2");
     assert!(!pty.contents().contains("count=2"), "the overlay is gone");
 
+    // Without options an overlay takes its component's `width` (60: centred at 20).
+    pty.type_text("/sized");
+    pty.send(ENTER);
+    pty.wait_text("sized box width=60");
+    let row = row_of(&pty, "sized box").expect("sized row");
+    assert_eq!(pty.rows()[row].find("sized box"), Some(20), "{:#?}", pty.rows());
+    pty.send("q");
+    pty.wait_for("sized closed", Duration::from_secs(10), |c| !c.contains("sized box"));
+
     // In the editor's place, then the editor is back with the text an extension put there.
     pty.type_text("/inline");
     pty.send(ENTER);
@@ -238,5 +247,118 @@ fn a_registered_shortcut_fires_unless_the_key_is_reserved_for_the_app() {
     pty.wait_for("editor cleared", Duration::from_secs(10), |c| !c.contains("draft text"));
     std::thread::sleep(Duration::from_millis(300));
     assert!(!pty.contents().contains("shortcut ctrl+c fired"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
+#[test]
+fn a_replacement_editor_edits_submits_and_keeps_the_app_keys() {
+    let Some((node, modules)) = extension_env("a_replacement_editor_edits_submits_and_keeps_the_app_keys") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("editor.ts", &s, &node, &modules);
+    // The extension's editor is in pi's place, drawn at the screen's width.
+    pty.wait_text("MODE:insert w=100");
+    pty.type_text("hello there");
+    pty.wait_text("hello there");
+    // The cursor in the middle: the text after it is still drawn (pi-tui's cursor markers
+    // become inverse video).
+    pty.send("\x1b[D\x1b[D");
+    std::thread::sleep(Duration::from_millis(300));
+    pty.wait_text("hello there");
+    pty.send("\x1b[C\x1b[C");
+    // Escape is the editor's own key in insert mode: no abort, no tree, a mode change.
+    pty.send(super::ESC);
+    pty.wait_text("MODE:command w=100");
+    pty.type_text("zzz");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        !pty.contents().contains("zzz"),
+        "command mode ignores letters: {}",
+        pty.contents()
+    );
+    pty.type_text("i");
+    pty.wait_text("MODE:insert");
+    // Enter submits through pi: the model gets the text and its echo shows.
+    pty.send(ENTER);
+    pty.wait_for("reply", Duration::from_secs(15), |_| s.server.requests().len() == 1);
+    pty.wait_for("editor emptied", Duration::from_secs(10), |c| {
+        c.matches("hello there").count() >= 2 && row_of(&pty, "MODE:insert").is_some()
+    });
+    // Ctrl+C is the app's (clear), handed back by the editor.
+    pty.type_text("draft words");
+    pty.wait_text("draft words");
+    pty.send(super::CTRL_C);
+    pty.wait_for("cleared", Duration::from_secs(10), |c| !c.contains("draft words"));
+
+    // pi's own editor again, with the text the replacement had.
+    pty.type_text("/plain");
+    pty.send(ENTER);
+    pty.wait_text("plain editor (had function)");
+    assert!(row_of(&pty, "MODE:").is_none(), "{}", pty.contents());
+    pty.type_text("/fancy");
+    pty.send(ENTER);
+    pty.wait_text("MODE:insert");
+    // Ctrl+D on the empty replacement quits through pi.
+    quit(&mut pty);
+}
+
+#[test]
+fn terminal_input_listeners_swallow_and_rewrite_keys_first() {
+    let Some((node, modules)) = extension_env("terminal_input_listeners_swallow_and_rewrite_keys_first") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("editor.ts", &s, &node, &modules);
+    pty.wait_text("MODE:insert");
+    pty.type_text("/plain");
+    pty.send(ENTER);
+    pty.wait_text("plain editor");
+    pty.type_text("/filter");
+    pty.send(ENTER);
+    pty.wait_text("filter on");
+    // x never arrives, y arrives as z, the rest as typed.
+    pty.type_text("axbyc");
+    pty.wait_text("abzc");
+    pty.send(super::CTRL_C);
+    pty.type_text("/unfilter");
+    pty.send(ENTER);
+    pty.wait_text("filter off");
+    pty.type_text("xy");
+    pty.wait_text("xy");
+    quit_after_clear(&mut pty);
+}
+
+/// Clear the editor, then quit with Ctrl+D.
+fn quit_after_clear(pty: &mut Pty) {
+    pty.send(super::CTRL_C);
+    std::thread::sleep(Duration::from_millis(200));
+    quit(pty);
+}
+
+#[test]
+fn an_extension_command_completes_its_argument_in_the_slash_menu() {
+    let Some((node, modules)) = extension_env("an_extension_command_completes_its_argument_in_the_slash_menu") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+    pty.type_text("/color b");
+    pty.wait_text("the colour blue");
+    pty.wait_text("the colour black");
+    assert!(!pty.contents().contains("the colour red"), "{}", pty.contents());
+    pty.type_text("l");
+    pty.wait_for("narrowed", Duration::from_secs(10), |c| {
+        c.contains("the colour blue") && c.contains("the colour black")
+    });
+    pty.type_text("u");
+    pty.wait_for("one left", Duration::from_secs(10), |c| {
+        c.contains("the colour blue") && !c.contains("the colour black")
+    });
+    pty.send("\t");
+    pty.wait_for("applied", Duration::from_secs(10), |c| !c.contains("the colour blue"));
+    pty.send(ENTER);
+    pty.wait_text("colour is blue");
     quit(&mut pty);
 }

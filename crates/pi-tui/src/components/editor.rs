@@ -385,7 +385,9 @@ impl Editor {
         let before = &self.state.current()[..self.state.col];
         let at_token_start =
             before.len() == c.len_utf8() || before[..before.len() - c.len_utf8()].ends_with(char::is_whitespace);
-        let trigger = (c == '/' && self.state.line == 0 && before == "/") || (c == '@' && at_token_start);
+        // Inside a `/command` line every key completes again (its argument, once typed).
+        let in_command = self.state.line == 0 && before.starts_with('/');
+        let trigger = in_command || (c == '@' && at_token_start);
         if self.autocomplete.is_some() || trigger {
             self.refresh_autocomplete(false);
         }

@@ -92,6 +92,9 @@ pub enum UiEvent {
 /// Everything the loop reacts to.
 pub enum Msg {
     Input(Vec<u8>),
+    /// Keys back from extensions' `onTerminalInput` listeners (maybe rewritten), to handle
+    /// without asking them again.
+    FilteredInput(String),
     InputEnd,
     Resize,
     Ui(UiEvent),

@@ -223,7 +223,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     app.apply_early_extension_ui(early_ui.as_ref(), &mut tui);
     let mut slash = app.commands().slash_commands();
     if let Some(runner) = session.services().extensions().runner() {
-        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd());
+        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd(), &tx);
         slash.extend(more);
     }
     let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash.clone(), session.cwd());
@@ -307,6 +307,11 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                 // Take everything already waiting, then draw once.
                 while let Some(m) = next {
                     handle_msg(m, &mut app, &mut tui, &mut parser, term);
+                    match app.take_loop_action().as_deref() {
+                        Some("app.suspend") => suspend(&mut tui, term),
+                        Some("app.editor.external") => external_editor(&mut app, &mut tui, term),
+                        _ => {}
+                    }
                     if app.quit_requested() {
                         break;
                     }
@@ -421,6 +426,21 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
                 if let InputEvent::KittyFlags(_) = ev {
                     parser.set_kitty_active(true);
                 }
+                if app.filter_terminal_input(&ev) {
+                    continue;
+                }
+                dispatch_input(&ev, app, tui, term);
+                if app.quit_requested() {
+                    return;
+                }
+            }
+        }
+        Msg::FilteredInput(data) => {
+            let mut again = InputParser::new();
+            again.set_kitty_active(parser.kitty_active());
+            let mut events = again.feed(data.as_bytes());
+            events.extend(again.flush());
+            for ev in events {
                 dispatch_input(&ev, app, tui, term);
                 if app.quit_requested() {
                     return;

@@ -44,8 +44,21 @@ pub struct Pushed {
     messages_in_flight: bool,
     tool_key: Option<RenderKey>,
     tools_in_flight: bool,
-    /// Keys for extension components, sent in order by one task.
-    keys: Option<mpsc::UnboundedSender<(u64, String)>>,
+    /// Keys for extension components and `onTerminalInput` listeners, sent in order by one
+    /// task.
+    keys: Option<mpsc::UnboundedSender<KeyJob>>,
+    /// The app's keybindings were sent to the host (for the keybindings components get).
+    keybindings_sent: bool,
+    /// An app action a replacement editor handed back that only the loop can carry out
+    /// (suspend, the external editor: they need the terminal).
+    loop_action: Option<String>,
+}
+
+/// A key on its way to the host: for a component (by id), or through the terminal input
+/// listeners.
+enum KeyJob {
+    Component(u64, String),
+    Filter(String),
 }
 
 /// Lines as the host sends them: `{lines: {id: [..] | null}}`.
@@ -122,7 +135,18 @@ impl App {
             ScreenChange::Lines(_) | ScreenChange::InputLines(..) => {
                 let changed = match change {
                     ScreenChange::Lines(lines) => ext.store(lines),
-                    ScreenChange::InputLines(id, width, lines) => ext.store_reply(id, width, lines),
+                    ScreenChange::InputLines(id, width, lines, text) => {
+                        if let Some(text) = text.filter(|_| ext.editor() == Some(id)) {
+                            // pi's editor holds the replacement's text, for what reads it
+                            // (the app's keys, getEditorText, a later switch back).
+                            self.view.editor.set_text(&text);
+                            self.view.ext.set_editor_text(text);
+                        }
+                        match lines {
+                            Some(lines) => self.view.ext.store_reply(id, width, lines),
+                            None => Vec::new(),
+                        }
+                    }
                     _ => Vec::new(),
                 };
                 for id in changed {
@@ -163,6 +187,31 @@ impl App {
                     }
                     block.invalidate_render();
                     self.view.thaw(index);
+                }
+            }
+            ScreenChange::Editor(id) => {
+                ext.set_editor(id);
+                // The replacement starts with pi's editor text (the host set it).
+                let text = self.view.editor.text();
+                self.view.ext.set_editor_text(text);
+            }
+            ScreenChange::EditorSubmit(text) => {
+                self.view.editor.set_text("");
+                self.view.ext.set_editor_text(String::new());
+                self.submit(text, false, tui);
+            }
+            ScreenChange::EditorAction(action) => match action.as_str() {
+                "app.suspend" | "app.editor.external" => self.ext_pushed.loop_action = Some(action),
+                _ => {
+                    self.handle_app_action(&|id| id == action, tui);
+                }
+            },
+            ScreenChange::TerminalInput(on) => ext.set_terminal_input(on),
+            ScreenChange::Completions { typed, prefix, items } => {
+                if self.view.editor.text() == typed {
+                    self.view
+                        .editor
+                        .show_suggestions(pi_tui::autocomplete::Suggestions { items, prefix });
                 }
             }
             ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
@@ -438,6 +487,11 @@ impl App {
             any = true;
         }
         let text = self.view.editor.text();
+        // A replacement editor's own text came from the host: it needs no echo.
+        let from_host = self.view.ext.editor().is_some() && self.view.ext.editor_text() == Some(text.as_str());
+        if from_host {
+            pushed.editor_text = Some(text.clone());
+        }
         if pushed.editor_text.as_deref() != Some(text.as_str()) {
             update.editor_text = Some(text.clone());
             pushed.editor_text = Some(text);
@@ -446,6 +500,63 @@ impl App {
         if any {
             let _ = runner.push_state(&update);
         }
+        if !pushed.keybindings_sent {
+            pushed.keybindings_sent = true;
+            let bindings = keybinding_table(&self.kb);
+            let runner = runner.clone();
+            tokio::spawn(async move {
+                // Without them components keep pi-tui's defaults; nothing else to do.
+                let _ = runner
+                    .ui_request("ui.keybindings", json!({ "bindings": bindings }), RENDER_TIMEOUT)
+                    .await;
+            });
+        }
+    }
+
+    /// The app action a replacement editor handed back for the loop, if any.
+    pub fn take_loop_action(&mut self) -> Option<String> {
+        self.ext_pushed.loop_action.take()
+    }
+
+    /// With `onTerminalInput` listeners, a key goes to them first (in order with the keys
+    /// for components); what they pass on comes back as [`Msg::FilteredInput`].
+    pub fn filter_terminal_input(&mut self, ev: &InputEvent) -> bool {
+        if !self.view.ext.terminal_input() {
+            return false;
+        }
+        let data = match ev {
+            InputEvent::Key(k) => match encode_key(k) {
+                Some(d) => d,
+                None => return false,
+            },
+            InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
+            _ => return false,
+        };
+        self.send_key(KeyJob::Filter(data))
+    }
+
+    /// A key for the replacement editor, when one is shown in the editor's place.
+    pub(super) fn replacement_editor_input(&mut self, ev: &InputEvent) -> bool {
+        let Some(id) = self.view.ext.editor() else { return false };
+        let data = match ev {
+            InputEvent::Key(k) => match encode_key(k) {
+                Some(d) => d,
+                None => return true,
+            },
+            InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
+            _ => return false,
+        };
+        self.send_key(KeyJob::Component(id, data))
+    }
+
+    fn send_key(&mut self, job: KeyJob) -> bool {
+        if self.ext_pushed.keys.is_none() {
+            let Some(runner) = self.extension_runner() else {
+                return false;
+            };
+            self.ext_pushed.keys = Some(spawn_key_sender(runner, self.tx.clone()));
+        }
+        self.ext_pushed.keys.as_ref().is_some_and(|keys| keys.send(job).is_ok())
     }
 
     /// A key for the focused extension component, if one has the keys: sent to the host
@@ -462,15 +573,7 @@ impl App {
             InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
             _ => return false,
         };
-        if self.ext_pushed.keys.is_none() {
-            let Some(runner) = self.extension_runner() else {
-                return false;
-            };
-            self.ext_pushed.keys = Some(spawn_key_sender(runner, self.tx.clone()));
-        }
-        if let Some(keys) = &self.ext_pushed.keys {
-            let _ = keys.send((id, data));
-        }
+        self.send_key(KeyJob::Component(id, data));
         true
     }
 }
@@ -501,23 +604,55 @@ impl App {
     }
 }
 
-/// One task sends the keys for extension components, one at a time, so they arrive in the
-/// order typed; each answer carries the component's new lines.
-fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::UnboundedSender<(u64, String)> {
-    let (keys, mut queued) = mpsc::unbounded_channel::<(u64, String)>();
+/// Every keybinding id with its keys, as the host's keybindings manager takes them.
+fn keybinding_table(kb: &pi_tui::Keybindings) -> serde_json::Map<String, Value> {
+    pi_tui::TUI_KEYBINDINGS
+        .iter()
+        .chain(super::super::keys::APP_KEYBINDINGS)
+        .map(|d| (d.id.to_string(), json!(kb.keys(d.id))))
+        .collect()
+}
+
+/// One task sends the keys for extension components and terminal input listeners, one at a
+/// time, so they arrive in the order typed; a component's answer carries its new lines, a
+/// listener's the keys to handle.
+fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::UnboundedSender<KeyJob> {
+    let (keys, mut queued) = mpsc::unbounded_channel::<KeyJob>();
     tokio::spawn(async move {
-        while let Some((id, data)) = queued.recv().await {
+        while let Some(job) = queued.recv().await {
+            let (id, data) = match job {
+                KeyJob::Component(id, data) => (id, data),
+                KeyJob::Filter(data) => {
+                    let answer = runner
+                        .ui_request("ui.terminalInput", json!({ "data": &data }), RENDER_TIMEOUT)
+                        .await;
+                    // A host that cannot answer does not swallow the key.
+                    let pass = match answer {
+                        Ok(a) if a.get("consume").and_then(Value::as_bool) == Some(true) => None,
+                        Ok(a) => Some(a.get("data").and_then(Value::as_str).map_or(data, str::to_string)),
+                        Err(_) => Some(data),
+                    };
+                    if let Some(pass) = pass {
+                        tx.send(Msg::FilteredInput(pass)).await;
+                    }
+                    continue;
+                }
+            };
             let answer = runner
                 .ui_request("ui.input", json!({"id": id, "data": data}), RENDER_TIMEOUT)
                 .await;
             let Ok(answer) = answer else { continue };
-            let width = answer.get("width").and_then(Value::as_u64);
-            if let (Some(lines), Some(width)) = (answer.get("lines").and_then(Value::as_array), width) {
-                let lines = lines
-                    .iter()
-                    .map(|l| l.as_str().unwrap_or_default().to_string())
-                    .collect();
-                let change = ScreenChange::InputLines(id, width as usize, lines);
+            let Some(width) = answer.get("width").and_then(Value::as_u64) else {
+                continue;
+            };
+            let text = answer.get("text").and_then(Value::as_str).map(str::to_string);
+            // `null` lines: unchanged (the text of an editor may still have changed).
+            let lines: Option<Vec<String>> = answer
+                .get("lines")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|l| l.as_str().unwrap_or_default().to_string()).collect());
+            if lines.is_some() || text.is_some() {
+                let change = ScreenChange::InputLines(id, width as usize, lines, text);
                 tx.send(change_msg(change)).await;
             }
         }

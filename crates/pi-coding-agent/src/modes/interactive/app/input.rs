@@ -35,11 +35,19 @@ impl App {
             if k.is_release() {
                 return;
             }
-            if !self.view.editor.is_showing_autocomplete()
+            if self.view.ext.editor().is_none()
+                && !self.view.editor.is_showing_autocomplete()
                 && (self.handle_viewport_key(k, tui) || self.handle_app_key(k, tui))
             {
                 return;
             }
+            // The replacement editor hands the app's actions back itself.
+            if self.view.ext.editor().is_some() && self.handle_viewport_key(k, tui) {
+                return;
+            }
+        }
+        if self.replacement_editor_input(ev) {
+            return;
         }
         tui.handle_input(ev, &mut self.view);
         if let Some(pi_tui::components::EditorEvent::Submit(text)) = self.view.editor.take_event() {
@@ -56,7 +64,12 @@ impl App {
 
     fn handle_app_key(&mut self, k: &KeyEvent, tui: &mut Tui) -> bool {
         let kb = self.kb.clone();
-        let is = |id: &str| kb.matches(k, id);
+        self.handle_app_action(&|id: &str| kb.matches(k, id), tui)
+    }
+
+    /// Carry out the app action for which `is` holds (a key's, or one a replacement editor
+    /// handed back); false when it is none of the app's.
+    pub(super) fn handle_app_action(&mut self, is: &dyn Fn(&str) -> bool, tui: &mut Tui) -> bool {
         if is("app.interrupt") {
             if let Some(c) = &self.task_cancel {
                 c.cancel();

@@ -53,8 +53,23 @@ pub enum ScreenChange {
     /// Lines the host sent: per component, the width they are for and the lines (`None`:
     /// unchanged since the last ones sent).
     Lines(Vec<(u64, usize, Option<Vec<String>>)>),
-    /// A component's lines after a key it handled.
-    InputLines(u64, usize, Vec<String>),
+    /// A component's lines after a key it handled (and, for a replacement editor, its text).
+    InputLines(u64, usize, Option<Vec<String>>, Option<String>),
+    /// A replacement editor (`setEditorComponent`) in place of pi's, or pi's again.
+    Editor(Option<u64>),
+    /// The replacement editor submitted its text.
+    EditorSubmit(String),
+    /// The replacement editor handed an app action (a keybinding id) back to pi.
+    EditorAction(String),
+    /// Whether `onTerminalInput` listeners want to see the keys first.
+    TerminalInput(bool),
+    /// A command's argument completions for the editor text `typed` (shown only if the
+    /// editor still holds it).
+    Completions {
+        typed: String,
+        prefix: String,
+        items: Vec<pi_tui::autocomplete::AutocompleteItem>,
+    },
     /// Lines of message renderers: for what they were made, and per chat block (its index
     /// and message) the lines (`None`: the renderer gave nothing).
     MessageLines {
@@ -99,6 +114,12 @@ impl ScreenChange {
                 hidden: params.get("hidden").and_then(Value::as_bool).unwrap_or(false),
             },
             "ui.requestRender" => ScreenChange::RequestRender,
+            "ui.setEditor" => ScreenChange::Editor(id()),
+            "ui.editorSubmit" => ScreenChange::EditorSubmit(params.get("text")?.as_str()?.to_string()),
+            "ui.editorAction" => ScreenChange::EditorAction(params.get("action")?.as_str()?.to_string()),
+            "ui.terminalInput" => {
+                ScreenChange::TerminalInput(params.get("active").and_then(Value::as_bool).unwrap_or(false))
+            }
             "ui.setToolsExpanded" => {
                 ScreenChange::ToolsExpanded(params.get("expanded").and_then(Value::as_bool).unwrap_or(false))
             }
@@ -170,6 +191,12 @@ pub struct ExtensionScreen {
     footer: Option<u64>,
     /// Custom components in the editor's place; the last one is shown and has the keys.
     inline: Vec<u64>,
+    /// A replacement editor, shown in the editor's place when no custom component is.
+    editor: Option<u64>,
+    /// The replacement editor's text as it last reported it.
+    editor_text: Option<String>,
+    /// `onTerminalInput` listeners see every key before the app.
+    terminal_input: bool,
     overlays: Vec<ShownOverlay>,
     cache: HashMap<u64, Cached>,
     /// The host said its components changed since the lines were last asked for.
@@ -198,6 +225,9 @@ impl ExtensionScreen {
             header: None,
             footer: None,
             inline: Vec::new(),
+            editor: None,
+            editor_text: None,
+            terminal_input: false,
             overlays: Vec::new(),
             cache: HashMap::new(),
             stale: false,
@@ -255,6 +285,39 @@ impl ExtensionScreen {
 
     pub fn set_footer(&mut self, id: Option<u64>) {
         self.footer = id;
+    }
+
+    /// A replacement editor, or pi's own again (`None`).
+    pub fn set_editor(&mut self, id: Option<u64>) {
+        if let Some(old) = self.editor.take() {
+            self.cache.remove(&old);
+        }
+        self.editor = id;
+        self.editor_text = None;
+    }
+
+    /// The replacement editor, when one is set.
+    pub fn editor(&self) -> Option<u64> {
+        self.editor
+    }
+
+    /// The replacement editor reported its text.
+    pub fn set_editor_text(&mut self, text: String) {
+        self.editor_text = Some(text);
+    }
+
+    /// The text the replacement editor last reported.
+    pub fn editor_text(&self) -> Option<&str> {
+        self.editor_text.as_deref()
+    }
+
+    pub fn set_terminal_input(&mut self, on: bool) {
+        self.terminal_input = on;
+    }
+
+    /// Whether keys go to `onTerminalInput` listeners first.
+    pub fn terminal_input(&self) -> bool {
+        self.terminal_input
     }
 
     /// A custom component: in the editor's place, or as an overlay the app shows.
@@ -379,7 +442,7 @@ impl ExtensionScreen {
         }
         out.extend(self.header.map(|id| (id, width)));
         out.extend(self.footer.map(|id| (id, width)));
-        out.extend(self.inline.last().map(|&id| (id, width)));
+        out.extend(self.inline.last().or(self.editor.as_ref()).map(|&id| (id, width)));
         for o in self.overlays.iter().filter(|o| !o.hidden) {
             out.push((o.id, Self::overlay_width(&o.options, width)));
         }
@@ -442,9 +505,10 @@ impl ExtensionScreen {
         }
     }
 
-    /// The custom component in the editor's place, if one is shown.
+    /// The custom component (or the replacement editor) in the editor's place, if one is
+    /// shown.
     pub fn render_inline(&self, width: usize) -> Option<Frame> {
-        let id = *self.inline.last()?;
+        let id = *self.inline.last().or(self.editor.as_ref())?;
         let mut f = Frame::new();
         self.component_lines(id, width, &mut f);
         Some(f)
@@ -587,6 +651,28 @@ mod tests {
         assert_eq!(s.lines_of(1), ["a".to_string()], "unchanged lines are kept");
         s.mark_stale();
         assert_eq!(s.wanted(80), Some(vec![(1, 80), (2, 80)]), "the host said they changed");
+    }
+
+    #[test]
+    fn a_replacement_editor_is_drawn_in_the_editors_place_unless_a_custom_component_is() {
+        let mut s = screen();
+        s.set_editor(Some(3));
+        assert_eq!(s.wanted(100), Some(vec![(3, 100)]));
+        s.store(vec![(3, 100, Some(vec!["editor line".into()]))]);
+        assert_eq!(s.wanted(100), None, "drawn once per change or width");
+        let lines = |s: &ExtensionScreen| s.render_inline(100).map(|f| f.to_vec());
+        assert_eq!(lines(&s), Some(vec!["editor line".to_string()]));
+        // A custom component covers it (and only it is asked for); the editor comes back after.
+        s.add_custom(4, None);
+        assert_eq!(s.wanted(100), Some(vec![(4, 100)]));
+        s.store(vec![(4, 100, Some(vec!["custom".into()]))]);
+        assert_eq!(lines(&s), Some(vec!["custom".to_string()]));
+        s.close_custom(4);
+        assert_eq!(lines(&s), Some(vec!["editor line".to_string()]));
+        // pi's editor again.
+        s.set_editor(None);
+        assert_eq!(lines(&s), None);
+        assert_eq!(s.focused(), None, "the editor's keys are routed apart from focus");
     }
 
     #[test]
