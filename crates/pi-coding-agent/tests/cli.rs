@@ -44,9 +44,13 @@ mod mcp_python;
 mod mcp_session;
 #[path = "cli/packages.rs"]
 mod packages;
+#[path = "cli/rpc_fuzz.rs"]
+mod rpc_fuzz;
 #[path = "cli/secrets.rs"]
 mod secrets;
 #[path = "cli/session16.rs"]
 mod session16;
 #[path = "cli/trust.rs"]
 mod trust;
+#[path = "cli/trust_escape.rs"]
+mod trust_escape;

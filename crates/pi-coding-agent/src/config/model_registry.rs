@@ -4,6 +4,7 @@
 //! The built-in models and the environment-key lookup are inputs, so the registry does not
 //! depend on how the catalogue is stored and tests can use small hand-made lists.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
@@ -31,7 +32,8 @@ pub struct RequestAuth {
 /// Built-in and custom models of one agent dir.
 #[derive(Debug)]
 pub struct ModelRegistry {
-    builtins: Vec<Model>,
+    /// Borrowed from the process-wide catalogue (a copy of it is several megabytes).
+    builtins: Cow<'static, [Model]>,
     builtin_providers: HashSet<String>,
     models_json_path: Option<PathBuf>,
     models: Vec<Model>,
@@ -48,7 +50,12 @@ pub struct ModelRegistry {
 impl ModelRegistry {
     /// Build from the catalogue, the credentials and (if given) the models.json path.
     /// The file is read now; a bad file leaves only the built-ins and sets [`Self::error`].
-    pub fn new(builtins: Vec<Model>, auth: AuthStorage, models_json_path: Option<PathBuf>) -> Self {
+    pub fn new(
+        builtins: impl Into<Cow<'static, [Model]>>,
+        auth: AuthStorage,
+        models_json_path: Option<PathBuf>,
+    ) -> Self {
+        let builtins = builtins.into();
         let builtin_providers = builtins.iter().map(|m| m.provider.clone()).collect();
         let mut registry = ModelRegistry {
             builtins,

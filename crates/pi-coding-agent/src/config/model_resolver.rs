@@ -423,7 +423,11 @@ pub fn find_initial_model(
             );
         }
     }
-    (first_default_available(available, defaults), DEFAULT_THINKING_LEVEL)
+    // As pi 1.6: the settings' default level applies to whichever model is picked.
+    (
+        first_default_available(available, defaults),
+        options.default_thinking_level.unwrap_or(DEFAULT_THINKING_LEVEL),
+    )
 }
 
 /// The outcome of restoring a session's model.
@@ -633,6 +637,14 @@ pub(crate) mod tests {
         let (m, level) = find_initial_model(&InitialModelOptions::default(), &all, &available, d);
         assert_eq!(m.map(|m| m.id).as_deref(), Some("gpt-5.4"));
         assert_eq!(level, ThinkingLevel::Medium);
+        // The settings' level applies to the first available model too (pi 1.6 keeps it).
+        let opts = InitialModelOptions {
+            default_thinking_level: Some(ThinkingLevel::High),
+            ..Default::default()
+        };
+        let (m, level) = find_initial_model(&opts, &all, &available, d);
+        assert_eq!(m.map(|m| m.id).as_deref(), Some("gpt-5.4"));
+        assert_eq!(level, ThinkingLevel::High);
         let opts = InitialModelOptions {
             default_provider: Some("anthropic"),
             default_model_id: Some("claude-opus-4-7"),

@@ -70,9 +70,13 @@ fn display_name(provider: &str) -> &str {
 fn read_secret(prompt: &str) -> std::io::Result<Option<String>> {
     use crossterm::event::{read, Event, KeyCode, KeyEventKind, KeyModifiers};
     let mut out = std::io::stdout();
-    write!(out, "{prompt}")?;
-    out.flush()?;
+    // Raw mode first: a key typed as soon as the prompt shows is then neither echoed nor lost
+    // (switching modes after the prompt raced with a fast typist and flushed the typed line).
     crossterm::terminal::enable_raw_mode()?;
+    if let Err(e) = write!(out, "{prompt}").and_then(|()| out.flush()) {
+        let _ = crossterm::terminal::disable_raw_mode();
+        return Err(e);
+    }
     let mut secret = String::new();
     let result = loop {
         let event = match read() {

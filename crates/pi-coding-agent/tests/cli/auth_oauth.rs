@@ -137,9 +137,58 @@ fn two_processes_racing_refresh_once_and_lose_no_token() {
     assert_eq!(env.oauth.refresh_count(), 2);
 }
 
+/// A refresh in one process and an API key saved by another while the refresh is in flight:
+/// the two writes to auth.json are serialised, so the file ends with both (and every other
+/// entry), and the refreshed token is the one the first process printed.
+#[test]
+fn a_key_saved_during_another_process_refresh_is_kept() {
+    let env = setup();
+    env.store_anthropic_login(1_000);
+    env.oauth.set_refresh_delay(Duration::from_millis(1_500));
+    let refresher = {
+        let pi = env.pi(&["auth", "print-bearer-token", "--provider", "anthropic"]);
+        std::thread::spawn(move || pi.run())
+    };
+    // Wait until the refresh request is at the authorization server, then save a key.
+    let start = Instant::now();
+    while env.oauth.requests().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(20), "the refresh never started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (code, screen) = run_on_terminal(&env, &["auth", "login", "openai", "--api-key"], |screen| {
+        screen
+            .contains("Enter OpenAI API key:")
+            .then(|| b"sk-typed-during-refresh\r".to_vec())
+    });
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Saved API key for OpenAI"), "{screen}");
+    let refreshed: Run = refresher.join().unwrap();
+    assert_eq!(refreshed.code, 0, "{refreshed:?}");
+    assert_eq!(env.oauth.refresh_count(), 1);
+
+    let saved = env.auth_json();
+    assert_eq!(
+        saved["openai"],
+        serde_json::json!({"type": "api_key", "key": "sk-typed-during-refresh"})
+    );
+    assert_eq!(saved["anthropic"]["type"], "oauth", "{saved}");
+    assert_eq!(
+        refreshed.stdout.trim(),
+        saved["anthropic"]["access"].as_str().unwrap(),
+        "the refreshed login was lost"
+    );
+    assert_eq!(env.oauth.violations(), Vec::<String>::new());
+}
+
 /// `pi auth login …` on a pseudo-terminal; `on_output` sees the screen so far and may act
 /// (once) when it returns true.
 fn login_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> bool) -> (i32, String) {
+    run_on_terminal(env, args, |screen| on_output(screen).then(Vec::new))
+}
+
+/// `pi …` on a pseudo-terminal; `on_output` sees the screen so far and may answer (once) with
+/// bytes to type.
+fn run_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> Option<Vec<u8>>) -> (i32, String) {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
     grantpt(&master).unwrap();
@@ -163,6 +212,7 @@ fn login_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -
         .spawn()
         .unwrap();
     let mut reader = std::fs::File::from(master);
+    let mut writer = reader.try_clone().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
     std::thread::spawn(move || {
         let mut buf = [0u8; 4096];
@@ -179,8 +229,11 @@ fn login_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -
         if let Ok(bytes) = rx.recv_timeout(Duration::from_millis(20)) {
             screen.push_str(&String::from_utf8_lossy(&bytes));
         }
-        if !acted && on_output(&screen) {
-            acted = true;
+        if !acted {
+            if let Some(typed) = on_output(&screen) {
+                writer.write_all(&typed).unwrap();
+                acted = true;
+            }
         }
         if let Some(status) = child.try_wait().unwrap() {
             while let Ok(bytes) = rx.recv_timeout(Duration::from_millis(50)) {
