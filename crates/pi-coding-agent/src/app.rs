@@ -10,7 +10,7 @@ use crate::cli::list_models::list_models_text;
 use crate::cli::{self, AppMode, Severity};
 use crate::config::paths::DocsPaths;
 use crate::modes::{self, PromptQueue};
-use crate::runtime::{build_runtime, StartupError};
+use crate::runtime::{build_runtime_on, StartupError};
 
 fn no_models_message() -> String {
     let docs = DocsPaths::installed().docs;
@@ -154,10 +154,47 @@ pub fn run(argv: &[String]) -> i32 {
     // `-r` outside the interactive mode: the session is chosen before anything starts.
     let mut args = args;
     args.cannot_prompt = !mode.is_interactive();
-    // The terminal UI asks about an undecided project before anything of it is loaded.
-    if mode.is_interactive() && !args.help && args.list_models.is_none() && args.project_trust_override.is_none() {
-        if let Some(trusted) = modes::interactive::ask_project_trust(&cwd) {
-            args.project_trust_override = Some(trusted);
+    // Outside the terminal UI one thread drives the session: the provider stream, the agent
+    // loop and the output writer hand events to each other without crossing threads; blocking
+    // work (files, processes, credentials) still goes to the blocking pool. The terminal UI
+    // reads input and redraws on tasks of its own, so it gets worker threads.
+    let runtime_builder = if mode.is_interactive() {
+        tokio::runtime::Builder::new_multi_thread()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+    };
+    let Ok(rt) = { runtime_builder }.enable_all().build() else {
+        console.error("Could not start the async runtime");
+        return 1;
+    };
+    let services = crate::services::Services::load(
+        &crate::config::paths::Paths::for_cwd(&cwd),
+        crate::services::Services::resource_options_from(&args),
+    );
+    // An undecided project: the extensions from outside it may decide (`project_trust`), else
+    // the terminal UI asks before anything of it is loaded.
+    let mut trust_warnings = Vec::new();
+    if !args.help && args.list_models.is_none() {
+        let pre = rt.block_on(crate::extensions::pre_trust::run(
+            &args,
+            &services,
+            &crate::config::paths::Paths::for_cwd(&cwd),
+            mode,
+        ));
+        if !mode.is_interactive() {
+            for n in &pre.notices {
+                console.notice(&n.message, &n.kind);
+            }
+            for w in &pre.warnings {
+                console.warning(w);
+            }
+        } else {
+            trust_warnings = pre.warnings;
+        }
+        if mode.is_interactive() && pre.decision.is_none() && args.project_trust_override.is_none() {
+            if let Some(trusted) = modes::interactive::ask_project_trust(&cwd) {
+                services.remember_trust(&cwd, trusted);
+            }
         }
     }
     if args.resume && !mode.is_interactive() && !args.help && args.list_models.is_none() {
@@ -173,8 +210,11 @@ pub fn run(argv: &[String]) -> i32 {
         }
     }
 
-    let runtime = match build_runtime(&args, &cwd) {
-        Ok(r) => r,
+    let runtime = match build_runtime_on(&args, &cwd, &services) {
+        Ok(mut r) => {
+            r.warnings.splice(0..0, trust_warnings);
+            r
+        }
         Err(e @ (StartupError::Failed(_) | StartupError::Cancelled)) => {
             console.error(&e.to_string());
             return 1;
@@ -263,19 +303,6 @@ pub fn run(argv: &[String]) -> i32 {
         rest: initial.rest,
     };
 
-    // Outside the terminal UI one thread drives the session: the provider stream, the agent
-    // loop and the output writer hand events to each other without crossing threads; blocking
-    // work (files, processes, credentials) still goes to the blocking pool. The terminal UI
-    // reads input and redraws on tasks of its own, so it gets worker threads.
-    let runtime_builder = if mode.is_interactive() {
-        tokio::runtime::Builder::new_multi_thread()
-    } else {
-        tokio::runtime::Builder::new_current_thread()
-    };
-    let Ok(rt) = { runtime_builder }.enable_all().build() else {
-        console.error("Could not start the async runtime");
-        return 1;
-    };
     let session = runtime.session;
     let code = rt.block_on(async {
         crate::mcp::start(&args, &session);

@@ -196,6 +196,13 @@ fn tool_loadout(
 
 /// Build everything a mode needs. `cwd` is the process's working directory.
 pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
+    let services = Services::load(&Paths::for_cwd(cwd), Services::resource_options_from(args));
+    build_runtime_on(args, cwd, &services)
+}
+
+/// [`build_runtime`] on services made before (the pre-trust pass uses their extension slot
+/// and records its decision in them).
+pub fn build_runtime_on(args: &Args, cwd: &Path, services: &Arc<Services>) -> Result<Runtime, StartupError> {
     let startup_paths = Paths::for_cwd(cwd);
     let settings = SettingsManager::load(&startup_paths);
     let session_dir = paths::resolve_session_dir(args.session_dir.as_deref(), settings.session_dir(), &startup_paths);
@@ -208,8 +215,7 @@ pub fn build_runtime(args: &Args, cwd: &Path) -> Result<Runtime, StartupError> {
             .append_session_info(&name)
             .map_err(|e| StartupError::Failed(e.to_string()))?;
     }
-    let services = Services::load(&startup_paths, Services::resource_options_from(args));
-    let mut runtime = build_session(args, cwd, store, &services, true)?;
+    let mut runtime = build_session(args, cwd, store, services, true)?;
     warnings.append(&mut runtime.warnings);
     runtime.warnings = warnings;
     Ok(runtime)

@@ -4,7 +4,8 @@
 //! changes; `/reload` reads them again from disk. The extension runner and MCP connections
 //! join this layer, so a session switch does not drop them.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::cli::Args;
@@ -38,6 +39,9 @@ pub struct Services {
     extensions: Arc<ExtensionSlot>,
     /// The MCP servers, connected once and kept across session replacement.
     mcp: Arc<McpRuntime>,
+    /// Trust decided in this process, by folder (a `project_trust` handler, the terminal UI's
+    /// question, or the decision order when the folder needed one): a folder is decided once.
+    trust_decisions: Mutex<HashMap<PathBuf, bool>>,
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
@@ -45,6 +49,11 @@ fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
     let registry = ModelRegistry::new(pi_ai::builtin_models(), auth, Some(paths.models_path()));
     let error = registry.error().map(|e| e.to_string());
     (registry, error)
+}
+
+/// Folders are compared by their real path.
+fn trust_key(cwd: &Path) -> PathBuf {
+    cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf())
 }
 
 impl Services {
@@ -58,6 +67,7 @@ impl Services {
             current: Mutex::new(None),
             extensions: Arc::default(),
             mcp: Arc::default(),
+            trust_decisions: Mutex::default(),
         })
     }
 
@@ -70,6 +80,7 @@ impl Services {
             current: Mutex::new(None),
             extensions: Arc::default(),
             mcp: Arc::default(),
+            trust_decisions: Mutex::default(),
         })
     }
 
@@ -128,20 +139,39 @@ impl Services {
         (loaded, true)
     }
 
+    /// Remember the trust decided for `cwd` for the rest of this process.
+    pub fn remember_trust(&self, cwd: &Path, trusted: bool) {
+        lock(&self.trust_decisions).insert(trust_key(cwd), trusted);
+    }
+
+    /// The trust decided for `cwd` in this process, if any.
+    pub fn trust_decided(&self, cwd: &Path) -> Option<bool> {
+        lock(&self.trust_decisions).get(&trust_key(cwd)).copied()
+    }
+
     fn load_cwd(&self, paths: &Paths) -> CwdServices {
         let mut settings = SettingsManager::load(paths);
         // Project trust decides whether the project's own settings and resources count.
         let trust_file = paths.agent_dir.join("trust.json");
+        let decided = self
+            .resource_options
+            .trust_override
+            .or_else(|| self.trust_decided(&paths.cwd));
         let (trusted, trust_warning) = crate::config::trust::resolve_project_trust(&crate::config::trust::TrustQuery {
             cwd: &paths.cwd,
             home: &paths.home,
             trust_file: &trust_file,
-            cli_override: self.resource_options.trust_override,
+            cli_override: decided,
             default: crate::config::trust::DefaultTrust::from_setting(
                 settings.global_settings().get("defaultProjectTrust"),
             ),
             can_ask: !self.resource_options.cannot_ask_trust,
         });
+        // pi 1.6 keeps what the decision order gave a folder that needed one (`/reload`
+        // and a return to the folder do not ask again).
+        if decided.is_none() && crate::config::trust::has_trust_requiring_resources(&paths.cwd, &paths.home) {
+            self.remember_trust(&paths.cwd, trusted);
+        }
         if !trusted {
             settings.ignore_project();
         }

@@ -78,6 +78,16 @@ impl SessionHost {
     /// Build the replacement session off the async threads (it reads settings, resources and
     /// models.json for a new cwd) and make it current.
     async fn install(&self, store: SessionManager) -> Result<(), StartupError> {
+        // Into a folder nothing has decided about yet: the extensions' `project_trust` first.
+        let target = PathBuf::from(store.cwd());
+        let trust = crate::extensions::pre_trust::on_replacement(&self.args, &self.services, &target).await;
+        for w in &trust.warnings {
+            self.services
+                .extensions()
+                .ui()
+                .report_extension_error("project_trust", "project_trust", w)
+                .await;
+        }
         let (args, cwd, services) = (self.args.clone(), self.cwd.clone(), Arc::clone(&self.services));
         let runtime = blocking(move || build_with_store(&args, &cwd, store, &services)).await??;
         for l in lock(&self.listeners).iter() {

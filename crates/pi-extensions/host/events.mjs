@@ -171,6 +171,8 @@ export async function dispatch(runtime, registry, event, payload) {
 		return { result: { block: false, input: data.input }, errors };
 	}
 
+	if (event === "project_trust") return projectTrust(runtime, handlers, data, errors, fail);
+
 	if (event === "user_bash") {
 		for (const { ext, handler } of handlers) {
 			let returned;
@@ -259,8 +261,6 @@ export async function dispatch(runtime, registry, event, payload) {
 			}
 		} else if (event === "cache_warming_decision") {
 			if (returned.action) combined = { action: returned.action };
-		} else if (event === "project_trust") {
-			if (returned.trusted === "yes" || returned.trusted === "no") return { result: returned, errors };
 		} else if (BOUNDARY.has(event)) {
 			if (Array.isArray(returned.entries)) data.entries = returned.entries;
 			if (typeof returned.continue === "boolean") data.continue = returned.continue;
@@ -302,14 +302,62 @@ export async function dispatch(runtime, registry, event, payload) {
 			return { result: transformed ? { payload: data.payload } : null, errors };
 		case "before_provider_headers":
 			return { result: { headers: data.headers }, errors };
-		case "project_trust":
-			return { result: { trusted: "undecided" }, errors };
 		default:
 			if (BOUNDARY.has(event)) {
 				return { result: transformed ? { entries: data.entries, continue: data.continue } : null, errors };
 			}
 			return { result: combined, errors };
 	}
+}
+
+/**
+ * pi 1.6's `ProjectTrustContext`: not a full ctx (no session yet). Dialogs answer their
+ * defaults unless pi can ask (`hasUI`); `notify` lines are handed back to pi
+ * with the result, which prints them on stderr outside the terminal UI, in order.
+ */
+function projectTrustContext(runtime, cwd, hasUI, notices) {
+	const { state } = runtime.mirror;
+	const ask = (method, fallback) => async (...args) => {
+		if (!hasUI) return fallback;
+		try {
+			return (await runtime.wire.request(`ui.${method}`, { args })) ?? fallback;
+		} catch {
+			return fallback;
+		}
+	};
+	return {
+		cwd,
+		mode: state.mode,
+		hasUI,
+		ui: {
+			select: ask("select", undefined),
+			confirm: ask("confirm", false),
+			input: ask("input", undefined),
+			notify: (message, type = "info") => notices.push({ message: String(message), type }),
+		},
+	};
+}
+
+/**
+ * `project_trust`: handlers in load order; the first `yes`/`no` wins, `undecided` goes on, and
+ * a throw (or a handler that returns nothing) is reported and the next one runs.
+ */
+async function projectTrust(runtime, handlers, data, errors, fail) {
+	const notices = [];
+	// `hasUI` is pi's to say (the terminal UI at startup only); handlers see `{type, cwd}`.
+	const hasUI = data.hasUI === true;
+	delete data.hasUI;
+	const ctx = projectTrustContext(runtime, data.cwd, hasUI, notices);
+	for (const { ext, handler } of handlers) {
+		try {
+			const returned = await handler(data, ctx);
+			if (returned.trusted === "undecided") continue;
+			return { result: { trusted: returned.trusted, remember: returned.remember === true, notices }, errors };
+		} catch (error) {
+			fail(ext, error);
+		}
+	}
+	return { result: { trusted: "undecided", remember: false, notices }, errors };
 }
 
 function normalizeToolResult(result) {

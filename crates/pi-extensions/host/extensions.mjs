@@ -326,18 +326,12 @@ export function createRegistry(runtime, factoryCache) {
 		return { ext };
 	};
 
-	const load = async (sources) => {
+	// Load failures of this runtime, kept so that `extend` reports them with its own.
+	const loadErrors = [];
+
+	/** Tools and flags registered twice: the first owner keeps them, the later file is reported. */
+	const conflicts = () => {
 		const errors = [];
-		const loaded = [];
-		for (const source of sources) {
-			const { ext, error } = await loadOne(source);
-			if (error) errors.push({ path: source.path, error });
-			else {
-				extensions.push(ext);
-				loaded.push(ext);
-			}
-		}
-		// Tools and flags registered twice: the first owner keeps them, the later file is reported.
 		const toolOwners = new Map();
 		const flagOwners = new Map();
 		for (const ext of extensions) {
@@ -352,7 +346,57 @@ export function createRegistry(runtime, factoryCache) {
 				else flagOwners.set(name, ext.path);
 			}
 		}
-		return { extensions: loaded.map(describe), errors };
+		return errors;
+	};
+
+	const loadSources = async (sources) => {
+		const loaded = [];
+		for (const source of sources) {
+			const { ext, error } = await loadOne(source);
+			if (error) loadErrors.push({ path: source.path, error });
+			else {
+				extensions.push(ext);
+				loaded.push(ext);
+			}
+		}
+		return loaded;
+	};
+
+	const load = async (sources) => {
+		const before = loadErrors.length;
+		const loaded = await loadSources(sources);
+		return { extensions: loaded.map(describe), errors: [...loadErrors.slice(before), ...conflicts()] };
+	};
+
+	const realKey = (source) => {
+		const target = source.resolvedPath ?? source.path;
+		try {
+			return fs.realpathSync(target);
+		} catch {
+			return target;
+		}
+	};
+
+	/**
+	 * The final set after a pre-trust pass (pi 1.6's `loadFinalExtensionSet`): files already
+	 * loaded keep their extension (their factories do not run again), files that failed are
+	 * not tried again, the rest load now, and the set takes the order of `sources`.
+	 */
+	const extend = async (sources) => {
+		const loadedKeys = new Set(extensions.map((ext) => realKey(ext)));
+		const failedPaths = new Set(loadErrors.map((error) => error.path));
+		const remaining = sources.filter((source) => !loadedKeys.has(realKey(source)) && !failedPaths.has(source.path));
+		await loadSources(remaining);
+		const byKey = new Map(extensions.map((ext) => [realKey(ext), ext]));
+		const ordered = [];
+		for (const source of sources) {
+			const ext = byKey.get(realKey(source));
+			if (ext && !ordered.includes(ext)) ordered.push(ext);
+		}
+		// Anything loaded that the final list does not name stays, after the rest.
+		for (const ext of extensions) if (!ordered.includes(ext)) ordered.push(ext);
+		extensions.splice(0, extensions.length, ...ordered);
+		return { extensions: extensions.map(describe), errors: [...loadErrors, ...conflicts()] };
 	};
 
 	const findTool = (name) => {
@@ -385,6 +429,7 @@ export function createRegistry(runtime, factoryCache) {
 		flagValues,
 		invalidate,
 		load,
+		extend,
 		findTool,
 		findCommand,
 		describeAll: () => extensions.map(describe),

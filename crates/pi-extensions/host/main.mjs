@@ -104,7 +104,17 @@ const requests = {
 	load: async (params) => {
 		requireInitialized();
 		const result = await registry.load(params.extensions ?? []);
-		// Action methods work from here on: pi has what it needs to serve them.
+		// Action methods work from here on: pi has what it needs to serve them. A pre-trust
+		// pass (`bind: false`) stays unbound until `extend` completes the set.
+		runtime.bound = params.bind !== false;
+		return result;
+	},
+	// The final set after a pre-trust pass: more files into the same runtime, in the order
+	// given; what was loaded before is kept (its factories do not run again).
+	extend: async (params) => {
+		requireInitialized();
+		runtime.bound = false;
+		const result = await registry.extend(params.extensions ?? []);
 		runtime.bound = true;
 		return result;
 	},

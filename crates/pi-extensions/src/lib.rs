@@ -41,4 +41,7 @@ pub use protocol::{
     Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, FlagInfo, FlagType, LoadError, Mode,
     ProviderInfo, ProviderOauthInfo, StateUpdate, ToolResult, PROTOCOL_VERSION,
 };
-pub use runner::{ExtensionRunner, HostProgram, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall};
+pub use runner::{
+    ExtensionRunner, HostProgram, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall, TrustNotice,
+    TrustOutcome,
+};

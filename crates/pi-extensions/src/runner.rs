@@ -74,6 +74,9 @@ pub struct RunnerConfig {
     /// the same protocol): it is started as `program script`, and neither Node nor the npm
     /// packages are looked for.
     pub host_program: Option<HostProgram>,
+    /// pi 1.6's pre-trust pass: the extensions load without being bound (their action methods
+    /// still throw) until [`ExtensionRunner::extend`] completes the set once trust is decided.
+    pub pre_trust: bool,
 }
 
 /// A host program of another language: `program` runs `script`.
@@ -118,6 +121,7 @@ impl RunnerConfig {
             initial_state: None,
             timeouts: Timeouts::default(),
             host_program: None,
+            pre_trust: false,
         }
     }
 }
@@ -166,6 +170,27 @@ impl Registrations {
     }
 }
 
+/// What the `project_trust` handlers said.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrustOutcome {
+    /// `Some(trusted)` from the first handler that decided.
+    pub decision: Option<bool>,
+    /// Whether that handler asked for the decision to be saved (`remember: true`).
+    pub remember: bool,
+    /// `ctx.ui.notify` calls, in order.
+    pub notices: Vec<TrustNotice>,
+    /// Handlers that threw or returned no result.
+    pub errors: Vec<crate::protocol::ExtensionError>,
+}
+
+/// One `ctx.ui.notify` of a `project_trust` handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustNotice {
+    pub message: String,
+    /// `info`, `warning` or `error`.
+    pub kind: String,
+}
+
 /// How long starting took.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StartTimings {
@@ -197,6 +222,8 @@ pub struct ExtensionRunner {
     extensions: Mutex<Vec<ExtensionSource>>,
     registrations: Mutex<Arc<Registrations>>,
     timings: Mutex<StartTimings>,
+    /// Loaded by a pre-trust pass and not yet extended to the final set.
+    unbound: std::sync::atomic::AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -220,6 +247,7 @@ impl ExtensionRunner {
         if config.extensions.is_empty() {
             return Ok(None);
         }
+        let unbound = std::sync::atomic::AtomicBool::new(config.pre_trust);
         if let Some(host) = config.host_program.clone() {
             let runner = ExtensionRunner {
                 extensions: Mutex::new(config.extensions.clone()),
@@ -235,6 +263,7 @@ impl ExtensionRunner {
                 host: Mutex::new(None),
                 registrations: Mutex::new(Arc::new(Registrations::default())),
                 timings: Mutex::new(StartTimings::default()),
+                unbound,
             };
             runner.boot().await?;
             return Ok(Some(runner));
@@ -258,6 +287,7 @@ impl ExtensionRunner {
             host: Mutex::new(None),
             registrations: Mutex::new(Arc::new(Registrations::default())),
             timings: Mutex::new(StartTimings::default()),
+            unbound,
         };
         runner.boot().await?;
         Ok(Some(runner))
@@ -312,8 +342,15 @@ impl ExtensionRunner {
         }
         let initialized = started.elapsed();
         let list = lock(&self.extensions).clone();
+        let bind = !self.unbound.load(std::sync::atomic::Ordering::SeqCst);
         let load = self
-            .ask(&host, "load", json!({ "extensions": list }), Some(timeouts.load), None)
+            .ask(
+                &host,
+                "load",
+                json!({ "extensions": list, "bind": bind }),
+                Some(timeouts.load),
+                None,
+            )
             .await?;
         let loaded: LoadResult = decode("load", load)?;
         *lock(&self.timings) = StartTimings {
@@ -509,6 +546,68 @@ impl ExtensionRunner {
         Ok(fresh)
     }
 
+    /// Complete a pre-trust pass with the final list of files (pi 1.6's final extension set):
+    /// files loaded already keep their extension, so their factories run once; those that
+    /// failed are not tried again; the others load now, and the set takes the list's order.
+    /// The registrations (load errors of both passes, name conflicts of the final set) are
+    /// replaced, and the extensions are bound.
+    pub async fn extend(&self, extensions: Vec<ExtensionSource>) -> Result<Arc<Registrations>, HostError> {
+        let host = self.current()?;
+        *lock(&self.extensions) = extensions.clone();
+        let answer = self
+            .ask(
+                &host,
+                "extend",
+                json!({ "extensions": extensions }),
+                Some(self.config.timeouts.load),
+                None,
+            )
+            .await?;
+        let loaded: LoadResult = decode("extend", answer)?;
+        self.unbound.store(false, std::sync::atomic::Ordering::SeqCst);
+        let fresh = Arc::new(Registrations {
+            extensions: loaded.extensions,
+            errors: loaded.errors,
+        });
+        *lock(&self.registrations) = fresh.clone();
+        Ok(fresh)
+    }
+
+    /// `project_trust` (pi 1.6's `emitProjectTrustEvent`) for `cwd`: the first handler that
+    /// says `yes` or `no` decides, with whether to remember it; `None` when all were
+    /// undecided. `has_ui`: whether the handlers' dialogs may ask (the terminal UI at
+    /// startup only). Handler errors and `ctx.ui.notify` lines come back for the caller to
+    /// print.
+    pub async fn project_trust(&self, cwd: &std::path::Path, has_ui: bool) -> Result<TrustOutcome, HostError> {
+        let dispatched = self
+            .dispatch("project_trust", json!({ "cwd": cwd, "hasUI": has_ui }))
+            .await?;
+        let result = dispatched.result;
+        let decision = match result.get("trusted").and_then(Value::as_str) {
+            Some("yes") => Some(true),
+            Some("no") => Some(false),
+            _ => None,
+        };
+        let notices = result
+            .get("notices")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .map(|n| TrustNotice {
+                        message: n.get("message").and_then(Value::as_str).unwrap_or_default().to_string(),
+                        kind: n.get("type").and_then(Value::as_str).unwrap_or("info").to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(TrustOutcome {
+            decision,
+            remember: decision.is_some() && result.get("remember").and_then(Value::as_bool) == Some(true),
+            notices,
+            errors: dispatched.errors,
+        })
+    }
+
     /// Stop the host (if it still runs) and start a fresh one with the same extensions. Module
     /// state starts over, as with pi's `/reload`.
     pub async fn restart(&self) -> Result<(), StartError> {
@@ -548,7 +647,7 @@ impl ExtensionRunner {
     ) -> Result<Value, HostError> {
         // Loading compiles TypeScript on the host's only thread for seconds at a time, so
         // unanswered pings then mean nothing; the load time limit covers a factory that loops.
-        let check_liveness = method != "load" && method != "reload";
+        let check_liveness = !matches!(method, "load" | "reload" | "extend");
         let (id, mut answer) = host.send_request(method, params)?;
         let (token, notice) = match cancel {
             Some((token, notice)) => (Some(token), Some(notice)),

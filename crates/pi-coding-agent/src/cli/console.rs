@@ -48,6 +48,21 @@ impl Console {
         }
     }
 
+    /// An extension's notice on stderr, coloured by its kind (`error` red, `warning` yellow,
+    /// else cyan), as pi prints a `project_trust` handler's `ctx.ui.notify`.
+    pub fn notice(&self, text: &str, kind: &str) {
+        let colour = match kind {
+            "error" => 31,
+            "warning" => 33,
+            _ => 36,
+        };
+        if self.color {
+            eprintln!("\x1b[{colour}m{text}\x1b[39m");
+        } else {
+            eprintln!("{text}");
+        }
+    }
+
     /// A dim hint line on stderr.
     pub fn hint(&self, text: &str) {
         if self.color {

@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod host;
 pub mod lifecycle;
 pub mod observe;
+pub mod pre_trust;
 pub mod provider_events;
 pub mod providers;
 pub mod startup;
@@ -31,6 +32,8 @@ pub use startup::{attach, start};
 /// and the UI its errors and dialogs go to.
 pub struct ExtensionSlot {
     runner: Mutex<Option<Arc<ExtensionRunner>>>,
+    /// The runner of the pre-trust pass, until the start completes and binds it.
+    pre_trust: Mutex<Option<Arc<ExtensionRunner>>>,
     ui: Mutex<Arc<dyn ExtensionUiHost>>,
     /// The session the extensions act on (`pi.appendEntry`, ...); follows replacement.
     session: Mutex<Option<AgentSession>>,
@@ -49,6 +52,7 @@ impl Default for ExtensionSlot {
     fn default() -> Self {
         ExtensionSlot {
             runner: Mutex::new(None),
+            pre_trust: Mutex::new(None),
             ui: Mutex::new(Arc::new(HeadlessUi)),
             session: Mutex::new(None),
             loss_reported: AtomicBool::new(false),
@@ -117,6 +121,17 @@ impl ExtensionSlot {
     pub fn set_runner(&self, runner: Option<Arc<ExtensionRunner>>) {
         *lock(&self.runner) = runner;
         self.loss_reported.store(false, Ordering::SeqCst);
+    }
+
+    /// Keep the pre-trust pass's runner for the start to complete (not bound to any session
+    /// before that).
+    pub fn set_pre_trust(&self, runner: Arc<ExtensionRunner>) {
+        *lock(&self.pre_trust) = Some(runner);
+    }
+
+    /// The pre-trust pass's runner (taken: the start binds it once).
+    pub fn take_pre_trust(&self) -> Option<Arc<ExtensionRunner>> {
+        lock(&self.pre_trust).take()
     }
 
     /// The current session, once one is attached.

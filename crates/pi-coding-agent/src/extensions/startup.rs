@@ -84,8 +84,15 @@ pub fn attach(session: &AgentSession, slot: &Arc<ExtensionSlot>) {
     let _ = runner.push_state(&session_state(session, None));
 }
 
-fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> DiscoveryInput {
-    let settings_entries = lock(session.settings())
+/// What discovery needs: the command line, the settings in force and whether the project's
+/// `.pi/extensions/` may load.
+pub(super) fn discovery_input(
+    args: &Args,
+    settings: &crate::config::settings::SettingsManager,
+    paths: &Paths,
+    project_trusted: bool,
+) -> DiscoveryInput {
+    let settings_entries = settings
         .extension_paths()
         .into_iter()
         .map(|value| SettingsEntry {
@@ -102,20 +109,19 @@ fn discovery_input(args: &Args, session: &AgentSession, paths: &Paths) -> Discov
         .cloned()
         .partition(|s| matches!(PackageSpec::parse(s), PackageSpec::Local(_)));
     let package_paths = {
-        let settings = lock(session.settings());
-        let configured = crate::packages::package_resources(paths, &settings, false).extensions;
-        let temporary = crate::packages::temporary_package_resources(paths, &settings, &cli_packages).extensions;
+        let configured = crate::packages::package_resources(paths, settings, false).extensions;
+        let temporary = crate::packages::temporary_package_resources(paths, settings, &cli_packages).extensions;
         temporary.into_iter().chain(configured).map(|(path, _)| path).collect()
     };
     DiscoveryInput {
-        cwd: session.cwd().to_path_buf(),
+        cwd: paths.cwd.clone(),
         agent_dir: paths.agent_dir.clone(),
         cli_paths,
         package_paths,
         settings_entries,
-        // `.pi/extensions/` loads only for a trusted project (`--approve`, a saved decision,
-        // or `defaultProjectTrust`), as the project's other files.
-        project_trusted: session.services().project_trusted(),
+        // `.pi/extensions/` loads only for a trusted project (`--approve`, a `project_trust`
+        // handler, a saved decision, or `defaultProjectTrust`), as the project's other files.
+        project_trusted,
         no_extensions: args.no_extensions,
     }
 }
@@ -136,9 +142,20 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     };
     let slot = Arc::clone(session.services().extensions());
     let paths = Paths::for_cwd(session.cwd());
-    let found = discover(&discovery_input(args, session, &paths));
+    let project_trusted = session.services().project_trusted();
+    let found = discover(&discovery_input(
+        args,
+        &lock(session.settings()),
+        &paths,
+        project_trusted,
+    ));
     let mut errors: Vec<String> = super::builtin::unknown_errors(args);
     errors.extend(found.errors.iter().map(ToString::to_string));
+    // A pre-trust pass loaded the user's extensions already: the final set joins them.
+    if let Some(runner) = slot.take_pre_trust() {
+        slot.set_runner(Some(Arc::clone(&runner)));
+        return finish_start(session, &slot, runner, found.sources, errors, mode, &paths).await;
+    }
     if found.sources.is_empty() {
         return if errors.is_empty() { Ok(()) } else { Err(errors) };
     }
@@ -185,7 +202,44 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     };
     errors.extend(runner.registrations().errors.iter().map(ToString::to_string));
     slot.set_runner(Some(Arc::clone(&runner)));
-    attach(session, &slot);
+    bind(session, &slot, errors).await
+}
+
+/// Complete the pre-trust pass's runner with the final list (the project's extensions when it
+/// is trusted), give it the session's state, and bind it.
+async fn finish_start(
+    session: &AgentSession,
+    slot: &Arc<ExtensionSlot>,
+    runner: Arc<ExtensionRunner>,
+    sources: Vec<pi_extensions::ExtensionSource>,
+    mut errors: Vec<String>,
+    mode: Mode,
+    paths: &Paths,
+) -> Result<(), Vec<String>> {
+    let mut state = session_state(session, Some(mode));
+    state.project_trusted = Some(session.services().project_trusted());
+    if mode == Mode::Tui {
+        state.theme = Some(crate::modes::interactive::extension_ui::startup_theme(paths, session));
+    }
+    if let Err(e) = runner.push_state(&state) {
+        errors.push(e.to_string());
+        return Err(errors);
+    }
+    match runner.extend(sources).await {
+        Ok(registrations) => errors.extend(registrations.errors.iter().map(ToString::to_string)),
+        Err(e) => {
+            errors.push(e.to_string());
+            return Err(errors);
+        }
+    }
+    bind(session, slot, errors).await
+}
+
+/// Join the runner to `session` and start it (`session_start`, `resources_discover`); load
+/// errors are fatal, as in pi 1.6.
+async fn bind(session: &AgentSession, slot: &Arc<ExtensionSlot>, errors: Vec<String>) -> Result<(), Vec<String>> {
+    let Some(runner) = slot.runner() else { return Ok(()) };
+    attach(session, slot);
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -193,7 +247,7 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     super::providers::apply(&slot, session).await;
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
-    super::lifecycle::discover_resources(&slot, session, false).await;
+    super::lifecycle::discover_resources(slot, session, false).await;
     Ok(())
 }
 
