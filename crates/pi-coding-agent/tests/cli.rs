@@ -54,3 +54,5 @@ mod session16;
 mod trust;
 #[path = "cli/trust_escape.rs"]
 mod trust_escape;
+#[path = "cli/trust_extensions.rs"]
+mod trust_extensions;
