@@ -38,6 +38,8 @@ mod flags16;
 mod golden;
 #[path = "cli/mcp.rs"]
 mod mcp;
+#[path = "cli/mcp_extensions.rs"]
+mod mcp_extensions;
 #[path = "cli/mcp_python.rs"]
 mod mcp_python;
 #[path = "cli/mcp_session.rs"]

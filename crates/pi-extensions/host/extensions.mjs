@@ -4,6 +4,7 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { describeProvider, validateProvider } from "./providers.mjs";
+import { createContext } from "./events.mjs";
 
 const NOT_INITIALIZED = "Extension runtime not initialized. Action methods cannot be called during extension loading.";
 const STALE =
@@ -136,6 +137,22 @@ export function createRegistry(runtime, factoryCache) {
 	const flagValues = new Map();
 	const bus = createEventBus((channel, error) => runtime.reportError("<events>", `events:${channel}`, error));
 
+	// The MCP servers the extensions of this runtime registered, in registration order.
+	const mcpServers = new Map();
+	const listMcpServers = () => [...mcpServers.values()].map((server) => ({ ...server, config: structuredClone(server.config) }));
+	// pi 1.6 emits `mcp_servers_change` without awaiting it; pi connects or reports the servers.
+	const mcpChanged = () => {
+		const servers = listMcpServers();
+		runtime.wire.notify("mcp.serversChanged", { servers });
+		for (const ext of extensions) {
+			for (const handler of ext.handlers.get("mcp_servers_change") ?? []) {
+				Promise.resolve()
+					.then(() => handler({ type: "mcp_servers_change", servers: listMcpServers() }, createContext(runtime)))
+					.catch((error) => runtime.reportError(ext.path, "mcp_servers_change", error));
+			}
+		}
+	};
+
 	const createApi = (ext, staged) => {
 		const assertActive = () => {
 			if (ext.failed) throw new Error(`Extension "${ext.path}" failed to load and its API is no longer active.`);
@@ -218,17 +235,42 @@ export function createRegistry(runtime, factoryCache) {
 					runtime.wire.notify("registrations.changed", { extensionPath: ext.path });
 				} else staged.providers.push([name, undefined]);
 			}),
-			// MCP servers and virtual models are recorded and reported; pi does not act on them yet.
+			// MCP servers: staged during the factory and committed when it resolves (pi 1.6's
+			// transactional load); after binding, each change goes to pi and to the
+			// `mcp_servers_change` handlers at once. pi validates the configs.
 			registerMcpServer: register((name, config) => {
-				if (typeof name !== "string" || name === "" || !config || typeof config !== "object") {
-					throw new Error(`Invalid MCP server registered by extension "${ext.path}": a name and a config are required`);
+				if (typeof name !== "string" || !config || typeof config !== "object" || Array.isArray(config)) {
+					throw new Error(`Invalid MCP server registered by extension "${ext.path}": server "${name}" must be an object`);
 				}
-				ext.mcpServers.set(name, config);
+				const owner = mcpServers.get(name)?.extensionPath;
+				if (owner !== undefined && owner !== ext.path) {
+					throw new Error(`MCP server "${name}" is already registered by extension "${owner}"`);
+				}
+				// Names that differ only in `-` and `_` would share a namespace.
+				const namespace = (server) => server.replace(/-/g, "_");
+				const clash = [...mcpServers.values()].find((server) => server.name !== name && namespace(server.name) === namespace(name));
+				if (clash) throw new Error(`MCP server "${name}" conflicts with registered server "${clash.name}"`);
+				const server = { name, config: structuredClone(config), extensionPath: ext.path };
+				const apply = () => {
+					mcpServers.set(name, server);
+					ext.mcpServers.set(name, server.config);
+				};
+				if (runtime.bound) {
+					apply();
+					mcpChanged();
+				} else staged.mcp.push(apply);
 			}),
 			unregisterMcpServer: register((name) => {
-				ext.mcpServers.delete(name);
+				const apply = () => {
+					if (mcpServers.get(name)?.extensionPath !== ext.path) return false;
+					mcpServers.delete(name);
+					ext.mcpServers.delete(name);
+					return true;
+				};
+				if (!runtime.bound) staged.mcp.push(apply);
+				else if (apply()) mcpChanged();
 			}),
-			getMcpServers: register(() => [...ext.mcpServers.entries()].map(([name, config]) => ({ name, config, extensionPath: ext.path }))),
+			getMcpServers: register(() => listMcpServers()),
 			registerVirtualModel: register((definition) => {
 				ext.virtualModels.set(`${definition?.provider}/${definition?.id}`, definition);
 			}),
@@ -299,7 +341,7 @@ export function createRegistry(runtime, factoryCache) {
 		const target = resolvedPath ?? path;
 		if (!fs.existsSync(target)) return { error: `Extension path does not exist: ${target}` };
 		const ext = newExtension(path, target);
-		const staged = { flagDefaults: new Map(), busSubscriptions: [], providers: [] };
+		const staged = { flagDefaults: new Map(), busSubscriptions: [], providers: [], mcp: [] };
 		try {
 			const real = fs.realpathSync(target);
 			// A module evaluated for an earlier runtime of this host is reused: its top-level
@@ -318,6 +360,7 @@ export function createRegistry(runtime, factoryCache) {
 			return { error: `Failed to load extension: ${message}` };
 		}
 		for (const [name, value] of staged.flagDefaults) if (!flagValues.has(name)) flagValues.set(name, value);
+		for (const apply of staged.mcp) apply();
 		ext.busSubscriptions = staged.busSubscriptions;
 		for (const [name, config] of staged.providers) {
 			if (config) ext.providers.set(name, config);
@@ -365,7 +408,11 @@ export function createRegistry(runtime, factoryCache) {
 	const load = async (sources) => {
 		const before = loadErrors.length;
 		const loaded = await loadSources(sources);
-		return { extensions: loaded.map(describe), errors: [...loadErrors.slice(before), ...conflicts()] };
+		return {
+			extensions: loaded.map(describe),
+			errors: [...loadErrors.slice(before), ...conflicts()],
+			mcpServers: listMcpServers(),
+		};
 	};
 
 	const realKey = (source) => {
@@ -396,7 +443,7 @@ export function createRegistry(runtime, factoryCache) {
 		// Anything loaded that the final list does not name stays, after the rest.
 		for (const ext of extensions) if (!ordered.includes(ext)) ordered.push(ext);
 		extensions.splice(0, extensions.length, ...ordered);
-		return { extensions: extensions.map(describe), errors: [...loadErrors, ...conflicts()] };
+		return { extensions: extensions.map(describe), errors: [...loadErrors, ...conflicts()], mcpServers: listMcpServers() };
 	};
 
 	const findTool = (name) => {
@@ -433,6 +480,7 @@ export function createRegistry(runtime, factoryCache) {
 		findTool,
 		findCommand,
 		describeAll: () => extensions.map(describe),
+		listMcpServers,
 	};
 }
 

@@ -138,7 +138,7 @@ const requests = {
 	},
 	registrations: () => {
 		requireInitialized();
-		return { extensions: registry.describeAll() };
+		return { extensions: registry.describeAll(), mcpServers: registry.listMcpServers() };
 	},
 	dispatch: (params) => {
 		requireInitialized();

@@ -39,7 +39,7 @@ pub use outcomes::{
 };
 pub use protocol::{
     Dispatched, EntriesDelta, ExtensionError, ExtensionInfo, ExtensionSource, FlagInfo, FlagType, LoadError, Mode,
-    ProviderInfo, ProviderOauthInfo, StateUpdate, ToolResult, PROTOCOL_VERSION,
+    ProviderInfo, ProviderOauthInfo, RegisteredMcpServer, StateUpdate, ToolResult, PROTOCOL_VERSION,
 };
 pub use runner::{
     ExtensionRunner, HostProgram, Registrations, RunnerConfig, StartTimings, Timeouts, ToolCall, TrustNotice,

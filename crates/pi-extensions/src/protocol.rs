@@ -297,6 +297,19 @@ pub struct LoadResult {
     pub extensions: Vec<ExtensionInfo>,
     #[serde(default)]
     pub errors: Vec<LoadError>,
+    /// Every server registered with `pi.registerMcpServer` so far, in registration order.
+    #[serde(default, rename = "mcpServers")]
+    pub mcp_servers: Vec<RegisteredMcpServer>,
+}
+
+/// A server an extension registered (`pi.registerMcpServer`), with its config as given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegisteredMcpServer {
+    pub name: String,
+    #[serde(default)]
+    pub config: Value,
+    pub extension_path: String,
 }
 
 /// A handler that threw, as pi reports extension errors.

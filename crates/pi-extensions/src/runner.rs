@@ -133,6 +133,8 @@ pub struct Registrations {
     pub extensions: Vec<ExtensionInfo>,
     /// Load failures and tool/flag conflicts, each as pi 1.6 reports it.
     pub errors: Vec<LoadError>,
+    /// The MCP servers the extensions registered.
+    pub mcp_servers: Vec<crate::protocol::RegisteredMcpServer>,
 }
 
 impl Registrations {
@@ -361,6 +363,7 @@ impl ExtensionRunner {
         *lock(&self.registrations) = Arc::new(Registrations {
             extensions: loaded.extensions,
             errors: loaded.errors,
+            mcp_servers: loaded.mcp_servers,
         });
         *lock(&self.host) = Some(host);
         Ok(())
@@ -502,6 +505,7 @@ impl ExtensionRunner {
         *current = Arc::new(Registrations {
             extensions: fresh.extensions,
             errors,
+            mcp_servers: fresh.mcp_servers,
         });
         Ok(current.clone())
     }
@@ -541,6 +545,7 @@ impl ExtensionRunner {
         let fresh = Arc::new(Registrations {
             extensions: loaded.extensions,
             errors: loaded.errors,
+            mcp_servers: loaded.mcp_servers,
         });
         *lock(&self.registrations) = fresh.clone();
         Ok(fresh)
@@ -568,6 +573,7 @@ impl ExtensionRunner {
         let fresh = Arc::new(Registrations {
             extensions: loaded.extensions,
             errors: loaded.errors,
+            mcp_servers: loaded.mcp_servers,
         });
         *lock(&self.registrations) = fresh.clone();
         Ok(fresh)
@@ -830,6 +836,7 @@ mod tests {
         let regs = Registrations {
             extensions: vec![ext("/a.ts", "t")?, ext("/b.ts", "t")?, ext("/c.ts", "u")?],
             errors: Vec::new(),
+            mcp_servers: Vec::new(),
         };
         let owners: Vec<(&str, &str)> = regs
             .tools()

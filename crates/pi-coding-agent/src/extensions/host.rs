@@ -208,6 +208,17 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
         }
         // The mode decides when: RPC once idle, print mode never (it ends by itself).
         "ctx.shutdown" => slot.request_shutdown(),
+        // `pi.registerMcpServer` / `unregisterMcpServer` after binding.
+        "mcp.serversChanged" => {
+            let servers: Vec<pi_extensions::RegisteredMcpServer> = params
+                .get("servers")
+                .cloned()
+                .and_then(|v| serde_json::from_value(v).ok())
+                .unwrap_or_default();
+            if let Some(session) = slot.session() {
+                super::mcp_servers::take_up(slot, &session, &servers).await;
+            }
+        }
         _ => {}
     }
 }

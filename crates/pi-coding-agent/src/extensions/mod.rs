@@ -10,6 +10,7 @@ pub mod builtin;
 pub mod hooks;
 pub mod host;
 pub mod lifecycle;
+pub mod mcp_servers;
 pub mod observe;
 pub mod pre_trust;
 pub mod provider_events;
@@ -34,6 +35,10 @@ pub struct ExtensionSlot {
     runner: Mutex<Option<Arc<ExtensionRunner>>>,
     /// The runner of the pre-trust pass, until the start completes and binds it.
     pre_trust: Mutex<Option<Arc<ExtensionRunner>>>,
+    /// MCP servers extensions registered that were connected or reported (each once).
+    mcp_seen: Mutex<std::collections::HashSet<String>>,
+    /// pi's own MCP support is on (`builtin:mcp`): it connects what extensions register.
+    mcp_connects: AtomicBool,
     ui: Mutex<Arc<dyn ExtensionUiHost>>,
     /// The session the extensions act on (`pi.appendEntry`, ...); follows replacement.
     session: Mutex<Option<AgentSession>>,
@@ -53,6 +58,8 @@ impl Default for ExtensionSlot {
         ExtensionSlot {
             runner: Mutex::new(None),
             pre_trust: Mutex::new(None),
+            mcp_seen: Mutex::default(),
+            mcp_connects: AtomicBool::new(false),
             ui: Mutex::new(Arc::new(HeadlessUi)),
             session: Mutex::new(None),
             loss_reported: AtomicBool::new(false),
@@ -132,6 +139,28 @@ impl ExtensionSlot {
     /// The pre-trust pass's runner (taken: the start binds it once).
     pub fn take_pre_trust(&self) -> Option<Arc<ExtensionRunner>> {
         lock(&self.pre_trust).take()
+    }
+
+    /// Whether pi's own MCP support connects the servers extensions register.
+    pub fn mcp_connects(&self) -> bool {
+        self.mcp_connects.load(Ordering::SeqCst)
+    }
+
+    pub fn set_mcp_connects(&self, on: bool) {
+        self.mcp_connects.store(on, Ordering::SeqCst);
+    }
+
+    /// The servers of `servers` not connected or reported before (marked as seen now).
+    pub fn unseen_mcp_servers(
+        &self,
+        servers: &[pi_extensions::RegisteredMcpServer],
+    ) -> Vec<pi_extensions::RegisteredMcpServer> {
+        let mut seen = lock(&self.mcp_seen);
+        servers
+            .iter()
+            .filter(|s| seen.insert(s.name.clone()))
+            .cloned()
+            .collect()
     }
 
     /// The current session, once one is attached.

@@ -141,6 +141,7 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
         AppMode::Interactive => Mode::Tui,
     };
     let slot = Arc::clone(session.services().extensions());
+    slot.set_mcp_connects(crate::mcp::enabled_by(args));
     let paths = Paths::for_cwd(session.cwd());
     let project_trusted = session.services().project_trusted();
     let found = discover(&discovery_input(
@@ -237,9 +238,10 @@ async fn finish_start(
 
 /// Join the runner to `session` and start it (`session_start`, `resources_discover`); load
 /// errors are fatal, as in pi 1.6.
-async fn bind(session: &AgentSession, slot: &Arc<ExtensionSlot>, errors: Vec<String>) -> Result<(), Vec<String>> {
+async fn bind(session: &AgentSession, slot: &Arc<ExtensionSlot>, mut errors: Vec<String>) -> Result<(), Vec<String>> {
     let Some(runner) = slot.runner() else { return Ok(()) };
     attach(session, slot);
+    errors.extend(super::mcp_servers::invalid_servers(&runner.registrations()));
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -247,6 +249,12 @@ async fn bind(session: &AgentSession, slot: &Arc<ExtensionSlot>, errors: Vec<Str
     super::providers::apply(&slot, session).await;
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
+    // pi 1.6's bind: after `session_start`, the servers registered so far are taken up.
+    let servers = match runner.refresh_registrations().await {
+        Ok(registrations) => registrations.mcp_servers.clone(),
+        Err(_) => runner.registrations().mcp_servers.clone(),
+    };
+    super::mcp_servers::take_up(slot, session, &servers).await;
     super::lifecycle::discover_resources(slot, session, false).await;
     Ok(())
 }

@@ -40,6 +40,10 @@ pub fn start(args: &Args, session: &AgentSession) {
     }
     let paths = Paths::for_cwd(session.cwd());
     let services = session.services();
+    services.mcp().set_filter(ToolFilter::from_flags(
+        args.tools.as_deref(),
+        args.exclude_tools.as_deref(),
+    ));
     let config = pi_mcp::load_mcp_config(&pi_mcp::LoadOptions {
         agent_dir: &paths.agent_dir,
         cwd: session.cwd(),
@@ -71,6 +75,25 @@ pub fn start(args: &Args, session: &AgentSession) {
             slot.ui().notify(&report, Some(NotifyType::Warning)).await;
         }
     }));
+}
+
+/// Connect servers extensions registered (`pi.registerMcpServer`) next to the configured ones;
+/// their tools join `session` (and every session after it) as they connect.
+pub fn connect_registered(session: &AgentSession, entries: Vec<pi_mcp::ServerEntry>) {
+    if entries.is_empty() {
+        return;
+    }
+    let paths = Paths::for_cwd(session.cwd());
+    let cwd = session.cwd().to_path_buf();
+    let tokens = pi_mcp::cli::provider_tokens_from(&paths.agent_dir);
+    let log = pi_mcp::log::McpServerLog::in_agent_dir(&paths.agent_dir);
+    session.services().mcp().add_servers(entries, |server| {
+        let mut options = pi_mcp::ConnectOptions::new(&cwd, env!("CARGO_PKG_VERSION"));
+        options.log = Some(log.sink(server));
+        options.provider_tokens = Some(Arc::clone(&tokens));
+        options
+    });
+    attach(session);
 }
 
 /// Before a prompt: the process's first one waits (boundedly) for servers with directly

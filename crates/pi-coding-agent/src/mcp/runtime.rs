@@ -97,8 +97,21 @@ impl McpRuntime {
         self.codemode_not_automatic
             .store(config.auto_enable_codemode == Some(false), Ordering::SeqCst);
         lock(&self.config_errors).extend(config.errors.iter().cloned());
-        let servers: Vec<Arc<McpServer>> = config
-            .servers
+        self.add_servers(config.servers, options_for);
+    }
+
+    /// The `--tools` / `--exclude-tools` filter for the servers' tools.
+    pub fn set_filter(&self, filter: ToolFilter) {
+        *lock(&self.filter) = filter;
+    }
+
+    /// Start connecting more servers (those extensions register) next to the configured ones.
+    pub fn add_servers(
+        self: &Arc<Self>,
+        entries: Vec<pi_mcp::ServerEntry>,
+        options_for: impl Fn(&str) -> ConnectOptions,
+    ) {
+        let servers: Vec<Arc<McpServer>> = entries
             .into_iter()
             .map(|entry| {
                 let options = options_for(&entry.name);
