@@ -361,3 +361,64 @@ async fn a_node_that_is_not_node_is_reported() -> TestResult {
 fn node_path(config: &RunnerConfig) -> PathBuf {
     config.node.clone().unwrap_or_else(|| PathBuf::from("node"))
 }
+
+#[tokio::test]
+async fn a_pre_trust_pass_decides_and_is_extended_without_running_factories_again() -> TestResult {
+    let Some((node, modules)) = environment("pre_trust") else {
+        return Ok(());
+    };
+    let gate = fixture("trust-gate.ts");
+    let second = fixture("second.ts");
+    let mut setup = setup(node, modules, &[&gate])?;
+    setup.config.pre_trust = true;
+    let runner = start(&setup).await?;
+    assert!(setup.recorder.wait_for_stdout("gate factory 1 servers=0").await);
+    // Staged during the factory, committed once it resolved.
+    let registrations = runner.registrations();
+    assert_eq!(registrations.mcp_servers.len(), 1);
+    assert_eq!(registrations.mcp_servers[0].name, "docs");
+    assert_eq!(registrations.mcp_servers[0].extension_path, gate.display().to_string());
+
+    let outcome = runner.project_trust(Path::new("/work/proj"), false).await?;
+    assert_eq!(outcome.decision, Some(true));
+    assert!(outcome.remember);
+    assert_eq!(outcome.errors.len(), 1);
+    assert_eq!(outcome.errors[0].error, "first handler broke");
+    assert_eq!(outcome.notices.len(), 1);
+    assert_eq!(outcome.notices[0].message, "asked about /work/proj in print");
+    assert_eq!(outcome.notices[0].kind, "warning");
+
+    // The final set puts the project's file first; the gate keeps its extension.
+    let sources = [&second, &gate]
+        .iter()
+        .map(|f| ExtensionSource {
+            path: f.display().to_string(),
+            resolved_path: None,
+        })
+        .collect();
+    let registrations = runner.extend(sources).await?;
+    let order: Vec<String> = registrations.extensions.iter().map(|e| e.path.clone()).collect();
+    assert_eq!(order, [second.display().to_string(), gate.display().to_string()]);
+    assert!(registrations.errors.is_empty(), "{:?}", registrations.errors);
+    runner.run_command("actions", "").await?;
+    assert!(
+        setup
+            .recorder
+            .wait_for_stdout(&format!("servers=docs@{}", gate.display()))
+            .await,
+        "{:?}",
+        setup.recorder.stdout()
+    );
+    assert_eq!(
+        setup
+            .recorder
+            .stdout()
+            .iter()
+            .filter(|l| l.starts_with("gate factory"))
+            .count(),
+        1,
+        "the factory ran once"
+    );
+    runner.shutdown().await;
+    Ok(())
+}
