@@ -246,7 +246,7 @@ async fn bind(session: &AgentSession, slot: &Arc<ExtensionSlot>, mut errors: Vec
         return Err(errors);
     }
     // Registered providers are in the model registry before the CLI's model is settled.
-    super::providers::apply(&slot, session).await;
+    super::providers::apply(slot, session).await;
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
     // pi 1.6's bind: after `session_start`, the servers registered so far are taken up.
