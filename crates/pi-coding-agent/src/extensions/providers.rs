@@ -106,6 +106,7 @@ mod tests {
         Ok(Registrations {
             extensions: vec![ext],
             errors: Vec::new(),
+            mcp_servers: Vec::new(),
         })
     }
 
