@@ -46,7 +46,7 @@ pub struct NestedPipeline {
     /// The call whose execution this pipeline serves (`parentToolCallId` of every nested call).
     parent_id: String,
     /// The nested calls' events, emitted by the batch in the run's event order.
-    events: mpsc::UnboundedSender<Forwarded>,
+    events: mpsc::Sender<Forwarded>,
     record: Mutex<NestedRecorder>,
 }
 
@@ -81,8 +81,12 @@ impl Forwarded {
 /// of its calls' events.
 pub(crate) struct NestedScope {
     pipeline: Option<Arc<NestedPipeline>>,
-    events: Option<mpsc::UnboundedReceiver<Forwarded>>,
+    events: Option<mpsc::Receiver<Forwarded>>,
 }
+
+/// Events of one tool's nested calls waiting for the batch to emit them. Starts and ends are
+/// waited for, so only progress updates can fill it.
+const NESTED_EVENT_QUEUE: usize = 1024;
 
 impl NestedScope {
     pub(crate) fn new(tool: &Arc<dyn AgentTool>, call: &ToolCall, parts: PipelineParts<'_>) -> NestedScope {
@@ -92,7 +96,7 @@ impl NestedScope {
                 events: None,
             };
         }
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let (sender, receiver) = mpsc::channel(NESTED_EVENT_QUEUE);
         let pipeline = Arc::new(NestedPipeline {
             context: AgentContext {
                 system_prompt: parts.context.system_prompt.clone(),
@@ -152,7 +156,7 @@ impl NestedPipeline {
     /// Hand `event` to the run's listeners and wait until they saw it.
     async fn deliver(&self, event: AgentEvent) {
         let (ack, delivered) = oneshot::channel();
-        if self.events.send(Forwarded { event, ack: Some(ack) }).is_ok() {
+        if self.events.send(Forwarded { event, ack: Some(ack) }).await.is_ok() {
             // An error means the execution ended and the event was dropped with it.
             let _ = delivered.await;
         }
@@ -228,8 +232,9 @@ impl NestedPipeline {
         );
         let forward: ToolUpdateFn = Arc::new(move |partial: ToolOutput| {
             on_update(partial.clone());
-            // Progress is not waited for: a tool reports it from synchronous code.
-            let _ = updates.send(Forwarded {
+            // Progress is not waited for: a tool reports it from synchronous code. Past the
+            // queue's bound an update is dropped; the next one, or the result, supersedes it.
+            let _ = updates.try_send(Forwarded {
                 event: AgentEvent::ToolExecutionUpdate {
                     tool_call_id: id.clone(),
                     tool_name: name.clone(),

@@ -52,7 +52,7 @@ pub enum LoginUpdate {
 
 /// A sign-in under way.
 pub struct LoginSession {
-    updates: mpsc::UnboundedReceiver<LoginUpdate>,
+    updates: mpsc::Receiver<LoginUpdate>,
     cancel: Option<oneshot::Sender<()>>,
 }
 
@@ -76,13 +76,14 @@ impl LoginSession {
 }
 
 struct ChannelUi {
-    updates: mpsc::UnboundedSender<LoginUpdate>,
+    updates: mpsc::Sender<LoginUpdate>,
 }
 
 #[async_trait]
 impl LoginUi for ChannelUi {
     fn notify(&self, event: LoginEvent) {
-        let _ = self.updates.send(LoginUpdate::Show(event));
+        // A flow shows a few lines; a screen that stopped reading loses the rest.
+        let _ = self.updates.try_send(LoginUpdate::Show(event));
     }
 
     async fn prompt(&self, prompt: Prompt) -> Result<String, OAuthError> {
@@ -92,6 +93,7 @@ impl LoginUi for ChannelUi {
                 prompt,
                 answer: Answer(tx),
             })
+            .await
             .map_err(|_| OAuthError::Cancelled)?;
         rx.await.map_err(|_| OAuthError::Cancelled)
     }
@@ -105,7 +107,7 @@ pub fn start_login(paths: Paths, provider: &str) -> LoginSession {
 
 /// [`start_login`] with the endpoints and callback of `config`.
 pub fn start_login_with(config: Config, paths: Paths, provider: &str) -> LoginSession {
-    let (updates_tx, updates) = mpsc::unbounded_channel();
+    let (updates_tx, updates) = mpsc::channel(64);
     let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
     let provider = provider.to_string();
     let ui = ChannelUi {
@@ -116,7 +118,7 @@ pub fn start_login_with(config: Config, paths: Paths, provider: &str) -> LoginSe
             r = login_and_save_with(&config, &paths, &provider, &ui) => r,
             _ = cancel_rx => Err(LoginError::Cancelled),
         };
-        let _ = updates_tx.send(LoginUpdate::Finished(result));
+        let _ = updates_tx.send(LoginUpdate::Finished(result)).await;
     });
     LoginSession {
         updates,

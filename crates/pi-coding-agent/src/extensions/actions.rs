@@ -56,7 +56,17 @@ pub async fn apply(slot: &Arc<ExtensionSlot>, session: &AgentSession, method: &s
         "registrations.changed" => {
             let Some(runner) = slot.runner() else { return };
             match runner.refresh_registrations().await {
-                Ok(_) => super::providers::apply(slot, session).await,
+                Ok(_) => {
+                    // Tools registered after load join the session at once (as in pi 1.6), so
+                    // a `setActiveTools` that follows can name them.
+                    let registry = session.tool_registry();
+                    for (tool, meta) in pi_extensions::extension_tools(&runner) {
+                        if registry.get(tool.name()).is_none() {
+                            registry.register(tool, meta);
+                        }
+                    }
+                    super::providers::apply(slot, session).await;
+                }
                 Err(error) => slot.host_failed("registrations", &error).await,
             }
         }

@@ -24,6 +24,31 @@ use crate::session::agent_session::lock;
 enum Queued {
     Notification(String, Value),
     Error(ExtensionError),
+    /// Answered once everything queued before it is applied.
+    Barrier(tokio::sync::oneshot::Sender<()>),
+}
+
+tokio::task_local! {
+    /// Set on the task that applies notifications, which must never wait for itself.
+    static APPLYING: ();
+}
+
+/// Waits until the notifications the host sent so far are applied: the host writes its
+/// actions before the answer to the event that caused them, so after an answer this makes
+/// them take effect before pi goes on (as pi applies them at once).
+#[derive(Clone)]
+pub struct NotificationBarrier(mpsc::Sender<Queued>);
+
+impl NotificationBarrier {
+    pub async fn wait(&self) {
+        if APPLYING.try_with(|_| ()).is_ok() {
+            return;
+        }
+        let (done, applied) = tokio::sync::oneshot::channel();
+        if self.0.send(Queued::Barrier(done)).await.is_ok() {
+            let _ = applied.await;
+        }
+    }
 }
 
 /// How many dialogs are open, and the outermost one's kind and title.
@@ -93,19 +118,23 @@ impl HostBridge {
         let dropped = Arc::new(AtomicU64::new(0));
         let weak = Arc::downgrade(slot);
         let dropped_seen = Arc::clone(&dropped);
-        tokio::spawn(async move {
+        slot.set_notification_barrier(NotificationBarrier(queue.clone()));
+        tokio::spawn(APPLYING.scope((), async move {
             while let Some(item) = queued.recv().await {
                 let Some(slot) = weak.upgrade() else { break };
                 match item {
                     Queued::Error(error) => slot.report(vec![error]).await,
                     Queued::Notification(method, params) => apply_notification(&slot, &method, &params).await,
+                    Queued::Barrier(done) => {
+                        let _ = done.send(());
+                    }
                 }
                 let lost = dropped_seen.swap(0, Ordering::Relaxed);
                 if lost > 0 {
                     slot.report(vec![dropped_error(lost)]).await;
                 }
             }
-        });
+        }));
         Arc::new(HostBridge {
             slot: Arc::downgrade(slot),
             cwd,

@@ -51,6 +51,8 @@ pub struct ExtensionSlot {
     turn_boundary: Mutex<Option<crate::session::boundary::BoundaryResult>>,
     /// The `api`s extension providers stream themselves (`streamSimple`).
     stream_apis: Mutex<std::collections::HashSet<String>>,
+    /// Waits for the host's queued notifications to be applied.
+    barrier: Mutex<Option<host::NotificationBarrier>>,
 }
 
 impl Default for ExtensionSlot {
@@ -67,6 +69,7 @@ impl Default for ExtensionSlot {
             shutdown_signal: tokio::sync::Notify::new(),
             turn_boundary: Mutex::new(None),
             stream_apis: Mutex::new(std::collections::HashSet::new()),
+            barrier: Mutex::new(None),
         }
     }
 }
@@ -205,9 +208,21 @@ impl ExtensionSlot {
     }
 
     /// The outcome of an emit: errors reported, host failures turned into `None`.
+    pub fn set_notification_barrier(&self, barrier: host::NotificationBarrier) {
+        *lock(&self.barrier) = Some(barrier);
+    }
+
     pub async fn settle<T>(&self, event: &str, result: Result<(T, Vec<ExtensionError>), HostError>) -> Option<T> {
         match result {
             Ok((outcome, errors)) => {
+                // The boundary events are where a handler's actions (tools registered and
+                // turned on, say) must hold before the run goes on.
+                if matches!(event, "turn_end" | "agent_before_settle") {
+                    let barrier = lock(&self.barrier).clone();
+                    if let Some(barrier) = barrier {
+                        barrier.wait().await;
+                    }
+                }
                 self.report(errors).await;
                 Some(outcome)
             }

@@ -674,6 +674,37 @@ fn a_compaction_draft_replaces_the_context_the_next_prompt_sees() {
     assert_eq!(ours, theirs);
 }
 
+#[test]
+fn a_tool_registered_after_load_can_be_turned_on_at_once() {
+    let test = "a_tool_registered_after_load_can_be_turned_on_at_once";
+    let Some(env) = environment(test) else { return };
+    let args = ["-e", &fixture("late_tool.ts"), "-p", "go"].map(str::to_string);
+    let script = || {
+        Script::sequential(vec![
+            Turn::tool_call("read", json!({"path": "hello.txt"})),
+            Turn::text("done"),
+        ])
+    };
+    let tools_of = |run: crate::harness::Run, mock: &Mock| {
+        run.assert_ok();
+        let requests = mock.requests();
+        assert_eq!(requests.len(), 2, "{run:?}");
+        (tool_names(&requests[0].body), tool_names(&requests[1].body))
+    };
+    let mock = Mock::start(script());
+    let fx = Fixture::new(&mock);
+    let ours = tools_of(pi_with(&fx, &env, &args).run(), &mock);
+    assert!(!ours.0.contains(&"late_tool".to_string()), "{ours:?}");
+    assert!(ours.1.contains(&"late_tool".to_string()), "{ours:?}");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let mock = Mock::start(script());
+    let fx = Fixture::new(&mock);
+    let theirs = tools_of(reference_run(&reference, &fx, &args).run(), &mock);
+    assert_eq!(ours, theirs);
+}
+
 /// The reference pi with `args`, in the fixture's project and agent dir.
 pub(crate) fn reference_run(
     reference: &pi_test_support::ReferencePi,

@@ -46,7 +46,7 @@ pub struct Pushed {
     tools_in_flight: bool,
     /// Keys for extension components and `onTerminalInput` listeners, sent in order by one
     /// task.
-    keys: Option<mpsc::UnboundedSender<KeyJob>>,
+    keys: Option<mpsc::Sender<KeyJob>>,
     /// The app's keybindings were sent to the host (for the keybindings components get).
     keybindings_sent: bool,
     /// An app action a replacement editor handed back that only the loop can carry out
@@ -556,7 +556,10 @@ impl App {
             };
             self.ext_pushed.keys = Some(spawn_key_sender(runner, self.tx.clone()));
         }
-        self.ext_pushed.keys.as_ref().is_some_and(|keys| keys.send(job).is_ok())
+        self.ext_pushed
+            .keys
+            .as_ref()
+            .is_some_and(|keys| keys.try_send(job).is_ok())
     }
 
     /// A key for the focused extension component, if one has the keys: sent to the host
@@ -613,11 +616,15 @@ fn keybinding_table(kb: &pi_tui::Keybindings) -> serde_json::Map<String, Value> 
         .collect()
 }
 
+/// Keys typed ahead of the host's answers. A host this far behind is not answering; past the
+/// bound a key is not queued and the app handles it as if no extension wanted it.
+const KEY_QUEUE: usize = 1024;
+
 /// One task sends the keys for extension components and terminal input listeners, one at a
 /// time, so they arrive in the order typed; a component's answer carries its new lines, a
 /// listener's the keys to handle.
-fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::UnboundedSender<KeyJob> {
-    let (keys, mut queued) = mpsc::unbounded_channel::<KeyJob>();
+fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::Sender<KeyJob> {
+    let (keys, mut queued) = mpsc::channel::<KeyJob>(KEY_QUEUE);
     tokio::spawn(async move {
         while let Some(job) = queued.recv().await {
             let (id, data) = match job {
