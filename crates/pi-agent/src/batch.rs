@@ -162,21 +162,7 @@ async fn run_sequential(
                     cancel,
                 )
                 .await;
-                let mut finalized = finalize(
-                    call,
-                    &args,
-                    executed.output,
-                    executed.is_error,
-                    context,
-                    assistant,
-                    config,
-                    cancel,
-                    None,
-                )
-                .await;
-                finalized.duration_ms = Some(executed.duration_ms);
-                finalized.nested_calls = executed.nested_calls;
-                finalized
+                finalize_executed(call, &args, executed, context, assistant, config, cancel).await
             }
         };
         emit_end(&finalized, emitter).await;
@@ -230,20 +216,7 @@ async fn run_parallel(
                 cancel,
             )
             .await;
-            let mut finalized = finalize(
-                call,
-                &args,
-                executed.output,
-                executed.is_error,
-                context,
-                assistant,
-                config,
-                cancel,
-                None,
-            )
-            .await;
-            finalized.duration_ms = Some(executed.duration_ms);
-            finalized.nested_calls = executed.nested_calls;
+            let finalized = finalize_executed(call, &args, executed, context, assistant, config, cancel).await;
             emit_end(&finalized, emitter).await;
             (index, finalized)
         })
@@ -435,6 +408,33 @@ struct Executed {
     /// How long the tool ran, in milliseconds.
     duration_ms: u64,
     nested_calls: Option<Value>,
+}
+
+/// [`finalize`] a call of this run's batch that ran: its result, timing and nested calls.
+async fn finalize_executed(
+    call: &ToolCall,
+    args: &Value,
+    executed: Executed,
+    context: &AgentContext,
+    assistant: &AssistantMessage,
+    config: &LoopConfig,
+    cancel: &CancellationToken,
+) -> Finalized {
+    let mut finalized = finalize(
+        call,
+        args,
+        executed.output,
+        executed.is_error,
+        context,
+        assistant,
+        config,
+        cancel,
+        None,
+    )
+    .await;
+    finalized.duration_ms = Some(executed.duration_ms);
+    finalized.nested_calls = executed.nested_calls;
+    finalized
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -232,13 +232,12 @@ pub fn build_with_store(
     build_session(args, cwd, store, services, false)
 }
 
-/// The CLI model once extension providers are in the registry: the model, the thinking level
-/// a `model:level` pattern gave and the warning to show, or the error to print.
-pub fn resolve_deferred_cli_model(
+/// The model `--provider` / `--model` name among the registry's models.
+fn cli_model(
     args: &Args,
     registry: &crate::config::model_registry::ModelRegistry,
-) -> Result<(Model, Option<ThinkingLevel>, Option<String>), String> {
-    let cli = resolve_cli_model(
+) -> crate::config::model_resolver::CliModel {
+    resolve_cli_model(
         args.provider.as_deref(),
         args.model.as_deref(),
         registry.all(),
@@ -246,7 +245,16 @@ pub fn resolve_deferred_cli_model(
         &|provider| registry.provider_has_auth(provider),
         args.api_key.is_some(),
         args.thinking,
-    );
+    )
+}
+
+/// The CLI model once extension providers are in the registry: the model, the thinking level
+/// a `model:level` pattern gave and the warning to show, or the error to print.
+pub fn resolve_deferred_cli_model(
+    args: &Args,
+    registry: &crate::config::model_registry::ModelRegistry,
+) -> Result<(Model, Option<ThinkingLevel>, Option<String>), String> {
+    let cli = cli_model(args, registry);
     if let Some(error) = cli.error {
         return Err(error);
     }
@@ -304,15 +312,7 @@ fn build_session(
     }
 
     // Models: the CLI choice, else the session's, else the scope's or the defaults.
-    let cli = resolve_cli_model(
-        args.provider.as_deref(),
-        args.model.as_deref(),
-        registry.all(),
-        DEFAULT_MODEL_PER_PROVIDER,
-        &|provider| registry.provider_has_auth(provider),
-        args.api_key.is_some(),
-        args.thinking,
-    );
+    let cli = cli_model(args, &registry);
     if let Some(e) = cli.error {
         // At first startup an extension may still register the model's provider.
         if !defer_model_error || args.api_key.is_some() {
