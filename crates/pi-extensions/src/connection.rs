@@ -35,7 +35,7 @@ pub const PROVIDER_EVENT_QUEUE: usize = 4096;
 
 type Pending = HashMap<u64, oneshot::Sender<Result<Value, WireError>>>;
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic while holding one of these locks leaves plain data behind; keep going.
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::de::DeserializeOwned;
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::connection::{HostConnection, SpawnSpec};
+use crate::connection::{lock, HostConnection, SpawnSpec};
 use crate::error::{HostError, StartError};
 use crate::handler::HostHandler;
 use crate::host_files::{ensure_host_files, host_root};
@@ -226,10 +226,6 @@ pub struct ExtensionRunner {
     timings: Mutex<StartTimings>,
     /// Loaded by a pre-trust pass and not yet extended to the final set.
     unbound: std::sync::atomic::AtomicBool,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, HostError> {
