@@ -191,6 +191,7 @@ impl SessionExtensions for ExtensionBridge {
     async fn boundary(&self, event: &str, payload: Value) -> Option<BoundaryResult> {
         let runner = self.slot.runner()?;
         let dispatched = runner.dispatch(event, payload).await.map(|d| (d.result, d.errors));
+        self.slot.apply_pending_actions().await;
         let result = self.slot.settle(event, dispatched).await?;
         BoundaryResult::from_result(&result)
     }

@@ -212,17 +212,19 @@ impl ExtensionSlot {
         *lock(&self.barrier) = Some(barrier);
     }
 
+    /// Wait until the actions the host sent so far are applied. The boundary events call it:
+    /// there a handler's actions (a tool registered and turned on, say) must hold before the
+    /// run goes on.
+    pub async fn apply_pending_actions(&self) {
+        let barrier = lock(&self.barrier).clone();
+        if let Some(barrier) = barrier {
+            barrier.wait().await;
+        }
+    }
+
     pub async fn settle<T>(&self, event: &str, result: Result<(T, Vec<ExtensionError>), HostError>) -> Option<T> {
         match result {
             Ok((outcome, errors)) => {
-                // The boundary events are where a handler's actions (tools registered and
-                // turned on, say) must hold before the run goes on.
-                if matches!(event, "turn_end" | "agent_before_settle") {
-                    let barrier = lock(&self.barrier).clone();
-                    if let Some(barrier) = barrier {
-                        barrier.wait().await;
-                    }
-                }
                 self.report(errors).await;
                 Some(outcome)
             }

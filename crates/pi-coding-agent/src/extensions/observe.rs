@@ -69,6 +69,7 @@ impl EventObserver {
                 .dispatch(name, Value::Object(payload))
                 .await
                 .map(|d| (d.result, d.errors));
+            slot.apply_pending_actions().await;
             let result = slot.settle(name, dispatched).await;
             slot.set_turn_boundary(result.as_ref().and_then(BoundaryResult::from_result));
             return;

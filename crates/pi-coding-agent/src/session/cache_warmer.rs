@@ -59,7 +59,6 @@ struct WarmRequest {
     prefix: Vec<AgentMessage>,
     ttl: Duration,
     delay: Duration,
-    started_at: Instant,
 }
 
 impl Default for CacheWarmer {
@@ -147,7 +146,6 @@ fn start(session: &AgentSession, send: &StreamFn, model: &Model, context: &Conte
         prefix: session.messages(),
         ttl,
         delay,
-        started_at: now,
     };
     let weak = Arc::downgrade(&session.inner);
     let send = send.clone();
@@ -393,14 +391,14 @@ impl CacheWarmer {
     /// Plan run `id`'s next refresh; `false` (and the run stopped) past its safety limit.
     fn schedule(&self, id: u64, request: &WarmRequest) -> bool {
         let next = Instant::now() + request.delay;
-        let Some(phase) = self.control(id, |run| run.phase) else {
+        let Some((phase, started_at)) = self.control(id, |run| (run.phase, run.started_at)) else {
             return false;
         };
         let (limit, reason) = match phase {
             WarmingPhase::Idle => (cache_warming::MAX_IDLE_AGE, "30-minute idle safety limit reached"),
             WarmingPhase::Streaming => (cache_warming::MAX_AGE, "one-hour safety limit reached"),
         };
-        if next > request.started_at + limit {
+        if next > started_at + limit {
             self.stop(reason, None);
             return false;
         }
