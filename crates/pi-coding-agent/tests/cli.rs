@@ -52,6 +52,8 @@ mod rpc_fuzz;
 mod secrets;
 #[path = "cli/session16.rs"]
 mod session16;
+#[path = "cli/summaries16.rs"]
+mod summaries16;
 #[path = "cli/trust.rs"]
 mod trust;
 #[path = "cli/trust_escape.rs"]

@@ -248,6 +248,22 @@ impl Serialize for Entry {
                 None => Ok(()),
             }
         }
+        /// A summary entry's `usage` (kept with the unnamed fields) goes before `fromHook`,
+        /// where pi writes it; the other unnamed fields follow.
+        fn usage_then_from_hook<M: SerializeMap>(
+            m: &mut M,
+            extra: &Map<String, Value>,
+            from_hook: &Option<bool>,
+        ) -> Result<(), M::Error> {
+            if let Some(usage) = extra.get("usage") {
+                m.serialize_entry("usage", usage)?;
+            }
+            opt(m, "fromHook", from_hook)?;
+            extra
+                .iter()
+                .filter(|(k, _)| k.as_str() != "usage")
+                .try_for_each(|(k, v)| m.serialize_entry(k, v))
+        }
         match &self.kind {
             EntryKind::Unknown { fields, .. } => {
                 extras(&mut m, fields)?;
@@ -315,8 +331,7 @@ impl Serialize for Entry {
                 m.serialize_entry("firstKeptEntryId", first_kept_entry_id)?;
                 m.serialize_entry("tokensBefore", tokens_before)?;
                 opt(&mut m, "details", details)?;
-                opt(&mut m, "fromHook", from_hook)?;
-                extras(&mut m, extra)?;
+                usage_then_from_hook(&mut m, extra, from_hook)?;
             }
             EntryKind::BranchSummary {
                 from_id,
@@ -328,8 +343,7 @@ impl Serialize for Entry {
                 m.serialize_entry("fromId", from_id)?;
                 m.serialize_entry("summary", summary)?;
                 opt(&mut m, "details", details)?;
-                opt(&mut m, "fromHook", from_hook)?;
-                extras(&mut m, extra)?;
+                usage_then_from_hook(&mut m, extra, from_hook)?;
             }
             EntryKind::Label {
                 target_id,

@@ -493,9 +493,11 @@ impl SessionManager {
         })
     }
 
-    /// A compaction entry. `system_message` is the prompt and tools checkpoint (pi 1.6's
+    /// A compaction entry. `usage` is what the summary requests cost (pi 1.6 counts it in the
+    /// session's totals). `system_message` is the prompt and tools checkpoint (pi 1.6's
     /// `systemMessage`): the context after the compaction starts with it, so the system
     /// messages before the compaction are not needed; it is stamped with the entry's time.
+    #[allow(clippy::too_many_arguments)]
     pub fn append_compaction(
         &mut self,
         summary: &str,
@@ -503,10 +505,11 @@ impl SessionManager {
         tokens_before: u64,
         details: Option<Value>,
         from_hook: Option<bool>,
+        usage: Option<Value>,
         system_message: Option<Value>,
     ) -> Result<String> {
         let kept = Some(first_kept_entry_id);
-        self.append_compaction_entry(summary, kept, tokens_before, details, from_hook, None, system_message)
+        self.append_compaction_entry(summary, kept, tokens_before, details, from_hook, usage, system_message)
     }
 
     /// A compaction an extension wrote (a boundary draft): `first_kept_entry_id` `None` keeps
@@ -608,25 +611,32 @@ impl SessionManager {
         })
     }
 
-    /// Move the leaf to `from` (or before the first entry with `None`) and append a
-    /// `branch_summary` of the abandoned path there.
+    /// Move the leaf to `to` (or before the first entry with `None`) and append there a
+    /// `branch_summary` of the path left behind. Its `fromId` is the leaf it was left from
+    /// (`"root"` when there was none), as pi writes it; `usage` is what the summary cost.
     pub fn append_branch_summary(
         &mut self,
-        from: Option<&str>,
+        to: Option<&str>,
         summary: &str,
         details: Option<Value>,
         from_hook: Option<bool>,
+        usage: Option<Value>,
     ) -> Result<String> {
-        self.leaf = match from {
+        let from_id = self.leaf_id().unwrap_or("root").to_string();
+        self.leaf = match to {
             Some(id) => Some(self.index_of(id)?),
             None => None,
         };
+        let mut extra = Map::new();
+        if let Some(usage) = usage {
+            extra.insert("usage".into(), usage);
+        }
         self.append_entry(EntryKind::BranchSummary {
-            from_id: from.unwrap_or("root").to_string(),
+            from_id,
             summary: summary.to_string(),
             details,
             from_hook,
-            extra: Default::default(),
+            extra,
         })
     }
 

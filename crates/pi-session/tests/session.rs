@@ -418,29 +418,44 @@ impl TextHint for Entry {
 fn branch_summaries_enter_the_context() {
     let mut sm = SessionManager::in_memory("/proj");
     let u1 = sm.append_message(user("u1")).unwrap();
-    sm.append_message(assistant("a1")).unwrap();
+    let a1 = sm.append_message(assistant("a1")).unwrap();
     let bs = sm
-        .append_branch_summary(Some(&u1), "we tried X", Some(serde_json::json!({"readFiles":[]})), None)
+        .append_branch_summary(
+            Some(&u1),
+            "we tried X",
+            Some(serde_json::json!({"readFiles":[]})),
+            None,
+            None,
+        )
         .unwrap();
     let e = sm.get_entry(&bs).unwrap();
     assert_eq!(e.parent_id.as_deref(), Some(u1.as_str()));
     assert_eq!(texts(&sm.build_context()), vec!["u1", "branchSummary:we tried X"]);
     let line = e.to_json_line().unwrap();
+    // `fromId` names the leaf the branch was left from.
     assert!(line.contains(&format!(
-        r#""fromId":"{u1}","summary":"we tried X","details":{{"readFiles":[]}}}}"#
+        r#""fromId":"{a1}","summary":"we tried X","details":{{"readFiles":[]}}}}"#
     )));
 
+    let usage = serde_json::json!({"input": 5, "output": 2});
     let root = sm
-        .append_branch_summary(None, "from the top", None, Some(true))
+        .append_branch_summary(None, "from the top", None, Some(true), Some(usage))
         .unwrap();
     let e = sm.get_entry(&root).unwrap();
     assert_eq!(e.parent_id, None);
-    assert!(e
+    assert!(e.to_json_line().unwrap().ends_with(&format!(
+        r#""fromId":"{bs}","summary":"from the top","usage":{{"input":5,"output":2}},"fromHook":true}}"#
+    )));
+    sm.reset_leaf();
+    let from_nothing = sm.append_branch_summary(None, "again", None, None, None).unwrap();
+    assert!(sm
+        .get_entry(&from_nothing)
+        .unwrap()
         .to_json_line()
         .unwrap()
-        .ends_with(r#""fromId":"root","summary":"from the top","fromHook":true}"#));
+        .contains(r#""fromId":"root""#));
     // An empty summary is not shown to the model.
-    sm.append_branch_summary(Some(&u1), "", None, None).unwrap();
+    sm.append_branch_summary(Some(&u1), "", None, None, None).unwrap();
     assert_eq!(texts(&sm.build_context()), vec!["u1"]);
 }
 
@@ -452,7 +467,7 @@ fn the_context_is_rebuilt_around_the_last_compaction() {
     sm.append_message(assistant("a1")).unwrap();
     let u2 = sm.append_message(user("u2")).unwrap();
     sm.append_message(assistant("a2")).unwrap();
-    sm.append_compaction("first summary", &u2, 1000, None, None, None)
+    sm.append_compaction("first summary", &u2, 1000, None, None, None, None)
         .unwrap();
     sm.append_message(user("u3")).unwrap();
     let a3 = sm.append_message(assistant("a3")).unwrap();
@@ -468,7 +483,7 @@ fn the_context_is_rebuilt_around_the_last_compaction() {
     assert_eq!(ctx.thinking_level, pi_ai::ThinkingLevel::Low);
 
     // A second compaction supersedes the first; kept entries start at its firstKeptEntryId.
-    sm.append_compaction("second summary", &a3, 2000, None, None, None)
+    sm.append_compaction("second summary", &a3, 2000, None, None, None, None)
         .unwrap();
     sm.append_message(user("u4")).unwrap();
     assert_eq!(
@@ -503,7 +518,7 @@ fn a_compaction_checkpoint_is_stamped_with_its_time_and_leads_the_context() {
     let checkpoint =
         serde_json::json!({"role": "system", "content": "head", "sections": {"preamble": "p"}, "timestamp": 1});
     let id = sm
-        .append_compaction("summary", &u2, 10, None, Some(false), Some(checkpoint))
+        .append_compaction("summary", &u2, 10, None, Some(false), None, Some(checkpoint))
         .unwrap();
     let entry = sm.get_entry(&id).unwrap();
     let line = serde_json::to_value(entry).unwrap();
@@ -965,12 +980,13 @@ fn the_typescript_pi_reads_and_continues_our_files() {
         1234,
         Some(serde_json::json!({"readFiles": [], "modifiedFiles": []})),
         None,
+        Some(serde_json::json!({"input": 10, "output": 3})),
         None,
     )
     .unwrap();
     sm.append_label(&u1, Some("first")).unwrap();
     sm.append_session_info("Rust made").unwrap();
-    sm.append_branch_summary(Some(&u2), "left a branch", None, None)
+    sm.append_branch_summary(Some(&u2), "left a branch", None, None, None)
         .unwrap();
     sm.append_message(user("u3")).unwrap();
     let file = sm.session_file().unwrap().to_path_buf();

@@ -9,11 +9,9 @@ use tokio_util::sync::CancellationToken;
 use super::file_ops::{FileLists, FileOps};
 use super::prompts::{BRANCH_SUMMARY_PREAMBLE, BRANCH_SUMMARY_PROMPT};
 use super::serialize::serialize_conversation;
-use super::summarize::{request_summary, CallOutcome, SummaryModel};
+use super::summarize::{request_summary, SummaryModel};
 use super::tokens::estimate_tokens;
 
-/// Output cap of a branch summary call.
-const BRANCH_SUMMARY_MAX_TOKENS: u64 = 2048;
 /// Context window assumed when the model states none.
 const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 /// What pi stores as the summary when the branch holds nothing to summarise.
@@ -174,14 +172,18 @@ pub struct BranchSummaryOptions {
     pub replace_instructions: bool,
     /// `branchSummary.reserveTokens`: the budget is the context window less this.
     pub reserve_tokens: u64,
+    /// The session's thinking level; the request reasons at it when the model can.
+    pub thinking_level: pi_ai::ThinkingLevel,
 }
 
 /// A branch summary to store in a `branch_summary` entry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BranchSummary {
     pub summary: String,
     /// Stored as the entry's `details` (`{readFiles, modifiedFiles}`).
     pub details: FileLists,
+    /// What the summary request cost; `None` when no request was made.
+    pub usage: Option<pi_ai::Usage>,
 }
 
 impl BranchSummary {
@@ -197,7 +199,7 @@ pub enum BranchSummaryError {
     /// The cancel token fired; navigation is cancelled (`{cancelled: true, aborted: true}`).
     #[error("Branch summarization aborted")]
     Aborted,
-    /// The model call failed; the text is the provider's error (or `Summarization failed`).
+    /// The model call failed; the text is pi 1.6's (`Branch summarization failed: …`).
     #[error("{0}")]
     Failed(String),
 }
@@ -218,7 +220,8 @@ pub fn branch_summary_prompt(messages: &[AgentMessage], options: &BranchSummaryO
 ///
 /// With nothing to summarise the result is the text [`NO_CONTENT_SUMMARY`] with empty file
 /// lists, without a model call; pi stores that as the summary. Otherwise the model's text
-/// follows [`BRANCH_SUMMARY_PREAMBLE`] and precedes the file tags.
+/// follows [`BRANCH_SUMMARY_PREAMBLE`] and precedes the file tags. The request may use the
+/// model's whole output limit (as pi 1.6's summaries do).
 pub async fn generate_branch_summary(
     entries: &[Entry],
     llm: &SummaryModel<'_>,
@@ -235,19 +238,22 @@ pub async fn generate_branch_summary(
         return Ok(BranchSummary {
             summary: NO_CONTENT_SUMMARY.to_string(),
             details: FileLists::default(),
+            usage: None,
         });
     }
     let prompt = branch_summary_prompt(&prepared.messages, options);
-    let text = match request_summary(llm, prompt, Some(BRANCH_SUMMARY_MAX_TOKENS), None, cancel).await {
-        CallOutcome::Text(t) => t,
-        CallOutcome::Aborted => return Err(BranchSummaryError::Aborted),
-        CallOutcome::Error(e) => {
-            return Err(BranchSummaryError::Failed(
-                e.unwrap_or_else(|| "Summarization failed".to_string()),
-            ))
-        }
+    let level = options.thinking_level;
+    let reasoning = (llm.model.reasoning && level != pi_ai::ThinkingLevel::Off).then_some(level);
+    let answer = match request_summary(llm, prompt, reasoning, cancel).await {
+        Ok(answer) => answer,
+        Err(super::summarize::CallFailure::Aborted) => return Err(BranchSummaryError::Aborted),
+        Err(failure) => return Err(BranchSummaryError::Failed(failure.message("Branch summarization"))),
     };
     let details = prepared.file_ops.to_lists();
-    let summary = format!("{BRANCH_SUMMARY_PREAMBLE}{text}{}", details.to_tags());
-    Ok(BranchSummary { summary, details })
+    let summary = format!("{BRANCH_SUMMARY_PREAMBLE}{}{}", answer.text, details.to_tags());
+    Ok(BranchSummary {
+        summary,
+        details,
+        usage: Some(answer.usage),
+    })
 }

@@ -42,8 +42,9 @@ pub use prompts::{
 };
 pub use serialize::{serialize_conversation, truncate_for_summary, TOOL_RESULT_MAX_CHARS};
 pub use summarize::{
-    compact, generate_summary, generate_turn_prefix_summary, history_summary_prompt, turn_prefix_prompt,
-    CompactionError, CompactionResult, SummaryModel,
+    combine_usage, compact, generate_summary, generate_turn_prefix_summary, history_summary_prompt, turn_prefix_prompt,
+    CompactionError, CompactionResult, SummaryModel, SummaryRetry, SummaryRetryEvent, SummaryRetryObserver,
+    SummaryText,
 };
 pub use tokens::{
     assistant_usage, calculate_context_tokens, estimate_context_tokens, estimate_tokens, js_len, last_assistant_usage,

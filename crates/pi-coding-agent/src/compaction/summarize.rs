@@ -1,13 +1,19 @@
 //! Asking the model for a compaction summary (and a split turn's prefix summary).
 
 use pi_ai::{
-    join_text, AssistantMessage, Content, Context, Message, Model, StopReason, StreamFn, StreamOptions, ThinkingLevel,
-    UserContent, UserMessage,
+    join_text, AssistantMessage, CacheRetention, Content, Context, Message, Model, StopReason, StreamFn, StreamOptions,
+    ThinkingLevel, Usage, UserContent, UserMessage,
 };
 use pi_session::AgentMessage;
 use serde::Serialize;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+
+use crate::config::settings::RetrySettings;
+use crate::session::retry::{is_retryable_error, retry_delay_ms, MAX_AGENT_RETRY_DELAY_MS};
 
 use super::file_ops::FileLists;
 use super::prepare::CompactionPreparation;
@@ -25,6 +31,70 @@ pub struct SummaryModel<'a> {
     pub api_key: Option<String>,
     /// Extra request headers (from models.json or auth).
     pub headers: Vec<(String, String)>,
+    /// How transient provider errors are retried, and who hears of the retries.
+    pub retry: SummaryRetry<'a>,
+}
+
+/// The retry policy of summary requests (the session's `retry` settings, as pi 1.6 applies
+/// them to every summary call) and the observer told of each retry.
+#[derive(Clone, Copy, Default)]
+pub struct SummaryRetry<'a> {
+    /// `None`: the first answer stands.
+    pub policy: Option<RetrySettings>,
+    pub observer: Option<&'a dyn SummaryRetryObserver>,
+}
+
+/// What a summary call's retry loop reports (pi 1.6's `summarization_retry_*` events).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SummaryRetryEvent {
+    /// A transient error; the next attempt starts after `delay_ms`.
+    Scheduled {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    /// The wait is over and the retried request starts.
+    AttemptStart,
+    /// The loop ended (answer, final error, or cancelled wait) after at least one retry.
+    Finished,
+}
+
+/// Hears a summary call's retries; the session turns them into events.
+pub trait SummaryRetryObserver: Send + Sync {
+    fn notify<'s>(&'s self, event: SummaryRetryEvent) -> Pin<Box<dyn Future<Output = ()> + Send + 's>>;
+}
+
+/// A summary the model wrote, and what its request cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryText {
+    pub text: String,
+    pub usage: Usage,
+}
+
+/// Add two usages (pi's `combineUsage`): the cost is the provider's only when both parts are.
+pub fn combine_usage(first: &Usage, second: &Usage) -> Usage {
+    let sum_opt =
+        |a: Option<u64>, b: Option<u64>| (a.is_some() || b.is_some()).then(|| a.unwrap_or(0) + b.unwrap_or(0));
+    Usage {
+        input: first.input + second.input,
+        output: first.output + second.output,
+        cache_read: first.cache_read + second.cache_read,
+        cache_write: first.cache_write + second.cache_write,
+        reasoning: sum_opt(first.reasoning, second.reasoning),
+        total_tokens: first.total_tokens + second.total_tokens,
+        cost: pi_ai::UsageCost {
+            input: first.cost.input + second.cost.input,
+            output: first.cost.output + second.cost.output,
+            cache_read: first.cost.cache_read + second.cost.cache_read,
+            cache_write: first.cost.cache_write + second.cost.cache_write,
+            total: first.cost.total + second.cost.total,
+            total_from_provider: Some(
+                first.cost.total_from_provider == Some(true) && second.cost.total_from_provider == Some(true),
+            ),
+        },
+        cache_write_1h: sum_opt(first.cache_write_1h, second.cache_write_1h),
+    }
 }
 
 /// A finished compaction, as pi puts it in `compaction_end.result` and the `compaction` entry.
@@ -34,6 +104,13 @@ pub struct CompactionResult {
     pub summary: String,
     pub first_kept_entry_id: String,
     pub tokens_before: u64,
+    /// The estimated size of the context after the compaction (set by the session).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens_after: Option<u64>,
+    /// What the summary requests cost (a `Usage` as JSON); an extension's compaction states
+    /// its own, kept as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<serde_json::Value>,
     pub details: FileLists,
 }
 
@@ -54,25 +131,45 @@ pub enum CompactionError {
     Summarization(String),
     #[error("Turn prefix summarization failed: {0}")]
     TurnPrefix(String),
+    /// A summary request answered with a tool call; the text names the request
+    /// (`Summarization attempted to call a tool`).
+    #[error("{0}")]
+    Refused(String),
 }
 
-/// One summarisation call's outcome.
-pub(crate) enum CallOutcome {
-    Text(String),
+/// Why a summarisation call gave no summary.
+pub(crate) enum CallFailure {
     Aborted,
     /// The provider's error text, when it gave one.
     Error(Option<String>),
+    /// The answer hit the output cap: a partial summary must not become a checkpoint.
+    Truncated,
+    /// The answer called a tool instead of writing the summary.
+    ToolCall,
 }
 
-/// Send one summarisation request: the system prompt and one user message. `max_tokens`
-/// `None` leaves the model's own output limit.
+impl CallFailure {
+    /// pi 1.6's text for a failed request labelled `label` (`Summarization`, `Turn prefix
+    /// summarization`, `Branch summarization`).
+    pub(crate) fn message(&self, label: &str) -> String {
+        match self {
+            CallFailure::Aborted => format!("{label} aborted"),
+            CallFailure::Error(e) => format!("{label} failed: {}", e.as_deref().unwrap_or("Unknown error")),
+            CallFailure::Truncated => format!("{label} failed: {SUMMARY_TRUNCATED}"),
+            CallFailure::ToolCall => format!("{label} attempted to call a tool"),
+        }
+    }
+}
+
+/// Send one summarisation request: the system prompt and one user message, up to the
+/// model's own output limit, with no prompt caching and a fresh routing id (one-off requests
+/// should not write caches). Transient errors are retried as the policy says.
 pub(crate) async fn request_summary(
     llm: &SummaryModel<'_>,
     prompt: String,
-    max_tokens: Option<u64>,
     reasoning: Option<ThinkingLevel>,
     cancel: &CancellationToken,
-) -> CallOutcome {
+) -> Result<SummaryText, CallFailure> {
     let context = Context {
         system_prompt: Some(SUMMARIZATION_SYSTEM_PROMPT.to_string()),
         messages: vec![Message::User(Arc::new(UserMessage {
@@ -83,29 +180,100 @@ pub(crate) async fn request_summary(
         tools: Vec::new(),
     };
     let options = StreamOptions {
-        max_tokens,
         reasoning,
         api_key: llm.api_key.clone(),
         headers: llm.headers.clone(),
-        cancel: cancel.child_token(),
+        session_id: Some(uuid::Uuid::now_v7().to_string()),
+        cache_retention: CacheRetention::None,
         ..Default::default()
     };
-    let response: AssistantMessage = (llm.stream_fn)(llm.model, &context, options).result().await;
+    let response = answer_with_retries(llm, &context, options, cancel).await;
     match response.stop_reason {
-        StopReason::Aborted => CallOutcome::Aborted,
-        _ if cancel.is_cancelled() => CallOutcome::Aborted,
-        StopReason::Error => CallOutcome::Error(response.error_message.filter(|m| !m.is_empty())),
-        // A summary cut at the cap is partial: it must not become the session's checkpoint.
-        StopReason::Length => CallOutcome::Error(Some(SUMMARY_TRUNCATED.to_string())),
-        _ => CallOutcome::Text(join_text(&response.content)),
+        StopReason::Aborted => Err(CallFailure::Aborted),
+        _ if cancel.is_cancelled() => Err(CallFailure::Aborted),
+        StopReason::Error => Err(CallFailure::Error(response.error_message.filter(|m| !m.is_empty()))),
+        StopReason::Length => Err(CallFailure::Truncated),
+        _ if response.content.iter().any(|c| matches!(c, Content::ToolCall(_))) => Err(CallFailure::ToolCall),
+        _ => Ok(SummaryText {
+            text: join_text(&response.content),
+            usage: response.usage,
+        }),
+    }
+}
+
+/// The answer to `context`, retrying transient errors with exponential backoff; a cancel
+/// during a wait ends the loop as aborted. The observer hears each retry and, after any, the end.
+async fn answer_with_retries(
+    llm: &SummaryModel<'_>,
+    context: &Context,
+    options: StreamOptions,
+    cancel: &CancellationToken,
+) -> AssistantMessage {
+    let max_attempts = llm.retry.policy.filter(|p| p.enabled).map_or(0, |p| p.max_retries);
+    let base_delay_ms = llm.retry.policy.map_or(0, |p| p.base_delay_ms);
+    let notify = |event| async move {
+        if let Some(observer) = llm.retry.observer {
+            observer.notify(event).await;
+        }
+    };
+    let mut attempt = 0;
+    loop {
+        let mut call = options.clone();
+        call.cancel = cancel.child_token();
+        let mut response: AssistantMessage = (llm.stream_fn)(llm.model, context, call).result().await;
+        let retryable = response.stop_reason == StopReason::Error
+            && attempt < max_attempts
+            && response.error_message.as_deref().is_some_and(is_retryable_error);
+        if !retryable || cancel.is_cancelled() {
+            if attempt > 0 {
+                notify(SummaryRetryEvent::Finished).await;
+            }
+            return response;
+        }
+        attempt += 1;
+        let delay_ms = retry_delay_ms(base_delay_ms, attempt).min(MAX_AGENT_RETRY_DELAY_MS);
+        let error_message = response.error_message.clone().unwrap_or_default();
+        notify(SummaryRetryEvent::Scheduled {
+            attempt,
+            max_attempts,
+            delay_ms,
+            error_message,
+        })
+        .await;
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(delay_ms)) => {}
+            _ = cancel.cancelled() => {
+                notify(SummaryRetryEvent::Finished).await;
+                response.stop_reason = StopReason::Aborted;
+                response.error_message = None;
+                return response;
+            }
+        }
+        notify(SummaryRetryEvent::AttemptStart).await;
     }
 }
 
 /// Why a summary that hit its output limit is refused (pi 1.6's wording after the label).
 const SUMMARY_TRUNCATED: &str = "generation hit the token cap and the summary is incomplete";
 
-fn unknown() -> String {
-    "Unknown error".to_string()
+/// A failed history request as the compaction error pi 1.6 reports.
+fn history_failure(failure: CallFailure) -> CompactionError {
+    match failure {
+        CallFailure::Aborted => CompactionError::Cancelled,
+        CallFailure::Error(e) => CompactionError::Summarization(e.unwrap_or_else(|| "Unknown error".to_string())),
+        CallFailure::Truncated => CompactionError::Summarization(SUMMARY_TRUNCATED.to_string()),
+        CallFailure::ToolCall => CompactionError::Refused(failure.message("Summarization")),
+    }
+}
+
+/// A failed turn-prefix request as the compaction error pi 1.6 reports.
+fn turn_prefix_failure(failure: CallFailure) -> CompactionError {
+    match failure {
+        CallFailure::Aborted => CompactionError::Cancelled,
+        CallFailure::Error(e) => CompactionError::TurnPrefix(e.unwrap_or_else(|| "Unknown error".to_string())),
+        CallFailure::Truncated => CompactionError::TurnPrefix(SUMMARY_TRUNCATED.to_string()),
+        CallFailure::ToolCall => CompactionError::Refused(failure.message("Turn prefix summarization")),
+    }
 }
 
 /// The reasoning level of a summary call: the session's level when the model reasons and the
@@ -136,10 +304,15 @@ pub fn history_summary_prompt(
     text
 }
 
-/// The user text of a turn-prefix summary request.
-pub fn turn_prefix_prompt(messages: &[AgentMessage]) -> String {
+/// The user text of a turn-prefix summary request: the conversation and the instructions
+/// under two headings (pi 1.6's layout for this request), with the user's focus if any.
+pub fn turn_prefix_prompt(messages: &[AgentMessage], custom_instructions: Option<&str>) -> String {
     let conversation = serialize_conversation(&pi_session::convert_to_llm(messages));
-    format!("<conversation>\n{conversation}\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}")
+    let mut text = format!("# Conversation\n{conversation}\n\n# Instructions\n{TURN_PREFIX_SUMMARIZATION_PROMPT}");
+    if let Some(custom) = custom_instructions.filter(|c| !c.is_empty()) {
+        text.push_str(&format!("\n\nAdditional focus: {custom}"));
+    }
+    text
 }
 
 /// Summarise the history part of a compaction, up to the model's output limit (pi 1.6: the
@@ -151,33 +324,30 @@ pub async fn generate_summary(
     previous_summary: Option<&str>,
     thinking_level: ThinkingLevel,
     cancel: &CancellationToken,
-) -> Result<String, CompactionError> {
+) -> Result<SummaryText, CompactionError> {
     let prompt = history_summary_prompt(messages, previous_summary, custom_instructions);
-    match request_summary(llm, prompt, None, summary_reasoning(llm.model, thinking_level), cancel).await {
-        CallOutcome::Text(t) => Ok(t),
-        CallOutcome::Aborted => Err(CompactionError::Cancelled),
-        CallOutcome::Error(e) => Err(CompactionError::Summarization(e.unwrap_or_else(unknown))),
-    }
+    request_summary(llm, prompt, summary_reasoning(llm.model, thinking_level), cancel)
+        .await
+        .map_err(history_failure)
 }
 
 /// Summarise the early part of a split turn, up to the model's output limit.
 pub async fn generate_turn_prefix_summary(
     messages: &[AgentMessage],
     llm: &SummaryModel<'_>,
+    custom_instructions: Option<&str>,
     thinking_level: ThinkingLevel,
     cancel: &CancellationToken,
-) -> Result<String, CompactionError> {
-    let prompt = turn_prefix_prompt(messages);
-    match request_summary(llm, prompt, None, summary_reasoning(llm.model, thinking_level), cancel).await {
-        CallOutcome::Text(t) => Ok(t),
-        CallOutcome::Aborted => Err(CompactionError::Cancelled),
-        CallOutcome::Error(e) => Err(CompactionError::TurnPrefix(e.unwrap_or_else(unknown))),
-    }
+) -> Result<SummaryText, CompactionError> {
+    let prompt = turn_prefix_prompt(messages, custom_instructions);
+    request_summary(llm, prompt, summary_reasoning(llm.model, thinking_level), cancel)
+        .await
+        .map_err(turn_prefix_failure)
 }
 
 /// Summarise a prepared compaction. A split turn's two summaries are requested one after
-/// the other (history first, as pi 1.6) and joined; the file lists are appended as tags and
-/// returned as `details`.
+/// the other (history first, as pi 1.6) and joined, and so are their usages; the file lists
+/// are appended as tags and returned as `details`.
 pub async fn compact(
     preparation: &CompactionPreparation,
     llm: &SummaryModel<'_>,
@@ -196,19 +366,34 @@ pub async fn compact(
             cancel,
         )
     };
-    let mut summary = if p.is_split_turn && !p.turn_prefix_messages.is_empty() {
+    let (mut summary, usage) = if p.is_split_turn && !p.turn_prefix_messages.is_empty() {
         // Nothing to summarise before the turn: the previous summary stands for the history.
-        let history = if p.messages_to_summarize.is_empty() {
-            p.previous_summary
+        let (history, history_usage) = if p.messages_to_summarize.is_empty() {
+            let text = p
+                .previous_summary
                 .clone()
-                .unwrap_or_else(|| NO_PRIOR_HISTORY.to_string())
+                .unwrap_or_else(|| NO_PRIOR_HISTORY.to_string());
+            (text, None)
         } else {
-            history().await?
+            let h = history().await?;
+            (h.text, Some(h.usage))
         };
-        let prefix = generate_turn_prefix_summary(&p.turn_prefix_messages, llm, thinking_level, cancel).await?;
-        merge_split_turn(&history, &prefix)
+        let prefix = generate_turn_prefix_summary(
+            &p.turn_prefix_messages,
+            llm,
+            custom_instructions,
+            thinking_level,
+            cancel,
+        )
+        .await?;
+        let usage = match history_usage {
+            Some(h) => combine_usage(&h, &prefix.usage),
+            None => prefix.usage,
+        };
+        (merge_split_turn(&history, &prefix.text), usage)
     } else {
-        history().await?
+        let h = history().await?;
+        (h.text, h.usage)
     };
     if cancel.is_cancelled() {
         return Err(CompactionError::Cancelled);
@@ -219,6 +404,8 @@ pub async fn compact(
         summary,
         first_kept_entry_id: p.first_kept_entry_id.clone(),
         tokens_before: p.tokens_before,
+        estimated_tokens_after: None,
+        usage: serde_json::to_value(usage).ok(),
         details,
     })
 }

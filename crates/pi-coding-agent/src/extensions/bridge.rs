@@ -14,7 +14,7 @@ use super::ExtensionSlot;
 use crate::session::boundary::BoundaryResult;
 use crate::session::events::SessionEvent;
 use crate::session::extensions::{
-    BeforeAgentStart, CompactDecision, InputAction, SessionExtensions, TreeDecision, UserBashDecision,
+    BeforeAgentStart, CompactDecision, ExtensionSummary, InputAction, SessionExtensions, TreeDecision, UserBashDecision,
 };
 
 /// The session's view of the loaded extensions.
@@ -62,6 +62,7 @@ impl SessionExtensions for ExtensionBridge {
         if !runner.registrations().commands().iter().any(|(_, c)| c.name == name) {
             return None;
         }
+        self.observer.sync_entries(&self.slot, &runner);
         match runner.run_command(name, args).await {
             Ok(result) if !result.found => None,
             Ok(result) => {
@@ -153,8 +154,12 @@ impl SessionExtensions for ExtensionBridge {
         TreeDecision {
             cancel: outcome.cancel,
             summary: result.get("summary").and_then(|s| {
-                let text = s.get("summary").and_then(Value::as_str)?;
-                Some((text.to_string(), s.get("details").filter(|d| !d.is_null()).cloned()))
+                let field = |key: &str| s.get(key).filter(|v| !v.is_null()).cloned();
+                Some(ExtensionSummary {
+                    summary: s.get("summary").and_then(Value::as_str)?.to_string(),
+                    details: field("details"),
+                    usage: field("usage"),
+                })
             }),
             custom_instructions: text("customInstructions"),
             replace_instructions: result.get("replaceInstructions").and_then(Value::as_bool),
@@ -183,6 +188,7 @@ impl SessionExtensions for ExtensionBridge {
                 first_kept_entry_id,
                 tokens_before: given.get("tokensBefore").and_then(Value::as_u64),
                 details: given.get("details").filter(|d| !d.is_null()).cloned(),
+                usage: given.get("usage").filter(|u| !u.is_null()).cloned(),
             },
             _ => CompactDecision::Proceed,
         }

@@ -380,9 +380,44 @@ impl HostBridge {
                 .await
                 .map(Value::from)
                 .unwrap_or(Value::Null)),
+            "ctx.navigateTree" => {
+                let session = slot.session().ok_or("no session is open")?;
+                navigate_tree(&session, &params).await
+            }
+            "ctx.waitForIdle" => {
+                if let Some(session) = slot.session() {
+                    session.agent().wait_for_idle().await;
+                }
+                Ok(Value::Null)
+            }
             _ => Err(format!("`{method}` is not available in this mode yet")),
         }
     }
+}
+
+/// A command's `ctx.navigateTree(targetId, options)`: move in the session tree as `/tree`
+/// does (with a branch summary when asked); answers `{cancelled}` as pi 1.6.
+async fn navigate_tree(session: &crate::session::AgentSession, params: &Value) -> Result<Value, String> {
+    let target = arg_str(params, 0).ok_or("navigateTree needs an entry id")?.to_string();
+    let options = arg(params, 1);
+    let text = |key: &str| {
+        options
+            .and_then(|o| o.get(key))
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    };
+    let flag = |key: &str| options.and_then(|o| o.get(key)).and_then(Value::as_bool) == Some(true);
+    let navigate = crate::session::tree_ops::NavigateOptions {
+        summarize: flag("summarize"),
+        custom_instructions: text("customInstructions"),
+        replace_instructions: flag("replaceInstructions"),
+        label: text("label"),
+    };
+    let outcome = session
+        .navigate_tree(&target, navigate, CancellationToken::new())
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(json!({ "cancelled": outcome.cancelled }))
 }
 
 #[cfg(test)]

@@ -115,6 +115,21 @@ impl EventObserver {
         }
     }
 
+    /// Bring the mirrored entries up to date before a handler runs outside any event (a
+    /// command run from the prompt reads `ctx.sessionManager` straight away).
+    pub fn sync_entries(&self, slot: &Arc<ExtensionSlot>, runner: &ExtensionRunner) {
+        let Some(session) = slot.session() else { return };
+        if let Some((delta, leaf)) = self.entries_delta(&session) {
+            let update = StateUpdate {
+                entries: Some(delta),
+                leaf_id: leaf,
+                ..StateUpdate::default()
+            };
+            // A lost host shows up when the command is sent.
+            let _ = runner.push_state(&update);
+        }
+    }
+
     /// The entries appended since the last push (all of them, with a reset, after the session
     /// was replaced), and the current leaf. `None` when nothing changed.
     fn entries_delta(&self, session: &AgentSession) -> Option<(EntriesDelta, Option<String>)> {
@@ -271,6 +286,7 @@ pub fn extension_event_name(event: &SessionEvent<'_>) -> Option<&'static str> {
         | SessionEvent::AutoRetryEnd { .. }
         | SessionEvent::CompactionStart { .. }
         | SessionEvent::QueueUpdate { .. }
+        | SessionEvent::SummarizationRetry { .. }
         | SessionEvent::EntryAppended { .. } => return None,
     })
 }

@@ -18,16 +18,13 @@ use pi_session::SessionManager;
 use tokio_util::sync::CancellationToken;
 
 use super::events::SessionEvent;
-use super::retry::{is_retryable_error, retry_delay_ms};
+use super::retry::{is_retryable_error, retry_delay_ms, MAX_AGENT_RETRY_DELAY_MS};
 use crate::config::paths::DocsPaths;
 use crate::config::settings::SettingsManager;
 use crate::config::ModelRegistry;
 use crate::resources::loader::Resources;
 use crate::resources::prompt_templates::expand_prompt_template;
 use crate::resources::skills::expand_skill_command;
-
-/// pi 1.6's default cap on the agent's retry backoff (`retry.maxAgentDelayMs`).
-const MAX_AGENT_RETRY_DELAY_MS: u64 = 60_000;
 
 /// Receives every event of a session, awaited in order.
 #[async_trait]

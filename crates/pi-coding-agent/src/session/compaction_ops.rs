@@ -11,10 +11,11 @@ use tokio_util::sync::CancellationToken;
 use super::agent_session::{lock, AgentSession, PromptError};
 use super::events::{CompactionReason, SessionEvent};
 use super::extensions::CompactDecision;
+use super::summary_retry::SummaryRetryReporter;
 use crate::compaction::{
-    check_compaction, compact, compaction_error_message, compaction_failure_text, latest_compaction,
+    check_compaction, compact, compaction_error_message, compaction_failure_text, estimate_tokens, latest_compaction,
     prepare_compaction, prepare_manual_compaction, CompactionCheck, CompactionError, CompactionResult,
-    CompactionTrigger, SummaryModel, OVERFLOW_RECOVERY_FAILED,
+    CompactionTrigger, SummaryModel, SummaryRetry, OVERFLOW_RECOVERY_FAILED,
 };
 
 /// How long pi waits after a compaction before it continues the agent.
@@ -66,11 +67,14 @@ impl AgentSession {
                 first_kept_entry_id,
                 tokens_before,
                 details,
+                usage,
             } => (
                 CompactionResult {
                     summary,
                     first_kept_entry_id,
                     tokens_before: tokens_before.unwrap_or(preparation.tokens_before),
+                    estimated_tokens_after: None,
+                    usage,
                     details: Default::default(),
                 },
                 details,
@@ -78,11 +82,20 @@ impl AgentSession {
             ),
             CompactDecision::Proceed => {
                 let stream_fn = self.inner.agent.stream_fn();
+                let reporter = SummaryRetryReporter {
+                    session: self,
+                    source: "compaction",
+                    reason: Some(reason),
+                };
                 let llm = SummaryModel {
                     stream_fn: &stream_fn,
                     model: &model,
                     api_key,
                     headers: Vec::new(),
+                    retry: SummaryRetry {
+                        policy: Some(lock(self.settings()).retry()),
+                        observer: Some(&reporter),
+                    },
                 };
                 let cancel = CancellationToken::new();
                 *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
@@ -106,13 +119,16 @@ impl AgentSession {
                 result.tokens_before,
                 details,
                 Some(from_extension),
+                result.usage.clone(),
                 checkpoint,
             )
             .map(|_| s.build_context())
         });
+        let mut result = result;
         match stored {
             Ok(context) => {
                 let messages = context.messages;
+                result.estimated_tokens_after = Some(messages.iter().map(estimate_tokens).sum());
                 self.inner.agent.replace_messages(messages);
             }
             Err(e) => return Err(CompactionError::Summarization(e.to_string())),

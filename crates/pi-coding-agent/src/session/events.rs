@@ -80,6 +80,13 @@ pub enum SessionEvent<'a> {
     AgentSettled {
         aborted: bool,
     },
+    /// A summary request (compaction or branch summary) retrying a transient provider error.
+    /// `source` is `compaction` or `branchSummary`; a compaction's `reason` goes with it.
+    SummarizationRetry {
+        event: crate::compaction::SummaryRetryEvent,
+        source: &'static str,
+        reason: Option<CompactionReason>,
+    },
     /// A session entry appended outside the message flow (a retry's `context_edit`), as its
     /// JSON object.
     EntryAppended {
@@ -145,8 +152,43 @@ impl SessionEvent<'_> {
             }
             SessionEvent::AgentSettled { aborted } => json!({"type": "agent_settled", "aborted": aborted}),
             SessionEvent::EntryAppended { entry } => json!({"type": "entry_appended", "entry": entry}),
+            SessionEvent::SummarizationRetry { event, source, reason } => {
+                summarization_retry_json(event, source, *reason)
+            }
         };
         Some(value.to_string())
+    }
+}
+
+/// pi 1.6's `summarization_retry_*` lines: the scheduled retry, the attempt that starts after
+/// the wait (with the request's source), and the end of the retries.
+fn summarization_retry_json(
+    event: &crate::compaction::SummaryRetryEvent,
+    source: &str,
+    reason: Option<CompactionReason>,
+) -> Value {
+    use crate::compaction::SummaryRetryEvent as E;
+    match event {
+        E::Scheduled {
+            attempt,
+            max_attempts,
+            delay_ms,
+            error_message,
+        } => json!({
+            "type": "summarization_retry_scheduled",
+            "attempt": attempt,
+            "maxAttempts": max_attempts,
+            "delayMs": delay_ms,
+            "errorMessage": error_message,
+        }),
+        E::AttemptStart => {
+            let mut v = json!({"type": "summarization_retry_attempt_start", "source": source});
+            if let Some(reason) = reason {
+                v["reason"] = json!(reason.as_str());
+            }
+            v
+        }
+        E::Finished => json!({"type": "summarization_retry_finished"}),
     }
 }
 
@@ -199,6 +241,35 @@ mod tests {
             SessionEvent::EntryAppended { entry }.wire_json().unwrap_or_default(),
             r#"{"type":"entry_appended","entry":{"type":"context_edit","id":"a","targetId":"b","replacement":null}}"#
         );
+    }
+
+    #[test]
+    fn summarization_retries_have_pi_16s_lines() {
+        use crate::compaction::SummaryRetryEvent as E;
+        let line = |event, reason| {
+            SessionEvent::SummarizationRetry {
+                event,
+                source: "compaction",
+                reason,
+            }
+            .wire_json()
+            .unwrap_or_default()
+        };
+        let scheduled = E::Scheduled {
+            attempt: 1,
+            max_attempts: 3,
+            delay_ms: 2000,
+            error_message: "503".into(),
+        };
+        assert_eq!(
+            line(scheduled, None),
+            r#"{"type":"summarization_retry_scheduled","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"503"}"#
+        );
+        assert_eq!(
+            line(E::AttemptStart, Some(CompactionReason::Threshold)),
+            r#"{"type":"summarization_retry_attempt_start","source":"compaction","reason":"threshold"}"#
+        );
+        assert_eq!(line(E::Finished, None), r#"{"type":"summarization_retry_finished"}"#);
     }
 
     #[test]

@@ -26,8 +26,10 @@ pub struct BeforeAgentStart {
     pub system_prompt: Option<String>,
 }
 
-/// What `session_before_compact` decided.
+/// What `session_before_compact` decided. One is made per compaction, so the size of the
+/// `Use` variant costs nothing worth boxing.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
 pub enum CompactDecision {
     /// Summarise as usual.
     Proceed,
@@ -39,6 +41,8 @@ pub enum CompactDecision {
         first_kept_entry_id: String,
         tokens_before: Option<u64>,
         details: Option<serde_json::Value>,
+        /// What the extension says its summary cost (kept in the entry as given).
+        usage: Option<serde_json::Value>,
     },
 }
 
@@ -53,13 +57,22 @@ pub enum UserBashDecision {
     Abort(String),
 }
 
+/// A branch summary an extension wrote: its text, `details` and `usage`, stored as given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtensionSummary {
+    pub summary: String,
+    pub details: Option<serde_json::Value>,
+    pub usage: Option<serde_json::Value>,
+}
+
 /// What `session_before_tree` decided about a move in the session tree.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TreeDecision {
     /// Stay where the session is.
     pub cancel: bool,
-    /// A branch summary to write instead of asking the model: its text and `details`.
-    pub summary: Option<(String, Option<serde_json::Value>)>,
+    /// A branch summary to write instead of asking the model (used only when the move asked
+    /// for a summary, as pi 1.6 does).
+    pub summary: Option<ExtensionSummary>,
     /// Instructions for the model's summary, replacing the user's.
     pub custom_instructions: Option<String>,
     pub replace_instructions: Option<bool>,

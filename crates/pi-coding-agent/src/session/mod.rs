@@ -14,6 +14,7 @@ pub mod models;
 pub mod queue;
 pub mod retry;
 pub mod stats;
+mod summary_retry;
 pub mod system_message;
 pub mod tree_ops;
 pub mod user_bash;

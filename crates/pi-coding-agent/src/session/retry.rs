@@ -108,6 +108,10 @@ pub fn is_retryable_error(error_message: &str) -> bool {
     retryable_regex().is_some_and(|re| re.is_match(error_message))
 }
 
+/// pi 1.6's default cap on the agent's retry backoff (`retry.maxAgentDelayMs`); summary
+/// requests share it.
+pub const MAX_AGENT_RETRY_DELAY_MS: u64 = 60_000;
+
 /// Delay before attempt `attempt` (1-based): `base × 2^(attempt-1)`.
 pub fn retry_delay_ms(base_delay_ms: u64, attempt: u32) -> u64 {
     base_delay_ms.saturating_mul(1u64 << attempt.saturating_sub(1).min(32))

@@ -414,7 +414,11 @@ async fn an_extension_can_stop_a_tree_move_or_write_its_summary() {
     assert_eq!(session.with_store(|s| s.get_leaf_id().map(str::to_string)), leaf_before);
 
     session.set_extensions(Arc::new(TreeAnswer(super::extensions::TreeDecision {
-        summary: Some(("written by an extension".into(), Some(json!({"n": 1})))),
+        summary: Some(super::extensions::ExtensionSummary {
+            summary: "written by an extension".into(),
+            details: Some(json!({"n": 1})),
+            usage: Some(json!({"input": 7})),
+        }),
         ..Default::default()
     })));
     let outcome = session
@@ -429,6 +433,11 @@ async fn an_extension_can_stop_a_tree_move_or_write_its_summary() {
     assert_eq!(summary["summary"], "written by an extension");
     assert_eq!(summary["fromHook"], true);
     assert_eq!(summary["details"], json!({"n": 1}));
+    assert_eq!(
+        summary["usage"],
+        json!({"input": 7}),
+        "the extension's usage is kept as given"
+    );
     // The model was asked for the two replies only, never for the summary.
     assert_eq!(faux.call_count(), 2);
 }

@@ -8,8 +8,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::agent_session::{lock, AgentSession, PromptError};
 use super::events::SessionEvent;
+use super::extensions::ExtensionSummary;
+use super::summary_retry::SummaryRetryReporter;
 use crate::compaction::{
-    collect_entries_for_branch_summary, generate_branch_summary, BranchSummaryError, BranchSummaryOptions, SummaryModel,
+    collect_entries_for_branch_summary, generate_branch_summary, BranchSummaryError, BranchSummaryOptions,
+    SummaryModel, SummaryRetry,
 };
 
 /// How to navigate.
@@ -66,7 +69,8 @@ impl AgentSession {
         }
         let mut options = options;
         // An extension may stop the move, write the summary itself, or change its instructions.
-        let mut summary: Option<(String, Option<serde_json::Value>, bool)> = None;
+        // The summary to write: its text, details, usage, and whether an extension wrote it.
+        let mut summary: Option<(ExtensionSummary, bool)> = None;
         let extensions = self.extensions();
         if extensions.handles("session_before_tree") {
             let entries: Vec<&pi_session::Entry> = branch.iter().flat_map(|b| b.entries.iter()).collect();
@@ -98,7 +102,8 @@ impl AgentSession {
             if let Some(label) = decision.label {
                 options.label = Some(label);
             }
-            summary = decision.summary.map(|(text, details)| (text, details, true));
+            // pi 1.6 takes an extension's summary only when the move asked for one.
+            summary = decision.summary.filter(|_| options.summarize).map(|s| (s, true));
         }
         if let Some(branch) = branch.filter(|b| summary.is_none() && !b.entries.is_empty()) {
             let Some(model) = self.model() else {
@@ -106,20 +111,37 @@ impl AgentSession {
             };
             let api_key = lock(self.registry()).api_key_for_provider(&model.provider);
             let stream_fn = self.inner.agent.stream_fn();
+            let reporter = SummaryRetryReporter {
+                session: self,
+                source: "branchSummary",
+                reason: None,
+            };
             let llm = SummaryModel {
                 stream_fn: &stream_fn,
                 model: &model,
                 api_key,
                 headers: Vec::new(),
+                retry: SummaryRetry {
+                    policy: Some(lock(self.settings()).retry()),
+                    observer: Some(&reporter),
+                },
             };
             let reserve_tokens = lock(self.settings()).branch_summary().reserve_tokens;
             let summary_options = BranchSummaryOptions {
                 custom_instructions: options.custom_instructions.clone(),
                 replace_instructions: options.replace_instructions,
                 reserve_tokens,
+                thinking_level: self.thinking_level(),
             };
             match generate_branch_summary(&branch.entries, &llm, &summary_options, &cancel).await {
-                Ok(s) => summary = Some((s.summary.clone(), Some(s.details_value()), false)),
+                Ok(s) => {
+                    let written = ExtensionSummary {
+                        details: Some(s.details_value()),
+                        usage: s.usage.and_then(|u| serde_json::to_value(u).ok()),
+                        summary: s.summary,
+                    };
+                    summary = Some((written, false));
+                }
                 Err(BranchSummaryError::Aborted) => {
                     return Ok(NavigateOutcome {
                         cancelled: true,
@@ -132,9 +154,15 @@ impl AgentSession {
         let summary_entry_id = self.with_store(|s| -> Result<Option<String>, PromptError> {
             let err = PromptError::from;
             match &summary {
-                Some((text, details, from_hook)) => {
+                Some((written, from_hook)) => {
                     let id = s
-                        .append_branch_summary(new_leaf.as_deref(), text, details.clone(), Some(*from_hook))
+                        .append_branch_summary(
+                            new_leaf.as_deref(),
+                            &written.summary,
+                            written.details.clone(),
+                            Some(*from_hook),
+                            written.usage.clone(),
+                        )
                         .map_err(err)?;
                     if let Some(label) = &options.label {
                         s.append_label(&id, Some(label)).map_err(err)?;

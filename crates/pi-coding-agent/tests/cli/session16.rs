@@ -47,7 +47,7 @@ fn reference(fx: &Fixture, args: &[&str]) -> Option<Pi> {
 
 /// Send `command` to an RPC process and keep its input open until the response with `id`
 /// (both pis cancel a compaction when their input ends); returns that response.
-fn rpc_until_answered(mut pi: Pi, command: &str, id: &str) -> Value {
+pub(crate) fn rpc_until_answered(mut pi: Pi, command: &str, id: &str) -> Value {
     use std::io::{BufRead, Write};
     use std::process::Stdio;
     pi.cmd

@@ -81,6 +81,7 @@ impl Recorder {
             model: self.faux.model(),
             api_key: Some("key".into()),
             headers: vec![("x-h".into(), "v".into())],
+            retry: Default::default(),
         }
     }
 
@@ -138,10 +139,15 @@ async fn compact_sends_one_history_request_and_appends_file_tags() {
     // The JSON of `compaction_end.result`, field order as pi writes it.
     let wire = serde_json::to_string(&result).unwrap();
     assert!(wire.starts_with(r#"{"summary":"HISTORY"#));
-    assert!(wire.ends_with(&format!(
-        r#","firstKeptEntryId":"e5","tokensBefore":{},"details":{{"readFiles":["a.rs"],"modifiedFiles":["b.rs"]}}}}"#,
-        p.tokens_before
-    )));
+    assert!(wire.ends_with(r#""details":{"readFiles":["a.rs"],"modifiedFiles":["b.rs"]}}"#));
+    let value: serde_json::Value = serde_json::from_str(&wire).unwrap();
+    let keys: Vec<&str> = value.as_object().unwrap().keys().map(String::as_str).collect();
+    // `estimatedTokensAfter` is the session's to add, after the entry is written.
+    assert_eq!(
+        keys,
+        ["summary", "firstKeptEntryId", "tokensBefore", "usage", "details"]
+    );
+    assert_eq!(value["tokensBefore"], p.tokens_before);
     assert_eq!(
         result.details_value(),
         json!({"readFiles": ["a.rs"], "modifiedFiles": ["b.rs"]})
@@ -211,7 +217,10 @@ async fn a_split_turn_asks_for_both_summaries_and_joins_them() {
         .iter()
         .find(|c| c.prompt().contains(TURN_PREFIX_SUMMARIZATION_PROMPT))
         .unwrap();
-    assert!(prefix.prompt().starts_with("<conversation>\n[User]: big task\n\n"));
+    assert!(prefix.prompt().starts_with("# Conversation\n[User]: big task\n\n"));
+    assert!(prefix
+        .prompt()
+        .contains(&format!("\n\n# Instructions\n{TURN_PREFIX_SUMMARIZATION_PROMPT}")));
     assert_eq!(prefix.options.max_tokens, None);
     assert_eq!(prefix.options.reasoning, Some(ThinkingLevel::Low));
     let history = calls
@@ -225,6 +234,9 @@ async fn a_split_turn_asks_for_both_summaries_and_joins_them() {
         result.summary,
         "HISTORY\n\n---\n\n**Turn Context (split turn):**\n\nPREFIX\n\n<modified-files>\nw.rs\n</modified-files>"
     );
+    // Both requests' usage, added up.
+    let usage: pi_ai::Usage = serde_json::from_value(result.usage.clone().unwrap()).unwrap();
+    assert!(usage.input > 0 && usage.output > 0, "{usage:?}");
 
     // Nothing before the turn: only the prefix is asked for.
     let r = recorder(false, None);
@@ -397,6 +409,7 @@ async fn a_branch_summary_has_the_preamble_focus_and_file_tags() {
         custom_instructions: Some("the API".into()),
         replace_instructions: false,
         reserve_tokens: 16384,
+        thinking_level: ThinkingLevel::High,
     };
     let result = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
         .await
@@ -421,15 +434,23 @@ async fn a_branch_summary_has_the_preamble_focus_and_file_tags() {
              {BRANCH_SUMMARY_PROMPT}\n\nAdditional focus: the API"
         )
     );
-    assert_eq!(call.options.max_tokens, Some(2048));
-    // Branch summaries never ask for reasoning.
-    assert_eq!(call.options.reasoning, None);
+    // The model's own output limit, the session's reasoning level, no prompt cache, and a
+    // routing id of its own.
+    assert_eq!(call.options.max_tokens, None);
+    assert_eq!(call.options.reasoning, Some(ThinkingLevel::High));
+    assert_eq!(call.options.cache_retention, pi_ai::CacheRetention::None);
+    assert!(call.options.session_id.is_some());
+    assert!(
+        result.usage.is_some(),
+        "the request's usage comes back with the summary"
+    );
 
     let r = recorder(false, None);
     let replace = BranchSummaryOptions {
         custom_instructions: Some("Just list the files.".into()),
         replace_instructions: true,
         reserve_tokens: 16384,
+        thinking_level: ThinkingLevel::Off,
     };
     generate_branch_summary(&c.entries, &r.llm(), &replace, &CancellationToken::new())
         .await
@@ -463,13 +484,12 @@ async fn branch_summary_edge_cases() {
     let err = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
         .await
         .unwrap_err();
-    assert_eq!(err, BranchSummaryError::Failed("server exploded".into()));
-    assert_eq!(err.to_string(), "server exploded");
+    assert_eq!(err.to_string(), "Branch summarization failed: server exploded");
     let r = recorder(false, Some(("<conversation>", "")));
     let err = generate_branch_summary(&c.entries, &r.llm(), &options, &CancellationToken::new())
         .await
         .unwrap_err();
-    assert_eq!(err.to_string(), "Summarization failed");
+    assert_eq!(err.to_string(), "Branch summarization failed: Unknown error");
 
     let r = recorder(false, None);
     let cancel = CancellationToken::new();
@@ -524,6 +544,7 @@ async fn a_summary_cut_at_the_output_limit_is_refused() {
         model: faux.model(),
         api_key: Some("key".into()),
         headers: Vec::new(),
+        retry: Default::default(),
     };
     let p = prepare_compaction(&two_turns().path(), &settings(300)).unwrap();
     let err = compact(&p, &llm, None, ThinkingLevel::Off, &CancellationToken::new())
@@ -533,4 +554,112 @@ async fn a_summary_cut_at_the_output_limit_is_refused() {
         err.to_string(),
         "Summarization failed: generation hit the token cap and the summary is incomplete"
     );
+}
+
+#[test]
+fn usages_add_up_and_the_cost_is_the_providers_only_when_both_are() {
+    let part = |input, reasoning, from_provider| pi_ai::Usage {
+        input,
+        output: 2,
+        cache_read: 1,
+        cache_write: 0,
+        reasoning,
+        total_tokens: input + 3,
+        cost: pi_ai::UsageCost {
+            input: 0.5,
+            output: 0.25,
+            total: 0.75,
+            total_from_provider: from_provider,
+            ..Default::default()
+        },
+        cache_write_1h: None,
+    };
+    let sum = combine_usage(&part(10, None, Some(true)), &part(5, Some(4), Some(true)));
+    assert_eq!(
+        (sum.input, sum.output, sum.cache_read, sum.total_tokens),
+        (15, 4, 2, 21)
+    );
+    assert_eq!(sum.reasoning, Some(4), "one side's reasoning counts");
+    assert_eq!(sum.cache_write_1h, None, "absent on both sides stays absent");
+    assert_eq!(sum.cost.total, 1.5);
+    assert_eq!(sum.cost.total_from_provider, Some(true));
+    let mixed = combine_usage(&part(1, None, Some(true)), &part(1, None, None));
+    assert_eq!(mixed.cost.total_from_provider, Some(false));
+}
+
+/// A summary request that fails with a transient error is retried under the `retry`
+/// settings, and the observer hears the schedule, the new attempt and the end.
+#[tokio::test]
+async fn a_transient_summary_error_is_retried_and_reported() {
+    use crate::compaction::{SummaryRetry, SummaryRetryEvent, SummaryRetryObserver};
+    use std::future::Future;
+    use std::pin::Pin;
+
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<SummaryRetryEvent>>);
+    impl SummaryRetryObserver for Heard {
+        fn notify<'s>(&'s self, event: SummaryRetryEvent) -> Pin<Box<dyn Future<Output = ()> + Send + 's>> {
+            self.0.lock().unwrap().push(event);
+            Box::pin(async {})
+        }
+    }
+
+    let faux = FauxProvider::new(FauxOptions {
+        models: vec![FauxModel {
+            id: "faux-1".into(),
+            context_window: Some(100_000),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    faux.set_responses(vec![
+        faux_error(vec![], "503 service unavailable").into(),
+        faux_reply(vec![faux_text("the summary")], StopReason::Stop).into(),
+    ]);
+    let stream_fn = faux.stream_fn();
+    let heard = Heard::default();
+    let llm = SummaryModel {
+        stream_fn: &stream_fn,
+        model: faux.model(),
+        api_key: None,
+        headers: Vec::new(),
+        retry: SummaryRetry {
+            policy: Some(crate::config::settings::RetrySettings {
+                enabled: true,
+                max_retries: 2,
+                base_delay_ms: 1,
+            }),
+            observer: Some(&heard),
+        },
+    };
+    let p = prepare_compaction(&two_turns().path(), &settings(300)).unwrap();
+    let result = compact(&p, &llm, None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap();
+    assert!(result.summary.starts_with("the summary"), "{}", result.summary);
+    assert_eq!(faux.call_count(), 2);
+    assert_eq!(
+        *heard.0.lock().unwrap(),
+        vec![
+            SummaryRetryEvent::Scheduled {
+                attempt: 1,
+                max_attempts: 2,
+                delay_ms: 1,
+                error_message: "503 service unavailable".into(),
+            },
+            SummaryRetryEvent::AttemptStart,
+            SummaryRetryEvent::Finished,
+        ]
+    );
+
+    // A tool call instead of a summary is refused with pi 1.6's words.
+    faux.set_responses(vec![faux_reply(
+        vec![pi_ai::faux::faux_tool_call("read", json!({"path": "x"}))],
+        StopReason::ToolUse,
+    )
+    .into()]);
+    let err = compact(&p, &llm, None, ThinkingLevel::Off, &CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "Summarization attempted to call a tool");
 }

@@ -382,6 +382,7 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
         SessionEvent::ThinkingLevelChanged { .. } => UiEvent::ThinkingLevel,
         SessionEvent::AgentSettled { aborted } => UiEvent::Settled { aborted: *aborted },
         SessionEvent::EntryAppended { .. }
+        | SessionEvent::SummarizationRetry { .. }
         | SessionEvent::ModelSelected { .. }
         | SessionEvent::TreeNavigated { .. } => return None,
     })

@@ -53,6 +53,12 @@ pub struct CompactionResult {
     pub summary: String,
     pub first_kept_entry_id: String,
     pub tokens_before: u64,
+    /// The context's estimated size after the compaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens_after: Option<u64>,
+    /// What the summary requests cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
 }
