@@ -3,7 +3,9 @@
 use pi_agent::AgentMessage;
 use pi_ai::json_number;
 use pi_ai::Message;
+use pi_session::EntryKind;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::agent_session::AgentSession;
 
@@ -20,7 +22,7 @@ pub struct TokenStats {
 
 pub use crate::compaction::ContextUsage;
 
-/// `get_session_stats` data, computed over the current context messages.
+/// `get_session_stats` data, computed over every entry of the session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStats {
@@ -40,48 +42,92 @@ pub struct SessionStats {
     pub context_usage: Option<ContextUsage>,
 }
 
+/// Token and cost totals while the entries are walked.
+#[derive(Default)]
+struct Totals {
+    tokens: TokenStats,
+    cost: f64,
+}
+
+impl Totals {
+    fn add(&mut self, usage: &pi_ai::Usage) {
+        self.tokens.input += usage.input;
+        self.tokens.output += usage.output;
+        self.tokens.cache_read += usage.cache_read;
+        self.tokens.cache_write += usage.cache_write;
+        self.cost += usage.cost.total;
+    }
+
+    /// A usage kept as JSON (a `usage` entry, a summary's `usage`, a tool result's nested
+    /// calls); missing fields count as nothing.
+    fn add_value(&mut self, usage: &Value) {
+        let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        self.tokens.input += n("input");
+        self.tokens.output += n("output");
+        self.tokens.cache_read += n("cacheRead");
+        self.tokens.cache_write += n("cacheWrite");
+        self.cost += usage.pointer("/cost/total").and_then(Value::as_f64).unwrap_or(0.0);
+    }
+}
+
 impl AgentSession {
-    /// Counts and totals over the whole session file, plus the current context usage.
+    /// Counts and totals over every entry of the session file, compacted history included
+    /// (pi 1.6 counts what was billed), plus the current context usage. Besides the replies,
+    /// the totals hold what summaries, cache refreshes and tool results' own calls cost.
     pub fn session_stats(&self) -> SessionStats {
-        // Counted over the context (after a compaction: the summary and the kept messages),
-        // as pi does.
-        let (session_file, session_id) = self.with_store(|s| {
-            (
-                s.session_file().map(|p| p.display().to_string()),
-                s.session_id().to_string(),
-            )
-        });
-        let stored = self.messages();
-        let mut stats = SessionStats {
-            session_file,
-            session_id,
-            user_messages: 0,
-            assistant_messages: 0,
-            tool_calls: 0,
-            tool_results: 0,
-            total_messages: stored.len() as u64,
-            tokens: TokenStats::default(),
-            cost: 0.0,
-            context_usage: None,
-        };
-        for m in &stored {
-            match m {
-                AgentMessage::Llm(Message::User(_)) => stats.user_messages += 1,
-                AgentMessage::Llm(Message::Assistant(a)) => {
-                    stats.assistant_messages += 1;
-                    stats.tool_calls += a.tool_calls().count() as u64;
-                    stats.tokens.input += a.usage.input;
-                    stats.tokens.output += a.usage.output;
-                    stats.tokens.cache_read += a.usage.cache_read;
-                    stats.tokens.cache_write += a.usage.cache_write;
-                    stats.cost += a.usage.cost.total;
+        let mut totals = Totals::default();
+        let mut stats = self.with_store(|s| {
+            let mut stats = SessionStats {
+                session_file: s.session_file().map(|p| p.display().to_string()),
+                session_id: s.session_id().to_string(),
+                user_messages: 0,
+                assistant_messages: 0,
+                tool_calls: 0,
+                tool_results: 0,
+                total_messages: 0,
+                tokens: TokenStats::default(),
+                cost: 0.0,
+                context_usage: None,
+            };
+            for entry in s.get_entries() {
+                match &entry.kind {
+                    EntryKind::Unknown { type_name, fields } if type_name == "usage" => {
+                        if let Some(usage) = fields.get("usage") {
+                            totals.add_value(usage);
+                        }
+                    }
+                    EntryKind::Compaction { extra, .. } | EntryKind::BranchSummary { extra, .. } => {
+                        if let Some(usage) = extra.get("usage") {
+                            totals.add_value(usage);
+                        }
+                    }
+                    EntryKind::Message { message, .. } => {
+                        stats.total_messages += 1;
+                        match &**message {
+                            AgentMessage::Llm(Message::User(_)) => stats.user_messages += 1,
+                            AgentMessage::Llm(Message::Assistant(a)) => {
+                                stats.assistant_messages += 1;
+                                stats.tool_calls += a.tool_calls().count() as u64;
+                                totals.add(&a.usage);
+                            }
+                            AgentMessage::Llm(Message::ToolResult(r)) => {
+                                stats.tool_results += 1;
+                                if let Some(usage) = r.extra.get("usage") {
+                                    totals.add_value(usage);
+                                }
+                            }
+                            AgentMessage::Custom(_) => {}
+                        }
+                    }
+                    _ => {}
                 }
-                AgentMessage::Llm(Message::ToolResult(_)) => stats.tool_results += 1,
-                AgentMessage::Custom(_) => {}
             }
-        }
-        let t = &mut stats.tokens;
+            stats
+        });
+        let mut t = totals.tokens;
         t.total = t.input + t.output + t.cache_read + t.cache_write;
+        stats.tokens = t;
+        stats.cost = totals.cost;
         stats.context_usage = self.context_usage();
         stats
     }
