@@ -9,7 +9,7 @@ use crate::extensions::{environment, fixture, pi_with};
 use crate::harness::{json_lines, Fixture, Mock, Pi};
 use pi_test_support::{Script, Turn};
 
-fn session_entries(fx: &Fixture) -> Vec<Value> {
+pub(crate) fn session_entries(fx: &Fixture) -> Vec<Value> {
     json_lines(&std::fs::read_to_string(fx.only_session()).unwrap())
 }
 
@@ -21,7 +21,7 @@ fn kind(entry: &Value) -> String {
     }
 }
 
-fn keys(v: &Value) -> Vec<String> {
+pub(crate) fn keys(v: &Value) -> Vec<String> {
     v.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect()
 }
 
@@ -38,7 +38,7 @@ fn iso_ms(iso: &str) -> i64 {
 }
 
 /// The reference pi with `args`, in the fixture's project and agent dir.
-fn reference(fx: &Fixture, args: &[&str]) -> Option<Pi> {
+pub(crate) fn reference(fx: &Fixture, args: &[&str]) -> Option<Pi> {
     let reference = pi_test_support::reference_pi("compares with the TypeScript pi 1.6")?;
     let mut cmd = reference.command();
     cmd.args(args).current_dir(&fx.proj).envs(fx.agent.env());
@@ -77,11 +77,13 @@ pub(crate) fn rpc_until_answered(mut pi: Pi, command: &str, id: &str) -> Value {
     response.unwrap_or_else(|_| panic!("no response to {command}"))
 }
 
-/// Two prompts, an RPC `compact`, a third prompt; what the session and the last request show.
-fn compaction_record(run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>) -> Option<Value> {
+/// Two prompts against the echo mock, then an RPC `compact` keeping almost nothing (so the
+/// first exchange is compacted); the mock, the fixture and the `compact` response.
+pub(crate) fn two_prompts_then_compact(
+    run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>,
+) -> Option<(Mock, Fixture, Value)> {
     let mock = Mock::start(Script::echo());
     let fx = Fixture::new(&mock);
-    // Keep almost nothing, so the first exchange is compacted.
     fx.agent
         .write("settings.json", r#"{"compaction": {"keepRecentTokens": 1}}"#)
         .unwrap();
@@ -93,6 +95,12 @@ fn compaction_record(run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>) -> Option<Va
         "c",
     );
     assert_eq!(response["success"], true, "{response}");
+    Some((mock, fx, response))
+}
+
+/// Two prompts, an RPC `compact`, a third prompt; what the session and the last request show.
+fn compaction_record(run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>) -> Option<Value> {
+    let (mock, fx, _) = two_prompts_then_compact(run)?;
     run(&fx, &["-c", "-p", "three"])?.run().assert_ok();
 
     let entries = session_entries(&fx);

@@ -6,30 +6,15 @@
 use serde_json::{json, Value};
 
 use crate::extensions::{environment, fixture, pi_with};
-use crate::harness::{json_lines, Fixture, Mock, Pi};
+use crate::harness::{Fixture, Mock, Pi};
+use crate::session16::{keys, reference, session_entries};
 use pi_test_support::Script;
 
-fn session_entries(fx: &Fixture) -> Vec<Value> {
-    json_lines(&std::fs::read_to_string(fx.only_session()).unwrap())
-}
-
-fn keys(v: &Value) -> Vec<String> {
-    v.as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect()
-}
-
-/// A request body's keys, sorted, with the prompt-cache routing key's presence.
+/// A request body's keys, sorted.
 fn body_keys(body: &Value) -> Vec<String> {
     let mut k = keys(body);
     k.sort();
     k
-}
-
-/// The reference pi with `args`, in the fixture's project and agent dir.
-fn reference(fx: &Fixture, args: &[&str]) -> Option<Pi> {
-    let reference = pi_test_support::reference_pi("compares with the TypeScript pi 1.6")?;
-    let mut cmd = reference.command();
-    cmd.args(args).current_dir(&fx.proj).envs(fx.agent.env());
-    Some(Pi::from_command(cmd))
 }
 
 /// Two prompts, then `/back` (the extension navigates to the first prompt with a summary);
@@ -117,19 +102,7 @@ fn a_branch_summary_written_through_navigate_tree_matches_pi_16() {
 
 /// Two prompts and an RPC `compact`: the entry, the response and the summary request.
 fn compaction_record(run: &dyn Fn(&Fixture, &[&str]) -> Option<Pi>) -> Option<Value> {
-    let mock = Mock::start(Script::echo());
-    let fx = Fixture::new(&mock);
-    fx.agent
-        .write("settings.json", r#"{"compaction": {"keepRecentTokens": 1}}"#)
-        .unwrap();
-    run(&fx, &["-p", "one"])?.run().assert_ok();
-    run(&fx, &["-c", "-p", "two"])?.run().assert_ok();
-    let response = crate::session16::rpc_until_answered(
-        run(&fx, &["--mode", "rpc", "-c"])?,
-        r#"{"id":"c","type":"compact"}"#,
-        "c",
-    );
-    assert_eq!(response["success"], true, "{response}");
+    let (mock, fx, response) = crate::session16::two_prompts_then_compact(run)?;
     let stats = crate::session16::rpc_until_answered(
         run(&fx, &["--mode", "rpc", "-c"])?,
         r#"{"id":"s","type":"get_session_stats"}"#,

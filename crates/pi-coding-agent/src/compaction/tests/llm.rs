@@ -523,18 +523,23 @@ fn the_golden_0_73_manual_compaction_is_refused_as_pi_16_does() {
     assert_eq!(err.to_string(), "Nothing to compact (session too small)");
 }
 
-/// A summary cut at the output limit is partial: the compaction fails with pi 1.6's text and
-/// nothing is kept.
-#[tokio::test]
-async fn a_summary_cut_at_the_output_limit_is_refused() {
-    let faux = FauxProvider::new(FauxOptions {
+/// A faux model (no reasoning, a 100k window) that answers what the test scripts.
+fn scripted_faux() -> FauxProvider {
+    FauxProvider::new(FauxOptions {
         models: vec![FauxModel {
             id: "faux-1".into(),
             context_window: Some(100_000),
             ..Default::default()
         }],
         ..Default::default()
-    });
+    })
+}
+
+/// A summary cut at the output limit is partial: the compaction fails with pi 1.6's text and
+/// nothing is kept.
+#[tokio::test]
+async fn a_summary_cut_at_the_output_limit_is_refused() {
+    let faux = scripted_faux();
     faux.set_responses(vec![
         faux_reply(vec![faux_text("## Goal\npart")], StopReason::Length).into()
     ]);
@@ -604,14 +609,7 @@ async fn a_transient_summary_error_is_retried_and_reported() {
         }
     }
 
-    let faux = FauxProvider::new(FauxOptions {
-        models: vec![FauxModel {
-            id: "faux-1".into(),
-            context_window: Some(100_000),
-            ..Default::default()
-        }],
-        ..Default::default()
-    });
+    let faux = scripted_faux();
     faux.set_responses(vec![
         faux_error(vec![], "503 service unavailable").into(),
         faux_reply(vec![faux_text("the summary")], StopReason::Stop).into(),
