@@ -102,7 +102,7 @@ async fn login_browser(config: &Config, ui: &dyn LoginUi) -> Result<Credential, 
         port,
         path: CALLBACK_PATH,
         redirect_host: "localhost",
-        state: state.clone(),
+        state: Some(state.clone()),
     };
     let preferred = config.callback_port.unwrap_or(CALLBACK_PORT);
     let mut server = match callback::start(options(preferred)).await {
@@ -128,7 +128,7 @@ async fn login_browser(config: &Config, ui: &dyn LoginUi) -> Result<Credential, 
     .await?;
     drop(server);
     let (code, sent_state) = match arrival {
-        Arrival::Callback(code) => (code, state.clone()),
+        Arrival::Callback(callback) => (callback.code, state.clone()),
         Arrival::Manual(input) => {
             let (code, pasted_state) = callback::code_from_manual(&input, &state)?;
             (code, pasted_state.unwrap_or_else(|| state.clone()))

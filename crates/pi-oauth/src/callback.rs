@@ -16,7 +16,7 @@ use crate::OAuthError;
 pub(crate) struct CallbackServer {
     /// The `redirect_uri` to send: `http://<redirect host>:<port><path>`.
     pub redirect_uri: String,
-    result: Option<oneshot::Receiver<Result<String, OAuthError>>>,
+    result: Option<oneshot::Receiver<Result<Callback, OAuthError>>>,
     task: JoinHandle<()>,
 }
 
@@ -34,7 +34,23 @@ pub(crate) struct CallbackOptions<'a> {
     pub path: &'a str,
     /// The host written into the redirect URI (`localhost` where the provider registered it).
     pub redirect_host: &'a str,
-    pub state: String,
+    /// The `state` a callback must carry; `None` for a provider that sends none (OpenRouter,
+    /// whose random callback path plays that part).
+    pub state: Option<String>,
+}
+
+/// What the browser's callback carried: the code and the whole query (some providers add
+/// fields, as OpenAI's issued `client_id`).
+#[derive(Debug, Clone)]
+pub(crate) struct Callback {
+    pub code: String,
+    pub query: Vec<(String, String)>,
+}
+
+impl Callback {
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.query.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
 }
 
 fn page(status: u16, reason: &str, message: &str) -> Vec<u8> {
@@ -95,7 +111,10 @@ pub(crate) async fn start(options: CallbackOptions<'_>) -> Result<CallbackServer
             };
             let reply = if method != "GET" || url.as_ref().map(url::Url::path) != Some(path.as_str()) {
                 page(404, "Not Found", "Callback route not found.")
-            } else if query("state").as_deref() != Some(state.as_str()) {
+            } else if state
+                .as_ref()
+                .is_some_and(|s| query("state").as_deref() != Some(s.as_str()))
+            {
                 page(400, "Bad Request", "State mismatch.")
             } else if tx.is_none() {
                 page(409, "Conflict", "This sign-in has already been handled.")
@@ -112,8 +131,12 @@ pub(crate) async fn start(options: CallbackOptions<'_>) -> Result<CallbackServer
                     &format!("{name} authorization failed: {description}"),
                 )
             } else if let Some(code) = query("code").filter(|c| !c.is_empty()) {
+                let query = url
+                    .as_ref()
+                    .map(|u| u.query_pairs().into_owned().collect())
+                    .unwrap_or_default();
                 if let Some(tx) = tx.take() {
-                    let _ = tx.send(Ok(code));
+                    let _ = tx.send(Ok(Callback { code, query }));
                 }
                 page(
                     200,
@@ -137,7 +160,7 @@ pub(crate) async fn start(options: CallbackOptions<'_>) -> Result<CallbackServer
 /// How the code arrived.
 pub(crate) enum Arrival {
     /// Through the callback server (its `state` was checked there).
-    Callback(String),
+    Callback(Callback),
     /// Typed or pasted by the user.
     Manual(String),
 }
@@ -162,6 +185,15 @@ pub(crate) async fn wait_for_code(
         },
         typed = manual => typed.map(Arrival::Manual),
     }
+}
+
+/// Wait for the browser's callback only (a flow that offers no pasted alternative).
+pub(crate) async fn wait_for_callback(server: &mut CallbackServer) -> Result<Callback, OAuthError> {
+    let Some(rx) = server.result.take() else {
+        return Err(OAuthError::Callback("the callback was already taken".into()));
+    };
+    rx.await
+        .map_err(|_| OAuthError::Callback("the callback server stopped".into()))?
 }
 
 /// What a pasted answer holds.
@@ -281,7 +313,7 @@ mod tests {
             port: 0,
             path: "/cb",
             redirect_host: "127.0.0.1",
-            state: "st".into(),
+            state: Some("st".into()),
         })
         .await
         .expect("start");
@@ -295,7 +327,7 @@ mod tests {
         assert!(!page.contains("the-code"), "the page must not echo the code");
         assert_eq!(fetch(&format!("{base}?code=again&state=st")).await.0, 409);
         match wait_for_code(&NoAnswer, Some(&mut server), "m", String::new()).await {
-            Ok(Arrival::Callback(code)) => assert_eq!(code, "the-code"),
+            Ok(Arrival::Callback(c)) => assert_eq!(c.code, "the-code"),
             _ => panic!("expected the callback's code"),
         }
     }

@@ -13,6 +13,12 @@ pub struct Config {
     pub callback_port: Option<u16>,
     /// The `originator` the OpenAI sign-in reports (pi).
     pub originator: Option<String>,
+    /// This installation's id (a UUID, settings.json's `deviceId`): Sign in with ChatGPT
+    /// names the installation with it.
+    pub device_id: Option<String>,
+    /// Kimi Code's authorization server instead of `https://auth.kimi.com` (pi 1.6's
+    /// `KIMI_CODE_OAUTH_HOST`, else `KIMI_OAUTH_HOST`).
+    pub kimi_host: Option<String>,
 }
 
 impl Config {
@@ -30,6 +36,8 @@ impl Config {
             callback_host: var("PI_OAUTH_CALLBACK_HOST"),
             callback_port: var("PI_OAUTH_CALLBACK_PORT").and_then(|p| p.parse().ok()),
             originator: None,
+            device_id: None,
+            kimi_host: var("KIMI_CODE_OAUTH_HOST").or_else(|| var("KIMI_OAUTH_HOST")),
         }
     }
 

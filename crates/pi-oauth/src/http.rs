@@ -187,3 +187,26 @@ pub(crate) fn token_fields(
         }
     }
 }
+
+/// `raw` as a normalized `http:` or `https:` URL, or `None`: flows open server-supplied URLs
+/// in a browser, and the opener would also launch files and custom protocol handlers.
+pub(crate) fn trusted_http_url(raw: Option<&str>) -> Option<String> {
+    let url = url::Url::parse(raw?).ok()?;
+    matches!(url.scheme(), "http" | "https").then(|| url.to_string())
+}
+
+/// A positive, finite number field.
+pub(crate) fn positive_number(json: &Value, key: &str) -> Option<f64> {
+    json.get(key)
+        .and_then(Value::as_f64)
+        .filter(|n| n.is_finite() && *n > 0.0)
+}
+
+/// The first non-blank of `keys` that is a string, as `": text"`, else empty.
+pub(crate) fn first_detail(json: &Value, keys: &[&str]) -> String {
+    keys.iter()
+        .filter_map(|k| json.get(*k).and_then(Value::as_str))
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .map_or_else(String::new, |s| format!(": {s}"))
+}

@@ -21,9 +21,14 @@ mod device;
 mod error;
 mod http;
 mod jwt;
+mod kimi;
+mod meta;
+mod openai_chatgpt;
 mod openai_codex;
+mod openrouter;
 pub mod pkce;
 mod provider;
+mod radius;
 mod ui;
 mod xai;
 
@@ -34,6 +39,7 @@ pub use error::OAuthError;
 pub use jwt::decode_jwt_payload;
 pub use openai_codex::account_id_from_token;
 pub use provider::{Provider, RequestAuth};
+pub use radius::{normalize_gateway_url, DEFAULT_GATEWAY as DEFAULT_RADIUS_GATEWAY};
 pub use ui::{LoginEvent, LoginUi, Prompt, SelectOption};
 
 /// An `auth.json` entry: `type`, `refresh`, `access`, `expires` (ms since the epoch) and the

@@ -112,7 +112,7 @@ async fn login_browser(config: &Config, ui: &dyn LoginUi) -> Result<Credential, 
         port: config.callback_port.unwrap_or(CALLBACK_PORT),
         path: CALLBACK_PATH,
         redirect_host: "localhost",
-        state: state.clone(),
+        state: Some(state.clone()),
     })
     .await
     .ok();
@@ -133,7 +133,7 @@ async fn login_browser(config: &Config, ui: &dyn LoginUi) -> Result<Credential, 
     .await?;
     drop(server);
     let code = match arrival {
-        Arrival::Callback(code) => code,
+        Arrival::Callback(callback) => callback.code,
         Arrival::Manual(input) => callback::code_from_manual(&input, &state)?.0,
     };
     exchange(config, &code, &pkce.verifier, &redirect_uri).await

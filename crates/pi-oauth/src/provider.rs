@@ -4,7 +4,10 @@
 use serde_json::Value;
 
 use crate::ui::LoginUi;
-use crate::{anthropic, copilot, openai_codex, xai, Config, Credential, OAuthError};
+use crate::{
+    anthropic, copilot, kimi, meta, openai_chatgpt, openai_codex, openrouter, radius, xai, Config, Credential,
+    OAuthError,
+};
 
 /// A provider whose account sign-in this crate implements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +16,12 @@ pub enum Provider {
     OpenAiCodex,
     GitHubCopilot,
     Xai,
+    /// Sign in with ChatGPT for the `openai` provider (tokens for api.openai.com).
+    OpenAi,
+    KimiCoding,
+    OpenRouter,
+    Meta,
+    Radius,
 }
 
 /// What a request made with an OAuth credential carries.
@@ -24,10 +33,15 @@ pub struct RequestAuth {
 }
 
 impl Provider {
-    pub const ALL: [Provider; 4] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Anthropic,
         Provider::GitHubCopilot,
+        Provider::KimiCoding,
+        Provider::Meta,
+        Provider::OpenAi,
         Provider::OpenAiCodex,
+        Provider::OpenRouter,
+        Provider::Radius,
         Provider::Xai,
     ];
 
@@ -42,6 +56,11 @@ impl Provider {
             Provider::OpenAiCodex => "openai-codex",
             Provider::GitHubCopilot => "github-copilot",
             Provider::Xai => "xai",
+            Provider::OpenAi => "openai",
+            Provider::KimiCoding => "kimi-coding",
+            Provider::OpenRouter => "openrouter",
+            Provider::Meta => "meta",
+            Provider::Radius => "radius",
         }
     }
 
@@ -52,6 +71,11 @@ impl Provider {
             Provider::OpenAiCodex => openai_codex::NAME,
             Provider::GitHubCopilot => copilot::NAME,
             Provider::Xai => xai::NAME,
+            Provider::OpenAi => openai_chatgpt::NAME,
+            Provider::KimiCoding => kimi::NAME,
+            Provider::OpenRouter => openrouter::NAME,
+            Provider::Meta => meta::NAME,
+            Provider::Radius => radius::NAME,
         }
     }
 
@@ -62,6 +86,11 @@ impl Provider {
             Provider::OpenAiCodex => openai_codex::login(config, ui).await,
             Provider::GitHubCopilot => copilot::login(config, ui).await,
             Provider::Xai => xai::login(config, ui).await,
+            Provider::OpenAi => openai_chatgpt::login(config, ui).await,
+            Provider::KimiCoding => kimi::login(config, ui).await,
+            Provider::OpenRouter => openrouter::login(config, ui).await,
+            Provider::Meta => meta::login(config, ui).await,
+            Provider::Radius => radius::login(config, ui).await,
         }
     }
 
@@ -72,6 +101,12 @@ impl Provider {
             Provider::OpenAiCodex => openai_codex::refresh(config, stored).await,
             Provider::GitHubCopilot => copilot::refresh(config, stored).await,
             Provider::Xai => xai::refresh(config, stored).await,
+            Provider::OpenAi => openai_chatgpt::refresh(config, stored).await,
+            Provider::KimiCoding => kimi::refresh(config, stored).await,
+            // The key OpenRouter mints does not expire.
+            Provider::OpenRouter => Ok(stored.clone()),
+            Provider::Meta => meta::refresh(config, stored).await,
+            Provider::Radius => radius::refresh(config, stored).await,
         }
     }
 

@@ -318,3 +318,168 @@ async fn xai_device_login_polls_until_approved_and_refreshes() {
     );
     assert!(!err.contains(field(&credential, "refresh")), "{err}");
 }
+
+#[tokio::test]
+async fn sign_in_with_chatgpt_uses_the_issued_client_and_the_device_id() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("", Browser::Follow);
+    let mut cfg = config(&mock);
+    // Without a device id the flow refuses before any request.
+    let err = Provider::OpenAi.login(&cfg, &user).await.unwrap_err();
+    assert!(err.to_string().contains("device ID"), "{err}");
+    cfg.device_id = Some("0190A1B2-C3D4-4E5F-8A9B-0123456789AB".into());
+    let credential = Provider::OpenAi.login(&cfg, &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert_eq!(field(&credential, "clientId"), "app_issued_mock");
+    assert!(credential["scopes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s == "chatgpt.tokens.use.direct"));
+    // Three minutes early.
+    let lifetime = expires(&credential) - pi_oauth::now_ms();
+    assert!((56 * 60_000..=57 * 60_000 + 1000).contains(&lifetime), "{lifetime}");
+    let auth = user.auth_url.lock().unwrap().clone().unwrap();
+    assert!(
+        auth.contains("ext_agent_host_id=urn%3Auuid%3A0190a1b2-c3d4-4e5f-8a9b-0123456789ab"),
+        "{auth}"
+    );
+    let refreshed = Provider::OpenAi.refresh(&cfg, &credential).await.unwrap();
+    assert_ne!(field(&refreshed, "refresh"), field(&credential, "refresh"));
+    assert_eq!(field(&refreshed, "clientId"), "app_issued_mock");
+    let refresh_request = mock
+        .requests()
+        .into_iter()
+        .rfind(|r| r.path == "/api/accounts/oauth/token")
+        .unwrap();
+    assert_eq!(refresh_request.field("client_id").as_deref(), Some("app_issued_mock"));
+    assert_eq!(mock.violations(), Vec::<String>::new());
+}
+
+#[tokio::test]
+async fn openrouter_trades_the_code_for_a_key_that_never_expires() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("", Browser::Follow);
+    let credential = Provider::OpenRouter.login(&config(&mock), &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert!(field(&credential, "access").starts_with("sk-or-v1-"));
+    assert_eq!(field(&credential, "refresh"), "");
+    assert_eq!(expires(&credential), 9_007_199_254_740_991);
+    let auth = url::Url::parse(&user.auth_url.lock().unwrap().clone().unwrap()).unwrap();
+    let callback = auth
+        .query_pairs()
+        .find(|(k, _)| k == "callback_url")
+        .unwrap()
+        .1
+        .into_owned();
+    assert!(callback.contains("/oauth/callback/"), "{callback}");
+    assert!(!auth.query_pairs().any(|(k, _)| k == "state"));
+    // Refreshing keeps the key.
+    let same = Provider::OpenRouter.refresh(&config(&mock), &credential).await.unwrap();
+    assert_eq!(same, credential);
+    assert!(!pi_oauth::needs_refresh(&credential, pi_oauth::now_ms(), 0));
+}
+
+#[tokio::test]
+async fn kimi_and_meta_device_logins() {
+    let mock = OAuthMock::start().await.unwrap();
+    let user = User::new("", Browser::Follow);
+    let kimi = Provider::KimiCoding.login(&config(&mock), &user).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert!(field(&kimi, "access").starts_with("kimi-access-"));
+    assert!(user.events.lock().unwrap().iter().any(|e| matches!(e,
+        LoginEvent::DeviceCode { user_code, verification_uri, .. }
+        if user_code == "KIMI-0001" && verification_uri.ends_with("?user_code=KIMI-0001"))));
+    let refreshed = Provider::KimiCoding.refresh(&config(&mock), &kimi).await.unwrap();
+    assert_ne!(field(&refreshed, "access"), field(&kimi, "access"));
+    let err = Provider::KimiCoding
+        .refresh(&config(&mock), &kimi)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("Kimi Code token refresh unauthorized (status 400)"),
+        "{err}"
+    );
+    // The Kimi host can be named on its own.
+    let hosted = Config {
+        kimi_host: Some(format!("{}/", mock.url())),
+        ..Config::default()
+    };
+    assert!(Provider::KimiCoding.login(&hosted, &user).await.is_ok());
+
+    let meta_mock = OAuthMock::start().await.unwrap();
+    let meta = Provider::Meta.login(&config(&meta_mock), &user).await.unwrap();
+    assert_eq!(meta_mock.violations(), Vec::<String>::new());
+    assert!(field(&meta, "access").starts_with("meta-key-"));
+    assert!(field(&meta, "refresh").starts_with("meta-identity-"));
+    let lifetime = expires(&meta) - pi_oauth::now_ms();
+    assert!((23 * 3_600_000..=24 * 3_600_000).contains(&lifetime), "{lifetime}");
+    let mint = meta_mock
+        .requests()
+        .into_iter()
+        .find(|r| r.path == "/muse-code/key")
+        .unwrap();
+    assert_eq!(
+        mint.header("authorization").map(str::to_string),
+        Some(format!("Bearer {}", field(&meta, "refresh")))
+    );
+    // A refresh mints a new key with the same identity; a dead identity says to sign in again.
+    let again = Provider::Meta.refresh(&config(&meta_mock), &meta).await.unwrap();
+    assert_ne!(field(&again, "access"), field(&meta, "access"));
+    assert_eq!(field(&again, "refresh"), field(&meta, "refresh"));
+    let mut dead = meta.clone();
+    dead.insert("refresh".into(), "forgotten".into());
+    let err = Provider::Meta
+        .refresh(&config(&meta_mock), &dead)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("Meta session expired (status 401)"), "{err}");
+    assert!(!err.contains("forgotten"), "{err}");
+}
+
+#[tokio::test]
+async fn radius_browser_and_device_logins_on_the_gateway() {
+    let mock = OAuthMock::start().await.unwrap();
+    let browser = User::new("browser", Browser::Follow);
+    let credential = Provider::Radius.login(&config(&mock), &browser).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert!(field(&credential, "access").starts_with("radius-access-"));
+    assert_eq!(field(&credential, "scope"), "gateway offline_access");
+    let lifetime = expires(&credential) - pi_oauth::now_ms();
+    assert!((58 * 60_000..=59 * 60_000 + 1000).contains(&lifetime), "{lifetime}");
+    let auth = browser.auth_url.lock().unwrap().clone().unwrap();
+    assert!(auth.starts_with(&format!("{}/oauth/authorize?", mock.url())), "{auth}");
+    assert!(
+        auth.contains("client_id=pi-gateway") && auth.contains("handoff=url"),
+        "{auth}"
+    );
+
+    let device = User::new("device-code", Browser::Follow);
+    let from_device = Provider::Radius.login(&config(&mock), &device).await.unwrap();
+    assert_eq!(mock.violations(), Vec::<String>::new());
+    assert!(device.events.lock().unwrap().iter().any(|e| matches!(e,
+        LoginEvent::DeviceCode { user_code, .. } if user_code == "RADI-0001")));
+    let refreshed = Provider::Radius.refresh(&config(&mock), &from_device).await.unwrap();
+    assert_ne!(field(&refreshed, "refresh"), field(&from_device, "refresh"));
+}
+
+#[test]
+fn every_sign_in_of_pi_1_6_is_listed() {
+    let ids: Vec<&str> = Provider::ALL.iter().map(|p| p.id()).collect();
+    for id in [
+        "anthropic",
+        "github-copilot",
+        "openai-codex",
+        "openai",
+        "xai",
+        "openrouter",
+        "kimi-coding",
+        "meta",
+        "radius",
+    ] {
+        assert!(ids.contains(&id), "{id}");
+        assert_eq!(Provider::from_id(id).map(|p| p.id()), Some(id));
+    }
+}

@@ -5,6 +5,9 @@
 //! Anthropic's and OpenAI's do, so a second refresh with the same token fails
 //! `invalid_grant`).
 //!
+//! The providers added in pi 1.x (Sign in with ChatGPT, OpenRouter, Kimi, Meta, Radius) are
+//! answered by [`subscriptions`].
+//!
 //! `GET /oauth/authorize?…` plays the browser as well: it answers `302` to the redirect URI
 //! with a code and the state, so a test follows the redirect into the client's loopback
 //! callback.
@@ -23,6 +26,8 @@ use tokio::task::JoinHandle;
 
 use crate::http::{Conn, HttpRequest};
 use crate::MockError;
+
+mod subscriptions;
 
 /// One request the mock answered (the body as text).
 #[derive(Debug, Clone)]
@@ -69,6 +74,10 @@ struct State {
     refresh_delay: Duration,
     access_ttl_seconds: i64,
     device_polls: usize,
+    /// Meta identity tokens the key mint accepts.
+    identity_tokens: HashSet<String>,
+    /// The mock's own origin (`http://127.0.0.1:<port>`), for discovery answers.
+    origin: String,
     /// Errors worth a failed test: a check the client did not pass.
     violations: Vec<String>,
 }
@@ -125,6 +134,7 @@ impl OAuthMock {
             .map_err(|source| MockError::Bind { port: 0, source })?;
         let state = Arc::new(Mutex::new(State {
             access_ttl_seconds: 3600,
+            origin: format!("http://{addr}"),
             ..State::default()
         }));
         let shared = Arc::clone(&state);
@@ -228,6 +238,9 @@ async fn answer(state: &Mutex<State>, request: HttpRequest) -> Answer {
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     };
+    if let Some(answer) = subscriptions::answer(state, &recorded).await {
+        return answer;
+    }
     let f = |k: &str| recorded.field(k).unwrap_or_default();
     match (recorded.method.as_str(), path.as_str()) {
         ("GET", "/oauth/authorize") => {

@@ -198,4 +198,48 @@ mod tests {
             Some(LoginUpdate::Finished(Err(LoginError::UnknownProvider(_))))
         ));
     }
+
+    #[tokio::test]
+    async fn sign_in_with_chatgpt_through_a_session_names_the_installation() {
+        let mock = OAuthMock::start().await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            origin: Some(mock.url()),
+            callback_port: Some(0),
+            ..Config::default()
+        };
+        let mut session = start_login_with(config, paths(dir.path()), "openai");
+        let result = loop {
+            match session.next().await.unwrap() {
+                LoginUpdate::Show(LoginEvent::AuthUrl { url, .. }) => {
+                    // The browser: the mock redirects into the loopback callback.
+                    tokio::spawn(async move { reqwest::get(&url).await.map(|r| r.status().as_u16()) });
+                }
+                LoginUpdate::Show(_) => {}
+                // The pasted alternative stays unanswered; the callback wins.
+                LoginUpdate::Ask { answer, .. } => std::mem::forget(answer),
+                LoginUpdate::Finished(result) => break result,
+            }
+        };
+        assert!(result.is_ok(), "{result:?}");
+        assert_eq!(mock.violations(), Vec::<String>::new());
+        let settings: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("settings.json")).unwrap()).unwrap();
+        let device = settings["deviceId"].as_str().unwrap().to_string();
+        let authorize = mock
+            .requests()
+            .into_iter()
+            .find(|r| r.path == "/api/accounts/authorize")
+            .unwrap();
+        let host = authorize.query.iter().find(|(k, _)| k == "ext_agent_host_id").unwrap();
+        assert_eq!(host.1, format!("urn:uuid:{device}"));
+        let saved: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("auth.json")).unwrap()).unwrap();
+        assert_eq!(saved["openai"]["clientId"], "app_issued_mock");
+        // A second sign-in keeps the installation's id.
+        assert_eq!(
+            super::super::oauth::device_id(&paths(dir.path())).as_deref(),
+            Some(device.as_str())
+        );
+    }
 }

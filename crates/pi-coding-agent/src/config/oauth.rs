@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::auth::{AuthStorage, Credential, OAuthRefresher};
 use super::paths::Paths;
+use super::settings::{SettingsManager, SettingsScope};
 
 /// Refreshes and reads the OAuth logins `pi-oauth` implements.
 pub struct OAuthTokens {
@@ -81,6 +82,23 @@ pub fn login_providers() -> Vec<(&'static str, &'static str)> {
     Provider::ALL.iter().map(|p| (p.id(), p.name())).collect()
 }
 
+/// This installation's id: settings.json's global `deviceId`, created (a random UUID) and
+/// saved the first time it is needed, as pi 1.6 does.
+pub fn device_id(paths: &Paths) -> Option<String> {
+    let mut settings = SettingsManager::load(paths);
+    if let Some(id) = settings
+        .global_settings()
+        .get("deviceId")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+    {
+        return Some(id.to_string());
+    }
+    let id = uuid::Uuid::new_v4().to_string();
+    settings.set(SettingsScope::Global, "deviceId", Some(Value::from(id.clone())));
+    Some(id)
+}
+
 /// Why [`login_and_save`] failed.
 #[derive(Debug, thiserror::Error)]
 pub enum LoginError {
@@ -108,7 +126,15 @@ pub async fn login_and_save_with(
     ui: &dyn LoginUi,
 ) -> Result<(), LoginError> {
     let flow = Provider::from_id(provider).ok_or_else(|| LoginError::UnknownProvider(provider.to_string()))?;
-    let credential = match flow.login(config, ui).await {
+    let mut config = config.clone();
+    if flow == Provider::OpenAi && config.device_id.is_none() {
+        let paths = paths.clone();
+        config.device_id = tokio::task::spawn_blocking(move || device_id(&paths))
+            .await
+            .ok()
+            .flatten();
+    }
+    let credential = match flow.login(&config, ui).await {
         Ok(c) => c,
         Err(OAuthError::Cancelled) => return Err(LoginError::Cancelled),
         Err(e) => return Err(LoginError::Flow(e)),
