@@ -22,6 +22,8 @@ pub mod model_reference;
 pub mod model_registry;
 pub mod model_resolver;
 pub mod models_json;
+pub mod models_store;
+pub mod models_store_refresh;
 pub mod oauth;
 pub mod paths;
 pub mod provider_names;

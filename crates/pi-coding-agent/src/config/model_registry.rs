@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::auth::{resolve_config_value_or_err, AuthStorage};
 use super::models_json::{self, merge_compat, ModelOverride, ModelsConfig, ProviderConfig};
+use super::models_store;
 
 /// Request-time auth settings of a provider from models.json.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -34,6 +35,8 @@ pub struct RequestAuth {
 pub struct ModelRegistry {
     /// Borrowed from the process-wide catalogue (a copy of it is several megabytes).
     builtins: Cow<'static, [Model]>,
+    /// The built-ins with models-store.json's catalogues merged in, when the store has any.
+    stored_builtins: Option<Vec<Model>>,
     builtin_providers: HashSet<String>,
     models_json_path: Option<PathBuf>,
     models: Vec<Model>,
@@ -59,6 +62,7 @@ impl ModelRegistry {
         let builtin_providers = builtins.iter().map(|m| m.provider.clone()).collect();
         let mut registry = ModelRegistry {
             builtins,
+            stored_builtins: None,
             builtin_providers,
             models_json_path,
             models: Vec::new(),
@@ -93,7 +97,19 @@ impl ModelRegistry {
         };
         let mut config = config.unwrap_or_default();
         config.providers.splice(0..0, self.extension_providers.iter().cloned());
+        self.stored_builtins = self.read_models_store();
         self.apply_config(config);
+    }
+
+    /// The built-ins with the fetched catalogues of models-store.json (beside models.json)
+    /// merged in; a missing or unreadable store changes nothing (1.6 refetches it).
+    fn read_models_store(&self) -> Option<Vec<Model>> {
+        let path = models_store::path_beside(self.models_json_path.as_ref()?);
+        let store = models_store::read(&path).ok()?;
+        if store.is_empty() {
+            return None;
+        }
+        models_store::overlay(&self.builtins, &store)
     }
 
     /// Replace the providers extensions registered and rebuild the model list.
@@ -138,8 +154,8 @@ impl ModelRegistry {
             }
         }
 
-        let mut models: Vec<Model> = self
-            .builtins
+        let builtins: &[Model] = self.stored_builtins.as_deref().unwrap_or(&self.builtins);
+        let mut models: Vec<Model> = builtins
             .iter()
             .map(|m| {
                 let mut model = m.clone();

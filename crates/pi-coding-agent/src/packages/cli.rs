@@ -450,19 +450,19 @@ fn print_list(pm: &PackageManager, style: Style) {
     }
 }
 
-/// `pi update --models`: the catalogs are built in, so refreshing means reading models.json
-/// again and reporting whether it still loads.
+/// `pi update --models`: fetch the catalogues of the configured providers into
+/// models-store.json (`config::models_store_refresh`).
 fn refresh_model_catalogs(paths: &Paths, style: Style) -> i32 {
-    let registry = crate::subcommands::auth::open_registry(paths);
-    if let Some(e) = registry.error() {
-        eprintln!(
-            "{}",
-            style.red(&format!("Error: Could not refresh model catalogs: {e}"))
-        );
-        return 1;
+    match crate::config::models_store_refresh::refresh_for_update(paths) {
+        Ok(()) => {
+            println!("{}", style.green("Model catalogs refreshed"));
+            0
+        }
+        Err(e) => {
+            eprintln!("{}", style.red(&format!("Error: {e}")));
+            1
+        }
     }
-    println!("{}", style.green("Model catalogs refreshed"));
-    0
 }
 
 fn update(pm: &mut PackageManager, p: &PackageCommand, style: Style) -> Result<i32, super::PackageError> {
