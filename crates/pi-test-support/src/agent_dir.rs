@@ -109,6 +109,8 @@ impl AgentDir {
             // OAuth refreshes go to a closed local port unless a test points them at its mock
             // authorization server: no test reaches a real provider.
             ("PI_OAUTH_ORIGIN".to_owned(), "http://127.0.0.1:9".to_owned()),
+            // Likewise `pi update --models`: the model catalogue is not pi.dev's.
+            ("PI_MODEL_CATALOG_URL".to_owned(), "http://127.0.0.1:9".to_owned()),
         ]
     }
 }

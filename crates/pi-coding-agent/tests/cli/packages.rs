@@ -318,14 +318,121 @@ fn self_update_fails_clearly_offline() {
     let run = pi(&fx, &["update", "--models"]);
     run.assert_ok();
     assert_eq!(run.stdout, "Model catalogs refreshed\n");
+    // A bad models.json does not stop the refresh (pi 1.6 reports success too).
     fx.agent.write("models.json", "{not json").unwrap();
     let run = pi(&fx, &["update", "--models"]);
+    run.assert_ok();
+    assert_eq!(run.stdout, "Model catalogs refreshed\n");
+    // PI_OFFLINE does not stop a refresh the user asked for: with a key and no network the
+    // catalogue request fails, as 1.6's does ("fetch failed"), and nothing is stored.
+    let mut cmd = fx.pi(["update", "--models"]);
+    cmd.cmd.env("ANTHROPIC_API_KEY", "sk-test");
+    let run = cmd.run();
     assert_eq!(run.code, 1);
     assert!(
-        run.stderr.starts_with("Error: Could not refresh model catalogs: "),
+        run.stderr
+            .starts_with("Error: Could not refresh model catalogs: anthropic: fetch failed"),
         "{}",
         run.stderr
     );
+    assert!(!fx.agent.path().join("models-store.json").exists());
+}
+
+/// A catalogue server that answers every request from `reply` and records the request heads.
+fn catalogue_server(
+    reply: impl Fn(&str) -> String + Send + 'static,
+) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            let answer = reply(&head.to_ascii_lowercase());
+            log.lock().unwrap().push(head);
+            let _ = (&stream).write_all(answer.as_bytes());
+        }
+    });
+    (url, seen)
+}
+
+/// `pi update --models` stores pi.dev's catalogue of each configured provider in
+/// models-store.json (revalidating with its etag), and every later start merges it in, offline
+/// too: a model only the fetched catalogue has is listed and usable.
+#[test]
+fn update_models_stores_the_catalogue_and_later_runs_use_it() {
+    let (_mock, fx) = setup();
+    let model = serde_json::json!({
+        "id": "claude-catalogue-9", "name": "Claude Catalogue 9", "api": "anthropic-messages",
+        "provider": "anthropic", "baseUrl": "https://api.anthropic.com", "reasoning": true,
+        "input": ["text", "image"], "cost": {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25},
+        "contextWindow": 500000, "maxTokens": 64000
+    });
+    let body = serde_json::json!({ "models": [model] }).to_string();
+    let (url, seen) = catalogue_server(move |head| {
+        if !head.starts_with("get /api/models/providers/anthropic?types=chat%2cimage%2cclassifier ") {
+            return "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into();
+        }
+        if head.contains("if-none-match: \"v1\"") {
+            return "HTTP/1.1 304 Not Modified\r\nconnection: close\r\n\r\n".into();
+        }
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\netag: \"v1\"\r\n\
+             last-modified: Fri, 01 Jan 2027 00:00:00 GMT\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    });
+    let update = || {
+        let mut cmd = fx.pi(["update", "--models"]);
+        cmd.cmd
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("PI_MODEL_CATALOG_URL", &url);
+        cmd.run()
+    };
+    let run = update();
+    run.assert_ok();
+    assert_eq!(run.stdout, "Model catalogs refreshed\n");
+    let read_store = || -> Value {
+        serde_json::from_str(&std::fs::read_to_string(fx.agent.path().join("models-store.json")).unwrap()).unwrap()
+    };
+    let store = read_store();
+    let entry = &store["anthropic"];
+    assert_eq!(entry["etag"], "\"v1\"");
+    assert_eq!(entry["lastModified"], 1_798_761_600_000_i64);
+    assert_eq!(entry["models"][0]["id"], "claude-catalogue-9");
+    assert_eq!(entry["models"][0]["provider"], "anthropic");
+    let first_check = entry["checkedAt"].as_i64().unwrap();
+    let heads = seen.lock().unwrap().clone();
+    assert!(
+        heads[0].to_ascii_lowercase().contains("user-agent: pi/"),
+        "{}",
+        heads[0]
+    );
+
+    // Forced again: revalidated with the etag, the models kept, the check time moved.
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    update().assert_ok();
+    let store = read_store();
+    assert_eq!(store["anthropic"]["models"][0]["id"], "claude-catalogue-9");
+    assert!(store["anthropic"]["checkedAt"].as_i64().unwrap() > first_check);
+    assert!(seen.lock().unwrap().last().unwrap().contains("if-none-match: \"v1\""));
+
+    // A later run, offline, lists the fetched model beside the built-ins.
+    let mut list = fx.pi(["--list-models", "claude-catalogue"]);
+    list.cmd.env("ANTHROPIC_API_KEY", "sk-test");
+    let run = list.run();
+    run.assert_ok();
+    assert!(run.stdout.contains("claude-catalogue-9"), "{}", run.stdout);
 }
 
 fn git(dir: &Path, args: &[&str]) {
