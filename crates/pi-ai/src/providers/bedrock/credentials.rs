@@ -4,8 +4,9 @@
 //! `credential_process`), or the ECS container endpoint; the region from an inference-profile
 //! ARN, `AWS_REGION`/`AWS_DEFAULT_REGION`, the endpoint, the profile, else `us-east-1`.
 //!
-//! Not supported (a clear error instead): SSO sessions, role assumption (`role_arn`) and web
-//! identity tokens, which need STS or the SSO portal.
+//! SSO profiles and role assumption (`role_arn` with `source_profile` or
+//! `credential_source = Environment`) call the SSO portal or STS (`profile_services`). Not
+//! supported (a clear error instead): web identity tokens.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -59,7 +60,7 @@ pub async fn resolve(model: &Model, api_key: &str, env: Env<'_>) -> Result<Targe
     let files = ProfileFiles::load(env);
     let profile = files.profile(profile_name.as_deref().unwrap_or("default"));
     let (endpoint, region) = endpoint_and_region(model, env, profile_name.is_some(), profile.get("region"));
-    let auth = resolve_auth(api_key, env, profile_name.as_deref(), &profile).await?;
+    let auth = resolve_auth(api_key, env, profile_name.as_deref(), &profile, &files).await?;
     Ok(Target { endpoint, region, auth })
 }
 
@@ -124,6 +125,7 @@ async fn resolve_auth(
     env: Env<'_>,
     profile_name: Option<&str>,
     profile: &HashMap<String, String>,
+    files: &ProfileFiles,
 ) -> Result<BedrockAuth, String> {
     if get(env, "AWS_BEDROCK_SKIP_AUTH").as_deref() == Some("1") {
         // Proxies that need no authentication still get a well-formed signature.
@@ -146,7 +148,7 @@ async fn resolve_auth(
             session_token: get(env, "AWS_SESSION_TOKEN"),
         }));
     }
-    if let Some(creds) = profile_credentials(profile_name.unwrap_or("default"), profile).await? {
+    if let Some(creds) = profile_credentials(profile_name.unwrap_or("default"), profile, files, env, 0).await? {
         return Ok(BedrockAuth::Signed(creds));
     }
     if let Some(creds) = container_credentials(env).await? {
@@ -165,26 +167,79 @@ async fn resolve_auth(
     })
 }
 
-/// Static keys or a `credential_process` of a profile; `Ok(None)` when the profile has neither.
-async fn profile_credentials(name: &str, profile: &HashMap<String, String>) -> Result<Option<AwsCredentials>, String> {
-    if let (Some(id), Some(secret)) = (profile.get("aws_access_key_id"), profile.get("aws_secret_access_key")) {
-        return Ok(Some(AwsCredentials {
-            access_key_id: id.clone(),
-            secret_access_key: secret.clone(),
-            session_token: profile.get("aws_session_token").cloned(),
-        }));
-    }
-    if let Some(command) = profile.get("credential_process") {
-        return run_credential_process(name, command).await.map(Some);
-    }
-    if profile.contains_key("sso_session") || profile.contains_key("sso_start_url") || profile.contains_key("role_arn")
-    {
-        return Err(format!(
-            "AWS profile {name} uses SSO or role assumption, which pi cannot sign in with; \
-             export temporary keys (aws configure export-credentials) or use a credential_process"
-        ));
-    }
-    Ok(None)
+/// How many `source_profile` hops a role chain may take (the SDK refuses cycles; a bound
+/// stops them here).
+const MAX_ROLE_CHAIN: usize = 5;
+
+/// Keys from a profile: static, a `credential_process`, SSO, or an assumed role whose source
+/// is another profile or the environment; `Ok(None)` when the profile has none of them.
+fn profile_credentials<'a>(
+    name: &'a str,
+    profile: &'a HashMap<String, String>,
+    files: &'a ProfileFiles,
+    env: Env<'a>,
+    depth: usize,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<AwsCredentials>, String>> + Send + 'a>> {
+    Box::pin(async move {
+        if let Some(role) = profile.get("role_arn") {
+            let source = match (profile.get("source_profile"), profile.get("credential_source")) {
+                (Some(source), _) if depth < MAX_ROLE_CHAIN => {
+                    let source_profile = files.profile(source);
+                    // A profile that is its own source holds the keys the role is assumed with.
+                    let resolved = if source == name {
+                        static_keys(&source_profile)
+                    } else {
+                        profile_credentials(source, &source_profile, files, env, depth + 1).await?
+                    };
+                    resolved.ok_or_else(|| format!("Could not load credentials for AWS profile {source}"))?
+                }
+                (Some(_), _) => return Err(format!("AWS profile {name}: the source_profile chain is too long")),
+                (None, Some(kind)) if kind == "Environment" => environment_keys(env).ok_or_else(|| {
+                    format!("AWS profile {name} assumes {role} from the environment, which has no keys")
+                })?,
+                (None, Some(kind)) => {
+                    return Err(format!("AWS profile {name}: credential_source {kind} is not supported"))
+                }
+                (None, None) => {
+                    return Err(format!(
+                        "AWS profile {name} has role_arn but neither source_profile nor credential_source"
+                    ))
+                }
+            };
+            return super::profile_services::assume_role(name, profile, &source, env)
+                .await
+                .map(Some);
+        }
+        if let Some(keys) = static_keys(profile) {
+            return Ok(Some(keys));
+        }
+        if let Some(command) = profile.get("credential_process") {
+            return run_credential_process(name, command).await.map(Some);
+        }
+        if profile.contains_key("sso_session") || profile.contains_key("sso_start_url") {
+            return super::profile_services::sso_credentials(name, profile, &files.sso_sessions, env)
+                .await
+                .map(Some);
+        }
+        Ok(None)
+    })
+}
+
+fn static_keys(profile: &HashMap<String, String>) -> Option<AwsCredentials> {
+    let (id, secret) = (profile.get("aws_access_key_id")?, profile.get("aws_secret_access_key")?);
+    Some(AwsCredentials {
+        access_key_id: id.clone(),
+        secret_access_key: secret.clone(),
+        session_token: profile.get("aws_session_token").cloned(),
+    })
+}
+
+fn environment_keys(env: Env<'_>) -> Option<AwsCredentials> {
+    Some(AwsCredentials {
+        access_key_id: get(env, "AWS_ACCESS_KEY_ID")?,
+        secret_access_key: get(env, "AWS_SECRET_ACCESS_KEY")?,
+        session_token: get(env, "AWS_SESSION_TOKEN"),
+    })
 }
 
 /// Run a profile's `credential_process` and read its JSON (`AccessKeyId`, `SecretAccessKey`,
@@ -270,6 +325,8 @@ async fn container_credentials(env: Env<'_>) -> Result<Option<AwsCredentials>, S
 struct ProfileFiles {
     credentials: HashMap<String, HashMap<String, String>>,
     config: HashMap<String, HashMap<String, String>>,
+    /// The config file's `[sso-session NAME]` sections, by name.
+    sso_sessions: HashMap<String, HashMap<String, String>>,
 }
 
 impl ProfileFiles {
@@ -281,9 +338,11 @@ impl ProfileFiles {
                 .or_else(|| home.as_ref().map(|h| h.join(".aws").join(file)))
         };
         let read = |p: Option<PathBuf>| p.and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
+        let config_text = read(path("AWS_CONFIG_FILE", "config"));
         ProfileFiles {
             credentials: parse_ini(&read(path("AWS_SHARED_CREDENTIALS_FILE", "credentials")), false),
-            config: parse_ini(&read(path("AWS_CONFIG_FILE", "config")), true),
+            config: parse_ini(&config_text, true),
+            sso_sessions: parse_sections(&config_text, "sso-session "),
         }
     }
 
@@ -293,6 +352,27 @@ impl ProfileFiles {
         out.extend(self.credentials.get(name).cloned().unwrap_or_default());
         out
     }
+}
+
+/// The config file's sections of one kind (`[sso-session NAME]`), by name.
+fn parse_sections(text: &str, kind: &str) -> HashMap<String, HashMap<String, String>> {
+    let marked: String = text
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim();
+            match trimmed.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+                // Renamed so the credentials-file reading (every section kept) picks it up.
+                Some(section) => match section.trim().strip_prefix(kind) {
+                    Some(name) => format!("[{}]\n", name.trim()),
+                    None => "[\u{0}]\n".to_string(),
+                },
+                None => format!("{line}\n"),
+            }
+        })
+        .collect();
+    let mut sections = parse_ini(&marked, false);
+    sections.remove("\u{0}");
+    sections
 }
 
 /// INI sections to key/value maps. In the config file sections are `[profile NAME]` (and
@@ -453,8 +533,167 @@ mod tests {
             ("bearer stored-key".into(), None)
         );
         let sso = run(&[("AWS_PROFILE", "sso")], "").await.unwrap_err();
-        assert!(sso.contains("SSO"), "{sso}");
+        assert!(sso.contains("sso_session corp"), "{sso}");
         let missing = run(&[("AWS_PROFILE", "nope")], "").await.unwrap_err();
         assert_eq!(missing, "Could not load credentials for AWS profile nope");
+    }
+
+    /// A loopback SSO portal and STS: role credentials for the cached token, and an
+    /// assumed role for a request signed with the source's keys.
+    async fn aws_services() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut data = Vec::new();
+                let mut buf = [0u8; 4096];
+                loop {
+                    let n = stream.read(&mut buf).await.unwrap_or(0);
+                    if n == 0 {
+                        break;
+                    }
+                    data.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&data).to_string();
+                    if let Some(end) = text.find("\r\n\r\n") {
+                        let length = text[..end]
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                            })
+                            .unwrap_or(0);
+                        if data.len() >= end + 4 + length {
+                            break;
+                        }
+                    }
+                }
+                let request = String::from_utf8_lossy(&data).to_string();
+                log.lock().unwrap().push(request.clone());
+                let lower = request.to_ascii_lowercase();
+                let (status, body) = if request.starts_with("GET /federation/credentials?account_id=111&role_name=Dev ")
+                {
+                    if lower.contains("x-amz-sso_bearer_token: sso-token") {
+                        (200, r#"{"roleCredentials":{"accessKeyId":"SSOKEY","secretAccessKey":"ssosecret","sessionToken":"ssotoken","expiration":4102444800000}}"#.to_string())
+                    } else {
+                        (401, r#"{"message":"Session token not found or invalid"}"#.to_string())
+                    }
+                } else if request.starts_with("POST / ") && request.contains("Action=AssumeRole") {
+                    let role = request
+                        .split("RoleArn=")
+                        .nth(1)
+                        .and_then(|r| r.split('&').next())
+                        .unwrap_or_default()
+                        .to_string();
+                    let signer = lower
+                        .split("credential=")
+                        .nth(1)
+                        .and_then(|c| c.split('/').next())
+                        .unwrap_or_default()
+                        .to_uppercase();
+                    (200, format!("<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId>ROLE-{signer}</AccessKeyId><SecretAccessKey>rs</SecretAccessKey><SessionToken>{role}</SessionToken></Credentials></AssumeRoleResult></AssumeRoleResponse>"))
+                } else {
+                    (404, "<ErrorResponse><Error><Code>NotFound</Code><Message>no route</Message></Error></ErrorResponse>".to_string())
+                };
+                let reply = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(reply.as_bytes()).await;
+            }
+        });
+        (url, seen)
+    }
+
+    #[tokio::test]
+    async fn sso_sessions_and_assumed_roles_through_loopback_services() {
+        let (url, seen) = aws_services().await;
+        let home = tempfile::tempdir().unwrap();
+        let aws = home.path().join(".aws");
+        std::fs::create_dir_all(aws.join("sso/cache")).unwrap();
+        std::fs::write(
+            aws.join("config"),
+            "[profile sso]\nsso_session = corp\nsso_account_id = 111\nsso_role_name = Dev\nregion = eu-west-1\n\
+             [sso-session corp]\nsso_region = eu-west-1\nsso_start_url = https://corp.awsapps.com/start\n\
+             [profile src]\naws_access_key_id = SRCKEY\naws_secret_access_key = srcsecret\n\
+             [profile role]\nrole_arn = arn:aws:iam::222:role/Admin\nsource_profile = src\nexternal_id = ext-1\n\
+             [profile ssorole]\nrole_arn = arn:aws:iam::333:role/X\nsource_profile = sso\n\
+             [profile envrole]\nrole_arn = arn:aws:iam::444:role/E\ncredential_source = Environment\n\
+             [profile loop]\nrole_arn = arn:aws:iam::555:role/L\nsource_profile = loop2\n\
+             [profile loop2]\nrole_arn = arn:aws:iam::555:role/L\nsource_profile = loop\n",
+        )
+        .unwrap();
+        let cache = aws
+            .join("sso/cache")
+            .join(format!("{}.json", super::super::profile_services::sha1_hex("corp")));
+        let write_token = |expires: &str| {
+            std::fs::write(
+                &cache,
+                format!(r#"{{"accessToken":"sso-token","expiresAt":"{expires}","region":"eu-west-1"}}"#),
+            )
+            .unwrap()
+        };
+        write_token("2099-01-01T00:00:00Z");
+        let home_text = home.path().display().to_string();
+        let config_text = aws.join("config").display().to_string();
+        let run = |pairs: Vec<(&'static str, String)>| {
+            let mut all = pairs;
+            all.push(("HOME", home_text.clone()));
+            all.push(("AWS_CONFIG_FILE", config_text.clone()));
+            all.push(("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent".into()));
+            all.push(("AWS_ENDPOINT_URL", url.clone()));
+            async move {
+                let env = move |k: &str| all.iter().find(|(n, _)| *n == k).map(|(_, v)| v.clone());
+                resolve(
+                    &model("m", "https://bedrock-runtime.us-east-1.amazonaws.com"),
+                    "<authenticated>",
+                    &env,
+                )
+                .await
+            }
+        };
+        let signed = |t: Target| match t.auth {
+            BedrockAuth::Signed(c) => (c.access_key_id, c.session_token),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            signed(run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap()),
+            ("SSOKEY".into(), Some("ssotoken".into()))
+        );
+        assert_eq!(
+            signed(run(vec![("AWS_PROFILE", "role".into())]).await.unwrap()),
+            (
+                "ROLE-SRCKEY".into(),
+                Some("arn%3Aaws%3Aiam%3A%3A222%3Arole%2FAdmin".into())
+            )
+        );
+        let sts = seen.lock().unwrap().last().unwrap().clone();
+        assert!(
+            sts.contains("ExternalId=ext-1") && sts.contains("RoleSessionName=aws-sdk-js-"),
+            "{sts}"
+        );
+        // A role whose source is an SSO profile: the SSO keys sign the STS call, with their token.
+        assert_eq!(
+            signed(run(vec![("AWS_PROFILE", "ssorole".into())]).await.unwrap()).0,
+            "ROLE-SSOKEY"
+        );
+        let sts = seen.lock().unwrap().last().unwrap().to_ascii_lowercase();
+        assert!(sts.contains("x-amz-security-token: ssotoken"), "{sts}");
+        // credential_source = Environment: without keys in the environment there is nothing
+        // to assume the role with (with keys, the environment's keys come first, as in the SDK).
+        let no_keys = run(vec![("AWS_PROFILE", "envrole".into())]).await.unwrap_err();
+        assert!(no_keys.contains("from the environment, which has no keys"), "{no_keys}");
+        let looped = run(vec![("AWS_PROFILE", "loop".into())]).await.unwrap_err();
+        assert!(looped.contains("too long"), "{looped}");
+        // An expired token says how to sign in again, and names no token.
+        write_token("2001-01-01T00:00:00Z");
+        let expired = run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap_err();
+        assert!(
+            expired.contains("aws sso login --profile sso") && !expired.contains("sso-token"),
+            "{expired}"
+        );
     }
 }

@@ -10,6 +10,7 @@
 pub mod body;
 pub mod credentials;
 pub mod event_stream;
+mod profile_services;
 pub mod sigv4;
 
 use std::time::Duration;

@@ -1,0 +1,311 @@
+//! The profile kinds of the shared AWS config whose keys come from a service call, as the AWS
+//! SDK's profile chain resolves them:
+//! - SSO (`sso_session` with an `[sso-session NAME]` section, or the legacy `sso_start_url`):
+//!   the token that `aws sso login` cached under `~/.aws/sso/cache/<sha1>.json` is traded for
+//!   role credentials at the portal (`GET /federation/credentials`);
+//! - role assumption (`role_arn` with `source_profile` or `credential_source = Environment`):
+//!   STS `AssumeRole`, signed with the source's keys.
+//!
+//! Endpoints follow `AWS_ENDPOINT_URL_SSO` / `AWS_ENDPOINT_URL_STS`, else `AWS_ENDPOINT_URL`,
+//! else the region's service endpoint. An expired SSO token is an error that says to run
+//! `aws sso login` (the token is not refreshed here).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::sigv4::{self, AwsCredentials};
+
+/// Time allowed for one SSO or STS call.
+const SERVICE_TIMEOUT: Duration = Duration::from_secs(10);
+
+type Env<'a> = &'a (dyn Fn(&str) -> Option<String> + Sync);
+
+fn get(env: Env<'_>, name: &str) -> Option<String> {
+    env(name).filter(|v| !v.is_empty())
+}
+
+/// The endpoint of `service` (`SSO`, `STS`) for `host` in `region`.
+fn endpoint(env: Env<'_>, service: &str, host: &str) -> String {
+    get(env, &format!("AWS_ENDPOINT_URL_{service}"))
+        .or_else(|| get(env, "AWS_ENDPOINT_URL"))
+        .unwrap_or_else(|| format!("https://{host}"))
+        .trim_end_matches('/')
+        .to_string()
+}
+
+fn client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .timeout(SERVICE_TIMEOUT)
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// Lowercase hex SHA-1 (the SSO cache's file names; not a security use).
+pub(super) fn sha1_hex(text: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA1_FOR_LEGACY_USE_ONLY, text.as_bytes());
+    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The cached SSO access token of `cache_key` (the session name, or the legacy start URL).
+fn cached_sso_token(env: Env<'_>, profile: &str, cache_key: &str) -> Result<String, String> {
+    let home = get(env, "HOME").map(PathBuf::from).unwrap_or_default();
+    let path = home
+        .join(".aws")
+        .join("sso")
+        .join("cache")
+        .join(format!("{}.json", sha1_hex(cache_key)));
+    let login = || format!("run \"aws sso login --profile {profile}\" to sign in again");
+    let text = std::fs::read_to_string(&path).map_err(|_| {
+        format!(
+            "The SSO session of AWS profile {profile} has no cached token; {}",
+            login()
+        )
+    })?;
+    let json: Value = serde_json::from_str(&text).map_err(|_| {
+        format!(
+            "The SSO token cache of AWS profile {profile} is not valid JSON; {}",
+            login()
+        )
+    })?;
+    let token = json
+        .get("accessToken")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty());
+    let expires = json
+        .get("expiresAt")
+        .and_then(Value::as_str)
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t.replace("UTC", "Z")).ok());
+    match (token, expires) {
+        (Some(token), Some(expires)) if expires > chrono::Utc::now() => Ok(token.to_string()),
+        _ => Err(format!(
+            "The SSO session of AWS profile {profile} has expired; {}",
+            login()
+        )),
+    }
+}
+
+/// Role credentials from the SSO portal for `profile` (its account and role), through the
+/// session named by `sso_session` (`sessions` holds the `[sso-session]` sections) or the legacy
+/// keys on the profile itself.
+pub(super) async fn sso_credentials(
+    name: &str,
+    profile: &HashMap<String, String>,
+    sessions: &HashMap<String, HashMap<String, String>>,
+    env: Env<'_>,
+) -> Result<AwsCredentials, String> {
+    let (cache_key, region) = match profile.get("sso_session") {
+        Some(session) => {
+            let section = sessions.get(session).ok_or_else(|| {
+                format!("AWS profile {name} names sso_session {session}, which the config does not define")
+            })?;
+            let region = section
+                .get("sso_region")
+                .ok_or_else(|| format!("sso-session {session} has no sso_region"))?;
+            (session.clone(), region.clone())
+        }
+        None => {
+            let url = profile
+                .get("sso_start_url")
+                .ok_or_else(|| format!("AWS profile {name} has no sso_start_url"))?;
+            let region = profile
+                .get("sso_region")
+                .ok_or_else(|| format!("AWS profile {name} has no sso_region"))?;
+            (url.clone(), region.clone())
+        }
+    };
+    let (Some(account), Some(role)) = (profile.get("sso_account_id"), profile.get("sso_role_name")) else {
+        return Err(format!(
+            "AWS profile {name} needs sso_account_id and sso_role_name for SSO credentials"
+        ));
+    };
+    let token = cached_sso_token(env, name, &cache_key)?;
+    let base = endpoint(env, "SSO", &format!("portal.sso.{region}.amazonaws.com"));
+    let url = format!(
+        "{base}/federation/credentials?account_id={}&role_name={}",
+        sigv4::uri_encode(account),
+        sigv4::uri_encode(role)
+    );
+    let response = client()?
+        .get(&url)
+        .header("x-amz-sso_bearer_token", token)
+        .send()
+        .await
+        .map_err(|e| {
+            format!(
+                "SSO GetRoleCredentials failed for AWS profile {name}: {}",
+                e.without_url()
+            )
+        })?;
+    let status = response.status().as_u16();
+    let body: Value = response
+        .bytes()
+        .await
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    if !(200..300).contains(&status) {
+        let message = body.get("message").and_then(Value::as_str).unwrap_or_default();
+        return Err(format!(
+            "SSO GetRoleCredentials failed for AWS profile {name} ({status}){}",
+            if message.is_empty() {
+                String::new()
+            } else {
+                format!(": {message}")
+            }
+        ));
+    }
+    let creds = body.get("roleCredentials");
+    let field = |key: &str| {
+        creds
+            .and_then(|c| c.get(key))
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+    };
+    match (field("accessKeyId"), field("secretAccessKey")) {
+        (Some(access_key_id), Some(secret_access_key)) => Ok(AwsCredentials {
+            access_key_id,
+            secret_access_key,
+            session_token: field("sessionToken"),
+        }),
+        _ => Err(format!(
+            "SSO GetRoleCredentials for AWS profile {name} returned no credentials"
+        )),
+    }
+}
+
+/// The text of the first `<tag>…</tag>` in `xml`.
+fn xml_text<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let start = xml.find(&open)? + open.len();
+    let end = xml[start..].find(&format!("</{tag}>"))? + start;
+    Some(xml[start..end].trim())
+}
+
+fn form_encode(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| format!("{}={}", sigv4::uri_encode(k), sigv4::uri_encode(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// STS `AssumeRole` of `profile`'s `role_arn` with `source` keys.
+pub(super) async fn assume_role(
+    name: &str,
+    profile: &HashMap<String, String>,
+    source: &AwsCredentials,
+    env: Env<'_>,
+) -> Result<AwsCredentials, String> {
+    let role_arn = profile
+        .get("role_arn")
+        .ok_or_else(|| format!("AWS profile {name} has no role_arn"))?;
+    let region = profile
+        .get("region")
+        .cloned()
+        .or_else(|| get(env, "AWS_REGION"))
+        .or_else(|| get(env, "AWS_DEFAULT_REGION"))
+        .unwrap_or_else(|| "us-east-1".to_string());
+    let session_name = profile
+        .get("role_session_name")
+        .cloned()
+        .unwrap_or_else(|| format!("aws-sdk-js-{}", chrono::Utc::now().timestamp_millis()));
+    let mut pairs = vec![
+        ("Action", "AssumeRole"),
+        ("Version", "2011-06-15"),
+        ("RoleArn", role_arn.as_str()),
+        ("RoleSessionName", session_name.as_str()),
+    ];
+    if let Some(id) = profile.get("external_id") {
+        pairs.push(("ExternalId", id));
+    }
+    if let Some(seconds) = profile.get("duration_seconds") {
+        pairs.push(("DurationSeconds", seconds));
+    }
+    let body = form_encode(&pairs);
+    let base = endpoint(env, "STS", &format!("sts.{region}.amazonaws.com"));
+    let url = url::Url::parse(&base).map_err(|e| format!("STS endpoint {base}: {e}"))?;
+    let host = match (url.host_str(), url.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_string(),
+        _ => return Err(format!("STS endpoint {base} has no host")),
+    };
+    let amz_date = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let mut headers = vec![
+        (
+            "content-type".to_string(),
+            "application/x-www-form-urlencoded".to_string(),
+        ),
+        ("host".to_string(), host),
+        ("x-amz-date".to_string(), amz_date.clone()),
+    ];
+    if let Some(token) = &source.session_token {
+        headers.push(("x-amz-security-token".to_string(), token.clone()));
+    }
+    let path = if url.path().is_empty() { "/" } else { url.path() };
+    let authorization = sigv4::authorization(
+        &sigv4::SigningInput {
+            method: "POST",
+            path,
+            headers: &headers,
+            body: body.as_bytes(),
+            region: &region,
+            service: "sts",
+            amz_date: &amz_date,
+        },
+        source,
+    );
+    let mut request = client()?.post(url.as_str()).body(body);
+    for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
+        request = request.header(k, v);
+    }
+    let response = request
+        .header("authorization", authorization)
+        .send()
+        .await
+        .map_err(|e| format!("STS AssumeRole failed for AWS profile {name}: {}", e.without_url()))?;
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap_or_default();
+    if !(200..300).contains(&status) {
+        let code = xml_text(&text, "Code").unwrap_or_default();
+        let message = xml_text(&text, "Message").unwrap_or_default();
+        return Err(format!(
+            "STS AssumeRole failed for AWS profile {name} ({status}){}",
+            match (code.is_empty(), message.is_empty()) {
+                (true, true) => String::new(),
+                (false, true) => format!(": {code}"),
+                (_, false) => format!(": {code} {message}").replace(":  ", ": "),
+            }
+        ));
+    }
+    match (xml_text(&text, "AccessKeyId"), xml_text(&text, "SecretAccessKey")) {
+        (Some(id), Some(secret)) if !id.is_empty() && !secret.is_empty() => Ok(AwsCredentials {
+            access_key_id: id.to_string(),
+            secret_access_key: secret.to_string(),
+            session_token: xml_text(&text, "SessionToken").map(str::to_string),
+        }),
+        _ => Err(format!("STS AssumeRole for AWS profile {name} returned no credentials")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_names_and_xml() {
+        // FIPS 180 test vector: the cache file of a session named "abc".
+        assert_eq!(sha1_hex("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        let xml = "<AssumeRoleResponse><AssumeRoleResult><Credentials><AccessKeyId> AK </AccessKeyId>\
+                   <SecretAccessKey>SK</SecretAccessKey></Credentials></AssumeRoleResult></AssumeRoleResponse>";
+        assert_eq!(xml_text(xml, "AccessKeyId"), Some("AK"));
+        assert_eq!(xml_text(xml, "SessionToken"), None);
+        assert_eq!(
+            form_encode(&[("RoleArn", "arn:aws:iam::1:role/x y")]),
+            "RoleArn=arn%3Aaws%3Aiam%3A%3A1%3Arole%2Fx%20y"
+        );
+    }
+}
