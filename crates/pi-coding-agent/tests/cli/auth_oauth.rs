@@ -329,3 +329,39 @@ fn a_prompt_refreshes_an_expiring_login_before_its_request() {
     assert!(betas.contains("oauth-2025-04-20"), "{betas}");
     assert_eq!(env.oauth.refresh_count(), 1);
 }
+
+/// The sign-ins 1.6 added, through the binary: Meta's device grant and key mint, whose
+/// "refresh" mints a new key; Radius's device method picked by `--no-browser`.
+#[test]
+fn meta_and_radius_logins_on_a_terminal_and_meta_s_key_renewal() {
+    let env = setup();
+    let (code, screen) = login_on_terminal(&env, &["auth", "login", "meta", "--no-browser"], |_| false);
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("and enter code: META-0001"), "{screen}");
+    assert!(screen.contains("Enabling Meta Model API access..."), "{screen}");
+    let saved = env.auth_json();
+    let key = saved["meta"]["access"].as_str().unwrap().to_string();
+    assert!(key.starts_with("meta-key-"), "{saved}");
+    assert!(!screen.contains(&key), "the key is not shown");
+
+    // The key expires: print-bearer-token mints another with the stored identity.
+    let mut expired = saved.clone();
+    expired["meta"]["expires"] = (now_ms() - 1).into();
+    env.fx.agent.write("auth.json", expired.to_string()).unwrap();
+    let run = env.pi(&["auth", "print-bearer-token", "--provider", "meta"]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let renewed = env.auth_json();
+    assert_ne!(renewed["meta"]["access"], key.as_str());
+    assert_eq!(run.stdout, format!("{}\n", renewed["meta"]["access"].as_str().unwrap()));
+    assert_eq!(renewed["meta"]["refresh"], saved["meta"]["refresh"]);
+
+    let (code, screen) = login_on_terminal(&env, &["auth", "login", "radius", "--no-browser"], |_| false);
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Sign in to Radius: Sign in with device code (when signing in from another device)"),
+        "{screen}"
+    );
+    assert!(screen.contains("and enter code: RADI-0001"), "{screen}");
+    assert_eq!(env.auth_json()["radius"]["scope"], "gateway offline_access");
+    assert_eq!(env.oauth.violations(), Vec::<String>::new());
+}
