@@ -1,8 +1,9 @@
 //! Tool-argument checking against a tool's JSON schema, the way pi does it.
 //!
 //! pi first coerces primitives toward the schema (models often send `"5"` for a number or `null`
-//! for an empty string), then validates and reports every failing path with TypeBox's wording,
-//! which the model reads and corrects itself from. A general validator (the `jsonschema` crate)
+//! for an empty string), then validates and reports every failing path in pi 1.6's wording
+//! (`missing`, `expected string, got integer`, `unknown field`, ...), which the model reads and
+//! corrects itself from. A general validator (the `jsonschema` crate)
 //! neither coerces nor words errors this way, and brings a regex engine, URI and format
 //! handling we would not use, so this module covers the keywords tool schemas use: `type` (one or several), `properties`, `required`,
 //! `additionalProperties` (bool or schema), `items` (schema or tuple), `enum`, `const`,
@@ -110,55 +111,77 @@ fn number_value(f: f64) -> Value {
     }
 }
 
+/// The type name a message gives a value (`integer` for whole numbers, as JavaScript's
+/// `Number.isInteger` sees them).
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+        Value::String(_) => "string",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+    }
+}
+
+/// How many values an `enum` message lists before it says how many more there are.
+const LISTED_VALUES: usize = 20;
+
+fn list_values(values: &[Value]) -> String {
+    let listed = Value::Array(values.iter().take(LISTED_VALUES).cloned().collect()).to_string();
+    if values.len() <= LISTED_VALUES {
+        return listed;
+    }
+    format!(
+        "{}, ... and {} more]",
+        &listed[..listed.len() - 1],
+        values.len() - LISTED_VALUES
+    )
+}
+
+/// Every failing keyword of `schema` at the value it failed on, in pi 1.6's order and words
+/// (type first and alone, then enum, const, the value's own bounds, children, combinators).
 fn check(value: &Value, schema: &Value, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
     let schema = match schema {
         Value::Bool(true) => return,
-        Value::Bool(false) => return push(issues, path, "schema is false"),
+        Value::Bool(false) => return push(issues, path, "no value is allowed here"),
         Value::Object(s) => s,
         _ => return,
     };
 
     let types = schema_types(schema);
-    if !types.is_empty() && !types.iter().any(|t| matches_type(value, t)) {
-        let message = if let [one] = types.as_slice() {
-            format!("must be {one}")
-        } else {
-            format!("must be either {}", types.join(" or "))
-        };
-        return push(issues, path, message);
+    if schema.contains_key("type") && !types.iter().any(|t| matches_type(value, t)) {
+        return push(
+            issues,
+            path,
+            format!("expected {}, got {}", types.join(" or "), type_name(value)),
+        );
     }
 
-    if let Some(c) = schema.get("const") {
-        if !json_eq(value, c) {
-            push(issues, path, "must be equal to constant");
-        }
-    }
     if let Some(Value::Array(options)) = schema.get("enum") {
         if !options.iter().any(|o| json_eq(value, o)) {
-            push(issues, path, "must be equal to one of the allowed values");
+            push(issues, path, format!("expected one of {}", list_values(options)));
+        }
+    }
+    if let Some(c) = schema.get("const") {
+        if !json_eq(value, c) {
+            push(issues, path, format!("expected {c}"));
         }
     }
 
     match value {
         Value::Number(n) => check_number(n.as_f64().unwrap_or(0.0), schema, path, issues),
         Value::String(s) => {
-            let len = s.encode_utf16().count() as f64;
+            let len = s.chars().count() as f64;
             if let Some(min) = schema.get("minLength").and_then(Value::as_f64) {
                 if len < min {
-                    push(
-                        issues,
-                        path,
-                        format!("must not have fewer than {} characters", js_number(min)),
-                    );
+                    push(issues, path, format!("expected at least {} characters", js_number(min)));
                 }
             }
             if let Some(max) = schema.get("maxLength").and_then(Value::as_f64) {
                 if len > max {
-                    push(
-                        issues,
-                        path,
-                        format!("must not have more than {} characters", js_number(max)),
-                    );
+                    push(issues, path, format!("expected at most {} characters", js_number(max)));
                 }
             }
         }
@@ -173,45 +196,97 @@ fn check(value: &Value, schema: &Value, path: &mut Vec<String>, issues: &mut Vec
         }
     }
     if let Some(Value::Array(any)) = schema.get("anyOf") {
-        let mut branch_issues = Vec::new();
-        let mut matched = false;
-        for sub in any {
-            let mut own = Vec::new();
-            check(value, sub, path, &mut own);
-            if own.is_empty() {
-                matched = true;
-                break;
-            }
-            branch_issues.extend(own);
-        }
-        if !matched {
-            issues.extend(branch_issues);
-            push(issues, path, "must match a schema in anyOf");
-        }
+        check_union(value, any, false, path, issues);
     }
     if let Some(Value::Array(one)) = schema.get("oneOf") {
-        let mut branch_issues = Vec::new();
-        let mut valid = 0;
-        for sub in one {
-            let mut own = Vec::new();
-            check(value, sub, path, &mut own);
-            if own.is_empty() {
-                valid += 1;
-            } else {
-                branch_issues.extend(own);
-            }
-        }
-        if valid != 1 {
-            if valid == 0 {
-                issues.extend(branch_issues);
-            }
-            push(issues, path, "must match exactly one schema in oneOf");
-        }
+        check_union(value, one, true, path, issues);
     }
     if let Some(not) = schema.get("not") {
         if is_valid(value, not) {
-            push(issues, path, "must not be valid");
+            push(issues, path, "must not match the schema in not");
         }
+    }
+}
+
+/// The `const` of each branch's `key` property, when every branch has a distinct primitive
+/// one: a tagged union, whose tag says which branch a value meant.
+fn union_tag(branches: &[Value]) -> Option<(&str, Vec<&Value>)> {
+    let first = branches.first()?.get("properties")?.as_object()?;
+    first.keys().find_map(|key| {
+        let values: Vec<&Value> = branches
+            .iter()
+            .map(|b| {
+                b.get("properties")
+                    .and_then(|p| p.get(key))
+                    .and_then(|t| t.get("const"))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let primitive = values.iter().all(|v| !v.is_object() && !v.is_array());
+        let distinct = values
+            .iter()
+            .enumerate()
+            .all(|(i, v)| values[..i].iter().all(|w| !json_eq(v, w)));
+        (primitive && distinct).then_some((key.as_str(), values))
+    })
+}
+
+/// The length of a path as a JSON pointer (`/a/0`), what picks the branch to blame.
+fn pointer_len(path: &str) -> usize {
+    if path == "root" {
+        0
+    } else {
+        path.split('.').map(|segment| segment.len() + 1).sum()
+    }
+}
+
+fn check_union(value: &Value, branches: &[Value], exactly_one: bool, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
+    let matches = branches.iter().filter(|b| is_valid(value, b)).count();
+    if matches == 1 || (!exactly_one && matches > 0) {
+        return;
+    }
+    if matches > 1 {
+        return push(issues, path, "matches more than one alternative");
+    }
+    if let (Some((key, tags)), Value::Object(map)) = (union_tag(branches), value) {
+        let chosen = map.get(key).and_then(|v| tags.iter().position(|t| json_eq(v, t)));
+        match chosen {
+            Some(i) => check(value, &branches[i], path, issues),
+            None => {
+                let listed: Vec<Value> = tags.into_iter().cloned().collect();
+                path.push(key.to_string());
+                push(issues, path, format!("expected one of {}", list_values(&listed)));
+                path.pop();
+            }
+        }
+        return;
+    }
+    // An object is blamed on the branch declaring most of its properties, then on the branch
+    // whose first error is deepest.
+    let mut best: Option<(Vec<Issue>, usize)> = None;
+    for branch in branches {
+        let mut own = Vec::new();
+        check(value, branch, path, &mut own);
+        let Some(first) = own.first() else {
+            continue;
+        };
+        let declared = match (value, branch.get("properties").and_then(Value::as_object)) {
+            (Value::Object(map), Some(props)) => map.keys().filter(|k| props.contains_key(*k)).count(),
+            _ => 0,
+        };
+        let better = match &best {
+            None => true,
+            Some((errors, best_declared)) => {
+                declared > *best_declared
+                    || (declared == *best_declared && pointer_len(&first.path) > pointer_len(&errors[0].path))
+            }
+        };
+        if better {
+            best = Some((own, declared));
+        }
+    }
+    match best {
+        Some((errors, _)) => issues.extend(errors),
+        None => push(issues, path, "matches no alternative"),
     }
 }
 
@@ -219,67 +294,74 @@ fn check_number(f: f64, schema: &Map<String, Value>, path: &[String], issues: &m
     let bound = |key: &str| schema.get(key).and_then(Value::as_f64);
     if let Some(min) = bound("minimum") {
         if f < min {
-            push(issues, path, format!("must be >= {}", js_number(min)));
+            push(issues, path, format!("expected >= {}", js_number(min)));
         }
     }
     if let Some(max) = bound("maximum") {
         if f > max {
-            push(issues, path, format!("must be <= {}", js_number(max)));
+            push(issues, path, format!("expected <= {}", js_number(max)));
         }
     }
     if let Some(min) = bound("exclusiveMinimum") {
         if f <= min {
-            push(issues, path, format!("must be > {}", js_number(min)));
+            push(issues, path, format!("expected > {}", js_number(min)));
         }
     }
     if let Some(max) = bound("exclusiveMaximum") {
         if f >= max {
-            push(issues, path, format!("must be < {}", js_number(max)));
+            push(issues, path, format!("expected < {}", js_number(max)));
         }
     }
     if let Some(m) = bound("multipleOf") {
         if m > 0.0 && (f / m).fract().abs() > 1e-9 {
-            push(issues, path, format!("must be multiple of {}", js_number(m)));
+            push(issues, path, format!("expected a multiple of {}", js_number(m)));
         }
     }
 }
 
 fn check_array(items: &[Value], schema: &Map<String, Value>, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
+    let (prefix, rest): (&[Value], Option<&Value>) = match schema.get("items") {
+        Some(Value::Array(tuple)) => (tuple.as_slice(), schema.get("additionalItems")),
+        Some(sub) => (
+            schema
+                .get("prefixItems")
+                .and_then(Value::as_array)
+                .map_or(&[][..], |p| p.as_slice()),
+            Some(sub),
+        ),
+        None => (
+            schema
+                .get("prefixItems")
+                .and_then(Value::as_array)
+                .map_or(&[][..], |p| p.as_slice()),
+            None,
+        ),
+    };
+    for (i, item) in items.iter().enumerate() {
+        if let Some(sub) = prefix.get(i).or(rest) {
+            path.push(i.to_string());
+            check(item, sub, path, issues);
+            path.pop();
+        }
+    }
     let len = items.len() as f64;
     if let Some(min) = schema.get("minItems").and_then(Value::as_f64) {
         if len < min {
-            push(
-                issues,
-                path,
-                format!("must not have fewer than {} items", js_number(min)),
-            );
+            push(issues, path, format!("expected at least {} items", js_number(min)));
         }
     }
     if let Some(max) = schema.get("maxItems").and_then(Value::as_f64) {
         if len > max {
-            push(
-                issues,
-                path,
-                format!("must not have more than {} items", js_number(max)),
-            );
+            push(issues, path, format!("expected at most {} items", js_number(max)));
         }
     }
-    match schema.get("items") {
-        Some(Value::Array(tuple)) => {
-            for (i, (item, sub)) in items.iter().zip(tuple).enumerate() {
-                path.push(i.to_string());
-                check(item, sub, path, issues);
-                path.pop();
-            }
-        }
-        Some(sub @ (Value::Object(_) | Value::Bool(_))) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(i.to_string());
-                check(item, sub, path, issues);
-                path.pop();
-            }
-        }
-        _ => {}
+    if schema.get("uniqueItems") == Some(&Value::Bool(true))
+        && items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[..i].iter().any(|b| json_eq(a, b)))
+    {
+        push(issues, path, "expected unique items");
     }
 }
 
@@ -291,39 +373,13 @@ fn check_object(
 ) {
     let properties = schema.get("properties").and_then(Value::as_object);
 
-    // One issue names every missing property; its path is the first one (TypeBox's shape).
+    // One issue per missing property, at its own path.
     if let Some(Value::Array(required)) = schema.get("required") {
-        let missing: Vec<&str> = required
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|k| !map.contains_key(*k))
-            .collect();
-        if let Some(first) = missing.first() {
-            path.push((*first).to_string());
-            push(
-                issues,
-                path,
-                format!("must have required properties {}", missing.join(", ")),
-            );
-            path.pop();
-        }
-    }
-
-    if let Some(additional) = schema.get("additionalProperties") {
-        if !matches!(additional, Value::Bool(true)) {
-            let mut failed = false;
-            for (key, v) in map {
-                if properties.is_some_and(|p| p.contains_key(key)) {
-                    continue;
-                }
-                path.push(key.clone());
-                let before = issues.len();
-                check(v, additional, path, issues);
-                failed |= issues.len() > before;
+        for key in required.iter().filter_map(Value::as_str) {
+            if !map.contains_key(key) {
+                path.push(key.to_string());
+                push(issues, path, "missing");
                 path.pop();
-            }
-            if failed {
-                push(issues, path, "must not have additional properties");
             }
         }
     }
@@ -335,6 +391,32 @@ fn check_object(
                 check(v, sub, path, issues);
                 path.pop();
             }
+        }
+    }
+
+    if let Some(additional) = schema.get("additionalProperties") {
+        for (key, v) in map {
+            if properties.is_some_and(|p| p.contains_key(key)) {
+                continue;
+            }
+            path.push(key.clone());
+            match additional {
+                Value::Bool(false) => push(issues, path, "unknown field"),
+                other => check(v, other, path, issues),
+            }
+            path.pop();
+        }
+    }
+
+    let count = map.len() as f64;
+    if let Some(min) = schema.get("minProperties").and_then(Value::as_f64) {
+        if count < min {
+            push(issues, path, format!("expected at least {} properties", js_number(min)));
+        }
+    }
+    if let Some(max) = schema.get("maxProperties").and_then(Value::as_f64) {
+        if count > max {
+            push(issues, path, format!("expected at most {} properties", js_number(max)));
         }
     }
 }
@@ -364,6 +446,15 @@ pub fn coerce(value: Value, schema: &Value) -> Value {
     }
 
     let types = schema_types(schema);
+    // A single value sent for an array (not a tuple) becomes a one-item array.
+    if types == ["array"] && !value.is_array() && !matches!(schema.get("items"), Some(Value::Array(_))) {
+        value = Value::Array(vec![value]);
+    }
+    // `null` for a string is the text "null" when the schema names one type (pi 1.6 converts
+    // by the type first), and "" among several types.
+    if types == ["string"] && value.is_null() {
+        value = Value::String("null".to_string());
+    }
     let matches_one_of_several = types.len() > 1 && types.iter().any(|t| matches_type(&value, t));
     if !types.is_empty() && !matches_one_of_several {
         for ty in &types {
@@ -377,6 +468,19 @@ pub fn coerce(value: Value, schema: &Value) -> Value {
     match &mut value {
         Value::Object(map) if types.contains(&"object") => {
             let properties = schema.get("properties").and_then(Value::as_object);
+            // A null in an optional property whose schema takes no null counts as omitted.
+            if let Some(props) = properties {
+                let required: Vec<&str> = schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                map.retain(|key, v| {
+                    !(v.is_null()
+                        && !required.contains(&key.as_str())
+                        && props.get(key).is_some_and(|sub| !is_valid(&Value::Null, sub)))
+                });
+            }
             if let Some(props) = properties {
                 for (key, sub) in props {
                     if let Some(v) = map.get_mut(key) {
@@ -415,11 +519,14 @@ fn coerce_primitive(value: &Value, ty: &str) -> Option<Value> {
     match ty {
         "number" | "integer" => match value {
             Value::Null => Some(Value::from(0)),
+            // pi 1.6 cuts a fraction sent for an integer to its whole part.
+            Value::Number(n) if ty == "integer" => {
+                let f = n.as_f64().filter(|f| f.is_finite() && f.fract() != 0.0)?;
+                Some(number_value(f.trunc()))
+            }
             Value::String(s) if !s.trim().is_empty() => {
                 let parsed = s.trim().parse::<f64>().ok().filter(|f| f.is_finite())?;
-                if ty == "integer" && parsed.fract() != 0.0 {
-                    return None;
-                }
+                let parsed = if ty == "integer" { parsed.trunc() } else { parsed };
                 Some(number_value(parsed))
             }
             Value::Bool(b) => Some(Value::from(u8::from(*b))),
@@ -480,16 +587,18 @@ mod tests {
             .collect()
     }
 
+    // The expected messages are what pi 1.6's own validator (pi-ai's `validateToolArguments`)
+    // gives for the same schema and arguments.
     #[test]
-    fn missing_required_reports_first_path_and_all_names() {
+    fn missing_required_properties_are_reported_one_by_one() {
         let err = validate_tool_arguments("read", &read_schema(), &json!({})).unwrap_err();
         assert_eq!(
             err,
-            "Validation failed for tool \"read\":\n  - path: must have required properties path\n\nReceived arguments:\n{}"
+            "Validation failed for tool \"read\":\n  - path: missing\n\nReceived arguments:\n{}"
         );
         assert_eq!(
             issues_of(&edit_schema(), json!({})),
-            vec!["path: must have required properties path, edits"]
+            vec!["path: missing", "edits: missing"]
         );
     }
 
@@ -497,13 +606,34 @@ mod tests {
     fn primitives_are_coerced_like_pi() {
         let ok = validate_tool_arguments("read", &read_schema(), &json!({"path": 5, "limit": "7"})).unwrap();
         assert_eq!(ok, json!({"path": "5", "limit": 7}));
-        let ok = validate_tool_arguments("read", &read_schema(), &json!({"path": null})).unwrap();
-        assert_eq!(ok, json!({"path": ""}));
         let flag = json!({"type": "object", "properties": {"f": {"type": "boolean"}, "n": {"type": "integer"}}});
         assert_eq!(
             coerce(json!({"f": "true", "n": "3"}), &flag),
             json!({"f": true, "n": 3})
         );
+        // A fraction sent for an integer is cut to its whole part.
+        assert_eq!(coerce(json!({"n": 1.5}), &flag), json!({"n": 1}));
+        assert_eq!(coerce(json!({"n": "3.5"}), &flag), json!({"n": 3}));
+    }
+
+    #[test]
+    fn nulls_and_single_values_are_read_as_pi_reads_them() {
+        let schema = json!({"type": "object", "required": ["paths"], "properties": {
+            "paths": {"type": "array", "items": {"type": "string"}},
+            "flag": {"type": "boolean"}, "s": {"type": "string"}}});
+        assert_eq!(coerce(json!({"paths": "x"}), &schema), json!({"paths": ["x"]}));
+        assert_eq!(
+            coerce(json!({"paths": ["a"], "flag": null, "s": null}), &schema),
+            json!({"paths": ["a"]})
+        );
+        assert_eq!(
+            coerce(json!({"paths": [1, true]}), &schema),
+            json!({"paths": ["1", "true"]})
+        );
+        let read = validate_tool_arguments("read", &read_schema(), &json!({"path": null})).unwrap();
+        assert_eq!(read, json!({"path": "null"}));
+        let read = validate_tool_arguments("read", &read_schema(), &json!({"path": "a", "limit": null})).unwrap();
+        assert_eq!(read, json!({"path": "a"}));
     }
 
     #[test]
@@ -511,20 +641,23 @@ mod tests {
         let err = validate_tool_arguments("read", &read_schema(), &json!({"path": "a", "limit": "abc"})).unwrap_err();
         assert_eq!(
             err,
-            "Validation failed for tool \"read\":\n  - limit: must be number\n\nReceived arguments:\n{\n  \"path\": \"a\",\n  \"limit\": \"abc\"\n}"
+            "Validation failed for tool \"read\":\n  - limit: expected number, got string\n\nReceived arguments:\n{\n  \"path\": \"a\",\n  \"limit\": \"abc\"\n}"
         );
-        assert_eq!(issues_of(&read_schema(), json!("str")), vec!["root: must be object"]);
+        assert_eq!(
+            issues_of(&read_schema(), json!("str")),
+            vec!["root: expected object, got string"]
+        );
     }
 
     #[test]
-    fn additional_properties_and_nested_paths() {
+    fn unknown_fields_and_nested_paths() {
         assert_eq!(
             issues_of(&edit_schema(), json!({"edits": [{}], "x": 1})),
             vec![
-                "path: must have required properties path",
-                "x: schema is false",
-                "root: must not have additional properties",
-                "edits.0.oldText: must have required properties oldText, newText",
+                "path: missing",
+                "edits.0.oldText: missing",
+                "edits.0.newText: missing",
+                "x: unknown field",
             ]
         );
         assert_eq!(
@@ -532,7 +665,7 @@ mod tests {
                 &edit_schema(),
                 json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}, 5]})
             ),
-            vec!["edits.1: must be object"]
+            vec!["edits.1: expected object, got integer"]
         );
     }
 
@@ -547,22 +680,50 @@ mod tests {
         assert_eq!(
             issues_of(&schema, json!({"mode": "c", "n": 0, "x": 9, "s": "a"})),
             vec![
-                "mode: must be equal to one of the allowed values",
-                "n: must be >= 1",
-                "x: must be <= 5",
-                "s: must not have fewer than 2 characters",
+                "mode: expected one of [\"a\",\"b\"]",
+                "n: expected >= 1",
+                "x: expected <= 5",
+                "s: expected at least 2 characters",
             ]
         );
-        assert_eq!(issues_of(&schema, json!({"n": 1.5})), vec!["n: must be integer"]);
         assert_eq!(
             issues_of(&schema, json!({"opt": [1]})),
-            vec![
-                "opt: must be string",
-                "opt: must be number",
-                "opt: must match a schema in anyOf"
-            ]
+            vec!["opt: expected string, got array"]
         );
         assert_eq!(coerce(json!({"opt": true}), &schema), json!({"opt": "true"}));
+        let more = json!({"type": "object", "properties": {
+            "a": {"type": "array", "minItems": 2, "uniqueItems": true, "items": {"type": "integer"}},
+            "c": {"const": 3},
+            "m": {"type": "object", "minProperties": 1},
+            "s": {"type": "string", "maxLength": 1}}});
+        assert_eq!(
+            issues_of(&more, json!({"a": [1, 1.5], "c": 4, "m": {}, "s": "ab"})),
+            vec![
+                "a: expected unique items",
+                "c: expected 3",
+                "m: expected at least 1 properties",
+                "s: expected at most 1 characters",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_tagged_union_blames_the_branch_its_tag_names() {
+        let schema = json!({"type": "object", "properties": {"op": {"oneOf": [
+            {"type": "object", "properties": {"kind": {"const": "add"}, "n": {"type": "number"}}, "required": ["kind", "n"]},
+            {"type": "object", "properties": {"kind": {"const": "del"}, "id": {"type": "string"}}, "required": ["kind", "id"]}]}}});
+        assert_eq!(
+            issues_of(&schema, json!({"op": {"kind": "zap"}})),
+            vec!["op.kind: expected one of [\"add\",\"del\"]"]
+        );
+        assert_eq!(
+            issues_of(&schema, json!({"op": {"kind": "del"}})),
+            vec!["op.id: missing"]
+        );
+        assert_eq!(
+            issues_of(&schema, json!({"op": 5})),
+            vec!["op: expected object, got integer"]
+        );
     }
 
     #[test]
@@ -571,7 +732,7 @@ mod tests {
         assert!(is_valid(&json!(null), &schema));
         assert_eq!(
             issues_of(&schema, json!([1])),
-            vec!["root: must be either string or null"]
+            vec!["root: expected string or null, got array"]
         );
         assert_eq!(js_number(5.0), "5");
         assert_eq!(js_number(0.5), "0.5");

@@ -150,7 +150,7 @@ async fn unknown_tool_and_invalid_arguments_become_error_results() {
     assert_eq!(results[0], ("c1".into(), "Tool nope not found".into(), true));
     assert_eq!(
         results[1].1,
-        "Validation failed for tool \"echo\":\n  - text: must be string\n\nReceived arguments:\n{\n  \"text\": [\n    \"not\",\n    \"a string\"\n  ]\n}"
+        "Validation failed for tool \"echo\":\n  - text: expected string, got array\n\nReceived arguments:\n{\n  \"text\": [\n    \"not\",\n    \"a string\"\n  ]\n}"
     );
     assert!(results[1].2);
     // Coerced like pi: 42 becomes "42".
