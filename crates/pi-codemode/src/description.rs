@@ -88,8 +88,14 @@ fn select(groups: &[Group], budget: Option<usize>) -> Vec<String> {
 
 /// The codemode description listing `tools` (already without deferred ones) within `budget`
 /// estimated tokens (`None`: no limit).
-pub fn describe(tools: &[ListedTool], budget: Option<usize>) -> String {
+/// `models_docs` is where the `models` reference lives; `None` when scripts have no `models`.
+pub fn describe(tools: &[ListedTool], budget: Option<usize>, models_docs: Option<&str>) -> String {
     let mut out = format!("{INTRO}\n\n{GLOBALS}");
+    if let Some(docs) = models_docs {
+        out.push_str(&format!(
+            "\n- `models`: the model catalogue, classifiers and image models. Read {docs} before using it."
+        ));
+    }
     if tools.is_empty() {
         return out;
     }
@@ -235,13 +241,13 @@ mod tests {
 
     #[test]
     fn tools_are_grouped_and_the_budget_marks_what_is_left_out() {
-        let all = describe(&[tool("read", None), tool("mcp__a__x", Some("mcp__a"))], None);
+        let all = describe(&[tool("read", None), tool("mcp__a__x", Some("mcp__a"))], None, None);
         assert!(all.contains("Nested tools:\n\n### `read`\nThe read tool."), "{all}");
         assert!(all.contains("## mcp__a\n\n### `mcp__a__x`"), "{all}");
-        let tight = describe(&[tool("read", None), tool("mcp__a__x", Some("mcp__a"))], Some(0));
+        let tight = describe(&[tool("read", None), tool("mcp__a__x", Some("mcp__a"))], Some(0), None);
         assert!(tight.contains("## mcp__a (tools not listed)"), "{tight}");
         assert!(!tight.contains("### `read`"));
-        assert!(!describe(&[], None).contains("Nested tools"));
+        assert!(!describe(&[], None, None).contains("Nested tools"));
     }
 
     #[test]

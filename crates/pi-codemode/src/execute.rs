@@ -78,6 +78,16 @@ pub trait CodemodeHost: Send + Sync {
     fn load_store(&self) -> Map<String, Value>;
     /// A successful script's writes.
     fn save_store(&self, set: Map<String, Value>, delete: Vec<String>);
+    /// The catalogue entries of one kind (of one provider), for `models.*`; `available` keeps
+    /// those the session has credentials for. `None` from [`CodemodeHost::models_docs`]
+    /// leaves `models` out of the script's globals.
+    fn models_of_type(&self, _kind: crate::ModelKind, _provider: Option<&str>, _available: bool) -> Vec<Value> {
+        Vec::new()
+    }
+    /// Where the `models` reference for scripts lives (`None`: no `models` global).
+    fn models_docs(&self) -> Option<String> {
+        None
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -258,7 +268,10 @@ fn answer_global(host: &dyn CodemodeHost, tools: &[ScriptTool], name: &str, args
             out.insert("tools".into(), Value::Array(names));
             Ok(Value::Object(out))
         }
-        other => Err(format!("{other}() is not available")),
+        other => match (other.strip_prefix("models."), host.models_docs()) {
+            (Some(function), Some(docs)) => crate::models::answer(host, function, args, &docs),
+            _ => Err(format!("{other}() is not available")),
+        },
     }
 }
 
@@ -326,10 +339,14 @@ pub async fn execute(
             .collect(),
     )
     .to_string();
+    let mut globals: Vec<String> = vec!["searchTools".into(), "describeTool".into(), "describeNamespace".into()];
+    if host.models_docs().is_some() {
+        globals.extend(crate::models::FUNCTIONS.iter().map(|f| format!("models.{f}")));
+    }
     let spec = ScriptSpec {
         code: parsed.code,
         tools_json,
-        globals: vec!["searchTools".into(), "describeTool".into(), "describeNamespace".into()],
+        globals,
         store_json,
         deadline,
         timeout_ms,

@@ -6,6 +6,7 @@
 pub mod declarations;
 pub mod description;
 pub mod execute;
+pub mod models;
 pub mod output;
 pub mod pool;
 pub mod sandbox;
@@ -16,8 +17,9 @@ pub use description::{describe, script_call_line, ListedTool, DEFAULT_INLINE_BUD
 pub use execute::{
     execute, CallRecord, CodemodeHost, CodemodeResult, Limits, Namespace, ScriptTool, ToolOutcome, UpdateFn,
 };
+pub use models::ModelKind;
 pub use output::Block;
-pub use source::{parse_source, ScriptOptions, SourceError};
+pub use source::{parse_source, ScriptOptions, SourceError, SOURCE_GRAMMAR};
 
 /// The session entry type holding one successful script's store writes.
 pub const STORE_ENTRY_TYPE: &str = "codemode-store";

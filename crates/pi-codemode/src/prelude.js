@@ -139,7 +139,19 @@
 			"ALL_TOOLS lists every tool; searchTools(query) finds tools by topic."),
 	);
 	define("ALL_TOOLS", listed);
-	for (const name of parse(globalsJson)) define(name, requester(host.global, name, true));
+	// "models.classify" and the like become members of one frozen `models` object.
+	const groups = new Map();
+	for (const name of parse(globalsJson)) {
+		const dot = name.indexOf(".");
+		if (dot === -1) {
+			define(name, requester(host.global, name, true));
+			continue;
+		}
+		const group = name.slice(0, dot);
+		if (!groups.has(group)) groups.set(group, {});
+		groups.get(group)[name.slice(dot + 1)] = requester(host.global, name, true);
+	}
+	for (const [group, members] of groups) define(group, Object.freeze(members));
 
 	// The store: key -> JSON text, sizes counted in characters of key and JSON.
 	const stored = new Map(Object.entries(parse(storeJson)));

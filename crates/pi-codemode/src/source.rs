@@ -5,6 +5,15 @@
 use serde_json::Value;
 
 pub const OPTIONS_PREFIX: &str = "// @options:";
+/// The script's text as a Lark grammar, for APIs that sample a custom tool's raw input under
+/// one: an optional options line, then any source. The model then writes the script as plain
+/// text instead of a JSON string.
+pub const SOURCE_GRAMMAR: &str = r"
+start: OPTIONS EOL BODY | BODY
+OPTIONS: /[ \t]*\/\/ @options:[^\r\n]*/
+EOL: /\r?\n/
+BODY: /[\s\S]+/
+";
 /// The largest deadline a script may ask for (the largest 32-bit signed millisecond count).
 pub const MAX_TIMEOUT_MS: u64 = 2_147_483_647;
 const FIELDS: &str = "`max_output_tokens` and `timeout_ms`";

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use pi_codemode::{
-    execute, Block, CodemodeHost, CodemodeResult, Limits, Namespace, ScriptTool, ToolDeclaration, ToolOutcome,
+    execute, Block, CodemodeHost, CodemodeResult, Limits, ModelKind, Namespace, ScriptTool, ToolDeclaration,
+    ToolOutcome,
 };
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -119,6 +120,33 @@ impl CodemodeHost for FakeHost {
 
     fn load_store(&self) -> Map<String, Value> {
         self.store.lock().unwrap().clone()
+    }
+
+    fn models_of_type(&self, kind: ModelKind, provider: Option<&str>, available: bool) -> Vec<Value> {
+        let catalogue = [
+            (
+                ModelKind::Chat,
+                json!({"id": "chat-1", "provider": "acme", "api": "x", "headers": {"secret": "k"}}),
+            ),
+            (
+                ModelKind::Chat,
+                json!({"id": "chat-2", "provider": "other", "api": "x"}),
+            ),
+            (
+                ModelKind::Classifier,
+                json!({"id": "judge", "provider": "acme", "api": "y"}),
+            ),
+        ];
+        catalogue
+            .into_iter()
+            .filter(|(k, m)| *k == kind && provider.is_none_or(|p| m["provider"] == p))
+            .filter(|(_, m)| !available || m["provider"] == "acme")
+            .map(|(_, m)| m)
+            .collect()
+    }
+
+    fn models_docs(&self) -> Option<String> {
+        Some("DOCS/codemode.md".into())
     }
 
     fn save_store(&self, set: Map<String, Value>, delete: Vec<String>) {
@@ -396,4 +424,61 @@ async fn exit_images_and_output_budget() {
     let path = long.details["fullOutputPath"].as_str().unwrap().to_string();
     assert_eq!(std::fs::read_to_string(&path).unwrap().len(), 1000);
     std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn models_list_the_catalogue_and_check_arguments_as_pi_does() {
+    let host = Arc::new(FakeHost::default());
+    let result = run(
+        &host,
+        r#"const all = await models.getModelsOfType("chat");
+const acme = await models.getModelsOfType("chat", "acme");
+const available = await models.getAvailableOfType("chat");
+const one = await models.getModelOfType("chat", "other", "chat-2");
+const none = await models.getModelOfType("chat", "other", "zzz");
+const errors = [];
+const attempt = async (f) => { try { await f(); errors.push("no error"); } catch (e) { errors.push(e.message); } };
+await attempt(() => models.getModelsOfType("x"));
+await attempt(() => models.getModelsOfType("chat", 3));
+await attempt(() => models.getModelOfType("chat", "acme"));
+await attempt(() => models.classify(undefined, {}));
+await attempt(() => models.classify({provider: "acme", id: "nope"}, {}));
+await attempt(() => models.generateImages({provider: "acme", id: "chat-1"}, {}));
+await attempt(() => models.classify({provider: "acme", id: "judge"}, {state: {}, questions: {}}));
+return {all: all.map(m => m.id), acme: acme.length, headers: "headers" in all[0], available: available.map(m => m.id),
+  one: one.id, none: none === undefined, keys: Object.keys(models), frozen: Object.isFrozen(models), errors};"#,
+    )
+    .await;
+    assert!(!result.is_error, "{}", text_of(&result));
+    let value: Value = serde_json::from_str(&body(&result)).unwrap();
+    assert_eq!(value["all"], json!(["chat-1", "chat-2"]));
+    assert_eq!(value["acme"], 1);
+    assert_eq!(value["headers"], false, "headers can carry credentials");
+    assert_eq!(value["available"], json!(["chat-1"]));
+    assert_eq!(value["one"], "chat-2");
+    assert_eq!(value["none"], true);
+    assert_eq!(
+        value["keys"],
+        json!([
+            "getModelsOfType",
+            "getAvailableOfType",
+            "getModelOfType",
+            "classify",
+            "generateImages"
+        ])
+    );
+    assert_eq!(value["frozen"], true);
+    // pi 1.6's messages, word for word.
+    assert_eq!(
+        value["errors"],
+        json!([
+            "Unknown model type \"x\". Use \"chat\", \"image\", or \"classifier\".",
+            "provider must be a string",
+            "models.getModelOfType(type, provider, id) expects three strings, got (a string, a string). The provider and the id are separate arguments, for example models.getModelOfType(\"classifier\", \"typesafe\", \"jev-latest\").",
+            "models.classify() expects a classifier model as its first argument, got null. models.getModelOfType() returns undefined for an unknown provider or id. List the classifier models you can use with models.getAvailableOfType(\"classifier\").",
+            "Unknown classifier model \"acme/nope\". List the classifier models you can use with models.getAvailableOfType(\"classifier\").",
+            "\"acme/chat-1\" is a chat model, not an image model. List the image models you can use with models.getAvailableOfType(\"image\").",
+            "models.classify() context.questions must map question IDs to questions, got {}. Expected context: { state: { ... }, images?: [{ type: \"image\", data: <base64>, mimeType }], questions: { <id>: { type: \"choice\", instructions, criteria: { <label>: <meaning> } } | { type: \"score\", instructions, criteria: [<lowest level>, ..., <highest level>] } | { type: \"bool\", instructions, criteria: { true: <meaning>, false: <meaning> } } } }. See \"Classify\" in DOCS/codemode.md."
+        ])
+    );
 }

@@ -42,6 +42,7 @@ pub const FILES: &[DocFile] = &[
     doc_file!("extensions.md"),
     doc_file!("extension-protocol.md"),
     doc_file!("mcp.md"),
+    doc_file!("codemode.md"),
     doc_file!("keybindings.md"),
     doc_file!("themes.md"),
     doc_file!("skills.md"),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Weak};
 use async_trait::async_trait;
 use pi_agent::{AgentTool, Exposure, NestedPipeline, ToolEntry, ToolRegistry, ToolSource};
 use pi_ai::Content;
-use pi_codemode::{CodemodeHost, Namespace, ScriptTool, ToolDeclaration, ToolOutcome, TOOL_NAME};
+use pi_codemode::{CodemodeHost, ModelKind, Namespace, ScriptTool, ToolDeclaration, ToolOutcome, TOOL_NAME};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -97,6 +97,22 @@ pub fn is_callable(entry: &ToolEntry) -> bool {
             Exposure::Codemode | Exposure::Deferred => true,
             Exposure::ModelOnly | Exposure::Hidden => false,
         }
+}
+
+/// The reference for scripts that the codemode description points at.
+pub fn models_docs_path(docs: &crate::config::paths::DocsPaths) -> String {
+    docs.docs.join("codemode.md").display().to_string()
+}
+
+/// A model as scripts see it: the catalogue entry, with `type` on the built-in ones as pi 1.6
+/// gives it (models.json entries carry none).
+fn model_info(model: &pi_ai::Model) -> Value {
+    let mut value = serde_json::to_value(model).unwrap_or(Value::Null);
+    let builtin = pi_ai::models::get_model(&model.provider, &model.id).is_some();
+    if let (true, Some(map)) = (builtin, value.as_object_mut()) {
+        map.insert("type".into(), Value::String("chat".into()));
+    }
+    value
 }
 
 pub struct SessionHost {
@@ -244,6 +260,29 @@ impl CodemodeHost for SessionHost {
             }
             values
         })
+    }
+
+    fn models_of_type(&self, kind: ModelKind, provider: Option<&str>, available: bool) -> Vec<Value> {
+        // The catalogue this build carries holds chat models only.
+        if kind != ModelKind::Chat {
+            return Vec::new();
+        }
+        let Some(inner) = self.session.upgrade() else {
+            return Vec::new();
+        };
+        let registry = inner.registry.lock().unwrap_or_else(|e| e.into_inner());
+        registry
+            .all()
+            .iter()
+            .filter(|m| provider.is_none_or(|p| m.provider == p))
+            .filter(|m| !available || registry.has_configured_auth(m))
+            .map(model_info)
+            .collect()
+    }
+
+    fn models_docs(&self) -> Option<String> {
+        let inner = self.session.upgrade()?;
+        Some(models_docs_path(&inner.docs))
     }
 
     fn save_store(&self, set: Map<String, Value>, delete: Vec<String>) {

@@ -20,7 +20,8 @@ pub fn attach(session: &AgentSession, active: bool) {
     let registry = session.tool_registry();
     if registry.get(pi_codemode::TOOL_NAME).is_none() {
         let listed: Vec<pi_codemode::ListedTool> = Vec::new();
-        let description = pi_codemode::describe(&listed, Some(pi_codemode::DEFAULT_INLINE_BUDGET));
+        let docs = host::models_docs_path(&session.inner.docs);
+        let description = pi_codemode::describe(&listed, Some(pi_codemode::DEFAULT_INLINE_BUDGET), Some(&docs));
         let tool: Arc<dyn AgentTool> = Arc::new(CodemodeTool::new(
             description,
             registry,
@@ -136,6 +137,8 @@ fn only_codemode(registry: &ToolRegistry, declared: Vec<Arc<dyn AgentTool>>, bud
             },
         })
         .collect();
+    // Sessions take their docs from the same place (see `runtime.rs`).
+    let docs = host::models_docs_path(&crate::config::paths::DocsPaths::installed());
     declared
         .into_iter()
         .filter(|tool| !callable.iter().any(|e| e.tool.name() == tool.name()))
@@ -144,7 +147,7 @@ fn only_codemode(registry: &ToolRegistry, declared: Vec<Arc<dyn AgentTool>>, bud
                 return tool;
             }
             let described: Arc<dyn AgentTool> = Arc::new(Described {
-                description: pi_codemode::describe(&listed, Some(budget)),
+                description: pi_codemode::describe(&listed, Some(budget), Some(&docs)),
                 inner: tool,
             });
             described
