@@ -118,6 +118,7 @@ pub trait AgentTool: Send + Sync {
             name: self.name().to_string(),
             description: self.description().to_string(),
             parameters: self.parameters(),
+            constrained_sampling: self.constrained_sampling(),
         }
     }
 }

@@ -368,6 +368,10 @@ pub struct Tool {
     pub name: String,
     pub description: String,
     pub parameters: Value,
+    /// pi's `constrainedSampling`: `{"type": "grammar", "variants": {"openai_lark": ...}}` lets
+    /// APIs with grammar-constrained tools take the one string argument as raw text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constrained_sampling: Option<Value>,
 }
 
 /// Everything one LLM request is built from.

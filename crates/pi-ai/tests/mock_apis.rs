@@ -118,6 +118,7 @@ fn tools() -> Vec<Tool> {
     ["read", "bash"]
         .iter()
         .map(|name| Tool {
+            constrained_sampling: None,
             name: (*name).into(),
             description: format!("The {name} tool"),
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": []}),
@@ -1306,6 +1307,7 @@ async fn golden_tool_scenario(api: Api, golden: &str) {
     ctx.tools = ["read", "bash", "edit", "write"]
         .iter()
         .map(|name| Tool {
+            constrained_sampling: None,
             name: (*name).into(),
             description: String::new(),
             parameters: json!({"type": "object", "properties": {}}),
@@ -1703,6 +1705,7 @@ fn golden_tools(api: Api, body: &Value) -> Vec<Tool> {
                 _ => (t, &t["parameters"]),
             };
             Tool {
+                constrained_sampling: None,
                 name: f["name"].as_str().unwrap_or_default().into(),
                 description: f["description"].as_str().unwrap_or_default().into(),
                 parameters: schema.clone(),

@@ -872,6 +872,7 @@ fn completion_tools(v: &Value) -> Vec<Tool> {
         .into_iter()
         .flatten()
         .map(|t| Tool {
+            constrained_sampling: None,
             name: t["function"]["name"].as_str().unwrap_or_default().into(),
             description: t["function"]["description"].as_str().unwrap_or_default().into(),
             parameters: t["function"]["parameters"].clone(),
@@ -884,6 +885,7 @@ fn responses_tools(v: &Value) -> Vec<Tool> {
         .into_iter()
         .flatten()
         .map(|t| Tool {
+            constrained_sampling: None,
             name: t["name"].as_str().unwrap_or_default().into(),
             description: t["description"].as_str().unwrap_or_default().into(),
             parameters: t["parameters"].clone(),

@@ -22,6 +22,8 @@ mod cache_warming;
 mod codemode;
 #[path = "cli/codemode_events.rs"]
 mod codemode_events;
+#[path = "cli/codemode_grammar.rs"]
+mod codemode_grammar;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/ext_providers.rs"]

@@ -107,7 +107,8 @@ fn entries(api: Api, body: &Value) -> Vec<Entry> {
             for item in list("input") {
                 let kind = item.get("type").and_then(Value::as_str);
                 let role = item.get("role").and_then(Value::as_str);
-                let is_output = matches!(kind, Some("reasoning" | "function_call")) || role == Some("assistant");
+                let is_output = matches!(kind, Some("reasoning" | "function_call" | "custom_tool_call"))
+                    || role == Some("assistant");
                 if is_output {
                     // Reasoning, message and function calls of one reply are separate items.
                     if out.last() != Some(&Entry::Assistant) {

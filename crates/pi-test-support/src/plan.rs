@@ -77,6 +77,8 @@ pub(crate) struct Plan {
     pub stop: Stop,
     pub tokens: Tokens,
     pub encrypted_content: Option<String>,
+    /// Tools the request declared as custom (grammar) tools: their calls carry raw input.
+    pub custom_tools: Vec<String>,
 }
 
 impl Plan {
@@ -125,6 +127,7 @@ impl Plan {
             stop,
             tokens,
             encrypted_content: turn.encrypted_content.clone(),
+            custom_tools: Vec::new(),
         }
     }
 

@@ -401,7 +401,15 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
             .unwrap_or("mock-model")
             .to_owned(),
     };
-    let plan = Plan::new(&turn, index, &model, request.body.len());
+    let mut plan = Plan::new(&turn, index, &model, request.body.len());
+    plan.custom_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+        .collect();
     let events = wire::stream_events(api, &plan);
     let headers = vec![
         ("content-type", wire::stream_content_type(api).to_owned()),

@@ -25,6 +25,7 @@ fn model(id: &str, reasoning: bool) -> Model {
 
 fn tool(name: &str) -> Tool {
     Tool {
+        constrained_sampling: None,
         name: name.into(),
         description: format!("{name} tool"),
         parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
@@ -287,6 +288,7 @@ fn max_tokens_fit_the_window_and_budgets_leave_answer_room() {
 #[test]
 fn tool_schemas_keep_allowed_root_keywords() {
     let t = Tool {
+        constrained_sampling: None,
         name: "edit".into(),
         description: "d".into(),
         parameters: json!({"type": "object", "required": ["a"], "properties": {"a": {"$ref": "#/$defs/x"}},

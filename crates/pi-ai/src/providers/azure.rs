@@ -41,6 +41,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         payload,
         policy,
         std::sync::Arc::new(describe_http_error),
+        crate::providers::grammar_tools::inputs(model, &context.tools),
     )
 }
 

@@ -5,6 +5,7 @@ pub mod azure;
 pub mod bedrock;
 pub mod google;
 pub mod google_auth;
+pub mod grammar_tools;
 pub(crate) mod json_tree;
 pub(crate) mod lenient;
 pub mod mistral;

@@ -13,6 +13,7 @@ use serde_json::{json, Map, Value};
 use crate::events::AssistantStream;
 use crate::http::{self, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::grammar_tools;
 use crate::providers::openai_completions::max_tokens;
 use crate::providers::openai_responses::{convert_messages, convert_tools, spawn_run, Describe};
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, model_headers};
@@ -91,10 +92,14 @@ pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -
     }
     if !context.tools.is_empty() {
         // pi 1.6 writes its unset strictness as `strict: null`.
-        let tools = convert_tools(&context.tools, false)
+        let tools = convert_tools(&context.tools, false, grammar_tools::supported(model))
             .into_iter()
             .map(|mut tool| {
-                if let Some(t) = tool.as_object_mut() {
+                // Custom (grammar) tools have no strictness.
+                if let Some(t) = tool
+                    .as_object_mut()
+                    .filter(|t| t.get("type") == Some(&json!("function")))
+                {
                     t.insert("strict".into(), Value::Null);
                 }
                 tool
@@ -164,6 +169,7 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
         payload,
         policy,
         describe,
+        grammar_tools::inputs(model, &context.tools),
     )
 }
 

@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
+use crate::providers::grammar_tools::{self, GrammarInputs, RawInput};
 use crate::providers::json_tree::body_bytes;
 use crate::providers::lenient::EventHead;
 use crate::providers::openai_completions::max_tokens;
@@ -56,14 +57,16 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     };
     let describe: Describe =
         std::sync::Arc::new(move |e: &http::HttpError| e.message_with_prefix(ErrorBodyStyle::ErrorField, Some(&label)));
-    spawn_run(model, &options, url, headers, payload, policy, describe)
+    let grammar = grammar_tools::inputs(model, &context.tools);
+    spawn_run(model, &options, url, headers, payload, policy, describe, grammar)
 }
 
 /// How a provider words an HTTP failure.
 pub(crate) type Describe = std::sync::Arc<dyn Fn(&http::HttpError) -> String + Send + Sync>;
 
 /// Send `payload` and stream the Responses events that come back; `describe` words HTTP
-/// failures.
+/// failures; `grammar` names the custom tools the request declared.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn spawn_run(
     model: &Model,
     options: &StreamOptions,
@@ -72,10 +75,11 @@ pub(crate) fn spawn_run(
     payload: Vec<u8>,
     policy: RetryPolicy,
     describe: Describe,
+    grammar: GrammarInputs,
 ) -> AssistantStream {
     let owned_model = model.clone();
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
-        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy, describe).await })
+        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy, describe, &grammar).await })
     })
 }
 
@@ -175,7 +179,8 @@ pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions
     let body = body_map(model, context, options, cache_retention(options), Value::Null);
     let transformed = input::transform_for(model, context);
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
-    let tree = input::input_tree(model, context.system_prompt.as_deref(), &messages);
+    let grammar = grammar_tools::inputs(model, &context.tools);
+    let tree = input::input_tree(model, context.system_prompt.as_deref(), &messages, &grammar);
     body_bytes(&body, "input", &tree)
 }
 
@@ -232,7 +237,11 @@ fn body_map(
     if !context.tools.is_empty() {
         body.insert(
             "tools".into(),
-            Value::Array(convert_tools(&context.tools, compat.supports_strict_mode)),
+            Value::Array(convert_tools(
+                &context.tools,
+                compat.supports_strict_mode,
+                grammar_tools::supported(model),
+            )),
         );
     }
     if model.reasoning {
@@ -263,11 +272,15 @@ fn body_map(
 }
 
 /// Tools in the Responses shape; `strict` only for endpoints that take it (and `false`:
-/// strict schemas are opt-in per tool).
-pub fn convert_tools(tools: &[Tool], supports_strict_mode: bool) -> Vec<Value> {
+/// strict schemas are opt-in per tool). With `grammar_tools`, a tool declaring a grammar is a
+/// custom tool whose input is raw text.
+pub fn convert_tools(tools: &[Tool], supports_strict_mode: bool, grammar_tools: bool) -> Vec<Value> {
     tools
         .iter()
         .map(|t| {
+            if let Some(grammar) = grammar_tools.then(|| grammar_tools::grammar_of(t)).flatten() {
+                return grammar_tools::custom_tool(t, &grammar);
+            }
             let mut tool = Map::new();
             tool.insert("type".into(), json!("function"));
             tool.insert("name".into(), json!(t.name));
@@ -356,9 +369,22 @@ fn js_text(v: Option<&Value>) -> String {
 /// The output item being streamed and its content block.
 enum Current {
     None,
-    Reasoning { item: Value, index: usize },
-    Message { item: Value, index: usize },
-    Call { index: usize },
+    Reasoning {
+        item: Value,
+        index: usize,
+    },
+    Message {
+        item: Value,
+        index: usize,
+    },
+    Call {
+        index: usize,
+    },
+    /// A custom (grammar) tool call: its raw input streams as text.
+    Custom {
+        index: usize,
+        raw: RawInput,
+    },
 }
 
 async fn run(
@@ -369,6 +395,7 @@ async fn run(
     payload: Vec<u8>,
     policy: RetryPolicy,
     describe: Describe,
+    grammar: &GrammarInputs,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
     let response = post_bytes(&url, header_map, payload, policy, |e| describe(e)).await?;
@@ -399,6 +426,7 @@ async fn run(
                             | "response.reasoning_summary_text.delta"
                             | "response.reasoning_text.delta"
                             | "response.function_call_arguments.delta"
+                            | "response.custom_tool_call_input.delta"
                     )
                 )
         });
@@ -445,7 +473,25 @@ async fn run(
                         }
                         current = Current::Call { index };
                     }
+                    Some("custom_tool_call") => {
+                        let (index, raw) = start_custom_call(em, &item, grammar).await?;
+                        current = Current::Custom { index, raw };
+                    }
                     _ => {}
+                }
+            }
+            "response.custom_tool_call_input.delta" => {
+                if let Current::Custom { index, raw } = &mut current {
+                    if let Some(piece) = raw.push(token_delta) {
+                        em.tool_call_delta(*index, &piece).await?;
+                    }
+                }
+            }
+            "response.custom_tool_call_input.done" => {
+                if let Current::Custom { index, raw } = &mut current {
+                    if let Some(piece) = raw.close(data.get("input").and_then(Value::as_str)) {
+                        em.tool_call_delta(*index, &piece).await?;
+                    }
                 }
             }
             "response.reasoning_summary_part.added" => {
@@ -598,6 +644,17 @@ async fn run(
                         }
                         em.tool_call_end(index).await?;
                     }
+                    (Some("custom_tool_call"), previous) => {
+                        let (index, mut raw) = match previous {
+                            Current::Custom { index, raw } => (index, raw),
+                            _ => start_custom_call(em, &item, grammar).await?,
+                        };
+                        if let Some(piece) = raw.close(item.get("input").and_then(Value::as_str)) {
+                            em.tool_call_delta(index, &piece).await?;
+                        }
+                        em.set_tool_call_raw_args(index, raw.arguments());
+                        em.tool_call_end(index).await?;
+                    }
                     (_, previous) => current = previous,
                 }
             }
@@ -681,6 +738,24 @@ async fn run(
         return Err("An unknown error occurred".into());
     }
     Ok(())
+}
+
+/// Announce a custom tool call; its input fills the argument the declaration names (`input`
+/// for a tool the request did not declare as a grammar tool).
+async fn start_custom_call(
+    em: &mut Emitter,
+    item: &Value,
+    grammar: &GrammarInputs,
+) -> Result<(usize, RawInput), ProviderError> {
+    let id = format!("{}|{}", js_text(item.get("call_id")), js_text(item.get("id")));
+    let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+    let property = grammar.get(name).cloned().unwrap_or_else(|| "input".to_string());
+    let index = em.tool_call_start(&id, name).await?;
+    let mut raw = RawInput::new(property);
+    if let Some(piece) = item.get("input").and_then(Value::as_str).and_then(|i| raw.push(i)) {
+        em.tool_call_delta(index, &piece).await?;
+    }
+    Ok((index, raw))
 }
 
 /// Flex is half price, priority double (2.5x for gpt-5.5).

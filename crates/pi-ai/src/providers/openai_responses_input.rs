@@ -29,7 +29,8 @@ fn input_text(text: &str) -> Json<'_> {
 pub fn convert_messages(model: &Model, context: &Context) -> Vec<Value> {
     let transformed = transform_for(model, context);
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
-    input_tree(model, context.system_prompt.as_deref(), &messages)
+    let grammar = crate::providers::grammar_tools::inputs(model, &context.tools);
+    input_tree(model, context.system_prompt.as_deref(), &messages, &grammar)
         .iter()
         .map(Json::to_value)
         .collect()
@@ -41,8 +42,14 @@ pub(super) fn transform_for<'c>(model: &Model, context: &'c Context) -> Vec<Cow<
     transform_messages(&context.messages, model, &normalize)
 }
 
-/// The request's `input` items: the system prompt, then `messages` (already transformed).
-pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, messages: &[&'a Message]) -> Vec<Json<'a>> {
+/// The request's `input` items: the system prompt, then `messages` (already transformed);
+/// calls of the tools in `grammar` are custom tool calls carrying their raw input.
+pub(super) fn input_tree<'a>(
+    model: &Model,
+    system_prompt: Option<&'a str>,
+    messages: &[&'a Message],
+    grammar: &crate::providers::grammar_tools::GrammarInputs,
+) -> Vec<Json<'a>> {
     let mut out = Vec::with_capacity(messages.len() + 1);
     if let Some(system) = system_prompt {
         let developer = model.reasoning && crate::providers::compat_bool(model, "supportsDeveloperRole") != Some(false);
@@ -132,18 +139,35 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
                             let mut parts = tc.id.split('|');
                             let call_id = parts.next().unwrap_or("");
                             let mut item_id = parts.next();
+                            let custom = grammar.get(&tc.name);
+                            let (kind, prefix) = match custom {
+                                Some(_) => ("custom_tool_call", "ctc_"),
+                                None => ("function_call", "fc_"),
+                            };
                             // Another model's item ids were paired with its own reasoning items,
-                            // and a function call's id must be an `fc_` one: otherwise no id.
-                            if different_model || !item_id.is_some_and(|i| i.starts_with("fc_")) {
+                            // and a call's id must be of its item type (`fc_`, `ctc_`): otherwise
+                            // no id.
+                            if different_model || !item_id.is_some_and(|i| i.starts_with(prefix)) {
                                 item_id = None;
                             }
-                            let mut item = Json::object([("type", Json::str("function_call"))]);
+                            let mut item = Json::object([("type", Json::str(kind))]);
                             if let Some(id) = item_id {
                                 item.insert(Cow::Borrowed("id"), Json::str(id));
                             }
                             item.insert(Cow::Borrowed("call_id"), Json::str(call_id));
                             item.insert(Cow::Borrowed("name"), Json::str(&tc.name));
-                            item.insert(Cow::Borrowed("arguments"), Json::string(tc.arguments.to_string()));
+                            match custom {
+                                Some(property) => {
+                                    let input = tc.arguments.get(property).and_then(Value::as_str).unwrap_or_default();
+                                    item.insert(
+                                        Cow::Borrowed("input"),
+                                        Json::string(sanitize_surrogates(input).to_string()),
+                                    );
+                                }
+                                None => {
+                                    item.insert(Cow::Borrowed("arguments"), Json::string(tc.arguments.to_string()));
+                                }
+                            }
                             items.push(item);
                         }
                         Content::Image(_) => {}
@@ -179,8 +203,13 @@ pub(super) fn input_tree<'a>(model: &Model, system_prompt: Option<&'a str>, mess
                 } else {
                     Json::str("(no tool output)")
                 };
+                let kind = if grammar.contains_key(&r.tool_name) {
+                    "custom_tool_call_output"
+                } else {
+                    "function_call_output"
+                };
                 out.push(Json::object([
-                    ("type", Json::str("function_call_output")),
+                    ("type", Json::str(kind)),
                     ("call_id", Json::str(call_id)),
                     ("output", output),
                 ]));

@@ -87,6 +87,11 @@ impl AgentTool for CodemodeTool {
         true
     }
 
+    /// APIs with grammar-constrained custom tools take the script as raw text.
+    fn constrained_sampling(&self) -> Option<Value> {
+        Some(json!({"type": "grammar", "variants": {"openai_lark": pi_codemode::SOURCE_GRAMMAR}}))
+    }
+
     async fn execute(
         &self,
         tool_call_id: &str,

@@ -1,5 +1,6 @@
 //! OpenAI Responses streaming: response.created, output items (reasoning with a summary part,
-//! message with an output_text part, function_call with argument deltas), response.completed.
+//! message with an output_text part, function_call with argument deltas, custom_tool_call
+//! with input deltas for tools the request declared as custom), response.completed.
 //! Every event carries `type` and `sequence_number` and is sent with an `event:` line.
 
 use serde_json::{json, Value};
@@ -126,6 +127,10 @@ pub(super) fn events(plan: &Plan) -> Vec<String> {
 
     for (i, call) in plan.calls.iter().enumerate() {
         let index = items.len();
+        if plan.custom_tools.contains(&call.name) {
+            items.push(custom_call(&mut w, plan, i, index));
+            continue;
+        }
         let item_id = format!("fc_mock_{t}_{i}");
         let call_id = format!("call_mock_{t}_{i}");
         let item = |arguments: &str, status: &str| {
@@ -174,4 +179,45 @@ pub(super) fn events(plan: &Plan) -> Vec<String> {
     }
     w.push("response.completed", json!({"response": done}));
     w.out
+}
+
+/// A call of a custom tool: its input is the scripted arguments' first string (the one
+/// property a grammar tool has), streamed in pieces.
+fn custom_call(w: &mut Writer, plan: &Plan, i: usize, index: usize) -> Value {
+    let t = plan.turn_index;
+    let call = &plan.calls[i];
+    let item_id = format!("ctc_mock_{t}_{i}");
+    let call_id = format!("call_mock_{t}_{i}");
+    let input = call
+        .arguments
+        .as_object()
+        .and_then(|args| args.values().find_map(Value::as_str))
+        .unwrap_or_default()
+        .to_owned();
+    let item = |input: &str, status: &str| {
+        json!({"type": "custom_tool_call", "id": item_id, "call_id": call_id, "name": call.name,
+            "input": input, "status": status})
+    };
+    w.push(
+        "response.output_item.added",
+        json!({"output_index": index, "item": item("", "in_progress")}),
+    );
+    let chars: Vec<char> = input.chars().collect();
+    for piece in chars.chunks(12) {
+        let piece: String = piece.iter().collect();
+        w.push(
+            "response.custom_tool_call_input.delta",
+            json!({"item_id": item_id, "output_index": index, "delta": piece}),
+        );
+    }
+    w.push(
+        "response.custom_tool_call_input.done",
+        json!({"item_id": item_id, "output_index": index, "input": input}),
+    );
+    let done = item(&input, "completed");
+    w.push(
+        "response.output_item.done",
+        json!({"output_index": index, "item": done}),
+    );
+    done
 }

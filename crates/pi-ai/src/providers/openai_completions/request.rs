@@ -546,6 +546,7 @@ mod tests {
     fn tools_and_session_affinity_follow_compat() {
         use crate::types::{AssistantMessage, Content, StopReason, ToolCall};
         let tool = Tool {
+            constrained_sampling: None,
             name: "read".into(),
             description: "d".into(),
             parameters: json!({"type": "object"}),
@@ -726,6 +727,7 @@ mod tests {
                 assistant(vec![Content::text("from elsewhere"), call("c3", None)], "other"),
             ],
             tools: vec![Tool {
+                constrained_sampling: None,
                 name: "read".into(),
                 description: "Read a file".into(),
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
