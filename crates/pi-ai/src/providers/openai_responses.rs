@@ -387,6 +387,8 @@ enum Current {
     },
 }
 
+// The request's parts and how to read its reply, as `spawn_run` receives them.
+#[allow(clippy::too_many_arguments)]
 async fn run(
     em: &mut Emitter,
     model: &Model,
