@@ -7,6 +7,8 @@
 mod components;
 #[path = "interactive/ext_shutdown.rs"]
 mod ext_shutdown;
+#[path = "interactive/ext_ui16.rs"]
+mod ext_ui16;
 #[path = "interactive/extensions.rs"]
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
