@@ -19,6 +19,8 @@ mod mcp;
 mod mouse_status;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/ref_examples.rs"]
+mod ref_examples;
 #[path = "interactive/thinking.rs"]
 mod thinking;
 #[path = "interactive/trust.rs"]

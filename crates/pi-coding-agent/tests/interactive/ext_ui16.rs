@@ -172,3 +172,62 @@ fn built_in_tools_take_renderers_from_overrides_and_resolvers_and_entries_from_e
     assert!(text.contains("\"customType\":\"card\""), "{text}");
     assert!(text.contains("\"customType\":\"unrendered\""), "{text}");
 }
+
+#[test]
+fn a_custom_editor_completes_commands_and_their_arguments() {
+    let Some((node, modules)) = extension_env("a_custom_editor_completes_commands_and_their_arguments") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("editor2.ts", &s, &node, &modules);
+    std::thread::sleep(Duration::from_millis(500));
+    // pi's commands and the extension's are offered in the replacement editor.
+    pty.type_text("/flav");
+    pty.wait_text("Pick a flavour");
+    pty.send("\t");
+    pty.wait_for("command completed", Duration::from_secs(10), |c| c.contains("/flavour"));
+    pty.type_text("v");
+    pty.wait_text("flavour vanilla");
+    pty.wait_text("flavour violet");
+    assert!(!pty.contents().contains("flavour mint"), "{}", pty.contents());
+    pty.type_text("io");
+    pty.wait_for("one left", Duration::from_secs(10), |c| {
+        c.contains("flavour violet") && !c.contains("flavour vanilla")
+    });
+    pty.send("\t");
+    pty.wait_for("argument completed", Duration::from_secs(10), |c| {
+        c.contains("/flavour violet") && c.matches("flavour violet").count() == 1
+    });
+    pty.send(ENTER);
+    pty.wait_text("flavour is violet");
+    assert!(s.server.requests().is_empty(), "a command, not a prompt");
+    quit(&mut pty);
+}
+
+#[test]
+fn the_html_export_draws_extension_tools_with_their_renderers() {
+    let Some((node, modules)) = extension_env("the_html_export_draws_extension_tools_with_their_renderers") else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("shout", serde_json::json!({"text": "hey there"})),
+        Turn::text("all shouted"),
+    ]));
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.wait_text("status-ready");
+    pty.type_text("shout please");
+    pty.send(ENTER);
+    pty.wait_text("all shouted");
+    pty.type_text("/export page.html");
+    pty.send(ENTER);
+    pty.wait_text("Session exported to:");
+    let html = std::fs::read_to_string(s.cwd.path().join("page.html")).expect("export written");
+    // The call's and the result's renderer lines, with their styles as inline CSS.
+    assert!(
+        html.contains("<span style=\"font-weight:bold\">SHOUT CALL hey there</span>"),
+        "{html}"
+    );
+    assert!(html.contains("SHOUT RESULT 9 HEY THERE expanded=false w=100"), "{html}");
+    assert!(html.contains("SHOUT RESULT 9 HEY THERE expanded=true w=100"), "{html}");
+    quit(&mut pty);
+}

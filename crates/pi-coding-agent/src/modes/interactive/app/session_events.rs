@@ -88,6 +88,9 @@ impl App {
             UiEvent::ToolCallStart { id, name } => self.ensure_tool(&id, &name, serde_json::Value::Null),
             UiEvent::ToolCallEnd { id, name, args } => self.ensure_tool(&id, &name, args),
             UiEvent::AssistantEnd(m) => {
+                // What extension components draw may follow the session (a footer's token
+                // totals, say): their lines are asked for again once per reply.
+                self.view.ext.mark_stale();
                 if let Some(b) = self.streaming_block() {
                     b.set_message(&m);
                 } else {
