@@ -7,6 +7,8 @@
 mod components;
 #[path = "interactive/ext_shutdown.rs"]
 mod ext_shutdown;
+#[path = "interactive/ext_ui16.rs"]
+mod ext_ui16;
 #[path = "interactive/extensions.rs"]
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
@@ -17,6 +19,8 @@ mod mcp;
 mod mouse_status;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/ref_examples.rs"]
+mod ref_examples;
 #[path = "interactive/thinking.rs"]
 mod thinking;
 #[path = "interactive/trust.rs"]

@@ -4,6 +4,7 @@
 //! The export works on raw JSON values rather than the session crate's types so that it can render
 //! any file the TypeScript pi wrote, including entry types this build does not know.
 
+mod ansi;
 mod file;
 mod render;
 mod template;
@@ -14,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+pub use ansi::{ansi_lines_to_html, ansi_to_html};
 pub use file::{default_output_name, export_file, export_file_with};
 pub use template::ThemeColors;
 
@@ -53,6 +55,66 @@ pub struct ExportOptions {
     pub system_prompt: Option<String>,
     /// The active tools, shown collapsed in the header when known.
     pub tools: Vec<ExportTool>,
+    /// What extension tool renderers drew for tool calls, by call id (pi 1.6 shows these in
+    /// place of the generic block for tools the page has no layout of its own for).
+    pub rendered_tools: HashMap<String, RenderedTool>,
+}
+
+/// A tool call as its extension's renderers drew it, as terminal lines.
+#[derive(Debug, Clone, Default)]
+pub struct RenderedTool {
+    /// `renderCall`'s lines (`None`: it has none, the tool's name shows).
+    pub call: Option<Vec<String>>,
+    /// `renderResult`'s lines collapsed and expanded (`None`: the plain output shows).
+    pub result_collapsed: Option<Vec<String>>,
+    pub result_expanded: Option<Vec<String>>,
+}
+
+/// Tools the page lays out itself; renderers are not asked for them (as in pi 1.6).
+pub const PAGE_LAID_OUT_TOOLS: [&str; 5] = ["bash", "read", "write", "edit", "ls"];
+
+/// The tool calls of a session's active branch whose rendering an extension may give:
+/// `(call id, tool name, arguments, result message)` for every call of a tool the page
+/// does not lay out itself.
+pub fn renderable_tool_calls(doc: &SessionDoc, leaf_id: Option<&str>) -> Vec<(String, String, Value, Option<Value>)> {
+    let path = doc.active_path(leaf_id);
+    let mut results: HashMap<&str, &Value> = HashMap::new();
+    for &i in &path {
+        let m = doc.entries[i].get("message");
+        if let Some(m) = m.filter(|m| str_field(m, "role") == Some("toolResult")) {
+            if let Some(id) = str_field(m, "toolCallId") {
+                results.insert(id, m);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for &i in &path {
+        let Some(m) = doc.entries[i]
+            .get("message")
+            .filter(|m| str_field(m, "role") == Some("assistant"))
+        else {
+            continue;
+        };
+        for b in m.get("content").and_then(Value::as_array).into_iter().flatten() {
+            if str_field(b, "type") != Some("toolCall") {
+                continue;
+            }
+            let (Some(id), Some(name)) = (str_field(b, "id"), str_field(b, "name")) else {
+                continue;
+            };
+            if PAGE_LAID_OUT_TOOLS.contains(&name) {
+                continue;
+            }
+            let args = b.get("arguments").cloned().unwrap_or(Value::Null);
+            out.push((
+                id.to_string(),
+                name.to_string(),
+                args,
+                results.get(id).map(|r| (*r).clone()),
+            ));
+        }
+    }
+    out
 }
 
 /// A parsed session: its header and its entries in file order.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
 
-use super::{str_field, template, tool, tree, ExportOptions, SessionDoc};
+use super::{str_field, template, tool, tree, ExportOptions, RenderedTool, SessionDoc};
 
 /// Tool output longer than this many lines is folded after `PREVIEW_LINES`.
 const FOLD_LINES: usize = 20;
@@ -224,7 +224,7 @@ pub(crate) fn render_page(doc: &SessionDoc, options: &ExportOptions) -> String {
     let labels = labels(doc);
     let name = session_name(doc);
     let mut main = header_html(doc, &path, name.as_deref(), options);
-    main.push_str(&messages_html(doc, &path, &labels));
+    main.push_str(&messages_html(doc, &path, &labels, &options.rendered_tools));
     let sidebar = tree::tree_html(doc, &path, &labels);
     let title = match &name {
         Some(n) => format!("pi session: {}", escape(n)),
@@ -342,7 +342,12 @@ fn header_html(doc: &SessionDoc, path: &[usize], name: Option<&str>, options: &E
     out
 }
 
-fn messages_html(doc: &SessionDoc, path: &[usize], labels: &HashMap<String, String>) -> String {
+fn messages_html(
+    doc: &SessionDoc,
+    path: &[usize],
+    labels: &HashMap<String, String>,
+    rendered: &HashMap<String, RenderedTool>,
+) -> String {
     // Tool results are drawn inside the call that asked for them.
     let mut results: HashMap<&str, &Value> = HashMap::new();
     for &i in path {
@@ -366,7 +371,7 @@ fn messages_html(doc: &SessionDoc, path: &[usize], labels: &HashMap<String, Stri
             .unwrap_or_default();
         let body = match str_field(e, "type") {
             Some("message") => match e.get("message") {
-                Some(m) => message_html(m, &results, &mut shown),
+                Some(m) => message_html(m, &results, &mut shown, rendered),
                 None => continue,
             },
             Some("compaction") => format!(
@@ -441,10 +446,15 @@ fn custom_html(kind: Option<&str>, content: Option<&Value>) -> String {
     )
 }
 
-fn message_html<'a>(m: &'a Value, results: &HashMap<&str, &'a Value>, shown: &mut HashSet<&'a str>) -> String {
+fn message_html<'a>(
+    m: &'a Value,
+    results: &HashMap<&str, &'a Value>,
+    shown: &mut HashSet<&'a str>,
+    rendered: &HashMap<String, RenderedTool>,
+) -> String {
     match str_field(m, "role") {
         Some("user") => user_html(m),
-        Some("assistant") => assistant_html(m, results, shown),
+        Some("assistant") => assistant_html(m, results, shown, rendered),
         Some("toolResult") => {
             let id = str_field(m, "toolCallId").unwrap_or("");
             if shown.contains(id) {
@@ -508,7 +518,12 @@ fn user_html(m: &Value) -> String {
     out
 }
 
-fn assistant_html<'a>(m: &'a Value, results: &HashMap<&str, &'a Value>, shown: &mut HashSet<&'a str>) -> String {
+fn assistant_html<'a>(
+    m: &'a Value,
+    results: &HashMap<&str, &'a Value>,
+    shown: &mut HashSet<&'a str>,
+    rendered: &HashMap<String, RenderedTool>,
+) -> String {
     let mut out = String::from("<div class=\"assistant\">");
     let blocks = m.get("content").and_then(Value::as_array);
     for b in blocks.into_iter().flatten() {
@@ -537,7 +552,7 @@ fn assistant_html<'a>(m: &'a Value, results: &HashMap<&str, &'a Value>, shown: &
                 if result.is_some() {
                     shown.insert(id);
                 }
-                out.push_str(&tool::call_html(b, result));
+                out.push_str(&tool::call_html(b, result, rendered.get(id)));
             }
             _ => {}
         }

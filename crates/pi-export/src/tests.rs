@@ -366,3 +366,61 @@ fn version_one_files_render_as_a_chain() {
     assert!(main.contains("old question") && main.contains("old answer"));
     assert!(main.contains("hook says hi"));
 }
+
+#[test]
+fn renderer_lines_replace_the_generic_block_of_extension_tools_only() {
+    let tool_result = |id: &str, parent: &str, call: &str, name: &str, text: &str| {
+        line(
+            json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-02T03:04:08.000Z",
+            "message":{"role":"toolResult","toolCallId":call,"toolName":name,
+            "content":[{"type":"text","text":text}],"isError":false,"timestamp":3}}),
+        )
+    };
+    let jsonl = header()
+        + &user("u1", None, "go")
+        + &assistant(
+            "a1",
+            Some("u1"),
+            json!([
+                {"type":"toolCall","id":"c1","name":"shout","arguments":{"text":"hey"}},
+                {"type":"toolCall","id":"c2","name":"bash","arguments":{"command":"ls"}}
+            ]),
+        )
+        + &tool_result("r1", "a1", "c1", "shout", "HEY")
+        + &tool_result("r2", "r1", "c2", "bash", "file.txt");
+    let doc = SessionDoc::parse(&jsonl).expect("doc");
+    // Only tools the page does not lay out itself are offered to renderers.
+    let calls = renderable_tool_calls(&doc, None);
+    assert_eq!(calls.len(), 1);
+    assert_eq!((calls[0].0.as_str(), calls[0].1.as_str()), ("c1", "shout"));
+    assert_eq!(
+        calls[0].3.as_ref().and_then(|r| r["content"][0]["text"].as_str()),
+        Some("HEY")
+    );
+
+    let mut options = ExportOptions::default();
+    let rendered = RenderedTool {
+        call: Some(vec!["\x1b[1mSHOUT CALL hey\x1b[22m".into()]),
+        result_collapsed: Some(vec!["short".into()]),
+        result_expanded: Some(vec!["\x1b[38;2;0;255;0mlong HEY\x1b[39m".into()]),
+    };
+    options.rendered_tools.insert("c1".into(), rendered.clone());
+    // A rendering for a tool the page lays out itself is not used.
+    options.rendered_tools.insert("c2".into(), rendered);
+    let html = export_session_html(&jsonl, &options).expect("html");
+    let main = main_part(&html);
+    assert!(
+        main.contains("<span style=\"font-weight:bold\">SHOUT CALL hey</span>"),
+        "{main}"
+    );
+    assert!(
+        main.contains("<summary><div class=\"ansi-line\">short</div></summary>"),
+        "{main}"
+    );
+    assert!(main.contains("<span style=\"color:#00ff00\">long HEY</span>"), "{main}");
+    assert_eq!(main.matches("SHOUT CALL").count(), 1);
+    assert!(
+        main.contains("$ <span class=\"arg\">ls</span>"),
+        "bash keeps the page's layout: {main}"
+    );
+}

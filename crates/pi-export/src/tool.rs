@@ -5,12 +5,65 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use super::ansi::ansi_lines_to_html;
 use super::render::{escape, folded_pre, result_body};
-use super::str_field;
+use super::{str_field, RenderedTool, PAGE_LAID_OUT_TOOLS};
 
-/// One tool call block, with its result when there is one.
-pub(crate) fn call_html(call: &Value, result: Option<&Value>) -> String {
+impl RenderedTool {
+    fn has_any(&self) -> bool {
+        self.call.is_some() || self.result_collapsed.is_some() || self.result_expanded.is_some()
+    }
+}
+
+/// A tool block from its renderers' lines: the call's lines as the title, the result's
+/// collapsed lines opening to the expanded ones when they differ.
+fn rendered_html(name: &str, result: Option<&Value>, rendered: &RenderedTool) -> String {
+    let state = match result {
+        None => "pending",
+        Some(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => "err",
+        Some(_) => "ok",
+    };
+    let mut out = format!("<div class=\"tool {state}\">");
+    match &rendered.call {
+        Some(lines) => {
+            let _ = write!(
+                out,
+                "<div class=\"title ansi-rendered\">{}</div>",
+                ansi_lines_to_html(lines)
+            );
+        }
+        None => {
+            let _ = write!(out, "<div class=\"title\">{}</div>", escape(name));
+        }
+    }
+    let collapsed = rendered.result_collapsed.as_deref().map(ansi_lines_to_html);
+    let expanded = rendered.result_expanded.as_deref().map(ansi_lines_to_html);
+    match (collapsed, expanded) {
+        (Some(c), Some(e)) if c != e => {
+            let _ = write!(
+                out,
+                "<details class=\"ansi-rendered\"><summary>{c}</summary><div class=\"body\">{e}</div></details>"
+            );
+        }
+        (_, Some(e)) => {
+            let _ = write!(out, "<div class=\"output ansi-rendered\">{e}</div>");
+        }
+        _ => match result {
+            Some(r) => out.push_str(&result_body(r)),
+            None => out.push_str("<div class=\"status\">(no result)</div>"),
+        },
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// One tool call block, with its result when there is one; drawn from what the tool's
+/// renderers gave, when they gave something.
+pub(crate) fn call_html(call: &Value, result: Option<&Value>, rendered: Option<&RenderedTool>) -> String {
     let name = str_field(call, "name").unwrap_or("tool");
+    if let Some(rendered) = rendered.filter(|r| !PAGE_LAID_OUT_TOOLS.contains(&name) && r.has_any()) {
+        return rendered_html(name, result, rendered);
+    }
     let empty = Value::Null;
     let args = call.get("arguments").unwrap_or(&empty);
     let arg = |k: &str| str_field(args, k).unwrap_or("");

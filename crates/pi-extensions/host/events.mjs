@@ -58,9 +58,18 @@ function createUi(runtime) {
 		setWorkingMessage: (message) => {
 			if (inTui()) runtime.wire.notify("ui.setWorkingMessage", { message: message ?? null });
 		},
-		setWorkingVisible: () => {},
-		setWorkingIndicator: () => {},
-		setHiddenThinkingLabel: () => {},
+		setWorkingVisible: (visible) => {
+			if (inTui()) runtime.wire.notify("ui.setWorkingVisible", { visible: Boolean(visible) });
+		},
+		setWorkingIndicator: (options) => {
+			if (!inTui()) return;
+			const frames = Array.isArray(options?.frames) ? options.frames.map(String) : undefined;
+			const plain = options ? { frames, intervalMs: typeof options.intervalMs === "number" ? options.intervalMs : undefined } : null;
+			runtime.wire.notify("ui.setWorkingIndicator", { options: plain });
+		},
+		setHiddenThinkingLabel: (label) => {
+			if (inTui()) runtime.wire.notify("ui.setHiddenThinkingLabel", { label: label === undefined || label === null ? null : String(label) });
+		},
 		setFooter: screen ? screen.setFooter : () => {},
 		setHeader: screen ? screen.setHeader : () => {},
 		setEditorComponent: screen ? screen.setEditorComponent : () => {},
@@ -71,9 +80,12 @@ function createUi(runtime) {
 		get theme() {
 			return runtime.screen && state.mode === "tui" ? runtime.screen.theme() : plainTheme;
 		},
-		getAllThemes: () => [],
-		getTheme: () => undefined,
-		setTheme: () => ({ success: false, error: "UI not available" }),
+		getAllThemes: () => (runtime.screen && inTui() ? runtime.screen.allThemes() : []),
+		getTheme: (name) => (runtime.screen && inTui() ? runtime.screen.getTheme(name) : undefined),
+		setTheme: (theme) => {
+			if (runtime.screen && inTui()) return runtime.screen.setTheme(theme);
+			return { success: false, error: state.mode === "rpc" ? "Theme switching not supported in RPC mode" : "UI not available" };
+		},
 		getToolsExpanded: () => (screen ? screen.getToolsExpanded() : false),
 		setToolsExpanded: (expanded) => screen?.setToolsExpanded(expanded),
 	};

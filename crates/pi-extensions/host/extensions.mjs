@@ -47,6 +47,7 @@ function newExtension(path, resolvedPath) {
 		shortcuts: new Map(),
 		messageRenderers: new Map(),
 		entryRenderers: new Map(),
+		toolRenderers: [],
 		providers: new Map(),
 		mcpServers: new Map(),
 		virtualModels: new Map(),
@@ -217,7 +218,9 @@ export function createRegistry(runtime, factoryCache) {
 			}),
 			registerMessageRenderer: register((customType, renderer) => ext.messageRenderers.set(customType, renderer)),
 			registerEntryRenderer: register((customType, renderer) => ext.entryRenderers.set(customType, renderer)),
-			registerToolRenderer: register(() => {}),
+			registerToolRenderer: register((resolver) => {
+				if (typeof resolver === "function") ext.toolRenderers.push(resolver);
+			}),
 			registerMarkdownTransformer: register(() => {}),
 			// Staged while the factory runs and committed when it resolves, as in pi 1.6; a
 			// later call takes effect at once and pi is told to read the registrations again.
@@ -517,6 +520,7 @@ function describe(ext) {
 		events: [...ext.handlers.entries()].filter(([, list]) => list.length > 0).map(([event]) => event),
 		messageRenderers: [...ext.messageRenderers.keys()],
 		entryRenderers: [...ext.entryRenderers.keys()],
+		toolRenderers: ext.toolRenderers.length > 0,
 		providers: [...ext.providers.entries()].map(([name, config]) => describeProvider(name, config)),
 		mcpServers: [...ext.mcpServers.keys()],
 		virtualModels: [...ext.virtualModels.keys()],

@@ -94,6 +94,8 @@ async function initialize(params) {
 		});
 	};
 	registry = createRegistry(runtime, factoryCache);
+	// The screen builds a replacement editor's completions from the extensions' commands.
+	runtime.registry = registry;
 	for (const [name, value] of Object.entries(params.flagValues ?? {})) registry.flagValues.set(name, value);
 	return { protocolVersion: PROTOCOL_VERSION, node: process.version, pid: process.pid };
 }
@@ -131,6 +133,7 @@ const requests = {
 		if (!params.reuseModules) factoryCache.clear();
 		if (params.state) applyState(params.state);
 		registry = createRegistry(runtime, factoryCache);
+		runtime.registry = registry;
 		for (const [name, value] of flags) registry.flagValues.set(name, value);
 		const result = await registry.load(params.extensions ?? []);
 		runtime.bound = true;
@@ -180,6 +183,10 @@ const requests = {
 	"ui.renderMessages": (params) => {
 		requireInitialized();
 		return runtime.screen.renderMessages(registry, params);
+	},
+	"ui.renderExport": (params) => {
+		requireInitialized();
+		return runtime.screen.renderExport(registry, params);
 	},
 	"ui.renderTools": (params) => {
 		requireInitialized();

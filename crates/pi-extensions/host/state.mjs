@@ -26,9 +26,12 @@ export function createState(initial) {
 		sessionName: undefined,
 		leafId: null,
 		theme: undefined,
+		themes: [],
 		terminal: undefined,
 		gitBranch: undefined,
 		toolsExpanded: false,
+		editorBorder: undefined,
+		editorCommands: [],
 		entries: [],
 		byId: new Map(),
 	};
@@ -56,9 +59,12 @@ export function createState(initial) {
 		"sessionName",
 		"leafId",
 		"theme",
+		"themes",
 		"terminal",
 		"gitBranch",
 		"toolsExpanded",
+		"editorBorder",
+		"editorCommands",
 	];
 
 	const apply = (update) => {

@@ -84,6 +84,8 @@ export function createTheme(initial) {
 			return out;
 		},
 	};
+	// The spec it was made from, so `setTheme(theme)` can name it to pi.
+	Object.defineProperty(theme, "spec", { enumerable: false, get: () => spec });
 	Object.defineProperty(theme, "update", {
 		enumerable: false,
 		value(next) {
@@ -302,6 +304,50 @@ export function createScreen(runtime, loadTui) {
 		for (const name of EDITOR_APP_ACTIONS) component.actionHandlers.set(name, action(name));
 	};
 
+	/** The border colour of pi's editor (the thinking level's, or bash mode's). */
+	const borderColor = () => {
+		const token = state().editorBorder;
+		return (text) => (token ? currentTheme().fg(token, text) : currentTheme().fg("borderMuted", text));
+	};
+
+	/**
+	 * pi's completions for a replacement editor: its slash commands (those pi lists and the
+	 * extensions' own, with their argument completions) and file paths, from pi-tui's
+	 * provider as pi's editor has them.
+	 */
+	const autocompleteProvider = () => {
+		const tuiModule = loadTui();
+		if (typeof tuiModule.CombinedAutocompleteProvider !== "function") return undefined;
+		const commands = [];
+		const seen = new Set();
+		for (const ext of runtime.registry?.extensions ?? []) {
+			for (const command of ext.commands.values()) {
+				if (seen.has(command.name)) continue;
+				seen.add(command.name);
+				commands.push({
+					name: command.name,
+					description: command.description,
+					getArgumentCompletions: command.getArgumentCompletions?.bind(command),
+				});
+			}
+		}
+		for (const command of state().editorCommands ?? []) {
+			if (!command || seen.has(command.name)) continue;
+			seen.add(command.name);
+			commands.push({ name: String(command.name), description: command.description ?? undefined });
+		}
+		return new tuiModule.CombinedAutocompleteProvider(commands, state().cwd ?? process.cwd());
+	};
+
+	/** Give a replacement editor pi's border colour and completions, as pi's editor has. */
+	const dressEditor = (component) => {
+		if (component.borderColor !== undefined) component.borderColor = borderColor();
+		if (typeof component.setAutocompleteProvider === "function") {
+			const provider = autocompleteProvider();
+			if (provider) component.setAutocompleteProvider(provider);
+		}
+	};
+
 	const setEditor = (factory, extensionPath) => {
 		if (editor.id !== undefined) unmount(editor.id);
 		editor.id = undefined;
@@ -311,6 +357,7 @@ export function createScreen(runtime, loadTui) {
 			if (component) {
 				try {
 					wireEditor(component);
+					dressEditor(component);
 					component.setText?.(state().editorText ?? "");
 					component.focused = true;
 					editor.id = mount(component, extensionPath, "editor");
@@ -333,10 +380,104 @@ export function createScreen(runtime, loadTui) {
 		};
 	};
 
+	/**
+	 * A custom entry's lines from its entry renderer (null: no renderer, or it returned
+	 * nothing); a renderer that throws shows pi's error line in its place.
+	 */
+	const renderEntry = (registry, entry, options, width) => {
+		const found = registry.extensions
+			.map((ext) => ({ ext, renderer: ext.entryRenderers.get(entry.customType) }))
+			.find((f) => typeof f.renderer === "function");
+		if (!found) return null;
+		let component;
+		try {
+			component = found.renderer(entry, { expanded: options.expanded, keyText: options.keyText, keyHint: options.keyHint }, currentTheme());
+		} catch (error) {
+			return [` ${currentTheme().fg("error", `[${entry.customType}] renderer failed: ${errorText(error)}`)}`];
+		}
+		if (!component) return null;
+		try {
+			const out = Array.from(component.render(width) ?? [], screenLine);
+			component.dispose?.();
+			return out;
+		} catch (error) {
+			runtime.reportError(found.ext.path, "entryRenderer", error);
+			return null;
+		}
+	};
+
+	/**
+	 * The renderers of calls to `toolName`, as pi resolves them: `registerToolRenderer`
+	 * resolvers in load order (each may defer to `next()`), then the registered tool's own.
+	 * Answers the renderers and the extension to report their errors against.
+	 */
+	const resolveToolRenderers = (registry, owner, toolName) => {
+		const base = () => owner?.tools.get(toolName);
+		const resolvers = registry.extensions.flatMap((e) => e.toolRenderers.map((resolver) => ({ e, resolver })));
+		let by = owner;
+		const resolve = (index) => {
+			if (index >= resolvers.length) {
+				by = owner;
+				return base();
+			}
+			const { e, resolver } = resolvers[index];
+			let found;
+			try {
+				found = resolver(toolName, () => resolve(index + 1));
+			} catch (error) {
+				runtime.reportError(e.path, "toolRenderer", error);
+				return resolve(index + 1);
+			}
+			if (found && found !== base()) by = e;
+			return found;
+		};
+		const tool = resolvers.length > 0 ? resolve(0) : base();
+		return { ext: by ?? owner ?? registry.extensions[0], tool };
+	};
+
+	/** pi's themes as the mirror lists them: `[{name, path, spec}]`. */
+	const themeList = () => (Array.isArray(state().themes) ? state().themes : []);
+
+	/**
+	 * `ctx.ui.setTheme(nameOrTheme)`: the switch is told to pi (which draws with it and saves
+	 * a name in settings); the Theme object changes at once, so the caller reads the new
+	 * colours. An unknown name fails and, as in pi, leaves the system theme in place.
+	 */
+	const setTheme = (wanted) => {
+		let name;
+		let persist = true;
+		if (wanted && typeof wanted === "object") {
+			if (wanted === theme) return { success: true };
+			name = wanted.spec?.name ?? wanted.name;
+			persist = false;
+		} else {
+			name = String(wanted);
+		}
+		const found = themeList().find((t) => t?.name === name);
+		if (!found) {
+			const fallback = themeList().find((t) => t?.name === "system");
+			if (fallback?.spec) theme.update(fallback.spec);
+			runtime.wire.notify("ui.setTheme", { name: "system", persist: false });
+			return { success: false, error: `Theme not found: ${name}` };
+		}
+		if (found.spec) theme.update(found.spec);
+		themeSpec = state().theme;
+		runtime.wire.notify("ui.setTheme", { name, persist });
+		return { success: true };
+	};
+
 	const api = {
 		tui,
 		theme: currentTheme,
 		toolsExpanded: () => toolsExpanded,
+		/** `ctx.ui.getAllThemes()`: `[{name, path}]`, the system theme first. */
+		allThemes: () => themeList().map((t) => ({ name: String(t.name), path: t.path ?? undefined })),
+		/** `ctx.ui.getTheme(name)`: a Theme of its own for that theme, or undefined. */
+		getTheme(name) {
+			const found = themeList().find((t) => t?.name === name);
+			return found?.spec ? createTheme(found.spec) : undefined;
+		},
+		setTheme,
 
 		/** `ctx.ui` members that hand components to pi, for one extension. */
 		uiFor(extensionPath) {
@@ -465,6 +606,8 @@ export function createScreen(runtime, loadTui) {
 			const width = Math.max(1, Number(params?.width) || 1);
 			const options = { expanded: Boolean(params?.expanded), outputPad: 1, keyText: (id) => id, keyHint: (id, text) => `${id} ${text}` };
 			const lines = (params?.items ?? []).map((message) => {
+				// A custom entry (`pi.appendEntry`) is drawn by the first entry renderer of its type.
+				if (message?.type === "custom") return renderEntry(registry, message, options, width);
 				const found = registry.extensions
 					.map((ext) => ({ ext, renderer: ext.messageRenderers.get(message?.customType) }))
 					.find((f) => typeof f.renderer === "function");
@@ -504,8 +647,8 @@ export function createScreen(runtime, loadTui) {
 				}
 			};
 			const items = (params?.items ?? []).map((item) => {
-				const ext = registry.extensions.find((e) => e.tools.has(item?.toolName));
-				const tool = ext?.tools.get(item.toolName);
+				const owner = registry.extensions.find((e) => e.tools.has(item?.toolName));
+				const { ext, tool } = resolveToolRenderers(registry, owner, String(item?.toolName ?? ""));
 				if (!tool) return { call: null, result: null };
 				const state = {};
 				const context = {
@@ -533,6 +676,75 @@ export function createScreen(runtime, loadTui) {
 							)
 						: null;
 				return { call, result };
+			});
+			return { items };
+		},
+
+		/**
+		 * `ui.renderExport {items: [{toolCallId, toolName, args, result?}], width}` →
+		 * `{items: [{call, resultCollapsed, resultExpanded}]}`: the HTML export's lines of each
+		 * call from its renderers (null where there is none, or it threw), the result drawn
+		 * collapsed and expanded with blank lines around it trimmed, as pi's export does.
+		 */
+		renderExport(registry, params) {
+			const width = Math.max(1, Number(params?.width) || 100);
+			const blank = (line) => String(line).replace(/\x1b\[[0-9;]*m/g, "").trim().length === 0;
+			const trim = (lines) => {
+				let start = 0;
+				let end = lines.length;
+				while (start < end && blank(lines[start])) start++;
+				while (end > start && blank(lines[end - 1])) end--;
+				return lines.slice(start, end);
+			};
+			const items = (params?.items ?? []).map((item) => {
+				const toolName = String(item?.toolName ?? "");
+				const owner = registry.extensions.find((e) => e.tools.has(toolName));
+				const { tool } = resolveToolRenderers(registry, owner, toolName);
+				const out = { call: null, resultCollapsed: null, resultExpanded: null };
+				if (!tool) return out;
+				const state = {};
+				const context = (expanded, isPartial, isError) => ({
+					args: item.args ?? {},
+					toolCallId: item.toolCallId,
+					invalidate() {},
+					lastComponent: undefined,
+					state,
+					cwd: runtime.mirror?.state?.cwd,
+					executionStarted: true,
+					argsComplete: true,
+					isPartial,
+					expanded,
+					showImages: false,
+					isError,
+					durationMs: undefined,
+					outputPad: 1,
+					keyText: (id) => id,
+					keyHint: (id, text) => `${id} ${text}`,
+				});
+				// A renderer that throws leaves pi's own layout there, as in pi's export.
+				const lines = (make) => {
+					try {
+						const component = make();
+						return component ? Array.from(component.render(width) ?? [], String) : null;
+					} catch {
+						return null;
+					}
+				};
+				if (typeof tool.renderCall === "function") {
+					out.call = lines(() => tool.renderCall(item.args ?? {}, currentTheme(), context(false, true, false)));
+				}
+				if (item.result && typeof tool.renderResult === "function") {
+					const result = { content: item.result.content ?? [], details: item.result.details, isError: Boolean(item.result.isError) };
+					const isError = result.isError;
+					const collapsed = lines(() => tool.renderResult(result, { expanded: false, isPartial: false }, currentTheme(), context(false, false, isError)));
+					const expanded = lines(() => tool.renderResult(result, { expanded: true, isPartial: false }, currentTheme(), context(true, false, isError)));
+					if (collapsed && expanded) {
+						out.resultExpanded = trim(expanded);
+						const c = trim(collapsed);
+						if (c.join("\n") !== out.resultExpanded.join("\n")) out.resultCollapsed = c;
+					}
+				}
+				return out;
 			});
 			return { items };
 		},
@@ -635,6 +847,16 @@ export function createScreen(runtime, loadTui) {
 			if (Object.hasOwn(update, "toolsExpanded")) toolsExpanded = Boolean(update.toolsExpanded);
 			// Text the app put in the editor (a restored queue, a clear) goes into a replacement.
 			const shown = editor.id !== undefined ? components.get(editor.id)?.component : undefined;
+			if (shown && (Object.hasOwn(update, "editorBorder") || Object.hasOwn(update, "editorCommands"))) {
+				try {
+					dressEditor(shown);
+				} catch (error) {
+					report(components.get(editor.id), "setEditorComponent", error);
+				}
+				const entry = components.get(editor.id);
+				if (entry) entry.width = undefined;
+				requestRender();
+			}
 			if (shown && Object.hasOwn(update, "editorText")) {
 				try {
 					if (shown.getText?.() !== update.editorText) {

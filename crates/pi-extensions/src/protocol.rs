@@ -242,6 +242,10 @@ pub struct ExtensionInfo {
     pub message_renderers: Vec<String>,
     #[serde(default)]
     pub entry_renderers: Vec<String>,
+    /// The extension registered `pi.registerToolRenderer` resolvers (which may draw any
+    /// tool, registered or not).
+    #[serde(default)]
+    pub tool_renderers: bool,
     #[serde(default)]
     pub providers: Vec<ProviderInfo>,
     #[serde(default)]
@@ -432,12 +436,24 @@ pub struct StateUpdate {
     /// dim}`), for `ctx.ui.theme` and the components extensions draw.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<Value>,
+    /// Every theme the user can switch to, `[{name, path, spec}]` with `spec` shaped as
+    /// `theme` (`ctx.ui.getAllThemes()`, `getTheme(name)` and `setTheme` answer from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub themes: Option<Value>,
     /// The terminal's size, `{columns, rows}` (`tui.terminal` of components).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terminal: Option<Value>,
     /// The git branch the footer shows (`footerData.getGitBranch()`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub git_branch: Option<String>,
+    /// The theme token of pi's editor border (the thinking level's colour, or bash
+    /// mode's), which a replacement editor is drawn with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor_border: Option<String>,
+    /// pi's slash commands (`{name, description}`) for a replacement editor's completions;
+    /// extension commands come from the host itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub editor_commands: Option<Vec<Value>>,
     /// Whether tool output is expanded (`ctx.ui.getToolsExpanded()`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools_expanded: Option<bool>,

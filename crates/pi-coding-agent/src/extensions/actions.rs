@@ -22,7 +22,16 @@ pub async fn apply(slot: &Arc<ExtensionSlot>, session: &AgentSession, method: &s
             let custom_type = params.get("customType").and_then(Value::as_str).unwrap_or_default();
             let data = params.get("data").filter(|d| !d.is_null()).cloned();
             // A failed write shows as the session's persist error at exit.
-            let _ = session.with_store(|s| s.append_custom(custom_type, data));
+            let entry = session.with_store(|s| {
+                let id = s.append_custom(custom_type, data).ok()?;
+                s.get_entry(&id).and_then(|e| serde_json::to_value(e).ok())
+            });
+            // Announced as pi does (the terminal UI draws it with its entry renderer).
+            if let Some(entry) = entry {
+                session
+                    .emit(crate::session::SessionEvent::EntryAppended { entry })
+                    .await;
+            }
         }
         "pi.setSessionName" => {
             if let Some(name) = params.get("name").and_then(Value::as_str) {

@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod bridge;
 pub mod builtin;
+pub mod export_render;
 pub mod hooks;
 pub mod host;
 pub mod lifecycle;

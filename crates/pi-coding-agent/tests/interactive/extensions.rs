@@ -11,7 +11,7 @@ use super::{quit, setup, ENTER};
 
 /// Node and the packages the extension host needs, or `None` after a `skipped:` line (a
 /// failure under `CI`).
-fn extension_env(test: &str) -> Option<(PathBuf, PathBuf)> {
+pub(super) fn extension_env(test: &str) -> Option<(PathBuf, PathBuf)> {
     let node = std::env::var_os("PI_TEST_NODE")
         .map(PathBuf::from)
         .or_else(|| pi_extensions::node::find_node(None).ok());
@@ -56,7 +56,7 @@ fn an_extension_command_opens_a_dialog_and_shows_a_notice() {
 }
 
 /// `pi -e <fixture>` on a 100x30 screen, once the first frame is there.
-fn spawn_with(fixture: &str, s: &super::Setup, node: &std::path::Path, modules: &std::path::Path) -> Pty {
+pub(super) fn spawn_with(fixture: &str, s: &super::Setup, node: &std::path::Path, modules: &std::path::Path) -> Pty {
     let fixture = format!("{}/tests/interactive/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
     let node = node.display().to_string();
     let modules = modules.display().to_string();
@@ -72,7 +72,7 @@ fn spawn_with(fixture: &str, s: &super::Setup, node: &std::path::Path, modules: 
     pty
 }
 
-fn row_of(pty: &Pty, text: &str) -> Option<usize> {
+pub(super) fn row_of(pty: &Pty, text: &str) -> Option<usize> {
     pty.rows().iter().position(|r| r.contains(text))
 }
 

@@ -458,20 +458,23 @@ impl App {
     }
 
     fn update_editor_border(&mut self) {
-        let session = self.session();
-        let token = if self.view.editor.text().starts_with('!') {
-            "bashMode"
-        } else {
-            match session.thinking_level().as_str() {
-                "minimal" => "thinkingMinimal",
-                "low" => "thinkingLow",
-                "medium" => "thinkingMedium",
-                "high" => "thinkingHigh",
-                "xhigh" => "thinkingXhigh",
-                _ => "thinkingOff",
-            }
-        };
+        let token = self.editor_border_token();
         self.view.editor.set_border_style(self.theme.fg(token));
+    }
+
+    /// The editor border's theme token: bash mode's, else the thinking level's.
+    pub(crate) fn editor_border_token(&self) -> &'static str {
+        if self.view.editor.text().starts_with('!') {
+            return "bashMode";
+        }
+        match self.session().thinking_level().as_str() {
+            "minimal" => "thinkingMinimal",
+            "low" => "thinkingLow",
+            "medium" => "thinkingMedium",
+            "high" => "thinkingHigh",
+            "xhigh" => "thinkingXhigh",
+            _ => "thinkingOff",
+        }
     }
 
     /// A dim status line; one right after another replaces it, as pi does.
@@ -541,6 +544,13 @@ impl App {
         self.retry_status();
         match &mut self.view.status {
             Some(l) if l.is_animated() => {
+                let interval = l.interval();
+                if !self.spinner_due(interval) {
+                    return false;
+                }
+                let Some(l) = self.view.status.as_mut() else {
+                    return false;
+                };
                 l.tick();
                 true
             }

@@ -77,6 +77,29 @@ pub struct AssistantBlock {
     error: Option<String>,
     tail: LineCache,
     hidden_line: LineCache,
+    /// What a hidden thinking block shows (`ctx.ui.setHiddenThinkingLabel`).
+    hidden_label: Arc<str>,
+}
+
+/// pi's label for a hidden thinking block.
+pub const DEFAULT_HIDDEN_THINKING_LABEL: &str = "Thinking...";
+
+static HIDDEN_LABEL: std::sync::RwLock<Option<Arc<str>>> = std::sync::RwLock::new(None);
+
+/// The label new assistant blocks show for hidden thinking (one for the process: the app
+/// sets it when an extension does).
+pub fn set_hidden_thinking_label(label: Option<&str>) -> Arc<str> {
+    let label: Arc<str> = Arc::from(label.unwrap_or(DEFAULT_HIDDEN_THINKING_LABEL));
+    *HIDDEN_LABEL.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(label.clone());
+    label
+}
+
+fn hidden_thinking_label() -> Arc<str> {
+    HIDDEN_LABEL
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone()
+        .unwrap_or_else(|| Arc::from(DEFAULT_HIDDEN_THINKING_LABEL))
 }
 
 impl AssistantBlock {
@@ -88,6 +111,7 @@ impl AssistantBlock {
             error: None,
             tail: LineCache::default(),
             hidden_line: LineCache::default(),
+            hidden_label: hidden_thinking_label(),
         }
     }
 
@@ -157,6 +181,13 @@ impl AssistantBlock {
         self.hide_thinking = hide;
     }
 
+    pub fn set_hidden_label(&mut self, label: Arc<str>) {
+        if self.hidden_label != label {
+            self.hidden_label = label;
+            self.hidden_line.clear();
+        }
+    }
+
     pub fn has_content(&self) -> bool {
         self.error.is_some()
             || self
@@ -200,7 +231,7 @@ impl Component for AssistantBlock {
                                     ..self.theme.fg("thinkingText")
                                 };
                                 self.hidden_line
-                                    .set(width, vec![format!(" {}", style.paint("Thinking..."))])
+                                    .set(width, vec![format!(" {}", style.paint(&self.hidden_label))])
                             }
                         };
                         out.push(lines);

@@ -242,12 +242,16 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     };
     let cwd = cx.session.cwd().to_path_buf();
     let out = (!arg.is_empty()).then(|| resolve(&cwd, arg));
-    vec![blocking(move || {
+    // Extension tools' renderers draw their calls in the page, as in pi.
+    let runner = cx.session.services().extensions().runner();
+    vec![blocking_task(async move {
         let result = match out {
             Some(out) if out.extension().is_some_and(|e| e == "jsonl") => {
                 std::fs::copy(&file, &out).map(|_| out).map_err(|e| e.to_string())
             }
-            out => crate::export::export_file(&file, out.as_deref(), &cwd).map_err(|e| e.to_string()),
+            out => crate::extensions::export_render::export_file(runner, file, out, cwd)
+                .await
+                .map_err(|e| e.to_string()),
         };
         match result {
             Ok(p) => then_notice(format!("Session exported to: {}", p.display()), "dim"),

@@ -82,6 +82,8 @@ pub enum UiEvent {
     SessionName,
     /// A custom message to show (`display: true`), as extensions see it.
     CustomMessage(Value),
+    /// A custom entry an extension appended (`pi.appendEntry`), for its entry renderer.
+    CustomEntry(Value),
     ThinkingLevel,
     /// The prompt is over: every retry, compaction and queued message done.
     Settled {
@@ -381,6 +383,9 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
         SessionEvent::SessionInfoChanged { .. } => UiEvent::SessionName,
         SessionEvent::ThinkingLevelChanged { .. } => UiEvent::ThinkingLevel,
         SessionEvent::AgentSettled { aborted } => UiEvent::Settled { aborted: *aborted },
+        SessionEvent::EntryAppended { entry } if entry.get("type").and_then(Value::as_str) == Some("custom") => {
+            UiEvent::CustomEntry(entry.clone())
+        }
         SessionEvent::EntryAppended { .. }
         | SessionEvent::SummarizationRetry { .. }
         | SessionEvent::ModelSelected { .. }

@@ -62,6 +62,18 @@ impl UiTheme {
         &self.theme.name
     }
 
+    /// `"light"` for a theme made for light backgrounds (its message panels are light),
+    /// else `"dark"`: what a Theme's `appearance` says.
+    pub fn appearance(&self) -> &'static str {
+        match self.theme.color("userMessageBg") {
+            ThemeColor::Rgb(r, g, b) if u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114 > 128_000 => {
+                "light"
+            }
+            _ if self.theme.name == "light" => "light",
+            _ => "dark",
+        }
+    }
+
     /// Foreground style of a token.
     pub fn fg(&self, token: &str) -> Style {
         Style {

@@ -278,8 +278,11 @@ impl RpcBackend for SessionBackend {
         if !file.exists() {
             return Err(RpcError::export_nothing_yet());
         }
-        let output = output_path.as_deref().map(Path::new);
-        crate::export::export_file(&file, output, session.cwd())
+        let output = output_path.map(std::path::PathBuf::from);
+        // Extension tools' renderers draw their calls in the page, as in pi.
+        let runner = session.services().extensions().runner();
+        crate::extensions::export_render::export_file(runner, file, output, session.cwd().to_path_buf())
+            .await
             .map(|p| p.display().to_string())
             .map_err(err)
     }

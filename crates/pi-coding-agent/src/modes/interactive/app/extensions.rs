@@ -20,6 +20,7 @@ use super::super::extension_ui::message_block::{self, MessageBlock, RenderKey};
 use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines, ScreenChange};
 use super::super::extension_ui::shortcuts::shortcut_for;
 use super::super::extension_ui::tool_render::{request_item, ToolState};
+use super::super::extension_ui::working::Working;
 use super::super::extension_ui::{EarlyCall, EarlyUi};
 use super::super::theme::UiTheme;
 use super::super::tool_block::ToolBlock;
@@ -37,6 +38,9 @@ pub struct Pushed {
     branch: Option<Option<String>>,
     expanded: Option<bool>,
     editor_text: Option<String>,
+    editor_border: Option<&'static str>,
+    /// How many slash commands the replacement editor's completions were sent with.
+    editor_commands: Option<usize>,
     /// What the message renderers' lines were last looked for, and whether a request for
     /// them is on its way.
     message_key: Option<RenderKey>,
@@ -49,6 +53,10 @@ pub struct Pushed {
     keys: Option<mpsc::Sender<KeyJob>>,
     /// The app's keybindings were sent to the host (for the keybindings components get).
     keybindings_sent: bool,
+    /// The theme catalogue (`ctx.ui.getAllThemes()`) was sent for this extension runtime.
+    themes_sent: bool,
+    /// The working indicator as extensions set it.
+    working: Working,
     /// An app action a replacement editor handed back that only the loop can carry out
     /// (suspend, the external editor: they need the terminal).
     loop_action: Option<String>,
@@ -215,6 +223,30 @@ impl App {
                 }
             }
             ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
+            ScreenChange::WorkingMessage(message) => {
+                let shown = self.ext_pushed.working.is_shown(self.view.status.as_ref());
+                self.ext_pushed.working.message = message;
+                if let Some(loader) = self.view.status.as_mut().filter(|_| shown) {
+                    self.ext_pushed.working.retext(loader);
+                }
+            }
+            ScreenChange::WorkingVisible(visible) => {
+                let shown = self.ext_pushed.working.is_shown(self.view.status.as_ref());
+                self.ext_pushed.working.visible = visible;
+                if !visible && shown {
+                    self.set_status(None);
+                } else if visible && self.running && self.view.status.is_none() {
+                    self.show_working();
+                }
+            }
+            ScreenChange::WorkingIndicator(indicator) => {
+                let shown = self.ext_pushed.working.is_shown(self.view.status.as_ref());
+                self.ext_pushed.working.indicator = indicator;
+                if shown {
+                    self.show_working();
+                }
+            }
+            ScreenChange::HiddenThinkingLabel(label) => self.set_hidden_thinking_label(label.as_deref()),
             ScreenChange::EditorText(text) => self.view.editor.set_text(&text),
             ScreenChange::Paste(text) => {
                 self.view.editor.insert_text(&text);
@@ -224,7 +256,16 @@ impl App {
                 self.title_dirty = true;
             }
             ScreenChange::Reset => {
-                for oid in ext.reset() {
+                // A /reload may have brought themes.
+                self.ext_pushed.themes_sent = false;
+                // pi's working indicator and thinking label again (kept across runs until now).
+                let shown = self.ext_pushed.working.is_shown(self.view.status.as_ref());
+                self.ext_pushed.working = Working::default();
+                if shown {
+                    self.show_working();
+                }
+                self.set_hidden_thinking_label(None);
+                for oid in self.view.ext.reset() {
                     tui.hide_overlay(oid);
                 }
                 self.restore_header();
@@ -261,6 +302,37 @@ impl App {
         self.view.thaw(0);
         if let Some(first) = self.view.chat.children_mut().first_mut() {
             *first = Box::new(header);
+        }
+    }
+
+    /// The working indicator of a run, as extensions shaped it (or nothing, when they hid
+    /// it).
+    pub(super) fn show_working(&mut self) {
+        if !self.ext_pushed.working.visible {
+            self.set_status(None);
+            return;
+        }
+        let loader = self
+            .ext_pushed
+            .working
+            .loader(self.theme.fg("accent"), self.theme.fg("muted"));
+        self.view.status = Some(loader);
+    }
+
+    /// Whether the status spinner's next frame is due (an extension's indicator has its own
+    /// interval).
+    pub(super) fn spinner_due(&mut self, interval: Duration) -> bool {
+        self.ext_pushed.working.frame_due(interval)
+    }
+
+    /// The label of hidden thinking blocks, on every assistant block.
+    fn set_hidden_thinking_label(&mut self, label: Option<&str>) {
+        let label = super::super::chat::set_hidden_thinking_label(label);
+        self.view.drop_frozen();
+        for c in self.view.chat.children_mut() {
+            if let Some(b) = c.as_mut().downcast_mut::<super::super::chat::AssistantBlock>() {
+                b.set_hidden_label(label.clone());
+            }
         }
     }
 
@@ -330,7 +402,12 @@ impl App {
             .iter()
             .flat_map(|e| e.message_renderers.iter().map(String::as_str))
             .collect();
-        if types.is_empty() {
+        let entry_types: std::collections::HashSet<&str> = registrations
+            .extensions
+            .iter()
+            .flat_map(|e| e.entry_renderers.iter().map(String::as_str))
+            .collect();
+        if types.is_empty() && entry_types.is_empty() {
             return;
         }
         let mut items = Vec::new();
@@ -338,7 +415,8 @@ impl App {
             let Some(b) = child.as_mut().downcast_mut::<MessageBlock>() else {
                 continue;
             };
-            if b.custom_type().is_some_and(|t| types.contains(t)) && !b.is_rendered_for(key) {
+            let known = if b.is_entry() { &entry_types } else { &types };
+            if b.custom_type().is_some_and(|t| known.contains(t)) && !b.is_rendered_for(key) {
                 items.push((i, b.message().clone()));
             }
         }
@@ -391,7 +469,9 @@ impl App {
             .filter(|t| t.has_render_call || t.has_render_result)
             .map(|t| t.name.as_str())
             .collect();
-        if names.is_empty() {
+        // `registerToolRenderer` resolvers may draw any tool, built-in ones included.
+        let any_tool = registrations.extensions.iter().any(|e| e.tool_renderers);
+        if names.is_empty() && !any_tool {
             return;
         }
         let inner = width.saturating_sub(2).max(1);
@@ -413,7 +493,7 @@ impl App {
             let Some(b) = child.as_mut().downcast_mut::<ToolBlock>() else {
                 continue;
             };
-            if !names.contains(b.name()) {
+            if !any_tool && !names.contains(b.name()) {
                 continue;
             }
             let state = ToolState::of(b);
@@ -465,6 +545,9 @@ impl App {
     fn push_ui_state(&mut self, runner: &Arc<ExtensionRunner>, width: usize, height: usize) {
         let mut update = StateUpdate::default();
         let mut any = false;
+        let border = self.editor_border_token();
+        // Slash commands for a replacement editor's completions (sent while one is shown).
+        let commands = self.view.ext.editor().is_some().then(|| self.commands.slash_commands());
         let pushed = &mut self.ext_pushed;
         if !pushed.theme.as_ref().is_some_and(|t| Arc::ptr_eq(t, &self.theme)) {
             update.theme = Some(theme_spec(&self.theme));
@@ -486,6 +569,23 @@ impl App {
             pushed.expanded = Some(self.tools_expanded);
             any = true;
         }
+        if pushed.editor_border != Some(border) {
+            update.editor_border = Some(border.to_string());
+            pushed.editor_border = Some(border);
+            any = true;
+        }
+        if let Some(commands) = commands {
+            if pushed.editor_commands != Some(commands.len()) {
+                pushed.editor_commands = Some(commands.len());
+                update.editor_commands = Some(
+                    commands
+                        .iter()
+                        .map(|c| json!({"name": c.name, "description": c.description}))
+                        .collect(),
+                );
+                any = true;
+            }
+        }
         let text = self.view.editor.text();
         // A replacement editor's own text came from the host: it needs no echo.
         let from_host = self.view.ext.editor().is_some() && self.view.ext.editor_text() == Some(text.as_str());
@@ -500,8 +600,24 @@ impl App {
         if any {
             let _ = runner.push_state(&update);
         }
-        if !pushed.keybindings_sent {
-            pushed.keybindings_sent = true;
+        if !self.ext_pushed.themes_sent {
+            self.ext_pushed.themes_sent = true;
+            let session = self.session();
+            let paths = super::super::commands::paths_for(&session);
+            let settings = session.settings().lock().ok().map(|s| s.snapshot());
+            let runner = runner.clone();
+            // Theme files are read off the UI thread; the list arrives a moment later.
+            tokio::task::spawn_blocking(move || {
+                let Some(settings) = settings else { return };
+                let update = StateUpdate {
+                    themes: Some(super::super::extension_ui::themes::catalogue(&paths, &settings)),
+                    ..StateUpdate::default()
+                };
+                let _ = runner.push_state(&update);
+            });
+        }
+        if !self.ext_pushed.keybindings_sent {
+            self.ext_pushed.keybindings_sent = true;
             let bindings = keybinding_table(&self.kb);
             let runner = runner.clone();
             tokio::spawn(async move {

@@ -45,7 +45,7 @@ impl App {
             UiEvent::Settled { .. } => {}
             UiEvent::AgentStart => {
                 self.running = true;
-                self.set_status(Some("Working".into()));
+                self.show_working();
             }
             UiEvent::AgentEnd => {
                 self.running = false;
@@ -53,6 +53,10 @@ impl App {
                 self.streaming = None;
                 self.branch = super::super::footer::git_branch(self.session().cwd());
                 self.refresh_footer();
+            }
+            UiEvent::CustomEntry(entry) => {
+                let block = super::super::extension_ui::message_block::MessageBlock::entry(entry);
+                self.view.chat.push(Box::new(block));
             }
             UiEvent::CustomMessage(message) => {
                 let block = super::super::extension_ui::message_block::MessageBlock::new(message, self.theme.clone());
@@ -84,6 +88,9 @@ impl App {
             UiEvent::ToolCallStart { id, name } => self.ensure_tool(&id, &name, serde_json::Value::Null),
             UiEvent::ToolCallEnd { id, name, args } => self.ensure_tool(&id, &name, args),
             UiEvent::AssistantEnd(m) => {
+                // What extension components draw may follow the session (a footer's token
+                // totals, say): their lines are asked for again once per reply.
+                self.view.ext.mark_stale();
                 if let Some(b) = self.streaming_block() {
                     b.set_message(&m);
                 } else {
@@ -150,7 +157,7 @@ impl App {
             UiEvent::RetryEnd { success, final_error } => {
                 self.retry = None;
                 if self.running {
-                    self.set_status(Some("Working".into()));
+                    self.show_working();
                 }
                 if !success {
                     if let Some(e) = final_error {
@@ -171,7 +178,11 @@ impl App {
             UiEvent::CompactionEnd { error } => {
                 // The transcript was rewritten: count it afresh.
                 self.totals.reset();
-                self.set_status(self.running.then(|| "Working".to_string()));
+                if self.running {
+                    self.show_working();
+                } else {
+                    self.set_status(None);
+                }
                 if let Some(e) = error {
                     self.notice(e, "error");
                 }

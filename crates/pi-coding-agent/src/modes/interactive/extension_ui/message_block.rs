@@ -1,6 +1,8 @@
 //! A custom message (`pi.sendMessage` with `display: true`) in the chat: drawn by its
 //! extension's message renderer when one is registered for its `customType` (the lines come
 //! from the host for a width, an expanded state and a theme), else as pi's default block.
+//! A custom entry (`pi.appendEntry`) is a block of the same kind drawn by its entry renderer,
+//! and by nothing else (it is not part of the conversation).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -31,7 +33,8 @@ pub struct RenderKey {
 pub struct MessageBlock {
     /// The message as extensions see it (`role`, `customType`, `content`, `details`, ...).
     message: Value,
-    fallback: Notice,
+    /// pi's block when no renderer draws the message (none for an entry).
+    fallback: Option<Notice>,
     rendered: Option<(RenderKey, Option<Vec<String>>)>,
 }
 
@@ -50,13 +53,28 @@ impl MessageBlock {
         };
         MessageBlock {
             message,
-            fallback: Notice::new(text, "customMessageText", theme),
+            fallback: Some(Notice::new(text, "customMessageText", theme)),
+            rendered: None,
+        }
+    }
+
+    /// A custom entry (`{type: "custom", customType, data, ...}`), for its entry renderer.
+    pub fn entry(entry: Value) -> Self {
+        MADE.fetch_add(1, Ordering::Relaxed);
+        MessageBlock {
+            message: entry,
+            fallback: None,
             rendered: None,
         }
     }
 
     pub fn custom_type(&self) -> Option<&str> {
         self.message.get("customType").and_then(Value::as_str)
+    }
+
+    /// Whether this is a custom entry (drawn only by an entry renderer).
+    pub fn is_entry(&self) -> bool {
+        self.fallback.is_none()
     }
 
     pub fn message(&self) -> &Value {
@@ -81,11 +99,17 @@ impl Component for MessageBlock {
                 out.push(super::super::chat::spacer());
                 out.extend_lines(lines.iter().map(|l| truncate_to_width(l, width, "")));
             }
-            _ => self.fallback.render(width, out),
+            _ => {
+                if let Some(fallback) = &mut self.fallback {
+                    fallback.render(width, out);
+                }
+            }
         }
     }
 
     fn invalidate(&mut self) {
-        self.fallback.invalidate();
+        if let Some(fallback) = &mut self.fallback {
+            fallback.invalidate();
+        }
     }
 }

@@ -10,7 +10,9 @@ pub mod message_block;
 pub mod screen;
 pub mod shortcuts;
 pub mod slash;
+pub mod themes;
 pub mod tool_render;
+pub mod working;
 
 use async_trait::async_trait;
 use pi_tui::components::SelectItem;
@@ -164,6 +166,15 @@ impl ExtensionUiHost for InteractiveUi {
     }
 
     async fn screen_notification(&self, method: &str, params: &serde_json::Value) {
+        if method == "ui.setTheme" {
+            let Some(name) = params.get("name").and_then(serde_json::Value::as_str) else {
+                return;
+            };
+            let name = name.to_string();
+            let persist = params.get("persist").and_then(serde_json::Value::as_bool) == Some(true);
+            self.on_ui(move |cx| themes::set_theme_effects(cx, name, persist)).await;
+            return;
+        }
         if let Some(change) = ScreenChange::from_notification(method, params) {
             self.change(change).await;
         }

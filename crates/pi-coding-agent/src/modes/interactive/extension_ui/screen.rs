@@ -83,6 +83,13 @@ pub enum ScreenChange {
         items: Vec<ToolLines>,
     },
     ToolsExpanded(bool),
+    /// `ctx.ui.setWorkingMessage` (`None`: pi's message again).
+    WorkingMessage(Option<String>),
+    WorkingVisible(bool),
+    /// `ctx.ui.setWorkingIndicator` (`None`: pi's spinner again).
+    WorkingIndicator(Option<super::working::Indicator>),
+    /// `ctx.ui.setHiddenThinkingLabel` (`None`: pi's label again).
+    HiddenThinkingLabel(Option<String>),
     EditorText(String),
     Paste(String),
     Title(String),
@@ -124,6 +131,18 @@ impl ScreenChange {
                 ScreenChange::ToolsExpanded(params.get("expanded").and_then(Value::as_bool).unwrap_or(false))
             }
             "ui.pasteToEditor" => ScreenChange::Paste(first_arg(params)?),
+            "ui.setWorkingMessage" => {
+                ScreenChange::WorkingMessage(params.get("message").and_then(Value::as_str).map(str::to_string))
+            }
+            "ui.setWorkingVisible" => {
+                ScreenChange::WorkingVisible(params.get("visible").and_then(Value::as_bool).unwrap_or(true))
+            }
+            "ui.setWorkingIndicator" => {
+                ScreenChange::WorkingIndicator(params.get("options").and_then(super::working::Indicator::from_options))
+            }
+            "ui.setHiddenThinkingLabel" => {
+                ScreenChange::HiddenThinkingLabel(params.get("label").and_then(Value::as_str).map(str::to_string))
+            }
             "ui.reset" => ScreenChange::Reset,
             _ => return None,
         })
@@ -619,12 +638,15 @@ pub fn theme_spec(theme: &UiTheme) -> Value {
             .unwrap_or_else(|| "\x1b[49m".into());
         bg.insert(token.clone(), Value::String(back));
     }
+    let dim: Vec<&String> = theme.theme.colors.keys().filter(|t| theme.fg(t).dim).collect();
     serde_json::json!({
         "name": theme.name(),
         "sourcePath": theme.theme.source_path.as_ref().map(|p| p.display().to_string()),
+        "appearance": theme.appearance(),
         "colorMode": "truecolor",
         "fg": fg,
         "bg": bg,
+        "dim": dim,
     })
 }
 
