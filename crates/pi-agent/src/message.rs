@@ -74,12 +74,13 @@ impl Serialize for CustomMessage {
 }
 
 /// A transcript entry: an LLM message or a custom one.
-// Most entries are LLM messages; boxing them would cost an allocation each for little gain.
-#[allow(clippy::large_enum_variant)]
+///
+/// Two words: an LLM message is an `Arc` already, and the rarer custom message is boxed, so a
+/// long transcript's vectors (the agent's, a session entry's) cost little beyond the messages.
 #[derive(Debug, Clone, PartialEq)]
 pub enum AgentMessage {
     Llm(Message),
-    Custom(CustomMessage),
+    Custom(Box<CustomMessage>),
 }
 
 impl AgentMessage {
@@ -100,7 +101,7 @@ impl AgentMessage {
         if map.keys().next().is_some_and(|k| k == "role") {
             map.shift_remove("role");
         }
-        Ok(AgentMessage::Custom(CustomMessage { role, fields: map }))
+        Ok(AgentMessage::Custom(Box::new(CustomMessage { role, fields: map })))
     }
 
     /// A user message holding one text block, stamped now.
@@ -198,7 +199,7 @@ impl From<ToolResultMessage> for AgentMessage {
 
 impl From<CustomMessage> for AgentMessage {
     fn from(m: CustomMessage) -> Self {
-        AgentMessage::Custom(m)
+        AgentMessage::Custom(Box::new(m))
     }
 }
 
@@ -243,10 +244,10 @@ impl<'de> Visitor<'de> for AgentMessageVisitor {
                     "user" => AgentMessage::Llm(Message::User(Deserialize::deserialize(rest)?)),
                     "assistant" => AgentMessage::Llm(Message::Assistant(Deserialize::deserialize(rest)?)),
                     "toolResult" => AgentMessage::Llm(Message::ToolResult(Deserialize::deserialize(rest)?)),
-                    _ => AgentMessage::Custom(CustomMessage {
+                    _ => AgentMessage::Custom(Box::new(CustomMessage {
                         role,
                         fields: Map::<String, Value>::deserialize(rest)?,
-                    }),
+                    })),
                 });
             }
             let v = map.next_value()?;

@@ -111,6 +111,20 @@ pub fn builtin_models() -> &'static [Model] {
     ALL.get_or_init(|| parse_models(&CATALOGUE[index().all_lines.clone()]))
 }
 
+/// A fresh copy of every built-in model, parsed now and owned by the caller, at its exact
+/// length. For a list the caller edits in place (the model registry applies models.json to
+/// it): copying [`builtin_models`] instead would hold the catalogue twice.
+pub fn parse_builtin_models() -> Vec<Model> {
+    let index = index();
+    let mut models = Vec::with_capacity(index.providers.iter().map(|p| p.count).sum());
+    models.extend(
+        serde_json::Deserializer::from_str(&CATALOGUE[index.all_lines.clone()])
+            .into_iter::<Model>()
+            .map_while(Result::ok),
+    );
+    models
+}
+
 /// The built-in providers in catalogue order (pi's `getProviders`).
 pub fn get_providers() -> Vec<&'static str> {
     index().providers.iter().map(|p| p.name.as_str()).collect()
@@ -213,6 +227,13 @@ mod tests {
         ("zai", 7),
         ("zai-coding-cn", 4),
     ];
+
+    #[test]
+    fn a_fresh_copy_is_the_catalogue_at_its_exact_length() {
+        let fresh = parse_builtin_models();
+        assert_eq!(fresh.as_slice(), builtin_models());
+        assert_eq!(fresh.capacity(), fresh.len());
+    }
 
     #[test]
     fn catalogue_has_pi_1_6_0_counts() {

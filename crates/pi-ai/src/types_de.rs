@@ -74,6 +74,7 @@ macro_rules! struct_with_extra {
                 f.write_str($expecting)
             }
 
+            #[allow(clippy::useless_conversion, reason = "`into` is the identity for most fields")]
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$ty, A::Error> {
                 $(let mut $field: Option<$fty> = None;)*
                 let mut extra = Extra::new();
@@ -87,7 +88,8 @@ macro_rules! struct_with_extra {
                     }
                 }
                 Ok($ty {
-                    $($field: $kind::<_, A::Error>($field, $key)?,)*
+                    // `into`: a field read through a wrapper (see [`Blocks`]) becomes its own type.
+                    $($field: $kind::<_, A::Error>($field, $key)?.into(),)*
                     extra,
                 })
             }
@@ -130,7 +132,7 @@ struct_with_extra!(UserMessage, UserMessageVisitor, "a user message", [
 ]);
 
 struct_with_extra!(AssistantMessage, AssistantMessageVisitor, "an assistant message", [
-    content: Vec<Content> = "content" required,
+    content: Blocks = "content" required,
     api: String = "api" required,
     provider: String = "provider" required,
     model: String = "model" required,
@@ -149,12 +151,49 @@ struct_with_extra!(AssistantMessage, AssistantMessageVisitor, "an assistant mess
 struct_with_extra!(ToolResultMessage, ToolResultVisitor, "a tool result message", [
     tool_call_id: String = "toolCallId" required,
     tool_name: String = "toolName" required,
-    content: Vec<Content> = "content" required,
+    content: Blocks = "content" required,
     details: Option<Value> = "details" defaulted,
     is_error: bool = "isError" required,
     duration_ms: Option<u64> = "durationMs" defaulted,
     timestamp: i64 = "timestamp" required,
 ]);
+
+/// A list of content blocks held at its exact length. serde's `Vec` reading gets no length
+/// from JSON and grows by doubling from four, so a message of one or two blocks kept room for
+/// four: in a long session that spare room was more memory than the texts themselves.
+pub(crate) struct Blocks(Vec<Content>);
+
+impl From<Blocks> for Vec<Content> {
+    fn from(blocks: Blocks) -> Self {
+        blocks.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Blocks {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BlocksVisitor;
+        impl<'de> Visitor<'de> for BlocksVisitor {
+            type Value = Blocks;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of content blocks")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Blocks, A::Error> {
+                read_blocks(seq).map(Blocks)
+            }
+        }
+        d.deserialize_seq(BlocksVisitor)
+    }
+}
+
+/// The blocks of a JSON list, in a vector without spare room.
+fn read_blocks<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Vec<Content>, A::Error> {
+    let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+    while let Some(block) = seq.next_element::<Content>()? {
+        blocks.push(block);
+    }
+    blocks.shrink_to_fit();
+    Ok(blocks)
+}
 
 /// Reads an object tagged by `TAG`: when the tag is the first key the rest of the map goes
 /// straight to the variant's visitor; otherwise the object is collected first.
@@ -298,12 +337,8 @@ impl<'de> Deserialize<'de> for UserContent {
             fn visit_string<E>(self, v: String) -> Result<UserContent, E> {
                 Ok(UserContent::Text(v))
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<UserContent, A::Error> {
-                let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-                while let Some(block) = seq.next_element::<Content>()? {
-                    blocks.push(block);
-                }
-                Ok(UserContent::Blocks(blocks))
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<UserContent, A::Error> {
+                read_blocks(seq).map(UserContent::Blocks)
             }
         }
         d.deserialize_any(ContentVisitor)
@@ -357,6 +392,21 @@ mod tests {
         let v: Value = serde_json::from_str(line).expect("value");
         let again: Message = serde_json::from_value(v).expect("from value");
         assert_eq!(again.role(), "toolResult");
+    }
+
+    #[test]
+    fn content_lists_keep_no_spare_room() {
+        let line = r#"{"role":"assistant","content":[{"type":"text","text":"a"}],"api":"x","provider":"p","model":"m","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}"#;
+        let Message::Assistant(a) = serde_json::from_str::<Message>(line).expect("parse") else {
+            panic!("not an assistant message")
+        };
+        assert_eq!((a.content.len(), a.content.capacity()), (1, 1));
+        let user: UserContent =
+            serde_json::from_str(r#"[{"type":"text","text":"a"},{"type":"text","text":"b"}]"#).expect("blocks");
+        let UserContent::Blocks(blocks) = user else {
+            panic!("not blocks")
+        };
+        assert_eq!((blocks.len(), blocks.capacity()), (2, 2));
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub struct Services {
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
     let auth = crate::config::oauth::open_auth(paths);
-    let registry = ModelRegistry::new(pi_ai::builtin_models(), auth, Some(paths.models_path()));
+    let registry = ModelRegistry::from_catalogue(auth, Some(paths.models_path()));
     let error = registry.error().map(|e| e.to_string());
     (registry, error)
 }

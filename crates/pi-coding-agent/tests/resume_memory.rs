@@ -67,14 +67,15 @@ static ALLOCATOR: Counting = Counting;
 
 const MIB: f64 = 1024.0 * 1024.0;
 /// Heap high-water mark of resuming 5,000 messages, above what was in use before the run
-/// (21.0 MiB measured; heap sizes are the same in debug and release builds). The process's
+/// (14.6 MiB measured; heap sizes are the same in debug and release builds). The process's
 /// budget is 40 MiB of peak RSS, which adds the binary, the stacks and the allocator's slack
 /// to this (see BENCHMARKS.md for the release figures).
-const PEAK_BUDGET_5K: usize = 24 << 20;
+const PEAK_BUDGET_5K: usize = 16 << 20;
 /// Heap bytes per byte of session file, between the 1,000- and the 5,000-message session
-/// (4.87 measured). The project's budget is 3: not met yet, so this pins today's figure
-/// against regressions; BENCHMARKS.md says where the rest goes.
-const GROWTH_BUDGET: f64 = 5.0;
+/// (3.34 measured). The project's budget is 3: not met yet (the peak is now while the file is
+/// parsed, its bytes held beside the entries), so this pins today's figure against
+/// regressions; BENCHMARKS.md says where the rest goes.
+const GROWTH_BUDGET: f64 = 3.5;
 
 fn main() {
     if std::env::var_os("RESUME_MEMORY_MOCK").is_some() {

@@ -104,9 +104,8 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryKind {
     Message {
-        /// Boxed: an inline message makes every entry ~650 bytes, and the entry list of a long
-        /// session doubles its capacity (a copy of all of them) on the first append after load.
-        message: Box<AgentMessage>,
+        /// Two words (an `Arc` or a boxed custom message), shared with the agent's transcript.
+        message: AgentMessage,
         extra: Map<String, Value>,
     },
     ThinkingLevelChange {
@@ -576,10 +575,7 @@ fn build_kind(type_name: &str, message: Option<AgentMessage>, rest: Map<String, 
     let kind = match type_name {
         "message" => {
             return match message {
-                Some(message) => Ok(EntryKind::Message {
-                    message: Box::new(message),
-                    extra: rest,
-                }),
+                Some(message) => Ok(EntryKind::Message { message, extra: rest }),
                 None => Err((None, rest)),
             }
         }

@@ -114,23 +114,12 @@ pub(crate) fn parse(bytes: &[u8]) -> ParsedFile {
         return parse_old(bytes, header_line, report);
     }
     let rest: Vec<(usize, Range<usize>)> = iter.collect();
-    // Room for the entries a run appends: without it the first append after loading a long
-    // session doubles the list (a second, larger copy of every entry for the rest of the run).
-    let mut entries = Vec::with_capacity(rest.len() + APPEND_HEADROOM);
-    let mut spans = Vec::with_capacity(rest.len());
-    for (number, range, parsed) in parse_entries(bytes, &rest) {
-        match parsed {
-            Ok(entry) => {
-                entries.push(entry);
-                spans.push(range);
-            }
-            Err(reason) => report.skipped.push(skip(number, &reason)),
-        }
-    }
+    let parsed = parse_entries(bytes, &rest);
+    report.skipped.extend(parsed.skipped);
     ParsedFile {
         header: Some(header),
-        entries,
-        spans,
+        entries: parsed.entries,
+        spans: parsed.spans,
         report,
         rewrite: None,
     }
@@ -139,40 +128,74 @@ pub(crate) fn parse(bytes: &[u8]) -> ParsedFile {
 /// Below this size a file is parsed on the calling thread: starting threads costs more.
 const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
 
-type ParsedLine = (usize, Range<usize>, Result<Entry, String>);
+/// The entries of a run of lines, with their spans and the lines that were no entry.
+struct ParsedRun {
+    entries: Vec<Entry>,
+    spans: Vec<Range<usize>>,
+    skipped: Vec<SkippedLine>,
+}
+
+impl ParsedRun {
+    fn with_capacity(entries: usize, lines: usize) -> Self {
+        ParsedRun {
+            entries: Vec::with_capacity(entries),
+            spans: Vec::with_capacity(lines),
+            skipped: Vec::new(),
+        }
+    }
+
+    fn append(&mut self, mut other: ParsedRun) {
+        self.entries.append(&mut other.entries);
+        self.spans.append(&mut other.spans);
+        self.skipped.append(&mut other.skipped);
+    }
+}
 
 /// Parse the entry lines `lines` (line number, byte range) of `bytes`, in order. A large file
 /// is split into contiguous runs parsed on scoped threads, one per core: each line is
 /// independent, and reading the entries is most of the time it takes to open a long session.
-fn parse_entries(bytes: &[u8], lines: &[(usize, Range<usize>)]) -> Vec<ParsedLine> {
-    let parse_run = |run: &[(usize, Range<usize>)]| -> Vec<ParsedLine> {
-        run.iter()
-            .map(|(number, range)| {
-                let line = &bytes[range.clone()];
-                let parsed = if is_blank(line) {
-                    Err("blank line".to_string())
-                } else {
-                    std::str::from_utf8(line)
-                        .map_err(|e| format!("not UTF-8: {e}"))
-                        .and_then(|s| Entry::from_json_line(s).map_err(|e| e.to_string()))
-                };
-                (*number, range.clone(), parsed)
-            })
-            .collect()
+///
+/// The first run's list is made large enough for every entry plus the ones a run appends
+/// (without that room the first append after loading a long session doubles the list), and
+/// the other runs are moved into it: the entries are never held in a second list of the
+/// whole file's size.
+fn parse_entries(bytes: &[u8], lines: &[(usize, Range<usize>)]) -> ParsedRun {
+    let parse_run = |run: &[(usize, Range<usize>)], mut out: ParsedRun| -> ParsedRun {
+        for (number, range) in run {
+            let line = &bytes[range.clone()];
+            let parsed = if is_blank(line) {
+                Err("blank line".to_string())
+            } else {
+                std::str::from_utf8(line)
+                    .map_err(|e| format!("not UTF-8: {e}"))
+                    .and_then(|s| Entry::from_json_line(s).map_err(|e| e.to_string()))
+            };
+            match parsed {
+                Ok(entry) => {
+                    out.entries.push(entry);
+                    out.spans.push(range.clone());
+                }
+                Err(reason) => out.skipped.push(skip(*number, &reason)),
+            }
+        }
+        out
     };
+    let whole = || ParsedRun::with_capacity(lines.len() + APPEND_HEADROOM, lines.len());
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
     if threads < 2 || bytes.len() < PARALLEL_PARSE_BYTES || lines.len() < threads {
-        return parse_run(lines);
+        return parse_run(lines, whole());
     }
     let per_thread = lines.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let mut runs = lines.chunks(per_thread);
         let first = runs.next().unwrap_or_default();
-        let handles: Vec<_> = runs.map(|run| scope.spawn(move || parse_run(run))).collect();
-        let mut out = parse_run(first);
+        let handles: Vec<_> = runs
+            .map(|run| scope.spawn(move || parse_run(run, ParsedRun::with_capacity(run.len(), run.len()))))
+            .collect();
+        let mut out = parse_run(first, whole());
         for handle in handles {
             match handle.join() {
-                Ok(parsed) => out.extend(parsed),
+                Ok(parsed) => out.append(parsed),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }

@@ -185,6 +185,8 @@ impl SessionManager {
             sm.header_written = true;
             return Ok(sm);
         };
+        // The entries own their text: the file's bytes are not needed for the rest of the load.
+        drop(bytes);
         if let (Some(rewrite), Mode::Persistent) = (&parsed.rewrite, mode) {
             // Migrated: replace the file while still holding the old lock, then lock the new one.
             file::write_atomic(&path, rewrite)?;
@@ -389,7 +391,7 @@ impl SessionManager {
     /// Append a message as a child of the leaf; returns the new entry id.
     pub fn append_message(&mut self, message: impl Into<AgentMessage>) -> Result<String> {
         self.append_entry(EntryKind::Message {
-            message: Box::new(message.into()),
+            message: message.into(),
             extra: Default::default(),
         })
     }

@@ -23,7 +23,7 @@ pub const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 /// A custom-role message built from `(key, value)` pairs.
 fn custom(role: &str, fields: impl IntoIterator<Item = (&'static str, Value)>) -> AgentMessage {
     let fields = fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    AgentMessage::Custom(CustomMessage::new(role, fields))
+    AgentMessage::from(CustomMessage::new(role, fields))
 }
 
 /// `{role:"compactionSummary", summary, tokensBefore, timestamp}` as pi rebuilds it.
@@ -67,7 +67,7 @@ pub fn custom_message(
         map.insert("details".into(), d.clone());
     }
     map.insert("timestamp".into(), iso_ms_value(timestamp_iso));
-    AgentMessage::Custom(CustomMessage::new("custom", map))
+    AgentMessage::from(CustomMessage::new("custom", map))
 }
 
 /// JavaScript's `new Date(iso).getTime()` as JSON: a number, or `null` for NaN.

@@ -7,6 +7,8 @@
 //! (payload hooks, later edits).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::marker::PhantomData;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
@@ -125,15 +127,48 @@ impl Serialize for Json<'_> {
 }
 
 /// A body built as a `Value` map whose `key` entry (a placeholder) is written from a [`Json`]
-/// list instead: the small fields keep their `Value` code, the history is borrowed.
-pub(crate) struct WithMessages<'m, 'a> {
+/// list (or a [`Produced`] one) instead: the small fields keep their `Value` code, the
+/// history is borrowed.
+pub(crate) struct WithMessages<'m, M: Serialize + ?Sized> {
     pub body: &'m Map<String, Value>,
     /// `messages` for most APIs, `input` for Responses.
     pub key: &'static str,
-    pub messages: &'m [Json<'a>],
+    pub messages: &'m M,
 }
 
-impl Serialize for WithMessages<'_, '_> {
+/// A JSON array whose items are made while it is written, each dropped once written: the body
+/// of a long history then never holds the whole history as a tree beside its bytes. `produce`
+/// hands every item to the function it is given, in order; it runs once (a second write of
+/// the same value writes an empty array).
+pub(crate) struct Produced<'a, F>(RefCell<Option<F>>, PhantomData<Json<'a>>);
+
+impl<'a, F: FnOnce(&mut dyn FnMut(Json<'a>))> Produced<'a, F> {
+    pub fn new(produce: F) -> Self {
+        Produced(RefCell::new(Some(produce)), PhantomData)
+    }
+}
+
+impl<'a, F: FnOnce(&mut dyn FnMut(Json<'a>))> Serialize for Produced<'a, F> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        let mut failed = None;
+        if let Some(produce) = self.0.borrow_mut().take() {
+            produce(&mut |item: Json<'a>| {
+                if failed.is_none() {
+                    if let Err(e) = seq.serialize_element(&item) {
+                        failed = Some(e);
+                    }
+                }
+            });
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => seq.end(),
+        }
+    }
+}
+
+impl<M: Serialize + ?Sized> Serialize for WithMessages<'_, M> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.body.len()))?;
         for (k, v) in self.body {
@@ -149,19 +184,22 @@ impl Serialize for WithMessages<'_, '_> {
 
 /// `body` serialized with its `key` entry written from `items` (see [`WithMessages`]).
 pub(crate) fn body_bytes(body: &Map<String, Value>, key: &'static str, items: &[Json<'_>]) -> Result<Vec<u8>, String> {
-    // Sized up front: grown by doubling, the buffer of a long history's 2 MB body ends up at
-    // 4 MB, and the copies on the way cost page faults of their own.
-    let estimate: usize = items.iter().map(Json::size_estimate).sum::<usize>() + 4096;
+    let estimate: usize = items.iter().map(Json::size_estimate).sum();
+    write_body(body, key, items, estimate)
+}
+
+/// `body` serialized with its `key` entry written from `messages`, in a buffer sized for
+/// about `estimate` bytes of messages. Sized up front: grown by doubling, the buffer of a long
+/// history's 2 MB body ends up at 4 MB, and the copies on the way cost page faults of their own.
+pub(crate) fn write_body<M: Serialize + ?Sized>(
+    body: &Map<String, Value>,
+    key: &'static str,
+    messages: &M,
+    estimate: usize,
+) -> Result<Vec<u8>, String> {
+    let estimate = estimate + 4096;
     let mut out = Vec::with_capacity(estimate + estimate / 16);
-    serde_json::to_writer(
-        &mut out,
-        &WithMessages {
-            body,
-            key,
-            messages: items,
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    serde_json::to_writer(&mut out, &WithMessages { body, key, messages }).map_err(|e| e.to_string())?;
     Ok(out)
 }
 
@@ -203,6 +241,23 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&spliced).unwrap(),
             r#"{"model":"m","messages":[{"role":"user"}],"stream":true}"#
+        );
+    }
+
+    #[test]
+    fn a_produced_list_is_written_as_the_collected_one() {
+        let body = json!({"model": "m", "messages": null, "stream": true});
+        let texts = ["a", "b\"c"];
+        let produced = Produced::new(|emit| {
+            for t in &texts {
+                emit(Json::object([("text", Json::str(t))]));
+            }
+        });
+        let collected: Vec<Json> = texts.iter().map(|t| Json::object([("text", Json::str(t))])).collect();
+        let map = body.as_object().unwrap();
+        assert_eq!(
+            write_body(map, "messages", &produced, 0).unwrap(),
+            body_bytes(map, "messages", &collected).unwrap()
         );
     }
 }

@@ -30,11 +30,21 @@ pub struct RequestAuth {
     pub headers: Vec<(String, String)>,
 }
 
+/// Where the registry's built-in models come from.
+#[derive(Debug)]
+enum Builtins {
+    /// The compiled-in catalogue, parsed afresh into the registry's own list each time
+    /// models.json is applied, which edits that list in place: copying the process-wide
+    /// catalogue instead held it twice (several megabytes).
+    Catalogue,
+    /// A list the caller gave (tests, hand-made catalogues).
+    Given(Cow<'static, [Model]>),
+}
+
 /// Built-in and custom models of one agent dir.
 #[derive(Debug)]
 pub struct ModelRegistry {
-    /// Borrowed from the process-wide catalogue (a copy of it is several megabytes).
-    builtins: Cow<'static, [Model]>,
+    builtins: Builtins,
     /// The built-ins with models-store.json's catalogues merged in, when the store has any.
     stored_builtins: Option<Vec<Model>>,
     builtin_providers: HashSet<String>,
@@ -60,6 +70,22 @@ impl ModelRegistry {
     ) -> Self {
         let builtins = builtins.into();
         let builtin_providers = builtins.iter().map(|m| m.provider.clone()).collect();
+        Self::build(Builtins::Given(builtins), builtin_providers, auth, models_json_path)
+    }
+
+    /// [`new`](Self::new) with the compiled-in catalogue, which the registry then holds once
+    /// (its own parsed copy with models.json applied).
+    pub fn from_catalogue(auth: AuthStorage, models_json_path: Option<PathBuf>) -> Self {
+        let builtin_providers = pi_ai::get_providers().into_iter().map(str::to_string).collect();
+        Self::build(Builtins::Catalogue, builtin_providers, auth, models_json_path)
+    }
+
+    fn build(
+        builtins: Builtins,
+        builtin_providers: HashSet<String>,
+        auth: AuthStorage,
+        models_json_path: Option<PathBuf>,
+    ) -> Self {
         let mut registry = ModelRegistry {
             builtins,
             stored_builtins: None,
@@ -109,7 +135,12 @@ impl ModelRegistry {
         if store.is_empty() {
             return None;
         }
-        models_store::overlay(&self.builtins, &store)
+        // The store is rare: it is merged over the process-wide catalogue.
+        let builtins: &[Model] = match &self.builtins {
+            Builtins::Catalogue => pi_ai::builtin_models(),
+            Builtins::Given(list) => list,
+        };
+        models_store::overlay(builtins, &store)
     }
 
     /// Replace the providers extensions registered and rebuild the model list.
@@ -154,25 +185,28 @@ impl ModelRegistry {
             }
         }
 
-        let builtins: &[Model] = self.stored_builtins.as_deref().unwrap_or(&self.builtins);
-        let mut models: Vec<Model> = builtins
-            .iter()
-            .map(|m| {
-                let mut model = m.clone();
-                if let Some(p) = provider_overrides.get(m.provider.as_str()) {
-                    if let Some(url) = &p.base_url {
-                        model.base_url = url.clone();
-                    }
-                    model.compat = merge_compat(model.compat.as_ref(), p.compat.as_ref());
+        let mut models: Vec<Model> = match (&self.stored_builtins, &self.builtins) {
+            (Some(stored), _) => stored.clone(),
+            (None, Builtins::Catalogue) => pi_ai::models::parse_builtin_models(),
+            (None, Builtins::Given(list)) => list.to_vec(),
+        };
+        // From the built-ins as shipped (custom models inherit their provider's api and URL).
+        let custom_models = self.custom_models(&config, &models);
+        for model in &mut models {
+            if let Some(p) = provider_overrides.get(model.provider.as_str()) {
+                if let Some(url) = &p.base_url {
+                    model.base_url = url.clone();
                 }
-                if let Some(o) = model_overrides.get(&(m.provider.as_str(), m.id.as_str())) {
-                    apply_override(&mut model, o);
-                }
-                model
-            })
-            .collect();
+                model.compat = merge_compat(model.compat.as_ref(), p.compat.as_ref());
+            }
+            if let Some(o) = model_overrides.get(&(model.provider.as_str(), model.id.as_str())) {
+                apply_override(model, o);
+            }
+        }
 
-        for custom in self.custom_models(&config) {
+        // Exact room: pushing onto the full list would double its capacity.
+        models.reserve_exact(custom_models.len());
+        for custom in custom_models {
             match models.iter_mut().find(|m| m.same_as(&custom)) {
                 Some(existing) => *existing = custom,
                 None => models.push(custom),
@@ -193,15 +227,14 @@ impl ModelRegistry {
         }
     }
 
-    fn custom_models(&mut self, config: &ModelsConfig) -> Vec<Model> {
+    fn custom_models(&mut self, config: &ModelsConfig, builtins: &[Model]) -> Vec<Model> {
         let mut out = Vec::new();
         for (provider, p) in &config.providers {
             if p.models.is_empty() {
                 continue;
             }
             // A built-in provider's custom models inherit its first model's api and URL.
-            let inherited = self
-                .builtins
+            let inherited = builtins
                 .iter()
                 .find(|m| &m.provider == provider)
                 .map(|m| (m.api.clone(), m.base_url.clone()));

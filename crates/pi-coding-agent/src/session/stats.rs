@@ -103,7 +103,7 @@ impl AgentSession {
                     }
                     EntryKind::Message { message, .. } => {
                         stats.total_messages += 1;
-                        match &**message {
+                        match message {
                             AgentMessage::Llm(Message::User(_)) => stats.user_messages += 1,
                             AgentMessage::Llm(Message::Assistant(a)) => {
                                 stats.assistant_messages += 1;

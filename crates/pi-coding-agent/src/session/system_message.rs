@@ -140,7 +140,7 @@ fn system_message(
     if !removed.is_empty() {
         fields.insert("toolsRemoved".into(), Value::Array(removed));
     }
-    AgentMessage::Custom(CustomMessage::new("system", fields))
+    AgentMessage::from(CustomMessage::new("system", fields))
 }
 
 /// The system message that brings the model from what `messages` declare to `sections` and
@@ -227,7 +227,7 @@ pub fn current_head(messages: &[AgentMessage]) -> Option<AgentMessage> {
         );
     }
     fields.insert("timestamp".into(), timestamp.unwrap_or(Value::from(0)));
-    Some(AgentMessage::Custom(CustomMessage::new("system", fields)))
+    Some(AgentMessage::from(CustomMessage::new("system", fields)))
 }
 
 /// The checkpoint a compaction stores as its `systemMessage` (the session stamps it with the

@@ -130,5 +130,5 @@ fn bash_execution_message(command: &str, result: &BashResult, exclude_from_conte
     if exclude_from_context {
         fields.insert("excludeFromContext".into(), json!(true));
     }
-    AgentMessage::Custom(CustomMessage::new("bashExecution", fields))
+    AgentMessage::from(CustomMessage::new("bashExecution", fields))
 }

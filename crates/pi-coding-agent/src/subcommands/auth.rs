@@ -157,7 +157,7 @@ pub fn parse_command(argv: &[String]) -> Result<Command, String> {
 /// the environment.
 pub fn open_registry(paths: &Paths) -> ModelRegistry {
     let auth = crate::config::oauth::open_auth(paths);
-    ModelRegistry::new(pi_ai::builtin_models(), auth, Some(paths.models_path()))
+    ModelRegistry::from_catalogue(auth, Some(paths.models_path()))
 }
 
 /// Run `pi auth …`; `None` when `argv` is not an auth command.

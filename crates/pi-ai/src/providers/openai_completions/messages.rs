@@ -72,13 +72,57 @@ pub(crate) fn message_tree<'a>(
     compat: &Compat,
 ) -> Vec<Json<'a>> {
     let mut out = Vec::with_capacity(messages.len() + 1);
+    each_message(model, system_prompt, messages, compat, &mut |m| out.push(m));
+    out
+}
+
+/// About how many bytes the request's `messages` take written out: the text, which is most of
+/// a long history, exactly, and a little for each message's keys and tool calls.
+pub(crate) fn messages_size_estimate(system_prompt: Option<&str>, messages: &[&Message]) -> usize {
+    let blocks = |content: &[Content]| -> usize {
+        content
+            .iter()
+            .map(|c| match c {
+                Content::Text(t) => t.text.len() + 32,
+                Content::Thinking(t) => t.thinking.len() + 32,
+                Content::Image(i) => i.data.len() + i.mime_type.len() + 64,
+                // The arguments go out as a string of JSON: its quotes are escaped.
+                Content::ToolCall(tc) => tc.id.len() + tc.name.len() + 80 + tc.arguments.to_string().len() * 5 / 4,
+            })
+            .sum()
+    };
+    let history: usize = messages
+        .iter()
+        .map(|m| {
+            48 + match m {
+                Message::User(u) => match &u.content {
+                    UserContent::Text(t) => t.len(),
+                    UserContent::Blocks(b) => blocks(b),
+                },
+                Message::Assistant(a) => blocks(&a.content),
+                Message::ToolResult(r) => blocks(&r.content) + r.tool_call_id.len() + r.tool_name.len(),
+            }
+        })
+        .sum();
+    history + system_prompt.map_or(0, |s| s.len() + 32)
+}
+
+/// Hand each of the request's `messages` to `emit`, in order: the system prompt, then
+/// `messages` (already transformed).
+pub(crate) fn each_message<'a>(
+    model: &Model,
+    system_prompt: Option<&'a str>,
+    messages: &[&'a Message],
+    compat: &Compat,
+    emit: &mut dyn FnMut(Json<'a>),
+) {
     if let Some(system) = system_prompt {
         let role = if model.reasoning && compat.supports_developer_role {
             "developer"
         } else {
             "system"
         };
-        out.push(Json::object([
+        emit(Json::object([
             ("role", Json::str(role)),
             ("content", Json::str(sanitize_surrogates(system))),
         ]));
@@ -95,13 +139,13 @@ pub(crate) fn message_tree<'a>(
         let msg = messages[i];
         if compat.requires_assistant_after_tool_result && last_role == Some("toolResult") {
             if let Message::User(_) = msg {
-                out.push(processed());
+                emit(processed());
             }
         }
         match msg {
             Message::User(user) => {
                 match &user.content {
-                    UserContent::Text(s) => out.push(Json::object([
+                    UserContent::Text(s) => emit(Json::object([
                         ("role", Json::str("user")),
                         ("content", Json::str(sanitize_surrogates(s))),
                     ])),
@@ -115,7 +159,7 @@ pub(crate) fn message_tree<'a>(
                             i += 1;
                             continue;
                         }
-                        out.push(Json::object([
+                        emit(Json::object([
                             ("role", Json::str("user")),
                             ("content", Json::Array(parts)),
                         ]));
@@ -125,7 +169,7 @@ pub(crate) fn message_tree<'a>(
             }
             Message::Assistant(a) => {
                 if let Some(v) = assistant_message(model, compat, a) {
-                    out.push(v);
+                    emit(v);
                 }
                 last_role = Some("assistant");
             }
@@ -133,7 +177,7 @@ pub(crate) fn message_tree<'a>(
                 let mut images = Vec::new();
                 let mut j = i;
                 while let Some(Message::ToolResult(result)) = messages.get(j).copied() {
-                    out.push(tool_message(result, compat));
+                    emit(tool_message(result, compat));
                     if model.supports_images() {
                         images.extend(result.content.iter().filter_map(|c| match c {
                             Content::Image(img) => Some(image_url(&img.mime_type, &img.data)),
@@ -147,14 +191,14 @@ pub(crate) fn message_tree<'a>(
                     last_role = Some("toolResult");
                 } else {
                     if compat.requires_assistant_after_tool_result {
-                        out.push(processed());
+                        emit(processed());
                     }
                     let mut parts = vec![Json::object([
                         ("type", Json::str("text")),
                         ("text", Json::str("Attached image(s) from tool result:")),
                     ])];
                     parts.extend(images);
-                    out.push(Json::object([
+                    emit(Json::object([
                         ("role", Json::str("user")),
                         ("content", Json::Array(parts)),
                     ]));
@@ -165,7 +209,6 @@ pub(crate) fn message_tree<'a>(
         }
         i += 1;
     }
-    out
 }
 
 fn image_url<'a>(mime: &str, data: &str) -> Json<'a> {
@@ -189,18 +232,36 @@ fn user_part(block: &Content) -> Option<Json<'_>> {
     }
 }
 
+/// The text blocks of `blocks` joined with newlines, borrowed when there is only one (most
+/// messages): the request of a long history would otherwise hold a second copy of its text.
+fn joined_text(blocks: &[Content]) -> Cow<'_, str> {
+    let mut texts = blocks.iter().filter_map(Content::as_text);
+    match (texts.next(), texts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(only), None) => Cow::Borrowed(only),
+        _ => Cow::Owned(crate::types::join_text(blocks)),
+    }
+}
+
+fn text_json(text: Cow<'_, str>) -> Json<'_> {
+    match text {
+        Cow::Borrowed(t) => Json::str(sanitize_surrogates(t)),
+        Cow::Owned(t) => Json::string(sanitize_surrogates(&t).to_string()),
+    }
+}
+
 fn tool_message<'a>(result: &'a ToolResultMessage, compat: &Compat) -> Json<'a> {
-    let text = crate::types::join_text(&result.content);
+    let text = joined_text(&result.content);
     let content = if !text.trim().is_empty() {
         text
     } else if result.content.iter().any(|c| matches!(c, Content::Image(_))) {
-        "(see attached image)".to_string()
+        Cow::Borrowed("(see attached image)")
     } else {
-        "(no tool output)".to_string()
+        Cow::Borrowed("(no tool output)")
     };
     let mut m = Json::object([
         ("role", Json::str("tool")),
-        ("content", Json::string(sanitize_surrogates(&content).to_string())),
+        ("content", text_json(content)),
         ("tool_call_id", Json::str(&result.tool_call_id)),
     ]);
     if compat.requires_tool_result_name && !result.tool_name.is_empty() {
@@ -227,7 +288,12 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
         .filter_map(Content::as_text)
         .filter(|t| !t.trim().is_empty())
         .collect();
-    let text: String = text_parts.concat();
+    // Borrowed when there is one part (the usual reply), as in `joined_text`.
+    let text: Cow<'a, str> = match text_parts.as_slice() {
+        [] => Cow::Borrowed(""),
+        [only] => Cow::Borrowed(*only),
+        parts => Cow::Owned(parts.concat()),
+    };
     // Structured reasoning details: a thinking block's signature holding the array, else the
     // encrypted details older replies kept on their tool calls.
     let signed_details: Option<Value> = a.content.iter().find_map(|c| match c {
@@ -262,7 +328,7 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
             m.insert(content, Json::Array(parts));
         } else {
             if !text.is_empty() {
-                m.insert(content, Json::string(sanitize_surrogates(&text).to_string()));
+                m.insert(content, text_json(text));
             }
             if signed_details.is_none() && legacy_details.is_empty() {
                 // The first block's signature names the field the server streamed it in.
@@ -277,7 +343,7 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
             }
         }
     } else if !text.is_empty() {
-        m.insert(content, Json::string(sanitize_surrogates(&text).to_string()));
+        m.insert(content, text_json(text));
     }
     let calls: Vec<&crate::types::ToolCall> = a.tool_calls().collect();
     if !calls.is_empty() {

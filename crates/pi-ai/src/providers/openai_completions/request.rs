@@ -3,10 +3,10 @@
 
 use serde_json::{json, Map, Value};
 
-use super::messages::{message_tree, transform_for};
+use super::messages::{each_message, message_tree, messages_size_estimate, transform_for};
 use super::Compat;
 use crate::options::{CacheRetention, StreamOptions};
-use crate::providers::json_tree::{body_bytes, Json};
+use crate::providers::json_tree::{write_body, Json, Produced};
 use crate::providers::model_headers;
 use crate::thinking::{budget_for_level, effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::types::{Context, Message, Model, ThinkingLevel, Tool};
@@ -73,8 +73,11 @@ pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions
     let body = body_map(model, context, options, &compat, retention, None);
     let transformed = transform_for(model, context);
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
-    let tree = message_tree(model, context.system_prompt.as_deref(), &messages, &compat);
-    body_bytes(&body, "messages", &tree)
+    let system = context.system_prompt.as_deref();
+    // Each message is made as it is written and dropped after: the request of a long history
+    // never holds the history as a tree beside its bytes.
+    let produced = Produced::new(|emit| each_message(model, system, &messages, &compat, emit));
+    write_body(&body, "messages", &produced, messages_size_estimate(system, &messages))
 }
 
 /// Every field of the body; `messages` holds `messages`, or stays null for the caller to write

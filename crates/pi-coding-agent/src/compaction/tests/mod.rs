@@ -107,7 +107,7 @@ impl Chain {
 
     pub fn message(&mut self, m: impl Into<AgentMessage>) -> String {
         self.push(EntryKind::Message {
-            message: Box::new(m.into()),
+            message: m.into(),
             extra: Map::new(),
         })
     }
