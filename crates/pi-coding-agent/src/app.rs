@@ -231,8 +231,8 @@ pub fn run(argv: &[String]) -> i32 {
         }
     }
     let mut has_model = runtime.session.model().is_some();
-    // `--help` and `--list-models` load no extensions: a model that matched nothing is an
-    // error at once.
+    // `--help` loads no extensions and `--list-models` needs no model: a model that matched
+    // nothing is an error at once.
     if let (Some(e), true) = (&runtime.deferred_model_error, args.help || args.list_models.is_some()) {
         console.error(e);
         return 1;
@@ -245,6 +245,15 @@ pub fn run(argv: &[String]) -> i32 {
         return 0;
     }
     if let Some(search) = &args.list_models {
+        // pi 1.6 runs the factories first so extension providers are listed; their load
+        // errors are printed and the listing goes on (exit 0).
+        rt.block_on(async {
+            let errors = crate::extensions::startup::load_for_listing(&args, &runtime.session, mode).await;
+            for line in &errors {
+                console.error(line);
+            }
+            crate::extensions::startup::stop(runtime.session.services().extensions()).await;
+        });
         let available = runtime
             .session
             .registry()

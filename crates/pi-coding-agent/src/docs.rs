@@ -207,6 +207,7 @@ mod tests {
             cwd: Path::new("/work"),
             docs: &docs,
             mcp_servers: None,
+            edits: &crate::system_prompt::PromptEdits::default(),
         });
         let named = named_paths(&prompt);
         assert!(

@@ -169,29 +169,84 @@ fn tool_loadout(
         let meta = pi_agent::ToolMeta::of(tool.as_ref(), pi_agent::ToolSource::Builtin).default_active(false);
         registry.register(tool, meta);
     }
-    let custom = resources.prompt_sources.custom.clone();
-    let append = resources.prompt_sources.append.clone();
-    let context_files = resources.context_files.clone();
-    // Read at each build: extensions may add skills after startup (`resources_discover`).
-    let resources = resources.clone();
-    let cwd = cwd.to_path_buf();
     Loadout::new(
         registry,
-        Box::new(move |tools| {
-            let mcp_servers = mcp.prompt_section(&|name| tools.iter().any(|t| t.name == name));
-            let skills = resources.skills();
-            build_sections(&SystemPromptInput {
-                custom_prompt: custom.as_deref(),
-                tools,
-                append: &append,
-                context_files: &context_files,
-                skills: &skills,
-                cwd: &cwd,
-                docs: &docs,
-                mcp_servers: mcp_servers.as_deref(),
-            })
+        Box::new(ResourcePrompt {
+            custom: resources.prompt_sources.custom.clone(),
+            append: resources.prompt_sources.append.clone(),
+            context_files: resources.context_files.clone(),
+            resources: resources.clone(),
+            cwd: cwd.to_path_buf(),
+            docs,
+            mcp,
         }),
     )
+}
+
+/// The session's system prompt source: the cwd's resources, the docs and the MCP servers.
+struct ResourcePrompt {
+    custom: Option<String>,
+    append: Vec<String>,
+    context_files: Vec<crate::resources::context_files::ContextFile>,
+    // Read at each build: extensions may add skills after startup (`resources_discover`).
+    resources: crate::resources::loader::Resources,
+    cwd: PathBuf,
+    docs: DocsPaths,
+    mcp: Arc<crate::mcp::McpRuntime>,
+}
+
+impl crate::session::loadout::PromptSource for ResourcePrompt {
+    fn build(
+        &self,
+        tools: &[crate::system_prompt::ToolPrompt],
+        edits: &crate::system_prompt::PromptEdits,
+    ) -> crate::system_prompt::PromptSections {
+        let mcp_servers = self.mcp.prompt_section(&|name| tools.iter().any(|t| t.name == name));
+        let skills = self.resources.skills();
+        build_sections(&SystemPromptInput {
+            custom_prompt: self.custom.as_deref(),
+            tools,
+            append: &self.append,
+            context_files: &self.context_files,
+            skills: &skills,
+            cwd: &self.cwd,
+            docs: &self.docs,
+            mcp_servers: mcp_servers.as_deref(),
+            edits,
+        })
+    }
+
+    fn options(&self) -> serde_json::Map<String, serde_json::Value> {
+        use serde_json::json;
+        let skills: Vec<serde_json::Value> = self
+            .resources
+            .skills()
+            .iter()
+            .map(|s| {
+                json!({
+                    "name": s.name,
+                    "description": s.description,
+                    "filePath": s.file_path,
+                    "baseDir": s.base_dir,
+                    "disableModelInvocation": s.disable_model_invocation,
+                })
+            })
+            .collect();
+        let files: Vec<serde_json::Value> = self
+            .context_files
+            .iter()
+            .map(|f| json!({ "path": f.path, "content": f.content }))
+            .collect();
+        let mut options = serde_json::Map::new();
+        if let Some(custom) = &self.custom {
+            options.insert("customPrompt".into(), json!(custom));
+        }
+        options.insert("appendSystemPrompt".into(), json!(self.append.join("\n\n")));
+        options.insert("cwd".into(), json!(self.cwd.to_string_lossy()));
+        options.insert("contextFiles".into(), json!(files));
+        options.insert("skills".into(), json!(skills));
+        options
+    }
 }
 
 /// Build everything a mode needs. `cwd` is the process's working directory.

@@ -48,6 +48,37 @@ pub struct SystemPromptInput<'a> {
     pub docs: &'a DocsPaths,
     /// The `mcp_servers` section's text, placed after the working directory.
     pub mcp_servers: Option<&'a str>,
+    /// What extensions changed for the run being prepared (`before_agent_start`).
+    pub edits: &'a PromptEdits,
+}
+
+/// The parts of pi 1.6's `systemPromptOptions` that `before_agent_start` handlers edited in
+/// place, for the run they start. (The selected tools change the registry instead; a forced
+/// prompt replaces the whole text.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptEdits {
+    /// Sections by tag name, in the order the handlers added them. A built-in section's name
+    /// replaces that section's text in place; other names follow the working directory.
+    pub sections: Vec<(String, String)>,
+    /// Rule bullets after the tools' own guidelines.
+    pub prompt_guidelines: Vec<String>,
+    /// The `addendum` text in place of the configured one.
+    pub append: Option<String>,
+}
+
+impl PromptEdits {
+    /// Whether nothing was edited.
+    pub fn is_empty(&self) -> bool {
+        self == &PromptEdits::default()
+    }
+}
+
+/// Whether pi accepts `name` as a section an extension adds (a lower-case tag name).
+pub fn is_section_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    name != "preamble"
+        && chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
 /// A system prompt as named sections, in prompt order. Each text is the section as sent
@@ -124,7 +155,7 @@ fn tools_body(tools: &[ToolPrompt]) -> String {
     format!("{list}\n\n{OTHER_TOOLS}")
 }
 
-fn rules_body(tools: &[ToolPrompt]) -> String {
+fn rules_body(tools: &[ToolPrompt], extra: &[String]) -> String {
     let has_tool = |name: &str| tools.iter().any(|t| t.name == name);
     let mut rules: Vec<String> = Vec::new();
     let mut add = |rule: &str| {
@@ -146,6 +177,9 @@ fn rules_body(tools: &[ToolPrompt]) -> String {
         for g in &t.guidelines {
             add(g);
         }
+    }
+    for g in extra {
+        add(g);
     }
     add(CONCISE);
     add(SHOW_PATHS);
@@ -173,11 +207,14 @@ pub fn build_sections(input: &SystemPromptInput<'_>) -> PromptSections {
         None => {
             sections.push("preamble", PREAMBLE);
             sections.push("tools", &tools_body(input.tools));
-            sections.push("rules", &rules_body(input.tools));
+            sections.push("rules", &rules_body(input.tools, &input.edits.prompt_guidelines));
             sections.push("docs", &docs_body(input.docs));
         }
     }
-    let append = input.append.join("\n\n");
+    let append = match &input.edits.append {
+        Some(text) => text.clone(),
+        None => input.append.join("\n\n"),
+    };
     if !append.is_empty() {
         sections.push("addendum", &append);
     }
@@ -199,6 +236,16 @@ pub fn build_sections(input: &SystemPromptInput<'_>) -> PromptSections {
         }
     }
     sections.push("cwd", &input.cwd.to_string_lossy().replace('\\', "/"));
+    // As in pi 1.6, where MCP's section is one its built-in extension adds after the others.
+    for (name, body) in &input.edits.sections {
+        if body.is_empty() || !is_section_name(name) {
+            continue;
+        }
+        match sections.0.iter().position(|(n, _)| n == name) {
+            Some(at) => sections.0[at].1 = format!("<{name}>\n{body}\n</{name}>"),
+            None => sections.push(name, body),
+        }
+    }
     if let Some(text) = input.mcp_servers.filter(|t| !t.is_empty()) {
         sections.push("mcp_servers", text);
     }
@@ -245,7 +292,48 @@ mod tests {
             cwd: Path::new("/home/user/proj"),
             docs,
             mcp_servers: None,
+            edits: &NO_EDITS,
         }
+    }
+
+    static NO_EDITS: PromptEdits = PromptEdits {
+        sections: Vec::new(),
+        prompt_guidelines: Vec::new(),
+        append: None,
+    };
+
+    #[test]
+    fn a_runs_edits_add_sections_after_the_cwd_and_replace_built_in_ones_in_place() {
+        let docs = DocsPaths::under(Path::new("/opt/pi"));
+        let t = tools(&["read", "bash"]);
+        let edits = PromptEdits {
+            sections: vec![
+                ("tool_guidance".into(), "use read".into()),
+                ("rules".into(), "- only this".into()),
+                ("Bad Name".into(), "ignored".into()),
+                ("empty".into(), String::new()),
+            ],
+            prompt_guidelines: vec![],
+            append: Some("APPENDED".into()),
+        };
+        let mut base = input(&t, &[], &[], &[], &docs);
+        base.edits = &edits;
+        let sections = build_sections(&base);
+        let names: Vec<&str> = sections.names().collect();
+        assert_eq!(
+            names,
+            ["preamble", "tools", "rules", "docs", "addendum", "cwd", "tool_guidance"]
+        );
+        assert_eq!(sections.get("rules"), Some("<rules>\n- only this\n</rules>"));
+        assert_eq!(sections.get("addendum"), Some("<addendum>\nAPPENDED\n</addendum>"));
+        let guidelines = PromptEdits {
+            prompt_guidelines: vec!["Say please".into()],
+            ..PromptEdits::default()
+        };
+        base.edits = &guidelines;
+        let rules = build_sections(&base).get("rules").unwrap_or_default().to_string();
+        let please = rules.find("- Say please").expect("the run's guideline is a rule");
+        assert!(please < rules.find(CONCISE).unwrap_or(0), "{rules}");
     }
 
     #[test]

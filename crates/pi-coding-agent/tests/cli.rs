@@ -26,6 +26,8 @@ mod codemode_events;
 mod codemode_grammar;
 #[path = "cli/docs.rs"]
 mod docs;
+#[path = "cli/ext_examples.rs"]
+mod ext_examples;
 #[path = "cli/ext_providers.rs"]
 mod ext_providers;
 #[path = "cli/extensions.rs"]

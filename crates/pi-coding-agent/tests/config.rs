@@ -845,6 +845,7 @@ fn system_prompt_structure_matches_golden_cases() {
             cwd: proj,
             docs: &docs,
             mcp_servers: None,
+            edits: &pi_coding_agent::system_prompt::PromptEdits::default(),
         });
         assert_eq!(
             skeleton(&ours),
@@ -882,6 +883,7 @@ fn context_files_feed_the_prompt_like_the_golden_agents_md_case() {
         cwd: &e.paths.cwd,
         docs: &docs,
         mcp_servers: None,
+        edits: &pi_coding_agent::system_prompt::PromptEdits::default(),
     });
     let expected_tail = format!(
         "<project_instructions path=\"{}\">\n# Project rules\n\nAlways answer in haiku.\n\n</project_instructions>\n</project_context>\n\n<cwd>\n{}\n</cwd>",

@@ -91,6 +91,46 @@ function createUi(runtime) {
 	};
 }
 
+/**
+ * `ctx.modelRegistry`: the synchronous reads answer from the mirror (the models pi can use
+ * now, extension providers' included); auth and `refresh` ask pi. Every model listed has
+ * working auth, so `getAll` and `getAvailable` list the same models.
+ */
+function createModelRegistry(runtime) {
+	const { state } = runtime.mirror;
+	const ref = (model) => ({ provider: model?.provider, id: model?.id });
+	return {
+		getAll: () => state.models.slice(),
+		getAvailable: () => state.models.slice(),
+		find: (provider, id) => state.models.find((m) => m.provider === provider && m.id === id),
+		getModelsOfType: (type, provider) =>
+			type === "chat" ? state.models.filter((m) => provider === undefined || m.provider === provider) : [],
+		getModelOfType: (type, provider, id) =>
+			type === "chat" ? state.models.find((m) => m.provider === provider && m.id === id) : undefined,
+		findOfType: (type, provider, id) =>
+			type === "chat" ? state.models.find((m) => m.provider === provider && m.id === id) : undefined,
+		getAvailableOfType: async (type, provider) =>
+			type === "chat" ? state.models.filter((m) => provider === undefined || m.provider === provider) : [],
+		hasConfiguredAuth: (model) => state.models.some((m) => m.provider === model?.provider),
+		getProviderAuthStatus: (provider) => ({ configured: state.models.some((m) => m.provider === provider) }),
+		getError: () => undefined,
+		getProviderDisplayName: (provider) => provider,
+		refresh: async () => {
+			await runtime.wire.request("models.refresh", {});
+			return {};
+		},
+		getApiKeyAndHeaders: async (model) => {
+			try {
+				return await runtime.wire.request("models.requestAuth", { model: ref(model) });
+			} catch (error) {
+				return { ok: false, error: error instanceof Error ? error.message : String(error) };
+			}
+		},
+		getApiKeyForProvider: async (provider) =>
+			(await runtime.wire.request("models.apiKeyForProvider", { provider })) ?? undefined,
+	};
+}
+
 /** The `ctx` of an event handler, reading the state mirror. */
 export function createContext(runtime, extra = {}) {
 	const { state, sessionManager } = runtime.mirror;
@@ -117,11 +157,7 @@ export function createContext(runtime, extra = {}) {
 			return state.thinkingLevel;
 		},
 		sessionManager,
-		modelRegistry: {
-			getAll: () => state.models.slice(),
-			getAvailable: () => state.models.slice(),
-			find: (provider, id) => state.models.find((m) => m.provider === provider && m.id === id),
-		},
+		modelRegistry: createModelRegistry(runtime),
 		signal: extra.signal,
 		isIdle: () => state.idle,
 		isProjectTrusted: () => state.projectTrusted,
@@ -132,6 +168,32 @@ export function createContext(runtime, extra = {}) {
 		shutdown: () => tell("ctx.shutdown")(),
 		compact: (options) => tell("ctx.compact")({ customInstructions: options?.customInstructions }),
 	};
+}
+
+const SECTION_NAME = /^[a-z][a-z0-9_-]*$/;
+
+/**
+ * `before_agent_start`'s `event.systemPrompt` (and `ctx.getSystemPrompt()`), a getter as in pi
+ * 1.6: the forced prompt if a handler set one, else pi's prompt with the sections the handlers
+ * added to `systemPromptOptions.sections` so far. (pi renders the final prompt from the options
+ * after the handlers; edits to the tool fields show there, not in this getter.)
+ */
+function promptRenderer(data, override) {
+	const base = String(data.systemPrompt ?? "");
+	const render = () => {
+		const options = data.systemPromptOptions;
+		if (typeof options?.forceSystemPrompt === "string") return options.forceSystemPrompt;
+		const forced = override();
+		if (typeof forced === "string") return forced;
+		const parts = [base];
+		for (const [name, body] of Object.entries(options?.sections ?? {})) {
+			if (typeof body !== "string" || body === "" || name === "preamble" || !SECTION_NAME.test(name)) continue;
+			if (!base.includes(`<${name}>\n`)) parts.push(`<${name}>\n${body}\n</${name}>`);
+		}
+		return parts.join("\n\n");
+	};
+	Object.defineProperty(data, "systemPrompt", { get: render, enumerable: true, configurable: true });
+	return render;
 }
 
 function handlerList(registry, event) {
@@ -158,9 +220,8 @@ export async function dispatch(runtime, registry, event, payload) {
 	const errors = [];
 	const data = { type: event, ...payload };
 	let systemPromptOverride;
-	const ctx = createContext(runtime, {
-		systemPrompt: event === "before_agent_start" ? () => systemPromptOverride ?? data.systemPrompt ?? "" : undefined,
-	});
+	const renderPrompt = event === "before_agent_start" ? promptRenderer(data, () => systemPromptOverride) : undefined;
+	const ctx = createContext(runtime, { systemPrompt: renderPrompt });
 	const fail = (ext, error) =>
 		errors.push({ extensionPath: ext.path, event, error: errorText(error), stack: errorStack(error) });
 
@@ -232,7 +293,10 @@ export async function dispatch(runtime, registry, event, payload) {
 			if (returned.message) messages.push(returned.message);
 			if (typeof returned.systemPrompt === "string") {
 				systemPromptOverride = returned.systemPrompt;
-				data.systemPrompt = returned.systemPrompt;
+				// pi 1.6 records it as the options' forced prompt, which later handlers see.
+				if (data.systemPromptOptions && typeof data.systemPromptOptions === "object") {
+					data.systemPromptOptions.forceSystemPrompt = returned.systemPrompt;
+				}
 			}
 		} else if (event === "context" || event === "context_with_system") {
 			if (Array.isArray(returned.messages)) {

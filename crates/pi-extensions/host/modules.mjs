@@ -4,6 +4,12 @@
 // imports types pays nothing for the packages it names.
 import fs from "node:fs";
 import { createRequire } from "node:module";
+// pi-ai starts `import("node:fs" | "node:os" | "node:path")` while it evaluates. On Node 20 a
+// synchronous require of another ESM graph that imports one of those builtins before that
+// dynamic import has linked fails inside Node ("reading 'getStatus'"): pi-ai followed by
+// pi-tui in one extension (todo.ts) did. Importing them here first leaves nothing to link.
+// (fs and path are imported here anyway; these three cost well under a millisecond.)
+import "node:os";
 import path from "node:path";
 
 /** Find `<ancestor>/node_modules/<name>` walking up from `fromDir`. */
@@ -76,9 +82,11 @@ export function resolvePackageFile(specifier, fromDir) {
 
 /**
  * A module object whose members load `load()` on first access. `__esModule` answers without
- * loading so jiti's interop helpers do not force the import.
+ * loading so jiti's interop helpers do not force the import; so does `default` for a package
+ * without a default export (`noDefault`), which jiti reads of every module it imports. `eager`
+ * names members that come from elsewhere without loading the module (pi-ai's `Type`).
  */
-export function lazyModule(load) {
+export function lazyModule(load, { noDefault = false, eager = {} } = {}) {
 	let loaded;
 	const get = () => {
 		if (loaded === undefined) loaded = load();
@@ -88,6 +96,8 @@ export function lazyModule(load) {
 		get(_target, key) {
 			if (key === "__esModule") return true;
 			if (key === Symbol.toStringTag) return "Module";
+			if (key === "default" && noDefault && loaded === undefined) return undefined;
+			if (loaded === undefined && Object.hasOwn(eager, key)) return eager[key]();
 			return get()[key];
 		},
 		has(_target, key) {
@@ -119,29 +129,35 @@ export function buildVirtualModules(modulesDir, facade) {
 		table[`@earendil-works/${name}`] = module;
 		table[`@mariozechner/${name}`] = module;
 	};
-	for (const name of PI_PACKAGES) alias(name, lazyModule(load(`@earendil-works/${name}`)));
+	// None of pi's packages has a default export.
+	for (const name of PI_PACKAGES) alias(name, lazyModule(load(`@earendil-works/${name}`), { noDefault: true }));
 	for (const sub of TYPEBOX_SUBPATHS) {
 		const module = lazyModule(load(`typebox${sub}`));
 		table[`typebox${sub}`] = module;
 		table[`@sinclair/typebox${sub}`] = module;
 	}
 	// pi's extension view of pi-ai: the compat API plus TypeBox's Type and a StringEnum helper.
-	const aiView = lazyModule(() => {
-		const compat = require(resolvePackageFile("@earendil-works/pi-ai/compat", modulesDir));
-		const typebox = require(resolvePackageFile("typebox", modulesDir));
-		const StringEnum = (values, options = {}) =>
-			typebox.Type.Unsafe({
-				type: "string",
-				enum: [...values],
-				...(options.description !== undefined ? { description: options.description } : {}),
-				...(options.default !== undefined ? { default: options.default } : {}),
-			});
-		return { ...compat, Type: typebox.Type, StringEnum };
-	});
+	// Schemas are what most extensions take from it at load time: those two need only TypeBox,
+	// so pi-ai itself (the larger import by far) loads when something else is used.
+	const typebox = () => require(resolvePackageFile("typebox", modulesDir));
+	const StringEnum = (values, options = {}) =>
+		typebox().Type.Unsafe({
+			type: "string",
+			enum: [...values],
+			...(options.description !== undefined ? { description: options.description } : {}),
+			...(options.default !== undefined ? { default: options.default } : {}),
+		});
+	const aiView = lazyModule(
+		() => {
+			const compat = require(resolvePackageFile("@earendil-works/pi-ai/compat", modulesDir));
+			return { ...compat, Type: typebox().Type, StringEnum };
+		},
+		{ noDefault: true, eager: { Type: () => typebox().Type, StringEnum: () => StringEnum } },
+	);
 	alias("pi-ai", aiView);
 	alias("pi-ai/compat", aiView);
-	alias("pi-ai/models", lazyModule(load("@earendil-works/pi-ai/models")));
-	alias("pi-ai/providers/all", lazyModule(load("@earendil-works/pi-ai/providers/all")));
+	alias("pi-ai/models", lazyModule(load("@earendil-works/pi-ai/models"), { noDefault: true }));
+	alias("pi-ai/providers/all", lazyModule(load("@earendil-works/pi-ai/providers/all"), { noDefault: true }));
 	alias("pi-ai/oauth", Object.freeze({ __esModule: true }));
 	alias("pi-coding-agent", facade);
 	return { table, require, resolve: (specifier) => resolvePackageFile(specifier, modulesDir) };

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::unix::OwnedReadHalf;
 use tokio::net::UnixListener;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -382,24 +382,67 @@ fn early_exit(shared: &Shared) -> StartError {
     }
 }
 
-/// Forward each line the host prints; keep the last stderr lines for crash reports.
+/// Forward what the host prints as it arrives (an escape sequence without a newline, say, is
+/// not held back until one comes); keep the last stderr lines for crash reports.
 async fn forward_output(
     stream: impl AsyncRead + Unpin,
     which: OutputStream,
     handler: Arc<dyn HostHandler>,
     tail: Option<Arc<Shared>>,
 ) {
-    let mut lines = BufReader::new(stream).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if let Some(shared) = &tail {
-            let mut tail = lock(&shared.stderr_tail);
-            if tail.len() == STDERR_TAIL_LINES {
-                tail.pop_front();
-            }
-            tail.push_back(line.clone());
+    let mut stream = stream;
+    let mut buf = vec![0u8; 16 * 1024];
+    // Bytes of a UTF-8 character split across two reads, and the current stderr line.
+    let mut carry: Vec<u8> = Vec::new();
+    let mut line = String::new();
+    loop {
+        let read = match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        carry.extend_from_slice(&buf[..read]);
+        let valid = match std::str::from_utf8(&carry) {
+            Ok(text) => text.len(),
+            // An incomplete character at the end waits for the next read.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => carry.len(),
+        };
+        let text = String::from_utf8_lossy(&carry[..valid]).into_owned();
+        carry.drain(..valid);
+        if text.is_empty() {
+            continue;
         }
-        handler.output(which, &line);
+        if let Some(shared) = &tail {
+            keep_tail(shared, &mut line, &text);
+        }
+        handler.output(which, &text);
     }
+    if !carry.is_empty() {
+        handler.output(which, &String::from_utf8_lossy(&carry));
+    }
+    if let Some(shared) = &tail {
+        if !line.is_empty() {
+            push_tail(shared, std::mem::take(&mut line));
+        }
+    }
+}
+
+fn keep_tail(shared: &Shared, line: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(end) = rest.find('\n') {
+        line.push_str(&rest[..end]);
+        push_tail(shared, std::mem::take(line));
+        rest = &rest[end + 1..];
+    }
+    line.push_str(rest);
+}
+
+fn push_tail(shared: &Shared, line: String) {
+    let mut tail = lock(&shared.stderr_tail);
+    if tail.len() == STDERR_TAIL_LINES {
+        tail.pop_front();
+    }
+    tail.push_back(line);
 }
 
 /// Wait for the process to end (or kill it on request), then report it gone with its status.

@@ -38,7 +38,8 @@ pub trait HostHandler: Send + Sync + 'static {
         let _ = error;
     }
 
-    /// A line the host (an extension's `console.log`, say) printed.
+    /// Text the host (an extension's `console.log` or `process.stdout.write`, say) printed,
+    /// passed on as it arrives: a chunk may end inside a line, and newlines are its own.
     fn output(&self, stream: OutputStream, line: &str) {
         let _ = (stream, line);
     }

@@ -93,14 +93,18 @@ impl SessionExtensions for ExtensionBridge {
         }
     }
 
-    async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> BeforeAgentStart {
+    async fn before_agent_start(&self, prompt: &str, system_prompt: &str, options: &Value) -> BeforeAgentStart {
         let Some(runner) = self.slot.runner() else {
             return BeforeAgentStart::default();
         };
+        if !runner.registrations().handles("before_agent_start") {
+            return BeforeAgentStart::default();
+        }
         let payload = json!({
             "messageType": "user",
             "prompt": prompt,
             "systemPrompt": system_prompt,
+            "systemPromptOptions": options,
         });
         let emitted = runner.emit_before_agent_start(payload).await;
         tokio::task::yield_now().await;
@@ -110,6 +114,7 @@ impl SessionExtensions for ExtensionBridge {
         BeforeAgentStart {
             messages: outcome.messages.into_iter().filter_map(custom_message).collect(),
             system_prompt: outcome.system_prompt,
+            options: outcome.system_prompt_options,
         }
     }
 

@@ -279,8 +279,11 @@ impl HostHandler for HostBridge {
             return;
         }
         // stdout belongs to pi's own output in every non-interactive mode: extension output
-        // goes to stderr, as pi redirects it.
-        eprintln!("{line}");
+        // goes to stderr, as pi redirects it, byte for byte as printed.
+        use std::io::Write;
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(line.as_bytes());
+        let _ = err.flush();
     }
 }
 
@@ -375,6 +378,12 @@ impl HostBridge {
                 Some(session) => super::actions::set_model(&session, &params).await,
                 None => false,
             })),
+            "models.requestAuth" | "models.apiKeyForProvider" | "models.refresh" => {
+                let Some(session) = slot.session() else {
+                    return Err("no session".to_string());
+                };
+                Ok(super::model_requests::answer(&slot, &session, method, &params).await)
+            }
             "ui.editor" => Ok(ui
                 .editor(title, arg_str(&params, 1))
                 .await

@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod host;
 pub mod lifecycle;
 pub mod mcp_servers;
+mod model_requests;
 pub mod observe;
 pub mod pre_trust;
 pub mod provider_events;

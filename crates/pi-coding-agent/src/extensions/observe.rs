@@ -76,6 +76,12 @@ impl EventObserver {
         }
         let emitted = runner.emit(name, Value::Object(payload)).await;
         slot.settle(name, emitted.map(|errors| ((), errors))).await;
+        if name == "agent_settled" {
+            // What the handlers printed (notify.ts writes an escape sequence) was in the host's
+            // pipe before its answer; let the output task pass it on before pi prints the reply,
+            // in the order pi 1.6 writes them (a yield runs the I/O driver first).
+            tokio::task::yield_now().await;
+        }
     }
 
     /// Bookkeeping once an event's payload is built: turn indexes count per run.

@@ -134,6 +134,20 @@ pub(super) fn discovery_input(
 /// there too); the UI takes over their dialogs and errors when it starts
 /// (`ExtensionSlot::set_ui`).
 pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result<(), Vec<String>> {
+    start_with(args, session, mode, true).await
+}
+
+/// `--list-models`: the extensions load (their factories run) and the providers they register
+/// join the model registry, but no session starts (no `session_start`), as in pi 1.6. Returns
+/// the load errors, which pi prints without failing; the host is stopped by [`shutdown`].
+pub async fn load_for_listing(args: &Args, session: &AgentSession, mode: AppMode) -> Vec<String> {
+    match start_with(args, session, mode, false).await {
+        Ok(()) => Vec::new(),
+        Err(errors) => errors,
+    }
+}
+
+async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_session: bool) -> Result<(), Vec<String>> {
     let mode = match mode {
         AppMode::Print => Mode::Print,
         AppMode::Json => Mode::Json,
@@ -203,6 +217,10 @@ pub async fn start(args: &Args, session: &AgentSession, mode: AppMode) -> Result
     };
     errors.extend(runner.registrations().errors.iter().map(ToString::to_string));
     slot.set_runner(Some(Arc::clone(&runner)));
+    if !bind_session {
+        super::providers::apply(&slot, session).await;
+        return if errors.is_empty() { Ok(()) } else { Err(errors) };
+    }
     bind(session, &slot, errors).await
 }
 
@@ -269,6 +287,14 @@ pub async fn shutdown(slot: &ExtensionSlot) {
     }
     runner.shutdown().await;
     slot.set_runner(None);
+}
+
+/// Stop the host without a session ending (nothing started one: `--list-models`).
+pub async fn stop(slot: &ExtensionSlot) {
+    if let Some(runner) = slot.runner() {
+        runner.shutdown().await;
+        slot.set_runner(None);
+    }
 }
 
 /// pi 1.6's fatal load report: each line as an error, then how to start without extensions.

@@ -482,8 +482,23 @@ impl AgentSession {
         self.compact_if_needed(false).await;
         // The first prompt waits a bounded time for MCP servers whose tools it declares.
         crate::mcp::before_prompt(self.services()).await;
-        // The loadout as the registry holds it now: a tool added since the last prompt is
-        // declared and described in this one.
+        // `before_agent_start` sees the prompt and its inputs as the registry holds them now (a
+        // tool added since the last prompt is in them) and may edit them for this run.
+        let options = if extensions.handles("before_agent_start") {
+            self.inner.loadout.prompt_options()
+        } else {
+            serde_json::Value::Null
+        };
+        let base_prompt = self.inner.loadout.system_prompt();
+        let before = extensions.before_agent_start(prompt_text, &base_prompt, &options).await;
+        let forced = match &before.options {
+            Some(edited) => self.apply_prompt_edits(&options, edited),
+            None => {
+                self.inner.loadout.set_edits(Default::default());
+                None
+            }
+        };
+        let override_prompt = before.system_prompt.or(forced);
         let loadout = self.inner.loadout.current();
         // pi 1.6 records the loadout the model is given: a system message ahead of the first
         // message whenever the sections or tools differ from what the transcript declares.
@@ -491,10 +506,9 @@ impl AgentSession {
             super::system_message::declare_changes(m, &loadout.sections, &loadout.tools, pi_ai::now_ms())
         });
         self.inner.agent.set_tools(loadout.tools);
-        let before = extensions.before_agent_start(prompt_text, &loadout.system_prompt).await;
         // As pi: the override is for this prompt only (the transcript keeps the sections).
-        self.inner.loadout.set_prompt_overridden(before.system_prompt.is_some());
-        let system_prompt = before.system_prompt.unwrap_or(loadout.system_prompt);
+        self.inner.loadout.set_prompt_overridden(override_prompt.is_some());
+        let system_prompt = override_prompt.unwrap_or(loadout.system_prompt);
         self.inner.agent.set_system_prompt(system_prompt);
         let mut messages: Vec<AgentMessage> = declared.into_iter().collect();
         messages.push(first);
@@ -517,8 +531,23 @@ impl AgentSession {
             self.compact_if_needed(true).await;
             self.flush_held_messages();
         }
+        // The run's prompt edits end with it; the next run's handlers make their own.
+        self.inner.loadout.set_edits(Default::default());
         self.emit_settled().await;
         Ok(())
+    }
+
+    /// Apply what `before_agent_start` handlers changed in `systemPromptOptions` (`base` as
+    /// they were given it): the sections, guidelines and addendum for this run, the selected
+    /// tools to the registry (as pi 1.6's loadout does). Returns a forced prompt, if one was set.
+    fn apply_prompt_edits(&self, base: &serde_json::Value, edited: &serde_json::Value) -> Option<String> {
+        let edits = super::prompt_edits::edits_of(base, edited);
+        if let Some(names) = &edits.selected_tools {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            self.inner.loadout.registry().set_active(&names);
+        }
+        self.inner.loadout.set_edits(edits.prompt);
+        edits.force
     }
 
     /// `agent_settled`: the prompt, its retries and recovery are over.

@@ -24,6 +24,8 @@ pub struct BeforeAgentStart {
     pub messages: Vec<AgentMessage>,
     /// The system prompt for this run (`None`: the session's).
     pub system_prompt: Option<String>,
+    /// `systemPromptOptions` as the handlers left it (`None`: no extension saw it).
+    pub options: Option<serde_json::Value>,
 }
 
 /// What `session_before_compact` decided. One is made per compaction, so the size of the
@@ -93,8 +95,14 @@ pub trait SessionExtensions: Send + Sync {
         InputAction::Continue
     }
 
-    /// The `before_agent_start` event, after the user message is built.
-    async fn before_agent_start(&self, _prompt: &str, _system_prompt: &str) -> BeforeAgentStart {
+    /// The `before_agent_start` event, after the user message is built. `options` is pi 1.6's
+    /// `systemPromptOptions` for the prompt as it stands.
+    async fn before_agent_start(
+        &self,
+        _prompt: &str,
+        _system_prompt: &str,
+        _options: &serde_json::Value,
+    ) -> BeforeAgentStart {
         BeforeAgentStart::default()
     }
 

@@ -8,11 +8,32 @@ use std::sync::{Arc, Mutex};
 
 use pi_agent::{AgentTool, NextTurn, PromptEntry, ToolRegistry};
 
-use crate::system_prompt::{PromptSections, ToolPrompt};
+use serde_json::{json, Map, Value};
 
-/// Builds the system prompt's sections for a set of declared tools (the rest of the prompt's
-/// inputs are the builder's own: resources, cwd, docs).
-pub type PromptBuilder = Box<dyn Fn(&[ToolPrompt]) -> PromptSections + Send + Sync>;
+use crate::system_prompt::{PromptEdits, PromptSections, ToolPrompt};
+
+/// Builds the system prompt's sections for a set of declared tools and a run's edits (the rest
+/// of the prompt's inputs are the source's own: resources, cwd, docs), and describes those
+/// inputs as pi 1.6's `systemPromptOptions` fields for `before_agent_start`.
+pub trait PromptSource: Send + Sync {
+    fn build(&self, tools: &[ToolPrompt], edits: &PromptEdits) -> PromptSections;
+
+    /// `customPrompt`, `appendSystemPrompt`, `cwd`, `contextFiles`, `skills` (camelCase JSON).
+    fn options(&self) -> Map<String, Value> {
+        Map::new()
+    }
+}
+
+impl<F> PromptSource for F
+where
+    F: Fn(&[ToolPrompt], &PromptEdits) -> PromptSections + Send + Sync,
+{
+    fn build(&self, tools: &[ToolPrompt], edits: &PromptEdits) -> PromptSections {
+        self(tools, edits)
+    }
+}
+
+pub type PromptBuilder = Box<dyn PromptSource>;
 
 /// What the agent should run with now.
 #[derive(Clone)]
@@ -33,6 +54,8 @@ pub struct Loadout {
     applied: AtomicU64,
     /// A `before_agent_start` override holds for the prompt being run.
     prompt_overridden: AtomicBool,
+    /// What `before_agent_start` handlers edited in `systemPromptOptions`, for the run.
+    edits: Mutex<PromptEdits>,
     /// How codemode presents the other tools while it is declared.
     codemode: crate::codemode::CodemodeSettings,
 }
@@ -65,6 +88,7 @@ impl Loadout {
             cache: Mutex::new(None),
             applied: AtomicU64::new(u64::MAX),
             prompt_overridden: AtomicBool::new(false),
+            edits: Mutex::new(PromptEdits::default()),
             codemode: Default::default(),
         }
     }
@@ -78,7 +102,10 @@ impl Loadout {
     /// A loadout whose prompt is `prompt` whatever the tools (a caller that built its own).
     pub fn fixed(prompt: String, tools: Vec<Arc<dyn AgentTool>>) -> Loadout {
         let sections = PromptSections(vec![("preamble".to_string(), prompt)]);
-        Loadout::new(ToolRegistry::with_builtins(tools), Box::new(move |_| sections.clone()))
+        Loadout::new(
+            ToolRegistry::with_builtins(tools),
+            Box::new(move |_: &[ToolPrompt], _: &PromptEdits| sections.clone()),
+        )
     }
 
     /// Record whether the prompt being run replaced the built one (`before_agent_start`).
@@ -102,7 +129,8 @@ impl Loadout {
                     self.registry.prompt_entries(),
                     self.codemode,
                 );
-                let sections = (self.build)(&tool_prompts(entries));
+                let edits = self.edits.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let sections = self.build.build(&tool_prompts(entries), &edits);
                 *cache = Some((generation, sections.clone()));
                 sections
             }
@@ -114,6 +142,47 @@ impl Loadout {
     pub fn invalidate(&self) {
         *self.cache.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.applied.store(u64::MAX, Ordering::Relaxed);
+    }
+
+    /// Edits of the prompt for the run being prepared (cleared with the default when it ends);
+    /// a change counts as a change of the loadout.
+    pub fn set_edits(&self, edits: PromptEdits) {
+        let mut current = self.edits.lock().unwrap_or_else(|e| e.into_inner());
+        if *current != edits {
+            *current = edits;
+            drop(current);
+            self.invalidate();
+        }
+    }
+
+    /// pi 1.6's `systemPromptOptions` for the registry as it is now: the declared tools with
+    /// their snippets and guidelines, and the source's other inputs.
+    pub fn prompt_options(&self) -> Value {
+        let entries = self.registry.prompt_entries();
+        let mut options = self.build.options();
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        let snippets: Map<String, Value> = entries
+            .iter()
+            .filter_map(|e| {
+                let snippet = e.snippet.as_deref().filter(|s| !s.is_empty())?;
+                Some((e.name.clone(), json!(snippet)))
+            })
+            .collect();
+        let guidelines: Map<String, Value> = entries
+            .iter()
+            .filter(|e| !e.guidelines.is_empty())
+            .map(|e| (e.name.clone(), json!(e.guidelines)))
+            .collect();
+        options.insert("selectedTools".into(), json!(names));
+        options.insert("hiddenTools".into(), json!([]));
+        options.insert("toolSnippets".into(), Value::Object(snippets));
+        options.insert("toolGuidelines".into(), Value::Object(guidelines));
+        options.insert("promptGuidelines".into(), json!([]));
+        options.entry("appendSystemPrompt").or_insert(json!(""));
+        options.insert("sections".into(), json!({}));
+        options.entry("contextFiles").or_insert(json!([]));
+        options.entry("skills").or_insert(json!([]));
+        Value::Object(options)
     }
 
     /// The system prompt text for the registry as it is now.
@@ -192,7 +261,7 @@ mod tests {
         let registry = ToolRegistry::with_builtins(vec![Arc::new(T("read")), Arc::new(T("bash"))]);
         Loadout::new(
             registry,
-            Box::new(move |tools| {
+            Box::new(move |tools: &[ToolPrompt], _: &PromptEdits| {
                 builds.fetch_add(1, Ordering::Relaxed);
                 let list = tools
                     .iter()

@@ -11,6 +11,7 @@ pub mod hooks;
 pub mod loadout;
 pub mod messages;
 pub mod models;
+mod prompt_edits;
 pub mod queue;
 pub mod retry;
 pub mod stats;

@@ -193,7 +193,12 @@ struct SpecialPrompt;
 
 #[async_trait]
 impl SessionExtensions for SpecialPrompt {
-    async fn before_agent_start(&self, prompt: &str, system_prompt: &str) -> super::extensions::BeforeAgentStart {
+    async fn before_agent_start(
+        &self,
+        prompt: &str,
+        system_prompt: &str,
+        _options: &serde_json::Value,
+    ) -> super::extensions::BeforeAgentStart {
         super::extensions::BeforeAgentStart {
             system_prompt: prompt
                 .starts_with("special")
@@ -301,10 +306,12 @@ async fn tools_registered_mid_session_reach_the_next_request_and_the_prompt() {
     registry.register(probe, meta);
     let loadout = Arc::new(Loadout::new(
         Arc::clone(&registry),
-        Box::new(|tools| {
-            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-            crate::system_prompt::PromptSections(vec![("preamble".into(), format!("tools: {}", names.join(",")))])
-        }),
+        Box::new(
+            |tools: &[crate::system_prompt::ToolPrompt], _: &crate::system_prompt::PromptEdits| {
+                let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+                crate::system_prompt::PromptSections(vec![("preamble".into(), format!("tools: {}", names.join(",")))])
+            },
+        ),
     ));
     let faux = FauxProvider::new(FauxOptions::default());
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -66,16 +66,19 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// The host's stdout so far, as lines (it arrives in chunks as printed).
     pub fn stdout(&self) -> Vec<String> {
-        self.output
+        let text: String = self
+            .output
             .lock()
             .map(|o| {
                 o.iter()
                     .filter(|(s, _)| *s == OutputStream::Stdout)
-                    .map(|(_, l)| l.clone())
+                    .map(|(_, l)| l.as_str())
                     .collect()
             })
-            .unwrap_or_default()
+            .unwrap_or_default();
+        text.lines().map(str::to_string).collect()
     }
 
     pub async fn wait_for_stdout(&self, needle: &str) -> bool {
