@@ -26,6 +26,7 @@ use crate::session_host::SessionHost;
 
 mod extensions;
 mod input;
+mod login;
 mod prompt;
 mod screen;
 mod session_events;
@@ -204,7 +205,7 @@ impl App {
 
     /// The program status report for the terminal, when it changed since last asked.
     pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
-        let blocked = matches!(self.picker, Some((_, Picker::Custom(_))));
+        let blocked = matches!(self.picker, Some((_, Picker::Custom(_) | Picker::LoginFlow { .. })));
         self.program_status.set_blocked(blocked);
         // The name is looked up only when the title is due too (it changed, or the session).
         if self.title_dirty || !self.program_status.has_name() {
@@ -297,6 +298,7 @@ impl App {
             Effect::Ui(change) => self.ui_change(change, tui),
             Effect::Copied { text, native } => self.copied(&text, native, tui),
             Effect::Extension(change) => self.extension_change(change, tui),
+            Effect::Login(id, step) => self.login_step(id, step, tui),
         }
     }
 

@@ -52,9 +52,11 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
         "Show or change whether this project folder is trusted",
         super::commands_16::trust,
     ),
-    ("login", "Set up a provider's credentials", |cx, _| {
-        open_now(cx, Open::Login)
-    }),
+    (
+        "login",
+        "Sign in with an account or save a provider's API key",
+        |cx, arg| super::login::command(cx, arg),
+    ),
     ("logout", "Remove a provider's stored credentials", |cx, _| {
         open_now(cx, Open::Logout)
     }),
@@ -91,7 +93,6 @@ pub enum Open {
     Fork,
     Settings,
     Tree,
-    Login,
     Logout,
     ScopedModels,
 }
@@ -111,7 +112,6 @@ pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
         }
         Open::Tree => super::tree_nav::open(cx, None),
         Open::Settings => super::settings_menu::open(cx),
-        Open::Login => super::login::open_login(cx),
         Open::ScopedModels => super::scoped_models::open(cx),
         Open::Logout => super::login::open_logout(cx),
     }
@@ -444,9 +444,11 @@ pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
         },
         Picker::Fork => vec![Effect::ReplaceSession(Replace::Fork(value))],
         Picker::Settings | Picker::ScopedModels => Vec::new(),
-        Picker::LoginMethod => super::login::method_chosen(cx, &value),
+        Picker::LoginMethod(only) => super::login::method_chosen(cx, only, &value),
         Picker::LoginProvider { oauth, options } => super::login::provider_chosen(cx, oauth, &options, &value),
-        Picker::LoginKey(p) => super::login::key_entered(cx, p, &value),
+        Picker::LoginKey { provider, .. } => super::login::key_entered(cx, provider, &value),
+        // A sign-in screen closes with its flow's end, not with a value.
+        Picker::LoginFlow { .. } => Vec::new(),
         Picker::Logout(options) => super::login::logout_chosen(cx, &options, &value),
         Picker::Tree => super::tree_nav::chosen(cx, value),
         Picker::TreeSummary(target) => super::tree_nav::summary_chosen(cx, target, &value),
@@ -459,6 +461,8 @@ pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
     match picker {
         Picker::TreeSummary(_) => super::tree_nav::cancelled(cx, picker),
         Picker::Custom(on_result) => on_result(cx, None),
+        Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
+        Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
         _ => Vec::new(),
     }
 }

@@ -26,6 +26,7 @@ mod footer;
 mod header;
 mod keys;
 mod login;
+mod login_view;
 mod mcp_menu;
 mod program_status;
 mod scoped_models;

@@ -11,6 +11,7 @@ use super::super::commands::{self, Open};
 use super::super::dialogs::{Dialog, DialogResult};
 use super::super::effect::{blocking_task, notice, then, Effect};
 use super::super::events::Msg;
+use super::super::login_view::{LoginChoice, LoginFlow};
 use super::super::scoped_models::ScopedModelsSelector;
 use super::super::settings_menu::SettingsMenu;
 use super::super::tool_block::ToolBlock;
@@ -249,6 +250,21 @@ impl App {
             close.then_some(Err(()))
         } else if let Some(d) = tui.overlay_mut::<Dialog>(id) {
             match d.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(c) = tui.overlay_mut::<LoginChoice>(id) {
+            match c.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(f) = tui.overlay_mut::<LoginFlow>(id) {
+            if let Some(request) = f.take_request() {
+                live.push(super::super::login::flow_request(f.id(), request));
+            }
+            match f.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
                 Some(DialogResult::Cancelled) => Some(Err(())),
                 None => None,
