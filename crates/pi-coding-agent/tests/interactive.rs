@@ -23,6 +23,8 @@ mod pty;
 mod thinking;
 #[path = "interactive/trust.rs"]
 mod trust;
+#[path = "interactive/user_bash.rs"]
+mod user_bash;
 
 use std::time::Duration;
 

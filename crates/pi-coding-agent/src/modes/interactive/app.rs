@@ -385,7 +385,11 @@ impl App {
         let mut any = false;
         let mut early = Vec::new();
         for (id, update) in self.tx.live().drain() {
-            let Some(b) = self.tool_block(&id) else {
+            let shown = match self.view.pending.bash_mut(&id) {
+                Some(b) => Some(b),
+                None => self.tool_block(&id),
+            };
+            let Some(b) = shown else {
                 early.push((id, update));
                 continue;
             };
@@ -575,7 +579,8 @@ impl App {
         self.theme = theme.clone();
         self.view.footer.set_theme(theme.clone());
         self.view.ext.set_theme(theme.clone());
-        self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue"));
+        let bash = self.view.pending.take_bash();
+        self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue")).with_bash(bash);
         self.view.editor.set_theme(theme.editor("borderMuted"));
         self.update_editor_border();
         if !self.busy && !self.running {

@@ -135,6 +135,9 @@ impl App {
                     b.set_expanded(expanded);
                 }
             }
+            for b in self.view.pending.bash_blocks_mut() {
+                b.set_expanded(expanded);
+            }
             self.status_line(format!(
                 "Tool output: {}",
                 if expanded { "expanded" } else { "collapsed" }
