@@ -495,7 +495,9 @@ impl App {
             .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
     }
 
+    /// A chat line; errors and warnings read `Error: …` / `Warning: …` as in pi 1.6.
     pub fn notice(&mut self, text: impl Into<String>, token: &'static str) {
+        let text = with_severity(text.into(), token);
         self.view
             .chat
             .push(Box::new(Notice::new(text, token, self.theme.clone())));
@@ -592,6 +594,20 @@ impl App {
         let i = *self.tools.get(id)?;
         self.view.thaw(i);
         self.view.chat.child_mut::<ToolBlock>(i)
+    }
+}
+
+/// `text` with the `Error: ` / `Warning: ` lead its colour stands for (once).
+fn with_severity(text: String, token: &str) -> String {
+    let lead = match token {
+        "error" => "Error: ",
+        "warning" => "Warning: ",
+        _ => return text,
+    };
+    if text.starts_with(lead) {
+        text
+    } else {
+        format!("{lead}{text}")
     }
 }
 
