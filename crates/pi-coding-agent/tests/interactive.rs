@@ -19,6 +19,8 @@ mod mcp;
 mod mouse_status;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/theme_query.rs"]
+mod theme_query;
 #[path = "interactive/thinking.rs"]
 mod thinking;
 #[path = "interactive/trust.rs"]
