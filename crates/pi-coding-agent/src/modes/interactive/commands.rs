@@ -181,6 +181,19 @@ fn name(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     })]
 }
 
+/// `n` with commas between thousands (`12,345`), as `/session` shows counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let s = cx.session.session_stats();
     let name = cx.session.with_store(|st| st.session_name().map(str::to_string));
@@ -188,29 +201,46 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     if let Some(n) = name {
         md.push_str(&format!("Name: {n}  \n"));
     }
+    let t = &s.tokens;
     md.push_str(&format!(
-        "File: {}  \nID: {}\n\n**Messages**  \nUser: {}  \nAssistant: {}  \nTool Calls: {}  \nTool Results: {}  \nTotal: {}\n\n**Tokens**  \nInput: {}  \nOutput: {}  \n",
+        "File: {}  \nID: {}\n\n**Messages**  \nTotal: {}  \nUser: {}  \nAssistant: {}  \nTools: {} calls, {} results\n\n**Tokens**  \n",
         s.session_file.as_deref().unwrap_or("In-memory"),
         s.session_id,
+        s.total_messages,
         s.user_messages,
         s.assistant_messages,
         s.tool_calls,
         s.tool_results,
-        s.total_messages,
-        s.tokens.input,
-        s.tokens.output
     ));
-    if s.tokens.cache_read > 0 {
-        md.push_str(&format!("Cache Read: {}  \n", s.tokens.cache_read));
+    // "Input" is everything the prompts carried; with cache activity it splits into what
+    // the cache served and the rest (the split every provider reports).
+    let prompt = t.input + t.cache_read + t.cache_write;
+    md.push_str(&format!("Input: {}  \n", thousands(prompt)));
+    if prompt > 0 && (t.cache_read > 0 || t.cache_write > 0) {
+        md.push_str(&format!(
+            "&nbsp;&nbsp;Cached: {} ({:.1}%)  \n",
+            thousands(t.cache_read),
+            t.cache_read as f64 * 100.0 / prompt as f64
+        ));
+        let written = if t.cache_write > 0 {
+            format!(" ({} written to cache)", thousands(t.cache_write))
+        } else {
+            String::new()
+        };
+        md.push_str(&format!(
+            "&nbsp;&nbsp;Uncached: {}{written}  \n",
+            thousands(t.input + t.cache_write)
+        ));
     }
-    if s.tokens.cache_write > 0 {
-        md.push_str(&format!("Cache Write: {}  \n", s.tokens.cache_write));
-    }
-    md.push_str(&format!("Total: {}\n", s.tokens.total));
+    md.push_str(&format!(
+        "Output: {}  \nTotal: {}\n",
+        thousands(t.output),
+        thousands(t.total)
+    ));
     let (mode, status) = cx.session.cache_warming_status();
     md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}\n"));
     if s.cost > 0.0 {
-        md.push_str(&format!("\n**Cost**  \nTotal: ${:.4}\n", s.cost));
+        md.push_str(&format!("\n**Cost**  \nTotal: ${:.3}\n", s.cost));
     }
     vec![Effect::Info(md)]
 }
@@ -464,5 +494,18 @@ pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
         Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
         Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }
