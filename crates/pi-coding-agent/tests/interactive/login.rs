@@ -58,7 +58,7 @@ fn an_account_sign_in_asks_shows_the_code_and_saves_then_logout_removes_it() {
     let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
     let mut pty = pi_with_oauth(&s, &oauth);
     open_account_list(&mut pty);
-    for name in ["Anthropic", "GitHub Copilot", "OpenAI Codex", "xAI"] {
+    for name in ["Anthropic", "GitHub Copilot", "OpenAI Codex"] {
         pty.wait_text(&format!("{name} • not configured"));
     }
     // Typing filters the list; the best match is highlighted.
