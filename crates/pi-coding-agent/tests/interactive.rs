@@ -13,6 +13,8 @@ mod ext_ui16;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/login.rs"]
+mod login;
 #[path = "interactive/mcp.rs"]
 mod mcp;
 #[path = "interactive/mouse_status.rs"]
@@ -21,10 +23,14 @@ mod mouse_status;
 mod pty;
 #[path = "interactive/ref_examples.rs"]
 mod ref_examples;
+#[path = "interactive/theme_query.rs"]
+mod theme_query;
 #[path = "interactive/thinking.rs"]
 mod thinking;
 #[path = "interactive/trust.rs"]
 mod trust;
+#[path = "interactive/user_bash.rs"]
+mod user_bash;
 
 use std::time::Duration;
 
@@ -443,20 +449,9 @@ fn login_saves_an_api_key_and_logout_removes_it() {
     let s = setup(Script::echo());
     let mut pty = s.pi(40, 120);
     let auth_path = s.agent.path().join("auth.json");
-    // Subscription login cannot complete here, and says so.
     pty.type_text("/login");
     pty.send(ENTER);
-    pty.wait_text("Select authentication method:");
-    pty.send(ENTER);
-    pty.wait_text("Select provider to configure:");
-    pty.wait_text("GitHub Copilot");
-    pty.send(ENTER);
-    pty.wait_text("not available in this build");
-    assert!(!auth_path.exists());
-
-    pty.type_text("/login");
-    pty.send(ENTER);
-    pty.wait_text("Use an API key");
+    pty.wait_text("Sign in with an API key");
     pty.send(DOWN);
     pty.send(ENTER);
     pty.wait_text("Select provider to configure:");
@@ -465,9 +460,9 @@ fn login_saves_an_api_key_and_logout_removes_it() {
         c.contains("mock-anthropic") && !c.contains("mock-responses")
     });
     // Where the provider's key comes from today.
-    pty.wait_text("✓ key in models.json");
+    pty.wait_text("✓ models.json");
     pty.send(ENTER);
-    pty.wait_text("Enter API key:");
+    pty.wait_text("Enter mock-anthropic API key");
     pty.type_text("sk-typed-key");
     pty.send(ENTER);
     pty.wait_text("Saved API key for mock-anthropic");

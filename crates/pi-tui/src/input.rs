@@ -21,6 +21,11 @@ pub enum InputEvent {
     },
     /// The terminal answered the program status query (OSC 7501).
     ProgramStatusSupported,
+    /// The terminal reported a colour (OSC 10 foreground, OSC 11 background), 8 bits each.
+    TerminalColor {
+        slot: u8,
+        rgb: (u8, u8, u8),
+    },
     /// A mouse report (SGR encoding, `CSI < b ; x ; y M|m`).
     Mouse(MouseEvent),
     /// Focus reports (`CSI I` gained, `CSI O` lost).
@@ -203,6 +208,9 @@ impl InputParser {
         if crate::program_status::is_program_status_reply(seq) {
             return InputEvent::ProgramStatusSupported;
         }
+        if let Some((slot, rgb)) = parse_color_reply(seq) {
+            return InputEvent::TerminalColor { slot, rgb };
+        }
         if let Some(body) = seq.strip_prefix("\x1b[<") {
             let (body, release) = match (body.strip_suffix('M'), body.strip_suffix('m')) {
                 (Some(b), _) => (b, false),
@@ -222,6 +230,30 @@ impl InputParser {
             None => InputEvent::Unknown(seq.to_string()),
         }
     }
+}
+
+/// A colour report `OSC 10|11 ; rgb:RRRR/GGGG/BBBB` (BEL or ST ended; 1 to 4 hex digits a
+/// channel, `rgba:` too): the slot and the colour scaled to 8 bits.
+fn parse_color_reply(seq: &str) -> Option<(u8, (u8, u8, u8))> {
+    let body = seq.strip_prefix("\x1b]")?;
+    let body = body.strip_suffix('\x07').or_else(|| body.strip_suffix("\x1b\\"))?;
+    let (slot, value) = body.split_once(';')?;
+    let slot: u8 = match slot {
+        "10" => 10,
+        "11" => 11,
+        _ => return None,
+    };
+    let channels = value.strip_prefix("rgb:").or_else(|| value.strip_prefix("rgba:"))?;
+    let mut it = channels.split('/').map(|c| {
+        if c.is_empty() || c.len() > 4 {
+            return None;
+        }
+        let v = u32::from_str_radix(c, 16).ok()?;
+        let max = (1u32 << (4 * c.len() as u32)) - 1;
+        Some((v * 255 + max / 2) / max)
+    });
+    let (r, g, b) = (it.next()??, it.next()??, it.next()??);
+    Some((slot, (r as u8, g as u8, b as u8)))
 }
 
 /// Byte length of the first complete sequence in `s`, or None when more bytes are needed.
@@ -294,6 +326,28 @@ fn csi_len(s: &str, start: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::keys::Key;
+
+    #[test]
+    fn colour_reports_are_read_with_either_ending_and_any_digit_count() {
+        let mut p = InputParser::new();
+        let events = p.feed(b"\x1b]11;rgb:ffff/ffff/f0f0\x07\x1b]10;rgb:00/80/ff\x1b\\x");
+        assert_eq!(
+            events[..2],
+            [
+                InputEvent::TerminalColor {
+                    slot: 11,
+                    rgb: (255, 255, 240)
+                },
+                InputEvent::TerminalColor {
+                    slot: 10,
+                    rgb: (0, 128, 255)
+                },
+            ]
+        );
+        assert!(matches!(&events[2], InputEvent::Key(_)));
+        assert_eq!(parse_color_reply("\x1b]11;rgb:zz/00/00\x07"), None);
+        assert_eq!(parse_color_reply("\x1b]12;rgb:00/00/00\x07"), None);
+    }
 
     fn keys(events: &[InputEvent]) -> Vec<String> {
         events

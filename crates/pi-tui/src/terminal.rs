@@ -254,6 +254,14 @@ impl Terminal {
         self.out.flush()
     }
 
+    /// Ask for the foreground and background colours (OSC 10 / 11; replies:
+    /// `InputEvent::TerminalColor`). Nothing waits for them: a terminal that does not answer
+    /// costs nothing.
+    pub fn query_colors(&mut self) -> io::Result<()> {
+        self.out.write_all(b"\x1b]10;?\x07\x1b]11;?\x07")?;
+        self.out.flush()
+    }
+
     /// Ask for the cell size in pixels (reply: `InputEvent::CellSize`).
     pub fn query_cell_size(&mut self) -> io::Result<()> {
         self.out.write_all(b"\x1b[16t")?;

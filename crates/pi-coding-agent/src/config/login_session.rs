@@ -37,6 +37,12 @@ impl Answer {
     pub fn send(self, text: impl Into<String>) {
         let _ = self.0.send(text.into());
     }
+
+    /// An answer that replies on `tx` (for screens tested without a flow).
+    #[cfg(test)]
+    pub fn for_test(tx: oneshot::Sender<String>) -> Answer {
+        Answer(tx)
+    }
 }
 
 /// What a running sign-in reports.

@@ -339,9 +339,44 @@ pub fn load_themes(paths: &Paths, sources: &ThemeSources) -> LoadedThemes {
     LoadedThemes { themes, diagnostics }
 }
 
-/// The name of the default theme for a terminal: `light` when the second field of
-/// `COLORFGBG` (the background index) is 8 or more, else `dark`.
+/// What the terminal reported of its background (OSC 11): 0 nothing yet, 1 light, 2 dark.
+static REPORTED_BACKGROUND: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// The terminal reported its background colour: light or dark by its relative luminance.
+/// Returns whether that changed what was known.
+pub fn set_reported_background(rgb: (u8, u8, u8)) -> bool {
+    let code = if is_light(rgb) { 1 } else { 2 };
+    REPORTED_BACKGROUND.swap(code, std::sync::atomic::Ordering::Relaxed) != code
+}
+
+/// Whether a background colour is light (relative luminance, sRGB, above the midpoint).
+pub fn is_light((r, g, b): (u8, u8, u8)) -> bool {
+    let lin = |c: u8| {
+        let c = f64::from(c) / 255.0;
+        if c <= 0.04045 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    let luminance = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    luminance > 0.179
+}
+
+/// The name of the default theme for a terminal: by the background it reported, else
+/// `light` when the second field of `COLORFGBG` (the background index) is 8 or more, else
+/// `dark`.
 pub fn default_theme_name(colorfgbg: Option<&str>) -> &'static str {
+    match REPORTED_BACKGROUND.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => return "light",
+        2 => return "dark",
+        _ => {}
+    }
+    colorfgbg_theme_name(colorfgbg)
+}
+
+/// `light` when `COLORFGBG`'s background index is 8 or more, else `dark`.
+fn colorfgbg_theme_name(colorfgbg: Option<&str>) -> &'static str {
     let bg = colorfgbg.and_then(|v| v.split(';').nth(1)).and_then(|b| {
         let digits: String = b.trim_start().chars().take_while(char::is_ascii_digit).collect();
         digits.parse::<u32>().ok()
@@ -661,6 +696,8 @@ mod tests {
 
     #[test]
     fn default_theme_from_colorfgbg() {
+        assert!(is_light((255, 255, 255)) && is_light((238, 232, 213)));
+        assert!(!is_light((0, 0, 0)) && !is_light((40, 42, 54)) && !is_light((0, 43, 54)));
         assert_eq!(default_theme_name(None), "dark");
         assert_eq!(default_theme_name(Some("0;15")), "light");
         assert_eq!(default_theme_name(Some("15;0")), "dark");

@@ -114,6 +114,12 @@ impl Pty {
         self.raw.lock().expect("raw").clone()
     }
 
+    /// The foreground colour of the cell at `row`, `col`.
+    pub fn fg_at(&self, row: u16, col: u16) -> Option<vt100::Color> {
+        let p = self.screen.lock().expect("screen");
+        p.screen().cell(row, col).map(|c| c.fgcolor())
+    }
+
     pub fn rows(&self) -> Vec<String> {
         let p = self.screen.lock().expect("screen");
         let (_, cols) = p.screen().size();

@@ -26,6 +26,7 @@ use crate::session_host::SessionHost;
 
 mod extensions;
 mod input;
+mod login;
 mod prompt;
 mod screen;
 mod session_events;
@@ -204,7 +205,7 @@ impl App {
 
     /// The program status report for the terminal, when it changed since last asked.
     pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
-        let blocked = matches!(self.picker, Some((_, Picker::Custom(_))));
+        let blocked = matches!(self.picker, Some((_, Picker::Custom(_) | Picker::LoginFlow { .. })));
         self.program_status.set_blocked(blocked);
         // The name is looked up only when the title is due too (it changed, or the session).
         if self.title_dirty || !self.program_status.has_name() {
@@ -297,6 +298,7 @@ impl App {
             Effect::Ui(change) => self.ui_change(change, tui),
             Effect::Copied { text, native } => self.copied(&text, native, tui),
             Effect::Extension(change) => self.extension_change(change, tui),
+            Effect::Login(id, step) => self.login_step(id, step, tui),
         }
     }
 
@@ -383,7 +385,11 @@ impl App {
         let mut any = false;
         let mut early = Vec::new();
         for (id, update) in self.tx.live().drain() {
-            let Some(b) = self.tool_block(&id) else {
+            let shown = match self.view.pending.bash_mut(&id) {
+                Some(b) => Some(b),
+                None => self.tool_block(&id),
+            };
+            let Some(b) = shown else {
                 early.push((id, update));
                 continue;
             };
@@ -492,7 +498,9 @@ impl App {
             .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
     }
 
+    /// A chat line; errors and warnings read `Error: …` / `Warning: …` as in pi 1.6.
     pub fn notice(&mut self, text: impl Into<String>, token: &'static str) {
+        let text = with_severity(text.into(), token);
         self.view
             .chat
             .push(Box::new(Notice::new(text, token, self.theme.clone())));
@@ -583,7 +591,8 @@ impl App {
         self.theme = theme.clone();
         self.view.footer.set_theme(theme.clone());
         self.view.ext.set_theme(theme.clone());
-        self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue"));
+        let bash = self.view.pending.take_bash();
+        self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue")).with_bash(bash);
         self.view.editor.set_theme(theme.editor("borderMuted"));
         self.update_editor_border();
         if !self.busy && !self.running {
@@ -595,6 +604,20 @@ impl App {
         let i = *self.tools.get(id)?;
         self.view.thaw(i);
         self.view.chat.child_mut::<ToolBlock>(i)
+    }
+}
+
+/// `text` with the `Error: ` / `Warning: ` lead its colour stands for (once).
+fn with_severity(text: String, token: &str) -> String {
+    let lead = match token {
+        "error" => "Error: ",
+        "warning" => "Warning: ",
+        _ => return text,
+    };
+    if text.starts_with(lead) {
+        text
+    } else {
+        format!("{lead}{text}")
     }
 }
 

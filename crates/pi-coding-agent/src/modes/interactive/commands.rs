@@ -52,9 +52,11 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
         "Show or change whether this project folder is trusted",
         super::commands_16::trust,
     ),
-    ("login", "Set up a provider's credentials", |cx, _| {
-        open_now(cx, Open::Login)
-    }),
+    (
+        "login",
+        "Sign in with an account or save a provider's API key",
+        |cx, arg| super::login::command(cx, arg),
+    ),
     ("logout", "Remove a provider's stored credentials", |cx, _| {
         open_now(cx, Open::Logout)
     }),
@@ -91,7 +93,6 @@ pub enum Open {
     Fork,
     Settings,
     Tree,
-    Login,
     Logout,
     ScopedModels,
 }
@@ -111,7 +112,6 @@ pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
         }
         Open::Tree => super::tree_nav::open(cx, None),
         Open::Settings => super::settings_menu::open(cx),
-        Open::Login => super::login::open_login(cx),
         Open::ScopedModels => super::scoped_models::open(cx),
         Open::Logout => super::login::open_logout(cx),
     }
@@ -181,6 +181,19 @@ fn name(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     })]
 }
 
+/// `n` with commas between thousands (`12,345`), as `/session` shows counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let s = cx.session.session_stats();
     let name = cx.session.with_store(|st| st.session_name().map(str::to_string));
@@ -188,29 +201,46 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     if let Some(n) = name {
         md.push_str(&format!("Name: {n}  \n"));
     }
+    let t = &s.tokens;
     md.push_str(&format!(
-        "File: {}  \nID: {}\n\n**Messages**  \nUser: {}  \nAssistant: {}  \nTool Calls: {}  \nTool Results: {}  \nTotal: {}\n\n**Tokens**  \nInput: {}  \nOutput: {}  \n",
+        "File: {}  \nID: {}\n\n**Messages**  \nTotal: {}  \nUser: {}  \nAssistant: {}  \nTools: {} calls, {} results\n\n**Tokens**  \n",
         s.session_file.as_deref().unwrap_or("In-memory"),
         s.session_id,
+        s.total_messages,
         s.user_messages,
         s.assistant_messages,
         s.tool_calls,
         s.tool_results,
-        s.total_messages,
-        s.tokens.input,
-        s.tokens.output
     ));
-    if s.tokens.cache_read > 0 {
-        md.push_str(&format!("Cache Read: {}  \n", s.tokens.cache_read));
+    // "Input" is everything the prompts carried; with cache activity it splits into what
+    // the cache served and the rest (the split every provider reports).
+    let prompt = t.input + t.cache_read + t.cache_write;
+    md.push_str(&format!("Input: {}  \n", thousands(prompt)));
+    if prompt > 0 && (t.cache_read > 0 || t.cache_write > 0) {
+        md.push_str(&format!(
+            "&nbsp;&nbsp;Cached: {} ({:.1}%)  \n",
+            thousands(t.cache_read),
+            t.cache_read as f64 * 100.0 / prompt as f64
+        ));
+        let written = if t.cache_write > 0 {
+            format!(" ({} written to cache)", thousands(t.cache_write))
+        } else {
+            String::new()
+        };
+        md.push_str(&format!(
+            "&nbsp;&nbsp;Uncached: {}{written}  \n",
+            thousands(t.input + t.cache_write)
+        ));
     }
-    if s.tokens.cache_write > 0 {
-        md.push_str(&format!("Cache Write: {}  \n", s.tokens.cache_write));
-    }
-    md.push_str(&format!("Total: {}\n", s.tokens.total));
+    md.push_str(&format!(
+        "Output: {}  \nTotal: {}\n",
+        thousands(t.output),
+        thousands(t.total)
+    ));
     let (mode, status) = cx.session.cache_warming_status();
     md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}\n"));
     if s.cost > 0.0 {
-        md.push_str(&format!("\n**Cost**  \nTotal: ${:.4}\n", s.cost));
+        md.push_str(&format!("\n**Cost**  \nTotal: ${:.3}\n", s.cost));
     }
     vec![Effect::Info(md)]
 }
@@ -448,9 +478,11 @@ pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
         },
         Picker::Fork => vec![Effect::ReplaceSession(Replace::Fork(value))],
         Picker::Settings | Picker::ScopedModels => Vec::new(),
-        Picker::LoginMethod => super::login::method_chosen(cx, &value),
+        Picker::LoginMethod(only) => super::login::method_chosen(cx, only, &value),
         Picker::LoginProvider { oauth, options } => super::login::provider_chosen(cx, oauth, &options, &value),
-        Picker::LoginKey(p) => super::login::key_entered(cx, p, &value),
+        Picker::LoginKey { provider, .. } => super::login::key_entered(cx, provider, &value),
+        // A sign-in screen closes with its flow's end, not with a value.
+        Picker::LoginFlow { .. } => Vec::new(),
         Picker::Logout(options) => super::login::logout_chosen(cx, &options, &value),
         Picker::Tree => super::tree_nav::chosen(cx, value),
         Picker::TreeSummary(target) => super::tree_nav::summary_chosen(cx, target, &value),
@@ -463,6 +495,21 @@ pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
     match picker {
         Picker::TreeSummary(_) => super::tree_nav::cancelled(cx, picker),
         Picker::Custom(on_result) => on_result(cx, None),
+        Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
+        Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

@@ -45,12 +45,23 @@ pub enum Picker {
     Fork,
     Settings,
     Tree,
-    LoginMethod,
+    /// The login method menu; for one provider's two kinds when it names them.
+    LoginMethod(Option<Vec<ProviderOption>>),
+    /// A provider list: accounts (`Some(true)`), keys (`Some(false)`) or both.
     LoginProvider {
-        oauth: bool,
+        oauth: Option<bool>,
         options: Vec<ProviderOption>,
     },
-    LoginKey(ProviderOption),
+    /// API-key entry; `back` is the list to reopen on cancel.
+    LoginKey {
+        provider: ProviderOption,
+        back: Option<Option<bool>>,
+    },
+    /// A sign-in under way.
+    LoginFlow {
+        provider: ProviderOption,
+        back: Option<Option<bool>>,
+    },
     Logout(Vec<ProviderOption>),
     ScopedModels,
     /// "Summarize branch?" before moving to this entry.
@@ -67,9 +78,10 @@ impl std::fmt::Debug for Picker {
             Picker::Fork => "Fork",
             Picker::Settings => "Settings",
             Picker::Tree => "Tree",
-            Picker::LoginMethod => "LoginMethod",
+            Picker::LoginMethod(_) => "LoginMethod",
             Picker::LoginProvider { .. } => "LoginProvider",
-            Picker::LoginKey(_) => "LoginKey",
+            Picker::LoginKey { .. } => "LoginKey",
+            Picker::LoginFlow { .. } => "LoginFlow",
             Picker::Logout(_) => "Logout",
             Picker::ScopedModels => "ScopedModels",
             Picker::TreeSummary(_) => "TreeSummary",
@@ -159,6 +171,8 @@ pub enum Effect {
     },
     /// What an extension shows changed (widgets, header, footer, custom components, ...).
     Extension(super::extension_ui::screen::ScreenChange),
+    /// A step of the sign-in numbered so, for its screen.
+    Login(u64, super::login::LoginStep),
 }
 
 impl std::fmt::Debug for Effect {
@@ -182,6 +196,7 @@ impl std::fmt::Debug for Effect {
             Effect::Ui(c) => write!(f, "Ui({c:?})"),
             Effect::Copied { text, native } => write!(f, "Copied({} chars, {native:?})", text.len()),
             Effect::Extension(c) => write!(f, "Extension({c:?})"),
+            Effect::Login(id, step) => write!(f, "Login({id}, {step:?})"),
         }
     }
 }

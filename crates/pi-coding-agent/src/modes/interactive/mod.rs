@@ -26,6 +26,7 @@ mod footer;
 mod header;
 mod keys;
 mod login;
+mod login_view;
 mod mcp_menu;
 mod program_status;
 mod scoped_models;
@@ -115,6 +116,9 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
             return 1;
         }
     };
+    // The background colour decides a `light/dark` theme; its answer is applied when it
+    // comes, so a terminal that never answers delays nothing.
+    let _ = term.query_colors();
     let code = run_in(&mut term, host, initial, options).await;
     let _ = term.disable_key_protocols();
     let _ = term.leave_fullscreen();
@@ -392,6 +396,13 @@ fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut
         }
         InputEvent::ProgramStatusSupported => {
             let _ = term.program_status_confirmed();
+            return;
+        }
+        InputEvent::TerminalColor { slot, rgb } => {
+            if *slot == 11 {
+                let rgb = *rgb;
+                app.run_then(Box::new(move |cx| theme::background_reported(cx, rgb)), tui);
+            }
             return;
         }
         InputEvent::Mouse(m) => {

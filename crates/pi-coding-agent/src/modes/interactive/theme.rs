@@ -193,6 +193,36 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
     )
 }
 
+/// The terminal reported its background (OSC 11): a `light/dark` theme setting is decided
+/// again by it, and the theme swapped when that changes the choice.
+pub fn background_reported(cx: &super::effect::Ctx<'_>, rgb: (u8, u8, u8)) -> Vec<super::effect::Effect> {
+    use super::effect::{blocking, then, Effect};
+    if !crate::resources::themes::set_reported_background(rgb) {
+        return Vec::new();
+    }
+    let Some(settings) = cx.settings_snapshot() else {
+        return Vec::new();
+    };
+    let pair = settings
+        .theme()
+        .is_some_and(|t| t.contains('/') && !t.ends_with(".json"));
+    if !pair {
+        return Vec::new();
+    }
+    let current = cx.theme.name().to_string();
+    let paths = cx.paths();
+    vec![blocking(move || {
+        let (theme, _) = load_ui_theme(&paths, &settings, None);
+        then(move |_| {
+            if theme.name() == current {
+                Vec::new()
+            } else {
+                vec![Effect::SetTheme(std::sync::Arc::new(theme))]
+            }
+        })
+    })]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -144,6 +144,11 @@ impl ToolBlock {
         self.status
     }
 
+    /// The tool call's id (`user-bash-N` for a `!` command).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -17,6 +17,9 @@ use super::tool_block::{content_images, content_text, ToolBlock};
 
 /// Queued steering / follow-up texts, one line each, with the dequeue hint.
 pub struct Pending {
+    /// `!` commands typed while the agent works: shown here until the run settles, then
+    /// moved into the chat.
+    bash: Vec<ToolBlock>,
     lines: Vec<String>,
     theme: Arc<UiTheme>,
     dequeue_key: String,
@@ -26,6 +29,7 @@ pub struct Pending {
 impl Pending {
     pub fn new(theme: Arc<UiTheme>, dequeue_key: String) -> Self {
         Pending {
+            bash: Vec::new(),
             lines: Vec::new(),
             theme,
             dequeue_key,
@@ -41,10 +45,38 @@ impl Pending {
             .collect();
         self.cache.clear();
     }
+
+    /// Show a `!` command's block here while the agent works.
+    pub fn push_bash(&mut self, block: ToolBlock) {
+        self.bash.push(block);
+    }
+
+    /// The shown `!` command block of `id`.
+    pub fn bash_mut(&mut self, id: &str) -> Option<&mut ToolBlock> {
+        self.bash.iter_mut().find(|b| b.id() == id)
+    }
+
+    pub fn bash_blocks_mut(&mut self) -> impl Iterator<Item = &mut ToolBlock> {
+        self.bash.iter_mut()
+    }
+
+    /// The `!` command blocks, to move into the chat.
+    pub fn take_bash(&mut self) -> Vec<ToolBlock> {
+        std::mem::take(&mut self.bash)
+    }
+
+    /// Carry the `!` command blocks over to a replacement (a theme change).
+    pub fn with_bash(mut self, bash: Vec<ToolBlock>) -> Self {
+        self.bash = bash;
+        self
+    }
 }
 
 impl Component for Pending {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        for b in &mut self.bash {
+            b.render(width, out);
+        }
         if self.lines.is_empty() {
             return;
         }

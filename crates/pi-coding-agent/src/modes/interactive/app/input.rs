@@ -11,6 +11,7 @@ use super::super::commands::{self, Open};
 use super::super::dialogs::{Dialog, DialogResult};
 use super::super::effect::{blocking_task, notice, then, Effect};
 use super::super::events::Msg;
+use super::super::login_view::{LoginChoice, LoginFlow};
 use super::super::scoped_models::ScopedModelsSelector;
 use super::super::settings_menu::SettingsMenu;
 use super::super::tool_block::ToolBlock;
@@ -134,6 +135,9 @@ impl App {
                     b.set_expanded(expanded);
                 }
             }
+            for b in self.view.pending.bash_blocks_mut() {
+                b.set_expanded(expanded);
+            }
             self.status_line(format!(
                 "Tool output: {}",
                 if expanded { "expanded" } else { "collapsed" }
@@ -249,6 +253,21 @@ impl App {
             close.then_some(Err(()))
         } else if let Some(d) = tui.overlay_mut::<Dialog>(id) {
             match d.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(c) = tui.overlay_mut::<LoginChoice>(id) {
+            match c.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(f) = tui.overlay_mut::<LoginFlow>(id) {
+            if let Some(request) = f.take_request() {
+                live.push(super::super::login::flow_request(f.id(), request));
+            }
+            match f.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
                 Some(DialogResult::Cancelled) => Some(Err(())),
                 None => None,

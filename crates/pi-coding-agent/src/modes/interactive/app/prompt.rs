@@ -146,8 +146,14 @@ impl App {
             self.theme.clone(),
             self.tools_expanded,
         );
-        self.tools.insert(id.clone(), self.view.chat.len());
-        self.view.chat.push(Box::new(block));
+        if self.busy || self.running {
+            // While the agent works the command shows above the editor, as in pi 1.6; it
+            // moves into the chat once the run settles.
+            self.view.pending.push_bash(block);
+        } else {
+            self.tools.insert(id.clone(), self.view.chat.len());
+            self.view.chat.push(Box::new(block));
+        }
         let cancel = CancellationToken::new();
         self.bash_cancel = Some(cancel.clone());
         let session = self.session();
@@ -177,6 +183,14 @@ impl App {
         });
     }
 
+    /// Move the `!` commands shown above the editor into the chat (the run settled).
+    pub fn flush_pending_bash(&mut self) {
+        for block in self.view.pending.take_bash() {
+            self.tools.insert(block.id().to_string(), self.view.chat.len());
+            self.view.chat.push(Box::new(block));
+        }
+    }
+
     pub fn bash_done(
         &mut self,
         id: &str,
@@ -188,7 +202,11 @@ impl App {
         // Chunks still waiting belong before the final output.
         self.apply_live();
         self.bash_cancel = None;
-        if let Some(b) = self.tool_block(id) {
+        let shown = match self.view.pending.bash_mut(id) {
+            Some(b) => Some(b),
+            None => self.tool_block(id),
+        };
+        if let Some(b) = shown {
             let failed = cancelled || exit_code.is_some_and(|c| c != 0);
             b.finish(output, failed);
             let mut notes = Vec::new();

@@ -42,7 +42,7 @@ impl App {
     pub fn on_event(&mut self, ev: UiEvent) {
         self.program_status.on_event(&ev);
         match ev {
-            UiEvent::Settled { .. } => {}
+            UiEvent::Settled { .. } => self.flush_pending_bash(),
             UiEvent::AgentStart => {
                 self.running = true;
                 self.show_working();
@@ -199,6 +199,7 @@ impl App {
 
     pub fn prompt_done(&mut self, error: Option<String>) {
         self.busy = false;
+        self.flush_pending_bash();
         self.retry = None;
         if !self.running {
             self.set_status(None);
@@ -217,6 +218,8 @@ impl App {
         self.running = false;
         self.set_status(None);
         self.view.pending.set(&[], &[]);
+        // `!` commands of the old session are not part of the new one.
+        self.view.pending.take_bash();
         self.rebuild_chat();
         if let Some(n) = notice {
             self.notice(n, "success");

@@ -1,0 +1,152 @@
+//! `/login` and `/logout` on a pseudo-terminal: the method menu, the provider lists with
+//! their credential states, an account sign-in run against the mock authorization server
+//! (a question, a device code, the saved result), API-key entry, going back on Escape, and
+//! removing what was saved.
+
+use std::time::Duration;
+
+use pi_test_support::oauth::OAuthMock;
+use pi_test_support::Script;
+
+use super::pty::Pty;
+use super::{quit, setup, Setup, ENTER, ESC};
+
+const DOWN: &str = "\x1b[B";
+
+fn pi_with_oauth(s: &Setup, oauth: &OAuthMock) -> Pty {
+    let url = oauth.url();
+    let pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        // A browser that does nothing: nothing leaves the machine.
+        &[("PI_OAUTH_ORIGIN", url.as_str()), ("BROWSER", "true")],
+    );
+    pty.wait_text("mock-model");
+    pty
+}
+
+fn auth_json(s: &Setup) -> serde_json::Value {
+    std::fs::read_to_string(s.agent.path().join("auth.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Escape, and wait until `text` is gone (a key typed right after an Escape would be read
+/// as Alt+key).
+fn close(pty: &mut Pty, text: &str) {
+    pty.send(ESC);
+    pty.wait_for("the screen to close", Duration::from_secs(5), |c| !c.contains(text));
+}
+
+fn open_account_list(pty: &mut Pty) {
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    assert!(pty.contents().contains("→ Sign in with an account"));
+    assert!(pty.contents().contains("Sign in with an API key"));
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+}
+
+#[test]
+fn an_account_sign_in_asks_shows_the_code_and_saves_then_logout_removes_it() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let mut pty = pi_with_oauth(&s, &oauth);
+    open_account_list(&mut pty);
+    for name in ["Anthropic", "GitHub Copilot", "OpenAI Codex"] {
+        pty.wait_text(&format!("{name} • not configured"));
+    }
+    // Typing filters the list; the best match is highlighted.
+    pty.type_text("copilot");
+    pty.wait_text("→ GitHub Copilot • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Login to GitHub Copilot");
+    pty.wait_text("GitHub Enterprise URL/domain (blank for github.com)");
+    assert!(pty.contents().contains("escape/ctrl+c to cancel, enter to submit"));
+    pty.send(ENTER);
+    pty.wait_for("the signed-in notice", Duration::from_secs(20), |c| {
+        c.contains("Logged in to GitHub Copilot. Credentials saved to")
+    });
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(raw.contains("WXYZ-9876"), "the device code was shown");
+    assert!(raw.contains("Waiting for authentication..."));
+    assert_eq!(auth_json(&s)["github-copilot"]["type"], "oauth");
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+
+    // The list says what is configured now, and /logout removes it.
+    open_account_list(&mut pty);
+    pty.wait_text("GitHub Copilot ✓ configured");
+    pty.send(ESC);
+    pty.wait_text("Select authentication method:");
+    close(&mut pty, "Select authentication method:");
+    pty.type_text("/logout");
+    pty.send(ENTER);
+    pty.wait_text("Select provider to logout:");
+    pty.wait_text("→ GitHub Copilot ✓ configured");
+    pty.send(ENTER);
+    pty.wait_text("Logged out of GitHub Copilot");
+    assert!(auth_json(&s).get("github-copilot").is_none());
+    quit(&mut pty);
+}
+
+#[test]
+fn escape_on_a_sign_in_question_goes_back_to_the_list_and_saves_nothing() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let mut pty = pi_with_oauth(&s, &oauth);
+    open_account_list(&mut pty);
+    pty.type_text("copilot");
+    pty.send(ENTER);
+    pty.wait_text("GitHub Enterprise URL/domain");
+    pty.send(ESC);
+    pty.wait_for("the provider list again", Duration::from_secs(10), |c| {
+        c.contains("Select provider to configure:") && !c.contains("Login to GitHub Copilot")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pty.contents().contains("Failed to login"), "{}", pty.contents());
+    assert!(auth_json(&s).get("github-copilot").is_none());
+    pty.send(ESC);
+    pty.wait_text("Select authentication method:");
+    close(&mut pty, "Select authentication method:");
+    quit(&mut pty);
+}
+
+#[test]
+fn an_api_key_is_entered_saved_and_listed_as_configured() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let mut pty = pi_with_oauth(&s, &oauth);
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    // models.json's key is shown as such; the account-only providers are not offered.
+    pty.type_text("mock-anthropic");
+    pty.wait_text("→ mock-anthropic ✓ models.json");
+    assert!(!pty.contents().contains("OpenAI Codex"));
+    pty.send(ENTER);
+    pty.wait_text("Login to mock-anthropic");
+    pty.wait_text("Enter mock-anthropic API key");
+    pty.type_text("sk-typed-key");
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for mock-anthropic. Credentials saved to");
+    let auth = auth_json(&s);
+    assert_eq!(auth["mock-anthropic"]["type"], "api_key");
+    assert_eq!(auth["mock-anthropic"]["key"], "sk-typed-key");
+    // /login with the provider's name goes straight to its key entry; Escape closes it.
+    pty.type_text("/login mock-anthropic");
+    pty.send(ENTER);
+    pty.wait_text("Enter mock-anthropic API key");
+    pty.send(ESC);
+    pty.wait_for("the key entry closed", Duration::from_secs(5), |c| {
+        !c.contains("Enter mock-anthropic API key")
+    });
+    quit(&mut pty);
+}
