@@ -206,18 +206,11 @@ fn a_custom_editor_completes_commands_and_their_arguments() {
 
 #[test]
 fn the_html_export_draws_extension_tools_with_their_renderers() {
-    let Some((node, modules)) = extension_env("the_html_export_draws_extension_tools_with_their_renderers") else {
+    let Some((s, mut pty)) =
+        super::extensions::after_a_shout("the_html_export_draws_extension_tools_with_their_renderers")
+    else {
         return;
     };
-    let s = setup(Script::sequential(vec![
-        Turn::tool_call("shout", serde_json::json!({"text": "hey there"})),
-        Turn::text("all shouted"),
-    ]));
-    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
-    pty.wait_text("status-ready");
-    pty.type_text("shout please");
-    pty.send(ENTER);
-    pty.wait_text("all shouted");
     pty.type_text("/export page.html");
     pty.send(ENTER);
     pty.wait_text("Session exported to:");

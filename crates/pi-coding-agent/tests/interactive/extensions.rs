@@ -58,10 +58,22 @@ fn an_extension_command_opens_a_dialog_and_shows_a_notice() {
 /// `pi -e <fixture>` on a 100x30 screen, once the first frame is there.
 pub(super) fn spawn_with(fixture: &str, s: &super::Setup, node: &std::path::Path, modules: &std::path::Path) -> Pty {
     let fixture = format!("{}/tests/interactive/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    spawn_extension(std::path::Path::new(&fixture), s, node, modules)
+}
+
+/// `pi -e <path>` on a 100x30 screen with the extension host's Node and packages, once the
+/// first frame is there.
+pub(super) fn spawn_extension(
+    path: &std::path::Path,
+    s: &super::Setup,
+    node: &std::path::Path,
+    modules: &std::path::Path,
+) -> Pty {
+    let path = path.display().to_string();
     let node = node.display().to_string();
     let modules = modules.display().to_string();
     let pty = Pty::spawn_env(
-        &["-e", &fixture],
+        &["-e", &path],
         s.cwd.path(),
         s.agent.path(),
         30,
@@ -205,11 +217,10 @@ fn a_message_renderer_draws_custom_messages_again_on_expand_and_resize() {
     quit(&mut pty);
 }
 
-#[test]
-fn an_extension_tool_is_drawn_by_its_call_and_result_renderers() {
-    let Some((node, modules)) = extension_env("an_extension_tool_is_drawn_by_its_call_and_result_renderers") else {
-        return;
-    };
+/// `screen.ts` loaded and one prompt run in which the model calls its `shout` tool; `None`
+/// (a printed skip) without Node or the host packages.
+pub(super) fn after_a_shout(test: &str) -> Option<(super::Setup, Pty)> {
+    let (node, modules) = extension_env(test)?;
     let s = setup(Script::sequential(vec![
         Turn::tool_call("shout", serde_json::json!({"text": "hey there"})),
         Turn::text("all shouted"),
@@ -219,6 +230,14 @@ fn an_extension_tool_is_drawn_by_its_call_and_result_renderers() {
     pty.type_text("shout please");
     pty.send(ENTER);
     pty.wait_text("all shouted");
+    Some((s, pty))
+}
+
+#[test]
+fn an_extension_tool_is_drawn_by_its_call_and_result_renderers() {
+    let Some((_s, mut pty)) = after_a_shout("an_extension_tool_is_drawn_by_its_call_and_result_renderers") else {
+        return;
+    };
     // The content is 98 columns wide inside the tool block's padding.
     pty.wait_text("SHOUT CALL hey there");
     pty.wait_text("SHOUT RESULT 9 HEY THERE expanded=false w=98");

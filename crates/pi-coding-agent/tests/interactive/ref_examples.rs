@@ -29,19 +29,7 @@ fn spawn_example(test: &str, name: &str, s: &Setup) -> Option<Pty> {
     let Some(path) = example(name) else {
         return pi_test_support::require::missing("the reference pi's examples", test);
     };
-    let node = node.display().to_string();
-    let modules = modules.display().to_string();
-    let path = path.display().to_string();
-    let pty = Pty::spawn_env(
-        &["-e", &path],
-        s.cwd.path(),
-        s.agent.path(),
-        30,
-        100,
-        &[("PI_NODE", &node), ("PI_EXTENSION_MODULES", &modules)],
-    );
-    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
-    Some(pty)
+    Some(super::extensions::spawn_extension(&path, s, &node, &modules))
 }
 
 /// The row of the editor's top border (the first full-width rule above the footer).
