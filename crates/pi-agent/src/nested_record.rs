@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use pi_ai::{Content, ToolCall};
+use pi_ai::ToolCall;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -85,7 +85,7 @@ impl NestedRecorder {
         record.status = if is_error { "error" } else { "ok" };
         record.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
         if is_error {
-            let text = text_of(&result.content);
+            let text = pi_ai::join_text(&result.content);
             if !text.is_empty() {
                 record.error = Some(text.chars().take(MAX_ERROR_CHARS).collect());
             }
@@ -100,17 +100,6 @@ impl NestedRecorder {
         let complete = !self.dropped && self.calls.iter().all(|c| c.status != "unfinished");
         Some(serde_json::json!({ "calls": self.calls, "complete": complete }))
     }
-}
-
-fn text_of(content: &[Content]) -> String {
-    content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[cfg(test)]

@@ -166,6 +166,21 @@ impl Registrations {
             .collect()
     }
 
+    /// The tools an extension draws with its own `renderCall` / `renderResult`.
+    pub fn self_rendered_tools(&self) -> std::collections::HashSet<&str> {
+        self.extensions
+            .iter()
+            .flat_map(|e| e.tools.iter())
+            .filter(|t| t.has_render_call || t.has_render_result)
+            .map(|t| t.name.as_str())
+            .collect()
+    }
+
+    /// Whether a `registerToolRenderer` resolver may draw any tool, built-in ones included.
+    pub fn has_tool_renderers(&self) -> bool {
+        self.extensions.iter().any(|e| e.tool_renderers)
+    }
+
     /// Whether any extension handles `event` (so the caller can skip the round trip).
     pub fn handles(&self, event: &str) -> bool {
         self.extensions.iter().any(|ext| ext.events.iter().any(|e| e == event))

@@ -7,7 +7,6 @@ use std::sync::{Arc, Weak};
 
 use async_trait::async_trait;
 use pi_agent::{AgentTool, Exposure, NestedPipeline, ToolEntry, ToolRegistry, ToolSource};
-use pi_ai::Content;
 use pi_codemode::{CodemodeHost, ModelKind, Namespace, ScriptTool, ToolDeclaration, ToolOutcome, TOOL_NAME};
 use serde_json::{json, Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -148,17 +147,6 @@ impl SessionHost {
     }
 }
 
-fn text_of(content: &[Content]) -> String {
-    content
-        .iter()
-        .filter_map(|c| match c {
-            Content::Text(t) => Some(t.text.as_str()),
-            _ => None,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 #[async_trait]
 impl CodemodeHost for SessionHost {
     fn callable_tools(&self) -> Vec<ScriptTool> {
@@ -210,7 +198,7 @@ impl CodemodeHost for SessionHost {
             .filter(|s| s.get("type").and_then(Value::as_str) == Some("image"))
             .cloned();
         ToolOutcome {
-            text: text_of(&result.content),
+            text: pi_ai::join_text(&result.content),
             structured: result.structured_content,
             image,
             is_error,

@@ -25,14 +25,8 @@ pub async fn rendered_tools(runner: Option<&Arc<ExtensionRunner>>, doc: &Session
         return HashMap::new();
     };
     let registrations = runner.registrations();
-    let any_tool = registrations.extensions.iter().any(|e| e.tool_renderers);
-    let names: std::collections::HashSet<&str> = registrations
-        .extensions
-        .iter()
-        .flat_map(|e| e.tools.iter())
-        .filter(|t| t.has_render_call || t.has_render_result)
-        .map(|t| t.name.as_str())
-        .collect();
+    let any_tool = registrations.has_tool_renderers();
+    let names = registrations.self_rendered_tools();
     if !any_tool && names.is_empty() {
         return HashMap::new();
     }

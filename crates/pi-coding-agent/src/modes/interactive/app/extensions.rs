@@ -462,15 +462,8 @@ impl App {
             return;
         }
         let registrations = runner.registrations();
-        let names: std::collections::HashSet<&str> = registrations
-            .extensions
-            .iter()
-            .flat_map(|e| e.tools.iter())
-            .filter(|t| t.has_render_call || t.has_render_result)
-            .map(|t| t.name.as_str())
-            .collect();
-        // `registerToolRenderer` resolvers may draw any tool, built-in ones included.
-        let any_tool = registrations.extensions.iter().any(|e| e.tool_renderers);
+        let names = registrations.self_rendered_tools();
+        let any_tool = registrations.has_tool_renderers();
         if names.is_empty() && !any_tool {
             return;
         }
@@ -640,29 +633,21 @@ impl App {
         if !self.view.ext.terminal_input() {
             return false;
         }
-        let data = match ev {
-            InputEvent::Key(k) => match encode_key(k) {
-                Some(d) => d,
-                None => return false,
-            },
-            InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
-            _ => return false,
-        };
-        self.send_key(KeyJob::Filter(data))
+        match terminal_bytes(ev) {
+            Some(Some(data)) => self.send_key(KeyJob::Filter(data)),
+            _ => false,
+        }
     }
 
     /// A key for the replacement editor, when one is shown in the editor's place.
     pub(super) fn replacement_editor_input(&mut self, ev: &InputEvent) -> bool {
         let Some(id) = self.view.ext.editor() else { return false };
-        let data = match ev {
-            InputEvent::Key(k) => match encode_key(k) {
-                Some(d) => d,
-                None => return true,
-            },
-            InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
-            _ => return false,
-        };
-        self.send_key(KeyJob::Component(id, data))
+        match terminal_bytes(ev) {
+            Some(Some(data)) => self.send_key(KeyJob::Component(id, data)),
+            // A key with no terminal encoding is still the replacement editor's to swallow.
+            Some(None) => true,
+            None => false,
+        }
     }
 
     fn send_key(&mut self, job: KeyJob) -> bool {
@@ -684,15 +669,12 @@ impl App {
         let Some(id) = self.view.ext.focused() else {
             return self.extension_shortcut(ev);
         };
-        let data = match ev {
-            InputEvent::Key(k) => match encode_key(k) {
-                Some(d) => d,
-                None => return true,
-            },
-            InputEvent::Paste(text) => format!("\x1b[200~{text}\x1b[201~"),
-            _ => return false,
+        match terminal_bytes(ev) {
+            Some(Some(data)) => self.send_key(KeyJob::Component(id, data)),
+            // A key with no terminal encoding is still the replacement editor's to swallow.
+            Some(None) => true,
+            None => false,
         };
-        self.send_key(KeyJob::Component(id, data));
         true
     }
 }
@@ -781,4 +763,14 @@ fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::Sender<
         }
     });
     keys
+}
+
+/// The bytes a terminal would send for `ev`, as extensions read input: `None` for an event
+/// that is not a key or a paste, `Some(None)` for a key with no terminal encoding.
+fn terminal_bytes(ev: &InputEvent) -> Option<Option<String>> {
+    match ev {
+        InputEvent::Key(k) => Some(encode_key(k)),
+        InputEvent::Paste(text) => Some(Some(format!("\x1b[200~{text}\x1b[201~"))),
+        _ => None,
+    }
 }
