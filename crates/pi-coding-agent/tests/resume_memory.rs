@@ -67,15 +67,14 @@ static ALLOCATOR: Counting = Counting;
 
 const MIB: f64 = 1024.0 * 1024.0;
 /// Heap high-water mark of resuming 5,000 messages, above what was in use before the run
-/// (14.6 MiB measured; heap sizes are the same in debug and release builds). The process's
+/// (13.3 MiB measured; heap sizes are the same in debug and release builds). The process's
 /// budget is 40 MiB of peak RSS, which adds the binary, the stacks and the allocator's slack
 /// to this (see BENCHMARKS.md for the release figures).
-const PEAK_BUDGET_5K: usize = 16 << 20;
-/// Heap bytes per byte of session file, between the 1,000- and the 5,000-message session
-/// (3.34 measured). The project's budget is 3: not met yet (the peak is now while the file is
-/// parsed, its bytes held beside the entries), so this pins today's figure against
-/// regressions; BENCHMARKS.md says where the rest goes.
-const GROWTH_BUDGET: f64 = 3.5;
+const PEAK_BUDGET_5K: usize = 14 << 20;
+/// Heap bytes per byte of session file, between the 1,000- and the 5,000-message session:
+/// the project's budget (2.90 measured). The file is read a piece at a time, so the peak is
+/// while the first request is written: the entries, that request's body and the transcript.
+const GROWTH_BUDGET: f64 = 3.0;
 
 fn main() {
     if std::env::var_os("RESUME_MEMORY_MOCK").is_some() {
@@ -160,15 +159,18 @@ fn resume(sessions: &Path, project: &Path, n: usize) -> (usize, u64) {
     let code = pi_coding_agent::app::run(&argv);
     let peak = PEAK.load(Ordering::Relaxed) - before;
     assert_eq!(code, 0, "resuming {n} messages failed");
-    // The reply was appended: the session really was resumed and continued.
-    let text = std::fs::read_to_string(&file).unwrap();
-    assert!(
-        text.contains("Resumed: the session is loaded."),
-        "no reply in the session"
-    );
+    // The reply was appended: the session really was resumed and continued. (Read line by
+    // line: a heap profile of this test then shows the run's peak, not this check's.)
+    let (mut lines, mut replied) = (0, false);
+    for line in BufReader::new(std::fs::File::open(&file).unwrap()).lines() {
+        let line = line.unwrap();
+        lines += 1;
+        replied |= line.contains("Resumed: the session is loaded.");
+    }
+    assert!(replied, "no reply in the session");
     // The header, 2 settings entries and the n messages were kept; the prompt and the reply
     // (and the system message a first prompt records) came after them.
-    assert!(text.lines().count() >= n + 3 + 2, "entries lost resuming {n} messages");
+    assert!(lines >= n + 3 + 2, "entries lost resuming {n} messages");
     (peak, size)
 }
 

@@ -147,13 +147,12 @@ impl SessionManager {
             return Ok(sm);
         }
         let mut writer = None;
-        let bytes = if mode == Mode::ReadOnly {
-            std::fs::read(&path).map_err(|e| SessionError::io(&path, e))?
+        let parsed = if mode == Mode::ReadOnly {
+            let mut f = std::fs::File::open(&path).map_err(|e| SessionError::io(&path, e))?;
+            file::parse_from(&mut f).map_err(|e| SessionError::io(&path, e))?
         } else {
-            let w = writer.insert(LockedFile::open(&path, false)?);
-            w.read_all()?
+            writer.insert(LockedFile::open(&path, false)?).parse()?
         };
-        let parsed = file::parse(&bytes);
         let Some(header) = parsed.header else {
             if mode == Mode::ReadOnly {
                 return Err(SessionError::InvalidSource { path });
@@ -162,7 +161,7 @@ impl SessionManager {
             // with the header written at once (as pi does for an explicitly opened file).
             let mut report = parsed.report;
             let mut w = match writer {
-                Some(w) if bytes.iter().all(u8::is_ascii_whitespace) => {
+                Some(w) if parsed.only_whitespace => {
                     let mut w = w;
                     w.clear()?;
                     w
@@ -185,8 +184,6 @@ impl SessionManager {
             sm.header_written = true;
             return Ok(sm);
         };
-        // The entries own their text: the file's bytes are not needed for the rest of the load.
-        drop(bytes);
         if let (Some(rewrite), Mode::Persistent) = (&parsed.rewrite, mode) {
             // Migrated: replace the file while still holding the old lock, then lock the new one.
             file::write_atomic(&path, rewrite)?;

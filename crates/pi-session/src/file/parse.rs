@@ -1,19 +1,25 @@
-//! The session file on disk: reading it line by line without ever failing on a bad line,
-//! and the locked append handle every write goes through.
+//! Reading a session file line by line without ever failing on a bad line, a piece at a
+//! time: the file's bytes are never held whole beside the entries made from them.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
 use crate::entry::{Entry, SessionHeader, CURRENT_SESSION_VERSION};
-use crate::error::{Result, SessionError};
 use crate::migrate;
 
 /// Entries a loaded session can take before its entry list grows (a run appends a few).
 const APPEND_HEADROOM: usize = 256;
+
+/// How much of a file is read and parsed at a time. The entries own their text, so a piece's
+/// bytes are dropped once its lines are parsed: loading holds the entries and one piece, not
+/// the entries and the whole file.
+const READ_PIECE_BYTES: usize = 1 << 20;
+
+/// Below this size a piece is parsed on the calling thread: starting threads costs more.
+const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
 
 /// What loading a file found besides its entries. Nothing here stops a load.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -40,16 +46,19 @@ pub struct SkippedLine {
 }
 
 /// A parsed session file.
+#[derive(Default)]
 pub(crate) struct ParsedFile {
     /// `None` when the file holds no valid header (empty or not a session).
     pub header: Option<SessionHeader>,
     pub entries: Vec<Entry>,
-    /// Byte range of each entry's line in the source, for verbatim copies. Empty after a
+    /// Byte range of each entry's line in the file, for verbatim copies. Empty after a
     /// migration (the source lines are no longer the entries).
     pub spans: Vec<Range<usize>>,
     pub report: LoadReport,
     /// The migrated file content to write back, when a migration ran.
     pub rewrite: Option<Vec<u8>>,
+    /// The file holds nothing but whitespace (so it may be emptied rather than moved aside).
+    pub only_whitespace: bool,
 }
 
 /// Split `bytes` into lines: `(1-based number, byte range without the newline)`.
@@ -75,60 +84,197 @@ fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
-/// Parse a whole file. Never fails: every line that is not an entry is reported and skipped.
+/// Parse a whole file held in memory. Never fails: every line that is not an entry is
+/// reported and skipped.
 pub(crate) fn parse(bytes: &[u8]) -> ParsedFile {
-    let mut report = LoadReport {
-        unterminated_last_line: bytes.last().is_some_and(|&b| b != b'\n'),
-        ..LoadReport::default()
-    };
-    let mut iter = lines(bytes);
-    // The header is the first line that parses as JSON at all (as pi decides).
-    let mut header = None;
-    let mut header_line = 0;
-    for (number, range) in iter.by_ref() {
-        let line = &bytes[range];
-        if is_blank(line) {
-            report.skipped.push(skip(number, "blank line"));
-            continue;
+    // Reading from memory cannot fail, so the default is never taken.
+    parse_from(&mut std::io::Cursor::new(bytes)).unwrap_or_default()
+}
+
+/// Parse the file `reader` reads, from its start, a piece at a time. Fails only when reading
+/// fails; every line that is not an entry is reported and skipped.
+pub(crate) fn parse_from<R: Read + Seek>(reader: &mut R) -> std::io::Result<ParsedFile> {
+    parse_in_pieces(reader, READ_PIECE_BYTES)
+}
+
+/// The complete lines of a file, read `piece` bytes at a time; a line longer than a piece is
+/// read whole.
+struct Pieces<'r, R> {
+    reader: &'r mut R,
+    piece: usize,
+    buf: Vec<u8>,
+    /// File offset of `buf[0]`.
+    base: usize,
+    /// Bytes at the front of `buf` handed out last time, dropped before the next read.
+    handed_out: usize,
+    /// Number of the last line handed out.
+    line_number: usize,
+    done: bool,
+}
+
+/// Complete lines of the file: `bytes` starts at file offset `base`; `lines` are numbered in
+/// the whole file, with ranges into `bytes`.
+struct Piece<'a> {
+    bytes: &'a [u8],
+    base: usize,
+    lines: Vec<(usize, Range<usize>)>,
+}
+
+impl<'r, R: Read> Pieces<'r, R> {
+    fn new(reader: &'r mut R, piece: usize, size: usize) -> Self {
+        Pieces {
+            reader,
+            piece: piece.max(1),
+            buf: Vec::with_capacity(piece.min(size).saturating_add(1)),
+            base: 0,
+            handed_out: 0,
+            line_number: 0,
+            done: false,
         }
-        match serde_json::from_slice::<Value>(line) {
-            Ok(Value::Object(map)) => {
-                header = SessionHeader::from_map(map);
-                header_line = number;
-                break;
+    }
+
+    fn next_piece(&mut self) -> std::io::Result<Option<Piece<'_>>> {
+        self.buf.drain(..self.handed_out);
+        self.base += self.handed_out;
+        self.handed_out = 0;
+        let end = loop {
+            if self.done {
+                return Ok(None);
             }
-            Ok(_) => break,
-            Err(e) => report.skipped.push(skip(number, &format!("not JSON: {e}"))),
-        }
-    }
-    let Some(header) = header else {
-        return ParsedFile {
-            header: None,
-            entries: Vec::new(),
-            spans: Vec::new(),
-            report,
-            rewrite: None,
+            let want = self.piece as u64;
+            let read = (&mut *self.reader).take(want).read_to_end(&mut self.buf)?;
+            if (read as u64) < want {
+                // The end of the file: what is left is the last line, newline or not.
+                self.done = true;
+                break self.buf.len();
+            }
+            if let Some(newline) = self.buf.iter().rposition(|&b| b == b'\n') {
+                break newline + 1;
+            }
         };
-    };
-    if header.version.unwrap_or(1) < CURRENT_SESSION_VERSION {
-        return parse_old(bytes, header_line, report);
-    }
-    let rest: Vec<(usize, Range<usize>)> = iter.collect();
-    let parsed = parse_entries(bytes, &rest);
-    report.skipped.extend(parsed.skipped);
-    ParsedFile {
-        header: Some(header),
-        entries: parsed.entries,
-        spans: parsed.spans,
-        report,
-        rewrite: None,
+        if end == 0 {
+            return Ok(None);
+        }
+        self.handed_out = end;
+        let bytes = &self.buf[..end];
+        let first = self.line_number;
+        let lines: Vec<_> = lines(bytes).map(|(n, range)| (first + n, range)).collect();
+        self.line_number += lines.len();
+        Ok(Some(Piece {
+            bytes,
+            base: self.base,
+            lines,
+        }))
     }
 }
 
-/// Below this size a file is parsed on the calling thread: starting threads costs more.
-const PARALLEL_PARSE_BYTES: usize = 512 * 1024;
+/// What the first line that parses as JSON says (pi takes it as the header).
+enum HeaderLine {
+    /// Not JSON (or blank): skipped, the search goes on.
+    Skip(String),
+    /// JSON: the file's header when it is a session header object, else no session.
+    Json(Option<SessionHeader>),
+}
+
+fn header_line(line: &[u8]) -> HeaderLine {
+    if is_blank(line) {
+        return HeaderLine::Skip("blank line".to_string());
+    }
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(map)) => HeaderLine::Json(SessionHeader::from_map(map)),
+        Ok(_) => HeaderLine::Json(None),
+        Err(e) => HeaderLine::Skip(format!("not JSON: {e}")),
+    }
+}
+
+fn parse_in_pieces<R: Read + Seek>(reader: &mut R, piece: usize) -> std::io::Result<ParsedFile> {
+    let size = usize::try_from(reader.seek(SeekFrom::End(0))?).unwrap_or(usize::MAX);
+    let mut report = LoadReport::default();
+    if size > 0 {
+        let mut last = [0u8; 1];
+        reader.seek(SeekFrom::End(-1))?;
+        reader.read_exact(&mut last)?;
+        report.unterminated_last_line = last[0] != b'\n';
+    }
+    reader.seek(SeekFrom::Start(0))?;
+
+    let mut pieces = Pieces::new(reader, piece, size);
+    let mut header: Option<SessionHeader> = None;
+    let mut searching = true;
+    let mut only_whitespace = true;
+    let mut old_header_line = None;
+    let mut out = ParsedRun::default();
+    while let Some(piece) = pieces.next_piece()? {
+        let mut first_entry_line = 0;
+        if searching {
+            for (i, (number, range)) in piece.lines.iter().enumerate() {
+                let line = &piece.bytes[range.clone()];
+                match header_line(line) {
+                    HeaderLine::Skip(reason) => {
+                        only_whitespace &= is_blank(line);
+                        report.skipped.push(skip(*number, &reason));
+                    }
+                    HeaderLine::Json(found) => {
+                        searching = false;
+                        only_whitespace = false;
+                        header = found;
+                        first_entry_line = i + 1;
+                        if header
+                            .as_ref()
+                            .is_some_and(|h| h.version.unwrap_or(1) < CURRENT_SESSION_VERSION)
+                        {
+                            old_header_line = Some(*number);
+                        }
+                        break;
+                    }
+                }
+            }
+            if searching {
+                continue;
+            }
+            if header.is_none() || old_header_line.is_some() {
+                break;
+            }
+            // The list is made once, large enough for every entry (judged from this piece's
+            // lines per byte) plus the ones a run appends.
+            let per_byte = piece.lines.len() as f64 / piece.bytes.len().max(1) as f64;
+            let estimate = (per_byte * size as f64 * 1.05) as usize;
+            out.entries.reserve_exact(estimate.min(size) + APPEND_HEADROOM);
+            out.spans.reserve_exact(estimate.min(size));
+        }
+        parse_entries(piece.bytes, piece.base, &piece.lines[first_entry_line..], &mut out);
+    }
+    if let Some(header_line) = old_header_line {
+        // An old version is migrated as a whole: read the file again, all of it.
+        let reader = pieces.reader;
+        reader.seek(SeekFrom::Start(0))?;
+        let mut bytes = Vec::with_capacity(size);
+        reader.read_to_end(&mut bytes)?;
+        return Ok(parse_old(&bytes, header_line, report));
+    }
+    if header.is_none() {
+        return Ok(ParsedFile {
+            report,
+            only_whitespace: only_whitespace && searching,
+            ..ParsedFile::default()
+        });
+    }
+    if out.entries.capacity() - out.entries.len() < APPEND_HEADROOM {
+        out.entries.reserve_exact(APPEND_HEADROOM);
+    }
+    report.skipped.append(&mut out.skipped);
+    Ok(ParsedFile {
+        header,
+        entries: out.entries,
+        spans: out.spans,
+        report,
+        rewrite: None,
+        only_whitespace: false,
+    })
+}
 
 /// The entries of a run of lines, with their spans and the lines that were no entry.
+#[derive(Default)]
 struct ParsedRun {
     entries: Vec<Entry>,
     spans: Vec<Range<usize>>,
@@ -136,10 +282,10 @@ struct ParsedRun {
 }
 
 impl ParsedRun {
-    fn with_capacity(entries: usize, lines: usize) -> Self {
+    fn with_capacity(entries: usize) -> Self {
         ParsedRun {
             entries: Vec::with_capacity(entries),
-            spans: Vec::with_capacity(lines),
+            spans: Vec::with_capacity(entries),
             skipped: Vec::new(),
         }
     }
@@ -151,16 +297,13 @@ impl ParsedRun {
     }
 }
 
-/// Parse the entry lines `lines` (line number, byte range) of `bytes`, in order. A large file
-/// is split into contiguous runs parsed on scoped threads, one per core: each line is
-/// independent, and reading the entries is most of the time it takes to open a long session.
-///
-/// The first run's list is made large enough for every entry plus the ones a run appends
-/// (without that room the first append after loading a long session doubles the list), and
-/// the other runs are moved into it: the entries are never held in a second list of the
-/// whole file's size.
-fn parse_entries(bytes: &[u8], lines: &[(usize, Range<usize>)]) -> ParsedRun {
-    let parse_run = |run: &[(usize, Range<usize>)], mut out: ParsedRun| -> ParsedRun {
+/// Parse the entry lines `lines` (line number, byte range) of `bytes` (found at file offset
+/// `base`) onto the end of `out`, in order. A large piece is split into contiguous runs parsed
+/// on scoped threads, one per core: each line is independent, and reading the entries is most
+/// of the time it takes to open a long session. The first run is parsed straight into `out`
+/// and the others are moved into it, so only one piece's entries are ever held twice.
+fn parse_entries(bytes: &[u8], base: usize, lines: &[(usize, Range<usize>)], out: &mut ParsedRun) {
+    let parse_run = |run: &[(usize, Range<usize>)], out: &mut ParsedRun| {
         for (number, range) in run {
             let line = &bytes[range.clone()];
             let parsed = if is_blank(line) {
@@ -173,34 +316,38 @@ fn parse_entries(bytes: &[u8], lines: &[(usize, Range<usize>)]) -> ParsedRun {
             match parsed {
                 Ok(entry) => {
                     out.entries.push(entry);
-                    out.spans.push(range.clone());
+                    out.spans.push(base + range.start..base + range.end);
                 }
                 Err(reason) => out.skipped.push(skip(*number, &reason)),
             }
         }
-        out
     };
-    let whole = || ParsedRun::with_capacity(lines.len() + APPEND_HEADROOM, lines.len());
     let threads = std::thread::available_parallelism().map_or(1, usize::from).min(8);
     if threads < 2 || bytes.len() < PARALLEL_PARSE_BYTES || lines.len() < threads {
-        return parse_run(lines, whole());
+        parse_run(lines, out);
+        return;
     }
     let per_thread = lines.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let mut runs = lines.chunks(per_thread);
         let first = runs.next().unwrap_or_default();
         let handles: Vec<_> = runs
-            .map(|run| scope.spawn(move || parse_run(run, ParsedRun::with_capacity(run.len(), run.len()))))
+            .map(|run| {
+                scope.spawn(move || {
+                    let mut own = ParsedRun::with_capacity(run.len());
+                    parse_run(run, &mut own);
+                    own
+                })
+            })
             .collect();
-        let mut out = parse_run(first, whole());
+        parse_run(first, out);
         for handle in handles {
             match handle.join() {
                 Ok(parsed) => out.append(parsed),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        out
-    })
+    });
 }
 
 /// A v1/v2 file: migrate the raw objects, then read them as entries; build the rewritten file
@@ -277,6 +424,7 @@ fn parse_old(bytes: &[u8], header_line: usize, mut report: LoadReport) -> Parsed
         spans: Vec::new(),
         report,
         rewrite: Some(rewrite),
+        only_whitespace: false,
     }
 }
 
@@ -285,126 +433,6 @@ fn skip(line: usize, reason: &str) -> SkippedLine {
         line,
         reason: reason.to_string(),
     }
-}
-
-/// A session file opened for appending, holding an exclusive advisory lock
-/// (`flock` on Unix, `LockFileEx` on Windows) for as long as it lives, so two processes never
-/// interleave writes to one file. Every append is a single `write_all` of whole lines.
-#[derive(Debug)]
-pub(crate) struct LockedFile {
-    file: File,
-    path: PathBuf,
-    /// Whether the file may end without a newline (just opened, or a write failed midway).
-    check_tail: bool,
-}
-
-impl LockedFile {
-    /// Open (creating it when `create`) and lock `path`. A lock held elsewhere is
-    /// [`SessionError::Locked`].
-    pub fn open(path: &Path, create: bool) -> Result<Self> {
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(create)
-            .open(path)
-            .map_err(|e| SessionError::io(path, e))?;
-        lock(&file, path)?;
-        Ok(LockedFile {
-            file,
-            path: path.to_path_buf(),
-            check_tail: true,
-        })
-    }
-
-    /// The whole file as it is now.
-    pub fn read_all(&mut self) -> Result<Vec<u8>> {
-        let mut buf = Vec::new();
-        self.file
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| self.file.read_to_end(&mut buf))
-            .map_err(|e| SessionError::io(&self.path, e))?;
-        Ok(buf)
-    }
-
-    /// Append `lines` (each ending in `\n`) in one write. A file whose last line was cut short
-    /// first gets a newline, so the broken line stays a line of its own and the new entries
-    /// stay whole. A write that fails midway (disk full) is cut back off, so an append is in
-    /// the file whole or not at all.
-    pub fn append(&mut self, lines: &[u8]) -> Result<()> {
-        let before = self.file.metadata().map(|m| m.len());
-        let result = self.append_inner(lines);
-        if result.is_err() {
-            if let Ok(len) = before {
-                // We hold the lock: nobody else appended since `before`.
-                let _ = self.file.set_len(len);
-            }
-        }
-        self.check_tail = result.is_err();
-        result.map_err(|e| SessionError::io(&self.path, e))
-    }
-
-    fn append_inner(&mut self, lines: &[u8]) -> std::io::Result<()> {
-        if self.check_tail && !self.ends_with_newline()? {
-            let mut buf = Vec::with_capacity(lines.len() + 1);
-            buf.push(b'\n');
-            buf.extend_from_slice(lines);
-            return self.file.write_all(&buf);
-        }
-        self.file.write_all(lines)
-    }
-
-    /// Empty the file (it held only whitespace).
-    pub fn clear(&mut self) -> Result<()> {
-        self.file.set_len(0).map_err(|e| SessionError::io(&self.path, e))
-    }
-
-    fn ends_with_newline(&mut self) -> std::io::Result<bool> {
-        let len = self.file.metadata()?.len();
-        if len == 0 {
-            return Ok(true);
-        }
-        let mut last = [0u8; 1];
-        self.file.seek(SeekFrom::Start(len - 1))?;
-        self.file.read_exact(&mut last)?;
-        Ok(last[0] == b'\n')
-    }
-}
-
-/// Take the lock, waiting up to ~100 ms: a process of ours that forks (to run a tool) holds a
-/// copy of the descriptor until it execs, so a lock just released may look held for a moment.
-/// A lock still held after that belongs to another writer.
-fn lock(file: &File, path: &Path) -> Result<()> {
-    for attempt in 0..10 {
-        match file.try_lock() {
-            Ok(()) => return Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) if attempt < 9 => {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => break,
-            Err(std::fs::TryLockError::Error(e)) => return Err(SessionError::io(path, e)),
-        }
-    }
-    Err(SessionError::Locked {
-        path: path.to_path_buf(),
-    })
-}
-
-/// Replace `path` with `bytes` through a temporary file and a rename, so a crash leaves
-/// either the old file or the new one, never half of either.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut tmp_name = path.file_name().map(|n| n.to_os_string()).unwrap_or_default();
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let write = || -> std::io::Result<()> {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        SessionError::io(path, e)
-    })
 }
 
 #[cfg(test)]
@@ -471,6 +499,57 @@ mod tests {
             let line = std::str::from_utf8(&text.as_bytes()[span.clone()]).unwrap();
             assert!(line.contains(&format!("\"id\":\"{}\"", entry.id)));
         }
+    }
+
+    fn assert_same(whole: &ParsedFile, pieces: &ParsedFile, text: &str) {
+        assert_eq!(
+            whole.header.as_ref().map(|h| &h.id),
+            pieces.header.as_ref().map(|h| &h.id),
+            "{text}"
+        );
+        assert_eq!(whole.report, pieces.report, "{text}");
+        assert_eq!(whole.entries.len(), pieces.entries.len(), "{text}");
+        if whole.report.migrated_from.is_some() {
+            return; // a migration gives the entries fresh ids
+        }
+        let ids = |p: &ParsedFile| p.entries.iter().map(|e| e.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(whole), ids(pieces), "{text}");
+        assert_eq!(whole.spans, pieces.spans, "{text}");
+        assert_eq!(whole.rewrite, pieces.rewrite, "{text}");
+        assert_eq!(whole.only_whitespace, pieces.only_whitespace, "{text}");
+    }
+
+    #[test]
+    fn a_file_read_in_pieces_loads_as_read_whole() {
+        // Spans are offsets in the whole file, lines cut across pieces are joined, a line
+        // longer than a piece is read whole.
+        let long = format!(
+            r#"{{"type":"message","id":"dddddddd","parentId":"cccccccc","timestamp":"t","message":{{"role":"user","content":"{}","timestamp":1}}}}"#,
+            "y".repeat(5000)
+        );
+        let text = format!(
+            "\n  \n{HEADER}\n{}\nbroken\n{}\n{long}\n{}",
+            r#"{"type":"model_change","id":"aaaaaaaa","parentId":null,"timestamp":"t","provider":"p","modelId":"m"}"#,
+            r#"{"type":"thinking_level_change","id":"cccccccc","parentId":"aaaaaaaa","timestamp":"t","thinkingLevel":"high"}"#,
+            r#"{"type":"label","id":"eeeeeeee","parentId":"dddddddd","timestamp":"t","targetId":"aaaaaaaa","label":"x"}"#,
+        );
+        let whole = parse_in_pieces(&mut std::io::Cursor::new(text.as_bytes()), usize::MAX).unwrap();
+        assert_eq!(whole.entries.len(), 4);
+        assert!(whole.report.unterminated_last_line);
+        assert_eq!(
+            whole.report.skipped.iter().map(|s| s.line).collect::<Vec<_>>(),
+            vec![1, 2, 5]
+        );
+        for piece in [1, 2, 7, 64, 100, 4096] {
+            let parsed = parse_in_pieces(&mut std::io::Cursor::new(text.as_bytes()), piece).unwrap();
+            assert_same(&whole, &parsed, &text);
+        }
+        assert_eq!(&text.as_bytes()[whole.spans[2].clone()], long.as_bytes());
+        for blank in ["", "\n", " \n\t\n"] {
+            let p = parse_in_pieces(&mut std::io::Cursor::new(blank.as_bytes()), 1).unwrap();
+            assert!(p.header.is_none() && p.only_whitespace, "{blank:?}");
+        }
+        assert!(!parse(b"\ngarbage\n").only_whitespace);
     }
 
     #[test]
@@ -581,6 +660,11 @@ mod tests {
                 text.push('\n');
             }
             let parsed = parse(text.as_bytes());
+            // Read in small pieces (lines cut across pieces, pieces shorter than a line), the
+            // same file loads the same.
+            let piece = 1 + (next() as usize) % 300;
+            let small = parse_in_pieces(&mut std::io::Cursor::new(text.as_bytes()), piece).unwrap();
+            assert_same(&parsed, &small, &text);
             if parsed.header.is_none() || parsed.report.migrated_from.is_some() {
                 continue; // a migration rewrites ids; what it keeps is tested with real old files
             }
