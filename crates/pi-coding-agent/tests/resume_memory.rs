@@ -67,12 +67,12 @@ static ALLOCATOR: Counting = Counting;
 
 const MIB: f64 = 1024.0 * 1024.0;
 /// Heap high-water mark of resuming 5,000 messages, above what was in use before the run
-/// (13.3 MiB measured; heap sizes are the same in debug and release builds). The process's
+/// (12.3 MiB measured; heap sizes are the same in debug and release builds). The process's
 /// budget is 40 MiB of peak RSS, which adds the binary, the stacks and the allocator's slack
 /// to this (see BENCHMARKS.md for the release figures).
-const PEAK_BUDGET_5K: usize = 14 << 20;
+const PEAK_BUDGET_5K: usize = 13 << 20;
 /// Heap bytes per byte of session file, between the 1,000- and the 5,000-message session:
-/// the project's budget (2.90 measured). The file is read a piece at a time, so the peak is
+/// the project's budget (2.66 measured). The file is read a piece at a time, so the peak is
 /// while the first request is written: the entries, that request's body and the transcript.
 const GROWTH_BUDGET: f64 = 3.0;
 

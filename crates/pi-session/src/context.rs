@@ -150,7 +150,7 @@ fn push_message(entry: &Entry, edits: &Edits<'_>, keep_system: bool, out: &mut V
             custom_type,
             content,
             *display,
-            details.as_ref(),
+            details.as_deref(),
             &entry.timestamp,
         ))),
         EntryKind::BranchSummary { summary, from_id, .. } if !summary.is_empty() => {

@@ -88,6 +88,67 @@ impl Serialize for SessionHeader {
     }
 }
 
+/// The fields of an entry that this version does not name, in the order read, written back
+/// as they were. Most entries have none, so the map sits behind a pointer: an entry without
+/// any pays one word for it, not a whole map (entries are most of a loaded session's memory).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extra(Option<Box<Map<String, Value>>>);
+
+impl Extra {
+    pub fn new() -> Self {
+        Extra(None)
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.as_ref().and_then(|m| m.get(key))
+    }
+
+    pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+        self.0.get_or_insert_with(Box::default).insert(key, value)
+    }
+
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let map = self.0.as_mut()?;
+        let removed = map.shift_remove(key);
+        if map.is_empty() {
+            self.0 = None;
+        }
+        removed
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.as_ref().is_none_or(|m| m.is_empty())
+    }
+
+    pub fn iter(&self) -> std::iter::Flatten<std::option::IntoIter<&Map<String, Value>>> {
+        self.0.as_deref().into_iter().flatten()
+    }
+
+    /// The fields as a map (empty when there are none).
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.0.as_deref().cloned().unwrap_or_default()
+    }
+}
+
+impl From<Map<String, Value>> for Extra {
+    fn from(map: Map<String, Value>) -> Self {
+        if map.is_empty() {
+            Extra(None)
+        } else {
+            Extra(Some(Box::new(map)))
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Extra {
+    type Item = (&'a String, &'a Value);
+    type IntoIter = std::iter::Flatten<std::option::IntoIter<&'a Map<String, Value>>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// One node of the session tree.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
@@ -106,63 +167,63 @@ pub enum EntryKind {
     Message {
         /// Two words (an `Arc` or a boxed custom message), shared with the agent's transcript.
         message: AgentMessage,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     ThinkingLevelChange {
         thinking_level: String,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     ModelChange {
         provider: String,
         model_id: String,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     Compaction {
         summary: String,
         first_kept_entry_id: String,
         /// A number in every file pi writes; kept as read.
-        tokens_before: Value,
-        details: Option<Value>,
+        tokens_before: Box<Value>,
+        details: Option<Box<Value>>,
         from_hook: Option<bool>,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     BranchSummary {
         /// The id the branch came from, or the literal `"root"`.
         from_id: String,
         summary: String,
-        details: Option<Value>,
+        details: Option<Box<Value>>,
         from_hook: Option<bool>,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     /// Extension state; never in the LLM context.
     Custom {
         custom_type: String,
-        data: Option<Value>,
-        extra: Map<String, Value>,
+        data: Option<Box<Value>>,
+        extra: Extra,
     },
     /// An extension message that the LLM sees as a user message.
     CustomMessage {
         custom_type: String,
         content: UserContent,
         display: bool,
-        details: Option<Value>,
-        extra: Map<String, Value>,
+        details: Option<Box<Value>>,
+        extra: Extra,
     },
     Label {
         target_id: String,
         /// `None` or empty clears the label.
         label: Option<String>,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     SessionInfo {
         name: Option<String>,
-        extra: Map<String, Value>,
+        extra: Extra,
     },
     /// A type this version does not know, or a known type whose fields did not parse: the
     /// whole object as read (including `type`, `id`, `parentId`, `timestamp`).
     Unknown {
         type_name: String,
-        fields: Map<String, Value>,
+        fields: Box<Map<String, Value>>,
     },
 }
 
@@ -238,7 +299,7 @@ impl Serialize for Entry {
             m.serialize_entry("parentId", &self.parent_id)?;
             m.serialize_entry("timestamp", &self.timestamp)
         };
-        fn extras<M: SerializeMap>(m: &mut M, extra: &Map<String, Value>) -> Result<(), M::Error> {
+        fn extras<M: SerializeMap>(m: &mut M, extra: &Extra) -> Result<(), M::Error> {
             extra.iter().try_for_each(|(k, v)| m.serialize_entry(k, v))
         }
         fn opt<M: SerializeMap, T: Serialize>(m: &mut M, k: &str, v: &Option<T>) -> Result<(), M::Error> {
@@ -251,7 +312,7 @@ impl Serialize for Entry {
         /// where pi writes it; the other unnamed fields follow.
         fn usage_then_from_hook<M: SerializeMap>(
             m: &mut M,
-            extra: &Map<String, Value>,
+            extra: &Extra,
             from_hook: &Option<bool>,
         ) -> Result<(), M::Error> {
             if let Some(usage) = extra.get("usage") {
@@ -265,7 +326,7 @@ impl Serialize for Entry {
         }
         match &self.kind {
             EntryKind::Unknown { fields, .. } => {
-                extras(&mut m, fields)?;
+                fields.iter().try_for_each(|(k, v)| m.serialize_entry(k, v))?;
                 return m.end();
             }
             EntryKind::Custom {
@@ -480,7 +541,10 @@ impl<'de> Visitor<'de> for EntryVisitor {
                         fields.insert(key, v);
                     }
                 }
-                EntryKind::Unknown { type_name, fields }
+                EntryKind::Unknown {
+                    type_name,
+                    fields: Box::new(fields),
+                }
             }
         };
         Ok(Entry {
@@ -575,54 +639,57 @@ fn build_kind(type_name: &str, message: Option<AgentMessage>, rest: Map<String, 
     let kind = match type_name {
         "message" => {
             return match message {
-                Some(message) => Ok(EntryKind::Message { message, extra: rest }),
+                Some(message) => Ok(EntryKind::Message {
+                    message,
+                    extra: rest.into(),
+                }),
                 None => Err((None, rest)),
             }
         }
         "thinking_level_change" => parse::<ThinkingFields>(&rest).map(|f| EntryKind::ThinkingLevelChange {
             thinking_level: f.thinking_level,
-            extra: f.extra,
+            extra: f.extra.into(),
         }),
         "model_change" => parse::<ModelFields>(&rest).map(|f| EntryKind::ModelChange {
             provider: f.provider,
             model_id: f.model_id,
-            extra: f.extra,
+            extra: f.extra.into(),
         }),
         "compaction" => parse::<CompactionFields>(&rest).map(|f| EntryKind::Compaction {
             summary: f.summary,
             first_kept_entry_id: f.first_kept_entry_id,
-            tokens_before: f.tokens_before,
-            details: f.details,
+            tokens_before: Box::new(f.tokens_before),
+            details: f.details.map(Box::new),
             from_hook: f.from_hook,
-            extra: f.extra,
+            extra: f.extra.into(),
         }),
         "branch_summary" => parse::<BranchSummaryFields>(&rest).map(|f| EntryKind::BranchSummary {
             from_id: f.from_id,
             summary: f.summary,
-            details: f.details,
+            details: f.details.map(Box::new),
             from_hook: f.from_hook,
-            extra: f.extra,
+            extra: f.extra.into(),
         }),
         "custom" => parse::<CustomFields>(&rest).map(|f| EntryKind::Custom {
             custom_type: f.custom_type,
-            data: f.data,
-            extra: f.extra,
+            data: f.data.map(Box::new),
+            extra: f.extra.into(),
         }),
         "custom_message" => parse::<CustomMessageFields>(&rest).map(|f| EntryKind::CustomMessage {
             custom_type: f.custom_type,
             content: f.content,
             display: f.display,
-            details: f.details,
-            extra: f.extra,
+            details: f.details.map(Box::new),
+            extra: f.extra.into(),
         }),
         "label" => parse::<LabelFields>(&rest).map(|f| EntryKind::Label {
             target_id: f.target_id,
             label: f.label,
-            extra: f.extra,
+            extra: f.extra.into(),
         }),
         "session_info" => parse::<SessionInfoFields>(&rest).map(|f| EntryKind::SessionInfo {
             name: f.name,
-            extra: f.extra,
+            extra: f.extra.into(),
         }),
         _ => None,
     };
@@ -716,6 +783,21 @@ mod lenient_tests {
         assert!(
             Entry::from_json_line(r#"{"type":"message","id":"c","parentId":null,"timestamp":"t","message":"x"}"#)
                 .is_err()
+        );
+    }
+}
+
+#[cfg(test)]
+mod size {
+    /// Entries are most of a loaded session's memory, one per line of the file: rare, large
+    /// fields (summaries' details, unnamed fields) sit behind pointers so that the common
+    /// message entry is small. A new field that grows every entry should be a choice.
+    #[test]
+    fn an_entry_stays_small() {
+        assert!(
+            std::mem::size_of::<super::Entry>() <= 152,
+            "{}",
+            std::mem::size_of::<super::Entry>()
         );
     }
 }

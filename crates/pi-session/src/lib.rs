@@ -30,7 +30,7 @@ mod migrate;
 mod tree;
 
 pub use context::{build_context, ModelRef, SessionContext};
-pub use entry::{Entry, EntryKind, SessionHeader, CURRENT_SESSION_VERSION};
+pub use entry::{Entry, EntryKind, Extra, SessionHeader, CURRENT_SESSION_VERSION};
 pub use error::{Result, SessionError};
 pub use file::{LoadReport, SkippedLine};
 pub use listing::{

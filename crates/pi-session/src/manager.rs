@@ -456,7 +456,7 @@ impl SessionManager {
             timestamp,
             kind: EntryKind::Unknown {
                 type_name: type_name.into(),
-                fields: map,
+                fields: Box::new(map),
             },
         };
         self.entries.push(entry.clone());
@@ -557,10 +557,10 @@ impl SessionManager {
         self.append_entry_with(timestamp, |id| EntryKind::Compaction {
             summary: summary.to_string(),
             first_kept_entry_id: first_kept_entry_id.unwrap_or(id).to_string(),
-            tokens_before: Value::from(tokens_before),
-            details,
+            tokens_before: Box::new(Value::from(tokens_before)),
+            details: details.map(Box::new),
             from_hook,
-            extra,
+            extra: extra.into(),
         })
     }
 
@@ -568,7 +568,7 @@ impl SessionManager {
     pub fn append_custom(&mut self, custom_type: &str, data: Option<Value>) -> Result<String> {
         self.append_entry(EntryKind::Custom {
             custom_type: custom_type.to_string(),
-            data,
+            data: data.map(Box::new),
             extra: Default::default(),
         })
     }
@@ -585,7 +585,7 @@ impl SessionManager {
             custom_type: custom_type.to_string(),
             content,
             display,
-            details,
+            details: details.map(Box::new),
             extra: Default::default(),
         })
     }
@@ -633,9 +633,9 @@ impl SessionManager {
         self.append_entry(EntryKind::BranchSummary {
             from_id,
             summary: summary.to_string(),
-            details,
+            details: details.map(Box::new),
             from_hook,
-            extra,
+            extra: extra.into(),
         })
     }
 

@@ -96,7 +96,7 @@ fn message_for_branch(entry: &Entry) -> Option<AgentMessage> {
             custom_type,
             content,
             *display,
-            details.as_ref(),
+            details.as_deref(),
             &entry.timestamp,
         )),
         EntryKind::BranchSummary { summary, from_id, .. } => {

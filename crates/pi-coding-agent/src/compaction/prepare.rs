@@ -138,7 +138,7 @@ fn message_for_compaction(entry: &Entry) -> Option<AgentMessage> {
             custom_type,
             content,
             *display,
-            details.as_ref(),
+            details.as_deref(),
             &entry.timestamp,
         )),
         EntryKind::BranchSummary { summary, from_id, .. } => {

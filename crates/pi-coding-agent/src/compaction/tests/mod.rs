@@ -108,7 +108,7 @@ impl Chain {
     pub fn message(&mut self, m: impl Into<AgentMessage>) -> String {
         self.push(EntryKind::Message {
             message: m.into(),
-            extra: Map::new(),
+            extra: Default::default(),
         })
     }
 
@@ -136,7 +136,7 @@ impl Chain {
         self.push(EntryKind::ModelChange {
             provider: "faux".into(),
             model_id: "faux-1".into(),
-            extra: Map::new(),
+            extra: Default::default(),
         })
     }
 
@@ -144,10 +144,10 @@ impl Chain {
         self.push(EntryKind::Compaction {
             summary: summary.into(),
             first_kept_entry_id: first_kept.into(),
-            tokens_before: json!(1000),
-            details,
+            tokens_before: Box::new(json!(1000)),
+            details: details.map(Box::new),
             from_hook: Some(from_hook),
-            extra: Map::new(),
+            extra: Default::default(),
         })
     }
 
@@ -155,9 +155,9 @@ impl Chain {
         self.push(EntryKind::BranchSummary {
             from_id: "root".into(),
             summary: summary.into(),
-            details,
+            details: details.map(Box::new),
             from_hook: Some(from_hook),
-            extra: Map::new(),
+            extra: Default::default(),
         })
     }
 
