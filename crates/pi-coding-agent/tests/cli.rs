@@ -44,6 +44,8 @@ mod golden;
 mod mcp;
 #[path = "cli/mcp_extensions.rs"]
 mod mcp_extensions;
+#[path = "cli/mcp_oauth.rs"]
+mod mcp_oauth;
 #[path = "cli/mcp_python.rs"]
 mod mcp_python;
 #[path = "cli/mcp_session.rs"]

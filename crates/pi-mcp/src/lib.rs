@@ -8,7 +8,9 @@ pub mod config;
 pub mod content;
 pub mod error;
 pub mod log;
+pub mod login;
 pub mod naming;
+pub mod oauth;
 pub mod trust;
 
 pub use client::{CallOptions, ConnectError, ConnectOptions, LogMessage, McpClient, McpTool, Progress, ServerInfo};

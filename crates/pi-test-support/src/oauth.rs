@@ -8,6 +8,8 @@
 //! The providers added in pi 1.x (Sign in with ChatGPT, OpenRouter, Kimi, Meta, Radius) are
 //! answered by [`subscriptions`].
 //!
+//! The authorization server of an OAuth-protected MCP server is [`mcp`]'s.
+//!
 //! `GET /oauth/authorize?…` plays the browser as well: it answers `302` to the redirect URI
 //! with a code and the state, so a test follows the redirect into the client's loopback
 //! callback.
@@ -27,6 +29,7 @@ use tokio::task::JoinHandle;
 use crate::http::{Conn, HttpRequest};
 use crate::MockError;
 
+mod mcp;
 mod subscriptions;
 
 /// One request the mock answered (the body as text).
@@ -80,6 +83,8 @@ struct State {
     origin: String,
     /// Errors worth a failed test: a check the client did not pass.
     violations: Vec<String>,
+    /// MCP servers' sign-ins (`oauth/mcp.rs`).
+    mcp: mcp::McpState,
 }
 
 impl State {
@@ -176,6 +181,11 @@ impl OAuthMock {
         lock(&self.state).violations.clone()
     }
 
+    /// Bearer tokens the MCP server asked about (`/mcp/introspect`).
+    pub fn introspection_count(&self) -> usize {
+        lock(&self.state).mcp.introspections
+    }
+
     /// Hold every refresh answer this long (widens a race between two clients).
     pub fn set_refresh_delay(&self, delay: Duration) {
         lock(&self.state).refresh_delay = delay;
@@ -238,6 +248,9 @@ async fn answer(state: &Mutex<State>, request: HttpRequest) -> Answer {
             .map(|(_, v)| v.clone())
             .unwrap_or_default()
     };
+    if let Some(answer) = mcp::answer(state, &recorded).await {
+        return answer;
+    }
     if let Some(answer) = subscriptions::answer(state, &recorded).await {
         return answer;
     }

@@ -7,6 +7,7 @@ pub mod prompt;
 pub mod resources;
 pub mod runtime;
 pub mod server;
+pub mod sign_in;
 pub mod tool;
 pub mod tool_search;
 
@@ -62,6 +63,7 @@ pub fn start(args: &Args, session: &AgentSession) {
         let mut options = pi_mcp::ConnectOptions::new(&cwd, env!("CARGO_PKG_VERSION"));
         options.log = Some(log.sink(server));
         options.provider_tokens = Some(Arc::clone(&tokens));
+        options.oauth_file = Some(pi_mcp::oauth::AuthFile::in_agent_dir(&agent_dir));
         options
     });
     attach(session);
@@ -86,11 +88,13 @@ pub fn connect_registered(session: &AgentSession, entries: Vec<pi_mcp::ServerEnt
     let paths = Paths::for_cwd(session.cwd());
     let cwd = session.cwd().to_path_buf();
     let tokens = pi_mcp::cli::provider_tokens_from(&paths.agent_dir);
+    let agent_dir = paths.agent_dir.clone();
     let log = pi_mcp::log::McpServerLog::in_agent_dir(&paths.agent_dir);
     session.services().mcp().add_servers(entries, |server| {
         let mut options = pi_mcp::ConnectOptions::new(&cwd, env!("CARGO_PKG_VERSION"));
         options.log = Some(log.sink(server));
         options.provider_tokens = Some(Arc::clone(&tokens));
+        options.oauth_file = Some(pi_mcp::oauth::AuthFile::in_agent_dir(&agent_dir));
         options
     });
     attach(session);
@@ -99,6 +103,7 @@ pub fn connect_registered(session: &AgentSession, entries: Vec<pi_mcp::ServerEnt
 /// Before a prompt: the process's first one waits (boundedly) for servers with directly
 /// declared tools, and says so when some are still connecting.
 pub async fn before_prompt(services: &Services) {
+    services.mcp().pick_up_sign_ins().await;
     if services.mcp().before_first_prompt().await {
         services
             .extensions()

@@ -79,6 +79,11 @@ impl McpServer {
         &self.entry.name
     }
 
+    /// How it connects (cwd, log, tokens, the OAuth credential file).
+    pub fn connect_options(&self) -> &ConnectOptions {
+        &self.options
+    }
+
     pub fn phase(&self) -> Phase {
         self.phase.borrow().clone()
     }

@@ -3,10 +3,47 @@
 //! read only in a trusted project), and prints what it returns.
 
 use std::io::Write;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
 
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 use crate::config::trust::{resolve_project_trust, DefaultTrust, TrustQuery};
+
+/// Lines the sign-in prints before it ends (the URL), and on a terminal the prompt for the
+/// redirect URL when the browser cannot reach this machine.
+fn live_io() -> pi_mcp::cli::CliIo {
+    use std::io::IsTerminal;
+    let ask: Option<Arc<dyn Fn() -> mpsc::Receiver<String> + Send + Sync>> = if std::io::stdin().is_terminal() {
+        Some(Arc::new(|| {
+            let (tx, rx) = mpsc::channel(1);
+            let _ = write!(
+                std::io::stderr(),
+                "If the browser cannot reach this machine, paste the URL it was redirected to: "
+            );
+            let _ = std::io::stderr().flush();
+            // The read blocks until a line or EOF; the process exits when the sign-in ends either way.
+            std::thread::spawn(move || {
+                let mut line = String::new();
+                if std::io::stdin().read_line(&mut line).is_ok_and(|n| n > 0) {
+                    let _ = tx.blocking_send(line);
+                }
+            });
+            rx
+        }))
+    } else {
+        None
+    };
+    pi_mcp::cli::CliIo {
+        line: Arc::new(|line: &str| {
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }),
+        ask_redirect_url: ask,
+    }
+}
 
 /// `Some(exit code)` when `argv` is a `pi mcp` command.
 pub fn run(argv: &[String], paths: &Paths) -> Option<i32> {
@@ -39,6 +76,7 @@ pub fn run(argv: &[String], paths: &Paths) -> Option<i32> {
     let mut context = pi_mcp::cli::CliContext::new(&paths.agent_dir, &paths.cwd);
     context.project_trusted = Some(trusted);
     context.client_version = env!("CARGO_PKG_VERSION").to_string();
+    context.io = Some(live_io());
     let output = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt.block_on(pi_mcp::cli::run(&args, &context)),
         Err(e) => {

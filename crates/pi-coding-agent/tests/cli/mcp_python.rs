@@ -15,9 +15,9 @@ use crate::extensions::tool_results;
 use crate::harness::{Fixture, Mock};
 
 /// The server process, killed when the test ends.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl Drop for Server {
@@ -27,7 +27,7 @@ impl Drop for Server {
     }
 }
 
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     match std::env::var_os("PI_MCP_PYTHON")
         .map(PathBuf::from)
         .filter(|p| p.exists())
@@ -41,11 +41,19 @@ fn python() -> Option<PathBuf> {
 }
 
 fn start_server(python: &Path) -> Server {
+    start_script(python, "streamable_http.py", &[])
+}
+
+/// Start `tests/cli/mcp_servers/<script> PORT <args…>` and wait for its port.
+pub(crate) fn start_script(python: &Path, script: &str, args: &[&str]) -> Server {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/mcp_servers/streamable_http.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli/mcp_servers")
+        .join(script);
     let child = Command::new(python)
         .arg(script)
         .arg(port.to_string())
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()

@@ -1,6 +1,5 @@
-//! The credential files `pi mcp` touches without a session: provider login tokens in
-//! `<agentDir>/auth.json` (read only, for `auth.provider` servers) and stored MCP sign-ins in
-//! `<agentDir>/mcp-auth.json` (entries deleted by logout).
+//! Provider login tokens in `<agentDir>/auth.json`, read (never written) for `auth.provider`
+//! servers. MCP sign-ins live in `mcp-auth.json` (`crate::oauth`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -8,7 +7,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::client::ProviderTokens;
-use crate::naming::mcp_namespace;
 
 fn read_object(path: &Path) -> Option<Map<String, Value>> {
     let text = std::fs::read_to_string(path).ok()?;
@@ -44,45 +42,10 @@ pub fn provider_tokens_from(agent_dir: &Path) -> ProviderTokens {
     Arc::new(move |provider: &str| provider_token(&dir, provider))
 }
 
-/// Delete the stored sign-in of a server (keyed by namespace and URL, or by URL alone as older
-/// versions stored it). Returns whether there was one.
-pub(crate) fn remove_sign_in(agent_dir: &Path, server: &str, url: &str) -> std::io::Result<bool> {
-    let path = agent_dir.join("mcp-auth.json");
-    let Some(mut states) = read_object(&path) else {
-        return Ok(false);
-    };
-    let normalized = reqwest::Url::parse(url)
-        .map(|u| u.to_string())
-        .unwrap_or_else(|_| url.to_string());
-    let key = format!("{}|{normalized}", mcp_namespace(server));
-    let stored = if states.contains_key(&key) { key } else { normalized };
-    if states.shift_remove(&stored).is_none() {
-        return Ok(false);
-    }
-    let mut text = serde_json::to_string_pretty(&Value::Object(states)).map_err(std::io::Error::other)?;
-    text.push('\n');
-    std::fs::write(&path, text)?;
-    Ok(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn logout_removes_namespaced_or_legacy_entries() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("mcp-auth.json");
-        let states =
-            json!({"mcp__my_web|https://x.example/mcp": {"tokens": {}}, "https://old.example/": {}, "other": 1});
-        std::fs::write(&path, states.to_string()).expect("write");
-        assert!(remove_sign_in(dir.path(), "my-web", "https://x.example/mcp").expect("io"));
-        assert!(!remove_sign_in(dir.path(), "my-web", "https://x.example/mcp").expect("io"));
-        assert!(remove_sign_in(dir.path(), "old", "https://old.example").expect("io"));
-        let left: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
-        assert_eq!(left, json!({"other": 1}));
-    }
 
     #[test]
     fn provider_tokens_come_from_auth_json() {

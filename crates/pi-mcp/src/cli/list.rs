@@ -8,6 +8,7 @@ use super::{CliContext, CliOutput, HELP_HINT};
 use crate::client::{ConnectError, ConnectOptions, McpClient, McpTool};
 use crate::config::ServerEntry;
 use crate::log::McpServerLog;
+use crate::oauth::AuthFile;
 
 /// The state of a connection attempt as `pi mcp` reports it.
 pub(crate) enum Probe {
@@ -24,6 +25,7 @@ pub(crate) fn connect_options(context: &CliContext, server: &str) -> ConnectOpti
     options.env = context.env.clone();
     options.provider_tokens = Some(context.tokens());
     options.log = Some(McpServerLog::in_agent_dir(&context.agent_dir).sink(server));
+    options.oauth_file = Some(AuthFile::in_agent_dir(&context.agent_dir));
     options
 }
 

@@ -1,12 +1,17 @@
-//! `pi mcp login` and `pi mcp logout`. Signing in through the browser (MCP OAuth) is not
-//! implemented yet: login connects, says so when no sign-in is needed, and otherwise fails with a
-//! clear message. Logout deletes a stored sign-in.
+//! `pi mcp login` and `pi mcp logout`: login connects first (a server that needs no sign-in says
+//! so), else signs in through the browser and prints the URL as soon as it is known; logout
+//! deletes the stored sign-in (`mcp-auth.json`).
 
 use super::args::{edit_distance, parse, Kind};
-use super::auth_store::remove_sign_in;
-use super::list::{probe, Probe};
+use std::time::Duration;
+
+use super::list::connect_options;
 use super::{CliContext, CliOutput, HELP_HINT};
-use crate::config::{Scope, TransportConfig};
+use crate::config::Scope;
+use crate::login::{start_login, LoginEvent, LoginHandle, LoginOptions, LoginResult};
+
+/// `--timeout` when not given, in seconds.
+const DEFAULT_LOGIN_TIMEOUT_SECS: f64 = 300.0;
 
 pub(crate) async fn login_or_logout(login: bool, args: &[String], context: &CliContext) -> CliOutput {
     let command = if login { "login" } else { "logout" };
@@ -61,17 +66,14 @@ pub(crate) async fn login_or_logout(login: bool, args: &[String], context: &CliC
             "MCP server \"{name}\" uses the credentials of provider \"{provider}\". Run \"pi auth {command} {provider}\"."
         ));
     }
-    let url = match &entry.config.transport {
-        TransportConfig::Http { url, .. } if entry.config.uses_oauth() => url.clone(),
-        _ => {
-            return output.fail(format!(
-                "MCP server \"{name}\" does not use OAuth. Only HTTP servers without an Authorization header do."
-            ))
-        }
-    };
+    if !entry.config.uses_oauth() {
+        return output.fail(format!(
+            "MCP server \"{name}\" does not use OAuth. Only HTTP servers without an Authorization header do."
+        ));
+    }
     let mut output = output;
     if !login {
-        match remove_sign_in(&context.agent_dir, name, &url) {
+        match crate::login::logout(entry, &context.agent_dir) {
             Ok(true) => output.out(format!("Signed out of MCP server \"{name}\".")),
             Ok(false) => output.out(format!("No stored credentials for MCP server \"{name}\".")),
             Err(e) => {
@@ -87,22 +89,52 @@ pub(crate) async fn login_or_logout(login: bool, args: &[String], context: &CliC
         .value("timeout")
         .map(str::trim)
         .map(|t| t.parse::<f64>())
-        .unwrap_or(Ok(300.0));
-    if !timeout.is_ok_and(|t| t.is_finite() && t > 0.0) {
-        return output.fail("--timeout must be a positive number of seconds.");
+        .unwrap_or(Ok(DEFAULT_LOGIN_TIMEOUT_SECS));
+    let timeout = match timeout {
+        Ok(t) if t.is_finite() && t > 0.0 => t,
+        _ => return output.fail("--timeout must be a positive number of seconds."),
+    };
+    let handle = start_login(
+        entry.clone(),
+        LoginOptions {
+            agent_dir: context.agent_dir.clone(),
+            connect: connect_options(context, name),
+            timeout: Some(Duration::from_secs_f64(timeout.min(1e9))),
+            open_browser: context.open_browser,
+        },
+    );
+    let result = drive(handle, name, context, &mut output).await;
+    let message = result.message(name, Some(timeout));
+    if result.is_success() {
+        output.out(message);
+        output
+    } else {
+        output.fail(message)
     }
-    match probe(entry, context).await {
-        Probe::Connected { client, tools } => {
-            output.out(format!(
-                "Already signed in to MCP server \"{name}\" ({} tools).",
-                tools.len()
-            ));
-            client.close().await;
-            output
+}
+
+/// Show the URL as soon as it is known (and offer to paste the redirect URL on a terminal),
+/// then wait for the end.
+async fn drive(mut handle: LoginHandle, name: &str, context: &CliContext, output: &mut CliOutput) -> LoginResult {
+    let mut asked = false;
+    while let Some(event) = handle.events.recv().await {
+        if let LoginEvent::AuthorizationUrl(url) = event {
+            let line = format!("Sign in to MCP server \"{name}\" in your browser:\n{url}");
+            match &context.io {
+                Some(io) => (io.line)(&line),
+                None => output.out(line),
+            }
+            if let (Some(ask), false) = (context.io.as_ref().and_then(|io| io.ask_redirect_url.clone()), asked) {
+                asked = true;
+                let mut answers = ask();
+                let paste = handle.paster();
+                tokio::spawn(async move {
+                    if let Some(answer) = answers.recv().await {
+                        paste(answer);
+                    }
+                });
+            }
         }
-        Probe::NeedsSignIn => output.fail(format!(
-            "Sign-in to MCP server \"{name}\" failed: signing in with OAuth is not supported by this version of pi yet."
-        )),
-        Probe::Failed(error) => output.fail(format!("MCP server \"{name}\" failed to connect: {error}")),
     }
+    handle.result().await
 }

@@ -9,6 +9,9 @@ mod list;
 mod login;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
 
 use crate::client::ProviderTokens;
 use crate::config::resolve::EnvSource;
@@ -40,6 +43,17 @@ impl CliOutput {
     }
 }
 
+/// Output that cannot wait for the command to end (the sign-in URL), and the terminal prompt
+/// for a pasted redirect URL.
+#[derive(Clone)]
+pub struct CliIo {
+    /// Print one line now.
+    pub line: Arc<dyn Fn(&str) + Send + Sync>,
+    /// Ask for the redirect URL the browser ended on; the answer arrives on the channel (none
+    /// when stdin is not a terminal).
+    pub ask_redirect_url: Option<Arc<dyn Fn() -> mpsc::Receiver<String> + Send + Sync>>,
+}
+
 /// Where the commands work and what they may use.
 #[derive(Clone)]
 pub struct CliContext {
@@ -52,6 +66,10 @@ pub struct CliContext {
     pub env: EnvSource,
     /// Sent as `clientInfo.version`.
     pub client_version: String,
+    /// Lines printed while a command runs; without it they join the output.
+    pub io: Option<CliIo>,
+    /// `login` opens the authorization URL in the browser.
+    pub open_browser: bool,
 }
 
 impl CliContext {
@@ -63,6 +81,8 @@ impl CliContext {
             provider_tokens: None,
             env: EnvSource::Process,
             client_version: env!("CARGO_PKG_VERSION").to_string(),
+            io: None,
+            open_browser: true,
         }
     }
 

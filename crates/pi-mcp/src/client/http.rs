@@ -17,6 +17,8 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::{Sse, SseStream};
 
+use crate::oauth::OAuthSession;
+
 const SESSION_ID: &str = "mcp-session-id";
 const LAST_EVENT_ID: &str = "last-event-id";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -27,6 +29,15 @@ const MAX_ERROR_BYTES: usize = 8 * 1024;
 
 /// Supplies the bearer token for each request (a provider's login token, read fresh every time).
 pub type TokenSource = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// Where a server's bearer token comes from.
+#[derive(Clone)]
+pub enum HttpAuth {
+    /// A provider's login token (`auth.provider`).
+    Provider(TokenSource),
+    /// MCP OAuth: the stored token, refreshed before expiry and after a 401.
+    OAuth(Arc<OAuthSession>),
+}
 
 /// What the last failed HTTP exchange said, for the connection to classify its failure: rmcp's
 /// handshake errors carry the transport error only as text.
@@ -45,18 +56,18 @@ pub enum HttpFailure {
 pub struct PiHttpClient {
     client: reqwest::Client,
     headers: HeaderMap,
-    token: Option<TokenSource>,
+    auth: Option<HttpAuth>,
     failure: Arc<std::sync::Mutex<HttpFailure>>,
     /// The last request that could not be sent, as `fetch failed: <cause>`.
     send_error: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl PiHttpClient {
-    pub fn new(client: reqwest::Client, headers: HeaderMap, token: Option<TokenSource>) -> Self {
+    pub fn new(client: reqwest::Client, headers: HeaderMap, auth: Option<HttpAuth>) -> Self {
         Self {
             client,
             headers,
-            token,
+            auth,
             failure: Arc::default(),
             send_error: Arc::default(),
         }
@@ -101,21 +112,45 @@ impl PiHttpClient {
         result
     }
 
+    /// The bearer token for the next request.
+    async fn token(&self) -> Option<String> {
+        match &self.auth {
+            Some(HttpAuth::Provider(source)) => source(),
+            Some(HttpAuth::OAuth(session)) => session.token().await,
+            None => None,
+        }
+    }
+
+    /// After a 401 or a scope challenge: whether to send the request again (an OAuth token was
+    /// refreshed). Provider tokens are read per request, so there is nothing to refresh.
+    async fn retry_after_unauthorized(&self, response: &reqwest::Response, token: Option<&str>) -> bool {
+        let Some(HttpAuth::OAuth(session)) = &self.auth else {
+            return false;
+        };
+        let challenge = response
+            .headers()
+            .get(WWW_AUTHENTICATE)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string);
+        session.on_unauthorized(token, challenge.as_deref()).await
+    }
+
     fn request(
         &self,
         method: reqwest::Method,
         uri: &str,
         session_id: Option<&str>,
-        custom_headers: HashMap<HeaderName, HeaderValue>,
+        custom_headers: &HashMap<HeaderName, HeaderValue>,
+        token: Option<&str>,
     ) -> reqwest::RequestBuilder {
         let mut builder = self.client.request(method, uri).headers(self.headers.clone());
         for (name, value) in custom_headers {
-            builder = builder.header(name, value);
+            builder = builder.header(name.clone(), value.clone());
         }
         if let Some(session_id) = session_id {
             builder = builder.header(SESSION_ID, session_id);
         }
-        if let Some(token) = self.token.as_ref().and_then(|t| t()) {
+        if let Some(token) = token {
             builder = builder.bearer_auth(token);
         }
         builder
@@ -127,6 +162,18 @@ fn media_type_is(value: &str, expected: &str) -> bool {
         .split(';')
         .next()
         .is_some_and(|t| t.trim().eq_ignore_ascii_case(expected))
+}
+
+/// A 401, or a 403 asking for more scope.
+fn is_auth_challenge(response: &reqwest::Response) -> bool {
+    let status = response.status();
+    status == StatusCode::UNAUTHORIZED
+        || (status == StatusCode::FORBIDDEN
+            && response
+                .headers()
+                .get(WWW_AUTHENTICATE)
+                .and_then(|h| h.to_str().ok())
+                .is_some_and(|c| c.contains("insufficient_scope")))
 }
 
 /// 401, and 403 with a scope challenge, become rmcp's auth errors; 429 and 5xx its status error.
@@ -207,14 +254,32 @@ impl PiHttpClient {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>> {
         let awaits_no_response = !matches!(message, ClientJsonRpcMessage::Request(_));
         let body = serde_json::to_vec(&message)?;
-        let response = self
-            .request(reqwest::Method::POST, &uri, session_id.as_deref(), custom_headers)
-            .header(ACCEPT, ACCEPT_BOTH)
-            .header(CONTENT_TYPE, "application/json")
-            .body(body)
-            .send()
-            .await
-            .map_err(StreamableHttpError::Client)?;
+        let mut retried = false;
+        let response = loop {
+            let token = self.token().await;
+            let response = self
+                .request(
+                    reqwest::Method::POST,
+                    &uri,
+                    session_id.as_deref(),
+                    &custom_headers,
+                    token.as_deref(),
+                )
+                .header(ACCEPT, ACCEPT_BOTH)
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .map_err(StreamableHttpError::Client)?;
+            if !retried
+                && is_auth_challenge(&response)
+                && self.retry_after_unauthorized(&response, token.as_deref()).await
+            {
+                retried = true;
+                continue;
+            }
+            break response;
+        };
         let status = response.status();
         if status == StatusCode::ACCEPTED || status == StatusCode::NO_CONTENT {
             return Ok(StreamableHttpPostResponse::Accepted);
@@ -280,8 +345,15 @@ impl PiHttpClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<(), StreamableHttpError<reqwest::Error>> {
+        let token = self.token().await;
         let send = self
-            .request(reqwest::Method::DELETE, &uri, Some(&session_id), custom_headers)
+            .request(
+                reqwest::Method::DELETE,
+                &uri,
+                Some(&session_id),
+                &custom_headers,
+                token.as_deref(),
+            )
             .send();
         // Closing must not hang on a server that does not answer.
         match tokio::time::timeout(std::time::Duration::from_secs(1), send).await {
@@ -298,13 +370,31 @@ impl PiHttpClient {
         _auth_header: Option<String>,
         custom_headers: HashMap<HeaderName, HeaderValue>,
     ) -> Result<BoxStream<'static, Result<Sse, SseError>>, StreamableHttpError<reqwest::Error>> {
-        let mut builder = self
-            .request(reqwest::Method::GET, &uri, session_id.as_deref(), custom_headers)
-            .header(ACCEPT, "text/event-stream");
-        if let Some(id) = last_event_id {
-            builder = builder.header(LAST_EVENT_ID, id);
-        }
-        let response = builder.send().await.map_err(StreamableHttpError::Client)?;
+        let mut retried = false;
+        let response = loop {
+            let token = self.token().await;
+            let mut builder = self
+                .request(
+                    reqwest::Method::GET,
+                    &uri,
+                    session_id.as_deref(),
+                    &custom_headers,
+                    token.as_deref(),
+                )
+                .header(ACCEPT, "text/event-stream");
+            if let Some(id) = &last_event_id {
+                builder = builder.header(LAST_EVENT_ID, id.clone());
+            }
+            let response = builder.send().await.map_err(StreamableHttpError::Client)?;
+            if !retried
+                && is_auth_challenge(&response)
+                && self.retry_after_unauthorized(&response, token.as_deref()).await
+            {
+                retried = true;
+                continue;
+            }
+            break response;
+        };
         if response.status() == StatusCode::METHOD_NOT_ALLOWED {
             return Err(StreamableHttpError::ServerDoesNotSupportSse);
         }

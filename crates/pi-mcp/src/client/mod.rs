@@ -22,13 +22,14 @@ use tokio_util::sync::CancellationToken;
 
 use handler::PiClientHandler;
 pub use handler::{LogMessage, LogSink, Progress, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
-use http::{HttpFailure, PiHttpClient};
+use http::{HttpAuth, HttpFailure, PiHttpClient};
 use observe::Observed;
 use stdio::{ProcessGuard, StderrTail};
 
 use crate::config::resolve::{expand_home, resolve_cwd, resolve_value, EnvSource};
 use crate::config::{ServerConfig, TransportConfig};
 use crate::error::McpError;
+use crate::oauth::{AuthFile, Challenge, OAuthHttp, OAuthSession, OAuthSettings, OAuthTarget};
 
 /// Per-request timeout when the server configures none.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
@@ -55,6 +56,9 @@ pub struct ConnectOptions {
     pub provider_tokens: Option<ProviderTokens>,
     /// The HTTP client to share; a new one is built when absent.
     pub http_client: Option<reqwest::Client>,
+    /// Where OAuth servers' tokens are stored (`<agentDir>/mcp-auth.json`); without it they
+    /// connect without a token and report that they need sign-in.
+    pub oauth_file: Option<AuthFile>,
 }
 
 impl ConnectOptions {
@@ -66,6 +70,7 @@ impl ConnectOptions {
             log: None,
             provider_tokens: None,
             http_client: None,
+            oauth_file: None,
         }
     }
 }
@@ -138,6 +143,8 @@ pub struct CallOptions {
 pub struct ConnectError {
     pub error: McpError,
     pub stderr: Option<String>,
+    /// For a server that needs sign-in: what its last 401 said (sign-in uses it).
+    pub challenge: Option<Challenge>,
 }
 
 impl ConnectError {
@@ -251,7 +258,11 @@ impl McpClient {
         config: &ServerConfig,
         options: &ConnectOptions,
     ) -> Result<McpClient, ConnectError> {
-        let plain = |error: McpError| ConnectError { error, stderr: None };
+        let plain = |error: McpError| ConnectError {
+            error,
+            stderr: None,
+            challenge: None,
+        };
         match &config.transport {
             TransportConfig::Stdio {
                 command,
@@ -297,6 +308,7 @@ impl McpClient {
                         Err(ConnectError {
                             error,
                             stderr: Some(stderr.shown()),
+                            challenge: None,
                         })
                     }
                 }
@@ -318,23 +330,46 @@ impl McpClient {
                     })?;
                     map.insert(name, value);
                 }
-                let token: Option<http::TokenSource> = match (config.auth_provider(), &options.provider_tokens) {
-                    (Some(provider), Some(tokens)) => {
-                        let provider = provider.to_string();
-                        let tokens = tokens.clone();
-                        Some(Arc::new(move || tokens(&provider)))
+                let client = options.http_client.clone().unwrap_or_default();
+                let oauth = match (&options.oauth_file, config.uses_oauth()) {
+                    (Some(file), true) => {
+                        let oauth_config = match &config.transport {
+                            TransportConfig::Http { oauth, .. } => oauth.as_ref(),
+                            TransportConfig::Stdio { .. } => None,
+                        };
+                        let settings = OAuthSettings::from_config(oauth_config, server, &options.env)
+                            .map_err(|e| plain(McpError::Config(e.to_string())))?;
+                        Some(Arc::new(OAuthSession::new(OAuthTarget {
+                            server: server.to_string(),
+                            url: url.clone(),
+                            settings,
+                            file: file.clone(),
+                            http: OAuthHttp::new(client.clone()),
+                        })))
                     }
                     _ => None,
                 };
-                let client = options.http_client.clone().unwrap_or_default();
+                let auth: Option<HttpAuth> = match (config.auth_provider(), &options.provider_tokens, &oauth) {
+                    (Some(provider), Some(tokens), _) => {
+                        let provider = provider.to_string();
+                        let tokens = tokens.clone();
+                        Some(HttpAuth::Provider(Arc::new(move || tokens(&provider))))
+                    }
+                    (None, _, Some(session)) => Some(HttpAuth::OAuth(session.clone())),
+                    _ => None,
+                };
                 let mut attempt = 0;
                 loop {
-                    let http = PiHttpClient::new(client.clone(), map.clone(), token.clone());
+                    let http = PiHttpClient::new(client.clone(), map.clone(), auth.clone());
                     match Self::connect_http(server, config, options, url, http.clone()).await {
                         Ok(connected) => return Ok(connected),
                         Err(error) => {
                             if http.last_failure() == HttpFailure::AuthRequired {
-                                return Err(plain(sign_in_error(server, config)));
+                                return Err(ConnectError {
+                                    error: sign_in_error(server, config),
+                                    stderr: None,
+                                    challenge: oauth.as_ref().and_then(|o| o.challenge()),
+                                });
                             }
                             let transient = http.last_failure() == HttpFailure::Transient;
                             let error = match (http.send_error(), &error.error) {
@@ -360,7 +395,11 @@ impl McpClient {
         url: &str,
         http: PiHttpClient,
     ) -> Result<McpClient, ConnectError> {
-        let plain = |error: McpError| ConnectError { error, stderr: None };
+        let plain = |error: McpError| ConnectError {
+            error,
+            stderr: None,
+            challenge: None,
+        };
         let handler = PiClientHandler::new(&options.cwd, &options.client_version, options.log.clone())
             .map_err(|e| plain(McpError::Transport(e.to_string())))?;
         let progress = handler.progress.clone();
@@ -409,6 +448,7 @@ impl McpClient {
         let fail = |error: McpError| ConnectError {
             error,
             stderr: stderr.as_ref().map(StderrTail::shown),
+            challenge: None,
         };
         let Some(info) = info else {
             return Err(fail(McpError::InvalidResult("Invalid MCP initialize result".into())));
