@@ -235,3 +235,67 @@ fn a_login_nobody_completes_stops_at_the_timeout() {
     );
     drop(rt);
 }
+
+/// A sign-in stored by the TypeScript pi 1.6 is used as it is (same file, key and shape), and its
+/// refresh token works for a refresh of ours; then 1.6 uses the tokens ours stored.
+#[test]
+fn sign_ins_stored_by_pi_1_6_are_used_and_ours_work_in_1_6() {
+    let Some(python) = python() else { return };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let oauth = rt.block_on(OAuthMock::start()).unwrap();
+    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let mock = Mock::start(Script::queue(vec![]));
+    let fx = Fixture::new(&mock);
+    let agent = fx.agent.path().to_path_buf();
+    std::fs::write(
+        agent.join("mcp.json"),
+        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
+    )
+    .unwrap();
+    let Some(mut reference) = crate::session16::reference(&fx, &["mcp", "login", "secure", "--timeout", "60"]) else {
+        return;
+    };
+    // 1.6 opens the URL with xdg-open, which hands it to `$BROWSER` without a desktop.
+    reference.cmd.env("BROWSER", browser(fx.root.path(), &python));
+    let theirs = reference.run();
+    theirs.assert_ok();
+    assert!(
+        theirs
+            .stdout
+            .ends_with("Signed in to MCP server \"secure\" (1 tools).\n"),
+        "{}",
+        theirs.stdout
+    );
+    let stored_path = agent.join("mcp-auth.json");
+    let key = format!("mcp__secure|{}", server.url);
+    let stored = read_json(&stored_path);
+    assert!(stored[&key]["tokens"]["refresh_token"].is_string(), "{stored}");
+
+    // Ours connects with 1.6's token, and refreshes with 1.6's refresh token and client.
+    let list = fx.pi(["mcp", "list"]).run();
+    assert!(list.stdout.contains("secure: connected, 1 tool"), "{}", list.stdout);
+    let mut expired = stored.clone();
+    expired[&key]["tokensExpireAt"] = json!(1000);
+    std::fs::write(&stored_path, expired.to_string()).unwrap();
+    let list = fx.pi(["mcp", "list"]).run();
+    assert!(list.stdout.contains("secure: connected, 1 tool"), "{}", list.stdout);
+    assert_eq!(oauth.refresh_count(), 1);
+    let ours = read_json(&stored_path);
+    assert_ne!(
+        ours[&key]["tokens"]["access_token"],
+        stored[&key]["tokens"]["access_token"]
+    );
+
+    // 1.6 uses what ours stored.
+    let again = crate::session16::reference(&fx, &["mcp", "login", "secure"])
+        .unwrap()
+        .run();
+    again.assert_ok();
+    assert_eq!(again.stdout, "Already signed in to MCP server \"secure\" (1 tools).\n");
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+    drop(rt);
+}
