@@ -384,7 +384,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::types::{InputKind, ModelCost, ToolCall};
+    use crate::types::{Content, InputKind, ModelCost, ToolCall};
 
     fn model(provider: &str, reasoning: bool) -> Model {
         Model {

@@ -215,7 +215,8 @@ pub(crate) async fn read_events<E: ResponsesEvents>(
         };
         // A WebSocket reply starts with its first event that is not a failure (an SSE reply
         // started with its response headers).
-        if !em.is_started() && !(codex && matches!(kind, "error" | "response.failed")) {
+        let failure_event = codex && matches!(kind, "error" | "response.failed");
+        if !em.is_started() && !failure_event {
             em.start().await?;
         }
         match kind {
