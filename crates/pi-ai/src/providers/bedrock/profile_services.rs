@@ -4,7 +4,10 @@
 //!   the token that `aws sso login` cached under `~/.aws/sso/cache/<sha1>.json` is traded for
 //!   role credentials at the portal (`GET /federation/credentials`);
 //! - role assumption (`role_arn` with `source_profile` or `credential_source = Environment`):
-//!   STS `AssumeRole`, signed with the source's keys.
+//!   STS `AssumeRole`, signed with the source's keys;
+//! - web identity (`AWS_WEB_IDENTITY_TOKEN_FILE` with `AWS_ROLE_ARN`, or a profile's
+//!   `web_identity_token_file` with `role_arn`): STS `AssumeRoleWithWebIdentity`, unsigned, with
+//!   the token read from the file at every call (the platform rotates it).
 //!
 //! Endpoints follow `AWS_ENDPOINT_URL_SSO` / `AWS_ENDPOINT_URL_STS`, else `AWS_ENDPOINT_URL`,
 //! else the region's service endpoint. An expired SSO token is an error that says to run
@@ -267,13 +270,24 @@ pub(super) async fn assume_role(
         .send()
         .await
         .map_err(|e| format!("STS AssumeRole failed for AWS profile {name}: {}", e.without_url()))?;
+    sts_credentials(
+        response,
+        &format!("STS AssumeRole failed for AWS profile {name}"),
+        &format!("STS AssumeRole for AWS profile {name}"),
+    )
+    .await
+}
+
+/// The credentials of an STS answer; `failed` starts the error of a refusal, `what` names
+/// the call when the answer holds no keys.
+async fn sts_credentials(response: reqwest::Response, failed: &str, what: &str) -> Result<AwsCredentials, String> {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap_or_default();
     if !(200..300).contains(&status) {
         let code = xml_text(&text, "Code").unwrap_or_default();
         let message = xml_text(&text, "Message").unwrap_or_default();
         return Err(format!(
-            "STS AssumeRole failed for AWS profile {name} ({status}){}",
+            "{failed} ({status}){}",
             match (code.is_empty(), message.is_empty()) {
                 (true, true) => String::new(),
                 (false, true) => format!(": {code}"),
@@ -287,8 +301,66 @@ pub(super) async fn assume_role(
             secret_access_key: secret.to_string(),
             session_token: xml_text(&text, "SessionToken").map(str::to_string),
         }),
-        _ => Err(format!("STS AssumeRole for AWS profile {name} returned no credentials")),
+        _ => Err(format!("{what} returned no credentials")),
     }
+}
+
+/// Where a web identity comes from: the token file, the role, and an optional session name.
+pub(super) struct WebIdentity<'a> {
+    pub token_file: &'a str,
+    pub role_arn: &'a str,
+    pub session_name: Option<&'a str>,
+    pub region: Option<&'a str>,
+}
+
+/// STS `AssumeRoleWithWebIdentity` (unsigned: the token is the proof).
+pub(super) async fn assume_role_with_web_identity(
+    identity: &WebIdentity<'_>,
+    env: Env<'_>,
+) -> Result<AwsCredentials, String> {
+    let token = std::fs::read_to_string(identity.token_file).map_err(|e| {
+        format!(
+            "Could not read the web identity token file {}: {e}",
+            identity.token_file
+        )
+    })?;
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(format!("The web identity token file {} is empty", identity.token_file));
+    }
+    let region = identity
+        .region
+        .map(str::to_string)
+        .or_else(|| get(env, "AWS_REGION"))
+        .or_else(|| get(env, "AWS_DEFAULT_REGION"))
+        .unwrap_or_else(|| "us-east-1".to_string());
+    let session_name = identity
+        .session_name
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("aws-sdk-js-session-{}", chrono::Utc::now().timestamp_millis()));
+    let body = form_encode(&[
+        ("Action", "AssumeRoleWithWebIdentity"),
+        ("Version", "2011-06-15"),
+        ("RoleArn", identity.role_arn),
+        ("RoleSessionName", session_name.as_str()),
+        ("WebIdentityToken", token),
+    ]);
+    let base = endpoint(env, "STS", &format!("sts.{region}.amazonaws.com"));
+    let url = url::Url::parse(&base).map_err(|e| format!("STS endpoint {base}: {e}"))?;
+    let role = identity.role_arn;
+    let response = client()?
+        .post(url.as_str())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("STS AssumeRoleWithWebIdentity failed for {role}: {}", e.without_url()))?;
+    sts_credentials(
+        response,
+        &format!("STS AssumeRoleWithWebIdentity failed for {role}"),
+        &format!("STS AssumeRoleWithWebIdentity for {role}"),
+    )
+    .await
 }
 
 #[cfg(test)]
