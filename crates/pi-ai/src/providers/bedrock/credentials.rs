@@ -603,6 +603,15 @@ mod tests {
                     } else {
                         (401, r#"{"message":"Session token not found or invalid"}"#.to_string())
                     }
+                } else if request.starts_with("POST /token ") {
+                    // OIDC CreateToken: the cached refresh token buys a new access token.
+                    if request.contains(r#""grantType":"refresh_token""#)
+                        && request.contains(r#""refreshToken":"refresh-1""#)
+                    {
+                        (200, r#"{"accessToken":"sso-token","expiresIn":3600,"refreshToken":"refresh-2","tokenType":"Bearer"}"#.to_string())
+                    } else {
+                        (400, r#"{"error":"invalid_grant"}"#.to_string())
+                    }
                 } else if request.starts_with("POST / ") && request.contains("Action=AssumeRoleWithWebIdentity") {
                     // Unsigned, with the token from the file.
                     if lower.contains("authorization:") || !request.contains("WebIdentityToken=web-token-1") {
@@ -752,6 +761,34 @@ mod tests {
             refused.contains("AssumeRoleWithWebIdentity failed") && refused.contains("InvalidIdentityToken"),
             "{refused}"
         );
+        // An expired token with a refresh token and a live client registration is renewed,
+        // and the cache rewritten with the new token.
+        std::fs::write(
+            &cache,
+            r#"{"accessToken":"old-token","expiresAt":"2001-01-01T00:00:00Z","region":"eu-west-1",
+                "refreshToken":"refresh-1","clientId":"cid","clientSecret":"csecret",
+                "registrationExpiresAt":"2099-01-01T00:00:00Z"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            signed(run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap()).0,
+            "SSOKEY"
+        );
+        let renewed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+        assert_eq!(renewed["accessToken"], "sso-token");
+        assert_eq!(renewed["refreshToken"], "refresh-2");
+        assert_eq!(renewed["clientId"], "cid");
+        let expires = chrono::DateTime::parse_from_rfc3339(renewed["expiresAt"].as_str().unwrap()).unwrap();
+        assert!(expires > chrono::Utc::now());
+        // A refresh the OIDC service refuses leaves the expired session an error.
+        std::fs::write(
+            &cache,
+            r#"{"accessToken":"old-token","expiresAt":"2001-01-01T00:00:00Z","refreshToken":"revoked",
+                "clientId":"cid","clientSecret":"csecret"}"#,
+        )
+        .unwrap();
+        let refused = run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap_err();
+        assert!(refused.contains("has expired"), "{refused}");
         // An expired token says how to sign in again, and names no token.
         write_token("2001-01-01T00:00:00Z");
         let expired = run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap_err();
