@@ -28,7 +28,7 @@ pub use cost::calculate_cost;
 pub use env_keys::env_api_key;
 pub use events::{event_channel, AssistantMessageEvent, AssistantStream, EventSender, PartialMessage};
 pub use models::{builtin_models, get_model, get_models, get_providers};
-pub use options::{CacheRetention, PayloadHook, StreamFn, StreamOptions};
+pub use options::{CacheRetention, PayloadHook, StreamFn, StreamOptions, Transport};
 pub use overflow::is_context_overflow;
 pub use provider_hooks::{ProviderHooks, WantedHooks};
 pub use types::*;

@@ -29,6 +29,32 @@ impl CacheRetention {
     }
 }
 
+/// How a provider that can stream over a WebSocket connects (pi's `transport` setting; only
+/// the Codex backend has a WebSocket today). `Auto` and `WebsocketCached` send later requests of
+/// a session as a delta over the same connection; every WebSocket mode falls back to SSE when
+/// the socket fails before the reply starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Transport {
+    Sse,
+    Websocket,
+    WebsocketCached,
+    #[default]
+    Auto,
+}
+
+impl Transport {
+    /// pi's names: `sse`, `websocket`, `websocket-cached`, `auto`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "sse" => Some(Self::Sse),
+            "websocket" => Some(Self::Websocket),
+            "websocket-cached" => Some(Self::WebsocketCached),
+            "auto" => Some(Self::Auto),
+            _ => None,
+        }
+    }
+}
+
 /// May replace the request body just before it is sent (`None` keeps it).
 pub type PayloadHook = Arc<dyn Fn(&Value, &Model) -> Option<Value> + Send + Sync>;
 
@@ -56,8 +82,12 @@ pub struct StreamOptions {
     pub max_retries: Option<u32>,
     /// Longest server-requested retry delay that is honoured; default 60 000 ms.
     pub max_retry_delay_ms: Option<u64>,
-    /// Request timeout, if any.
+    /// Request timeout, if any (also the longest silence of a WebSocket reply).
     pub timeout_ms: Option<u64>,
+    /// SSE or WebSocket, where a provider offers both.
+    pub transport: Transport,
+    /// How long opening a WebSocket may take; default 15 000 ms, 0 waits as long as it takes.
+    pub websocket_connect_timeout_ms: Option<u64>,
     /// Provider metadata (Anthropic reads `user_id`).
     pub metadata: Option<Value>,
 }

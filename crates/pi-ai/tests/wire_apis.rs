@@ -13,6 +13,7 @@ mod server;
 
 use pi_ai::{
     stream_simple, AssistantMessageEvent, CacheRetention, Context, Message, Model, StreamOptions, ThinkingLevel,
+    Transport,
 };
 use serde_json::{json, Value};
 use server::{Ending, Reply, Server};
@@ -77,6 +78,7 @@ fn options_of(case: &Value) -> StreamOptions {
         temperature: o["temperature"].as_f64(),
         max_tokens: o["maxTokens"].as_u64(),
         max_retries: Some(0),
+        transport: o["transport"].as_str().and_then(Transport::parse).unwrap_or_default(),
         ..Default::default()
     }
 }

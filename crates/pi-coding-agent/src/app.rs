@@ -359,6 +359,12 @@ pub fn run(argv: &[String]) -> i32 {
             crate::extensions::startup::shutdown(session.services().extensions()).await;
             return 1;
         }
+        if matches!(mode, AppMode::Rpc | AppMode::Interactive) {
+            // Detached: the process does not wait for it at exit.
+            drop(crate::config::models_store_refresh::refresh_in_background(
+                &runtime.paths,
+            ));
+        }
         let code = match mode {
             AppMode::Json => modes::json::run(&session, prompts).await,
             AppMode::Print => modes::print::run(&session, prompts).await,

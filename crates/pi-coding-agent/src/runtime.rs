@@ -467,6 +467,8 @@ fn build_session(
         max_retries: provider_retry.max_retries,
         max_retry_delay_ms: Some(provider_retry.max_retry_delay_ms),
         timeout_ms: provider_retry.timeout_ms.or((idle_ms > 0).then_some(idle_ms)),
+        transport: settings.transport().to_stream(),
+        websocket_connect_timeout_ms: settings.websocket_connect_timeout_ms(),
         ..Default::default()
     };
     stream_options.session_id = Some(store.session_id().to_string());

@@ -55,6 +55,17 @@ impl Conn {
         }
     }
 
+    /// The connection and the bytes read past the last request (a protocol switch takes them).
+    pub fn into_parts(self) -> (TcpStream, Vec<u8>) {
+        (self.stream, self.buf)
+    }
+
+    /// Write raw bytes (a protocol switch's answer).
+    pub async fn write_raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stream.write_all(bytes).await?;
+        self.stream.flush().await
+    }
+
     /// Read more bytes into the buffer; false at end of stream.
     async fn fill(&mut self) -> io::Result<bool> {
         let mut chunk = [0u8; 16 * 1024];

@@ -17,8 +17,8 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The server speaks OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and Google
-//! Generative AI (streaming only). Ids are derived from the turn index `t` and tool call index
+//! The server speaks OpenAI Chat Completions, OpenAI Responses (also over a WebSocket, as the
+//! Codex backend does), Anthropic Messages and Google Generative AI (streaming only). Ids are derived from the turn index `t` and tool call index
 //! `i`: `chatcmpl-mock{t}`, `msg_mock{t}`, `resp_mock{t}`, `rs_mock{t}`, `mockresp{t}` (Google),
 //! `call_mock_{t}_{i}`, `toolu_mock_{t}_{i}`, `fc_mock_{t}_{i}`, thinking signature
 //! `mocksig{t}`. Token usage is estimated deterministically (see `plan`): input = request body
@@ -36,6 +36,7 @@ mod reference;
 pub mod require;
 mod script;
 mod server;
+mod websocket;
 mod wire;
 
 pub use agent_dir::{models_json, write_models_json, AgentDir, ALL_APIS, GOLDEN_APIS, PROVIDERS};

@@ -88,7 +88,7 @@ impl RecordedRequest {
 }
 
 #[derive(Default)]
-struct State {
+pub(crate) struct State {
     requests: Vec<RecordedRequest>,
     /// Requests seen so far, recorded or cleared.
     seen: usize,
@@ -98,9 +98,13 @@ struct State {
     fault_hits: HashMap<(Option<usize>, usize), u32>,
     /// Faults for the next requests, whatever their turn.
     pending: VecDeque<Fault>,
+    /// WebSocket upgrades accepted so far.
+    pub websocket_connections: usize,
+    /// Answer WebSocket upgrades with this status instead of accepting them.
+    pub refuse_websockets: Option<u16>,
 }
 
-struct Shared {
+pub(crate) struct Shared {
     script: Script,
     regexes: Vec<regex::Regex>,
     state: Mutex<State>,
@@ -108,7 +112,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn state(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave State inconsistent in a way that matters
         // to a test double; keep serving.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -246,6 +250,17 @@ impl MockServer {
         state.pending.extend(std::iter::repeat_n(fault, n));
     }
 
+    /// WebSocket connections accepted so far (the Codex transport's).
+    pub fn websocket_connections(&self) -> usize {
+        self.shared.state().websocket_connections
+    }
+
+    /// Answer WebSocket upgrades with `status` (or accept them again with `None`): a client
+    /// that can fall back to SSE then does.
+    pub fn refuse_websockets(&self, status: Option<u16>) {
+        self.shared.state().refuse_websockets = status;
+    }
+
     /// Stop accepting, close open connections and wait for the server task.
     pub async fn shutdown(mut self) {
         let _ = self.stop.send(true);
@@ -288,6 +303,10 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut stop: watch
 /// Serve requests on one connection until it closes or a fault drops it.
 async fn serve(mut conn: Conn, shared: Arc<Shared>) {
     while let Ok(Some(request)) = conn.read_request().await {
+        if crate::websocket::is_upgrade(&request) {
+            crate::websocket::serve(conn, &shared, request).await;
+            return;
+        }
         let close = request.close;
         match handle(&mut conn, &shared, request).await {
             Ok(true) if !close => {}
@@ -296,7 +315,7 @@ async fn serve(mut conn: Conn, shared: Arc<Shared>) {
     }
 }
 
-fn now() -> f64 {
+pub(crate) fn now() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -344,21 +363,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
     }
 
     let facts = conversation::facts(api, &body);
-    let (turn, index, fault) = {
-        let mut state = shared.state();
-        let choice = shared.script.choose(&shared.regexes, &facts, state.api_requests);
-        state.api_requests += 1;
-        let turn = choice.turn.render(&facts.last_user);
-        let fault = match state.pending.pop_front() {
-            Some(fault) => Some(fault),
-            None => turn.fault.clone().filter(|fault| {
-                let hits = state.fault_hits.entry((choice.rule, choice.index)).or_insert(0);
-                *hits += 1;
-                fault.times.is_none_or(|times| *hits <= times)
-            }),
-        };
-        (turn, choice.index, fault)
-    };
+    let (turn, index, fault) = choose_turn(shared, &facts);
     record.turn_index = Some(index);
     record.turn = Some(turn.clone());
     record.fault = fault.clone();
@@ -457,6 +462,23 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
     }
 }
 
+/// The turn that answers a conversation, and the fault that fires for it.
+pub(crate) fn choose_turn(shared: &Shared, facts: &crate::script::ConversationFacts) -> (Turn, usize, Option<Fault>) {
+    let mut state = shared.state();
+    let choice = shared.script.choose(&shared.regexes, facts, state.api_requests);
+    state.api_requests += 1;
+    let turn = choice.turn.render(&facts.last_user);
+    let fault = match state.pending.pop_front() {
+        Some(fault) => Some(fault),
+        None => turn.fault.clone().filter(|fault| {
+            let hits = state.fault_hits.entry((choice.rule, choice.index)).or_insert(0);
+            *hits += 1;
+            fault.times.is_none_or(|times| *hits <= times)
+        }),
+    };
+    (turn, choice.index, fault)
+}
+
 /// The model id of `/model/{id}/converse-stream`, percent-decoded.
 fn bedrock_model(target: &str) -> String {
     let path = target.split('?').next().unwrap_or(target);
@@ -477,7 +499,7 @@ fn google_model(target: &str) -> String {
         .unwrap_or_else(|| "mock-model".to_owned())
 }
 
-async fn push_record(shared: &Shared, mut record: RecordedRequest) {
+pub(crate) async fn push_record(shared: &Shared, mut record: RecordedRequest) {
     let line = {
         let mut state = shared.state();
         state.seen += 1;

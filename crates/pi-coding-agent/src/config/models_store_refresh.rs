@@ -5,7 +5,8 @@
 //! (`<baseUrl>/models/user`), which replaces the catalogue.
 //!
 //! The catalogue's origin is `https://pi.dev`; `PI_MODEL_CATALOG_URL` points it at a local
-//! server (tests). `PI_OFFLINE` does not stop a refresh the user asked for, as in 1.6.
+//! server (tests). `PI_OFFLINE` does not stop a refresh the user asked for, as in 1.6; it does
+//! stop the background refresh that interactive and RPC mode start ([`refresh_in_background`]).
 
 use std::time::Duration;
 
@@ -443,6 +444,42 @@ pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<(), String> {
             outcome.failures.join("; ")
         ))
     }
+}
+
+/// The background refresh of interactive and RPC mode gets this long, as in 1.6.
+const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Start pi 1.6's background catalogue refresh for the agent dir of `paths`, unless
+/// `PI_OFFLINE` (or `--offline`) is set: on a thread and runtime of its own, so startup and the
+/// mode's runtime never wait for it; catalogues younger than four hours are not fetched again.
+/// What it stores in models-store.json serves the next registry load. Failures are silent, as
+/// in 1.6 (the built-in and cached catalogues stay in use).
+pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread::JoinHandle<RefreshReport>> {
+    if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    let paths = paths.clone();
+    let catalog = catalog_url_from_env();
+    std::thread::Builder::new()
+        .name("pi-catalog-refresh".into())
+        .spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else {
+                return RefreshReport::default();
+            };
+            let models_json = paths.models_path();
+            let mut registry = crate::subcommands::auth::open_registry(&paths);
+            runtime.block_on(async {
+                tokio::time::timeout(
+                    BACKGROUND_TIMEOUT,
+                    refresh_catalogs(&mut registry, &models_json, &catalog, false),
+                )
+                .await
+                .unwrap_or_else(|_| RefreshReport {
+                    failures: vec!["Model catalog refresh timed out.".to_string()],
+                })
+            })
+        })
+        .ok()
 }
 
 #[cfg(test)]

@@ -435,6 +435,82 @@ fn update_models_stores_the_catalogue_and_later_runs_use_it() {
     assert!(run.stdout.contains("claude-catalogue-9"), "{}", run.stdout);
 }
 
+/// RPC mode refreshes the configured providers' catalogues in the background, as 1.6 does:
+/// the mode answers before the refresh ends, the result lands in models-store.json, a fresh
+/// catalogue is not fetched again, and `PI_OFFLINE` stops it.
+#[test]
+fn rpc_mode_refreshes_catalogues_in_the_background_unless_offline() {
+    use std::io::Write;
+    let (_mock, fx) = setup();
+    let body = serde_json::json!({ "models": [{
+        "id": "claude-background-1", "name": "Claude Background 1", "api": "anthropic-messages",
+        "provider": "anthropic", "baseUrl": "https://api.anthropic.com", "reasoning": false,
+        "input": ["text"], "cost": {"input": 1, "output": 5, "cacheRead": 0.1, "cacheWrite": 1.25},
+        "contextWindow": 200000, "maxTokens": 8000
+    }]})
+    .to_string();
+    let (url, seen) = catalogue_server(move |head| {
+        if !head.starts_with("get /api/models/providers/anthropic?") {
+            return "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into();
+        }
+        // Slow enough that a startup waiting for it would show.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\netag: \"b1\"\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    });
+    let store = fx.agent.path().join("models-store.json");
+    let rpc = |offline: bool| {
+        let mut cmd = fx.pi(["--mode", "rpc"]);
+        cmd.cmd
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env("PI_MODEL_CATALOG_URL", &url)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        if !offline {
+            cmd.cmd.env_remove("PI_OFFLINE");
+        }
+        let mut child = cmd.cmd.spawn().unwrap();
+        let started = std::time::Instant::now();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, r#"{{"type":"get_state","id":"s1"}}"#).unwrap();
+        let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+        assert!(line.contains("\"s1\""), "{line}");
+        let answered = started.elapsed();
+        // Keep the process up until the refresh had its chance.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !offline && !store.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        drop(stdin);
+        child.wait().unwrap();
+        answered
+    };
+
+    let answered = rpc(true);
+    assert!(seen.lock().unwrap().is_empty(), "offline: nothing fetched");
+    assert!(!store.exists());
+    let _ = answered;
+
+    let answered = rpc(false);
+    assert!(
+        answered < std::time::Duration::from_millis(1500),
+        "the first answer waited for the refresh: {answered:?}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    assert_eq!(stored["anthropic"]["models"][0]["id"], "claude-background-1");
+
+    // Checked moments ago: the next start does not fetch again.
+    rpc(false);
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
 fn git(dir: &Path, args: &[&str]) {
     let out = Command::new("git")
         .args([

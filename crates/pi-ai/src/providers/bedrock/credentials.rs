@@ -151,15 +151,21 @@ async fn resolve_auth(
     if let Some(creds) = profile_credentials(profile_name.unwrap_or("default"), profile, files, env, 0).await? {
         return Ok(BedrockAuth::Signed(creds));
     }
+    // The SDK's chain: the environment's web identity after the profile, before the container.
+    if let (Some(token_file), Some(role_arn)) = (get(env, "AWS_WEB_IDENTITY_TOKEN_FILE"), get(env, "AWS_ROLE_ARN")) {
+        let session_name = get(env, "AWS_ROLE_SESSION_NAME");
+        let identity = super::profile_services::WebIdentity {
+            token_file: &token_file,
+            role_arn: &role_arn,
+            session_name: session_name.as_deref(),
+            region: None,
+        };
+        return super::profile_services::assume_role_with_web_identity(&identity, env)
+            .await
+            .map(BedrockAuth::Signed);
+    }
     if let Some(creds) = container_credentials(env).await? {
         return Ok(BedrockAuth::Signed(creds));
-    }
-    if get(env, "AWS_WEB_IDENTITY_TOKEN_FILE").is_some() {
-        return Err(
-            "AWS web identity credentials (AWS_WEB_IDENTITY_TOKEN_FILE) are not supported; \
-                    set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_BEARER_TOKEN_BEDROCK"
-                .to_string(),
-        );
     }
     Err(match profile_name {
         Some(name) => format!("Could not load credentials for AWS profile {name}"),
@@ -181,6 +187,22 @@ fn profile_credentials<'a>(
     depth: usize,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Option<AwsCredentials>, String>> + Send + 'a>> {
     Box::pin(async move {
+        let assumes_from_source = profile.contains_key("source_profile") || profile.contains_key("credential_source");
+        if let (Some(role), Some(token_file), false) = (
+            profile.get("role_arn"),
+            profile.get("web_identity_token_file"),
+            assumes_from_source,
+        ) {
+            let identity = super::profile_services::WebIdentity {
+                token_file,
+                role_arn: role,
+                session_name: profile.get("role_session_name").map(String::as_str),
+                region: profile.get("region").map(String::as_str),
+            };
+            return super::profile_services::assume_role_with_web_identity(&identity, env)
+                .await
+                .map(Some);
+        }
         if let Some(role) = profile.get("role_arn") {
             let source = match (profile.get("source_profile"), profile.get("credential_source")) {
                 (Some(source), _) if depth < MAX_ROLE_CHAIN => {
@@ -581,6 +603,28 @@ mod tests {
                     } else {
                         (401, r#"{"message":"Session token not found or invalid"}"#.to_string())
                     }
+                } else if request.starts_with("POST /token ") {
+                    // OIDC CreateToken: the cached refresh token buys a new access token.
+                    if request.contains(r#""grantType":"refresh_token""#)
+                        && request.contains(r#""refreshToken":"refresh-1""#)
+                    {
+                        (200, r#"{"accessToken":"sso-token","expiresIn":3600,"refreshToken":"refresh-2","tokenType":"Bearer"}"#.to_string())
+                    } else {
+                        (400, r#"{"error":"invalid_grant"}"#.to_string())
+                    }
+                } else if request.starts_with("POST / ") && request.contains("Action=AssumeRoleWithWebIdentity") {
+                    // Unsigned, with the token from the file.
+                    if lower.contains("authorization:") || !request.contains("WebIdentityToken=web-token-1") {
+                        (403, "<ErrorResponse><Error><Code>InvalidIdentityToken</Code><Message>bad token</Message></Error></ErrorResponse>".to_string())
+                    } else {
+                        let session = request
+                            .split("RoleSessionName=")
+                            .nth(1)
+                            .and_then(|r| r.split('&').next())
+                            .unwrap_or_default()
+                            .to_string();
+                        (200, format!("<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>WEBKEY</AccessKeyId><SecretAccessKey>ws</SecretAccessKey><SessionToken>{session}</SessionToken></Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>"))
+                    }
                 } else if request.starts_with("POST / ") && request.contains("Action=AssumeRole") {
                     let role = request
                         .split("RoleArn=")
@@ -688,6 +732,63 @@ mod tests {
         assert!(no_keys.contains("from the environment, which has no keys"), "{no_keys}");
         let looped = run(vec![("AWS_PROFILE", "loop".into())]).await.unwrap_err();
         assert!(looped.contains("too long"), "{looped}");
+        // Web identity from the environment, and from a profile; a bad token is STS's error.
+        let token_file = home.path().join("web-token");
+        std::fs::write(&token_file, "web-token-1\n").unwrap();
+        let token_path = token_file.display().to_string();
+        let web = run(vec![
+            ("AWS_WEB_IDENTITY_TOKEN_FILE", token_path.clone()),
+            ("AWS_ROLE_ARN", "arn:aws:iam::666:role/Web".into()),
+            ("AWS_ROLE_SESSION_NAME", "ci-run".into()),
+            ("AWS_PROFILE", "absent".into()),
+        ])
+        .await
+        .unwrap();
+        assert_eq!(signed(web), ("WEBKEY".into(), Some("ci-run".into())));
+        let sts = seen.lock().unwrap().last().unwrap().clone();
+        assert!(sts.contains("RoleArn=arn%3Aaws%3Aiam%3A%3A666%3Arole%2FWeb"), "{sts}");
+        let mut config = std::fs::read_to_string(aws.join("config")).unwrap();
+        config.push_str(&format!(
+            "[profile web]\nrole_arn = arn:aws:iam::777:role/W\nweb_identity_token_file = {token_path}\n"
+        ));
+        std::fs::write(aws.join("config"), config).unwrap();
+        let web = signed(run(vec![("AWS_PROFILE", "web".into())]).await.unwrap());
+        assert_eq!(web.0, "WEBKEY");
+        assert!(web.1.unwrap().starts_with("aws-sdk-js-session-"));
+        std::fs::write(&token_file, "stale").unwrap();
+        let refused = run(vec![("AWS_PROFILE", "web".into())]).await.unwrap_err();
+        assert!(
+            refused.contains("AssumeRoleWithWebIdentity failed") && refused.contains("InvalidIdentityToken"),
+            "{refused}"
+        );
+        // An expired token with a refresh token and a live client registration is renewed,
+        // and the cache rewritten with the new token.
+        std::fs::write(
+            &cache,
+            r#"{"accessToken":"old-token","expiresAt":"2001-01-01T00:00:00Z","region":"eu-west-1",
+                "refreshToken":"refresh-1","clientId":"cid","clientSecret":"csecret",
+                "registrationExpiresAt":"2099-01-01T00:00:00Z"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            signed(run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap()).0,
+            "SSOKEY"
+        );
+        let renewed: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&cache).unwrap()).unwrap();
+        assert_eq!(renewed["accessToken"], "sso-token");
+        assert_eq!(renewed["refreshToken"], "refresh-2");
+        assert_eq!(renewed["clientId"], "cid");
+        let expires = chrono::DateTime::parse_from_rfc3339(renewed["expiresAt"].as_str().unwrap()).unwrap();
+        assert!(expires > chrono::Utc::now());
+        // A refresh the OIDC service refuses leaves the expired session an error.
+        std::fs::write(
+            &cache,
+            r#"{"accessToken":"old-token","expiresAt":"2001-01-01T00:00:00Z","refreshToken":"revoked",
+                "clientId":"cid","clientSecret":"csecret"}"#,
+        )
+        .unwrap();
+        let refused = run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap_err();
+        assert!(refused.contains("has expired"), "{refused}");
         // An expired token says how to sign in again, and names no token.
         write_token("2001-01-01T00:00:00Z");
         let expired = run(vec![("AWS_PROFILE", "sso".into())]).await.unwrap_err();

@@ -4,11 +4,16 @@
 //!   the token that `aws sso login` cached under `~/.aws/sso/cache/<sha1>.json` is traded for
 //!   role credentials at the portal (`GET /federation/credentials`);
 //! - role assumption (`role_arn` with `source_profile` or `credential_source = Environment`):
-//!   STS `AssumeRole`, signed with the source's keys.
+//!   STS `AssumeRole`, signed with the source's keys;
+//! - web identity (`AWS_WEB_IDENTITY_TOKEN_FILE` with `AWS_ROLE_ARN`, or a profile's
+//!   `web_identity_token_file` with `role_arn`): STS `AssumeRoleWithWebIdentity`, unsigned, with
+//!   the token read from the file at every call (the platform rotates it).
 //!
 //! Endpoints follow `AWS_ENDPOINT_URL_SSO` / `AWS_ENDPOINT_URL_STS`, else `AWS_ENDPOINT_URL`,
-//! else the region's service endpoint. An expired SSO token is an error that says to run
-//! `aws sso login` (the token is not refreshed here).
+//! else the region's service endpoint (`AWS_ENDPOINT_URL_SSO_OIDC` for the token refresh). An
+//! `sso-session` token near its expiry is refreshed with the cached refresh token (OIDC
+//! `CreateToken`); an expired token that cannot be refreshed is an error that says to run
+//! `aws sso login`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -49,8 +54,14 @@ pub(super) fn sha1_hex(text: &str) -> String {
     digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The cached SSO access token of `cache_key` (the session name, or the legacy start URL).
-fn cached_sso_token(env: Env<'_>, profile: &str, cache_key: &str) -> Result<String, String> {
+/// A cached token this close to expiry is refreshed first, as the SDK's token provider does.
+const SSO_REFRESH_WINDOW: chrono::TimeDelta = chrono::TimeDelta::minutes(5);
+
+/// The SSO access token of `cache_key` (the session name, or the legacy start URL) that
+/// `aws sso login` cached. For an `sso-session` (`oidc_region` set) a token with less than five
+/// minutes left is renewed with the cached refresh token through the OIDC `CreateToken` call,
+/// and the renewed token is written back to the cache as the SDK writes it.
+async fn sso_token(env: Env<'_>, profile: &str, cache_key: &str, oidc_region: Option<&str>) -> Result<String, String> {
     let home = get(env, "HOME").map(PathBuf::from).unwrap_or_default();
     let path = home
         .join(".aws")
@@ -74,17 +85,98 @@ fn cached_sso_token(env: Env<'_>, profile: &str, cache_key: &str) -> Result<Stri
         .get("accessToken")
         .and_then(Value::as_str)
         .filter(|t| !t.is_empty());
-    let expires = json
-        .get("expiresAt")
-        .and_then(Value::as_str)
-        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t.replace("UTC", "Z")).ok());
-    match (token, expires) {
-        (Some(token), Some(expires)) if expires > chrono::Utc::now() => Ok(token.to_string()),
-        _ => Err(format!(
-            "The SSO session of AWS profile {profile} has expired; {}",
-            login()
-        )),
+    let expires = json.get("expiresAt").and_then(Value::as_str).and_then(parse_time);
+    let now = chrono::Utc::now();
+    let valid = match (token, expires) {
+        (Some(token), Some(expires)) if expires > now => Some((token.to_string(), expires)),
+        _ => None,
+    };
+    if let Some((token, expires)) = &valid {
+        if *expires - now > SSO_REFRESH_WINDOW || oidc_region.is_none() {
+            return Ok(token.clone());
+        }
     }
+    if let Some(region) = oidc_region {
+        // A failed refresh falls back to the cached token while it lasts.
+        if let Ok((token, updated)) = refresh_sso_token(env, &json, region).await {
+            // The cache is the CLI's; a failed write leaves the old entry, still usable.
+            if let Ok(text) = serde_json::to_string_pretty(&updated) {
+                let _ = std::fs::write(&path, text);
+            }
+            return Ok(token);
+        }
+    }
+    valid
+        .map(|(token, _)| token)
+        .ok_or_else(|| format!("The SSO session of AWS profile {profile} has expired; {}", login()))
+}
+
+fn parse_time(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(&text.replace("UTC", "Z"))
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+/// OIDC `CreateToken` with the cache's refresh token and client registration: the new access
+/// token and the cache entry updated with it.
+async fn refresh_sso_token(env: Env<'_>, cache: &Value, region: &str) -> Result<(String, Value), String> {
+    let field = |k: &str| cache.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+    let (Some(client_id), Some(client_secret), Some(refresh_token)) =
+        (field("clientId"), field("clientSecret"), field("refreshToken"))
+    else {
+        return Err("no refresh token".into());
+    };
+    if field("registrationExpiresAt")
+        .and_then(parse_time)
+        .is_some_and(|at| at <= chrono::Utc::now())
+    {
+        return Err("the client registration expired".into());
+    }
+    let base = endpoint(env, "SSO_OIDC", &format!("oidc.{region}.amazonaws.com"));
+    let response = client()?
+        .post(format!("{base}/token"))
+        .header("content-type", "application/json")
+        .body(
+            serde_json::json!({
+                "clientId": client_id,
+                "clientSecret": client_secret,
+                "grantType": "refresh_token",
+                "refreshToken": refresh_token,
+            })
+            .to_string(),
+        )
+        .send()
+        .await
+        .map_err(|e| e.without_url().to_string())?;
+    if !response.status().is_success() {
+        return Err(format!("CreateToken answered {}", response.status().as_u16()));
+    }
+    let bytes = response.bytes().await.map_err(|e| e.without_url().to_string())?;
+    let answer: Value = serde_json::from_slice(&bytes).map_err(|e| format!("CreateToken sent no JSON: {e}"))?;
+    let token = answer
+        .get("accessToken")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .ok_or("CreateToken returned no accessToken")?
+        .to_string();
+    let seconds = answer.get("expiresIn").and_then(Value::as_i64).unwrap_or(3600);
+    let mut updated = cache.clone();
+    if let Some(map) = updated.as_object_mut() {
+        map.insert("accessToken".into(), Value::String(token.clone()));
+        let expires = chrono::Utc::now() + chrono::TimeDelta::seconds(seconds);
+        map.insert(
+            "expiresAt".into(),
+            Value::String(expires.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)),
+        );
+        if let Some(next) = answer
+            .get("refreshToken")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
+            map.insert("refreshToken".into(), Value::String(next.to_string()));
+        }
+    }
+    Ok((token, updated))
 }
 
 /// Role credentials from the SSO portal for `profile` (its account and role), through the
@@ -96,7 +188,7 @@ pub(super) async fn sso_credentials(
     sessions: &HashMap<String, HashMap<String, String>>,
     env: Env<'_>,
 ) -> Result<AwsCredentials, String> {
-    let (cache_key, region) = match profile.get("sso_session") {
+    let (cache_key, region, oidc) = match profile.get("sso_session") {
         Some(session) => {
             let section = sessions.get(session).ok_or_else(|| {
                 format!("AWS profile {name} names sso_session {session}, which the config does not define")
@@ -104,7 +196,7 @@ pub(super) async fn sso_credentials(
             let region = section
                 .get("sso_region")
                 .ok_or_else(|| format!("sso-session {session} has no sso_region"))?;
-            (session.clone(), region.clone())
+            (session.clone(), region.clone(), true)
         }
         None => {
             let url = profile
@@ -113,7 +205,7 @@ pub(super) async fn sso_credentials(
             let region = profile
                 .get("sso_region")
                 .ok_or_else(|| format!("AWS profile {name} has no sso_region"))?;
-            (url.clone(), region.clone())
+            (url.clone(), region.clone(), false)
         }
     };
     let (Some(account), Some(role)) = (profile.get("sso_account_id"), profile.get("sso_role_name")) else {
@@ -121,7 +213,7 @@ pub(super) async fn sso_credentials(
             "AWS profile {name} needs sso_account_id and sso_role_name for SSO credentials"
         ));
     };
-    let token = cached_sso_token(env, name, &cache_key)?;
+    let token = sso_token(env, name, &cache_key, oidc.then_some(region.as_str())).await?;
     let base = endpoint(env, "SSO", &format!("portal.sso.{region}.amazonaws.com"));
     let url = format!(
         "{base}/federation/credentials?account_id={}&role_name={}",
@@ -267,13 +359,24 @@ pub(super) async fn assume_role(
         .send()
         .await
         .map_err(|e| format!("STS AssumeRole failed for AWS profile {name}: {}", e.without_url()))?;
+    sts_credentials(
+        response,
+        &format!("STS AssumeRole failed for AWS profile {name}"),
+        &format!("STS AssumeRole for AWS profile {name}"),
+    )
+    .await
+}
+
+/// The credentials of an STS answer; `failed` starts the error of a refusal, `what` names
+/// the call when the answer holds no keys.
+async fn sts_credentials(response: reqwest::Response, failed: &str, what: &str) -> Result<AwsCredentials, String> {
     let status = response.status().as_u16();
     let text = response.text().await.unwrap_or_default();
     if !(200..300).contains(&status) {
         let code = xml_text(&text, "Code").unwrap_or_default();
         let message = xml_text(&text, "Message").unwrap_or_default();
         return Err(format!(
-            "STS AssumeRole failed for AWS profile {name} ({status}){}",
+            "{failed} ({status}){}",
             match (code.is_empty(), message.is_empty()) {
                 (true, true) => String::new(),
                 (false, true) => format!(": {code}"),
@@ -287,8 +390,66 @@ pub(super) async fn assume_role(
             secret_access_key: secret.to_string(),
             session_token: xml_text(&text, "SessionToken").map(str::to_string),
         }),
-        _ => Err(format!("STS AssumeRole for AWS profile {name} returned no credentials")),
+        _ => Err(format!("{what} returned no credentials")),
     }
+}
+
+/// Where a web identity comes from: the token file, the role, and an optional session name.
+pub(super) struct WebIdentity<'a> {
+    pub token_file: &'a str,
+    pub role_arn: &'a str,
+    pub session_name: Option<&'a str>,
+    pub region: Option<&'a str>,
+}
+
+/// STS `AssumeRoleWithWebIdentity` (unsigned: the token is the proof).
+pub(super) async fn assume_role_with_web_identity(
+    identity: &WebIdentity<'_>,
+    env: Env<'_>,
+) -> Result<AwsCredentials, String> {
+    let token = std::fs::read_to_string(identity.token_file).map_err(|e| {
+        format!(
+            "Could not read the web identity token file {}: {e}",
+            identity.token_file
+        )
+    })?;
+    let token = token.trim();
+    if token.is_empty() {
+        return Err(format!("The web identity token file {} is empty", identity.token_file));
+    }
+    let region = identity
+        .region
+        .map(str::to_string)
+        .or_else(|| get(env, "AWS_REGION"))
+        .or_else(|| get(env, "AWS_DEFAULT_REGION"))
+        .unwrap_or_else(|| "us-east-1".to_string());
+    let session_name = identity
+        .session_name
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("aws-sdk-js-session-{}", chrono::Utc::now().timestamp_millis()));
+    let body = form_encode(&[
+        ("Action", "AssumeRoleWithWebIdentity"),
+        ("Version", "2011-06-15"),
+        ("RoleArn", identity.role_arn),
+        ("RoleSessionName", session_name.as_str()),
+        ("WebIdentityToken", token),
+    ]);
+    let base = endpoint(env, "STS", &format!("sts.{region}.amazonaws.com"));
+    let url = url::Url::parse(&base).map_err(|e| format!("STS endpoint {base}: {e}"))?;
+    let role = identity.role_arn;
+    let response = client()?
+        .post(url.as_str())
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| format!("STS AssumeRoleWithWebIdentity failed for {role}: {}", e.without_url()))?;
+    sts_credentials(
+        response,
+        &format!("STS AssumeRoleWithWebIdentity failed for {role}"),
+        &format!("STS AssumeRoleWithWebIdentity for {role}"),
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -95,6 +95,19 @@ impl SettingsManager {
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS, |ms| ms.floor() as u64)
     }
+    /// `websocketConnectTimeoutMs`: milliseconds (a number or numeric text; 0 or `"disabled"`
+    /// waits as long as it takes). Unset or unreadable keeps the transport's 15 s.
+    pub fn websocket_connect_timeout_ms(&self) -> Option<u64> {
+        let parsed = match self.effective().get("websocketConnectTimeoutMs") {
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("disabled") => Some(0.0),
+            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        };
+        parsed
+            .filter(|ms| ms.is_finite() && *ms >= 0.0)
+            .map(|ms| ms.floor() as u64)
+    }
     /// pi 1.6's `cacheWarming`, read from the global settings only; anything but `off`,
     /// `streaming` or `idle` gives the default, `idle`.
     pub fn cache_warming_mode(&self) -> CacheWarmingMode {

@@ -63,6 +63,15 @@ impl Transport {
             _ => None,
         }
     }
+    /// The same choice as pi-ai's stream option.
+    pub fn to_stream(self) -> pi_ai::Transport {
+        match self {
+            Transport::Sse => pi_ai::Transport::Sse,
+            Transport::Websocket => pi_ai::Transport::Websocket,
+            Transport::WebsocketCached => pi_ai::Transport::WebsocketCached,
+            Transport::Auto => pi_ai::Transport::Auto,
+        }
+    }
     pub fn as_str(self) -> &'static str {
         match self {
             Transport::Sse => "sse",

@@ -4,7 +4,12 @@
 //! account header read from the token, the `originator`, and a body that always asks for
 //! encrypted reasoning, low verbosity and parallel tool calls.
 //!
-//! Only the SSE transport is spoken (1.6 tries a WebSocket first and falls back to SSE).
+//! The reply comes over a WebSocket or SSE ([`transport`]); `socket` opens the WebSocket and
+//! reads its frames, `sessions` keeps a session's socket between requests.
+
+mod sessions;
+mod socket;
+mod transport;
 
 use base64::engine::general_purpose::{URL_SAFE, URL_SAFE_NO_PAD};
 use base64::Engine;
@@ -15,11 +20,13 @@ use crate::http::{self, RetryPolicy};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::providers::grammar_tools;
 use crate::providers::openai_completions::max_tokens;
-use crate::providers::openai_responses::{convert_messages, convert_tools, spawn_run, Describe};
+use crate::providers::openai_responses::{convert_messages, convert_tools, Describe};
 use crate::providers::{apply_payload_hook, cache_retention, compat_bool, model_headers};
-use crate::stream_driver::error_stream;
+use crate::stream_driver::{error_stream, spawn_provider, ABORT_MESSAGE};
+
 use crate::thinking::{effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::types::{Context, Model, ThinkingLevel};
+pub use sessions::close_sessions;
 
 const DEFAULT_BASE_URL: &str = "https://chatgpt.com/backend-api";
 const MIN_OUTPUT_TOKENS: u64 = 16;
@@ -39,6 +46,18 @@ pub fn endpoint(base_url: &str) -> String {
         format!("{base}/responses")
     } else {
         format!("{base}/codex/responses")
+    }
+}
+
+/// The WebSocket URL of the endpoint: `<base>/codex/responses` with `ws:`/`wss:`.
+pub fn websocket_endpoint(base_url: &str) -> String {
+    let http = endpoint(base_url);
+    if let Some(rest) = http.strip_prefix("https:") {
+        format!("wss:{rest}")
+    } else if let Some(rest) = http.strip_prefix("http:") {
+        format!("ws:{rest}")
+    } else {
+        http
     }
 }
 
@@ -123,29 +142,54 @@ pub fn request_body(model: &Model, context: &Context, options: &StreamOptions) -
     apply_payload_hook(options, model, Value::Object(body))
 }
 
-/// The headers: `originator` and the user agent first (a model's or the caller's headers may
-/// replace them), then the bearer token, the account, and the SSE and session headers (the
-/// HTTP layer adds `content-type`).
-pub fn request_headers(model: &Model, options: &StreamOptions, token: &str, account: &str) -> Vec<(String, String)> {
+/// The headers both transports share: `originator` and the user agent first (a model's or the
+/// caller's headers may replace them), then the bearer token and the account.
+fn base_headers(model: &Model, options: &StreamOptions, token: &str, account: &str) -> Vec<(String, String)> {
     let mut headers: Vec<(String, String)> = vec![
         ("originator".into(), "pi".into()),
         ("user-agent".into(), http::user_agent().to_string()),
     ];
-    let set = |headers: &mut Vec<(String, String)>, name: &str, value: String| {
-        headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
-        headers.push((name.to_string(), value));
-    };
     for (k, v) in model_headers(model).into_iter().chain(options.headers.iter().cloned()) {
-        set(&mut headers, &k, v);
+        set_header(&mut headers, &k, v);
     }
-    set(&mut headers, "authorization", format!("Bearer {token}"));
-    set(&mut headers, "chatgpt-account-id", account.to_string());
-    set(&mut headers, "openai-beta", "responses=experimental".into());
-    set(&mut headers, "accept", "text/event-stream".into());
+    set_header(&mut headers, "authorization", format!("Bearer {token}"));
+    set_header(&mut headers, "chatgpt-account-id", account.to_string());
+    headers
+}
+
+fn set_header(headers: &mut Vec<(String, String)>, name: &str, value: String) {
+    headers.retain(|(k, _)| !k.eq_ignore_ascii_case(name));
+    headers.push((name.to_string(), value));
+}
+
+/// The SSE request's headers: the shared ones, then the SSE and session headers (the HTTP
+/// layer adds `content-type`).
+pub fn request_headers(model: &Model, options: &StreamOptions, token: &str, account: &str) -> Vec<(String, String)> {
+    let mut headers = base_headers(model, options, token, account);
+    set_header(&mut headers, "openai-beta", "responses=experimental".into());
+    set_header(&mut headers, "accept", "text/event-stream".into());
     if let Some(session) = cache_key(options) {
-        set(&mut headers, "session-id", session.to_string());
-        set(&mut headers, "x-client-request-id", session.to_string());
+        set_header(&mut headers, "session-id", session.to_string());
+        set_header(&mut headers, "x-client-request-id", session.to_string());
     }
+    headers
+}
+
+/// The WebSocket upgrade's headers: the shared ones, the WebSocket beta, and a request id
+/// (the session, or a fresh id when caching is off) as the session headers.
+pub fn websocket_headers(model: &Model, options: &StreamOptions, token: &str, account: &str) -> Vec<(String, String)> {
+    let mut headers = base_headers(model, options, token, account);
+    headers.retain(|(k, _)| {
+        !["accept", "content-type", "openai-beta"]
+            .iter()
+            .any(|n| k.eq_ignore_ascii_case(n))
+    });
+    let request_id = cache_key(options)
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
+    set_header(&mut headers, "openai-beta", "responses_websockets=2026-02-06".into());
+    set_header(&mut headers, "x-client-request-id", request_id.clone());
+    set_header(&mut headers, "session-id", request_id);
     headers
 }
 
@@ -154,23 +198,28 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let Some(account) = account_id(&api_key) else {
         return error_stream(model, "Failed to extract accountId from token".to_string());
     };
-    let payload = match serde_json::to_vec(&request_body(model, context, &options)) {
-        Ok(p) => p,
-        Err(e) => return error_stream(model, e.to_string()),
+    let request = transport::CodexRequest {
+        sse_url: endpoint(&model.base_url),
+        ws_url: websocket_endpoint(&model.base_url),
+        sse_headers: request_headers(model, &options, &api_key, &account),
+        ws_headers: websocket_headers(model, &options, &api_key, &account),
+        body: request_body(model, context, &options),
+        session: cache_key(&options).map(str::to_string),
+        account,
+        transport: options.transport,
+        connect_timeout: transport::CodexRequest::connect_timeout(&options),
+        idle_timeout: options
+            .timeout_ms
+            .filter(|ms| *ms > 0)
+            .map(std::time::Duration::from_millis),
+        policy: RetryPolicy::from_options(&options),
+        describe: std::sync::Arc::new(describe_http_error) as Describe,
+        grammar: grammar_tools::inputs(model, &context.tools),
     };
-    let headers = request_headers(model, &options, &api_key, &account);
-    let policy = RetryPolicy::from_options(&options);
-    let describe: Describe = std::sync::Arc::new(describe_http_error);
-    spawn_run(
-        model,
-        &options,
-        endpoint(&model.base_url),
-        headers,
-        payload,
-        policy,
-        describe,
-        grammar_tools::inputs(model, &context.tools),
-    )
+    let owned_model = model.clone();
+    spawn_provider(model, options.cancel.clone(), ABORT_MESSAGE, move |em| {
+        Box::pin(async move { transport::run(em, &owned_model, request).await })
+    })
 }
 
 /// An HTTP failure in pi 1.6's words: the server's `error.message`, or for a usage or rate
@@ -238,6 +287,8 @@ mod tests {
         assert_eq!(endpoint("http://h/x/"), "http://h/x/codex/responses");
         assert_eq!(endpoint("http://h/codex"), "http://h/codex/responses");
         assert_eq!(endpoint("http://h/codex/responses"), "http://h/codex/responses");
+        assert_eq!(websocket_endpoint(""), "wss://chatgpt.com/backend-api/codex/responses");
+        assert_eq!(websocket_endpoint("http://h:1/x"), "ws://h:1/x/codex/responses");
         let payload = URL_SAFE_NO_PAD.encode(br#"{"https://api.openai.com/auth":{"chatgpt_account_id":"acc-9"}}"#);
         assert_eq!(account_id(&format!("h.{payload}.s")).as_deref(), Some("acc-9"));
         assert_eq!(account_id("sk-plain"), None);
