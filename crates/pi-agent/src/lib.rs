@@ -17,6 +17,7 @@ pub mod agent_loop;
 pub mod batch;
 pub mod context;
 pub mod event;
+pub mod formats;
 pub mod hook_chain;
 pub mod hooks;
 pub mod message;

@@ -8,7 +8,9 @@
 //! handling we would not use, so this module covers the keywords tool schemas use: `type` (one or several), `properties`, `required`,
 //! `additionalProperties` (bool or schema), `items` (schema or tuple), `enum`, `const`,
 //! `minimum`/`maximum` (and the exclusive forms), `multipleOf`, `minLength`/`maxLength`,
-//! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`. Other keywords are accepted unchecked.
+//! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`, `pattern`, `format` (the formats of
+//! [`crate::formats`]) and local `$ref`s (`#/$defs/...`; one that names nothing rejects only the
+//! values at its place, as pi 1.6's validator does). Other keywords are accepted unchecked.
 
 use serde_json::{Map, Number, Value};
 
@@ -17,7 +19,7 @@ use serde_json::{Map, Number, Value};
 pub fn validate_tool_arguments(tool_name: &str, schema: &Value, args: &Value) -> Result<Value, String> {
     let coerced = coerce(args.clone(), schema);
     let mut issues = Vec::new();
-    check(&coerced, schema, &mut Vec::new(), &mut issues);
+    check(&Cx::new(schema), &coerced, schema, &mut Vec::new(), &mut issues);
     if issues.is_empty() {
         return Ok(coerced);
     }
@@ -41,9 +43,79 @@ pub struct Issue {
 
 /// Whether `value` satisfies `schema` (no coercion).
 pub fn is_valid(value: &Value, schema: &Value) -> bool {
+    valid_in(&Cx::new(schema), value, schema)
+}
+
+/// Whether `value` satisfies `schema`, a part of the tool schema `cx` holds.
+fn valid_in(cx: &Cx, value: &Value, schema: &Value) -> bool {
     let mut issues = Vec::new();
-    check(value, schema, &mut Vec::new(), &mut issues);
+    check(cx, value, schema, &mut Vec::new(), &mut issues);
     issues.is_empty()
+}
+
+/// What checking needs besides the value and the schema node: the whole schema, which local
+/// `$ref`s point into, and how deep references are followed (a schema that refers to itself
+/// without descending into the value would otherwise never end).
+struct Cx<'a> {
+    root: &'a Value,
+    ref_depth: std::cell::Cell<usize>,
+}
+
+/// References followed inside one another before a check gives up on the branch (accepting it).
+const MAX_REF_DEPTH: usize = 64;
+
+impl<'a> Cx<'a> {
+    fn new(root: &'a Value) -> Self {
+        Cx {
+            root,
+            ref_depth: std::cell::Cell::new(0),
+        }
+    }
+
+    /// The schema a local reference (`#`, `#/$defs/x`, `#/definitions/x`) names. References to
+    /// other documents and anchors name nothing here.
+    fn resolve(&self, reference: &str) -> Option<&'a Value> {
+        let pointer = reference.strip_prefix('#')?;
+        if pointer.is_empty() {
+            return Some(self.root);
+        }
+        if !pointer.starts_with('/') {
+            return None;
+        }
+        let decoded = percent_decode(pointer);
+        self.root.pointer(&decoded)
+    }
+
+    /// Whether the schema uses draft 7, where `$ref` makes its sibling keywords inert.
+    fn draft_7(&self) -> bool {
+        self.root
+            .get("$schema")
+            .and_then(Value::as_str)
+            .is_some_and(|s| s.contains("draft-07"))
+    }
+}
+
+/// `%XX` escapes of a URI fragment decoded (JSON pointer escapes `~0`/`~1` stay for `pointer`).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        if bytes[i] == b'%' {
+            if let (Some(h), Some(l)) = (
+                bytes.get(i + 1).and_then(|b| hex(*b)),
+                bytes.get(i + 2).and_then(|b| hex(*b)),
+            ) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn dotted(path: &[String]) -> String {
@@ -142,13 +214,28 @@ fn list_values(values: &[Value]) -> String {
 
 /// Every failing keyword of `schema` at the value it failed on, in pi 1.6's order and words
 /// (type first and alone, then enum, const, the value's own bounds, children, combinators).
-fn check(value: &Value, schema: &Value, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
+fn check(cx: &Cx, value: &Value, schema: &Value, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
     let schema = match schema {
         Value::Bool(true) => return,
         Value::Bool(false) => return push(issues, path, "no value is allowed here"),
         Value::Object(s) => s,
         _ => return,
     };
+
+    if let Some(Value::String(reference)) = schema.get("$ref") {
+        match cx.resolve(reference) {
+            Some(target) if cx.ref_depth.get() < MAX_REF_DEPTH => {
+                cx.ref_depth.set(cx.ref_depth.get() + 1);
+                check(cx, value, target, path, issues);
+                cx.ref_depth.set(cx.ref_depth.get() - 1);
+            }
+            Some(_) => {}
+            None => push(issues, path, format!("unresolved reference {reference}")),
+        }
+        if cx.draft_7() {
+            return;
+        }
+    }
 
     let types = schema_types(schema);
     if schema.contains_key("type") && !types.iter().any(|t| matches_type(value, t)) {
@@ -184,25 +271,36 @@ fn check(value: &Value, schema: &Value, path: &mut Vec<String>, issues: &mut Vec
                     push(issues, path, format!("expected at most {} characters", js_number(max)));
                 }
             }
+            if let Some(Value::String(pattern)) = schema.get("pattern") {
+                // A pattern this regex engine cannot read (JavaScript-only syntax) is not checked.
+                if regex::Regex::new(pattern).is_ok_and(|re| !re.is_match(s)) {
+                    push(issues, path, format!("expected to match {pattern}"));
+                }
+            }
+            if let Some(Value::String(format)) = schema.get("format") {
+                if crate::formats::check(format, s) == Some(false) {
+                    push(issues, path, format!("expected format {format}"));
+                }
+            }
         }
-        Value::Array(items) => check_array(items, schema, path, issues),
-        Value::Object(map) => check_object(map, schema, path, issues),
+        Value::Array(items) => check_array(cx, items, schema, path, issues),
+        Value::Object(map) => check_object(cx, map, schema, path, issues),
         _ => {}
     }
 
     if let Some(Value::Array(all)) = schema.get("allOf") {
         for sub in all {
-            check(value, sub, path, issues);
+            check(cx, value, sub, path, issues);
         }
     }
     if let Some(Value::Array(any)) = schema.get("anyOf") {
-        check_union(value, any, false, path, issues);
+        check_union(cx, value, any, false, path, issues);
     }
     if let Some(Value::Array(one)) = schema.get("oneOf") {
-        check_union(value, one, true, path, issues);
+        check_union(cx, value, one, true, path, issues);
     }
     if let Some(not) = schema.get("not") {
-        if is_valid(value, not) {
+        if valid_in(cx, value, not) {
             push(issues, path, "must not match the schema in not");
         }
     }
@@ -239,8 +337,15 @@ fn pointer_len(path: &str) -> usize {
     }
 }
 
-fn check_union(value: &Value, branches: &[Value], exactly_one: bool, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
-    let matches = branches.iter().filter(|b| is_valid(value, b)).count();
+fn check_union(
+    cx: &Cx,
+    value: &Value,
+    branches: &[Value],
+    exactly_one: bool,
+    path: &mut Vec<String>,
+    issues: &mut Vec<Issue>,
+) {
+    let matches = branches.iter().filter(|b| valid_in(cx, value, b)).count();
     if matches == 1 || (!exactly_one && matches > 0) {
         return;
     }
@@ -250,7 +355,7 @@ fn check_union(value: &Value, branches: &[Value], exactly_one: bool, path: &mut 
     if let (Some((key, tags)), Value::Object(map)) = (union_tag(branches), value) {
         let chosen = map.get(key).and_then(|v| tags.iter().position(|t| json_eq(v, t)));
         match chosen {
-            Some(i) => check(value, &branches[i], path, issues),
+            Some(i) => check(cx, value, &branches[i], path, issues),
             None => {
                 let listed: Vec<Value> = tags.into_iter().cloned().collect();
                 path.push(key.to_string());
@@ -265,7 +370,7 @@ fn check_union(value: &Value, branches: &[Value], exactly_one: bool, path: &mut 
     let mut best: Option<(Vec<Issue>, usize)> = None;
     for branch in branches {
         let mut own = Vec::new();
-        check(value, branch, path, &mut own);
+        check(cx, value, branch, path, &mut own);
         let Some(first) = own.first() else {
             continue;
         };
@@ -319,7 +424,7 @@ fn check_number(f: f64, schema: &Map<String, Value>, path: &[String], issues: &m
     }
 }
 
-fn check_array(items: &[Value], schema: &Map<String, Value>, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
+fn check_array(cx: &Cx, items: &[Value], schema: &Map<String, Value>, path: &mut Vec<String>, issues: &mut Vec<Issue>) {
     let (prefix, rest): (&[Value], Option<&Value>) = match schema.get("items") {
         Some(Value::Array(tuple)) => (tuple.as_slice(), schema.get("additionalItems")),
         Some(sub) => (
@@ -340,7 +445,7 @@ fn check_array(items: &[Value], schema: &Map<String, Value>, path: &mut Vec<Stri
     for (i, item) in items.iter().enumerate() {
         if let Some(sub) = prefix.get(i).or(rest) {
             path.push(i.to_string());
-            check(item, sub, path, issues);
+            check(cx, item, sub, path, issues);
             path.pop();
         }
     }
@@ -366,6 +471,7 @@ fn check_array(items: &[Value], schema: &Map<String, Value>, path: &mut Vec<Stri
 }
 
 fn check_object(
+    cx: &Cx,
     map: &Map<String, Value>,
     schema: &Map<String, Value>,
     path: &mut Vec<String>,
@@ -388,7 +494,7 @@ fn check_object(
         for (key, sub) in props {
             if let Some(v) = map.get(key) {
                 path.push(key.clone());
-                check(v, sub, path, issues);
+                check(cx, v, sub, path, issues);
                 path.pop();
             }
         }
@@ -402,7 +508,7 @@ fn check_object(
             path.push(key.clone());
             match additional {
                 Value::Bool(false) => push(issues, path, "unknown field"),
-                other => check(v, other, path, issues),
+                other => check(cx, v, other, path, issues),
             }
             path.pop();
         }
@@ -580,7 +686,7 @@ mod tests {
     fn issues_of(schema: &Value, args: Value) -> Vec<String> {
         let coerced = coerce(args, schema);
         let mut issues = Vec::new();
-        check(&coerced, schema, &mut Vec::new(), &mut issues);
+        check(&Cx::new(schema), &coerced, schema, &mut Vec::new(), &mut issues);
         issues
             .into_iter()
             .map(|i| format!("{}: {}", i.path, i.message))
@@ -724,6 +830,43 @@ mod tests {
             issues_of(&schema, json!({"op": 5})),
             vec!["op: expected object, got integer"]
         );
+    }
+
+    #[test]
+    fn patterns_formats_and_references() {
+        let schema = json!({"type": "object",
+            "$defs": {"id": {"type": "string", "pattern": "^[a-z]+-\\d+$"}},
+            "properties": {
+                "id": {"$ref": "#/$defs/id"},
+                "when": {"type": "string", "format": "date-time"},
+                "ids": {"type": "array", "items": {"$ref": "#/$defs/id"}},
+                "lost": {"$ref": "#/$defs/missing"},
+                "odd": {"type": "string", "pattern": "(?<=a)b"}}});
+        assert!(issues_of(
+            &schema,
+            json!({"id": "abc-12", "when": "2026-12-02T03:00:00Z", "ids": ["x-1"], "odd": "zz"})
+        )
+        .is_empty());
+        assert_eq!(
+            issues_of(&schema, json!({"id": "ABC", "when": "tomorrow", "ids": ["x-1", "y"]})),
+            vec![
+                "id: expected to match ^[a-z]+-\\d+$",
+                "when: expected format date-time",
+                "ids.1: expected to match ^[a-z]+-\\d+$",
+            ]
+        );
+        // A reference that names nothing rejects only the values at its place.
+        assert_eq!(
+            issues_of(&schema, json!({"lost": 1})),
+            vec!["lost: unresolved reference #/$defs/missing"]
+        );
+        // A schema that refers to itself checks nested values and ends.
+        let tree = json!({"type": "object", "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#"}}}});
+        assert_eq!(
+            issues_of(&tree, json!({"kids": [{"kids": [{"name": 3}]}]})),
+            vec!["kids.0.kids.0.name: expected string, got integer"]
+        );
+        assert!(is_valid(&json!(1), &json!({"$ref": "#"})));
     }
 
     #[test]
