@@ -1,6 +1,7 @@
 //! The model picker as pi 1.6 draws it in the dock: the hint, the search line, the current
 //! model marked `✓` first, the saved default badged, the model's name, and Ctrl+S saving
-//! the choice as the default (Enter only switches this session).
+//! the choice as the default (Enter only switches this session); and `/session`'s cost per
+//! model once more than one model answered.
 
 use std::time::Duration;
 
@@ -46,5 +47,38 @@ fn model_picker_marks_the_current_model_and_ctrl_s_saves_the_default() {
     pty.send("\x1b");
     pty.wait_for("closed", Duration::from_secs(5), |c| !c.contains("Model Name:"));
     assert_eq!(read_json(&settings_path)["defaultModel"], "mock-thinker");
+    quit(&mut pty);
+}
+
+#[test]
+fn session_lists_the_cost_of_each_model_that_answered() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(50, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("echo: first question");
+    // One model: the total alone.
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_text("Cost");
+    assert!(
+        !pty.contents().contains("mock-openai/mock-model: $"),
+        "{}",
+        pty.contents()
+    );
+    pty.type_text("/model mock-anthropic/mock-model");
+    pty.send(ENTER);
+    pty.wait_text("Model: mock-model");
+    pty.type_text("second question");
+    pty.send(ENTER);
+    pty.wait_text("echo: second question");
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_for("per-model cost", Duration::from_secs(10), |c| {
+        c.contains("mock-openai/mock-model: $") && c.contains("mock-anthropic/mock-model: $")
+    });
+    let c = pty.contents();
+    let line = c.lines().find(|l| l.contains("mock-anthropic/mock-model: $")).unwrap();
+    assert!(line.trim_end().ends_with("tokens)"), "{line}");
     quit(&mut pty);
 }
