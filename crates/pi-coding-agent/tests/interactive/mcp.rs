@@ -56,6 +56,8 @@ fn mcp_lists_servers_and_manages_one() {
         "{rows:#?}"
     );
     assert!(rows[at("broken")].contains("failed: "), "{rows:#?}");
+    // As 1.6: the rows start in the first column, the first one highlighted.
+    assert!(rows[at("broken")].starts_with("→ broken"), "{rows:#?}");
     assert!(
         rows[at("everything")].contains("tools · resources · direct · global"),
         "{rows:#?}"

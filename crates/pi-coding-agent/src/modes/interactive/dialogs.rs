@@ -47,6 +47,8 @@ pub struct Dialog {
     theme: Arc<UiTheme>,
     result: Option<DialogResult>,
     refresh: Option<Refresh>,
+    /// The list starts in the first column (pi 1.6's `/mcp` screens) instead of the second.
+    flush_list: bool,
     /// Dropped with the dialog: ends what keeps it live (a task waking the screen).
     _live: Option<tokio_util::sync::DropGuard>,
 }
@@ -73,6 +75,7 @@ impl Dialog {
             theme,
             result: None,
             refresh: None,
+            flush_list: false,
             _live: None,
         }
     }
@@ -82,6 +85,12 @@ impl Dialog {
     pub fn live(mut self, refresh: Refresh, guard: tokio_util::sync::DropGuard) -> Self {
         self.refresh = Some(refresh);
         self._live = Some(guard);
+        self
+    }
+
+    /// Draw the choices from the first column, as pi 1.6's `/mcp` screens do.
+    pub fn flush_list(mut self) -> Self {
+        self.flush_list = true;
         self
     }
 
@@ -118,6 +127,7 @@ impl Dialog {
             theme,
             result: None,
             refresh: None,
+            flush_list: false,
             _live: None,
         }
     }
@@ -175,7 +185,10 @@ impl Component for Dialog {
             width,
             "…",
         ));
-        out.push_line(String::new());
+        // pi 1.6's `/mcp` page puts its facts right under the title.
+        if !(self.flush_list && !self.details.is_empty()) {
+            out.push_line(String::new());
+        }
         if !self.details.is_empty() || !self.errors.is_empty() {
             // Long facts (a command line, an explanation, an error) wrap, as pi 1.6 shows them.
             for (lines, token) in [(&self.details, "dim"), (&self.errors, "error")] {
@@ -192,21 +205,27 @@ impl Component for Dialog {
             out.push_line(String::new());
         }
         let mut sub = Frame::default();
+        let list_width = if self.flush_list { width.max(1) } else { inner };
         match &mut self.body {
             Body::Choice { list, search } => {
                 if let Some(s) = search {
                     s.render(inner, &mut sub);
                     sub.push_line(String::new());
                 }
-                list.render(inner, &mut sub);
+                list.render(list_width, &mut sub);
             }
             Body::Prompt { message, input } => {
                 sub.push_line(t.paint("text", message));
                 input.render(inner, &mut sub);
             }
         }
+        let indent = if self.flush_list && matches!(self.body, Body::Choice { .. }) {
+            ""
+        } else {
+            " "
+        };
         for l in sub.to_vec() {
-            out.push_line(format!(" {l}"));
+            out.push_line(format!("{indent}{l}"));
         }
         out.push_line(String::new());
         out.push_line(truncate_to_width(

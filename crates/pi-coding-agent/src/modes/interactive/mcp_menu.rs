@@ -226,6 +226,7 @@ pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
     let dialog = Dialog::choice("MCP servers", rows.items, false, cx.theme.clone())
         .with_details(Vec::new(), rows.errors)
         .with_hint("enter manage • escape/ctrl+c close")
+        .flush_list()
         .live(refresh, wake_on_changes(cx, &servers));
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
@@ -337,6 +338,7 @@ pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
     let dialog = Dialog::choice(format!("MCP server {name}"), rows.items, false, cx.theme.clone())
         .with_details(rows.details, rows.errors)
         .with_hint("enter select • escape/ctrl+c back")
+        .flush_list()
         .live(refresh, guard);
     let name = name.to_string();
     vec![Effect::Open(Overlay {
