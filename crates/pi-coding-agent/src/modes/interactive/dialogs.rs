@@ -186,7 +186,7 @@ impl Component for Dialog {
             "…",
         ));
         // pi 1.6's `/mcp` page puts its facts right under the title.
-        if !(self.flush_list && !self.details.is_empty()) {
+        if !self.flush_list || self.details.is_empty() {
             out.push_line(String::new());
         }
         if !self.details.is_empty() || !self.errors.is_empty() {
