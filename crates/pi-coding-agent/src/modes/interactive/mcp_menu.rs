@@ -430,12 +430,13 @@ fn save_quietly(file: PathBuf, name: String, patch: ServerPatch, as_override: bo
     })
 }
 
-/// Signing in to MCP servers is not available in this build: say so, and what to use instead.
+/// Signing in from the terminal UI is not wired yet: say how to sign in from the shell
+/// (`pi mcp login`, which stores the tokens this process reads on reconnect).
 fn sign_in_unavailable(server: &McpServer) -> Effect {
     notice(
         format!(
-            "MCP server \"{}\" needs sign-in, which this build cannot do yet: put a token in its headers in mcp.json (\"Authorization\": \"Bearer ${{TOKEN}}\").",
-            server.name()
+            "Signing in to MCP server \"{name}\" from here is not available yet: run `pi mcp login {name}` in a shell, then Reconnect (or restart pi).",
+            name = server.name()
         ),
         "warning",
     )
