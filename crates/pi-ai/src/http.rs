@@ -8,7 +8,8 @@
 //! `retry-after` when that is within `max_retry_delay_ms`. Other statuses are returned at once.
 //! Nothing here emits events: retries are invisible to consumers.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
@@ -31,39 +32,54 @@ const MAX_BACKOFF_MS: f64 = 8_000.0;
 /// `httpIdleTimeoutMs` setting (5 minutes unless configured).
 pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 300_000;
 
-static IDLE_TIMEOUT: OnceLock<Option<Duration>> = OnceLock::new();
+/// The idle timeout in milliseconds (`0`: off): the settings' value at startup, and again
+/// whenever `/settings` changes it.
+static IDLE_TIMEOUT_MS: AtomicU64 = AtomicU64::new(DEFAULT_IDLE_TIMEOUT_MS);
 
-/// Set the idle timeout of every response (`0` turns it off). Takes effect only before the
-/// first request builds the client, which is when pi reads its settings; later calls are
-/// ignored and return false.
-pub fn configure_idle_timeout(ms: u64) -> bool {
-    IDLE_TIMEOUT.set((ms > 0).then(|| Duration::from_millis(ms))).is_ok()
+/// Set the idle timeout of every later response (`0` turns it off). Requests already under
+/// way keep the timeout they started with.
+pub fn configure_idle_timeout(ms: u64) {
+    IDLE_TIMEOUT_MS.store(ms, Ordering::Relaxed);
 }
 
-fn idle_timeout() -> Option<Duration> {
-    *IDLE_TIMEOUT.get_or_init(|| Some(Duration::from_millis(DEFAULT_IDLE_TIMEOUT_MS)))
+/// The idle timeout in milliseconds new requests get (`0`: off).
+pub fn idle_timeout_ms() -> u64 {
+    IDLE_TIMEOUT_MS.load(Ordering::Relaxed)
 }
 
-/// The shared client. Built on first use; proxies come from `HTTP_PROXY`, `HTTPS_PROXY`,
-/// `ALL_PROXY` and `NO_PROXY` (reqwest reads them).
+/// The shared client for the current idle timeout. Built on first use; proxies come from
+/// `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY` (reqwest reads them).
+///
+/// reqwest fixes a client's read timeout when it is built, so each timeout in use has its
+/// client, kept for the process (connections are pooled per client). Only the few values the
+/// settings offer ever occur, so this stays a handful of clients at most.
 pub fn client() -> &'static reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(|| {
-        let mut builder = reqwest::Client::builder()
-            .user_agent(user_agent())
-            .connect_timeout(Duration::from_secs(30))
-            .tcp_nodelay(true);
-        // A read timeout restarts with every byte received: a stream that stalls without
-        // closing fails after this long, however long the whole reply takes.
-        if let Some(idle) = idle_timeout() {
-            builder = builder.read_timeout(idle);
-        }
-        builder
-            .build()
-            // Building only fails when the TLS backend cannot initialise; a default client
-            // then still serves plain-HTTP endpoints (local servers) instead of aborting.
-            .unwrap_or_else(|_| reqwest::Client::new())
-    })
+    static CLIENTS: Mutex<Vec<(u64, &'static reqwest::Client)>> = Mutex::new(Vec::new());
+    let ms = idle_timeout_ms();
+    let mut clients = CLIENTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, client)) = clients.iter().find(|(m, _)| *m == ms) {
+        return client;
+    }
+    let client: &'static reqwest::Client = Box::leak(Box::new(build_client(ms)));
+    clients.push((ms, client));
+    client
+}
+
+fn build_client(idle_ms: u64) -> reqwest::Client {
+    let mut builder = reqwest::Client::builder()
+        .user_agent(user_agent())
+        .connect_timeout(Duration::from_secs(30))
+        .tcp_nodelay(true);
+    // A read timeout restarts with every byte received: a stream that stalls without
+    // closing fails after this long, however long the whole reply takes.
+    if idle_ms > 0 {
+        builder = builder.read_timeout(Duration::from_millis(idle_ms));
+    }
+    builder
+        .build()
+        // Building only fails when the TLS backend cannot initialise; a default client
+        // then still serves plain-HTTP endpoints (local servers) instead of aborting.
+        .unwrap_or_else(|_| reqwest::Client::new())
 }
 
 /// The `User-Agent` of every provider request: `pi/<version> (<platform>; <arch>)`, with the

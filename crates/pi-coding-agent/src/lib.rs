@@ -1,6 +1,7 @@
 //! pi-coding-agent: the product (settings, resources, AgentSession, modes).
 
 pub mod app;
+pub mod bug_report;
 pub mod cli;
 pub mod codemode;
 pub mod compaction;

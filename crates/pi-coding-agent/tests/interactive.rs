@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
+#[path = "interactive/bug.rs"]
+mod bug;
 #[path = "interactive/components.rs"]
 mod components;
 #[path = "interactive/ext_shutdown.rs"]
@@ -19,10 +21,14 @@ mod login;
 mod mcp;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
+#[path = "interactive/pickers.rs"]
+mod pickers;
 #[path = "interactive/pty.rs"]
 mod pty;
 #[path = "interactive/ref_examples.rs"]
 mod ref_examples;
+#[path = "interactive/settings16.rs"]
+mod settings16;
 #[path = "interactive/theme_query.rs"]
 mod theme_query;
 #[path = "interactive/thinking.rs"]

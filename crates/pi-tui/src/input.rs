@@ -26,6 +26,11 @@ pub enum InputEvent {
         slot: u8,
         rgb: (u8, u8, u8),
     },
+    /// The terminal switched between dark and light (`CSI ? 997 ; 1|2 n`, sent while colour
+    /// scheme notifications, mode 2031, are on): true for dark.
+    ColorScheme {
+        dark: bool,
+    },
     /// A mouse report (SGR encoding, `CSI < b ; x ; y M|m`).
     Mouse(MouseEvent),
     /// Focus reports (`CSI I` gained, `CSI O` lost).
@@ -196,6 +201,11 @@ impl InputParser {
                 if let Ok(f) = flags.parse() {
                     return InputEvent::KittyFlags(f);
                 }
+            }
+            match body {
+                "997;1n" => return InputEvent::ColorScheme { dark: true },
+                "997;2n" => return InputEvent::ColorScheme { dark: false },
+                _ => {}
             }
         }
         if let Some(body) = seq.strip_prefix("\x1b[6;").and_then(|b| b.strip_suffix('t')) {
@@ -407,6 +417,13 @@ mod tests {
     fn terminal_replies() {
         let mut p = InputParser::new();
         assert_eq!(p.feed(b"\x1b[?7u"), vec![InputEvent::KittyFlags(7)]);
+        assert_eq!(
+            p.feed(b"\x1b[?997;2n\x1b[?997;1n"),
+            vec![
+                InputEvent::ColorScheme { dark: false },
+                InputEvent::ColorScheme { dark: true }
+            ]
+        );
         assert_eq!(
             p.feed(b"\x1b[6;18;9t"),
             vec![InputEvent::CellSize { width: 9, height: 18 }]

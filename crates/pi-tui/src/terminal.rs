@@ -25,6 +25,10 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 const MODE_KITTY: u8 = 1;
 const MODE_MOK: u8 = 2;
 const MODE_FULLSCREEN: u8 = 4;
+const MODE_COLOR_SCHEME: u8 = 8;
+/// Colour scheme change notifications (mode 2031: `CSI ? 997 ; 1|2 n` on a dark/light switch).
+const COLOR_SCHEME_ON: &str = "\x1b[?2031h";
+const COLOR_SCHEME_OFF: &str = "\x1b[?2031l";
 static MODES: AtomicU8 = AtomicU8::new(0);
 static HOOK: Once = Once::new();
 
@@ -62,6 +66,9 @@ fn restore_sequence(modes: u8) -> String {
     }
     if modes & MODE_MOK != 0 {
         s.push_str(MOK_OFF);
+    }
+    if modes & MODE_COLOR_SCHEME != 0 {
+        s.push_str(COLOR_SCHEME_OFF);
     }
     s.push_str(BRACKETED_PASTE_OFF);
     s.push_str("\x1b[?2026l");
@@ -255,9 +262,14 @@ impl Terminal {
     }
 
     /// Ask for the foreground and background colours (OSC 10 / 11; replies:
-    /// `InputEvent::TerminalColor`). Nothing waits for them: a terminal that does not answer
-    /// costs nothing.
+    /// `InputEvent::TerminalColor`), and (once) to be told when the terminal switches between
+    /// dark and light (mode 2031; `InputEvent::ColorScheme`), as pi 1.6 does. Nothing waits
+    /// for them: a terminal that does not answer costs nothing.
     pub fn query_colors(&mut self) -> io::Result<()> {
+        if MODES.load(Ordering::SeqCst) & MODE_COLOR_SCHEME == 0 {
+            self.out.write_all(COLOR_SCHEME_ON.as_bytes())?;
+            set_mode(MODE_COLOR_SCHEME, true);
+        }
         self.out.write_all(b"\x1b]10;?\x07\x1b]11;?\x07")?;
         self.out.flush()
     }
@@ -340,6 +352,7 @@ impl Terminal {
         if self.fullscreen {
             modes |= MODE_FULLSCREEN;
         }
+        modes |= MODES.load(Ordering::SeqCst) & MODE_COLOR_SCHEME;
         self.kitty = false;
         self.modify_other_keys = false;
         self.fullscreen = false;
@@ -438,6 +451,8 @@ mod tests {
         assert!(s.contains(BRACKETED_PASTE_OFF) && s.ends_with(CURSOR_SHOW));
         assert!(restore_sequence(MODE_MOK).starts_with(MOK_OFF));
         assert!(!restore_sequence(0).contains(KITTY_POP));
+        assert!(restore_sequence(MODE_COLOR_SCHEME).starts_with(COLOR_SCHEME_OFF));
+        assert!(!restore_sequence(0).contains(COLOR_SCHEME_OFF));
         let full = restore_sequence(MODE_FULLSCREEN);
         assert!(full.contains("\x1b[?1049l") && full.contains("\x1b[?1000l") && full.contains("\x1b[?7h"));
         assert!(!restore_sequence(0).contains("\x1b[?1049l"));

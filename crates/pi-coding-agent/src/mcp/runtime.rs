@@ -120,32 +120,57 @@ impl McpRuntime {
             .collect();
         let mut tasks = lock(&self.tasks);
         for server in servers.iter().filter(|s| s.is_enabled()) {
-            let server = Arc::clone(server);
-            let runtime = Arc::downgrade(self);
-            tasks.push(tokio::spawn(async move {
-                let Phase::Connected(connection) = server.connect().await else {
-                    return;
-                };
-                let mut changes = connection.client.tool_list_changes();
-                drop(connection);
-                match runtime.upgrade() {
-                    Some(runtime) => runtime.register_tools_of(&server),
-                    None => return,
-                }
-                // `notifications/tools/list_changed`: list again and register what changed,
-                // for as long as the connection lasts.
-                while changes.changed().await.is_ok() {
-                    if server.refresh_tools().await.is_none() {
-                        continue;
-                    }
-                    match runtime.upgrade() {
-                        Some(runtime) => runtime.register_tools_of(&server),
-                        None => return,
-                    }
-                }
-            }));
+            tasks.push(tokio::spawn(Self::connect_and_follow(
+                Arc::downgrade(self),
+                Arc::clone(server),
+                false,
+            )));
         }
+        drop(tasks);
         lock(&self.servers).extend(servers);
+    }
+
+    /// Connect `server` (or, with `enable`, enable a disabled one first), register its tools,
+    /// then follow `notifications/tools/list_changed`: list again and register what changed,
+    /// for as long as the connection lasts.
+    async fn connect_and_follow(runtime: Weak<McpRuntime>, server: Arc<McpServer>, enable: bool) {
+        let phase = if enable {
+            server.enable().await
+        } else {
+            server.connect().await
+        };
+        let Phase::Connected(connection) = phase else {
+            return;
+        };
+        let mut changes = connection.client.tool_list_changes();
+        drop(connection);
+        match runtime.upgrade() {
+            Some(runtime) => runtime.register_tools_of(&server),
+            None => return,
+        }
+        while changes.changed().await.is_ok() {
+            if server.refresh_tools().await.is_none() {
+                continue;
+            }
+            match runtime.upgrade() {
+                Some(runtime) => runtime.register_tools_of(&server),
+                None => return,
+            }
+        }
+    }
+
+    /// `/mcp` Enable or Disable for the rest of the run: a disabled server's connection closes
+    /// and its tools are withdrawn; an enabled one connects in the background.
+    pub async fn set_enabled(self: &Arc<Self>, server: &Arc<McpServer>, enabled: bool) {
+        if enabled {
+            if !server.is_enabled() {
+                let task = tokio::spawn(Self::connect_and_follow(Arc::downgrade(self), Arc::clone(server), true));
+                self.track(task);
+            }
+        } else {
+            server.disable().await;
+            self.register_tools_of(server);
+        }
     }
 
     /// A background task of the servers' that ends with them at shutdown.
@@ -204,16 +229,22 @@ impl McpRuntime {
 
     /// Register the tools of a server that just connected.
     fn register_tools_of(self: &Arc<Self>, server: &Arc<McpServer>) {
-        let Phase::Connected(connection) = server.phase() else {
-            return;
+        // A disabled server offers nothing: its tools are all withdrawn.
+        let connection = match server.phase() {
+            Phase::Connected(connection) => Some(connection),
+            Phase::Disabled => None,
+            _ => return,
         };
+        let offered = connection.as_ref().map_or(&[][..], |c| &c.tools[..]);
         let name = server.name();
-        let tool_names: Vec<&str> = connection.tools.iter().map(|t| t.name.as_str()).collect();
+        let tool_names: Vec<&str> = offered.iter().map(|t| t.name.as_str()).collect();
         let names = pi_mcp::mcp_tool_names(name, &tool_names, |candidate| self.is_taken(candidate, name));
-        let readable = connection.client.server_info().has_resources();
+        let readable = connection
+            .as_ref()
+            .is_some_and(|c| c.client.server_info().has_resources());
         let filter = lock(&self.filter).clone();
         let mut added: Vec<Registration> = Vec::new();
-        for (tool, full_name) in connection.tools.iter().zip(names) {
+        for (tool, full_name) in offered.iter().zip(names) {
             if filter.excluded(&full_name) {
                 continue;
             }

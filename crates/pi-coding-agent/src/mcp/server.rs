@@ -2,6 +2,7 @@
 //! connected with its tools, needs sign-in, failed), connecting in the background, reconnecting
 //! for a call after the connection dropped, and closing at exit.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -58,6 +59,8 @@ pub struct McpServer {
     phase: watch::Sender<Phase>,
     /// One connection attempt at a time (startup, or a call that found the connection gone).
     connecting: tokio::sync::Mutex<()>,
+    /// `enabled` of its configuration, until `/mcp` enables or disables it for the run.
+    enabled: AtomicBool,
 }
 
 impl McpServer {
@@ -68,6 +71,7 @@ impl McpServer {
             Phase::Disabled
         };
         Arc::new(McpServer {
+            enabled: AtomicBool::new(entry.config.enabled),
             entry,
             options,
             phase: watch::Sender::new(initial),
@@ -89,7 +93,33 @@ impl McpServer {
     }
 
     pub fn is_enabled(&self) -> bool {
-        self.entry.config.enabled
+        self.enabled.load(Ordering::SeqCst)
+    }
+
+    /// Follow its phase (`/mcp` redraws when a server connects, fails or closes).
+    pub fn watch_phase(&self) -> watch::Receiver<Phase> {
+        self.phase.subscribe()
+    }
+
+    /// Disable it for the rest of the run: the connection closes and it stays `Disabled`.
+    pub async fn disable(&self) {
+        let _turn = self.connecting.lock().await;
+        self.enabled.store(false, Ordering::SeqCst);
+        if let Phase::Connected(c) = self.phase.send_replace(Phase::Disabled) {
+            close_connection(c).await;
+        }
+    }
+
+    /// Enable a disabled server and connect it; the phase says how it went.
+    pub async fn enable(&self) -> Phase {
+        {
+            let _turn = self.connecting.lock().await;
+            self.enabled.store(true, Ordering::SeqCst);
+            if matches!(self.phase(), Phase::Disabled) {
+                self.phase.send_replace(Phase::Starting);
+            }
+        }
+        self.connect().await
     }
 
     /// The exposures its tools can have, known from the configuration before it connects.

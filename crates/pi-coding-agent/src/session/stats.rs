@@ -42,6 +42,15 @@ pub struct SessionStats {
     pub context_usage: Option<ContextUsage>,
 }
 
+/// One group of `/session`'s cost breakdown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageCost {
+    /// `provider/model`, or `Tools/summaries`.
+    pub key: String,
+    pub cost: f64,
+    pub tokens: u64,
+}
+
 /// Token and cost totals while the entries are walked.
 #[derive(Default)]
 struct Totals {
@@ -130,6 +139,70 @@ impl AgentSession {
         stats.cost = totals.cost;
         stats.context_usage = self.context_usage();
         stats
+    }
+
+    /// What each model cost over every entry of the file, most expensive first, as pi 1.6's
+    /// `/session` lists it: replies under `provider/model` (the model that answered, when
+    /// the provider routed the request), cache refreshes under theirs, and what tool results
+    /// and summaries spent under `Tools/summaries`. Groups with no cost and no tokens are left out.
+    pub fn usage_cost_breakdown(&self) -> Vec<UsageCost> {
+        let mut groups: Vec<(String, Totals)> = Vec::new();
+        let mut add = |key: String, f: &dyn Fn(&mut Totals)| match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, t)) => f(t),
+            None => {
+                let mut t = Totals::default();
+                f(&mut t);
+                groups.push((key, t));
+            }
+        };
+        const TOOLS: &str = "Tools/summaries";
+        self.with_store(|s| {
+            for entry in s.get_entries() {
+                match &entry.kind {
+                    EntryKind::Message {
+                        message: AgentMessage::Llm(Message::Assistant(a)),
+                        ..
+                    } => {
+                        let model = a.response_model.as_deref().unwrap_or(&a.model);
+                        add(format!("{}/{model}", a.provider), &|t| t.add(&a.usage));
+                    }
+                    EntryKind::Message {
+                        message: AgentMessage::Llm(Message::ToolResult(r)),
+                        ..
+                    } => {
+                        if let Some(usage) = r.extra.get("usage") {
+                            add(TOOLS.into(), &|t| t.add_value(usage));
+                        }
+                    }
+                    EntryKind::Unknown { type_name, fields } if type_name == "usage" => {
+                        let text = |k: &str| fields.get(k).and_then(Value::as_str).unwrap_or("undefined");
+                        if let Some(usage) = fields.get("usage") {
+                            add(format!("{}/{}", text("provider"), text("model")), &|t| {
+                                t.add_value(usage)
+                            });
+                        }
+                    }
+                    EntryKind::Compaction { extra, .. } | EntryKind::BranchSummary { extra, .. } => {
+                        if let Some(usage) = extra.get("usage") {
+                            add(TOOLS.into(), &|t| t.add_value(usage));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        });
+        let mut out: Vec<UsageCost> = groups
+            .into_iter()
+            .map(|(key, t)| UsageCost {
+                key,
+                cost: t.cost,
+                tokens: t.tokens.input + t.tokens.output + t.tokens.cache_read + t.tokens.cache_write,
+            })
+            .filter(|u| u.cost > 0.0 || u.tokens > 0)
+            .collect();
+        // Stable: equal costs keep the order they first appeared in.
+        out.sort_by(|a, b| b.cost.total_cmp(&a.cost));
+        out
     }
 
     /// How full the context window is (`None` without a model).

@@ -1,5 +1,6 @@
 //! `/mcp` in a pseudo-terminal: the server list (attention first, state · exposure · scope),
-//! a server's page with its actions, disabling it (saved to mcp.json), its tools, reconnecting,
+//! a server's page with its actions, disabling and enabling it (at once, and saved to
+//! mcp.json), its tools, reconnecting, the list and the page following the servers' state,
 //! and the subcommands' usage line.
 
 use std::path::PathBuf;
@@ -41,20 +42,13 @@ fn mcp_lists_servers_and_manages_one() {
     )
     .unwrap();
     let mut pty = s.pi(40, 100);
-    // The list is a snapshot: open it once the server is up.
-    let mut connected = false;
-    for _ in 0..50 {
-        pty.type_text("/mcp");
-        pty.send(ENTER);
-        pty.wait_text("enter manage • escape/ctrl+c close");
-        if pty.contents().contains("connected · ") {
-            connected = true;
-            break;
-        }
-        pty.send(ESC);
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert!(connected, "{}", pty.contents());
+    // The list opens at once and follows the servers: "everything" connects while it is open.
+    pty.type_text("/mcp");
+    pty.send(ENTER);
+    pty.wait_text("enter manage • escape/ctrl+c close");
+    pty.wait_for("connected while open", Duration::from_secs(30), |c| {
+        c.contains("connected · ")
+    });
     let rows = pty.rows();
     let at = |name: &str| rows.iter().position(|r| r.contains(name) && r.contains(" · ")).unwrap();
     assert!(
@@ -62,6 +56,8 @@ fn mcp_lists_servers_and_manages_one() {
         "{rows:#?}"
     );
     assert!(rows[at("broken")].contains("failed: "), "{rows:#?}");
+    // As 1.6: the rows start in the first column, the first one highlighted.
+    assert!(rows[at("broken")].starts_with("→ broken"), "{rows:#?}");
     assert!(
         rows[at("everything")].contains("tools · resources · direct · global"),
         "{rows:#?}"
@@ -96,12 +92,20 @@ fn mcp_lists_servers_and_manages_one() {
     pty.send(ENTER);
     pty.wait_text("Reconnected to MCP server \"everything\" (connected · ");
     pty.wait_text("MCP server everything");
-    // Disabling writes the file.
+    // Disabling closes it now (the page follows) and writes the file; enabling connects again.
     select_row(&mut pty, "Disable");
     pty.send(ENTER);
     let saved = wait_json(&mcp_json, |v| v["mcpServers"]["everything"]["enabled"] == false);
     assert_eq!(saved["mcpServers"]["everything"]["enabled"], false);
-    pty.wait_text("Saved to ");
+    pty.wait_text("State: disabled");
+    select_row(&mut pty, "Enable");
+    pty.send(ENTER);
+    // Enabled is the default: the key goes, as pi writes it.
+    let saved = wait_json(&mcp_json, |v| v["mcpServers"]["everything"].get("enabled").is_none());
+    assert!(saved["mcpServers"]["everything"].get("enabled").is_none(), "{saved}");
+    pty.wait_for("connected again", Duration::from_secs(30), |c| {
+        c.contains("State: connected · ")
+    });
     pty.send(ESC);
     pty.wait_text("enter manage");
     pty.send(ESC);

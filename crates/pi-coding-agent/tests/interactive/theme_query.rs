@@ -1,5 +1,6 @@
 //! The terminal's background report (OSC 11) decides a `light/dark` theme setting: pi asks
-//! at startup without waiting, and swaps the theme when the answer comes.
+//! at startup without waiting, and swaps the theme when the answer comes; a colour scheme
+//! change notification (mode 2031) makes it ask again.
 
 use std::time::Duration;
 
@@ -38,4 +39,29 @@ fn a_background_report_picks_the_light_or_dark_theme_of_a_pair() {
         border_colour(&pty) == Some(dark)
     });
     quit(&mut pty);
+}
+
+#[test]
+fn a_colour_scheme_change_asks_for_the_background_again() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    // Notifications are asked for with the colours, and turned off at exit.
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(raw.contains("\x1b[?2031h"), "colour scheme notifications are asked for");
+    let asked = |pty: &Pty| String::from_utf8_lossy(&pty.raw()).matches("\x1b]11;?").count();
+    let before = asked(&pty);
+    // The terminal turned light: pi asks for the background again.
+    pty.send("\x1b[?997;2n");
+    pty.wait_for("a second background query", Duration::from_secs(10), |_| {
+        asked(&pty) > before
+    });
+    quit(&mut pty);
+    let start = std::time::Instant::now();
+    while !String::from_utf8_lossy(&pty.raw()).contains("\x1b[?2031l") && start.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        String::from_utf8_lossy(&pty.raw()).contains("\x1b[?2031l"),
+        "notifications turned off at exit"
+    );
 }

@@ -54,6 +54,8 @@ pub struct SettingsList {
     theme: SettingsListTheme,
     hint: String,
     last_event: Option<SettingsEvent>,
+    /// The label column is at least this wide (a filtered list keeps the full list's column).
+    min_label_width: usize,
 }
 
 impl SettingsList {
@@ -65,7 +67,13 @@ impl SettingsList {
             theme,
             hint: "Enter/Space to change · Esc to close".to_string(),
             last_event: None,
+            min_label_width: 0,
         }
+    }
+
+    /// Keep the label column at least `width` columns wide.
+    pub fn set_min_label_width(&mut self, width: usize) {
+        self.min_label_width = width;
     }
 
     pub fn set_hint(&mut self, hint: impl Into<String>) {
@@ -136,6 +144,7 @@ impl Component for SettingsList {
             .map(|i| visible_width(&i.label))
             .max()
             .unwrap_or(0)
+            .max(self.min_label_width)
             .min(width / 2)
             + 2;
         let start = self

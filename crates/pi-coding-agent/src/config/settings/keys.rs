@@ -243,6 +243,53 @@ impl SettingsManager {
             .and_then(Value::as_str)
             .unwrap_or("  ")
     }
+    /// `outputPad`: columns before messages, tool and command output (`0` or the default `1`).
+    pub fn output_pad(&self) -> u64 {
+        match self.get("outputPad").and_then(as_u64) {
+            Some(0) => 0,
+            _ => 1,
+        }
+    }
+    /// `sessionShareDestination`: `auto` (the default), `gist` or `radius`.
+    pub fn session_share_destination(&self) -> &str {
+        match self.str_of("sessionShareDestination") {
+            Some(d @ ("gist" | "radius")) => d,
+            _ => "auto",
+        }
+    }
+    /// `markdown.mermaid`: `off`, `final` or the default `streaming`.
+    pub fn mermaid_mode(&self) -> &str {
+        match self.get_nested("markdown", "mermaid").and_then(Value::as_str) {
+            Some(m @ ("off" | "final")) => m,
+            _ => "streaming",
+        }
+    }
+    /// `showCacheMissNotices` (default off).
+    pub fn show_cache_miss_notices(&self) -> bool {
+        self.bool_of("showCacheMissNotices").unwrap_or(false)
+    }
+    /// `quietStartup` as the settings menu shows it: `true`, `header` or `false`.
+    pub fn quiet_startup_choice(&self) -> &'static str {
+        match self.get("quietStartup") {
+            Some(Value::Bool(true)) => "true",
+            Some(Value::String(s)) if s == "header" => "header",
+            _ => "false",
+        }
+    }
+    /// `defaultProjectTrust` of the global settings only: `ask` (the default), `always`, `never`.
+    pub fn default_project_trust(&self) -> &str {
+        match self.global.get("defaultProjectTrust").and_then(Value::as_str) {
+            Some(v @ ("always" | "never")) => v,
+            _ => "ask",
+        }
+    }
+    /// `modelThinkingLevels`: startup thinking levels keyed `provider/modelId`.
+    pub fn model_thinking_levels(&self) -> Map<String, Value> {
+        self.get("modelThinkingLevels")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default()
+    }
     /// `warnings.<name>`, default true (e.g. `anthropicExtraUsage`).
     pub fn warning_enabled(&self, name: &str) -> bool {
         self.nested_bool("warnings", name).unwrap_or(true)
@@ -380,6 +427,58 @@ impl SettingsManager {
             "showTerminalProgress",
             Some(enabled.into()),
         );
+    }
+    pub fn set_output_pad(&mut self, pad: u64) {
+        self.set(SettingsScope::Global, "outputPad", Some(pad.min(1).into()));
+    }
+    pub fn set_session_share_destination(&mut self, destination: &str) {
+        self.set(
+            SettingsScope::Global,
+            "sessionShareDestination",
+            Some(destination.into()),
+        );
+    }
+    /// `httpIdleTimeoutMs` in milliseconds (`0`: disabled), as pi writes it: a number.
+    pub fn set_http_idle_timeout_ms(&mut self, ms: u64) {
+        self.set(SettingsScope::Global, "httpIdleTimeoutMs", Some(ms.into()));
+    }
+    pub fn set_mermaid_mode(&mut self, mode: &str) {
+        self.set_nested(SettingsScope::Global, "markdown", "mermaid", Some(mode.into()));
+    }
+    pub fn set_show_cache_miss_notices(&mut self, show: bool) {
+        self.set(SettingsScope::Global, "showCacheMissNotices", Some(show.into()));
+    }
+    /// `quietStartup` from the menu's choice: `true` and `false` as booleans, `"header"` as text.
+    pub fn set_quiet_startup_choice(&mut self, choice: &str) {
+        let value = match choice {
+            "header" => Value::from("header"),
+            other => Value::Bool(other == "true"),
+        };
+        self.set(SettingsScope::Global, "quietStartup", Some(value));
+    }
+    pub fn set_default_project_trust(&mut self, trust: &str) {
+        self.set(SettingsScope::Global, "defaultProjectTrust", Some(trust.into()));
+    }
+    /// Set (`Some`) or clear (`None`) the startup thinking level of `provider/model_id`; the
+    /// key goes away with its last entry.
+    pub fn set_model_thinking_level(&mut self, provider: &str, model_id: &str, level: Option<&str>) {
+        let mut levels = self
+            .global
+            .get("modelThinkingLevels")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let key = format!("{provider}/{model_id}");
+        match level {
+            Some(level) => {
+                levels.insert(key, level.into());
+            }
+            None => {
+                levels.remove(&key);
+            }
+        }
+        let value = (!levels.is_empty()).then_some(Value::Object(levels));
+        self.set(SettingsScope::Global, "modelThinkingLevels", value);
     }
     /// Replace the whole `warnings` object (e.g. `{"anthropicExtraUsage": false}`).
     pub fn set_warnings(&mut self, warnings: Map<String, Value>) {

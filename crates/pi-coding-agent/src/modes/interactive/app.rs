@@ -91,11 +91,19 @@ impl App {
         verbose: bool,
     ) -> Self {
         let session = host.session();
-        let (quiet, hide_thinking, show_images) = session
+        let (quiet, hide_thinking, show_images, output_pad) = session
             .settings()
             .lock()
-            .map(|s| (s.quiet_startup(), s.hide_thinking_block(), s.show_images()))
-            .unwrap_or((false, false, true));
+            .map(|s| {
+                (
+                    s.quiet_startup(),
+                    s.hide_thinking_block(),
+                    s.show_images(),
+                    s.output_pad(),
+                )
+            })
+            .unwrap_or((false, false, true, 1));
+        super::chat::set_output_pad(output_pad as usize);
         let mut caps = pi_tui::components::Capabilities::detect();
         if !show_images {
             caps.images = None;
@@ -257,6 +265,7 @@ impl App {
         match effect {
             Effect::Notice(text, style) => self.notice(text, style),
             Effect::Info(md) => self.info(md),
+            Effect::StatusLine(text) => self.status_line(text),
             Effect::Status(text) => self.set_status(text),
             Effect::Quit => self.quit = true,
             Effect::Open(overlay) => {
@@ -316,6 +325,14 @@ impl App {
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
+            UiChange::OutputPad(n) => {
+                // Blocks take the padding when built: the transcript is built again, unless a
+                // run is streaming into it (then the blocks that follow get it).
+                super::chat::set_output_pad(n);
+                if !self.busy && !self.running {
+                    self.rebuild_chat();
+                }
+            }
             UiChange::AutocompleteMaxVisible(n) => self.view.editor.set_autocomplete_max_visible(n),
             UiChange::HideThinking(hide) => {
                 if hide != self.hide_thinking {

@@ -1,6 +1,7 @@
 //! The chat transcript's blocks: user messages, assistant replies (markdown and thinking),
 //! notices, and the header. Each caches its lines per width, so a frame costs what changed.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use pi_ai::{AssistantMessage, Content, StopReason};
@@ -8,6 +9,27 @@ use pi_tui::components::Markdown;
 use pi_tui::{wrap_text, Component, Frame, LineCache, Lines, Style};
 
 use super::theme::UiTheme;
+
+/// pi 1.6's `outputPad`: the columns before messages and tool output (0 or 1), for the whole
+/// process (the app sets it from the settings; blocks read it when they are built or drawn).
+static OUTPUT_PAD: AtomicUsize = AtomicUsize::new(1);
+
+pub fn set_output_pad(pad: usize) {
+    OUTPUT_PAD.store(pad.min(1), Ordering::Relaxed);
+}
+
+pub fn output_pad() -> usize {
+    OUTPUT_PAD.load(Ordering::Relaxed)
+}
+
+/// The padding as text, to put before a line.
+pub fn pad_str() -> &'static str {
+    if output_pad() == 0 {
+        ""
+    } else {
+        " "
+    }
+}
 
 /// One empty line, shared by every block that starts with a gap.
 pub fn spacer() -> Lines {
@@ -24,7 +46,7 @@ pub struct UserBlock {
 impl UserBlock {
     pub fn new(text: &str, theme: &UiTheme) -> Self {
         let mut md = Markdown::new(text.to_string(), theme.markdown.clone())
-            .with_padding(1, 1)
+            .with_padding(output_pad(), 1)
             .with_text_style(theme.fg("userMessageText"));
         if let Some(bg) = theme.bg("userMessageBg") {
             md = md.with_background(bg);
@@ -126,7 +148,7 @@ impl AssistantBlock {
         let pos = match self.parts.iter().position(|(i, _)| *i == index) {
             Some(p) => p,
             None => {
-                let md = Markdown::new(String::new(), self.theme.markdown.clone()).with_padding(1, 0);
+                let md = Markdown::new(String::new(), self.theme.markdown.clone()).with_padding(output_pad(), 0);
                 let part = if thinking {
                     Part::Thinking(md.with_text_style(Style {
                         italic: true,
@@ -231,7 +253,7 @@ impl Component for AssistantBlock {
                                     ..self.theme.fg("thinkingText")
                                 };
                                 self.hidden_line
-                                    .set(width, vec![format!(" {}", style.paint(&self.hidden_label))])
+                                    .set(width, vec![format!("{}{}", pad_str(), style.paint(&self.hidden_label))])
                             }
                         };
                         out.push(lines);
@@ -250,8 +272,9 @@ impl Component for AssistantBlock {
                     if !first {
                         lines.push(String::new());
                     }
-                    for l in wrap_text(err, width.saturating_sub(1).max(1)) {
-                        lines.push(format!(" {}", self.theme.paint("error", &l)));
+                    let pad = pad_str();
+                    for l in wrap_text(err, width.saturating_sub(pad.len()).max(1)) {
+                        lines.push(format!("{pad}{}", self.theme.paint("error", &l)));
                     }
                     self.tail.set(width, lines)
                 }

@@ -36,6 +36,11 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
     ("share", "Share the session as a secret GitHub gist", |cx, _| {
         super::share::run(cx)
     }),
+    (
+        "bug",
+        "Report a bug to the pi developers (export the report as a zip)",
+        super::bug_command::bug,
+    ),
     ("copy", "Copy last agent message to clipboard", copy),
     ("name", "Set session display name", name),
     ("session", "Show session info and stats", session_info),
@@ -69,6 +74,7 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
     }),
     ("reload", "Reload keybindings and themes", reload),
     ("quit", "Quit pi", |_, _| vec![Effect::Quit]),
+    ("llama", "Manage llama.cpp router models", super::bug_command::llama),
     (
         "mcp",
         "Manage MCP servers: state, tools, exposure, reconnect",
@@ -240,7 +246,27 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let (mode, status) = cx.session.cache_warming_status();
     md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}\n"));
     if s.cost > 0.0 {
-        md.push_str(&format!("\n**Cost**  \nTotal: ${:.3}\n", s.cost));
+        md.push_str(&format!("\n**Cost**  \nTotal: ${:.3}", s.cost));
+        // One model per line; a lone group only when it is not the selected model (a
+        // routed model answered, or the model was switched since).
+        let breakdown = cx.session.usage_cost_breakdown();
+        let selected = cx.session.model().map(|m| format!("{}/{}", m.provider, m.id));
+        if breakdown.len() > 1
+            || breakdown
+                .first()
+                .map(|u| Some(&u.key) != selected.as_ref())
+                .unwrap_or(false)
+        {
+            for u in &breakdown {
+                md.push_str(&format!(
+                    "  \n&nbsp;&nbsp;{}: ${:.3} ({} tokens)",
+                    u.key,
+                    u.cost,
+                    format_tokens(u.tokens)
+                ));
+            }
+        }
+        md.push('\n');
     }
     vec![Effect::Info(md)]
 }
@@ -412,26 +438,70 @@ fn show_list(cx: &Ctx<'_>, items: Vec<SelectItem>, picker: Picker, filter: Optio
 }
 
 pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
+    let models = cx.session.available_models();
+    if models.is_empty() {
+        return vec![notice("No models available. Use /login to add a provider.", "warning")];
+    }
     let current = cx.session.model();
-    let items = cx
-        .session
-        .available_models()
-        .into_iter()
-        .map(|m| {
-            let mark = if current
-                .as_ref()
-                .is_some_and(|c| c.id == m.id && c.provider == m.provider)
-            {
-                " ✓"
-            } else {
-                ""
-            };
-            SelectItem::new(format!("{}/{}", m.provider, m.id))
-                .with_label(format!("{}{mark}", m.id))
-                .with_description(format!("[{}] ctx {}", m.provider, format_tokens(m.context_window)))
+    let scoped = cx.session.scoped_models().into_iter().map(|s| s.model).collect();
+    let default = cx
+        .read_settings(|s| match (s.default_provider(), s.default_model()) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            _ => None,
         })
-        .collect();
-    show_list(cx, items, Picker::Model, filter)
+        .flatten();
+    let picker = super::model_picker::ModelPicker::new(
+        models,
+        scoped,
+        current.as_ref(),
+        default,
+        filter,
+        cx.theme.clone(),
+        cx.kb.clone(),
+    );
+    vec![Effect::Open(Overlay {
+        view: Box::new(picker),
+        picker: Picker::Model,
+    })]
+}
+
+/// A model chosen in the picker: for this session, and with Ctrl+S also as the saved default.
+fn model_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
+    let (save, key) = match value.strip_prefix(super::model_picker::SAVE_PREFIX) {
+        Some(key) => (true, key),
+        None => (false, value),
+    };
+    let Some((provider, id)) = key.split_once('/') else {
+        return Vec::new();
+    };
+    let Some(model) = cx.session.find_model(provider, id) else {
+        return vec![
+            notice(format!("Model not found: {key}"), "error"),
+            Effect::RefreshFooter,
+        ];
+    };
+    if !save {
+        return vec![set_model(cx.session.clone(), model), Effect::RefreshFooter];
+    }
+    let session = cx.session.clone();
+    let (provider, id) = (provider.to_string(), id.to_string());
+    vec![
+        Effect::Settings(Box::new({
+            let (provider, id) = (provider.clone(), id.clone());
+            move |s| s.set_default_model_and_provider(&provider, &id)
+        })),
+        blocking_task(async move {
+            match session.set_model(model).await {
+                Ok(()) => then(move |_| {
+                    vec![
+                        notice(format!("Default model: {provider}/{id}"), "dim"),
+                        Effect::RefreshFooter,
+                    ]
+                }),
+                Err(e) => then_notice(e.to_string(), "error"),
+            }
+        }),
+    ]
 }
 
 /// The resume list: the session files are read on the blocking pool, then the list opens.
@@ -457,18 +527,7 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
 /// A selector's choice.
 pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
     match picker {
-        Picker::Model => {
-            let Some((provider, id)) = value.split_once('/') else {
-                return Vec::new();
-            };
-            match cx.session.find_model(provider, id) {
-                Some(m) => vec![set_model(cx.session.clone(), m), Effect::RefreshFooter],
-                None => vec![
-                    notice(format!("Model not found: {value}"), "error"),
-                    Effect::RefreshFooter,
-                ],
-            }
-        }
+        Picker::Model => model_chosen(cx, &value),
         Picker::Resume(paths) => match value.parse::<usize>().ok().and_then(|i| paths.get(i).cloned()) {
             Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
                 path,

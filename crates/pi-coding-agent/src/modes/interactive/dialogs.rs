@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use pi_tui::components::{Input, InputFieldEvent, SelectEvent, SelectItem, SelectList};
-use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent};
+use pi_tui::{keybindings, truncate_to_width, wrap_text, Component, Frame, InputEvent};
 
 use super::theme::UiTheme;
 
@@ -27,6 +27,16 @@ enum Body {
     },
 }
 
+/// A choice dialog's rows as a refresh computes them again.
+pub struct Refreshed {
+    pub items: Vec<SelectItem>,
+    pub details: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+/// Asked before each frame; `Some` replaces the rows (the highlighted value stays).
+pub type Refresh = Box<dyn FnMut() -> Option<Refreshed> + Send>;
+
 pub struct Dialog {
     title: String,
     /// Lines under the title (dim), then lines in the error colour.
@@ -36,6 +46,11 @@ pub struct Dialog {
     hint: String,
     theme: Arc<UiTheme>,
     result: Option<DialogResult>,
+    refresh: Option<Refresh>,
+    /// The list starts in the first column (pi 1.6's `/mcp` screens) instead of the second.
+    flush_list: bool,
+    /// Dropped with the dialog: ends what keeps it live (a task waking the screen).
+    _live: Option<tokio_util::sync::DropGuard>,
 }
 
 impl Dialog {
@@ -59,6 +74,40 @@ impl Dialog {
             hint: hint.into(),
             theme,
             result: None,
+            refresh: None,
+            flush_list: false,
+            _live: None,
+        }
+    }
+
+    /// Keep a choice dialog current: `refresh` runs before each frame, and `guard` lives as
+    /// long as the dialog (cancelling what wakes the screen when the rows may change).
+    pub fn live(mut self, refresh: Refresh, guard: tokio_util::sync::DropGuard) -> Self {
+        self.refresh = Some(refresh);
+        self._live = Some(guard);
+        self
+    }
+
+    /// Draw the choices from the first column, as pi 1.6's `/mcp` screens do.
+    pub fn flush_list(mut self) -> Self {
+        self.flush_list = true;
+        self
+    }
+
+    fn replace_rows(&mut self, rows: Refreshed) {
+        self.details = rows.details;
+        self.errors = rows.errors;
+        if let Body::Choice { list, search } = &mut self.body {
+            let selected = list.selected_item().map(|i| i.value.clone());
+            let mut fresh = SelectList::new(rows.items, 8, self.theme.select_list());
+            fresh.set_no_match_text("  No matching items");
+            if let Some(s) = search {
+                fresh.set_fuzzy_filter(s.value());
+            }
+            **list = fresh;
+            if let Some(value) = selected {
+                self.select_value(&value);
+            }
         }
     }
 
@@ -77,6 +126,9 @@ impl Dialog {
             hint: "enter confirm · esc cancel".into(),
             theme,
             result: None,
+            refresh: None,
+            flush_list: false,
+            _live: None,
         }
     }
 
@@ -122,6 +174,9 @@ impl Dialog {
 
 impl Component for Dialog {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        if let Some(rows) = self.refresh.as_mut().and_then(|r| r()) {
+            self.replace_rows(rows);
+        }
         let t = self.theme.clone();
         let inner = width.saturating_sub(2).max(1);
         out.push_line(t.paint("border", &"─".repeat(width)));
@@ -130,32 +185,47 @@ impl Component for Dialog {
             width,
             "…",
         ));
-        out.push_line(String::new());
+        // pi 1.6's `/mcp` page puts its facts right under the title.
+        if !self.flush_list || self.details.is_empty() {
+            out.push_line(String::new());
+        }
         if !self.details.is_empty() || !self.errors.is_empty() {
-            for l in &self.details {
-                out.push_line(truncate_to_width(&format!(" {}", t.paint("dim", l)), width, "…"));
-            }
-            for l in &self.errors {
-                out.push_line(truncate_to_width(&format!(" {}", t.paint("error", l)), width, "…"));
+            // Long facts (a command line, an explanation, an error) wrap, as pi 1.6 shows them.
+            for (lines, token) in [(&self.details, "dim"), (&self.errors, "error")] {
+                for l in lines {
+                    let wrapped = wrap_text(l, inner);
+                    if wrapped.is_empty() {
+                        out.push_line(String::new());
+                    }
+                    for w in wrapped {
+                        out.push_line(format!(" {}", t.paint(token, &w)));
+                    }
+                }
             }
             out.push_line(String::new());
         }
         let mut sub = Frame::default();
+        let list_width = if self.flush_list { width.max(1) } else { inner };
         match &mut self.body {
             Body::Choice { list, search } => {
                 if let Some(s) = search {
                     s.render(inner, &mut sub);
                     sub.push_line(String::new());
                 }
-                list.render(inner, &mut sub);
+                list.render(list_width, &mut sub);
             }
             Body::Prompt { message, input } => {
                 sub.push_line(t.paint("text", message));
                 input.render(inner, &mut sub);
             }
         }
+        let indent = if self.flush_list && matches!(self.body, Body::Choice { .. }) {
+            ""
+        } else {
+            " "
+        };
         for l in sub.to_vec() {
-            out.push_line(format!(" {l}"));
+            out.push_line(format!("{indent}{l}"));
         }
         out.push_line(String::new());
         out.push_line(truncate_to_width(

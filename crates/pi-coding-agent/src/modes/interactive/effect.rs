@@ -119,6 +119,8 @@ pub enum UiChange {
     ShowImages(bool),
     HardwareCursor(bool),
     EditorPadding(usize),
+    /// `outputPad`: columns before messages and tool output.
+    OutputPad(usize),
     AutocompleteMaxVisible(usize),
     HideThinking(bool),
     /// Switch between fullscreen (true) and regular mode once no dialog is open.
@@ -137,6 +139,8 @@ pub enum Effect {
     Notice(String, &'static str),
     /// A markdown block in the chat.
     Info(String),
+    /// A dim status line in the chat; one right after another replaces it.
+    StatusLine(String),
     /// The status line's text (`None` hides it).
     #[allow(dead_code)] // for commands registered at run time; the built-ins use tasks
     Status(Option<String>),
@@ -180,6 +184,7 @@ impl std::fmt::Debug for Effect {
         match self {
             Effect::Notice(t, s) => write!(f, "Notice({t:?}, {s})"),
             Effect::Info(t) => write!(f, "Info({} chars)", t.len()),
+            Effect::StatusLine(t) => write!(f, "StatusLine({t:?})"),
             Effect::Status(s) => write!(f, "Status({s:?})"),
             Effect::Quit => f.write_str("Quit"),
             Effect::Open(o) => write!(f, "Open({:?})", o.picker),

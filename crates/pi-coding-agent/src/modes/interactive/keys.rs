@@ -119,6 +119,21 @@ pub fn key_hint(kb: &Keybindings, id: &str) -> String {
     kb.keys(id).into_iter().next().unwrap_or_default()
 }
 
+/// The first key of an action as pi's hints spell it for people: `Ctrl+S`, `Shift+Tab`.
+pub fn key_display(kb: &Keybindings, id: &str) -> String {
+    key_hint(kb, id)
+        .split('+')
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +151,6 @@ mod tests {
         assert!(kb.matches(&ctrl_x, "app.interrupt"));
         assert_eq!(kb.keys("app.tools.expand"), vec!["ctrl+e"]);
         assert!(parse_user_bindings("[1]").is_err());
+        assert_eq!(key_display(&kb, "app.models.save"), "Ctrl+S");
     }
 }

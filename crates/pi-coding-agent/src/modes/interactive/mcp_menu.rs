@@ -10,8 +10,12 @@ use pi_mcp::config::ServerPatch;
 use pi_mcp::{Exposure, Scope};
 use pi_tui::components::SelectItem;
 
-use super::dialogs::Dialog;
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::dialogs::{Dialog, Refresh, Refreshed};
 use super::effect::{blocking, blocking_task, notice, then, Ctx, Effect, Overlay, Picker};
+use super::events::Msg;
+use crate::mcp::runtime::McpRuntime;
 use crate::mcp::server::{McpServer, Phase};
 
 const USAGE: &str = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
@@ -37,13 +41,7 @@ pub fn command(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
         },
         (Some("login" | "logout"), name, None) => match pick(cx, name, |s| s.entry.config.is_http()) {
             // Sign-in to OAuth servers is not available in this build.
-            Ok(server) => vec![notice(
-                format!(
-                    "MCP server \"{}\" cannot be signed in to or out of here: OAuth sign-in is not supported yet.",
-                    server.name()
-                ),
-                "warning",
-            )],
+            Ok(server) => vec![sign_in_unavailable(&server)],
             Err(_) => vec![notice(
                 "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.",
                 "error",
@@ -123,25 +121,47 @@ fn scope_of(server: &McpServer) -> &'static str {
     }
 }
 
-/// The list of servers.
-pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
-    let runtime = cx.session.services().mcp().clone();
+/// Wake the screen whenever one of `servers` changes phase, until the guard is dropped (the
+/// dialog showing them closed).
+fn wake_on_changes(cx: &Ctx<'_>, servers: &[Arc<McpServer>]) -> DropGuard {
+    let cancel = CancellationToken::new();
+    let token = cancel.clone();
+    let mut receivers: Vec<_> = servers.iter().map(|s| s.watch_phase()).collect();
+    let tx = cx.tx.clone();
+    tokio::spawn(async move {
+        while !receivers.is_empty() {
+            let changed = tokio::select! {
+                _ = token.cancelled() => None,
+                (result, index, _) = futures::future::select_all(receivers.iter_mut().map(|r| Box::pin(r.changed()))) => {
+                    Some((result.is_ok(), index))
+                }
+            };
+            match changed {
+                None => break,
+                // That server is gone: follow the others.
+                Some((false, index)) => {
+                    receivers.swap_remove(index);
+                }
+                // An empty continuation: the loop draws a frame, and the dialog refreshes.
+                Some((true, _)) => {
+                    if !tx.send(Msg::Then(then(|_| Vec::new()))).await {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    cancel.drop_guard()
+}
+
+/// The list's rows: those that need attention first, then by name.
+fn list_rows(runtime: &McpRuntime) -> Refreshed {
     let mut servers = runtime.servers();
     servers.sort_by(|a, b| {
         attention_rank(a)
             .cmp(&attention_rank(b))
             .then_with(|| a.name().cmp(b.name()))
     });
-    let errors: Vec<String> = runtime.config_errors().iter().map(|e| format!("config: {e}")).collect();
-    if servers.is_empty() {
-        let global = cx.paths().agent_dir.join("mcp.json");
-        let mut lines = errors;
-        lines.push(format!(
-            "No MCP servers configured. Add them to {} or .pi/mcp.json.",
-            global.display()
-        ));
-        return vec![notice(lines.join("\n"), "dim")];
-    }
     let width = servers
         .iter()
         .map(|s| s.name().chars().count())
@@ -157,9 +177,57 @@ pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
                 .with_description(format!("{} · {exposure} · {}", describe_state(s, true), scope_of(s)))
         })
         .collect();
-    let dialog = Dialog::choice("MCP servers", items, false, cx.theme.clone())
-        .with_details(Vec::new(), errors)
-        .with_hint("enter manage • escape/ctrl+c close");
+    let errors = runtime.config_errors().iter().map(|e| format!("config: {e}")).collect();
+    Refreshed {
+        items,
+        details: Vec::new(),
+        errors,
+    }
+}
+
+/// What the rows say, to tell whether they changed.
+fn fingerprint(rows: &Refreshed) -> Vec<String> {
+    rows.items
+        .iter()
+        .map(|i| format!("{}\t{}", i.value, i.description.as_deref().unwrap_or("")))
+        .chain(rows.details.iter().cloned())
+        .chain(rows.errors.iter().cloned())
+        .collect()
+}
+
+/// A refresh that gives new rows only when `rows` computes different ones.
+fn refresh_when_changed(first: &Refreshed, mut rows: impl FnMut() -> Refreshed + Send + 'static) -> Refresh {
+    let mut last = fingerprint(first);
+    Box::new(move || {
+        let now = rows();
+        let print = fingerprint(&now);
+        (print != last).then(|| {
+            last = print;
+            now
+        })
+    })
+}
+
+/// The list of servers; it follows their state while it is open.
+pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
+    let runtime = cx.session.services().mcp().clone();
+    let servers = runtime.servers();
+    if servers.is_empty() {
+        let global = cx.paths().agent_dir.join("mcp.json");
+        let mut lines: Vec<String> = runtime.config_errors().iter().map(|e| format!("config: {e}")).collect();
+        lines.push(format!(
+            "No MCP servers configured. Add them to {} or .pi/mcp.json.",
+            global.display()
+        ));
+        return vec![notice(lines.join("\n"), "dim")];
+    }
+    let rows = list_rows(&runtime);
+    let refresh = refresh_when_changed(&rows, move || list_rows(&runtime));
+    let dialog = Dialog::choice("MCP servers", rows.items, false, cx.theme.clone())
+        .with_details(Vec::new(), rows.errors)
+        .with_hint("enter manage • escape/ctrl+c close")
+        .flush_list()
+        .live(refresh, wake_on_changes(cx, &servers));
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
         picker: Picker::Custom(Box::new(|cx, value| match value {
@@ -186,17 +254,14 @@ fn find(cx: &Ctx<'_>, name: &str) -> Option<Arc<McpServer>> {
         .find(|s| s.name() == name)
 }
 
-/// One server's page.
-pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
-    let Some(server) = find(cx, name) else {
-        return vec![notice("This server is no longer configured.", "warning")];
-    };
+/// A server's page: what it is, where it is configured, its state, and what can be done in
+/// that state. `in_project`: the project's `mcp.json` can override this global server.
+fn page_rows(server: &McpServer, in_project: bool) -> Refreshed {
     let entry = &server.entry;
     let saved = match (&entry.override_path, entry.scope) {
         (Some(_), _) => "saved to the project mcp.json".to_string(),
         (None, scope) => format!("saved to the {} mcp.json", scope.as_str()),
     };
-    let in_project = entry.scope == Scope::Global && entry.override_path.is_none() && project_file(cx).is_some();
     let project_saved = "saved to the project mcp.json";
     let phase = server.phase();
     let mut items = Vec::new();
@@ -214,6 +279,9 @@ pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
             );
         }
     } else {
+        if let Phase::NeedsSignIn(_) = &phase {
+            items.push(SelectItem::new("sign-in").with_label("Sign in"));
+        }
         if let Phase::Connected(c) = &phase {
             items.push(
                 SelectItem::new("tools")
@@ -248,14 +316,30 @@ pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
     if let Some(o) = &entry.override_path {
         details.push(format!("project override: {}", o.display()));
     }
-    details.push(format!("State: {}", describe_state(&server, true)));
+    details.push(format!("State: {}", describe_state(server, true)));
     let errors = match &phase {
         Phase::Failed(message) | Phase::NeedsSignIn(message) => message.lines().map(str::to_string).collect(),
         _ => Vec::new(),
     };
-    let dialog = Dialog::choice(format!("MCP server {name}"), items, false, cx.theme.clone())
-        .with_details(details, errors)
-        .with_hint("enter select • escape back");
+    Refreshed { items, details, errors }
+}
+
+/// One server's page; it follows the server's state while it is open.
+pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
+    let Some(server) = find(cx, name) else {
+        return vec![notice("This server is no longer configured.", "warning")];
+    };
+    let entry = &server.entry;
+    let in_project = entry.scope == Scope::Global && entry.override_path.is_none() && project_file(cx).is_some();
+    let rows = page_rows(&server, in_project);
+    let guard = wake_on_changes(cx, std::slice::from_ref(&server));
+    let watched = Arc::clone(&server);
+    let refresh = refresh_when_changed(&rows, move || page_rows(&watched, in_project));
+    let dialog = Dialog::choice(format!("MCP server {name}"), rows.items, false, cx.theme.clone())
+        .with_details(rows.details, rows.errors)
+        .with_hint("enter select • escape/ctrl+c back")
+        .flush_list()
+        .live(refresh, guard);
     let name = name.to_string();
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
@@ -274,6 +358,11 @@ fn act(cx: &Ctx<'_>, name: &str, action: &str) -> Vec<Effect> {
         "tools" => open_tools(cx, &server),
         "reconnect" => vec![reconnect(cx, server, true)],
         "exposure" => open_exposure(cx, &server),
+        "sign-in" => {
+            let mut out = vec![sign_in_unavailable(&server)];
+            out.extend(open_server(cx, name));
+            out
+        }
         "enable" | "disable" | "enable-project" | "disable-project" => {
             let enabled = action.starts_with("enable");
             let file = if action.ends_with("-project") {
@@ -292,10 +381,19 @@ fn act(cx: &Ctx<'_>, name: &str, action: &str) -> Vec<Effect> {
                 enabled: Some(enabled),
                 ..Default::default()
             };
-            match file {
-                Some(file) => vec![save(file, name.to_string(), patch, as_override)],
-                None => open_server(cx, name),
-            }
+            let Some(file) = file else {
+                return open_server(cx, name);
+            };
+            // The change applies now (the server connects or closes) and is saved for later runs.
+            let runtime = cx.session.services().mcp().clone();
+            let live = Arc::clone(&server);
+            vec![
+                blocking_task(async move {
+                    runtime.set_enabled(&live, enabled).await;
+                    then(|_| Vec::new())
+                }),
+                save_quietly(file, name.to_string(), patch, as_override),
+            ]
         }
         _ => open_server(cx, name),
     }
@@ -314,6 +412,34 @@ fn save(file: PathBuf, name: String, patch: ServerPatch, as_override: bool) -> E
             out
         })
     })
+}
+
+/// Write `patch` to `file` off the UI thread, then show the page again (its state says what
+/// changed); only a failure is reported.
+fn save_quietly(file: PathBuf, name: String, patch: ServerPatch, as_override: bool) -> Effect {
+    blocking(move || {
+        let result = pi_mcp::config::update_server(&file, &name, &patch, as_override);
+        then(move |cx| {
+            let mut out = Vec::new();
+            if let Err(e) = result {
+                out.push(notice(e.to_string(), "error"));
+            }
+            out.extend(open_server(cx, &name));
+            out
+        })
+    })
+}
+
+/// Signing in from the terminal UI is not wired yet: say how to sign in from the shell
+/// (`pi mcp login`, which stores the tokens this process reads on reconnect).
+fn sign_in_unavailable(server: &McpServer) -> Effect {
+    notice(
+        format!(
+            "Signing in to MCP server \"{name}\" from here is not available yet: run `pi mcp login {name}` in a shell, then Reconnect (or restart pi).",
+            name = server.name()
+        ),
+        "warning",
+    )
 }
 
 fn saved_notice(file: &Path) -> String {

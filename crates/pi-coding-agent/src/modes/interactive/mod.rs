@@ -12,6 +12,7 @@
 //! `Picker::Custom` callback.
 
 mod app;
+mod bug_command;
 mod changelog;
 mod chat;
 mod command_registry;
@@ -28,9 +29,11 @@ mod keys;
 mod login;
 mod login_view;
 mod mcp_menu;
+mod model_picker;
 mod program_status;
 mod scoped_models;
 mod settings_menu;
+mod settings_model_thinking;
 mod share;
 pub(crate) mod theme;
 mod tool_block;
@@ -396,6 +399,12 @@ fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut
         }
         InputEvent::ProgramStatusSupported => {
             let _ = term.program_status_confirmed();
+            return;
+        }
+        // The terminal switched between dark and light: ask for its background again, which
+        // decides a `light/dark` theme setting.
+        InputEvent::ColorScheme { .. } => {
+            let _ = term.query_colors();
             return;
         }
         InputEvent::TerminalColor { slot, rgb } => {

@@ -2,7 +2,7 @@
 //! Every change is written to settings.json at once and applied to the running UI where it
 //! matters (theme, thinking level, editor layout, images, queue modes).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
@@ -10,6 +10,7 @@ use pi_tui::{Component, Frame, InputEvent};
 
 use super::dialogs::{Dialog, DialogResult};
 use super::effect::{blocking, blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
+use super::settings_model_thinking::{sort_models, ModelChoice, ModelThinkingMenu, Outcome};
 use super::theme::UiTheme;
 use crate::config::settings::{CacheWarmingMode, QueueMode, SettingsManager, Transport};
 
@@ -33,13 +34,37 @@ fn flag(id: &str, label: &str, description: &str, value: bool) -> SettingItem {
 pub struct MenuState {
     pub images_supported: bool,
     pub hide_thinking: bool,
-    pub thinking_level: String,
-    pub thinking_levels: Vec<String>,
     pub theme: String,
     pub themes: Vec<String>,
     /// `warnings.anthropicExtraUsage`.
     pub warn_extra_usage: bool,
+    /// The models with credentials, in the per-model submenu's order.
+    pub models: Vec<ModelChoice>,
+    /// The current model's `provider/id`.
+    pub current_model: Option<String>,
+    /// `defaultThinkingLevel`, else pi's default (`medium`).
+    pub default_thinking_level: String,
 }
+
+/// pi 1.6's HTTP idle timeout choices: label and milliseconds (`0`: disabled).
+const HTTP_IDLE_TIMEOUTS: [(&str, u64); 5] = [
+    ("30 sec", 30_000),
+    ("1 min", 60_000),
+    ("2 min", 120_000),
+    ("5 min", 300_000),
+    ("disabled", 0),
+];
+
+/// An idle timeout as the row shows it: a choice's label, else seconds.
+pub fn format_http_idle_timeout(ms: u64) -> String {
+    HTTP_IDLE_TIMEOUTS
+        .iter()
+        .find(|(_, v)| *v == ms)
+        .map_or_else(|| format!("{} sec", ms as f64 / 1000.0), |(l, _)| l.to_string())
+}
+
+/// `defaultProjectTrust` values and the labels the row shows for them.
+const PROJECT_TRUST: [(&str, &str); 3] = [("ask", "Ask"), ("always", "Always trust"), ("never", "Never trust")];
 
 /// The menu's rows, in the order pi shows them.
 pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
@@ -97,6 +122,13 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             &["0", "1", "2", "3"],
         ),
         item(
+            "output-padding",
+            "Output padding",
+            "Columns before messages, tool output and command output (0-1)",
+            s.output_pad().to_string(),
+            &["0", "1"],
+        ),
+        item(
             "autocomplete-max-visible",
             "Autocomplete max items",
             "How many suggestions the autocomplete list shows at once (3-20)",
@@ -137,6 +169,23 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             &["sse", "websocket", "websocket-cached", "auto"],
         ),
         item(
+            "share-destination",
+            "Session share destination",
+            "Where /share uploads a session ('auto': Radius when signed in, else a GitHub gist)",
+            s.session_share_destination(),
+            &["auto", "gist", "radius"],
+        ),
+        SettingItem {
+            id: "http-idle-timeout".into(),
+            label: "HTTP idle timeout".into(),
+            description: Some(
+                "How long a provider response may pause before it fails; turn it off for local models that think longer than five minutes"
+                    .into(),
+            ),
+            value: format_http_idle_timeout(s.http_idle_timeout_ms()),
+            values: HTTP_IDLE_TIMEOUTS.iter().map(|(l, _)| l.to_string()).collect(),
+        },
+        item(
             "cache-warming",
             "Cache warming",
             "Resend the last request before the provider's prompt cache expires: 'off', while the agent runs ('streaming'), or also for a while after it stops ('idle')",
@@ -149,17 +198,31 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             "Show thinking blocks as a single line",
             st.hide_thinking,
         ),
+        item(
+            "mermaid-rendering",
+            "Mermaid diagrams",
+            "Draw Mermaid code blocks as diagrams: never, once a reply is complete, or while it streams",
+            s.mermaid_mode(),
+            &["off", "final", "streaming"],
+        ),
+        flag(
+            "cache-miss-notices",
+            "Cache miss notices",
+            "Note in the transcript what cache misses, compactions and cache warming cost",
+            s.show_cache_miss_notices(),
+        ),
         flag(
             "collapse-changelog",
             "Collapse changelog",
             "Show a short changelog after an update",
             s.collapse_changelog(),
         ),
-        flag(
+        item(
             "quiet-startup",
             "Quiet startup",
-            "Skip the startup listing of loaded resources",
-            s.quiet_startup(),
+            "Skip the startup listing of loaded resources ('header': keep the logo and key hints)",
+            s.quiet_startup_choice(),
+            &["true", "header", "false"],
         ),
         flag(
             "install-telemetry",
@@ -167,6 +230,19 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             "Send an anonymous version ping after an update",
             s.enable_install_telemetry(),
         ),
+        SettingItem {
+            id: "default-project-trust".into(),
+            label: "Default project trust".into(),
+            description: Some(
+                "What happens in a project with its own resources when no saved decision or extension decides".into(),
+            ),
+            value: PROJECT_TRUST
+                .iter()
+                .find(|(v, _)| *v == s.default_project_trust())
+                .map_or("Ask", |(_, l)| l)
+                .to_string(),
+            values: PROJECT_TRUST.iter().map(|(_, l)| l.to_string()).collect(),
+        },
         item(
             "double-escape-action",
             "Double-escape action",
@@ -190,11 +266,12 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
         "configure",
         &[],
     ));
+    let overrides: BTreeMap<String, String> = model_overrides(s);
     items.push(item(
-        "thinking",
-        "Thinking level",
-        "How much thinking-capable models reason",
-        st.thinking_level.clone(),
+        "model-thinking",
+        "Default thinking level per model",
+        "The thinking level a model starts with; Shift+Tab still changes it for the session",
+        super::settings_model_thinking::summary(&overrides),
         &[],
     ));
     let fullscreen = s.tui_fullscreen();
@@ -247,7 +324,8 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
     items
 }
 
-fn thinking_description(level: &str) -> &'static str {
+/// What each thinking level means, for the per-model level list.
+pub fn thinking_description(level: &str) -> &'static str {
     match level {
         "off" => "No reasoning",
         "minimal" => "A very short think (about 1k tokens)",
@@ -255,8 +333,17 @@ fn thinking_description(level: &str) -> &'static str {
         "medium" => "A moderate think (about 8k tokens)",
         "high" => "A long think (about 16k tokens)",
         "xhigh" => "The longest think (about 32k tokens)",
+        "max" => "As much reasoning as the model allows",
         _ => "",
     }
+}
+
+/// `modelThinkingLevels` as text values.
+fn model_overrides(s: &SettingsManager) -> BTreeMap<String, String> {
+    s.model_thinking_levels()
+        .into_iter()
+        .filter_map(|(k, v)| v.as_str().map(|v| (k, v.to_string())))
+        .collect()
 }
 
 /// A submenu: its title, its choices, and (when the row does not show it) the current choice.
@@ -268,17 +355,6 @@ const EXTRA_USAGE_OFF: &str = "anthropicExtraUsage=false";
 /// The submenus' choices.
 fn submenus(st: &MenuState) -> HashMap<String, Submenu0> {
     let mut m = HashMap::new();
-    m.insert(
-        "thinking".to_string(),
-        (
-            "Thinking Level".to_string(),
-            st.thinking_levels
-                .iter()
-                .map(|l| SelectItem::new(l.clone()).with_description(thinking_description(l)))
-                .collect(),
-            None,
-        ),
-    );
     m.insert(
         "warnings".to_string(),
         (
@@ -323,6 +399,12 @@ pub enum MenuEvent {
         id: String,
         value: String,
     },
+    /// Set (`Some`) or clear the startup thinking level of one model.
+    ModelThinking {
+        provider: String,
+        id: String,
+        level: Option<String>,
+    },
     Closed,
 }
 
@@ -331,6 +413,12 @@ struct Submenu {
     dialog: Dialog,
     original: String,
     shown: String,
+}
+
+/// The open submenu: a list of choices, or the per-model thinking levels.
+enum Open {
+    Choice(Box<Submenu>),
+    ModelThinking(Box<ModelThinkingMenu>),
 }
 
 const HINT: &str = "Type to search · Enter/Space to change · Esc to cancel";
@@ -343,13 +431,29 @@ pub struct SettingsMenu {
     list_theme: SettingsListTheme,
     list: SettingsList,
     submenus: HashMap<String, Submenu0>,
-    open: Option<Submenu>,
+    open: Option<Open>,
+    /// What the per-model submenu starts from (its choices are kept as they are made).
+    model_thinking: ModelThinkingState,
     theme: Arc<UiTheme>,
     events: Vec<MenuEvent>,
 }
 
+/// The per-model submenu's models and the levels chosen so far.
+#[derive(Default)]
+pub struct ModelThinkingState {
+    pub models: Vec<ModelChoice>,
+    pub overrides: BTreeMap<String, String>,
+    pub current_model: Option<String>,
+    pub default_thinking_level: String,
+}
+
 impl SettingsMenu {
-    pub fn new(items: Vec<SettingItem>, submenus: HashMap<String, Submenu0>, theme: Arc<UiTheme>) -> Self {
+    pub fn new(
+        items: Vec<SettingItem>,
+        submenus: HashMap<String, Submenu0>,
+        model_thinking: ModelThinkingState,
+        theme: Arc<UiTheme>,
+    ) -> Self {
         let list_theme = theme.settings_list();
         let mut menu = SettingsMenu {
             all: items,
@@ -358,6 +462,7 @@ impl SettingsMenu {
             list: SettingsList::new(Vec::new(), 10, list_theme),
             submenus,
             open: None,
+            model_thinking,
             theme,
             events: Vec::new(),
         };
@@ -378,6 +483,13 @@ impl SettingsMenu {
         };
         self.list = SettingsList::new(rows, 10, self.list_theme);
         self.list.set_hint(HINT);
+        let widest = self
+            .all
+            .iter()
+            .map(|i| pi_tui::visible_width(&i.label))
+            .max()
+            .unwrap_or(0);
+        self.list.set_min_label_width(widest);
     }
 
     fn set_value(&mut self, id: &str, value: &str) {
@@ -392,6 +504,17 @@ impl SettingsMenu {
     }
 
     fn open_submenu(&mut self, id: &str) {
+        if id == "model-thinking" {
+            let st = &self.model_thinking;
+            self.open = Some(Open::ModelThinking(Box::new(ModelThinkingMenu::new(
+                st.models.clone(),
+                st.overrides.clone(),
+                st.default_thinking_level.clone(),
+                st.current_model.as_deref(),
+                self.theme.clone(),
+            ))));
+            return;
+        }
         let Some((title, items, chosen)) = self.submenus.get(id).cloned() else {
             return;
         };
@@ -405,16 +528,37 @@ impl SettingsMenu {
         });
         let mut dialog = Dialog::choice(title, items, false, self.theme.clone());
         dialog.select_value(&current);
-        self.open = Some(Submenu {
+        self.open = Some(Open::Choice(Box::new(Submenu {
             id: id.to_string(),
             dialog,
             shown: current.clone(),
             original: current,
-        });
+        })));
     }
 
     fn submenu_input(&mut self, event: &InputEvent) {
-        let Some(sub) = &mut self.open else { return };
+        let sub = match &mut self.open {
+            Some(Open::Choice(sub)) => sub,
+            Some(Open::ModelThinking(menu)) => {
+                match menu.handle_input(event) {
+                    Some(Outcome::Set { provider, id, level }) => {
+                        let key = format!("{provider}/{id}");
+                        match &level {
+                            Some(l) => self.model_thinking.overrides.insert(key, l.clone()),
+                            None => self.model_thinking.overrides.remove(&key),
+                        };
+                        self.events.push(MenuEvent::ModelThinking { provider, id, level });
+                    }
+                    Some(Outcome::Closed { summary }) => {
+                        self.open = None;
+                        self.set_value("model-thinking", &summary);
+                    }
+                    None => {}
+                }
+                return;
+            }
+            None => return,
+        };
         sub.dialog.handle_input(event);
         match sub.dialog.take_result() {
             Some(DialogResult::Done(value)) => {
@@ -452,16 +596,13 @@ impl SettingsMenu {
 
 impl Component for SettingsMenu {
     fn render(&mut self, width: usize, out: &mut Frame) {
-        if let Some(sub) = &mut self.open {
-            sub.dialog.render(width, out);
-            return;
+        match &mut self.open {
+            Some(Open::Choice(sub)) => return sub.dialog.render(width, out),
+            Some(Open::ModelThinking(menu)) => return menu.render(width, out),
+            None => {}
         }
         out.push_line(self.theme.paint("border", &"─".repeat(width)));
-        let mut sub = Frame::default();
-        self.search.render(width.saturating_sub(1).max(1), &mut sub);
-        for l in sub.to_vec() {
-            out.push_line(format!(" {l}"));
-        }
+        self.search.render(width.max(1), out);
         out.push_line(String::new());
         if self.list.items().is_empty() {
             out.push_line(self.theme.paint("muted", "  No matching settings"));
@@ -479,6 +620,12 @@ impl Component for SettingsMenu {
             return true;
         }
         let InputEvent::Key(k) = event else { return false };
+        // While a search is typed, a space is part of it (it changes a row otherwise).
+        if k.text() == Some(' ') && !self.search.value().is_empty() {
+            self.search.handle_key(k);
+            self.rebuild();
+            return true;
+        }
         match self.list.handle_key(k) {
             SettingsEvent::Changed { id, value } => {
                 self.set_value(&id, &value);
@@ -500,40 +647,63 @@ impl Component for SettingsMenu {
     }
 }
 
-/// `/settings`: the theme list is discovered on the blocking pool, then the menu opens.
+/// `/settings`: the theme list and the models with credentials are found on the blocking
+/// pool (models.json is read again), then the menu opens.
 pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
     let paths = cx.paths();
     let Some(snapshot) = cx.settings_snapshot() else {
         return Vec::new();
     };
+    let session = cx.session.clone();
     vec![blocking(move || {
         let themes = super::theme::theme_names(&paths, &snapshot);
-        then(move |cx| open_with(cx, themes))
+        let models: Vec<ModelChoice> = session
+            .available_models()
+            .iter()
+            .map(|m| ModelChoice {
+                provider: m.provider.clone(),
+                id: m.id.clone(),
+                levels: pi_ai::thinking::supported_thinking_levels(m)
+                    .iter()
+                    .map(|l| l.as_str().to_string())
+                    .collect(),
+            })
+            .collect();
+        then(move |cx| open_with(cx, themes, models))
     })]
 }
 
-fn open_with(cx: &Ctx<'_>, themes: Vec<String>) -> Vec<Effect> {
+fn open_with(cx: &Ctx<'_>, themes: Vec<String>, mut models: Vec<ModelChoice>) -> Vec<Effect> {
     let session = &cx.session;
-    let state = |s: &SettingsManager| MenuState {
+    let current_model = session.model().map(|m| format!("{}/{}", m.provider, m.id));
+    let state = |s: &SettingsManager, models: Vec<ModelChoice>| MenuState {
         images_supported: pi_tui::components::Capabilities::detect().images.is_some(),
         hide_thinking: cx.ui.hide_thinking,
-        thinking_level: session.thinking_level().as_str().to_string(),
-        thinking_levels: session
-            .available_thinking_levels()
-            .iter()
-            .map(|l| l.as_str().to_string())
-            .collect(),
         theme: cx.theme.name().to_string(),
         themes,
         warn_extra_usage: s.warning_enabled("anthropicExtraUsage"),
+        models,
+        current_model: current_model.clone(),
+        default_thinking_level: s.default_thinking_level().map_or("medium", |l| l.as_str()).to_string(),
     };
-    let Some((items, submenus)) = cx.read_settings(|s| {
-        let st = state(s);
-        (settings_items(s, &st), submenus(&st))
+    let Some((items, submenus, model_thinking)) = cx.read_settings(|s| {
+        let default_model = match (s.default_provider(), s.default_model()) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            _ => None,
+        };
+        sort_models(&mut models, current_model.as_deref(), default_model.as_deref());
+        let st = state(s, models);
+        let model_thinking = ModelThinkingState {
+            overrides: model_overrides(s),
+            models: st.models.clone(),
+            current_model: st.current_model.clone(),
+            default_thinking_level: st.default_thinking_level.clone(),
+        };
+        (settings_items(s, &st), submenus(&st), model_thinking)
     }) else {
         return Vec::new();
     };
-    let menu = SettingsMenu::new(items, submenus, cx.theme.clone());
+    let menu = SettingsMenu::new(items, submenus, model_thinking, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(menu),
         picker: Picker::Settings,
@@ -597,7 +767,12 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             }
         }
         "cache-warming" => CacheWarmingMode::parse(value)
-            .map(|mode| vec![save(move |s| s.set_cache_warming_mode(mode))])
+            .map(|mode| {
+                vec![
+                    save(move |s| s.set_cache_warming_mode(mode)),
+                    Effect::StatusLine(format!("Cache warming: {}", mode.as_str())),
+                ]
+            })
             .unwrap_or_default(),
         "transport" => Transport::parse(value)
             .map(|t| vec![save(move |s| s.set_transport(t))])
@@ -605,7 +780,49 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
         // The app's toggle updates every block and saves the setting.
         "hide-thinking" if on != cx.ui.hide_thinking => vec![Effect::Ui(UiChange::HideThinking(on))],
         "collapse-changelog" => vec![save(move |s| s.set_collapse_changelog(on))],
-        "quiet-startup" => vec![save(move |s| s.set_quiet_startup(on))],
+        "quiet-startup" => {
+            let value = value.to_string();
+            vec![save(move |s| s.set_quiet_startup_choice(&value))]
+        }
+        "output-padding" => {
+            let pad = u64::from(value != "0");
+            vec![
+                save(move |s| s.set_output_pad(pad)),
+                Effect::Ui(UiChange::OutputPad(pad as usize)),
+            ]
+        }
+        "share-destination" => {
+            let value = value.to_string();
+            vec![save(move |s| s.set_session_share_destination(&value))]
+        }
+        "http-idle-timeout" => {
+            let Some(&(label, ms)) = HTTP_IDLE_TIMEOUTS.iter().find(|(l, _)| *l == value) else {
+                return Vec::new();
+            };
+            // New requests get the timeout at once: the body's idle limit, and the wait for
+            // headers unless `retry.provider.timeoutMs` sets that.
+            pi_ai::http::configure_idle_timeout(ms);
+            if cx.read_settings(|s| s.provider_retry().timeout_ms).flatten().is_none() {
+                session
+                    .agent()
+                    .update_stream_options(|o| o.timeout_ms = (ms > 0).then_some(ms));
+            }
+            vec![
+                save(move |s| s.set_http_idle_timeout_ms(ms)),
+                Effect::StatusLine(format!("HTTP idle timeout: {label}")),
+            ]
+        }
+        "mermaid-rendering" => {
+            let value = value.to_string();
+            vec![save(move |s| s.set_mermaid_mode(&value))]
+        }
+        "cache-miss-notices" => vec![save(move |s| s.set_show_cache_miss_notices(on))],
+        "default-project-trust" => {
+            let Some(&(trust, _)) = PROJECT_TRUST.iter().find(|(_, l)| *l == value) else {
+                return Vec::new();
+            };
+            vec![save(move |s| s.set_default_project_trust(trust))]
+        }
         "install-telemetry" => vec![save(move |s| s.set_enable_install_telemetry(on))],
         "double-escape-action" => {
             let value = value.to_string();
@@ -630,22 +847,13 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 s.set_warnings(map);
             })]
         }
-        "thinking" => {
-            let Some(level) = pi_ai::ThinkingLevel::parse(value) else {
-                return Vec::new();
-            };
-            let session = session.clone();
-            vec![blocking_task(async move {
-                session.set_thinking_level(level).await;
-                then(|_| vec![Effect::RefreshFooter])
-            })]
-        }
         "tui-mode" => vec![
             save({
                 let v = value.to_string();
                 move |s| s.set_tui_value("tuiMode", v.into())
             }),
             Effect::Ui(UiChange::Fullscreen(value == "fullscreen")),
+            Effect::StatusLine(format!("TUI mode: {value}")),
         ],
         "fullscreen-exit-output" => {
             let v = value.to_string();
@@ -677,6 +885,31 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
     }
 }
 
+/// Save one model's startup thinking level; for the current model the session takes it (or,
+/// cleared, the default level) at once, as pi 1.6 does.
+fn apply_model_thinking(cx: &Ctx<'_>, provider: String, id: String, level: Option<String>) -> Vec<Effect> {
+    let session = &cx.session;
+    let is_current = session.model().is_some_and(|m| m.provider == provider && m.id == id);
+    let now = match &level {
+        Some(l) => pi_ai::ThinkingLevel::parse(l),
+        None => cx
+            .read_settings(|s| s.default_thinking_level())
+            .flatten()
+            .or(Some(pi_ai::ThinkingLevel::Medium)),
+    };
+    let mut out = vec![save(move |s| {
+        s.set_model_thinking_level(&provider, &id, level.as_deref())
+    })];
+    if let (true, Some(now)) = (is_current, now) {
+        let session = session.clone();
+        out.push(blocking_task(async move {
+            session.set_thinking_level(now).await;
+            then(|_| vec![Effect::RefreshFooter])
+        }));
+    }
+    out
+}
+
 /// Show the theme `name` (a built-in, or one from the themes folders: read from a copy of
 /// the settings, so the lock is not held while theme files are read).
 fn load_theme(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
@@ -699,6 +932,9 @@ pub fn handle_events(cx: &Ctx<'_>, events: Vec<MenuEvent>) -> (Vec<Effect>, bool
             MenuEvent::Changed { id, value } => out.extend(apply(cx, &id, &value)),
             // A theme shown while browsing, not saved.
             MenuEvent::Preview { value, .. } => out.extend(load_theme(cx, &value)),
+            MenuEvent::ModelThinking { provider, id, level } => {
+                out.extend(apply_model_thinking(cx, provider, id, level));
+            }
             MenuEvent::Closed => closed = true,
         }
     }
@@ -725,12 +961,80 @@ mod tests {
         MenuState {
             images_supported: images,
             hide_thinking: false,
-            thinking_level: "off".into(),
-            thinking_levels: vec!["off".into(), "low".into()],
             theme: "dark".into(),
             themes: vec!["dark".into(), "light".into()],
             warn_extra_usage: true,
+            models: Vec::new(),
+            current_model: None,
+            default_thinking_level: "medium".into(),
         }
+    }
+
+    /// pi 1.6's rows, in its order, without the image rows (no image support).
+    const ROWS_16: [&str; 31] = [
+        "Auto-compact",
+        "Auto-resize images",
+        "Block images",
+        "Skill commands",
+        "Show hardware cursor",
+        "Editor padding",
+        "Output padding",
+        "Autocomplete max items",
+        "Clear on shrink",
+        "Terminal progress",
+        "Steering mode",
+        "Follow-up mode",
+        "Transport",
+        "Session share destination",
+        "HTTP idle timeout",
+        "Cache warming",
+        "Hide thinking",
+        "Mermaid diagrams",
+        "Cache miss notices",
+        "Collapse changelog",
+        "Quiet startup",
+        "Install telemetry",
+        "Default project trust",
+        "Double-escape action",
+        "Tree filter mode",
+        "Warnings",
+        "Default thinking level per model",
+        "TUI mode",
+        "Fullscreen exit output",
+        "Fullscreen scrollbar",
+        "Fullscreen copy on select",
+    ];
+
+    #[test]
+    fn rows_are_pi_16s_in_its_order_with_its_values() {
+        let s = SettingsManager::in_memory(serde_json::json!({
+            "httpIdleTimeoutMs": 120000,
+            "defaultProjectTrust": "never",
+            "quietStartup": "header",
+            "outputPad": 0,
+            "markdown": {"mermaid": "final"},
+            "modelThinkingLevels": {"a/b": "low", "c/d": "high"},
+        }));
+        let items = settings_items(&s, &state(false));
+        let labels: Vec<&str> = items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels[..31], ROWS_16);
+        assert_eq!(labels[31..], ["Fullscreen wheel scrolling", "Theme"]);
+        let value = |id: &str| items.iter().find(|i| i.id == id).map(|i| i.value.clone()).expect(id);
+        assert_eq!(value("http-idle-timeout"), "2 min");
+        assert_eq!(value("default-project-trust"), "Never trust");
+        assert_eq!(value("quiet-startup"), "header");
+        assert_eq!(value("output-padding"), "0");
+        assert_eq!(value("mermaid-rendering"), "final");
+        assert_eq!(value("share-destination"), "auto");
+        assert_eq!(value("model-thinking"), "2 configured");
+        assert_eq!(format_http_idle_timeout(45_000), "45 sec");
+        let plain = SettingsManager::in_memory(serde_json::json!({}));
+        let items = settings_items(&plain, &state(false));
+        let value = |id: &str| items.iter().find(|i| i.id == id).map(|i| i.value.clone()).expect(id);
+        assert_eq!(value("http-idle-timeout"), "5 min");
+        assert_eq!(value("default-project-trust"), "Ask");
+        assert_eq!(value("model-thinking"), "none");
+        assert_eq!(value("output-padding"), "1");
     }
 
     #[test]
@@ -760,9 +1064,9 @@ mod tests {
                 i.values
             );
         }
-        // Thinking level and theme open their own lists.
+        // The theme opens its own list; the thinking level is /thinking's now.
         let subs = submenus(&state(false));
         assert_eq!(subs["theme"].1.len(), 2);
-        assert_eq!(subs["thinking"].1.len(), 2);
+        assert!(!subs.contains_key("thinking"));
     }
 }

@@ -431,10 +431,11 @@ impl Component for ToolBlock {
                 "bashMode"
             };
             let border = self.theme.paint(border_token, &"─".repeat(width));
-            let inner = width.saturating_sub(1).max(1);
+            let pad = super::chat::pad_str();
+            let inner = width.saturating_sub(pad.len()).max(1);
             let mut lines = vec![border.clone()];
             for l in wrap_text(&self.title(), inner) {
-                lines.push(format!(" {l}"));
+                lines.push(format!("{pad}{l}"));
             }
             let output = self.body(inner);
             if !output.is_empty() {
@@ -442,12 +443,12 @@ impl Component for ToolBlock {
                 lines.extend(
                     output
                         .into_iter()
-                        .map(|l| format!(" {}", truncate_to_width(&l, inner, "…"))),
+                        .map(|l| format!("{pad}{}", truncate_to_width(&l, inner, "…"))),
                 );
             }
             if let Some(note) = &self.footnote {
                 lines.push(String::new());
-                lines.push(format!(" {}", self.theme.paint("muted", note)));
+                lines.push(format!("{pad}{}", self.theme.paint("muted", note)));
             }
             lines.push(String::new());
             lines.push(border);
@@ -459,7 +460,8 @@ impl Component for ToolBlock {
             ToolStatus::Success => "toolSuccessBg",
             ToolStatus::Error => "toolErrorBg",
         };
-        let inner = width.saturating_sub(2).max(1);
+        let pad = super::chat::pad_str();
+        let inner = width.saturating_sub(2 * pad.len()).max(1);
         let mut body = vec![String::new()];
         match self.ext.as_ref().and_then(|e| e.call_lines(inner)) {
             Some(call) => body.extend(call.iter().cloned()),
@@ -484,7 +486,7 @@ impl Component for ToolBlock {
         let lines: Vec<String> = body
             .into_iter()
             .map(|l| {
-                let l = format!(" {}", truncate_to_width(&l, inner, "…"));
+                let l = format!("{pad}{}", truncate_to_width(&l, inner, "…"));
                 match bg {
                     Some(c) => apply_background(&l, width, c),
                     None => l,

@@ -257,6 +257,12 @@ impl App {
                 Some(DialogResult::Cancelled) => Some(Err(())),
                 None => None,
             }
+        } else if let Some(m) = tui.overlay_mut::<super::super::model_picker::ModelPicker>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
         } else if let Some(c) = tui.overlay_mut::<LoginChoice>(id) {
             match c.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),

@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex};
 
 use pi_agent::{Agent, AgentOptions};
 use pi_ai::faux::{FauxModel, FauxOptions, FauxProvider};
-use pi_tui::components::SelectList;
 use pi_tui::{InputEvent, Tui};
 
 use super::super::command_registry::CommandRegistry;
@@ -127,9 +126,12 @@ async fn model_with_a_filter_opens_the_model_picker_filtered() {
         panic!("not an overlay");
     };
     assert!(matches!(picker, Picker::Model));
-    let list = view.as_any().downcast_ref::<SelectList>().expect("a select list");
-    assert_eq!(list.visible_count(), 2, "only the foo models match");
-    assert!(list.selected_item().is_some_and(|i| i.value.starts_with("faux/foo-")));
+    let list = view
+        .as_any()
+        .downcast_ref::<super::super::model_picker::ModelPicker>()
+        .expect("the model picker");
+    assert_eq!(list.shown_count(), 2, "only the foo models match");
+    assert!(list.selected_key().is_some_and(|k| k.starts_with("faux/foo-")));
 }
 
 #[tokio::test]

@@ -1,0 +1,197 @@
+//! `/bug [description]` and `/llama`, the two 1.6 commands that reach pi's own services.
+//! `/bug` asks what went wrong and whether to include the transcript, then exports the report
+//! as a zip archive in the current folder and records a `pi.bug-report` entry (uploading needs
+//! pi's report service: offline it says so, as pi 1.6 does; this build has no upload client,
+//! so it offers the archive instead). `/llama` manages a llama.cpp router once one is signed
+//! in; this build has no llama.cpp provider, so it says how pi 1.6 expects it configured.
+
+use std::path::PathBuf;
+
+use pi_tui::components::SelectItem;
+
+use super::dialogs::Dialog;
+use super::effect::{blocking, then, Ctx, Effect, OnResult, Overlay, Picker};
+use crate::bug_report::{self, Choices};
+
+const WHAT_IT_HOLDS: &str = "The report is sent to the pi developers only. It carries the pi version, the operating system and terminal, the current model and provider (never API keys), settings with secrets removed, and the errors providers reported in this session.";
+const TRANSCRIPT_HOLDS: &str = "The transcript holds everything in this session: your messages, the model's answers, and tool calls with their output (file contents and command output included).";
+const YES_TRANSCRIPT: &str = "Yes, include the transcript";
+const UPLOAD: &str = "Upload Report";
+const EXPORT: &str = "Export as Zip";
+const CANCEL: &str = "Cancel";
+
+fn show(dialog: Dialog, on_result: OnResult) -> Vec<Effect> {
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(on_result),
+    })]
+}
+
+fn cancelled() -> Vec<Effect> {
+    vec![Effect::StatusLine("Bug report cancelled".into())]
+}
+
+fn choice(cx: &Ctx<'_>, title: &str, options: &[&str], details: Vec<String>) -> Dialog {
+    let items = options.iter().map(|o| SelectItem::new(*o)).collect();
+    Dialog::choice(title, items, false, cx.theme.clone())
+        .with_details(details, Vec::new())
+        .with_hint("↑↓ navigate  enter select  escape/ctrl+c cancel")
+}
+
+/// `/bug [description]`: the description first, prefilled with the argument.
+pub fn bug(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    let dialog = Dialog::prompt(
+        "Report a bug",
+        "What went wrong? (optional)",
+        arg.trim(),
+        cx.theme.clone(),
+    )
+    .with_details(vec![WHAT_IT_HOLDS.into()], Vec::new())
+    .with_hint("enter submit  escape/ctrl+c cancel");
+    show(
+        dialog,
+        Box::new(|cx, hint| match hint {
+            Some(hint) => ask_transcript(cx, hint),
+            None => cancelled(),
+        }),
+    )
+}
+
+fn ask_transcript(cx: &Ctx<'_>, hint: String) -> Vec<Effect> {
+    let dialog = choice(
+        cx,
+        "Include the session transcript?",
+        &[YES_TRANSCRIPT, "No"],
+        vec![TRANSCRIPT_HOLDS.into()],
+    );
+    show(
+        dialog,
+        Box::new(move |cx, answer| match answer {
+            Some(answer) => ask_delivery(
+                cx,
+                Choices {
+                    hint: Some(hint.trim().to_string()).filter(|h| !h.is_empty()),
+                    include_session: answer == YES_TRANSCRIPT,
+                },
+            ),
+            None => cancelled(),
+        }),
+    )
+}
+
+fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
+    let details = vec![
+        format!("Description: {}", choices.hint.as_deref().unwrap_or("none")),
+        format!(
+            "Transcript: {}",
+            if choices.include_session {
+                "included"
+            } else {
+                "not included"
+            }
+        ),
+        "Summary: none".into(),
+        String::new(),
+        "Upload sends the report to pi's report service; Export writes a zip archive to the current folder.".into(),
+    ];
+    let dialog = choice(cx, "Bug report", &[UPLOAD, EXPORT, CANCEL], details);
+    show(
+        dialog,
+        Box::new(move |cx, answer| match answer.as_deref() {
+            Some(UPLOAD) if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) => vec![Effect::Notice(
+                "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
+                "error",
+            )],
+            Some(UPLOAD) => {
+                let dialog = choice(
+                    cx,
+                    "Upload failed",
+                    &[EXPORT, CANCEL],
+                    vec![
+                        "This build cannot upload reports yet.".into(),
+                        String::new(),
+                        "Export the report as a zip archive instead?".into(),
+                    ],
+                );
+                show(
+                    dialog,
+                    Box::new(move |cx, answer| match answer.as_deref() {
+                        Some(EXPORT) => export(cx, choices),
+                        _ => cancelled(),
+                    }),
+                )
+            }
+            Some(EXPORT) => export(cx, choices),
+            _ => cancelled(),
+        }),
+    )
+}
+
+/// Build the report from the session, write the archive, and record it in the session.
+fn export(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
+    let session = cx.session.clone();
+    let dir: PathBuf = std::env::current_dir().unwrap_or_else(|_| session.cwd().to_path_buf());
+    let Some((global, project)) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone()))
+    else {
+        return Vec::new();
+    };
+    vec![blocking(move || {
+        let model = session.model();
+        let thinking = session.thinking_level();
+        let message_count = session.with_messages(|m| m.len());
+        let cwd = session.cwd().to_path_buf();
+        let built = session.with_store(|store| {
+            let session_id = store.session_id().to_string();
+            let facts = bug_report::Facts {
+                session_id: &session_id,
+                cwd: &cwd,
+                message_count,
+                model: model.as_ref(),
+                thinking_level: thinking.as_str(),
+                global_settings: &global,
+                project_settings: &project,
+            };
+            bug_report::build(store, &choices, &facts)
+        });
+        let result = built.and_then(|bundle| {
+            let path = dir.join(bug_report::archive_name(&bundle.id));
+            bug_report::write_archive(&bundle, &path).map(|()| (bundle, path))
+        });
+        match result {
+            Ok((bundle, path)) => {
+                let data = bug_report::entry_data(&bundle, &choices, &path);
+                let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
+                then(move |_| {
+                    let mut out = vec![Effect::StatusLine(format!(
+                        "Bug report exported to: {}\nReport ID: {}",
+                        path.display(),
+                        bundle.id
+                    ))];
+                    if let Err(e) = recorded {
+                        out.push(Effect::Notice(
+                            format!("The report was not recorded in the session: {e}"),
+                            "warning",
+                        ));
+                    }
+                    out
+                })
+            }
+            Err(e) => then(move |_| vec![Effect::Notice(format!("Failed to write bug report: {e}"), "error")]),
+        }
+    })]
+}
+
+/// `/llama`: pi 1.6's llama.cpp router manager needs a configured `llama.cpp` provider
+/// (models.json is read again off the UI thread to know).
+pub fn llama(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    let session = cx.session.clone();
+    vec![blocking(move || {
+        let configured = session.available_models().iter().any(|m| m.provider == "llama.cpp");
+        let text = if configured {
+            "The llama.cpp model manager is not available in this build; load and unload models with the router's own tools."
+        } else {
+            "Configure llama.cpp with /login llama.cpp"
+        };
+        then(move |_| vec![Effect::Notice(text.into(), "warning")])
+    })]
+}
