@@ -313,6 +313,8 @@ pub fn run(argv: &[String]) -> i32 {
     };
 
     let session = runtime.session;
+    // The session at exit: the host's, which an extension command may have replaced.
+    let mut last = session.clone();
     let code = rt.block_on(async {
         crate::mcp::start(&args, &session);
         if let Err(errors) = crate::extensions::start(&args, &session, mode).await {
@@ -365,22 +367,24 @@ pub fn run(argv: &[String]) -> i32 {
                 &runtime.paths,
             ));
         }
+        // Every mode runs on a session host: extension commands replace the session through it.
+        let host = std::sync::Arc::new(crate::session_host::SessionHost::new(
+            args.clone(),
+            cwd.clone(),
+            session.clone(),
+        ));
+        session.services().extensions().set_session_host(&host);
         let code = match mode {
-            AppMode::Json => modes::json::run(&session, prompts).await,
-            AppMode::Print => modes::print::run(&session, prompts).await,
+            AppMode::Json => modes::json::run(&host, prompts).await,
+            AppMode::Print => modes::print::run(&host, prompts).await,
             AppMode::Rpc => {
-                let host = std::sync::Arc::new(crate::session_host::SessionHost::new(
-                    args.clone(),
-                    cwd.clone(),
-                    session.clone(),
-                ));
                 let server = crate::modes::rpc::RpcServer::new(tokio::io::stdout());
                 session
                     .services()
                     .extensions()
                     .set_ui(std::sync::Arc::new(server.extension_ui()));
                 let backend = std::sync::Arc::new(crate::modes::rpc::session_backend::SessionBackend::new(
-                    host,
+                    std::sync::Arc::clone(&host),
                     server.output(),
                 ));
                 match server.run(backend, tokio::io::stdin()).await {
@@ -389,25 +393,21 @@ pub fn run(argv: &[String]) -> i32 {
                 }
             }
             AppMode::Interactive => {
-                let host = std::sync::Arc::new(crate::session_host::SessionHost::new(
-                    args.clone(),
-                    cwd.clone(),
-                    session.clone(),
-                ));
                 let options = modes::interactive::InteractiveOptions {
                     warnings: runtime.warnings.clone(),
                     verbose: args.verbose,
                     resume_picker: args.resume,
                     tui_mode: args.tui_mode,
                 };
-                modes::interactive::run(host, prompts, options).await
+                modes::interactive::run(std::sync::Arc::clone(&host), prompts, options).await
             }
         };
+        last = host.session();
         crate::extensions::startup::shutdown(session.services().extensions()).await;
         crate::mcp::shutdown(session.services().mcp()).await;
         code
     });
-    if let Some(e) = session.persist_error() {
+    if let Some(e) = last.persist_error() {
         console.warning(&format!("The session could not be saved: {e}"));
     }
     // Bash children started by tools must not outlive pi.
@@ -415,5 +415,6 @@ pub fn run(argv: &[String]) -> i32 {
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
     // Everything is written and saved; freeing a long history would only delay the exit.
     std::mem::forget(session);
+    std::mem::forget(last);
     code
 }

@@ -68,6 +68,12 @@ pub trait ExtensionUiHost: Send + Sync {
     async fn screen_notification(&self, method: &str, params: &serde_json::Value) {
         let _ = (method, params);
     }
+    /// An extension command replaced the session (`ctx.newSession`, `fork`, `switchSession`,
+    /// `reload`): a mode that shows the conversation draws the new one, with `notice` and the
+    /// editor text a fork restores.
+    async fn session_replaced(&self, notice: Option<&str>, editor_text: Option<&str>) {
+        let _ = (notice, editor_text);
+    }
     /// The concrete UI, for a mode that takes over from the one it set up first.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None

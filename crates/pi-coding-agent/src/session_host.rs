@@ -1,8 +1,8 @@
 //! The session host (pi's AgentSessionRuntime): owns the current AgentSession and replaces it
-//! for new / switch / fork / clone / reload. A replacement stops the old session, moves its
-//! store to the target file, and builds the new session on the kept services (`services.rs`:
-//! the registry, and settings and resources reloaded only for another working directory);
-//! listeners follow the current session.
+//! for new / switch / fork / clone / reload. A replacement makes the next store first (the old
+//! session untouched until then), stops the old session, and builds the new session on the
+//! kept services (`services.rs`: the registry, and settings and resources reloaded only for
+//! another working directory); listeners follow the current session.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,6 +17,18 @@ use crate::runtime::{build_with_store, StartupError};
 use crate::services::Services;
 use crate::session::agent_session::lock;
 use crate::session::{AgentSession, SessionListener};
+
+/// Work on a replacement session before its extensions see `session_start` (a command's
+/// `ctx.newSession({ setup })`).
+pub type SessionSetup = Box<dyn FnOnce(AgentSession) -> futures::future::BoxFuture<'static, ()> + Send>;
+
+/// What `ctx.newSession` may ask of a new session.
+#[derive(Default)]
+pub struct NewSessionRequest {
+    /// The file the new session's header names as its parent.
+    pub parent_session: Option<String>,
+    pub setup: Option<SessionSetup>,
+}
 
 /// A user message of the current branch that a fork can start from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -63,14 +75,19 @@ impl SessionHost {
         lock(&self.listeners).push(listener);
     }
 
-    /// Stop the current session and take its store, leaving an in-memory one behind so the
-    /// old session can no longer write (and its file lock is released or moved).
-    async fn retire_current(&self) -> SessionManager {
+    /// Stop the current session's work: its run (the aborted turn is recorded first) and a
+    /// refresh of its cache, which must not write into a store it hands over.
+    async fn stop_current(&self) {
         let old = self.session();
         old.abort();
-        // A refresh of the old session's cache must not write into the store it hands over.
         old.inner.cache_warmer.cancel();
         old.agent().wait_for_idle().await;
+    }
+
+    /// Take the current session's store, leaving an in-memory one behind so the old session
+    /// can no longer write (and its file lock is released or moved).
+    fn take_store(&self) -> SessionManager {
+        let old = self.session();
         let cwd = old.cwd().to_string_lossy().to_string();
         old.with_store(|s| std::mem::replace(s, SessionManager::in_memory(&cwd)))
     }
@@ -97,17 +114,18 @@ impl SessionHost {
         Ok(())
     }
 
-    /// Run a replacement between the extensions' `session_shutdown` and `session_start`;
-    /// a replacement that fails before touching the session sends neither.
-    ///
-    /// `ask` is the `session_before_*` event that may cancel the replacement first (not for
-    /// `/reload`).
+    /// Replace the current session as pi 1.6 does: `ask` (the `session_before_*` event, not
+    /// for `/reload`) may cancel first; `prepare` then makes the next store without touching
+    /// the current session (`None`: continue the current store, for `/reload`), and a failure
+    /// there leaves everything as it was and sends no event. Then the run stops,
+    /// `session_shutdown` names the next file, the new session is built, `setup` runs on it,
+    /// and `session_start` follows.
     async fn replacing<T>(
         &self,
         reason: Replacement,
-        target: Option<String>,
         ask: Option<(&str, serde_json::Value)>,
-        work: impl std::future::Future<Output = Result<T, StartupError>>,
+        prepare: impl std::future::Future<Output = Result<(Option<SessionManager>, T), StartupError>>,
+        setup: Option<SessionSetup>,
     ) -> Result<T, StartupError> {
         let slot = Arc::clone(self.services.extensions());
         if let Some((event, payload)) = ask {
@@ -115,10 +133,22 @@ impl SessionHost {
                 return Err(StartupError::Cancelled);
             }
         }
+        let (next, value) = prepare.await?;
+        let target = next
+            .as_ref()
+            .and_then(|s| s.session_file())
+            .map(|p| p.display().to_string());
+        self.stop_current().await;
         let previous = before_replacement(&slot, &self.session(), reason, target).await;
-        let result = work.await;
+        let current = self.take_store();
+        // The old store is dropped once the new one is in: its file lock goes with it.
+        let installed = self.install(next.unwrap_or(current)).await;
+        if let (Ok(()), Some(setup)) = (&installed, setup) {
+            // As pi 1.6: the new session is set up before its extensions hear of it.
+            setup(self.session()).await;
+        }
         after_replacement(&slot, &self.session(), reason, previous).await;
-        result
+        installed.map(|()| value)
     }
 
     /// The services every session of this host shares.
@@ -132,47 +162,70 @@ impl SessionHost {
         let services = Arc::clone(&self.services);
         // Reading files and walking skill folders: off the async threads.
         let _ = tokio::task::spawn_blocking(move || services.reload()).await;
-        self.replacing(Replacement::Reload, None, None, async {
-            let store = self.retire_current().await;
-            self.install(store).await
-        })
-        .await
+        self.replacing(Replacement::Reload, None, async { Ok((None, ())) }, None)
+            .await
     }
 
     /// Start a fresh session in the same folder.
     pub async fn new_session(&self) -> Result<(), StartupError> {
+        self.new_session_with(NewSessionRequest::default()).await
+    }
+
+    /// A new store beside the current one (in memory when the current one is), naming
+    /// `parent_session` in its header; nothing is written before its first message.
+    fn fresh_store(&self, parent_session: Option<String>) -> SessionManager {
+        let mut store = self.session().with_store(|s| {
+            let cwd = s.cwd().to_string();
+            match s.session_dir().filter(|_| s.is_persisted()) {
+                Some(dir) => SessionManager::create(dir, &cwd),
+                None => SessionManager::in_memory(&cwd),
+            }
+        });
+        if parent_session.is_some() {
+            store.new_session(NewSessionOptions {
+                id: None,
+                parent_session,
+            });
+        }
+        store
+    }
+
+    /// Start a fresh session in the same folder, naming `parent_session` in its header and
+    /// running `setup` on it before its `session_start` (an extension's `ctx.newSession`).
+    pub async fn new_session_with(&self, request: NewSessionRequest) -> Result<(), StartupError> {
         let ask = ("session_before_switch", serde_json::json!({ "reason": "new" }));
-        self.replacing(Replacement::New, None, Some(ask), async {
-            let mut store = self.retire_current().await;
-            store.new_session(NewSessionOptions::default());
-            self.install(store).await
-        })
-        .await
+        let NewSessionRequest { parent_session, setup } = request;
+        let prepare = async { Ok((Some(self.fresh_store(parent_session)), ())) };
+        self.replacing(Replacement::New, Some(ask), prepare, setup).await
     }
 
     /// Open another session file.
     pub async fn switch_session(&self, path: &Path) -> Result<(), StartupError> {
-        let target = Some(path.display().to_string());
         let ask = (
             "session_before_switch",
-            serde_json::json!({ "reason": "resume", "targetSessionFile": target }),
+            serde_json::json!({ "reason": "resume", "targetSessionFile": path.display().to_string() }),
         );
-        self.replacing(Replacement::Resume, target, Some(ask), self.switch_to(path))
+        self.replacing(Replacement::Resume, Some(ask), self.open_other(path), None)
             .await
     }
 
-    async fn switch_to(&self, path: &Path) -> Result<(), StartupError> {
-        let dir = self.session().with_store(|s| s.session_dir().map(Path::to_path_buf));
-        let previous = self.retire_current().await;
+    /// The store of another session file (the current store when it is the same file: it is
+    /// locked by this process already).
+    async fn open_other(&self, path: &Path) -> Result<(Option<SessionManager>, ()), StartupError> {
+        let (dir, current) = self.session().with_store(|s| {
+            (
+                s.session_dir().map(Path::to_path_buf),
+                s.session_file().map(Path::to_path_buf),
+            )
+        });
+        if current.as_deref() == Some(path) {
+            return Ok((None, ()));
+        }
         let target = path.to_path_buf();
         // Reading (and parsing) the file is blocking work.
         match blocking(move || SessionManager::open_in(&target, dir, None)).await? {
-            Ok(store) => self.install(store).await,
-            Err(e) => {
-                // Put the previous session back so the caller keeps a working session.
-                self.install(previous).await?;
-                Err(StartupError::Failed(e.to_string()))
-            }
+            Ok(store) => Ok((Some(store), ())),
+            Err(e) => Err(StartupError::Failed(e.to_string())),
         }
     }
 
@@ -213,67 +266,58 @@ impl SessionHost {
             "session_before_fork",
             serde_json::json!({ "entryId": entry_id, "position": "before" }),
         );
-        self.replacing(Replacement::Fork, None, Some(ask), self.fork_from(text, parent))
-            .await
-    }
-
-    async fn fork_from(&self, text: String, parent: Option<String>) -> Result<String, StartupError> {
-        self.move_current_store(move |store| match &parent {
-            Some(parent) => store.fork_to(parent).map(|_| ()),
-            None => {
-                let from = store.session_file().map(|p| p.display().to_string());
-                store.new_session(NewSessionOptions {
-                    id: None,
-                    parent_session: from,
-                });
-                Ok(())
-            }
-        })
-        .await?;
-        Ok(text)
+        let prepare = async {
+            let store = match parent {
+                Some(parent) => self.forked_store(parent).await?,
+                None => {
+                    // Before the first message: an empty session whose parent is this one.
+                    let from = self.session().with_store(|s| {
+                        s.session_file()
+                            .filter(|_| s.is_persisted())
+                            .map(|p| p.display().to_string())
+                    });
+                    self.fresh_store(from)
+                }
+            };
+            Ok((Some(store), text))
+        };
+        self.replacing(Replacement::Fork, Some(ask), prepare, None).await
     }
 
     /// Continue in a copy of the current branch (RPC `clone`, `/clone`).
     pub async fn clone_session(&self) -> Result<(), StartupError> {
         let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
+        self.fork_at(leaf).await
+    }
+
+    /// Continue in a new session holding the path through `entry_id` (an extension's
+    /// `ctx.fork(id, { position: "at" })`; the leaf for `/clone`; `None`: an empty session).
+    pub async fn fork_at(&self, entry_id: Option<String>) -> Result<(), StartupError> {
+        if let Some(id) = &entry_id {
+            if self.session().with_store(|s| s.get_entry(id).is_none()) {
+                return Err(StartupError::Failed("Invalid entry ID for forking".to_string()));
+            }
+        }
         let ask = (
             "session_before_fork",
-            serde_json::json!({ "entryId": leaf, "position": "at" }),
+            serde_json::json!({ "entryId": entry_id, "position": "at" }),
         );
-        self.replacing(Replacement::Fork, None, Some(ask), self.clone_current())
-            .await
+        let prepare = async {
+            let store = match entry_id {
+                Some(id) => self.forked_store(id).await?,
+                None => self.fresh_store(None),
+            };
+            Ok((Some(store), ()))
+        };
+        self.replacing(Replacement::Fork, Some(ask), prepare, None).await
     }
 
-    async fn clone_current(&self) -> Result<(), StartupError> {
-        let leaf = self.session().with_store(|s| s.get_leaf_id().map(str::to_string));
-        self.move_current_store(move |store| match leaf {
-            Some(leaf) => store.fork_to(&leaf).map(|_| ()),
-            None => {
-                store.new_session(NewSessionOptions::default());
-                Ok(())
-            }
-        })
-        .await
-    }
-
-    /// Retire the current session, point its store at another file with `change` (on the
-    /// blocking pool: it writes files), and build the next session on it. When `change`
-    /// fails, the store is installed as it is and the error returned.
-    async fn move_current_store(
-        &self,
-        change: impl FnOnce(&mut SessionManager) -> Result<(), pi_session::SessionError> + Send + 'static,
-    ) -> Result<(), StartupError> {
-        let store = self.retire_current().await;
-        let (store, result) = blocking(move || {
-            let mut store = store;
-            let result = change(&mut store);
-            (store, result)
-        })
-        .await?;
-        if let Err(e) = result {
-            self.install(store).await?;
-            return Err(StartupError::Failed(e.to_string()));
-        }
-        self.install(store).await
+    /// The current branch up to `entry_id` as a new session (written on the blocking pool);
+    /// the current session is left as it is.
+    async fn forked_store(&self, entry_id: String) -> Result<SessionManager, StartupError> {
+        let session = self.session();
+        blocking(move || session.with_store(|s| s.forked(&entry_id)))
+            .await?
+            .map_err(|e| StartupError::Failed(e.to_string()))
     }
 }

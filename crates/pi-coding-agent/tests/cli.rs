@@ -30,6 +30,8 @@ mod docs;
 mod ext_examples;
 #[path = "cli/ext_providers.rs"]
 mod ext_providers;
+#[path = "cli/ext_replace.rs"]
+mod ext_replace;
 #[path = "cli/extensions.rs"]
 mod extensions;
 #[path = "cli/faults.rs"]

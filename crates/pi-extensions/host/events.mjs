@@ -1,6 +1,7 @@
 // Event dispatch in pi 1.6's order (extensions in load order, then registration order, over a
 // snapshot of the handler lists) with its combination rules for chained events, so pi gets one
 // result per event. Also the contexts handlers receive, tool execution and commands.
+import { commandContext } from "./replace.mjs";
 
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 const errorStack = (error) => (error instanceof Error ? error.stack : undefined);
@@ -470,7 +471,6 @@ export async function callTool(runtime, registry, { callId, name, params }, sign
 	}
 }
 
-/** Run an extension command; a throw is reported as pi reports command errors. */
 /** `runShortcut {key}`: the handler of the last extension that registered `key` (as pi). */
 export async function runShortcut(runtime, registry, { key }) {
 	const wanted = String(key ?? "").toLowerCase();
@@ -496,16 +496,7 @@ export async function runShortcut(runtime, registry, { key }) {
 export async function runCommand(runtime, registry, { name, args }) {
 	const found = registry.findCommand(name);
 	if (!found) return { found: false };
-	const ctx = createContext(runtime);
-	const ask = (method) => (...params) => runtime.wire.request(`ctx.${method}`, { args: params.filter((p) => typeof p !== "function") });
-	Object.assign(ctx, {
-		waitForIdle: ask("waitForIdle"),
-		newSession: ask("newSession"),
-		fork: ask("fork"),
-		navigateTree: ask("navigateTree"),
-		switchSession: ask("switchSession"),
-		reload: ask("reload"),
-	});
+	const ctx = commandContext(runtime);
 	try {
 		await found.command.handler(args ?? "", ctx);
 		return { found: true };

@@ -4,6 +4,7 @@ import path from "node:path";
 import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
+import { runSetup } from "./replace.mjs";
 import { streamProvider } from "./providers.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
@@ -171,6 +172,10 @@ const requests = {
 	runCommand: (params) => {
 		requireInitialized();
 		return runCommand(runtime, registry, params);
+	},
+	"session.setup": (params) => {
+		requireInitialized();
+		return runSetup(runtime, params);
 	},
 	runShortcut: (params) => {
 		requireInitialized();

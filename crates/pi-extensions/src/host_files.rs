@@ -20,6 +20,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("state.mjs", include_str!("../host/state.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
     ("editor.mjs", include_str!("../host/editor.mjs")),
+    ("replace.mjs", include_str!("../host/replace.mjs")),
 ];
 
 /// The folder everything of the extension host lives in: `<agentDir>/extension-host`.

@@ -498,6 +498,15 @@ impl ExtensionRunner {
         decode("runShortcut", answer)
     }
 
+    /// Run the `setup` callback `setup_id` of a command's `ctx.newSession` against the new
+    /// session (the host's mirror shows it); answers `{calls: [{method, args}]}`, the
+    /// `SessionManager` calls it made, for pi to apply. No time limit: a setup may wait.
+    pub async fn session_setup(&self, setup_id: u64) -> Result<Value, HostError> {
+        let host = self.current()?;
+        self.ask(&host, "session.setup", json!({ "setupId": setup_id }), None, None)
+            .await
+    }
+
     /// Set CLI values of extension flags (read by `pi.getFlag`).
     pub async fn set_flags(&self, values: &BTreeMap<String, Value>) -> Result<(), HostError> {
         let host = self.current()?;

@@ -741,6 +741,15 @@ impl SessionManager {
     /// re-created after the path for labels on it. Written at once when the path holds an
     /// assistant message, otherwise lazily. Returns the new file (None in memory).
     pub fn fork_to(&mut self, entry_id: &str) -> Result<Option<PathBuf>> {
+        let forked = self.forked(entry_id)?;
+        *self = forked;
+        Ok(self.file.clone())
+    }
+
+    /// [`fork_to`](Self::fork_to) into a manager of its own, leaving this one as it is (it
+    /// keeps its file and lock): the caller can name the new file before it lets go of this
+    /// session.
+    pub fn forked(&self, entry_id: &str) -> Result<SessionManager> {
         let path = self.get_branch(Some(entry_id));
         if path.is_empty() {
             return Err(SessionError::EntryNotFound(entry_id.to_string()));
@@ -777,15 +786,16 @@ impl SessionManager {
             Mode::Persistent => self.file.as_ref().map(|f| f.to_string_lossy().into_owned()),
             _ => None,
         };
-        self.new_session(NewSessionOptions {
+        let mut forked = Self::blank(&self.cwd, self.session_dir.clone(), self.mode);
+        forked.new_session(NewSessionOptions {
             id: None,
             parent_session: previous,
         });
-        self.entries = kept;
-        self.entries.extend(label_entries);
-        self.reindex();
-        self.persist()?;
-        Ok(self.file.clone())
+        forked.entries = kept;
+        forked.entries.extend(label_entries);
+        forked.reindex();
+        forked.persist()?;
+        Ok(forked)
     }
 
     /// Write the active branch to `path` as its own session file (pi's JSONL export): a fresh

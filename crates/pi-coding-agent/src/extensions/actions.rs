@@ -119,6 +119,16 @@ fn custom_message(message: &Value) -> Option<AgentMessage> {
 
 /// pi 1.6's delivery of `pi.sendMessage` (extensions-1.6.md §2.1).
 async fn send_message(session: &AgentSession, params: &Value) {
+    deliver_message(session, params, false).await;
+}
+
+/// A replaced session's `ctx.sendMessage`: delivered as `pi.sendMessage`, but a run it starts
+/// is waited for.
+pub async fn send_message_and_wait(session: &AgentSession, params: &Value) {
+    deliver_message(session, params, true).await;
+}
+
+async fn deliver_message(session: &AgentSession, params: &Value, wait: bool) {
     let Some(message) = params.get("message").and_then(custom_message) else {
         return;
     };
@@ -138,7 +148,10 @@ async fn send_message(session: &AgentSession, params: &Value) {
         }
         return;
     }
-    if trigger_turn == Some(true) {
+    if trigger_turn == Some(true) && wait {
+        // Its failures are the run's events, as for any prompt.
+        let _ = session.prompt_custom(message).await;
+    } else if trigger_turn == Some(true) {
         // A run of its own; the action queue goes on meanwhile.
         let session = session.clone();
         tokio::spawn(async move {
@@ -216,6 +229,26 @@ async fn send_user_message(slot: &Arc<ExtensionSlot>, session: &AgentSession, pa
                 .await;
         }
     });
+}
+
+/// A replaced session's `ctx.sendUserMessage`: a prompt while idle, waited for (pi 1.6
+/// awaits the run); queued with `deliverAs` during a run. A prompt that cannot start is an
+/// error for the caller.
+pub async fn send_user_message_and_wait(session: &AgentSession, params: &Value) -> Result<(), String> {
+    let (text, images) = user_content(params.get("content"));
+    let deliver_as = params
+        .get("options")
+        .and_then(|o| o.get("deliverAs"))
+        .and_then(Value::as_str);
+    if session.is_streaming() {
+        let behavior = match deliver_as {
+            Some("steer") => StreamingBehavior::Steer,
+            Some("followUp") => StreamingBehavior::FollowUp,
+            _ => return Err(crate::session::PromptError::Busy.to_string()),
+        };
+        return session.enqueue(behavior, text, images).await.map_err(|e| e.to_string());
+    }
+    session.prompt(&text, images).await.map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

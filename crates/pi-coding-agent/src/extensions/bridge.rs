@@ -126,6 +126,12 @@ impl SessionExtensions for ExtensionBridge {
         self.slot.runner().is_some_and(|r| r.registrations().handles(event))
     }
 
+    fn sync_mirror(&self) {
+        if let Some(runner) = self.slot.runner() {
+            self.observer.sync_entries(&self.slot, &runner);
+        }
+    }
+
     async fn user_bash(&self, command: &str, exclude_from_context: bool, cwd: &str) -> UserBashDecision {
         let Some(runner) = self.slot.runner() else {
             return UserBashDecision::Run;

@@ -393,6 +393,7 @@ impl HostBridge {
                 let session = slot.session().ok_or("no session is open")?;
                 navigate_tree(&session, &params).await
             }
+            method if super::replace::handles(method) => super::replace::answer(&slot, method, &params).await,
             "ctx.waitForIdle" => {
                 if let Some(session) = slot.session() {
                     session.agent().wait_for_idle().await;

@@ -93,8 +93,11 @@ pub async fn after_replacement(
     let Some(runner) = slot.runner() else { return };
     // The session was built with the new runtime's tools (`runtime::build_with_store`).
     let _ = runner.push_state(&session_state(session, None));
+    // `session_start` handlers read the new session's entries.
+    session.extensions().sync_mirror();
     let mut payload = json!({ "reason": reason.as_str() });
-    if let Some(previous) = previous {
+    // pi 1.6 names the previous file for new, resume and fork, not for a reload.
+    if let Some(previous) = previous.filter(|_| reason != Replacement::Reload) {
         payload["previousSessionFile"] = Value::from(previous);
     }
     let emitted = runner.emit("session_start", payload).await;

@@ -17,10 +17,11 @@ pub mod observe;
 pub mod pre_trust;
 pub mod provider_events;
 pub mod providers;
+pub mod replace;
 pub mod startup;
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
 use pi_extensions::{ExtensionError, ExtensionRunner, HostError};
 use serde_json::Value;
@@ -55,6 +56,9 @@ pub struct ExtensionSlot {
     stream_apis: Mutex<std::collections::HashSet<String>>,
     /// Waits for the host's queued notifications to be applied.
     barrier: Mutex<Option<host::NotificationBarrier>>,
+    /// What replaces the session for a command's `ctx.newSession` / `fork` / `switchSession` /
+    /// `reload` (weak: the host holds the services that hold this slot).
+    session_host: Mutex<Option<Weak<crate::session_host::SessionHost>>>,
 }
 
 impl Default for ExtensionSlot {
@@ -72,6 +76,7 @@ impl Default for ExtensionSlot {
             turn_boundary: Mutex::new(None),
             stream_apis: Mutex::new(std::collections::HashSet::new()),
             barrier: Mutex::new(None),
+            session_host: Mutex::new(None),
         }
     }
 }
@@ -175,6 +180,15 @@ impl ExtensionSlot {
 
     pub fn set_session(&self, session: &AgentSession) {
         *lock(&self.session) = Some(session.clone());
+    }
+
+    /// The session host of the mode, which commands' session replacements go through.
+    pub fn session_host(&self) -> Option<Arc<crate::session_host::SessionHost>> {
+        lock(&self.session_host).as_ref().and_then(Weak::upgrade)
+    }
+
+    pub fn set_session_host(&self, host: &Arc<crate::session_host::SessionHost>) {
+        *lock(&self.session_host) = Some(Arc::downgrade(host));
     }
 
     /// The mode's UI (print and JSON: headless; RPC: the client's).

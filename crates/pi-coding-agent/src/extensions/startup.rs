@@ -265,6 +265,8 @@ async fn bind(session: &AgentSession, slot: &Arc<ExtensionSlot>, mut errors: Vec
     }
     // Registered providers are in the model registry before the CLI's model is settled.
     super::providers::apply(slot, session).await;
+    // Handlers read a resumed session's entries (the first event would send them anyway).
+    session.extensions().sync_mirror();
     let emitted = runner.emit("session_start", json!({ "reason": "startup" })).await;
     slot.settle("session_start", emitted.map(|errors| ((), errors))).await;
     // pi 1.6's bind: after `session_start`, the servers registered so far are taken up.

@@ -6,7 +6,8 @@ use async_trait::async_trait;
 
 use super::output::{LineOutput, LineWriter};
 use super::PromptQueue;
-use crate::session::{AgentSession, SessionEvent, SessionListener};
+use crate::session::{SessionEvent, SessionListener};
+use crate::session_host::SessionHost;
 
 struct JsonLines(LineOutput);
 
@@ -19,13 +20,14 @@ impl SessionListener for JsonLines {
     }
 }
 
-/// Run the prompts and stream the events. Exit code 0 even when a run ended in an error (the
-/// error is in the events); 1 when a prompt could not start.
-pub async fn run(session: &AgentSession, prompts: PromptQueue) -> i32 {
+/// Run the prompts and stream the events (of the sessions that replace the first one too, as
+/// pi 1.6 does; the header is the first session's only). Exit code 0 even when a run ended in
+/// an error (the error is in the events); 1 when a prompt could not start.
+pub async fn run(host: &SessionHost, prompts: PromptQueue) -> i32 {
     let (out, writer) = LineWriter::stdout();
-    out.send_line(session.header_json()).await;
-    session.subscribe(Arc::new(JsonLines(out)));
-    let code = match super::run_prompts(session, prompts).await {
+    out.send_line(host.session().header_json()).await;
+    host.subscribe(Arc::new(JsonLines(out)));
+    let code = match super::run_prompts(host, prompts).await {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("{e}");

@@ -9,7 +9,8 @@ pub mod rpc;
 
 use pi_ai::ImageContent;
 
-use crate::session::{AgentSession, PromptError};
+use crate::session::PromptError;
+use crate::session_host::SessionHost;
 
 /// The prompts of a non-interactive run: the first may carry images; each is a full run.
 #[derive(Debug, Clone, Default)]
@@ -18,13 +19,14 @@ pub struct PromptQueue {
     pub rest: Vec<String>,
 }
 
-/// Send each prompt in turn, waiting for each run (and its retries) to finish.
-pub async fn run_prompts(session: &AgentSession, prompts: PromptQueue) -> Result<(), PromptError> {
+/// Send each prompt in turn, waiting for each run (and its retries) to finish. Each goes to
+/// the host's current session: an extension command may have replaced the one before.
+pub async fn run_prompts(host: &SessionHost, prompts: PromptQueue) -> Result<(), PromptError> {
     if let Some((text, images)) = prompts.first {
-        session.prompt(&text, images).await?;
+        host.session().prompt(&text, images).await?;
     }
     for text in prompts.rest {
-        session.prompt(&text, Vec::new()).await?;
+        host.session().prompt(&text, Vec::new()).await?;
     }
     Ok(())
 }

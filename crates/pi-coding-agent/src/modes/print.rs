@@ -3,16 +3,19 @@
 use pi_ai::{Content, StopReason};
 
 use super::PromptQueue;
-use crate::session::AgentSession;
+use crate::session_host::SessionHost;
 
-/// Run the prompts; print the last assistant message. Exit code 1 when it ended in an error
-/// or was aborted (the message goes to stderr), or when a prompt could not start.
-pub async fn run(session: &AgentSession, prompts: PromptQueue) -> i32 {
-    if let Err(e) = super::run_prompts(session, prompts).await {
+/// Run the prompts; print the last assistant message of the session they ended in. Exit code
+/// 1 when it ended in an error or was aborted (the message goes to stderr), or when a prompt
+/// could not start.
+pub async fn run(host: &SessionHost, prompts: PromptQueue) -> i32 {
+    if let Err(e) = super::run_prompts(host, prompts).await {
         eprintln!("{e}");
         return 1;
     }
-    let Some(last) = session.last_assistant() else { return 0 };
+    let Some(last) = host.session().last_assistant() else {
+        return 0;
+    };
     match last.stop_reason {
         StopReason::Error | StopReason::Aborted => {
             let fallback = if last.stop_reason == StopReason::Error {

@@ -117,6 +117,10 @@ pub trait SessionExtensions: Send + Sync {
         false
     }
 
+    /// Bring what extensions read of the session (its entries) up to date outside any event:
+    /// a session that replaced another, before its `session_start`.
+    fn sync_mirror(&self) {}
+
     /// `user_bash` before a `!command` (or RPC `bash`) runs.
     async fn user_bash(&self, _command: &str, _exclude_from_context: bool, _cwd: &str) -> UserBashDecision {
         UserBashDecision::Run

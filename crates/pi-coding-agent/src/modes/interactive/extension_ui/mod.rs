@@ -184,6 +184,14 @@ impl ExtensionUiHost for InteractiveUi {
         let text = extension_error_text(extension_path, error);
         self.on_ui(move |_| vec![notice(text, "error")]).await;
     }
+
+    async fn session_replaced(&self, notice: Option<&str>, editor_text: Option<&str>) {
+        let notice = notice.map(str::to_string);
+        let editor_text = editor_text.map(str::to_string);
+        // As after the app's own /new or /fork: the chat is rebuilt from the new session.
+        self.on_ui(move |_| vec![Effect::Replaced { notice, editor_text }])
+            .await;
+    }
 }
 
 /// The theme the terminal UI will start with, as the extension host's Theme needs it.
