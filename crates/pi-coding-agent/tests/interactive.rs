@@ -7,6 +7,8 @@
 mod bug;
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/ext_replace.rs"]
+mod ext_replace;
 #[path = "interactive/ext_shutdown.rs"]
 mod ext_shutdown;
 #[path = "interactive/ext_ui16.rs"]

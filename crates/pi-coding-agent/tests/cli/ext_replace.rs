@@ -166,3 +166,114 @@ fn a_vetoed_replacement_answers_cancelled_and_writes_nothing() {
     let log = record["log"].to_string();
     assert!(log.contains("fresh result={\\\"cancelled\\\":true}"), "{record:#}");
 }
+
+/// `--mode json` through a `/fresh`: the type of every line, the header's included.
+fn json_record(run: Runner) -> Option<Vec<String>> {
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    run(&fx, &["-p", "one"])?.run().assert_ok();
+    let ext = fixture("replace.ts");
+    let mut pi = run(&fx, &["-c", "-e", &ext, "--mode", "json", "-p", "/fresh", "two"])?;
+    pi.cmd.env("REPLACE_LOG", fx.root.path().join("replace.log"));
+    let out = pi.run();
+    out.assert_ok();
+    Some(
+        json_lines(&out.stdout)
+            .iter()
+            .map(|e| e["type"].as_str().unwrap_or_default().to_string())
+            .collect(),
+    )
+}
+
+#[test]
+fn json_mode_streams_the_events_of_the_session_a_command_started() {
+    let test = "json_mode_streams_the_events_of_the_session_a_command_started";
+    let Some(env) = environment(test) else { return };
+    let ours = json_record(&ours(&env)).unwrap();
+    // One header (the first session's), then the second prompt's run in the new session.
+    assert_eq!(ours.iter().filter(|t| *t == "session").count(), 1, "{ours:?}");
+    assert_eq!(ours.first().map(String::as_str), Some("session"), "{ours:?}");
+    assert!(ours.iter().any(|t| t == "agent_end"), "{ours:?}");
+    if let Some(theirs) = json_record(&reference) {
+        assert_eq!(ours, theirs);
+    }
+}
+
+/// Send `command` as an RPC prompt, wait until the extension logged `done`, then answer
+/// `get_state`'s response.
+fn rpc_state_after(mut pi: Pi, command: &str, log: &Path, done: &str) -> Value {
+    use std::io::{BufRead, Write};
+    use std::process::Stdio;
+    pi.cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let prompt = json!({"id": "1", "type": "prompt", "message": command});
+    writeln!(stdin, "{prompt}").unwrap();
+    stdin.flush().unwrap();
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(log).unwrap_or_default().contains(done) {
+        assert!(start.elapsed().as_secs() < 30, "no `{done}` in the log");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writeln!(stdin, "{}", json!({"id": "s", "type": "get_state"})).unwrap();
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut state = Value::Null;
+    for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+        if let Ok(v) = serde_json::from_str::<Value>(&line) {
+            if v["type"] == "response" && v["id"] == "s" {
+                state = v;
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    state
+}
+
+/// RPC: `/fresh` as a prompt, then `get_state`: the client is in the new session, whose file
+/// names the first as its parent and holds what `setup` wrote.
+fn rpc_record(run: Runner) -> Option<Value> {
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    run(&fx, &["-p", "one"])?.run().assert_ok();
+    let first = fx.sessions()[0].display().to_string();
+    let ext = fixture("replace.ts");
+    let log = fx.root.path().join("replace.log");
+    let mut pi = run(&fx, &["-c", "-e", &ext, "--mode", "rpc"])?;
+    pi.cmd.env("REPLACE_LOG", &log);
+    let state = rpc_state_after(pi, "/fresh", &log, "fresh result=");
+    let file = state["data"]["sessionFile"].as_str().unwrap_or_default().to_string();
+    let files = files(&fx);
+    Some(json!({
+        "log": std::fs::read_to_string(&log).unwrap_or_default().lines().collect::<Vec<_>>(),
+        "stateIsTheNewFile": !file.is_empty() && file != first && fx.sessions().iter().any(|p| p == Path::new(&file)),
+        "files": files,
+    }))
+}
+
+#[test]
+fn an_rpc_prompt_running_a_replacing_command_leaves_the_client_in_the_new_session() {
+    let test = "an_rpc_prompt_running_a_replacing_command_leaves_the_client_in_the_new_session";
+    let Some(env) = environment(test) else { return };
+    let ours = rpc_record(&ours(&env)).unwrap();
+    assert_eq!(ours["stateIsTheNewFile"], true, "{ours:#}");
+    assert!(
+        ours["log"]
+            .to_string()
+            .contains("fresh result={\\\"cancelled\\\":false}"),
+        "{ours:#}"
+    );
+    assert_eq!(ours["files"][1]["parent"], 0, "{ours:#}");
+    assert!(
+        ours["files"][1]["entries"].to_string().contains("message/user:seeded"),
+        "{ours:#}"
+    );
+    if let Some(theirs) = rpc_record(&reference) {
+        assert_eq!(ours, theirs, "ours:\n{ours:#}\npi 1.6:\n{theirs:#}");
+    }
+}
