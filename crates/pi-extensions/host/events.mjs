@@ -129,6 +129,34 @@ function createModelRegistry(runtime) {
 		},
 		getApiKeyForProvider: async (provider) =>
 			(await runtime.wire.request("models.apiKeyForProvider", { provider })) ?? undefined,
+		// The providers extensions registered (`pi.registerProvider`), each once.
+		getRegisteredProviderIds: () => {
+			const ids = new Set();
+			for (const ext of runtime.registry?.extensions ?? []) for (const name of ext.providers.keys()) ids.add(name);
+			return [...ids];
+		},
+		// One request through pi with request-time auth; the final assistant message. An
+		// aborted `signal` resolves at once with an `aborted` message, as pi-ai's does.
+		complete: async (model, context, options = {}) => {
+			const { signal, onPayload, ...rest } = options;
+			const aborted = () => ({
+				role: "assistant",
+				content: [],
+				api: model?.api,
+				provider: model?.provider,
+				model: model?.id,
+				usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+				stopReason: "aborted",
+				timestamp: Date.now(),
+			});
+			if (signal?.aborted) return aborted();
+			const request = runtime.wire.request("models.complete", { model: ref(model), context, options: rest });
+			if (!signal) return request;
+			return Promise.race([
+				request,
+				new Promise((resolve) => signal.addEventListener("abort", () => resolve(aborted()), { once: true })),
+			]);
+		},
 	};
 }
 

@@ -378,7 +378,7 @@ impl HostBridge {
                 Some(session) => super::actions::set_model(&session, &params).await,
                 None => false,
             })),
-            "models.requestAuth" | "models.apiKeyForProvider" | "models.refresh" => {
+            "models.requestAuth" | "models.apiKeyForProvider" | "models.refresh" | "models.complete" => {
                 let Some(session) = slot.session() else {
                     return Err("no session".to_string());
                 };

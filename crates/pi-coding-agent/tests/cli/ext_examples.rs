@@ -174,6 +174,8 @@ fn the_model_registry_answers_auth_and_refresh_as_pi_1_6() {
     let ours = log(&fx, pi_with(&fx, &env, &args), "ours.log");
     assert!(ours.contains("auth ok=true key=sk-mock-openai\n"), "{ours}");
     assert!(ours.contains("refresh object\n"), "{ours}");
+    assert!(ours.contains("complete stop echo: ping assistant"), "{ours}");
+    assert!(ours.contains("aborted aborted\n"), "{ours}");
     let Some(reference) = pi_test_support::reference_pi(test) else {
         return;
     };
