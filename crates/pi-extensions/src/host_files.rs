@@ -20,6 +20,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("state.mjs", include_str!("../host/state.mjs")),
     ("ui.mjs", include_str!("../host/ui.mjs")),
     ("editor.mjs", include_str!("../host/editor.mjs")),
+    ("autocomplete.mjs", include_str!("../host/autocomplete.mjs")),
 ];
 
 /// The folder everything of the extension host lives in: `<agentDir>/extension-host`.
