@@ -93,3 +93,38 @@ fn an_extension_provider_completes_in_the_editor() {
     pty.send(CTRL_U);
     quit(&mut pty);
 }
+
+#[test]
+fn a_replacement_editor_completes_through_the_extension_provider() {
+    let Some((node, modules)) = extension_env("a_replacement_editor_completes_through_the_extension_provider") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let fixture = |name: &str| format!("{}/tests/interactive/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    let (editor, completions) = (fixture("editor2.ts"), fixture("autocomplete.ts"));
+    let (node, modules) = (node.display().to_string(), modules.display().to_string());
+    let mut pty = Pty::spawn_env(
+        &["-e", &editor, "-e", &completions],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("PI_NODE", &node), ("PI_EXTENSION_MODULES", &modules)],
+    );
+    pty.wait_text("completions ready");
+    // The CustomEditor (pi-tui's, in the host) asks the same chain.
+    pty.type_text("see #1");
+    pty.wait_text("Paste markers survive editor switches");
+    pty.send(TAB);
+    pty.wait_for("issue completed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "see #1024")
+    });
+    pty.type_text(" $U");
+    pty.wait_text("$USER");
+    pty.send(TAB);
+    pty.wait_for("variable completed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "see #1024 ${USER}")
+    });
+    pty.send(CTRL_U);
+    quit(&mut pty);
+}
