@@ -26,6 +26,8 @@ mod codemode_events;
 mod codemode_grammar;
 #[path = "cli/docs.rs"]
 mod docs;
+#[path = "cli/export_colours.rs"]
+mod export_colours;
 #[path = "cli/ext_examples.rs"]
 mod ext_examples;
 #[path = "cli/ext_providers.rs"]

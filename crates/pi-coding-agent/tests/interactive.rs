@@ -7,8 +7,12 @@
 mod bug;
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/ext_autocomplete.rs"]
+mod ext_autocomplete;
 #[path = "interactive/ext_replace.rs"]
 mod ext_replace;
+#[path = "interactive/ext_restyle.rs"]
+mod ext_restyle;
 #[path = "interactive/ext_shutdown.rs"]
 mod ext_shutdown;
 #[path = "interactive/ext_ui16.rs"]

@@ -95,9 +95,8 @@ impl Style {
                         }
                         Some(2) => {
                             let c = match (codes.get(i + 2), codes.get(i + 3), codes.get(i + 4)) {
-                                (Some(&r), Some(&g), Some(&b)) => {
-                                    Some(format!("#{:02x}{:02x}{:02x}", r.min(255), g.min(255), b.min(255)))
-                                }
+                                // Written as pi's export writes it.
+                                (Some(&r), Some(&g), Some(&b)) => Some(format!("rgb({r},{g},{b})")),
                                 _ => None,
                             };
                             i += 4;
@@ -239,7 +238,7 @@ mod tests {
         let html = ansi_to_html("\x1b[38;2;255;0;16mred <b>\x1b[39m plain \x1b[1;4mbold\x1b[0m");
         assert_eq!(
             html,
-            "<span style=\"color:#ff0010\">red &lt;b&gt;</span> plain <span style=\"font-weight:bold;text-decoration:underline\">bold</span>"
+            "<span style=\"color:rgb(255,0,16)\">red &lt;b&gt;</span> plain <span style=\"font-weight:bold;text-decoration:underline\">bold</span>"
         );
         assert_eq!(
             ansi_to_html("\x1b[38;5;196mx"),

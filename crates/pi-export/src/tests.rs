@@ -417,7 +417,10 @@ fn renderer_lines_replace_the_generic_block_of_extension_tools_only() {
         main.contains("<summary><div class=\"ansi-line\">short</div></summary>"),
         "{main}"
     );
-    assert!(main.contains("<span style=\"color:#00ff00\">long HEY</span>"), "{main}");
+    assert!(
+        main.contains("<span style=\"color:rgb(0,255,0)\">long HEY</span>"),
+        "{main}"
+    );
     assert_eq!(main.matches("SHOUT CALL").count(), 1);
     assert!(
         main.contains("$ <span class=\"arg\">ls</span>"),

@@ -75,7 +75,7 @@ function createUi(runtime) {
 		setHeader: screen ? screen.setHeader : () => {},
 		setEditorComponent: screen ? screen.setEditorComponent : () => {},
 		getEditorComponent: screen ? screen.getEditorComponent : () => undefined,
-		addAutocompleteProvider: () => {},
+		addAutocompleteProvider: screen ? screen.addAutocompleteProvider : () => {},
 		onTerminalInput: screen ? screen.onTerminalInput : () => () => {},
 		custom: screen ? screen.custom : async () => undefined,
 		get theme() {

@@ -209,6 +209,10 @@ const requests = {
 		requireInitialized();
 		return runtime.screen.argumentCompletions(registry, params);
 	},
+	"ui.autocomplete": (params) => {
+		requireInitialized();
+		return runtime.screen.autocomplete(params);
+	},
 	"ui.keybindings": (params) => {
 		requireInitialized();
 		return runtime.screen.setKeybindings(params);

@@ -4,6 +4,7 @@
 // or whose width changed) and forwards keys (`ui.input`); `tui.requestRender()` tells pi to ask
 // again. Also the Theme object, built from the colours pi sends in the state mirror.
 
+import { createCompletions } from "./autocomplete.mjs";
 import { EDITOR_APP_ACTIONS } from "./editor.mjs";
 
 const RESET_FG = "\x1b[39m";
@@ -339,11 +340,28 @@ export function createScreen(runtime, loadTui) {
 		return new tuiModule.CombinedAutocompleteProvider(commands, state().cwd ?? process.cwd());
 	};
 
+	// `ctx.ui.addAutocompleteProvider` chains, stacked on pi's completions.
+	const completions = createCompletions(
+		() => autocompleteProvider(),
+		(triggerCharacters) => {
+			runtime.wire.notify("ui.setAutocomplete", { triggerCharacters });
+			const shown = editor.id !== undefined ? components.get(editor.id)?.component : undefined;
+			if (shown) {
+				try {
+					dressEditor(shown);
+				} catch (error) {
+					report(components.get(editor.id), "setEditorComponent", error);
+				}
+			}
+		},
+		(extensionPath, event, error) => runtime.reportError(extensionPath ?? "<ui>", event, error),
+	);
+
 	/** Give a replacement editor pi's border colour and completions, as pi's editor has. */
 	const dressEditor = (component) => {
 		if (component.borderColor !== undefined) component.borderColor = borderColor();
 		if (typeof component.setAutocompleteProvider === "function") {
-			const provider = autocompleteProvider();
+			const provider = completions.chain() ?? autocompleteProvider();
 			if (provider) component.setAutocompleteProvider(provider);
 		}
 	};
@@ -566,6 +584,9 @@ export function createScreen(runtime, loadTui) {
 					if (hasScreen()) setEditor(factory, extensionPath);
 				},
 				getEditorComponent: () => editor.factory,
+				addAutocompleteProvider(factory) {
+					if (hasScreen()) completions.add(factory, extensionPath);
+				},
 				onTerminalInput(handler) {
 					return hasScreen() ? addTerminalListener(handler, extensionPath) : () => {};
 				},
@@ -681,13 +702,15 @@ export function createScreen(runtime, loadTui) {
 		},
 
 		/**
-		 * `ui.renderExport {items: [{toolCallId, toolName, args, result?}], width}` →
+		 * `ui.renderExport {items: [{toolCallId, toolName, args, result?}], width, theme?}` →
 		 * `{items: [{call, resultCollapsed, resultExpanded}]}`: the HTML export's lines of each
 		 * call from its renderers (null where there is none, or it threw), the result drawn
 		 * collapsed and expanded with blank lines around it trimmed, as pi's export does.
 		 */
 		renderExport(registry, params) {
 			const width = Math.max(1, Number(params?.width) || 100);
+			// The colours pi names for the page (outside the terminal UI there is no other).
+			const exportTheme = params?.theme ? createTheme(params.theme) : currentTheme();
 			const blank = (line) => String(line).replace(/\x1b\[[0-9;]*m/g, "").trim().length === 0;
 			const trim = (lines) => {
 				let start = 0;
@@ -731,13 +754,13 @@ export function createScreen(runtime, loadTui) {
 					}
 				};
 				if (typeof tool.renderCall === "function") {
-					out.call = lines(() => tool.renderCall(item.args ?? {}, currentTheme(), context(false, true, false)));
+					out.call = lines(() => tool.renderCall(item.args ?? {}, exportTheme, context(false, true, false)));
 				}
 				if (item.result && typeof tool.renderResult === "function") {
 					const result = { content: item.result.content ?? [], details: item.result.details, isError: Boolean(item.result.isError) };
 					const isError = result.isError;
-					const collapsed = lines(() => tool.renderResult(result, { expanded: false, isPartial: false }, currentTheme(), context(false, false, isError)));
-					const expanded = lines(() => tool.renderResult(result, { expanded: true, isPartial: false }, currentTheme(), context(true, false, isError)));
+					const collapsed = lines(() => tool.renderResult(result, { expanded: false, isPartial: false }, exportTheme, context(false, false, isError)));
+					const expanded = lines(() => tool.renderResult(result, { expanded: true, isPartial: false }, exportTheme, context(true, false, isError)));
 					if (collapsed && expanded) {
 						out.resultExpanded = trim(expanded);
 						const c = trim(collapsed);
@@ -816,6 +839,9 @@ export function createScreen(runtime, loadTui) {
 			}
 		},
 
+		/** `ui.autocomplete`: the extensions' completion chain answers pi's editor. */
+		autocomplete: (params) => completions.answer(params),
+
 		/** `ui.keybindings {bindings: {id: [key]}}`: the app's resolved keybindings. */
 		setKeybindings(params) {
 			const tuiModule = loadTui();
@@ -888,6 +914,7 @@ export function createScreen(runtime, loadTui) {
 			editor.id = undefined;
 			editor.factory = undefined;
 			terminalListeners.clear();
+			completions.reset();
 			runtime.wire.notify("ui.reset", {});
 		},
 	};

@@ -21,6 +21,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("ui.mjs", include_str!("../host/ui.mjs")),
     ("editor.mjs", include_str!("../host/editor.mjs")),
     ("replace.mjs", include_str!("../host/replace.mjs")),
+    ("autocomplete.mjs", include_str!("../host/autocomplete.mjs")),
 ];
 
 /// The folder everything of the extension host lives in: `<agentDir>/extension-host`.

@@ -38,6 +38,33 @@ pub trait AutocompleteProvider: Send {
 
     /// Replace `prefix` before the cursor with `item`.
     fn apply(&self, lines: &[String], line: usize, col: usize, item: &AutocompleteItem, prefix: &str) -> Applied;
+
+    /// Characters besides `@` that open the menu where a token starts (`#`, or what an
+    /// application's own completions use).
+    fn trigger_characters(&self) -> Vec<char> {
+        Vec::new()
+    }
+
+    /// Whether the last `suggestions` call is answered later: its `None` then leaves the menu
+    /// as it is until the application hands the answer to `Editor::answer_suggestions`.
+    fn answers_later(&self) -> bool {
+        false
+    }
+
+    /// Start applying `item` in the background; true when the provider does so (the
+    /// application hands the result to `Editor::set_applied`, and submits when `submit`).
+    /// The editor then only closes the menu.
+    fn apply_later(
+        &mut self,
+        _lines: &[String],
+        _line: usize,
+        _col: usize,
+        _item: &AutocompleteItem,
+        _prefix: &str,
+        _submit: bool,
+    ) -> bool {
+        false
+    }
 }
 
 /// Completions for a command's argument, given the text typed after the command name.

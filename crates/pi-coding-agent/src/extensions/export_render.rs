@@ -19,8 +19,13 @@ const EXPORT_WIDTH: usize = 100;
 const RENDER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What the extensions' renderers draw for the calls in `doc` (empty when no extension
-/// renders tools, or the host does not answer).
-pub async fn rendered_tools(runner: Option<&Arc<ExtensionRunner>>, doc: &SessionDoc) -> HashMap<String, RenderedTool> {
+/// renders tools, or the host does not answer). `theme`: the colours to draw with, as the
+/// host's Theme takes them (`None`: the terminal UI's, which the host already has).
+pub async fn rendered_tools(
+    runner: Option<&Arc<ExtensionRunner>>,
+    doc: &SessionDoc,
+    theme: Option<&Value>,
+) -> HashMap<String, RenderedTool> {
     let Some(runner) = runner else {
         return HashMap::new();
     };
@@ -41,7 +46,7 @@ pub async fn rendered_tools(runner: Option<&Arc<ExtensionRunner>>, doc: &Session
         .iter()
         .map(|(id, name, args, result)| json!({"toolCallId": id, "toolName": name, "args": args, "result": result}))
         .collect();
-    let params = json!({"items": items, "width": EXPORT_WIDTH});
+    let params = json!({"items": items, "width": EXPORT_WIDTH, "theme": theme});
     let Ok(answer) = runner.ui_request("ui.renderExport", params, RENDER_TIMEOUT).await else {
         return HashMap::new();
     };
@@ -69,18 +74,19 @@ pub async fn rendered_tools(runner: Option<&Arc<ExtensionRunner>>, doc: &Session
 }
 
 /// Export the session file `input` to `output` (see `pi_export::export_file_with`), with
-/// what the extensions' tool renderers draw.
+/// what the extensions' tool renderers draw in `theme` (see [`rendered_tools`]).
 pub async fn export_file(
     runner: Option<Arc<ExtensionRunner>>,
     input: PathBuf,
     output: Option<PathBuf>,
     cwd: PathBuf,
+    theme: Option<Value>,
 ) -> Result<PathBuf, ExportError> {
     let rendered = match runner.as_ref() {
         Some(r) if !r.registrations().extensions.is_empty() => {
             let text = tokio::fs::read_to_string(cwd.join(&input)).await.unwrap_or_default();
             match SessionDoc::parse(&text) {
-                Ok(doc) => rendered_tools(Some(r), &doc).await,
+                Ok(doc) => rendered_tools(Some(r), &doc, theme.as_ref()).await,
                 // The export below reports what is wrong with the file.
                 Err(_) => HashMap::new(),
             }

@@ -382,15 +382,7 @@ impl Editor {
         self.last = LastAction::Type;
         let mut buf = [0u8; 4];
         self.state.insert(c.encode_utf8(&mut buf));
-        let before = &self.state.current()[..self.state.col];
-        let at_token_start =
-            before.len() == c.len_utf8() || before[..before.len() - c.len_utf8()].ends_with(char::is_whitespace);
-        // Inside a `/command` line every key completes again (its argument, once typed).
-        let in_command = self.state.line == 0 && before.starts_with('/');
-        let trigger = in_command || (c == '@' && at_token_start);
-        if self.autocomplete.is_some() || trigger {
-            self.refresh_autocomplete(false);
-        }
+        self.typed_for_autocomplete(c);
         EditorEvent::Changed
     }
 
@@ -439,12 +431,16 @@ impl Editor {
                 return EditorEvent::Handled;
             }
             if kb.matches(k, "tui.input.tab") {
-                self.apply_completion();
-                return EditorEvent::Changed;
+                return match self.apply_completion(false) {
+                    Accepted::Now => EditorEvent::Changed,
+                    Accepted::Later | Accepted::Nothing => EditorEvent::Handled,
+                };
             }
             if kb.matches(k, "tui.select.confirm") {
                 let is_command = self.autocomplete.as_ref().is_some_and(|a| a.prefix.starts_with('/'));
-                self.apply_completion();
+                if self.apply_completion(is_command) == Accepted::Later {
+                    return EditorEvent::Handled;
+                }
                 if !is_command {
                     return EditorEvent::Changed;
                 }
@@ -455,8 +451,7 @@ impl Editor {
         if kb.matches(k, "tui.input.tab") {
             self.refresh_autocomplete(true);
             let single = self.autocomplete.as_ref().is_some_and(|a| a.items.len() == 1);
-            if single {
-                self.apply_completion();
+            if single && self.apply_completion(false) == Accepted::Now {
                 return EditorEvent::Changed;
             }
             return EditorEvent::Handled;
@@ -707,6 +702,10 @@ impl Component for Editor {
         self.focused = focused;
     }
 }
+
+#[path = "editor_autocomplete.rs"]
+mod autocomplete;
+use autocomplete::Accepted;
 
 #[path = "editor_paste.rs"]
 mod paste;

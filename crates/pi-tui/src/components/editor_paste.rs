@@ -1,8 +1,7 @@
-//! The editor's paste handling (large pastes become markers that expand on submit and move
-//! as one unit) and its autocomplete plumbing.
+//! The editor's paste handling: large pastes become markers that expand on submit and move
+//! as one unit.
 
 use super::*;
-use crate::autocomplete::Suggestions;
 
 impl Editor {
     pub(super) fn paste(&mut self, text: &str) -> EditorEvent {
@@ -82,78 +81,6 @@ impl Editor {
         let removed: String = self.state.lines[self.state.line].drain(start..self.state.col).collect();
         self.state.col = start;
         Some(removed)
-    }
-
-    /// Whether autocomplete may open on this character.
-    pub(super) fn refresh_autocomplete(&mut self, force: bool) {
-        let Some(p) = self.provider.as_mut() else { return };
-        let s = p.suggestions(&self.state.lines, self.state.line, self.state.col, force);
-        self.set_suggestions(s);
-    }
-
-    /// Show (or with None / no items, hide) autocomplete suggestions. Providers that search
-    /// in the background return None from `suggestions` and deliver results here later, if
-    /// the text before the cursor still ends with `prefix`.
-    pub fn show_suggestions(&mut self, s: Suggestions) {
-        let before = &self.state.current()[..self.state.col];
-        if before.ends_with(&s.prefix) {
-            self.set_suggestions(Some(s));
-        }
-    }
-
-    fn set_suggestions(&mut self, s: Option<Suggestions>) {
-        match s {
-            Some(s) if !s.items.is_empty() => {
-                let select_items: Vec<SelectItem> = s
-                    .items
-                    .iter()
-                    .map(|i| SelectItem {
-                        value: i.value.clone(),
-                        label: Some(i.label.clone()),
-                        description: i.description.clone(),
-                    })
-                    .collect();
-                let mut list = SelectList::new(select_items, self.autocomplete_max_visible, self.theme.select_list);
-                list.set_no_match_text("  No matches");
-                self.autocomplete = Some(Autocomplete {
-                    list,
-                    items: s.items,
-                    prefix: s.prefix,
-                });
-            }
-            _ => self.autocomplete = None,
-        }
-    }
-
-    pub(super) fn apply_completion(&mut self) -> bool {
-        let Some(ac) = self.autocomplete.take() else {
-            return false;
-        };
-        let Some(item) = ac.items.get(ac.list.selected_index()) else {
-            return false;
-        };
-        self.snapshot();
-        let Some(p) = self.provider.as_ref() else { return false };
-        let a = p.apply(&self.state.lines, self.state.line, self.state.col, item, &ac.prefix);
-        // The provider's answer is input: keep the cursor on a line and a character boundary.
-        self.state.lines = if a.lines.is_empty() {
-            vec![String::new()]
-        } else {
-            a.lines
-        };
-        self.state.line = a.line.min(self.state.lines.len() - 1);
-        let line = &self.state.lines[self.state.line];
-        let mut col = a.col.min(line.len());
-        while !line.is_char_boundary(col) {
-            col -= 1;
-        }
-        self.state.col = col;
-        self.last = LastAction::None;
-        // A directory keeps completing.
-        if item.value.ends_with('/') {
-            self.refresh_autocomplete(false);
-        }
-        true
     }
 }
 

@@ -248,3 +248,116 @@ fn top_label_rides_in_the_border() {
     let lines = crate::component::render_lines(&mut e, 30);
     assert_eq!(strip_ansi(&lines[0]), "─".repeat(30));
 }
+
+/// A provider that answers later (as an application's background completions do): it
+/// records what it was asked and the applications it was handed.
+#[derive(Default)]
+struct LaterProvider {
+    asked: std::sync::Arc<std::sync::Mutex<Vec<(String, bool)>>>,
+    applied: std::sync::Arc<std::sync::Mutex<Vec<(String, bool)>>>,
+}
+
+impl crate::autocomplete::AutocompleteProvider for LaterProvider {
+    fn suggestions(
+        &mut self,
+        lines: &[String],
+        line: usize,
+        col: usize,
+        force: bool,
+    ) -> Option<crate::autocomplete::Suggestions> {
+        self.asked.lock().unwrap().push((lines[line][..col].to_string(), force));
+        None
+    }
+    fn apply(
+        &self,
+        lines: &[String],
+        line: usize,
+        col: usize,
+        _item: &crate::autocomplete::AutocompleteItem,
+        _prefix: &str,
+    ) -> crate::autocomplete::Applied {
+        crate::autocomplete::Applied {
+            lines: lines.to_vec(),
+            line,
+            col,
+        }
+    }
+    fn trigger_characters(&self) -> Vec<char> {
+        vec!['#', '$']
+    }
+    fn answers_later(&self) -> bool {
+        true
+    }
+    fn apply_later(
+        &mut self,
+        _lines: &[String],
+        _line: usize,
+        _col: usize,
+        item: &crate::autocomplete::AutocompleteItem,
+        _prefix: &str,
+        submit: bool,
+    ) -> bool {
+        self.applied.lock().unwrap().push((item.value.clone(), submit));
+        true
+    }
+}
+
+#[test]
+fn providers_answering_later_keep_the_menu_until_their_answer() {
+    use crate::autocomplete::{Applied, AutocompleteItem, Suggestions};
+    let provider = LaterProvider::default();
+    let (asked, applied) = (provider.asked.clone(), provider.applied.clone());
+    let mut e = editor();
+    e.set_autocomplete_provider(Box::new(provider));
+    // Trigger characters where a token starts (also after an opening bracket), and word
+    // characters inside such a token; not inside a word.
+    feed(&mut e, "a#b (#1 $x");
+    let asked_for: Vec<String> = asked.lock().unwrap().iter().map(|(t, _)| t.clone()).collect();
+    assert_eq!(asked_for, ["a#b (#", "a#b (#1", "a#b (#1 $", "a#b (#1 $x"]);
+    let item = |v: &str| AutocompleteItem {
+        value: v.into(),
+        label: v.into(),
+        description: None,
+    };
+    e.answer_suggestions(
+        Some(Suggestions {
+            items: vec![item("$HOME"), item("$xy")],
+            prefix: "$x".into(),
+        }),
+        false,
+    );
+    assert!(e.is_showing_autocomplete());
+    // The best match is selected (the first starting with the prefix).
+    assert!(screen(&mut e, 60)[4].starts_with("→ $xy"), "{:?}", screen(&mut e, 60));
+    // Another key asks again; the menu stays until the answer.
+    feed(&mut e, "y");
+    assert!(e.is_showing_autocomplete());
+    // Enter hands the selection to the provider, which applies it later; nothing submits.
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Handled));
+    assert_eq!(applied.lock().unwrap().as_slice(), [("$xy".to_string(), false)]);
+    assert!(!e.is_showing_autocomplete());
+    assert_eq!(e.text(), "a#b (#1 $xy");
+    e.set_applied(Applied {
+        lines: vec!["a#b (#1 ${xy}".into()],
+        line: 0,
+        col: 13,
+    });
+    assert_eq!(e.text(), "a#b (#1 ${xy}");
+    assert_eq!(e.cursor(), (0, 13));
+    // Tab with no menu asks with `force`; a single answer for it is accepted.
+    feed(&mut e, "\t");
+    assert_eq!(asked.lock().unwrap().last(), Some(&("a#b (#1 ${xy}".to_string(), true)));
+    e.answer_suggestions(
+        Some(Suggestions {
+            items: vec![item("${xyz}")],
+            prefix: "${xy}".into(),
+        }),
+        true,
+    );
+    assert_eq!(applied.lock().unwrap().last(), Some(&("${xyz}".to_string(), false)));
+    // An answer of nothing closes the menu.
+    e.answer_suggestions(None, false);
+    assert!(!e.is_showing_autocomplete());
+    assert_eq!(e.submit_now(), Some("a#b (#1 ${xy}".to_string()));
+    assert_eq!(e.text(), "");
+}

@@ -320,7 +320,7 @@ impl App {
                     None
                 };
                 if !self.busy {
-                    self.rebuild_chat();
+                    self.restyle_chat();
                 }
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
@@ -442,18 +442,43 @@ impl App {
             let header = Notice::new(self.header_text(), "text", self.theme.clone());
             self.view.chat.push(Box::new(header));
         }
+        // Custom entries an entry renderer draws go between the messages they came between.
+        let entries = self.branch_entry_blocks();
         // Built straight from the agent's transcript: a long session is not copied first.
         self.session().with_messages(|messages| {
-            build_transcript(
-                messages,
-                &mut self.view.chat,
-                &mut self.tools,
-                &self.theme,
-                self.hide_thinking,
-                self.tools_expanded,
-                self.caps,
-            );
+            let mut from = 0;
+            let mut entries = entries.into_iter();
+            loop {
+                let next = entries.next();
+                let to = next
+                    .as_ref()
+                    .map_or(messages.len(), |(at, _)| (*at).clamp(from, messages.len()));
+                build_transcript(
+                    &messages[from..to],
+                    &mut self.view.chat,
+                    &mut self.tools,
+                    &self.theme,
+                    self.hide_thinking,
+                    self.tools_expanded,
+                    self.caps,
+                );
+                from = to;
+                let Some((_, entry)) = next else { break };
+                let block = super::extension_ui::message_block::MessageBlock::entry(entry);
+                self.view.chat.push(Box::new(block));
+            }
         });
+    }
+
+    /// Rebuild the transcript for a new look (theme, images), keeping the chat's notices,
+    /// status lines and info blocks where they were, as pi keeps them.
+    pub fn restyle_chat(&mut self) {
+        let loose = super::chat_rebuild::take_loose(&mut self.view.chat, self.show_header);
+        self.rebuild_chat();
+        let moved = super::chat_rebuild::put_back(&mut self.view.chat, self.show_header, loose, &self.theme);
+        for i in self.tools.values_mut() {
+            *i = moved.get(*i).copied().unwrap_or(*i);
+        }
     }
 
     pub fn refresh_footer(&mut self) {
@@ -613,7 +638,7 @@ impl App {
         self.view.editor.set_theme(theme.editor("borderMuted"));
         self.update_editor_border();
         if !self.busy && !self.running {
-            self.rebuild_chat();
+            self.restyle_chat();
         }
     }
 

@@ -341,6 +341,12 @@ impl Notice {
     pub fn text(&self) -> &str {
         &self.text
     }
+
+    /// Draw in `theme` from now on (a theme change keeps the chat's notices).
+    pub fn set_theme(&mut self, theme: Arc<UiTheme>) {
+        self.theme = theme;
+        self.cache.clear();
+    }
 }
 
 impl Component for Notice {
@@ -369,14 +375,22 @@ impl Component for Notice {
 
 /// Markdown shown as a block (e.g. `/hotkeys`, `/session`).
 pub struct InfoBlock {
+    text: String,
     markdown: Markdown,
 }
 
 impl InfoBlock {
     pub fn new(text: impl Into<String>, theme: &UiTheme) -> Self {
+        let text = text.into();
         InfoBlock {
-            markdown: Markdown::new(text, theme.markdown.clone()).with_padding(1, 0),
+            markdown: Markdown::new(text.clone(), theme.markdown.clone()).with_padding(1, 0),
+            text,
         }
+    }
+
+    /// Draw in `theme` from now on.
+    pub fn set_theme(&mut self, theme: &UiTheme) {
+        self.markdown = Markdown::new(self.text.clone(), theme.markdown.clone()).with_padding(1, 0);
     }
 }
 

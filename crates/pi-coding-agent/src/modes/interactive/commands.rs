@@ -305,7 +305,7 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
             Some(out) if out.extension().is_some_and(|e| e == "jsonl") => {
                 std::fs::copy(&file, &out).map(|_| out).map_err(|e| e.to_string())
             }
-            out => crate::extensions::export_render::export_file(runner, file, out, cwd)
+            out => crate::extensions::export_render::export_file(runner, file, out, cwd, None)
                 .await
                 .map_err(|e| e.to_string()),
         };

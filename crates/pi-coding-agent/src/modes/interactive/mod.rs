@@ -15,6 +15,7 @@ mod app;
 mod bug_command;
 mod changelog;
 mod chat;
+mod chat_rebuild;
 mod command_registry;
 mod commands;
 mod commands_16;
@@ -233,9 +234,18 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd(), &tx);
         slash.extend(more);
     }
-    let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash.clone(), session.cwd());
-    provider.set_commands(slash);
-    app.view_mut().editor.set_autocomplete_provider(Box::new(provider));
+    let provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
+    // Extensions may stack completion providers on pi's own.
+    let provider: Box<dyn pi_tui::autocomplete::AutocompleteProvider> = match session.services().extensions().runner() {
+        Some(runner) => Box::new(extension_ui::autocomplete::Stacked::new(
+            provider,
+            app.completion_chain(),
+            runner,
+            tx.clone(),
+        )),
+        None => Box::new(provider),
+    };
+    app.view_mut().editor.set_autocomplete_provider(provider);
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
         app.notice(w, "warning");
     }

@@ -279,9 +279,26 @@ impl RpcBackend for SessionBackend {
             return Err(RpcError::export_nothing_yet());
         }
         let output = output_path.map(std::path::PathBuf::from);
-        // Extension tools' renderers draw their calls in the page, as in pi.
+        // Extension tools' renderers draw their calls in the page, as in pi, in the colours
+        // of the theme settings name (pi's global theme outside the terminal UI).
         let runner = session.services().extensions().runner();
-        crate::extensions::export_render::export_file(runner, file, output, session.cwd().to_path_buf())
+        let theme = match runner {
+            Some(_) => {
+                let session = session.clone();
+                tokio::task::spawn_blocking(move || {
+                    let paths = crate::config::Paths::new(
+                        crate::config::paths::agent_dir(),
+                        session.cwd(),
+                        crate::config::paths::home_dir(),
+                    );
+                    crate::modes::interactive::extension_ui::startup_theme(&paths, &session)
+                })
+                .await
+                .ok()
+            }
+            None => None,
+        };
+        crate::extensions::export_render::export_file(runner, file, output, session.cwd().to_path_buf(), theme)
             .await
             .map(|p| p.display().to_string())
             .map_err(err)

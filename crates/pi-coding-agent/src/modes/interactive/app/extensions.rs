@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use super::super::chat::Notice;
 use super::super::effect::Effect;
 use super::super::events::{Msg, UiSender};
+use super::super::extension_ui::autocomplete::Chain;
 use super::super::extension_ui::keys::encode_key;
 use super::super::extension_ui::message_block::{self, MessageBlock, RenderKey};
 use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines, ScreenChange};
@@ -57,6 +58,8 @@ pub struct Pushed {
     themes_sent: bool,
     /// The working indicator as extensions set it.
     working: Working,
+    /// Whether extensions stacked completion providers (shared with the editor's provider).
+    completions: Arc<Chain>,
     /// An app action a replacement editor handed back that only the loop can carry out
     /// (suspend, the external editor: they need the terminal).
     loop_action: Option<String>,
@@ -89,6 +92,36 @@ fn change_msg(change: ScreenChange) -> Msg {
 }
 
 impl App {
+    /// The types of custom entries an extension's entry renderer draws.
+    pub(super) fn entry_renderer_types(&self) -> std::collections::HashSet<String> {
+        let Some(runner) = self.extension_runner() else {
+            return Default::default();
+        };
+        let registrations = runner.registrations();
+        registrations
+            .extensions
+            .iter()
+            .flat_map(|e| e.entry_renderers.iter().cloned())
+            .collect()
+    }
+
+    /// The custom entries of the session's branch that entry renderers draw, each with the
+    /// number of transcript messages before it.
+    pub(super) fn branch_entry_blocks(&self) -> Vec<(usize, Value)> {
+        let types = self.entry_renderer_types();
+        if types.is_empty() {
+            return Vec::new();
+        }
+        let session = self.session();
+        let messages = session.with_messages(<[_]>::len);
+        session.with_store(|store| message_block::branch_entries(&store.get_branch(None), &types, messages))
+    }
+
+    /// What says whether extensions stacked completion providers, for the editor's provider.
+    pub fn completion_chain(&self) -> Arc<Chain> {
+        self.ext_pushed.completions.clone()
+    }
+
     fn extension_runner(&self) -> Option<Arc<ExtensionRunner>> {
         self.session().services().extensions().runner()
     }
@@ -222,6 +255,22 @@ impl App {
                         .show_suggestions(pi_tui::autocomplete::Suggestions { items, prefix });
                 }
             }
+            ScreenChange::Autocomplete(triggers) => self.ext_pushed.completions.set(triggers),
+            ScreenChange::Suggested { at, force, suggestions } => {
+                let editor = &mut self.view.editor;
+                if at.is_now(editor.lines(), editor.cursor()) {
+                    editor.answer_suggestions(suggestions, force);
+                }
+            }
+            ScreenChange::Applied { at, applied, submit } => {
+                let editor = &mut self.view.editor;
+                if at.is_now(editor.lines(), editor.cursor()) {
+                    editor.set_applied(applied);
+                    if let Some(text) = submit.then(|| editor.submit_now()).flatten() {
+                        self.submit(text, false, tui);
+                    }
+                }
+            }
             ScreenChange::ToolsExpanded(on) => self.set_tools_expanded(on),
             ScreenChange::WorkingMessage(message) => {
                 let shown = self.ext_pushed.working.is_shown(self.view.status.as_ref());
@@ -265,6 +314,7 @@ impl App {
                     self.show_working();
                 }
                 self.set_hidden_thinking_label(None);
+                self.ext_pushed.completions.set(None);
                 for oid in self.view.ext.reset() {
                     tui.hide_overlay(oid);
                 }

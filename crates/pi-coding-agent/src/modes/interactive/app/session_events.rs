@@ -6,6 +6,7 @@ use super::super::events::UiEvent;
 use super::super::keys::key_hint;
 use super::super::tool_block::{ToolBlock, ToolStatus};
 use super::App;
+use serde_json::Value;
 
 impl App {
     /// `Retrying (n/max) in Ns... (<key> to cancel)`, counting down.
@@ -55,8 +56,15 @@ impl App {
                 self.refresh_footer();
             }
             UiEvent::CustomEntry(entry) => {
-                let block = super::super::extension_ui::message_block::MessageBlock::entry(entry);
-                self.view.chat.push(Box::new(block));
+                // Only entries a renderer draws take a place in the chat (as after a rebuild).
+                let drawn = entry
+                    .get("customType")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| self.entry_renderer_types().contains(t));
+                if drawn {
+                    let block = super::super::extension_ui::message_block::MessageBlock::entry(entry);
+                    self.view.chat.push(Box::new(block));
+                }
             }
             UiEvent::CustomMessage(message) => {
                 let block = super::super::extension_ui::message_block::MessageBlock::new(message, self.theme.clone());

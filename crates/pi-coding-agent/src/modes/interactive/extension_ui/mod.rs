@@ -5,6 +5,7 @@
 //! footer, custom components) is kept in [`screen::ExtensionScreen`]; keys go to their
 //! components as terminal bytes ([`keys`]).
 
+pub mod autocomplete;
 pub mod keys;
 pub mod message_block;
 pub mod screen;

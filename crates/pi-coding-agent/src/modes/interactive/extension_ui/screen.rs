@@ -70,6 +70,20 @@ pub enum ScreenChange {
         prefix: String,
         items: Vec<pi_tui::autocomplete::AutocompleteItem>,
     },
+    /// The extensions' completion chain and its trigger characters (`None`: no chain).
+    Autocomplete(Option<Vec<char>>),
+    /// The chain's suggestions for the editor text and cursor `at` (`None`: no menu).
+    Suggested {
+        at: super::autocomplete::Spot,
+        force: bool,
+        suggestions: Option<pi_tui::autocomplete::Suggestions>,
+    },
+    /// The chain applied a suggestion accepted at `at`; `submit`: Enter on a command name.
+    Applied {
+        at: super::autocomplete::Spot,
+        applied: pi_tui::autocomplete::Applied,
+        submit: bool,
+    },
     /// Lines of message renderers: for what they were made, and per chat block (its index
     /// and message) the lines (`None`: the renderer gave nothing).
     MessageLines {
@@ -143,6 +157,7 @@ impl ScreenChange {
             "ui.setHiddenThinkingLabel" => {
                 ScreenChange::HiddenThinkingLabel(params.get("label").and_then(Value::as_str).map(str::to_string))
             }
+            "ui.setAutocomplete" => ScreenChange::Autocomplete(super::autocomplete::parse_triggers(params)),
             "ui.reset" => ScreenChange::Reset,
             _ => return None,
         })
