@@ -481,9 +481,16 @@ fn rpc_mode_refreshes_catalogues_in_the_background_unless_offline() {
         std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
         assert!(line.contains("\"s1\""), "{line}");
         let answered = started.elapsed();
-        // Keep the process up until the refresh had its chance.
+        // Keep the process up until the refresh had its chance. The store is written under a
+        // lock that creates it empty first, so wait for its content, not for the file.
+        let written = || {
+            std::fs::read_to_string(&store)
+                .ok()
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+                .is_some()
+        };
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while !offline && !store.exists() && std::time::Instant::now() < deadline {
+        while !offline && !written() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(50));
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
