@@ -193,19 +193,24 @@ fn user_content(content: Option<&Value>) -> (String, Vec<ImageContent>) {
     }
 }
 
+/// How a user message sent during a run is queued: its `options.deliverAs` (`steer` or
+/// `followUp`); `None` when it names neither (pi refuses the message as busy).
+fn queue_behavior(params: &Value) -> Option<StreamingBehavior> {
+    match params.get("options")?.get("deliverAs")?.as_str()? {
+        "steer" => Some(StreamingBehavior::Steer),
+        "followUp" => Some(StreamingBehavior::FollowUp),
+        _ => None,
+    }
+}
+
 /// `pi.sendUserMessage`: a prompt while idle, queued with `deliverAs` during a run, else the
 /// error pi reports as the runtime's.
 async fn send_user_message(slot: &Arc<ExtensionSlot>, session: &AgentSession, params: &Value) {
     let (text, images) = user_content(params.get("content"));
-    let deliver_as = params
-        .get("options")
-        .and_then(|o| o.get("deliverAs"))
-        .and_then(Value::as_str);
     if session.is_streaming() {
-        let behavior = match deliver_as {
-            Some("steer") => StreamingBehavior::Steer,
-            Some("followUp") => StreamingBehavior::FollowUp,
-            _ => {
+        let behavior = match queue_behavior(params) {
+            Some(behavior) => behavior,
+            None => {
                 let error = crate::session::PromptError::Busy.to_string();
                 slot.ui()
                     .report_extension_error(RUNTIME_PATH, "send_user_message", &error)
@@ -236,15 +241,9 @@ async fn send_user_message(slot: &Arc<ExtensionSlot>, session: &AgentSession, pa
 /// error for the caller.
 pub async fn send_user_message_and_wait(session: &AgentSession, params: &Value) -> Result<(), String> {
     let (text, images) = user_content(params.get("content"));
-    let deliver_as = params
-        .get("options")
-        .and_then(|o| o.get("deliverAs"))
-        .and_then(Value::as_str);
     if session.is_streaming() {
-        let behavior = match deliver_as {
-            Some("steer") => StreamingBehavior::Steer,
-            Some("followUp") => StreamingBehavior::FollowUp,
-            _ => return Err(crate::session::PromptError::Busy.to_string()),
+        let Some(behavior) = queue_behavior(params) else {
+            return Err(crate::session::PromptError::Busy.to_string());
         };
         return session.enqueue(behavior, text, images).await.map_err(|e| e.to_string());
     }

@@ -85,20 +85,14 @@ impl SettingsManager {
     /// pi 1.6's `httpIdleTimeoutMs`: how long a provider response may stall before it fails
     /// (`0` or `"disabled"`: never). A value that is not a non-negative number is ignored.
     pub fn http_idle_timeout_ms(&self) -> u64 {
-        let parsed = match self.effective().get("httpIdleTimeoutMs") {
-            Some(Value::Number(n)) => n.as_f64(),
-            Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("disabled") => Some(0.0),
-            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
-            _ => None,
-        };
-        parsed
-            .filter(|ms| ms.is_finite() && *ms >= 0.0)
-            .map_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS, |ms| ms.floor() as u64)
+        self.milliseconds("httpIdleTimeoutMs")
+            .unwrap_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS)
     }
-    /// `websocketConnectTimeoutMs`: milliseconds (a number or numeric text; 0 or `"disabled"`
-    /// waits as long as it takes). Unset or unreadable keeps the transport's 15 s.
-    pub fn websocket_connect_timeout_ms(&self) -> Option<u64> {
-        let parsed = match self.effective().get("websocketConnectTimeoutMs") {
+
+    /// A duration setting in milliseconds: a number or numeric text, `"disabled"` as 0; `None`
+    /// when unset or not a non-negative number.
+    fn milliseconds(&self, key: &str) -> Option<u64> {
+        let parsed = match self.effective().get(key) {
             Some(Value::Number(n)) => n.as_f64(),
             Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("disabled") => Some(0.0),
             Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
@@ -107,6 +101,11 @@ impl SettingsManager {
         parsed
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map(|ms| ms.floor() as u64)
+    }
+    /// `websocketConnectTimeoutMs`: milliseconds (a number or numeric text; 0 or `"disabled"`
+    /// waits as long as it takes). Unset or unreadable keeps the transport's 15 s.
+    pub fn websocket_connect_timeout_ms(&self) -> Option<u64> {
+        self.milliseconds("websocketConnectTimeoutMs")
     }
     /// pi 1.6's `cacheWarming`, read from the global settings only; anything but `off`,
     /// `streaming` or `idle` gives the default, `idle`.
