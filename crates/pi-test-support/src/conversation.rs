@@ -89,7 +89,8 @@ fn content_text(content: &Value, text_types: &[&str]) -> Option<String> {
 }
 
 fn entries(api: Api, body: &Value) -> Vec<Entry> {
-    let list = |key: &str| body.get(key).and_then(Value::as_array).cloned().unwrap_or_default();
+    // Borrowed: a resumed session's request is megabytes, and the mock answers after this.
+    let list = |key: &str| body.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     match api {
         Api::Openai | Api::Anthropic | Api::Mistral => list("messages")
             .iter()

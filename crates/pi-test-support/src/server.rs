@@ -333,29 +333,32 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
     } else {
         None
     };
+    let time = now();
     let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
-    let mut record = RecordedRequest {
+    // The record takes the parsed body once the answer's facts are read from it: copying a
+    // resumed session's request (megabytes) would be most of the mock's time.
+    let record = |body: Value| RecordedRequest {
         seq: 0,
-        time: now(),
+        time,
         method: request.method.clone(),
         path: request.target.clone(),
         api,
         headers: request.headers.clone(),
         body_bytes: request.body.len(),
-        body: body.clone(),
+        body,
         turn_index: None,
         turn: None,
         fault: None,
     };
     let Some(api) = api else {
-        push_record(shared, record).await;
+        push_record(shared, record(body)).await;
         let body = json!({"error": {"message": format!("no mock route for {} {}", request.method, request.target)}});
         conn.write_response(404, &json_headers(), body.to_string().as_bytes())
             .await?;
         return Ok(true);
     };
     if !body.is_object() {
-        push_record(shared, record).await;
+        push_record(shared, record(body)).await;
         let body = wire::error_body(api, 400, Some("the request body is not a JSON object"));
         conn.write_response(400, &json_headers(), body.to_string().as_bytes())
             .await?;
@@ -364,10 +367,29 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
 
     let facts = conversation::facts(api, &body);
     let (turn, index, fault) = choose_turn(shared, &facts);
-    record.turn_index = Some(index);
-    record.turn = Some(turn.clone());
-    record.fault = fault.clone();
-    push_record(shared, record).await;
+    let model = match api {
+        Api::Google => google_model(&request.target),
+        Api::Bedrock => bedrock_model(&request.target),
+        _ => body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("mock-model")
+            .to_owned(),
+    };
+    let custom_tools: Vec<String> = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    // Recorded before anything is answered, so a client that has its answer finds it recorded.
+    let mut recorded = record(body);
+    recorded.turn_index = Some(index);
+    recorded.turn = Some(turn.clone());
+    recorded.fault = fault.clone();
+    push_record(shared, recorded).await;
 
     if let Some(Fault {
         kind:
@@ -397,24 +419,8 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         return Ok(true);
     }
 
-    let model = match api {
-        Api::Google => google_model(&request.target),
-        Api::Bedrock => bedrock_model(&request.target),
-        _ => body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("mock-model")
-            .to_owned(),
-    };
     let mut plan = Plan::new(&turn, index, &model, request.body.len());
-    plan.custom_tools = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
-        .collect();
+    plan.custom_tools = custom_tools;
     let events = wire::stream_events(api, &plan);
     let headers = vec![
         ("content-type", wire::stream_content_type(api).to_owned()),
