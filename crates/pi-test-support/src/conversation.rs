@@ -1,6 +1,8 @@
 //! Reading a request body: which API it speaks, the last user text, and how many assistant
 //! turns the conversation already holds (the facts a script chooses its reply by).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -60,12 +62,64 @@ impl Api {
     }
 }
 
-/// One entry of a conversation, reduced to what turn selection needs.
-#[derive(Debug, PartialEq)]
-enum Entry {
-    User(String),
+/// One item of a request's conversation (a message, a Responses item, a Gemini content), as
+/// much of it as turn selection reads. Implemented by a parsed `Value` and by the borrowed
+/// [`request_head::ItemHead`](crate::request_head::ItemHead), so both readers share the rules
+/// below.
+pub(crate) trait ConversationItem {
+    fn role(&self) -> Option<&str>;
+    /// The item's `type` (Responses items).
+    fn kind(&self) -> Option<&str>;
+    /// A field holding the item's content: `content`, or Gemini's `parts`.
+    fn field(&self, key: &str) -> Option<Cow<'_, Value>>;
+}
+
+impl ConversationItem for Value {
+    fn role(&self) -> Option<&str> {
+        self.get("role").and_then(Value::as_str)
+    }
+    fn kind(&self) -> Option<&str> {
+        self.get("type").and_then(Value::as_str)
+    }
+    fn field(&self, key: &str) -> Option<Cow<'_, Value>> {
+        self.get(key).map(Cow::Borrowed)
+    }
+}
+
+/// What an item is for turn selection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Role {
+    /// Part of a model reply.
     Assistant,
+    /// A user item: it is user text if [`user_text`] finds text in it.
+    User,
     Other,
+}
+
+fn role_of(api: Api, item: &impl ConversationItem) -> Role {
+    match api {
+        Api::Responses => {
+            let is_output = matches!(item.kind(), Some("reasoning" | "function_call" | "custom_tool_call"))
+                || item.role() == Some("assistant");
+            if is_output {
+                Role::Assistant
+            } else if item.role() == Some("user") {
+                Role::User
+            } else {
+                Role::Other
+            }
+        }
+        Api::Google => match item.role() {
+            Some("model") => Role::Assistant,
+            Some("user") => Role::User,
+            _ => Role::Other,
+        },
+        Api::Openai | Api::Anthropic | Api::Mistral | Api::Bedrock => match item.role() {
+            Some("assistant") => Role::Assistant,
+            Some("user") => Role::User,
+            _ => Role::Other,
+        },
+    }
 }
 
 /// Text of a content value: a string, or the text parts of an array joined by newlines.
@@ -88,116 +142,70 @@ fn content_text(content: &Value, text_types: &[&str]) -> Option<String> {
     }
 }
 
-fn entries(api: Api, body: &Value) -> Vec<Entry> {
-    // Borrowed: a resumed session's request is megabytes, and the mock answers after this.
-    let list = |key: &str| body.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+/// The text of a user item, `None` when it holds none (a tool result sent as a user message).
+fn user_text(api: Api, item: &impl ConversationItem) -> Option<String> {
+    // Bedrock blocks and Gemini parts are keyed by kind: `{"text": ...}`, `{"toolResult": ...}`.
+    let keyed_texts = |list: Option<Cow<'_, Value>>| {
+        let list = list?;
+        let texts: Vec<&str> = list
+            .as_array()?
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect();
+        (!texts.is_empty()).then(|| texts.join("\n"))
+    };
     match api {
-        Api::Openai | Api::Anthropic | Api::Mistral => list("messages")
-            .iter()
-            .map(|m| match m.get("role").and_then(Value::as_str) {
-                Some("assistant") => Entry::Assistant,
-                Some("user") => match m.get("content").and_then(|c| content_text(c, &["text"])) {
-                    Some(text) => Entry::User(text),
-                    None => Entry::Other,
-                },
-                _ => Entry::Other,
-            })
-            .collect(),
-        Api::Responses => {
-            let mut out: Vec<Entry> = Vec::new();
-            for item in list("input") {
-                let kind = item.get("type").and_then(Value::as_str);
-                let role = item.get("role").and_then(Value::as_str);
-                let is_output = matches!(kind, Some("reasoning" | "function_call" | "custom_tool_call"))
-                    || role == Some("assistant");
-                if is_output {
-                    // Reasoning, message and function calls of one reply are separate items.
-                    if out.last() != Some(&Entry::Assistant) {
-                        out.push(Entry::Assistant);
-                    }
-                } else if role == Some("user") {
-                    match item.get("content").and_then(|c| content_text(c, &["input_text"])) {
-                        Some(text) => out.push(Entry::User(text)),
-                        None => out.push(Entry::Other),
-                    }
-                } else {
-                    out.push(Entry::Other);
-                }
-            }
-            out
-        }
-        Api::Bedrock => list("messages")
-            .iter()
-            .map(|m| match m.get("role").and_then(Value::as_str) {
-                Some("assistant") => Entry::Assistant,
-                Some("user") => {
-                    // Bedrock blocks are keyed by kind: `{"text": ...}`, `{"toolResult": ...}`.
-                    let texts: Vec<&str> = m
-                        .get("content")
-                        .and_then(Value::as_array)
-                        .map(|blocks| {
-                            blocks
-                                .iter()
-                                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    if texts.is_empty() {
-                        Entry::Other
-                    } else {
-                        Entry::User(texts.join("\n"))
-                    }
-                }
-                _ => Entry::Other,
-            })
-            .collect(),
-        Api::Google => list("contents")
-            .iter()
-            .map(|c| match c.get("role").and_then(Value::as_str) {
-                Some("model") => Entry::Assistant,
-                Some("user") => {
-                    let texts: Vec<&str> = c
-                        .get("parts")
-                        .and_then(Value::as_array)
-                        .map(|parts| {
-                            parts
-                                .iter()
-                                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    if texts.is_empty() {
-                        Entry::Other
-                    } else {
-                        Entry::User(texts.join("\n"))
-                    }
-                }
-                _ => Entry::Other,
-            })
-            .collect(),
+        Api::Openai | Api::Anthropic | Api::Mistral => content_text(&*item.field("content")?, &["text"]),
+        Api::Responses => content_text(&*item.field("content")?, &["input_text"]),
+        Api::Bedrock => keyed_texts(item.field("content")),
+        Api::Google => keyed_texts(item.field("parts")),
+    }
+}
+
+/// The facts of a conversation given as its items in order.
+pub(crate) fn facts_of<I: ConversationItem>(api: Api, items: &[I]) -> ConversationFacts {
+    // Reasoning, message and function calls of one Responses reply are separate items: a run
+    // of them is one assistant turn. Every other API has one item per reply.
+    let merge_runs = api == Api::Responses;
+    let roles: Vec<Role> = items.iter().map(|item| role_of(api, item)).collect();
+    let is_turn = |i: usize| roles[i] == Role::Assistant && !(merge_runs && i > 0 && roles[i - 1] == Role::Assistant);
+    let assistant_turns = (0..roles.len()).filter(|&i| is_turn(i)).count();
+    // Only the last user item with text matters, so texts are read from the end.
+    let last_user = (0..roles.len())
+        .rev()
+        .filter(|&i| roles[i] == Role::User)
+        .find_map(|i| user_text(api, &items[i]).map(|text| (i, text)));
+    match last_user {
+        Some((at, text)) => ConversationFacts {
+            assistant_turns,
+            assistant_turns_since_user: (at..roles.len()).filter(|&i| is_turn(i)).count(),
+            last_user: text,
+        },
+        None => ConversationFacts {
+            assistant_turns,
+            assistant_turns_since_user: assistant_turns,
+            last_user: String::new(),
+        },
+    }
+}
+
+/// The key holding an API's conversation.
+pub(crate) fn conversation_key(api: Api) -> &'static str {
+    match api {
+        Api::Openai | Api::Anthropic | Api::Mistral | Api::Bedrock => "messages",
+        Api::Responses => "input",
+        Api::Google => "contents",
     }
 }
 
 /// The facts a script needs about a request's conversation.
 pub(crate) fn facts(api: Api, body: &Value) -> ConversationFacts {
-    let entries = entries(api, body);
-    let assistant_turns = entries.iter().filter(|e| **e == Entry::Assistant).count();
-    let last_user_at = entries.iter().rposition(|e| matches!(e, Entry::User(_)));
-    let (last_user, since) = match last_user_at {
-        Some(i) => {
-            let text = match &entries[i] {
-                Entry::User(t) => t.clone(),
-                _ => String::new(),
-            };
-            (text, entries[i..].iter().filter(|e| **e == Entry::Assistant).count())
-        }
-        None => (String::new(), assistant_turns),
-    };
-    ConversationFacts {
-        assistant_turns,
-        assistant_turns_since_user: since,
-        last_user,
-    }
+    let items = body
+        .get(conversation_key(api))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    facts_of(api, items)
 }
 
 #[cfg(test)]

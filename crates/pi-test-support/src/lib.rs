@@ -33,6 +33,7 @@ pub mod oauth;
 mod plan;
 pub mod pyjson;
 mod reference;
+mod request_head;
 pub mod require;
 mod script;
 mod server;

@@ -20,11 +20,12 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::conversation::{self, Api};
+use crate::conversation::Api;
 use crate::error::MockError;
 use crate::http::{Conn, HttpRequest};
 use crate::plan::Plan;
 use crate::pyjson;
+use crate::request_head;
 use crate::script::{Fault, FaultKind, Script, Turn};
 use crate::wire;
 
@@ -89,7 +90,7 @@ impl RecordedRequest {
 
 #[derive(Default)]
 pub(crate) struct State {
-    requests: Vec<RecordedRequest>,
+    requests: Vec<StoredRequest>,
     /// Requests seen so far, recorded or cleared.
     seen: usize,
     /// API requests answered so far (the `queue` mode's turn index).
@@ -235,7 +236,12 @@ impl MockServer {
 
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.state().requests.clone()
+        self.shared
+            .state()
+            .requests
+            .iter_mut()
+            .map(|stored| stored.record().clone())
+            .collect()
     }
 
     /// Forget the recorded requests (turn choice does not depend on them).
@@ -334,10 +340,7 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         None
     };
     let time = now();
-    let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
-    // The record takes the parsed body once the answer's facts are read from it: copying a
-    // resumed session's request (megabytes) would be most of the mock's time.
-    let record = |body: Value| RecordedRequest {
+    let record = || RecordedRequest {
         seq: 0,
         time,
         method: request.method.clone(),
@@ -345,51 +348,47 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         api,
         headers: request.headers.clone(),
         body_bytes: request.body.len(),
-        body,
+        body: Value::Null,
         turn_index: None,
         turn: None,
         fault: None,
     };
     let Some(api) = api else {
-        push_record(shared, record(body)).await;
+        push_record(shared, record(), Body::Raw(request.body)).await;
         let body = json!({"error": {"message": format!("no mock route for {} {}", request.method, request.target)}});
         conn.write_response(404, &json_headers(), body.to_string().as_bytes())
             .await?;
         return Ok(true);
     };
-    if !body.is_object() {
-        push_record(shared, record(body)).await;
-        let body = wire::error_body(api, 400, Some("the request body is not a JSON object"));
-        conn.write_response(400, &json_headers(), body.to_string().as_bytes())
-            .await?;
-        return Ok(true);
-    }
+    // The answer needs a few fields; the body's tree is built only when a test reads the record.
+    let head = match request_head::read(api, &request.body) {
+        Some(head) => head,
+        None => {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            if !body.is_object() {
+                push_record(shared, record(), Body::Parsed(body)).await;
+                let body = wire::error_body(api, 400, Some("the request body is not a JSON object"));
+                conn.write_response(400, &json_headers(), body.to_string().as_bytes())
+                    .await?;
+                return Ok(true);
+            }
+            request_head::from_value(api, &body)
+        }
+    };
 
-    let facts = conversation::facts(api, &body);
-    let (turn, index, fault) = choose_turn(shared, &facts);
+    let (turn, index, fault) = choose_turn(shared, &head.facts);
     let model = match api {
         Api::Google => google_model(&request.target),
         Api::Bedrock => bedrock_model(&request.target),
-        _ => body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("mock-model")
-            .to_owned(),
+        _ => head.model.unwrap_or_else(|| "mock-model".to_owned()),
     };
-    let custom_tools: Vec<String> = body
-        .get("tools")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
-        .collect();
+    let body_len = request.body.len();
     // Recorded before anything is answered, so a client that has its answer finds it recorded.
-    let mut recorded = record(body);
+    let mut recorded = record();
     recorded.turn_index = Some(index);
     recorded.turn = Some(turn.clone());
     recorded.fault = fault.clone();
-    push_record(shared, recorded).await;
+    push_record(shared, recorded, Body::Raw(request.body)).await;
 
     if let Some(Fault {
         kind:
@@ -419,8 +418,8 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         return Ok(true);
     }
 
-    let mut plan = Plan::new(&turn, index, &model, request.body.len());
-    plan.custom_tools = custom_tools;
+    let mut plan = Plan::new(&turn, index, &model, body_len);
+    plan.custom_tools = head.custom_tools;
     let events = wire::stream_events(api, &plan);
     let headers = vec![
         ("content-type", wire::stream_content_type(api).to_owned()),
@@ -505,13 +504,59 @@ fn google_model(target: &str) -> String {
         .unwrap_or_else(|| "mock-model".to_owned())
 }
 
-pub(crate) async fn push_record(shared: &Shared, mut record: RecordedRequest) {
+/// A recorded request's body: parsed, or its bytes until a test reads it.
+pub(crate) enum Body {
+    Parsed(Value),
+    Raw(Vec<u8>),
+}
+
+impl Body {
+    fn into_value(self) -> Value {
+        match self {
+            Body::Parsed(value) => value,
+            Body::Raw(bytes) => serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        }
+    }
+}
+
+/// A request as kept by the server: its body is parsed on first read.
+pub(crate) struct StoredRequest {
+    record: RecordedRequest,
+    raw_body: Option<Vec<u8>>,
+}
+
+impl StoredRequest {
+    fn new(mut record: RecordedRequest, body: Body) -> Self {
+        match body {
+            Body::Parsed(value) => {
+                record.body = value;
+                Self { record, raw_body: None }
+            }
+            Body::Raw(bytes) => Self {
+                record,
+                raw_body: Some(bytes),
+            },
+        }
+    }
+
+    /// The record with its body parsed (once).
+    fn record(&mut self) -> &RecordedRequest {
+        if let Some(bytes) = self.raw_body.take() {
+            self.record.body = Body::Raw(bytes).into_value();
+        }
+        &self.record
+    }
+}
+
+pub(crate) async fn push_record(shared: &Shared, mut record: RecordedRequest, body: Body) {
     let line = {
         let mut state = shared.state();
         state.seen += 1;
         record.seq = state.seen;
-        let line = shared.log.as_ref().map(|_| record.to_log_line());
-        state.requests.push(record);
+        let mut stored = StoredRequest::new(record, body);
+        // The log is written as the request arrives, so it needs the tree now.
+        let line = shared.log.as_ref().map(|_| stored.record().to_log_line());
+        state.requests.push(stored);
         line
     };
     if let (Some(log), Some(mut line)) = (&shared.log, line) {

@@ -20,7 +20,7 @@ use crate::conversation::{self, Api};
 use crate::http::{Conn, HttpRequest};
 use crate::plan::Plan;
 use crate::script::{Fault, FaultKind};
-use crate::server::{choose_turn, now, push_record, RecordedRequest, Shared};
+use crate::server::{choose_turn, now, push_record, Body, RecordedRequest, Shared};
 use crate::wire;
 
 /// A `GET` asking to switch to WebSocket.
@@ -96,13 +96,13 @@ async fn answer_frame(
         api: Some(Api::Responses),
         headers: upgrade.headers.clone(),
         body_bytes: text.len(),
-        body: frame.clone(),
+        body: Value::Null,
         turn_index: None,
         turn: None,
         fault: None,
     };
     if frame.get("type").and_then(Value::as_str) != Some("response.create") {
-        push_record(shared, record).await;
+        push_record(shared, record, Body::Parsed(frame.clone())).await;
         send_json(
             socket,
             &codex_error(400, "invalid_request_error", "expected a response.create frame"),
@@ -120,7 +120,7 @@ async fn answer_frame(
         Some(id) => match last.as_ref().filter(|l| l.response_id == id) {
             Some(l) => l.conversation.clone(),
             None => {
-                push_record(shared, record).await;
+                push_record(shared, record, Body::Parsed(frame.clone())).await;
                 let message = format!("Previous response with id '{id}' not found.");
                 send_json(socket, &codex_error(400, "previous_response_not_found", &message)).await?;
                 return Ok(true);
@@ -133,7 +133,7 @@ async fn answer_frame(
     record.turn_index = Some(index);
     record.turn = Some(turn.clone());
     record.fault = fault.clone();
-    push_record(shared, record).await;
+    push_record(shared, record, Body::Parsed(frame.clone())).await;
 
     if let Some(Fault {
         kind: FaultKind::Http { status, message, .. },
