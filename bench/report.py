@@ -43,6 +43,24 @@ def fmt_mib(mib):
     return f"{mib:.1f} MiB"
 
 
+def output_bytes(out, case, side):
+    """The size of a side's probe output, when the probe counted it (pipe cases)."""
+    try:
+        with open(os.path.join(out, f"{case}.{side}.probe.bytes")) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def human_bytes(n):
+    if n is None:
+        return "n/a"
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f} {unit} ({n:,} bytes)"
+    return f"{n} bytes"
+
+
 def read_meta(out, case):
     meta = {}
     path = os.path.join(out, f"{case}.meta")
@@ -263,6 +281,17 @@ def main():
         row += [budget, status]
         print("| " + " | ".join(row) + " |")
     print()
+    sizes = [(case, output_bytes(out, case, "ours"), output_bytes(out, case, "ts")) for case in results]
+    sizes = [s for s in sizes if s[1] is not None or s[2] is not None]
+    if sizes:
+        print("Bytes written to stdout (the checking run of each side, through a pipe):")
+        print()
+        for case, ours_bytes, ts_bytes in sizes:
+            line = f"* `{case}`: ours {human_bytes(ours_bytes)}"
+            if have_ts:
+                line += f", TypeScript {human_bytes(ts_bytes)}"
+            print(line)
+        print()
     for case in swarms:
         print(f"**{case}: {metas[case].get('title', '')}** (medians of the rounds)")
         print()
