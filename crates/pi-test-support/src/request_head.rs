@@ -71,10 +71,19 @@ impl ConversationItem for ItemHead<'_> {
     }
 }
 
+/// A declared tool. Responses names a custom tool at its top, Chat Completions inside `custom`.
 #[derive(Deserialize)]
 struct ToolHead<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    custom: Option<NameHead<'a>>,
+}
+
+#[derive(Deserialize)]
+struct NameHead<'a> {
     #[serde(borrow, default)]
     name: Option<Cow<'a, str>>,
 }
@@ -96,7 +105,7 @@ pub(crate) fn read(api: Api, body: &[u8]) -> Option<RequestHead> {
             .unwrap_or_default()
             .into_iter()
             .filter(|tool| tool.kind.as_deref() == Some("custom"))
-            .filter_map(|tool| tool.name.map(Cow::into_owned))
+            .filter_map(|tool| tool.name.or_else(|| tool.custom?.name).map(Cow::into_owned))
             .collect(),
     })
 }
@@ -112,7 +121,12 @@ pub(crate) fn from_value(api: Api, body: &Value) -> RequestHead {
             .into_iter()
             .flatten()
             .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
-            .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+            .filter_map(|t| {
+                t.get("name")
+                    .or_else(|| t.pointer("/custom/name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
             .collect(),
     }
 }
@@ -148,7 +162,8 @@ mod tests {
                     {"role": "tool", "content": "r"},
                     {"role": "assistant", "content": "a"},
                     {"role": "user", "content": [{"type": "text", "text": "second"}, {"type": "image_url"}]},
-                ], "tools": [{"type": "custom", "name": "codemode"}, {"type": "function", "function": {}}]}),
+                ], "tools": [{"type": "custom", "name": "codemode"}, {"type": "function", "function": {}},
+                    {"type": "custom", "custom": {"name": "nested", "format": {}}}]}),
             ),
             (
                 Api::Anthropic,
@@ -182,12 +197,14 @@ mod tests {
             ),
             (Api::Mistral, json!({"messages": []})),
         ];
-        for (api, body) in cases {
-            let (borrowed, tree) = both(api, &body);
+        for (api, body) in &cases {
+            let (borrowed, tree) = both(*api, body);
             assert!(same(&borrowed, &tree), "{api:?}: {body}");
         }
         let (head, _) = both(Api::Openai, &cases_last_user());
         assert_eq!(head.facts.last_user, "second");
+        let (head, _) = both(Api::Openai, &cases[0].1);
+        assert_eq!(head.custom_tools, ["codemode", "nested"]);
     }
 
     fn cases_last_user() -> Value {
