@@ -8,7 +8,8 @@
 //! handling we would not use, so this module covers the keywords tool schemas use: `type` (one or several), `properties`, `required`,
 //! `additionalProperties` (bool or schema), `items` (schema or tuple), `enum`, `const`,
 //! `minimum`/`maximum` (and the exclusive forms), `multipleOf`, `minLength`/`maxLength`,
-//! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`, `pattern`, `format` (the formats of
+//! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`, `pattern` (JavaScript's look-around
+//! and back references included), `format` (the formats of
 //! [`crate::formats`]) and local `$ref`s (`#/$defs/...`; one that names nothing rejects only the
 //! values at its place, as pi 1.6's validator does). Other keywords are accepted unchecked.
 
@@ -272,8 +273,7 @@ fn check(cx: &Cx, value: &Value, schema: &Value, path: &mut Vec<String>, issues:
                 }
             }
             if let Some(Value::String(pattern)) = schema.get("pattern") {
-                // A pattern this regex engine cannot read (JavaScript-only syntax) is not checked.
-                if regex::Regex::new(pattern).is_ok_and(|re| !re.is_match(s)) {
+                if pattern_mismatch(pattern, s) {
                     push(issues, path, format!("expected to match {pattern}"));
                 }
             }
@@ -524,6 +524,19 @@ fn check_object(
         if count > max {
             push(issues, path, format!("expected at most {} properties", js_number(max)));
         }
+    }
+}
+
+/// Whether `text` fails `pattern`. Patterns with look-around or back references (JavaScript
+/// has them, the linear-time engine does not) go to a backtracking engine; a pattern neither
+/// reads is not checked.
+fn pattern_mismatch(pattern: &str, text: &str) -> bool {
+    match regex::Regex::new(pattern) {
+        Ok(re) => !re.is_match(text),
+        Err(_) => fancy_regex::Regex::new(pattern)
+            .ok()
+            .and_then(|re| re.is_match(text).ok())
+            .is_some_and(|matched| !matched),
     }
 }
 
@@ -844,15 +857,19 @@ mod tests {
                 "odd": {"type": "string", "pattern": "(?<=a)b"}}});
         assert!(issues_of(
             &schema,
-            json!({"id": "abc-12", "when": "2026-12-02T03:00:00Z", "ids": ["x-1"], "odd": "zz"})
+            json!({"id": "abc-12", "when": "2026-12-02T03:00:00Z", "ids": ["x-1"], "odd": "ab"})
         )
         .is_empty());
         assert_eq!(
-            issues_of(&schema, json!({"id": "ABC", "when": "tomorrow", "ids": ["x-1", "y"]})),
+            issues_of(
+                &schema,
+                json!({"id": "ABC", "when": "tomorrow", "ids": ["x-1", "y"], "odd": "zz"})
+            ),
             vec![
                 "id: expected to match ^[a-z]+-\\d+$",
                 "when: expected format date-time",
                 "ids.1: expected to match ^[a-z]+-\\d+$",
+                "odd: expected to match (?<=a)b",
             ]
         );
         // A reference that names nothing rejects only the values at its place.
