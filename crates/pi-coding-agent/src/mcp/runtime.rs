@@ -451,5 +451,8 @@ impl McpRuntime {
         let servers = self.servers();
         futures::future::join_all(servers.iter().map(|s| s.close())).await;
         lock(&self.tools).clear();
+        // A token refresh the server answered may have rotated the refresh token: its answer
+        // is saved before pi exits.
+        pi_mcp::oauth::refreshes_settled().await;
     }
 }
