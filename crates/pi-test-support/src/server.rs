@@ -413,7 +413,13 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         .into_iter()
         .flatten()
         .filter(|t| t.get("type").and_then(Value::as_str) == Some("custom"))
-        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+        // Responses names a custom tool at its top, Chat Completions inside `custom`.
+        .filter_map(|t| {
+            t.get("name")
+                .or_else(|| t.pointer("/custom/name"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
         .collect();
     let events = wire::stream_events(api, &plan);
     let headers = vec![
