@@ -1,11 +1,15 @@
 //! `/mcp` outside the terminal UI (print, JSON and RPC modes): the servers' state as plain
-//! text, `reconnect`, `logout`, and `login` (which needs the terminal UI), each answered with
-//! a notice; print and JSON modes show notices nowhere. An extension that registers its own
-//! `/mcp` runs instead.
+//! text, `reconnect`, `logout` and `login`, each answered with a notice; print and JSON modes
+//! show notices nowhere (and cannot sign in). In RPC mode `login` names the authorization URL
+//! in a notice and asks, through an input dialog, for the URL the browser was redirected to;
+//! the dialog is withdrawn once the browser came back by itself. An extension that registers
+//! its own `/mcp` runs instead.
 
 use std::sync::Arc;
 
-use crate::extension_ui::NotifyType;
+use tokio_util::sync::CancellationToken;
+
+use crate::extension_ui::{DialogOptions, ExtensionUiHost, NotifyType};
 use crate::mcp::runtime::McpRuntime;
 use crate::mcp::server::{McpServer, Phase};
 use crate::session::AgentSession;
@@ -53,11 +57,15 @@ async fn answer(session: &AgentSession, runtime: &Arc<McpRuntime>, args: &str) -
                 Err(e) => return e,
             };
             if words[0] == "login" {
-                let text = format!(
-                    "Signing in to MCP server \"{}\" requires interactive mode.",
-                    server.name()
-                );
-                return (text, NotifyType::Error);
+                let ui = session.services().extensions().ui();
+                if !ui.has_ui() {
+                    let text = format!(
+                        "Signing in to MCP server \"{}\" requires interactive mode.",
+                        server.name()
+                    );
+                    return (text, NotifyType::Error);
+                }
+                return sign_in(runtime, &server, ui).await;
             }
             match runtime.sign_out(server.name()).await {
                 Ok(text) => (text, NotifyType::Info),
@@ -92,6 +100,54 @@ async fn answer(session: &AgentSession, runtime: &Arc<McpRuntime>, args: &str) -
         }
         _ => (USAGE.into(), NotifyType::Warning),
     }
+}
+
+/// Sign in through the mode's dialogs: the URL in a notice, a pasted redirect URL through an
+/// input dialog.
+async fn sign_in(runtime: &Arc<McpRuntime>, server: &McpServer, ui: Arc<dyn ExtensionUiHost>) -> (String, NotifyType) {
+    let name = server.name().to_string();
+    let mut sign_in = match runtime.start_sign_in(&name) {
+        Ok(sign_in) => sign_in,
+        Err(e) => return (e, NotifyType::Error),
+    };
+    let controls = sign_in.controls();
+    // Ends the input dialog once the browser's redirect arrived (or the sign-in ended).
+    let answered = CancellationToken::new();
+    while let Some(event) = sign_in.next_event().await {
+        match event {
+            pi_mcp::login::LoginEvent::AuthorizationUrl(url) => {
+                let text = format!("Sign in to MCP server \"{name}\" in your browser:\n{url}");
+                ui.notify(&text, Some(NotifyType::Info)).await;
+                let (ui, controls, answered, name) =
+                    (Arc::clone(&ui), controls.clone(), answered.clone(), name.clone());
+                tokio::spawn(async move {
+                    let title = format!(
+                        "Waiting for sign-in to \"{name}\". If the browser cannot reach this machine, paste the URL it was redirected to."
+                    );
+                    let options = DialogOptions {
+                        timeout: None,
+                        cancel: Some(answered),
+                    };
+                    let pasted = ui
+                        .input(&title, Some("http://127.0.0.1:.../callback?code=..."), options)
+                        .await;
+                    if let Some(url) = pasted.filter(|u| !u.trim().is_empty()) {
+                        controls.paste_redirect_url(url.trim());
+                    }
+                });
+            }
+            pi_mcp::login::LoginEvent::Connecting => answered.cancel(),
+            pi_mcp::login::LoginEvent::Contacting => {}
+        }
+    }
+    answered.cancel();
+    let (result, line) = sign_in.finish().await;
+    let kind = match result {
+        r if r.is_success() => NotifyType::Info,
+        pi_mcp::login::LoginResult::Cancelled => NotifyType::Info,
+        _ => NotifyType::Error,
+    };
+    (line, kind)
 }
 
 fn uses_oauth(server: &McpServer) -> bool {

@@ -360,3 +360,85 @@ fn exit_waits_for_a_token_refresh_under_way() {
     assert_eq!(oauth.violations(), Vec::<String>::new());
     drop(rt);
 }
+
+/// `/mcp login` over RPC: the authorization URL arrives in a notice, an input dialog asks for
+/// the URL the browser was redirected to, and the pasted URL completes the sign-in.
+#[test]
+fn rpc_mcp_login_takes_a_pasted_redirect_url() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some(python) = python() else { return };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let oauth = rt.block_on(OAuthMock::start()).unwrap();
+    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let mock = Mock::start(Script::queue(vec![]));
+    let fx = Fixture::new(&mock);
+    std::fs::write(
+        fx.agent.path().join("mcp.json"),
+        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
+    )
+    .unwrap();
+    let mut pi = fx.pi(["--mode", "rpc"]);
+    pi.cmd
+        .env("BROWSER", "true")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/mcp login secure"}}"#).unwrap();
+    let mut notices = Vec::new();
+    let mut response = None;
+    while let Some(Ok(line)) = lines.next() {
+        let event: Value = serde_json::from_str(&line).unwrap();
+        match (event["type"].as_str(), event["method"].as_str()) {
+            (Some("extension_ui_request"), Some("notify")) => {
+                notices.push(event["message"].as_str().unwrap().to_string())
+            }
+            (Some("extension_ui_request"), Some("input")) => {
+                assert_eq!(
+                    event["title"],
+                    "Waiting for sign-in to \"secure\". If the browser cannot reach this machine, paste the URL it was redirected to."
+                );
+                let url = notices.last().unwrap().lines().nth(1).unwrap().to_string();
+                // The mock authorization server approves at once and redirects with the code.
+                let location = std::process::Command::new(&python)
+                    .args([
+                        "-c",
+                        "import sys, urllib.request\n\
+class Stop(urllib.request.HTTPRedirectHandler):\n    def redirect_request(self, *a): return None\n\
+try:\n    urllib.request.build_opener(Stop).open(sys.argv[1])\n\
+except urllib.error.HTTPError as e:\n    print(e.headers['Location'], end='')",
+                        &url,
+                    ])
+                    .output()
+                    .unwrap();
+                let location = String::from_utf8(location.stdout).unwrap();
+                let answer = json!({"type": "extension_ui_response", "id": event["id"], "value": location});
+                writeln!(stdin, "{answer}").unwrap();
+            }
+            (Some("response"), _) => {
+                response = Some(event);
+                break;
+            }
+            _ => {}
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(response.unwrap()["data"]["disposition"], "handled");
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("Sign in to MCP server \"secure\" in your browser:\n")),
+        "{notices:#?}"
+    );
+    assert_eq!(notices.last().unwrap(), "Signed in to MCP server \"secure\" (1 tools).");
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+    drop(rt);
+}
