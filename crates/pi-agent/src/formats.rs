@@ -1,8 +1,12 @@
 //! The string formats a tool schema's `format` keyword names, checked as pi 1.6's validator
-//! checks them (RFC 3339 dates and times, RFC 5321-style addresses, RFC 4122 UUIDs, IP
-//! addresses, host names, URIs). A format this module does not know is not checked.
+//! checks them: every format of JSON Schema 2020-12 (RFC 3339 dates, times and durations,
+//! addresses, host names, IP addresses, URIs and IRIs with their references, URI templates,
+//! JSON pointers, regular expressions, UUIDs) plus `url` and `json-pointer-uri-fragment`.
+//! A format this module does not know is not checked.
 
 use std::net::{Ipv4Addr, Ipv6Addr};
+
+use unicode_normalization::UnicodeNormalization;
 
 /// `Some(valid)` for a known format, `None` for one that is not checked.
 pub fn check(format: &str, text: &str) -> Option<bool> {
@@ -10,13 +14,24 @@ pub fn check(format: &str, text: &str) -> Option<bool> {
         "date" => is_date(text),
         "time" => is_time(text),
         "date-time" => is_date_time(text),
+        "duration" => is_duration(text),
         "email" => is_email(text),
+        "idn-email" => is_idn_email(text),
         "uuid" => is_uuid(text),
         "ipv4" => is_ipv4(text),
         "ipv6" => text.parse::<Ipv6Addr>().is_ok(),
         "hostname" => is_hostname(text),
-        "uri" => is_uri(text),
-        "url" => is_url(text),
+        "idn-hostname" => is_idn_hostname(text),
+        "uri" => uri::is_uri(text),
+        "uri-reference" => uri::is_uri_reference(text),
+        "iri" => uri::is_iri(text),
+        "iri-reference" => uri::is_iri_reference(text),
+        "uri-template" => uri::is_uri_template(text),
+        "url" => url::Url::parse(text).is_ok(),
+        "json-pointer" => is_json_pointer(text),
+        "relative-json-pointer" => is_relative_json_pointer(text),
+        "json-pointer-uri-fragment" => is_json_pointer_fragment(text),
+        "regex" => is_regex(text),
         _ => return None,
     })
 }
@@ -137,26 +152,168 @@ fn is_hostname(text: &str) -> bool {
         })
 }
 
-/// An absolute URI: a scheme, `:`, and no characters a URI cannot hold.
-fn is_uri(text: &str) -> bool {
-    let Some((scheme, rest)) = text.split_once(':') else {
+/// An ISO 8601 duration: `P` and the date units (`Y`, `M`, `D`) then `T` and the time units
+/// (`H`, `M`, `S`), each a whole number, at least one unit in each part present, and the units
+/// of a part a run without gaps (`P1Y2M`, not `P1Y2D`); or weeks alone (`P3W`).
+fn is_duration(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix('P') else {
         return false;
     };
-    let scheme_ok = scheme.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
-        && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b));
-    scheme_ok
-        && !rest
-            .bytes()
-            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control() || b"<>\"{}|\\^`".contains(&b))
+    if let Some(weeks) = rest.strip_suffix('W') {
+        return !weeks.is_empty() && weeks.bytes().all(|b| b.is_ascii_digit());
+    }
+    let (date, time) = match rest.split_once('T') {
+        Some((date, time)) => (date, Some(time)),
+        None => (rest, None),
+    };
+    // A run of `<digits><unit>` whose units follow one another in `units`.
+    let run = |part: &str, units: &[u8]| -> bool {
+        let mut next: Option<usize> = None;
+        let mut digits = 0;
+        for b in part.bytes() {
+            if b.is_ascii_digit() {
+                digits += 1;
+                continue;
+            }
+            let Some(at) = units.iter().position(|u| *u == b) else {
+                return false;
+            };
+            if digits == 0 || next.is_some_and(|n| n != at) {
+                return false;
+            }
+            next = Some(at + 1);
+            digits = 0;
+        }
+        digits == 0 && next.is_some()
+    };
+    let date_ok = date.is_empty() || run(date, b"YMD");
+    let time_ok = time.is_none_or(|t| run(t, b"HMS"));
+    date_ok && time_ok && !(date.is_empty() && time.is_none())
 }
 
-/// A URI with an authority (`scheme://host...`).
-fn is_url(text: &str) -> bool {
-    is_uri(text)
-        && text
-            .split_once("://")
-            .is_some_and(|(_, rest)| !rest.is_empty() && !rest.starts_with('/'))
+/// An address whose local part may hold any character beyond ASCII (or be quoted) and whose
+/// domain is labels of letters, digits and inner hyphens in any script.
+fn is_idn_email(text: &str) -> bool {
+    let text: String = text.nfc().collect();
+    let Some((local, domain)) = text.rsplit_once('@') else {
+        return false;
+    };
+    let atom = |c: char| !c.is_ascii() || c.is_ascii_alphanumeric() || "!#$%&'*+/=?^_`{|}~-".contains(c);
+    let local_ok = match local.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
+        Some(quoted) => {
+            let mut chars = quoted.chars();
+            let mut ok = true;
+            while let Some(c) = chars.next() {
+                ok &= match c {
+                    '\\' => chars.next().is_some(),
+                    '"' => false,
+                    _ => true,
+                };
+            }
+            ok
+        }
+        None => local.split('.').all(|part| !part.is_empty() && part.chars().all(atom)),
+    };
+    let label_ok = |label: &str| {
+        let count = label.chars().count();
+        let word = |c: char| c.is_alphanumeric();
+        (1..=63).contains(&count)
+            && label.chars().next().is_some_and(word)
+            && !label.ends_with('-')
+            && label.chars().all(|c| word(c) || c == '-')
+    };
+    local_ok && domain.split('.').all(label_ok)
 }
+
+/// A host name in any script: its labels as IDNA (UTS 46, strict) takes them, within DNS's
+/// lengths.
+fn is_idn_hostname(text: &str) -> bool {
+    if text.is_empty() || text.contains(' ') {
+        return false;
+    }
+    match idna::domain_to_ascii_strict(text) {
+        Ok(ascii) => !ascii.is_empty() && ascii.len() <= 253 && ascii.split('.').all(|l| (1..=63).contains(&l.len())),
+        Err(_) => false,
+    }
+}
+
+/// RFC 6901: empty, or `/`-led reference tokens in which `~` is only `~0` or `~1`.
+fn is_json_pointer(text: &str) -> bool {
+    if text.is_empty() {
+        return true;
+    }
+    text.starts_with('/') && escapes_ok(text)
+}
+
+fn escapes_ok(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes
+        .iter()
+        .enumerate()
+        .all(|(i, b)| *b != b'~' || matches!(bytes.get(i + 1), Some(b'0' | b'1')))
+}
+
+/// A relative JSON pointer: a count of levels up (no leading zero), then `#` or a pointer.
+fn is_relative_json_pointer(text: &str) -> bool {
+    let digits = text.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || (digits > 1 && text.starts_with('0')) {
+        return false;
+    }
+    let rest = &text[digits..];
+    rest == "#" || is_json_pointer(rest)
+}
+
+/// A JSON pointer written as a URI fragment: `#`, then `/`-led tokens of URI fragment
+/// characters, percent escapes and `~0`/`~1`.
+fn is_json_pointer_fragment(text: &str) -> bool {
+    let Some(pointer) = text.strip_prefix('#') else {
+        return false;
+    };
+    if pointer.is_empty() {
+        return true;
+    }
+    let bytes = pointer.as_bytes();
+    if bytes[0] != b'/' {
+        return false;
+    }
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let ok = match b {
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
+                i += 2;
+                hex
+            }
+            b'~' => {
+                i += 1;
+                matches!(bytes.get(i), Some(b'0' | b'1'))
+            }
+            _ => b.is_ascii_alphanumeric() || b"/_-.!$&'()*+,;:=@".contains(&b),
+        };
+        if !ok {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// A pattern JavaScript's regular expressions (with Unicode on) accept. Read with a
+/// backtracking engine that knows look-around and back references; inline flag groups such as
+/// `(?i)` are not JavaScript and are refused.
+fn is_regex(text: &str) -> bool {
+    // `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!` and `(?<name>` are JavaScript; other `(?` groups are not.
+    let inline_flags = text.match_indices("(?").any(|(at, _)| {
+        let after = &text[at + 2..];
+        !after.starts_with([':', '=', '!', '<']) && !text[..at].ends_with('\\')
+    });
+    !inline_flags && fancy_regex::Regex::new(text).is_ok()
+}
+
+mod uri;
 
 #[cfg(test)]
 mod tests {
@@ -189,11 +346,134 @@ mod tests {
             ("uri", "/relative/path", false),
             ("uri", "https://exa mple.com", false),
             ("url", "http://localhost:8080/x", true),
-            ("url", "mailto:x@y.z", false),
+            ("url", "mailto:x@y.z", true),
         ];
         for (format, text, valid) in cases {
             assert_eq!(check(format, text), Some(valid), "{format} {text:?}");
         }
         assert_eq!(check("color", "red"), None);
+    }
+
+    /// Each case as pi 1.6's own `validateToolArguments` judged it (a string property with the
+    /// format, one call per case).
+    #[test]
+    fn formats_beyond_the_common_ones_agree_with_pi() {
+        let cases = [
+            ("duration", "P1Y2M3DT4H5M6S", true),
+            ("duration", "P1Y2D", false),
+            ("duration", "PT", false),
+            ("duration", "P3W", true),
+            ("duration", "P1W2D", false),
+            ("duration", "PT36H", true),
+            ("duration", "P", false),
+            ("duration", "1Y", false),
+            ("duration", "P1DT", false),
+            ("duration", "PT1M2S", true),
+            ("duration", "PT1H2S", false),
+            ("iri", "http://ex.com/é", true),
+            ("iri", "http://a b", false),
+            ("iri", "mailto:x@y.z", true),
+            ("iri", "/relative", false),
+            ("iri", "http://[v1.x]/a", true),
+            ("iri", "http://ex.com/%zz", false),
+            ("iri", "urn:isbn:123", true),
+            ("iri-reference", "../a/b?c#d", true),
+            ("iri-reference", "http//x.com", false),
+            ("iri-reference", "é/x", true),
+            ("iri-reference", "a b", false),
+            ("iri-reference", "", true),
+            ("iri-reference", "#frag", true),
+            ("uri-reference", "../a/b?c#d", true),
+            ("uri-reference", "//host/x", true),
+            ("uri-reference", "#f", true),
+            ("uri-reference", "", true),
+            ("uri-reference", "a:b:c", true),
+            ("uri-reference", "1a:b", false),
+            ("uri-reference", "é", false),
+            ("uri-reference", "a b", false),
+            ("uri-reference", "/a:b", true),
+            ("uri-reference", "x/y:z", true),
+            ("uri-reference", "%zz", false),
+            ("uri", "https://example.com/a?b=c", true),
+            ("uri", "mailto:x@y.z", true),
+            ("uri", "/relative/path", false),
+            ("uri", "https://exa mple.com", false),
+            ("uri", "héllo:x", false),
+            ("uri", "http://[::1]:80/x", true),
+            ("uri", "http://[v1.fe]/x", true),
+            ("uri", "http://u:p@h:8080/p?q#f", true),
+            ("uri", "file:///etc", true),
+            ("uri", "http://a@b@c", false),
+            ("uri", "urn:a:b", true),
+            ("uri", "http://h:x/", false),
+            ("uri", "a:/", true),
+            ("uri", "a:", true),
+            ("uri", "http://ex.com/é", false),
+            ("uri-template", "/x/{id}", true),
+            ("uri-template", "/x/{+path,q*}", true),
+            ("uri-template", "{a:10}", true),
+            ("uri-template", "{a:0}", false),
+            ("uri-template", "{}", false),
+            ("uri-template", "{a", false),
+            ("uri-template", "a b", false),
+            ("uri-template", "é{x}", true),
+            ("uri-template", "{a.b.c}", true),
+            ("uri-template", "{a..b}", false),
+            ("uri-template", "%41{x}", true),
+            ("uri-template", "%4", false),
+            ("uri-template", "{a:10000}", false),
+            ("uri-template", "x}", false),
+            ("json-pointer", "", true),
+            ("json-pointer", "/a~0b~1c", true),
+            ("json-pointer", "/a~2", false),
+            ("json-pointer", "a", false),
+            ("json-pointer", "/", true),
+            ("json-pointer", "//", true),
+            ("relative-json-pointer", "0", true),
+            ("relative-json-pointer", "1#", true),
+            ("relative-json-pointer", "2/a/b", true),
+            ("relative-json-pointer", "01", false),
+            ("relative-json-pointer", "#", false),
+            ("relative-json-pointer", "1/a~", false),
+            ("json-pointer-uri-fragment", "#", true),
+            ("json-pointer-uri-fragment", "#/a%20b", true),
+            ("json-pointer-uri-fragment", "#/a b", false),
+            ("json-pointer-uri-fragment", "/a", false),
+            ("json-pointer-uri-fragment", "#/~2", false),
+            ("json-pointer-uri-fragment", "#a", false),
+            ("regex", "(?<=a)b", true),
+            ("regex", "[a-", false),
+            ("regex", "\\p{L}+", true),
+            ("regex", "(?i)a", false),
+            ("regex", "(?<name>x)\\k<name>", true),
+            ("regex", "a{2,1}", false),
+            ("regex", "(a", false),
+            ("regex", "\\d+(?=x)", true),
+            ("regex", "(?:a|b)*", true),
+            ("url", "mailto:x@y.z", true),
+            ("url", "http://a b", false),
+            ("url", "/x", false),
+            ("url", "http://localhost:8080/x", true),
+            ("url", "foo", false),
+            ("idn-email", "é@x.com", true),
+            ("idn-email", "a@bücher.de", true),
+            ("idn-email", "\"a b\"@x.com", true),
+            ("idn-email", "a..b@x.com", false),
+            ("idn-email", "a@-x.com", false),
+            ("idn-email", "a@x-.com", false),
+            ("idn-email", "nobody", false),
+            ("idn-hostname", "bücher.de", true),
+            ("idn-hostname", "example.com", true),
+            ("idn-hostname", "-x.com", false),
+            ("idn-hostname", "a b", false),
+            ("idn-hostname", "xn--bcher-kva.de", true),
+            ("idn-hostname", "x..y", false),
+            ("idn-hostname", "日本.jp", true),
+        ];
+        let wrong: Vec<_> = cases
+            .iter()
+            .filter(|(format, text, valid)| check(format, text) != Some(*valid))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
     }
 }

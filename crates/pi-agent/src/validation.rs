@@ -8,7 +8,8 @@
 //! handling we would not use, so this module covers the keywords tool schemas use: `type` (one or several), `properties`, `required`,
 //! `additionalProperties` (bool or schema), `items` (schema or tuple), `enum`, `const`,
 //! `minimum`/`maximum` (and the exclusive forms), `multipleOf`, `minLength`/`maxLength`,
-//! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`, `pattern`, `format` (the formats of
+//! `minItems`/`maxItems`, `anyOf`/`oneOf`/`allOf`/`not`, `pattern` (JavaScript's look-around
+//! and back references included), `format` (the formats of
 //! [`crate::formats`]) and local `$ref`s (`#/$defs/...`; one that names nothing rejects only the
 //! values at its place, as pi 1.6's validator does). Other keywords are accepted unchecked.
 
@@ -272,8 +273,7 @@ fn check(cx: &Cx, value: &Value, schema: &Value, path: &mut Vec<String>, issues:
                 }
             }
             if let Some(Value::String(pattern)) = schema.get("pattern") {
-                // A pattern this regex engine cannot read (JavaScript-only syntax) is not checked.
-                if regex::Regex::new(pattern).is_ok_and(|re| !re.is_match(s)) {
+                if pattern_mismatch(pattern, s) {
                     push(issues, path, format!("expected to match {pattern}"));
                 }
             }
@@ -527,23 +527,65 @@ fn check_object(
     }
 }
 
+/// Whether `text` fails `pattern`. Patterns with look-around or back references (JavaScript
+/// has them, the linear-time engine does not) go to a backtracking engine; a pattern neither
+/// reads is not checked.
+fn pattern_mismatch(pattern: &str, text: &str) -> bool {
+    match regex::Regex::new(pattern) {
+        Ok(re) => !re.is_match(text),
+        Err(_) => fancy_regex::Regex::new(pattern)
+            .ok()
+            .and_then(|re| re.is_match(text).ok())
+            .is_some_and(|matched| !matched),
+    }
+}
+
 /// Move `value` toward `schema` the way pi does before validating: primitives are converted to
 /// the schema's type where the conversion is lossless in spirit (`"5"` -> 5, `null` -> `""`).
+/// Local `$ref`s are followed, as pi 1.6 follows them.
 pub fn coerce(value: Value, schema: &Value) -> Value {
-    let Value::Object(schema) = schema else {
+    let cx = Cx::new(schema);
+    let mut entered = Vec::new();
+    coerce_in(&cx, &mut entered, value, schema)
+}
+
+/// The (schema node, value) pairs being converted through a `$ref`: meeting one again (a
+/// schema that refers to itself, and a value none of its branches takes) leaves the value as
+/// it is instead of converting it without end.
+type Entered = Vec<(*const Value, Value)>;
+
+fn coerce_in(cx: &Cx, entered: &mut Entered, value: Value, schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
         return value;
     };
+    if let Some(Value::String(reference)) = map.get("$ref") {
+        let Some(target) = cx.resolve(reference) else {
+            return value;
+        };
+        let node = target as *const Value;
+        if entered.iter().any(|(n, v)| *n == node && *v == value) {
+            return value;
+        }
+        entered.push((node, value.clone()));
+        let converted = coerce_in(cx, entered, value, target);
+        entered.pop();
+        return converted;
+    }
+    coerce_node(cx, entered, value, map)
+}
+
+fn coerce_node(cx: &Cx, entered: &mut Entered, value: Value, schema: &Map<String, Value>) -> Value {
     let mut value = value;
     if let Some(Value::Array(all)) = schema.get("allOf") {
         for sub in all {
-            value = coerce(value, sub);
+            value = coerce_in(cx, entered, value, sub);
         }
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = schema.get(key) {
             for sub in branches {
-                let candidate = coerce(value.clone(), sub);
-                if is_valid(&candidate, sub) {
+                let candidate = coerce_in(cx, entered, value.clone(), sub);
+                if valid_in(cx, &candidate, sub) {
                     value = candidate;
                     break;
                 }
@@ -581,23 +623,26 @@ pub fn coerce(value: Value, schema: &Value) -> Value {
                     .and_then(Value::as_array)
                     .map(|r| r.iter().filter_map(Value::as_str).collect())
                     .unwrap_or_default();
+                // A reference's target decides for itself (pi 1.6 does not look through it here).
                 map.retain(|key, v| {
                     !(v.is_null()
                         && !required.contains(&key.as_str())
-                        && props.get(key).is_some_and(|sub| !is_valid(&Value::Null, sub)))
+                        && props
+                            .get(key)
+                            .is_some_and(|sub| sub.get("$ref").is_none() && !valid_in(cx, &Value::Null, sub)))
                 });
             }
             if let Some(props) = properties {
                 for (key, sub) in props {
                     if let Some(v) = map.get_mut(key) {
-                        *v = coerce(std::mem::take(v), sub);
+                        *v = coerce_in(cx, entered, std::mem::take(v), sub);
                     }
                 }
             }
             if let Some(additional @ Value::Object(_)) = schema.get("additionalProperties") {
                 for (key, v) in map.iter_mut() {
                     if !properties.is_some_and(|p| p.contains_key(key)) {
-                        *v = coerce(std::mem::take(v), additional);
+                        *v = coerce_in(cx, entered, std::mem::take(v), additional);
                     }
                 }
             }
@@ -605,12 +650,12 @@ pub fn coerce(value: Value, schema: &Value) -> Value {
         Value::Array(items) if types.contains(&"array") => match schema.get("items") {
             Some(Value::Array(tuple)) => {
                 for (item, sub) in items.iter_mut().zip(tuple) {
-                    *item = coerce(std::mem::take(item), sub);
+                    *item = coerce_in(cx, entered, std::mem::take(item), sub);
                 }
             }
             Some(sub @ Value::Object(_)) => {
                 for item in items.iter_mut() {
-                    *item = coerce(std::mem::take(item), sub);
+                    *item = coerce_in(cx, entered, std::mem::take(item), sub);
                 }
             }
             _ => {}
@@ -844,15 +889,19 @@ mod tests {
                 "odd": {"type": "string", "pattern": "(?<=a)b"}}});
         assert!(issues_of(
             &schema,
-            json!({"id": "abc-12", "when": "2026-12-02T03:00:00Z", "ids": ["x-1"], "odd": "zz"})
+            json!({"id": "abc-12", "when": "2026-12-02T03:00:00Z", "ids": ["x-1"], "odd": "ab"})
         )
         .is_empty());
         assert_eq!(
-            issues_of(&schema, json!({"id": "ABC", "when": "tomorrow", "ids": ["x-1", "y"]})),
+            issues_of(
+                &schema,
+                json!({"id": "ABC", "when": "tomorrow", "ids": ["x-1", "y"], "odd": "zz"})
+            ),
             vec![
                 "id: expected to match ^[a-z]+-\\d+$",
                 "when: expected format date-time",
                 "ids.1: expected to match ^[a-z]+-\\d+$",
+                "odd: expected to match (?<=a)b",
             ]
         );
         // A reference that names nothing rejects only the values at its place.
@@ -863,8 +912,8 @@ mod tests {
         // A schema that refers to itself checks nested values and ends.
         let tree = json!({"type": "object", "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#"}}}});
         assert_eq!(
-            issues_of(&tree, json!({"kids": [{"kids": [{"name": 3}]}]})),
-            vec!["kids.0.kids.0.name: expected string, got integer"]
+            issues_of(&tree, json!({"kids": [{"kids": [{"name": {}}]}]})),
+            vec!["kids.0.kids.0.name: expected string, got object"]
         );
         assert!(is_valid(&json!(1), &json!({"$ref": "#"})));
     }
@@ -968,5 +1017,49 @@ mod tests {
                 Err(message) => assert!(message.contains("fuzz_tool"), "{message}"),
             }
         }
+    }
+
+    /// Coercion follows local references, as pi 1.6's does; each expectation is what 1.6's
+    /// `validateToolArguments` returned (or reported) for the same schema and arguments.
+    #[test]
+    fn coercion_follows_references() {
+        let defs = json!({"type": "object",
+            "$defs": {"n": {"type": "number"},
+                      "item": {"type": "object", "properties": {"count": {"$ref": "#/$defs/n"}, "on": {"type": "boolean"}}}},
+            "properties": {"a": {"$ref": "#/$defs/n"},
+                           "items": {"type": "array", "items": {"$ref": "#/$defs/item"}},
+                           "one": {"$ref": "#/$defs/item"}}});
+        assert_eq!(
+            validate_tool_arguments(
+                "t",
+                &defs,
+                &json!({"a": "5", "items": [{"count": "2", "on": "true"}], "one": {"count": "7"}})
+            ),
+            Ok(json!({"a": 5, "items": [{"count": 2, "on": true}], "one": {"count": 7}}))
+        );
+        let tree = json!({"type": "object", "properties": {"tree": {"$ref": "#/$defs/t"}},
+            "$defs": {"t": {"type": "object", "properties": {"v": {"type": "integer"},
+                "kids": {"type": "array", "items": {"$ref": "#/$defs/t"}}}}}});
+        assert_eq!(
+            validate_tool_arguments("t", &tree, &json!({"tree": {"v": "1", "kids": {"v": "2.5"}}})),
+            Ok(json!({"tree": {"v": 1, "kids": [{"v": 2}]}}))
+        );
+        // A null for an optional property behind a reference is converted by its target.
+        let text =
+            json!({"type": "object", "properties": {"s": {"$ref": "#/$defs/s"}}, "$defs": {"s": {"type": "string"}}});
+        assert_eq!(
+            validate_tool_arguments("t", &text, &json!({"s": null})),
+            Ok(json!({"s": "null"}))
+        );
+        assert_eq!(
+            validate_tool_arguments("t", &text, &json!({"s": 12})),
+            Ok(json!({"s": "12"}))
+        );
+        // A schema that refers to itself with a value none of it takes ends.
+        let looped = json!({"type": "object", "properties": {"x": {"type": "array", "items": {"$ref": "#"}}}});
+        assert_eq!(
+            issues_of(&looped, json!({"x": 5})),
+            vec!["x.0: expected object, got integer"]
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! registry, the system prompt lists the servers whose tools are not declared, and the servers
 //! stop at exit. `--no-mcp` (or `-ne` without `-e builtin:mcp`) leaves all of it off.
 
+pub mod plain;
 pub mod prompt;
 pub mod resources;
 pub mod runtime;
@@ -39,6 +40,7 @@ pub fn start(args: &Args, session: &AgentSession) {
     if !enabled_by(args) {
         return;
     }
+    session.services().mcp().set_on();
     let paths = Paths::for_cwd(session.cwd());
     let services = session.services();
     services.mcp().set_filter(ToolFilter::from_flags(

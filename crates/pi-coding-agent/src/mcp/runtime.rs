@@ -78,6 +78,8 @@ pub struct McpRuntime {
     resource_exposure: Mutex<Option<pi_agent::Exposure>>,
     /// The first prompt's wait for direct servers has happened.
     waited: AtomicBool,
+    /// pi's own MCP support is on for this run (`/mcp` is its command).
+    on: AtomicBool,
     /// `builtin:tool-search` is on for this run.
     tool_search: AtomicBool,
     /// `autoEnableCodemode: false` in a configuration file.
@@ -98,6 +100,15 @@ impl McpRuntime {
             .store(config.auto_enable_codemode == Some(false), Ordering::SeqCst);
         lock(&self.config_errors).extend(config.errors.iter().cloned());
         self.add_servers(config.servers, options_for);
+    }
+
+    /// Turn pi's own MCP support on for this run (even without servers: `/mcp` says so).
+    pub fn set_on(&self) {
+        self.on.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.on.load(Ordering::SeqCst)
     }
 
     /// The `--tools` / `--exclude-tools` filter for the servers' tools.
@@ -451,5 +462,8 @@ impl McpRuntime {
         let servers = self.servers();
         futures::future::join_all(servers.iter().map(|s| s.close())).await;
         lock(&self.tools).clear();
+        // A token refresh the server answered may have rotated the refresh token: its answer
+        // is saved before pi exits.
+        pi_mcp::oauth::refreshes_settled().await;
     }
 }

@@ -40,6 +40,14 @@ impl McpSignIn {
         self.handle.paste_redirect_url(url);
     }
 
+    /// Paste and cancel, for a screen while another task waits for the events.
+    pub fn controls(&self) -> SignInControls {
+        SignInControls {
+            paste: Arc::new(self.handle.paster()),
+            cancel: self.handle.cancel_token(),
+        }
+    }
+
     /// Stop the sign-in (Esc); it finishes as cancelled.
     pub fn cancel(&self) {
         self.handle.cancel();
@@ -52,6 +60,7 @@ impl McpSignIn {
         let result = self.handle.result().await;
         let message = match &result {
             LoginResult::Cancelled => "Sign-in cancelled.".to_string(),
+            LoginResult::Failed(error) | LoginResult::ConnectFailed(error) => format!("Sign-in failed: {error}"),
             other => other.message(&name, None),
         };
         if result.is_success() {
@@ -61,6 +70,23 @@ impl McpSignIn {
             }
         }
         (result, message)
+    }
+}
+
+/// What a sign-in screen does to a sign-in another task follows.
+#[derive(Clone)]
+pub struct SignInControls {
+    paste: Arc<dyn Fn(String) + Send + Sync>,
+    cancel: tokio_util::sync::CancellationToken,
+}
+
+impl SignInControls {
+    pub fn paste_redirect_url(&self, url: &str) {
+        (self.paste)(url.to_string());
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.cancel();
     }
 }
 

@@ -453,6 +453,11 @@ impl AgentSession {
                 return outcome.map_err(PromptError::Command);
             }
         }
+        // pi's own `/mcp`, when no extension took the name.
+        if let Some(args) = crate::mcp::plain::command_args(self, text) {
+            crate::mcp::plain::run(self, args).await;
+            return Ok(());
+        }
         // 2. The input hook may rewrite or swallow the text.
         let text = match extensions.on_input(text).await {
             super::extensions::InputAction::Continue => text.to_string(),

@@ -22,6 +22,17 @@ fn grammar_models(mock: &Mock) -> String {
     .to_string()
 }
 
+/// A models.json whose one provider speaks Chat Completions and takes grammar tools.
+fn completions_grammar_models(mock: &Mock) -> String {
+    json!({"providers": {"grammar": {
+        "baseUrl": mock.server.base_url_for(Api::Openai),
+        "api": "openai-completions",
+        "apiKey": "sk-grammar",
+        "models": [{"id": "mock-model", "reasoning": false, "compat": {"supportsOpenAIGrammarTools": true}}]
+    }}})
+    .to_string()
+}
+
 /// The declared tools as `(type, name, format type, format syntax)`.
 fn declared(body: &Value) -> Vec<(String, String, String, String)> {
     let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
@@ -142,6 +153,65 @@ fn responses_models_with_grammar_tools_get_the_script_as_raw_text() {
     assert_eq!(their_items[1]["type"], ours[1]["type"]);
 }
 
+/// The `codemode` tool of the first request, and the second request's replayed call, for a
+/// model of `provider` that takes no grammar tools.
+fn fallback_case(provider: &str, command: Option<std::process::Command>) -> (Value, Vec<Value>) {
+    let mock = grammar_mock();
+    let fx = Fixture::new(&mock);
+    let model = format!("{provider}/mock-model");
+    let args = ["--model", model.as_str(), "--tools", "read,codemode", "-p", "go"];
+    let run = match command {
+        Some(mut cmd) => {
+            cmd.args(args).current_dir(&fx.proj).envs(fx.agent.env());
+            Pi::from_command(cmd).run()
+        }
+        None => fx.pi(args).run(),
+    };
+    run.assert_ok();
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let body = &requests[0].body;
+    let tools = body["tools"].as_array().unwrap();
+    let codemode = tools
+        .iter()
+        .find(|t| t["name"] == "codemode" || t["function"]["name"] == "codemode")
+        .unwrap()
+        .clone();
+    // The description is the project's own wording of 1.6's (its facts are tested elsewhere).
+    let mut codemode = codemode;
+    for pointer in ["/description", "/function/description"] {
+        if let Some(d) = codemode.pointer_mut(pointer) {
+            *d = json!("<description>");
+        }
+    }
+    let replayed = requests[1].body["input"]
+        .as_array()
+        .or(requests[1].body["messages"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "function_call" || i["role"] == "assistant")
+        .cloned()
+        .collect();
+    (codemode, replayed)
+}
+
+/// Without grammar tools the script goes as the `code` argument of a function tool declared
+/// exactly as pi 1.6 declares it, on Responses and on Chat Completions.
+#[test]
+fn the_function_tool_fallback_is_declared_as_pi_declares_it() {
+    for provider in ["mock-responses", "mock-openai"] {
+        let (ours, our_calls) = fallback_case(provider, None);
+        assert_eq!(ours["type"], "function", "{ours}");
+        let Some(reference) = pi_test_support::reference_pi("the_function_tool_fallback_is_declared_as_pi_declares_it")
+        else {
+            return;
+        };
+        let (theirs, their_calls) = fallback_case(provider, Some(reference.command()));
+        assert_eq!(ours, theirs, "{provider}");
+        assert_eq!(our_calls, their_calls, "{provider}");
+    }
+}
+
 #[test]
 fn other_models_get_codemode_as_a_function_tool() {
     let mock = grammar_mock();
@@ -248,4 +318,82 @@ fn scripts_list_the_session_models_as_pi_does() {
     }
     ours["one"]["baseUrl"] = json!("<mock>");
     assert_eq!(ours, theirs);
+}
+
+/// The first request's `codemode` declaration and the second request's messages after the
+/// prompt (the script's wall time masked), for a Chat Completions model with grammar tools.
+fn completions_grammar_case(command: Option<std::process::Command>) -> (Value, Vec<Value>) {
+    let mock = grammar_mock();
+    let fx = Fixture::new(&mock);
+    fx.agent
+        .write("models.json", completions_grammar_models(&mock))
+        .unwrap();
+    run_grammar_case(&fx, command);
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let codemode = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["custom"]["name"] == "codemode" || t["function"]["name"] == "codemode")
+        .unwrap()
+        .clone();
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let after_user = messages.iter().position(|m| m["role"] == "user").unwrap() + 1;
+    let replayed = messages[after_user..]
+        .iter()
+        .map(|m| {
+            let mut m = m.clone();
+            if let Some(text) = m["content"].as_str() {
+                let masked: Vec<&str> = text
+                    .lines()
+                    .map(|l| {
+                        if l.starts_with("Wall time ") {
+                            "Wall time <T>"
+                        } else {
+                            l
+                        }
+                    })
+                    .collect();
+                m["content"] = json!(masked.join("\n").trim_end());
+            }
+            m
+        })
+        .collect();
+    (codemode, replayed)
+}
+
+/// Chat Completions models that take grammar tools get codemode as a `custom` tool with the
+/// Lark grammar, the streamed raw input runs as the script, and the call goes back as a
+/// `custom` tool call, as pi 1.6 sends them.
+#[test]
+fn completions_models_with_grammar_tools_get_the_script_as_raw_text() {
+    let (ours, our_messages) = completions_grammar_case(None);
+    assert_eq!(ours["type"], "custom", "{ours}");
+    assert_eq!(ours["custom"]["format"]["type"], "grammar");
+    assert_eq!(ours["custom"]["format"]["grammar"]["syntax"], "lark");
+    assert_eq!(
+        ours["custom"]["format"]["grammar"]["definition"],
+        pi_codemode::SOURCE_GRAMMAR
+    );
+    assert_eq!(
+        our_messages[0]["tool_calls"],
+        json!([{"id": "call_mock_0_0", "type": "custom", "custom": {"name": "codemode", "input": SCRIPT}}])
+    );
+    assert_eq!(
+        our_messages[1]["content"],
+        "Script completed\nWall time <T>\nOutput:\n\nfirst: Hello world"
+    );
+    let Some(reference) =
+        pi_test_support::reference_pi("completions_models_with_grammar_tools_get_the_script_as_raw_text")
+    else {
+        return;
+    };
+    let (mut theirs, their_messages) = completions_grammar_case(Some(reference.command()));
+    // The description and the grammar are written in the project's own words.
+    for pointer in ["/custom/description", "/custom/format/grammar/definition"] {
+        *theirs.pointer_mut(pointer).unwrap() = ours.pointer(pointer).unwrap().clone();
+    }
+    assert_eq!(ours, theirs);
+    assert_eq!(our_messages, their_messages);
 }

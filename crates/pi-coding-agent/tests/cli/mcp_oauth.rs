@@ -299,3 +299,146 @@ fn sign_ins_stored_by_pi_1_6_are_used_and_ours_work_in_1_6() {
     assert_eq!(oauth.violations(), Vec::<String>::new());
     drop(rt);
 }
+
+/// A refresh still under way when pi is done is waited for: the authorization server rotates
+/// the refresh token when it answers, so exiting before the answer is saved would lose the
+/// sign-in. Here the answer comes 2 s after the request, long after the prompt's reply.
+#[test]
+fn exit_waits_for_a_token_refresh_under_way() {
+    let Some(python) = python() else { return };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let oauth = rt.block_on(OAuthMock::start()).unwrap();
+    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    // Slow enough that the connection asks for its refresh before the run ends.
+    let mock = Mock::start(Script::queue(vec![Turn::text("hello there").with_delay_ms(200)]));
+    let fx = Fixture::new(&mock);
+    let agent = fx.agent.path().to_path_buf();
+    // Codemode exposure: the first prompt does not wait for the server.
+    std::fs::write(
+        agent.join("mcp.json"),
+        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
+    )
+    .unwrap();
+    let mut login = fx.pi(["mcp", "login", "secure", "--timeout", "60"]);
+    login.cmd.env("BROWSER", browser(fx.root.path(), &python));
+    login.run().assert_ok();
+
+    let stored_path = agent.join("mcp-auth.json");
+    let key = format!("mcp__secure|{}", server.url);
+    let mut stored = read_json(&stored_path);
+    let signed_in_refresh = stored[&key]["tokens"]["refresh_token"].clone();
+    stored[&key]["tokensExpireAt"] = json!(1000);
+    std::fs::write(&stored_path, stored.to_string()).unwrap();
+    oauth.set_refresh_delay(std::time::Duration::from_secs(2));
+
+    let started = std::time::Instant::now();
+    let run = fx.pi(["-p", "hi"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "hello there\n");
+    assert_eq!(oauth.refresh_count(), 1, "the connection refreshed once");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "exited after {:?}, before the refresh was answered",
+        started.elapsed()
+    );
+    let saved = read_json(&stored_path);
+    assert_ne!(saved[&key]["tokens"]["refresh_token"], signed_in_refresh, "{saved}");
+    assert!(saved[&key]["tokensExpireAt"].as_f64().unwrap() > 1e12, "{saved}");
+
+    // The saved refresh token is the live one: the next refresh works.
+    oauth.set_refresh_delay(std::time::Duration::ZERO);
+    let mut expired = saved.clone();
+    expired[&key]["tokensExpireAt"] = json!(1000);
+    std::fs::write(&stored_path, expired.to_string()).unwrap();
+    let list = fx.pi(["mcp", "list"]).run();
+    assert!(list.stdout.contains("secure: connected, 1 tool"), "{}", list.stdout);
+    assert_eq!(oauth.refresh_count(), 2);
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+    drop(rt);
+}
+
+/// `/mcp login` over RPC: the authorization URL arrives in a notice, an input dialog asks for
+/// the URL the browser was redirected to, and the pasted URL completes the sign-in.
+#[test]
+fn rpc_mcp_login_takes_a_pasted_redirect_url() {
+    use std::io::{BufRead, BufReader, Write};
+    let Some(python) = python() else { return };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let oauth = rt.block_on(OAuthMock::start()).unwrap();
+    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let mock = Mock::start(Script::queue(vec![]));
+    let fx = Fixture::new(&mock);
+    std::fs::write(
+        fx.agent.path().join("mcp.json"),
+        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
+    )
+    .unwrap();
+    let mut pi = fx.pi(["--mode", "rpc"]);
+    pi.cmd
+        .env("BROWSER", "true")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/mcp login secure"}}"#).unwrap();
+    let mut notices = Vec::new();
+    let mut response = None;
+    while let Some(Ok(line)) = lines.next() {
+        let event: Value = serde_json::from_str(&line).unwrap();
+        match (event["type"].as_str(), event["method"].as_str()) {
+            (Some("extension_ui_request"), Some("notify")) => {
+                notices.push(event["message"].as_str().unwrap().to_string())
+            }
+            (Some("extension_ui_request"), Some("input")) => {
+                assert_eq!(
+                    event["title"],
+                    "Waiting for sign-in to \"secure\". If the browser cannot reach this machine, paste the URL it was redirected to."
+                );
+                let url = notices.last().unwrap().lines().nth(1).unwrap().to_string();
+                // The mock authorization server approves at once and redirects with the code.
+                let location = std::process::Command::new(&python)
+                    .args([
+                        "-c",
+                        "import sys, urllib.request\n\
+class Stop(urllib.request.HTTPRedirectHandler):\n    def redirect_request(self, *a): return None\n\
+try:\n    urllib.request.build_opener(Stop).open(sys.argv[1])\n\
+except urllib.error.HTTPError as e:\n    print(e.headers['Location'], end='')",
+                        &url,
+                    ])
+                    .output()
+                    .unwrap();
+                let location = String::from_utf8(location.stdout).unwrap();
+                let answer = json!({"type": "extension_ui_response", "id": event["id"], "value": location});
+                writeln!(stdin, "{answer}").unwrap();
+            }
+            (Some("response"), _) => {
+                response = Some(event);
+                break;
+            }
+            _ => {}
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(response.unwrap()["data"]["disposition"], "handled");
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.starts_with("Sign in to MCP server \"secure\" in your browser:\n")),
+        "{notices:#?}"
+    );
+    assert_eq!(notices.last().unwrap(), "Signed in to MCP server \"secure\" (1 tools).");
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+    drop(rt);
+}

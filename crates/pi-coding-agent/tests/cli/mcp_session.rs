@@ -578,3 +578,114 @@ fn a_new_session_in_rpc_mode_keeps_the_servers_tools() {
         assert!(names.iter().any(|n| n == "mcp__everything__echo"), "{names:?}");
     }
 }
+
+/// Each of `commands` sent in turn to `pi --mode rpc` (each waits for its response), and what
+/// came back: the notices and the responses, in order, with the notices' ids masked.
+fn rpc_answers(fx: &Fixture, command: Option<std::process::Command>, commands: &[Value]) -> Vec<Value> {
+    use std::io::{BufRead, BufReader, Write};
+    let mut cmd = match command {
+        Some(mut cmd) => {
+            cmd.args(["--mode", "rpc"]).current_dir(&fx.proj).envs(fx.agent.env());
+            cmd
+        }
+        None => fx.pi(["--mode", "rpc"]).cmd,
+    };
+    cmd.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(value) = serde_json::from_str::<Value>(&line) {
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let mut answers = Vec::new();
+    for command in commands {
+        writeln!(stdin, "{command}").unwrap();
+        loop {
+            let mut event = rx
+                .recv_timeout(Duration::from_secs(30))
+                .unwrap_or_else(|_| panic!("no response to {command}; seen: {answers:#?}"));
+            let response = event["type"] == "response";
+            if event["type"] == "extension_ui_request" {
+                event["id"] = json!("<id>");
+            }
+            if response || event["type"] == "extension_ui_request" {
+                answers.push(event);
+            }
+            if response {
+                break;
+            }
+        }
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    answers
+}
+
+/// `/mcp` as an RPC prompt is pi's own command, never a message to the model: the servers'
+/// state as plain text, its subcommands, and their notices, exactly as pi 1.6 answers them.
+#[test]
+fn mcp_as_an_rpc_prompt_answers_as_pi_does() {
+    let mock = Mock::start(Script::queue(vec![]));
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({
+            "broken": {"command": "/nonexistent/mcp-server"},
+            "off": {"command": "true", "enabled": false},
+        }),
+    );
+    let commands: Vec<Value> = [
+        "/mcp",
+        "/mcp reconnect",
+        "/mcp login",
+        "/mcp a b c",
+        "/mcp logout nosuch",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, m)| json!({"id": i.to_string(), "type": "prompt", "message": m}))
+    .collect();
+    let ours = rpc_answers(&fx, None, &commands);
+    assert!(mock.requests().is_empty(), "a /mcp prompt reached the model");
+    let notices: Vec<&str> = ours
+        .iter()
+        .filter(|a| a["method"] == "notify")
+        .map(|a| a["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        notices
+            .contains(&"broken: failed (codemode)\n    spawn /nonexistent/mcp-server ENOENT\noff: disabled (codemode)"),
+        "{notices:#?}"
+    );
+    assert!(ours
+        .iter()
+        .filter(|a| a["type"] == "response" && a["command"] == "prompt")
+        .all(|a| a["data"]["disposition"] == "handled"));
+    let Some(reference) = crate::session16::reference(&fx, &[]) else {
+        return;
+    };
+    let theirs = rpc_answers(&fx, Some(reference.cmd), &commands);
+    // The startup report may come before or after the first answer; compare without it.
+    let without_report = |answers: &[Value]| -> Vec<Value> {
+        answers
+            .iter()
+            .filter(|a| {
+                !a["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("MCP servers need attention"))
+            })
+            .cloned()
+            .collect()
+    };
+    assert_eq!(without_report(&ours), without_report(&theirs));
+}

@@ -1,7 +1,8 @@
 //! `/mcp` in a pseudo-terminal: the server list (attention first, state · exposure · scope),
 //! a server's page with its actions, disabling and enabling it (at once, and saved to
 //! mcp.json), its tools, reconnecting, the list and the page following the servers' state,
-//! and the subcommands' usage line.
+//! the subcommands' usage line, and signing in to an OAuth server from its page (the sign-in
+//! screen, cancel, a pasted redirect URL, sign-out).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use std::time::Duration;
 use pi_test_support::Script;
 use serde_json::json;
 
-use super::{quit, select_row, setup, wait_json, ENTER, ESC};
+use super::{quit, select_row, setup, wait_json, Pty, ENTER, ESC};
 
 /// `node` and server-everything's `dist/index.js`, or a skip (a failure under CI).
 fn everything() -> Option<(PathBuf, PathBuf)> {
@@ -117,5 +118,157 @@ fn mcp_lists_servers_and_manages_one() {
     pty.type_text("/mcp reconnect nosuch");
     pty.send(ENTER);
     pty.wait_text("No MCP server named \"nosuch\".");
+    quit(&mut pty);
+}
+
+/// The Python SDK's venv interpreter, or a skip (a failure under CI).
+fn python() -> Option<PathBuf> {
+    match std::env::var_os("PI_MCP_PYTHON")
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+    {
+        Some(python) => Some(python),
+        None => pi_test_support::require::missing(
+            "the Python MCP SDK (PI_MCP_PYTHON)",
+            "the OAuth-protected server /mcp signs in to",
+        ),
+    }
+}
+
+/// `tests/cli/mcp_servers/oauth_http.py` on a free port, killed when dropped.
+struct OAuthServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for OAuthServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_oauth_server(python: &std::path::Path, issuer: &str) -> OAuthServer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cli/mcp_servers/oauth_http.py");
+    let child = std::process::Command::new(python)
+        .arg(script)
+        .arg(port.to_string())
+        .arg(issuer)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = OAuthServer {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    };
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the Python server did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    server
+}
+
+/// Sign in from a server's page: the sign-in screen shows the authorization URL (the browser
+/// here only writes it down), Esc cancels and the page says so; the second time the user
+/// pastes the URL the browser was redirected to, the server connects, and "Sign out" forgets
+/// the sign-in again.
+#[test]
+fn mcp_page_signs_in_with_a_pasted_redirect_url_and_signs_out() {
+    let Some(python) = python() else { return };
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(pi_test_support::oauth::OAuthMock::start()).unwrap();
+    let server = start_oauth_server(&python, &oauth.url());
+    std::fs::write(
+        s.agent.path().join("mcp.json"),
+        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
+    )
+    .unwrap();
+    // A "browser" that only records the URL it was asked to open.
+    let opened = s.cwd.path().join("opened.txt");
+    let browser = s.cwd.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let browser = browser.display().to_string();
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("BROWSER", &browser)]);
+    pty.wait_text("mock-model");
+    pty.type_text("/mcp");
+    pty.send(ENTER);
+    pty.wait_for("needs sign-in", Duration::from_secs(30), |c| {
+        c.contains("needs sign-in")
+    });
+    pty.send(ENTER);
+    pty.wait_text("MCP server secure");
+    pty.wait_text("opens the browser");
+    select_row(&mut pty, "Sign in");
+    pty.send(ENTER);
+    pty.wait_text("Sign in to secure");
+    pty.wait_text("Approve access in your browser. If it did not open, visit:");
+    pty.wait_text("If the browser runs on another machine, paste the URL it was redirected to:");
+    pty.wait_text("enter submit • escape/ctrl+c cancel");
+    pty.wait_for("the browser opened", Duration::from_secs(10), |_| opened.exists());
+    pty.send(ESC);
+    pty.wait_text("Sign-in cancelled.");
+    pty.wait_text("MCP server secure");
+
+    // Again, and this time the redirect comes back pasted.
+    std::fs::remove_file(&opened).unwrap();
+    select_row(&mut pty, "Sign in");
+    pty.send(ENTER);
+    pty.wait_text("Approve access in your browser.");
+    pty.wait_for("the browser opened", Duration::from_secs(10), |_| opened.exists());
+    let authorize = std::fs::read_to_string(&opened).unwrap();
+    // The mock authorization server approves at once and redirects with the code.
+    let location = std::process::Command::new(&python)
+        .args([
+            "-c",
+            "import sys, urllib.request\n\
+class Stop(urllib.request.HTTPRedirectHandler):\n    def redirect_request(self, *a): return None\n\
+try:\n    urllib.request.build_opener(Stop).open(sys.argv[1])\n\
+except urllib.error.HTTPError as e:\n    print(e.headers['Location'], end='')",
+            &authorize,
+        ])
+        .output()
+        .unwrap();
+    let location = String::from_utf8(location.stdout).unwrap();
+    assert!(location.contains("code="), "{location:?}");
+    pty.type_text(&location);
+    pty.send(ENTER);
+    pty.wait_for("connected", Duration::from_secs(30), |c| {
+        c.contains("State: connected · 1 tool")
+    });
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+    let stored = std::fs::read_to_string(s.agent.path().join("mcp-auth.json")).unwrap();
+    assert!(stored.contains("refresh_token"), "{stored}");
+
+    // Signed in: "Sign out" deletes the credentials and the server needs sign-in again.
+    pty.wait_text("deletes the stored credentials");
+    select_row(&mut pty, "Sign out");
+    pty.send(ENTER);
+    pty.wait_for("signed out", Duration::from_secs(30), |c| {
+        c.contains("State: needs sign-in")
+    });
+    let stored = std::fs::read_to_string(s.agent.path().join("mcp-auth.json")).unwrap_or_default();
+    assert!(!stored.contains("refresh_token"), "{stored}");
+    pty.send(ESC);
+    pty.wait_text("enter manage");
+    pty.send(ESC);
+    std::thread::sleep(Duration::from_millis(100));
     quit(&mut pty);
 }

@@ -188,7 +188,12 @@ pub fn run_cli(args: &[String], agent_dir: &Path, cwd: &Path) -> (String, String
     let context = CliContext::new(agent_dir, cwd);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     let output = match runtime {
-        Ok(runtime) => runtime.block_on(run(args, &context)),
+        Ok(runtime) => runtime.block_on(async {
+            let output = run(args, &context).await;
+            // A token refresh a connection started is saved before the process ends.
+            crate::oauth::refreshes_settled().await;
+            output
+        }),
         Err(e) => CliOutput::default().fail(format!("Could not start: {e}")),
     };
     (output.stdout, output.stderr, output.exit_code)

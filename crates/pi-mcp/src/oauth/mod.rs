@@ -20,7 +20,7 @@ pub use callback::AuthorizationResponse;
 pub use discovery::{parse_www_authenticate, Challenge};
 pub use grant::OAuthTarget;
 pub use http::OAuthHttp;
-pub use session::OAuthSession;
+pub use session::{refreshes_settled, OAuthSession};
 pub use settings::OAuthSettings;
 pub use sign_in::{sign_in, SignInEvent, SignInEvents, SignInOptions, SignedIn};
 pub use store::{normalize_url, store_keys, AuthFile, ServerState, Tokens};

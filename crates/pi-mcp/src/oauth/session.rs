@@ -3,9 +3,13 @@
 //! fail and the server is reported as needing one. Requests of this process share one refresh,
 //! and other processes are kept out by the lock file `<agentDir>/mcp-auth-refresh-<hash>`, held
 //! from reading the tokens to saving new ones (refresh tokens often rotate: a second refresh with
-//! the same one would lose the grant).
+//! the same one would lose the grant). For the same reason a refresh, once sent, is never
+//! cancelled: it runs on a task of its own that outlives the request that started it, and
+//! [`refreshes_settled`] lets pi wait for such tasks before it exits.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -56,20 +60,63 @@ pub(crate) async fn with_refresh_lock<T>(
     Ok(Some(result))
 }
 
+/// Refreshes of this process whose task has not ended yet.
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+static SETTLED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
+/// Counts one refresh task while it lives.
+struct InFlight;
+
+impl InFlight {
+    fn start() -> Self {
+        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if IN_FLIGHT.fetch_sub(1, Ordering::SeqCst) == 1 {
+            SETTLED.notify_waiters();
+        }
+    }
+}
+
+/// Wait until no token refresh of this process is under way. A refresh the authorization
+/// server answered may have rotated the refresh token: exiting before the new tokens are
+/// saved would lose the sign-in.
+pub async fn refreshes_settled() {
+    loop {
+        let notified = SETTLED.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if IN_FLIGHT.load(Ordering::SeqCst) == 0 {
+            return;
+        }
+        notified.await;
+    }
+}
+
 /// The auth of one OAuth server's connections.
 pub struct OAuthSession {
-    target: OAuthTarget,
-    refreshing: tokio::sync::Mutex<()>,
+    target: Arc<OAuthTarget>,
+    /// Held by the refresh under way (by its task, not by the request that asked for it).
+    refreshing: Arc<tokio::sync::Mutex<()>>,
     challenge: std::sync::Mutex<Option<Challenge>>,
 }
 
 impl OAuthSession {
     pub fn new(target: OAuthTarget) -> Self {
         Self {
-            target,
-            refreshing: tokio::sync::Mutex::new(()),
+            target: Arc::new(target),
+            refreshing: Arc::new(tokio::sync::Mutex::new(())),
             challenge: std::sync::Mutex::new(None),
         }
+    }
+
+    /// Resolves once no refresh of this session is under way.
+    pub async fn settled(&self) {
+        drop(self.refreshing.lock().await);
     }
 
     pub fn target(&self) -> &OAuthTarget {
@@ -109,25 +156,44 @@ impl OAuthSession {
         matches!(self.refresh(token, Some(&challenge)).await, Ok(true))
     }
 
-    /// Replace `stale`: `Ok(true)` when another token is stored now.
+    /// Replace `stale`: `Ok(true)` when another token is stored now. The work runs on a task
+    /// of its own, so a caller that goes away (an aborted connect, a closed connection) does
+    /// not cut a refresh short between the server's answer and saving it.
     async fn refresh(&self, stale: Option<&str>, challenge: Option<&Challenge>) -> Result<bool, OAuthError> {
-        let _one = self.refreshing.lock().await;
-        let target = &self.target;
-        let outcome = with_refresh_lock(target, async {
-            let mut state = target.load()?;
-            if state.access_token() != stale {
-                return Ok(state.access_token().is_some());
-            }
-            if state.refresh_token().is_none() {
-                return Ok(false);
-            }
-            Ok(refresh_stored(target, &mut state, challenge).await? == Refreshed::Authorized)
-        })
-        .await?;
-        match outcome {
-            Some(result) => result,
-            // Another process kept the lock: its refresh may have stored new tokens.
-            None => Ok(target.load()?.access_token().is_some_and(|t| Some(t) != stale)),
+        let one = Arc::clone(&self.refreshing).lock_owned().await;
+        let counted = InFlight::start();
+        let target = Arc::clone(&self.target);
+        let stale = stale.map(str::to_string);
+        let challenge = challenge.cloned();
+        let task = tokio::spawn(async move {
+            let _one = one;
+            let _counted = counted;
+            refresh_once(&target, stale.as_deref(), challenge.as_ref()).await
+        });
+        task.await
+            .unwrap_or_else(|e| Err(OAuthError::Store(format!("token refresh stopped: {e}"))))
+    }
+}
+
+async fn refresh_once(
+    target: &OAuthTarget,
+    stale: Option<&str>,
+    challenge: Option<&Challenge>,
+) -> Result<bool, OAuthError> {
+    let outcome = with_refresh_lock(target, async {
+        let mut state = target.load()?;
+        if state.access_token() != stale {
+            return Ok(state.access_token().is_some());
         }
+        if state.refresh_token().is_none() {
+            return Ok(false);
+        }
+        Ok(refresh_stored(target, &mut state, challenge).await? == Refreshed::Authorized)
+    })
+    .await?;
+    match outcome {
+        Some(result) => result,
+        // Another process kept the lock: its refresh may have stored new tokens.
+        None => Ok(target.load()?.access_token().is_some_and(|t| Some(t) != stale)),
     }
 }

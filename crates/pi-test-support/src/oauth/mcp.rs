@@ -4,7 +4,8 @@
 //! state and `iss`), `/mcp/token` (code with PKCE S256, the registered redirect URI and the
 //! `resource` of the authorization; refresh tokens used once), and `/mcp/introspect` (RFC 7662),
 //! which the MCP server asks about each bearer token. Access tokens expire after
-//! [`super::OAuthMock::set_access_ttl_seconds`].
+//! [`super::OAuthMock::set_access_ttl_seconds`]; a refresh is answered after
+//! [`super::OAuthMock::set_refresh_delay`], its tokens already rotated.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -203,7 +204,12 @@ pub(super) async fn answer(state: &Mutex<State>, request: &OAuthRequest) -> Opti
                     return Some(violation(state, "refresh: client_id differs".into()));
                 }
                 lock(state).refreshes += 1;
-                issue(state, &client, &resource, &scope)
+                let answer = issue(state, &client, &resource, &scope);
+                // The old refresh token is spent and the new one issued before the answer goes
+                // out, as a rotating server does: a client that stops waiting loses the grant.
+                let delay = lock(state).refresh_delay;
+                tokio::time::sleep(delay).await;
+                answer
             }
             other => error(400, "unsupported_grant_type", other),
         },

@@ -1,4 +1,5 @@
 //! OpenAI Chat Completions streaming: `chat.completion.chunk` objects, a usage chunk, `[DONE]`.
+//! A tool the request declared as `custom` (a grammar tool) is called with raw input deltas.
 
 use serde_json::{json, Value};
 
@@ -22,6 +23,29 @@ pub(super) fn events(plan: &Plan) -> Vec<String> {
     }
     for (i, call) in plan.calls.iter().enumerate() {
         let call_id = format!("call_mock_{}_{i}", plan.turn_index);
+        if plan.custom_tools.contains(&call.name) {
+            // The input is the scripted arguments' first string (the one property a grammar
+            // tool has).
+            let input = call
+                .arguments
+                .as_object()
+                .and_then(|args| args.values().find_map(Value::as_str))
+                .unwrap_or_default();
+            out.push(chunk(
+                json!({"tool_calls": [{"index": i, "id": call_id, "type": "custom",
+                    "custom": {"name": call.name, "input": ""}}]}),
+                Value::Null,
+            ));
+            let chars: Vec<char> = input.chars().collect();
+            for piece in chars.chunks(12) {
+                let piece: String = piece.iter().collect();
+                out.push(chunk(
+                    json!({"tool_calls": [{"index": i, "custom": {"input": piece}}]}),
+                    Value::Null,
+                ));
+            }
+            continue;
+        }
         out.push(chunk(
             json!({"tool_calls": [{"index": i, "id": call_id, "type": "function",
                 "function": {"name": call.name, "arguments": ""}}]}),

@@ -26,6 +26,9 @@ pub struct Compat {
     pub vercel_gateway_routing: Option<Value>,
     pub zai_tool_stream: bool,
     pub supports_strict_mode: bool,
+    /// Grammar-constrained tools (codemode's) go as OpenAI `custom` tools; without it they
+    /// fall back to function tools.
+    pub supports_openai_grammar_tools: bool,
     /// `anthropic` marks cache breakpoints the Anthropic way.
     pub cache_control_format: Option<String>,
     pub send_session_affinity_headers: bool,
@@ -131,6 +134,7 @@ impl Compat {
             zai_tool_stream: false,
             // Being OpenAI-compatible says nothing about strict tool schemas.
             supports_strict_mode: false,
+            supports_openai_grammar_tools: false,
             cache_control_format: (provider == "openrouter" && model.id.starts_with("anthropic/"))
                 .then(|| "anthropic".to_string()),
             send_session_affinity_headers: is_openrouter,
@@ -183,6 +187,7 @@ impl Compat {
             vercel_gateway_routing: object("vercelGatewayRouting"),
             zai_tool_stream: b("zaiToolStream", d.zai_tool_stream),
             supports_strict_mode: b("supportsStrictMode", d.supports_strict_mode),
+            supports_openai_grammar_tools: b("supportsOpenAIGrammarTools", d.supports_openai_grammar_tools),
             cache_control_format: compat_str(model, "cacheControlFormat")
                 .map(String::from)
                 .or(d.cache_control_format),

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::reasoning_details::is_reasoning_detail;
 use super::Compat;
+use crate::providers::grammar_tools::GrammarInputs;
 use crate::providers::json_tree::Json;
 use crate::transform::{sanitize_surrogates, transform_messages};
 use crate::types::{AssistantMessage, Content, Context, Message, Model, ToolResultMessage, UserContent};
@@ -70,9 +71,10 @@ pub(crate) fn message_tree<'a>(
     system_prompt: Option<&'a str>,
     messages: &[&'a Message],
     compat: &Compat,
+    grammar: &GrammarInputs,
 ) -> Vec<Json<'a>> {
     let mut out = Vec::with_capacity(messages.len() + 1);
-    each_message(model, system_prompt, messages, compat, &mut |m| out.push(m));
+    each_message(model, system_prompt, messages, compat, grammar, &mut |m| out.push(m));
     out
 }
 
@@ -114,6 +116,7 @@ pub(crate) fn each_message<'a>(
     system_prompt: Option<&'a str>,
     messages: &[&'a Message],
     compat: &Compat,
+    grammar: &GrammarInputs,
     emit: &mut dyn FnMut(Json<'a>),
 ) {
     if let Some(system) = system_prompt {
@@ -168,7 +171,7 @@ pub(crate) fn each_message<'a>(
                 last_role = Some("user");
             }
             Message::Assistant(a) => {
-                if let Some(v) = assistant_message(model, compat, a) {
+                if let Some(v) = assistant_message(model, compat, grammar, a) {
                     emit(v);
                 }
                 last_role = Some("assistant");
@@ -270,7 +273,12 @@ fn tool_message<'a>(result: &'a ToolResultMessage, compat: &Compat) -> Json<'a> 
     m
 }
 
-fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage) -> Option<Json<'a>> {
+fn assistant_message<'a>(
+    model: &Model,
+    compat: &Compat,
+    grammar: &GrammarInputs,
+    a: &'a AssistantMessage,
+) -> Option<Json<'a>> {
     let mut m = Json::object([
         ("role", Json::str("assistant")),
         (
@@ -350,6 +358,21 @@ fn assistant_message<'a>(model: &Model, compat: &Compat, a: &'a AssistantMessage
         let tool_calls: Vec<Json> = calls
             .iter()
             .map(|tc| {
+                // A grammar tool's call goes back as the raw input it was sampled as.
+                if let Some(property) = grammar.get(&tc.name) {
+                    let input = tc.arguments.get(property).and_then(Value::as_str).unwrap_or_default();
+                    return Json::object([
+                        ("id", Json::str(&tc.id)),
+                        ("type", Json::str("custom")),
+                        (
+                            "custom",
+                            Json::object([
+                                ("name", Json::str(&tc.name)),
+                                ("input", Json::string(input.to_string())),
+                            ]),
+                        ),
+                    ]);
+                }
                 Json::object([
                     ("id", Json::str(&tc.id)),
                     ("type", Json::str("function")),

@@ -19,6 +19,7 @@ pub use request::{build_body, build_headers, convert_messages, convert_tools, ma
 use crate::events::AssistantStream;
 use crate::http::{self, ErrorBodyStyle, RetryPolicy};
 use crate::options::StreamOptions;
+use crate::providers::grammar_tools::{self, GrammarInputs, RawInput};
 use crate::providers::{apply_payload_hook, cache_retention, join_url, post_bytes};
 use crate::sse::SseStream;
 use crate::stream_driver::{error_stream, spawn_provider_with, Emitter, ProviderError, OPENAI_ABORT_MESSAGES};
@@ -36,8 +37,9 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let url = join_url(&model.base_url, "chat/completions");
     let policy = RetryPolicy::from_options(&options);
     let owned_model = model.clone();
+    let grammar = grammar_tools::inputs(model, &context.tools);
     spawn_provider_with(model, options.cancel.clone(), OPENAI_ABORT_MESSAGES, move |em| {
-        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy).await })
+        Box::pin(async move { run(em, &owned_model, url, headers, payload, policy, &grammar).await })
     })
 }
 
@@ -101,10 +103,12 @@ pub(crate) fn stream_error_message(error: &Value) -> String {
     }
 }
 
-/// A tool call being streamed: where it sits and how the server identifies it.
+/// A tool call being streamed: where it sits and how the server identifies it. A `custom`
+/// call (a grammar tool's) streams raw input, written into its JSON arguments as it comes.
 struct StreamingCall {
     content_index: usize,
     stream_index: Option<u64>,
+    raw: Option<RawInput>,
 }
 
 async fn run(
@@ -114,6 +118,7 @@ async fn run(
     headers: Vec<(String, String)>,
     payload: Vec<u8>,
     policy: RetryPolicy,
+    grammar: &GrammarInputs,
 ) -> Result<(), ProviderError> {
     let header_map = http::header_map(&headers)?;
     let response = post_bytes(&url, header_map, payload, policy, |e| {
@@ -217,7 +222,9 @@ async fn run(
                 let stream_index = tc.get("index").and_then(Value::as_u64);
                 let id = tc.get("id").and_then(Value::as_str).filter(|s| !s.is_empty());
                 let function = tc.get("function");
+                let custom = tc.get("custom").filter(|_| function.is_none());
                 let name = function
+                    .or(custom)
                     .and_then(|f| f.get("name"))
                     .and_then(Value::as_str)
                     .filter(|s| !s.is_empty());
@@ -232,13 +239,26 @@ async fn run(
                         calls.push(StreamingCall {
                             content_index: i,
                             stream_index,
+                            raw: None,
                         });
                         i
                     }
                 };
+                let block_name = em.tool_call(index).map(|b| b.name.clone()).unwrap_or_default();
+                let mut raw_delta = None;
                 if let Some(call) = calls.iter_mut().find(|c| c.content_index == index) {
                     if call.stream_index.is_none() {
                         call.stream_index = stream_index;
+                    }
+                    if let Some(custom) = custom {
+                        // The input fills the argument the grammar tool declares (`input` for
+                        // a tool the request did not declare as one).
+                        let raw = call.raw.get_or_insert_with(|| {
+                            let called = name.unwrap_or(&block_name);
+                            RawInput::new(grammar.get(called).cloned().unwrap_or_else(|| "input".into()))
+                        });
+                        let input = custom.get("input").and_then(Value::as_str).unwrap_or("");
+                        raw_delta = Some(raw.push(input).unwrap_or_default());
                     }
                 }
                 if let Some(id) = id {
@@ -260,7 +280,7 @@ async fn run(
                     .and_then(|f| f.get("arguments"))
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                em.tool_call_delta(index, args).await?;
+                em.tool_call_delta(index, raw_delta.as_deref().unwrap_or(args)).await?;
             }
         }
     }
@@ -269,6 +289,15 @@ async fn run(
     if let (Some(details), Some(index)) = (streamed_details, thinking_index) {
         if let Some(block) = em.thinking_block(index) {
             block.thinking_signature = Some(Value::from(details).to_string());
+        }
+    }
+    // Raw inputs end with the stream: their JSON arguments are closed.
+    for call in &mut calls {
+        if let Some(raw) = call.raw.as_mut() {
+            if let Some(piece) = raw.close(None) {
+                em.tool_call_delta(call.content_index, &piece).await?;
+            }
+            em.set_tool_call_raw_args(call.content_index, raw.arguments());
         }
     }
     // Blocks close in content order once the stream is over, as in pi.

@@ -76,7 +76,8 @@ pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions
     let system = context.system_prompt.as_deref();
     // Each message is made as it is written and dropped after: the request of a long history
     // never holds the history as a tree beside its bytes.
-    let produced = Produced::new(|emit| each_message(model, system, &messages, &compat, emit));
+    let grammar = crate::providers::grammar_tools::inputs(model, &context.tools);
+    let produced = Produced::new(|emit| each_message(model, system, &messages, &compat, &grammar, emit));
     write_body(&body, "messages", &produced, messages_size_estimate(system, &messages))
 }
 
@@ -397,11 +398,23 @@ fn has_tool_history(messages: &[Message]) -> bool {
 }
 
 /// Tools in the Chat Completions shape. `strict` is sent only to servers that take it, and
-/// then as `false`: strict schemas are opt-in per tool.
+/// then as `false`: strict schemas are opt-in per tool. A grammar tool goes as a `custom`
+/// tool to servers that take those.
 pub fn convert_tools(tools: &[Tool], compat: &Compat) -> Vec<Value> {
     tools
         .iter()
         .map(|tool| {
+            let grammar = compat
+                .supports_openai_grammar_tools
+                .then(|| crate::providers::grammar_tools::grammar_of(tool))
+                .flatten();
+            if let Some(grammar) = grammar {
+                return json!({"type": "custom", "custom": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "format": {"type": "grammar", "grammar": {"syntax": grammar.syntax, "definition": grammar.definition}},
+                }});
+            }
             let mut function = Map::new();
             function.insert("name".into(), json!(tool.name));
             function.insert("description".into(), json!(tool.description));
@@ -418,7 +431,8 @@ pub fn convert_tools(tools: &[Tool], compat: &Compat) -> Vec<Value> {
 pub fn convert_messages(model: &Model, context: &Context, compat: &Compat) -> Vec<Value> {
     let transformed = transform_for(model, context);
     let messages: Vec<&Message> = transformed.iter().map(|m| m.as_ref()).collect();
-    message_tree(model, context.system_prompt.as_deref(), &messages, compat)
+    let grammar = crate::providers::grammar_tools::inputs(model, &context.tools);
+    message_tree(model, context.system_prompt.as_deref(), &messages, compat, &grammar)
         .iter()
         .map(Json::to_value)
         .collect()

@@ -1,10 +1,12 @@
 //! `/mcp` in the terminal UI: the configured MCP servers with their state, exposure and
 //! scope (those that need attention first), a page per server (transport, files, state, the
-//! full error; tools, reconnect, exposure, enable/disable, in the project too), and the
-//! `/mcp reconnect|login|logout [server]` subcommands.
+//! full error; tools, reconnect, sign-in and sign-out, exposure, enable/disable, in the project
+//! too), the sign-in screen (progress, the authorization URL, a pasted redirect URL, cancel),
+//! and the `/mcp reconnect|login|logout [server]` subcommands.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use pi_mcp::config::ServerPatch;
 use pi_mcp::{Exposure, Scope};
@@ -17,6 +19,7 @@ use super::effect::{blocking, blocking_task, notice, then, Ctx, Effect, Overlay,
 use super::events::Msg;
 use crate::mcp::runtime::McpRuntime;
 use crate::mcp::server::{McpServer, Phase};
+use crate::mcp::sign_in::SignInControls;
 
 const USAGE: &str = "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
 
@@ -39,14 +42,24 @@ pub fn command(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
             Ok(server) => vec![reconnect(cx, server, false)],
             Err(e) => vec![e],
         },
-        (Some("login" | "logout"), name, None) => match pick(cx, name, |s| s.entry.config.is_http()) {
-            // Sign-in to OAuth servers is not available in this build.
-            Ok(server) => vec![sign_in_unavailable(&server)],
-            Err(_) => vec![notice(
-                "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.",
-                "error",
-            )],
-        },
+        (Some(action @ ("login" | "logout")), name, None) => {
+            let none = "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.";
+            let server = match name {
+                Some(_) => pick(cx, name, |_| true).and_then(|s| {
+                    if uses_oauth(&s) {
+                        Ok(s)
+                    } else {
+                        Err(notice(none, "error"))
+                    }
+                }),
+                None => pick_oauth(cx).ok_or_else(|| notice(none, "dim")),
+            };
+            match (server, action) {
+                (Ok(server), "login") => start_sign_in(cx, server, SignInFrom::Command),
+                (Ok(server), _) => vec![sign_out(cx, server, false)],
+                (Err(e), _) => vec![e],
+            }
+        }
         _ => vec![notice(USAGE, "warning")],
     }
 }
@@ -71,6 +84,34 @@ fn pick(cx: &Ctx<'_>, name: Option<&str>, fits: impl Fn(&McpServer) -> bool) -> 
             ),
             "warning",
         )),
+    }
+}
+
+/// Whether signing in applies: an enabled HTTP server without an Authorization header or a
+/// provider's login.
+fn uses_oauth(server: &McpServer) -> bool {
+    server.is_enabled() && server.entry.config.uses_oauth()
+}
+
+/// The OAuth server `/mcp login|logout` means without a name: the only one, or the only one
+/// that needs sign-in.
+fn pick_oauth(cx: &Ctx<'_>) -> Option<Arc<McpServer>> {
+    let candidates: Vec<_> = cx
+        .session
+        .services()
+        .mcp()
+        .servers()
+        .into_iter()
+        .filter(|s| uses_oauth(s))
+        .collect();
+    let waiting: Vec<_> = candidates
+        .iter()
+        .filter(|s| matches!(s.phase(), Phase::NeedsSignIn(_)))
+        .collect();
+    match (candidates.len(), waiting.as_slice()) {
+        (1, _) => candidates.first().cloned(),
+        (_, [one]) => Some(Arc::clone(one)),
+        _ => None,
     }
 }
 
@@ -256,7 +297,7 @@ fn find(cx: &Ctx<'_>, name: &str) -> Option<Arc<McpServer>> {
 
 /// A server's page: what it is, where it is configured, its state, and what can be done in
 /// that state. `in_project`: the project's `mcp.json` can override this global server.
-fn page_rows(server: &McpServer, in_project: bool) -> Refreshed {
+fn page_rows(server: &McpServer, in_project: bool, message: Option<&str>) -> Refreshed {
     let entry = &server.entry;
     let saved = match (&entry.override_path, entry.scope) {
         (Some(_), _) => "saved to the project mcp.json".to_string(),
@@ -280,7 +321,11 @@ fn page_rows(server: &McpServer, in_project: bool) -> Refreshed {
         }
     } else {
         if let Phase::NeedsSignIn(_) = &phase {
-            items.push(SelectItem::new("sign-in").with_label("Sign in"));
+            items.push(
+                SelectItem::new("sign-in")
+                    .with_label("Sign in")
+                    .with_description("opens the browser"),
+            );
         }
         if let Phase::Connected(c) = &phase {
             items.push(
@@ -294,6 +339,13 @@ fn page_rows(server: &McpServer, in_project: bool) -> Refreshed {
             Phase::Failed(_) | Phase::Closed | Phase::Connected(_) | Phase::NeedsSignIn(_)
         ) {
             items.push(SelectItem::new("reconnect").with_label("Reconnect"));
+        }
+        if matches!(phase, Phase::Connected(_)) && uses_oauth(server) {
+            items.push(
+                SelectItem::new("sign-out")
+                    .with_label("Sign out")
+                    .with_description("deletes the stored credentials"),
+            );
         }
         items.push(
             SelectItem::new("exposure")
@@ -317,24 +369,31 @@ fn page_rows(server: &McpServer, in_project: bool) -> Refreshed {
         details.push(format!("project override: {}", o.display()));
     }
     details.push(format!("State: {}", describe_state(server, true)));
-    let errors = match &phase {
-        Phase::Failed(message) | Phase::NeedsSignIn(message) => message.lines().map(str::to_string).collect(),
-        _ => Vec::new(),
-    };
+    // What the last action said (a failed sign-in, say), then the connection's error.
+    let mut errors: Vec<String> = message.into_iter().flat_map(str::lines).map(str::to_string).collect();
+    // A server that needs sign-in says so in its state line (and offers "Sign in").
+    if let Phase::Failed(error) = &phase {
+        errors.extend(error.lines().map(str::to_string));
+    }
     Refreshed { items, details, errors }
 }
 
 /// One server's page; it follows the server's state while it is open.
 pub fn open_server(cx: &Ctx<'_>, name: &str) -> Vec<Effect> {
+    open_server_saying(cx, name, None)
+}
+
+/// A server's page with what the last action on it said.
+fn open_server_saying(cx: &Ctx<'_>, name: &str, message: Option<String>) -> Vec<Effect> {
     let Some(server) = find(cx, name) else {
         return vec![notice("This server is no longer configured.", "warning")];
     };
     let entry = &server.entry;
     let in_project = entry.scope == Scope::Global && entry.override_path.is_none() && project_file(cx).is_some();
-    let rows = page_rows(&server, in_project);
+    let rows = page_rows(&server, in_project, message.as_deref());
     let guard = wake_on_changes(cx, std::slice::from_ref(&server));
     let watched = Arc::clone(&server);
-    let refresh = refresh_when_changed(&rows, move || page_rows(&watched, in_project));
+    let refresh = refresh_when_changed(&rows, move || page_rows(&watched, in_project, message.as_deref()));
     let dialog = Dialog::choice(format!("MCP server {name}"), rows.items, false, cx.theme.clone())
         .with_details(rows.details, rows.errors)
         .with_hint("enter select • escape/ctrl+c back")
@@ -358,11 +417,8 @@ fn act(cx: &Ctx<'_>, name: &str, action: &str) -> Vec<Effect> {
         "tools" => open_tools(cx, &server),
         "reconnect" => vec![reconnect(cx, server, true)],
         "exposure" => open_exposure(cx, &server),
-        "sign-in" => {
-            let mut out = vec![sign_in_unavailable(&server)];
-            out.extend(open_server(cx, name));
-            out
-        }
+        "sign-in" => start_sign_in(cx, server, SignInFrom::Page),
+        "sign-out" => vec![sign_out(cx, server, true)],
         "enable" | "disable" | "enable-project" | "disable-project" => {
             let enabled = action.starts_with("enable");
             let file = if action.ends_with("-project") {
@@ -428,18 +484,6 @@ fn save_quietly(file: PathBuf, name: String, patch: ServerPatch, as_override: bo
             out
         })
     })
-}
-
-/// Signing in from the terminal UI is not wired yet: say how to sign in from the shell
-/// (`pi mcp login`, which stores the tokens this process reads on reconnect).
-fn sign_in_unavailable(server: &McpServer) -> Effect {
-    notice(
-        format!(
-            "Signing in to MCP server \"{name}\" from here is not available yet: run `pi mcp login {name}` in a shell, then Reconnect (or restart pi).",
-            name = server.name()
-        ),
-        "warning",
-    )
 }
 
 fn saved_notice(file: &Path) -> String {
@@ -550,6 +594,154 @@ fn reconnect(cx: &Ctx<'_>, server: Arc<McpServer>, reopen: bool) -> Effect {
                 out.extend(open_server(cx, &name));
             }
             out
+        })
+    })
+}
+
+/// Where a sign-in was started: a server's page (it ends on the page, which shows what went
+/// wrong) or `/mcp login` (it ends with a notice).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SignInFrom {
+    Page,
+    Command,
+}
+
+/// What the sign-in screen shows above its input, as the sign-in reports its progress.
+type SignInLines = Arc<Mutex<Vec<String>>>;
+
+fn set_lines(lines: &SignInLines, text: Vec<String>) {
+    *lines.lock().unwrap_or_else(|p| p.into_inner()) = text;
+}
+
+/// Start signing in to `server`: the browser opens, and the sign-in screen follows the flow
+/// until it ends.
+fn start_sign_in(cx: &Ctx<'_>, server: Arc<McpServer>, from: SignInFrom) -> Vec<Effect> {
+    let runtime = cx.session.services().mcp().clone();
+    let name = server.name().to_string();
+    let mut sign_in = match runtime.start_sign_in(&name) {
+        Ok(sign_in) => sign_in,
+        Err(e) if from == SignInFrom::Page => return open_server_saying(cx, &name, Some(e)),
+        Err(e) => return vec![notice(e, "error")],
+    };
+    let lines: SignInLines = Arc::new(Mutex::new(vec!["Contacting the authorization server…".into()]));
+    let shown = Arc::new(AtomicBool::new(true));
+    let controls = sign_in.controls();
+    let tx = cx.tx.clone();
+    let progress = Arc::clone(&lines);
+    let still_shown = Arc::clone(&shown);
+    tokio::spawn(async move {
+        while let Some(event) = sign_in.next_event().await {
+            set_lines(&progress, sign_in_lines(&event));
+            // An empty continuation draws a frame, which reads the new lines.
+            if !tx.send(Msg::Then(then(|_| Vec::new()))).await {
+                sign_in.cancel();
+            }
+        }
+        let (result, line) = sign_in.finish().await;
+        let ok = result.is_success();
+        let cancelled = matches!(result, pi_mcp::login::LoginResult::Cancelled);
+        tx.send(Msg::Then(then(move |cx| {
+            let on_screen = still_shown.load(Ordering::SeqCst);
+            match from {
+                // Back on the page, which says what went wrong (1.6 shows nothing on success).
+                SignInFrom::Page => open_server_saying(cx, &name, (!ok).then_some(line)),
+                SignInFrom::Command => {
+                    let style = if ok || cancelled { "dim" } else { "error" };
+                    let mut out = vec![notice(line, style)];
+                    // The screen is still up: the server's page takes its place.
+                    if on_screen {
+                        out.extend(open_server(cx, &name));
+                    }
+                    out
+                }
+            }
+        })))
+        .await;
+    });
+    sign_in_screen(cx, &server, lines, shown, controls)
+}
+
+/// The lines the sign-in screen shows for a step of the flow.
+fn sign_in_lines(event: &pi_mcp::login::LoginEvent) -> Vec<String> {
+    use pi_mcp::login::LoginEvent;
+    match event {
+        LoginEvent::Contacting => vec!["Contacting the authorization server…".into()],
+        LoginEvent::AuthorizationUrl(url) => vec![
+            "Approve access in your browser. If it did not open, visit:".into(),
+            url.clone(),
+        ],
+        LoginEvent::Connecting => vec!["Connecting…".into()],
+    }
+}
+
+/// The sign-in screen: the flow's progress, and an input for the URL the browser was sent to
+/// when it runs on another machine. Enter hands the URL over; Esc cancels the sign-in.
+fn sign_in_screen(
+    cx: &Ctx<'_>,
+    server: &McpServer,
+    lines: SignInLines,
+    shown: Arc<AtomicBool>,
+    controls: SignInControls,
+) -> Vec<Effect> {
+    let read = Arc::clone(&lines);
+    let rows = move || Refreshed {
+        items: Vec::new(),
+        details: read.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+        errors: Vec::new(),
+    };
+    let first = rows();
+    let refresh = refresh_when_changed(&first, rows);
+    let dialog = Dialog::prompt(
+        format!("Sign in to {}", server.name()),
+        "If the browser runs on another machine, paste the URL it was redirected to:",
+        "",
+        cx.theme.clone(),
+    )
+    .with_details(first.details, Vec::new())
+    .with_hint("enter submit • escape/ctrl+c cancel")
+    .live(refresh, CancellationToken::new().drop_guard());
+    let server_name = server.name().to_string();
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |cx, value| match value {
+            Some(text) => {
+                let url = text.trim();
+                if !url.is_empty() {
+                    controls.paste_redirect_url(url);
+                    set_lines(&lines, vec!["Connecting…".into()]);
+                }
+                match find(cx, &server_name) {
+                    Some(server) => sign_in_screen(cx, &server, lines, shown, controls),
+                    None => Vec::new(),
+                }
+            }
+            None => {
+                shown.store(false, Ordering::SeqCst);
+                controls.cancel();
+                Vec::new()
+            }
+        })),
+    })]
+}
+
+/// Forget the server's stored sign-in; from its page the page shows again (its state says
+/// what changed), from `/mcp logout` a notice says it.
+fn sign_out(cx: &Ctx<'_>, server: Arc<McpServer>, from_page: bool) -> Effect {
+    let runtime = cx.session.services().mcp().clone();
+    blocking_task(async move {
+        let name = server.name().to_string();
+        let result = runtime.sign_out(&name).await;
+        then(move |cx| {
+            if from_page {
+                return match result {
+                    Ok(_) => open_server(cx, &name),
+                    Err(e) => open_server_saying(cx, &name, Some(e)),
+                };
+            }
+            vec![match result {
+                Ok(text) => notice(text, "dim"),
+                Err(e) => notice(e, "error"),
+            }]
         })
     })
 }

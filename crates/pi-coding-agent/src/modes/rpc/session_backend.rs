@@ -114,6 +114,15 @@ impl RpcBackend for SessionBackend {
             preflight.succeed_with(Disposition::Queued).await;
             return Ok(());
         }
+        // `/mcp` (pi's own, or an extension's) is answered without a run.
+        if crate::mcp::plain::command_args(&session, &request.message).is_some() {
+            session
+                .prompt_with(&request.message, images, behavior)
+                .await
+                .map_err(err)?;
+            preflight.succeed_with(Disposition::Handled).await;
+            return Ok(());
+        }
         session.check_model().map_err(err)?;
         // A `/skill:` that does not resolve is refused before the client is told the prompt
         // started, as pi's preflight refuses it.
