@@ -7,6 +7,8 @@
 mod bug;
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/editor_menus.rs"]
+mod editor_menus;
 #[path = "interactive/ext_autocomplete.rs"]
 mod ext_autocomplete;
 #[path = "interactive/ext_replace.rs"]

@@ -52,7 +52,9 @@ impl Editor {
         // Inside a `/command` line every key completes again (its argument, once typed).
         let in_command = self.state.line == 0 && before.starts_with('/');
         let trigger = (c == '@' || triggers.contains(&c)) && at_token_start(prev);
-        let word = (c.is_alphanumeric() || matches!(c, '.' | '-' | '_')) && in_trigger_token(before, &triggers);
+        // Any character of a token opened by a trigger asks again (`@src/`, `@"my fi`).
+        let word = !c.is_whitespace()
+            && (in_trigger_token(before, &triggers) || crate::file_suggest::at_prefix(before).is_some());
         if in_command || trigger || word {
             self.refresh_autocomplete(false);
         }
@@ -144,7 +146,7 @@ impl Editor {
         let a = p.apply(lines, line, col, item, &ac.prefix);
         self.set_applied(a);
         // A directory keeps completing.
-        if item.value.ends_with('/') {
+        if item.value.ends_with('/') || item.value.ends_with("/\"") {
             self.refresh_autocomplete(false);
         }
         Accepted::Now

@@ -24,6 +24,7 @@ mod effect;
 mod events;
 mod exit_output;
 pub mod extension_ui;
+mod file_index;
 mod footer;
 mod header;
 mod keys;
@@ -234,7 +235,11 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd(), &tx);
         slash.extend(more);
     }
-    let provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
+    let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
+    // `@` references search the project's files, walked once now and kept fresh.
+    let files = file_index::FileIndex::default();
+    files.prewarm(session.cwd());
+    provider.set_file_lister(files.lister());
     // Extensions may stack completion providers on pi's own.
     let provider: Box<dyn pi_tui::autocomplete::AutocompleteProvider> = match session.services().extensions().runner() {
         Some(runner) => Box::new(extension_ui::autocomplete::Stacked::new(

@@ -1,0 +1,79 @@
+//! The editor's menus beside the extensions' own: `@` file references listed from the
+//! project's files (ignore files honoured, ranked as pi ranks them), quoted paths, and a
+//! directory that keeps completing.
+
+use std::time::Duration;
+
+use pi_test_support::Script;
+
+use super::pty::Pty;
+use super::{quit, setup};
+
+const TAB: &str = "\t";
+const CTRL_U: &str = "\x15";
+
+/// The screen row that starts with `prefix` (the editor's text row), trimmed.
+fn row_starting(pty: &Pty, prefix: &str) -> Option<String> {
+    pty.rows()
+        .into_iter()
+        .find(|r| r.starts_with(prefix))
+        .map(|r| r.trim_end().to_string())
+}
+
+#[test]
+fn at_lists_project_files_and_completes_them() {
+    let s = setup(Script::echo());
+    let root = s.cwd.path();
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    std::fs::create_dir_all(root.join("src/modes")).expect("mkdir");
+    std::fs::create_dir_all(root.join("docs")).expect("mkdir");
+    std::fs::create_dir_all(root.join("target")).expect("mkdir");
+    std::fs::write(root.join(".gitignore"), "target/\n").expect("write");
+    for f in [
+        "src/main.rs",
+        "src/lib.rs",
+        "src/modes/main_mode.rs",
+        "docs/my notes.md",
+        "target/main_out.rs",
+    ] {
+        std::fs::write(root.join(f), "x").expect("write");
+    }
+    let mut pty = s.pi(30, 100);
+
+    // `@` and a query: names holding it, the exact start first; ignored files left out.
+    pty.type_text("see @ma");
+    pty.wait_text("src/modes/main_mode.rs");
+    let first = row_starting(&pty, "→ ").expect("selected row");
+    assert!(
+        first.starts_with("→ main.rs") && first.ends_with("src/main.rs"),
+        "{first:?}"
+    );
+    assert!(!pty.contents().contains("main_out"), "{}", pty.contents());
+
+    // Tab puts the path in with a space after it.
+    pty.send(TAB);
+    pty.wait_for("completed", Duration::from_secs(10), |_| {
+        row_starting(&pty, "see ").as_deref() == Some("see @src/main.rs")
+    });
+
+    // A directory keeps the menu open on its entries.
+    pty.send(CTRL_U);
+    pty.type_text("@modes");
+    pty.wait_text("src/modes");
+    pty.send(TAB);
+    pty.wait_for("directory completed", Duration::from_secs(10), |_| {
+        row_starting(&pty, "@").as_deref() == Some("@src/modes/")
+    });
+    pty.wait_text("src/modes/main_mode.rs");
+
+    // A path with a space is quoted.
+    pty.send(CTRL_U);
+    pty.type_text("x @\"my");
+    pty.wait_text("docs/my notes.md");
+    pty.send(TAB);
+    pty.wait_for("quoted", Duration::from_secs(10), |_| {
+        row_starting(&pty, "x ").as_deref() == Some("x @\"docs/my notes.md\"")
+    });
+    pty.send(CTRL_U);
+    quit(&mut pty);
+}
