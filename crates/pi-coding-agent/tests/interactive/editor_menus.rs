@@ -1,11 +1,12 @@
 //! The editor's menus beside the extensions' own: `@` file references listed from the
 //! project's files (ignore files honoured, ranked as pi ranks them), quoted paths, and a
-//! directory that keeps completing.
+//! directory that keeps completing; and the `[Extensions]` listing under the startup header.
 
 use std::time::Duration;
 
 use pi_test_support::Script;
 
+use super::extensions::{extension_env, spawn_with};
 use super::pty::Pty;
 use super::{quit, setup};
 
@@ -75,5 +76,31 @@ fn at_lists_project_files_and_completes_them() {
         row_starting(&pty, "x ").as_deref() == Some("x @\"docs/my notes.md\"")
     });
     pty.send(CTRL_U);
+    quit(&mut pty);
+}
+
+#[test]
+fn loaded_extensions_are_listed_under_the_header() {
+    let Some((node, modules)) = extension_env("loaded_extensions_are_listed_under_the_header") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("ui.ts", &s, &node, &modules);
+    pty.wait_text("[Extensions]");
+    let rows = pty.rows();
+    let at = rows
+        .iter()
+        .position(|r| r.trim_end() == "[Extensions]")
+        .expect("section row");
+    assert_eq!(rows[at + 1].trim_end(), "  ui.ts", "{rows:#?}");
+    // ctrl+o: grouped by scope (`-e` is a path of this run) with the full path.
+    pty.send("\x0f");
+    pty.wait_text("to suspend");
+    pty.wait_for("grouped", Duration::from_secs(10), |_| {
+        let rows = pty.rows();
+        rows.iter()
+            .position(|r| r.trim_end() == "[Extensions]")
+            .is_some_and(|at| rows[at + 1].trim_end() == "  path" && rows[at + 2].trim_end().ends_with("ui.ts"))
+    });
     quit(&mut pty);
 }

@@ -64,6 +64,8 @@ pub struct App {
     version: &'static str,
     /// The startup header is shown (not when `quietStartup` is set, unless `--verbose`).
     show_header: bool,
+    /// The loaded resources are listed under it (`quietStartup` false, or `--verbose`).
+    show_resources: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -91,18 +93,19 @@ impl App {
         verbose: bool,
     ) -> Self {
         let session = host.session();
-        let (quiet, hide_thinking, show_images, output_pad) = session
+        let (quiet, details, hide_thinking, show_images, output_pad) = session
             .settings()
             .lock()
             .map(|s| {
                 (
                     s.quiet_startup(),
+                    s.quiet_startup_choice() == "false",
                     s.hide_thinking_block(),
                     s.show_images(),
                     s.output_pad(),
                 )
             })
-            .unwrap_or((false, false, true, 1));
+            .unwrap_or((false, true, false, true, 1));
         super::chat::set_output_pad(output_pad as usize);
         let mut caps = pi_tui::components::Capabilities::detect();
         if !show_images {
@@ -145,6 +148,7 @@ impl App {
             title_dirty: true,
             version: env!("CARGO_PKG_VERSION"),
             show_header: verbose || !quiet,
+            show_resources: verbose || details,
             caps,
             totals: Totals::default(),
             branch,
@@ -422,13 +426,31 @@ impl App {
         any
     }
 
-    fn header_text(&self) -> String {
-        if self.tools_expanded {
-            let session = self.session();
-            super::header::expanded(&self.theme, &self.kb, self.version, session.resources())
+    /// The startup header block: pi's header, and the loaded resources under it.
+    fn header_block(&self) -> Box<dyn pi_tui::Component> {
+        let session = self.session();
+        let text = if self.tools_expanded {
+            super::header::expanded(&self.theme, &self.kb, self.version)
         } else {
-            super::header::compact(&self.theme, &self.kb, self.version)
-        }
+            super::header::compact(&self.theme, &self.kb, self.version, self.show_resources)
+        };
+        let resources = if self.show_resources {
+            let extensions = self.listed_extensions();
+            super::loaded_resources::Listing {
+                theme: &self.theme,
+                resources: session.resources(),
+                extensions,
+                cwd: session.cwd(),
+                home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+            }
+            .text(self.tools_expanded)
+        } else {
+            String::new()
+        };
+        Box::new(super::header::HeaderBlock::new(
+            Notice::new(text, "text", self.theme.clone()),
+            resources,
+        ))
     }
 
     /// Rebuild the transcript from the current session (start, session switch).
@@ -439,8 +461,8 @@ impl App {
         self.streaming = None;
         self.totals.reset();
         if self.show_header {
-            let header = Notice::new(self.header_text(), "text", self.theme.clone());
-            self.view.chat.push(Box::new(header));
+            let header = self.header_block();
+            self.view.chat.push(header);
         }
         // Custom entries an entry renderer draws go between the messages they came between.
         let entries = self.branch_entry_blocks();

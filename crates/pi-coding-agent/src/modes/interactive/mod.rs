@@ -28,6 +28,7 @@ mod file_index;
 mod footer;
 mod header;
 mod keys;
+mod loaded_resources;
 mod login;
 mod login_view;
 mod mcp_menu;

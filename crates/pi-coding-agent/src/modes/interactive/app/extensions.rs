@@ -12,7 +12,6 @@ use pi_tui::{InputEvent, Tui};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::super::chat::Notice;
 use super::super::effect::Effect;
 use super::super::events::{Msg, UiSender};
 use super::super::extension_ui::autocomplete::Chain;
@@ -120,6 +119,34 @@ impl App {
     /// What says whether extensions stacked completion providers, for the editor's provider.
     pub fn completion_chain(&self) -> Arc<Chain> {
         self.ext_pushed.completions.clone()
+    }
+
+    /// The loaded extensions for the startup listing (pi's own built-ins left out), each with
+    /// its scope group: the user's, the project's, or a path given for this run.
+    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, &'static str)> {
+        let Some(runner) = self.extension_runner() else {
+            return Vec::new();
+        };
+        let session = self.session();
+        let agent_dir = super::super::commands::paths_for(&session).agent_dir;
+        let project = session.cwd().join(".pi");
+        runner
+            .registrations()
+            .extensions
+            .iter()
+            .filter(|e| !e.path.starts_with("builtin:"))
+            .map(|e| {
+                let path = std::path::PathBuf::from(&e.path);
+                let group = if path.starts_with(&agent_dir) {
+                    "user"
+                } else if path.starts_with(&project) {
+                    "project"
+                } else {
+                    "path"
+                };
+                (path, group)
+            })
+            .collect()
     }
 
     fn extension_runner(&self) -> Option<Arc<ExtensionRunner>> {
@@ -348,10 +375,10 @@ impl App {
         if !self.show_header || self.view.chat.child_mut::<HostLines>(0).is_none() {
             return;
         }
-        let header = Notice::new(self.header_text(), "text", self.theme.clone());
+        let header = self.header_block();
         self.view.thaw(0);
         if let Some(first) = self.view.chat.children_mut().first_mut() {
-            *first = Box::new(header);
+            *first = header;
         }
     }
 

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use pi_tui::components::{SelectEvent, SelectList};
 use pi_tui::{InputEvent, KeyEvent, OverlayId, Tui};
 
-use super::super::chat::Notice;
 use super::super::commands::{self, Open};
 use super::super::dialogs::{Dialog, DialogResult};
 use super::super::effect::{blocking_task, notice, then, Effect};
@@ -124,9 +123,9 @@ impl App {
             self.tools_expanded = !self.tools_expanded;
             self.view.drop_frozen();
             if self.show_header {
-                let header = Notice::new(self.header_text(), "text", self.theme.clone());
+                let header = self.header_block();
                 if let Some(first) = self.view.chat.children_mut().first_mut() {
-                    *first = Box::new(header);
+                    *first = header;
                 }
             }
             let expanded = self.tools_expanded;
