@@ -1,6 +1,7 @@
 //! The editor's menus beside the extensions' own: `@` file references listed from the
 //! project's files (ignore files honoured, ranked as pi ranks them), quoted paths, and a
-//! directory that keeps completing; and the `[Extensions]` listing under the startup header.
+//! directory that keeps completing; the slash menu's argument hints, prompt templates, skill
+//! commands and `/model` completions; and the `[Extensions]` listing under the startup header.
 
 use std::time::Duration;
 
@@ -102,5 +103,51 @@ fn loaded_extensions_are_listed_under_the_header() {
             .position(|r| r.trim_end() == "[Extensions]")
             .is_some_and(|at| rows[at + 1].trim_end() == "  path" && rows[at + 2].trim_end().ends_with("ui.ts"))
     });
+    quit(&mut pty);
+}
+
+#[test]
+fn the_slash_menu_shows_argument_hints_templates_and_skills() {
+    let s = setup(Script::echo());
+    let agent = s.agent.path();
+    std::fs::create_dir_all(agent.join("prompts")).expect("mkdir");
+    std::fs::write(
+        agent.join("prompts/review.md"),
+        "---\ndescription: Review a file\nargument-hint: <file>\n---\nReview $1\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(agent.join("skills/demo")).expect("mkdir");
+    std::fs::write(
+        agent.join("skills/demo/SKILL.md"),
+        "---\nname: demo\ndescription: A demo skill\n---\nDo it.\n",
+    )
+    .expect("write");
+    let mut pty = s.pi(30, 100);
+
+    // A template: its hint leads its description, which carries its source tag.
+    pty.type_text("/revi");
+    pty.wait_text("<file> — [u] Review a file");
+    // Built-ins that take an argument show pi's hint.
+    pty.send(CTRL_U);
+    pty.type_text("/thin");
+    pty.wait_text("<level> — ");
+    pty.send(CTRL_U);
+    pty.type_text("/ski");
+    pty.wait_text("skill:demo");
+    pty.wait_text("[u] A demo skill");
+    // `/model` completes its argument from the available models, provider beside each.
+    pty.send(CTRL_U);
+    pty.type_text("/model thinker");
+    pty.wait_text("mock-thinker");
+    let row = row_starting(&pty, "→ ").expect("selected row");
+    assert!(
+        row.starts_with("→ mock-thinker") && row.ends_with("mock-openai"),
+        "{row:?}"
+    );
+    pty.send(TAB);
+    pty.wait_for("completed", Duration::from_secs(10), |_| {
+        row_starting(&pty, "/model ").as_deref() == Some("/model mock-openai/mock-thinker")
+    });
+    pty.send(CTRL_U);
     quit(&mut pty);
 }

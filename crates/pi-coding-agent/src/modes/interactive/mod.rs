@@ -38,6 +38,7 @@ mod scoped_models;
 mod settings_menu;
 mod settings_model_thinking;
 mod share;
+mod slash_menu;
 pub(crate) mod theme;
 mod tool_block;
 mod tree;
@@ -231,10 +232,18 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     };
     app.apply(startup, &mut tui);
     app.apply_early_extension_ui(early_ui.as_ref(), &mut tui);
+    // As pi orders the menu: built-ins, prompt templates, extension commands, skills.
     let mut slash = app.commands().slash_commands();
+    slash_menu::add_builtin_arguments(&mut slash, &session);
+    let builtin_count = slash.len();
+    slash.extend(slash_menu::template_commands(session.resources()));
     if let Some(runner) = session.services().extensions().runner() {
-        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd(), &tx);
+        let builtins = &slash[..builtin_count];
+        let more = extension_ui::slash::extension_commands(&runner, builtins, &paths.agent_dir, session.cwd(), &tx);
         slash.extend(more);
+    }
+    if session.settings().lock().is_ok_and(|s| s.enable_skill_commands()) {
+        slash.extend(slash_menu::skill_commands(session.resources()));
     }
     let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
     // `@` references search the project's files, walked once now and kept fresh.
