@@ -232,10 +232,16 @@ impl App {
             ScreenChange::MessageLines { key, items } => {
                 self.ext_pushed.messages_in_flight = false;
                 for (index, message, lines) in items {
-                    let Some(block) = self.view.chat.child_mut::<MessageBlock>(index) else {
+                    let holds = |chat: &mut pi_tui::Container, i: usize| {
+                        chat.child_mut::<MessageBlock>(i)
+                            .is_some_and(|b| b.message() == &message)
+                    };
+                    // An entry put in before a streaming reply moves the blocks after it.
+                    let len = self.view.chat.len();
+                    let Some(index) = (index..len).find(|&i| holds(&mut self.view.chat, i)) else {
                         continue;
                     };
-                    if block.message() == &message {
+                    if let Some(block) = self.view.chat.child_mut::<MessageBlock>(index) {
                         block.set_rendered(key, lines);
                         self.view.thaw(index);
                     }
@@ -244,6 +250,8 @@ impl App {
             ScreenChange::ToolLines { width, items } => {
                 self.ext_pushed.tools_in_flight = false;
                 for (index, id, call, result) in items {
+                    // The block may have moved down since (an entry put in before a reply).
+                    let index = self.tools.get(&id).copied().unwrap_or(index);
                     let Some(block) = self.view.chat.child_mut::<ToolBlock>(index) else {
                         continue;
                     };
