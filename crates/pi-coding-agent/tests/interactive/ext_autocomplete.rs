@@ -128,3 +128,32 @@ fn a_replacement_editor_completes_through_the_extension_provider() {
     pty.send(CTRL_U);
     quit(&mut pty);
 }
+
+#[test]
+fn keys_typed_while_a_completion_is_applied_follow_it() {
+    let Some((node, modules)) = extension_env("keys_typed_while_a_completion_is_applied_follow_it") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("autocomplete.ts", &s, &node, &modules);
+    pty.wait_text("completions ready");
+    pty.type_text("a $P");
+    pty.wait_for("one variable", Duration::from_secs(10), |c| {
+        c.contains("$PATH") && !c.contains("$HOME")
+    });
+    // Tab and more keys in one write: the provider's insertion is a host round trip away,
+    // and the keys must land after it, none lost.
+    pty.send("\tx/y z");
+    pty.wait_for("applied then typed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "a ${PATH}x/y z")
+    });
+    // Again, with Enter accepting and a key right after.
+    pty.type_text(" $H");
+    pty.wait_text("$HOME");
+    pty.send("\r!");
+    pty.wait_for("applied then typed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "a ${PATH}x/y z ${HOME}!")
+    });
+    pty.send(CTRL_U);
+    quit(&mut pty);
+}

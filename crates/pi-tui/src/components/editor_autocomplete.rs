@@ -141,6 +141,7 @@ impl Editor {
         };
         let (lines, line, col) = (&self.state.lines, self.state.line, self.state.col);
         if p.apply_later(lines, line, col, item, &ac.prefix, submit) {
+            self.applying = true;
             return Accepted::Later;
         }
         let a = p.apply(lines, line, col, item, &ac.prefix);
@@ -170,6 +171,19 @@ impl Editor {
         self.state.col = col;
         self.last = LastAction::None;
         self.autocomplete = None;
+        self.applying = false;
+    }
+
+    /// Whether a completion the provider applies in the background is still to come: the
+    /// application holds the keys typed meanwhile and hands them on after `set_applied`, so
+    /// none is lost or put before the completion.
+    pub fn is_applying(&self) -> bool {
+        self.applying
+    }
+
+    /// Give up waiting for a background completion (its answer will not come).
+    pub fn stop_applying(&mut self) {
+        self.applying = false;
     }
 
     /// Submit as Enter does (after a completion applied in the background); `None` while

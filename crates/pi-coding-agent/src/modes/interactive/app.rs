@@ -25,6 +25,7 @@ use crate::session::AgentSession;
 use crate::session_host::SessionHost;
 
 mod extensions;
+mod held_input;
 mod input;
 mod login;
 mod prompt;
@@ -66,6 +67,9 @@ pub struct App {
     show_header: bool,
     /// The loaded resources are listed under it (`quietStartup` false, or `--verbose`).
     show_resources: bool,
+    /// Input held while a completion is applied in the background, and since when.
+    held_input: std::collections::VecDeque<pi_tui::InputEvent>,
+    held_since: Option<std::time::Instant>,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -149,6 +153,8 @@ impl App {
             version: env!("CARGO_PKG_VERSION"),
             show_header: verbose || !quiet,
             show_resources: verbose || details,
+            held_input: Default::default(),
+            held_since: None,
             caps,
             totals: Totals::default(),
             branch,

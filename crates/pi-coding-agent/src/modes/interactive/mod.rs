@@ -339,6 +339,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                 // Take everything already waiting, then draw once.
                 while let Some(m) = next {
                     handle_msg(m, &mut app, &mut tui, &mut parser, term);
+                    release_held_input(&mut app, &mut tui, term);
                     match app.take_loop_action().as_deref() {
                         Some("app.suspend") => suspend(&mut tui, term),
                         Some("app.editor.external") => external_editor(&mut app, &mut tui, term),
@@ -366,6 +367,10 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                     for ev in parser.flush() {
                         dispatch_input(&ev, &mut app, &mut tui, term);
                     }
+                    dirty = true;
+                }
+                if app.has_held_input() {
+                    release_held_input(&mut app, &mut tui, term);
                     dirty = true;
                 }
                 // Live output whose wake-up did not fit in the channel.
@@ -416,7 +421,28 @@ async fn recv_signal(s: &mut Option<tokio::signal::unix::Signal>) {
     }
 }
 
+/// Hand `ev` on, or hold it (behind what is held already) while the editor waits for a
+/// completion applied in the background, so keys keep their order around it.
 fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    if !matches!(ev, InputEvent::KittyFlags(_)) && (app.holds_input() || app.has_held_input()) {
+        app.hold_input(ev.clone());
+        release_held_input(app, tui, term);
+        return;
+    }
+    dispatch_now(ev, app, tui, term);
+}
+
+/// Hand on the held input once nothing holds it any more (a held Tab may hold it again).
+fn release_held_input(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    while let Some(ev) = app.next_held_input() {
+        dispatch_now(&ev, app, tui, term);
+        if app.quit_requested() {
+            return;
+        }
+    }
+}
+
+fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     match ev {
         InputEvent::KittyFlags(_) => {
             let _ = term.enable_kitty();

@@ -299,6 +299,8 @@ impl App {
             }
             ScreenChange::Applied { at, applied, submit } => {
                 let editor = &mut self.view.editor;
+                // The keys held meanwhile go on after this, whether it still applies or not.
+                editor.stop_applying();
                 if at.is_now(editor.lines(), editor.cursor()) {
                     editor.set_applied(applied);
                     if let Some(text) = submit.then(|| editor.submit_now()).flatten() {
