@@ -9,7 +9,7 @@ use pi_test_support::Script;
 
 use super::extensions::{extension_env, spawn_with};
 use super::pty::Pty;
-use super::{quit, setup, ENTER};
+use super::{quit, setup, ENTER, ESC};
 
 const TAB: &str = "\t";
 const DOWN: &str = "\x1b[B";
@@ -153,6 +153,18 @@ fn keys_typed_while_a_completion_is_applied_follow_it() {
     pty.send("\r!");
     pty.wait_for("applied then typed", Duration::from_secs(10), |_| {
         pty.rows().iter().any(|r| r.trim_end() == "a ${PATH}x/y z ${HOME}!")
+    });
+    // Tab with the menu closed asks the provider first; a key right after waits for that too.
+    pty.send(CTRL_U);
+    pty.type_text("b #102");
+    pty.wait_text("#1024");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(10), |c| !c.contains("Paste markers"));
+    pty.send("\tq");
+    pty.wait_for("completed then typed", Duration::from_secs(10), |_| {
+        pty.rows()
+            .iter()
+            .any(|r| r.trim_end() == "b #1024q" || r.trim_end() == "b #1024 q")
     });
     pty.send(CTRL_U);
     quit(&mut pty);

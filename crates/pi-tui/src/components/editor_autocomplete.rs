@@ -63,8 +63,10 @@ impl Editor {
     pub(super) fn refresh_autocomplete(&mut self, force: bool) {
         let Some(p) = self.provider.as_mut() else { return };
         let s = p.suggestions(&self.state.lines, self.state.line, self.state.col, force);
-        // An answer still to come leaves the menu as it is.
+        // An answer still to come leaves the menu as it is; for Tab, the answer may complete
+        // the text, so what is typed meanwhile waits for it as for a completion.
         if s.is_none() && p.answers_later() {
+            self.applying |= force;
             return;
         }
         self.set_suggestions(s);
@@ -83,6 +85,7 @@ impl Editor {
     /// A provider's later answer for the text as it is now (the caller checked): shows the
     /// menu, or closes it for `None`. An explicit Tab (`force`) with one suggestion accepts it.
     pub fn answer_suggestions(&mut self, s: Option<Suggestions>, force: bool) {
+        self.applying = false;
         let single = s.as_ref().is_some_and(|s| s.items.len() == 1);
         self.set_suggestions(s);
         if force && single {
@@ -174,7 +177,8 @@ impl Editor {
         self.applying = false;
     }
 
-    /// Whether a completion the provider applies in the background is still to come: the
+    /// Whether a completion the provider applies in the background (or its answer to Tab) is
+    /// still to come: the
     /// application holds the keys typed meanwhile and hands them on after `set_applied`, so
     /// none is lost or put before the completion.
     pub fn is_applying(&self) -> bool {

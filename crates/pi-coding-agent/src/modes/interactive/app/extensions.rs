@@ -293,6 +293,9 @@ impl App {
             ScreenChange::Autocomplete(triggers) => self.ext_pushed.completions.set(triggers),
             ScreenChange::Suggested { at, force, suggestions } => {
                 let editor = &mut self.view.editor;
+                if force {
+                    editor.stop_applying();
+                }
                 if at.is_now(editor.lines(), editor.cursor()) {
                     editor.answer_suggestions(suggestions, force);
                 }
