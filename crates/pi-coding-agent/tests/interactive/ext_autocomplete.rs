@@ -137,7 +137,9 @@ fn keys_typed_while_a_completion_is_applied_follow_it() {
     let s = setup(Script::echo());
     let mut pty = spawn_with("autocomplete.ts", &s, &node, &modules);
     pty.wait_text("completions ready");
-    pty.type_text("a $P");
+    pty.type_text("a $");
+    pty.wait_text("$PATH");
+    pty.type_text("P");
     pty.wait_for("one variable", Duration::from_secs(10), |c| {
         c.contains("$PATH") && !c.contains("$HOME")
     });

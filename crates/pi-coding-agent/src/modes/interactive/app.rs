@@ -70,6 +70,8 @@ pub struct App {
     /// Input held while a completion is applied in the background, and since when.
     held_input: std::collections::VecDeque<pi_tui::InputEvent>,
     held_since: Option<std::time::Instant>,
+    /// Input since the loop last asked may have changed the screen.
+    screen_touched: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -155,6 +157,7 @@ impl App {
             show_resources: verbose || details,
             held_input: Default::default(),
             held_since: None,
+            screen_touched: false,
             caps,
             totals: Totals::default(),
             branch,

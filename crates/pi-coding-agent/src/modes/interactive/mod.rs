@@ -334,11 +334,15 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
             () = extensions.shutdown_wanted(), if !shutdown_asked => shutdown_asked = true,
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
-                dirty = true;
                 let mut next = Some(msg);
-                // Take everything already waiting, then draw once.
+                // Take everything already waiting, then draw once. Keys that only went to an
+                // extension component (a replacement editor) change nothing yet: the frame
+                // comes with the component's answer, and the host gets the CPU meanwhile.
                 while let Some(m) = next {
+                    let input = matches!(m, Msg::Input(_));
+                    app.set_screen_touched(false);
                     handle_msg(m, &mut app, &mut tui, &mut parser, term);
+                    dirty |= !input || app.screen_touched();
                     release_held_input(&mut app, &mut tui, term);
                     match app.take_loop_action().as_deref() {
                         Some("app.suspend") => suspend(&mut tui, term),
@@ -443,6 +447,9 @@ fn release_held_input(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
 }
 
 fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    // Everything but the app's own input handling (which tells) may change the screen.
+    let touched = app.screen_touched();
+    app.set_screen_touched(true);
     match ev {
         InputEvent::KittyFlags(_) => {
             let _ = term.enable_kitty();
@@ -487,6 +494,7 @@ fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut T
             return;
         }
     }
+    app.set_screen_touched(touched);
     app.handle_input(ev, tui);
 }
 

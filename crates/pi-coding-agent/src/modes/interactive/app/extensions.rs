@@ -204,7 +204,10 @@ impl App {
                 let changed = match change {
                     ScreenChange::Lines(lines) => ext.store(lines),
                     ScreenChange::InputLines(id, width, lines, text) => {
-                        if let Some(text) = text.filter(|_| ext.editor() == Some(id)) {
+                        // Text the host had already does not undo what the app did to
+                        // the editor since (an action such as clear, handed back by a key).
+                        let known = |t: &String| ext.editor_text() == Some(t.as_str());
+                        if let Some(text) = text.filter(|t| ext.editor() == Some(id) && !known(t)) {
                             // pi's editor holds the replacement's text, for what reads it
                             // (the app's keys, getEditorText, a later switch back).
                             self.view.editor.set_text(&text);
