@@ -435,27 +435,30 @@ impl App {
         any
     }
 
+    /// The loaded-resources listing under the header (empty when hidden or nothing loaded).
+    pub(super) fn resources_text(&self) -> String {
+        if !self.show_resources {
+            return String::new();
+        }
+        let session = self.session();
+        super::loaded_resources::Listing {
+            theme: &self.theme,
+            resources: session.resources(),
+            extensions: self.listed_extensions(),
+            cwd: session.cwd(),
+            home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        }
+        .text(self.tools_expanded)
+    }
+
     /// The startup header block: pi's header, and the loaded resources under it.
     fn header_block(&self) -> Box<dyn pi_tui::Component> {
-        let session = self.session();
         let text = if self.tools_expanded {
             super::header::expanded(&self.theme, &self.kb, self.version)
         } else {
             super::header::compact(&self.theme, &self.kb, self.version, self.show_resources)
         };
-        let resources = if self.show_resources {
-            let extensions = self.listed_extensions();
-            super::loaded_resources::Listing {
-                theme: &self.theme,
-                resources: session.resources(),
-                extensions,
-                cwd: session.cwd(),
-                home: std::env::var_os("HOME").map(std::path::PathBuf::from),
-            }
-            .text(self.tools_expanded)
-        } else {
-            String::new()
-        };
+        let resources = self.resources_text();
         Box::new(super::header::HeaderBlock::new(
             Notice::new(text, "text", self.theme.clone()),
             resources,

@@ -373,11 +373,16 @@ impl App {
         if !self.show_header || self.view.chat.is_empty() {
             return;
         }
-        // pi's header area starts with a blank line, as the built-in header does.
+        // pi's header area starts with a blank line, as the built-in header does; the
+        // loaded-resources listing stays under the extension's header.
+        let resources = self.resources_text();
+        let listing = (!resources.is_empty())
+            .then(|| std::iter::once(String::new()).chain(resources.lines().map(str::to_string)));
         let mut block = HostLines::new();
         block.set(
             std::iter::once(String::new())
                 .chain(self.view.ext.lines_of(id).iter().cloned())
+                .chain(listing.into_iter().flatten())
                 .collect(),
         );
         self.view.thaw(0);
