@@ -151,3 +151,24 @@ fn the_slash_menu_shows_argument_hints_templates_and_skills() {
     pty.send(CTRL_U);
     quit(&mut pty);
 }
+
+#[test]
+fn a_replacement_editor_lists_project_files_for_at() {
+    let Some((node, modules)) = extension_env("a_replacement_editor_lists_project_files_for_at") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    std::fs::create_dir_all(s.cwd.path().join("docs")).expect("mkdir");
+    std::fs::write(s.cwd.path().join("docs/notes_file.md"), "x").expect("write");
+    let mut pty = spawn_with("editor2.ts", &s, &node, &modules);
+    pty.wait_text("mock-model");
+    // The CustomEditor in the host asks pi's file index for `@` references.
+    pty.type_text("see @notes");
+    pty.wait_text("docs/notes_file.md");
+    pty.send(TAB);
+    pty.wait_for("completed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.contains("see @docs/notes_file.md"))
+    });
+    pty.send(CTRL_U);
+    quit(&mut pty);
+}

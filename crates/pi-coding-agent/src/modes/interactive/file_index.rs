@@ -119,6 +119,17 @@ impl FileIndex {
     }
 }
 
+/// The index pi's editor and a replacement editor's `@` references share.
+pub fn shared() -> &'static FileIndex {
+    static SHARED: std::sync::OnceLock<FileIndex> = std::sync::OnceLock::new();
+    SHARED.get_or_init(FileIndex::default)
+}
+
+/// The suggestions for `@` token `prefix` under `cwd`, from the shared index.
+pub fn suggestions(cwd: &Path, prefix: &str) -> Vec<pi_tui::autocomplete::AutocompleteItem> {
+    pi_tui::file_suggest::suggestions(&shared().lister(), cwd, prefix)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ mod effect;
 mod events;
 mod exit_output;
 pub mod extension_ui;
-mod file_index;
+pub(crate) mod file_index;
 mod footer;
 mod header;
 mod keys;
@@ -247,7 +247,7 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     }
     let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
     // `@` references search the project's files, walked once now and kept fresh.
-    let files = file_index::FileIndex::default();
+    let files = file_index::shared();
     files.prewarm(session.cwd());
     provider.set_file_lister(files.lister());
     // Extensions may stack completion providers on pi's own.
