@@ -7,6 +7,8 @@
 mod bug;
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/editor_menus.rs"]
+mod editor_menus;
 #[path = "interactive/ext_autocomplete.rs"]
 mod ext_autocomplete;
 #[path = "interactive/ext_replace.rs"]
@@ -918,18 +920,34 @@ fn quiet_startup_hides_the_header_unless_verbose() {
 }
 
 #[test]
-fn ctrl_o_shows_every_key_and_the_loaded_resources_in_the_header() {
+fn the_loaded_resources_are_listed_under_the_header_and_ctrl_o_expands_both() {
     let s = setup(Script::sequential(vec![]));
     std::fs::write(s.cwd.path().join("AGENTS.md"), "Be brief.\n").unwrap();
     std::fs::create_dir_all(s.agent.path().join("prompts")).unwrap();
     std::fs::write(s.agent.path().join("prompts/review.md"), "Review the code\n").unwrap();
     let mut pty = s.pi(40, 100);
-    assert!(!pty.contents().contains("[Context]"));
-    pty.send("\x0f");
+    // At start, as pi 1.6: each section as one line, the context file relative to the cwd.
     pty.wait_text("[Context]");
-    pty.wait_text("AGENTS.md");
-    pty.wait_text("/review");
-    assert!(pty.contents().contains("to suspend"), "{}", pty.contents());
+    let rows = pty.rows();
+    let at = rows
+        .iter()
+        .position(|r| r.trim_end() == "[Context]")
+        .expect("section row");
+    assert_eq!(rows[at + 1].trim_end(), "  AGENTS.md");
+    assert!(rows.iter().any(|r| r.trim_end() == "  /review"), "{rows:#?}");
+    assert!(!pty.contents().contains("to suspend"));
+    pty.send("\x0f");
+    pty.wait_text("to suspend");
+    // Expanded: full paths, and prompts under their scope.
+    let cwd = s.cwd.path().display().to_string();
+    pty.wait_text(&format!("  {cwd}/AGENTS.md"));
+    let rows = pty.rows();
+    let at = rows
+        .iter()
+        .position(|r| r.trim_end() == "[Prompts]")
+        .expect("section row");
+    assert_eq!(rows[at + 1].trim_end(), "  user");
+    assert_eq!(rows[at + 2].trim_end(), "    /review");
     quit(&mut pty);
 }
 

@@ -337,7 +337,22 @@ export function createScreen(runtime, loadTui) {
 			seen.add(command.name);
 			commands.push({ name: String(command.name), description: command.description ?? undefined });
 		}
-		return new tuiModule.CombinedAutocompleteProvider(commands, state().cwd ?? process.cwd());
+		const provider = new tuiModule.CombinedAutocompleteProvider(commands, state().cwd ?? process.cwd());
+		// `@` references come from pi's own file index (the host runs no file finder).
+		const ownSuggestions = provider.getSuggestions.bind(provider);
+		provider.getSuggestions = async (lines, line, col, options) => {
+			const before = String(lines[line] ?? "").slice(0, col);
+			const at = typeof provider.extractAtPrefix === "function" ? provider.extractAtPrefix(before) : null;
+			if (!at) return ownSuggestions(lines, line, col, options);
+			try {
+				const answer = await runtime.wire.request("ui.fileSuggestions", { prefix: at });
+				const items = Array.isArray(answer?.items) ? answer.items : [];
+				return items.length > 0 ? { items, prefix: at } : null;
+			} catch {
+				return null;
+			}
+		};
+		return provider;
 	};
 
 	// `ctx.ui.addAutocompleteProvider` chains, stacked on pi's completions.

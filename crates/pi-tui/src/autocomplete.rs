@@ -1,10 +1,12 @@
 //! Autocomplete: the provider interface the editor calls, and a combined provider for `/`
-//! commands (with argument completions), `@` file references (fuzzy over a file list the
-//! application supplies) and Tab path completion from the filesystem.
+//! commands (with argument hints and completions), `@` file references (ranked over the file
+//! lists the application supplies, see [`crate::file_suggest`]) and Tab path completion from
+//! the filesystem.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::file_suggest::FileLister;
 use crate::fuzzy::FuzzyMatcher;
 
 /// One suggestion.
@@ -93,8 +95,8 @@ impl SlashCommand {
 pub struct CombinedAutocompleteProvider {
     commands: Vec<SlashCommand>,
     base: PathBuf,
-    /// Paths relative to `base`; directories end with `/`.
-    files: Arc<Vec<String>>,
+    /// The files under a directory, for `@` references.
+    files: Option<FileLister>,
     max_items: usize,
     matcher: FuzzyMatcher,
 }
@@ -104,15 +106,20 @@ impl CombinedAutocompleteProvider {
         CombinedAutocompleteProvider {
             commands,
             base: base.into(),
-            files: Arc::new(Vec::new()),
+            files: None,
             max_items: 50,
             matcher: FuzzyMatcher::new(true),
         }
     }
 
-    /// The file list `@` completion searches (e.g. from a background walk of the project).
+    /// One fixed file list (relative to the base directory) for `@` references.
     pub fn set_files(&mut self, files: Arc<Vec<String>>) {
-        self.files = files;
+        self.files = Some(Arc::new(move |_: &Path| Some(files.clone())));
+    }
+
+    /// Where `@` references get the files under a directory (e.g. a cached project walk).
+    pub fn set_file_lister(&mut self, lister: FileLister) {
+        self.files = Some(lister);
     }
 
     pub fn set_commands(&mut self, commands: Vec<SlashCommand>) {
@@ -126,10 +133,17 @@ impl CombinedAutocompleteProvider {
             .into_iter()
             .map(|i| {
                 let c = &self.commands[i];
+                let description = c.description.as_deref().filter(|d| !d.is_empty());
+                // A command's argument hint leads its description, as pi shows it.
+                let description = match (c.argument_hint.as_deref(), description) {
+                    (Some(hint), Some(d)) => Some(format!("{hint} — {d}")),
+                    (Some(hint), None) => Some(hint.to_string()),
+                    (None, d) => d.map(str::to_string),
+                };
                 AutocompleteItem {
                     value: c.name.clone(),
                     label: c.name.clone(),
-                    description: c.description.clone(),
+                    description,
                 }
             })
             .collect();
@@ -149,34 +163,8 @@ impl CombinedAutocompleteProvider {
         })
     }
 
-    fn file_suggestions(&mut self, token: &str) -> Option<Suggestions> {
-        let query = token[1..].trim_start_matches('"');
-        let files = self.files.clone();
-        let idx = self.matcher.filter(&files, query, |s| s.as_str());
-        let items: Vec<AutocompleteItem> = idx
-            .into_iter()
-            .take(self.max_items)
-            .map(|i| {
-                let p = &files[i];
-                let value = if p.contains(' ') {
-                    format!("@\"{p}\"")
-                } else {
-                    format!("@{p}")
-                };
-                let trimmed = p.trim_end_matches('/');
-                let name = trimmed.rsplit('/').next().unwrap_or(trimmed);
-                let label = if p.ends_with('/') {
-                    format!("{name}/")
-                } else {
-                    name.to_string()
-                };
-                AutocompleteItem {
-                    value,
-                    label,
-                    description: Some(p.clone()),
-                }
-            })
-            .collect();
+    fn file_suggestions(&self, token: &str) -> Option<Suggestions> {
+        let items = crate::file_suggest::suggestions(self.files.as_ref()?, &self.base, token);
         (!items.is_empty()).then(|| Suggestions {
             items,
             prefix: token.to_string(),
@@ -241,10 +229,10 @@ impl AutocompleteProvider for CombinedAutocompleteProvider {
                 self.command_suggestions(before)
             };
         }
-        let token = last_token(before);
-        if token.starts_with('@') {
+        if let Some(token) = crate::file_suggest::at_prefix(before) {
             return self.file_suggestions(token);
         }
+        let token = last_token(before);
         if force {
             return self.path_suggestions(token);
         }
@@ -266,18 +254,24 @@ impl AutocompleteProvider for CombinedAutocompleteProvider {
         } else {
             col
         };
-        let (head, tail) = (&cur[..start], &cur[col..]);
+        let (head, mut tail) = (&cur[..start], &cur[col..]);
+        // A quoted path replaces the closing quote already after the cursor.
+        if prefix.starts_with("@\"") && item.value.ends_with('"') && tail.starts_with('"') {
+            tail = &tail[1..];
+        }
         let is_command = line == 0 && prefix.starts_with('/') && head.is_empty();
+        let quoted_dir = item.value.ends_with("/\"");
         let insert = if is_command {
             format!("/{} ", item.value)
-        } else if item.value.ends_with('/') || item.value.ends_with("/\"") {
+        } else if item.value.ends_with('/') || quoted_dir {
             item.value.clone()
         } else if item.value.starts_with('@') {
             format!("{} ", item.value)
         } else {
             item.value.clone()
         };
-        let new_col = start + insert.len();
+        // Inside a quoted directory the cursor stays before the quote, to keep completing.
+        let new_col = start + insert.len() - usize::from(quoted_dir);
         lines[line] = format!("{head}{insert}{tail}");
         Applied {
             lines,
@@ -343,15 +337,59 @@ mod tests {
     #[test]
     fn at_files() {
         let mut p = provider();
-        let lines = vec!["look at @mainrs please".to_string()];
-        let s = p.suggestions(&lines, 0, 15, false).expect("some");
+        let lines = vec!["look at @main please".to_string()];
+        let s = p.suggestions(&lines, 0, 13, false).expect("some");
         assert_eq!(s.items[0].value, "@src/main.rs");
-        let a = p.apply(&lines, 0, 15, &s.items[0], &s.prefix);
+        let a = p.apply(&lines, 0, 13, &s.items[0], &s.prefix);
         assert_eq!(a.lines, ["look at @src/main.rs  please"]);
         let lines = vec!["@my".to_string()];
         let s = p.suggestions(&lines, 0, 3, false).expect("some");
         assert_eq!(s.items[0].value, "@\"docs/my file.md\"");
         assert!(p.suggestions(&["plain".to_string()], 0, 5, false).is_none());
+        // A quoted directory keeps the cursor inside the quotes and eats the closing one.
+        let dir = AutocompleteItem {
+            value: "@\"my dir/\"".into(),
+            label: "my dir/".into(),
+            description: None,
+        };
+        let lines = vec!["@\"my\" x".to_string()];
+        let a = p.apply(&lines, 0, 4, &dir, "@\"my");
+        assert_eq!(a.lines, ["@\"my dir/\" x"]);
+        assert_eq!(a.col, 9);
+    }
+
+    #[test]
+    fn argument_hints_lead_the_description() {
+        let mut p = CombinedAutocompleteProvider::new(
+            vec![
+                SlashCommand {
+                    name: "model".into(),
+                    description: Some("Select model".into()),
+                    argument_hint: Some("<provider/model>".into()),
+                    ..Default::default()
+                },
+                SlashCommand {
+                    name: "mine".into(),
+                    argument_hint: Some("<x>".into()),
+                    ..Default::default()
+                },
+            ],
+            "/nonexistent",
+        );
+        let s = p.suggestions(&["/m".to_string()], 0, 2, false).expect("some");
+        let mut d: Vec<(&str, Option<&str>)> = s
+            .items
+            .iter()
+            .map(|i| (i.value.as_str(), i.description.as_deref()))
+            .collect();
+        d.sort();
+        assert_eq!(
+            d,
+            [
+                ("mine", Some("<x>")),
+                ("model", Some("<provider/model> — Select model"))
+            ]
+        );
     }
 
     #[test]

@@ -29,6 +29,7 @@ pub mod ansi;
 pub mod autocomplete;
 pub mod component;
 pub mod components;
+pub mod file_suggest;
 pub mod fullscreen;
 pub mod fuzzy;
 pub mod highlight;

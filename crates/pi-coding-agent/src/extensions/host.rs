@@ -346,6 +346,20 @@ impl HostBridge {
         if method == "tool.builtin" {
             return self.builtin_tool(&params).await;
         }
+        if method == "ui.fileSuggestions" {
+            // A replacement editor's `@` references, from the files pi's own editor lists.
+            let prefix = params.get("prefix").and_then(Value::as_str).unwrap_or("@").to_string();
+            let cwd = self.cwd.clone();
+            let items =
+                tokio::task::spawn_blocking(move || crate::modes::interactive::file_index::suggestions(&cwd, &prefix))
+                    .await
+                    .unwrap_or_default();
+            let items: Vec<Value> = items
+                .iter()
+                .map(|i| json!({ "value": i.value, "label": i.label, "description": i.description }))
+                .collect();
+            return Ok(json!({ "items": items }));
+        }
         let Some(slot) = self.slot.upgrade() else {
             return Err("pi is shutting down".to_string());
         };

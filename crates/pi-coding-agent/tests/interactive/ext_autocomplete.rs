@@ -9,7 +9,7 @@ use pi_test_support::Script;
 
 use super::extensions::{extension_env, spawn_with};
 use super::pty::Pty;
-use super::{quit, setup, ENTER};
+use super::{quit, setup, ENTER, ESC};
 
 const TAB: &str = "\t";
 const DOWN: &str = "\x1b[B";
@@ -124,6 +124,49 @@ fn a_replacement_editor_completes_through_the_extension_provider() {
     pty.send(TAB);
     pty.wait_for("variable completed", Duration::from_secs(10), |_| {
         pty.rows().iter().any(|r| r.trim_end() == "see #1024 ${USER}")
+    });
+    pty.send(CTRL_U);
+    quit(&mut pty);
+}
+
+#[test]
+fn keys_typed_while_a_completion_is_applied_follow_it() {
+    let Some((node, modules)) = extension_env("keys_typed_while_a_completion_is_applied_follow_it") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let mut pty = spawn_with("autocomplete.ts", &s, &node, &modules);
+    pty.wait_text("completions ready");
+    pty.type_text("a $");
+    pty.wait_text("$PATH");
+    pty.type_text("P");
+    pty.wait_for("one variable", Duration::from_secs(10), |c| {
+        c.contains("$PATH") && !c.contains("$HOME")
+    });
+    // Tab and more keys in one write: the provider's insertion is a host round trip away,
+    // and the keys must land after it, none lost.
+    pty.send("\tx/y z");
+    pty.wait_for("applied then typed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "a ${PATH}x/y z")
+    });
+    // Again, with Enter accepting and a key right after.
+    pty.type_text(" $H");
+    pty.wait_text("$HOME");
+    pty.send("\r!");
+    pty.wait_for("applied then typed", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "a ${PATH}x/y z ${HOME}!")
+    });
+    // Tab with the menu closed asks the provider first; a key right after waits for that too.
+    pty.send(CTRL_U);
+    pty.type_text("b #102");
+    pty.wait_text("#1024");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(10), |c| !c.contains("Paste markers"));
+    pty.send("\tq");
+    pty.wait_for("completed then typed", Duration::from_secs(10), |_| {
+        pty.rows()
+            .iter()
+            .any(|r| r.trim_end() == "b #1024q" || r.trim_end() == "b #1024 q")
     });
     pty.send(CTRL_U);
     quit(&mut pty);

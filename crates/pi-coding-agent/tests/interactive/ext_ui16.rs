@@ -224,3 +224,29 @@ fn the_html_export_draws_extension_tools_with_their_renderers() {
     assert!(html.contains("SHOUT RESULT 9 HEY THERE expanded=true w=100"), "{html}");
     quit(&mut pty);
 }
+
+#[test]
+fn an_entry_appended_while_the_reply_streams_goes_before_the_reply() {
+    let Some((node, modules)) = extension_env("an_entry_appended_while_the_reply_streams_goes_before_the_reply") else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![Turn::text(
+        "streamed words arrive one by one until the reply ends here",
+    )
+    .with_delay_ms(60)]));
+    let mut pty = spawn_with("stream_entry.ts", &s, &node, &modules);
+    pty.type_text("go");
+    pty.send(ENTER);
+    pty.wait_text("until the reply ends here");
+    pty.wait_text("[card] during the reply");
+    // As pi 1.6 places it: above the reply that was streaming when it was appended.
+    let rows = pty.rows();
+    let card = rows.iter().position(|r| r.contains("[card] during the reply"));
+    let reply = rows.iter().position(|r| r.contains("streamed words arrive"));
+    let prompt = rows.iter().position(|r| r.trim() == "go");
+    assert!(
+        prompt < card && card < reply,
+        "prompt {prompt:?}, card {card:?}, reply {reply:?}: {rows:#?}"
+    );
+    quit(&mut pty);
+}

@@ -129,6 +129,14 @@ fn statuses_widgets_header_footer_and_title_show_where_pi_puts_them() {
     pty.send(ENTER);
     pty.wait_text("CUSTOM HEADER");
     assert!(!pty.contents().contains("escape interrupt"), "{}", pty.contents());
+    // The loaded-resources listing stays under it, as in pi 1.6.
+    let rows = pty.rows();
+    let header = rows
+        .iter()
+        .position(|r| r.contains("CUSTOM HEADER"))
+        .expect("header row");
+    let listing = rows.iter().position(|r| r.trim_end() == "[Extensions]");
+    assert!(listing.is_some_and(|l| l > header), "{rows:#?}");
 
     // The terminal title.
     pty.type_text("/title hello there");

@@ -67,6 +67,12 @@ fn session_lists_the_cost_of_each_model_that_answered() {
         pty.contents()
     );
     pty.type_text("/model mock-anthropic/mock-model");
+    // As in pi 1.6, Enter first takes the argument menu's choice, then submits.
+    pty.wait_text("mock-anthropic\n");
+    pty.send(ENTER);
+    pty.wait_for("menu closed", Duration::from_secs(10), |c| {
+        !c.contains("mock-anthropic\n")
+    });
     pty.send(ENTER);
     pty.wait_text("Model: mock-model");
     pty.type_text("second question");

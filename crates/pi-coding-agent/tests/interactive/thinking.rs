@@ -14,6 +14,10 @@ fn thinking_command_names_a_level_or_opens_the_selector() {
     pty.send(ENTER);
     pty.wait_text("Unknown thinking level \"banana\". Available levels: off");
     pty.type_text("/thinking OFF");
+    // As in pi 1.6, Enter first takes the level the argument menu offers, then submits.
+    pty.wait_text("→ off");
+    pty.send(ENTER);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("→ off"));
     pty.send(ENTER);
     pty.wait_text("Thinking level: off");
     pty.type_text("/thinking");

@@ -80,6 +80,8 @@ pub struct Editor {
     autocomplete_max_visible: usize,
     disable_submit: bool,
     last_event: Option<EditorEvent>,
+    /// A completion the provider applies in the background is still to come.
+    applying: bool,
 }
 
 impl Editor {
@@ -108,6 +110,7 @@ impl Editor {
             autocomplete_max_visible: 5,
             disable_submit: false,
             last_event: None,
+            applying: false,
         }
     }
 

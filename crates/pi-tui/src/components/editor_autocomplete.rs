@@ -52,7 +52,9 @@ impl Editor {
         // Inside a `/command` line every key completes again (its argument, once typed).
         let in_command = self.state.line == 0 && before.starts_with('/');
         let trigger = (c == '@' || triggers.contains(&c)) && at_token_start(prev);
-        let word = (c.is_alphanumeric() || matches!(c, '.' | '-' | '_')) && in_trigger_token(before, &triggers);
+        // Any character of a token opened by a trigger asks again (`@src/`, `@"my fi`).
+        let word = !c.is_whitespace()
+            && (in_trigger_token(before, &triggers) || crate::file_suggest::at_prefix(before).is_some());
         if in_command || trigger || word {
             self.refresh_autocomplete(false);
         }
@@ -61,8 +63,10 @@ impl Editor {
     pub(super) fn refresh_autocomplete(&mut self, force: bool) {
         let Some(p) = self.provider.as_mut() else { return };
         let s = p.suggestions(&self.state.lines, self.state.line, self.state.col, force);
-        // An answer still to come leaves the menu as it is.
+        // An answer still to come leaves the menu as it is; for Tab, the answer may complete
+        // the text, so what is typed meanwhile waits for it as for a completion.
         if s.is_none() && p.answers_later() {
+            self.applying |= force;
             return;
         }
         self.set_suggestions(s);
@@ -81,6 +85,7 @@ impl Editor {
     /// A provider's later answer for the text as it is now (the caller checked): shows the
     /// menu, or closes it for `None`. An explicit Tab (`force`) with one suggestion accepts it.
     pub fn answer_suggestions(&mut self, s: Option<Suggestions>, force: bool) {
+        self.applying = false;
         let single = s.as_ref().is_some_and(|s| s.items.len() == 1);
         self.set_suggestions(s);
         if force && single {
@@ -139,12 +144,13 @@ impl Editor {
         };
         let (lines, line, col) = (&self.state.lines, self.state.line, self.state.col);
         if p.apply_later(lines, line, col, item, &ac.prefix, submit) {
+            self.applying = true;
             return Accepted::Later;
         }
         let a = p.apply(lines, line, col, item, &ac.prefix);
         self.set_applied(a);
         // A directory keeps completing.
-        if item.value.ends_with('/') {
+        if item.value.ends_with('/') || item.value.ends_with("/\"") {
             self.refresh_autocomplete(false);
         }
         Accepted::Now
@@ -168,6 +174,20 @@ impl Editor {
         self.state.col = col;
         self.last = LastAction::None;
         self.autocomplete = None;
+        self.applying = false;
+    }
+
+    /// Whether a completion the provider applies in the background (or its answer to Tab) is
+    /// still to come: the
+    /// application holds the keys typed meanwhile and hands them on after `set_applied`, so
+    /// none is lost or put before the completion.
+    pub fn is_applying(&self) -> bool {
+        self.applying
+    }
+
+    /// Give up waiting for a background completion (its answer will not come).
+    pub fn stop_applying(&mut self) {
+        self.applying = false;
     }
 
     /// Submit as Enter does (after a completion applied in the background); `None` while

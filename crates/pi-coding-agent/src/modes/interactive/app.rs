@@ -25,6 +25,7 @@ use crate::session::AgentSession;
 use crate::session_host::SessionHost;
 
 mod extensions;
+mod held_input;
 mod input;
 mod login;
 mod prompt;
@@ -64,6 +65,13 @@ pub struct App {
     version: &'static str,
     /// The startup header is shown (not when `quietStartup` is set, unless `--verbose`).
     show_header: bool,
+    /// The loaded resources are listed under it (`quietStartup` false, or `--verbose`).
+    show_resources: bool,
+    /// Input held while a completion is applied in the background, and since when.
+    held_input: std::collections::VecDeque<pi_tui::InputEvent>,
+    held_since: Option<std::time::Instant>,
+    /// Input since the loop last asked may have changed the screen.
+    screen_touched: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -91,18 +99,19 @@ impl App {
         verbose: bool,
     ) -> Self {
         let session = host.session();
-        let (quiet, hide_thinking, show_images, output_pad) = session
+        let (quiet, details, hide_thinking, show_images, output_pad) = session
             .settings()
             .lock()
             .map(|s| {
                 (
                     s.quiet_startup(),
+                    s.quiet_startup_choice() == "false",
                     s.hide_thinking_block(),
                     s.show_images(),
                     s.output_pad(),
                 )
             })
-            .unwrap_or((false, false, true, 1));
+            .unwrap_or((false, true, false, true, 1));
         super::chat::set_output_pad(output_pad as usize);
         let mut caps = pi_tui::components::Capabilities::detect();
         if !show_images {
@@ -145,6 +154,10 @@ impl App {
             title_dirty: true,
             version: env!("CARGO_PKG_VERSION"),
             show_header: verbose || !quiet,
+            show_resources: verbose || details,
+            held_input: Default::default(),
+            held_since: None,
+            screen_touched: false,
             caps,
             totals: Totals::default(),
             branch,
@@ -422,13 +435,34 @@ impl App {
         any
     }
 
-    fn header_text(&self) -> String {
-        if self.tools_expanded {
-            let session = self.session();
-            super::header::expanded(&self.theme, &self.kb, self.version, session.resources())
-        } else {
-            super::header::compact(&self.theme, &self.kb, self.version)
+    /// The loaded-resources listing under the header (empty when hidden or nothing loaded).
+    pub(super) fn resources_text(&self) -> String {
+        if !self.show_resources {
+            return String::new();
         }
+        let session = self.session();
+        super::loaded_resources::Listing {
+            theme: &self.theme,
+            resources: session.resources(),
+            extensions: self.listed_extensions(),
+            cwd: session.cwd(),
+            home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        }
+        .text(self.tools_expanded)
+    }
+
+    /// The startup header block: pi's header, and the loaded resources under it.
+    fn header_block(&self) -> Box<dyn pi_tui::Component> {
+        let text = if self.tools_expanded {
+            super::header::expanded(&self.theme, &self.kb, self.version)
+        } else {
+            super::header::compact(&self.theme, &self.kb, self.version, self.show_resources)
+        };
+        let resources = self.resources_text();
+        Box::new(super::header::HeaderBlock::new(
+            Notice::new(text, "text", self.theme.clone()),
+            resources,
+        ))
     }
 
     /// Rebuild the transcript from the current session (start, session switch).
@@ -439,8 +473,8 @@ impl App {
         self.streaming = None;
         self.totals.reset();
         if self.show_header {
-            let header = Notice::new(self.header_text(), "text", self.theme.clone());
-            self.view.chat.push(Box::new(header));
+            let header = self.header_block();
+            self.view.chat.push(header);
         }
         // Custom entries an entry renderer draws go between the messages they came between.
         let entries = self.branch_entry_blocks();

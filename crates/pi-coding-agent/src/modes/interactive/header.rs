@@ -1,11 +1,53 @@
 //! The startup header at the top of the transcript: compact, or (while tool output is
-//! expanded) every key and the loaded context files, skills and prompt templates.
+//! expanded) every key; the loaded-resources listing follows it in the same block.
 
-use pi_tui::Keybindings;
+use pi_tui::{wrap_text, Component, Frame, Keybindings, LineCache};
 
+use super::chat::Notice;
 use super::keys::key_hint;
 use super::theme::UiTheme;
-use crate::resources::loader::Resources;
+
+/// The header's block in the transcript: pi's header (indented a column, after a blank line)
+/// and, when there is one, the resources listing flush left after another blank line.
+pub struct HeaderBlock {
+    header: Notice,
+    resources: String,
+    cache: LineCache,
+}
+
+impl HeaderBlock {
+    pub fn new(header: Notice, resources: String) -> Self {
+        HeaderBlock {
+            header,
+            resources,
+            cache: LineCache::default(),
+        }
+    }
+}
+
+impl Component for HeaderBlock {
+    fn render(&mut self, width: usize, out: &mut Frame) {
+        self.header.render(width, out);
+        if self.resources.is_empty() {
+            return;
+        }
+        let lines = match self.cache.get(width) {
+            Some(l) => l,
+            None => {
+                let mut lines = vec![String::new()];
+                for l in self.resources.lines() {
+                    lines.extend(wrap_text(l, width.max(1)));
+                }
+                self.cache.set(width, lines)
+            }
+        };
+        out.push(lines);
+    }
+    fn invalidate(&mut self) {
+        self.header.invalidate();
+        self.cache.clear();
+    }
+}
 
 fn paint_hint(theme: &UiTheme, key: &str, text: &str) -> String {
     format!("{} {}", theme.paint("dim", key), theme.paint("muted", text))
@@ -25,8 +67,8 @@ fn logo() -> [String; 2] {
 }
 
 /// The startup header: the logo with the version, the main keys and a pointer to the full
-/// list.
-pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
+/// list (`details`: it also shows the loaded resources).
+pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str, details: bool) -> String {
     let key = |id: &str| key_hint(kb, id);
     let hints = [
         paint_hint(t, &key("app.interrupt"), "interrupt"),
@@ -43,8 +85,9 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
         t.paint(
             "dim",
             &format!(
-                "Press {} to show full startup help and loaded resources.",
-                key("app.tools.expand")
+                "Press {} to show full startup help{}.",
+                key("app.tools.expand"),
+                if details { " and loaded resources" } else { "" }
             )
         ),
         t.paint(
@@ -54,9 +97,8 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
     )
 }
 
-/// The header with every key and the loaded context files, skills and prompt templates
-/// (shown while tool output is expanded, as pi does).
-pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str, resources: &Resources) -> String {
+/// The header with every key (shown while tool output is expanded, as pi does).
+pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
     let key = |id: &str| key_hint(kb, id);
     let keys = [
         (key("app.interrupt"), "to interrupt"),
@@ -91,35 +133,6 @@ pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str, resources: &Resour
         keys.iter()
             .filter(|(k, _)| !k.is_empty())
             .map(|(k, what)| paint_hint(t, k, what)),
-    );
-    let mut section = |title: &str, items: Vec<String>| {
-        if !items.is_empty() {
-            lines.push(String::new());
-            lines.push(t.paint("accent", &format!("[{title}]")));
-            lines.extend(items.into_iter().map(|i| format!("  {}", t.paint("dim", &i))));
-        }
-    };
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let shown = |p: &std::path::Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
-        Some(rest) => format!("~/{}", rest.display()),
-        None => p.display().to_string(),
-    };
-    section(
-        "Context",
-        resources.context_files.iter().map(|f| shown(&f.path)).collect(),
-    );
-    section(
-        "Skills",
-        resources.skills.skills.iter().map(|s| s.name.clone()).collect(),
-    );
-    section(
-        "Prompts",
-        resources
-            .templates
-            .templates
-            .iter()
-            .map(|p| format!("/{}", p.name))
-            .collect(),
     );
     lines.join("\n")
 }

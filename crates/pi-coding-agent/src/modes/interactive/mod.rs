@@ -24,9 +24,11 @@ mod effect;
 mod events;
 mod exit_output;
 pub mod extension_ui;
+pub(crate) mod file_index;
 mod footer;
 mod header;
 mod keys;
+mod loaded_resources;
 mod login;
 mod login_view;
 mod mcp_menu;
@@ -36,6 +38,7 @@ mod scoped_models;
 mod settings_menu;
 mod settings_model_thinking;
 mod share;
+mod slash_menu;
 pub(crate) mod theme;
 mod tool_block;
 mod tree;
@@ -229,12 +232,24 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
     };
     app.apply(startup, &mut tui);
     app.apply_early_extension_ui(early_ui.as_ref(), &mut tui);
+    // As pi orders the menu: built-ins, prompt templates, extension commands, skills.
     let mut slash = app.commands().slash_commands();
+    slash_menu::add_builtin_arguments(&mut slash, &session);
+    let builtin_count = slash.len();
+    slash.extend(slash_menu::template_commands(session.resources()));
     if let Some(runner) = session.services().extensions().runner() {
-        let more = extension_ui::slash::extension_commands(&runner, &slash, &paths.agent_dir, session.cwd(), &tx);
+        let builtins = &slash[..builtin_count];
+        let more = extension_ui::slash::extension_commands(&runner, builtins, &paths.agent_dir, session.cwd(), &tx);
         slash.extend(more);
     }
-    let provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
+    if session.settings().lock().is_ok_and(|s| s.enable_skill_commands()) {
+        slash.extend(slash_menu::skill_commands(session.resources()));
+    }
+    let mut provider = pi_tui::autocomplete::CombinedAutocompleteProvider::new(slash, session.cwd());
+    // `@` references search the project's files, walked once now and kept fresh.
+    let files = file_index::shared();
+    files.prewarm(session.cwd());
+    provider.set_file_lister(files.lister());
     // Extensions may stack completion providers on pi's own.
     let provider: Box<dyn pi_tui::autocomplete::AutocompleteProvider> = match session.services().extensions().runner() {
         Some(runner) => Box::new(extension_ui::autocomplete::Stacked::new(
@@ -319,11 +334,16 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
             () = extensions.shutdown_wanted(), if !shutdown_asked => shutdown_asked = true,
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
-                dirty = true;
                 let mut next = Some(msg);
-                // Take everything already waiting, then draw once.
+                // Take everything already waiting, then draw once. Keys that only went to an
+                // extension component (a replacement editor) change nothing yet: the frame
+                // comes with the component's answer, and the host gets the CPU meanwhile.
                 while let Some(m) = next {
+                    let input = matches!(m, Msg::Input(_));
+                    app.set_screen_touched(false);
                     handle_msg(m, &mut app, &mut tui, &mut parser, term);
+                    dirty |= !input || app.screen_touched();
+                    release_held_input(&mut app, &mut tui, term);
                     match app.take_loop_action().as_deref() {
                         Some("app.suspend") => suspend(&mut tui, term),
                         Some("app.editor.external") => external_editor(&mut app, &mut tui, term),
@@ -351,6 +371,10 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
                     for ev in parser.flush() {
                         dispatch_input(&ev, &mut app, &mut tui, term);
                     }
+                    dirty = true;
+                }
+                if app.has_held_input() {
+                    release_held_input(&mut app, &mut tui, term);
                     dirty = true;
                 }
                 // Live output whose wake-up did not fit in the channel.
@@ -401,7 +425,31 @@ async fn recv_signal(s: &mut Option<tokio::signal::unix::Signal>) {
     }
 }
 
+/// Hand `ev` on, or hold it (behind what is held already) while the editor waits for a
+/// completion applied in the background, so keys keep their order around it.
 fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    if !matches!(ev, InputEvent::KittyFlags(_)) && (app.holds_input() || app.has_held_input()) {
+        app.hold_input(ev.clone());
+        release_held_input(app, tui, term);
+        return;
+    }
+    dispatch_now(ev, app, tui, term);
+}
+
+/// Hand on the held input once nothing holds it any more (a held Tab may hold it again).
+fn release_held_input(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    while let Some(ev) = app.next_held_input() {
+        dispatch_now(&ev, app, tui, term);
+        if app.quit_requested() {
+            return;
+        }
+    }
+}
+
+fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    // Everything but the app's own input handling (which tells) may change the screen.
+    let touched = app.screen_touched();
+    app.set_screen_touched(true);
     match ev {
         InputEvent::KittyFlags(_) => {
             let _ = term.enable_kitty();
@@ -446,6 +494,7 @@ fn dispatch_input(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut
             return;
         }
     }
+    app.set_screen_touched(touched);
     app.handle_input(ev, tui);
 }
 

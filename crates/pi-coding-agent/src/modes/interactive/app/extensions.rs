@@ -12,7 +12,6 @@ use pi_tui::{InputEvent, Tui};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use super::super::chat::Notice;
 use super::super::effect::Effect;
 use super::super::events::{Msg, UiSender};
 use super::super::extension_ui::autocomplete::Chain;
@@ -122,6 +121,34 @@ impl App {
         self.ext_pushed.completions.clone()
     }
 
+    /// The loaded extensions for the startup listing (pi's own built-ins left out), each with
+    /// its scope group: the user's, the project's, or a path given for this run.
+    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, &'static str)> {
+        let Some(runner) = self.extension_runner() else {
+            return Vec::new();
+        };
+        let session = self.session();
+        let agent_dir = super::super::commands::paths_for(&session).agent_dir;
+        let project = session.cwd().join(".pi");
+        runner
+            .registrations()
+            .extensions
+            .iter()
+            .filter(|e| !e.path.starts_with("builtin:"))
+            .map(|e| {
+                let path = std::path::PathBuf::from(&e.path);
+                let group = if path.starts_with(&agent_dir) {
+                    "user"
+                } else if path.starts_with(&project) {
+                    "project"
+                } else {
+                    "path"
+                };
+                (path, group)
+            })
+            .collect()
+    }
+
     fn extension_runner(&self) -> Option<Arc<ExtensionRunner>> {
         self.session().services().extensions().runner()
     }
@@ -177,7 +204,10 @@ impl App {
                 let changed = match change {
                     ScreenChange::Lines(lines) => ext.store(lines),
                     ScreenChange::InputLines(id, width, lines, text) => {
-                        if let Some(text) = text.filter(|_| ext.editor() == Some(id)) {
+                        // Text the host had already does not undo what the app did to
+                        // the editor since (an action such as clear, handed back by a key).
+                        let known = |t: &String| ext.editor_text() == Some(t.as_str());
+                        if let Some(text) = text.filter(|t| ext.editor() == Some(id) && !known(t)) {
                             // pi's editor holds the replacement's text, for what reads it
                             // (the app's keys, getEditorText, a later switch back).
                             self.view.editor.set_text(&text);
@@ -205,10 +235,16 @@ impl App {
             ScreenChange::MessageLines { key, items } => {
                 self.ext_pushed.messages_in_flight = false;
                 for (index, message, lines) in items {
-                    let Some(block) = self.view.chat.child_mut::<MessageBlock>(index) else {
+                    let holds = |chat: &mut pi_tui::Container, i: usize| {
+                        chat.child_mut::<MessageBlock>(i)
+                            .is_some_and(|b| b.message() == &message)
+                    };
+                    // An entry put in before a streaming reply moves the blocks after it.
+                    let len = self.view.chat.len();
+                    let Some(index) = (index..len).find(|&i| holds(&mut self.view.chat, i)) else {
                         continue;
                     };
-                    if block.message() == &message {
+                    if let Some(block) = self.view.chat.child_mut::<MessageBlock>(index) {
                         block.set_rendered(key, lines);
                         self.view.thaw(index);
                     }
@@ -217,6 +253,8 @@ impl App {
             ScreenChange::ToolLines { width, items } => {
                 self.ext_pushed.tools_in_flight = false;
                 for (index, id, call, result) in items {
+                    // The block may have moved down since (an entry put in before a reply).
+                    let index = self.tools.get(&id).copied().unwrap_or(index);
                     let Some(block) = self.view.chat.child_mut::<ToolBlock>(index) else {
                         continue;
                     };
@@ -258,12 +296,17 @@ impl App {
             ScreenChange::Autocomplete(triggers) => self.ext_pushed.completions.set(triggers),
             ScreenChange::Suggested { at, force, suggestions } => {
                 let editor = &mut self.view.editor;
+                if force {
+                    editor.stop_applying();
+                }
                 if at.is_now(editor.lines(), editor.cursor()) {
                     editor.answer_suggestions(suggestions, force);
                 }
             }
             ScreenChange::Applied { at, applied, submit } => {
                 let editor = &mut self.view.editor;
+                // The keys held meanwhile go on after this, whether it still applies or not.
+                editor.stop_applying();
                 if at.is_now(editor.lines(), editor.cursor()) {
                     editor.set_applied(applied);
                     if let Some(text) = submit.then(|| editor.submit_now()).flatten() {
@@ -330,11 +373,16 @@ impl App {
         if !self.show_header || self.view.chat.is_empty() {
             return;
         }
-        // pi's header area starts with a blank line, as the built-in header does.
+        // pi's header area starts with a blank line, as the built-in header does; the
+        // loaded-resources listing stays under the extension's header.
+        let resources = self.resources_text();
+        let listing = (!resources.is_empty())
+            .then(|| std::iter::once(String::new()).chain(resources.lines().map(str::to_string)));
         let mut block = HostLines::new();
         block.set(
             std::iter::once(String::new())
                 .chain(self.view.ext.lines_of(id).iter().cloned())
+                .chain(listing.into_iter().flatten())
                 .collect(),
         );
         self.view.thaw(0);
@@ -348,10 +396,10 @@ impl App {
         if !self.show_header || self.view.chat.child_mut::<HostLines>(0).is_none() {
             return;
         }
-        let header = Notice::new(self.header_text(), "text", self.theme.clone());
+        let header = self.header_block();
         self.view.thaw(0);
         if let Some(first) = self.view.chat.children_mut().first_mut() {
-            *first = Box::new(header);
+            *first = header;
         }
     }
 

@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use pi_tui::components::{SelectEvent, SelectList};
 use pi_tui::{InputEvent, KeyEvent, OverlayId, Tui};
 
-use super::super::chat::Notice;
 use super::super::commands::{self, Open};
 use super::super::dialogs::{Dialog, DialogResult};
 use super::super::effect::{blocking_task, notice, then, Effect};
@@ -19,8 +18,21 @@ use super::super::tree::{TreeEvent, TreeSelector};
 use super::App;
 
 impl App {
+    /// Whether input handled since the last `set_screen_touched(false)` may have changed
+    /// the screen (keys only sent to an extension component did not).
+    pub fn screen_touched(&self) -> bool {
+        self.screen_touched
+    }
+
+    pub fn set_screen_touched(&mut self, touched: bool) {
+        self.screen_touched = touched;
+    }
+
     pub fn handle_input(&mut self, ev: &InputEvent, tui: &mut Tui) {
+        let before = self.screen_touched;
+        self.screen_touched = true;
         if self.picker.is_none() && self.extension_input(ev) {
+            self.screen_touched = before;
             return;
         }
         if self.picker.is_none() && self.handle_search_input(ev, tui) {
@@ -48,6 +60,7 @@ impl App {
             }
         }
         if self.replacement_editor_input(ev) {
+            self.screen_touched = before;
             return;
         }
         tui.handle_input(ev, &mut self.view);
@@ -124,9 +137,9 @@ impl App {
             self.tools_expanded = !self.tools_expanded;
             self.view.drop_frozen();
             if self.show_header {
-                let header = Notice::new(self.header_text(), "text", self.theme.clone());
+                let header = self.header_block();
                 if let Some(first) = self.view.chat.children_mut().first_mut() {
-                    *first = Box::new(header);
+                    *first = header;
                 }
             }
             let expanded = self.tools_expanded;

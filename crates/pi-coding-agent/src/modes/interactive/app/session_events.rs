@@ -34,6 +34,23 @@ impl App {
         self.view.chat.push(Box::new(block));
     }
 
+    /// Add `block` to the chat; while a reply streams it goes before the reply, as pi puts
+    /// the entries extensions append then (the blocks after it move down one place).
+    fn put_before_streaming(&mut self, block: Box<dyn pi_tui::Component>) {
+        let Some(at) = self.streaming.filter(|&i| i < self.view.chat.len()) else {
+            self.view.chat.push(block);
+            return;
+        };
+        self.view.thaw(at);
+        self.view.chat.children_mut().insert(at, block);
+        self.streaming = Some(at + 1);
+        for i in self.tools.values_mut() {
+            if *i >= at {
+                *i += 1;
+            }
+        }
+    }
+
     fn streaming_block(&mut self) -> Option<&mut AssistantBlock> {
         let i = self.streaming?;
         self.view.thaw(i);
@@ -63,7 +80,7 @@ impl App {
                     .is_some_and(|t| self.entry_renderer_types().contains(t));
                 if drawn {
                     let block = super::super::extension_ui::message_block::MessageBlock::entry(entry);
-                    self.view.chat.push(Box::new(block));
+                    self.put_before_streaming(Box::new(block));
                 }
             }
             UiEvent::CustomMessage(message) => {
