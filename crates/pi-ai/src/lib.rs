@@ -38,6 +38,9 @@ pub use types::*;
 /// The API key comes from `options.api_key`; callers resolve it (auth file, environment) first.
 /// Every failure, including an unknown API or a missing key, arrives as an `error` event.
 pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -> AssistantStream {
+    if let Some(message) = &options.invalid_setting {
+        return stream_driver::failed_before_start(model, message.clone());
+    }
     type ProviderStream = fn(&Model, &Context, StreamOptions, String) -> AssistantStream;
     let provider: ProviderStream = match model.api.as_str() {
         "openai-completions" => providers::openai_completions::stream,

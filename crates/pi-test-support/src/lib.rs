@@ -42,6 +42,7 @@ mod wire;
 pub use agent_dir::{models_json, write_models_json, AgentDir, ALL_APIS, GOLDEN_APIS, PROVIDERS};
 pub use conversation::Api;
 pub use error::MockError;
+pub use http::unzstd;
 pub use reference::{
     find_reference, golden_073, golden_16, reference_pi, testdata, ReferencePi, REFERENCE_PACKAGE, REFERENCE_VERSION,
 };

@@ -100,6 +100,8 @@ pub(crate) struct State {
     pending: VecDeque<Fault>,
     /// WebSocket upgrades accepted so far.
     pub websocket_connections: usize,
+    /// The close frames clients sent: code and reason (`None` for a close without a frame).
+    pub websocket_closes: Vec<Option<(u16, String)>>,
     /// Answer WebSocket upgrades with this status instead of accepting them.
     pub refuse_websockets: Option<u16>,
 }
@@ -253,6 +255,11 @@ impl MockServer {
     /// WebSocket connections accepted so far (the Codex transport's).
     pub fn websocket_connections(&self) -> usize {
         self.shared.state().websocket_connections
+    }
+
+    /// The close frames clients sent so far: `(code, reason)`, `None` for a bare close.
+    pub fn websocket_closes(&self) -> Vec<Option<(u16, String)>> {
+        self.shared.state().websocket_closes.clone()
     }
 
     /// Answer WebSocket upgrades with `status` (or accept them again with `None`): a client

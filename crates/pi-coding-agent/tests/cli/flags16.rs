@@ -317,3 +317,55 @@ fn streams_of_the_informational_commands() {
         format!("Error: File not found: {}\n", fx.proj.join("missing.jsonl").display())
     );
 }
+
+/// pi 1.6 refuses a millisecond setting it cannot read: a bad `httpIdleTimeoutMs` stops startup,
+/// a bad `websocketConnectTimeoutMs` fails every request with the same words (and, since they
+/// mention a timeout, the turn is retried as a transient error).
+#[test]
+fn unreadable_millisecond_settings_are_refused() {
+    let (mock, fx) = echo();
+    fx.agent
+        .write("settings.json", r#"{"httpIdleTimeoutMs": "soon"}"#)
+        .unwrap();
+    let run = fx.pi(["-p", "hi"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stderr, "Error: Invalid httpIdleTimeoutMs setting: soon\n");
+    assert!(mock.requests().is_empty());
+
+    fx.agent
+        .write(
+            "settings.json",
+            r#"{"websocketConnectTimeoutMs": -5, "retry": {"maxRetries": 1, "baseDelayMs": 1}}"#,
+        )
+        .unwrap();
+    // As 1.6: JSON mode reports the failure in its events and exits 0.
+    let run = fx.pi(["--mode", "json", "-p", "hi"]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(mock.requests().is_empty(), "a request was sent");
+    let events = run.events();
+    let last_end = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "agent_end")
+        .expect("agent_end");
+    let message = &last_end["messages"][0];
+    assert_eq!(message["stopReason"], "error");
+    assert_eq!(message["errorMessage"], "Invalid websocketConnectTimeoutMs setting: -5");
+    assert_eq!(message["content"], serde_json::json!([{"type": "text", "text": ""}]));
+    let retry_end = events
+        .iter()
+        .find(|e| e["type"] == "auto_retry_end")
+        .expect("auto_retry_end");
+    assert_eq!(retry_end["finalError"], "Invalid websocketConnectTimeoutMs setting: -5");
+    let run = fx.pi(["-p", "hi"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("Invalid websocketConnectTimeoutMs setting: -5"),
+        "{run:?}"
+    );
+
+    fx.agent
+        .write("settings.json", r#"{"websocketConnectTimeoutMs": "disabled"}"#)
+        .unwrap();
+    fx.pi(["-p", "hi"]).run().assert_ok();
+}

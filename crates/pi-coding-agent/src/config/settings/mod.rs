@@ -693,6 +693,48 @@ mod tests {
     }
 
     #[test]
+    fn millisecond_settings_are_read_and_refused_as_pi_1_6_does() {
+        let read = |v: Value| {
+            SettingsManager::in_memory(json!({ "websocketConnectTimeoutMs": v })).websocket_connect_timeout_ms()
+        };
+        assert_eq!(
+            SettingsManager::in_memory(json!({})).websocket_connect_timeout_ms(),
+            Ok(None)
+        );
+        assert_eq!(read(json!(2500.9)), Ok(Some(2500)));
+        assert_eq!(read(json!(" 300 ")), Ok(Some(300)));
+        assert_eq!(read(json!("0x10")), Ok(Some(16)));
+        assert_eq!(read(json!("1e3")), Ok(Some(1000)));
+        assert_eq!(read(json!("Disabled")), Ok(Some(0)));
+        assert_eq!(read(json!(0)), Ok(Some(0)));
+        let refused = |v: Value, shown: &str| {
+            assert_eq!(
+                read(v),
+                Err(format!("Invalid websocketConnectTimeoutMs setting: {shown}"))
+            );
+        };
+        refused(json!("abc"), "abc");
+        refused(json!(-5), "-5");
+        refused(json!(""), "");
+        refused(json!("inf"), "inf");
+        refused(json!("-Infinity"), "-Infinity");
+        refused(json!(true), "true");
+        refused(json!(null), "null");
+        refused(json!([1, null, "x"]), "1,,x");
+        refused(json!({"a": 1}), "[object Object]");
+        refused(json!(-0.5), "-0.5");
+
+        let bad_idle = SettingsManager::in_memory(json!({"httpIdleTimeoutMs": "soon"}));
+        assert_eq!(
+            bad_idle.http_idle_timeout_setting(),
+            Err("Invalid httpIdleTimeoutMs setting: soon".to_string())
+        );
+        assert_eq!(bad_idle.http_idle_timeout_ms(), pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS);
+        let idle = SettingsManager::in_memory(json!({"httpIdleTimeoutMs": "disabled"}));
+        assert_eq!(idle.http_idle_timeout_setting(), Ok(0));
+    }
+
+    #[test]
     fn defaults_match_pi() {
         let s = SettingsManager::in_memory(json!({}));
         assert_eq!(s.transport(), Transport::Auto);
