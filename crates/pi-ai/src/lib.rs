@@ -5,11 +5,13 @@
 //! fails: every problem arrives as an `Error` event whose message keeps what had streamed.
 
 pub mod cache_warming;
+pub mod classify;
 pub mod cost;
 pub mod env_keys;
 pub mod events;
 pub mod faux;
 pub mod http;
+pub mod images;
 pub mod json_number;
 pub mod models;
 pub mod options;
@@ -19,6 +21,7 @@ pub mod provider_hooks;
 pub mod providers;
 pub mod sse;
 pub mod stream_driver;
+pub mod task_models;
 pub mod thinking;
 pub mod transform;
 pub mod types;

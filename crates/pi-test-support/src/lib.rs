@@ -36,6 +36,7 @@ mod reference;
 pub mod require;
 mod script;
 mod server;
+mod task_apis;
 mod websocket;
 mod wire;
 
@@ -48,3 +49,4 @@ pub use reference::{
 };
 pub use script::{Fault, FaultKind, Mode, Rule, Script, ToolCallSpec, Turn, UsageSpec};
 pub use server::{MockServer, MockServerBuilder, RecordedRequest};
+pub use task_apis::MOCK_PNG_BASE64;

@@ -354,6 +354,17 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         turn: None,
         fault: None,
     };
+    // pi 1.6's image and classifier APIs: answered without a script.
+    if let Some(task) = crate::task_apis::TaskApi::of(&request, &body) {
+        let fault = shared.state().pending.pop_front();
+        record.fault = fault.clone();
+        record.api = None;
+        push_record(shared, record).await;
+        let (status, reply) = crate::task_apis::answer(task, &request, &body, fault.as_ref());
+        conn.write_response(status, &json_headers(), reply.to_string().as_bytes())
+            .await?;
+        return Ok(true);
+    }
     let Some(api) = api else {
         push_record(shared, record).await;
         let body = json!({"error": {"message": format!("no mock route for {} {}", request.method, request.target)}});
