@@ -11,6 +11,7 @@ pub mod env_keys;
 pub mod events;
 pub mod faux;
 pub mod http;
+pub mod identity;
 pub mod images;
 pub mod json_number;
 pub mod models;
@@ -40,9 +41,13 @@ pub use types::*;
 ///
 /// The API key comes from `options.api_key`; callers resolve it (auth file, environment) first.
 /// Every failure, including an unknown API or a missing key, arrives as an `error` event.
-pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -> AssistantStream {
+pub fn stream_simple(model: &Model, context: &Context, mut options: StreamOptions) -> AssistantStream {
     if let Some(message) = &options.invalid_setting {
         return stream_driver::failed_before_start(model, message.clone());
+    }
+    // As pi 1.6: OpenCode routes a conversation by its session (the caller's headers win).
+    if let Some(session) = options.session_id.clone().filter(|_| identity::is_opencode(model)) {
+        options.headers.insert(0, ("x-opencode-session".to_string(), session));
     }
     type ProviderStream = fn(&Model, &Context, StreamOptions, String) -> AssistantStream;
     let provider: ProviderStream = match model.api.as_str() {

@@ -463,6 +463,7 @@ fn build_session(
     // A value that is not a duration stops startup, as in pi 1.6.
     let idle_ms = settings.http_idle_timeout_setting().map_err(StartupError::Failed)?;
     pi_ai::http::configure_idle_timeout(idle_ms);
+    pi_ai::identity::set_attribution(settings.install_telemetry_active());
     let mut stream_options = pi_ai::StreamOptions {
         thinking_budgets: settings.thinking_budgets().unwrap_or_default(),
         max_retries: provider_retry.max_retries,

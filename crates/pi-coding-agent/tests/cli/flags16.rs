@@ -369,3 +369,79 @@ fn unreadable_millisecond_settings_are_refused() {
         .unwrap();
     fx.pi(["-p", "hi"]).run().assert_ok();
 }
+
+/// The attribution headers of requests to OpenRouter, OpenCode and NVIDIA providers, and
+/// OpenCode's session header, with install telemetry on (the default) and off.
+fn attribution(fx: &Fixture, mock: &Mock, command: impl Fn() -> std::process::Command) -> Vec<Vec<(String, String)>> {
+    const NAMES: [&str; 6] = [
+        "http-referer",
+        "x-openrouter-title",
+        "x-openrouter-categories",
+        "x-billing-invoke-origin",
+        "x-opencode-client",
+        "x-opencode-session",
+    ];
+    let mut seen = Vec::new();
+    for (provider, telemetry) in [
+        ("openrouter", "1"),
+        ("opencode", "yes"),
+        ("nvidia", "1"),
+        ("openrouter", "0"),
+    ] {
+        let models = serde_json::json!({"providers": {provider: {
+            "baseUrl": format!("{}/v1", mock.server.url()), "api": "openai-completions", "apiKey": "k",
+            "models": [{"id": "m1"}],
+        }}});
+        fx.agent.write("models.json", models.to_string()).unwrap();
+        let mut cmd = command();
+        cmd.args([
+            "--model",
+            &format!("{provider}/m1"),
+            "--session-id",
+            "sess-attr",
+            "--no-session",
+            "-p",
+            "hi",
+        ])
+        .current_dir(&fx.proj)
+        .envs(fx.agent.env())
+        .env("PI_TELEMETRY", telemetry);
+        crate::harness::Pi::from_command(cmd).run().assert_ok();
+        let request = mock.requests().pop().expect("a request");
+        let mut headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .filter(|(k, _)| NAMES.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        headers.sort();
+        seen.push(headers);
+    }
+    seen
+}
+
+#[test]
+fn providers_are_told_it_is_pi_as_1_6_tells_them() {
+    let (mock, fx) = echo();
+    let ours = attribution(&fx, &mock, || std::process::Command::new(crate::harness::pi_bin()));
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    assert_eq!(
+        ours[0],
+        [
+            pair("http-referer", "https://pi.dev"),
+            pair("x-openrouter-categories", "cli-agent"),
+            pair("x-openrouter-title", "pi")
+        ]
+    );
+    assert_eq!(
+        ours[1],
+        [pair("x-opencode-client", "pi"), pair("x-opencode-session", "sess-attr")]
+    );
+    assert_eq!(ours[2], [pair("x-billing-invoke-origin", "Pi")]);
+    assert!(ours[3].is_empty(), "telemetry off: {:?}", ours[3]);
+    let Some(reference) = pi_test_support::reference_pi("providers_are_told_it_is_pi_as_1_6_tells_them") else {
+        return;
+    };
+    let theirs = attribution(&fx, &mock, || reference.command());
+    assert_eq!(ours, theirs);
+}

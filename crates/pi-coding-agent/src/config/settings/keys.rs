@@ -150,6 +150,14 @@ impl SettingsManager {
     pub fn collapse_changelog(&self) -> bool {
         self.bool_of("collapseChangelog").unwrap_or(false)
     }
+    /// Whether install telemetry is on: `PI_TELEMETRY` when set (`1`, `true` or `yes`), else
+    /// the setting. pi 1.6 also names itself to OpenRouter, NVIDIA and OpenCode only then.
+    pub fn install_telemetry_active(&self) -> bool {
+        match std::env::var("PI_TELEMETRY") {
+            Ok(flag) => flag == "1" || flag.eq_ignore_ascii_case("true") || flag.eq_ignore_ascii_case("yes"),
+            Err(_) => self.enable_install_telemetry(),
+        }
+    }
     pub fn enable_install_telemetry(&self) -> bool {
         self.bool_of("enableInstallTelemetry").unwrap_or(true)
     }
