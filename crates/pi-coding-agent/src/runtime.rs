@@ -494,6 +494,11 @@ fn build_session(
         stream_fn: crate::extensions::providers::stream_fn(Arc::clone(services.extensions())),
         ..Default::default()
     });
+    // As pi 1.6: a transport picked in `/settings` applies to this session's next request.
+    let live = agent.clone();
+    settings.on_transport_change(move |transport| {
+        live.update_stream_options(|options| options.transport = transport.to_stream());
+    });
     drop(settings);
     drop(registry);
     // A session whose only entries are names (`--name`) still needs its model recorded.

@@ -348,6 +348,7 @@ impl SettingsManager {
     }
     pub fn set_transport(&mut self, transport: Transport) {
         self.set(SettingsScope::Global, "transport", Some(transport.as_str().into()));
+        self.transport_listener.notify(transport);
     }
     pub fn set_steering_mode(&mut self, mode: QueueMode) {
         self.set(SettingsScope::Global, "steeringMode", Some(mode.as_str().into()));
