@@ -24,6 +24,8 @@ mod codemode;
 mod codemode_events;
 #[path = "cli/codemode_grammar.rs"]
 mod codemode_grammar;
+#[path = "cli/codex16.rs"]
+mod codex16;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/export_colours.rs"]
