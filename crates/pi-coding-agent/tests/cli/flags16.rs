@@ -331,6 +331,12 @@ fn unreadable_millisecond_settings_are_refused() {
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(run.stderr, "Error: Invalid httpIdleTimeoutMs setting: soon\n");
     assert!(mock.requests().is_empty());
+    // `pi auth login` reads it before its arguments, as 1.6 does.
+    let run = fx.pi(["auth", "login", "nope"]).run();
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (1, "Error: Invalid httpIdleTimeoutMs setting: soon\n")
+    );
 
     fx.agent
         .write(
