@@ -10,6 +10,8 @@ mod harness;
 #[path = "cli/normalise.rs"]
 mod normalise;
 
+#[path = "cli/agent_files.rs"]
+mod agent_files;
 #[path = "cli/auth.rs"]
 mod auth;
 #[path = "cli/auth_oauth.rs"]
