@@ -26,6 +26,8 @@ mod codemode;
 mod codemode_events;
 #[path = "cli/codemode_grammar.rs"]
 mod codemode_grammar;
+#[path = "cli/codemode_models.rs"]
+mod codemode_models;
 #[path = "cli/codex16.rs"]
 mod codex16;
 #[path = "cli/docs.rs"]

@@ -281,6 +281,15 @@ impl CodemodeHost for SessionHost {
         Some(models_docs_path(&inner.docs))
     }
 
+    async fn run_model(&self, call: pi_codemode::ModelCall, cancel: CancellationToken) -> Value {
+        let Some(inner) = self.session.upgrade() else {
+            return json!({"stopReason": "error", "errorMessage": "The session is gone"});
+        };
+        let registry = Arc::clone(&inner.registry);
+        drop(inner);
+        super::model_calls::run(registry, call, cancel).await
+    }
+
     fn save_store(&self, set: Map<String, Value>, delete: Vec<String>) {
         let Some(inner) = self.session.upgrade() else {
             return;
