@@ -79,23 +79,30 @@ pub async fn run(registry: Arc<Mutex<ModelRegistry>>, call: ModelCall, cancel: C
             .to_string()
     };
     let (provider, id) = (field("provider"), field("id"));
+    // As in 1.6, a classifier that cannot take the images is refused before credentials are
+    // looked up.
+    let classifier_context = match kind {
+        TaskKind::Classifier => match ClassifierContext::from_json(&call.context) {
+            Ok(context) => {
+                let takes_images =
+                    get_task_model(kind, &provider, &id).is_some_and(|m| m.input.contains(&InputKind::Image));
+                if !context.images.is_empty() && !takes_images {
+                    let message = format!("Model {provider}/{id} does not accept image input");
+                    return failed(kind, &call.model, message, false);
+                }
+                Some(context)
+            }
+            Err(message) => return failed(kind, &call.model, message, false),
+        },
+        TaskKind::Image => None,
+    };
     let (model, options) = match prepare(&registry, kind, &provider, &id, cancel.clone()) {
         Ok(prepared) => prepared,
         Err(message) => return failed(kind, &call.model, message, cancel.is_cancelled()),
     };
-    let result = match kind {
-        TaskKind::Classifier => {
-            let context = match ClassifierContext::from_json(&call.context) {
-                Ok(context) => context,
-                Err(message) => return failed(kind, &call.model, message, false),
-            };
-            if !context.images.is_empty() && !model.input.contains(&InputKind::Image) {
-                let message = format!("Model {provider}/{id} does not accept image input");
-                return failed(kind, &call.model, message, false);
-            }
-            serde_json::to_value(classify(&model, &context, &options).await)
-        }
-        TaskKind::Image => {
+    let result = match classifier_context {
+        Some(context) => serde_json::to_value(classify(&model, &context, &options).await),
+        None => {
             let input = images_input(&call.context);
             serde_json::to_value(generate_images(&model, &ImagesContext { input }, &options).await)
         }

@@ -18,10 +18,15 @@ const [art, verdict] = await Promise.all([
     mood: {type: "choice", instructions: "Mood?", criteria: {happy: "Happy", sad: "Sad"}},
     fine: {type: "bool", instructions: "Fine?", criteria: {true: "yes", false: "no"}}}}),
 ]);
+const fine = {fine: {type: "bool", instructions: "Fine?", criteria: {true: "yes", false: "no"}}};
+const nokey = await models.classify({provider: "opencode", id: "jev-1.13"}, {state: {}, questions: fine});
+const blind = await models.classify({provider: "opencode", id: "jev-1.13"}, {state: {}, questions: fine,
+  images: [{type: "image", data: "aGk=", mimeType: "image/png"}]});
 let bad;
 try { await models.classify({provider: "openrouter", id: "google/gemini-2.5-flash-image"}, {}); } catch (e) { bad = e.message; }
 for (const block of art.output) { if (block.type === "image") image(block); else text(block.text); }
-return {art: [art.stopReason, art.provider, art.model, art.output.length], verdict: [verdict.stopReason, verdict.answers], bad};"#;
+return {art: [art.stopReason, art.provider, art.model, art.output.length], verdict: [verdict.stopReason, verdict.answers], bad,
+  nokey: [nokey.stopReason, nokey.errorMessage, nokey.answers], blind: [blind.stopReason, blind.errorMessage]};"#;
 
 struct Outcome {
     /// The script's returned value.
@@ -98,7 +103,7 @@ fn scenario(pi: impl FnOnce(&Fixture) -> Command) -> Outcome {
 fn ours(fx: &Fixture) -> Command {
     let mut cmd = Command::new(pi_bin());
     cmd.current_dir(&fx.proj).envs(fx.agent.env());
-    cmd.env_remove("OPENROUTER_API_KEY");
+    cmd.env_remove("OPENROUTER_API_KEY").env_remove("OPENCODE_API_KEY");
     cmd
 }
 
@@ -121,6 +126,15 @@ fn scripts_generate_images_and_classify_with_the_registry_credentials() {
         ours.value["bad"],
         "\"openrouter/google/gemini-2.5-flash-image\" is an image model, not a classifier model. List the classifier models you can use with models.getAvailableOfType(\"classifier\")."
     );
+    // Failures before the provider come back as results, as in 1.6.
+    assert_eq!(
+        ours.value["nokey"],
+        json!(["error", "Provider is not configured: opencode", {}])
+    );
+    assert_eq!(
+        ours.value["blind"],
+        json!(["error", "Model opencode/jev-1.13 does not accept image input"])
+    );
     // The caption, then the image with the path it was saved to, then the returned value.
     assert!(
         ours.text.starts_with("==> text 1/2 <==\nmock image\n[Image saved to ")
@@ -142,6 +156,8 @@ fn scripts_generate_images_and_classify_with_the_registry_credentials() {
                 "ok"
             ),
             ("models.classify", "openrouter/~liquid/d1-latest", "ok"),
+            ("models.classify", "opencode/jev-1.13", "error"),
+            ("models.classify", "opencode/jev-1.13", "error"),
         ]
     );
 }
@@ -154,7 +170,7 @@ fn scripts_run_models_as_pi_1_6_does() {
     let theirs = scenario(|fx| {
         let mut cmd = reference.command();
         cmd.current_dir(&fx.proj).envs(fx.agent.env());
-        cmd.env_remove("OPENROUTER_API_KEY");
+        cmd.env_remove("OPENROUTER_API_KEY").env_remove("OPENCODE_API_KEY");
         cmd
     });
     let ours = scenario(ours);
