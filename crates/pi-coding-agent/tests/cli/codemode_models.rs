@@ -35,6 +35,8 @@ struct Outcome {
     text: String,
     /// `(name, args, status)` of the call rows.
     rows: Vec<(String, String, String)>,
+    /// `(id less the tool call's, error, cost)` of the call rows.
+    row_details: Vec<(String, Value, Value)>,
     /// Authorization headers of the image and classifier requests.
     auth: Vec<String>,
 }
@@ -92,7 +94,18 @@ fn scenario(pi: impl FnOnce(&Fixture) -> Command) -> Outcome {
             (s("name"), s("args"), s("status"))
         })
         .collect();
+    let row_details = message["details"]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let id = c["id"].as_str().unwrap_or_default();
+            let short = id.split_once('/').map_or(id, |(_, rest)| rest).to_string();
+            (short, c["error"].clone(), c["cost"].clone())
+        })
+        .collect();
     Outcome {
+        row_details,
         value: serde_json::from_str(value).unwrap_or_else(|e| panic!("{e}: {value}")),
         text: text.to_string(),
         rows,
@@ -176,6 +189,7 @@ fn scripts_run_models_as_pi_1_6_does() {
     let ours = scenario(ours);
     assert_eq!(ours.value, theirs.value);
     assert_eq!(ours.rows, theirs.rows);
+    assert_eq!(ours.row_details, theirs.row_details);
     assert_eq!(ours.auth, theirs.auth);
     assert_eq!(ours.text.lines().next(), theirs.text.lines().next());
 }
