@@ -337,6 +337,16 @@ impl Default for RetryPolicy {
 /// (2xx) response. `build` is called once per attempt. Cancellation is the caller's business:
 /// drop this future (e.g. in a `select!` against the token) and the wait or request stops.
 pub async fn send_with_retry(build: impl Fn() -> RequestBuilder, policy: RetryPolicy) -> Result<Response, HttpError> {
+    send_with_retry_except(build, policy, &[]).await
+}
+
+/// [`send_with_retry`], except that the statuses in `no_retry` fail at once although they are
+/// normally retried (a gateway timeout that the same input would meet again).
+pub async fn send_with_retry_except(
+    build: impl Fn() -> RequestBuilder,
+    policy: RetryPolicy,
+    no_retry: &[u16],
+) -> Result<Response, HttpError> {
     let mut attempt: u32 = 0;
     loop {
         let sent = match policy.timeout {
@@ -375,7 +385,10 @@ pub async fn send_with_retry(build: impl Fn() -> RequestBuilder, policy: RetryPo
         if status.is_success() {
             return Ok(response);
         }
-        if attempt < policy.max_retries && is_retryable_status(status, response.headers()) {
+        if attempt < policy.max_retries
+            && !no_retry.contains(&status.as_u16())
+            && is_retryable_status(status, response.headers())
+        {
             let delay = match server_retry_delay(response.headers()) {
                 Some(d) if d <= policy.max_retry_delay => Some(d),
                 // The server wants longer than we may wait: report the error now.

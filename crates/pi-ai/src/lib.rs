@@ -5,11 +5,14 @@
 //! fails: every problem arrives as an `Error` event whose message keeps what had streamed.
 
 pub mod cache_warming;
+pub mod classify;
 pub mod cost;
 pub mod env_keys;
 pub mod events;
 pub mod faux;
 pub mod http;
+pub mod identity;
+pub mod images;
 pub mod json_number;
 pub mod models;
 pub mod options;
@@ -19,6 +22,7 @@ pub mod provider_hooks;
 pub mod providers;
 pub mod sse;
 pub mod stream_driver;
+pub mod task_models;
 pub mod thinking;
 pub mod transform;
 pub mod types;
@@ -37,7 +41,14 @@ pub use types::*;
 ///
 /// The API key comes from `options.api_key`; callers resolve it (auth file, environment) first.
 /// Every failure, including an unknown API or a missing key, arrives as an `error` event.
-pub fn stream_simple(model: &Model, context: &Context, options: StreamOptions) -> AssistantStream {
+pub fn stream_simple(model: &Model, context: &Context, mut options: StreamOptions) -> AssistantStream {
+    if let Some(message) = &options.invalid_setting {
+        return stream_driver::failed_before_start(model, message.clone());
+    }
+    // As pi 1.6: OpenCode routes a conversation by its session (the caller's headers win).
+    if let Some(session) = options.session_id.clone().filter(|_| identity::is_opencode(model)) {
+        options.headers.insert(0, ("x-opencode-session".to_string(), session));
+    }
     type ProviderStream = fn(&Model, &Context, StreamOptions, String) -> AssistantStream;
     let provider: ProviderStream = match model.api.as_str() {
         "openai-completions" => providers::openai_completions::stream,

@@ -90,6 +90,10 @@ pub struct StreamOptions {
     pub websocket_connect_timeout_ms: Option<u64>,
     /// Provider metadata (Anthropic reads `user_id`).
     pub metadata: Option<Value>,
+    /// A setting the request options are built from could not be read (pi 1.6's
+    /// `Invalid websocketConnectTimeoutMs setting: …`): every request fails with this message
+    /// before anything is sent, as 1.6's request options throw it.
+    pub invalid_setting: Option<String>,
 }
 
 impl std::fmt::Debug for StreamOptions {

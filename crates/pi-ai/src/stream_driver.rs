@@ -410,6 +410,19 @@ pub fn error_stream(model: &Model, message: String) -> AssistantStream {
     }])
 }
 
+/// A request that failed before the provider was reached, as pi 1.6's agent records an error
+/// thrown there: one empty text block, zero usage.
+pub fn failed_before_start(model: &Model, message: String) -> AssistantStream {
+    let mut error = AssistantMessage::empty_for(model);
+    error.content = vec![crate::types::Content::text("")];
+    error.stop_reason = StopReason::Error;
+    error.error_message = Some(message);
+    AssistantStream::from_events(vec![AssistantMessageEvent::Error {
+        reason: StopReason::Error,
+        error,
+    }])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

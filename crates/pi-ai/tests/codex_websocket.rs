@@ -278,9 +278,12 @@ async fn frames_and_headers_match_the_reference_1_6() {
 
         let ours = MockServer::start(script()).await.unwrap();
         let session = "sess-ws";
-        pi_ai::providers::openai_codex::close_sessions(Some(session));
+        pi_ai::providers::openai_codex::close_sessions(Some(session)).await;
         let (_, second) = two_turns(&model(&ours), session, transport).await;
-        pi_ai::providers::openai_codex::close_sessions(Some(session));
+        // Disposing the session closes its socket, as 1.6's `cleanupSessionResources` does.
+        pi_ai::providers::openai_codex::close_sessions(Some(session)).await;
+        assert_eq!(wait_for_closes(&ours, 1).await, wait_for_closes(&theirs, 1).await);
+        assert_eq!(ours.websocket_closes(), vec![Some((1000, "debug_close".to_string()))]);
         assert_eq!(second.stop_reason, StopReason::Stop, "{:?}", second.error_message);
 
         let left: Vec<Value> = theirs.requests().iter().map(comparable).collect();
@@ -292,4 +295,50 @@ async fn frames_and_headers_match_the_reference_1_6() {
         );
         assert_eq!(theirs.websocket_connections(), ours.websocket_connections());
     }
+}
+
+#[tokio::test]
+async fn closing_a_session_closes_its_cached_socket_as_pi_1_6_does() {
+    let server = MockServer::start(script()).await.unwrap();
+    let model = model(&server);
+    let (_, second) = two_turns(&model, "sess-close", Transport::Auto).await;
+    assert_eq!(second.stop_reason, StopReason::Stop, "{:?}", second.error_message);
+    // Another session's socket stays open.
+    let other = run(
+        &model,
+        &[Message::user_text("hi")],
+        options("sess-other", Transport::Auto),
+    )
+    .await;
+    assert_ne!(other.stop_reason, StopReason::Error, "{:?}", other.error_message);
+    assert!(server.websocket_closes().is_empty());
+
+    pi_ai::providers::openai_codex::close_sessions(Some("sess-close")).await;
+    let closes = wait_for_closes(&server, 1).await;
+    assert_eq!(closes, vec![Some((1000, "debug_close".to_string()))]);
+
+    // (Closing every session, `None`, would reach the sockets of tests running beside this one.)
+    pi_ai::providers::openai_codex::close_sessions(Some("sess-other")).await;
+    assert_eq!(wait_for_closes(&server, 2).await.len(), 2);
+    // Nothing is left to close, and the next request of the session opens a new socket.
+    let again = run(
+        &model,
+        &[Message::user_text("hi")],
+        options("sess-close", Transport::Auto),
+    )
+    .await;
+    assert_ne!(again.stop_reason, StopReason::Error, "{:?}", again.error_message);
+    assert_eq!(server.websocket_connections(), 3);
+    pi_ai::providers::openai_codex::close_sessions(Some("sess-close")).await;
+}
+
+async fn wait_for_closes(server: &MockServer, n: usize) -> Vec<Option<(u16, String)>> {
+    for _ in 0..200 {
+        let closes = server.websocket_closes();
+        if closes.len() >= n {
+            return closes;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    server.websocket_closes()
 }

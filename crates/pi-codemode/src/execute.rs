@@ -20,6 +20,8 @@ use crate::source::{parse_source, SourceError};
 /// How many characters of a call's arguments and error the call list keeps.
 const ARGS_PREVIEW_CHARS: usize = 200;
 const ERROR_PREVIEW_CHARS: usize = 500;
+/// `models.classify()` and `models.generateImages()` calls one script may have in flight.
+const MAX_CONCURRENT_MODEL_CALLS: usize = 4;
 pub const DEFAULT_SEARCH_LIMIT: usize = 8;
 /// How long calls still running at the end get to notice their cancellation.
 const CANCEL_GRACE: Duration = Duration::from_secs(2);
@@ -88,6 +90,18 @@ pub trait CodemodeHost: Send + Sync {
     fn models_docs(&self) -> Option<String> {
         None
     }
+    /// Run a checked `models.classify()` / `models.generateImages()` call with the session's
+    /// credentials. The result is what the script gets (`{provider, model, answers | output,
+    /// usage?, stopReason, errorMessage?}`): provider failures and aborts are in it, never
+    /// thrown.
+    async fn run_model(&self, call: crate::models::ModelCall, _cancel: CancellationToken) -> Value {
+        json!({
+            "provider": call.model.get("provider").cloned().unwrap_or(Value::Null),
+            "model": call.model.get("id").cloned().unwrap_or(Value::Null),
+            "stopReason": "error",
+            "errorMessage": format!("{}() cannot run models in this host", call.name),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -101,6 +115,9 @@ pub struct CallRecord {
     pub duration_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A model call's cost in USD, when the service reports usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
 }
 
 /// The tool result of a script.
@@ -110,6 +127,8 @@ pub struct CodemodeResult {
     /// `{calls: [...], fullOutputPath?}`.
     pub details: Value,
     pub is_error: bool,
+    /// The summed usage of the script's model calls (`None` when none reported any).
+    pub usage: Option<Value>,
 }
 
 /// Requests of one script (tool calls, searches, store writes) waiting for pi to take them.
@@ -189,6 +208,7 @@ fn failed_before_start(started: Instant, error: String, calls: &[CallRecord]) ->
         ],
         details: details_of(calls),
         is_error: true,
+        usage: None,
     }
 }
 
@@ -269,7 +289,7 @@ fn answer_global(host: &dyn CodemodeHost, tools: &[ScriptTool], name: &str, args
             Ok(Value::Object(out))
         }
         other => match (other.strip_prefix("models."), host.models_docs()) {
-            (Some(function), Some(docs)) => crate::models::answer(host, function, args, &docs),
+            (Some(function), Some(_)) => crate::models::answer(host, function, args),
             _ => Err(format!("{other}() is not available")),
         },
     }
@@ -378,6 +398,13 @@ pub async fn execute(
     let calls_cancel = CancellationToken::new();
     let mut running = FuturesUnordered::new();
     let mut count = 0usize;
+    // `models.classify()` / `models.generateImages()` calls: at most four run at once per
+    // script, the rest wait in call order.
+    let model_slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_MODEL_CALLS));
+    let mut models_running = FuturesUnordered::new();
+    let mut model_count = 0usize;
+    let mut model_usage: Option<Value> = None;
+    let mut generated_images = 0usize;
     let mut aborted = false;
     let mut deadline_passed = deadline.is_none();
     let deadline_sleep = tokio::time::sleep_until(
@@ -407,6 +434,7 @@ pub async fn execute(
                             status: "running",
                             duration_ms: None,
                             error: None,
+                            cost: None,
                         });
                         records.len() - 1
                     };
@@ -421,6 +449,46 @@ pub async fn execute(
                 }
                 Request::Global { id, name, args } => {
                     let args: Vec<Value> = args.as_deref().and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+                    let prepared = match (name.strip_prefix("models."), host.models_docs()) {
+                        (Some(function), Some(docs)) => crate::models::prepare_call(host.as_ref(), function, &args, &docs),
+                        _ => None,
+                    };
+                    match prepared {
+                        Some(Err(message)) => {
+                            let _ = reply_tx.send(Reply::Settle { id, ok: false, payload: Some(message) });
+                            continue;
+                        }
+                        Some(Ok(call)) => {
+                            model_count += 1;
+                            let index = {
+                                let mut records = calls.lock();
+                                records.push(CallRecord {
+                                    id: format!("{tool_call_id}/{}/{model_count}", call.name),
+                                    name: call.name.to_string(),
+                                    args: call.reference(),
+                                    status: "running",
+                                    duration_ms: None,
+                                    error: None,
+                                    cost: None,
+                                });
+                                records.len() - 1
+                            };
+                            calls.publish();
+                            let host = Arc::clone(&host);
+                            let token = calls_cancel.child_token();
+                            let slots = Arc::clone(&model_slots);
+                            let kind = call.kind;
+                            models_running.push(async move {
+                                // The wait for a free slot counts toward the row's duration.
+                                let began = Instant::now();
+                                let _slot = slots.acquire_owned().await;
+                                let result = host.run_model(call, token).await;
+                                (id, index, kind, result, began.elapsed())
+                            });
+                            continue;
+                        }
+                        None => {}
+                    }
                     let reply = match answer_global(host.as_ref(), &tools, &name, &args) {
                         Ok(Value::Null) => Reply::Settle { id, ok: true, payload: None },
                         Ok(value) => Reply::Settle { id, ok: true, payload: Some(value.to_string()) },
@@ -454,6 +522,37 @@ pub async fn execute(
                 };
                 let _ = reply_tx.send(reply);
             }
+            Some((id, index, kind, result, took)) = models_running.next(), if !models_running.is_empty() => {
+                {
+                    let mut records = calls.lock();
+                    if let Some(record) = records.get_mut(index) {
+                        record.duration_ms = Some(took.as_secs_f64() * 1000.0);
+                        record.status = match result.get("stopReason").and_then(Value::as_str) {
+                            Some("stop") => "ok",
+                            Some("aborted") => "cancelled",
+                            _ => "error",
+                        };
+                        if let Some(message) = result.get("errorMessage").and_then(Value::as_str).filter(|m| !m.is_empty()) {
+                            record.error = Some(preview(message, ERROR_PREVIEW_CHARS));
+                        }
+                        if let Some(usage) = result.get("usage").filter(|u| u.is_object()) {
+                            record.cost = usage.pointer("/cost/total").and_then(Value::as_f64);
+                            model_usage = Some(match model_usage.take() {
+                                Some(total) => crate::models::combine_usage(&total, usage),
+                                None => usage.clone(),
+                            });
+                        }
+                    }
+                }
+                if kind == crate::ModelKind::Image {
+                    generated_images += result
+                        .get("output")
+                        .and_then(Value::as_array)
+                        .map_or(0, |blocks| blocks.iter().filter(|b| b.get("type").and_then(Value::as_str) == Some("image")).count());
+                }
+                calls.publish();
+                let _ = reply_tx.send(Reply::Settle { id, ok: true, payload: Some(result.to_string()) });
+            }
             _ = cancel.cancelled(), if !aborted => {
                 aborted = true;
                 stop.stop();
@@ -470,8 +569,11 @@ pub async fn execute(
 
     // Calls still running were cut off by the end of the script.
     calls_cancel.cancel();
-    if !running.is_empty() {
-        let drain = async { while running.next().await.is_some() {} };
+    if !running.is_empty() || !models_running.is_empty() {
+        let drain = async {
+            while running.next().await.is_some() {}
+            while models_running.next().await.is_some() {}
+        };
         let _ = tokio::time::timeout(CANCEL_GRACE, drain).await;
     }
     for record in calls.lock().iter_mut() {
@@ -525,6 +627,12 @@ pub async fn execute(
         let made: Vec<(String, String)> = records.iter().map(|r| (r.name.clone(), r.status.to_string())).collect();
         blocks.push(Block::Text(output::error_text(error, &made)));
     }
+    if generated_images > 0 && !blocks.iter().any(|b| matches!(b, Block::Image { .. })) {
+        let plural = if generated_images == 1 { "" } else { "s" };
+        blocks.push(Block::Text(format!(
+            "Note: models.generateImages() returned {generated_images} image{plural} that the script did not show. Show each image block of result.output with image(block)."
+        )));
+    }
     let budgeted = output::apply_budget(
         output::join_texts(blocks),
         parsed
@@ -543,5 +651,6 @@ pub async fn execute(
         content,
         details,
         is_error: !ok,
+        usage: model_usage,
     })
 }

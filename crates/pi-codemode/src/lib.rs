@@ -17,7 +17,7 @@ pub use description::{describe, script_call_line, ListedTool, DEFAULT_INLINE_BUD
 pub use execute::{
     execute, CallRecord, CodemodeHost, CodemodeResult, Limits, Namespace, ScriptTool, ToolOutcome, UpdateFn,
 };
-pub use models::ModelKind;
+pub use models::{ModelCall, ModelKind};
 pub use output::Block;
 pub use source::{parse_source, ScriptOptions, SourceError, SOURCE_GRAMMAR};
 

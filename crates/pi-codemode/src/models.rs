@@ -1,7 +1,8 @@
 //! `models.*` in scripts: listing the session's model catalogue by type, and the argument
 //! checks of `models.classify()` and `models.generateImages()` with the messages pi 1.6 gives,
-//! so a script learns the expected shape instead of meeting a provider error. Chat models are
-//! listed but never run from a script.
+//! so a script learns the expected shape instead of meeting a provider error; the checked
+//! calls then run through the host (see `execute.rs`). Chat models are listed but never run
+//! from a script.
 
 use serde_json::Value;
 
@@ -99,8 +100,9 @@ fn find(host: &dyn CodemodeHost, kind: ModelKind, provider: &str, id: &str) -> O
         .find(|m| m.get("id").and_then(Value::as_str) == Some(id))
 }
 
-/// Answer `models.<name>(...args)`.
-pub fn answer(host: &dyn CodemodeHost, name: &str, args: &[Value], docs_path: &str) -> Result<Value, String> {
+/// Answer the listing functions `models.<name>(...args)` (the calls that run a model go
+/// through [`prepare_call`]).
+pub fn answer(host: &dyn CodemodeHost, name: &str, args: &[Value]) -> Result<Value, String> {
     let list = |models: Vec<Value>| Value::Array(models.into_iter().map(model_info).collect());
     match name {
         "getModelsOfType" | "getAvailableOfType" => {
@@ -119,25 +121,65 @@ pub fn answer(host: &dyn CodemodeHost, name: &str, args: &[Value], docs_path: &s
             let kind = ModelKind::parse(args.first())?;
             Ok(find(host, kind, provider, id).map(model_info).unwrap_or(Value::Null))
         }
-        "classify" => run_model_call(host, "models.classify", ModelKind::Classifier, args, |context| {
-            check_classifier_context(context, docs_path)
-        }),
-        "generateImages" => run_model_call(host, "models.generateImages", ModelKind::Image, args, |context| {
-            check_images_context(context, docs_path)
-        }),
+        "classify" | "generateImages" => Err(format!("models.{name}() runs through the script's call queue")),
         other => Err(format!("models.{other}() is not available")),
     }
 }
 
-/// Resolve the script's model by provider and id only (a script-supplied base URL or headers
-/// never receive credentials), check the context, then run it.
-fn run_model_call(
+/// A checked `models.classify()` or `models.generateImages()` call, ready for the host to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelCall {
+    /// `models.classify` or `models.generateImages`: the name of its call row.
+    pub name: &'static str,
+    pub kind: ModelKind,
+    /// The catalogue's entry (never the script's object: a script-supplied base URL or headers
+    /// must not receive the credentials).
+    pub model: Value,
+    pub context: Value,
+}
+
+impl ModelCall {
+    /// `provider/id`, what its call row shows (never prompts or image data).
+    pub fn reference(&self) -> String {
+        let field = |key: &str| {
+            self.model
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        format!("{}/{}", field("provider"), field("id"))
+    }
+}
+
+/// Check `models.<function>(...args)` when it runs a model: `None` for the other functions,
+/// `Err` with pi 1.6's message for a bad model or context.
+pub fn prepare_call(
     host: &dyn CodemodeHost,
-    name: &str,
+    function: &str,
+    args: &[Value],
+    docs_path: &str,
+) -> Option<Result<ModelCall, String>> {
+    let call = match function {
+        "classify" => model_call(host, "models.classify", ModelKind::Classifier, args, |context| {
+            check_classifier_context(context, docs_path)
+        }),
+        "generateImages" => model_call(host, "models.generateImages", ModelKind::Image, args, |context| {
+            check_images_context(context, docs_path)
+        }),
+        _ => return None,
+    };
+    Some(call)
+}
+
+/// Resolve the script's model by provider and id only, then check the context.
+fn model_call(
+    host: &dyn CodemodeHost,
+    name: &'static str,
     kind: ModelKind,
     args: &[Value],
     check: impl Fn(Option<&Value>) -> Result<(), String>,
-) -> Result<Value, String> {
+) -> Result<ModelCall, String> {
     let list_hint = format!(
         "List the {} models you can use with models.getAvailableOfType(\"{}\").",
         kind.as_str(),
@@ -160,7 +202,7 @@ fn run_model_call(
         ));
     };
     let reference = format!("{provider}/{id}");
-    if find(host, kind, provider, id).is_none() {
+    let Some(model) = find(host, kind, provider, id) else {
         let actual = ModelKind::ALL
             .into_iter()
             .find(|other| *other != kind && find(host, *other, provider, id).is_some());
@@ -172,14 +214,44 @@ fn run_model_call(
             ),
             None => format!("Unknown {} model \"{reference}\". {list_hint}", kind.as_str()),
         });
-    }
+    };
     check(args.get(1))?;
-    // Running classifier and image models needs their providers' APIs, which this build does
-    // not have; the catalogue it lists holds none of them, so a call never gets here from it.
-    Err(format!(
-        "{name}() cannot run \"{reference}\": this build has no {} model support.",
-        kind.as_str()
-    ))
+    Ok(ModelCall {
+        name,
+        kind,
+        model,
+        context: args.get(1).cloned().unwrap_or(Value::Null),
+    })
+}
+
+/// The sum of two usages as pi 1.6 adds a script's model calls: token counts and costs added,
+/// the optional splits kept when either side has them, `totalFromProvider` only when both are.
+pub fn combine_usage(first: &Value, second: &Value) -> Value {
+    match (first, second) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut out = serde_json::Map::new();
+            for key in a.keys().chain(b.keys().filter(|k| !a.contains_key(*k))) {
+                let value = match (a.get(key), b.get(key)) {
+                    (Some(Value::Bool(x)), Some(Value::Bool(y))) => Value::Bool(*x && *y),
+                    (Some(Value::Bool(_)), None) | (None, Some(Value::Bool(_))) => Value::Bool(false),
+                    (Some(x), Some(y)) => combine_usage(x, y),
+                    (Some(x), None) | (None, Some(x)) => x.clone(),
+                    (None, None) => continue,
+                };
+                out.insert(key.clone(), value);
+            }
+            Value::Object(out)
+        }
+        (Value::Number(_), Value::Number(_)) => {
+            let sum = first.as_f64().unwrap_or(0.0) + second.as_f64().unwrap_or(0.0);
+            // Token counts stay integers when both sides are.
+            match (first.as_u64(), second.as_u64()) {
+                (Some(x), Some(y)) => Value::from(x.saturating_add(y)),
+                _ => serde_json::Number::from_f64(sum).map_or(Value::Null, Value::Number),
+            }
+        }
+        _ => second.clone(),
+    }
 }
 
 const CLASSIFIER_CONTEXT_SHAPE: &str = "{ state: { ... }, images?: [{ type: \"image\", data: <base64>, mimeType }], questions: { <id>: { type: \"choice\", instructions, criteria: { <label>: <meaning> } } | { type: \"score\", instructions, criteria: [<lowest level>, ..., <highest level>] } | { type: \"bool\", instructions, criteria: { true: <meaning>, false: <meaning> } } } }";

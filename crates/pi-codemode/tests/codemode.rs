@@ -19,6 +19,8 @@ type StoreWrite = (Map<String, Value>, Vec<String>);
 #[derive(Default)]
 struct FakeHost {
     calls: Mutex<Vec<(String, String, Value)>>,
+    /// Model calls running now, and the most that ran at once.
+    models_in_flight: Mutex<(usize, usize)>,
     saved: Mutex<Vec<StoreWrite>>,
     store: Mutex<Map<String, Value>>,
 }
@@ -136,6 +138,10 @@ impl CodemodeHost for FakeHost {
                 ModelKind::Classifier,
                 json!({"id": "judge", "provider": "acme", "api": "y"}),
             ),
+            (
+                ModelKind::Image,
+                json!({"id": "painter", "provider": "acme", "api": "z", "headers": {"secret": "k"}}),
+            ),
         ];
         catalogue
             .into_iter()
@@ -147,6 +153,40 @@ impl CodemodeHost for FakeHost {
 
     fn models_docs(&self) -> Option<String> {
         Some("DOCS/codemode.md".into())
+    }
+
+    async fn run_model(&self, call: pi_codemode::ModelCall, cancel: CancellationToken) -> Value {
+        {
+            let mut flight = self.models_in_flight.lock().unwrap();
+            flight.0 += 1;
+            flight.1 = flight.1.max(flight.0);
+        }
+        let usage = json!({"input": 10, "output": 2, "totalTokens": 12, "cost": {"input": 0.25, "output": 0.5, "total": 0.75, "totalFromProvider": true}});
+        let prompt = call
+            .context
+            .pointer("/input/0/text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let wait_ms = if prompt == "forever" { 3_600_000 } else { 30 };
+        let aborted = tokio::select! {
+            () = tokio::time::sleep(Duration::from_millis(wait_ms)) => false,
+            () = cancel.cancelled() => true,
+        };
+        self.models_in_flight.lock().unwrap().0 -= 1;
+        let model = call.model["id"].clone();
+        if aborted {
+            return json!({"provider": "acme", "model": model, "output": [], "stopReason": "aborted", "errorMessage": "Request was aborted"});
+        }
+        match call.kind {
+            ModelKind::Classifier if call.context.pointer("/state/fail") == Some(&json!(true)) => {
+                json!({"provider": "acme", "model": model, "answers": {}, "stopReason": "error", "errorMessage": "401 bad key"})
+            }
+            ModelKind::Classifier => json!({"provider": "acme", "model": model,
+                "answers": {"ok": {"type": "bool", "probability": 0.9}}, "usage": usage, "stopReason": "stop"}),
+            _ => json!({"provider": "acme", "model": model, "usage": usage, "stopReason": "stop",
+                "output": [{"type": "text", "text": format!("drew {prompt}")}, {"type": "image", "data": "aGk=", "mimeType": "image/png"}]}),
+        }
     }
 
     fn save_store(&self, set: Map<String, Value>, delete: Vec<String>) {
@@ -481,4 +521,113 @@ return {all: all.map(m => m.id), acme: acme.length, headers: "headers" in all[0]
             "models.classify() context.questions must map question IDs to questions, got {}. Expected context: { state: { ... }, images?: [{ type: \"image\", data: <base64>, mimeType }], questions: { <id>: { type: \"choice\", instructions, criteria: { <label>: <meaning> } } | { type: \"score\", instructions, criteria: [<lowest level>, ..., <highest level>] } | { type: \"bool\", instructions, criteria: { true: <meaning>, false: <meaning> } } } }. See \"Classify\" in DOCS/codemode.md."
         ])
     );
+}
+
+const QUESTION: &str = r#"{ok: {type: "bool", instructions: "Fine?", criteria: {true: "yes", false: "no"}}}"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_calls_run_through_the_host_as_nested_rows_with_their_usage() {
+    let host = Arc::new(FakeHost::default());
+    let code = format!(
+        r#"const judge = await models.getModelOfType("classifier", "acme", "judge");
+const [good, bad] = await Promise.all([
+  models.classify(judge, {{state: {{x: 1}}, questions: {QUESTION}}}),
+  models.classify({{provider: "acme", id: "judge", baseUrl: "http://elsewhere"}}, {{state: {{fail: true}}, questions: {QUESTION}}}),
+]);
+const art = await models.generateImages({{provider: "acme", id: "painter"}}, {{input: [{{type: "text", text: "a fox"}}]}});
+return {{good: [good.stopReason, good.answers.ok.probability], bad: [bad.stopReason, bad.errorMessage], art: art.output.map(b => b.type)}};"#
+    );
+    let result = run(&host, &code).await;
+    assert!(!result.is_error, "{}", text_of(&result));
+    let text = body(&result);
+    let (value, note) = text.split_once('\n').unwrap();
+    let value: Value = serde_json::from_str(value).unwrap();
+    assert_eq!(value["good"], json!(["stop", 0.9]));
+    assert_eq!(value["bad"], json!(["error", "401 bad key"]));
+    assert_eq!(value["art"], json!(["text", "image"]));
+    // An image the script never showed is pointed out.
+    assert_eq!(
+        note,
+        "Note: models.generateImages() returned 1 image that the script did not show. Show each image block of result.output with image(block)."
+    );
+    let calls = result.details["calls"].as_array().unwrap();
+    let rows: Vec<(&str, &str, &str, &str, Option<f64>)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap(),
+                c["name"].as_str().unwrap(),
+                c["args"].as_str().unwrap(),
+                c["status"].as_str().unwrap(),
+                c["cost"].as_f64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "call_1/models.classify/1",
+                "models.classify",
+                "acme/judge",
+                "ok",
+                Some(0.75)
+            ),
+            (
+                "call_1/models.classify/2",
+                "models.classify",
+                "acme/judge",
+                "error",
+                None
+            ),
+            (
+                "call_1/models.generateImages/3",
+                "models.generateImages",
+                "acme/painter",
+                "ok",
+                Some(0.75)
+            ),
+        ]
+    );
+    assert_eq!(calls[1]["error"], "401 bad key");
+    assert!(calls.iter().all(|c| c["durationMs"].as_f64().is_some()));
+    // The two successful calls' usage, summed.
+    assert_eq!(
+        result.usage,
+        Some(
+            json!({"input": 20, "output": 4, "totalTokens": 24, "cost": {"input": 0.5, "output": 1.0, "total": 1.5, "totalFromProvider": true}})
+        )
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_most_four_model_calls_run_at_once_and_an_abort_cancels_them() {
+    let host = Arc::new(FakeHost::default());
+    let result = run(
+        &host,
+        r#"const calls = [];
+for (let i = 0; i < 9; i++) calls.push(models.generateImages({provider: "acme", id: "painter"}, {input: [{type: "text", text: "p" + i}]}));
+const all = await Promise.all(calls);
+return all.map(r => r.output[0].text).join(",");"#,
+    )
+    .await;
+    assert!(!result.is_error, "{}", text_of(&result));
+    assert!(body(&result).starts_with("drew p0,drew p1,drew p2,drew p3,drew p4,drew p5,drew p6,drew p7,drew p8"));
+    assert_eq!(host.models_in_flight.lock().unwrap().1, 4);
+
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        stopper.cancel();
+    });
+    let result = run_with(
+        &host,
+        r#"await models.generateImages({provider: "acme", id: "painter"}, {input: [{type: "text", text: "forever"}]});"#,
+        cancel,
+        Limits::default(),
+    )
+    .await;
+    assert!(result.is_error);
+    assert_eq!(result.details["calls"][0]["status"], "cancelled");
 }

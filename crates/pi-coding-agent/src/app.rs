@@ -405,6 +405,8 @@ pub fn run(argv: &[String]) -> i32 {
         last = host.session();
         crate::extensions::startup::shutdown(session.services().extensions()).await;
         crate::mcp::shutdown(session.services().mcp()).await;
+        // The sockets the sessions kept open say goodbye before the process ends.
+        pi_ai::providers::openai_codex::close_sessions(None).await;
         code
     });
     if let Some(e) = last.persist_error() {

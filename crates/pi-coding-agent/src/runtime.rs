@@ -460,15 +460,18 @@ fn build_session(
     let provider_retry = settings.provider_retry();
     // As pi 1.6: the idle timeout applies to every response of the process (set once, before
     // the first request), and bounds the wait for headers unless `retry.provider.timeoutMs` says.
-    let idle_ms = settings.http_idle_timeout_ms();
+    // A value that is not a duration stops startup, as in pi 1.6.
+    let idle_ms = settings.http_idle_timeout_setting().map_err(StartupError::Failed)?;
     pi_ai::http::configure_idle_timeout(idle_ms);
+    pi_ai::identity::set_attribution(settings.install_telemetry_active());
     let mut stream_options = pi_ai::StreamOptions {
         thinking_budgets: settings.thinking_budgets().unwrap_or_default(),
         max_retries: provider_retry.max_retries,
         max_retry_delay_ms: Some(provider_retry.max_retry_delay_ms),
         timeout_ms: provider_retry.timeout_ms.or((idle_ms > 0).then_some(idle_ms)),
         transport: settings.transport().to_stream(),
-        websocket_connect_timeout_ms: settings.websocket_connect_timeout_ms(),
+        websocket_connect_timeout_ms: settings.websocket_connect_timeout_ms().ok().flatten(),
+        invalid_setting: settings.websocket_connect_timeout_ms().err(),
         ..Default::default()
     };
     stream_options.session_id = Some(store.session_id().to_string());
@@ -490,6 +493,11 @@ fn build_session(
         // Models of providers that extensions stream themselves go to the extension host.
         stream_fn: crate::extensions::providers::stream_fn(Arc::clone(services.extensions())),
         ..Default::default()
+    });
+    // As pi 1.6: a transport picked in `/settings` applies to this session's next request.
+    let live = agent.clone();
+    settings.on_transport_change(move |transport| {
+        live.update_stream_options(|options| options.transport = transport.to_stream());
     });
     drop(settings);
     drop(registry);

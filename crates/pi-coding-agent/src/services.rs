@@ -45,6 +45,7 @@ pub struct Services {
 }
 
 fn load_registry(paths: &Paths) -> (ModelRegistry, Option<String>) {
+    crate::config::agent_files::ensure_runtime_files(paths);
     let auth = crate::config::oauth::open_auth(paths);
     let registry = ModelRegistry::from_catalogue(auth, Some(paths.models_path()));
     let error = registry.error().map(|e| e.to_string());

@@ -82,6 +82,9 @@ impl SessionHost {
         old.abort();
         old.inner.cache_warmer.cancel();
         old.agent().wait_for_idle().await;
+        // pi 1.6 disposes the old session's provider resources: its cached Codex sockets.
+        let id = old.with_store(|s| s.session_id().to_string());
+        pi_ai::providers::openai_codex::close_sessions(Some(&id)).await;
     }
 
     /// Take the current session's store, leaving an in-memory one behind so the old session

@@ -10,6 +10,8 @@ mod harness;
 #[path = "cli/normalise.rs"]
 mod normalise;
 
+#[path = "cli/agent_files.rs"]
+mod agent_files;
 #[path = "cli/auth.rs"]
 mod auth;
 #[path = "cli/auth_oauth.rs"]
@@ -24,6 +26,10 @@ mod codemode;
 mod codemode_events;
 #[path = "cli/codemode_grammar.rs"]
 mod codemode_grammar;
+#[path = "cli/codemode_models.rs"]
+mod codemode_models;
+#[path = "cli/codex16.rs"]
+mod codex16;
 #[path = "cli/docs.rs"]
 mod docs;
 #[path = "cli/export_colours.rs"]

@@ -37,14 +37,17 @@ mod request_head;
 pub mod require;
 mod script;
 mod server;
+mod task_apis;
 mod websocket;
 mod wire;
 
 pub use agent_dir::{models_json, write_models_json, AgentDir, ALL_APIS, GOLDEN_APIS, PROVIDERS};
 pub use conversation::Api;
 pub use error::MockError;
+pub use http::unzstd;
 pub use reference::{
     find_reference, golden_073, golden_16, reference_pi, testdata, ReferencePi, REFERENCE_PACKAGE, REFERENCE_VERSION,
 };
 pub use script::{Fault, FaultKind, Mode, Rule, Script, ToolCallSpec, Turn, UsageSpec};
 pub use server::{MockServer, MockServerBuilder, RecordedRequest};
+pub use task_apis::MOCK_PNG_BASE64;

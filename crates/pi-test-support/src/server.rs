@@ -101,6 +101,8 @@ pub(crate) struct State {
     pending: VecDeque<Fault>,
     /// WebSocket upgrades accepted so far.
     pub websocket_connections: usize,
+    /// The close frames clients sent: code and reason (`None` for a close without a frame).
+    pub websocket_closes: Vec<Option<(u16, String)>>,
     /// Answer WebSocket upgrades with this status instead of accepting them.
     pub refuse_websockets: Option<u16>,
 }
@@ -261,6 +263,11 @@ impl MockServer {
         self.shared.state().websocket_connections
     }
 
+    /// The close frames clients sent so far: `(code, reason)`, `None` for a bare close.
+    pub fn websocket_closes(&self) -> Vec<Option<(u16, String)>> {
+        self.shared.state().websocket_closes.clone()
+    }
+
     /// Answer WebSocket upgrades with `status` (or accept them again with `None`): a client
     /// that can fall back to SSE then does.
     pub fn refuse_websockets(&self, status: Option<u16>) {
@@ -353,6 +360,17 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         turn: None,
         fault: None,
     };
+    // pi 1.6's image and classifier APIs: answered without a script.
+    if let Some(task) = crate::task_apis::TaskApi::of(&request, &body) {
+        let fault = shared.state().pending.pop_front();
+        record.fault = fault.clone();
+        record.api = None;
+        push_record(shared, record).await;
+        let (status, reply) = crate::task_apis::answer(task, &request, &body, fault.as_ref());
+        conn.write_response(status, &json_headers(), reply.to_string().as_bytes())
+            .await?;
+        return Ok(true);
+    }
     let Some(api) = api else {
         push_record(shared, record(), Body::Raw(request.body)).await;
         let body = json!({"error": {"message": format!("no mock route for {} {}", request.method, request.target)}});

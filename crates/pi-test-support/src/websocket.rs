@@ -69,7 +69,11 @@ pub(crate) async fn serve(mut conn: Conn, shared: &Shared, upgrade: HttpRequest)
         let text = match message {
             Message::Text(t) => t.as_str().to_owned(),
             Message::Binary(b) => String::from_utf8_lossy(&b).into_owned(),
-            Message::Close(_) => return,
+            Message::Close(frame) => {
+                let frame = frame.map(|f| (u16::from(f.code), f.reason.as_str().to_owned()));
+                shared.state().websocket_closes.push(frame);
+                return;
+            }
             _ => continue,
         };
         match answer_frame(&mut socket, shared, &upgrade, &text, &mut last).await {

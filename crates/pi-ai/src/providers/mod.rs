@@ -36,21 +36,22 @@ pub(crate) fn cache_retention(options: &StreamOptions) -> CacheRetention {
     options.cache_retention
 }
 
-/// The model's own headers as name/value pairs (non-string values are written as JSON).
+/// The model's own headers as name/value pairs (non-string values are written as JSON), after
+/// pi's attribution headers, which they may replace (or remove, with `null`).
 pub(crate) fn model_headers(model: &Model) -> Vec<(String, String)> {
-    model
-        .headers
-        .iter()
-        .flatten()
-        .filter(|(_, v)| !v.is_null())
-        .map(|(k, v)| {
-            let value = match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (k.clone(), value)
-        })
-        .collect()
+    let own = model.headers.iter().flatten();
+    let mut headers: Vec<(String, String)> = crate::identity::attribution_headers(model)
+        .into_iter()
+        .filter(|(name, _)| !own.clone().any(|(k, _)| k.eq_ignore_ascii_case(name)))
+        .collect();
+    headers.extend(own.filter(|(_, v)| !v.is_null()).map(|(k, v)| {
+        let value = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        (k.clone(), value)
+    }));
+    headers
 }
 
 /// The base URL a GitHub Copilot token names in its `proxy-ep=proxy.<host>` field

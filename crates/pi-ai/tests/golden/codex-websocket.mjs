@@ -43,5 +43,10 @@ for (const block of first.content) {
   }
 }
 const second = await run(messages);
+// What a session's dispose does: its cached socket is closed.
+const resources = `${process.env.PI_REFERENCE_DIR}/node_modules/@earendil-works/pi-ai/dist/session-resources.js`;
+const { cleanupSessionResources } = await import(pathToFileURL(resources).href);
+cleanupSessionResources("sess-ws");
+await new Promise((resolve) => setTimeout(resolve, 300));
 fs.writeFileSync(out, JSON.stringify({ first, second }, null, 1));
 process.exit(0);

@@ -1,5 +1,6 @@
 import http from "node:http";
 import fs from "node:fs";
+import zlib from "node:zlib";
 import { pathToFileURL } from "node:url";
 
 // What the reference pi 1.6 sends on the wire, and makes of the reply, for the APIs whose body
@@ -16,9 +17,13 @@ const { streamSimple } = await import(pathToFileURL(piAi).href);
 let reply = { status: 200, chunks: [] };
 let recorded;
 const server = http.createServer((req, res) => {
-  let body = "";
-  req.on("data", (c) => (body += c));
+  const parts = [];
+  req.on("data", (c) => parts.push(c));
   req.on("end", () => {
+    // Codex bodies come zstd-compressed (Node 22 and later): record the JSON inside.
+    let raw = Buffer.concat(parts);
+    if (req.headers["content-encoding"] === "zstd") raw = zlib.zstdDecompressSync(raw);
+    const body = raw.toString("utf8");
     recorded = { method: req.method, path: req.url, headers: req.headers, body: body ? JSON.parse(body) : null };
     if (reply.status && reply.status !== 200) {
       res.writeHead(reply.status, { "content-type": "application/json" });

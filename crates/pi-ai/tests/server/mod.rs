@@ -202,7 +202,12 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         }
         buf.extend_from_slice(&tmp[..n]);
     }
-    let body = serde_json::from_slice(&buf[header_end..]).unwrap_or(Value::Null);
+    let mut raw = buf[header_end..].to_vec();
+    // Codex bodies arrive zstd-compressed, as from pi 1.6.
+    if headers.iter().any(|(n, v)| n == "content-encoding" && v == "zstd") {
+        raw = pi_test_support::unzstd(&raw)?;
+    }
+    let body = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     Some(Recorded { path, headers, body })
 }
 

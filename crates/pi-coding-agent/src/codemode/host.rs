@@ -251,14 +251,22 @@ impl CodemodeHost for SessionHost {
     }
 
     fn models_of_type(&self, kind: ModelKind, provider: Option<&str>, available: bool) -> Vec<Value> {
-        // The catalogue this build carries holds chat models only.
-        if kind != ModelKind::Chat {
-            return Vec::new();
-        }
         let Some(inner) = self.session.upgrade() else {
             return Vec::new();
         };
         let registry = inner.registry.lock().unwrap_or_else(|e| e.into_inner());
+        // Image and classifier models come from pi-ai's catalogue of them, as 1.6 lists them.
+        let task_kind = match kind {
+            ModelKind::Chat => None,
+            ModelKind::Image => Some(pi_ai::task_models::TaskKind::Image),
+            ModelKind::Classifier => Some(pi_ai::task_models::TaskKind::Classifier),
+        };
+        if let Some(task_kind) = task_kind {
+            return pi_ai::task_models::task_models_of(task_kind, provider)
+                .filter(|m| !available || registry.has_configured_auth(&m.as_model()))
+                .map(|m| m.json.clone())
+                .collect();
+        }
         registry
             .all()
             .iter()
@@ -271,6 +279,15 @@ impl CodemodeHost for SessionHost {
     fn models_docs(&self) -> Option<String> {
         let inner = self.session.upgrade()?;
         Some(models_docs_path(&inner.docs))
+    }
+
+    async fn run_model(&self, call: pi_codemode::ModelCall, cancel: CancellationToken) -> Value {
+        let Some(inner) = self.session.upgrade() else {
+            return json!({"stopReason": "error", "errorMessage": "The session is gone"});
+        };
+        let registry = Arc::clone(&inner.registry);
+        drop(inner);
+        super::model_calls::run(registry, call, cancel).await
     }
 
     fn save_store(&self, set: Map<String, Value>, delete: Vec<String>) {

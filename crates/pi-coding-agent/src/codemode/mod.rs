@@ -4,6 +4,7 @@
 //! how a script calls them.
 
 pub mod host;
+pub mod model_calls;
 pub mod tool;
 
 use std::sync::Arc;

@@ -13,6 +13,7 @@
 //! let cli = model_resolver::resolve_cli_model(provider, model, registry.all(), DEFAULT_MODEL_PER_PROVIDER, &usable, false, None);
 //! ```
 
+pub mod agent_files;
 pub mod auth;
 #[cfg(test)]
 mod fuzz_tests;

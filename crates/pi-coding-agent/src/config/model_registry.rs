@@ -53,6 +53,8 @@ pub struct ModelRegistry {
     provider_requests: HashMap<String, ProviderRequestConfig>,
     model_headers: HashMap<(String, String), Vec<(String, String)>>,
     provider_names: HashMap<String, String>,
+    /// models.json's provider `baseUrl`s, which image and classifier models take too.
+    provider_base_urls: HashMap<String, String>,
     load_error: Option<String>,
     auth: AuthStorage,
     /// Providers extensions registered (`pi.registerProvider`), in models.json's shape;
@@ -95,6 +97,7 @@ impl ModelRegistry {
             provider_requests: HashMap::new(),
             model_headers: HashMap::new(),
             provider_names: HashMap::new(),
+            provider_base_urls: HashMap::new(),
             load_error: None,
             auth,
             extension_providers: Vec::new(),
@@ -162,9 +165,13 @@ impl ModelRegistry {
     pub fn apply_config(&mut self, config: ModelsConfig) {
         let mut provider_overrides: HashMap<&str, &ProviderConfig> = HashMap::new();
         let mut model_overrides: HashMap<(&str, &str), &ModelOverride> = HashMap::new();
+        self.provider_base_urls.clear();
         for (name, p) in &config.providers {
             if p.base_url.is_some() || p.compat.is_some() {
                 provider_overrides.insert(name, p);
+            }
+            if let Some(url) = &p.base_url {
+                self.provider_base_urls.insert(name.clone(), url.clone());
             }
             if let Some(display) = &p.name {
                 self.provider_names.insert(name.clone(), display.clone());
@@ -316,6 +323,11 @@ impl ModelRegistry {
 
     /// Display name of a provider from models.json `name`, else the id.
     /// models.json's `name` for the provider, else the built-in provider's name, else the id.
+    /// The `baseUrl` models.json gives `provider`, if any.
+    pub fn provider_base_url(&self, provider: &str) -> Option<&str> {
+        self.provider_base_urls.get(provider).map(String::as_str)
+    }
+
     pub fn provider_display_name<'a>(&'a self, provider: &'a str) -> &'a str {
         self.provider_names
             .get(provider)

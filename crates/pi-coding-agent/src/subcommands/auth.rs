@@ -177,6 +177,9 @@ pub fn run(argv: &[String]) -> Option<i32> {
     let paths = Paths::for_cwd(cwd);
     // `--offline` was applied already; it is no argument of the commands.
     let rest: Vec<String> = argv[2..].iter().filter(|a| *a != "--offline").cloned().collect();
+    if matches!(argv[1].as_str(), "login" | "logout") {
+        crate::config::agent_files::ensure_runtime_files(&paths);
+    }
     match argv[1].as_str() {
         "login" => return Some(auth_login::login(&rest, &paths, &console)),
         "logout" => return Some(auth_login::logout(&rest, &paths, &console)),

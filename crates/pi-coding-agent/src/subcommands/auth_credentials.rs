@@ -303,6 +303,11 @@ fn check(
 
 /// Run a credential command; returns the exit code.
 pub fn run(command: &Command, args: &Args, paths: &Paths, console: &Console) -> i32 {
+    // The printing commands open the whole model runtime at once; `check` opens only the
+    // credential store, once it has a target (as pi 1.6 does).
+    if command.kind != Kind::Check {
+        crate::config::agent_files::ensure_runtime_files(paths);
+    }
     let mut registry = super::auth::open_registry(paths);
     if !args.diagnostics.is_empty() {
         let all: Vec<&str> = args.diagnostics.iter().map(|d| d.message.as_str()).collect();
@@ -328,6 +333,7 @@ pub fn run(command: &Command, args: &Args, paths: &Paths, console: &Console) -> 
             return 2;
         }
     };
+    crate::config::agent_files::ensure_auth_file(paths);
     let (result, credential) = check(command, provider, model, &mut registry);
     if command.json {
         println!("{}", result.json(credential.as_deref()));

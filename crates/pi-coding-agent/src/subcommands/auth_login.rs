@@ -105,6 +105,14 @@ fn read_secret(prompt: &str) -> std::io::Result<Option<String>> {
 
 /// `pi auth login <provider> [--api-key] [--no-browser]`.
 pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
+    // As pi 1.6: the HTTP settings are read first (the project's are not trusted here), and an
+    // unreadable idle timeout stops the command before anything else.
+    let mut settings = crate::config::settings::SettingsManager::load(paths);
+    settings.ignore_project();
+    if let Err(e) = settings.http_idle_timeout_setting() {
+        console.error(&e);
+        return 1;
+    }
     let request = match parse_login(args) {
         Ok(r) => r,
         Err(e) => {

@@ -239,11 +239,15 @@ fn other_models_get_codemode_as_a_function_tool() {
 const MODELS_SCRIPT: &str = "const chat = await models.getModelsOfType('chat', 'mock-openai');\n\
 const available = await models.getAvailableOfType('chat');\n\
 const one = await models.getModelOfType('chat', 'mock-anthropic', 'mock-thinker');\n\
+const images = (await models.getModelsOfType('image')).length;\n\
+const classifiers = (await models.getModelsOfType('classifier', 'opencode')).map(m => m.id);\n\
+const jev = await models.getModelOfType('classifier', 'typesafe', 'jev-latest');\n\
+const usable = (await models.getAvailableOfType('classifier')).length;\n\
 const errors = [];\n\
 for (const f of [() => models.getModelsOfType('video'), () => models.classify({provider: 'mock-openai', id: 'mock-model'}, {}), () => models.generateImages({provider: 'nope', id: 'x'}, {})]) {\n\
   try { await f(); } catch (e) { errors.push(e.message); }\n\
 }\n\
-return {chat, available: available.map(m => m.provider + '/' + m.id), one, errors, keys: Object.keys(models)};";
+return {chat, available: available.map(m => m.provider + '/' + m.id), one, images, classifiers, jev, usable, errors, keys: Object.keys(models)};";
 
 fn models_run(fx: &Fixture, command: Option<std::process::Command>) {
     let args = ["--tools", "codemode", "-p", "go"];
@@ -290,6 +294,12 @@ fn scripts_list_the_session_models_as_pi_does() {
         ])
     );
     assert_eq!(ours["one"]["name"], "Mock Thinker");
+    // pi 1.6's catalogue of image and classifier models; none is usable without its key.
+    assert_eq!(ours["images"], 74);
+    assert_eq!(ours["classifiers"], json!(["jev-1.13", "jev-1.13-free"]));
+    assert_eq!(ours["jev"]["api"], "typesafe-system-one");
+    assert_eq!(ours["jev"]["type"], "classifier");
+    assert_eq!(ours["usable"], 0);
     assert_eq!(
         ours["errors"],
         json!([

@@ -317,3 +317,137 @@ fn streams_of_the_informational_commands() {
         format!("Error: File not found: {}\n", fx.proj.join("missing.jsonl").display())
     );
 }
+
+/// pi 1.6 refuses a millisecond setting it cannot read: a bad `httpIdleTimeoutMs` stops startup,
+/// a bad `websocketConnectTimeoutMs` fails every request with the same words (and, since they
+/// mention a timeout, the turn is retried as a transient error).
+#[test]
+fn unreadable_millisecond_settings_are_refused() {
+    let (mock, fx) = echo();
+    fx.agent
+        .write("settings.json", r#"{"httpIdleTimeoutMs": "soon"}"#)
+        .unwrap();
+    let run = fx.pi(["-p", "hi"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.stderr, "Error: Invalid httpIdleTimeoutMs setting: soon\n");
+    assert!(mock.requests().is_empty());
+    // `pi auth login` reads it before its arguments, as 1.6 does.
+    let run = fx.pi(["auth", "login", "nope"]).run();
+    assert_eq!(
+        (run.code, run.stderr.as_str()),
+        (1, "Error: Invalid httpIdleTimeoutMs setting: soon\n")
+    );
+
+    fx.agent
+        .write(
+            "settings.json",
+            r#"{"websocketConnectTimeoutMs": -5, "retry": {"maxRetries": 1, "baseDelayMs": 1}}"#,
+        )
+        .unwrap();
+    // As 1.6: JSON mode reports the failure in its events and exits 0.
+    let run = fx.pi(["--mode", "json", "-p", "hi"]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(mock.requests().is_empty(), "a request was sent");
+    let events = run.events();
+    let last_end = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "agent_end")
+        .expect("agent_end");
+    let message = &last_end["messages"][0];
+    assert_eq!(message["stopReason"], "error");
+    assert_eq!(message["errorMessage"], "Invalid websocketConnectTimeoutMs setting: -5");
+    assert_eq!(message["content"], serde_json::json!([{"type": "text", "text": ""}]));
+    let retry_end = events
+        .iter()
+        .find(|e| e["type"] == "auto_retry_end")
+        .expect("auto_retry_end");
+    assert_eq!(retry_end["finalError"], "Invalid websocketConnectTimeoutMs setting: -5");
+    let run = fx.pi(["-p", "hi"]).run();
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stderr.contains("Invalid websocketConnectTimeoutMs setting: -5"),
+        "{run:?}"
+    );
+
+    fx.agent
+        .write("settings.json", r#"{"websocketConnectTimeoutMs": "disabled"}"#)
+        .unwrap();
+    fx.pi(["-p", "hi"]).run().assert_ok();
+}
+
+/// The attribution headers of requests to OpenRouter, OpenCode and NVIDIA providers, and
+/// OpenCode's session header, with install telemetry on (the default) and off.
+fn attribution(fx: &Fixture, mock: &Mock, command: impl Fn() -> std::process::Command) -> Vec<Vec<(String, String)>> {
+    const NAMES: [&str; 6] = [
+        "http-referer",
+        "x-openrouter-title",
+        "x-openrouter-categories",
+        "x-billing-invoke-origin",
+        "x-opencode-client",
+        "x-opencode-session",
+    ];
+    let mut seen = Vec::new();
+    for (provider, telemetry) in [
+        ("openrouter", "1"),
+        ("opencode", "yes"),
+        ("nvidia", "1"),
+        ("openrouter", "0"),
+    ] {
+        let models = serde_json::json!({"providers": {provider: {
+            "baseUrl": format!("{}/v1", mock.server.url()), "api": "openai-completions", "apiKey": "k",
+            "models": [{"id": "m1"}],
+        }}});
+        fx.agent.write("models.json", models.to_string()).unwrap();
+        let mut cmd = command();
+        cmd.args([
+            "--model",
+            &format!("{provider}/m1"),
+            "--session-id",
+            "sess-attr",
+            "--no-session",
+            "-p",
+            "hi",
+        ])
+        .current_dir(&fx.proj)
+        .envs(fx.agent.env())
+        .env("PI_TELEMETRY", telemetry);
+        crate::harness::Pi::from_command(cmd).run().assert_ok();
+        let request = mock.requests().pop().expect("a request");
+        let mut headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .filter(|(k, _)| NAMES.contains(&k.as_str()))
+            .cloned()
+            .collect();
+        headers.sort();
+        seen.push(headers);
+    }
+    seen
+}
+
+#[test]
+fn providers_are_told_it_is_pi_as_1_6_tells_them() {
+    let (mock, fx) = echo();
+    let ours = attribution(&fx, &mock, || std::process::Command::new(crate::harness::pi_bin()));
+    let pair = |k: &str, v: &str| (k.to_string(), v.to_string());
+    assert_eq!(
+        ours[0],
+        [
+            pair("http-referer", "https://pi.dev"),
+            pair("x-openrouter-categories", "cli-agent"),
+            pair("x-openrouter-title", "pi")
+        ]
+    );
+    assert_eq!(
+        ours[1],
+        [pair("x-opencode-client", "pi"), pair("x-opencode-session", "sess-attr")]
+    );
+    assert_eq!(ours[2], [pair("x-billing-invoke-origin", "Pi")]);
+    assert!(ours[3].is_empty(), "telemetry off: {:?}", ours[3]);
+    let Some(reference) = pi_test_support::reference_pi("providers_are_told_it_is_pi_as_1_6_tells_them") else {
+        return;
+    };
+    let theirs = attribution(&fx, &mock, || reference.command());
+    assert_eq!(ours, theirs);
+}

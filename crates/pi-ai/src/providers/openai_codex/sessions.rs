@@ -10,6 +10,8 @@ use std::time::{Duration, Instant};
 
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 
 use super::socket::Socket;
@@ -18,6 +20,8 @@ use super::socket::Socket;
 const IDLE_TTL: Duration = Duration::from_secs(5 * 60);
 /// A socket this old is replaced before the next request.
 const MAX_AGE: Duration = Duration::from_secs(45 * 60);
+/// How long closing waits for the close frame to be written.
+const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
 /// The last exchange on a socket: the next request of the session may continue from it.
 #[derive(Debug, Clone)]
@@ -118,7 +122,7 @@ pub(crate) fn acquire(session: &str, account: &str) -> Acquired {
             if usable(&mut entry) {
                 Acquired::Reused(lease, entry)
             } else {
-                close_quietly(entry.socket);
+                close_in_background(entry.socket, "connection_age_limit");
                 Acquired::Fresh(lease)
             }
         }
@@ -129,10 +133,13 @@ pub(crate) fn acquire(session: &str, account: &str) -> Acquired {
 impl Lease {
     /// Put the socket back for the session's next request.
     pub(crate) fn release(self, mut entry: Box<Entry>) {
-        entry.released = Instant::now();
+        let released = Instant::now();
+        entry.released = released;
         let mut registry = registry();
         if matches!(registry.slots.get(&self.key), Some(Slot::Busy(id)) if *id == self.id) {
             registry.slots.insert(self.key.clone(), Slot::Idle(entry));
+            drop(registry);
+            schedule_idle_close(self.key.clone(), released);
         } else {
             drop(registry);
             close_quietly(entry.socket);
@@ -151,9 +158,11 @@ impl Drop for Lease {
     }
 }
 
-/// Close every cached socket of `session` (all sessions if `None`): a session that ends
-/// frees its connection.
-pub fn close_sessions(session: Option<&str>) {
+/// Close every cached socket of `session` (all sessions if `None`), as pi 1.6 does when a
+/// session is disposed: a normal close with the reason `debug_close`. Waits (at most two
+/// seconds) for the close frames to go out, so a process that exits next still sends them.
+/// Sockets in use by a request are left to it.
+pub async fn close_sessions(session: Option<&str>) {
     let closed: Vec<Box<Entry>> = {
         let mut registry = registry();
         let keys: Vec<Key> = registry
@@ -173,9 +182,8 @@ pub fn close_sessions(session: Option<&str>) {
             })
             .collect()
     };
-    for entry in closed {
-        close_quietly(entry.socket);
-    }
+    let closes = closed.into_iter().map(|entry| close_with(entry.socket, "debug_close"));
+    let _ = tokio::time::timeout(CLOSE_WAIT, futures::future::join_all(closes)).await;
 }
 
 /// Young enough, not idle too long, and still open (a close or error the server sent while
@@ -195,12 +203,46 @@ fn usable(entry: &mut Entry) -> bool {
 }
 
 /// Send a close frame in the background (where a runtime runs), or just drop the socket.
-pub(crate) fn close_quietly(mut socket: Socket) {
+pub(crate) fn close_quietly(socket: Socket) {
+    close_in_background(socket, "done");
+}
+
+fn close_in_background(socket: Socket, reason: &'static str) {
     if let Ok(handle) = tokio::runtime::Handle::try_current() {
         handle.spawn(async move {
-            let _ = tokio::time::timeout(Duration::from_secs(2), socket.close(None)).await;
+            let _ = tokio::time::timeout(CLOSE_WAIT, close_with(socket, reason)).await;
         });
     }
+}
+
+/// A normal close (1000) with `reason`, as pi 1.6 closes its sockets.
+async fn close_with(mut socket: Socket, reason: &'static str) {
+    let frame = CloseFrame {
+        code: CloseCode::Normal,
+        reason: reason.into(),
+    };
+    let _ = socket.close(Some(frame)).await;
+}
+
+/// Close the session's socket once it has sat idle for [`IDLE_TTL`] (unless a request took it
+/// in the meantime), as pi 1.6's idle timer does, so a quiet session holds no connection.
+fn schedule_idle_close(key: Key, released: Instant) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    handle.spawn(async move {
+        tokio::time::sleep(IDLE_TTL).await;
+        let expired = {
+            let mut registry = registry();
+            match registry.slots.get(&key) {
+                Some(Slot::Idle(entry)) if entry.released == released => registry.slots.remove(&key),
+                _ => None,
+            }
+        };
+        if let Some(Slot::Idle(entry)) = expired {
+            close_in_background(entry.socket, "idle_timeout");
+        }
+    });
 }
 
 /// The body to send over a socket whose last exchange was `continuation`: only the input

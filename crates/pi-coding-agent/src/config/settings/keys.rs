@@ -83,28 +83,43 @@ impl SettingsManager {
         }
     }
     /// pi 1.6's `httpIdleTimeoutMs`: how long a provider response may stall before it fails
-    /// (`0` or `"disabled"`: never). A value that is not a non-negative number is ignored.
+    /// (`0` or `"disabled"`: never). An unreadable value gives the default here; startup
+    /// refuses it through [`Self::http_idle_timeout_setting`].
     pub fn http_idle_timeout_ms(&self) -> u64 {
-        self.milliseconds("httpIdleTimeoutMs")
+        self.http_idle_timeout_setting()
             .unwrap_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS)
     }
 
-    /// A duration setting in milliseconds: a number or numeric text, `"disabled"` as 0; `None`
-    /// when unset or not a non-negative number.
-    fn milliseconds(&self, key: &str) -> Option<u64> {
-        let parsed = match self.effective().get(key) {
-            Some(Value::Number(n)) => n.as_f64(),
-            Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("disabled") => Some(0.0),
-            Some(Value::String(s)) => s.trim().parse::<f64>().ok(),
+    /// `httpIdleTimeoutMs`, or pi 1.6's error for a value that is not a non-negative number
+    /// of milliseconds (1.6 stops at startup with it).
+    pub fn http_idle_timeout_setting(&self) -> Result<u64, String> {
+        Ok(self
+            .milliseconds("httpIdleTimeoutMs")?
+            .unwrap_or(pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS))
+    }
+
+    /// A duration setting in milliseconds as pi 1.6 reads it: a number or numeric text,
+    /// `"disabled"` as 0, fractions floored; `Ok(None)` when unset, and 1.6's
+    /// `Invalid <key> setting: <value>` for anything else (negative, empty, not a number).
+    fn milliseconds(&self, key: &str) -> Result<Option<u64>, String> {
+        let Some(value) = self.effective().get(key) else {
+            return Ok(None);
+        };
+        let parsed = match value {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) if s.trim().eq_ignore_ascii_case("disabled") => Some(0.0),
+            Value::String(s) => js_text_number(s.trim()),
             _ => None,
         };
         parsed
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
-            .map(|ms| ms.floor() as u64)
+            .map(|ms| Some(ms.floor() as u64))
+            .ok_or_else(|| format!("Invalid {key} setting: {}", js_display(value)))
     }
     /// `websocketConnectTimeoutMs`: milliseconds (a number or numeric text; 0 or `"disabled"`
-    /// waits as long as it takes). Unset or unreadable keeps the transport's 15 s.
-    pub fn websocket_connect_timeout_ms(&self) -> Option<u64> {
+    /// waits as long as it takes). Unset keeps the transport's 15 s; a value that is not a
+    /// duration is pi 1.6's error, which fails every request of the session.
+    pub fn websocket_connect_timeout_ms(&self) -> Result<Option<u64>, String> {
         self.milliseconds("websocketConnectTimeoutMs")
     }
     /// pi 1.6's `cacheWarming`, read from the global settings only; anything but `off`,
@@ -134,6 +149,14 @@ impl SettingsManager {
     }
     pub fn collapse_changelog(&self) -> bool {
         self.bool_of("collapseChangelog").unwrap_or(false)
+    }
+    /// Whether install telemetry is on: `PI_TELEMETRY` when set (`1`, `true` or `yes`), else
+    /// the setting. pi 1.6 also names itself to OpenRouter, NVIDIA and OpenCode only then.
+    pub fn install_telemetry_active(&self) -> bool {
+        match std::env::var("PI_TELEMETRY") {
+            Ok(flag) => flag == "1" || flag.eq_ignore_ascii_case("true") || flag.eq_ignore_ascii_case("yes"),
+            Err(_) => self.enable_install_telemetry(),
+        }
     }
     pub fn enable_install_telemetry(&self) -> bool {
         self.bool_of("enableInstallTelemetry").unwrap_or(true)
@@ -325,6 +348,7 @@ impl SettingsManager {
     }
     pub fn set_transport(&mut self, transport: Transport) {
         self.set(SettingsScope::Global, "transport", Some(transport.as_str().into()));
+        self.transport_listener.notify(transport);
     }
     pub fn set_steering_mode(&mut self, mode: QueueMode) {
         self.set(SettingsScope::Global, "steeringMode", Some(mode.as_str().into()));
@@ -486,5 +510,53 @@ impl SettingsManager {
     /// `skills`/`prompts`/`themes`/`extensions`/`packages` of one scope.
     pub fn set_resource_list(&mut self, scope: SettingsScope, key: &str, values: Vec<Value>) {
         self.set(scope, key, Some(Value::Array(values)));
+    }
+}
+
+/// JavaScript's `Number(text)` for trimmed, non-empty text: decimal, `0x`/`0o`/`0b` integers,
+/// `Infinity`; `None` where JavaScript gives `NaN`.
+fn js_text_number(text: &str) -> Option<f64> {
+    if text.is_empty() {
+        return None;
+    }
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if let Some(digits) = text
+            .strip_prefix(prefix)
+            .or_else(|| text.strip_prefix(&prefix.to_uppercase()))
+        {
+            return u64::from_str_radix(digits, radix).ok().map(|n| n as f64);
+        }
+    }
+    let unsigned = text.trim_start_matches(['+', '-']);
+    if unsigned == "Infinity" {
+        return Some(if text.starts_with('-') {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    // Rust also reads `inf` and `nan`, which JavaScript does not.
+    if !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    text.parse::<f64>().ok()
+}
+
+/// A settings value as JavaScript's `String(value)` writes it in pi 1.6's messages.
+fn js_display(value: &Value) -> String {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n
+            .as_f64()
+            .map(pi_ai::json_number::js_number_string)
+            .unwrap_or_else(|| n.to_string()),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .map(|v| if v.is_null() { String::new() } else { js_display(v) })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Object(_) => "[object Object]".into(),
     }
 }

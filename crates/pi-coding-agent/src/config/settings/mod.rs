@@ -196,9 +196,39 @@ pub struct SettingsManager {
     pending_writes: BTreeSet<SettingsScope>,
     /// The project is not trusted: its file is neither read nor reloaded.
     project_ignored: bool,
+    /// Told when `/settings` changes the transport, so the running session uses it at once.
+    pub(crate) transport_listener: TransportListener,
+}
+
+/// The session's hook for a changed `transport` (pi 1.6 sets the agent's transport live).
+#[derive(Default, Clone)]
+pub(crate) struct TransportListener(Option<std::sync::Arc<dyn Fn(Transport) + Send + Sync>>);
+
+impl std::fmt::Debug for TransportListener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "TransportListener(set)"
+        } else {
+            "TransportListener(none)"
+        })
+    }
+}
+
+impl TransportListener {
+    pub(crate) fn notify(&self, transport: Transport) {
+        if let Some(listener) = &self.0 {
+            listener(transport);
+        }
+    }
 }
 
 impl SettingsManager {
+    /// Call `listener` whenever the transport is set (replacing an earlier listener: the
+    /// current session's agent is the one to follow the setting).
+    pub fn on_transport_change(&mut self, listener: impl Fn(Transport) + Send + Sync + 'static) {
+        self.transport_listener = TransportListener(Some(std::sync::Arc::new(listener)));
+    }
+
     /// Load `<agent>/settings.json` and `<cwd>/.pi/settings.json`.
     pub fn load(paths: &Paths) -> Self {
         let mut manager = Self::from_files(paths.settings_path(), paths.project_settings_path());
@@ -221,6 +251,7 @@ impl SettingsManager {
             errors: Vec::new(),
             memory_files: BTreeMap::new(),
             defer_writes: false,
+            transport_listener: TransportListener::default(),
             pending_writes: BTreeSet::new(),
             project_ignored: false,
         };
@@ -254,6 +285,7 @@ impl SettingsManager {
             errors: Vec::new(),
             memory_files,
             defer_writes: false,
+            transport_listener: TransportListener::default(),
             pending_writes: BTreeSet::new(),
             project_ignored: false,
         };
@@ -277,6 +309,7 @@ impl SettingsManager {
             errors: Vec::new(),
             memory_files: BTreeMap::new(),
             defer_writes: false,
+            transport_listener: TransportListener::default(),
             pending_writes: BTreeSet::new(),
             project_ignored: self.project_ignored,
         }
@@ -690,6 +723,61 @@ mod tests {
             json!({"skills": {"customDirectories": []}, "retry": {"maxDelayMs": 1, "provider": {"maxRetryDelayMs": 7}}}),
         ));
         assert_eq!(Value::Object(m), json!({"retry": {"provider": {"maxRetryDelayMs": 7}}}));
+    }
+
+    #[test]
+    fn millisecond_settings_are_read_and_refused_as_pi_1_6_does() {
+        let read = |v: Value| {
+            SettingsManager::in_memory(json!({ "websocketConnectTimeoutMs": v })).websocket_connect_timeout_ms()
+        };
+        assert_eq!(
+            SettingsManager::in_memory(json!({})).websocket_connect_timeout_ms(),
+            Ok(None)
+        );
+        assert_eq!(read(json!(2500.9)), Ok(Some(2500)));
+        assert_eq!(read(json!(" 300 ")), Ok(Some(300)));
+        assert_eq!(read(json!("0x10")), Ok(Some(16)));
+        assert_eq!(read(json!("1e3")), Ok(Some(1000)));
+        assert_eq!(read(json!("Disabled")), Ok(Some(0)));
+        assert_eq!(read(json!(0)), Ok(Some(0)));
+        let refused = |v: Value, shown: &str| {
+            assert_eq!(
+                read(v),
+                Err(format!("Invalid websocketConnectTimeoutMs setting: {shown}"))
+            );
+        };
+        refused(json!("abc"), "abc");
+        refused(json!(-5), "-5");
+        refused(json!(""), "");
+        refused(json!("inf"), "inf");
+        refused(json!("-Infinity"), "-Infinity");
+        refused(json!(true), "true");
+        refused(json!(null), "null");
+        refused(json!([1, null, "x"]), "1,,x");
+        refused(json!({"a": 1}), "[object Object]");
+        refused(json!(-0.5), "-0.5");
+
+        let bad_idle = SettingsManager::in_memory(json!({"httpIdleTimeoutMs": "soon"}));
+        assert_eq!(
+            bad_idle.http_idle_timeout_setting(),
+            Err("Invalid httpIdleTimeoutMs setting: soon".to_string())
+        );
+        assert_eq!(bad_idle.http_idle_timeout_ms(), pi_ai::http::DEFAULT_IDLE_TIMEOUT_MS);
+        let idle = SettingsManager::in_memory(json!({"httpIdleTimeoutMs": "disabled"}));
+        assert_eq!(idle.http_idle_timeout_setting(), Ok(0));
+    }
+
+    #[test]
+    fn a_transport_change_reaches_the_listener() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut s = SettingsManager::in_memory(json!({}));
+        s.set_transport(Transport::Sse);
+        let sink = std::sync::Arc::clone(&seen);
+        s.on_transport_change(move |t| sink.lock().unwrap().push(t));
+        s.set_transport(Transport::Websocket);
+        s.set_transport(Transport::Auto);
+        assert_eq!(*seen.lock().unwrap(), vec![Transport::Websocket, Transport::Auto]);
+        assert_eq!(s.transport(), Transport::Auto);
     }
 
     #[test]
