@@ -361,15 +361,19 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         fault: None,
     };
     // pi 1.6's image and classifier APIs: answered without a script.
-    if let Some(task) = crate::task_apis::TaskApi::of(&request, &body) {
-        let fault = shared.state().pending.pop_front();
-        record.fault = fault.clone();
-        record.api = None;
-        push_record(shared, record).await;
-        let (status, reply) = crate::task_apis::answer(task, &request, &body, fault.as_ref());
-        conn.write_response(status, &json_headers(), reply.to_string().as_bytes())
-            .await?;
-        return Ok(true);
+    if crate::task_apis::may_be_task(&request) {
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        if let Some(task) = crate::task_apis::TaskApi::of(&request, &body) {
+            let fault = shared.state().pending.pop_front();
+            let mut recorded = record();
+            recorded.fault = fault.clone();
+            recorded.api = None;
+            let (status, reply) = crate::task_apis::answer(task, &request, &body, fault.as_ref());
+            push_record(shared, recorded, Body::Parsed(body)).await;
+            conn.write_response(status, &json_headers(), reply.to_string().as_bytes())
+                .await?;
+            return Ok(true);
+        }
     }
     let Some(api) = api else {
         push_record(shared, record(), Body::Raw(request.body)).await;

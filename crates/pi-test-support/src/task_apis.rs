@@ -24,6 +24,18 @@ pub(crate) enum TaskApi {
     Decisions,
 }
 
+/// Whether a request can be one of these APIs, judged without parsing its body: a chat
+/// request is one only when it names `modalities`, so a resumed conversation of megabytes is
+/// not parsed twice to find out.
+pub(crate) fn may_be_task(request: &HttpRequest) -> bool {
+    let path = request.target.split('?').next().unwrap_or_default();
+    request.method == "POST"
+        && (path.ends_with("/systemone")
+            || path.ends_with("/ai/run")
+            || path.ends_with("/decisions")
+            || (path.ends_with("/chat/completions") && memchr::memmem::find(&request.body, b"\"modalities\"").is_some()))
+}
+
 impl TaskApi {
     pub(crate) fn of(request: &HttpRequest, body: &Value) -> Option<TaskApi> {
         if request.method != "POST" {
