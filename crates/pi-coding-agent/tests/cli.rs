@@ -32,6 +32,8 @@ mod export_colours;
 mod ext_examples;
 #[path = "cli/ext_providers.rs"]
 mod ext_providers;
+#[path = "cli/ext_registry.rs"]
+mod ext_registry;
 #[path = "cli/ext_replace.rs"]
 mod ext_replace;
 #[path = "cli/extensions.rs"]

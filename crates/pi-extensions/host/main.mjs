@@ -6,6 +6,7 @@ import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
 import { runSetup } from "./replace.mjs";
 import { streamProvider } from "./providers.mjs";
+import { onModelEvent } from "./model_stream.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
 import { createScreen } from "./ui.mjs";
@@ -235,6 +236,7 @@ const notifications = {
 	state: (params) => applyState(params),
 	cancel: (params) => toolCalls.get(params.callId)?.abort(),
 	"provider.cancel": (params) => providerStreams.get(params.streamId)?.abort(),
+	"models.event": onModelEvent,
 };
 
 runtime.wire = connectWire(

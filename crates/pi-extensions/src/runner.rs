@@ -426,6 +426,12 @@ impl ExtensionRunner {
         self.current()?.notify("state", params)
     }
 
+    /// Send the host a notification of pi's own (`models.event`: the events of a model request
+    /// an extension streams).
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), HostError> {
+        self.current()?.notify(method, params)
+    }
+
     /// Run every handler of `event` in load order and return the combined result. No time
     /// limit (a handler may wait for the user), but a host that stops answering is stopped.
     pub async fn dispatch(&self, event: &str, payload: Value) -> Result<Dispatched, HostError> {

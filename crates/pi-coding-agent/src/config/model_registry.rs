@@ -311,7 +311,18 @@ impl ModelRegistry {
             || self
                 .provider_requests
                 .get(provider)
-                .is_some_and(|c| c.api_key.is_some())
+                .and_then(|c| c.api_key.as_deref())
+                .is_some_and(|key| self.config_key_is_set(key))
+    }
+
+    /// Whether a models.json `apiKey` can give a key: a command or a literal always may; a
+    /// `$VAR` template only when every variable it names is set (pi 1.6 lists such a provider
+    /// as not configured otherwise).
+    fn config_key_is_set(&self, key: &str) -> bool {
+        let env = self.auth.env();
+        super::auth::config_value_env_names(key)
+            .into_iter()
+            .all(|name| env(name).is_some())
     }
 
     /// Display name of a provider from models.json `name`, else the id.
@@ -333,10 +344,12 @@ impl ModelRegistry {
 
     /// Whether the model's provider is logged in with OAuth.
     pub fn is_using_oauth(&self, model: &Model) -> bool {
-        matches!(
-            self.auth.get(&model.provider),
-            Some(super::auth::Credential::OAuth { .. })
-        )
+        self.provider_uses_oauth(&model.provider)
+    }
+
+    /// Whether `provider` is logged in with OAuth.
+    pub fn provider_uses_oauth(&self, provider: &str) -> bool {
+        matches!(self.auth.get(provider), Some(super::auth::Credential::OAuth { .. }))
     }
 
     /// The API key for a provider: stored or environment auth first, then models.json.

@@ -68,10 +68,7 @@ pub async fn apply(slot: &ExtensionSlot, session: &AgentSession) {
         registry.set_extension_providers(providers);
     }
     // `ctx.modelRegistry` lists them from now on.
-    let update = pi_extensions::StateUpdate {
-        models: Some(super::startup::available_models(session)),
-        ..Default::default()
-    };
+    let update = super::startup::model_state(session);
     if let Err(error) = runner.push_state(&update) {
         slot.host_failed("register_provider", &error).await;
     }
