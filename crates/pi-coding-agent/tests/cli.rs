@@ -30,6 +30,8 @@ mod docs;
 mod export_colours;
 #[path = "cli/ext_examples.rs"]
 mod ext_examples;
+#[path = "cli/ext_prompt_options.rs"]
+mod ext_prompt_options;
 #[path = "cli/ext_providers.rs"]
 mod ext_providers;
 #[path = "cli/ext_registry.rs"]

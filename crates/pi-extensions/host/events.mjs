@@ -214,6 +214,16 @@ function promptRenderer(data, override) {
 	return render;
 }
 
+/** `systemPromptOptions` with every key of pi 1.6's, in its order (JSON has no `undefined`). */
+function normalizeOptions(options) {
+	if (!options || typeof options !== "object") return options;
+	const keys = ["customPrompt", "forceSystemPrompt", "selectedTools", "hiddenTools", "toolSnippets", "toolGuidelines", "promptGuidelines", "appendSystemPrompt", "sections", "cwd", "contextFiles", "skills"];
+	const normalized = {};
+	for (const key of keys) normalized[key] = options[key];
+	for (const [key, value] of Object.entries(options)) if (!(key in normalized)) normalized[key] = value;
+	return normalized;
+}
+
 function handlerList(registry, event) {
 	const list = [];
 	for (const ext of registry.extensions) {
@@ -237,6 +247,7 @@ export async function dispatch(runtime, registry, event, payload) {
 	const handlers = handlerList(registry, event);
 	const errors = [];
 	const data = { type: event, ...payload };
+	if (event === "before_agent_start") data.systemPromptOptions = normalizeOptions(data.systemPromptOptions);
 	let systemPromptOverride;
 	const renderPrompt = event === "before_agent_start" ? promptRenderer(data, () => systemPromptOverride) : undefined;
 	const ctx = createContext(runtime, { systemPrompt: renderPrompt });
