@@ -30,6 +30,8 @@ mod docs;
 mod export_colours;
 #[path = "cli/ext_examples.rs"]
 mod ext_examples;
+#[path = "cli/ext_oauth.rs"]
+mod ext_oauth;
 #[path = "cli/ext_prompt_options.rs"]
 mod ext_prompt_options;
 #[path = "cli/ext_providers.rs"]

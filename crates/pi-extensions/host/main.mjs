@@ -5,7 +5,7 @@ import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
 import { runSetup } from "./replace.mjs";
-import { streamProvider } from "./providers.mjs";
+import { oauthKey, streamProvider } from "./providers.mjs";
 import { onModelEvent } from "./model_stream.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
@@ -169,6 +169,10 @@ const requests = {
 		} finally {
 			providerStreams.delete(params.streamId);
 		}
+	},
+	"provider.oauthKey": (params) => {
+		requireInitialized();
+		return oauthKey(registry, params);
 	},
 	runCommand: (params) => {
 		requireInitialized();

@@ -494,6 +494,16 @@ impl ExtensionRunner {
         self.ask(&host, method, params, Some(timeout), None).await
     }
 
+    /// The key of a provider an extension registered with an `oauth` block, for a stored
+    /// login (`provider.oauthKey`): `{apiKey, credential}`, `credential` being the refreshed
+    /// login to store, or `null` when it was still valid. The refresh has pi 1.6's limit.
+    pub async fn oauth_key(&self, provider: &str, credential: Value) -> Result<Value, HostError> {
+        let host = self.current()?;
+        let params = serde_json::json!({ "provider": provider, "credential": credential });
+        self.ask(&host, "provider.oauthKey", params, Some(Duration::from_secs(30)), None)
+            .await
+    }
+
     /// Run the handler of an extension's keyboard shortcut (`pi.registerShortcut`). No time
     /// limit: a handler may wait for the user.
     pub async fn run_shortcut(&self, key: &str) -> Result<CommandResult, HostError> {
