@@ -104,6 +104,8 @@ function createModelRegistry(runtime) {
 	const all = () => state.allModels ?? state.models;
 	const ofProvider = (models, provider) => models.filter((m) => provider === undefined || m.provider === provider);
 	const findIn = (models, provider, id) => models.find((m) => m.provider === provider && m.id === id);
+	const authStatus = (provider) =>
+		state.providerAuth?.[provider] ?? { configured: state.models.some((m) => m.provider === provider) };
 	return {
 		getAll: () => all().slice(),
 		getAvailable: () => state.models.slice(),
@@ -112,8 +114,8 @@ function createModelRegistry(runtime) {
 		getModelOfType: (type, provider, id) => (type === "chat" ? findIn(all(), provider, id) : undefined),
 		findOfType: (type, provider, id) => (type === "chat" ? findIn(all(), provider, id) : undefined),
 		getAvailableOfType: async (type, provider) => (type === "chat" ? ofProvider(state.models, provider) : []),
-		hasConfiguredAuth: (model) => state.models.some((m) => m.provider === model?.provider),
-		getProviderAuthStatus: (provider) => ({ configured: state.models.some((m) => m.provider === provider) }),
+		hasConfiguredAuth: (model) => authStatus(model?.provider).configured === true,
+		getProviderAuthStatus: (provider) => ({ ...authStatus(provider) }),
 		isUsingOAuth: (model) => state.oauthProviders.includes(model?.provider),
 		getError: () => undefined,
 		getProviderDisplayName: (provider) => provider,

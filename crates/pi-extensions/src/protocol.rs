@@ -403,6 +403,9 @@ pub struct StateUpdate {
     /// Every model the registry knows, usable now or not (`ctx.modelRegistry.getAll()`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub all_models: Option<Vec<Value>>,
+    /// Each provider's `{configured, source?, label?}` (`getProviderAuthStatus`), by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_auth: Option<Value>,
     /// The providers logged in with OAuth (`ctx.modelRegistry.isUsingOAuth`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oauth_providers: Option<Vec<String>>,

@@ -71,13 +71,18 @@ pub fn model_state(session: &AgentSession) -> StateUpdate {
     providers.sort_unstable();
     providers.dedup();
     let oauth = providers
-        .into_iter()
+        .iter()
         .filter(|p| registry.provider_uses_oauth(p))
-        .map(str::to_string)
+        .map(|p| p.to_string())
         .collect::<Vec<_>>();
+    let auth: serde_json::Map<String, Value> = providers
+        .iter()
+        .map(|p| (p.to_string(), registry.auth_status(p)))
+        .collect();
     StateUpdate {
         models: Some(json(&registry.available())),
         all_models: Some(json(all)),
+        provider_auth: Some(Value::Object(auth)),
         oauth_providers: Some(oauth),
         ..StateUpdate::default()
     }

@@ -1,6 +1,7 @@
 //! `ctx.modelRegistry` as pi 1.6 has it (`extensions/registry16.ts`), ours and pi 1.6's side
 //! by side against the mock: the registered provider ids (pi's own `llama.cpp` included, not
-//! with `--no-extensions`), `getAll` with models whose provider has no auth, `isUsingOAuth`,
+//! with `--no-extensions`), `getAll` with models whose provider has no auth, the order of the
+//! available providers, `getProviderAuthStatus`, `isUsingOAuth`,
 //! `getProviderAuth`, `stream`, and requests aborted before and during their run, where pi
 //! must stop the request it made (the mock sees the reply cut off while pi still runs).
 
@@ -104,6 +105,15 @@ fn the_model_registry_lists_streams_and_stops_requests_as_pi_1_6() {
         "{log}"
     );
     assert!(log.contains("oauth false"), "{log}");
+    assert!(
+        log.contains(r#"status [{"configured":true,"source":"models_json_key"},{"configured":false},{"configured":true,"source":"fallback"},{"configured":false}] configured=false"#),
+        "{log}"
+    );
+    // Providers only an extension defines come after models.json's.
+    assert!(
+        log.contains("available providers mock-openai,mock-anthropic,mock-responses,probe-prov"),
+        "{log}"
+    );
     assert!(
         log.contains(r#"auth {"auth":{"apiKey":"sk-mock-openai"},"source":"configured API key"}"#),
         "{log}"

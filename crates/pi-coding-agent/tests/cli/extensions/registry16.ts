@@ -27,8 +27,11 @@ export default function (pi: any) {
 			const available = r.getAvailable();
 			const listed = (list: any[], provider: string) => list.some((m) => m.provider === provider);
 			log(`all>available ${all.length > available.length} builtins listed=${listed(all, "anthropic")}`);
+			log(`available providers ${[...new Set(available.map((m: any) => m.provider))].join(",")}`);
 			log(`locked listed=${listed(all, "mock-locked")} available=${listed(available, "mock-locked")} find=${r.find("mock-locked", "mock-model")?.name}`);
 			log(`oauth ${r.isUsingOAuth(ctx.model)}`);
+			const status = ["mock-openai", "mock-locked", "probe-prov", "no-such-provider"].map((p) => r.getProviderAuthStatus(p));
+			log(`status ${JSON.stringify(status)} configured=${r.hasConfiguredAuth({ provider: "mock-locked" })}`);
 			log(`auth ${JSON.stringify(await r.getProviderAuth("mock-openai"))}`);
 			log(`auth extension ${JSON.stringify(await r.getProviderAuth("probe-prov"))}`);
 			log(`auth unknown ${JSON.stringify(await r.getProviderAuth("no-such-provider"))}`);
