@@ -338,6 +338,29 @@ fn cli_model(
     )
 }
 
+/// The starting model once extension providers are in the registry, for a start that found
+/// none before (pi 1.6 picks its default after the extensions load, so an extension's
+/// provider may give it): the settings' default, else the first available model.
+pub fn initial_model_after_extensions(
+    settings: &SettingsManager,
+    registry: &crate::config::model_registry::ModelRegistry,
+) -> Option<(Model, ThinkingLevel)> {
+    let options = InitialModelOptions {
+        scoped_models: &[],
+        is_continuing: false,
+        default_provider: settings.default_provider(),
+        default_model_id: settings.default_model(),
+        default_thinking_level: settings.default_thinking_level(),
+    };
+    let (model, level) = model_resolver::find_initial_model(
+        &options,
+        registry.all(),
+        &registry.available(),
+        DEFAULT_MODEL_PER_PROVIDER,
+    );
+    model.map(|m| (m, level))
+}
+
 /// The CLI model once extension providers are in the registry: the model, the thinking level
 /// a `model:level` pattern gave and the warning to show, or the error to print.
 pub fn resolve_deferred_cli_model(

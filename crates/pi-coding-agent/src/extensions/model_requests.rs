@@ -16,6 +16,23 @@ use crate::session::AgentSession;
 
 /// Answer one `models.*` request of the host.
 pub async fn answer(slot: &Arc<ExtensionSlot>, session: &AgentSession, method: &str, params: &Value) -> Value {
+    // A provider registered with an `oauth` block: its key is what the extension derives from
+    // the stored login (refreshed first when it expires).
+    let provider = match method {
+        "models.requestAuth" => params["model"].get("provider").and_then(Value::as_str),
+        _ => params.get("provider").and_then(Value::as_str),
+    };
+    if let Some(provider) = provider.filter(|p| slot.has_oauth_provider(p)) {
+        let key = super::oauth::request_key(slot, provider).await;
+        match (method, key) {
+            ("models.requestAuth", Ok(key)) => return json!({ "ok": true, "apiKey": key }),
+            ("models.requestAuth", Err(error)) => return json!({ "ok": false, "error": error }),
+            ("models.apiKeyForProvider", key) => return key.map(Value::from).unwrap_or(Value::Null),
+            ("models.providerAuth", Ok(key)) => return json!({ "auth": { "apiKey": key }, "source": "OAuth" }),
+            ("models.providerAuth", Err(_)) => return Value::Null,
+            _ => {}
+        }
+    }
     match method {
         "models.requestAuth" => request_auth(session, params),
         "models.providerAuth" => {

@@ -1,6 +1,7 @@
 // A provider registered with an `oauth` block (pi 1.6's login / refreshToken / getApiKey): a
 // stored login whose access token expired is refreshed before the request, and the request
-// carries the key `getApiKey` derives. The calls go, one line each, to OAUTH_LOG.
+// carries the key `getApiKey` derives; `/keys` asks ctx.modelRegistry for the provider's auth.
+// The calls go, one line each, to OAUTH_LOG.
 import { appendFileSync } from "node:fs";
 
 export default function (pi: any) {
@@ -22,6 +23,16 @@ export default function (pi: any) {
 				log(`getApiKey ${credentials.access}`);
 				return `key-${credentials.access}`;
 			},
+		},
+	});
+	pi.registerCommand("keys", {
+		handler: async (_args: string, ctx: any) => {
+			const r = ctx.modelRegistry;
+			const model = r.find("oauth-prov", "om");
+			log(`request auth ${JSON.stringify(await r.getApiKeyAndHeaders(model))}`);
+			log(`provider key ${await r.getApiKeyForProvider("oauth-prov")}`);
+			log(`provider auth ${JSON.stringify(await r.getProviderAuth("oauth-prov"))}`);
+			log(`oauth ${r.isUsingOAuth(model)} status ${JSON.stringify(r.getProviderAuthStatus("oauth-prov"))}`);
 		},
 	});
 }
