@@ -156,6 +156,14 @@ async fn run_request(
         cancel,
         ..Default::default()
     };
+    let started = std::time::Instant::now();
+    // pi-ai's final message carries how long the request took, as the agent loop's does.
+    let finished = |mut message: pi_ai::AssistantMessage| {
+        if message.duration_ms.is_none() {
+            message.duration_ms = Some(u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX));
+        }
+        message_json(&message)
+    };
     let mut stream = super::providers::stream_fn(Arc::clone(slot))(&model, &context, stream_options);
     let mut partial = pi_ai::PartialMessage::new();
     while let Some(event) = stream.next_event().await {
@@ -168,8 +176,8 @@ async fn run_request(
             );
         }
         match event {
-            pi_ai::AssistantMessageEvent::Done { message, .. } => return message_json(&message),
-            pi_ai::AssistantMessageEvent::Error { error, .. } => return message_json(&error),
+            pi_ai::AssistantMessageEvent::Done { message, .. } => return finished(message),
+            pi_ai::AssistantMessageEvent::Error { error, .. } => return finished(error),
             _ => {}
         }
     }

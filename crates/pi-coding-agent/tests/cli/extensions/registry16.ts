@@ -64,7 +64,7 @@ export default function (pi: any) {
 			const middle = new AbortController();
 			setTimeout(() => middle.abort(), 300);
 			const cut = await r.complete(ctx.model, user("slow"), { signal: middle.signal });
-			log(`cut ${cut.stopReason} ${cut.errorMessage} text=${text(cut).length > 0}`);
+			log(`cut ${cut.stopReason} ${cut.errorMessage} text=${text(cut).length > 0} keys=${Object.keys(cut).sort().join(",")}`);
 			await new Promise((resolve) => setTimeout(resolve, Number(process.env.CUT_HOLD_MS ?? 0)));
 			log("done");
 		},
