@@ -95,13 +95,25 @@ function createUi(runtime) {
 
 /**
  * `ctx.modelRegistry`: the synchronous reads answer from the mirror (`models`: the models
- * whose provider has auth; `allModels`: every model known); auth, `refresh`, `stream` and
+ * whose provider has auth; `allModelsJson`: every model known); auth, `refresh`, `stream` and
  * `complete` ask pi.
  */
 function createModelRegistry(runtime) {
 	const { state } = runtime.mirror;
 	const ref = (model) => ({ provider: model?.provider, id: model?.id });
-	const all = () => state.allModels ?? state.models;
+	// Every known model: pi sends the list as JSON text, parsed here on first use (once per text).
+	let parsed = { json: undefined, list: undefined };
+	const all = () => {
+		if (typeof state.allModelsJson !== "string") return state.models;
+		if (parsed.json !== state.allModelsJson) {
+			try {
+				parsed = { json: state.allModelsJson, list: JSON.parse(state.allModelsJson) };
+			} catch {
+				parsed = { json: state.allModelsJson, list: state.models };
+			}
+		}
+		return parsed.list;
+	};
 	const ofProvider = (models, provider) => models.filter((m) => provider === undefined || m.provider === provider);
 	const findIn = (models, provider, id) => models.find((m) => m.provider === provider && m.id === id);
 	const authStatus = (provider) =>

@@ -400,9 +400,10 @@ pub struct StateUpdate {
     /// The models `ctx.modelRegistry` lists as available (their provider has auth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub models: Option<Vec<Value>>,
-    /// Every model the registry knows, usable now or not (`ctx.modelRegistry.getAll()`).
+    /// Every model the registry knows, usable now or not (`ctx.modelRegistry.getAll()`), as
+    /// the JSON text of the list: the host parses it only when asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub all_models: Option<Vec<Value>>,
+    pub all_models_json: Option<String>,
     /// Each provider's `{configured, source?, label?}` (`getProviderAuthStatus`), by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_auth: Option<Value>,

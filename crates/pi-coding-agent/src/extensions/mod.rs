@@ -58,6 +58,9 @@ pub struct ExtensionSlot {
     /// The providers extensions registered with an `oauth` block: their key comes from the
     /// host (`provider.oauthKey`) at each request.
     oauth_providers: Mutex<std::collections::HashSet<String>>,
+    /// A fingerprint of the model list the host has (`push_all_models`), to send it again
+    /// only when it changed.
+    all_models_sent: Mutex<Option<u64>>,
     /// Waits for the host's queued notifications to be applied.
     barrier: Mutex<Option<host::NotificationBarrier>>,
     /// What replaces the session for a command's `ctx.newSession` / `fork` / `switchSession` /
@@ -80,6 +83,7 @@ impl Default for ExtensionSlot {
             turn_boundary: Mutex::new(None),
             stream_apis: Mutex::new(std::collections::HashSet::new()),
             oauth_providers: Mutex::new(std::collections::HashSet::new()),
+            all_models_sent: Mutex::new(None),
             barrier: Mutex::new(None),
             session_host: Mutex::new(None),
         }
@@ -152,6 +156,12 @@ impl ExtensionSlot {
     pub fn set_runner(&self, runner: Option<Arc<ExtensionRunner>>) {
         *lock(&self.runner) = runner;
         self.loss_reported.store(false, Ordering::SeqCst);
+        *lock(&self.all_models_sent) = None;
+    }
+
+    /// Record that the host has the model list `fingerprint`; false when it had it already.
+    pub fn note_all_models(&self, fingerprint: u64) -> bool {
+        lock(&self.all_models_sent).replace(fingerprint) != Some(fingerprint)
     }
 
     /// Keep the pre-trust pass's runner for the start to complete (not bound to any session

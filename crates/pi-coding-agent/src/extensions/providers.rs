@@ -82,6 +82,7 @@ pub async fn apply(slot: &ExtensionSlot, session: &AgentSession) {
     if let Err(error) = runner.push_state(&update) {
         slot.host_failed("register_provider", &error).await;
     }
+    super::startup::push_all_models(session.services().extensions(), session);
     slot.report(errors).await;
 }
 

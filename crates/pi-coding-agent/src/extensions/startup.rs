@@ -60,7 +60,8 @@ pub fn session_state(session: &AgentSession, mode: Option<Mode>) -> StateUpdate 
 }
 
 /// What `ctx.modelRegistry` reads synchronously: the models that can be used now (extension
-/// providers' included), every model known, and the providers logged in with OAuth.
+/// providers' included), each provider's auth status, and the providers logged in with OAuth.
+/// (Every model known, for `getAll`, goes in [`push_all_models`].)
 pub fn model_state(session: &AgentSession) -> StateUpdate {
     let registry = lock(session.registry());
     let json = |models: &[pi_ai::Model]| -> Vec<Value> {
@@ -81,11 +82,36 @@ pub fn model_state(session: &AgentSession) -> StateUpdate {
         .collect();
     StateUpdate {
         models: Some(json(&registry.available())),
-        all_models: Some(json(all)),
         provider_auth: Some(Value::Object(auth)),
         oauth_providers: Some(oauth),
         ..StateUpdate::default()
     }
+}
+
+/// Send the host every model the registry knows (`ctx.modelRegistry.getAll()`). The catalogue
+/// is large and most extensions never ask, so it goes as one JSON text the host parses only
+/// when `getAll` (or a lookup over every model) is first called.
+pub fn push_all_models(slot: &Arc<ExtensionSlot>, session: &AgentSession) {
+    let Some(runner) = slot.runner() else { return };
+    let json = {
+        let registry = lock(session.registry());
+        let all = registry.all();
+        // The list changes with models.json and the providers registered: its ids and
+        // endpoints tell whether the host has it already.
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for model in all {
+            std::hash::Hash::hash(&(&model.provider, &model.id, &model.api, &model.base_url), &mut hasher);
+        }
+        if !slot.note_all_models(std::hash::Hasher::finish(&hasher)) {
+            return;
+        }
+        serde_json::to_string(all).unwrap_or_else(|_| "[]".to_string())
+    };
+    // A host that is gone is reported at the next event.
+    let _ = runner.push_state(&StateUpdate {
+        all_models_json: Some(json),
+        ..StateUpdate::default()
+    });
 }
 
 /// pi's own providers that pi 1.6 registers through its built-in extensions (`llama.cpp`),
@@ -110,6 +136,7 @@ pub fn attach(session: &AgentSession, slot: &Arc<ExtensionSlot>) {
     slot.set_session(session);
     // A host that is gone is reported at the next event.
     let _ = runner.push_state(&session_state(session, None));
+    push_all_models(slot, session);
 }
 
 /// What discovery needs: the command line, the settings in force and whether the project's
