@@ -356,6 +356,22 @@ pub fn run(argv: &[String]) -> i32 {
                 }
             }
         }
+        if !has_model && args.model.is_none() {
+            // pi 1.6 picks its default model after the extensions load: the only usable
+            // provider may be one an extension registered.
+            let picked = {
+                let settings = crate::session::agent_session::lock(session.settings());
+                let registry = crate::session::agent_session::lock(session.registry());
+                crate::runtime::initial_model_after_extensions(&settings, &registry)
+            };
+            if let Some((model, level)) = picked {
+                session.apply_model(model.clone(), true);
+                session
+                    .set_thinking_level(pi_ai::thinking::clamp_thinking_level(&model, level))
+                    .await;
+                has_model = true;
+            }
+        }
         if !mode.is_interactive() && !has_model {
             console.error(&no_models_message());
             crate::extensions::startup::shutdown(session.services().extensions()).await;

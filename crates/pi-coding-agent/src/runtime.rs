@@ -202,14 +202,36 @@ impl crate::session::loadout::PromptSource for ResourcePrompt {
         edits: &crate::system_prompt::PromptEdits,
     ) -> crate::system_prompt::PromptSections {
         let mcp_servers = self.mcp.prompt_section(&|name| tools.iter().any(|t| t.name == name));
-        let skills = self.resources.skills();
+        // A run's `before_agent_start` handlers may have replaced any input (pi 1.6 builds the
+        // prompt from the options object they leave).
+        let replaced = &edits.inputs;
+        let tools = replaced.tools(tools);
+        let custom_prompt = match &replaced.custom_prompt {
+            Some(custom) => custom.as_deref(),
+            None => self.custom.as_deref(),
+        };
+        let context_files: Vec<crate::resources::context_files::ContextFile> = match &replaced.context_files {
+            Some(files) => files
+                .iter()
+                .map(|(path, content)| crate::resources::context_files::ContextFile {
+                    path: PathBuf::from(path),
+                    content: content.clone(),
+                })
+                .collect(),
+            None => self.context_files.clone(),
+        };
+        let skills = match &replaced.skills {
+            Some(skills) => skills.iter().map(prompt_skill).collect(),
+            None => self.resources.skills(),
+        };
+        let cwd = replaced.cwd.as_ref().map_or_else(|| self.cwd.clone(), PathBuf::from);
         build_sections(&SystemPromptInput {
-            custom_prompt: self.custom.as_deref(),
-            tools,
+            custom_prompt,
+            tools: &tools,
             append: &self.append,
-            context_files: &self.context_files,
+            context_files: &context_files,
             skills: &skills,
-            cwd: &self.cwd,
+            cwd: &cwd,
             docs: &self.docs,
             mcp_servers: mcp_servers.as_deref(),
             edits,
@@ -246,6 +268,19 @@ impl crate::session::loadout::PromptSource for ResourcePrompt {
         options.insert("contextFiles".into(), json!(files));
         options.insert("skills".into(), json!(skills));
         options
+    }
+}
+
+/// A skill an extension listed in `systemPromptOptions.skills`, for the prompt's skills section.
+fn prompt_skill(skill: &crate::system_prompt::PromptSkill) -> crate::resources::skills::Skill {
+    crate::resources::skills::Skill {
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        file_path: PathBuf::from(&skill.file_path),
+        base_dir: PathBuf::from(&skill.base_dir),
+        // The prompt shows no scope; an extension's list has none to give.
+        scope: crate::resources::ResourceScope::Path,
+        disable_model_invocation: skill.disable_model_invocation,
     }
 }
 
@@ -301,6 +336,29 @@ fn cli_model(
         args.api_key.is_some(),
         args.thinking,
     )
+}
+
+/// The starting model once extension providers are in the registry, for a start that found
+/// none before (pi 1.6 picks its default after the extensions load, so an extension's
+/// provider may give it): the settings' default, else the first available model.
+pub fn initial_model_after_extensions(
+    settings: &SettingsManager,
+    registry: &crate::config::model_registry::ModelRegistry,
+) -> Option<(Model, ThinkingLevel)> {
+    let options = InitialModelOptions {
+        scoped_models: &[],
+        is_continuing: false,
+        default_provider: settings.default_provider(),
+        default_model_id: settings.default_model(),
+        default_thinking_level: settings.default_thinking_level(),
+    };
+    let (model, level) = model_resolver::find_initial_model(
+        &options,
+        registry.all(),
+        &registry.available(),
+        DEFAULT_MODEL_PER_PROVIDER,
+    );
+    model.map(|m| (m, level))
 }
 
 /// The CLI model once extension providers are in the registry: the model, the thinking level

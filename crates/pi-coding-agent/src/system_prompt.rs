@@ -64,6 +64,62 @@ pub struct PromptEdits {
     pub prompt_guidelines: Vec<String>,
     /// The `addendum` text in place of the configured one.
     pub append: Option<String>,
+    /// The prompt's other inputs, where the handlers replaced them.
+    pub inputs: PromptInputs,
+}
+
+/// The inputs of pi 1.6's `systemPromptOptions` a run's handlers replaced (`None`: the
+/// configured ones). The prompt source builds from these in place of its own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptInputs {
+    /// `customPrompt`; `Some(None)` removes the configured one.
+    pub custom_prompt: Option<Option<String>>,
+    /// Every tool's snippet (`toolSnippets`): a tool not named has none.
+    pub tool_snippets: Option<Vec<(String, String)>>,
+    /// Every tool's guidelines (`toolGuidelines`): a tool not named has none.
+    pub tool_guidelines: Option<Vec<(String, Vec<String>)>>,
+    /// `contextFiles` as `(path, content)`.
+    pub context_files: Option<Vec<(String, String)>>,
+    /// `skills`.
+    pub skills: Option<Vec<PromptSkill>>,
+    /// `cwd`.
+    pub cwd: Option<String>,
+}
+
+/// A skill as `systemPromptOptions.skills` lists it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptSkill {
+    pub name: String,
+    pub description: String,
+    pub file_path: String,
+    pub base_dir: String,
+    pub disable_model_invocation: bool,
+}
+
+impl PromptInputs {
+    /// `tools` as the prompt describes them: snippets and guidelines from the replaced maps.
+    /// (`hiddenTools` is pi's own list of hidden declarations; pi 1.6 does not take it from the
+    /// handlers.)
+    pub fn tools(&self, tools: &[ToolPrompt]) -> Vec<ToolPrompt> {
+        tools
+            .iter()
+            .map(|t| ToolPrompt {
+                name: t.name.clone(),
+                snippet: match &self.tool_snippets {
+                    Some(map) => map.iter().find(|(n, _)| *n == t.name).map(|(_, s)| s.clone()),
+                    None => t.snippet.clone(),
+                },
+                guidelines: match &self.tool_guidelines {
+                    Some(map) => map
+                        .iter()
+                        .find(|(n, _)| *n == t.name)
+                        .map(|(_, g)| g.clone())
+                        .unwrap_or_default(),
+                    None => t.guidelines.clone(),
+                },
+            })
+            .collect()
+    }
 }
 
 impl PromptEdits {
@@ -300,6 +356,14 @@ mod tests {
         sections: Vec::new(),
         prompt_guidelines: Vec::new(),
         append: None,
+        inputs: PromptInputs {
+            custom_prompt: None,
+            tool_snippets: None,
+            tool_guidelines: None,
+            context_files: None,
+            skills: None,
+            cwd: None,
+        },
     };
 
     #[test]
@@ -315,6 +379,7 @@ mod tests {
             ],
             prompt_guidelines: vec![],
             append: Some("APPENDED".into()),
+            inputs: PromptInputs::default(),
         };
         let mut base = input(&t, &[], &[], &[], &docs);
         base.edits = &edits;

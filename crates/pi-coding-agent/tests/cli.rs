@@ -36,8 +36,14 @@ mod docs;
 mod export_colours;
 #[path = "cli/ext_examples.rs"]
 mod ext_examples;
+#[path = "cli/ext_oauth.rs"]
+mod ext_oauth;
+#[path = "cli/ext_prompt_options.rs"]
+mod ext_prompt_options;
 #[path = "cli/ext_providers.rs"]
 mod ext_providers;
+#[path = "cli/ext_registry.rs"]
+mod ext_registry;
 #[path = "cli/ext_replace.rs"]
 mod ext_replace;
 #[path = "cli/extensions.rs"]

@@ -1,6 +1,7 @@
 // Event dispatch in pi 1.6's order (extensions in load order, then registration order, over a
 // snapshot of the handler lists) with its combination rules for chained events, so pi gets one
 // result per event. Also the contexts handlers receive, tool execution and commands.
+import { requestModel } from "./model_stream.mjs";
 import { commandContext } from "./replace.mjs";
 
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
@@ -93,27 +94,41 @@ function createUi(runtime) {
 }
 
 /**
- * `ctx.modelRegistry`: the synchronous reads answer from the mirror (the models pi can use
- * now, extension providers' included); auth and `refresh` ask pi. Every model listed has
- * working auth, so `getAll` and `getAvailable` list the same models.
+ * `ctx.modelRegistry`: the synchronous reads answer from the mirror (`models`: the models
+ * whose provider has auth; `allModelsJson`: every model known); auth, `refresh`, `stream` and
+ * `complete` ask pi.
  */
 function createModelRegistry(runtime) {
 	const { state } = runtime.mirror;
 	const ref = (model) => ({ provider: model?.provider, id: model?.id });
+	// Every known model: pi sends the list as JSON text, parsed here on first use (once per text).
+	let parsed = { json: undefined, list: undefined };
+	const all = () => {
+		if (typeof state.allModelsJson !== "string") return state.models;
+		if (parsed.json !== state.allModelsJson) {
+			try {
+				parsed = { json: state.allModelsJson, list: JSON.parse(state.allModelsJson) };
+			} catch {
+				parsed = { json: state.allModelsJson, list: state.models };
+			}
+		}
+		return parsed.list;
+	};
+	const ofProvider = (models, provider) => models.filter((m) => provider === undefined || m.provider === provider);
+	const findIn = (models, provider, id) => models.find((m) => m.provider === provider && m.id === id);
+	const authStatus = (provider) =>
+		state.providerAuth?.[provider] ?? { configured: state.models.some((m) => m.provider === provider) };
 	return {
-		getAll: () => state.models.slice(),
+		getAll: () => all().slice(),
 		getAvailable: () => state.models.slice(),
-		find: (provider, id) => state.models.find((m) => m.provider === provider && m.id === id),
-		getModelsOfType: (type, provider) =>
-			type === "chat" ? state.models.filter((m) => provider === undefined || m.provider === provider) : [],
-		getModelOfType: (type, provider, id) =>
-			type === "chat" ? state.models.find((m) => m.provider === provider && m.id === id) : undefined,
-		findOfType: (type, provider, id) =>
-			type === "chat" ? state.models.find((m) => m.provider === provider && m.id === id) : undefined,
-		getAvailableOfType: async (type, provider) =>
-			type === "chat" ? state.models.filter((m) => provider === undefined || m.provider === provider) : [],
-		hasConfiguredAuth: (model) => state.models.some((m) => m.provider === model?.provider),
-		getProviderAuthStatus: (provider) => ({ configured: state.models.some((m) => m.provider === provider) }),
+		find: (provider, id) => findIn(all(), provider, id),
+		getModelsOfType: (type, provider) => (type === "chat" ? ofProvider(all(), provider) : []),
+		getModelOfType: (type, provider, id) => (type === "chat" ? findIn(all(), provider, id) : undefined),
+		findOfType: (type, provider, id) => (type === "chat" ? findIn(all(), provider, id) : undefined),
+		getAvailableOfType: async (type, provider) => (type === "chat" ? ofProvider(state.models, provider) : []),
+		hasConfiguredAuth: (model) => authStatus(model?.provider).configured === true,
+		getProviderAuthStatus: (provider) => ({ ...authStatus(provider) }),
+		isUsingOAuth: (model) => state.oauthProviders.includes(model?.provider),
 		getError: () => undefined,
 		getProviderDisplayName: (provider) => provider,
 		refresh: async () => {
@@ -129,34 +144,22 @@ function createModelRegistry(runtime) {
 		},
 		getApiKeyForProvider: async (provider) =>
 			(await runtime.wire.request("models.apiKeyForProvider", { provider })) ?? undefined,
-		// The providers extensions registered (`pi.registerProvider`), each once.
+		// `{auth: {apiKey}, source}` as pi resolves the provider's auth now, or undefined.
+		getProviderAuth: async (provider) => (await runtime.wire.request("models.providerAuth", { provider })) ?? undefined,
+		// The providers registered with `pi.registerProvider`, each once, then pi's own that 1.6
+		// registers the same way (`llama.cpp`).
 		getRegisteredProviderIds: () => {
 			const ids = new Set();
 			for (const ext of runtime.registry?.extensions ?? []) for (const name of ext.providers.keys()) ids.add(name);
+			for (const name of state.builtinProviders ?? []) ids.add(name);
 			return [...ids];
 		},
-		// One request through pi with request-time auth; the final assistant message. An
-		// aborted `signal` resolves at once with an `aborted` message, as pi-ai's does.
-		complete: async (model, context, options = {}) => {
-			const { signal, onPayload, ...rest } = options;
-			const aborted = () => ({
-				role: "assistant",
-				content: [],
-				api: model?.api,
-				provider: model?.provider,
-				model: model?.id,
-				usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
-				stopReason: "aborted",
-				timestamp: Date.now(),
-			});
-			if (signal?.aborted) return aborted();
-			const request = runtime.wire.request("models.complete", { model: ref(model), context, options: rest });
-			if (!signal) return request;
-			return Promise.race([
-				request,
-				new Promise((resolve) => signal.addEventListener("abort", () => resolve(aborted()), { once: true })),
-			]);
-		},
+		// One request through pi with request-time auth, as pi-ai's event stream.
+		stream: (model, context, options) => requestModel(runtime, model, context, options, true),
+		streamSimple: (model, context, options) => requestModel(runtime, model, context, options, true),
+		// The same request's final assistant message; an aborted `signal` stops pi's request.
+		complete: (model, context, options) => requestModel(runtime, model, context, options, false).result(),
+		completeSimple: (model, context, options) => requestModel(runtime, model, context, options, false).result(),
 	};
 }
 
@@ -225,6 +228,16 @@ function promptRenderer(data, override) {
 	return render;
 }
 
+/** `systemPromptOptions` with every key of pi 1.6's, in its order (JSON has no `undefined`). */
+function normalizeOptions(options) {
+	if (!options || typeof options !== "object") return options;
+	const keys = ["customPrompt", "forceSystemPrompt", "selectedTools", "hiddenTools", "toolSnippets", "toolGuidelines", "promptGuidelines", "appendSystemPrompt", "sections", "cwd", "contextFiles", "skills"];
+	const normalized = {};
+	for (const key of keys) normalized[key] = options[key];
+	for (const [key, value] of Object.entries(options)) if (!(key in normalized)) normalized[key] = value;
+	return normalized;
+}
+
 function handlerList(registry, event) {
 	const list = [];
 	for (const ext of registry.extensions) {
@@ -248,6 +261,7 @@ export async function dispatch(runtime, registry, event, payload) {
 	const handlers = handlerList(registry, event);
 	const errors = [];
 	const data = { type: event, ...payload };
+	if (event === "before_agent_start") data.systemPromptOptions = normalizeOptions(data.systemPromptOptions);
 	let systemPromptOverride;
 	const renderPrompt = event === "before_agent_start" ? promptRenderer(data, () => systemPromptOverride) : undefined;
 	const ctx = createContext(runtime, { systemPrompt: renderPrompt });

@@ -5,7 +5,8 @@ import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
 import { runSetup } from "./replace.mjs";
-import { streamProvider } from "./providers.mjs";
+import { oauthKey, streamProvider } from "./providers.mjs";
+import { onModelEvent } from "./model_stream.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
 import { createScreen } from "./ui.mjs";
@@ -169,6 +170,10 @@ const requests = {
 			providerStreams.delete(params.streamId);
 		}
 	},
+	"provider.oauthKey": (params) => {
+		requireInitialized();
+		return oauthKey(registry, params);
+	},
 	runCommand: (params) => {
 		requireInitialized();
 		return runCommand(runtime, registry, params);
@@ -235,6 +240,7 @@ const notifications = {
 	state: (params) => applyState(params),
 	cancel: (params) => toolCalls.get(params.callId)?.abort(),
 	"provider.cancel": (params) => providerStreams.get(params.streamId)?.abort(),
+	"models.event": onModelEvent,
 };
 
 runtime.wire = connectWire(

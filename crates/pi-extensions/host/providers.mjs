@@ -134,3 +134,32 @@ export async function streamProvider(runtime, registry, params, signal) {
 	}
 	return { events: sent };
 }
+
+// pi 1.6 refreshes a login that expires within five minutes, and gives a refresh 15 seconds.
+const OAUTH_MIN_VALIDITY_MS = 5 * 60 * 1000;
+const OAUTH_REFRESH_TIMEOUT_MS = 15_000;
+
+/**
+ * `provider.oauthKey {provider, credential}`: the key of a stored login of a provider
+ * registered with `oauth` (the last registration of the name wins), refreshed first with its
+ * `refreshToken` when it expires soon. `{apiKey, credential}`: `credential` is the refreshed
+ * login for pi to store, or null.
+ */
+export async function oauthKey(registry, { provider, credential }) {
+	let config;
+	for (const ext of registry?.extensions ?? []) {
+		const registered = ext.providers.get(provider);
+		if (registered) config = registered;
+	}
+	const oauth = config?.oauth;
+	if (!oauth || typeof oauth.getApiKey !== "function") throw new Error(`Provider ${provider} has no OAuth login`);
+	let current = credential;
+	let refreshed = null;
+	if (Date.now() + OAUTH_MIN_VALIDITY_MS >= Number(current?.expires ?? 0)) {
+		if (typeof oauth.refreshToken !== "function") throw new Error(`Provider ${provider} cannot refresh its login`);
+		refreshed = await oauth.refreshToken(current, AbortSignal.timeout(OAUTH_REFRESH_TIMEOUT_MS));
+		current = refreshed;
+	}
+	const apiKey = await oauth.getApiKey(current);
+	return { apiKey, credential: refreshed === null ? null : JSON.parse(JSON.stringify(refreshed)) };
+}

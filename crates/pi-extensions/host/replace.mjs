@@ -4,37 +4,83 @@
 // for it (`session.setup`, between the new session's build and its `session_start`) against a
 // SessionManager whose writes are handed back to pi; `withSession(ctx)` runs after the answer
 // with a ctx of the new runtime. A ctx whose runtime was replaced throws pi's stale message.
+import { randomUUID } from "node:crypto";
 import { createContext } from "./events.mjs";
+import { sessionReader } from "./state.mjs";
 
 const STALE =
 	"This extension ctx is stale after session replacement or reload. Do not use a captured pi or command ctx after ctx.newSession(), ctx.fork(), ctx.switchSession(), or ctx.reload(). For newSession, fork, and switchSession, move post-replacement work into withSession and use the ctx passed to withSession. For reload, do not use the old ctx after await ctx.reload().";
 
-// The SessionManager writes a setup may make; pi applies them in order.
-const SETUP_WRITES = [
-	"appendMessage",
-	"appendCustomEntry",
-	"appendCustomMessageEntry",
-	"appendSessionInfo",
-	"appendLabelChange",
-	"appendModelChange",
-	"appendThinkingLevelChange",
-];
+// The SessionManager writes a setup may make, each building pi 1.6's entry from the call's
+// arguments (`id`, `parentId` and `timestamp` are added around it).
+const SETUP_WRITES = {
+	appendMessage: (message) => ({ type: "message", message }),
+	appendCustomEntry: (customType, data) => ({ type: "custom", customType, data }),
+	appendCustomMessageEntry: (customType, content, display, details) => ({
+		type: "custom_message",
+		customType,
+		content,
+		display,
+		details,
+	}),
+	appendSessionInfo: (name) => ({ type: "session_info", name: String(name).replace(/[\r\n]+/g, " ").trim() }),
+	appendLabelChange: (targetId, label) => ({ type: "label", targetId, label }),
+	appendModelChange: (provider, modelId) => ({ type: "model_change", provider, modelId }),
+	appendThinkingLevelChange: (thinkingLevel) => ({ type: "thinking_level_change", thinkingLevel }),
+};
 
 const setups = new Map();
 let nextSetupId = 1;
+
+/** A new entry id as pi makes them: 8 hex digits not in use, else a whole UUID. */
+function newEntryId(byId) {
+	for (let i = 0; i < 100; i++) {
+		const id = randomUUID().slice(0, 8);
+		if (!byId.has(id)) return id;
+	}
+	return randomUUID();
+}
+
+/**
+ * The SessionManager a setup gets: the new session as mirrored, whose writes append to a copy
+ * of it at once (so they return their entry ids and later reads see them, as in pi 1.6) and
+ * are recorded for pi, which writes them with the same ids.
+ */
+function setupSessionManager(state, calls) {
+	const view = {
+		cwd: state.cwd,
+		sessionFile: state.sessionFile,
+		sessionId: state.sessionId,
+		sessionName: state.sessionName,
+		entries: state.entries.slice(),
+		byId: new Map(state.byId),
+		leafId: state.leafId ?? null,
+	};
+	const sm = sessionReader(view);
+	for (const [method, build] of Object.entries(SETUP_WRITES)) {
+		sm[method] = (...args) => {
+			if (method === "appendLabelChange" && !view.byId.has(args[0])) throw new Error(`Entry ${args[0]} not found`);
+			const fields = build(...args);
+			const id = newEntryId(view.byId);
+			const { type, ...rest } = fields;
+			const entry = { type, id, parentId: view.leafId, timestamp: new Date().toISOString(), ...rest };
+			view.entries.push(entry);
+			view.byId.set(id, entry);
+			view.leafId = id;
+			if (type === "session_info") view.sessionName = entry.name || undefined;
+			calls.push({ method, args, id });
+			return id;
+		};
+	}
+	return sm;
+}
 
 /** `session.setup {setupId}`: run the callback against the new session; `{calls}` for pi. */
 export async function runSetup(runtime, { setupId }) {
 	const pending = setups.get(setupId);
 	if (!pending) return { calls: [] };
 	const calls = [];
-	const sm = Object.assign({}, runtime.mirror.sessionManager);
-	for (const method of SETUP_WRITES) {
-		sm[method] = (...args) => {
-			calls.push({ method, args });
-			return undefined;
-		};
-	}
+	const sm = setupSessionManager(runtime.mirror.state, calls);
 	try {
 		await pending.setup(sm);
 	} catch (error) {

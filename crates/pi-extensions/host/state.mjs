@@ -11,6 +11,10 @@ export function createState(initial) {
 		model: undefined,
 		scopedModels: [],
 		models: [],
+		allModelsJson: undefined,
+		providerAuth: undefined,
+		oauthProviders: [],
+		builtinProviders: [],
 		thinkingLevel: "off",
 		idle: true,
 		pendingMessages: false,
@@ -44,6 +48,10 @@ export function createState(initial) {
 		"model",
 		"scopedModels",
 		"models",
+		"allModelsJson",
+		"providerAuth",
+		"oauthProviders",
+		"builtinProviders",
 		"thinkingLevel",
 		"idle",
 		"pendingMessages",
@@ -88,39 +96,46 @@ export function createState(initial) {
 		}
 	};
 
+	const sessionManager = sessionReader(state);
+
+	return { state, apply, sessionManager };
+}
+
+/**
+ * A read-only SessionManager over `view` (`entries`, `byId`, `leafId`, `cwd`, `sessionFile`,
+ * `sessionId`, `sessionName`): the mirror itself, or a setup's copy of it.
+ */
+export function sessionReader(view) {
 	const branch = (fromId) => {
 		const path = [];
-		let id = fromId ?? state.leafId;
+		let id = fromId ?? view.leafId;
 		const seen = new Set();
 		while (id && !seen.has(id)) {
 			seen.add(id);
-			const entry = state.byId.get(id);
+			const entry = view.byId.get(id);
 			if (!entry) break;
 			path.push(entry);
 			id = entry.parentId;
 		}
 		return path.reverse();
 	};
-
-	// Read-only session manager view over the mirrored entries.
-	const sessionManager = {
-		getCwd: () => state.cwd,
-		getSessionFile: () => state.sessionFile,
-		getSessionId: () => state.sessionId,
-		getSessionName: () => state.sessionName,
-		getLeafId: () => state.leafId,
-		getLeafEntry: () => (state.leafId ? state.byId.get(state.leafId) : undefined),
-		getEntry: (id) => state.byId.get(id),
-		getEntries: () => state.entries.slice(),
+	return {
+		getCwd: () => view.cwd,
+		getSessionFile: () => view.sessionFile,
+		getSessionId: () => view.sessionId,
+		getSessionName: () => view.sessionName,
+		getLeafId: () => view.leafId,
+		getLeafEntry: () => (view.leafId ? view.byId.get(view.leafId) : undefined),
+		getEntry: (id) => view.byId.get(id),
+		getEntries: () => view.entries.slice(),
 		getBranch: (fromId) => branch(fromId),
+		getChildren: (parentId) => view.entries.filter((entry) => entry.parentId === parentId),
 		getLabel: (id) => {
 			let label;
-			for (const entry of state.entries) {
+			for (const entry of view.entries) {
 				if (entry.type === "label" && entry.targetId === id) label = entry.label;
 			}
 			return label;
 		},
 	};
-
-	return { state, apply, sessionManager };
 }

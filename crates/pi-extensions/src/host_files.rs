@@ -22,6 +22,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("editor.mjs", include_str!("../host/editor.mjs")),
     ("replace.mjs", include_str!("../host/replace.mjs")),
     ("autocomplete.mjs", include_str!("../host/autocomplete.mjs")),
+    ("model_stream.mjs", include_str!("../host/model_stream.mjs")),
 ];
 
 /// The folder everything of the extension host lives in: `<agentDir>/extension-host`.

@@ -397,9 +397,23 @@ pub struct StateUpdate {
     pub model: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scoped_models: Option<Vec<Value>>,
-    /// The models `ctx.modelRegistry` lists.
+    /// The models `ctx.modelRegistry` lists as available (their provider has auth).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub models: Option<Vec<Value>>,
+    /// Every model the registry knows, usable now or not (`ctx.modelRegistry.getAll()`), as
+    /// the JSON text of the list: the host parses it only when asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_models_json: Option<String>,
+    /// Each provider's `{configured, source?, label?}` (`getProviderAuthStatus`), by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_auth: Option<Value>,
+    /// The providers logged in with OAuth (`ctx.modelRegistry.isUsingOAuth`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth_providers: Option<Vec<String>>,
+    /// pi's own providers registered the way extensions register theirs (pi 1.6's built-in
+    /// `llama.cpp`), listed after the extensions' by `getRegisteredProviderIds`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub builtin_providers: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thinking_level: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -426,6 +426,12 @@ impl ExtensionRunner {
         self.current()?.notify("state", params)
     }
 
+    /// Send the host a notification of pi's own (`models.event`: the events of a model request
+    /// an extension streams).
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), HostError> {
+        self.current()?.notify(method, params)
+    }
+
     /// Run every handler of `event` in load order and return the combined result. No time
     /// limit (a handler may wait for the user), but a host that stops answering is stopped.
     pub async fn dispatch(&self, event: &str, payload: Value) -> Result<Dispatched, HostError> {
@@ -486,6 +492,16 @@ impl ExtensionRunner {
     pub async fn ui_request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, HostError> {
         let host = self.current()?;
         self.ask(&host, method, params, Some(timeout), None).await
+    }
+
+    /// The key of a provider an extension registered with an `oauth` block, for a stored
+    /// login (`provider.oauthKey`): `{apiKey, credential}`, `credential` being the refreshed
+    /// login to store, or `null` when it was still valid. The refresh has pi 1.6's limit.
+    pub async fn oauth_key(&self, provider: &str, credential: Value) -> Result<Value, HostError> {
+        let host = self.current()?;
+        let params = serde_json::json!({ "provider": provider, "credential": credential });
+        self.ask(&host, "provider.oauthKey", params, Some(Duration::from_secs(30)), None)
+            .await
     }
 
     /// Run the handler of an extension's keyboard shortcut (`pi.registerShortcut`). No time

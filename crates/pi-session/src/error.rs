@@ -23,6 +23,9 @@ pub enum SessionError {
         #[source]
         source: std::io::Error,
     },
+    /// An entry id chosen by the caller that is empty or already in the session.
+    #[error("Entry id {0:?} is empty or already in use")]
+    DuplicateEntryId(String),
     #[error("cannot encode session entry: {0}")]
     Encode(#[from] serde_json::Error),
 }

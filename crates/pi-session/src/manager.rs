@@ -63,6 +63,8 @@ pub struct SessionManager {
     written: usize,
     has_assistant: bool,
     report: LoadReport,
+    /// The id the next append takes instead of a random one (see [`Self::with_entry_id`]).
+    next_id: Option<String>,
 }
 
 impl SessionManager {
@@ -82,6 +84,7 @@ impl SessionManager {
             written: 0,
             has_assistant: false,
             report: LoadReport::default(),
+            next_id: None,
         }
     }
 
@@ -308,6 +311,31 @@ impl SessionManager {
     // -----------------------------------------------------------------------------------------
     // Writing
 
+    /// Run `append` so that the entry it appends gets `id`, an id chosen elsewhere (an
+    /// extension host hands out ids before pi writes the entries). Fails, appending nothing,
+    /// when `id` is empty or already in the session.
+    pub fn with_entry_id<T, E: From<SessionError>>(
+        &mut self,
+        id: &str,
+        append: impl FnOnce(&mut Self) -> std::result::Result<T, E>,
+    ) -> std::result::Result<T, E> {
+        if id.is_empty() || self.by_id.contains_key(id) {
+            return Err(SessionError::DuplicateEntryId(id.to_string()).into());
+        }
+        self.next_id = Some(id.to_string());
+        let result = append(self);
+        self.next_id = None;
+        result
+    }
+
+    /// The id for a new entry: the one [`Self::with_entry_id`] chose, else a fresh one.
+    fn take_entry_id(&mut self) -> String {
+        match self.next_id.take() {
+            Some(id) => id,
+            None => ids::new_entry_id(|c| self.by_id.contains_key(c)),
+        }
+    }
+
     fn append_entry(&mut self, kind: EntryKind) -> Result<String> {
         self.append_entry_with(ids::now_iso(), |_| kind)
     }
@@ -319,7 +347,7 @@ impl SessionManager {
                 path: self.file.clone().unwrap_or_default(),
             });
         }
-        let id = ids::new_entry_id(|c| self.by_id.contains_key(c));
+        let id = self.take_entry_id();
         let kind = kind_for(&id);
         let parent_id = self.leaf_id().map(str::to_string);
         self.entries.push(Entry {
@@ -439,7 +467,7 @@ impl SessionManager {
                 path: self.file.clone().unwrap_or_default(),
             });
         }
-        let id = ids::new_entry_id(|c| self.by_id.contains_key(c));
+        let id = self.take_entry_id();
         let parent_id = self.leaf_id().map(str::to_string);
         let timestamp = ids::now_iso();
         let mut map = Map::new();
@@ -905,5 +933,28 @@ mod tests {
             PathBuf::from("/a/c/d.jsonl")
         );
         assert!(resolve(Path::new("x.jsonl")).unwrap().is_absolute());
+    }
+
+    #[test]
+    fn a_chosen_entry_id_is_used_once_and_must_be_new() {
+        let mut sm = SessionManager::in_memory("/tmp");
+        let first: String = sm
+            .with_entry_id("abcd1234", |sm| sm.append_custom("note", None))
+            .unwrap();
+        assert_eq!(first, "abcd1234");
+        assert_eq!(sm.get_leaf_id(), Some("abcd1234"));
+        let label: String = sm
+            .with_entry_id("feed0001", |sm| sm.append_label("abcd1234", Some("mark")))
+            .unwrap();
+        assert_eq!(label, "feed0001");
+        assert_eq!(sm.get_entry("feed0001").unwrap().parent_id.as_deref(), Some("abcd1234"));
+        // The chosen id is not kept for later appends.
+        let next = sm.append_custom("note", None).unwrap();
+        assert_ne!(next, "feed0001");
+        let taken: Result<String> = sm.with_entry_id("abcd1234", |sm| sm.append_custom("note", None));
+        assert!(matches!(taken, Err(SessionError::DuplicateEntryId(_))));
+        let empty: Result<String> = sm.with_entry_id("", |sm| sm.append_custom("note", None));
+        assert!(empty.is_err());
+        assert_eq!(sm.get_entries().len(), 3);
     }
 }

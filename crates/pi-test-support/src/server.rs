@@ -105,6 +105,8 @@ pub(crate) struct State {
     pub websocket_closes: Vec<Option<(u16, String)>>,
     /// Answer WebSocket upgrades with this status instead of accepting them.
     pub refuse_websockets: Option<u16>,
+    /// Streamed replies the client stopped reading before their end (a write failed).
+    streams_cut: usize,
 }
 
 pub(crate) struct Shared {
@@ -234,6 +236,12 @@ impl MockServer {
             Api::Mistral => format!("{}/mistral", self.url()),
             Api::Bedrock => self.url(),
         }
+    }
+
+    /// How many streamed replies the client cut off (closed the connection before their end):
+    /// a cancelled request shows up here.
+    pub fn streams_cut(&self) -> usize {
+        self.shared.state().streams_cut
     }
 
     /// Every request so far, in arrival order.
@@ -465,7 +473,10 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
         if let (Some(delay), true) = (delay, i > 0) {
             tokio::time::sleep(delay).await;
         }
-        conn.write_chunk(event).await?;
+        if let Err(error) = conn.write_chunk(event).await {
+            shared.state().streams_cut += 1;
+            return Err(error);
+        }
     }
     match fault.map(|f| f.kind) {
         // Close without the terminating chunk: the client sees the connection drop mid-body.

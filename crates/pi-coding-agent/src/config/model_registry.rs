@@ -125,9 +125,24 @@ impl ModelRegistry {
             None => None,
         };
         let mut config = config.unwrap_or_default();
+        // Providers only extensions define are listed after models.json's, as pi 1.6 lists
+        // them; models.json still applies above an extension's config of the same name.
+        let extension_only: HashSet<String> = self
+            .extension_providers
+            .iter()
+            .map(|(name, _)| name.clone())
+            .filter(|name| !self.builtin_providers.contains(name) && !config.providers.iter().any(|(n, _)| n == name))
+            .collect();
         config.providers.splice(0..0, self.extension_providers.iter().cloned());
         self.stored_builtins = self.read_models_store();
         self.apply_config(config);
+        if !extension_only.is_empty() {
+            let (mut listed, extension): (Vec<Model>, Vec<Model>) = std::mem::take(&mut self.models)
+                .into_iter()
+                .partition(|m| !extension_only.contains(&m.provider));
+            listed.extend(extension);
+            self.models = listed;
+        }
     }
 
     /// The built-ins with the fetched catalogues of models-store.json (beside models.json)
@@ -318,7 +333,58 @@ impl ModelRegistry {
             || self
                 .provider_requests
                 .get(provider)
-                .is_some_and(|c| c.api_key.is_some())
+                .and_then(|c| c.api_key.as_deref())
+                .is_some_and(|key| self.config_key_is_set(key))
+    }
+
+    /// Whether a models.json `apiKey` can give a key: a command or a literal always may; a
+    /// `$VAR` template only when every variable it names is set (pi 1.6 lists such a provider
+    /// as not configured otherwise).
+    fn config_key_is_set(&self, key: &str) -> bool {
+        let env = self.auth.env();
+        super::auth::config_value_env_names(key)
+            .into_iter()
+            .all(|name| env(name).is_some())
+    }
+
+    /// pi 1.6's `getProviderAuthStatus(provider)`: `{configured, source?, label?}`, where
+    /// `source` says where the auth comes from (`runtime`, `stored`, `models_json_command`,
+    /// `environment` with the variables as `label`, `fallback` for an extension's key,
+    /// `models_json_key`).
+    pub fn auth_status(&self, provider: &str) -> serde_json::Value {
+        use super::auth::AuthSource;
+        use serde_json::json;
+        match self.auth.auth_source(provider) {
+            Some(AuthSource::Runtime) => return json!({ "configured": true, "source": "runtime" }),
+            Some(AuthSource::Stored) => return json!({ "configured": true, "source": "stored" }),
+            _ => {}
+        }
+        if let Some(key) = self.provider_requests.get(provider).and_then(|c| c.api_key.as_deref()) {
+            if key.starts_with('!') {
+                return json!({ "configured": true, "source": "models_json_command" });
+            }
+            let names = super::auth::config_value_env_names(key);
+            if !names.is_empty() {
+                return if self.config_key_is_set(key) {
+                    json!({ "configured": true, "source": "environment", "label": names.join(", ") })
+                } else {
+                    json!({ "configured": false })
+                };
+            }
+            let from_extension = self
+                .extension_providers
+                .iter()
+                .any(|(name, config)| name == provider && config.api_key.is_some());
+            let source = if from_extension { "fallback" } else { "models_json_key" };
+            return json!({ "configured": true, "source": source });
+        }
+        match self.auth.auth_source(provider) {
+            Some(AuthSource::Environment(name)) if !name.is_empty() => {
+                json!({ "configured": true, "source": "environment", "label": name })
+            }
+            Some(_) => json!({ "configured": true, "source": "environment" }),
+            None => json!({ "configured": false }),
+        }
     }
 
     /// Display name of a provider from models.json `name`, else the id.
@@ -345,10 +411,12 @@ impl ModelRegistry {
 
     /// Whether the model's provider is logged in with OAuth.
     pub fn is_using_oauth(&self, model: &Model) -> bool {
-        matches!(
-            self.auth.get(&model.provider),
-            Some(super::auth::Credential::OAuth { .. })
-        )
+        self.provider_uses_oauth(&model.provider)
+    }
+
+    /// Whether `provider` is logged in with OAuth.
+    pub fn provider_uses_oauth(&self, provider: &str) -> bool {
+        matches!(self.auth.get(provider), Some(super::auth::Credential::OAuth { .. }))
     }
 
     /// The API key for a provider: stored or environment auth first, then models.json.

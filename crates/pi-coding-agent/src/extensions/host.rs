@@ -85,6 +85,9 @@ pub struct HostBridge {
     prompt: std::sync::Mutex<OpenPrompts>,
     /// Where extension output may go: not onto the terminal UI's screen.
     mode: pi_extensions::Mode,
+    /// The `ctx.modelRegistry` requests running now, by the host's stream id, so that
+    /// `models.cancel` can stop them.
+    model_requests: super::model_requests::Running,
 }
 
 fn arg(params: &Value, index: usize) -> Option<&Value> {
@@ -143,6 +146,7 @@ impl HostBridge {
             dropped,
             prompt: std::sync::Mutex::new(OpenPrompts::default()),
             mode,
+            model_requests: Default::default(),
         })
     }
 
@@ -266,6 +270,11 @@ impl HostHandler for HostBridge {
     }
 
     fn notification(&self, method: &str, params: Value) {
+        // A cancel must not wait behind queued actions: the request it stops is running now.
+        if method == "models.cancel" {
+            self.model_requests.cancel(&params);
+            return;
+        }
         self.enqueue(Queued::Notification(method.to_string(), params));
     }
 
@@ -392,10 +401,12 @@ impl HostBridge {
                 Some(session) => super::actions::set_model(&session, &params).await,
                 None => false,
             })),
-            "models.requestAuth" | "models.apiKeyForProvider" | "models.refresh" | "models.complete" => {
-                let Some(session) = slot.session() else {
-                    return Err("no session".to_string());
-                };
+            "models.complete" => {
+                let session = slot.session().ok_or("no session")?;
+                Ok(super::model_requests::complete(&slot, &session, &params, &self.model_requests).await)
+            }
+            method if method.starts_with("models.") => {
+                let session = slot.session().ok_or("no session")?;
                 Ok(super::model_requests::answer(&slot, &session, method, &params).await)
             }
             "ui.editor" => Ok(ui

@@ -93,6 +93,7 @@ pub async fn after_replacement(
     let Some(runner) = slot.runner() else { return };
     // The session was built with the new runtime's tools (`runtime::build_with_store`).
     let _ = runner.push_state(&session_state(session, None));
+    super::startup::push_all_models(slot, session);
     // `session_start` handlers read the new session's entries.
     session.extensions().sync_mirror();
     let mut payload = json!({ "reason": reason.as_str() });

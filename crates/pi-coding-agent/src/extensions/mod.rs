@@ -13,6 +13,7 @@ pub mod host;
 pub mod lifecycle;
 pub mod mcp_servers;
 mod model_requests;
+mod oauth;
 pub mod observe;
 pub mod pre_trust;
 pub mod provider_events;
@@ -54,6 +55,12 @@ pub struct ExtensionSlot {
     turn_boundary: Mutex<Option<crate::session::boundary::BoundaryResult>>,
     /// The `api`s extension providers stream themselves (`streamSimple`).
     stream_apis: Mutex<std::collections::HashSet<String>>,
+    /// The providers extensions registered with an `oauth` block: their key comes from the
+    /// host (`provider.oauthKey`) at each request.
+    oauth_providers: Mutex<std::collections::HashSet<String>>,
+    /// A fingerprint of the model list the host has (`push_all_models`), to send it again
+    /// only when it changed.
+    all_models_sent: Mutex<Option<u64>>,
     /// Waits for the host's queued notifications to be applied.
     barrier: Mutex<Option<host::NotificationBarrier>>,
     /// What replaces the session for a command's `ctx.newSession` / `fork` / `switchSession` /
@@ -75,6 +82,8 @@ impl Default for ExtensionSlot {
             shutdown_signal: tokio::sync::Notify::new(),
             turn_boundary: Mutex::new(None),
             stream_apis: Mutex::new(std::collections::HashSet::new()),
+            oauth_providers: Mutex::new(std::collections::HashSet::new()),
+            all_models_sent: Mutex::new(None),
             barrier: Mutex::new(None),
             session_host: Mutex::new(None),
         }
@@ -130,6 +139,15 @@ impl ExtensionSlot {
         *lock(&self.stream_apis) = apis;
     }
 
+    /// Whether an extension registered `provider` with an `oauth` block.
+    pub fn has_oauth_provider(&self, provider: &str) -> bool {
+        lock(&self.oauth_providers).contains(provider)
+    }
+
+    pub fn set_oauth_providers(&self, providers: std::collections::HashSet<String>) {
+        *lock(&self.oauth_providers) = providers;
+    }
+
     /// The runner, when extensions are loaded.
     pub fn runner(&self) -> Option<Arc<ExtensionRunner>> {
         lock(&self.runner).clone()
@@ -138,6 +156,12 @@ impl ExtensionSlot {
     pub fn set_runner(&self, runner: Option<Arc<ExtensionRunner>>) {
         *lock(&self.runner) = runner;
         self.loss_reported.store(false, Ordering::SeqCst);
+        *lock(&self.all_models_sent) = None;
+    }
+
+    /// Record that the host has the model list `fingerprint`; false when it had it already.
+    pub fn note_all_models(&self, fingerprint: u64) -> bool {
+        lock(&self.all_models_sent).replace(fingerprint) != Some(fingerprint)
     }
 
     /// Keep the pre-trust pass's runner for the start to complete (not bound to any session

@@ -61,36 +61,87 @@ fn collect(registrations: &Registrations) -> (Vec<(String, ProviderConfig)>, Has
 /// session's model is refreshed when its definition changed. Read-errors are reported.
 pub async fn apply(slot: &ExtensionSlot, session: &AgentSession) {
     let Some(runner) = slot.runner() else { return };
-    let (providers, stream_apis, errors) = collect(&runner.registrations());
+    let registrations = runner.registrations();
+    let (providers, stream_apis, errors) = collect(&registrations);
     slot.set_stream_apis(stream_apis);
+    slot.set_oauth_providers(
+        registrations
+            .extensions
+            .iter()
+            .flat_map(|ext| &ext.providers)
+            .filter(|p| p.oauth.is_some())
+            .map(|p| p.name.clone())
+            .collect(),
+    );
     {
         let mut registry = lock(session.registry());
         registry.set_extension_providers(providers);
     }
     // `ctx.modelRegistry` lists them from now on.
-    let update = pi_extensions::StateUpdate {
-        models: Some(super::startup::available_models(session)),
-        ..Default::default()
-    };
+    let update = super::startup::model_state(session);
     if let Err(error) = runner.push_state(&update) {
         slot.host_failed("register_provider", &error).await;
     }
+    super::startup::push_all_models(session.services().extensions(), session);
     slot.report(errors).await;
 }
 
 /// The session's stream function: a model whose `api` an extension streams goes to the host,
-/// every other one to pi-ai's providers.
+/// every other one to pi-ai's providers. A provider registered with an `oauth` block gets its
+/// key from the host first (the stored login refreshed when it expires, as pi 1.6 does).
 pub fn stream_fn(slot: Arc<ExtensionSlot>) -> StreamFn {
     Arc::new(
         move |model: &Model, context: &Context, options: StreamOptions| -> AssistantStream {
-            if slot.streams_api(&model.api) {
-                if let Some(runner) = slot.runner() {
-                    return runner.stream_provider(model, context, options);
-                }
+            if slot.has_oauth_provider(&model.provider) {
+                return with_oauth_key(Arc::clone(&slot), model.clone(), context.clone(), options);
             }
-            pi_ai::stream_simple(model, context, options)
+            route(&slot, model, context, options)
         },
     )
+}
+
+fn route(slot: &ExtensionSlot, model: &Model, context: &Context, options: StreamOptions) -> AssistantStream {
+    if slot.streams_api(&model.api) {
+        if let Some(runner) = slot.runner() {
+            return runner.stream_provider(model, context, options);
+        }
+    }
+    pi_ai::stream_simple(model, context, options)
+}
+
+/// Ask the host for the key of `model`'s OAuth provider, then stream with it; a failure ends
+/// the stream with an `error` message.
+fn with_oauth_key(
+    slot: Arc<ExtensionSlot>,
+    model: Model,
+    context: Context,
+    mut options: StreamOptions,
+) -> AssistantStream {
+    let (mut sender, stream) = pi_ai::event_channel();
+    tokio::spawn(async move {
+        match super::oauth::request_key(&slot, &model.provider).await {
+            Ok(key) => options.api_key = Some(key),
+            Err(error) => {
+                let mut message = pi_ai::AssistantMessage::empty_for(&model);
+                message.stop_reason = pi_ai::StopReason::Error;
+                message.error_message = Some(error);
+                sender
+                    .send(pi_ai::AssistantMessageEvent::Error {
+                        reason: pi_ai::StopReason::Error,
+                        error: message,
+                    })
+                    .await;
+                return;
+            }
+        }
+        let mut inner = route(&slot, &model, &context, options);
+        while let Some(event) = inner.next_event().await {
+            if !sender.send(event).await {
+                break;
+            }
+        }
+    });
+    stream
 }
 
 #[cfg(test)]

@@ -147,8 +147,18 @@ fn setup_in_host(slot: &Arc<ExtensionSlot>, id: u64) -> SessionSetup {
     )
 }
 
-/// Apply the `SessionManager` calls a setup made (`{method, args}` each); returns what could
-/// not be applied.
+/// What went wrong applying one setup call.
+struct SetupProblem(String);
+
+impl From<pi_session::SessionError> for SetupProblem {
+    fn from(error: pi_session::SessionError) -> Self {
+        SetupProblem(error.to_string())
+    }
+}
+
+/// Apply the `SessionManager` calls a setup made (`{method, args, id?}` each: `id` is the
+/// entry id the host already returned to the extension, which the entry keeps); returns what
+/// could not be applied.
 fn apply_setup_calls(session: &AgentSession, calls: &[Value]) -> Vec<String> {
     let mut problems = Vec::new();
     if calls.is_empty() {
@@ -157,49 +167,12 @@ fn apply_setup_calls(session: &AgentSession, calls: &[Value]) -> Vec<String> {
     for call in calls {
         let method = call.get("method").and_then(Value::as_str).unwrap_or_default();
         let args = call.get("args").and_then(Value::as_array).cloned().unwrap_or_default();
-        let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);
-        let arg_str = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_string);
-        let written = session.with_store(|store| -> Result<(), String> {
-            match method {
-                "appendMessage" => {
-                    let message: pi_agent::AgentMessage =
-                        serde_json::from_value(arg(0)).map_err(|e| format!("appendMessage: {e}"))?;
-                    store.append_message(message).map(|_| ()).map_err(|e| e.to_string())
-                }
-                "appendCustomEntry" => store
-                    .append_custom(&arg_str(0).unwrap_or_default(), Some(arg(1)).filter(|d| !d.is_null()))
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                "appendCustomMessageEntry" => {
-                    let content: pi_ai::UserContent =
-                        serde_json::from_value(arg(1)).map_err(|e| format!("appendCustomMessageEntry: {e}"))?;
-                    let display = arg(2).as_bool().unwrap_or(true);
-                    let details = Some(arg(3)).filter(|d| !d.is_null());
-                    store
-                        .append_custom_message(&arg_str(0).unwrap_or_default(), content, display, details)
-                        .map(|_| ())
-                        .map_err(|e| e.to_string())
-                }
-                "appendSessionInfo" => store
-                    .append_session_info(&arg_str(0).unwrap_or_default())
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                "appendLabelChange" => store
-                    .append_label(&arg_str(0).unwrap_or_default(), arg_str(1).as_deref())
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                "appendModelChange" => store
-                    .append_model_change(&arg_str(0).unwrap_or_default(), &arg_str(1).unwrap_or_default())
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                "appendThinkingLevelChange" => store
-                    .append_thinking_level_change(&arg_str(0).unwrap_or_default())
-                    .map(|_| ())
-                    .map_err(|e| e.to_string()),
-                other => Err(format!("SessionManager.{other} is not available in a setup")),
-            }
+        let id = call.get("id").and_then(Value::as_str);
+        let written = session.with_store(|store| match id {
+            Some(id) => store.with_entry_id(id, |store| apply_setup_call(store, method, &args)),
+            None => apply_setup_call(store, method, &args),
         });
-        if let Err(problem) = written {
+        if let Err(SetupProblem(problem)) = written {
             problems.push(problem);
         }
     }
@@ -207,4 +180,44 @@ fn apply_setup_calls(session: &AgentSession, calls: &[Value]) -> Vec<String> {
     let context = session.with_store(|s| s.build_context());
     session.agent().replace_messages(context.messages);
     problems
+}
+
+/// One `SessionManager` write of a setup.
+fn apply_setup_call(store: &mut pi_session::SessionManager, method: &str, args: &[Value]) -> Result<(), SetupProblem> {
+    let arg = |i: usize| args.get(i).cloned().unwrap_or(Value::Null);
+    let arg_str = |i: usize| args.get(i).and_then(Value::as_str).map(str::to_string);
+    let invalid = |e: serde_json::Error| SetupProblem(format!("{method}: {e}"));
+    match method {
+        "appendMessage" => {
+            let message: pi_agent::AgentMessage = serde_json::from_value(arg(0)).map_err(invalid)?;
+            store.append_message(message)?;
+        }
+        "appendCustomEntry" => {
+            store.append_custom(&arg_str(0).unwrap_or_default(), Some(arg(1)).filter(|d| !d.is_null()))?;
+        }
+        "appendCustomMessageEntry" => {
+            let content: pi_ai::UserContent = serde_json::from_value(arg(1)).map_err(invalid)?;
+            let display = arg(2).as_bool().unwrap_or(true);
+            let details = Some(arg(3)).filter(|d| !d.is_null());
+            store.append_custom_message(&arg_str(0).unwrap_or_default(), content, display, details)?;
+        }
+        "appendSessionInfo" => {
+            store.append_session_info(&arg_str(0).unwrap_or_default())?;
+        }
+        "appendLabelChange" => {
+            store.append_label(&arg_str(0).unwrap_or_default(), arg_str(1).as_deref())?;
+        }
+        "appendModelChange" => {
+            store.append_model_change(&arg_str(0).unwrap_or_default(), &arg_str(1).unwrap_or_default())?;
+        }
+        "appendThinkingLevelChange" => {
+            store.append_thinking_level_change(&arg_str(0).unwrap_or_default())?;
+        }
+        other => {
+            return Err(SetupProblem(format!(
+                "SessionManager.{other} is not available in a setup"
+            )))
+        }
+    }
+    Ok(())
 }

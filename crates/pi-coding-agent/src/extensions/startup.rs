@@ -55,19 +55,73 @@ pub fn session_state(session: &AgentSession, mode: Option<Mode>) -> StateUpdate 
         all_tools: Some(all_tools),
         session_id: Some(session_id),
         session_file,
-        models: Some(available_models(session)),
+        ..model_state(session)
+    }
+}
+
+/// What `ctx.modelRegistry` reads synchronously: the models that can be used now (extension
+/// providers' included), each provider's auth status, and the providers logged in with OAuth.
+/// (Every model known, for `getAll`, goes in [`push_all_models`].)
+pub fn model_state(session: &AgentSession) -> StateUpdate {
+    let registry = lock(session.registry());
+    let json = |models: &[pi_ai::Model]| -> Vec<Value> {
+        models.iter().filter_map(|m| serde_json::to_value(m).ok()).collect()
+    };
+    let all = registry.all();
+    let mut providers: Vec<&str> = all.iter().map(|m| m.provider.as_str()).collect();
+    providers.sort_unstable();
+    providers.dedup();
+    let oauth = providers
+        .iter()
+        .filter(|p| registry.provider_uses_oauth(p))
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>();
+    let auth: serde_json::Map<String, Value> = providers
+        .iter()
+        .map(|p| (p.to_string(), registry.auth_status(p)))
+        .collect();
+    StateUpdate {
+        models: Some(json(&registry.available())),
+        provider_auth: Some(Value::Object(auth)),
+        oauth_providers: Some(oauth),
         ..StateUpdate::default()
     }
 }
 
-/// What `ctx.modelRegistry` lists: the models that can be used now (extension providers'
-/// included).
-pub fn available_models(session: &AgentSession) -> Vec<Value> {
-    lock(session.registry())
-        .available()
-        .iter()
-        .filter_map(|m| serde_json::to_value(m).ok())
-        .collect()
+/// Send the host every model the registry knows (`ctx.modelRegistry.getAll()`). The catalogue
+/// is large and most extensions never ask, so it goes as one JSON text the host parses only
+/// when `getAll` (or a lookup over every model) is first called.
+pub fn push_all_models(slot: &Arc<ExtensionSlot>, session: &AgentSession) {
+    let Some(runner) = slot.runner() else { return };
+    let json = {
+        let registry = lock(session.registry());
+        let all = registry.all();
+        // The list changes with models.json and the providers registered: its ids and
+        // endpoints tell whether the host has it already.
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for model in all {
+            std::hash::Hash::hash(&(&model.provider, &model.id, &model.api, &model.base_url), &mut hasher);
+        }
+        if !slot.note_all_models(std::hash::Hasher::finish(&hasher)) {
+            return;
+        }
+        serde_json::to_string(all).unwrap_or_else(|_| "[]".to_string())
+    };
+    // A host that is gone is reported at the next event.
+    let _ = runner.push_state(&StateUpdate {
+        all_models_json: Some(json),
+        ..StateUpdate::default()
+    });
+}
+
+/// pi's own providers that pi 1.6 registers through its built-in extensions (`llama.cpp`),
+/// for `ctx.modelRegistry.getRegisteredProviderIds()`.
+pub fn builtin_providers(args: &Args) -> Vec<String> {
+    if super::builtin::enabled(args, super::builtin::LLAMA_CPP) {
+        vec!["llama.cpp".to_string()]
+    } else {
+        Vec::new()
+    }
 }
 
 /// Join the loaded extensions to `session`: their tools into its registry, the prompt
@@ -82,6 +136,7 @@ pub fn attach(session: &AgentSession, slot: &Arc<ExtensionSlot>) {
     slot.set_session(session);
     // A host that is gone is reported at the next event.
     let _ = runner.push_state(&session_state(session, None));
+    push_all_models(slot, session);
 }
 
 /// What discovery needs: the command line, the settings in force and whether the project's
@@ -169,6 +224,12 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     // A pre-trust pass loaded the user's extensions already: the final set joins them.
     if let Some(runner) = slot.take_pre_trust() {
         slot.set_runner(Some(Arc::clone(&runner)));
+        let builtin = StateUpdate {
+            builtin_providers: Some(builtin_providers(args)),
+            ..StateUpdate::default()
+        };
+        // A host that is gone is reported when the final list loads.
+        let _ = runner.push_state(&builtin);
         return finish_start(session, &slot, runner, found.sources, errors, mode, &paths).await;
     }
     if found.sources.is_empty() {
@@ -183,6 +244,7 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     config.mode = mode;
     config.project_trusted = session.services().project_trusted();
     let mut state = session_state(session, Some(mode));
+    state.builtin_providers = Some(builtin_providers(args));
     if mode == Mode::Tui {
         // `ctx.ui.theme` has the terminal UI's colours from the first event on.
         state.theme = Some(crate::modes::interactive::extension_ui::startup_theme(&paths, session));

@@ -117,6 +117,16 @@ fn ctx_new_session_seeds_the_new_file_and_the_next_prompt_goes_there() {
     };
     let log = record["log"].to_string();
     assert!(log.contains("fresh result={\\\"cancelled\\\":false}"), "{record:#}");
+    // The setup's writes return their entry ids at once, and the new file keeps those ids.
+    assert!(
+        log.contains("setup ids=true leaf=true parent=true label=seed"),
+        "{record:#}"
+    );
+    assert!(log.contains("setup bad label: Entry nope0000 not found"), "{record:#}");
+    assert!(
+        log.contains("fresh setup entries kept=message,custom,label"),
+        "{record:#}"
+    );
     let files = record["files"].as_array().unwrap();
     assert_eq!(files.len(), 2, "{record:#}");
     assert_eq!(files[1]["parent"], 0, "{record:#}");

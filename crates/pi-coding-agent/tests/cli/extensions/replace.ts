@@ -38,12 +38,17 @@ export default function (pi: any) {
 			stale = String(error?.message ?? error).startsWith("This extension ctx is stale") ? "yes" : "other";
 		}
 		const entries = ctx.sessionManager.getEntries();
+		if (setupIds.length > 0) {
+			const kept = setupIds.map((id) => entries.find((e: any) => e.id === id)?.type ?? "missing");
+			log(`${name} setup entries kept=${kept.join(",")}`);
+		}
 		log(
 			`${name} withSession entries=${entries.length} types=${entries.map((e: any) => e.type).join(",")} stale=${stale} ` +
 				`sameFile=${ctx.sessionManager.getSessionFile() === old_file}`,
 		);
 	};
 	let old_file: string | undefined;
+	let setupIds: string[] = [];
 
 	pi.registerCommand("fresh", {
 		description: "a new session seeded with one message",
@@ -53,8 +58,20 @@ export default function (pi: any) {
 				parentSession: old_file,
 				setup: async (sm: any) => {
 					log(`setup entries=${sm.getEntries().length}`);
-					sm.appendMessage({ role: "user", content: [{ type: "text", text: "seeded" }], timestamp: Date.now() });
-					sm.appendCustomEntry("replace-note", { from: "setup" });
+					const message = sm.appendMessage({ role: "user", content: [{ type: "text", text: "seeded" }], timestamp: Date.now() });
+					const note = sm.appendCustomEntry("replace-note", { from: "setup" });
+					const label = sm.appendLabelChange(message, "seed");
+					setupIds = [message, note, label];
+					const shaped = setupIds.every((id) => typeof id === "string" && /^[0-9a-f]{8}$/.test(id));
+					log(
+						`setup ids=${shaped} leaf=${sm.getLeafId() === label} parent=${sm.getEntry(note)?.parentId === message} ` +
+							`label=${sm.getLabel(message)} entries=${sm.getEntries().length}`,
+					);
+					try {
+						sm.appendLabelChange("nope0000", "x");
+					} catch (error: any) {
+						log(`setup bad label: ${error?.message ?? error}`);
+					}
 				},
 				withSession: after("fresh", ctx),
 			});
