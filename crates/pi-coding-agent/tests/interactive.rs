@@ -33,12 +33,16 @@ mod pickers;
 mod pty;
 #[path = "interactive/ref_examples.rs"]
 mod ref_examples;
+#[path = "interactive/resume16.rs"]
+mod resume16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
 #[path = "interactive/theme_query.rs"]
 mod theme_query;
 #[path = "interactive/thinking.rs"]
 mod thinking;
+#[path = "interactive/tree16.rs"]
+mod tree16;
 #[path = "interactive/trust.rs"]
 mod trust;
 #[path = "interactive/user_bash.rs"]

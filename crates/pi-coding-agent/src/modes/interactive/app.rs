@@ -62,8 +62,11 @@ pub struct App {
     picker: Option<(OverlayId, Picker)>,
     title_dirty: bool,
     version: &'static str,
-    /// The startup header is shown (not when `quietStartup` is set, unless `--verbose`).
+    /// The startup header is shown (not when `quietStartup` is `true`, unless `--verbose`).
     show_header: bool,
+    /// The header lists the loaded resources (not when `quietStartup` is `true` or
+    /// `"header"`, unless `--verbose`).
+    startup_details: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -96,13 +99,13 @@ impl App {
             .lock()
             .map(|s| {
                 (
-                    s.quiet_startup(),
+                    s.quiet_startup_choice(),
                     s.hide_thinking_block(),
                     s.show_images(),
                     s.output_pad(),
                 )
             })
-            .unwrap_or((false, false, true, 1));
+            .unwrap_or(("false", false, true, 1));
         super::chat::set_output_pad(output_pad as usize);
         let mut caps = pi_tui::components::Capabilities::detect();
         if !show_images {
@@ -144,7 +147,8 @@ impl App {
             picker: None,
             title_dirty: true,
             version: env!("CARGO_PKG_VERSION"),
-            show_header: verbose || !quiet,
+            show_header: verbose || quiet != "true",
+            startup_details: verbose || quiet == "false",
             caps,
             totals: Totals::default(),
             branch,
@@ -305,7 +309,7 @@ impl App {
             Effect::SetTheme(theme) => self.set_theme(theme),
             Effect::SetKeybindings(kb) => self.kb = kb,
             Effect::Ui(change) => self.ui_change(change, tui),
-            Effect::Copied { text, native } => self.copied(&text, native, tui),
+            Effect::Copied { text, native, status } => self.copied(&text, native, status, tui),
             Effect::Extension(change) => self.extension_change(change, tui),
             Effect::Login(id, step) => self.login_step(id, step, tui),
         }
@@ -425,9 +429,10 @@ impl App {
     fn header_text(&self) -> String {
         if self.tools_expanded {
             let session = self.session();
-            super::header::expanded(&self.theme, &self.kb, self.version, session.resources())
+            let resources = self.startup_details.then(|| session.resources());
+            super::header::expanded(&self.theme, &self.kb, self.version, resources)
         } else {
-            super::header::compact(&self.theme, &self.kb, self.version)
+            super::header::compact(&self.theme, &self.kb, self.version, self.startup_details)
         }
     }
 

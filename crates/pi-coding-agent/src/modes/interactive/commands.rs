@@ -324,10 +324,7 @@ fn copy(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
 pub(super) fn copy_last(cx: &Ctx<'_>) -> Vec<Effect> {
     match cx.session.last_assistant_text().filter(|t| !t.trim().is_empty()) {
         None => vec![notice("No agent messages to copy yet.", "error")],
-        Some(text) => vec![blocking(move || match copy_to_clipboard(&text) {
-            Ok(()) => then_notice("Copied last agent message to clipboard", "dim"),
-            Err(e) => then_notice(e, "error"),
-        })],
+        Some(text) => vec![super::effect::copy_text(text, "Copied last agent message to clipboard")],
     }
 }
 
@@ -504,7 +501,8 @@ fn model_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
     ]
 }
 
-/// The resume list: the session files are read on the blocking pool, then the list opens.
+/// The resume list: the session files of this folder and of every project are read on the
+/// blocking pool, then the picker opens.
 fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
     let dir = cx.session.with_store(|s| s.session_dir().map(Path::to_path_buf));
     let Some(dir) = dir else {
@@ -512,14 +510,34 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
     };
     let current = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf));
     vec![blocking(move || {
-        let infos: Vec<_> = pi_session::list_sessions(&dir)
-            .into_iter()
-            .filter(|i| Some(&i.path) != current.as_ref())
-            .collect();
+        let here = pi_session::list_sessions(&dir);
+        // Per-project folders sit under one root; a custom session folder is its own root.
+        let per_project = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("--"));
+        let root = if per_project {
+            dir.parent().map_or(dir.clone(), Path::to_path_buf)
+        } else {
+            dir.clone()
+        };
+        let all = pi_session::list_all(&root);
+        let all = if all.is_empty() { here.clone() } else { all };
         then(move |cx| {
-            let paths = infos.iter().map(|i| i.path.clone()).collect();
-            let items = crate::modes::resume_picker::session_rows(&infos);
-            show_list(cx, items, Picker::Resume(paths), None)
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64);
+            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now);
+            vec![Effect::Open(Overlay {
+                view: Box::new(picker),
+                picker: Picker::Custom(Box::new(|_, value| match value {
+                    Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
+                        path: PathBuf::from(path),
+                        notice: "Resumed session".into(),
+                    })],
+                    None => Vec::new(),
+                })),
+            })]
         })
     })]
 }
@@ -528,13 +546,6 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
 pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
     match picker {
         Picker::Model => model_chosen(cx, &value),
-        Picker::Resume(paths) => match value.parse::<usize>().ok().and_then(|i| paths.get(i).cloned()) {
-            Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
-                path,
-                notice: "Resumed session".into(),
-            })],
-            None => Vec::new(),
-        },
         Picker::Fork => vec![Effect::ReplaceSession(Replace::Fork(value))],
         Picker::Settings | Picker::ScopedModels => Vec::new(),
         Picker::LoginMethod(only) => super::login::method_chosen(cx, only, &value),

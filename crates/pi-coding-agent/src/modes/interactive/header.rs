@@ -25,8 +25,8 @@ fn logo() -> [String; 2] {
 }
 
 /// The startup header: the logo with the version, the main keys and a pointer to the full
-/// list.
-pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
+/// list (which names the loaded resources only when it shows them: `details`).
+pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str, details: bool) -> String {
     let key = |id: &str| key_hint(kb, id);
     let hints = [
         paint_hint(t, &key("app.interrupt"), "interrupt"),
@@ -43,8 +43,9 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
         t.paint(
             "dim",
             &format!(
-                "Press {} to show full startup help and loaded resources.",
-                key("app.tools.expand")
+                "Press {} to show full startup help{}.",
+                key("app.tools.expand"),
+                if details { " and loaded resources" } else { "" }
             )
         ),
         t.paint(
@@ -55,8 +56,9 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
 }
 
 /// The header with every key and the loaded context files, skills and prompt templates
-/// (shown while tool output is expanded, as pi does).
-pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str, resources: &Resources) -> String {
+/// (shown while tool output is expanded, as pi does; `quietStartup: "header"` leaves the
+/// resources out).
+pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str, resources: Option<&Resources>) -> String {
     let key = |id: &str| key_hint(kb, id);
     let keys = [
         (key("app.interrupt"), "to interrupt"),
@@ -98,6 +100,9 @@ pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str, resources: &Resour
             lines.push(t.paint("accent", &format!("[{title}]")));
             lines.extend(items.into_iter().map(|i| format!("  {}", t.paint("dim", &i))));
         }
+    };
+    let Some(resources) = resources else {
+        return lines.join("\n");
     };
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let shown = |p: &std::path::Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {

@@ -243,6 +243,10 @@ impl App {
                     live = super::super::tree_nav::label_changed(&self.ctx(), id, label);
                     None
                 }
+                Some(TreeEvent::Copy(text)) => {
+                    live = super::super::tree_nav::copy_entry(text);
+                    None
+                }
                 Some(TreeEvent::Cancelled) => Some(Err(())),
                 None => None,
             }
@@ -258,6 +262,18 @@ impl App {
                 None => None,
             }
         } else if let Some(m) = tui.overlay_mut::<super::super::model_picker::ModelPicker>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::session_picker::SessionPicker>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::thinking_picker::ThinkingPicker>(id) {
             match m.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
                 Some(DialogResult::Cancelled) => Some(Err(())),
