@@ -27,10 +27,14 @@ mod login;
 mod mcp;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
+#[path = "interactive/notices16.rs"]
+mod notices16;
 #[path = "interactive/pickers.rs"]
 mod pickers;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/queue16.rs"]
+mod queue16;
 #[path = "interactive/ref_examples.rs"]
 mod ref_examples;
 #[path = "interactive/resume16.rs"]

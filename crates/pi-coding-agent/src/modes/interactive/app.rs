@@ -17,7 +17,6 @@ use super::effect::{Ctx, Effect, Picker, Replace, SettingsChange, Then, UiChange
 use super::events::{LiveUpdate, Msg, UiSender};
 use super::extension_ui::screen::ExtensionScreen;
 use super::footer::{git_branch, Footer, FooterData, Totals};
-use super::keys::key_hint;
 use super::theme::UiTheme;
 use super::tool_block::ToolBlock;
 use super::view::{build_transcript, Pending, View};
@@ -113,7 +112,7 @@ impl App {
         }
         let mut editor = Editor::new(theme.editor("borderMuted"));
         editor.set_terminal_rows(rows);
-        let pending = Pending::new(theme.clone(), key_hint(&kb, "app.message.dequeue"));
+        let pending = Pending::new(theme.clone(), super::keys::key_display(&kb, "app.message.dequeue"));
         let branch = git_branch(session.cwd());
         let mut app = App {
             host,
@@ -449,6 +448,7 @@ impl App {
         }
         // Custom entries an entry renderer draws go between the messages they came between.
         let entries = self.branch_entry_blocks();
+        let notices = self.cache_miss_notices();
         // Built straight from the agent's transcript: a long session is not copied first.
         self.session().with_messages(|messages| {
             let mut from = 0;
@@ -466,6 +466,7 @@ impl App {
                     self.hide_thinking,
                     self.tools_expanded,
                     self.caps,
+                    &notices,
                 );
                 from = to;
                 let Some((_, entry)) = next else { break };
@@ -543,6 +544,57 @@ impl App {
         self.view
             .chat
             .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
+    }
+
+    fn cache_notices_on(&self) -> bool {
+        self.session()
+            .settings()
+            .lock()
+            .map(|s| s.show_cache_miss_notices())
+            .unwrap_or(false)
+    }
+
+    /// The cache-miss lines of the session's replies (by reply timestamp), when shown.
+    fn cache_miss_notices(&self) -> std::collections::HashMap<i64, String> {
+        if !self.cache_notices_on() {
+            return Default::default();
+        }
+        let session = self.session();
+        let rate = |p: &str, id: &str| session.find_model(p, id).map_or(0.0, |m| m.cost.cache_read);
+        session.with_store(|s| {
+            super::cache_notices::all_misses(s.get_entries(), &rate)
+                .iter()
+                .filter_map(|(ts, m)| super::cache_notices::miss_text(m).map(|t| (*ts, t)))
+                .collect()
+        })
+    }
+
+    /// After a reply: a cache-miss line when the prompt was billed again (and notices are on).
+    pub(super) fn cache_miss_after(&mut self, m: &pi_ai::AssistantMessage) {
+        if matches!(m.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error) || !self.cache_notices_on() {
+            return;
+        }
+        let session = self.session();
+        let rate = |p: &str, id: &str| session.find_model(p, id).map_or(0.0, |m| m.cost.cache_read);
+        let text = session.with_store(|s| {
+            super::cache_notices::miss_of(s.get_entries(), m, &rate)
+                .and_then(|miss| super::cache_notices::miss_text(&miss))
+        });
+        if let Some(text) = text {
+            self.view
+                .chat
+                .push(Box::new(Notice::new(text, "warning", self.theme.clone())));
+        }
+    }
+
+    /// After a compaction: what its summary cost (when notices are on and it was recorded).
+    pub(super) fn compaction_cost_after(&mut self, usage: Option<serde_json::Value>) {
+        if let Some(usage) = usage.filter(|_| self.cache_notices_on()) {
+            let text = super::cache_notices::summary_cost_text(true, &usage);
+            self.view
+                .chat
+                .push(Box::new(Notice::new(text, "warning", self.theme.clone())));
+        }
     }
 
     /// A chat line; errors and warnings read `Error: …` / `Warning: …` as in pi 1.6.
@@ -639,7 +691,8 @@ impl App {
         self.view.footer.set_theme(theme.clone());
         self.view.ext.set_theme(theme.clone());
         let bash = self.view.pending.take_bash();
-        self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue")).with_bash(bash);
+        self.view.pending =
+            Pending::new(theme.clone(), super::keys::key_display(&self.kb, "app.message.dequeue")).with_bash(bash);
         self.view.editor.set_theme(theme.editor("borderMuted"));
         self.update_editor_border();
         if !self.busy && !self.running {

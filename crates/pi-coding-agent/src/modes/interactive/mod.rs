@@ -13,6 +13,7 @@
 
 mod app;
 mod bug_command;
+mod cache_notices;
 mod changelog;
 mod chat;
 mod chat_rebuild;
@@ -38,6 +39,8 @@ mod session_search;
 mod settings_menu;
 mod settings_model_thinking;
 mod share;
+mod summary_block;
+mod text_dialog;
 pub(crate) mod theme;
 mod thinking_picker;
 mod tool_block;

@@ -133,6 +133,8 @@ impl App {
             for c in self.view.chat.children_mut() {
                 if let Some(b) = c.as_mut().downcast_mut::<ToolBlock>() {
                     b.set_expanded(expanded);
+                } else if let Some(b) = c.as_mut().downcast_mut::<super::super::summary_block::SummaryBlock>() {
+                    b.set_expanded(expanded);
                 }
             }
             for b in self.view.pending.bash_blocks_mut() {
@@ -262,6 +264,12 @@ impl App {
                 None => None,
             }
         } else if let Some(m) = tui.overlay_mut::<super::super::model_picker::ModelPicker>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::text_dialog::TextDialog>(id) {
             match m.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
                 Some(DialogResult::Cancelled) => Some(Err(())),

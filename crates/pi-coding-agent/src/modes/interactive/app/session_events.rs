@@ -122,6 +122,7 @@ impl App {
                     }
                 }
                 self.streaming = None;
+                self.cache_miss_after(&m);
                 self.refresh_footer();
             }
             UiEvent::ToolStart { id, name, args } => {
@@ -183,7 +184,7 @@ impl App {
                 };
                 self.set_status(Some(text));
             }
-            UiEvent::CompactionEnd { error } => {
+            UiEvent::CompactionEnd { error, usage, summary } => {
                 // The transcript was rewritten: count it afresh.
                 self.totals.reset();
                 if self.running {
@@ -191,8 +192,20 @@ impl App {
                 } else {
                     self.set_status(None);
                 }
-                if let Some(e) = error {
-                    self.notice(e, "error");
+                if let Some((text, tokens)) = summary {
+                    let key = key_hint(&self.kb, "app.tools.expand");
+                    let block = super::super::summary_block::SummaryBlock::new(
+                        Some(tokens),
+                        &text,
+                        key,
+                        self.tools_expanded,
+                        self.theme.clone(),
+                    );
+                    self.view.chat.push(Box::new(block));
+                }
+                match error {
+                    Some(e) => self.notice(e, "error"),
+                    None => self.compaction_cost_after(usage),
                 }
                 self.refresh_footer();
             }
