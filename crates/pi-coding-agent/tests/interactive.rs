@@ -21,6 +21,8 @@ mod ext_ui16;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/hotkeys16.rs"]
+mod hotkeys16;
 #[path = "interactive/login.rs"]
 mod login;
 #[path = "interactive/mcp.rs"]

@@ -441,8 +441,9 @@ impl Fullscreen {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
             let boxed = search_box(&search.query, &format!("{n}/{m}"), width);
             let box_w = boxed.first().map_or(0, |l| visible_width(l));
-            let col = width.saturating_sub(box_w);
-            for (row, line) in rows.iter_mut().zip(boxed) {
+            // One row and one column of margin from the top-right corner, as pi draws it.
+            let col = width.saturating_sub(box_w + 1);
+            for (row, line) in rows.iter_mut().skip(1).zip(boxed) {
                 let left = slice_columns(row, 0, col);
                 let pad = col.saturating_sub(visible_width(&left));
                 *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));

@@ -131,7 +131,13 @@ fn search_finds_matches_from_the_view_and_steps_through_them() {
         Some((6, 6)),
         "first match at or below the view: line 53"
     );
-    assert!(rows[0].contains("┌") && rows[1].contains("6/6"), "{:?}", &rows[..3]);
+    // The box: one row down and one column in from the top-right corner.
+    assert!(
+        !rows[0].contains("┌") && rows[1].contains("┌") && rows[2].contains("6/6"),
+        "{:?}",
+        &rows[..4]
+    );
+    assert_eq!(crate::width::visible_width(&rows[1]), 59, "{:?}", &rows[..4]);
     assert!(rows.iter().any(|r| r.contains("\x1b[1;7mneedle")));
     fs.search_key(SearchKey::Next);
     let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);

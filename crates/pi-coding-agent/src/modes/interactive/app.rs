@@ -268,6 +268,7 @@ impl App {
         match effect {
             Effect::Notice(text, style) => self.notice(text, style),
             Effect::Info(md) => self.info(md),
+            Effect::TitledInfo(title, md) => self.view.chat.push(Box::new(InfoBlock::titled(title, md, &self.theme))),
             Effect::StatusLine(text) => self.status_line(text),
             Effect::Status(text) => self.set_status(text),
             Effect::Quit => self.quit = true,

@@ -364,9 +364,10 @@ fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
         ("`!`".into(), "Run bash command"),
         ("`!!`".into(), "Run bash command (excluded from context)"),
     ]);
-    vec![Effect::Info(format!(
-        "**Keyboard Shortcuts**\n\n**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}"
-    ))]
+    vec![Effect::TitledInfo(
+        "Keyboard Shortcuts".into(),
+        format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}"),
+    )]
 }
 
 fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {

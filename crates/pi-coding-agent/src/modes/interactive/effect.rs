@@ -137,6 +137,8 @@ pub enum Effect {
     Notice(String, &'static str),
     /// A markdown block in the chat.
     Info(String),
+    /// A markdown block between rules under a title (`/hotkeys`).
+    TitledInfo(String, String),
     /// A dim status line in the chat; one right after another replaces it.
     StatusLine(String),
     /// The status line's text (`None` hides it).
@@ -184,6 +186,7 @@ impl std::fmt::Debug for Effect {
         match self {
             Effect::Notice(t, s) => write!(f, "Notice({t:?}, {s})"),
             Effect::Info(t) => write!(f, "Info({} chars)", t.len()),
+            Effect::TitledInfo(title, t) => write!(f, "TitledInfo({title:?}, {} chars)", t.len()),
             Effect::StatusLine(t) => write!(f, "StatusLine({t:?})"),
             Effect::Status(s) => write!(f, "Status({s:?})"),
             Effect::Quit => f.write_str("Quit"),
