@@ -95,3 +95,27 @@ fn compaction_shows_its_summary_panel_and_cost() {
     pty.wait_text("[compaction]");
     quit(&mut pty);
 }
+
+#[test]
+fn scoped_models_are_named_under_the_header() {
+    let s = setup(Script::echo());
+    let mut pty = Pty::spawn(
+        &["--models", "mock-openai/mock-model,mock-openai/mock-thinker:high"],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+    );
+    pty.wait_text("Model scope: mock-model, mock-thinker:high (Ctrl+P to cycle)");
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with(" Model scope:"))
+        .expect("notice");
+    assert!(
+        rows[at - 2].starts_with(" Pi can explain its own features"),
+        "{}",
+        pty.contents()
+    );
+    quit(&mut pty);
+}

@@ -427,13 +427,58 @@ impl App {
     }
 
     fn header_text(&self) -> String {
-        if self.tools_expanded {
+        let header = if self.tools_expanded {
             let session = self.session();
             let resources = self.startup_details.then(|| session.resources());
             super::header::expanded(&self.theme, &self.kb, self.version, resources)
         } else {
             super::header::compact(&self.theme, &self.kb, self.version, self.startup_details)
+        };
+        match self.model_scope_notice() {
+            Some(scope) => format!("{header}\n\n{scope}"),
+            None => header,
         }
+    }
+
+    /// `Model scope: a, b:high (Ctrl+P to cycle)` under the header when models are scoped
+    /// (pi 1.6 shows it there rather than printing it before the screen).
+    fn model_scope_notice(&self) -> Option<String> {
+        let scoped = self.session().scoped_models();
+        if scoped.is_empty() || !self.startup_details {
+            return None;
+        }
+        let list: Vec<String> = scoped
+            .iter()
+            .map(|s| match s.thinking_level {
+                Some(l) => format!("{}:{}", s.model.id, l.as_str()),
+                None => s.model.id.clone(),
+            })
+            .collect();
+        let keys: Vec<String> = self
+            .kb
+            .keys("app.model.cycleForward")
+            .iter()
+            .map(|k| {
+                k.split('+')
+                    .map(|p| {
+                        let mut c = p.chars();
+                        c.next()
+                            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                            .unwrap_or_default()
+                    })
+                    .collect::<Vec<_>>()
+                    .join("+")
+            })
+            .collect();
+        let hint = if keys.is_empty() {
+            String::new()
+        } else {
+            self.theme.paint("muted", &format!(" ({} to cycle)", keys.join("/")))
+        };
+        Some(format!(
+            "{}{hint}",
+            self.theme.paint("dim", &format!("Model scope: {}", list.join(", ")))
+        ))
     }
 
     /// Rebuild the transcript from the current session (start, session switch).
