@@ -51,7 +51,7 @@ fn bug_exports_a_zip_report_and_records_it() {
     pty.type_text("/bug the footer is wrong");
     pty.send(ENTER);
     pty.wait_text("Report a bug");
-    pty.wait_text("enter submit  shift+enter newline");
+    pty.wait_text("enter submit  shift+enter/ctrl+j newline");
     pty.send("\x1b[13;2u");
     pty.type_text("after a resize");
     pty.wait_text("after a resize");

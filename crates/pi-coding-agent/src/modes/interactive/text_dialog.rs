@@ -124,7 +124,7 @@ mod tests {
             "{shown}"
         );
         assert!(
-            shown.contains("enter submit  shift+enter newline  escape/ctrl+c cancel"),
+            shown.contains("enter submit  shift+enter/ctrl+j newline  escape/ctrl+c cancel"),
             "{shown}"
         );
         key(&mut d, "\r");
