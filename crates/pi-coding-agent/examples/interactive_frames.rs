@@ -50,6 +50,7 @@ fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
         false,
         false,
         Capabilities::detect(),
+        &HashMap::new(),
     );
     let mut footer = Footer::new(theme.clone());
     footer.set_data(FooterData {

@@ -182,6 +182,8 @@ pub struct Facts<'a> {
     pub thinking_level: &'a str,
     pub global_settings: &'a Map<String, Value>,
     pub project_settings: &'a Map<String, Value>,
+    /// The loaded extensions' paths (or package sources).
+    pub extensions: &'a [String],
 }
 
 /// `report.json`.
@@ -205,7 +207,11 @@ fn report(id: &str, created_at: &str, choices: &Choices, facts: &Facts<'_>) -> V
         "model": facts.model.map(describe_model),
         "provider": facts.model.map(|m| json!({"id": m.provider, "baseUrl": redact_url(&m.base_url)})),
         "thinkingLevel": facts.thinking_level,
-        "extensions": [],
+        "extensions": facts
+            .extensions
+            .iter()
+            .map(|p| json!({"path": p, "source": redact_url(p)}))
+            .collect::<Vec<_>>(),
         "extensionErrors": [],
         "settings": {
             "global": redact_settings(facts.global_settings),
@@ -347,5 +353,31 @@ mod tests {
         assert_eq!(r["nested"][0]["url"], "https://example.com/v1?x=1");
         // `tokens` is a count, not a token.
         assert_eq!(r["tokens"], 5);
+    }
+
+    #[test]
+    fn the_report_lists_the_loaded_extensions_without_credentials() {
+        let (global, project) = (Map::new(), Map::new());
+        let extensions = vec![
+            "/home/ann/.pi/agent/extensions/todo.ts".to_string(),
+            "git:https://ann:pw@example.com/ext.git".to_string(),
+        ];
+        let facts = Facts {
+            session_id: "s",
+            cwd: Path::new("/p"),
+            message_count: 0,
+            model: None,
+            thinking_level: "off",
+            global_settings: &global,
+            project_settings: &project,
+            extensions: &extensions,
+        };
+        let choices = Choices {
+            hint: None,
+            include_session: false,
+        };
+        let r = report("id", "now", &choices, &facts);
+        assert_eq!(r["extensions"][0]["path"], "/home/ann/.pi/agent/extensions/todo.ts");
+        assert_eq!(r["extensions"][1]["source"], "git:https://example.com/ext.git");
     }
 }

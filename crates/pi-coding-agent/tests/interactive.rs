@@ -23,24 +23,34 @@ mod ext_ui16;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/hotkeys16.rs"]
+mod hotkeys16;
 #[path = "interactive/login.rs"]
 mod login;
 #[path = "interactive/mcp.rs"]
 mod mcp;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
+#[path = "interactive/notices16.rs"]
+mod notices16;
 #[path = "interactive/pickers.rs"]
 mod pickers;
 #[path = "interactive/pty.rs"]
 mod pty;
+#[path = "interactive/queue16.rs"]
+mod queue16;
 #[path = "interactive/ref_examples.rs"]
 mod ref_examples;
+#[path = "interactive/resume16.rs"]
+mod resume16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
 #[path = "interactive/theme_query.rs"]
 mod theme_query;
 #[path = "interactive/thinking.rs"]
 mod thinking;
+#[path = "interactive/tree16.rs"]
+mod tree16;
 #[path = "interactive/trust.rs"]
 mod trust;
 #[path = "interactive/user_bash.rs"]

@@ -251,6 +251,11 @@ fn decode<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, HostErro
 }
 
 impl ExtensionRunner {
+    /// The extension files loaded now (their paths as pi names them).
+    pub fn loaded(&self) -> Vec<ExtensionSource> {
+        lock(&self.extensions).clone()
+    }
+
     /// Start the host and load the configured extensions. With no extensions configured this
     /// does nothing and returns `None`: no node process, no cost.
     pub async fn start(

@@ -47,9 +47,14 @@ fn bug_exports_a_zip_report_and_records_it() {
     pty.wait_text("Bug report cancelled");
 
     // Without the transcript, exported as a zip.
+    // The description takes several lines: Shift+Enter starts the next one.
     pty.type_text("/bug the footer is wrong");
     pty.send(ENTER);
     pty.wait_text("Report a bug");
+    pty.wait_text("enter submit  shift+enter/ctrl+j newline");
+    pty.send("\x1b[13;2u");
+    pty.type_text("after a resize");
+    pty.wait_text("after a resize");
     pty.send(ENTER);
     pty.wait_text("Include the session transcript?");
     pty.send(DOWN);
@@ -81,7 +86,8 @@ fn bug_exports_a_zip_report_and_records_it() {
     assert!(!names.contains(&"session.jsonl".to_string()), "{names:?}");
     let report: serde_json::Value = serde_json::from_str(&archive_file(&mut zip, "report.json")).unwrap();
     assert_eq!(report["schemaVersion"], 1);
-    assert_eq!(report["hint"], "the footer is wrong");
+    assert_eq!(report["hint"], "the footer is wrong\nafter a resize");
+    assert_eq!(report["extensions"], serde_json::json!([]), "no extension is loaded");
     assert_eq!(report["session"]["included"], false);
     assert_eq!(report["model"]["id"], "mock-model");
     // No key leaves the machine.

@@ -122,6 +122,7 @@ fn screen_bytes_through_a_terminal_emulator() {
         false,
         false,
         Capabilities::detect(),
+        &HashMap::new(),
     );
     let mut footer = Footer::new(theme.clone());
     footer.set_data(FooterData {
@@ -210,7 +211,16 @@ fn tool_images_fall_back_to_text_without_a_protocol() {
         true_color: true,
         hyperlinks: false,
     };
-    build_transcript(&history, &mut chat, &mut tools, &theme, false, false, caps);
+    build_transcript(
+        &history,
+        &mut chat,
+        &mut tools,
+        &theme,
+        false,
+        false,
+        caps,
+        &HashMap::new(),
+    );
     let text = plain(&mut chat, 60).join("\n");
     assert!(text.contains("image/png"), "{text}");
     assert!(text.contains("1x1"), "{text}");

@@ -276,6 +276,13 @@ fn transcript_search_finds_scrolls_to_and_steps_through_matches() {
     pty.wait_text("↑ Shift+Enter · ↓ Enter");
     pty.type_text("line 005");
     pty.wait_text("1/1");
+    // The box sits one row and one column in from the top-right corner.
+    let rows = pty.rows();
+    assert!(
+        rows[1].trim_end().ends_with('┐') && rows[1].chars().count() <= 99,
+        "{rows:#?}"
+    );
+    assert!(rows[2].contains("line 005") && rows[2].contains("1/1 │"), "{rows:#?}");
     pty.wait_text("reply line 005");
     assert!(!pty.contents().contains("reply line 060"));
     // Typed text went to the search, not to the editor.

@@ -31,3 +31,37 @@ fn thinking_command_names_a_level_or_opens_the_selector() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn ctrl_s_in_the_thinking_selector_saves_the_default() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = super::pty::Pty::spawn(
+        &["--model", "mock-openai/mock-thinker"],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+    );
+    pty.wait_text("mock-thinker • medium");
+    pty.type_text("/thinking");
+    pty.send(ENTER);
+    pty.wait_text("Ctrl+S to set as default");
+    // pi marks its built-in default (medium) while none is saved.
+    pty.wait_text("Moderate reasoning (~8k tokens) · default");
+    pty.send("\x1b[B"); // down to high
+    pty.send("\x13"); // Ctrl+S
+    pty.wait_text("Default thinking level: high");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(s.agent.path().join("settings.json")).unwrap()).unwrap();
+    assert_eq!(saved["defaultThinkingLevel"], "high");
+    pty.wait_text("mock-thinker • high");
+    // Opened again: high is current and the default; typing filters by description.
+    pty.type_text("/thinking");
+    pty.send(ENTER);
+    pty.wait_text("✓ high      Deep reasoning (~16k tokens) · default");
+    pty.type_text("deep");
+    pty.wait_for("filtered", Duration::from_secs(5), |c| !c.contains("No reasoning"));
+    pty.send(ENTER);
+    pty.wait_text("Thinking level: high");
+    quit(&mut pty);
+}

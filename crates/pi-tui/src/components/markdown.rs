@@ -432,7 +432,11 @@ impl Renderer<'_> {
         out.push(border("┌", "┬", "┐"));
         emit_row(&head_cells, out);
         out.push(border("├", "┼", "┤"));
-        for row in &body {
+        // Body rows are ruled off from each other too, as pi 1.6 draws tables.
+        for (i, row) in body.iter().enumerate() {
+            if i > 0 {
+                out.push(border("├", "┼", "┤"));
+            }
             emit_row(row, out);
         }
         out.push(border("└", "┴", "┘"));
@@ -550,7 +554,7 @@ mod tests {
 
     #[test]
     fn tables() {
-        let md = "| a | long header |\n|---|---:|\n| 1 | 2 |";
+        let md = "| a | long header |\n|---|---:|\n| 1 | 2 |\n| 3 | 4 |";
         assert_eq!(
             render(md, 40),
             [
@@ -558,6 +562,8 @@ mod tests {
                 "│ a │ long header │",
                 "├───┼─────────────┤",
                 "│ 1 │           2 │",
+                "├───┼─────────────┤",
+                "│ 3 │           4 │",
                 "└───┴─────────────┘",
             ]
         );

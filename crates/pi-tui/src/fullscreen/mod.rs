@@ -38,7 +38,8 @@ impl Viewport {
         self.height = height.max(1);
         let max_top = self.max_top();
         match self.top {
-            Some(t) if t < max_top => t,
+            // A view pinned at the last screen (a search showed a match there) stays pinned.
+            Some(t) if t <= max_top => t,
             _ => {
                 self.top = None;
                 max_top
@@ -78,6 +79,11 @@ impl Viewport {
 
     pub fn to_bottom(&mut self) {
         self.top = None;
+    }
+
+    /// Stop following the end where the view is now (new lines no longer scroll it).
+    pub fn pin(&mut self) {
+        self.top = Some(self.first_line());
     }
 
     /// Show from line `top` (the end, following, when it is past the last full screen).
@@ -305,6 +311,8 @@ impl Fullscreen {
             let top = line.saturating_sub(rows / 3) as isize;
             self.viewport.scroll_by(top - first as isize);
         }
+        // Showing a match stops following the end, as pi does (the "jump to latest" pill shows).
+        self.viewport.pin();
     }
 
     /// Find the query in the rendered transcript (escapes removed, case ignored) when the
@@ -441,8 +449,9 @@ impl Fullscreen {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
             let boxed = search_box(&search.query, &format!("{n}/{m}"), width);
             let box_w = boxed.first().map_or(0, |l| visible_width(l));
-            let col = width.saturating_sub(box_w);
-            for (row, line) in rows.iter_mut().zip(boxed) {
+            // One row and one column of margin from the top-right corner, as pi draws it.
+            let col = width.saturating_sub(box_w + 1);
+            for (row, line) in rows.iter_mut().skip(1).zip(boxed) {
                 let left = slice_columns(row, 0, col);
                 let pad = col.saturating_sub(visible_width(&left));
                 *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));

@@ -131,7 +131,13 @@ fn search_finds_matches_from_the_view_and_steps_through_them() {
         Some((6, 6)),
         "first match at or below the view: line 53"
     );
-    assert!(rows[0].contains("┌") && rows[1].contains("6/6"), "{:?}", &rows[..3]);
+    // The box: one row down and one column in from the top-right corner.
+    assert!(
+        !rows[0].contains("┌") && rows[1].contains("┌") && rows[2].contains("6/6"),
+        "{:?}",
+        &rows[..4]
+    );
+    assert_eq!(crate::width::visible_width(&rows[1]), 59, "{:?}", &rows[..4]);
     assert!(rows.iter().any(|r| r.contains("\x1b[1;7mneedle")));
     fs.search_key(SearchKey::Next);
     let rows = fs.compose(frame(), vec!["dock".into()], 60, 11);
@@ -224,4 +230,25 @@ fn flash_sits_top_right_until_it_expires() {
     assert!(fs.expire_flash());
     let rows = fs.compose(transcript(3), vec![], 30, 3);
     assert_eq!(rows[0], "line 0");
+}
+
+#[test]
+fn a_match_in_view_still_stops_following_the_end() {
+    let mut fs = Fullscreen::new();
+    let rows = fs.compose(transcript(100), vec!["dock".into()], 40, 11);
+    assert!(!rows.iter().any(|r| r.contains("Jump to latest")));
+    fs.toggle_search();
+    // The last line is in view: no scrolling, but new lines no longer move the view.
+    for c in ["9", "9"] {
+        fs.search_key(SearchKey::Text(c.into()));
+    }
+    let rows = fs.compose(transcript(100), vec!["dock".into()], 40, 11);
+    assert!(rows.iter().any(|r| r.contains("Jump to latest")), "{rows:?}");
+    let before: Vec<String> = rows.iter().map(|r| crate::ansi::strip_ansi(r)).collect();
+    let after: Vec<String> = fs
+        .compose(transcript(120), vec!["dock".into()], 40, 11)
+        .iter()
+        .map(|r| crate::ansi::strip_ansi(r))
+        .collect();
+    assert_eq!(before[6], after[6], "pinned: more lines did not scroll the view");
 }

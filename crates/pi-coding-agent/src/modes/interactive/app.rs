@@ -17,7 +17,6 @@ use super::effect::{Ctx, Effect, Picker, Replace, SettingsChange, Then, UiChange
 use super::events::{LiveUpdate, Msg, UiSender};
 use super::extension_ui::screen::ExtensionScreen;
 use super::footer::{git_branch, Footer, FooterData, Totals};
-use super::keys::key_hint;
 use super::theme::UiTheme;
 use super::tool_block::ToolBlock;
 use super::view::{build_transcript, Pending, View};
@@ -63,7 +62,7 @@ pub struct App {
     picker: Option<(OverlayId, Picker)>,
     title_dirty: bool,
     version: &'static str,
-    /// The startup header is shown (not when `quietStartup` is set, unless `--verbose`).
+    /// The startup header is shown (not when `quietStartup` is `true`, unless `--verbose`).
     show_header: bool,
     /// The loaded resources are listed under it (`quietStartup` false, or `--verbose`).
     show_resources: bool,
@@ -119,7 +118,7 @@ impl App {
         }
         let mut editor = Editor::new(theme.editor("borderMuted"));
         editor.set_terminal_rows(rows);
-        let pending = Pending::new(theme.clone(), key_hint(&kb, "app.message.dequeue"));
+        let pending = Pending::new(theme.clone(), super::keys::key_display(&kb, "app.message.dequeue"));
         let branch = git_branch(session.cwd());
         let mut app = App {
             host,
@@ -278,6 +277,7 @@ impl App {
         match effect {
             Effect::Notice(text, style) => self.notice(text, style),
             Effect::Info(md) => self.info(md),
+            Effect::TitledInfo(title, md) => self.view.chat.push(Box::new(InfoBlock::titled(title, md, &self.theme))),
             Effect::StatusLine(text) => self.status_line(text),
             Effect::Status(text) => self.set_status(text),
             Effect::Quit => self.quit = true,
@@ -318,7 +318,7 @@ impl App {
             Effect::SetTheme(theme) => self.set_theme(theme),
             Effect::SetKeybindings(kb) => self.kb = kb,
             Effect::Ui(change) => self.ui_change(change, tui),
-            Effect::Copied { text, native } => self.copied(&text, native, tui),
+            Effect::Copied { text, native, status } => self.copied(&text, native, status, tui),
             Effect::Extension(change) => self.extension_change(change, tui),
             Effect::Login(id, step) => self.login_step(id, step, tui),
         }
@@ -458,10 +458,55 @@ impl App {
         } else {
             super::header::compact(&self.theme, &self.kb, self.version, self.show_resources)
         };
+        let text = match self.model_scope_notice() {
+            Some(scope) => format!("{text}\n\n{scope}"),
+            None => text,
+        };
         let resources = self.resources_text();
         Box::new(super::header::HeaderBlock::new(
             Notice::new(text, "text", self.theme.clone()),
             resources,
+        ))
+    }
+
+    /// `Model scope: a, b:high (Ctrl+P to cycle)` under the header when models are scoped
+    /// (pi 1.6 shows it there rather than printing it before the screen).
+    fn model_scope_notice(&self) -> Option<String> {
+        let scoped = self.session().scoped_models();
+        if scoped.is_empty() || !self.show_resources {
+            return None;
+        }
+        let list: Vec<String> = scoped
+            .iter()
+            .map(|s| match s.thinking_level {
+                Some(l) => format!("{}:{}", s.model.id, l.as_str()),
+                None => s.model.id.clone(),
+            })
+            .collect();
+        let keys: Vec<String> = self
+            .kb
+            .keys("app.model.cycleForward")
+            .iter()
+            .map(|k| {
+                k.split('+')
+                    .map(|p| {
+                        let mut c = p.chars();
+                        c.next()
+                            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                            .unwrap_or_default()
+                    })
+                    .collect::<Vec<_>>()
+                    .join("+")
+            })
+            .collect();
+        let hint = if keys.is_empty() {
+            String::new()
+        } else {
+            self.theme.paint("muted", &format!(" ({} to cycle)", keys.join("/")))
+        };
+        Some(format!(
+            "{}{hint}",
+            self.theme.paint("dim", &format!("Model scope: {}", list.join(", ")))
         ))
     }
 
@@ -478,6 +523,7 @@ impl App {
         }
         // Custom entries an entry renderer draws go between the messages they came between.
         let entries = self.branch_entry_blocks();
+        let notices = self.cache_miss_notices();
         // Built straight from the agent's transcript: a long session is not copied first.
         self.session().with_messages(|messages| {
             let mut from = 0;
@@ -495,6 +541,7 @@ impl App {
                     self.hide_thinking,
                     self.tools_expanded,
                     self.caps,
+                    &notices,
                 );
                 from = to;
                 let Some((_, entry)) = next else { break };
@@ -572,6 +619,57 @@ impl App {
         self.view
             .chat
             .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
+    }
+
+    fn cache_notices_on(&self) -> bool {
+        self.session()
+            .settings()
+            .lock()
+            .map(|s| s.show_cache_miss_notices())
+            .unwrap_or(false)
+    }
+
+    /// The cache-miss lines of the session's replies (by reply timestamp), when shown.
+    fn cache_miss_notices(&self) -> std::collections::HashMap<i64, String> {
+        if !self.cache_notices_on() {
+            return Default::default();
+        }
+        let session = self.session();
+        let rate = |p: &str, id: &str| session.find_model(p, id).map_or(0.0, |m| m.cost.cache_read);
+        session.with_store(|s| {
+            super::cache_notices::all_misses(s.get_entries(), &rate)
+                .iter()
+                .filter_map(|(ts, m)| super::cache_notices::miss_text(m).map(|t| (*ts, t)))
+                .collect()
+        })
+    }
+
+    /// After a reply: a cache-miss line when the prompt was billed again (and notices are on).
+    pub(super) fn cache_miss_after(&mut self, m: &pi_ai::AssistantMessage) {
+        if matches!(m.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error) || !self.cache_notices_on() {
+            return;
+        }
+        let session = self.session();
+        let rate = |p: &str, id: &str| session.find_model(p, id).map_or(0.0, |m| m.cost.cache_read);
+        let text = session.with_store(|s| {
+            super::cache_notices::miss_of(s.get_entries(), m, &rate)
+                .and_then(|miss| super::cache_notices::miss_text(&miss))
+        });
+        if let Some(text) = text {
+            self.view
+                .chat
+                .push(Box::new(Notice::new(text, "warning", self.theme.clone())));
+        }
+    }
+
+    /// After a compaction: what its summary cost (when notices are on and it was recorded).
+    pub(super) fn compaction_cost_after(&mut self, usage: Option<serde_json::Value>) {
+        if let Some(usage) = usage.filter(|_| self.cache_notices_on()) {
+            let text = super::cache_notices::summary_cost_text(true, &usage);
+            self.view
+                .chat
+                .push(Box::new(Notice::new(text, "warning", self.theme.clone())));
+        }
     }
 
     /// A chat line; errors and warnings read `Error: …` / `Warning: …` as in pi 1.6.
@@ -668,7 +766,8 @@ impl App {
         self.view.footer.set_theme(theme.clone());
         self.view.ext.set_theme(theme.clone());
         let bash = self.view.pending.take_bash();
-        self.view.pending = Pending::new(theme.clone(), key_hint(&self.kb, "app.message.dequeue")).with_bash(bash);
+        self.view.pending =
+            Pending::new(theme.clone(), super::keys::key_display(&self.kb, "app.message.dequeue")).with_bash(bash);
         self.view.editor.set_theme(theme.editor("borderMuted"));
         self.update_editor_border();
         if !self.busy && !self.running {

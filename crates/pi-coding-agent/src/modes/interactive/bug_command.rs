@@ -13,7 +13,7 @@ use super::dialogs::Dialog;
 use super::effect::{blocking, then, Ctx, Effect, OnResult, Overlay, Picker};
 use crate::bug_report::{self, Choices};
 
-const WHAT_IT_HOLDS: &str = "The report is sent to the pi developers only. It carries the pi version, the operating system and terminal, the current model and provider (never API keys), settings with secrets removed, and the errors providers reported in this session.";
+const WHAT_IT_HOLDS: &str = "The report is sent to the pi developers only. It carries the pi version, the operating system and terminal, the current model and provider (never API keys), the loaded extensions, settings with secrets removed, and the errors providers reported in this session.";
 const TRANSCRIPT_HOLDS: &str = "The transcript holds everything in this session: your messages, the model's answers, and tool calls with their output (file contents and command output included).";
 const YES_TRANSCRIPT: &str = "Yes, include the transcript";
 const UPLOAD: &str = "Upload Report";
@@ -38,23 +38,22 @@ fn choice(cx: &Ctx<'_>, title: &str, options: &[&str], details: Vec<String>) -> 
         .with_hint("↑↓ navigate  enter select  escape/ctrl+c cancel")
 }
 
-/// `/bug [description]`: the description first, prefilled with the argument.
+/// `/bug [description]`: the description first (several lines may be typed), prefilled with
+/// the argument.
 pub fn bug(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
-    let dialog = Dialog::prompt(
+    let dialog = super::text_dialog::TextDialog::new(
         "Report a bug",
-        "What went wrong? (optional)",
+        &format!("{WHAT_IT_HOLDS}\n\nWhat went wrong? (optional)"),
         arg.trim(),
         cx.theme.clone(),
-    )
-    .with_details(vec![WHAT_IT_HOLDS.into()], Vec::new())
-    .with_hint("enter submit  escape/ctrl+c cancel");
-    show(
-        dialog,
-        Box::new(|cx, hint| match hint {
+    );
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(|cx, hint| match hint {
             Some(hint) => ask_transcript(cx, hint),
             None => cancelled(),
-        }),
-    )
+        })),
+    })]
 }
 
 fn ask_transcript(cx: &Ctx<'_>, hint: String) -> Vec<Effect> {
@@ -140,6 +139,12 @@ fn export(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
         let thinking = session.thinking_level();
         let message_count = session.with_messages(|m| m.len());
         let cwd = session.cwd().to_path_buf();
+        let extensions: Vec<String> = session
+            .services()
+            .extensions()
+            .runner()
+            .map(|r| r.loaded().into_iter().map(|e| e.path).collect())
+            .unwrap_or_default();
         let built = session.with_store(|store| {
             let session_id = store.session_id().to_string();
             let facts = bug_report::Facts {
@@ -150,6 +155,7 @@ fn export(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
                 thinking_level: thinking.as_str(),
                 global_settings: &global,
                 project_settings: &project,
+                extensions: &extensions,
             };
             bug_report::build(store, &choices, &facts)
         });

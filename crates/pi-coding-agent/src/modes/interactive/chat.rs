@@ -373,10 +373,12 @@ impl Component for Notice {
     }
 }
 
-/// Markdown shown as a block (e.g. `/hotkeys`, `/session`).
+/// Markdown shown as a block (e.g. `/session`), or between rules under a title (`/hotkeys`).
 pub struct InfoBlock {
     text: String,
     markdown: Markdown,
+    /// The title, and the rule and title styles.
+    title: Option<(String, pi_tui::Style, pi_tui::Style)>,
 }
 
 impl InfoBlock {
@@ -385,18 +387,43 @@ impl InfoBlock {
         InfoBlock {
             markdown: Markdown::new(text.clone(), theme.markdown.clone()).with_padding(1, 0),
             text,
+            title: None,
+        }
+    }
+
+    /// A rule, the title, the markdown with a blank line above and below, and a rule.
+    pub fn titled(title: impl Into<String>, text: impl Into<String>, theme: &UiTheme) -> Self {
+        let text = text.into();
+        InfoBlock {
+            markdown: Markdown::new(text.clone(), theme.markdown.clone()).with_padding(1, 1),
+            text,
+            title: Some((title.into(), theme.fg("border"), theme.fg("accent").bold())),
         }
     }
 
     /// Draw in `theme` from now on.
     pub fn set_theme(&mut self, theme: &UiTheme) {
-        self.markdown = Markdown::new(self.text.clone(), theme.markdown.clone()).with_padding(1, 0);
+        let pad_y = usize::from(self.title.is_some());
+        self.markdown = Markdown::new(self.text.clone(), theme.markdown.clone()).with_padding(1, pad_y);
+        if let Some((_, border, accent)) = &mut self.title {
+            *border = theme.fg("border");
+            *accent = theme.fg("accent").bold();
+        }
     }
 }
 
 impl Component for InfoBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
         out.push(spacer());
+        if let Some((title, border, accent)) = &self.title {
+            let rule = border.paint(&"─".repeat(width));
+            out.push_line(rule.clone());
+            out.push_line(format!(" {}", accent.paint(title)));
+            out.push_line(String::new());
+            self.markdown.render(width, out);
+            out.push_line(rule);
+            return;
+        }
         self.markdown.render(width, out);
     }
     fn invalidate(&mut self) {

@@ -271,25 +271,103 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     vec![Effect::Info(md)]
 }
 
+/// `/hotkeys`: pi 1.6's three tables (navigation, editing, other) with the keys bound now,
+/// every key of an action joined by `/` and capitalized as pi shows them.
 fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
-    let mut md = String::from("**Keyboard Shortcuts**\n\n| Key | Action |\n|---|---|\n");
-    for d in cx.kb.definitions() {
-        let keys = cx.kb.keys(d.id);
-        // Keys that only act inside one selector are listed by that selector; the fullscreen
-        // viewport keys are not listed (as pi).
-        if keys.is_empty()
-            || ["tui.select", "tui.altScreen.", "app.tree.", "app.models."]
-                .iter()
-                .any(|p| d.id.starts_with(p))
-        {
-            continue;
+    let k = |id: &str| {
+        let keys = cx.kb.keys(id);
+        let shown: Vec<String> = keys
+            .iter()
+            .map(|key| {
+                key.split('+')
+                    .map(|part| {
+                        let mut c = part.chars();
+                        c.next()
+                            .map(|f| f.to_uppercase().chain(c).collect::<String>())
+                            .unwrap_or_default()
+                    })
+                    .collect::<Vec<_>>()
+                    .join("+")
+            })
+            .collect();
+        format!("`{}`", shown.join("/"))
+    };
+    let rows = |rows: &[(String, &str)]| -> String {
+        let mut t = String::from("| Key | Action |\n|-----|--------|\n");
+        for (key, what) in rows {
+            t.push_str(&format!("| {key} | {what} |\n"));
         }
-        md.push_str(&format!("| `{}` | {} |\n", keys.join("`, `"), d.description));
-    }
-    md.push_str(
-        "| `/` | Slash commands |\n| `!` | Run bash command |\n| `!!` | Run bash command (excluded from context) |\n",
-    );
-    vec![Effect::Info(md)]
+        t
+    };
+    let navigation = rows(&[
+        (
+            format!(
+                "{} / {} / {} / {}",
+                k("tui.editor.cursorUp"),
+                k("tui.editor.cursorDown"),
+                k("tui.editor.cursorLeft"),
+                k("tui.editor.cursorRight")
+            ),
+            "Move cursor / browse history",
+        ),
+        (
+            format!(
+                "{} / {}",
+                k("tui.editor.cursorWordLeft"),
+                k("tui.editor.cursorWordRight")
+            ),
+            "Move by word",
+        ),
+        (k("tui.editor.cursorLineStart"), "Start of line"),
+        (k("tui.editor.cursorLineEnd"), "End of line"),
+        (k("tui.editor.jumpForward"), "Jump forward to character"),
+        (k("tui.editor.jumpBackward"), "Jump backward to character"),
+        (
+            format!("{} / {}", k("tui.editor.pageUp"), k("tui.editor.pageDown")),
+            "Scroll by page",
+        ),
+    ]);
+    let editing = rows(&[
+        (k("tui.input.submit"), "Send message"),
+        (k("tui.input.newLine"), "New line"),
+        (k("tui.editor.deleteWordBackward"), "Delete word backwards"),
+        (k("tui.editor.deleteWordForward"), "Delete word forwards"),
+        (k("tui.editor.deleteToLineStart"), "Delete to start of line"),
+        (k("tui.editor.deleteToLineEnd"), "Delete to end of line"),
+        (k("tui.editor.yank"), "Paste the most-recently-deleted text"),
+        (k("tui.editor.yankPop"), "Cycle through the deleted text after pasting"),
+        (k("tui.editor.undo"), "Undo"),
+    ]);
+    let other = rows(&[
+        (k("tui.input.tab"), "Path completion / accept autocomplete"),
+        (k("app.interrupt"), "Cancel autocomplete / abort streaming"),
+        (k("app.clear"), "Clear editor (first) / exit (second)"),
+        (k("app.exit"), "Exit (when editor is empty)"),
+        (k("app.suspend"), "Suspend to background"),
+        (k("app.thinking.cycle"), "Cycle thinking level"),
+        (
+            format!("{} / {}", k("app.model.cycleForward"), k("app.model.cycleBackward")),
+            "Cycle models",
+        ),
+        (k("app.model.select"), "Open model selector"),
+        (k("app.tools.expand"), "Toggle tool output expansion"),
+        (k("app.thinking.toggle"), "Toggle thinking block visibility"),
+        (k("app.editor.external"), "Edit message in external editor"),
+        (k("app.message.copy"), "Copy selection or last assistant message"),
+        (k("app.message.followUp"), "Queue follow-up message"),
+        (k("app.message.dequeue"), "Restore queued messages"),
+        (
+            k("app.clipboard.pasteImage"),
+            "Paste files on macOS, images, or text from clipboard",
+        ),
+        ("`/`".into(), "Slash commands"),
+        ("`!`".into(), "Run bash command"),
+        ("`!!`".into(), "Run bash command (excluded from context)"),
+    ]);
+    vec![Effect::TitledInfo(
+        "Keyboard Shortcuts".into(),
+        format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}"),
+    )]
 }
 
 fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
@@ -324,10 +402,7 @@ fn copy(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
 pub(super) fn copy_last(cx: &Ctx<'_>) -> Vec<Effect> {
     match cx.session.last_assistant_text().filter(|t| !t.trim().is_empty()) {
         None => vec![notice("No agent messages to copy yet.", "error")],
-        Some(text) => vec![blocking(move || match copy_to_clipboard(&text) {
-            Ok(()) => then_notice("Copied last agent message to clipboard", "dim"),
-            Err(e) => then_notice(e, "error"),
-        })],
+        Some(text) => vec![super::effect::copy_text(text, "Copied last agent message to clipboard")],
     }
 }
 
@@ -340,7 +415,8 @@ fn compact(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     vec![spawn(async move {
         // compaction_start / compaction_end reach the chat as session events.
         match session.compact(instructions.as_deref()).await {
-            Ok(r) => then_notice(format!("Compacted ({} tokens before)", r.tokens_before), "dim"),
+            // The `[compaction]` panel the session's compaction_end draws says it.
+            Ok(_) => then(|_| Vec::new()),
             Err(e) => then_notice(e.to_string(), "error"),
         }
     })]
@@ -504,7 +580,8 @@ fn model_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
     ]
 }
 
-/// The resume list: the session files are read on the blocking pool, then the list opens.
+/// The resume list: the session files of this folder and of every project are read on the
+/// blocking pool, then the picker opens.
 fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
     let dir = cx.session.with_store(|s| s.session_dir().map(Path::to_path_buf));
     let Some(dir) = dir else {
@@ -512,14 +589,34 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
     };
     let current = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf));
     vec![blocking(move || {
-        let infos: Vec<_> = pi_session::list_sessions(&dir)
-            .into_iter()
-            .filter(|i| Some(&i.path) != current.as_ref())
-            .collect();
+        let here = pi_session::list_sessions(&dir);
+        // Per-project folders sit under one root; a custom session folder is its own root.
+        let per_project = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("--"));
+        let root = if per_project {
+            dir.parent().map_or(dir.clone(), Path::to_path_buf)
+        } else {
+            dir.clone()
+        };
+        let all = pi_session::list_all(&root);
+        let all = if all.is_empty() { here.clone() } else { all };
         then(move |cx| {
-            let paths = infos.iter().map(|i| i.path.clone()).collect();
-            let items = crate::modes::resume_picker::session_rows(&infos);
-            show_list(cx, items, Picker::Resume(paths), None)
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64);
+            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now);
+            vec![Effect::Open(Overlay {
+                view: Box::new(picker),
+                picker: Picker::Custom(Box::new(|_, value| match value {
+                    Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
+                        path: PathBuf::from(path),
+                        notice: "Resumed session".into(),
+                    })],
+                    None => Vec::new(),
+                })),
+            })]
         })
     })]
 }
@@ -528,13 +625,6 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
 pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
     match picker {
         Picker::Model => model_chosen(cx, &value),
-        Picker::Resume(paths) => match value.parse::<usize>().ok().and_then(|i| paths.get(i).cloned()) {
-            Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
-                path,
-                notice: "Resumed session".into(),
-            })],
-            None => Vec::new(),
-        },
         Picker::Fork => vec![Effect::ReplaceSession(Replace::Fork(value))],
         Picker::Settings | Picker::ScopedModels => Vec::new(),
         Picker::LoginMethod(only) => super::login::method_chosen(cx, only, &value),

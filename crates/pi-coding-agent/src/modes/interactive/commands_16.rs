@@ -8,19 +8,7 @@ use pi_tui::components::SelectItem;
 
 use super::dialogs::Dialog;
 use super::effect::{blocking, blocking_task, notice, then, then_notice, Ctx, Effect, Overlay, Picker};
-
-/// Short descriptions of the levels in the `/thinking` selector.
-fn level_description(level: ThinkingLevel) -> &'static str {
-    match level {
-        ThinkingLevel::Off => "No reasoning",
-        ThinkingLevel::Minimal => "Very brief reasoning (~1k tokens)",
-        ThinkingLevel::Low => "Light reasoning (~2k tokens)",
-        ThinkingLevel::Medium => "Moderate reasoning (~8k tokens)",
-        ThinkingLevel::High => "Deep reasoning (~16k tokens)",
-        ThinkingLevel::Xhigh => "Extra-high reasoning (~32k tokens)",
-        ThinkingLevel::Max => "Maximum reasoning",
-    }
-}
+use super::thinking_picker::{ThinkingPicker, SAVE_PREFIX};
 
 /// `/thinking [level]`: with a level, set it for this session; without, open the selector.
 pub fn thinking(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
@@ -29,7 +17,7 @@ pub fn thinking(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     if !arg.is_empty() {
         let wanted = arg.to_ascii_lowercase();
         return match levels.iter().find(|l| l.as_str() == wanted) {
-            Some(&level) => vec![set_level(cx, level)],
+            Some(&level) => set_level(cx, level, false),
             None => {
                 let names: Vec<&str> = levels.iter().map(|l| l.as_str()).collect();
                 vec![notice(
@@ -43,45 +31,47 @@ pub fn thinking(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
         };
     }
     let current = cx.session.thinking_level();
-    let default = cx.read_settings(|s| s.default_thinking_level()).flatten();
-    let items = levels
-        .iter()
-        .map(|&l| {
-            let mark = if l == current { "✓ " } else { "  " };
-            let mut description = level_description(l).to_string();
-            if Some(l) == default {
-                description.push_str(" · default");
-            }
-            SelectItem::new(l.as_str())
-                .with_label(format!("{mark}{}", l.as_str()))
-                .with_description(description)
-        })
-        .collect();
-    let mut dialog = Dialog::choice("Thinking Level", items, false, cx.theme.clone());
-    dialog.select_value(current.as_str());
+    // pi marks its built-in default when none is saved.
+    let default = cx
+        .read_settings(|s| s.default_thinking_level())
+        .flatten()
+        .unwrap_or(ThinkingLevel::Medium);
+    let picker = ThinkingPicker::new(&levels, current, default, cx.theme.clone(), cx.kb.clone());
     vec![Effect::Open(Overlay {
-        view: Box::new(dialog),
+        view: Box::new(picker),
         picker: Picker::Custom(Box::new(|cx, value| {
-            match value.as_deref().and_then(ThinkingLevel::parse) {
-                Some(level) => vec![set_level(cx, level)],
+            let Some(value) = value else { return Vec::new() };
+            let (save, name) = match value.strip_prefix(SAVE_PREFIX) {
+                Some(name) => (true, name),
+                None => (false, value.as_str()),
+            };
+            match ThinkingLevel::parse(name) {
+                Some(level) => set_level(cx, level, save),
                 None => Vec::new(),
             }
         })),
     })]
 }
 
-/// Set the level for this session (recorded in it; the saved default stays).
-fn set_level(cx: &Ctx<'_>, level: ThinkingLevel) -> Effect {
+/// Set the level for this session (recorded in it); with `save` also as the saved default.
+fn set_level(cx: &Ctx<'_>, level: ThinkingLevel, save: bool) -> Vec<Effect> {
     let session = cx.session.clone();
-    blocking_task(async move {
+    let mut effects = Vec::new();
+    if save {
+        effects.push(Effect::Settings(Box::new(move |s| s.set_default_thinking_level(level))));
+    }
+    effects.push(blocking_task(async move {
         let applied = session.set_thinking_level(level).await;
         then(move |_| {
-            vec![
-                notice(format!("Thinking level: {}", applied.as_str()), "dim"),
-                Effect::RefreshFooter,
-            ]
+            let status = if save {
+                format!("Default thinking level: {}", level.as_str())
+            } else {
+                format!("Thinking level: {}", applied.as_str())
+            };
+            vec![notice(status, "dim"), Effect::RefreshFooter]
         })
-    })
+    }));
+    effects
 }
 
 /// `/trust`: the project's saved decision and this session's state, then a choice to save.
@@ -141,17 +131,4 @@ fn save_trust(trust_file: PathBuf, cwd: PathBuf, value: &str) -> Vec<Effect> {
             Err(e) => then_notice(e, "error"),
         }
     })]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_level_has_a_description() {
-        for l in ThinkingLevel::ALL {
-            assert!(!level_description(l).is_empty());
-        }
-        assert_eq!(level_description(ThinkingLevel::Off), "No reasoning");
-    }
 }

@@ -41,7 +41,6 @@ pub type OnResult = Box<dyn FnOnce(&Ctx<'_>, Option<String>) -> Vec<Effect> + Se
 /// What a shown overlay is choosing; its result goes back to the handler for that kind.
 pub enum Picker {
     Model,
-    Resume(Vec<PathBuf>),
     Fork,
     Settings,
     Tree,
@@ -74,7 +73,6 @@ impl std::fmt::Debug for Picker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let name = match self {
             Picker::Model => "Model",
-            Picker::Resume(_) => "Resume",
             Picker::Fork => "Fork",
             Picker::Settings => "Settings",
             Picker::Tree => "Tree",
@@ -139,6 +137,8 @@ pub enum Effect {
     Notice(String, &'static str),
     /// A markdown block in the chat.
     Info(String),
+    /// A markdown block between rules under a title (`/hotkeys`).
+    TitledInfo(String, String),
     /// A dim status line in the chat; one right after another replaces it.
     StatusLine(String),
     /// The status line's text (`None` hides it).
@@ -168,10 +168,12 @@ pub enum Effect {
     SetTheme(Arc<UiTheme>),
     SetKeybindings(Arc<Keybindings>),
     Ui(UiChange),
-    /// A fullscreen selection went to the clipboard tool (when that failed, OSC 52 is next).
+    /// Text went to the clipboard tool (when that failed, OSC 52 is next): a fullscreen
+    /// selection (flashed), or a copy a command asked for (`status` said in the chat).
     Copied {
         text: String,
         native: Result<(), String>,
+        status: Option<String>,
     },
     /// What an extension shows changed (widgets, header, footer, custom components, ...).
     Extension(super::extension_ui::screen::ScreenChange),
@@ -184,6 +186,7 @@ impl std::fmt::Debug for Effect {
         match self {
             Effect::Notice(t, s) => write!(f, "Notice({t:?}, {s})"),
             Effect::Info(t) => write!(f, "Info({} chars)", t.len()),
+            Effect::TitledInfo(title, t) => write!(f, "TitledInfo({title:?}, {} chars)", t.len()),
             Effect::StatusLine(t) => write!(f, "StatusLine({t:?})"),
             Effect::Status(s) => write!(f, "Status({s:?})"),
             Effect::Quit => f.write_str("Quit"),
@@ -199,7 +202,7 @@ impl std::fmt::Debug for Effect {
             Effect::SetTheme(t) => write!(f, "SetTheme({})", t.name()),
             Effect::SetKeybindings(_) => f.write_str("SetKeybindings"),
             Effect::Ui(c) => write!(f, "Ui({c:?})"),
-            Effect::Copied { text, native } => write!(f, "Copied({} chars, {native:?})", text.len()),
+            Effect::Copied { text, native, .. } => write!(f, "Copied({} chars, {native:?})", text.len()),
             Effect::Extension(c) => write!(f, "Extension({c:?})"),
             Effect::Login(id, step) => write!(f, "Login({id}, {step:?})"),
         }
@@ -214,6 +217,21 @@ pub fn notice(text: impl Into<String>, style: &'static str) -> Effect {
 /// Run `task` off the UI thread; its continuation comes back as effects.
 pub fn spawn(task: impl Future<Output = Then> + Send + 'static) -> Effect {
     Effect::Spawn(Box::pin(task))
+}
+
+/// Copy `text` to the clipboard (the clipboard tool, else OSC 52), then say `status`.
+pub fn copy_text(text: String, status: &str) -> Effect {
+    let status = status.to_string();
+    Effect::Blocking(Box::new(move || {
+        let native = super::commands::copy_to_clipboard(&text);
+        Box::new(move |_| {
+            vec![Effect::Copied {
+                text,
+                native,
+                status: Some(status),
+            }]
+        })
+    }))
 }
 
 /// Run blocking `work` on the blocking pool; its continuation comes back as effects.

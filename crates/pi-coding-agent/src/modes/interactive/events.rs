@@ -74,6 +74,10 @@ pub enum UiEvent {
     },
     CompactionEnd {
         error: Option<String>,
+        /// What the summary cost, when the compaction recorded it.
+        usage: Option<serde_json::Value>,
+        /// The summary and the tokens before it, when it succeeded.
+        summary: Option<(String, u64)>,
     },
     Queue {
         steering: Vec<String>,
@@ -373,8 +377,15 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
             overflow: matches!(reason, crate::session::CompactionReason::Overflow),
             manual: matches!(reason, crate::session::CompactionReason::Manual),
         },
-        SessionEvent::CompactionEnd { error_message, .. } => UiEvent::CompactionEnd {
+        SessionEvent::CompactionEnd {
+            error_message, result, ..
+        } => UiEvent::CompactionEnd {
             error: error_message.clone(),
+            usage: result.as_ref().and_then(|r| r.get("usage")).cloned(),
+            summary: result.as_ref().and_then(|r| {
+                let text = r.get("summary")?.as_str()?.to_string();
+                Some((text, r.get("tokensBefore").and_then(|v| v.as_u64()).unwrap_or(0)))
+            }),
         },
         SessionEvent::QueueUpdate { steering, follow_up } => UiEvent::Queue {
             steering: steering.clone(),

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use pi_tui::{truncate_to_width, visible_width, Component, Frame, LineCache};
 
 use pi_agent::AgentMessage;
+use pi_session::{Entry, EntryKind};
 
 use super::theme::UiTheme;
 use crate::session::AgentSession;
@@ -112,11 +113,13 @@ pub fn git_branch(cwd: &Path) -> Option<String> {
     None
 }
 
-/// Token and cost totals over the transcript, kept current by reading only what was added
-/// since the last update (the footer refreshes after every assistant message).
+/// Token and cost totals over every entry of the session file, as pi 1.6 counts them:
+/// replies on abandoned branches and before a compaction, cache refreshes, summaries and
+/// tool results' own calls. Entries are only ever appended, so an update reads only what
+/// was added since the last one (the footer refreshes after every assistant message).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Totals {
-    /// Messages already counted.
+    /// Entries already counted.
     counted: usize,
     pub input: u64,
     pub output: u64,
@@ -128,27 +131,64 @@ pub struct Totals {
 }
 
 impl Totals {
-    /// Count the messages past those already counted; returns how many were read. A
-    /// transcript shorter than what was counted is counted afresh; one rewritten in place
-    /// (compaction, a retry dropping a failed reply) needs [`Totals::reset`] first.
-    pub fn update(&mut self, messages: &[AgentMessage]) -> usize {
-        if messages.len() < self.counted {
+    /// Count the entries past those already counted; returns how many were read. Fewer
+    /// entries than were counted (another session) are counted afresh.
+    pub fn update(&mut self, entries: &[Entry]) -> usize {
+        if entries.len() < self.counted {
             self.reset();
         }
-        let added = &messages[self.counted..];
-        for m in added {
-            if let Some(a) = m.as_assistant() {
-                self.input += a.usage.input;
-                self.output += a.usage.output;
-                self.cache_read += a.usage.cache_read;
-                self.cache_write += a.usage.cache_write;
-                self.cost += a.usage.cost.total;
-                let prompt = a.usage.input + a.usage.cache_read + a.usage.cache_write;
-                self.latest_cache_hit = (prompt > 0).then(|| a.usage.cache_read as f64 / prompt as f64 * 100.0);
+        let added = &entries[self.counted..];
+        for e in added {
+            match &e.kind {
+                EntryKind::Message { message, .. } => match message {
+                    AgentMessage::Llm(pi_ai::Message::Assistant(a)) => {
+                        self.add(&a.usage);
+                        let prompt = a.usage.input + a.usage.cache_read + a.usage.cache_write;
+                        self.latest_cache_hit = (prompt > 0).then(|| a.usage.cache_read as f64 / prompt as f64 * 100.0);
+                    }
+                    AgentMessage::Llm(pi_ai::Message::ToolResult(r)) => {
+                        if let Some(u) = r.extra.get("usage") {
+                            self.add_value(u);
+                        }
+                    }
+                    _ => {}
+                },
+                EntryKind::Unknown { type_name, fields } if type_name == "usage" => {
+                    if let Some(u) = fields.get("usage") {
+                        self.add_value(u);
+                    }
+                }
+                EntryKind::Compaction { extra, .. } | EntryKind::BranchSummary { extra, .. } => {
+                    if let Some(u) = extra.get("usage") {
+                        self.add_value(u);
+                    }
+                }
+                _ => {}
             }
         }
-        self.counted = messages.len();
+        self.counted = entries.len();
         added.len()
+    }
+
+    fn add(&mut self, u: &pi_ai::Usage) {
+        self.input += u.input;
+        self.output += u.output;
+        self.cache_read += u.cache_read;
+        self.cache_write += u.cache_write;
+        self.cost += u.cost.total;
+    }
+
+    /// A usage kept as JSON; missing fields count as nothing.
+    fn add_value(&mut self, u: &serde_json::Value) {
+        let n = |key: &str| u.get(key).and_then(serde_json::Value::as_u64).unwrap_or(0);
+        self.input += n("input");
+        self.output += n("output");
+        self.cache_read += n("cacheRead");
+        self.cache_write += n("cacheWrite");
+        self.cost += u
+            .pointer("/cost/total")
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(0.0);
     }
 
     /// Forget everything: the next update counts the whole transcript.
@@ -162,7 +202,7 @@ impl FooterData {
     /// appended, the context use reads the branch and the transcript in place. Nothing of
     /// the history is copied.
     pub fn gather(session: &AgentSession, branch: Option<String>, totals: &mut Totals) -> FooterData {
-        session.with_messages(|m| totals.update(m));
+        session.with_store(|s| totals.update(s.get_entries()));
         let model = session.model();
         let context = context_usage(session, model.as_ref().map(|m| m.context_window));
         let (multiple_providers, oauth) = session
@@ -376,16 +416,32 @@ mod tests {
         assert_eq!(format_tokens(1_234_567), "1.2M");
     }
 
-    fn reply(input: u64, cost: f64) -> AgentMessage {
+    fn entry(kind: EntryKind) -> Entry {
+        Entry {
+            id: "e".into(),
+            parent_id: None,
+            timestamp: String::new(),
+            kind,
+        }
+    }
+
+    fn message(m: pi_ai::AssistantMessage) -> Entry {
+        entry(EntryKind::Message {
+            message: AgentMessage::Llm(pi_ai::Message::Assistant(Arc::new(m))),
+            extra: Default::default(),
+        })
+    }
+
+    fn reply(input: u64, cost: f64) -> Entry {
         let mut m = pi_ai::AssistantMessage::default();
         m.usage.input = input;
         m.usage.cost.total = cost;
-        AgentMessage::Llm(pi_ai::Message::Assistant(Arc::new(m)))
+        message(m)
     }
 
     #[test]
     fn totals_read_only_the_messages_added_since_the_last_update() {
-        let mut history: Vec<AgentMessage> = (0..1000).map(|_| reply(2, 0.5)).collect();
+        let mut history: Vec<Entry> = (0..1000).map(|_| reply(2, 0.5)).collect();
         let mut totals = Totals::default();
         assert_eq!(totals.update(&history), 1000);
         history.push(reply(5, 1.0));
@@ -394,10 +450,36 @@ mod tests {
         assert_eq!(totals.update(&history), 0);
         assert_eq!(totals.input, 2005);
         assert!((totals.cost - 501.0).abs() < 1e-9);
-        // A shorter transcript (a compaction) is counted afresh.
+        // Another, shorter session is counted afresh.
         history.truncate(10);
         assert_eq!(totals.update(&history), 10);
         assert_eq!(totals.input, 20);
+        // Summaries and cache refreshes count too.
+        let mut extra = pi_session::Extra::new();
+        extra.insert(
+            "usage".into(),
+            serde_json::json!({"input": 7, "output": 3, "cost": {"total": 0.25}}),
+        );
+        history.push(entry(EntryKind::Compaction {
+            summary: String::new(),
+            first_kept_entry_id: String::new(),
+            tokens_before: Box::new(serde_json::json!(0)),
+            details: None,
+            from_hook: None,
+            extra,
+        }));
+        let mut fields = serde_json::Map::new();
+        fields.insert(
+            "usage".into(),
+            serde_json::json!({"cacheRead": 100, "cost": {"total": 0.5}}),
+        );
+        history.push(entry(EntryKind::Unknown {
+            type_name: "usage".into(),
+            fields: Box::new(fields),
+        }));
+        assert_eq!(totals.update(&history), 2);
+        assert_eq!((totals.input, totals.output, totals.cache_read), (27, 3, 100));
+        assert!((totals.cost - 5.75).abs() < 1e-9);
     }
 
     #[test]
@@ -418,7 +500,7 @@ mod tests {
         let mut cached = pi_ai::AssistantMessage::default();
         cached.usage.input = 250;
         cached.usage.cache_read = 750;
-        history.push(AgentMessage::Llm(pi_ai::Message::Assistant(cached.into())));
+        history.push(message(cached));
         let mut totals = Totals::default();
         totals.update(&history);
         assert_eq!(totals.latest_cache_hit, Some(75.0));

@@ -13,6 +13,7 @@
 
 mod app;
 mod bug_command;
+mod cache_notices;
 mod changelog;
 mod chat;
 mod chat_rebuild;
@@ -35,11 +36,16 @@ mod mcp_menu;
 mod model_picker;
 mod program_status;
 mod scoped_models;
+mod session_picker;
+mod session_search;
 mod settings_menu;
 mod settings_model_thinking;
 mod share;
 mod slash_menu;
+mod summary_block;
+mod text_dialog;
 pub(crate) mod theme;
+mod thinking_picker;
 mod tool_block;
 mod tree;
 mod tree_nav;

@@ -68,7 +68,7 @@ impl ProgramStatusReporter {
                 };
             }
             UiEvent::CompactionStart { .. } => self.compacting = true,
-            UiEvent::CompactionEnd { error } => {
+            UiEvent::CompactionEnd { error, .. } => {
                 self.compacting = false;
                 if let Some(e) = error {
                     let failed = Outcome::Error(first_line(Some(e)));
@@ -202,7 +202,11 @@ mod tests {
         r.set_blocked(true);
         assert_eq!(state(&mut r), Some((ProgramState::Blocked, None)));
         r.set_blocked(false);
-        r.on_event(&UiEvent::CompactionEnd { error: None });
+        r.on_event(&UiEvent::CompactionEnd {
+            error: None,
+            usage: None,
+            summary: None,
+        });
         assert_eq!(state(&mut r), Some((ProgramState::Idle, None)));
     }
 }

@@ -29,15 +29,6 @@ impl TreeFilter {
             _ => TreeFilter::Default,
         }
     }
-    fn name(self) -> &'static str {
-        match self {
-            TreeFilter::Default => "default",
-            TreeFilter::NoTools => "no-tools",
-            TreeFilter::UserOnly => "user-only",
-            TreeFilter::Labeled => "labeled-only",
-            TreeFilter::All => "all",
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +38,11 @@ enum Kind {
     /// An assistant message with tool calls and no text (hidden unless it is the leaf).
     ToolCalls,
     Tool,
+    /// Settings and bookkeeping (labels, model and thinking changes, extension state, the
+    /// title): shown only by the `all` filter.
     Meta,
+    /// Never shown (cache refresh usage records).
+    Hidden,
     Other,
 }
 
@@ -55,14 +50,33 @@ enum Kind {
 pub struct TreeRow {
     pub id: String,
     parent: Option<String>,
-    prefix: String,
+    /// The text in its coloured pieces: (theme token, text).
+    parts: Vec<(&'static str, String)>,
+    /// The pieces joined, without colour (what tests read).
+    #[cfg(test)]
     text: String,
+    /// What a query is matched against (lower case).
+    search: String,
+    /// What Ctrl+X copies.
+    copy: Option<String>,
     kind: Kind,
     label: Option<String>,
     /// When the label was set (ISO-8601).
     label_time: Option<String>,
     on_path: bool,
     is_leaf: bool,
+}
+
+/// Where a shown row sits in the drawn tree (pi's indentation, connector and gutter rules).
+#[derive(Debug, Clone, Default)]
+struct Layout {
+    indent: usize,
+    connector: bool,
+    last: bool,
+    /// Columns (in levels) that draw a `│` (or a blank) for an ancestor's branch.
+    gutters: Vec<(usize, bool)>,
+    /// A root among several (drawn without a connector).
+    virtual_child: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,13 +87,20 @@ pub enum TreeEvent {
         id: String,
         label: Option<String>,
     },
+    /// Ctrl+X on an entry: its text (none when it has nothing to copy).
+    Copy(Option<String>),
     Cancelled,
 }
 
 pub struct TreeSelector {
     rows: Vec<TreeRow>,
     visible: Vec<usize>,
+    /// The layout of each shown row (by position in `visible`).
+    layout: Vec<Layout>,
+    multiple_roots: bool,
     selected: usize,
+    /// The entry the cursor was last on, kept while filters hide and show rows.
+    last_selected: Option<String>,
     filter: TreeFilter,
     query: String,
     max_visible: usize,
@@ -95,65 +116,268 @@ pub struct TreeSelector {
     shown_children: HashMap<usize, Vec<usize>>,
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// Newlines and tabs as spaces, the ends trimmed.
+fn normalize(s: &str) -> String {
+    s.replace(['\n', '\t'], " ").trim().to_string()
 }
 
-fn describe(e: &Entry) -> (Kind, String) {
-    match &e.kind {
-        EntryKind::Message { message, .. } => {
-            let m = pi_agent::AgentMessage::clone(message);
-            match m {
-                pi_agent::AgentMessage::Llm(pi_ai::Message::User(u)) => {
-                    (Kind::User, format!("user: {}", one_line(&u.content.text())))
-                }
-                pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)) => {
-                    let text: String = a
-                        .content
-                        .iter()
-                        .filter_map(|c| match c {
-                            pi_ai::Content::Text(t) => Some(t.text.as_str()),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    let calls: Vec<String> = a.tool_calls().map(|t| t.name.clone()).collect();
-                    let normal_end = matches!(a.stop_reason, pi_ai::StopReason::Stop | pi_ai::StopReason::ToolUse);
-                    if text.trim().is_empty() {
-                        let kind = if normal_end { Kind::ToolCalls } else { Kind::Assistant };
-                        (kind, format!("assistant: [{}]", calls.join(", ")))
-                    } else {
-                        (Kind::Assistant, format!("assistant: {}", one_line(&text)))
-                    }
-                }
-                pi_agent::AgentMessage::Llm(pi_ai::Message::ToolResult(r)) => {
-                    (Kind::Tool, format!("[{}]", r.tool_name))
-                }
-                pi_agent::AgentMessage::Custom(c) => (Kind::Other, format!("[{}]", c.role)),
-            }
-        }
-        EntryKind::ModelChange { model_id, .. } => (Kind::Meta, format!("[model: {model_id}]")),
-        EntryKind::ThinkingLevelChange { thinking_level, .. } => (Kind::Meta, format!("[thinking: {thinking_level}]")),
-        EntryKind::Label { label, .. } => (
-            Kind::Meta,
-            format!(
-                "[label: {}]",
-                label.as_deref().filter(|l| !l.is_empty()).unwrap_or("(cleared)")
-            ),
-        ),
-        // Bookkeeping entries: hidden unless the filter shows everything.
-        EntryKind::SessionInfo { .. } | EntryKind::Custom { .. } => (Kind::Meta, format!("[{}]", e.kind.type_name())),
-        other => (Kind::Other, format!("[{}]", other.type_name())),
+/// The first 200 characters of a text.
+fn head(s: &str) -> String {
+    s.chars().take(200).collect()
+}
+
+fn text_of(content: &[pi_ai::Content]) -> String {
+    content
+        .iter()
+        .filter_map(|c| match c {
+            pi_ai::Content::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn home_short(p: &str) -> String {
+    match std::env::var("HOME").ok().filter(|h| !h.is_empty()) {
+        Some(h) if p == h => "~".to_string(),
+        Some(h) if p.starts_with(&format!("{h}/")) => format!("~{}", &p[h.len()..]),
+        _ => p.to_string(),
     }
 }
 
-/// The rows of the store's tree, depth first in file order.
-pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
+/// A tool result's row: the call that asked for it, short.
+fn format_tool_call(name: &str, args: &serde_json::Value) -> String {
+    let s = |k: &str| match args.get(k) {
+        Some(serde_json::Value::String(v)) => v.clone(),
+        Some(serde_json::Value::Null) | None => String::new(),
+        Some(v) => v.to_string(),
+    };
+    let path = || {
+        let p = s("path");
+        let p = if p.is_empty() { s("file_path") } else { p };
+        home_short(&p)
+    };
+    let or_dot = |p: String| if p.is_empty() { ".".to_string() } else { home_short(&p) };
+    match name {
+        "read" => {
+            let number = |k: &str| match args.get(k) {
+                Some(serde_json::Value::Number(n)) => n.as_f64(),
+                Some(serde_json::Value::String(t)) if !t.trim().is_empty() => t.trim().parse().ok(),
+                _ => None,
+            };
+            let present = |k: &str| args.get(k).is_some_and(|v| !v.is_null());
+            let range = if !present("offset") && !present("limit") {
+                String::new()
+            } else {
+                let start = if present("offset") { number("offset") } else { Some(1.0) };
+                match (start, present("limit"), number("limit")) {
+                    (None, _, _) => String::new(),
+                    (Some(st), false, _) => format!(":{st}"),
+                    (Some(_), true, None) => String::new(),
+                    (Some(st), true, Some(n)) => {
+                        let end = st + n - 1.0;
+                        if end != 0.0 {
+                            format!(":{st}-{end}")
+                        } else {
+                            format!(":{st}")
+                        }
+                    }
+                }
+            };
+            format!("[read: {}{range}]", path())
+        }
+        "write" => format!("[write: {}]", path()),
+        "edit" => format!("[edit: {}]", path()),
+        "bash" => {
+            let raw = s("command");
+            let cmd: String = normalize(&raw).chars().take(50).collect();
+            let more = if raw.chars().count() > 50 { "..." } else { "" };
+            format!("[bash: {cmd}{more}]")
+        }
+        "grep" => format!("[grep: /{}/ in {}]", s("pattern"), or_dot(s("path"))),
+        "find" => format!("[find: {} in {}]", s("pattern"), or_dot(s("path"))),
+        "ls" => format!("[ls: {}]", or_dot(s("path"))),
+        _ => {
+            let json = args.to_string();
+            let short: String = json.chars().take(40).collect();
+            let more = if json.chars().count() > 40 { "..." } else { "" };
+            format!("[{name}: {short}{more}]")
+        }
+    }
+}
+
+/// The row's kind, coloured text pieces, search words and copy text.
+fn describe(
+    e: &Entry,
+    calls: &HashMap<String, (String, serde_json::Value)>,
+) -> (Kind, Vec<(&'static str, String)>, String, Option<String>) {
+    let one = |token: &'static str, text: String| vec![(token, text)];
+    match &e.kind {
+        EntryKind::Message { message, .. } => match message {
+            pi_agent::AgentMessage::Llm(pi_ai::Message::User(u)) => {
+                let full = u.content.text();
+                let content = normalize(&head(&full));
+                let search = format!("user {}", head(&full));
+                (
+                    Kind::User,
+                    vec![("accent", "user: ".into()), ("", content)],
+                    search,
+                    Some(full),
+                )
+            }
+            pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)) => {
+                let full = text_of(&a.content);
+                let text = normalize(&head(&full));
+                let normal_end = matches!(a.stop_reason, pi_ai::StopReason::Stop | pi_ai::StopReason::ToolUse);
+                let search = format!("assistant {}", head(&full));
+                let copy = if full.trim().is_empty() {
+                    a.error_message.clone()
+                } else {
+                    Some(full.clone())
+                };
+                let head_part = ("success", "assistant: ".to_string());
+                if !text.is_empty() {
+                    return (Kind::Assistant, vec![head_part, ("", text)], search, copy);
+                }
+                let kind = if normal_end { Kind::ToolCalls } else { Kind::Assistant };
+                let body = if a.stop_reason == pi_ai::StopReason::Aborted {
+                    ("muted", "(aborted)".to_string())
+                } else if let Some(err) = &a.error_message {
+                    ("error", normalize(err).chars().take(80).collect())
+                } else {
+                    ("muted", "(no content)".to_string())
+                };
+                (kind, vec![head_part, body], search, copy)
+            }
+            pi_agent::AgentMessage::Llm(pi_ai::Message::ToolResult(r)) => {
+                let text = match calls.get(&r.tool_call_id) {
+                    Some((name, args)) => format_tool_call(name, args),
+                    None => format!("[{}]", r.tool_name),
+                };
+                let search = format!("toolResult {}", head(&text_of(&r.content)));
+                let copy = Some(text_of(&r.content));
+                (Kind::Tool, one("muted", text), search, copy)
+            }
+            pi_agent::AgentMessage::Custom(c) if c.role == "bashExecution" => {
+                let cmd = c.field("command").and_then(|v| v.as_str()).unwrap_or("").to_string();
+                let search = format!("bashExecution {cmd}");
+                (
+                    Kind::Other,
+                    one("dim", format!("[bash]: {}", normalize(&cmd))),
+                    search,
+                    Some(cmd),
+                )
+            }
+            pi_agent::AgentMessage::Custom(c) => {
+                (Kind::Other, one("dim", format!("[{}]", c.role)), c.role.clone(), None)
+            }
+        },
+        EntryKind::CustomMessage {
+            custom_type, content, ..
+        } => {
+            let text = content.text();
+            let search = format!("{custom_type} {}", head(&text));
+            (
+                Kind::Other,
+                vec![
+                    ("customMessageLabel", format!("[{custom_type}]: ")),
+                    ("", normalize(&text)),
+                ],
+                search,
+                Some(text),
+            )
+        }
+        EntryKind::Compaction {
+            tokens_before, summary, ..
+        } => {
+            let k = (tokens_before.as_f64().unwrap_or(0.0) / 1000.0).round();
+            (
+                Kind::Other,
+                one("borderAccent", format!("[compaction: {k}k tokens]")),
+                "compaction".into(),
+                Some(summary.clone()),
+            )
+        }
+        EntryKind::BranchSummary { summary, .. } => (
+            Kind::Other,
+            vec![("warning", "[branch summary]: ".into()), ("", normalize(summary))],
+            format!("branch summary {summary}"),
+            Some(summary.clone()),
+        ),
+        EntryKind::ModelChange { model_id, .. } => (
+            Kind::Meta,
+            one("dim", format!("[model: {model_id}]")),
+            format!("model {model_id}"),
+            None,
+        ),
+        EntryKind::ThinkingLevelChange { thinking_level, .. } => (
+            Kind::Meta,
+            one("dim", format!("[thinking: {thinking_level}]")),
+            format!("thinking {thinking_level}"),
+            None,
+        ),
+        EntryKind::Label { label, .. } => {
+            let l = label.as_deref().filter(|l| !l.is_empty()).unwrap_or("(cleared)");
+            (
+                Kind::Meta,
+                one("dim", format!("[label: {l}]")),
+                format!("label {}", label.as_deref().unwrap_or("")),
+                None,
+            )
+        }
+        EntryKind::SessionInfo { name, .. } => {
+            let shown = name.as_deref().unwrap_or("empty");
+            (
+                Kind::Meta,
+                one("dim", format!("[title: {shown}]")),
+                format!("title {}", name.as_deref().unwrap_or("")),
+                None,
+            )
+        }
+        EntryKind::Custom { custom_type, .. } => (
+            Kind::Meta,
+            one("dim", format!("[custom: {custom_type}]")),
+            format!("custom {custom_type}"),
+            None,
+        ),
+        EntryKind::Unknown { type_name, .. } if type_name == "usage" => (Kind::Hidden, Vec::new(), String::new(), None),
+        EntryKind::Unknown { type_name, fields } if type_name == "context_edit" => {
+            let action = if fields.get("replacement").is_some_and(|v| v.is_null()) {
+                "omit"
+            } else {
+                "replace"
+            };
+            let target = fields.get("targetId").and_then(|v| v.as_str()).unwrap_or("");
+            (
+                Kind::Meta,
+                one("dim", format!("[context {action}: {target}]")),
+                format!("context edit {action} {target}"),
+                None,
+            )
+        }
+        other => (Kind::Other, Vec::new(), other.type_name().to_string(), None),
+    }
+}
+
+/// The rows of the store's tree, depth first in file order with the branch holding the
+/// active leaf first at every fork (as pi lists them).
+pub fn tree_rows<'a>(store: &'a SessionManager) -> Vec<TreeRow> {
     let entries = store.get_entries();
     let mut labels: HashMap<String, (Option<String>, String)> = HashMap::new();
+    let mut calls: HashMap<String, (String, serde_json::Value)> = HashMap::new();
     for e in entries {
-        if let EntryKind::Label { target_id, label, .. } = &e.kind {
-            labels.insert(target_id.clone(), (label.clone(), e.timestamp.clone()));
+        match &e.kind {
+            EntryKind::Label { target_id, label, .. } => {
+                labels.insert(target_id.clone(), (label.clone(), e.timestamp.clone()));
+            }
+            EntryKind::Message {
+                message: pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)),
+                ..
+            } => {
+                for tc in a.tool_calls() {
+                    calls.insert(tc.id.clone(), (tc.name.clone(), tc.arguments.clone()));
+                }
+            }
+            _ => {}
         }
     }
     let path: std::collections::HashSet<String> = store.get_branch(None).iter().map(|e| e.id.clone()).collect();
@@ -163,39 +387,38 @@ pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
     for e in entries {
         children.entry(e.parent_id.as_deref()).or_default().push(e);
     }
+    // The active path holds exactly the entries whose subtree holds the leaf.
+    let ordered = |list: Option<&Vec<&'a Entry>>| -> Vec<&'a Entry> {
+        let list = list.cloned().unwrap_or_default();
+        let (mut first, rest): (Vec<&Entry>, Vec<&Entry>) = list.into_iter().partition(|e| path.contains(&e.id));
+        first.extend(rest);
+        first
+    };
     let mut rows = Vec::new();
-    // (entry, its own prefix, the prefix its descendants continue with)
-    let mut stack: Vec<(&Entry, String, String)> = children
-        .get(&None)
-        .map(|v| v.iter().rev().map(|e| (*e, String::new(), String::new())).collect())
-        .unwrap_or_default();
-    while let Some((e, prefix, cont)) = stack.pop() {
-        let (kind, text) = describe(e);
+    let mut stack: Vec<&Entry> = ordered(children.get(&None)).into_iter().rev().collect();
+    while let Some(e) = stack.pop() {
+        let (kind, parts, search, copy) = describe(e, &calls);
+        let label = labels.get(&e.id).and_then(|(l, _)| l.clone()).filter(|l| !l.is_empty());
+        let search = match &label {
+            Some(l) => format!("{l} {search}").to_lowercase(),
+            None => search.to_lowercase(),
+        };
         rows.push(TreeRow {
             id: e.id.clone(),
             parent: e.parent_id.clone(),
-            prefix,
-            text,
+            #[cfg(test)]
+            text: parts.iter().map(|(_, t)| t.as_str()).collect(),
+            parts,
+            search,
+            copy: copy.filter(|c| !c.trim().is_empty()),
             kind,
-            label: labels.get(&e.id).and_then(|(l, _)| l.clone()).filter(|l| !l.is_empty()),
+            label,
             label_time: labels.get(&e.id).map(|(_, t)| t.clone()),
             on_path: path.contains(&e.id),
             is_leaf: leaf.as_deref() == Some(e.id.as_str()),
         });
-        if let Some(kids) = children.get(&Some(e.id.as_str())) {
-            let branching = kids.len() > 1;
-            for (k, c) in kids.iter().enumerate().rev() {
-                let last = k + 1 == kids.len();
-                let item = if branching {
-                    (
-                        format!("{cont}{}", if last { "└─ " } else { "├─ " }),
-                        format!("{cont}{}", if last { "   " } else { "│  " }),
-                    )
-                } else {
-                    (cont.clone(), cont.clone())
-                };
-                stack.push((c, item.0, item.1));
-            }
+        for c in ordered(children.get(&Some(e.id.as_str()))).into_iter().rev() {
+            stack.push(c);
         }
     }
     rows
@@ -203,13 +426,17 @@ pub fn tree_rows(store: &SessionManager) -> Vec<TreeRow> {
 
 impl TreeSelector {
     pub fn new(rows: Vec<TreeRow>, filter: TreeFilter, max_visible: usize, theme: Arc<UiTheme>) -> Self {
+        let leaf = rows.iter().find(|r| r.is_leaf).map(|r| r.id.clone());
         let mut t = TreeSelector {
             rows,
             visible: Vec::new(),
+            layout: Vec::new(),
+            multiple_roots: false,
             selected: 0,
+            last_selected: None,
             filter,
             query: String::new(),
-            max_visible: max_visible.max(3),
+            max_visible: max_visible.max(5),
             theme,
             event: None,
             editing: None,
@@ -219,17 +446,31 @@ impl TreeSelector {
             shown_children: HashMap::new(),
         };
         t.refilter();
-        // Start on the active leaf.
-        if let Some(p) = t.visible.iter().position(|&i| t.rows[i].is_leaf) {
-            t.selected = p;
-        } else {
-            t.selected = t.visible.len().saturating_sub(1);
-        }
+        // Start on the active leaf (or the nearest shown entry above it).
+        t.selected = t.nearest_shown(leaf.as_deref());
+        t.last_selected = t.selected_id();
         t
     }
 
+    fn selected_id(&self) -> Option<String> {
+        self.visible.get(self.selected).map(|&i| self.rows[i].id.clone())
+    }
+
+    /// The position of `id`, or of its nearest shown ancestor; the last row otherwise.
+    fn nearest_shown(&self, id: Option<&str>) -> usize {
+        let index: HashMap<&str, usize> = self.rows.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
+        let mut cur = id.map(str::to_string);
+        while let Some(c) = cur {
+            if let Some(p) = self.visible.iter().position(|&i| self.rows[i].id == c) {
+                return p;
+            }
+            cur = index.get(c.as_str()).and_then(|&i| self.rows[i].parent.clone());
+        }
+        self.visible.len().saturating_sub(1)
+    }
+
     fn shown(&self, r: &TreeRow) -> bool {
-        if r.kind == Kind::ToolCalls && !r.is_leaf {
+        if r.kind == Kind::Hidden || (r.kind == Kind::ToolCalls && !r.is_leaf) {
             return false;
         }
         let by_filter = match self.filter {
@@ -239,17 +480,18 @@ impl TreeSelector {
             TreeFilter::UserOnly => r.kind == Kind::User,
             TreeFilter::Labeled => r.label.is_some(),
         };
-        let text = r.text.to_lowercase();
         by_filter
             && self
                 .query
                 .to_lowercase()
                 .split_whitespace()
-                .all(|token| text.contains(token))
+                .all(|token| r.search.contains(token))
     }
 
     fn refilter(&mut self) {
-        let current = self.visible.get(self.selected).copied();
+        if !self.visible.is_empty() {
+            self.last_selected = self.selected_id().or(self.last_selected.take());
+        }
         let index: HashMap<&str, usize> = self.rows.iter().enumerate().map(|(i, r)| (r.id.as_str(), i)).collect();
         let parent_of = |i: usize| self.rows[i].parent.as_deref().and_then(|p| index.get(p).copied());
         // Rows come parents first, so one pass finds everything under a folded entry.
@@ -265,19 +507,257 @@ impl TreeSelector {
         let is_visible: std::collections::HashSet<usize> = self.visible.iter().copied().collect();
         self.shown_parent.clear();
         self.shown_children.clear();
+        let mut roots = Vec::new();
         for &i in &self.visible {
             let mut p = parent_of(i);
             while let Some(q) = p.filter(|q| !is_visible.contains(q)) {
                 p = parent_of(q);
             }
             self.shown_parent.insert(i, p);
-            if let Some(p) = p {
-                self.shown_children.entry(p).or_default().push(i);
+            match p {
+                Some(p) => self.shown_children.entry(p).or_default().push(i),
+                None => roots.push(i),
             }
         }
-        self.selected = current
-            .and_then(|c| self.visible.iter().position(|&i| i >= c))
-            .unwrap_or(self.visible.len().saturating_sub(1));
+        self.lay_out(&roots);
+        self.selected = self.nearest_shown(self.last_selected.clone().as_deref());
+        if !self.visible.is_empty() {
+            self.last_selected = self.selected_id();
+        }
+    }
+
+    /// Indentation, connectors and gutters of the shown rows: a fork indents its children
+    /// (and the first generation after it) one level and draws `├─`/`└─` before them; a
+    /// chain without forks stays flat.
+    fn lay_out(&mut self, roots: &[usize]) {
+        self.multiple_roots = roots.len() > 1;
+        let mut by_row: HashMap<usize, Layout> = HashMap::new();
+        // (row, indent, just branched, connector, last, gutters, root among several)
+        type Pending = (usize, usize, bool, bool, bool, Vec<(usize, bool)>, bool);
+        let multi = self.multiple_roots;
+        let mut stack: Vec<Pending> = roots
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, &r)| {
+                (
+                    r,
+                    usize::from(multi),
+                    multi,
+                    multi,
+                    k + 1 == roots.len(),
+                    Vec::new(),
+                    multi,
+                )
+            })
+            .collect();
+        while let Some((row, indent, branched, connector, last, gutters, virtual_child)) = stack.pop() {
+            let kids = self.shown_children.get(&row).cloned().unwrap_or_default();
+            let forks = kids.len() > 1;
+            let child_indent = if forks || (branched && indent > 0) {
+                indent + 1
+            } else {
+                indent
+            };
+            let display = if multi { indent.saturating_sub(1) } else { indent };
+            let child_gutters = if connector && !virtual_child {
+                let mut g = gutters.clone();
+                g.push((display.saturating_sub(1), !last));
+                g
+            } else {
+                gutters.clone()
+            };
+            for (k, &c) in kids.iter().enumerate().rev() {
+                stack.push((
+                    c,
+                    child_indent,
+                    forks,
+                    forks,
+                    k + 1 == kids.len(),
+                    child_gutters.clone(),
+                    false,
+                ));
+            }
+            by_row.insert(
+                row,
+                Layout {
+                    indent,
+                    connector,
+                    last,
+                    gutters,
+                    virtual_child,
+                },
+            );
+        }
+        self.layout = self
+            .visible
+            .iter()
+            .map(|i| by_row.remove(i).unwrap_or_default())
+            .collect();
+    }
+
+    /// The tree drawing before a row's text: gutters, the connector with its fold mark.
+    fn prefix(&self, pos: usize) -> String {
+        let l = &self.layout[pos];
+        let row = self.visible[pos];
+        let display = if self.multiple_roots {
+            l.indent.saturating_sub(1)
+        } else {
+            l.indent
+        };
+        let connector = l.connector && !l.virtual_child;
+        let folded = self.folded.contains(&self.rows[row].id);
+        let mut out = String::new();
+        for i in 0..display * 3 {
+            let (level, at) = (i / 3, i % 3);
+            if let Some(&(_, show)) = l.gutters.iter().find(|(p, _)| *p == level) {
+                out.push(if at == 0 && show { '│' } else { ' ' });
+            } else if connector && level + 1 == display {
+                out.push(match at {
+                    0 if l.last => '└',
+                    0 => '├',
+                    1 if folded => '⊞',
+                    1 if self.is_foldable(row) => '⊟',
+                    1 => '─',
+                    _ => ' ',
+                });
+            } else {
+                out.push(' ');
+            }
+        }
+        out
+    }
+
+    fn status_labels(&self) -> String {
+        let mut s = match self.filter {
+            TreeFilter::NoTools => " [no-tools]",
+            TreeFilter::UserOnly => " [user]",
+            TreeFilter::Labeled => " [labeled]",
+            TreeFilter::All => " [all]",
+            TreeFilter::Default => "",
+        }
+        .to_string();
+        if self.show_label_times {
+            s.push_str(" [+label time]");
+        }
+        s
+    }
+
+    /// The help rows: the keys of each action, joined and wrapped at `width`.
+    fn help_lines(&self, width: usize) -> Vec<String> {
+        let kb = keybindings();
+        let app = |id: &str| kb.keys(id).into_iter().next();
+        let keys = |ids: &[&str]| -> String {
+            let ks: Vec<String> = ids.iter().filter_map(|id| app(id)).collect();
+            if ks.is_empty() {
+                return String::new();
+            }
+            let compact = if ks.len() == 1 {
+                ks[0].clone()
+            } else {
+                let split = |k: &str| match k.rfind('+') {
+                    Some(i) => (k[..=i].to_string(), k[i + 1..].to_string()),
+                    None => (String::new(), k.to_string()),
+                };
+                let parts: Vec<(String, String)> = ks.iter().map(|k| split(k)).collect();
+                let prefix = parts[0].0.clone();
+                if !prefix.is_empty() && parts.iter().all(|(p, _)| *p == prefix) {
+                    format!(
+                        "{prefix}{}",
+                        parts.iter().map(|(_, s)| s.as_str()).collect::<Vec<_>>().join("/")
+                    )
+                } else {
+                    ks.join("/")
+                }
+            };
+            compact
+                .split('/')
+                .map(|k| {
+                    k.split('+')
+                        .map(|w| match w {
+                            "pageUp" => "pgup",
+                            "pageDown" => "pgdn",
+                            "up" => "↑",
+                            "down" => "↓",
+                            "left" => "←",
+                            "right" => "→",
+                            w => w,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("+")
+                })
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        let items: [(&[&str], &str, bool); 8] = [
+            (&["tui.select.up", "tui.select.down"], "move", false),
+            (&["tui.editor.cursorLeft", "tui.editor.cursorRight"], "page", false),
+            (&["app.tree.foldOrUp", "app.tree.unfoldOrDown"], "branch", false),
+            (&["app.message.copy"], "copy", false),
+            (&["app.tree.editLabel"], "label", false),
+            (&["app.tree.toggleLabelTimestamp"], "label time", false),
+            (
+                &[
+                    "app.tree.filter.default",
+                    "app.tree.filter.noTools",
+                    "app.tree.filter.userOnly",
+                    "app.tree.filter.labeledOnly",
+                    "app.tree.filter.all",
+                ],
+                "filters",
+                true,
+            ),
+            (
+                &["app.tree.filter.cycleForward", "app.tree.filter.cycleBackward"],
+                "cycle",
+                true,
+            ),
+        ];
+        let indent = "  ";
+        let mut lines = Vec::new();
+        let mut current = String::new();
+        for (ids, label, label_first) in items {
+            let k = keys(ids);
+            let item = if k.is_empty() {
+                label.to_string()
+            } else if label_first {
+                format!("{label} {k}")
+            } else {
+                format!("{k} {label}")
+            };
+            let fresh = if pi_tui::visible_width(&format!("{indent}{item}")) <= width {
+                format!("{indent}{item}")
+            } else {
+                item.clone()
+            };
+            if current.is_empty() {
+                current = fresh;
+                continue;
+            }
+            let candidate = format!("{current} · {item}");
+            if pi_tui::visible_width(&candidate) <= width {
+                current = candidate;
+            } else {
+                lines.extend(pi_tui::wrap_text(current.trim_end(), width.max(1)));
+                current = fresh;
+            }
+        }
+        if !current.is_empty() {
+            lines.extend(pi_tui::wrap_text(current.trim_end(), width.max(1)));
+        }
+        lines.into_iter().map(|l| self.theme.paint("muted", &l)).collect()
+    }
+
+    pub fn take_event(&mut self) -> Option<TreeEvent> {
+        self.event.take()
+    }
+
+    /// Put the cursor on entry `id` (when it is shown).
+    pub fn select(&mut self, id: &str) {
+        if let Some(p) = self.visible.iter().position(|&i| self.rows[i].id == id) {
+            self.selected = p;
+            self.last_selected = Some(id.to_string());
+        }
     }
 
     /// A shown entry with shown children that starts a branch (or is a root) can fold.
@@ -316,17 +796,6 @@ impl TreeSelector {
                 return pos(cur);
             }
             cur = parent;
-        }
-    }
-
-    pub fn take_event(&mut self) -> Option<TreeEvent> {
-        self.event.take()
-    }
-
-    /// Put the cursor on entry `id` (when it is shown).
-    pub fn select(&mut self, id: &str) {
-        if let Some(p) = self.visible.iter().position(|&i| self.rows[i].id == id) {
-            self.selected = p;
         }
     }
 
@@ -396,99 +865,123 @@ impl TreeSelector {
 
 impl Component for TreeSelector {
     fn render(&mut self, width: usize, out: &mut Frame) {
-        let t = &self.theme;
-        out.push_line(t.paint("border", &"─".repeat(width)));
-        let kb = keybindings();
+        let t = self.theme.clone();
+        let border = t.paint("border", &"─".repeat(width));
+        out.push_line(String::new());
+        out.push_line(border.clone());
         out.push_line(truncate_to_width(
-            &format!(
-                " {}  {}",
-                t.bold("accent", "Session Tree"),
-                t.paint(
-                    "muted",
-                    &format!(
-                        "filter: {}{}{}",
-                        self.filter.name(),
-                        if self.show_label_times { " [+label time]" } else { "" },
-                        if self.query.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" · search: {}", self.query)
-                        },
-                    )
-                )
-            ),
+            &format!(" {}", t.bold("text", "  Session Tree")),
             width,
-            "…",
+            "",
         ));
-        out.push_line(truncate_to_width(
-            &t.paint(
-                "dim",
-                &format!(
-                    " ↑↓ move · ←→ page · {}/{} fold/branch · enter select · esc cancel · {} label · {} label time · ^D ^T ^U ^L ^A filters ({} cycle)",
-                    super::keys::key_hint(&kb, "app.tree.foldOrUp"),
-                    super::keys::key_hint(&kb, "app.tree.unfoldOrDown"),
-                    super::keys::key_hint(&kb, "app.tree.editLabel"),
-                    super::keys::key_hint(&kb, "app.tree.toggleLabelTimestamp"),
-                    super::keys::key_hint(&kb, "app.tree.filter.cycleForward"),
-                ),
-            ),
-            width,
-            "…",
-        ));
+        for l in self.help_lines(width) {
+            out.push_line(l);
+        }
+        let search = if self.query.is_empty() {
+            format!("  {} ", t.paint("muted", "Type to search:"))
+        } else {
+            format!(
+                "  {} {}",
+                t.paint("muted", "Type to search:"),
+                t.paint("accent", &self.query)
+            )
+        };
+        out.push_line(truncate_to_width(&search, width, ""));
+        out.push_line(border.clone());
+        out.push_line(String::new());
         if let Some((_, input)) = &mut self.editing {
-            out.push_line(t.paint("muted", "  Label (empty to remove):"));
+            out.push_line(truncate_to_width(
+                &format!("  {}", t.paint("muted", "Label (empty to remove):")),
+                width,
+                "",
+            ));
             let mut sub = Frame::default();
             input.render(width.saturating_sub(2).max(1), &mut sub);
             for l in sub.to_vec() {
-                out.push_line(format!("  {l}"));
+                out.push_line(truncate_to_width(&format!("  {l}"), width, ""));
             }
-            out.push_line(t.paint("dim", "  enter save · esc cancel"));
-            out.push_line(t.paint("border", &"─".repeat(width)));
-            return;
-        }
-        if self.visible.is_empty() {
-            out.push_line(t.paint("muted", "  No entries match"));
-        }
-        let start = self
-            .selected
-            .saturating_sub(self.max_visible / 2)
-            .min(self.visible.len().saturating_sub(self.max_visible));
-        for (k, &i) in self.visible.iter().enumerate().skip(start).take(self.max_visible) {
-            let r = &self.rows[i];
-            let mut line = format!(
-                "{}{} ",
-                if k == self.selected { "›" } else { " " },
-                if r.on_path { "•" } else { " " }
-            );
-            line.push_str(&r.prefix);
-            if self.folded.contains(&r.id) {
-                line.push_str(&t.paint("accent", "⊞ "));
-            } else if self.is_foldable(i) {
-                line.push_str(&t.paint("dim", "⊟ "));
-            }
-            if let Some(l) = &r.label {
-                line.push_str(&t.paint("warning", &format!("[{l}] ")));
-                if let Some(time) = r.label_time.as_deref().filter(|_| self.show_label_times) {
-                    line.push_str(&t.paint("muted", &format!("{} ", label_time(time, &now_iso()))));
-                }
-            }
-            let token = match r.kind {
-                Kind::User => "accent",
-                Kind::Assistant => "text",
-                _ => "muted",
+            let kb = keybindings();
+            let hint = |id: &str, what: &str| {
+                format!(
+                    "{}{}",
+                    t.paint("dim", &super::keys::key_hint(&kb, id)),
+                    t.paint("muted", &format!(" {what}"))
+                )
             };
-            line.push_str(&t.paint(token, &r.text));
-            if r.is_leaf {
-                line.push_str(&t.paint("success", " ← active"));
+            out.push_line(truncate_to_width(
+                &format!(
+                    "  {}  {}",
+                    hint("tui.select.confirm", "save"),
+                    hint("tui.select.cancel", "cancel")
+                ),
+                width,
+                "",
+            ));
+        } else if self.visible.is_empty() {
+            out.push_line(truncate_to_width(&t.paint("muted", "  No entries found"), width, ""));
+            out.push_line(truncate_to_width(
+                &t.paint("muted", &format!("  (0/0){}", self.status_labels())),
+                width,
+                "",
+            ));
+        } else {
+            let n = self.visible.len();
+            let start = self
+                .selected
+                .saturating_sub(self.max_visible / 2)
+                .min(n.saturating_sub(self.max_visible));
+            let end = (start + self.max_visible).min(n);
+            let selected_bg = t.bg("selectedBg").unwrap_or(pi_tui::Color::Indexed(237));
+            for pos in start..end {
+                let row = &self.rows[self.visible[pos]];
+                let selected = pos == self.selected;
+                let cursor = if selected {
+                    t.paint("accent", "› ")
+                } else {
+                    "  ".into()
+                };
+                let connector_shown = self.layout[pos].connector && !self.layout[pos].virtual_child;
+                let folded = self.folded.contains(&row.id);
+                let mut body = t.paint("dim", &self.prefix(pos));
+                if folded && !connector_shown {
+                    body.push_str(&t.paint("accent", "⊞ "));
+                }
+                if row.on_path {
+                    body.push_str(&t.paint("accent", "• "));
+                }
+                if let Some(l) = &row.label {
+                    body.push_str(&t.paint("warning", &format!("[{l}] ")));
+                    if let Some(time) = row.label_time.as_deref().filter(|_| self.show_label_times) {
+                        body.push_str(&t.paint("muted", &format!("{} ", label_time(time, &now_iso()))));
+                    }
+                }
+                let mut text = String::new();
+                for (token, piece) in &row.parts {
+                    text.push_str(&if token.is_empty() {
+                        piece.clone()
+                    } else {
+                        t.paint(token, piece)
+                    });
+                }
+                body.push_str(&if selected { format!("[1m{text}[22m") } else { text });
+                let line = truncate_to_width(&format!("{cursor}{body}"), width, "");
+                out.push_line(if selected {
+                    pi_tui::apply_background(&line, width, selected_bg)
+                } else {
+                    line
+                });
             }
-            let line = truncate_to_width(&line, width, "…");
-            out.push_line(if k == self.selected {
-                pi_tui::apply_background(&line, width, t.bg("selectedBg").unwrap_or(pi_tui::Color::Indexed(237)))
-            } else {
-                line
-            });
+            out.push_line(truncate_to_width(
+                &t.paint(
+                    "muted",
+                    &format!("  ({}/{n}){}", self.selected + 1, self.status_labels()),
+                ),
+                width,
+                "",
+            ));
         }
-        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(String::new());
+        out.push_line(border);
     }
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {
@@ -498,33 +991,12 @@ impl Component for TreeSelector {
             return true;
         }
         let kb = keybindings();
-        if kb.matches(k, "app.tree.editLabel") {
-            if let Some(&i) = self.visible.get(self.selected) {
-                let mut input = Input::new("> ");
-                input.set_value(self.rows[i].label.as_deref().unwrap_or(""));
-                input.set_focused(true);
-                self.editing = Some((self.rows[i].id.clone(), input));
-            }
-            return true;
-        }
-        if kb.matches(k, "app.tree.toggleLabelTimestamp") {
-            self.show_label_times = !self.show_label_times;
-            return true;
-        }
         let page = self.max_visible.max(1);
         let last = self.visible.len().saturating_sub(1);
-        if k.matches("up") {
+        if kb.matches(k, "tui.select.up") {
             self.selected = if self.selected == 0 { last } else { self.selected - 1 };
-        } else if k.matches("down") {
+        } else if kb.matches(k, "tui.select.down") {
             self.selected = if self.selected >= last { 0 } else { self.selected + 1 };
-        } else if k.matches("left") || k.matches("pageUp") {
-            self.selected = self.selected.saturating_sub(page);
-        } else if k.matches("right") || k.matches("pageDown") {
-            self.selected = (self.selected + page).min(last);
-        } else if k.matches("enter") {
-            if let Some(&i) = self.visible.get(self.selected) {
-                self.event = Some(TreeEvent::Selected(self.rows[i].id.clone()));
-            }
         } else if kb.matches(k, "app.tree.foldOrUp") {
             match self.visible.get(self.selected).copied() {
                 Some(row) if self.is_foldable(row) && !self.folded.contains(&self.rows[row].id) => {
@@ -541,19 +1013,44 @@ impl Component for TreeSelector {
                 }
                 _ => self.selected = self.segment_start(false),
             }
-        } else if k.matches("escape") && !self.query.is_empty() {
-            self.query.clear();
-            self.folded.clear();
-            self.refilter();
-        } else if k.matches("escape") || k.matches("ctrl+c") {
-            self.event = Some(TreeEvent::Cancelled);
+        } else if kb.matches(k, "tui.editor.cursorLeft") || kb.matches(k, "tui.select.pageUp") {
+            self.selected = self.selected.saturating_sub(page);
+        } else if kb.matches(k, "tui.editor.cursorRight") || kb.matches(k, "tui.select.pageDown") {
+            self.selected = (self.selected + page).min(last);
+        } else if kb.matches(k, "tui.select.confirm") {
+            if let Some(&i) = self.visible.get(self.selected) {
+                self.event = Some(TreeEvent::Selected(self.rows[i].id.clone()));
+            }
+        } else if kb.matches(k, "app.message.copy") {
+            let text = self.visible.get(self.selected).and_then(|&i| self.rows[i].copy.clone());
+            self.event = Some(TreeEvent::Copy(text));
+        } else if kb.matches(k, "tui.select.cancel") {
+            if self.query.is_empty() {
+                self.event = Some(TreeEvent::Cancelled);
+            } else {
+                self.query.clear();
+                self.folded.clear();
+                self.refilter();
+            }
         } else if let Some(f) = self.filter_key(k) {
             self.set_filter(f);
-        } else if k.matches("backspace") {
-            self.query.pop();
-            self.refilter();
+        } else if kb.matches(k, "tui.editor.deleteCharBackward") {
+            if self.query.pop().is_some() {
+                self.folded.clear();
+                self.refilter();
+            }
+        } else if kb.matches(k, "app.tree.editLabel") {
+            if let Some(&i) = self.visible.get(self.selected) {
+                let mut input = Input::new("> ");
+                input.set_value(self.rows[i].label.as_deref().unwrap_or(""));
+                input.set_focused(true);
+                self.editing = Some((self.rows[i].id.clone(), input));
+            }
+        } else if kb.matches(k, "app.tree.toggleLabelTimestamp") {
+            self.show_label_times = !self.show_label_times;
         } else if let Some(c) = k.text() {
             self.query.push(c);
+            self.folded.clear();
             self.refilter();
         } else {
             return false;
@@ -592,8 +1089,10 @@ mod tests {
         TreeRow {
             id: text.to_string(),
             parent: None,
-            prefix: String::new(),
+            parts: vec![("", text.to_string())],
             text: text.to_string(),
+            search: text.to_lowercase(),
+            copy: Some(text.to_string()),
             kind,
             label: None,
             label_time: None,

@@ -52,6 +52,14 @@ pub fn label_changed(cx: &Ctx<'_>, id: String, label: Option<String>) -> Vec<Eff
     })]
 }
 
+/// Ctrl+X in the tree: the entry's text to the clipboard (the tree stays open).
+pub fn copy_entry(text: Option<String>) -> Vec<Effect> {
+    let Some(text) = text else {
+        return vec![notice("Selected entry has no text to copy", "error")];
+    };
+    vec![super::effect::copy_text(text, "Copied selected message to clipboard")]
+}
+
 /// An entry was chosen in the tree.
 pub fn chosen(cx: &Ctx<'_>, target: String) -> Vec<Effect> {
     if cx.ui.busy || cx.ui.task_running {

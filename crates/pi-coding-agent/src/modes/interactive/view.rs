@@ -83,18 +83,26 @@ impl Component for Pending {
         let lines = match self.cache.get(width) {
             Some(l) => l,
             None => {
+                // One column of padding on each side, as pi's queue lines.
+                let inner = width.saturating_sub(2).max(1);
                 let mut v = vec![String::new()];
                 for l in &self.lines {
                     let one = l.replace(['\n', '\r'], " ");
-                    v.push(self.theme.paint("dim", &truncate_to_width(&one, width, "...")));
+                    v.push(format!(
+                        " {}",
+                        self.theme.paint("dim", &truncate_to_width(&one, inner, "..."))
+                    ));
                 }
-                v.push(self.theme.paint(
-                    "dim",
-                    &truncate_to_width(
-                        &format!("↳ {} to edit all queued messages", self.dequeue_key),
-                        width,
-                        "...",
-                    ),
+                v.push(format!(
+                    " {}",
+                    self.theme.paint(
+                        "dim",
+                        &truncate_to_width(
+                            &format!("↳ {} to edit all queued messages", self.dequeue_key),
+                            inner,
+                            "...",
+                        ),
+                    )
                 ));
                 self.cache.set(width, v)
             }
@@ -306,6 +314,8 @@ impl Component for View {
 }
 
 /// Chat blocks for stored messages; `tools` receives each tool call's block index.
+/// `notices` are lines (cache misses) shown after the reply with that timestamp.
+#[allow(clippy::too_many_arguments)]
 pub fn build_transcript(
     messages: &[AgentMessage],
     chat: &mut Container,
@@ -314,6 +324,7 @@ pub fn build_transcript(
     hide_thinking: bool,
     expanded: bool,
     caps: Capabilities,
+    notices: &HashMap<i64, String>,
 ) {
     for m in messages {
         match m {
@@ -333,6 +344,14 @@ pub fn build_transcript(
                         chat.push(Box::new(block));
                     }
                 }
+                let failed = matches!(a.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error);
+                if let Some(text) = notices.get(&a.timestamp).filter(|_| !failed) {
+                    chat.push(Box::new(super::chat::Notice::new(
+                        text.clone(),
+                        "warning",
+                        theme.clone(),
+                    )));
+                }
             }
             AgentMessage::Llm(Message::ToolResult(r)) => {
                 if let Some(&i) = tools.get(&r.tool_call_id) {
@@ -345,7 +364,16 @@ pub fn build_transcript(
             }
             AgentMessage::Custom(c) => {
                 let field = |k: &str| c.fields.get(k).and_then(|v| v.as_str()).unwrap_or("").to_string();
-                if c.role == "bashExecution" {
+                let expand_key = pi_tui::keybindings().keys("app.tools.expand").into_iter().next();
+                let summary = super::summary_block::SummaryBlock::from_message(
+                    c,
+                    expand_key.unwrap_or_default(),
+                    expanded,
+                    theme.clone(),
+                );
+                if let Some(block) = summary {
+                    chat.push(Box::new(block));
+                } else if c.role == "bashExecution" {
                     let args = serde_json::json!({"command": field("command")});
                     let mut b = ToolBlock::user_bash("", args, theme.clone(), expanded);
                     b.finish(field("output"), false);

@@ -146,6 +146,8 @@ impl App {
             for c in self.view.chat.children_mut() {
                 if let Some(b) = c.as_mut().downcast_mut::<ToolBlock>() {
                     b.set_expanded(expanded);
+                } else if let Some(b) = c.as_mut().downcast_mut::<super::super::summary_block::SummaryBlock>() {
+                    b.set_expanded(expanded);
                 }
             }
             for b in self.view.pending.bash_blocks_mut() {
@@ -256,6 +258,10 @@ impl App {
                     live = super::super::tree_nav::label_changed(&self.ctx(), id, label);
                     None
                 }
+                Some(TreeEvent::Copy(text)) => {
+                    live = super::super::tree_nav::copy_entry(text);
+                    None
+                }
                 Some(TreeEvent::Cancelled) => Some(Err(())),
                 None => None,
             }
@@ -271,6 +277,24 @@ impl App {
                 None => None,
             }
         } else if let Some(m) = tui.overlay_mut::<super::super::model_picker::ModelPicker>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::text_dialog::TextDialog>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::session_picker::SessionPicker>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::thinking_picker::ThinkingPicker>(id) {
             match m.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
                 Some(DialogResult::Cancelled) => Some(Err(())),

@@ -161,23 +161,31 @@ impl App {
     pub(super) fn copy_selection(&mut self, text: String, tui: &mut Tui) {
         let work = Effect::Blocking(Box::new(move || {
             let native = super::super::commands::copy_to_clipboard(&text);
-            Box::new(move |_| vec![Effect::Copied { text, native }])
+            Box::new(move |_| {
+                vec![Effect::Copied {
+                    text,
+                    native,
+                    status: None,
+                }]
+            })
         }));
         self.apply(vec![work], tui);
     }
 
     /// After a copy: OSC 52 when no clipboard tool took it (or `PI_CLIPBOARD_OSC52=1`
-    /// asks for both), and the flash.
-    pub(super) fn copied(&mut self, text: &str, native: Result<(), String>, tui: &mut Tui) {
+    /// asks for both), then the status in the chat, or the flash for a selection.
+    pub(super) fn copied(&mut self, text: &str, native: Result<(), String>, status: Option<String>, tui: &mut Tui) {
         let also_osc52 = std::env::var("PI_CLIPBOARD_OSC52").is_ok_and(|v| v == "1");
         if native.is_err() || also_osc52 {
             use base64::Engine as _;
             let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
             tui.queue_raw(&format!("\x1b]52;c;{encoded}\x07"));
         }
-        if let Some(fs) = tui.fullscreen_mut() {
-            // OSC 52 cannot report failure: once sent, the copy counts as done.
-            let _ = native;
+        // OSC 52 cannot report failure: once sent, the copy counts as done.
+        let _ = native;
+        if let Some(status) = status {
+            self.notice(status, "dim");
+        } else if let Some(fs) = tui.fullscreen_mut() {
             fs.flash("Copied!", FLASH);
         }
     }

@@ -139,6 +139,7 @@ impl App {
                     }
                 }
                 self.streaming = None;
+                self.cache_miss_after(&m);
                 self.refresh_footer();
             }
             UiEvent::ToolStart { id, name, args } => {
@@ -200,7 +201,7 @@ impl App {
                 };
                 self.set_status(Some(text));
             }
-            UiEvent::CompactionEnd { error } => {
+            UiEvent::CompactionEnd { error, usage, summary } => {
                 // The transcript was rewritten: count it afresh.
                 self.totals.reset();
                 if self.running {
@@ -208,8 +209,20 @@ impl App {
                 } else {
                     self.set_status(None);
                 }
-                if let Some(e) = error {
-                    self.notice(e, "error");
+                if let Some((text, tokens)) = summary {
+                    let key = key_hint(&self.kb, "app.tools.expand");
+                    let block = super::super::summary_block::SummaryBlock::new(
+                        Some(tokens),
+                        &text,
+                        key,
+                        self.tools_expanded,
+                        self.theme.clone(),
+                    );
+                    self.view.chat.push(Box::new(block));
+                }
+                match error {
+                    Some(e) => self.notice(e, "error"),
+                    None => self.compaction_cost_after(usage),
                 }
                 self.refresh_footer();
             }

@@ -1,0 +1,37 @@
+//! `/hotkeys` as pi 1.6 shows it: a rule, the title, pi's three tables (Navigation, Editing,
+//! Other) with every key of an action spelled as pi does, each body row ruled off, a rule.
+
+use pi_test_support::Script;
+
+use super::{quit, setup, ENTER};
+
+#[test]
+fn hotkeys_show_pi_16s_tables() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(120, 100);
+    pty.type_text("/hotkeys");
+    pty.send(ENTER);
+    pty.wait_text("Keyboard Shortcuts");
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let at = rows.iter().position(|r| r == " Keyboard Shortcuts").expect("title");
+    assert!(rows[at - 1].starts_with('─'), "{}", pty.contents());
+    assert_eq!(rows[at + 1], "");
+    assert_eq!(rows[at + 2], "");
+    assert_eq!(rows[at + 3], " Navigation");
+    let text = pty.contents();
+    for want in [
+        "│ Up / Down / Left/Ctrl+B / Right/Ctrl+F                │ Move cursor / browse history │",
+        "│ Enter                │ Send message                                 │",
+        "│ Ctrl+P / Shift+Ctrl+P │ Cycle models                                         │",
+        "│ Alt+Up                │ Restore queued messages                              │",
+    ] {
+        assert!(text.contains(want), "{want}\n{text}");
+    }
+    // Rows are ruled off from each other, and no selector-only key is listed.
+    assert!(
+        text.contains("├───────────────────────┼──────────────────────────────────────────────────────┤\n │ Escape"),
+        "{text}"
+    );
+    assert!(!text.contains("Toggle session sort mode"), "{text}");
+    quit(&mut pty);
+}
