@@ -33,7 +33,8 @@ pub(crate) fn may_be_task(request: &HttpRequest) -> bool {
         && (path.ends_with("/systemone")
             || path.ends_with("/ai/run")
             || path.ends_with("/decisions")
-            || (path.ends_with("/chat/completions") && memchr::memmem::find(&request.body, b"\"modalities\"").is_some()))
+            || (path.ends_with("/chat/completions")
+                && memchr::memmem::find(&request.body, b"\"modalities\"").is_some()))
 }
 
 impl TaskApi {
