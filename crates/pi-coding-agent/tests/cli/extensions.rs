@@ -4,7 +4,7 @@
 //!
 //! They need Node and the npm packages extensions import: `PI_TEST_NODE` (else `/usr/bin/node`
 //! or `node` on PATH) and `PI_EXTENSION_MODULES` (else the reference install's `node_modules`,
-//! `PI_REFERENCE_PI`, default `/tmp/reference-pi`). Without them each test prints `skipped:`
+//! `PI_REFERENCE_PI`, else `PI_REFERENCE_DIR` or the `scripts/test-deps` cache). Without them each test prints `skipped:`
 //! and passes, except under `CI`, where that is a failure.
 
 use std::path::{Path, PathBuf};
@@ -47,9 +47,11 @@ fn find_modules() -> Option<PathBuf> {
     std::env::var_os("PI_EXTENSION_MODULES")
         .map(PathBuf::from)
         .or_else(|| {
+            // `PI_REFERENCE_PI`, else the reference `scripts/test-deps` installs
+            // (`PI_REFERENCE_DIR` or its cache folder), which is where CI has it.
             let reference = std::env::var_os("PI_REFERENCE_PI")
                 .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("/tmp/reference-pi"));
+                .or_else(|| pi_test_support::find_reference().map(|r| r.dir))?;
             Some(reference.join("node_modules"))
         })
         .filter(|dir| pi_extensions::modules::has_required_packages(dir))

@@ -7,18 +7,20 @@ use std::process::Command;
 
 use crate::harness::World;
 
-/// The reference install's client (`PI_RPC_CLIENT_JS` overrides).
+/// The reference install's client (`PI_RPC_CLIENT_JS` overrides; else the reference that
+/// `scripts/test-deps` installs, found through `PI_REFERENCE_DIR` or its cache folder).
 fn client_js() -> Option<PathBuf> {
-    let path = std::env::var_os("PI_RPC_CLIENT_JS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from("/tmp/reference-pi/node_modules/@earendil-works/pi-coding-agent/dist/modes/rpc/rpc-client.js")
-        });
+    let path = std::env::var_os("PI_RPC_CLIENT_JS").map(PathBuf::from).or_else(|| {
+        pi_test_support::find_reference().map(|r| {
+            r.dir
+                .join("node_modules/@earendil-works/pi-coding-agent/dist/modes/rpc/rpc-client.js")
+        })
+    });
     let node = Command::new("node")
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    (node && path.is_file()).then_some(path)
+    path.filter(|path| node && path.is_file())
 }
 
 /// The driver: every step asserts what pi 1.6 answered in the golden run.
@@ -72,8 +74,12 @@ try {
 
 #[test]
 fn the_pi_16_rpc_client_drives_our_binary() {
-    let Some(client) = client_js() else {
-        println!("skipped: no node or no reference rpc-client.js");
+    let Some(client) = client_js().or_else(|| {
+        pi_test_support::require::missing(
+            "reference pi 1.6.0",
+            "its RpcClient (rpc-client.js, run by node) drives our binary",
+        )
+    }) else {
         return;
     };
     let world = World::golden();
