@@ -483,22 +483,7 @@ impl App {
                 None => s.model.id.clone(),
             })
             .collect();
-        let keys: Vec<String> = self
-            .kb
-            .keys("app.model.cycleForward")
-            .iter()
-            .map(|k| {
-                k.split('+')
-                    .map(|p| {
-                        let mut c = p.chars();
-                        c.next()
-                            .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                            .unwrap_or_default()
-                    })
-                    .collect::<Vec<_>>()
-                    .join("+")
-            })
-            .collect();
+        let keys = super::keys::keys_display(&self.kb, "app.model.cycleForward");
         let hint = if keys.is_empty() {
             String::new()
         } else {

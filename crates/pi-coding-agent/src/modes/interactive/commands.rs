@@ -274,24 +274,7 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
 /// `/hotkeys`: pi 1.6's three tables (navigation, editing, other) with the keys bound now,
 /// every key of an action joined by `/` and capitalized as pi shows them.
 fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
-    let k = |id: &str| {
-        let keys = cx.kb.keys(id);
-        let shown: Vec<String> = keys
-            .iter()
-            .map(|key| {
-                key.split('+')
-                    .map(|part| {
-                        let mut c = part.chars();
-                        c.next()
-                            .map(|f| f.to_uppercase().chain(c).collect::<String>())
-                            .unwrap_or_default()
-                    })
-                    .collect::<Vec<_>>()
-                    .join("+")
-            })
-            .collect();
-        format!("`{}`", shown.join("/"))
-    };
+    let k = |id: &str| format!("`{}`", super::keys::keys_display(cx.kb, id).join("/"));
     let rows = |rows: &[(String, &str)]| -> String {
         let mut t = String::from("| Key | Action |\n|-----|--------|\n");
         for (key, what) in rows {

@@ -128,8 +128,16 @@ pub fn key_hint(kb: &Keybindings, id: &str) -> String {
 
 /// The first key of an action as pi's hints spell it for people: `Ctrl+S`, `Shift+Tab`.
 pub fn key_display(kb: &Keybindings, id: &str) -> String {
-    key_hint(kb, id)
-        .split('+')
+    capitalized(&key_hint(kb, id))
+}
+
+/// Every key of an action, spelled as [`key_display`] spells the first.
+pub fn keys_display(kb: &Keybindings, id: &str) -> Vec<String> {
+    kb.keys(id).iter().map(|key| capitalized(key)).collect()
+}
+
+fn capitalized(key: &str) -> String {
+    key.split('+')
         .map(|part| {
             let mut chars = part.chars();
             match chars.next() {
