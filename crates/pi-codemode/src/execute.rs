@@ -176,6 +176,26 @@ impl Calls {
         let details = details_of(&self.lock());
         (self.on_update)(details);
     }
+
+    /// Records a call that starts now (status `running`), tells the listener, and returns its
+    /// index for the outcome.
+    fn start(&self, id: String, name: String, args: String) -> usize {
+        let index = {
+            let mut records = self.lock();
+            records.push(CallRecord {
+                id,
+                name,
+                args,
+                status: "running",
+                duration_ms: None,
+                error: None,
+                cost: None,
+            });
+            records.len() - 1
+        };
+        self.publish();
+        index
+    }
 }
 
 /// The script value of a nested call: a tool with an output schema resolves to its structured
@@ -425,20 +445,11 @@ pub async fn execute(
                     count += 1;
                     let call_id = format!("{tool_call_id}/{count}");
                     let args_value: Value = args.as_deref().and_then(|a| serde_json::from_str(a).ok()).unwrap_or_else(|| json!({}));
-                    let index = {
-                        let mut records = calls.lock();
-                        records.push(CallRecord {
-                            id: call_id.clone(),
-                            name: name.clone(),
-                            args: preview(args.as_deref().unwrap_or_default(), ARGS_PREVIEW_CHARS),
-                            status: "running",
-                            duration_ms: None,
-                            error: None,
-                            cost: None,
-                        });
-                        records.len() - 1
-                    };
-                    calls.publish();
+                    let index = calls.start(
+                        call_id.clone(),
+                        name.clone(),
+                        preview(args.as_deref().unwrap_or_default(), ARGS_PREVIEW_CHARS),
+                    );
                     let host = Arc::clone(&host);
                     let token = calls_cancel.child_token();
                     running.push(async move {
@@ -460,20 +471,11 @@ pub async fn execute(
                         }
                         Some(Ok(call)) => {
                             model_count += 1;
-                            let index = {
-                                let mut records = calls.lock();
-                                records.push(CallRecord {
-                                    id: format!("{tool_call_id}/{}/{model_count}", call.name),
-                                    name: call.name.to_string(),
-                                    args: call.reference(),
-                                    status: "running",
-                                    duration_ms: None,
-                                    error: None,
-                                    cost: None,
-                                });
-                                records.len() - 1
-                            };
-                            calls.publish();
+                            let index = calls.start(
+                                format!("{tool_call_id}/{}/{model_count}", call.name),
+                                call.name.to_string(),
+                                call.reference(),
+                            );
                             let host = Arc::clone(&host);
                             let token = calls_cancel.child_token();
                             let slots = Arc::clone(&model_slots);
