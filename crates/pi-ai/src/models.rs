@@ -125,6 +125,26 @@ pub fn parse_builtin_models() -> Vec<Model> {
     models
 }
 
+/// A fresh copy of one built-in provider's models, parsed now and owned by the caller (empty
+/// for an unknown provider). The model registry builds from these when it needs only the
+/// providers in use, so the rest of the catalogue is never parsed.
+pub fn parse_provider_models(provider: &str) -> Vec<Model> {
+    index()
+        .providers
+        .iter()
+        .find(|p| p.name == provider)
+        .map(|entry| {
+            let mut models = Vec::with_capacity(entry.count);
+            models.extend(
+                serde_json::Deserializer::from_str(&CATALOGUE[entry.lines.clone()])
+                    .into_iter::<Model>()
+                    .map_while(Result::ok),
+            );
+            models
+        })
+        .unwrap_or_default()
+}
+
 /// The built-in providers in catalogue order (pi's `getProviders`).
 pub fn get_providers() -> Vec<&'static str> {
     index().providers.iter().map(|p| p.name.as_str()).collect()
@@ -291,10 +311,12 @@ mod tests {
         for provider in get_providers() {
             let range = builtin_range(provider).expect("range");
             assert_eq!(get_models(provider), &builtin_models()[range], "{provider}");
+            assert_eq!(parse_provider_models(provider), get_models(provider), "{provider}");
             total += get_models(provider).len();
         }
         assert_eq!(total, builtin_models().len());
         assert_eq!(builtin_range("nope"), None);
+        assert!(parse_provider_models("nope").is_empty());
     }
 
     #[test]

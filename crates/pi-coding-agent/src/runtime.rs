@@ -327,6 +327,11 @@ fn cli_model(
     args: &Args,
     registry: &crate::config::model_registry::ModelRegistry,
 ) -> crate::config::model_resolver::CliModel {
+    // Without `--model` there is nothing to resolve; asking for every model would build the
+    // whole catalogue for nothing.
+    if args.model.is_none() {
+        return crate::config::model_resolver::CliModel::default();
+    }
     resolve_cli_model(
         args.provider.as_deref(),
         args.model.as_deref(),
@@ -352,12 +357,8 @@ pub fn initial_model_after_extensions(
         default_model_id: settings.default_model(),
         default_thinking_level: settings.default_thinking_level(),
     };
-    let (model, level) = model_resolver::find_initial_model(
-        &options,
-        registry.all(),
-        &registry.available(),
-        DEFAULT_MODEL_PER_PROVIDER,
-    );
+    let (model, level) =
+        model_resolver::find_initial_model(&options, registry, &registry.available(), DEFAULT_MODEL_PER_PROVIDER);
     model.map(|m| (m, level))
 }
 
@@ -462,7 +463,7 @@ fn build_session(
             &saved.provider,
             &saved.model_id,
             None,
-            registry.all(),
+            &*registry,
             &registry.available(),
             DEFAULT_MODEL_PER_PROVIDER,
         );
@@ -476,12 +477,7 @@ fn build_session(
             default_model_id: settings.default_model(),
             default_thinking_level: default_level,
         };
-        model_resolver::find_initial_model(
-            &options,
-            registry.all(),
-            &registry.available(),
-            DEFAULT_MODEL_PER_PROVIDER,
-        )
+        model_resolver::find_initial_model(&options, &*registry, &registry.available(), DEFAULT_MODEL_PER_PROVIDER)
     };
     if let Some(level) = args.thinking.or(cli.thinking_level) {
         thinking = level;

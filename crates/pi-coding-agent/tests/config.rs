@@ -355,7 +355,7 @@ fn registry_merges_models_json_and_reports_availability() {
     let mut reg = ModelRegistry::new(builtins(), auth, Some(e.paths.models_path()));
     assert_eq!(reg.error(), None);
 
-    let opus = reg.find("anthropic", "claude-opus-4-7").expect("opus").clone();
+    let opus = reg.find("anthropic", "claude-opus-4-7").expect("opus");
     assert_eq!(opus.name, "Opus (proxy)");
     assert_eq!(opus.base_url, "https://proxy.example/anthropic");
     assert_eq!(opus.cost.input, 9.0);
@@ -393,7 +393,7 @@ fn registry_merges_models_json_and_reports_availability() {
     reg.auth_mut()
         .set_env(|n| (n == "LOCAL_KEY_VAR").then(|| "local-secret".to_string()));
     assert_eq!(available(&reg), vec!["openai/gpt-5.4", "local/qwen", "local/tiny"]);
-    let qwen = reg.find("local", "qwen").expect("qwen").clone();
+    let qwen = reg.find("local", "qwen").expect("qwen");
     let req = reg.request_auth(&qwen).expect("auth");
     assert_eq!(req.api_key.as_deref(), Some("local-secret"));
     assert_eq!(
@@ -410,6 +410,77 @@ fn registry_merges_models_json_and_reports_availability() {
         reg.request_auth(&qwen).expect("auth").api_key.as_deref(),
         Some("from-cli")
     );
+}
+
+/// Start-up builds only the providers it needs; whatever it gets that way must be what the
+/// full list says: overrides, custom models replacing or joining a built-in provider, custom
+/// providers and extension-only providers (listed last).
+#[test]
+fn registry_lookups_before_the_full_list_agree_with_it() {
+    let e = env();
+    write(
+        &e.paths.models_path(),
+        r#"{"providers": {
+  "anthropic": {
+    "baseUrl": "https://proxy.example/anthropic",
+    "modelOverrides": {"claude-opus-4-7": {"name": "Opus (proxy)"}},
+    "models": [{"id": "claude-opus-4-7", "name": "Opus replaced"}, {"id": "claude-extra"}]
+  },
+  "local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "k",
+            "models": [{"id": "tiny"}]}
+}}"#,
+    );
+    let extension = pi_coding_agent::config::models_json::from_value(&json!({"providers": {
+        "ext-only": {"baseUrl": "http://127.0.0.1:2/v1", "api": "openai-completions", "apiKey": "x",
+                     "models": [{"id": "e1"}]}
+    }}))
+    .expect("extension config")
+    .providers;
+    let keyed = |p: &str| matches!(p, "anthropic" | "openai").then(|| "sk".to_string());
+    let registry = || {
+        let auth = AuthStorage::in_memory(Default::default(), keyed);
+        let mut reg = ModelRegistry::from_catalogue(auth, Some(e.paths.models_path()));
+        reg.set_extension_providers(extension.clone());
+        reg
+    };
+    let lazy = registry();
+    let lazy_available = lazy.available();
+    let lazy_finds: Vec<Option<Model>> = [
+        ("anthropic", "claude-opus-4-7"),
+        ("anthropic", "claude-extra"),
+        ("anthropic", "claude-haiku-4-5"),
+        ("local", "tiny"),
+        ("ext-only", "e1"),
+        ("openai", "no-such-model"),
+    ]
+    .iter()
+    .map(|(p, id)| lazy.find(p, id))
+    .collect();
+
+    let full = registry();
+    let all = full.all();
+    let from_all = |p: &str, id: &str| all.iter().find(|m| m.provider == p && m.id == id).cloned();
+    assert_eq!(lazy_finds[0].as_ref().map(|m| m.name.as_str()), Some("Opus replaced"));
+    assert_eq!(lazy_finds[0], from_all("anthropic", "claude-opus-4-7"));
+    assert_eq!(lazy_finds[1], from_all("anthropic", "claude-extra"));
+    assert_eq!(lazy_finds[2], from_all("anthropic", "claude-haiku-4-5"));
+    assert!(
+        lazy_finds[2].is_some(),
+        "a built-in model is found without the full list"
+    );
+    assert_eq!(lazy_finds[3], from_all("local", "tiny"));
+    assert_eq!(lazy_finds[4], from_all("ext-only", "e1"));
+    assert_eq!(lazy_finds[5], None);
+    assert_eq!(all.last().map(|m| m.provider.as_str()), Some("ext-only"));
+    let expected: Vec<Model> = all
+        .iter()
+        .filter(|m| full.provider_has_auth(&m.provider))
+        .cloned()
+        .collect();
+    assert_eq!(lazy_available, expected);
+    assert_eq!(full.available(), expected);
+    assert!(expected.iter().any(|m| m.provider == "local"));
+    assert!(expected.iter().any(|m| m.provider == "openai"));
 }
 
 #[test]

@@ -3,10 +3,16 @@
 //!
 //! The built-in models and the environment-key lookup are inputs, so the registry does not
 //! depend on how the catalogue is stored and tests can use small hand-made lists.
+//!
+//! The model list is built on demand from the catalogue and the applied config. Start-up asks
+//! only for the providers it needs (the settings' default, the providers with auth), so a
+//! plain `pi -p` never parses the rest of the 1,698 built-in models; the whole list is built
+//! once, the first time something needs every model (a `--model` pattern, the picker).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use pi_ai::{Model, ModelCost};
 use serde_json::{Map, Value};
@@ -49,7 +55,13 @@ pub struct ModelRegistry {
     stored_builtins: Option<Vec<Model>>,
     builtin_providers: HashSet<String>,
     models_json_path: Option<PathBuf>,
-    models: Vec<Model>,
+    /// models.json with the extension providers spliced in, as last applied: what the model
+    /// list is built from.
+    config: ModelsConfig,
+    /// Providers only extensions define; their models go last, as pi 1.6 lists them.
+    extension_only: HashSet<String>,
+    /// Every model, built the first time something needs them all; reset by each apply.
+    all_models: OnceLock<Vec<Model>>,
     provider_requests: HashMap<String, ProviderRequestConfig>,
     model_headers: HashMap<(String, String), Vec<(String, String)>>,
     provider_names: HashMap<String, String>,
@@ -93,7 +105,9 @@ impl ModelRegistry {
             stored_builtins: None,
             builtin_providers,
             models_json_path,
-            models: Vec::new(),
+            config: ModelsConfig::default(),
+            extension_only: HashSet::new(),
+            all_models: OnceLock::new(),
             provider_requests: HashMap::new(),
             model_headers: HashMap::new(),
             provider_names: HashMap::new(),
@@ -127,7 +141,7 @@ impl ModelRegistry {
         let mut config = config.unwrap_or_default();
         // Providers only extensions define are listed after models.json's, as pi 1.6 lists
         // them; models.json still applies above an extension's config of the same name.
-        let extension_only: HashSet<String> = self
+        self.extension_only = self
             .extension_providers
             .iter()
             .map(|(name, _)| name.clone())
@@ -136,13 +150,6 @@ impl ModelRegistry {
         config.providers.splice(0..0, self.extension_providers.iter().cloned());
         self.stored_builtins = self.read_models_store();
         self.apply_config(config);
-        if !extension_only.is_empty() {
-            let (mut listed, extension): (Vec<Model>, Vec<Model>) = std::mem::take(&mut self.models)
-                .into_iter()
-                .partition(|m| !extension_only.contains(&m.provider));
-            listed.extend(extension);
-            self.models = listed;
-        }
     }
 
     /// The built-ins with the fetched catalogues of models-store.json (beside models.json)
@@ -176,15 +183,11 @@ impl ModelRegistry {
         self.builtin_providers.contains(provider)
     }
 
-    /// Use an already parsed models.json (tests, or a config from elsewhere).
+    /// Use an already parsed models.json (tests, or a config from elsewhere). What requests
+    /// need (keys, headers, names, URLs) is read now; the models are built when asked for.
     pub fn apply_config(&mut self, config: ModelsConfig) {
-        let mut provider_overrides: HashMap<&str, &ProviderConfig> = HashMap::new();
-        let mut model_overrides: HashMap<(&str, &str), &ModelOverride> = HashMap::new();
         self.provider_base_urls.clear();
         for (name, p) in &config.providers {
-            if p.base_url.is_some() || p.compat.is_some() {
-                provider_overrides.insert(name, p);
-            }
             if let Some(url) = &p.base_url {
                 self.provider_base_urls.insert(name.clone(), url.clone());
             }
@@ -202,18 +205,38 @@ impl ModelRegistry {
                 );
             }
             for (id, o) in &p.model_overrides {
-                model_overrides.insert((name, id), o);
                 self.store_model_headers(name, id, o.headers.clone());
             }
         }
+        // A custom model's own headers replace an override's for the same id.
+        for (name, p) in &config.providers {
+            for def in &p.models {
+                self.store_model_headers(name, &def.id, def.headers.clone());
+            }
+        }
+        self.config = config;
+        self.all_models = OnceLock::new();
+    }
 
-        let mut models: Vec<Model> = match (&self.stored_builtins, &self.builtins) {
-            (Some(stored), _) => stored.clone(),
-            (None, Builtins::Catalogue) => pi_ai::models::parse_builtin_models(),
-            (None, Builtins::Given(list)) => list.to_vec(),
-        };
+    /// The models of the providers `wanted` lets through, in the order of the full list:
+    /// the built-ins as shipped with models.json's overrides, custom models replacing a
+    /// built-in of the same id or added after them, extension-only providers last.
+    fn build_models(&self, wanted: Wanted<'_>) -> Vec<Model> {
+        let config = &self.config;
+        let mut provider_overrides: HashMap<&str, &ProviderConfig> = HashMap::new();
+        let mut model_overrides: HashMap<(&str, &str), &ModelOverride> = HashMap::new();
+        for (name, p) in &config.providers {
+            if p.base_url.is_some() || p.compat.is_some() {
+                provider_overrides.insert(name, p);
+            }
+            for (id, o) in &p.model_overrides {
+                model_overrides.insert((name, id), o);
+            }
+        }
+
+        let mut models = self.builtin_models(wanted);
         // From the built-ins as shipped (custom models inherit their provider's api and URL).
-        let custom_models = self.custom_models(&config, &models);
+        let custom_models = custom_models(config, &models, wanted);
         for model in &mut models {
             if let Some(p) = provider_overrides.get(model.provider.as_str()) {
                 if let Some(url) = &p.base_url {
@@ -234,7 +257,30 @@ impl ModelRegistry {
                 None => models.push(custom),
             }
         }
-        self.models = models;
+        if !self.extension_only.is_empty() {
+            let (mut listed, extension): (Vec<Model>, Vec<Model>) = models
+                .into_iter()
+                .partition(|m| !self.extension_only.contains(&m.provider));
+            listed.extend(extension);
+            models = listed;
+        }
+        models
+    }
+
+    /// The built-in models (models-store.json's catalogues merged in) of the wanted
+    /// providers, as shipped. Only the wanted providers' lines of the catalogue are parsed.
+    fn builtin_models(&self, wanted: Wanted<'_>) -> Vec<Model> {
+        let keep = |list: &[Model]| list.iter().filter(|m| wanted.includes(&m.provider)).cloned().collect();
+        match (&self.stored_builtins, &self.builtins, wanted) {
+            (Some(stored), _, _) => keep(stored),
+            (None, Builtins::Given(list), _) => keep(list),
+            (None, Builtins::Catalogue, Wanted::All) => pi_ai::models::parse_builtin_models(),
+            (None, Builtins::Catalogue, Wanted::Only(_)) => pi_ai::get_providers()
+                .into_iter()
+                .filter(|p| wanted.includes(p))
+                .flat_map(pi_ai::models::parse_provider_models)
+                .collect(),
+        }
     }
 
     fn store_model_headers(&mut self, provider: &str, id: &str, headers: Option<Vec<(String, String)>>) {
@@ -249,77 +295,36 @@ impl ModelRegistry {
         }
     }
 
-    fn custom_models(&mut self, config: &ModelsConfig, builtins: &[Model]) -> Vec<Model> {
-        let mut out = Vec::new();
-        for (provider, p) in &config.providers {
-            if p.models.is_empty() {
-                continue;
-            }
-            // A built-in provider's custom models inherit its first model's api and URL.
-            let inherited = builtins
-                .iter()
-                .find(|m| &m.provider == provider)
-                .map(|m| (m.api.clone(), m.base_url.clone()));
-            for def in &p.models {
-                let Some(api) = def
-                    .api
-                    .clone()
-                    .or_else(|| p.api.clone())
-                    .or_else(|| inherited.as_ref().map(|i| i.0.clone()))
-                else {
-                    continue;
-                };
-                let Some(base_url) = def
-                    .base_url
-                    .clone()
-                    .or_else(|| p.base_url.clone())
-                    .or_else(|| inherited.as_ref().map(|i| i.1.clone()))
-                else {
-                    continue;
-                };
-                self.store_model_headers(provider, &def.id, def.headers.clone());
-                out.push(Model {
-                    id: def.id.clone(),
-                    name: def.name.clone().unwrap_or_else(|| def.id.clone()),
-                    api,
-                    provider: provider.clone(),
-                    base_url,
-                    reasoning: def.reasoning.unwrap_or(false),
-                    input: def.input.clone().unwrap_or_else(|| vec![pi_ai::InputKind::Text]),
-                    cost: def.cost.clone().unwrap_or_default(),
-                    context_window: def.context_window.map(|n| n as u64).unwrap_or(128_000),
-                    max_tokens: def.max_tokens.map(|n| n as u64).unwrap_or(16_384),
-                    headers: None,
-                    compat: merge_compat(p.compat.as_ref(), def.compat.as_ref()),
-                    thinking_level_map: def.thinking_level_map.clone(),
-                    prompt_cache: def.prompt_cache,
-                });
-            }
-        }
-        out
-    }
-
     /// The models.json problem, if the file was ignored.
     pub fn error(&self) -> Option<&str> {
         self.load_error.as_deref()
     }
 
-    /// Every model (built-in and custom).
+    /// Every model (built-in and custom), built on first use.
     pub fn all(&self) -> &[Model] {
-        &self.models
+        self.all_models.get_or_init(|| self.build_models(Wanted::All))
     }
 
     /// Models whose provider has auth configured (no commands run, no tokens refreshed).
+    /// Until the full list is needed, only the providers with auth are built.
     pub fn available(&self) -> Vec<Model> {
-        self.models
-            .iter()
-            .filter(|m| self.has_configured_auth(m))
-            .cloned()
-            .collect()
+        match self.all_models.get() {
+            Some(all) => all.iter().filter(|m| self.has_configured_auth(m)).cloned().collect(),
+            None => self.build_models(Wanted::Only(&|provider| self.provider_has_auth(provider))),
+        }
     }
 
-    pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.models.iter().find(|m| m.provider == provider && m.id == id)
+    /// One model by provider and id; builds only that provider's models when the full list
+    /// is not built yet.
+    pub fn find(&self, provider: &str, id: &str) -> Option<Model> {
+        let found = |m: &Model| m.provider == provider && m.id == id;
+        match self.all_models.get() {
+            Some(all) => all.iter().find(|m| found(m)).cloned(),
+            None => self
+                .build_models(Wanted::Only(&|p| p == provider))
+                .into_iter()
+                .find(found),
+        }
     }
 
     /// Whether a key is configured for the model's provider: `--api-key`, auth.json, the
@@ -489,6 +494,79 @@ impl ModelRegistry {
         }
         Ok(headers)
     }
+}
+
+impl super::model_resolver::ModelLookup for ModelRegistry {
+    fn lookup(&self, provider: &str, id: &str) -> Option<Model> {
+        self.find(provider, id)
+    }
+}
+
+/// Which providers' models to build.
+#[derive(Clone, Copy)]
+enum Wanted<'a> {
+    All,
+    Only(&'a dyn Fn(&str) -> bool),
+}
+
+impl Wanted<'_> {
+    fn includes(self, provider: &str) -> bool {
+        match self {
+            Wanted::All => true,
+            Wanted::Only(wanted) => wanted(provider),
+        }
+    }
+}
+
+/// The custom models models.json (and extensions) define for the wanted providers; a
+/// built-in provider's inherit its first model's api and URL.
+fn custom_models(config: &ModelsConfig, builtins: &[Model], wanted: Wanted<'_>) -> Vec<Model> {
+    let mut out = Vec::new();
+    for (provider, p) in &config.providers {
+        if p.models.is_empty() || !wanted.includes(provider) {
+            continue;
+        }
+        // A built-in provider's custom models inherit its first model's api and URL.
+        let inherited = builtins
+            .iter()
+            .find(|m| &m.provider == provider)
+            .map(|m| (m.api.clone(), m.base_url.clone()));
+        for def in &p.models {
+            let Some(api) = def
+                .api
+                .clone()
+                .or_else(|| p.api.clone())
+                .or_else(|| inherited.as_ref().map(|i| i.0.clone()))
+            else {
+                continue;
+            };
+            let Some(base_url) = def
+                .base_url
+                .clone()
+                .or_else(|| p.base_url.clone())
+                .or_else(|| inherited.as_ref().map(|i| i.1.clone()))
+            else {
+                continue;
+            };
+            out.push(Model {
+                id: def.id.clone(),
+                name: def.name.clone().unwrap_or_else(|| def.id.clone()),
+                api,
+                provider: provider.clone(),
+                base_url,
+                reasoning: def.reasoning.unwrap_or(false),
+                input: def.input.clone().unwrap_or_else(|| vec![pi_ai::InputKind::Text]),
+                cost: def.cost.clone().unwrap_or_default(),
+                context_window: def.context_window.map(|n| n as u64).unwrap_or(128_000),
+                max_tokens: def.max_tokens.map(|n| n as u64).unwrap_or(16_384),
+                headers: None,
+                compat: merge_compat(p.compat.as_ref(), def.compat.as_ref()),
+                thinking_level_map: def.thinking_level_map.clone(),
+                prompt_cache: def.prompt_cache,
+            });
+        }
+    }
+    out
 }
 
 /// Set header `k` (a later value replaces an earlier one of the same name).

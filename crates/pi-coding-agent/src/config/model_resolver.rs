@@ -388,6 +388,25 @@ pub fn first_default_available(available: &[Model], defaults: ProviderDefaults<'
     available.first().cloned()
 }
 
+/// Where [`find_initial_model`] and [`restore_model_from_session`] look a model up by
+/// provider and id: a plain list, or the model registry, which then builds only that
+/// provider's models instead of the whole catalogue.
+pub trait ModelLookup {
+    fn lookup(&self, provider: &str, id: &str) -> Option<Model>;
+}
+
+impl ModelLookup for [Model] {
+    fn lookup(&self, provider: &str, id: &str) -> Option<Model> {
+        self.iter().find(|m| m.provider == provider && m.id == id).cloned()
+    }
+}
+
+impl ModelLookup for Vec<Model> {
+    fn lookup(&self, provider: &str, id: &str) -> Option<Model> {
+        self.as_slice().lookup(provider, id)
+    }
+}
+
 /// Inputs of [`find_initial_model`].
 #[derive(Debug, Clone, Default)]
 pub struct InitialModelOptions<'a> {
@@ -404,7 +423,7 @@ pub struct InitialModelOptions<'a> {
 /// available model.
 pub fn find_initial_model(
     options: &InitialModelOptions<'_>,
-    all: &[Model],
+    all: &(impl ModelLookup + ?Sized),
     available: &[Model],
     defaults: ProviderDefaults<'_>,
 ) -> (Option<Model>, ThinkingLevel) {
@@ -416,9 +435,9 @@ pub fn find_initial_model(
         return (Some(first.model.clone()), level);
     }
     if let (Some(p), Some(id)) = (options.default_provider, options.default_model_id) {
-        if let Some(m) = all.iter().find(|m| m.provider == p && m.id == id) {
+        if let Some(m) = all.lookup(p, id) {
             return (
-                Some(m.clone()),
+                Some(m),
                 options.default_thinking_level.unwrap_or(DEFAULT_THINKING_LEVEL),
             );
         }
@@ -444,13 +463,15 @@ pub fn restore_model_from_session(
     provider: &str,
     id: &str,
     current: Option<&Model>,
-    all: &[Model],
+    all: &(impl ModelLookup + ?Sized),
     available: &[Model],
     defaults: ProviderDefaults<'_>,
 ) -> RestoredModel {
-    let restored = all.iter().find(|m| m.provider == provider && m.id == id);
-    let has_auth = restored.is_some_and(|r| available.iter().any(|a| a.same_as(r)));
-    if let (Some(m), true) = (restored, has_auth) {
+    let restored = all.lookup(provider, id);
+    let has_auth = restored
+        .as_ref()
+        .is_some_and(|r| available.iter().any(|a| a.same_as(r)));
+    if let (Some(m), true) = (restored.as_ref(), has_auth) {
         return RestoredModel {
             model: Some(m.clone()),
             fallback_message: None,

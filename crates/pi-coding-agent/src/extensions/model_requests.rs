@@ -116,7 +116,6 @@ async fn run_request(
         let mut registry = lock(session.registry());
         registry
             .find(provider, id)
-            .cloned()
             .map(|model| (registry.request_auth(&model), model))
     };
     let failed = |message: String| {
@@ -225,7 +224,7 @@ fn request_auth(session: &AgentSession, params: &Value) -> Value {
     let text = |key: &str| params["model"].get(key).and_then(Value::as_str).unwrap_or_default();
     let (provider, id) = (text("provider"), text("id"));
     let mut registry = lock(session.registry());
-    let Some(model) = registry.find(provider, id).cloned() else {
+    let Some(model) = registry.find(provider, id) else {
         return json!({ "ok": false, "error": format!("Model {provider}/{id} not found") });
     };
     match registry.request_auth(&model) {

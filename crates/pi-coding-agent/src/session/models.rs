@@ -34,7 +34,7 @@ impl AgentSession {
 
     /// Find a model by provider and id among all known models.
     pub fn find_model(&self, provider: &str, id: &str) -> Option<Model> {
-        lock(&self.inner.registry).find(provider, id).cloned()
+        lock(&self.inner.registry).find(provider, id)
     }
 
     /// Move to the next (or previous) model: over the scoped models that have credentials,
