@@ -90,6 +90,13 @@ add("workers-pending", "cloudflare", workers({ id: "typesafe/jev" }), { state, q
 add("decisions-text", "decisions", decisionModel(), { state, questions }, {}, [ok(decisionAnswers)]);
 add("decisions-images", "decisions", decisionModel(), { state: "look", images: [png, jpeg], questions: { urgency: questions.urgency } }, {}, [ok({ answers: [decisionAnswers.answers[1]] })]);
 add("decisions-refusal", "decisions", decisionModel(), { state, questions: { spam: questions.spam } }, {}, [ok({ answers: [{ name: "spam", type: "refusal" }], usage: { input_tokens: 9, output_tokens: 1 } })]);
+// Replies that are not the JSON expected: cut short, not JSON, not an object.
+add("typesafe-truncated", "typesafe", systemOne(), { state, questions }, {}, [ok('{"answers":{"mood":{"type":"cho')]);
+add("typesafe-not-json", "typesafe", systemOne(), { state, questions }, {}, [ok("<html>busy</html>")]);
+add("workers-truncated", "cloudflare", workers(), { state, questions }, {}, [ok('{"success":true,"result":{"answ')]);
+add("workers-not-object", "cloudflare", workers(), { state, questions }, {}, [ok("[1,2]")]);
+add("decisions-truncated", "decisions", decisionModel(), { state, questions }, {}, [ok('{"answers":[{"name":"mood"')]);
+add("decisions-not-object", "decisions", decisionModel(), { state, questions }, {}, [ok("null")]);
 add("decisions-504", "decisions", decisionModel(), { state, questions }, {}, [{ status: 504, body: "<html>gateway</html>" }]);
 
 const functions = { images: generateImages, typesafe, cloudflare, decisions };
