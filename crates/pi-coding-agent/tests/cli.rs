@@ -22,6 +22,8 @@ mod backpressure;
 mod cache_warming;
 #[path = "cli/codemode.rs"]
 mod codemode;
+#[path = "cli/codemode_classifiers.rs"]
+mod codemode_classifiers;
 #[path = "cli/codemode_events.rs"]
 mod codemode_events;
 #[path = "cli/codemode_grammar.rs"]

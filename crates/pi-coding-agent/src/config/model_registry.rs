@@ -55,6 +55,9 @@ pub struct ModelRegistry {
     provider_names: HashMap<String, String>,
     /// models.json's provider `baseUrl`s, which image and classifier models take too.
     provider_base_urls: HashMap<String, String>,
+    /// models.json's provider `compat`s, which classifier models take too (System One's
+    /// image input and opt-in header).
+    provider_compats: HashMap<String, Map<String, Value>>,
     load_error: Option<String>,
     auth: AuthStorage,
     /// Providers extensions registered (`pi.registerProvider`), in models.json's shape;
@@ -98,6 +101,7 @@ impl ModelRegistry {
             model_headers: HashMap::new(),
             provider_names: HashMap::new(),
             provider_base_urls: HashMap::new(),
+            provider_compats: HashMap::new(),
             load_error: None,
             auth,
             extension_providers: Vec::new(),
@@ -181,12 +185,16 @@ impl ModelRegistry {
         let mut provider_overrides: HashMap<&str, &ProviderConfig> = HashMap::new();
         let mut model_overrides: HashMap<(&str, &str), &ModelOverride> = HashMap::new();
         self.provider_base_urls.clear();
+        self.provider_compats.clear();
         for (name, p) in &config.providers {
             if p.base_url.is_some() || p.compat.is_some() {
                 provider_overrides.insert(name, p);
             }
             if let Some(url) = &p.base_url {
                 self.provider_base_urls.insert(name.clone(), url.clone());
+            }
+            if let Some(Value::Object(compat)) = &p.compat {
+                self.provider_compats.insert(name.clone(), compat.clone());
             }
             if let Some(display) = &p.name {
                 self.provider_names.insert(name.clone(), display.clone());
@@ -392,6 +400,30 @@ impl ModelRegistry {
     /// The `baseUrl` models.json gives `provider`, if any.
     pub fn provider_base_url(&self, provider: &str) -> Option<&str> {
         self.provider_base_urls.get(provider).map(String::as_str)
+    }
+
+    /// An image or classifier model as models.json leaves it, as pi 1.6 layers it: the
+    /// provider's `baseUrl` replaces the model's, and for a classifier the provider's `compat`
+    /// is merged over the model's key by key (its classifier APIs read their own switches,
+    /// such as how System One takes images). The catalogue entry a script lists changes alike.
+    pub fn task_model(&self, model: &pi_ai::task_models::TaskModel) -> pi_ai::task_models::TaskModel {
+        let mut model = model.clone();
+        if let Some(url) = self.provider_base_url(&model.provider) {
+            model.base_url = url.to_string();
+            if let Some(json) = model.json.as_object_mut() {
+                json.insert("baseUrl".into(), Value::String(url.to_string()));
+            }
+        }
+        let compat = self.provider_compats.get(&model.provider);
+        if let Some(compat) = compat.filter(|_| model.kind == pi_ai::task_models::TaskKind::Classifier) {
+            let mut merged = model.compat.take().unwrap_or_default();
+            merged.extend(compat.iter().map(|(k, v)| (k.clone(), v.clone())));
+            if let Some(json) = model.json.as_object_mut() {
+                json.insert("compat".into(), Value::Object(merged.clone()));
+            }
+            model.compat = Some(merged);
+        }
+        model
     }
 
     pub fn provider_display_name<'a>(&'a self, provider: &'a str) -> &'a str {
