@@ -20,6 +20,8 @@ mod auth_oauth;
 mod backpressure;
 #[path = "cli/cache_warming.rs"]
 mod cache_warming;
+#[path = "cli/cloudflare.rs"]
+mod cloudflare;
 #[path = "cli/codemode.rs"]
 mod codemode;
 #[path = "cli/codemode_classifiers.rs"]
