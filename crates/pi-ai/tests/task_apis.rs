@@ -57,7 +57,7 @@ fn rebase(value: &Value, theirs: &str, ours: &str) -> Value {
 async fn requests_and_results_match_the_reference_1_6() {
     let path = format!("{}/tests/golden/task-requests.json", env!("CARGO_MANIFEST_DIR"));
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    assert!(cases.len() >= 24, "{} cases", cases.len());
+    assert!(cases.len() >= 29, "{} cases", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["name"].as_str().unwrap();
@@ -210,6 +210,39 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
         .output
         .iter()
         .any(|c| matches!(c, Content::Image(i) if i.data == pi_test_support::MOCK_PNG_BASE64)));
+
+    // A closed connection is retried for images (1.6 goes through the OpenAI SDK there), and
+    // reads as Node's reason; a cut reply as V8's words.
+    mock.clear_requests();
+    mock.fail_next(2, pi_test_support::Fault::drop_after(0));
+    let retried = generate_images(
+        &image_model,
+        &ImagesContext {
+            input: vec![Content::text("a fox")],
+        },
+        &StreamOptions {
+            api_key: Some("key-1".into()),
+            max_retries: Some(1),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        retried.error_message.as_deref(),
+        Some("Connection error.: other side closed (UND_ERR_SOCKET)")
+    );
+    assert_eq!(mock.requests().len(), 2);
+    mock.fail_next(1, pi_test_support::Fault::truncate_after(0));
+    let cut = generate_images(
+        &image_model,
+        &ImagesContext {
+            input: vec![Content::text("a fox")],
+        },
+        &options,
+    )
+    .await;
+    let message = cut.error_message.unwrap_or_default();
+    assert!(message.contains(" in JSON at position "), "{message}");
 
     let context = ClassifierContext::from_json(&json!({
         "state": {"text": "hello"},

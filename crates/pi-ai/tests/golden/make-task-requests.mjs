@@ -76,6 +76,13 @@ add("images-text", "images", imageModel(), { input: [{ type: "text", text: "a re
 add("images-reference-and-text-output", "images", imageModel({ output: ["image", "text"], headers: { "X-Custom": "1" } }), { input: [{ type: "text", text: "like this" }, png] }, { headers: { "X-Caller": "2" } }, [ok({ id: "gen-2", choices: [{ message: { content: "" } }] })]);
 add("images-429", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [{ status: 429, body: { error: { message: "Rate limited", code: 429 } } }]);
 
+// Image replies that are not what the API promises: cut short, without choices, a choice
+// without a message, JSON null.
+add("images-truncated", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok('{"id":"gen-3","choices":[{"mess')]);
+add("images-no-choices", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok({ id: "gen-4", error: { message: "model down" }, usage: { prompt_tokens: 3 } })]);
+add("images-empty-choices", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok({ id: "gen-5", choices: [] })]);
+add("images-no-message", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok({ id: "gen-6", choices: [{ index: 0 }] })]);
+add("images-null", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok("null")]);
 add("typesafe-text", "typesafe", systemOne(), { state, questions }, {}, [ok(systemOneAnswers)]);
 add("typesafe-assets", "typesafe", systemOne(), { state, images: [png, jpeg], questions }, {}, [ok(systemOneAnswers)]);
 add("typesafe-openrouter-images", "typesafe", systemOne({ provider: "openrouter", id: "~liquid/d1-latest" }), { state: "plain", images: [png], questions: { spam: questions.spam } }, {}, [ok({ answers: { spam: { type: "noul", noul: 0.5 } } })]);
