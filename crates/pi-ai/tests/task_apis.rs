@@ -186,6 +186,12 @@ fn at_mock(mock: &pi_test_support::MockServer, api: &str, path: &str) -> TaskMod
     TaskModel::from_json(json).unwrap()
 }
 
+/// Ask `model` for "a fox".
+async fn draw(model: &TaskModel, options: &StreamOptions) -> pi_ai::images::AssistantImages {
+    let input = vec![Content::text("a fox")];
+    generate_images(model, &ImagesContext { input }, options).await
+}
+
 #[tokio::test]
 async fn the_mock_speaks_every_task_api_and_its_faults() {
     let mock = pi_test_support::MockServer::start(pi_test_support::Script::echo())
@@ -197,14 +203,7 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
         ..Default::default()
     };
     let image_model = at_mock(&mock, "openrouter-images", "/api/v1");
-    let drawn = generate_images(
-        &image_model,
-        &ImagesContext {
-            input: vec![Content::text("a fox")],
-        },
-        &options,
-    )
-    .await;
+    let drawn = draw(&image_model, &options).await;
     assert_eq!(drawn.stop_reason, pi_ai::StopReason::Stop, "{:?}", drawn.error_message);
     assert!(drawn
         .output
@@ -215,11 +214,8 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
     // reads as Node's reason; a cut reply as V8's words.
     mock.clear_requests();
     mock.fail_next(2, pi_test_support::Fault::drop_after(0));
-    let retried = generate_images(
+    let retried = draw(
         &image_model,
-        &ImagesContext {
-            input: vec![Content::text("a fox")],
-        },
         &StreamOptions {
             api_key: Some("key-1".into()),
             max_retries: Some(1),
@@ -233,14 +229,7 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
     );
     assert_eq!(mock.requests().len(), 2);
     mock.fail_next(1, pi_test_support::Fault::truncate_after(0));
-    let cut = generate_images(
-        &image_model,
-        &ImagesContext {
-            input: vec![Content::text("a fox")],
-        },
-        &options,
-    )
-    .await;
+    let cut = draw(&image_model, &options).await;
     let message = cut.error_message.unwrap_or_default();
     assert!(message.contains(" in JSON at position "), "{message}");
 
