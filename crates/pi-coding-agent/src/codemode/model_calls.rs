@@ -50,17 +50,8 @@ fn prepare(
         return Err(format!("Provider is not configured: {provider}"));
     }
     let auth = registry.request_auth(&as_model)?;
-    // Cloudflare's endpoint names the account: from the stored credential's `env`, else the
-    // environment, as 1.6 resolves the provider's credential.
-    let scoped = registry.auth().provider_env(provider);
-    let env = |name: &str| {
-        scoped
-            .get(name)
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .or_else(|| (registry.auth().env())(name))
-    };
-    model.base_url = pi_ai::env_keys::fill_cloudflare_ids(&model.base_url, &env);
+    // Cloudflare's endpoint names the account.
+    model.base_url = registry.endpoint_url(provider, &model.base_url);
     let options = StreamOptions {
         api_key: auth.api_key,
         headers: auth.headers,

@@ -402,6 +402,48 @@ impl ModelRegistry {
         self.provider_base_urls.get(provider).map(String::as_str)
     }
 
+    /// `base_url` with Cloudflare's account and gateway ids filled in, as pi 1.6 does before
+    /// each request: from `provider`'s stored credential (its `env`), else the environment.
+    /// An id set nowhere stays as written.
+    pub fn endpoint_url(&self, provider: &str, base_url: &str) -> String {
+        if !base_url.contains('{') {
+            return base_url.to_string();
+        }
+        let scoped = self.auth.provider_env(provider);
+        let env = |name: &str| {
+            scoped
+                .get(name)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| (self.auth.env())(name))
+        };
+        pi_ai::env_keys::fill_cloudflare_ids(base_url, &env)
+    }
+
+    /// `stream` with Cloudflare's ids filled into each request's URL by [`Self::endpoint_url`]
+    /// (the session's stream function: chat, compaction and summaries alike).
+    pub fn with_endpoints(
+        registry: std::sync::Arc<std::sync::Mutex<Self>>,
+        stream: pi_ai::StreamFn,
+    ) -> pi_ai::StreamFn {
+        std::sync::Arc::new(
+            move |model: &Model, context: &pi_ai::Context, options: pi_ai::StreamOptions| {
+                if !model.base_url.contains('{') {
+                    return stream(model, context, options);
+                }
+                let base_url = registry
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .endpoint_url(&model.provider, &model.base_url);
+                let model = Model {
+                    base_url,
+                    ..model.clone()
+                };
+                stream(&model, context, options)
+            },
+        )
+    }
+
     /// An image or classifier model as models.json leaves it, as pi 1.6 layers it: the
     /// provider's `baseUrl` replaces the model's, and for a classifier the provider's `compat`
     /// is merged over the model's key by key (its classifier APIs read their own switches,

@@ -1,7 +1,7 @@
 //! Cloudflare Workers AI chat through the binary against the mock: the account id from the
-//! environment fills the `{CLOUDFLARE_ACCOUNT_ID}` of the endpoint, and without it the key
-//! alone configures nothing (no request is sent), as in pi 1.6, which runs the same cases
-//! when it is installed.
+//! environment, or from the stored login's `env`, fills the `{CLOUDFLARE_ACCOUNT_ID}` of the
+//! endpoint, and without it the key alone configures nothing (no request is sent), as in
+//! pi 1.6, which runs the same cases when it is installed.
 
 use std::process::Command;
 
@@ -12,8 +12,17 @@ use crate::harness::{pi_bin, Fixture, Mock, Pi};
 
 const MODEL: &str = "cloudflare-workers-ai/@cf/moonshotai/kimi-k2.7-code";
 
+/// Where the key and account id come from.
+#[derive(Debug, Clone, Copy)]
+enum Setup {
+    /// The key from the environment, and the account id if given.
+    Environment(Option<&'static str>),
+    /// Both from auth.json, as `pi auth login cloudflare-workers-ai` stores them.
+    StoredLogin,
+}
+
 /// The paths the mock saw, the exit status and the output of one run.
-fn run(pi: impl FnOnce(&Fixture) -> Command, account: Option<&str>) -> (Vec<String>, bool, String) {
+fn run(pi: impl FnOnce(&Fixture) -> Command, setup: Setup) -> (Vec<String>, bool, String) {
     let mock = Mock::start(Script::sequential(vec![Turn::text("hello from the edge")]));
     let fx = Fixture::new(&mock);
     let path = fx.agent.path().join("models.json");
@@ -23,10 +32,19 @@ fn run(pi: impl FnOnce(&Fixture) -> Command, account: Option<&str>) -> (Vec<Stri
     });
     std::fs::write(&path, config.to_string()).unwrap();
     let mut cmd = pi(&fx);
-    cmd.env("CLOUDFLARE_API_KEY", "cf-key")
-        .env_remove("CLOUDFLARE_ACCOUNT_ID");
-    if let Some(account) = account {
-        cmd.env("CLOUDFLARE_ACCOUNT_ID", account);
+    cmd.env_remove("CLOUDFLARE_API_KEY").env_remove("CLOUDFLARE_ACCOUNT_ID");
+    match setup {
+        Setup::Environment(account) => {
+            cmd.env("CLOUDFLARE_API_KEY", "cf-key");
+            if let Some(account) = account {
+                cmd.env("CLOUDFLARE_ACCOUNT_ID", account);
+            }
+        }
+        Setup::StoredLogin => {
+            let login = json!({"cloudflare-workers-ai": {"type": "api_key", "key": "cf-key",
+                "env": {"CLOUDFLARE_ACCOUNT_ID": "stored7"}}});
+            fx.agent.write("auth.json", login.to_string()).unwrap();
+        }
     }
     cmd.args(["--model", MODEL, "-p", "hi"]);
     let run = Pi::from_command(cmd).run();
@@ -41,12 +59,16 @@ fn ours(fx: &Fixture) -> Command {
 
 #[test]
 fn the_account_id_names_the_endpoint_and_a_key_alone_configures_nothing() {
-    let (paths, ok, output) = run(ours, Some("acct42"));
+    let (paths, ok, output) = run(ours, Setup::Environment(Some("acct42")));
     assert!(ok, "{output}");
     assert_eq!(paths, ["/client/v4/accounts/acct42/ai/v1/chat/completions"]);
     assert!(output.contains("hello from the edge"), "{output}");
 
-    let (paths, ok, output) = run(ours, None);
+    let (paths, ok, output) = run(ours, Setup::StoredLogin);
+    assert!(ok, "{output}");
+    assert_eq!(paths, ["/client/v4/accounts/stored7/ai/v1/chat/completions"]);
+
+    let (paths, ok, output) = run(ours, Setup::Environment(None));
     assert!(!ok);
     assert!(paths.is_empty(), "{paths:?}");
     assert!(
@@ -60,11 +82,15 @@ fn cloudflare_chat_resolves_as_pi_1_6_does() {
     let Some(reference) = pi_test_support::reference_pi("cloudflare_chat_resolves_as_pi_1_6_does") else {
         return;
     };
-    for account in [Some("acct42"), None] {
-        let theirs = run(|fx| fx.command(reference.command()), account);
-        let ours = run(ours, account);
-        assert_eq!(ours.0, theirs.0, "{account:?}");
-        assert_eq!(ours.1, theirs.1, "{account:?}");
-        assert_eq!(ours.2.lines().next(), theirs.2.lines().next(), "{account:?}");
+    for setup in [
+        Setup::Environment(Some("acct42")),
+        Setup::StoredLogin,
+        Setup::Environment(None),
+    ] {
+        let theirs = run(|fx| fx.command(reference.command()), setup);
+        let ours = run(ours, setup);
+        assert_eq!(ours.0, theirs.0, "{setup:?}");
+        assert_eq!(ours.1, theirs.1, "{setup:?}");
+        assert_eq!(ours.2.lines().next(), theirs.2.lines().next(), "{setup:?}");
     }
 }
