@@ -205,6 +205,25 @@ pub fn resolve_base_url_with(
     Ok(out)
 }
 
+/// The Cloudflare providers' endpoint placeholders: their account and gateway ids.
+const CLOUDFLARE_PLACEHOLDERS: [&str; 2] = ["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"];
+
+/// Fill the Cloudflare account and gateway ids of a base URL as pi 1.6 does before a request:
+/// from `env` (a stored credential's `env` over the process environment), a placeholder whose
+/// variable is unset staying as written.
+pub fn fill_cloudflare_ids(base_url: &str, env: &dyn Fn(&str) -> Option<String>) -> String {
+    let mut url = base_url.to_string();
+    for name in CLOUDFLARE_PLACEHOLDERS {
+        let placeholder = format!("{{{name}}}");
+        if url.contains(&placeholder) {
+            if let Some(value) = env(name).filter(|v| !v.is_empty()) {
+                url = url.replace(&placeholder, &value);
+            }
+        }
+    }
+    url
+}
+
 fn is_placeholder_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_uppercase() || c == '_')
@@ -408,6 +427,20 @@ mod tests {
         assert_eq!(
             resolve_base_url_with("https://h/{lower}/{A", "p", &env).as_deref(),
             Ok("https://h/{lower}/{A")
+        );
+    }
+
+    #[test]
+    fn cloudflare_ids_are_filled_and_unset_ones_kept() {
+        let url = "https://gateway.ai.cloudflare.com/v1/{CLOUDFLARE_ACCOUNT_ID}/{CLOUDFLARE_GATEWAY_ID}/{OTHER}";
+        assert_eq!(
+            fill_cloudflare_ids(url, &env_of(&[("CLOUDFLARE_ACCOUNT_ID", "acc"), ("OTHER", "x")])),
+            "https://gateway.ai.cloudflare.com/v1/acc/{CLOUDFLARE_GATEWAY_ID}/{OTHER}"
+        );
+        assert_eq!(
+            fill_cloudflare_ids(url, &env_of(&[("CLOUDFLARE_ACCOUNT_ID", "")])),
+            url,
+            "an empty id counts as unset"
         );
     }
 

@@ -347,6 +347,26 @@ pub async fn send_with_retry_except(
     policy: RetryPolicy,
     no_retry: &[u16],
 ) -> Result<Response, HttpError> {
+    send_attempts(build, policy, no_retry, true).await
+}
+
+/// [`send_with_retry_except`] as pi 1.6 retries its own `fetch` calls (the classifier APIs):
+/// a connection that fails or closes without an answer is not retried, since `fetch`'s
+/// error carries no status to judge it by; statuses and timeouts are.
+pub async fn send_with_fetch_retry(
+    build: impl Fn() -> RequestBuilder,
+    policy: RetryPolicy,
+    no_retry: &[u16],
+) -> Result<Response, HttpError> {
+    send_attempts(build, policy, no_retry, false).await
+}
+
+async fn send_attempts(
+    build: impl Fn() -> RequestBuilder,
+    policy: RetryPolicy,
+    no_retry: &[u16],
+    retry_connection_errors: bool,
+) -> Result<Response, HttpError> {
     let mut attempt: u32 = 0;
     loop {
         let sent = match policy.timeout {
@@ -366,7 +386,7 @@ pub async fn send_with_retry_except(
         let response = match sent {
             Ok(r) => r,
             Err(err) => {
-                if attempt < policy.max_retries {
+                if attempt < policy.max_retries && (retry_connection_errors || err.is_timeout()) {
                     tokio::time::sleep(backoff_delay(attempt)).await;
                     attempt += 1;
                     continue;
@@ -456,7 +476,13 @@ fn connect_reason(err: &reqwest::Error) -> Option<String> {
         }
         source = s.source();
     }
-    let code = match io_kind? {
+    let Some(io_kind) = io_kind else {
+        // hyper's words for a connection closed before the reply: Node's undici says
+        // "other side closed".
+        let closed = error_chain(err).contains("connection closed before message completed");
+        return closed.then(|| "other side closed (UND_ERR_SOCKET)".to_string());
+    };
+    let code = match io_kind {
         std::io::ErrorKind::ConnectionRefused => "ECONNREFUSED",
         std::io::ErrorKind::ConnectionReset => "ECONNRESET",
         std::io::ErrorKind::TimedOut => "ETIMEDOUT",

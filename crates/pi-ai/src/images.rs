@@ -81,8 +81,8 @@ pub async fn generate_images(model: &TaskModel, context: &ImagesContext, options
         r = request(model, context, options) => r,
         () = options.cancel.cancelled() => Err("Request was aborted".to_string()),
     };
-    match result {
-        Ok(reply) => read_reply(model, &reply, &mut out),
+    match result.and_then(|reply| read_reply(model, &reply, &mut out)) {
+        Ok(()) => {}
         Err(message) => {
             out.stop_reason = if options.cancel.is_cancelled() {
                 StopReason::Aborted
@@ -127,17 +127,38 @@ async fn request(model: &TaskModel, context: &ImagesContext, options: &StreamOpt
     .await
     .map_err(|e| e.message(ErrorBodyStyle::ErrorField))?;
     let text = response.text().await.map_err(|e| e.to_string())?;
-    serde_json::from_str(&text).map_err(|e| format!("Invalid JSON in the images reply: {e}"))
+    // A reply that is not JSON fails with Node's words for it, as in 1.6.
+    serde_json::from_str(&text).map_err(|_| crate::js_json::parse_error_message(&text))
 }
 
-/// The reply's id, usage, text and data-URL images.
-fn read_reply(model: &TaskModel, reply: &Value, out: &mut AssistantImages) {
+/// The reply's id, usage, text and data-URL images. A reply without the `choices` list, or
+/// whose first choice has no message, fails with the words Node gives 1.6 for reading
+/// through the missing value (the id and usage read before stay).
+fn read_reply(model: &TaskModel, reply: &Value, out: &mut AssistantImages) -> Result<(), String> {
+    let missing = |value: Option<&Value>, key: &str| {
+        let what = if value.is_some_and(Value::is_null) {
+            "null"
+        } else {
+            "undefined"
+        };
+        format!("Cannot read properties of {what} (reading '{key}')")
+    };
+    if reply.is_null() {
+        return Err(missing(Some(reply), "id"));
+    }
     out.response_id = reply.get("id").and_then(Value::as_str).map(str::to_string);
     if let Some(usage) = reply.get("usage").filter(|u| u.is_object()) {
         out.usage = Some(parse_usage(usage, model));
     }
-    let Some(message) = reply.pointer("/choices/0/message") else {
-        return;
+    let choices = reply.get("choices").filter(|c| !c.is_null());
+    let Some(choices) = choices else {
+        return Err(missing(reply.get("choices"), "0"));
+    };
+    let Some(choice) = choices.get(0).filter(|c| c.is_object()) else {
+        return Ok(());
+    };
+    let Some(message) = choice.get("message").filter(|m| !m.is_null()) else {
+        return Err(missing(choice.get("message"), "content"));
     };
     if let Some(text) = message.get("content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
         out.output.push(Content::text(text));
@@ -153,6 +174,7 @@ fn read_reply(model: &TaskModel, reply: &Value, out: &mut AssistantImages) {
         };
         out.output.push(Content::image(data, mime));
     }
+    Ok(())
 }
 
 /// `data:<mime>;base64,<data>` into its MIME type and data.

@@ -13,6 +13,7 @@ pub mod faux;
 pub mod http;
 pub mod identity;
 pub mod images;
+pub mod js_json;
 pub mod json_number;
 pub mod models;
 pub mod options;
@@ -68,15 +69,20 @@ pub fn stream_simple(model: &Model, context: &Context, mut options: StreamOption
     let Some(key) = resolve_api_key(model, &options) else {
         return stream_driver::error_stream(model, format!("No API key for provider: {}", model.provider));
     };
-    // A Copilot token names the endpoint of its account (pi 1.6 derives it per request).
-    let copilot;
-    let model = match providers::copilot_base_url(model, &key) {
+    // A Copilot token names the endpoint of its account, and Cloudflare's URLs name the
+    // account (and gateway) from the environment: pi 1.6 fills both in per request.
+    let resolved;
+    let base_url = providers::copilot_base_url(model, &key).or_else(|| {
+        let filled = env_keys::fill_cloudflare_ids(&model.base_url, &env_keys::process_env);
+        (filled != model.base_url).then_some(filled)
+    });
+    let model = match base_url {
         Some(base_url) => {
-            copilot = Model {
+            resolved = Model {
                 base_url,
                 ..model.clone()
             };
-            &copilot
+            &resolved
         }
         None => model,
     };

@@ -13,7 +13,7 @@ use pi_ai::{
     Model, ModelCost, PartialMessage, StopReason, StreamOptions, ThinkingLevel, Tool,
 };
 use serde_json::{json, Value};
-use server::{closed_port_url, Ending, Reply, Server};
+use server::{closed_port_url, unanswering_url, Ending, Reply, Server};
 
 fn model(api: &str, base_url: &str) -> Model {
     Model {
@@ -628,6 +628,42 @@ async fn connection_refused_reports_connection_error() {
             error.starts_with("Connection error.: connect ECONNREFUSED 127.0.0.1:"),
             "{error}"
         );
+    }
+}
+
+#[tokio::test]
+async fn a_connection_closed_before_the_reply_reports_nodes_reason() {
+    for d in DIALECTS {
+        let m = model(d.api, &unanswering_url().await);
+        let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(msg.stop_reason, StopReason::Error);
+        // pi 1.6 (Node's undici) against a server that closes the connection unanswered.
+        assert_eq!(
+            msg.error_message.as_deref(),
+            Some("Connection error.: other side closed (UND_ERR_SOCKET)"),
+            "{}",
+            d.api
+        );
+    }
+}
+
+#[tokio::test]
+async fn cloudflare_ai_gateway_takes_its_key_in_its_own_header() {
+    for d in DIALECTS {
+        let server = Server::start(vec![Reply::sse((d.text)(&["ok"]))]).await;
+        let mut m = model(d.api, &server.base_url);
+        m.provider = "cloudflare-ai-gateway".into();
+        let (_, msg) = collect(stream_simple(&m, &context(), options())).await;
+        assert_eq!(msg.stop_reason, StopReason::Stop, "{}: {:?}", d.api, msg.error_message);
+        let requests = server.requests();
+        // As pi 1.6 sends it: the gateway's header, and no `Authorization`.
+        assert_eq!(
+            requests[0].header("cf-aig-authorization"),
+            Some("Bearer sk-test"),
+            "{}",
+            d.api
+        );
+        assert_eq!(requests[0].header("authorization"), None, "{}", d.api);
     }
 }
 

@@ -57,7 +57,7 @@ fn rebase(value: &Value, theirs: &str, ours: &str) -> Value {
 async fn requests_and_results_match_the_reference_1_6() {
     let path = format!("{}/tests/golden/task-requests.json", env!("CARGO_MANIFEST_DIR"));
     let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    assert!(cases.len() >= 18, "{} cases", cases.len());
+    assert!(cases.len() >= 29, "{} cases", cases.len());
     let mut failures = Vec::new();
     for case in &cases {
         let name = case["name"].as_str().unwrap();
@@ -186,6 +186,12 @@ fn at_mock(mock: &pi_test_support::MockServer, api: &str, path: &str) -> TaskMod
     TaskModel::from_json(json).unwrap()
 }
 
+/// Ask `model` for "a fox".
+async fn draw(model: &TaskModel, options: &StreamOptions) -> pi_ai::images::AssistantImages {
+    let input = vec![Content::text("a fox")];
+    generate_images(model, &ImagesContext { input }, options).await
+}
+
 #[tokio::test]
 async fn the_mock_speaks_every_task_api_and_its_faults() {
     let mock = pi_test_support::MockServer::start(pi_test_support::Script::echo())
@@ -197,19 +203,35 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
         ..Default::default()
     };
     let image_model = at_mock(&mock, "openrouter-images", "/api/v1");
-    let drawn = generate_images(
-        &image_model,
-        &ImagesContext {
-            input: vec![Content::text("a fox")],
-        },
-        &options,
-    )
-    .await;
+    let drawn = draw(&image_model, &options).await;
     assert_eq!(drawn.stop_reason, pi_ai::StopReason::Stop, "{:?}", drawn.error_message);
     assert!(drawn
         .output
         .iter()
         .any(|c| matches!(c, Content::Image(i) if i.data == pi_test_support::MOCK_PNG_BASE64)));
+
+    // A closed connection is retried for images (1.6 goes through the OpenAI SDK there), and
+    // reads as Node's reason; a cut reply as V8's words.
+    mock.clear_requests();
+    mock.fail_next(2, pi_test_support::Fault::drop_after(0));
+    let retried = draw(
+        &image_model,
+        &StreamOptions {
+            api_key: Some("key-1".into()),
+            max_retries: Some(1),
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(
+        retried.error_message.as_deref(),
+        Some("Connection error.: other side closed (UND_ERR_SOCKET)")
+    );
+    assert_eq!(mock.requests().len(), 2);
+    mock.fail_next(1, pi_test_support::Fault::truncate_after(0));
+    let cut = draw(&image_model, &options).await;
+    let message = cut.error_message.unwrap_or_default();
+    assert!(message.contains(" in JSON at position "), "{message}");
 
     let context = ClassifierContext::from_json(&json!({
         "state": {"text": "hello"},
@@ -251,6 +273,51 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
             "{api}: {message}"
         );
     }
+    // The faults of an unstreamed reply, per API, with 1.6's words (recorded from its
+    // classifier functions against a server that closes the connection, and in
+    // task-requests.json for the rest). A closed connection is not retried, as 1.6's `fetch`.
+    let retrying = StreamOptions {
+        api_key: Some("key-1".into()),
+        ..Default::default()
+    };
+    for (api, path, label, envelope) in [
+        ("typesafe-system-one", "/v1", "System One API", false),
+        (
+            "cloudflare-workers-ai-system-one",
+            "/client/v4/accounts/acc/ai",
+            "Cloudflare Workers AI",
+            true,
+        ),
+        ("openai-decisions", "/v1", "OpenAI Decisions", false),
+    ] {
+        let model = at_mock(&mock, api, path);
+        mock.clear_requests();
+        mock.fail_next(1, pi_test_support::Fault::drop_after(0));
+        let dropped = classify(&model, &context, &retrying).await;
+        assert_eq!(
+            dropped.error_message.as_deref(),
+            Some("fetch failed: other side closed (UND_ERR_SOCKET)"),
+            "{api}"
+        );
+        assert_eq!(mock.requests().len(), 1, "{api}: a closed connection is not retried");
+
+        mock.fail_next(1, pi_test_support::Fault::truncate_after(0));
+        let cut = classify(&model, &context, &options).await;
+        let message = cut.error_message.unwrap_or_default();
+        assert!(message.contains(" in JSON at position "), "{api}: {message}");
+
+        mock.fail_next(1, pi_test_support::Fault::error_event_after(0).message("model down"));
+        let reported = classify(&model, &context, &options).await;
+        let expected = if envelope {
+            format!("{label} error: model down")
+        } else {
+            format!("{label} returned an unexpected response")
+        };
+        assert_eq!(reported.error_message, Some(expected), "{api}");
+        assert!(reported.answers.is_empty(), "{api}");
+    }
+    mock.clear_requests();
+
     // No key: the mock refuses, but the client stops before sending.
     let keyless = classify(
         &at_mock(&mock, "openai-decisions", "/v1"),
@@ -262,6 +329,5 @@ async fn the_mock_speaks_every_task_api_and_its_faults() {
         keyless.error_message.as_deref(),
         Some("No API key for provider: openai")
     );
-    let tasks = mock.requests().iter().filter(|r| r.api.is_none()).count();
-    assert_eq!(tasks, 7);
+    assert!(mock.requests().is_empty(), "the keyless call sent nothing");
 }

@@ -545,7 +545,10 @@ fn build_session(
         follow_up_mode: settings.follow_up_mode(),
         stream_options,
         // Models of providers that extensions stream themselves go to the extension host.
-        stream_fn: crate::extensions::providers::stream_fn(Arc::clone(services.extensions())),
+        stream_fn: crate::config::ModelRegistry::with_endpoints(
+            Arc::clone(&registry_arc),
+            crate::extensions::providers::stream_fn(Arc::clone(services.extensions())),
+        ),
         ..Default::default()
     });
     // As pi 1.6: a transport picked in `/settings` applies to this session's next request.

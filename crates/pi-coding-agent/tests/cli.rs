@@ -20,8 +20,12 @@ mod auth_oauth;
 mod backpressure;
 #[path = "cli/cache_warming.rs"]
 mod cache_warming;
+#[path = "cli/cloudflare.rs"]
+mod cloudflare;
 #[path = "cli/codemode.rs"]
 mod codemode;
+#[path = "cli/codemode_classifiers.rs"]
+mod codemode_classifiers;
 #[path = "cli/codemode_events.rs"]
 mod codemode_events;
 #[path = "cli/codemode_grammar.rs"]

@@ -27,6 +27,7 @@ use crate::plan::Plan;
 use crate::pyjson;
 use crate::request_head;
 use crate::script::{Fault, FaultKind, Script, Turn};
+use crate::task_apis::TaskReply;
 use crate::wire;
 
 /// One request as the mock saw it.
@@ -376,11 +377,20 @@ async fn handle(conn: &mut Conn, shared: &Shared, request: HttpRequest) -> std::
             let mut recorded = record();
             recorded.fault = fault.clone();
             recorded.api = None;
-            let (status, reply) = crate::task_apis::answer(task, &request, &body, fault.as_ref());
+            let reply = crate::task_apis::answer(task, &request, &body, fault.as_ref());
             push_record(shared, recorded, Body::Parsed(body)).await;
-            conn.write_response(status, &json_headers(), reply.to_string().as_bytes())
-                .await?;
-            return Ok(true);
+            return match reply {
+                TaskReply::Json(status, reply) => {
+                    conn.write_response(status, &json_headers(), reply.to_string().as_bytes())
+                        .await?;
+                    Ok(true)
+                }
+                TaskReply::Cut(bytes) => {
+                    conn.write_response(200, &json_headers(), &bytes).await?;
+                    Ok(true)
+                }
+                TaskReply::Drop => Ok(false),
+            };
         }
     }
     let Some(api) = api else {

@@ -3,8 +3,9 @@
 //! small PNG and a caption; System One (`…/systemone`), Cloudflare Workers AI (`…/ai/run`, in
 //! Cloudflare's envelope) and OpenAI Decisions (`…/decisions`) get one answer per question:
 //! the first choice, the middle score level, a `bool` (`noul` / `predicate`) of 0.5. A request
-//! without a bearer token gets 401; the server's pending faults (`fail_next`) apply as HTTP
-//! errors. Requests are recorded like the others, with no API.
+//! without a bearer token gets 401; the server's pending faults (`fail_next`) apply as an
+//! unstreamed reply takes them (see [`answer`]). Requests are recorded like the others, with
+//! no API.
 
 use serde_json::{json, Map, Value};
 
@@ -61,34 +62,66 @@ impl TaskApi {
     }
 }
 
-/// The status and JSON body that answer `request`.
-pub(crate) fn answer(api: TaskApi, request: &HttpRequest, body: &Value, fault: Option<&Fault>) -> (u16, Value) {
+/// How the server answers a task request.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TaskReply {
+    /// A status and a JSON body.
+    Json(u16, Value),
+    /// A 200 whose JSON body is cut short (the `truncate` fault).
+    Cut(Vec<u8>),
+    /// The connection closes before any answer (the `drop` fault).
+    Drop,
+}
+
+/// How `request` is answered. The faults of a reply that is not streamed: `http` answers
+/// with the status, `drop` closes the connection unanswered, `truncate` sends half of the
+/// JSON reply, and `error_event` a 200 that reports an error in the service's own shape
+/// (Cloudflare's `success: false` envelope, an `error` object for the others).
+pub(crate) fn answer(api: TaskApi, request: &HttpRequest, body: &Value, fault: Option<&Fault>) -> TaskReply {
     let authorized = request
         .header("authorization")
         .is_some_and(|v| v.starts_with("Bearer ") && v.len() > "Bearer ".len());
     if !authorized {
-        return (401, json!({"error": {"message": "missing bearer token"}}));
+        return TaskReply::Json(401, json!({"error": {"message": "missing bearer token"}}));
     }
-    if let Some(Fault {
-        kind: FaultKind::Http { status, message, .. },
-        ..
-    }) = fault
-    {
-        let message = message.clone().unwrap_or_else(|| format!("mock error {status}"));
-        return (*status, json!({"error": {"message": message}}));
+    match fault.map(|f| &f.kind) {
+        Some(FaultKind::Http { status, message, .. }) => {
+            let message = message.clone().unwrap_or_else(|| format!("mock error {status}"));
+            TaskReply::Json(*status, json!({"error": {"message": message}}))
+        }
+        Some(FaultKind::Drop { .. }) => TaskReply::Drop,
+        Some(FaultKind::Truncate { .. }) => {
+            let full = ok_reply(api, body).to_string().into_bytes();
+            TaskReply::Cut(full[..full.len() / 2].to_vec())
+        }
+        Some(FaultKind::ErrorEvent { message, .. }) => {
+            let message = message.clone().unwrap_or_else(|| "mock error".to_string());
+            let reply = match api {
+                TaskApi::Cloudflare => {
+                    json!({"success": false, "errors": [{"code": 3040, "message": message}], "result": null})
+                }
+                _ => json!({"error": {"message": message}}),
+            };
+            TaskReply::Json(200, reply)
+        }
+        None => TaskReply::Json(200, ok_reply(api, body)),
     }
+}
+
+/// The successful reply of each API.
+fn ok_reply(api: TaskApi, body: &Value) -> Value {
     match api {
-        TaskApi::Images => (200, images_reply(body)),
-        TaskApi::SystemOne => (200, system_one_reply(body)),
+        TaskApi::Images => images_reply(body),
+        TaskApi::SystemOne => system_one_reply(body),
         TaskApi::Cloudflare => {
             let input = body.get("input").cloned().unwrap_or(Value::Null);
             let mut result = system_one_reply(&input);
             if let Some(map) = result.as_object_mut() {
                 map.insert("model".into(), body.get("model").cloned().unwrap_or(Value::Null));
             }
-            (200, json!({"success": true, "errors": [], "result": result}))
+            json!({"success": true, "errors": [], "result": result})
         }
-        TaskApi::Decisions => (200, decisions_reply(body)),
+        TaskApi::Decisions => decisions_reply(body),
     }
 }
 

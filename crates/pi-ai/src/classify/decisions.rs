@@ -5,7 +5,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{endpoint, parse_usage, post, required_number, ClassifierContext, ClassifierResult, Failure};
+use super::answers::{AnswerShape, ProbabilityEntry};
+use super::{endpoint, parse_usage, post, ClassifierContext, ClassifierResult, Failure};
 use crate::http::HttpError;
 use crate::options::StreamOptions;
 use crate::task_models::TaskModel;
@@ -155,60 +156,31 @@ fn parse_answers(value: Option<&Value>, context: &ClassifierContext) -> Result<M
     Ok(out)
 }
 
+/// Decisions spells a choice's probabilities as a list of `{ value, probability }` and a
+/// yes/no answer as a `predicate`.
+const SHAPE: AnswerShape = AnswerShape {
+    label: LABEL,
+    bool_type: "predicate",
+    bool_field: "probability",
+    bool_word: "predicate",
+    probabilities: listed_probabilities,
+};
+
+fn listed_probabilities(answer: &Value) -> Option<Vec<ProbabilityEntry<'_>>> {
+    let list = answer.get("probabilities")?.as_array()?;
+    Some(
+        list.iter()
+            .map(|entry| {
+                let value = entry.get("value").and_then(Value::as_str)?;
+                Some((value.to_string(), entry.get("probability")))
+            })
+            .collect(),
+    )
+}
+
 fn parse_answer(id: &str, question: &Value, answer: &Value) -> Result<Value, String> {
-    let kind = answer.get("type").and_then(Value::as_str);
-    if kind == Some("refusal") {
+    if answer.get("type").and_then(Value::as_str) == Some("refusal") {
         return Err(format!("{LABEL} refused to answer {id}"));
     }
-    match ClassifierContext::question_type(question) {
-        "choice" => {
-            let Some(choice) = answer
-                .get("choice")
-                .and_then(Value::as_str)
-                .filter(|_| kind == Some("choice"))
-            else {
-                return Err(format!("{LABEL} did not return a choice answer for {id}"));
-            };
-            let invalid = || format!("{LABEL} returned invalid probabilities for {id}");
-            let mut probabilities = Map::new();
-            for entry in answer
-                .get("probabilities")
-                .and_then(Value::as_array)
-                .ok_or_else(invalid)?
-            {
-                let value = entry.get("value").and_then(Value::as_str).ok_or_else(invalid)?;
-                let p = required_number(
-                    LABEL,
-                    entry.get("probability"),
-                    &format!("probability for {id}.{value}"),
-                )?;
-                probabilities.insert(value.to_string(), p);
-            }
-            Ok(json!({
-                "type": "choice",
-                "choice": choice,
-                "probabilities": probabilities,
-                "confidence": required_number(LABEL, answer.get("confidence"), &format!("confidence for {id}"))?,
-            }))
-        }
-        "score" => {
-            if kind != Some("score") {
-                return Err(format!("{LABEL} did not return a score answer for {id}"));
-            }
-            Ok(json!({
-                "type": "score",
-                "score": required_number(LABEL, answer.get("score"), &format!("score for {id}"))?,
-                "confidence": required_number(LABEL, answer.get("confidence"), &format!("confidence for {id}"))?,
-            }))
-        }
-        _ => {
-            if kind != Some("predicate") {
-                return Err(format!("{LABEL} did not return a predicate answer for {id}"));
-            }
-            Ok(json!({
-                "type": "bool",
-                "probability": required_number(LABEL, answer.get("probability"), &format!("probability for {id}"))?,
-            }))
-        }
-    }
+    SHAPE.parse(id, question, answer)
 }

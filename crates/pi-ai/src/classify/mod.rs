@@ -5,6 +5,7 @@
 //! OpenAI's Decisions (`openai-decisions`). This module holds what they share: the request
 //! (bearer auth, retries, a timeout per attempt), the usage and the error words.
 
+mod answers;
 mod decisions;
 mod system_one;
 
@@ -171,7 +172,8 @@ pub async fn classify(model: &TaskModel, context: &ClassifierContext, options: &
 }
 
 /// POST one classifier request (bearer auth, the model's and the caller's headers, retries
-/// with a fresh timeout per attempt) and read the JSON reply.
+/// with a fresh timeout per attempt, none for a failed connection, as 1.6's `fetch`) and read
+/// the JSON reply.
 pub(crate) async fn post(
     url: &str,
     model: &TaskModel,
@@ -202,7 +204,7 @@ pub(crate) async fn post(
         max_retries: options.max_retries.unwrap_or(2),
         ..RetryPolicy::from_options(options)
     };
-    let response = http::send_with_retry_except(
+    let response = http::send_with_fetch_retry(
         || http::client().post(url).headers(headers.clone()).body(bytes.clone()),
         policy,
         no_retry_statuses,
@@ -213,7 +215,8 @@ pub(crate) async fn post(
         (e, _) => Failure::Http(e),
     })?;
     let text = response.text().await.map_err(|e| e.to_string())?;
-    serde_json::from_str(&text).map_err(|e| Failure::Message(format!("Invalid JSON in the classifier reply: {e}")))
+    // A reply that is not JSON fails with Node's words for it, as in 1.6.
+    serde_json::from_str(&text).map_err(|_| Failure::Message(crate::js_json::parse_error_message(&text)))
 }
 
 /// A finite number of the reply, or `<label> returned an invalid <field>`.

@@ -7,7 +7,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{endpoint, parse_usage, post, required_number, ClassifierContext, ClassifierResult, Failure};
+use super::answers::{AnswerShape, ProbabilityEntry};
+use super::{endpoint, parse_usage, post, ClassifierContext, ClassifierResult, Failure};
 use crate::options::StreamOptions;
 use crate::task_models::TaskModel;
 use crate::types::InputKind;
@@ -253,70 +254,39 @@ fn unwrap_cloudflare(reply: &Value) -> Result<Map<String, Value>, String> {
         .ok_or_else(unexpected)
 }
 
+/// System One spells a choice's probabilities as a map from choice to number and a yes/no
+/// answer as `noul`.
+fn shape(label: &'static str) -> AnswerShape {
+    AnswerShape {
+        label,
+        bool_type: "noul",
+        bool_field: "noul",
+        bool_word: "bool",
+        probabilities: mapped_probabilities,
+    }
+}
+
+fn mapped_probabilities(answer: &Value) -> Option<Vec<ProbabilityEntry<'_>>> {
+    let map = answer.get("probabilities")?.as_object()?;
+    Some(map.iter().map(|(choice, p)| Some((choice.clone(), Some(p)))).collect())
+}
+
 fn parse_answers(
-    label: &str,
+    label: &'static str,
     value: Option<&Value>,
     context: &ClassifierContext,
 ) -> Result<Map<String, Value>, String> {
     let answers = value
         .and_then(Value::as_object)
         .ok_or_else(|| format!("{label} returned an unexpected response"))?;
+    let shape = shape(label);
     let mut out = Map::new();
     for (id, question) in &context.questions {
         let answer = answers
             .get(id)
-            .and_then(Value::as_object)
+            .filter(|a| a.is_object())
             .ok_or_else(|| format!("{label} did not return an answer for {id}"))?;
-        let kind = answer.get("type").and_then(Value::as_str);
-        let parsed = match ClassifierContext::question_type(question) {
-            "choice" => {
-                let Some(choice) = answer
-                    .get("choice")
-                    .and_then(Value::as_str)
-                    .filter(|_| kind == Some("choice"))
-                else {
-                    return Err(format!("{label} did not return a choice answer for {id}"));
-                };
-                let probabilities = answer
-                    .get("probabilities")
-                    .and_then(Value::as_object)
-                    .ok_or_else(|| format!("{label} returned invalid probabilities for {id}"))?
-                    .iter()
-                    .map(|(key, p)| {
-                        Ok((
-                            key.clone(),
-                            required_number(label, Some(p), &format!("probability for {id}.{key}"))?,
-                        ))
-                    })
-                    .collect::<Result<Map<String, Value>, String>>()?;
-                json!({
-                    "type": "choice",
-                    "choice": choice,
-                    "probabilities": probabilities,
-                    "confidence": required_number(label, answer.get("confidence"), &format!("confidence for {id}"))?,
-                })
-            }
-            "score" => {
-                if kind != Some("score") {
-                    return Err(format!("{label} did not return a score answer for {id}"));
-                }
-                json!({
-                    "type": "score",
-                    "score": required_number(label, answer.get("score"), &format!("score for {id}"))?,
-                    "confidence": required_number(label, answer.get("confidence"), &format!("confidence for {id}"))?,
-                })
-            }
-            _ => {
-                if kind != Some("noul") {
-                    return Err(format!("{label} did not return a bool answer for {id}"));
-                }
-                json!({
-                    "type": "bool",
-                    "probability": required_number(label, answer.get("noul"), &format!("probability for {id}"))?,
-                })
-            }
-        };
-        out.insert(id.clone(), parsed);
+        out.insert(id.clone(), shape.parse(id, question, answer)?);
     }
     Ok(out)
 }

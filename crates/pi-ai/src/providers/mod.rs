@@ -36,6 +36,18 @@ pub(crate) fn cache_retention(options: &StreamOptions) -> CacheRetention {
     options.cache_retention
 }
 
+/// The header a bearer key travels in: Cloudflare's AI Gateway takes its key in
+/// `cf-aig-authorization` and pi 1.6 sends it no `Authorization`; every other service takes
+/// `Authorization`.
+pub(crate) fn bearer_header(model: &Model, api_key: &str) -> (String, String) {
+    let name = if model.provider == "cloudflare-ai-gateway" {
+        "cf-aig-authorization"
+    } else {
+        "authorization"
+    };
+    (name.to_string(), format!("Bearer {api_key}"))
+}
+
 /// The model's own headers as name/value pairs (non-string values are written as JSON), after
 /// pi's attribution headers, which they may replace (or remove, with `null`).
 pub(crate) fn model_headers(model: &Model) -> Vec<(String, String)> {

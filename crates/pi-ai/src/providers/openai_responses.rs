@@ -133,7 +133,8 @@ fn is_chatgpt_sign_in(model: &Model, api_key: Option<&str>) -> bool {
         && api_key.is_some_and(|k| !k.starts_with("sk-"))
 }
 
-/// Request headers: bearer auth, the model's headers, session affinity, then the caller's.
+/// Request headers: bearer auth (Cloudflare's AI Gateway's own header there), the model's
+/// headers, session affinity, then the caller's.
 pub fn build_headers(
     model: &Model,
     options: &StreamOptions,
@@ -142,7 +143,7 @@ pub fn build_headers(
 ) -> Vec<(String, String)> {
     let mut headers = vec![
         ("accept".to_string(), "application/json".to_string()),
-        ("authorization".to_string(), format!("Bearer {api_key}")),
+        crate::providers::bearer_header(model, api_key),
     ];
     headers.extend(model_headers(model));
     if let Some(session) = options

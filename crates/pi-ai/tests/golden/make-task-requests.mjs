@@ -76,6 +76,13 @@ add("images-text", "images", imageModel(), { input: [{ type: "text", text: "a re
 add("images-reference-and-text-output", "images", imageModel({ output: ["image", "text"], headers: { "X-Custom": "1" } }), { input: [{ type: "text", text: "like this" }, png] }, { headers: { "X-Caller": "2" } }, [ok({ id: "gen-2", choices: [{ message: { content: "" } }] })]);
 add("images-429", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [{ status: 429, body: { error: { message: "Rate limited", code: 429 } } }]);
 
+// Image replies that are not what the API promises: cut short, without choices, a choice
+// without a message, JSON null.
+add("images-truncated", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok('{"id":"gen-3","choices":[{"mess')]);
+add("images-no-choices", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok({ id: "gen-4", error: { message: "model down" }, usage: { prompt_tokens: 3 } })]);
+add("images-empty-choices", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok({ id: "gen-5", choices: [] })]);
+add("images-no-message", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok({ id: "gen-6", choices: [{ index: 0 }] })]);
+add("images-null", "images", imageModel(), { input: [{ type: "text", text: "x" }] }, {}, [ok("null")]);
 add("typesafe-text", "typesafe", systemOne(), { state, questions }, {}, [ok(systemOneAnswers)]);
 add("typesafe-assets", "typesafe", systemOne(), { state, images: [png, jpeg], questions }, {}, [ok(systemOneAnswers)]);
 add("typesafe-openrouter-images", "typesafe", systemOne({ provider: "openrouter", id: "~liquid/d1-latest" }), { state: "plain", images: [png], questions: { spam: questions.spam } }, {}, [ok({ answers: { spam: { type: "noul", noul: 0.5 } } })]);
@@ -90,6 +97,13 @@ add("workers-pending", "cloudflare", workers({ id: "typesafe/jev" }), { state, q
 add("decisions-text", "decisions", decisionModel(), { state, questions }, {}, [ok(decisionAnswers)]);
 add("decisions-images", "decisions", decisionModel(), { state: "look", images: [png, jpeg], questions: { urgency: questions.urgency } }, {}, [ok({ answers: [decisionAnswers.answers[1]] })]);
 add("decisions-refusal", "decisions", decisionModel(), { state, questions: { spam: questions.spam } }, {}, [ok({ answers: [{ name: "spam", type: "refusal" }], usage: { input_tokens: 9, output_tokens: 1 } })]);
+// Replies that are not the JSON expected: cut short, not JSON, not an object.
+add("typesafe-truncated", "typesafe", systemOne(), { state, questions }, {}, [ok('{"answers":{"mood":{"type":"cho')]);
+add("typesafe-not-json", "typesafe", systemOne(), { state, questions }, {}, [ok("<html>busy</html>")]);
+add("workers-truncated", "cloudflare", workers(), { state, questions }, {}, [ok('{"success":true,"result":{"answ')]);
+add("workers-not-object", "cloudflare", workers(), { state, questions }, {}, [ok("[1,2]")]);
+add("decisions-truncated", "decisions", decisionModel(), { state, questions }, {}, [ok('{"answers":[{"name":"mood"')]);
+add("decisions-not-object", "decisions", decisionModel(), { state, questions }, {}, [ok("null")]);
 add("decisions-504", "decisions", decisionModel(), { state, questions }, {}, [{ status: 504, body: "<html>gateway</html>" }]);
 
 const functions = { images: generateImages, typesafe, cloudflare, decisions };

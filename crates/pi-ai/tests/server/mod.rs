@@ -212,6 +212,22 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
 }
 
 /// A port nothing listens on.
+/// A server that reads each request's head and closes the connection without answering;
+/// the URL ends in `/v1`.
+pub async fn unanswering_url() -> String {
+    use tokio::io::AsyncReadExt;
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            drop(socket);
+        }
+    });
+    format!("http://{addr}/v1")
+}
+
 pub async fn closed_port_url() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("addr");

@@ -264,7 +264,7 @@ impl CodemodeHost for SessionHost {
         if let Some(task_kind) = task_kind {
             return pi_ai::task_models::task_models_of(task_kind, provider)
                 .filter(|m| !available || registry.has_configured_auth(&m.as_model()))
-                .map(|m| m.json.clone())
+                .map(|m| registry.task_model(m).json)
                 .collect();
         }
         registry

@@ -1,5 +1,6 @@
 //! `models.classify()` and `models.generateImages()` of scripts, run as pi 1.6's model
-//! runtime runs them: the catalogue's entry (models.json's provider `baseUrl` applied), the
+//! runtime runs them: the catalogue's entry (models.json's provider `baseUrl` and, for a
+//! classifier, its `compat` applied), the
 //! registry's credentials for its provider, and every failure (no credentials, images a
 //! classifier cannot take, provider errors, aborts) returned in the result, never thrown.
 
@@ -41,18 +42,16 @@ fn prepare(
     id: &str,
     cancel: CancellationToken,
 ) -> Result<(TaskModel, StreamOptions), String> {
-    let mut model = get_task_model(kind, provider, id)
-        .cloned()
-        .ok_or_else(|| format!("Unknown provider: {provider}"))?;
+    let builtin = get_task_model(kind, provider, id).ok_or_else(|| format!("Unknown provider: {provider}"))?;
     let mut registry = registry.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(url) = registry.provider_base_url(provider) {
-        model.base_url = url.to_string();
-    }
+    let mut model = registry.task_model(builtin);
     let as_model = model.as_model();
     if !registry.has_configured_auth(&as_model) {
         return Err(format!("Provider is not configured: {provider}"));
     }
     let auth = registry.request_auth(&as_model)?;
+    // Cloudflare's endpoint names the account.
+    model.base_url = registry.endpoint_url(provider, &model.base_url);
     let options = StreamOptions {
         api_key: auth.api_key,
         headers: auth.headers,

@@ -347,6 +347,9 @@ impl AuthStorage {
 
     /// Whether any auth is configured for `provider`, without running commands or refreshing.
     pub fn has_auth(&self, provider: &str) -> bool {
+        if !self.has_endpoint_ids(provider) {
+            return false;
+        }
         self.runtime.contains_key(provider)
             || self.data.get(provider).is_some_and(|v| !v.is_null())
             || (self.env_key)(provider).is_some()
@@ -375,6 +378,22 @@ impl AuthStorage {
         None
     }
 
+    /// Whether the ids `provider`'s endpoint is named by are set: in its stored entry's `env`
+    /// or the environment. Cloudflare's key alone does not configure it (pi 1.6 resolves no
+    /// credential without the account id, and for its AI Gateway the gateway id).
+    fn has_endpoint_ids(&self, provider: &str) -> bool {
+        let needed: &[&str] = match provider {
+            "cloudflare-workers-ai" => &["CLOUDFLARE_ACCOUNT_ID"],
+            "cloudflare-ai-gateway" => &["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"],
+            _ => return true,
+        };
+        let scoped = self.provider_env(provider);
+        needed.iter().all(|name| {
+            let stored = scoped.get(*name).and_then(Value::as_str).map(str::to_string);
+            stored.or_else(|| (self.env)(name)).is_some_and(|v| !v.is_empty())
+        })
+    }
+
     /// The `env` map of `provider`'s stored API-key entry (pi 1.6): variables that win over
     /// the process environment for that provider only.
     pub fn provider_env(&self, provider: &str) -> Map<String, Value> {
@@ -392,6 +411,9 @@ impl AuthStorage {
     /// (its `key`, else a key variable set in its `env`), the models.json key when
     /// `include_fallback`, then the environment.
     pub fn api_key(&mut self, provider: &str, include_fallback: bool) -> Option<String> {
+        if !self.has_endpoint_ids(provider) {
+            return None;
+        }
         if let Some(key) = self.runtime.get(provider) {
             return Some(key.clone());
         }
@@ -866,6 +888,33 @@ mod tests {
         auth.set_fallback(|p| (p == "s").then(|| "models-json".to_string()));
         assert_eq!(auth.api_key("s", true).as_deref(), Some("models-json"));
         assert_eq!(auth.api_key("s", false).as_deref(), Some("env-s"));
+    }
+
+    #[test]
+    fn a_cloudflare_key_needs_the_account_id_and_the_gateway_its_gateway_id() {
+        let data = match json!({
+            "cloudflare-workers-ai": {"type": "api_key", "key": "cf", "env": {"CLOUDFLARE_ACCOUNT_ID": "stored-acc"}},
+        }) {
+            Value::Object(m) => m,
+            _ => unreachable!(),
+        };
+        let mut auth = AuthStorage::in_memory(data, |p| p.starts_with("cloudflare").then(|| "env-cf".to_string()));
+        auth.set_env(no_env);
+        // The stored entry names the account; the gateway's ids are nowhere.
+        assert!(auth.has_auth("cloudflare-workers-ai"));
+        assert_eq!(auth.api_key("cloudflare-workers-ai", true).as_deref(), Some("cf"));
+        assert!(!auth.has_auth("cloudflare-ai-gateway"));
+        assert_eq!(auth.api_key("cloudflare-ai-gateway", true), None);
+        auth.set_env(|n| (n == "CLOUDFLARE_ACCOUNT_ID").then(|| "acc".to_string()));
+        assert!(
+            !auth.has_auth("cloudflare-ai-gateway"),
+            "the gateway id is still missing"
+        );
+        auth.set_env(|n| n.starts_with("CLOUDFLARE_").then(|| "id".to_string()));
+        assert_eq!(auth.api_key("cloudflare-ai-gateway", true).as_deref(), Some("env-cf"));
+        // An empty id counts as unset.
+        auth.set_env(|n| n.starts_with("CLOUDFLARE_").then(String::new));
+        assert!(!auth.has_auth("cloudflare-ai-gateway"));
     }
 
     #[test]

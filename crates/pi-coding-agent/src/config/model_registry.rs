@@ -67,6 +67,9 @@ pub struct ModelRegistry {
     provider_names: HashMap<String, String>,
     /// models.json's provider `baseUrl`s, which image and classifier models take too.
     provider_base_urls: HashMap<String, String>,
+    /// models.json's provider `compat`s, which classifier models take too (System One's
+    /// image input and opt-in header).
+    provider_compats: HashMap<String, Map<String, Value>>,
     load_error: Option<String>,
     auth: AuthStorage,
     /// Providers extensions registered (`pi.registerProvider`), in models.json's shape;
@@ -112,6 +115,7 @@ impl ModelRegistry {
             model_headers: HashMap::new(),
             provider_names: HashMap::new(),
             provider_base_urls: HashMap::new(),
+            provider_compats: HashMap::new(),
             load_error: None,
             auth,
             extension_providers: Vec::new(),
@@ -187,9 +191,13 @@ impl ModelRegistry {
     /// need (keys, headers, names, URLs) is read now; the models are built when asked for.
     pub fn apply_config(&mut self, config: ModelsConfig) {
         self.provider_base_urls.clear();
+        self.provider_compats.clear();
         for (name, p) in &config.providers {
             if let Some(url) = &p.base_url {
                 self.provider_base_urls.insert(name.clone(), url.clone());
+            }
+            if let Some(Value::Object(compat)) = &p.compat {
+                self.provider_compats.insert(name.clone(), compat.clone());
             }
             if let Some(display) = &p.name {
                 self.provider_names.insert(name.clone(), display.clone());
@@ -397,6 +405,72 @@ impl ModelRegistry {
     /// The `baseUrl` models.json gives `provider`, if any.
     pub fn provider_base_url(&self, provider: &str) -> Option<&str> {
         self.provider_base_urls.get(provider).map(String::as_str)
+    }
+
+    /// `base_url` with Cloudflare's account and gateway ids filled in, as pi 1.6 does before
+    /// each request: from `provider`'s stored credential (its `env`), else the environment.
+    /// An id set nowhere stays as written.
+    pub fn endpoint_url(&self, provider: &str, base_url: &str) -> String {
+        if !base_url.contains('{') {
+            return base_url.to_string();
+        }
+        let scoped = self.auth.provider_env(provider);
+        let env = |name: &str| {
+            scoped
+                .get(name)
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| (self.auth.env())(name))
+        };
+        pi_ai::env_keys::fill_cloudflare_ids(base_url, &env)
+    }
+
+    /// `stream` with Cloudflare's ids filled into each request's URL by [`Self::endpoint_url`]
+    /// (the session's stream function: chat, compaction and summaries alike).
+    pub fn with_endpoints(
+        registry: std::sync::Arc<std::sync::Mutex<Self>>,
+        stream: pi_ai::StreamFn,
+    ) -> pi_ai::StreamFn {
+        std::sync::Arc::new(
+            move |model: &Model, context: &pi_ai::Context, options: pi_ai::StreamOptions| {
+                if !model.base_url.contains('{') {
+                    return stream(model, context, options);
+                }
+                let base_url = registry
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .endpoint_url(&model.provider, &model.base_url);
+                let model = Model {
+                    base_url,
+                    ..model.clone()
+                };
+                stream(&model, context, options)
+            },
+        )
+    }
+
+    /// An image or classifier model as models.json leaves it, as pi 1.6 layers it: the
+    /// provider's `baseUrl` replaces the model's, and for a classifier the provider's `compat`
+    /// is merged over the model's key by key (its classifier APIs read their own switches,
+    /// such as how System One takes images). The catalogue entry a script lists changes alike.
+    pub fn task_model(&self, model: &pi_ai::task_models::TaskModel) -> pi_ai::task_models::TaskModel {
+        let mut model = model.clone();
+        if let Some(url) = self.provider_base_url(&model.provider) {
+            model.base_url = url.to_string();
+            if let Some(json) = model.json.as_object_mut() {
+                json.insert("baseUrl".into(), Value::String(url.to_string()));
+            }
+        }
+        let compat = self.provider_compats.get(&model.provider);
+        if let Some(compat) = compat.filter(|_| model.kind == pi_ai::task_models::TaskKind::Classifier) {
+            let mut merged = model.compat.take().unwrap_or_default();
+            merged.extend(compat.iter().map(|(k, v)| (k.clone(), v.clone())));
+            if let Some(json) = model.json.as_object_mut() {
+                json.insert("compat".into(), Value::Object(merged.clone()));
+            }
+            model.compat = Some(merged);
+        }
+        model
     }
 
     pub fn provider_display_name<'a>(&'a self, provider: &'a str) -> &'a str {

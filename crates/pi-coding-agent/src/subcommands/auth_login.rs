@@ -57,6 +57,31 @@ fn parse_login(args: &[String]) -> Result<LoginRequest, String> {
     Ok(request)
 }
 
+/// What a key login asks besides the key, as pi 1.6's Cloudflare logins: the key's prompt,
+/// then each variable kept in the entry's `env` with its prompt (Cloudflare's URLs name the
+/// account, and for the AI Gateway the gateway).
+fn key_login_prompts(provider: &str, name: &str) -> (String, &'static [(&'static str, &'static str)]) {
+    const ACCOUNT: (&str, &str) = ("CLOUDFLARE_ACCOUNT_ID", "Enter Cloudflare account ID: ");
+    const GATEWAY: (&str, &str) = ("CLOUDFLARE_GATEWAY_ID", "Enter Cloudflare AI Gateway ID: ");
+    match provider {
+        "cloudflare-workers-ai" => ("Enter Cloudflare API key: ".into(), &[ACCOUNT]),
+        "cloudflare-ai-gateway" => ("Enter Cloudflare API key: ".into(), &[ACCOUNT, GATEWAY]),
+        _ => (format!("Enter {name} API key: "), &[]),
+    }
+}
+
+/// Read an echoed line from the terminal; `None` at end of input.
+fn read_line(prompt: &str) -> std::io::Result<Option<String>> {
+    let mut out = std::io::stdout();
+    write!(out, "{prompt}")?;
+    out.flush()?;
+    let mut line = String::new();
+    if std::io::stdin().read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line.trim().to_string()))
+}
+
 /// Whether pi can store an API key for the built-in `provider`.
 fn has_key_login(provider: &str) -> bool {
     pi_ai::env_keys::api_key_env_vars(provider).is_some() && !AMBIENT_PROVIDERS.contains(&provider)
@@ -159,7 +184,8 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
         });
         return 1;
     }
-    let key = match read_secret(&format!("Enter {name} API key: ")) {
+    let (key_prompt, env_prompts) = key_login_prompts(provider, name);
+    let key = match read_secret(&key_prompt) {
         Ok(Some(k)) if !k.is_empty() => k,
         Ok(_) => {
             console.bare_error("Login cancelled.");
@@ -170,8 +196,28 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
             return 1;
         }
     };
+    let mut env = serde_json::Map::new();
+    for (var, prompt) in env_prompts {
+        match read_line(prompt) {
+            Ok(Some(value)) => {
+                env.insert((*var).to_string(), serde_json::Value::String(value));
+            }
+            Ok(None) => {
+                console.bare_error("Login cancelled.");
+                return 1;
+            }
+            Err(e) => {
+                console.bare_error(&format!("Failed to log in to {name}: {e}"));
+                return 1;
+            }
+        }
+    }
+    let mut credential = Credential::api_key(key);
+    if let (false, Credential::ApiKey { extra, .. }) = (env.is_empty(), &mut credential) {
+        extra.insert("env".into(), serde_json::Value::Object(env));
+    }
     let mut auth = AuthStorage::open(paths.auth_path(), |_| None);
-    auth.set(provider, Credential::api_key(key));
+    auth.set(provider, credential);
     if let Some(e) = auth.drain_errors().into_iter().next() {
         console.bare_error(&format!("Failed to log in to {name}: {e}"));
         return 1;

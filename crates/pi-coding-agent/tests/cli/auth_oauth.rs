@@ -189,6 +189,33 @@ fn login_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -
 /// `pi …` on a pseudo-terminal; `on_output` sees the screen so far and may answer (once) with
 /// bytes to type.
 fn run_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> Option<Vec<u8>>) -> (i32, String) {
+    let mut acted = false;
+    terminal_session(env, args, |screen| {
+        if acted {
+            return None;
+        }
+        let typed = on_output(screen);
+        acted = typed.is_some();
+        typed
+    })
+}
+
+/// `pi …` on a pseudo-terminal, typing each answer once the screen shows its prompt (after
+/// the previous answer's).
+fn type_on_terminal(env: &Env, args: &[&str], answers: &[(&str, &str)]) -> (i32, String) {
+    let mut next = 0;
+    terminal_session(env, args, |screen| {
+        let (prompt, typed) = answers.get(next)?;
+        screen.contains(prompt).then(|| {
+            next += 1;
+            typed.as_bytes().to_vec()
+        })
+    })
+}
+
+/// `pi …` on a pseudo-terminal; `on_output` sees the screen so far after every read and may
+/// answer with bytes to type.
+fn terminal_session(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> Option<Vec<u8>>) -> (i32, String) {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
     grantpt(&master).unwrap();
@@ -224,16 +251,12 @@ fn run_on_terminal(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> 
     });
     let mut screen = String::new();
     let start = Instant::now();
-    let mut acted = false;
     let status = loop {
         if let Ok(bytes) = rx.recv_timeout(Duration::from_millis(20)) {
             screen.push_str(&String::from_utf8_lossy(&bytes));
         }
-        if !acted {
-            if let Some(typed) = on_output(&screen) {
-                writer.write_all(&typed).unwrap();
-                acted = true;
-            }
+        if let Some(typed) = on_output(&screen) {
+            writer.write_all(&typed).unwrap();
         }
         if let Some(status) = child.try_wait().unwrap() {
             while let Ok(bytes) = rx.recv_timeout(Duration::from_millis(50)) {
@@ -284,6 +307,27 @@ fn browser_login_on_a_terminal_saves_the_credential() {
     assert!(
         !screen.contains(saved["anthropic"]["access"].as_str().unwrap()),
         "the token is not shown"
+    );
+}
+
+#[test]
+fn a_cloudflare_key_login_asks_for_the_account_and_keeps_it_with_the_key() {
+    let env = setup();
+    let (code, screen) = type_on_terminal(
+        &env,
+        &["auth", "login", "cloudflare-workers-ai", "--api-key"],
+        &[
+            ("Enter Cloudflare API key: ", "cf-key\r"),
+            ("Enter Cloudflare account ID: ", "acct42\r"),
+        ],
+    );
+    assert_eq!(code, 0, "{screen}");
+    assert!(!screen.contains("cf-key"), "the key is not echoed: {screen}");
+    assert!(screen.contains("acct42"), "the account id is: {screen}");
+    assert!(screen.contains("Saved API key for Cloudflare Workers AI."), "{screen}");
+    assert_eq!(
+        env.auth_json()["cloudflare-workers-ai"].to_string(),
+        r#"{"type":"api_key","key":"cf-key","env":{"CLOUDFLARE_ACCOUNT_ID":"acct42"}}"#
     );
 }
 

@@ -61,13 +61,7 @@ fn scenario(pi: impl FnOnce(&Fixture) -> Command) -> Outcome {
         .filter(|r| r.path.ends_with("/systemone") || r.body.get("modalities").is_some())
         .map(|r| r.header("authorization").unwrap_or_default().to_string())
         .collect();
-    let session = std::fs::read_to_string(&fx.sessions()[0]).unwrap();
-    let result = session
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|e| e["message"]["role"] == "toolResult")
-        .expect("a tool result");
-    let message = &result["message"];
+    let message = &fx.first_tool_result();
     let texts: Vec<&str> = message["content"]
         .as_array()
         .unwrap()

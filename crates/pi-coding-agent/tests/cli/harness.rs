@@ -169,6 +169,24 @@ impl Fixture {
         Pi { cmd, stdin: None }
     }
 
+    /// `program` (our binary or the reference's) in the project with the agent dir's
+    /// environment, for tests that build the rest of the command themselves.
+    pub fn command(&self, mut program: Command) -> Command {
+        program.current_dir(&self.proj).envs(self.agent.env());
+        program
+    }
+
+    /// The message of the first tool result in the first session file.
+    pub fn first_tool_result(&self) -> serde_json::Value {
+        let session = std::fs::read_to_string(&self.sessions()[0]).unwrap();
+        let entry = session
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|e| e["message"]["role"] == "toolResult")
+            .expect("a tool result");
+        entry["message"].clone()
+    }
+
     /// Every session file under the agent dir, oldest name first.
     pub fn sessions(&self) -> Vec<PathBuf> {
         let mut found = Vec::new();

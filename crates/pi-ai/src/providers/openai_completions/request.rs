@@ -11,7 +11,8 @@ use crate::providers::model_headers;
 use crate::thinking::{budget_for_level, effective_reasoning, level_mapping, mapped_effort, LevelMapping};
 use crate::types::{Context, Message, Model, ThinkingLevel, Tool};
 
-/// Request headers: bearer auth, the model's headers, session affinity, then the caller's.
+/// Request headers: bearer auth (Cloudflare's AI Gateway's own header there), the model's
+/// headers, session affinity, then the caller's.
 pub fn build_headers(
     model: &Model,
     options: &StreamOptions,
@@ -21,7 +22,7 @@ pub fn build_headers(
 ) -> Vec<(String, String)> {
     let mut headers = vec![
         ("accept".to_string(), "application/json".to_string()),
-        ("authorization".to_string(), format!("Bearer {api_key}")),
+        crate::providers::bearer_header(model, api_key),
     ];
     headers.extend(model_headers(model));
     if let Some(session) = options

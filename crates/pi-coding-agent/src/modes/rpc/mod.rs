@@ -21,7 +21,7 @@ pub mod extension_ui;
 pub mod framing;
 #[cfg(test)]
 mod fuzz_tests;
-mod js_json;
+
 pub mod protocol;
 pub mod server;
 pub mod session_backend;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use pi_ai::{ImageContent, ThinkingLevel};
 
 use super::extension_ui::UiResponse;
-use super::js_json;
+use pi_ai::js_json;
 
 /// How a prompt sent while the agent is busy is queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

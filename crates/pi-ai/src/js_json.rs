@@ -1,5 +1,6 @@
-//! The message Node's `JSON.parse` (V8) gives for invalid JSON, which pi sends back verbatim
-//! after `Failed to parse command: `. Only used for lines serde already rejected.
+//! The message Node's `JSON.parse` (V8) gives for invalid JSON, which pi shows verbatim: after
+//! `Failed to parse command: ` in RPC mode, and as the error of a classifier whose reply is not
+//! JSON. Only used for text serde already rejected.
 
 /// Context characters V8 shows on each side of an unexpected token in a long source.
 const CONTEXT: usize = 10;
@@ -26,11 +27,40 @@ pub fn parse_error_message(source: &str) -> String {
     };
     match failure {
         Failure::Eos => "Unexpected end of JSON input".into(),
-        Failure::Number(pos) => format!("Unexpected number in JSON at position {pos}"),
-        Failure::After(pos) => format!("Unexpected non-whitespace character after JSON at position {pos}"),
-        Failure::At(what, pos) => format!("{what} in JSON at position {pos}"),
+        Failure::Number(pos) => format!("Unexpected number in JSON at position {}", place(&units, pos)),
+        Failure::After(pos) => format!(
+            "Unexpected non-whitespace character after JSON at position {}",
+            place(&units, pos)
+        ),
+        Failure::At(what, pos) => format!("{what} in JSON at position {}", place(&units, pos)),
         Failure::Token(pos) => unexpected_token(source, &units, pos),
     }
+}
+
+/// `<pos> (line <l> column <c>)`, as Node 22's V8 gives a position: lines end at `\n`, `\r`
+/// or `\r\n`, columns count UTF-16 units from 1.
+fn place(units: &[u16], pos: usize) -> String {
+    const CR: u16 = b'\r' as u16;
+    const LF: u16 = b'\n' as u16;
+    let (mut line, mut line_start, mut i) = (1, 0, 0);
+    while i < pos.min(units.len()) {
+        match units[i] {
+            CR => {
+                if units.get(i + 1) == Some(&LF) {
+                    i += 1;
+                }
+                line += 1;
+                line_start = i + 1;
+            }
+            LF => {
+                line += 1;
+                line_start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    format!("{pos} (line {line} column {})", pos + 1 - line_start.min(pos + 1))
 }
 
 fn unexpected_token(source: &str, units: &[u16], pos: usize) -> String {
@@ -263,7 +293,7 @@ impl Parser<'_> {
 mod tests {
     use super::parse_error_message;
 
-    /// Messages recorded from Node 20 (`JSON.parse`), the runtime of the reference pi.
+    /// Messages recorded from Node 22 (`JSON.parse`), the runtime of the reference pi.
     #[test]
     fn matches_node_messages() {
         let cases = [
@@ -272,36 +302,60 @@ mod tests {
                 r#"Unexpected token 'h', "this is not json" is not valid JSON"#,
             ),
             ("", "Unexpected end of JSON input"),
-            ("{", "Expected property name or '}' in JSON at position 1"),
+            (
+                "{",
+                "Expected property name or '}' in JSON at position 1 (line 1 column 2)",
+            ),
             ("[", "Unexpected end of JSON input"),
             (
                 r#"{"a":1"#,
-                "Expected ',' or '}' after property value in JSON at position 6",
+                "Expected ',' or '}' after property value in JSON at position 6 (line 1 column 7)",
             ),
-            (r#"{"a" 1}"#, "Expected ':' after property name in JSON at position 5"),
+            (
+                r#"{"a" 1}"#,
+                "Expected ':' after property name in JSON at position 5 (line 1 column 6)",
+            ),
             (
                 r#"{"a":1,}"#,
-                "Expected double-quoted property name in JSON at position 7",
+                "Expected double-quoted property name in JSON at position 7 (line 1 column 8)",
             ),
             ("[1,]", r#"Unexpected token ']', "[1,]" is not valid JSON"#),
-            ("[1 2]", "Expected ',' or ']' after array element in JSON at position 3"),
-            (r#""abc"#, "Unterminated string in JSON at position 4"),
-            ("-x", "No number after minus sign in JSON at position 1"),
-            ("1.", "Unterminated fractional number in JSON at position 2"),
-            ("1e", "Exponent part is missing a number in JSON at position 2"),
-            ("01", "Unexpected number in JSON at position 1"),
+            (
+                "[1 2]",
+                "Expected ',' or ']' after array element in JSON at position 3 (line 1 column 4)",
+            ),
+            (r#""abc"#, "Unterminated string in JSON at position 4 (line 1 column 5)"),
+            (
+                "-x",
+                "No number after minus sign in JSON at position 1 (line 1 column 2)",
+            ),
+            (
+                "1.",
+                "Unterminated fractional number in JSON at position 2 (line 1 column 3)",
+            ),
+            (
+                "1e",
+                "Exponent part is missing a number in JSON at position 2 (line 1 column 3)",
+            ),
+            ("01", "Unexpected number in JSON at position 1 (line 1 column 2)"),
             ("tru", "Unexpected end of JSON input"),
             (
                 r#"{"type":"x"} x"#,
-                "Unexpected non-whitespace character after JSON at position 13",
+                "Unexpected non-whitespace character after JSON at position 13 (line 1 column 14)",
             ),
             ("NaN", r#""NaN" is not valid JSON"#),
             ("undefined", r#""undefined" is not valid JSON"#),
-            (r#""a\q""#, "Bad escaped character in JSON at position 3"),
-            (r#""\u12g4""#, "Bad Unicode escape in JSON at position 5"),
+            (
+                r#""a\q""#,
+                "Bad escaped character in JSON at position 3 (line 1 column 4)",
+            ),
+            (
+                r#""\u12g4""#,
+                "Bad Unicode escape in JSON at position 5 (line 1 column 6)",
+            ),
             (
                 "\"a\tb\"",
-                "Bad control character in string literal in JSON at position 2",
+                "Bad control character in string literal in JSON at position 2 (line 1 column 3)",
             ),
             (
                 "this is a much longer invalid line of text",
@@ -309,12 +363,34 @@ mod tests {
             ),
             (
                 r#"{"id":"1","type":"get_state""#,
-                "Expected ',' or '}' after property value in JSON at position 28",
+                "Expected ',' or '}' after property value in JSON at position 28 (line 1 column 29)",
             ),
             (r#"{"a":tru}"#, r#"Unexpected token '}', "{"a":tru}" is not valid JSON"#),
-            ("[-]", "No number after minus sign in JSON at position 2"),
-            ("1 2", "Unexpected non-whitespace character after JSON at position 2"),
+            (
+                "[-]",
+                "No number after minus sign in JSON at position 2 (line 1 column 3)",
+            ),
+            (
+                "1 2",
+                "Unexpected non-whitespace character after JSON at position 2 (line 1 column 3)",
+            ),
             (r#"{"😀":x}"#, r#"Unexpected token 'x', "{"😀":x}" is not valid JSON"#),
+            (
+                r#"{"😀":1 x}"#,
+                "Expected ',' or '}' after property value in JSON at position 8 (line 1 column 9)",
+            ),
+            (
+                "{\r\n\"a\" 1}",
+                "Expected ':' after property name in JSON at position 7 (line 2 column 5)",
+            ),
+            (
+                "{\r\"a\" 1}",
+                "Expected ':' after property name in JSON at position 6 (line 2 column 5)",
+            ),
+            (
+                "{\n\n  \"a\":\n1 x}",
+                "Expected ',' or '}' after property value in JSON at position 12 (line 4 column 3)",
+            ),
         ];
         for (source, want) in cases {
             assert_eq!(parse_error_message(source), want, "source {source:?}");
@@ -323,14 +399,14 @@ mod tests {
 
     #[test]
     fn context_in_the_middle_and_at_the_end_of_long_sources() {
-        // Checked against Node 20 as well.
+        // Checked against Node 22 as well.
         assert_eq!(
             parse_error_message(r#"{"type":"prompt","message":hello world}"#),
             r#"Unexpected token 'h', ...""message":hello worl"... is not valid JSON"#
         );
         assert_eq!(
             parse_error_message(r#"{"type":"prompt","message":"x"} ,"#),
-            "Unexpected non-whitespace character after JSON at position 32"
+            "Unexpected non-whitespace character after JSON at position 32 (line 1 column 33)"
         );
         assert_eq!(
             parse_error_message(r#"{"type":"prompt","message":x}"#),
