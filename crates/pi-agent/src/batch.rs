@@ -55,6 +55,8 @@ pub(crate) struct Finalized {
     duration_ms: Option<u64>,
     /// The record of the calls the tool made while it ran (`nestedCalls` on its result message).
     nested_calls: Option<Value>,
+    /// What those calls spent on model calls, added to the result message's `usage`.
+    nested_usage: Option<pi_ai::Usage>,
 }
 
 pub(crate) enum Preparation {
@@ -74,6 +76,7 @@ pub(crate) fn error_output(message: impl Into<String>) -> ToolOutput {
         structured_content: None,
         is_error: false,
         terminate: false,
+        usage: None,
     }
 }
 
@@ -119,6 +122,7 @@ pub(crate) async fn fail_truncated_calls(assistant: &AssistantMessage, emitter: 
             is_error: true,
             duration_ms: None,
             nested_calls: None,
+            nested_usage: None,
         };
         emit_end(&finalized, emitter).await;
         messages.push(emit_result_message(finalized, emitter).await);
@@ -147,6 +151,7 @@ async fn run_sequential(
                 is_error: true,
                 duration_ms: None,
                 nested_calls: None,
+                nested_usage: None,
             },
             Preparation::Prepared { tool, args } => {
                 let executed = execute(
@@ -192,6 +197,7 @@ async fn run_parallel(
                     is_error: true,
                     duration_ms: None,
                     nested_calls: None,
+                    nested_usage: None,
                 };
                 emit_end(&finalized, emitter).await;
                 slots[index] = Some(finalized);
@@ -374,6 +380,7 @@ async fn execute(
         forwarded.emit(emitter).await;
     }
     let nested_calls = scope.take_record();
+    let nested_usage = scope.nested_usage();
 
     let (output, is_error) = match outcome {
         Some(Ok(Ok(output))) => {
@@ -398,6 +405,7 @@ async fn execute(
         is_error,
         duration_ms,
         nested_calls,
+        nested_usage,
     }
 }
 
@@ -408,6 +416,7 @@ struct Executed {
     /// How long the tool ran, in milliseconds.
     duration_ms: u64,
     nested_calls: Option<Value>,
+    nested_usage: Option<pi_ai::Usage>,
 }
 
 /// [`finalize`] a call of this run's batch that ran: its result, timing and nested calls.
@@ -434,6 +443,7 @@ async fn finalize_executed(
     .await;
     finalized.duration_ms = Some(executed.duration_ms);
     finalized.nested_calls = executed.nested_calls;
+    finalized.nested_usage = executed.nested_usage;
     finalized
 }
 
@@ -494,6 +504,7 @@ pub(crate) async fn finalize(
         is_error,
         duration_ms: None,
         nested_calls: None,
+        nested_usage: None,
     }
 }
 
@@ -524,6 +535,15 @@ async fn emit_end(finalized: &Finalized, emitter: &Emitter<'_>) {
 /// Report the call's result message and return it.
 async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> ToolResultMessage {
     let mut extra = pi_ai::Extra::new();
+    // What the tool and the calls it made spent on models (pi 1.6's `usage` on the result
+    // message, which the session's totals count).
+    let usage = match (finalized.result.usage, finalized.nested_usage) {
+        (Some(own), Some(nested)) => Some(crate::tool::combine_usage(&own, &nested)),
+        (own, nested) => own.or(nested),
+    };
+    if let Some(usage) = usage.and_then(|u| serde_json::to_value(u).ok()) {
+        extra.insert("usage".to_string(), usage);
+    }
     if let Some(nested) = finalized.nested_calls {
         extra.insert("nestedCalls".to_string(), nested);
     }
