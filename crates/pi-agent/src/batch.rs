@@ -60,8 +60,9 @@ pub(crate) struct Finalized {
 }
 
 pub(crate) enum Preparation {
-    /// The call does not run; this is its error result.
-    Immediate(ToolOutput),
+    /// The call does not run; this is its error result (boxed: a result is much larger than
+    /// the other variant).
+    Immediate(Box<ToolOutput>),
     Prepared {
         tool: Arc<dyn AgentTool>,
         args: Value,
@@ -147,7 +148,7 @@ async fn run_sequential(
         let finalized = match prepare(call, context, assistant, config, cancel).await {
             Preparation::Immediate(result) => Finalized {
                 tool_call: (*call).clone(),
-                result,
+                result: *result,
                 is_error: true,
                 duration_ms: None,
                 nested_calls: None,
@@ -193,7 +194,7 @@ async fn run_parallel(
             Preparation::Immediate(result) => {
                 let finalized = Finalized {
                     tool_call: (*call).clone(),
-                    result,
+                    result: *result,
                     is_error: true,
                     duration_ms: None,
                     nested_calls: None,
@@ -247,7 +248,7 @@ async fn prepare(
     cancel: &CancellationToken,
 ) -> Preparation {
     let Some(tool) = context.tool(&call.name) else {
-        return Preparation::Immediate(error_output(format!("Tool {} not found", call.name)));
+        return Preparation::Immediate(Box::new(error_output(format!("Tool {} not found", call.name))));
     };
     prepare_tool(tool, call, context, assistant, config, cancel, None).await
 }
@@ -266,7 +267,7 @@ pub(crate) async fn prepare_tool(
     let prepared_args = tool.prepare_arguments(call.arguments.clone());
     let args = match validate_tool_arguments(&call.name, &tool.parameters(), &prepared_args) {
         Ok(args) => args,
-        Err(message) => return Preparation::Immediate(error_output(message)),
+        Err(message) => return Preparation::Immediate(Box::new(error_output(message))),
     };
     let view = ToolCallContext {
         assistant_message: assistant,
@@ -278,11 +279,11 @@ pub(crate) async fn prepare_tool(
     let mut deadline = None;
     let before = within_grace(config.hooks.before_tool_call(view, cancel), cancel, &mut deadline).await;
     match before {
-        None => Preparation::Immediate(error_output(OPERATION_ABORTED)),
-        Some(Err(e)) => Preparation::Immediate(error_output(e.0)),
-        Some(Ok(Some(b))) if b.block => Preparation::Immediate(error_output(
+        None => Preparation::Immediate(Box::new(error_output(OPERATION_ABORTED))),
+        Some(Err(e)) => Preparation::Immediate(Box::new(error_output(e.0))),
+        Some(Ok(Some(b))) if b.block => Preparation::Immediate(Box::new(error_output(
             b.reason.unwrap_or_else(|| "Tool execution was blocked".to_string()),
-        )),
+        ))),
         Some(Ok(Some(b))) => Preparation::Prepared {
             tool: tool.clone(),
             args: b.args.unwrap_or(args),

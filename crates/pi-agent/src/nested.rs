@@ -229,7 +229,7 @@ impl NestedPipeline {
             Preparation::Immediate(result) => {
                 return NestedOutcome {
                     tool_call: call,
-                    result,
+                    result: *result,
                     is_error: true,
                     duration_ms: None,
                 }
