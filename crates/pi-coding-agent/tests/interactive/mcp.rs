@@ -89,10 +89,12 @@ fn mcp_lists_servers_and_manages_one() {
     pty.wait_text("Exposure direct:");
     pty.send(ESC);
     pty.wait_text("MCP server everything");
+    // Reconnecting from the page says nothing; the page comes back with its state (1.6).
     select_row(&mut pty, "Reconnect");
     pty.send(ENTER);
-    pty.wait_text("Reconnected to MCP server \"everything\" (connected · ");
     pty.wait_text("MCP server everything");
+    pty.wait_text("State: connected · ");
+    assert!(!pty.contents().contains("Reconnected to"), "{}", pty.contents());
     // Disabling closes it now (the page follows) and writes the file; enabling connects again.
     select_row(&mut pty, "Disable");
     pty.send(ENTER);
@@ -118,6 +120,10 @@ fn mcp_lists_servers_and_manages_one() {
     pty.type_text("/mcp reconnect nosuch");
     pty.send(ENTER);
     pty.wait_text("No MCP server named \"nosuch\".");
+    // Without a name, the one that failed is meant; that it fails again is an error (1.6).
+    pty.type_text("/mcp reconnect");
+    pty.send(ENTER);
+    pty.wait_text("MCP server \"broken\" failed to connect: spawn /nonexistent/mcp-server ENOENT");
     quit(&mut pty);
 }
 

@@ -596,22 +596,29 @@ fn open_exposure(cx: &Ctx<'_>, server: &Arc<McpServer>) -> Vec<Effect> {
     })]
 }
 
-/// Connect `server` again; the outcome comes back as a notice (and the page, from the page).
+/// Connect `server` again; the outcome comes back as a notice, or from the page as the page.
 fn reconnect(cx: &Ctx<'_>, server: Arc<McpServer>, reopen: bool) -> Effect {
     let runtime = cx.session.services().mcp().clone();
     blocking_task(async move {
-        runtime.reconnect(&server).await;
+        let phase = runtime.reconnect(&server).await;
         let name = server.name().to_string();
-        let text = format!(
-            "Reconnected to MCP server \"{name}\" ({}).",
-            describe_state(&server, true)
-        );
+        // As pi 1.6 (and /mcp over RPC): a failed connection is an error that says why.
+        let (text, style) = match phase {
+            Phase::Failed(error) => (format!("MCP server \"{name}\" failed to connect: {error}"), "error"),
+            _ => (
+                format!(
+                    "Reconnected to MCP server \"{name}\" ({}).",
+                    describe_state(&server, true)
+                ),
+                "dim",
+            ),
+        };
         then(move |cx| {
-            let mut out = vec![notice(text, "dim")];
+            // From the page, as in 1.6, the page's state line says how it went.
             if reopen {
-                out.extend(open_server(cx, &name));
+                return open_server(cx, &name);
             }
-            out
+            vec![notice(text, style)]
         })
     })
 }
