@@ -15,7 +15,7 @@ use pi_tui::components::SelectItem;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::dialogs::{Dialog, Refresh, Refreshed};
-use super::effect::{blocking, blocking_task, notice, then, Ctx, Effect, Overlay, Picker};
+use super::effect::{blocking, blocking_task, notice, spawn, then, Ctx, Effect, Overlay, Picker};
 use super::events::Msg;
 use super::mcp_sign_in::{set_stage, McpSignInView, SharedStage, Stage};
 use crate::mcp::runtime::McpRuntime;
@@ -37,19 +37,31 @@ const EXPOSURES: [(Exposure, &str); 3] = [
 /// `/mcp [login|logout|reconnect] [server]`.
 pub fn command(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     let mut words = arg.split_whitespace();
-    match (words.next(), words.next(), words.next()) {
-        (None, _, _) => open_list(cx),
-        (Some("reconnect"), name, None) => pick_then(cx, name, Pick::RECONNECT, |cx, server| {
-            vec![reconnect(cx, server, false)]
-        }),
-        (Some("login"), name, None) => pick_then(cx, name, Pick::OAUTH, |cx, server| {
-            start_sign_in(cx, server, SignInFrom::Command)
-        }),
-        (Some("logout"), name, None) => {
-            pick_then(cx, name, Pick::OAUTH, |cx, server| vec![sign_out(cx, server, false)])
-        }
-        _ => vec![notice(USAGE, "warning")],
-    }
+    let (action, name): (&'static str, _) = match (words.next(), words.next(), words.next()) {
+        (None, _, _) => return open_list(cx),
+        (Some("reconnect"), name, None) => ("reconnect", name.map(str::to_string)),
+        (Some("login"), name, None) => ("login", name.map(str::to_string)),
+        (Some("logout"), name, None) => ("logout", name.map(str::to_string)),
+        _ => return vec![notice(USAGE, "warning")],
+    };
+    // As pi 1.6, a subcommand first lets the servers finish starting, so that the one meant
+    // (the one that failed, the one that needs sign-in) is known.
+    let runtime = cx.session.services().mcp().clone();
+    vec![spawn(async move {
+        runtime.wait_for_all().await;
+        then(move |cx| {
+            let name = name.as_deref();
+            match action {
+                "reconnect" => pick_then(cx, name, Pick::RECONNECT, |cx, server| {
+                    vec![reconnect(cx, server, false)]
+                }),
+                "login" => pick_then(cx, name, Pick::OAUTH, |cx, server| {
+                    start_sign_in(cx, server, SignInFrom::Command)
+                }),
+                _ => pick_then(cx, name, Pick::OAUTH, |cx, server| vec![sign_out(cx, server, false)]),
+            }
+        })
+    })]
 }
 
 /// Which servers a subcommand applies to, which of them it prefers when none is named, and
