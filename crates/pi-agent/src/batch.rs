@@ -55,11 +55,14 @@ pub(crate) struct Finalized {
     duration_ms: Option<u64>,
     /// The record of the calls the tool made while it ran (`nestedCalls` on its result message).
     nested_calls: Option<Value>,
+    /// What those calls spent on model calls, added to the result message's `usage`.
+    nested_usage: Option<pi_ai::Usage>,
 }
 
 pub(crate) enum Preparation {
-    /// The call does not run; this is its error result.
-    Immediate(ToolOutput),
+    /// The call does not run; this is its error result (boxed: a result is much larger than
+    /// the other variant).
+    Immediate(Box<ToolOutput>),
     Prepared {
         tool: Arc<dyn AgentTool>,
         args: Value,
@@ -74,6 +77,7 @@ pub(crate) fn error_output(message: impl Into<String>) -> ToolOutput {
         structured_content: None,
         is_error: false,
         terminate: false,
+        usage: None,
     }
 }
 
@@ -119,6 +123,7 @@ pub(crate) async fn fail_truncated_calls(assistant: &AssistantMessage, emitter: 
             is_error: true,
             duration_ms: None,
             nested_calls: None,
+            nested_usage: None,
         };
         emit_end(&finalized, emitter).await;
         messages.push(emit_result_message(finalized, emitter).await);
@@ -143,10 +148,11 @@ async fn run_sequential(
         let finalized = match prepare(call, context, assistant, config, cancel).await {
             Preparation::Immediate(result) => Finalized {
                 tool_call: (*call).clone(),
-                result,
+                result: *result,
                 is_error: true,
                 duration_ms: None,
                 nested_calls: None,
+                nested_usage: None,
             },
             Preparation::Prepared { tool, args } => {
                 let executed = execute(
@@ -188,10 +194,11 @@ async fn run_parallel(
             Preparation::Immediate(result) => {
                 let finalized = Finalized {
                     tool_call: (*call).clone(),
-                    result,
+                    result: *result,
                     is_error: true,
                     duration_ms: None,
                     nested_calls: None,
+                    nested_usage: None,
                 };
                 emit_end(&finalized, emitter).await;
                 slots[index] = Some(finalized);
@@ -241,7 +248,7 @@ async fn prepare(
     cancel: &CancellationToken,
 ) -> Preparation {
     let Some(tool) = context.tool(&call.name) else {
-        return Preparation::Immediate(error_output(format!("Tool {} not found", call.name)));
+        return Preparation::Immediate(Box::new(error_output(format!("Tool {} not found", call.name))));
     };
     prepare_tool(tool, call, context, assistant, config, cancel, None).await
 }
@@ -260,7 +267,7 @@ pub(crate) async fn prepare_tool(
     let prepared_args = tool.prepare_arguments(call.arguments.clone());
     let args = match validate_tool_arguments(&call.name, &tool.parameters(), &prepared_args) {
         Ok(args) => args,
-        Err(message) => return Preparation::Immediate(error_output(message)),
+        Err(message) => return Preparation::Immediate(Box::new(error_output(message))),
     };
     let view = ToolCallContext {
         assistant_message: assistant,
@@ -272,11 +279,11 @@ pub(crate) async fn prepare_tool(
     let mut deadline = None;
     let before = within_grace(config.hooks.before_tool_call(view, cancel), cancel, &mut deadline).await;
     match before {
-        None => Preparation::Immediate(error_output(OPERATION_ABORTED)),
-        Some(Err(e)) => Preparation::Immediate(error_output(e.0)),
-        Some(Ok(Some(b))) if b.block => Preparation::Immediate(error_output(
+        None => Preparation::Immediate(Box::new(error_output(OPERATION_ABORTED))),
+        Some(Err(e)) => Preparation::Immediate(Box::new(error_output(e.0))),
+        Some(Ok(Some(b))) if b.block => Preparation::Immediate(Box::new(error_output(
             b.reason.unwrap_or_else(|| "Tool execution was blocked".to_string()),
-        )),
+        ))),
         Some(Ok(Some(b))) => Preparation::Prepared {
             tool: tool.clone(),
             args: b.args.unwrap_or(args),
@@ -374,6 +381,7 @@ async fn execute(
         forwarded.emit(emitter).await;
     }
     let nested_calls = scope.take_record();
+    let nested_usage = scope.nested_usage();
 
     let (output, is_error) = match outcome {
         Some(Ok(Ok(output))) => {
@@ -398,6 +406,7 @@ async fn execute(
         is_error,
         duration_ms,
         nested_calls,
+        nested_usage,
     }
 }
 
@@ -408,6 +417,7 @@ struct Executed {
     /// How long the tool ran, in milliseconds.
     duration_ms: u64,
     nested_calls: Option<Value>,
+    nested_usage: Option<pi_ai::Usage>,
 }
 
 /// [`finalize`] a call of this run's batch that ran: its result, timing and nested calls.
@@ -434,6 +444,7 @@ async fn finalize_executed(
     .await;
     finalized.duration_ms = Some(executed.duration_ms);
     finalized.nested_calls = executed.nested_calls;
+    finalized.nested_usage = executed.nested_usage;
     finalized
 }
 
@@ -494,6 +505,7 @@ pub(crate) async fn finalize(
         is_error,
         duration_ms: None,
         nested_calls: None,
+        nested_usage: None,
     }
 }
 
@@ -524,6 +536,15 @@ async fn emit_end(finalized: &Finalized, emitter: &Emitter<'_>) {
 /// Report the call's result message and return it.
 async fn emit_result_message(finalized: Finalized, emitter: &Emitter<'_>) -> ToolResultMessage {
     let mut extra = pi_ai::Extra::new();
+    // What the tool and the calls it made spent on models (pi 1.6's `usage` on the result
+    // message, which the session's totals count).
+    let usage = match (finalized.result.usage, finalized.nested_usage) {
+        (Some(own), Some(nested)) => Some(crate::tool::combine_usage(&own, &nested)),
+        (own, nested) => own.or(nested),
+    };
+    if let Some(usage) = usage.and_then(|u| serde_json::to_value(u).ok()) {
+        extra.insert("usage".to_string(), usage);
+    }
     if let Some(nested) = finalized.nested_calls {
         extra.insert("nestedCalls".to_string(), nested);
     }

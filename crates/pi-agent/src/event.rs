@@ -330,6 +330,8 @@ pub struct ToolOutputWire<'a> {
     details: Option<&'a Value>,
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
     structured_content: Option<&'a Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<&'a pi_ai::Usage>,
     #[serde(rename = "isError", skip_serializing_if = "std::ops::Not::not")]
     is_error: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -343,6 +345,7 @@ impl<'a> From<&'a ToolOutput> for ToolOutputWire<'a> {
             details: o.details.as_ref(),
             structured_content: o.structured_content.as_ref(),
             is_error: o.is_error,
+            usage: o.usage.as_ref(),
             terminate: o.terminate,
         }
     }

@@ -226,15 +226,61 @@ fn is_idn_email(text: &str) -> bool {
 }
 
 /// A host name in any script: its labels as IDNA (UTS 46, strict) takes them, within DNS's
-/// lengths.
+/// lengths, and, in their Unicode form, within what pi 1.6 also asks of them (see
+/// [`idn_label_ok`]).
 fn is_idn_hostname(text: &str) -> bool {
     if text.is_empty() || text.contains(' ') {
         return false;
     }
-    match idna::domain_to_ascii_strict(text) {
+    let ascii_ok = match idna::domain_to_ascii_strict(text) {
         Ok(ascii) => !ascii.is_empty() && ascii.len() <= 253 && ascii.split('.').all(|l| (1..=63).contains(&l.len())),
         Err(_) => false,
+    };
+    if !ascii_ok {
+        return false;
     }
+    let (unicode, result) = idna::domain_to_unicode(text);
+    result.is_ok() && unicode.split('.').all(idn_label_ok)
+}
+
+/// What pi 1.6 requires of a label beyond UTS 46, which lets through symbols (emoji) and
+/// does not apply RFC 5892's context rules for the characters that have them: only letters,
+/// decimal digits, combining marks and a few separators and listed exceptions; none of the
+/// characters RFC 5892 disallows outright; a middle dot only between two `l`s (Catalan), the
+/// Greek keraia only before a Greek letter, Hebrew geresh and gershayim only after a Hebrew
+/// letter, and the katakana middle dot only in a label with Japanese letters.
+fn idn_label_ok(label: &str) -> bool {
+    static RULES: std::sync::OnceLock<Option<[regex::Regex; 5]>> = std::sync::OnceLock::new();
+    let Some([permitted, greek, hebrew, japanese, disallowed]) = RULES.get_or_init(|| {
+        let compile = |pattern: &str| regex::Regex::new(pattern).ok();
+        Some([
+            compile(
+                r"^[\p{L}\p{Nd}\p{Mn}\p{Mc}\-+.,:/\x{b7}\x{375}\x{5f3}\x{5f4}\x{200c}\x{200d}\x{30fb}\x{df}\x{3c2}\x{6fd}\x{6fe}\x{f0b}\x{3007}]*$",
+            )?,
+            compile(r"^\p{Greek}$")?,
+            compile(r"^\p{Hebrew}$")?,
+            compile(r"[\p{Hiragana}\p{Katakana}\p{Han}]")?,
+            compile(r"[\x{640}\x{7fa}\x{302e}\x{302f}\x{3031}-\x{3035}\x{303b}]")?,
+        ])
+    }) else {
+        return false;
+    };
+    if !permitted.is_match(label) || disallowed.is_match(label) {
+        return false;
+    }
+    let chars: Vec<char> = label.chars().collect();
+    let is = |c: Option<&char>, rule: &regex::Regex| c.is_some_and(|c| rule.is_match(c.encode_utf8(&mut [0; 4])));
+    let context_ok = chars.iter().enumerate().all(|(i, c)| {
+        let (before, after) = (i.checked_sub(1).and_then(|j| chars.get(j)), chars.get(i + 1));
+        match c {
+            '\u{b7}' => before == Some(&'l') && after == Some(&'l'),
+            '\u{375}' => is(after, greek),
+            '\u{5f3}' | '\u{5f4}' => is(before, hebrew),
+            _ => true,
+        }
+    });
+    // The katakana middle dot is itself of no script, so it does not count as Japanese.
+    context_ok && (!label.contains('\u{30fb}') || japanese.is_match(&label.replace('\u{30fb}', "")))
 }
 
 /// RFC 6901: empty, or `/`-led reference tokens in which `~` is only `~0` or `~1`.
@@ -473,6 +519,98 @@ mod tests {
         let wrong: Vec<_> = cases
             .iter()
             .filter(|(format, text, valid)| check(format, text) != Some(*valid))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+    }
+
+    /// Host names where IDNA implementations part ways (hyphens, joiners, bidi labels,
+    /// context rules, full stops, lengths, punycode), with pi 1.6's answers for each.
+    #[test]
+    fn idn_hostnames_are_judged_as_pi_16_judges_them() {
+        let fixed: &[(&str, bool)] = &[
+            ("example.com", true),
+            ("EXAMPLE.COM", true),
+            ("b\u{fc}cher.de", true),
+            ("xn--bcher-kva.de", true),
+            ("xn--bcher-kva", true),
+            ("xn--", false),
+            ("xn--a", false),
+            ("xn--zz", false),
+            ("a.b.", false),
+            ("-abc.com", false),
+            ("abc-.com", false),
+            ("ab--cd.com", false),
+            ("a_b.com", false),
+            ("\u{df}.de", true),
+            ("\u{3c2}.gr", true),
+            ("a\u{200d}b", false),
+            ("a\u{200c}b", false),
+            ("\u{915}\u{94d}\u{200d}\u{937}", true),
+            ("\u{660}\u{6f0}", false),
+            ("\u{5d0}1", true),
+            ("\u{5d0}a", false),
+            ("\u{300}a", false),
+            ("\u{2615}.com", false),
+            ("xn--ls8h.la", false),
+            ("1.2.3.4", true),
+            ("\u{ff21}\u{ff22}\u{ff23}.com", true),
+            ("a\u{3002}b", true),
+            ("a\u{ff0e}b", true),
+            ("a\u{ff61}b", true),
+            ("a\u{ad}b", true),
+            ("\u{65e5}\u{672c}.jp", true),
+            ("\u{30fb}", false),
+            ("\u{30fb}\u{30a2}", true),
+            ("a\u{30fb}b", false),
+            ("\u{b7}", false),
+            ("l\u{b7}l", true),
+            ("a\u{b7}b", false),
+            ("\u{375}\u{3b1}", true),
+            ("\u{375}a", false),
+            ("\u{5f3}", false),
+            ("\u{5d0}\u{5f3}", true),
+            ("\u{640}", false),
+            ("x\u{640}", false),
+            ("\u{3007}", true),
+            ("a..b", false),
+            ("..", false),
+            (".", false),
+            (" ", false),
+            ("a b", false),
+            ("\u{2488}.com", false),
+            ("\u{1c5}.com", true),
+            ("A\u{30a}.com", true),
+            ("\u{212b}.com", true),
+            ("xn--nxasmq6b", true),
+            ("xn--XN--", false),
+            ("Xn--bcher-kva.de", true),
+            ("xn--bcher-KVA.de", true),
+            ("\u{600}a", false),
+            ("\u{6dd}", false),
+            ("a\u{115f}b", true),
+            ("\u{660}\u{661}", false),
+            ("\u{6f0}\u{6f1}", true),
+            ("\u{660}\u{6f0}\u{661}", false),
+            ("\u{5d0}-\u{5d1}", true),
+            ("\u{5d0}\u{5d1}-", false),
+            ("0\u{5d0}", false),
+            ("\u{627}1", true),
+            ("\u{627}a", false),
+        ];
+        let a63 = "a".repeat(63);
+        let long = [
+            (format!("{a63}.com"), true),
+            (format!("{}.com", "a".repeat(64)), false),
+            (format!("{a63}.{a63}.{a63}.{}", "a".repeat(61)), true),
+            (format!("{a63}.{a63}.{a63}.{}", "a".repeat(62)), false),
+            (format!("{}.jp", "\u{65e5}".repeat(40)), true),
+            (format!("{}.jp", "\u{65e5}".repeat(63)), false),
+            ("\u{fc}".repeat(63), false),
+        ];
+        let cases: Vec<(String, bool)> = fixed.iter().map(|(t, v)| (t.to_string(), *v)).chain(long).collect();
+        let wrong: Vec<_> = cases
+            .iter()
+            .filter(|(text, valid)| check("idn-hostname", text) != Some(*valid))
             .collect();
         assert!(wrong.is_empty(), "{wrong:#?}");
     }

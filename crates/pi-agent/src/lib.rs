@@ -42,6 +42,6 @@ pub use hooks::{
 pub use message::{default_convert_to_llm, AgentMessage, CustomMessage};
 pub use nested::{nested_call, NestedOutcome, NestedPipeline};
 pub use queue::{PendingQueue, QueueMode};
-pub use tool::{AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
+pub use tool::{combine_usage, AgentTool, ExecutionMode, ToolError, ToolOutput, ToolUpdateFn};
 pub use tool_registry::{Exposure, PromptEntry, Registered, ToolEntry, ToolMeta, ToolRegistry, ToolSource};
 pub use validation::validate_tool_arguments;

@@ -145,6 +145,13 @@ impl NestedScope {
         let record = lock(&pipeline.record).snapshot();
         record
     }
+
+    /// What the calls made spent on model calls of their own, summed.
+    pub(crate) fn nested_usage(&self) -> Option<pi_ai::Usage> {
+        let pipeline = self.pipeline.as_ref()?;
+        let usage = lock(&pipeline.record).usage();
+        usage
+    }
 }
 
 impl NestedPipeline {
@@ -181,7 +188,13 @@ impl NestedPipeline {
         })
         .await;
         let outcome = self.execute(tool, call, cancel, on_update).await;
-        lock(&self.record).finish(recorded, outcome.is_error, &outcome.result);
+        {
+            let mut record = lock(&self.record);
+            record.finish(recorded, outcome.is_error, &outcome.result);
+            if let Some(usage) = &outcome.result.usage {
+                record.add_usage(usage);
+            }
+        }
         self.deliver(AgentEvent::ToolExecutionEnd {
             tool_call_id: outcome.tool_call.id.clone(),
             tool_name: outcome.tool_call.name.clone(),
@@ -216,7 +229,7 @@ impl NestedPipeline {
             Preparation::Immediate(result) => {
                 return NestedOutcome {
                     tool_call: call,
-                    result,
+                    result: *result,
                     is_error: true,
                     duration_ms: None,
                 }

@@ -45,6 +45,9 @@ pub(crate) struct NestedRecorder {
     argument_bytes: usize,
     /// Something was left out.
     dropped: bool,
+    /// What the calls' own model calls spent, summed (their result messages are not kept,
+    /// so it goes on the running tool's result, as pi 1.6 counts it).
+    usage: Option<pi_ai::Usage>,
 }
 
 impl NestedRecorder {
@@ -90,6 +93,19 @@ impl NestedRecorder {
                 record.error = Some(text.chars().take(MAX_ERROR_CHARS).collect());
             }
         }
+    }
+
+    /// Count what a call spent (calls counted out of the record included).
+    pub(crate) fn add_usage(&mut self, usage: &pi_ai::Usage) {
+        self.usage = Some(match &self.usage {
+            Some(total) => crate::tool::combine_usage(total, usage),
+            None => *usage,
+        });
+    }
+
+    /// The calls' summed usage, if any reported one.
+    pub(crate) fn usage(&self) -> Option<pi_ai::Usage> {
+        self.usage
     }
 
     /// `{calls, complete}`, or `None` when no call was made.

@@ -28,6 +28,9 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// Ask the loop to end the run after this batch (honoured only if every result asks).
     pub terminate: bool,
+    /// What the tool spent on model calls of its own (a codemode script's `models.*`): it
+    /// goes on the result message, so the session's totals include it (pi 1.6).
+    pub usage: Option<pi_ai::Usage>,
 }
 
 impl ToolOutput {
@@ -41,6 +44,31 @@ impl ToolOutput {
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
+    }
+}
+
+/// The sum of two usages, as pi 1.6 adds up what a tool and the calls it made spent: counts
+/// and costs added, the optional splits kept when either side has them, and the total
+/// counted as the provider's own only when both are.
+pub fn combine_usage(first: &pi_ai::Usage, second: &pi_ai::Usage) -> pi_ai::Usage {
+    let either = |a: Option<u64>, b: Option<u64>| (a.is_some() || b.is_some()).then(|| a.unwrap_or(0) + b.unwrap_or(0));
+    let (a, b) = (&first.cost, &second.cost);
+    pi_ai::Usage {
+        input: first.input + second.input,
+        output: first.output + second.output,
+        cache_read: first.cache_read + second.cache_read,
+        cache_write: first.cache_write + second.cache_write,
+        reasoning: either(first.reasoning, second.reasoning),
+        total_tokens: first.total_tokens + second.total_tokens,
+        cost: pi_ai::UsageCost {
+            input: a.input + b.input,
+            output: a.output + b.output,
+            cache_read: a.cache_read + b.cache_read,
+            cache_write: a.cache_write + b.cache_write,
+            total: a.total + b.total,
+            total_from_provider: Some(a.total_from_provider == Some(true) && b.total_from_provider == Some(true)),
+        },
+        cache_write_1h: either(first.cache_write_1h, second.cache_write_1h),
     }
 }
 

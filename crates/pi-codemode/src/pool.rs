@@ -16,9 +16,15 @@ pub const WORKER_WAIT: Duration = Duration::from_secs(60);
 pub fn max_workers() -> usize {
     std::env::var("PI_CODEMODE_MAX_WORKERS")
         .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
+        .and_then(|v| parse_workers(&v))
         .unwrap_or(DEFAULT_MAX_WORKERS)
+}
+
+/// A worker count as pi 1.6 reads it (a JavaScript number that is a positive integer, so
+/// ` 3 `, `3.0` and `1e1` count too).
+fn parse_workers(text: &str) -> Option<usize> {
+    let n: f64 = text.trim().parse().ok()?;
+    (n.is_finite() && n >= 1.0 && n.fract() == 0.0 && n <= usize::MAX as f64).then_some(n as usize)
 }
 
 fn slots() -> &'static Arc<Semaphore> {
@@ -43,5 +49,28 @@ pub async fn reserve(cancel: &CancellationToken, wait: Duration) -> Result<Owned
         permit = Arc::clone(slots()).acquire_owned() => permit.map_err(|_| NoWorker::TimedOut),
         _ = cancel.cancelled() => Err(NoWorker::Aborted),
         _ = tokio::time::sleep(wait) => Err(NoWorker::TimedOut),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_workers;
+
+    #[test]
+    fn worker_counts_are_read_as_pi_16_reads_them() {
+        for (text, count) in [
+            ("3", Some(3)),
+            (" 4 ", Some(4)),
+            ("3.0", Some(3)),
+            ("1e1", Some(10)),
+            ("0", None),
+            ("-2", None),
+            ("2.5", None),
+            ("", None),
+            ("many", None),
+            ("inf", None),
+        ] {
+            assert_eq!(parse_workers(text), count, "{text:?}");
+        }
     }
 }

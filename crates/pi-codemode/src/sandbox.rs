@@ -16,6 +16,8 @@ use rquickjs::{Context, Ctx, Function, Object, Runtime, Value};
 const PRELUDE: &str = include_str!("prelude.js");
 /// The file name error stacks give the script.
 pub const SCRIPT_FILE: &str = "codemode.js";
+/// What comes before the script on its first line (28 characters, as pi 1.6's opening).
+const SCRIPT_OPENING: &str = "(async (              ) => {";
 const PRELUDE_FILE: &str = "codemode-prelude.js";
 /// The VM's heap limit.
 pub const MEMORY_LIMIT_BYTES: usize = 256 * 1024 * 1024;
@@ -404,13 +406,15 @@ fn drive(
     let settle: Function = api.get("settle").map_err(|e| js_error(ctx, e))?;
     let run: Function = api.get("run").map_err(|e| js_error(ctx, e))?;
 
-    // The script is the body of an async function; its first line stays line 1.
+    // The script is the body of an async arrow function; its first line stays line 1, and
+    // the opening is as long as pi 1.6's (`(async (tools, console) => {`), so the columns in
+    // error positions on that line are the same. The globals are not shadowed here.
     let mut options = EvalOptions::default();
     options.global = true;
     options.strict = false;
     options.filename = Some(SCRIPT_FILE.to_string());
     let main: Function = ctx
-        .eval_with_options(format!("(async function () {{{}\n}})", spec.code), options)
+        .eval_with_options(format!("{SCRIPT_OPENING}{}\n}})", spec.code), options)
         .map_err(|e| js_error(ctx, e))?;
     run.call::<_, ()>((main,)).map_err(|e| js_error(ctx, e))?;
 

@@ -378,6 +378,14 @@ async fn limits_stop_runaway_scripts() {
     )
     .await;
     assert_eq!(body(&deep), "RangeError");
+    // Uncaught, the error names its place on the first line at the column pi 1.6 gives it.
+    let uncaught = run(&host, "function f(n) { return f(n + 1) + 1; } return f(0);").await;
+    assert!(
+        body(&uncaught)
+            .starts_with("Script error:\nRangeError: Maximum call stack size exceeded\n    at f (codemode.js:1:57)\n"),
+        "{}",
+        body(&uncaught)
+    );
 
     let stalled = run(&host, "await new Promise(() => {});").await;
     assert!(stalled.is_error);

@@ -234,6 +234,41 @@ async fn stdio_handshake_tools_calls_and_roots() {
         json!({"roots": [{"uri": format!("file://{cwd}"), "name": name}]})
     );
 
+    // Requests from the server: `ping` is answered; what pi does not serve (sampling,
+    // elicitation, anything else) gets pi 1.6's "Method not found" error.
+    let ask = |method: &'static str, params: Value| {
+        let client = &client;
+        async move {
+            let answer = call(
+                client,
+                "ask",
+                json!({"method": method, "params": params}),
+                &CallOptions::default(),
+            )
+            .await
+            .expect("ask");
+            serde_json::from_str::<Value>(answer["content"][0]["text"].as_str().unwrap_or("")).expect("answer json")
+        }
+    };
+    assert_eq!(ask("ping", json!({})).await, json!({"result": {}}));
+    for (method, params) in [
+        (
+            "sampling/createMessage",
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 10}),
+        ),
+        (
+            "elicitation/create",
+            json!({"message": "name?", "requestedSchema": {"type": "object", "properties": {}}}),
+        ),
+        ("x/unknown", json!({})),
+    ] {
+        assert_eq!(
+            ask(method, params).await,
+            json!({"error": {"code": -32601, "message": format!("Method not found: {method}")}}),
+            "{method}"
+        );
+    }
+
     let mut changes = client.tool_list_changes();
     call(&client, "notify_changed", json!({}), &CallOptions::default())
         .await

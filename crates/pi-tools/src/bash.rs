@@ -163,6 +163,7 @@ impl AgentTool for BashTool {
                 structured_content: None,
                 is_error: false,
                 terminate: false,
+                usage: None,
             });
         };
         let started = std::time::Instant::now();
@@ -203,6 +204,7 @@ impl AgentTool for BashTool {
             structured_content: Some(structured),
             is_error: code != 0,
             terminate: false,
+            usage: None,
         })
     }
 }

@@ -145,6 +145,7 @@ async fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput,
         structured_content: None,
         is_error: false,
         terminate: false,
+        usage: None,
     })
 }
 

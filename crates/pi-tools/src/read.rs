@@ -168,6 +168,7 @@ async fn read_image(bytes: Vec<u8>, mime: &'static str, options: &ToolsOptions) 
             structured_content: None,
             is_error: false,
             terminate: false,
+            usage: None,
         });
     }
     let prepared = blocking(move || prepare_image(&bytes, mime)).await?;
@@ -190,6 +191,7 @@ async fn read_image(bytes: Vec<u8>, mime: &'static str, options: &ToolsOptions) 
         structured_content: None,
         is_error: false,
         terminate: false,
+        usage: None,
     })
 }
 
@@ -264,6 +266,7 @@ pub fn read_text(text: &str, raw_path: &str, offset: Option<f64>, limit: Option<
         structured_content: None,
         is_error: false,
         terminate: false,
+        usage: None,
     })
 }
 

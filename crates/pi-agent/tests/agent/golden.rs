@@ -156,6 +156,7 @@ fn tool_output(v: &Value) -> ToolOutput {
         structured_content: None,
         is_error: false,
         terminate: false,
+        usage: None,
     }
 }
 

@@ -335,3 +335,96 @@ async fn calls_of_a_reply_cut_at_the_token_limit_are_not_run() {
         vec![("t1".into(), text("echo"), true), ("t2".into(), text("echo"), true)]
     );
 }
+
+fn usage(input: u64, cost: f64) -> pi_ai::Usage {
+    pi_ai::Usage {
+        input,
+        total_tokens: input,
+        cost: pi_ai::UsageCost {
+            input: cost,
+            total: cost,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// A tool that spends on its own model calls and runs `spender` once through the pipeline,
+/// as a codemode script does.
+struct Nesting {
+    spender: Arc<dyn pi_agent::AgentTool>,
+}
+
+#[async_trait::async_trait]
+impl pi_agent::AgentTool for Nesting {
+    fn name(&self) -> &str {
+        "nesting"
+    }
+    fn description(&self) -> &str {
+        "runs spender"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object"})
+    }
+    fn runs_nested_tools(&self) -> bool {
+        true
+    }
+    async fn execute(
+        &self,
+        _id: &str,
+        _args: Value,
+        cancel: tokio_util::sync::CancellationToken,
+        _update: pi_agent::ToolUpdateFn,
+    ) -> Result<ToolOutput, ToolError> {
+        let pipeline = pi_agent::NestedPipeline::current().ok_or_else(|| ToolError::new("no pipeline"))?;
+        let call = pi_agent::nested_call("n/1".into(), "spender", json!({}));
+        pipeline
+            .run(Arc::clone(&self.spender), call, &cancel, Arc::new(|_| {}))
+            .await;
+        Ok(ToolOutput {
+            usage: Some(usage(10, 0.25)),
+            ..ToolOutput::text("nested done")
+        })
+    }
+}
+
+/// What a tool spent on models, and what the calls it made spent, end up summed as `usage` on
+/// its result message (pi 1.6), which the session's totals count; a tool that spent nothing
+/// has none.
+#[tokio::test]
+async fn a_tools_own_and_nested_model_usage_go_on_its_result_message() {
+    let spender = TestTool::new("spender", |_, _, _| async {
+        Ok(ToolOutput {
+            usage: Some(usage(5, 0.5)),
+            ..ToolOutput::text("spent")
+        })
+    })
+    .arc();
+    let faux = Faux::new();
+    faux.push_tools(&[
+        ("c1", "nesting", json!({})),
+        ("c2", "spender", json!({})),
+        ("c3", "free", json!({})),
+    ]);
+    faux.push_text("done");
+    let free = TestTool::new("free", |_, _, _| async { Ok(ToolOutput::text("free")) }).arc();
+    let nesting: Arc<dyn pi_agent::AgentTool> = Arc::new(Nesting {
+        spender: Arc::clone(&spender),
+    });
+    let agent = agent_with(&faux, vec![nesting, spender, free]);
+    agent.prompt("x").await.unwrap();
+    let usages: Vec<(String, Option<Value>)> = faux.calls()[1]
+        .context
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::ToolResult(t) => Some((t.tool_call_id.clone(), t.extra.get("usage").cloned())),
+            _ => None,
+        })
+        .collect();
+    let cost = |(_, u): &(String, Option<Value>)| u.as_ref().map(|u| (u["input"].clone(), u["cost"]["total"].clone()));
+    assert_eq!(usages.len(), 3, "{usages:?}");
+    assert_eq!(cost(&usages[0]), Some((json!(15), json!(0.75))), "{usages:?}");
+    assert_eq!(cost(&usages[1]), Some((json!(5), json!(0.5))), "{usages:?}");
+    assert_eq!(cost(&usages[2]), None, "{usages:?}");
+}

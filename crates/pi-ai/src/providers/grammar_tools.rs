@@ -26,25 +26,43 @@ pub fn supported(model: &Model) -> bool {
     compat_bool(model, "supportsOpenAIGrammarTools").unwrap_or(false)
 }
 
-/// The one required string property that holds the raw input.
-fn input_property(parameters: &Value) -> Option<String> {
+/// The one required string property that holds the raw input, or why the schema cannot
+/// carry raw input (pi 1.6's wording).
+fn input_property(parameters: &Value) -> Result<String, String> {
     if parameters.get("type").and_then(Value::as_str) != Some("object") {
-        return None;
+        return Err("grammar constrained sampling requires an object parameter schema".into());
     }
-    let required = parameters.get("required")?.as_array()?;
-    let [Value::String(name)] = required.as_slice() else {
-        return None;
+    let required = parameters.get("required").and_then(Value::as_array);
+    let Some([Value::String(name)]) = required.map(Vec::as_slice) else {
+        return Err("grammar constrained sampling requires exactly one required string property".into());
     };
-    let kind = parameters.pointer(&format!("/properties/{name}/type"))?;
-    (kind == "string").then(|| name.clone())
+    let Some(property) = parameters.get("properties").and_then(|p| p.get(name)) else {
+        return Err(format!(
+            "grammar constrained sampling requires a properties entry for {name}"
+        ));
+    };
+    if property.get("type").and_then(Value::as_str) != Some("string") {
+        return Err(format!(
+            "grammar constrained sampling property {name} must have type string"
+        ));
+    }
+    Ok(name.clone())
 }
 
-/// The grammar `tool` declares, when it declares a usable one. A tool whose grammar cannot be
-/// used is declared as a plain function tool.
+/// The grammar `tool` declares, when it declares a usable one (a tool that declares an
+/// unusable one is refused by [`check`] before any request is made).
 pub fn grammar_of(tool: &Tool) -> Option<Grammar<'_>> {
-    let config = tool.constrained_sampling.as_ref()?;
+    resolve(tool).ok().flatten()
+}
+
+/// `tool`'s grammar: `None` when it declares none, an error (pi 1.6's text) when the one it
+/// declares cannot be used.
+fn resolve(tool: &Tool) -> Result<Option<Grammar<'_>>, String> {
+    let Some(config) = tool.constrained_sampling.as_ref() else {
+        return Ok(None);
+    };
     if config.get("type").and_then(Value::as_str) != Some("grammar") {
-        return None;
+        return Ok(None);
     }
     let variant = |key: &str| {
         config
@@ -55,13 +73,30 @@ pub fn grammar_of(tool: &Tool) -> Option<Grammar<'_>> {
     let (syntax, definition) = match (variant("openai_lark"), variant("openai_regex")) {
         (Some(lark), _) => ("lark", lark),
         (None, Some(regex)) => ("regex", regex),
-        (None, None) => return None,
+        (None, None) => {
+            return Err(format!(
+                "Tool \"{}\" cannot use grammar constrained sampling: no supported grammar variant was provided.",
+                tool.name
+            ))
+        }
     };
-    Some(Grammar {
+    let property = input_property(&tool.parameters)
+        .map_err(|e| format!("Tool \"{}\" cannot use grammar constrained sampling: {e}.", tool.name))?;
+    Ok(Some(Grammar {
         syntax,
         definition,
-        property: input_property(&tool.parameters)?,
-    })
+        property,
+    }))
+}
+
+/// Refuse a request to `model` that declares a grammar tool it cannot send: as pi 1.6, a
+/// model that takes grammar tools gets an error for a tool whose grammar or schema does not
+/// fit (a model that does not take them gets every tool as a plain function tool).
+pub fn check(model: &Model, tools: &[Tool]) -> Result<(), String> {
+    if !supported(model) {
+        return Ok(());
+    }
+    tools.iter().try_for_each(|t| resolve(t).map(|_| ()))
 }
 
 /// The grammar tools of a request to `model` (none when its API does not take them).
@@ -176,6 +211,43 @@ mod tests {
         let mut two = t.clone();
         two.parameters["required"] = json!(["code", "x"]);
         assert!(grammar_of(&two).is_none());
+    }
+
+    fn grammar_model(supported: bool) -> Model {
+        let mut model = crate::models::get_model("openai", "gpt-5")
+            .expect("a built-in model")
+            .clone();
+        model.compat = Some(json!({"supportsOpenAIGrammarTools": supported}));
+        model
+    }
+
+    /// pi 1.6's errors for a grammar tool a grammar-taking model cannot be sent, word for
+    /// word; a model without grammar tools takes them all as function tools.
+    #[test]
+    fn an_unusable_grammar_tool_is_an_error_only_where_grammars_are_taken() {
+        let lark = json!({"type": "grammar", "variants": {"openai_lark": "start: /x/"}});
+        let no_variant = tool(json!({"type": "grammar", "variants": {"openai_lark": " "}}));
+        let mut two = tool(lark.clone());
+        two.parameters["required"] = json!(["code", "x"]);
+        let mut not_object = tool(lark.clone());
+        not_object.parameters = json!({"type": "string"});
+        let mut missing = tool(lark.clone());
+        missing.parameters = json!({"type": "object", "properties": {}, "required": ["code"]});
+        let mut number = tool(lark.clone());
+        number.parameters["properties"]["code"]["type"] = json!("number");
+        let cases = [
+            (no_variant, "Tool \"codemode\" cannot use grammar constrained sampling: no supported grammar variant was provided."),
+            (two, "Tool \"codemode\" cannot use grammar constrained sampling: grammar constrained sampling requires exactly one required string property."),
+            (not_object, "Tool \"codemode\" cannot use grammar constrained sampling: grammar constrained sampling requires an object parameter schema."),
+            (missing, "Tool \"codemode\" cannot use grammar constrained sampling: grammar constrained sampling requires a properties entry for code."),
+            (number, "Tool \"codemode\" cannot use grammar constrained sampling: grammar constrained sampling property code must have type string."),
+        ];
+        for (bad, message) in cases {
+            let tools = [tool(lark.clone()), bad];
+            assert_eq!(check(&grammar_model(true), &tools), Err(message.to_string()));
+            assert_eq!(check(&grammar_model(false), &tools), Ok(()));
+        }
+        assert_eq!(check(&grammar_model(true), &[tool(lark)]), Ok(()));
     }
 
     #[test]

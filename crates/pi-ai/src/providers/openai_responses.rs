@@ -175,6 +175,7 @@ pub fn build_body(model: &Model, context: &Context, options: &StreamOptions, ret
 /// input items are written from a tree that borrows the message text (see
 /// [`crate::providers::json_tree`]).
 pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions) -> Result<Vec<u8>, String> {
+    grammar_tools::check(model, &context.tools)?;
     if options.on_payload.is_some() {
         return serde_json::to_vec(&request_body(model, context, options)).map_err(|e| e.to_string());
     }

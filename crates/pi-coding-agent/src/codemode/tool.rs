@@ -135,6 +135,8 @@ impl AgentTool for CodemodeTool {
             structured_content: None,
             is_error: result.is_error,
             terminate: false,
+            // The script's model calls cost: on the result, so the session totals count it.
+            usage: result.usage.and_then(|u| serde_json::from_value(u).ok()),
         })
     }
 }

@@ -120,6 +120,7 @@ impl AgentTool for McpAgentTool {
             structured_content: Some(output.structured_content),
             is_error: output.is_error,
             terminate: false,
+            usage: None,
         })
     }
 }

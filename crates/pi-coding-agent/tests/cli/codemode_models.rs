@@ -39,9 +39,13 @@ struct Outcome {
     row_details: Vec<(String, Value, Value)>,
     /// Authorization headers of the image and classifier requests.
     auth: Vec<String>,
+    /// The tool result message's `usage`: what the script's model calls cost.
+    usage: Value,
+    /// `get_session_stats`'s cost less what the replies cost: what the totals count beyond them.
+    totals_beyond_replies: f64,
 }
 
-fn scenario(pi: impl FnOnce(&Fixture) -> Command) -> Outcome {
+fn scenario(pi: impl Fn(&Fixture) -> Command) -> Outcome {
     let mock = Mock::start(Script::sequential(vec![
         Turn::tool_call("codemode", json!({ "code": SCRIPT })),
         Turn::text("done"),
@@ -98,7 +102,19 @@ fn scenario(pi: impl FnOnce(&Fixture) -> Command) -> Outcome {
             (short, c["error"].clone(), c["cost"].clone())
         })
         .collect();
+    let mut stats = pi(&fx);
+    stats.args(["--mode", "rpc", "-c"]);
+    let stats =
+        crate::session16::rpc_until_answered(Pi::from_command(stats), r#"{"id":"s","type":"get_session_stats"}"#, "s");
+    let replies: f64 = session
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["message"]["role"] == "assistant")
+        .filter_map(|e| e["message"]["usage"]["cost"]["total"].as_f64())
+        .sum();
     Outcome {
+        totals_beyond_replies: stats["data"]["cost"].as_f64().unwrap_or_default() - replies,
+        usage: message["usage"].clone(),
         row_details,
         value: serde_json::from_str(value).unwrap_or_else(|e| panic!("{e}: {value}")),
         text: text.to_string(),
@@ -167,6 +183,17 @@ fn scripts_generate_images_and_classify_with_the_registry_credentials() {
             ("models.classify", "opencode/jev-1.13", "error"),
         ]
     );
+    // What the calls cost is on the tool result, the sum of the rows' costs.
+    let rows_cost: f64 = ours.row_details.iter().filter_map(|(_, _, cost)| cost.as_f64()).sum();
+    let cost = ours.usage["cost"]["total"].as_f64().unwrap_or_default();
+    assert!(cost > 0.0, "{}", ours.usage);
+    assert!((cost - rows_cost).abs() < 1e-12, "{} vs rows {rows_cost}", ours.usage);
+    // And the session's totals count it.
+    assert!(
+        (ours.totals_beyond_replies - cost).abs() < 1e-9,
+        "totals beyond the replies {} vs the script's {cost}",
+        ours.totals_beyond_replies
+    );
 }
 
 #[test]
@@ -185,5 +212,7 @@ fn scripts_run_models_as_pi_1_6_does() {
     assert_eq!(ours.rows, theirs.rows);
     assert_eq!(ours.row_details, theirs.row_details);
     assert_eq!(ours.auth, theirs.auth);
+    assert_eq!(ours.usage, theirs.usage);
+    assert!((ours.totals_beyond_replies - theirs.totals_beyond_replies).abs() < 1e-9);
     assert_eq!(ours.text.lines().next(), theirs.text.lines().next());
 }

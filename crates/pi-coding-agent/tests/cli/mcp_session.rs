@@ -171,6 +171,53 @@ fn a_failing_and_a_hanging_server_leave_the_others_working() {
     assert_eq!(results[1], "Echo: still here");
 }
 
+/// pi 1.6 holds the first prompt at most ten seconds for servers whose tools are declared
+/// directly: a server that never answers (its own handshake timeout is the default 30 s) does
+/// not hold the run longer, the server that did connect is in the first request, and the
+/// hanging server's process is gone when pi exits.
+#[test]
+fn the_first_prompt_waits_at_most_ten_seconds_for_a_hanging_direct_server() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let pid_file = fx.root.path().join("hanging.pid");
+    write_config(
+        &fx,
+        json!({
+            "everything": everything_entry(&node, &script, json!({"exposure": "direct"})),
+            "hanging": {
+                "command": "sh",
+                "args": ["-c", format!("echo $$ > '{}'; exec sleep 120", pid_file.display())],
+                "exposure": "direct",
+            },
+        }),
+    );
+    let started = Instant::now();
+    let run = fx.pi(["-p", "hi"]).run();
+    let took = started.elapsed();
+    run.assert_ok();
+    assert!(
+        took >= Duration::from_millis(9500) && took < Duration::from_secs(20),
+        "the first prompt should wait about ten seconds, took {took:?}"
+    );
+    let names: Vec<String> = declared(&mock.requests()[0].body).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == "mcp__everything__echo"), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("mcp__hanging")), "{names:?}");
+    let pid = std::fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    let gone = (0..100).any(|_| {
+        let alive = std::process::Command::new("kill")
+            .args(["-0", &pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if alive {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !alive
+    });
+    assert!(gone, "the hanging server (pid {pid}) outlived pi");
+}
+
 #[test]
 fn no_mcp_leaves_the_servers_off() {
     let Some((node, script)) = everything() else { return };

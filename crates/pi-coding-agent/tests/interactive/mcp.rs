@@ -89,10 +89,12 @@ fn mcp_lists_servers_and_manages_one() {
     pty.wait_text("Exposure direct:");
     pty.send(ESC);
     pty.wait_text("MCP server everything");
+    // Reconnecting from the page says nothing; the page comes back with its state (1.6).
     select_row(&mut pty, "Reconnect");
     pty.send(ENTER);
-    pty.wait_text("Reconnected to MCP server \"everything\" (connected · ");
     pty.wait_text("MCP server everything");
+    pty.wait_text("State: connected · ");
+    assert!(!pty.contents().contains("Reconnected to"), "{}", pty.contents());
     // Disabling closes it now (the page follows) and writes the file; enabling connects again.
     select_row(&mut pty, "Disable");
     pty.send(ENTER);
@@ -118,6 +120,10 @@ fn mcp_lists_servers_and_manages_one() {
     pty.type_text("/mcp reconnect nosuch");
     pty.send(ENTER);
     pty.wait_text("No MCP server named \"nosuch\".");
+    // Without a name, the one that failed is meant; that it fails again is an error (1.6).
+    pty.type_text("/mcp reconnect");
+    pty.send(ENTER);
+    pty.wait_text("MCP server \"broken\" failed to connect: spawn /nonexistent/mcp-server ENOENT");
     quit(&mut pty);
 }
 
@@ -270,5 +276,81 @@ except urllib.error.HTTPError as e:\n    print(e.headers['Location'], end='')",
     pty.wait_text("enter manage");
     pty.send(ESC);
     std::thread::sleep(Duration::from_millis(100));
+    quit(&mut pty);
+}
+
+/// The URL the mock authorization server redirects the browser to once it approves
+/// `authorize` (it approves at once), read without following the redirect.
+fn approved_redirect(python: &std::path::Path, authorize: &str) -> String {
+    let location = std::process::Command::new(python)
+        .args([
+            "-c",
+            "import sys, urllib.request\n\
+class Stop(urllib.request.HTTPRedirectHandler):\n    def redirect_request(self, *a): return None\n\
+try:\n    urllib.request.build_opener(Stop).open(sys.argv[1])\n\
+except urllib.error.HTTPError as e:\n    print(e.headers['Location'], end='')",
+            authorize,
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8(location.stdout).unwrap()
+}
+
+/// `/mcp login` with two OAuth servers, as in pi 1.6: a "MCP server" picker names them, the
+/// sign-in screen shows the URL with "ctrl+x to copy" (which copies it and says so), and once
+/// the pasted redirect URL signs the server in, the screen closes and a notice says so.
+#[test]
+fn mcp_login_picks_a_server_copies_the_url_and_closes_when_signed_in() {
+    let Some(python) = python() else { return };
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(pi_test_support::oauth::OAuthMock::start()).unwrap();
+    let alpha = start_oauth_server(&python, &oauth.url());
+    let beta = start_oauth_server(&python, &oauth.url());
+    std::fs::write(
+        s.agent.path().join("mcp.json"),
+        json!({"mcpServers": {"alpha": {"url": alpha.url}, "beta": {"url": beta.url}}}).to_string(),
+    )
+    .unwrap();
+    let opened = s.cwd.path().join("opened.txt");
+    let browser = s.cwd.path().join("browser.sh");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let browser = browser.display().to_string();
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("BROWSER", &browser)]);
+    pty.wait_text("mock-model");
+    pty.type_text("/mcp login");
+    pty.send(ENTER);
+    pty.wait_text("MCP server");
+    pty.wait_text("alpha");
+    select_row(&mut pty, "beta");
+    pty.send(ENTER);
+    pty.wait_text("Sign in to beta");
+    pty.wait_text("Ctrl+click to open • ctrl+x to copy");
+    pty.wait_for("the browser opened", Duration::from_secs(10), |_| opened.exists());
+    // Without a clipboard tool the copy goes out as OSC 52 and counts as done.
+    pty.send("\x18");
+    pty.wait_text("Ctrl+click to open • Copied URL to clipboard");
+    let location = approved_redirect(&python, &std::fs::read_to_string(&opened).unwrap());
+    assert!(location.contains("code="), "{location:?}");
+    pty.type_text(&location);
+    pty.send(ENTER);
+    pty.wait_text("Signed in to MCP server \"beta\" (1 tools).");
+    let screen = pty.contents();
+    assert!(
+        !screen.contains("Sign in to beta"),
+        "the sign-in screen stayed open:\n{screen}"
+    );
+    assert!(
+        !screen.contains("MCP server beta"),
+        "the server's page opened:\n{screen}"
+    );
+    assert_eq!(oauth.violations(), Vec::<String>::new());
     quit(&mut pty);
 }

@@ -1,5 +1,6 @@
 //! What the client answers and hears from a server: `initialize` parameters, `roots/list` with the
-//! session cwd, `ping` (rmcp answers it), progress, log messages and tool-list changes.
+//! session cwd, `ping` (rmcp answers it), progress, log messages and tool-list changes. Any other
+//! request (sampling, elicitation, anything unknown) gets pi 1.6's `Method not found: <method>`.
 
 // rmcp marks roots and logging deprecated for the 2026 revision; the revisions pi speaks have both.
 #![allow(deprecated)]
@@ -7,7 +8,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rmcp::model::{ClientInfo, ListRootsResult, LoggingMessageNotificationParam};
+use rmcp::model::{
+    ClientInfo, CreateMessageRequestParams, CreateMessageResult, CustomRequest, CustomResult, ElicitRequestParams,
+    ElicitResult, ErrorCode, ListRootsResult, LoggingMessageNotificationParam,
+};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ClientHandler, ErrorData, RoleClient};
 use serde_json::{json, Value};
@@ -108,6 +112,32 @@ impl ClientHandler for PiClientHandler {
         Ok(self.roots.clone())
     }
 
+    // pi declares neither sampling nor elicitation; like any request it has no handler for,
+    // they are refused as pi 1.6 refuses them (rmcp would decline an elicitation instead).
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        Err(method_not_found("sampling/createMessage"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        Err(method_not_found("elicitation/create"))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(method_not_found(&request.method))
+    }
+
     async fn on_logging_message(
         &self,
         params: LoggingMessageNotificationParam,
@@ -129,6 +159,11 @@ impl ClientHandler for PiClientHandler {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.tools_changed.send_modify(|n| *n += 1);
     }
+}
+
+/// The error pi answers a request it does not serve with.
+fn method_not_found(method: &str) -> ErrorData {
+    ErrorData::new(ErrorCode::METHOD_NOT_FOUND, format!("Method not found: {method}"), None)
 }
 
 #[cfg(test)]

@@ -135,6 +135,29 @@ impl State {
         }
     }
 
+    /// Send the client a request and wait (5 s at most) for its answer.
+    async fn ask(&self, out: &mpsc::UnboundedSender<Value>, method: &str, params: Option<Value>) -> Option<Value> {
+        let request_id = {
+            let mut next = self.next_id.lock().unwrap_or_else(|p| p.into_inner());
+            *next += 1;
+            json!(format!("srv-{next}"))
+        };
+        let (tx, rx) = oneshot::channel();
+        self.waiting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id_key(&request_id), tx);
+        let mut request = json!({"jsonrpc": "2.0", "id": request_id, "method": method});
+        if let Some(params) = params {
+            request["params"] = params;
+        }
+        let _ = out.send(request);
+        match tokio::time::timeout(Duration::from_secs(5), rx).await {
+            Ok(Ok(answer)) => Some(answer),
+            _ => None,
+        }
+    }
+
     async fn call(self: &Arc<Self>, id: &Value, params: &Value, out: &mpsc::UnboundedSender<Value>) -> Option<Value> {
         let name = params.get("name").and_then(Value::as_str).unwrap_or("");
         let args = params.get("arguments").cloned().unwrap_or(json!({}));
@@ -169,21 +192,22 @@ impl State {
                 }
                 text_result(&format!("done after {steps} steps"))
             }
-            "roots" => {
-                let request_id = {
-                    let mut next = self.next_id.lock().unwrap_or_else(|p| p.into_inner());
-                    *next += 1;
-                    json!(format!("srv-{next}"))
-                };
-                let (tx, rx) = oneshot::channel();
-                self.waiting
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(id_key(&request_id), tx);
-                let _ = out.send(json!({"jsonrpc": "2.0", "id": request_id, "method": "roots/list"}));
-                match tokio::time::timeout(Duration::from_secs(5), rx).await {
-                    Ok(Ok(answer)) => text_result(&answer.get("result").cloned().unwrap_or(Value::Null).to_string()),
-                    _ => text_result("no roots answer"),
+            "roots" => self.ask(out, "roots/list", None).await.map_or_else(
+                || text_result("no roots answer"),
+                |answer| text_result(&answer.get("result").cloned().unwrap_or(Value::Null).to_string()),
+            ),
+            // Any request to the client (`method`, `params`); the whole answer comes back.
+            "ask" => {
+                let method = args.get("method").and_then(Value::as_str).unwrap_or("ping");
+                match self.ask(out, method, args.get("params").cloned()).await {
+                    Some(mut answer) => {
+                        if let Some(answer) = answer.as_object_mut() {
+                            answer.remove("id");
+                            answer.remove("jsonrpc");
+                        }
+                        text_result(&answer.to_string())
+                    }
+                    None => text_result("no answer"),
                 }
             }
             "notify_changed" => {

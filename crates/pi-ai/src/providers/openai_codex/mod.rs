@@ -198,6 +198,9 @@ pub fn stream(model: &Model, context: &Context, options: StreamOptions, api_key:
     let Some(account) = account_id(&api_key) else {
         return error_stream(model, "Failed to extract accountId from token".to_string());
     };
+    if let Err(e) = grammar_tools::check(model, &context.tools) {
+        return error_stream(model, e);
+    }
     let request = transport::CodexRequest {
         sse_url: endpoint(&model.base_url),
         ws_url: websocket_endpoint(&model.base_url),

@@ -66,6 +66,7 @@ fn marks_cache_control(compat: &Compat, retention: CacheRetention) -> bool {
 /// edit the body as a `Value`), the history is written from a tree that borrows its text
 /// instead of being copied into a `Value` first: the same bytes for much less work.
 pub fn request_payload(model: &Model, context: &Context, options: &StreamOptions) -> Result<Vec<u8>, String> {
+    crate::providers::grammar_tools::check(model, &context.tools)?;
     let compat = Compat::for_model(model);
     let retention = crate::providers::cache_retention(options);
     if options.on_payload.is_some() || marks_cache_control(&compat, retention) {

@@ -289,6 +289,11 @@ impl App {
                 let id = tui.show_overlay(overlay.view, OverlayOptions::default());
                 self.picker = Some((id, overlay.picker));
             }
+            Effect::CloseOverlay => {
+                if let Some((id, _)) = self.picker.take() {
+                    tui.hide_overlay(id);
+                }
+            }
             Effect::ReplaceSession(how) => self.replace_session(how, tui),
             Effect::Replaced { notice, editor_text } => self.replaced(notice, editor_text),
             Effect::Spawn(task) => {

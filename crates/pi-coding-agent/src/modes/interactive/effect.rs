@@ -179,6 +179,9 @@ pub enum Effect {
     Extension(super::extension_ui::screen::ScreenChange),
     /// A step of the sign-in numbered so, for its screen.
     Login(u64, super::login::LoginStep),
+    /// Close the dialog shown (its callback is not called): a screen whose work ended on its
+    /// own, such as `/mcp login`'s sign-in screen once the sign-in finished.
+    CloseOverlay,
 }
 
 impl std::fmt::Debug for Effect {
@@ -205,6 +208,7 @@ impl std::fmt::Debug for Effect {
             Effect::Copied { text, native, .. } => write!(f, "Copied({} chars, {native:?})", text.len()),
             Effect::Extension(c) => write!(f, "Extension({c:?})"),
             Effect::Login(id, step) => write!(f, "Login({id}, {step:?})"),
+            Effect::CloseOverlay => f.write_str("CloseOverlay"),
         }
     }
 }

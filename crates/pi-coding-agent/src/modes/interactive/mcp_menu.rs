@@ -15,8 +15,9 @@ use pi_tui::components::SelectItem;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::dialogs::{Dialog, Refresh, Refreshed};
-use super::effect::{blocking, blocking_task, notice, then, Ctx, Effect, Overlay, Picker};
+use super::effect::{blocking, blocking_task, notice, spawn, then, Ctx, Effect, Overlay, Picker};
 use super::events::Msg;
+use super::mcp_sign_in::{set_stage, McpSignInView, SharedStage, Stage};
 use crate::mcp::runtime::McpRuntime;
 use crate::mcp::server::{McpServer, Phase};
 use crate::mcp::sign_in::SignInControls;
@@ -36,54 +37,105 @@ const EXPOSURES: [(Exposure, &str); 3] = [
 /// `/mcp [login|logout|reconnect] [server]`.
 pub fn command(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     let mut words = arg.split_whitespace();
-    match (words.next(), words.next(), words.next()) {
-        (None, _, _) => open_list(cx),
-        (Some("reconnect"), name, None) => match pick(cx, name, |s| s.is_enabled()) {
-            Ok(server) => vec![reconnect(cx, server, false)],
-            Err(e) => vec![e],
-        },
-        (Some(action @ ("login" | "logout")), name, None) => {
-            let none = "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.";
-            let server = match name {
-                Some(_) => pick(cx, name, |_| true).and_then(|s| {
-                    if uses_oauth(&s) {
-                        Ok(s)
-                    } else {
-                        Err(notice(none, "error"))
-                    }
+    let (action, name): (&'static str, _) = match (words.next(), words.next(), words.next()) {
+        (None, _, _) => return open_list(cx),
+        (Some("reconnect"), name, None) => ("reconnect", name.map(str::to_string)),
+        (Some("login"), name, None) => ("login", name.map(str::to_string)),
+        (Some("logout"), name, None) => ("logout", name.map(str::to_string)),
+        _ => return vec![notice(USAGE, "warning")],
+    };
+    // As pi 1.6, a subcommand first lets the servers finish starting, so that the one meant
+    // (the one that failed, the one that needs sign-in) is known.
+    let runtime = cx.session.services().mcp().clone();
+    vec![spawn(async move {
+        runtime.wait_for_all().await;
+        then(move |cx| {
+            let name = name.as_deref();
+            match action {
+                "reconnect" => pick_then(cx, name, Pick::RECONNECT, |cx, server| {
+                    vec![reconnect(cx, server, false)]
                 }),
-                None => pick_oauth(cx).ok_or_else(|| notice(none, "dim")),
-            };
-            match (server, action) {
-                (Ok(server), "login") => start_sign_in(cx, server, SignInFrom::Command),
-                (Ok(server), _) => vec![sign_out(cx, server, false)],
-                (Err(e), _) => vec![e],
+                "login" => pick_then(cx, name, Pick::OAUTH, |cx, server| {
+                    start_sign_in(cx, server, SignInFrom::Command)
+                }),
+                _ => pick_then(cx, name, Pick::OAUTH, |cx, server| vec![sign_out(cx, server, false)]),
             }
-        }
-        _ => vec![notice(USAGE, "warning")],
-    }
+        })
+    })]
 }
 
-/// The server a subcommand names, or the only one that fits when none is named.
-fn pick(cx: &Ctx<'_>, name: Option<&str>, fits: impl Fn(&McpServer) -> bool) -> Result<Arc<McpServer>, Effect> {
-    let servers = cx.session.services().mcp().servers();
+/// Which servers a subcommand applies to, which of them it prefers when none is named, and
+/// what it says when none applies.
+#[derive(Clone, Copy)]
+struct Pick {
+    eligible: fn(&McpServer) -> bool,
+    preferred: fn(&McpServer) -> bool,
+    none: &'static str,
+}
+
+impl Pick {
+    /// `/mcp reconnect`: enabled servers, those that failed or lost their connection first.
+    const RECONNECT: Pick = Pick {
+        eligible: McpServer::is_enabled,
+        preferred: |s| matches!(s.phase(), Phase::Failed(_) | Phase::Closed),
+        none: "No enabled MCP server to reconnect.",
+    };
+    /// `/mcp login|logout`: OAuth servers, those that need sign-in first.
+    const OAUTH: Pick = Pick {
+        eligible: uses_oauth,
+        preferred: |s| matches!(s.phase(), Phase::NeedsSignIn(_)),
+        none: "No enabled MCP server uses OAuth. Only HTTP servers without an Authorization header do.",
+    };
+}
+
+/// Run `then` on the server a subcommand means, as pi 1.6 resolves it: the one named, else the
+/// only eligible one, else the only preferred one, else the one picked from a list.
+fn pick_then(
+    cx: &Ctx<'_>,
+    name: Option<&str>,
+    pick: Pick,
+    then: impl FnOnce(&Ctx<'_>, Arc<McpServer>) -> Vec<Effect> + Send + 'static,
+) -> Vec<Effect> {
     if let Some(name) = name {
-        return servers
-            .into_iter()
-            .find(|s| s.name() == name)
-            .ok_or_else(|| notice(format!("No MCP server named \"{name}\"."), "error"));
+        return match find(cx, name) {
+            None => vec![notice(format!("No MCP server named \"{name}\"."), "error")],
+            Some(server) if !(pick.eligible)(&server) => vec![notice(pick.none, "error")],
+            Some(server) => then(cx, server),
+        };
     }
-    let mut fitting: Vec<_> = servers.into_iter().filter(|s| fits(s)).collect();
-    match fitting.len() {
-        1 => Ok(fitting.remove(0)),
-        0 => Err(notice("No enabled MCP server to reconnect.", "error")),
-        _ => Err(notice(
-            format!(
-                "Name the MCP server: {}.",
-                fitting.iter().map(|s| s.name()).collect::<Vec<_>>().join(", ")
-            ),
-            "warning",
-        )),
+    let candidates: Vec<_> = cx
+        .session
+        .services()
+        .mcp()
+        .servers()
+        .into_iter()
+        .filter(|s| (pick.eligible)(s))
+        .collect();
+    let preferred: Vec<_> = candidates.iter().filter(|s| (pick.preferred)(s)).collect();
+    match (candidates.len(), preferred.as_slice()) {
+        (0, _) => vec![notice(pick.none, "dim")],
+        (1, _) => then(cx, Arc::clone(&candidates[0])),
+        (_, [one]) => {
+            let one = Arc::clone(one);
+            then(cx, one)
+        }
+        _ => {
+            // Several fit: the user picks one (pi 1.6's "MCP server" selector).
+            let items = candidates
+                .iter()
+                .map(|s| SelectItem::new(s.name()).with_label(s.name()))
+                .collect();
+            let dialog = Dialog::choice("MCP server", items, false, cx.theme.clone());
+            vec![Effect::Open(Overlay {
+                view: Box::new(dialog),
+                picker: Picker::Custom(Box::new(move |cx, value| {
+                    match value.and_then(|name| find(cx, &name)) {
+                        Some(server) => then(cx, server),
+                        None => Vec::new(),
+                    }
+                })),
+            })]
+        }
     }
 }
 
@@ -91,28 +143,6 @@ fn pick(cx: &Ctx<'_>, name: Option<&str>, fits: impl Fn(&McpServer) -> bool) -> 
 /// provider's login.
 fn uses_oauth(server: &McpServer) -> bool {
     server.is_enabled() && server.entry.config.uses_oauth()
-}
-
-/// The OAuth server `/mcp login|logout` means without a name: the only one, or the only one
-/// that needs sign-in.
-fn pick_oauth(cx: &Ctx<'_>) -> Option<Arc<McpServer>> {
-    let candidates: Vec<_> = cx
-        .session
-        .services()
-        .mcp()
-        .servers()
-        .into_iter()
-        .filter(|s| uses_oauth(s))
-        .collect();
-    let waiting: Vec<_> = candidates
-        .iter()
-        .filter(|s| matches!(s.phase(), Phase::NeedsSignIn(_)))
-        .collect();
-    match (candidates.len(), waiting.as_slice()) {
-        (1, _) => candidates.first().cloned(),
-        (_, [one]) => Some(Arc::clone(one)),
-        _ => None,
-    }
 }
 
 /// Where a server is, as its row says it (`connected · 3 tools · resources`).
@@ -578,39 +608,39 @@ fn open_exposure(cx: &Ctx<'_>, server: &Arc<McpServer>) -> Vec<Effect> {
     })]
 }
 
-/// Connect `server` again; the outcome comes back as a notice (and the page, from the page).
+/// Connect `server` again; the outcome comes back as a notice, or from the page as the page.
 fn reconnect(cx: &Ctx<'_>, server: Arc<McpServer>, reopen: bool) -> Effect {
     let runtime = cx.session.services().mcp().clone();
     blocking_task(async move {
-        runtime.reconnect(&server).await;
+        let phase = runtime.reconnect(&server).await;
         let name = server.name().to_string();
-        let text = format!(
-            "Reconnected to MCP server \"{name}\" ({}).",
-            describe_state(&server, true)
-        );
+        // As pi 1.6 (and /mcp over RPC): a failed connection is an error that says why.
+        let (text, style) = match phase {
+            Phase::Failed(error) => (format!("MCP server \"{name}\" failed to connect: {error}"), "error"),
+            _ => (
+                format!(
+                    "Reconnected to MCP server \"{name}\" ({}).",
+                    describe_state(&server, true)
+                ),
+                "dim",
+            ),
+        };
         then(move |cx| {
-            let mut out = vec![notice(text, "dim")];
+            // From the page, as in 1.6, the page's state line says how it went.
             if reopen {
-                out.extend(open_server(cx, &name));
+                return open_server(cx, &name);
             }
-            out
+            vec![notice(text, style)]
         })
     })
 }
 
-/// Where a sign-in was started: a server's page (it ends on the page, which shows what went
-/// wrong) or `/mcp login` (it ends with a notice).
+/// Where a sign-in was started: a server's page (it ends back on the page, which says what
+/// went wrong) or `/mcp login` (the screen closes and a notice says how it ended), as in 1.6.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum SignInFrom {
     Page,
     Command,
-}
-
-/// What the sign-in screen shows above its input, as the sign-in reports its progress.
-type SignInLines = Arc<Mutex<Vec<String>>>;
-
-fn set_lines(lines: &SignInLines, text: Vec<String>) {
-    *lines.lock().unwrap_or_else(|p| p.into_inner()) = text;
 }
 
 /// Start signing in to `server`: the browser opens, and the sign-in screen follows the flow
@@ -623,16 +653,16 @@ fn start_sign_in(cx: &Ctx<'_>, server: Arc<McpServer>, from: SignInFrom) -> Vec<
         Err(e) if from == SignInFrom::Page => return open_server_saying(cx, &name, Some(e)),
         Err(e) => return vec![notice(e, "error")],
     };
-    let lines: SignInLines = Arc::new(Mutex::new(vec!["Contacting the authorization server…".into()]));
+    let stage: SharedStage = Arc::new(Mutex::new(Stage::Status("Contacting the authorization server…".into())));
     let shown = Arc::new(AtomicBool::new(true));
     let controls = sign_in.controls();
     let tx = cx.tx.clone();
-    let progress = Arc::clone(&lines);
+    let progress = Arc::clone(&stage);
     let still_shown = Arc::clone(&shown);
     tokio::spawn(async move {
         while let Some(event) = sign_in.next_event().await {
-            set_lines(&progress, sign_in_lines(&event));
-            // An empty continuation draws a frame, which reads the new lines.
+            set_stage(&progress, stage_of(&event));
+            // An empty continuation draws a frame, which reads the new stage.
             if !tx.send(Msg::Then(then(|_| Vec::new()))).await {
                 sign_in.cancel();
             }
@@ -641,78 +671,66 @@ fn start_sign_in(cx: &Ctx<'_>, server: Arc<McpServer>, from: SignInFrom) -> Vec<
         let ok = result.is_success();
         let cancelled = matches!(result, pi_mcp::login::LoginResult::Cancelled);
         tx.send(Msg::Then(then(move |cx| {
-            let on_screen = still_shown.load(Ordering::SeqCst);
+            let on_screen = still_shown.swap(false, Ordering::SeqCst);
             match from {
                 // Back on the page, which says what went wrong (1.6 shows nothing on success).
                 SignInFrom::Page => open_server_saying(cx, &name, (!ok).then_some(line)),
+                // The screen closes; the notice says how it ended.
                 SignInFrom::Command => {
                     let style = if ok || cancelled { "dim" } else { "error" };
-                    let mut out = vec![notice(line, style)];
-                    // The screen is still up: the server's page takes its place.
+                    let mut out = Vec::new();
                     if on_screen {
-                        out.extend(open_server(cx, &name));
+                        out.push(Effect::CloseOverlay);
                     }
+                    out.push(notice(line, style));
                     out
                 }
             }
         })))
         .await;
     });
-    sign_in_screen(cx, &server, lines, shown, controls)
+    sign_in_screen(cx, &server, stage, shown, controls)
 }
 
-/// The lines the sign-in screen shows for a step of the flow.
-fn sign_in_lines(event: &pi_mcp::login::LoginEvent) -> Vec<String> {
+/// The screen's stage for a step of the flow.
+fn stage_of(event: &pi_mcp::login::LoginEvent) -> Stage {
     use pi_mcp::login::LoginEvent;
     match event {
-        LoginEvent::Contacting => vec!["Contacting the authorization server…".into()],
-        LoginEvent::AuthorizationUrl(url) => vec![
-            "Approve access in your browser. If it did not open, visit:".into(),
-            url.clone(),
-        ],
-        LoginEvent::Connecting => vec!["Connecting…".into()],
+        LoginEvent::Contacting => Stage::Status("Contacting the authorization server…".into()),
+        LoginEvent::AuthorizationUrl(url) => Stage::Url {
+            url: url.clone(),
+            copied: None,
+        },
+        LoginEvent::Connecting => Stage::Status("Connecting…".into()),
     }
 }
 
-/// The sign-in screen: the flow's progress, and an input for the URL the browser was sent to
-/// when it runs on another machine. Enter hands the URL over; Esc cancels the sign-in.
+/// The sign-in screen: the flow's progress, then the authorization URL (with the copy key)
+/// and an input for the URL the browser was sent to when it runs on another machine. Enter
+/// hands the URL over; Esc cancels the sign-in.
 fn sign_in_screen(
     cx: &Ctx<'_>,
     server: &McpServer,
-    lines: SignInLines,
+    stage: SharedStage,
     shown: Arc<AtomicBool>,
     controls: SignInControls,
 ) -> Vec<Effect> {
-    let read = Arc::clone(&lines);
-    let rows = move || Refreshed {
-        items: Vec::new(),
-        details: read.lock().unwrap_or_else(|p| p.into_inner()).clone(),
-        errors: Vec::new(),
-    };
-    let first = rows();
-    let refresh = refresh_when_changed(&first, rows);
-    let dialog = Dialog::prompt(
+    let view = McpSignInView::new(
         format!("Sign in to {}", server.name()),
-        "If the browser runs on another machine, paste the URL it was redirected to:",
-        "",
         cx.theme.clone(),
-    )
-    .with_details(first.details, Vec::new())
-    .with_hint("enter submit • escape/ctrl+c cancel")
-    .live(refresh, CancellationToken::new().drop_guard());
+        Arc::clone(&stage),
+    );
     let server_name = server.name().to_string();
     vec![Effect::Open(Overlay {
-        view: Box::new(dialog),
+        view: Box::new(view),
         picker: Picker::Custom(Box::new(move |cx, value| match value {
-            Some(text) => {
-                let url = text.trim();
-                if !url.is_empty() {
-                    controls.paste_redirect_url(url);
-                    set_lines(&lines, vec!["Connecting…".into()]);
-                }
+            Some(url) => {
+                controls.paste_redirect_url(&url);
+                set_stage(&stage, Stage::Status("Connecting…".into()));
                 match find(cx, &server_name) {
-                    Some(server) => sign_in_screen(cx, &server, lines, shown, controls),
-                    None => Vec::new(),
+                    // The flow goes on: the same screen, now connecting.
+                    Some(server) if shown.load(Ordering::SeqCst) => sign_in_screen(cx, &server, stage, shown, controls),
+                    _ => Vec::new(),
                 }
             }
             None => {

@@ -33,6 +33,7 @@ mod loaded_resources;
 mod login;
 mod login_view;
 mod mcp_menu;
+mod mcp_sign_in;
 mod model_picker;
 mod program_status;
 mod scoped_models;

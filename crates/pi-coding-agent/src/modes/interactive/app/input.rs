@@ -270,6 +270,15 @@ impl App {
             let (effects, close) = super::super::scoped_models::handle_events(&self.ctx(), events);
             live = effects;
             close.then_some(Err(()))
+        } else if let Some(v) = tui.overlay_mut::<super::super::mcp_sign_in::McpSignInView>(id) {
+            if let Some(url) = v.take_copy() {
+                live.push(super::super::mcp_sign_in::copy_url(url, v.stage()));
+            }
+            match v.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
         } else if let Some(d) = tui.overlay_mut::<Dialog>(id) {
             match d.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
