@@ -285,6 +285,8 @@ impl Renderer<'_> {
             }
             Err(crate::mermaid::NotDrawn::Invalid(why)) if warnings => {
                 self.block(b, width, out);
+                // A paragraph of its own under the code, as pi 1.6 shows it.
+                out.push(String::new());
                 out.extend(wrap_text(
                     &t.warning.paint(&format!("Mermaid diagram not rendered: {why}")),
                     width,
