@@ -242,3 +242,37 @@ fn cache_warms_show_as_one_growing_line_and_again_after_a_resume() {
     assert_eq!(pty.contents().matches("Cache warmed").count(), 1, "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn compact_and_export_on_an_empty_session_say_what_pi_says() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/compact");
+    pty.send(ENTER);
+    pty.wait_text("Error: Compaction failed: Nothing to compact (session too small)");
+    pty.type_text("/export");
+    pty.send(ENTER);
+    pty.wait_text("Error: Failed to export session: Nothing to export yet - start a conversation first");
+    // The compaction failure is said once.
+    assert_eq!(
+        pty.contents().matches("Nothing to compact").count(),
+        1,
+        "{}",
+        pty.contents()
+    );
+    // `/session` before any cost: an empty row under the block, as in pi 1.6.
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_text("Status: Inactive");
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim().to_string()).collect();
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with("Status: Inactive"))
+        .expect("status row");
+    assert!(
+        rows[at + 1].replace('\u{a0}', "").is_empty() && rows[at + 2].replace('\u{a0}', "").is_empty(),
+        "{}",
+        pty.contents()
+    );
+    quit(&mut pty);
+}
