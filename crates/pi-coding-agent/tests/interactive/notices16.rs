@@ -244,7 +244,7 @@ fn cache_warms_show_as_one_growing_line_and_again_after_a_resume() {
 }
 
 #[test]
-fn compact_and_export_on_an_empty_session_say_what_pi_says() {
+fn compact_export_fork_and_clone_on_an_empty_session_say_what_pi_says() {
     let s = setup(Script::echo());
     let mut pty = s.pi(30, 100);
     pty.type_text("/compact");
@@ -260,6 +260,12 @@ fn compact_and_export_on_an_empty_session_say_what_pi_says() {
         "{}",
         pty.contents()
     );
+    pty.type_text("/fork");
+    pty.send(ENTER);
+    pty.wait_text("No messages to fork from");
+    pty.type_text("/clone");
+    pty.send(ENTER);
+    pty.wait_text("Error: This session has not been saved yet. Send a message before cloning or forking it.");
     // `/session` before any cost: an empty row under the block, as in pi 1.6.
     pty.type_text("/session");
     pty.send(ENTER);

@@ -108,12 +108,15 @@ pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
     match what {
         Open::Resume => open_resume(cx),
         Open::Fork => {
-            let items = cx
+            let items: Vec<SelectItem> = cx
                 .host
                 .fork_points()
                 .into_iter()
                 .map(|p| SelectItem::new(p.entry_id).with_label(p.text.replace('\n', " ")))
                 .collect();
+            if items.is_empty() {
+                return vec![Effect::StatusLine("No messages to fork from".into())];
+            }
             show_list(cx, items, Picker::Fork, None)
         }
         Open::Tree => super::tree_nav::open(cx, None),
@@ -159,8 +162,19 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
 }
 
 fn clone(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    // As pi 1.6: a session whose file is not written yet (no reply so far) cannot be cloned.
+    let unsaved = cx
+        .session
+        .with_store(|s| s.session_file().map(|f| !f.exists()))
+        .unwrap_or(false);
+    if unsaved {
+        return vec![notice(
+            "This session has not been saved yet. Send a message before cloning or forking it.",
+            "error",
+        )];
+    }
     if cx.session.with_messages(<[_]>::is_empty) {
-        return vec![notice("Nothing to clone yet", "warning")];
+        return vec![Effect::StatusLine("Nothing to clone yet".into())];
     }
     vec![Effect::ReplaceSession(Replace::Clone)]
 }
