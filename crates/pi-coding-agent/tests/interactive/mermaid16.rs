@@ -77,3 +77,34 @@ fn a_diagram_wider_than_the_screen_stays_code() {
     assert!(!pty.contents().contains("│ third │"), "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn turning_diagrams_off_in_settings_redraws_the_transcript() {
+    let s = setup(Script::queue(vec![Turn::text(FLOW)]));
+    let mut pty = s.pi(30, 100);
+    ask(&mut pty, "one", "Done.");
+    pty.wait_text("│ Start │");
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    pty.type_text("mermaid");
+    pty.wait_text("Mermaid diagrams");
+    // streaming → off
+    pty.send(ENTER);
+    pty.wait_for("off", std::time::Duration::from_secs(10), |c| {
+        c.lines()
+            .any(|l| l.contains("Mermaid diagrams") && l.trim_end().ends_with("off"))
+    });
+    // Esc clears the search, Esc again closes the list.
+    pty.send(super::ESC);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    if pty.contents().contains("Type to search") {
+        pty.send(super::ESC);
+    }
+    pty.wait_for("the list closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Type to search")
+    });
+    pty.wait_text("```mermaid");
+    assert!(!pty.contents().contains("│ Start │"), "{}", pty.contents());
+    quit(&mut pty);
+}
