@@ -138,3 +138,21 @@ fn an_explicit_theme_does_not_ask_for_the_palette() {
     assert!(raw.contains("\x1b]11;?") && !raw.contains("\x1b]4;0;?"));
     quit(&mut pty);
 }
+
+#[test]
+fn without_truecolor_rgb_colours_go_out_as_the_nearest_of_256() {
+    let s = setup(Script::sequential(vec![]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("COLORTERM", "")]);
+    pty.wait_text("mock-model");
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(raw.contains("\x1b[38;5;") || raw.contains(";38;5;"), "256-colour codes");
+    assert!(!raw.contains("38;2;"), "no 24-bit colour");
+    quit(&mut pty);
+    // With COLORTERM=truecolor (the harness default) they stay 24-bit.
+    let mut pty = s.pi(30, 100);
+    assert!(String::from_utf8_lossy(&pty.raw()).contains("38;2;"));
+    quit(&mut pty);
+}
