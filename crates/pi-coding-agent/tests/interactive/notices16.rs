@@ -282,3 +282,41 @@ fn compact_export_fork_and_clone_on_an_empty_session_say_what_pi_says() {
     );
     quit(&mut pty);
 }
+
+/// A `tmux` on PATH that answers `show -gv extended-keys` with `keys` and
+/// `extended-keys-format` with `format`.
+fn fake_tmux(dir: &std::path::Path, keys: &str, format: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("tmux");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ncase \"$3\" in\n  extended-keys) echo {keys} ;;\n  extended-keys-format) echo {format} ;;\n  *) exit 1 ;;\nesac\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default())
+}
+
+#[test]
+fn inside_tmux_modified_keys_left_off_are_warned_about() {
+    let s = setup(Script::echo());
+    let bin = tempfile::tempdir().unwrap();
+    let path = fake_tmux(bin.path(), "off", "csi-u");
+    let env = [("TMUX", "/tmp/tmux-0/default,1,0"), ("PATH", path.as_str())];
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &env);
+    pty.wait_text("Warning: tmux extended-keys is off. Modified Enter keys may not work.");
+    quit(&mut pty);
+    let path = fake_tmux(bin.path(), "on", "xterm");
+    let env = [("TMUX", "/tmp/tmux-0/default,1,0"), ("PATH", path.as_str())];
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &env);
+    pty.wait_text("Warning: tmux extended-keys-format is xterm. Pi works best with csi-u.");
+    quit(&mut pty);
+    // Set up well, or outside tmux: nothing.
+    let path = fake_tmux(bin.path(), "on", "csi-u");
+    let env = [("TMUX", "/tmp/tmux-0/default,1,0"), ("PATH", path.as_str())];
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &env);
+    pty.wait_text("mock-model");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!pty.contents().contains("tmux extended-keys"), "{}", pty.contents());
+    quit(&mut pty);
+}

@@ -46,6 +46,7 @@ mod summary_block;
 mod text_dialog;
 pub(crate) mod theme;
 mod thinking_picker;
+mod tmux_check;
 mod tool_block;
 mod tree;
 mod tree_nav;
@@ -347,6 +348,17 @@ async fn run_in(
             let names = crate::packages::updates::available_updates(&paths, &settings);
             if !names.is_empty() {
                 tx_updates.send_blocking(Msg::PackageUpdates(names));
+            }
+        });
+    }
+
+    // Inside tmux: a warning when modified keys are not passed on (asked off the UI thread).
+    if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
+        let tx_tmux = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(warning) = tmux_check::warning() {
+                let show: effect::Then = Box::new(move |_| vec![effect::Effect::Notice(warning, "warning")]);
+                tx_tmux.send_blocking(Msg::Then(show));
             }
         });
     }
