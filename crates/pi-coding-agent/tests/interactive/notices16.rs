@@ -320,3 +320,22 @@ fn inside_tmux_modified_keys_left_off_are_warned_about() {
     assert!(!pty.contents().contains("tmux extended-keys"), "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn notices_wrap_one_column_before_the_right_edge() {
+    let s = setup(Script::echo());
+    let bin = tempfile::tempdir().unwrap();
+    let path = fake_tmux(bin.path(), "off", "csi-u");
+    let env = [("TMUX", "/tmp/tmux-0/default,1,0"), ("PATH", path.as_str())];
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &env);
+    pty.wait_text("to ~/.tmux.conf and restart tmux.");
+    // The first line is 99 columns with its last word: as in pi 1.6 that word goes down.
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with(" Warning: tmux"))
+        .expect("warning");
+    assert!(rows[at].ends_with("`set -g extended-keys"), "{}", pty.contents());
+    assert!(rows[at + 1].starts_with(" on`"), "{}", pty.contents());
+    quit(&mut pty);
+}

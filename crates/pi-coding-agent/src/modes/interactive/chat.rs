@@ -428,7 +428,9 @@ impl Component for Notice {
                     lines.push(String::new());
                 }
                 for l in self.text.lines() {
-                    for w in wrap_text(l, width.saturating_sub(1).max(1)) {
+                    // One column of padding on each side, as pi's text blocks have: the
+                    // text wraps one column before the right edge.
+                    for w in wrap_text(l, width.saturating_sub(2).max(1)) {
                         lines.push(format!(" {}", self.theme.paint(self.token, &w)));
                     }
                 }
