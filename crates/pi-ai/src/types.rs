@@ -270,6 +270,14 @@ impl AssistantMessage {
         }
     }
 
+    /// Add one entry to the message's `diagnostics` list.
+    pub fn push_diagnostic(&mut self, diagnostic: Value) {
+        match &mut self.diagnostics {
+            Some(Value::Array(list)) => list.push(diagnostic),
+            other => *other = Some(Value::Array(vec![diagnostic])),
+        }
+    }
+
     /// The text blocks joined with newlines.
     pub fn text(&self) -> String {
         join_text(&self.content)

@@ -293,25 +293,43 @@ pub fn archive_name(id: &str) -> String {
     format!("pi-bug-report-{id}.zip")
 }
 
+/// One file of a report: its name, content type and text.
+pub struct ReportFile {
+    pub name: &'static str,
+    pub content_type: &'static str,
+    pub data: String,
+}
+
+/// The files of a report, as archived and as uploaded.
+pub fn files(bundle: &Bundle) -> Result<Vec<ReportFile>, BugReportError> {
+    let mut files = vec![
+        ReportFile {
+            name: "report.json",
+            content_type: "application/json",
+            data: format!("{}\n", serde_json::to_string_pretty(&bundle.report)?),
+        },
+        ReportFile {
+            name: "diagnostics.json",
+            content_type: "application/json",
+            data: format!("{}\n", serde_json::to_string_pretty(&bundle.diagnostics)?),
+        },
+    ];
+    if let Some(jsonl) = &bundle.session_jsonl {
+        files.push(ReportFile {
+            name: "session.jsonl",
+            content_type: "application/x-ndjson",
+            data: jsonl.clone(),
+        });
+    }
+    Ok(files)
+}
+
 /// Write the bundle's files into a zip archive at `path`.
 pub fn write_archive(bundle: &Bundle, path: &Path) -> Result<(), BugReportError> {
     let file = std::fs::File::create(path)?;
     let mut zip = zip::ZipWriter::new(file);
     let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    let mut files = vec![
-        (
-            "report.json",
-            format!("{}\n", serde_json::to_string_pretty(&bundle.report)?),
-        ),
-        (
-            "diagnostics.json",
-            format!("{}\n", serde_json::to_string_pretty(&bundle.diagnostics)?),
-        ),
-    ];
-    if let Some(jsonl) = &bundle.session_jsonl {
-        files.push(("session.jsonl", jsonl.clone()));
-    }
-    for (name, data) in files {
+    for ReportFile { name, data, .. } in files(bundle)? {
         zip.start_file(name, options)?;
         zip.write_all(data.as_bytes())?;
     }
@@ -319,17 +337,20 @@ pub fn write_archive(bundle: &Bundle, path: &Path) -> Result<(), BugReportError>
     Ok(())
 }
 
-/// The `pi.bug-report` entry's data.
-pub fn entry_data(bundle: &Bundle, choices: &Choices, path: &Path) -> Value {
-    json!({
+/// The `pi.bug-report` entry's data: exported to `path`, or uploaded (`None`).
+pub fn entry_data(bundle: &Bundle, choices: &Choices, path: Option<&Path>) -> Value {
+    let mut data = json!({
         "id": bundle.id,
         "createdAt": bundle.created_at,
         "hint": choices.hint,
         "sessionIncluded": choices.include_session,
         "summaryIncluded": false,
-        "delivery": "zip",
-        "path": path.display().to_string(),
-    })
+        "delivery": if path.is_some() { "zip" } else { "upload" },
+    });
+    if let Some(path) = path {
+        data["path"] = json!(path.display().to_string());
+    }
+    data
 }
 
 #[cfg(test)]

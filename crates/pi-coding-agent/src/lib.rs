@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod bug_report;
+pub mod bug_upload;
 pub mod cli;
 pub mod codemode;
 pub mod compaction;

@@ -29,6 +29,8 @@ mod hotkeys16;
 mod login;
 #[path = "interactive/mcp.rs"]
 mod mcp;
+#[path = "interactive/mermaid16.rs"]
+mod mermaid16;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
 #[path = "interactive/notices16.rs"]

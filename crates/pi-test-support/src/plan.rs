@@ -77,6 +77,7 @@ pub(crate) struct Plan {
     pub stop: Stop,
     pub tokens: Tokens,
     pub encrypted_content: Option<String>,
+    pub input_transformations: Option<serde_json::Value>,
     /// Tools the request declared as custom (grammar) tools: their calls carry raw input.
     pub custom_tools: Vec<String>,
 }
@@ -127,6 +128,7 @@ impl Plan {
             stop,
             tokens,
             encrypted_content: turn.encrypted_content.clone(),
+            input_transformations: turn.input_transformations.clone(),
             custom_tools: Vec::new(),
         }
     }

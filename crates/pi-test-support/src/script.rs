@@ -16,8 +16,8 @@
 //! A turn (`Turn`) has optional `thinking`, `text`, `tool_calls` (`[{name, arguments}]`), `big`
 //! (that many extra lorem-ipsum tokens of text), `delay_ms` (pause before every streamed event
 //! after the first), `stop` (`"length"` to end as if out of tokens), `usage` (token numbers to
-//! report instead of the estimate), `encrypted_content` (Responses reasoning items carry it) and
-//! `fault` (see [`Fault`]). `{{last_user}}` in `text` or `thinking` becomes the last user text.
+//! report instead of the estimate), `encrypted_content` (Responses reasoning items carry it),
+//! `input_transformations` (reported with the reply) and `fault` (see [`Fault`]). `{{last_user}}` in `text` or `thinking` becomes the last user text.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -241,6 +241,10 @@ pub struct Turn {
     /// Responses API: put this `encrypted_content` on the reasoning item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encrypted_content: Option<String>,
+    /// What the provider changed in the request before the model saw it (Anthropic's
+    /// `input_transformations` on `message_delta`, the Responses API's on the response).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_transformations: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fault: Option<Fault>,
 }
@@ -293,6 +297,12 @@ impl Turn {
             name: name.into(),
             arguments,
         });
+        self
+    }
+
+    /// Report these input transformations (a JSON array) with the reply.
+    pub fn with_input_transformations(mut self, transformations: Value) -> Self {
+        self.input_transformations = Some(transformations);
         self
     }
 

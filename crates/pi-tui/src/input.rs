@@ -26,6 +26,14 @@ pub enum InputEvent {
         slot: u8,
         rgb: (u8, u8, u8),
     },
+    /// The terminal reported one of its 16 ANSI palette colours (OSC 4), 8 bits each.
+    PaletteColor {
+        index: u8,
+        rgb: (u8, u8, u8),
+    },
+    /// The terminal answered the primary device attributes query (`CSI ? … c`). Terminals
+    /// answer queries in order, so this marks the end of the replies to queries sent before.
+    DeviceAttributes,
     /// The terminal switched between dark and light (`CSI ? 997 ; 1|2 n`, sent while colour
     /// scheme notifications, mode 2031, are on): true for dark.
     ColorScheme {
@@ -207,6 +215,12 @@ impl InputParser {
                 "997;2n" => return InputEvent::ColorScheme { dark: false },
                 _ => {}
             }
+            if body
+                .strip_suffix('c')
+                .is_some_and(|b| b.bytes().all(|c| c.is_ascii_digit() || c == b';'))
+            {
+                return InputEvent::DeviceAttributes;
+            }
         }
         if let Some(body) = seq.strip_prefix("\x1b[6;").and_then(|b| b.strip_suffix('t')) {
             let mut it = body.split(';');
@@ -219,6 +233,12 @@ impl InputParser {
             return InputEvent::ProgramStatusSupported;
         }
         if let Some((slot, rgb)) = parse_color_reply(seq) {
+            if slot >= PALETTE_SLOT {
+                return InputEvent::PaletteColor {
+                    index: slot - PALETTE_SLOT,
+                    rgb,
+                };
+            }
             return InputEvent::TerminalColor { slot, rgb };
         }
         if let Some(body) = seq.strip_prefix("\x1b[<") {
@@ -242,15 +262,24 @@ impl InputParser {
     }
 }
 
-/// A colour report `OSC 10|11 ; rgb:RRRR/GGGG/BBBB` (BEL or ST ended; 1 to 4 hex digits a
-/// channel, `rgba:` too): the slot and the colour scaled to 8 bits.
+/// Palette replies are returned by [`parse_color_reply`] as this plus their index.
+const PALETTE_SLOT: u8 = 100;
+
+/// A colour report `OSC 10|11 ; rgb:RRRR/GGGG/BBBB` or `OSC 4 ; N ; rgb:…` (BEL or ST ended;
+/// 1 to 4 hex digits a channel, `rgba:` too): the slot (`PALETTE_SLOT + N` for palette
+/// colour N, 0 to 15) and the colour scaled to 8 bits.
 fn parse_color_reply(seq: &str) -> Option<(u8, (u8, u8, u8))> {
     let body = seq.strip_prefix("\x1b]")?;
     let body = body.strip_suffix('\x07').or_else(|| body.strip_suffix("\x1b\\"))?;
     let (slot, value) = body.split_once(';')?;
-    let slot: u8 = match slot {
-        "10" => 10,
-        "11" => 11,
+    let (slot, value): (u8, &str) = match slot {
+        "10" => (10, value),
+        "11" => (11, value),
+        "4" => {
+            let (index, value) = value.split_once(';')?;
+            let index: u8 = index.parse().ok().filter(|i| *i < 16)?;
+            (PALETTE_SLOT + index, value)
+        }
         _ => return None,
     };
     let channels = value.strip_prefix("rgb:").or_else(|| value.strip_prefix("rgba:"))?;
@@ -357,6 +386,27 @@ mod tests {
         assert!(matches!(&events[2], InputEvent::Key(_)));
         assert_eq!(parse_color_reply("\x1b]11;rgb:zz/00/00\x07"), None);
         assert_eq!(parse_color_reply("\x1b]12;rgb:00/00/00\x07"), None);
+    }
+
+    #[test]
+    fn palette_replies_and_the_device_attributes_answer_are_read() {
+        let mut p = InputParser::new();
+        let events = p.feed(b"\x1b]4;1;rgb:cccc/0000/0000\x1b\\\x1b]4;15;rgb:ff/ff/ff\x07\x1b[?62;22c");
+        assert_eq!(
+            events,
+            [
+                InputEvent::PaletteColor {
+                    index: 1,
+                    rgb: (204, 0, 0)
+                },
+                InputEvent::PaletteColor {
+                    index: 15,
+                    rgb: (255, 255, 255)
+                },
+                InputEvent::DeviceAttributes,
+            ]
+        );
+        assert_eq!(parse_color_reply("\x1b]4;16;rgb:00/00/00\x07"), None);
     }
 
     fn keys(events: &[InputEvent]) -> Vec<String> {

@@ -38,9 +38,50 @@ impl Color {
                 }
             }
             Color::Indexed(n) => write!(out, "{};5;{n}", if background { 48 } else { 38 }),
-            Color::Rgb(r, g, b) => write!(out, "{};2;{r};{g};{b}", if background { 48 } else { 38 }),
+            Color::Rgb(r, g, b) if truecolor() => write!(out, "{};2;{r};{g};{b}", if background { 48 } else { 38 }),
+            Color::Rgb(r, g, b) => write!(out, "{};5;{}", if background { 48 } else { 38 }, nearest_256(r, g, b)),
         };
     }
+}
+
+/// Whether the terminal takes 24-bit colours; else they are sent as the nearest of the 256.
+static TRUECOLOR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Say whether the terminal takes 24-bit colours (see `components::Capabilities`); without
+/// them, RGB colours are sent as the nearest 256-colour palette entry, as pi does.
+pub fn set_truecolor(on: bool) {
+    TRUECOLOR.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn truecolor() -> bool {
+    TRUECOLOR.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The xterm 256-colour entry nearest an RGB colour: the 6×6×6 cube (levels 0, 95, 135, 175,
+/// 215, 255) or, for colours that are nearly grey, the 24-step grey ramp (8 to 238), by a
+/// distance weighted for how bright each channel looks.
+pub fn nearest_256(r: u8, g: u8, b: u8) -> u8 {
+    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    let level = |c: u8| {
+        (0..6)
+            .min_by_key(|&i| (i32::from(LEVELS[i]) - i32::from(c)).abs())
+            .unwrap_or(0)
+    };
+    let dist = |(r1, g1, b1): (u8, u8, u8), (r2, g2, b2): (u8, u8, u8)| {
+        let d = |a: u8, b: u8| f64::from(a) - f64::from(b);
+        d(r1, r2).powi(2) * 0.299 + d(g1, g2).powi(2) * 0.587 + d(b1, b2).powi(2) * 0.114
+    };
+    let (ri, gi, bi) = (level(r), level(g), level(b));
+    let cube = (LEVELS[ri], LEVELS[gi], LEVELS[bi]);
+    let cube_index = 16 + 36 * ri + 6 * gi + bi;
+    let luma = (0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b)).round() as i32;
+    let step = (0..24).min_by_key(|&i| (8 + 10 * i - luma).abs()).unwrap_or(0);
+    let grey = (8 + 10 * step) as u8;
+    let spread = r.max(g).max(b) - r.min(g).min(b);
+    if spread < 10 && dist((r, g, b), (grey, grey, grey)) < dist((r, g, b), cube) {
+        return 232 + step as u8;
+    }
+    cube_index as u8
 }
 
 /// Foreground, background and attributes.
@@ -236,6 +277,10 @@ mod tests {
     #[test]
     fn parse_colors() {
         assert_eq!(Color::parse("#ff0080"), Some(Color::Rgb(255, 0, 128)));
+        assert_eq!(nearest_256(255, 0, 128), 16 + 36 * 5 + 2);
+        assert_eq!(nearest_256(0, 0, 0), 16);
+        assert_eq!(nearest_256(128, 128, 128), 232 + 12);
+        assert_eq!(nearest_256(95, 135, 175), 16 + 36 + 12 + 3);
         assert_eq!(Color::parse("42"), Some(Color::Indexed(42)));
         assert_eq!(Color::parse("nope"), None);
     }

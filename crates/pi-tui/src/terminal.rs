@@ -262,15 +262,25 @@ impl Terminal {
     }
 
     /// Ask for the foreground and background colours (OSC 10 / 11; replies:
-    /// `InputEvent::TerminalColor`), and (once) to be told when the terminal switches between
-    /// dark and light (mode 2031; `InputEvent::ColorScheme`), as pi 1.6 does. Nothing waits
-    /// for them: a terminal that does not answer costs nothing.
-    pub fn query_colors(&mut self) -> io::Result<()> {
+    /// `InputEvent::TerminalColor`), with `palette` the 16 ANSI colours too (OSC 4;
+    /// `InputEvent::PaletteColor`), then for the device attributes (`InputEvent::
+    /// DeviceAttributes`), whose answer comes after every colour the terminal will report.
+    /// Also (once) asks to be told when the terminal switches between dark and light (mode
+    /// 2031; `InputEvent::ColorScheme`), as pi 1.6 does. Nothing here waits for the replies:
+    /// see [`read_stdin_for`].
+    pub fn query_colors(&mut self, palette: bool) -> io::Result<()> {
         if MODES.load(Ordering::SeqCst) & MODE_COLOR_SCHEME == 0 {
             self.out.write_all(COLOR_SCHEME_ON.as_bytes())?;
             set_mode(MODE_COLOR_SCHEME, true);
         }
-        self.out.write_all(b"\x1b]10;?\x07\x1b]11;?\x07")?;
+        let mut query = String::from("\x1b]10;?\x07\x1b]11;?\x07");
+        if palette {
+            for i in 0..16 {
+                query.push_str(&format!("\x1b]4;{i};?\x07"));
+            }
+        }
+        query.push_str("\x1b[c");
+        self.out.write_all(query.as_bytes())?;
         self.out.flush()
     }
 
@@ -392,6 +402,46 @@ impl Drop for Terminal {
     fn drop(&mut self) {
         let _ = self.stop();
     }
+}
+
+/// Read what arrives on stdin for at most `timeout`, stopping as soon as `done` accepts the
+/// bytes read so far (the answer to a query, say). A terminal that never answers costs the
+/// timeout and no more; the bytes are returned for the normal input handling (keys typed
+/// meanwhile are not lost).
+#[allow(unsafe_code)] // poll(2) and read(2) on stdin with a timeout; std has no way to wait.
+pub fn read_stdin_for(timeout: Duration, done: impl Fn(&[u8]) -> bool) -> Vec<u8> {
+    let deadline = std::time::Instant::now() + timeout;
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        let mut fd = libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd for the length given.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        if ready < 0 {
+            if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            break;
+        }
+        if ready == 0 || fd.revents & libc::POLLIN == 0 {
+            break;
+        }
+        // SAFETY: reads into a buffer of the length given.
+        let n = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n as usize]);
+        if done(&got) {
+            break;
+        }
+    }
+    got
 }
 
 /// Read stdin on a background thread, handing each chunk to `on_data`. The thread ends at

@@ -536,6 +536,9 @@ where
     let mut blocks = BlockMap::default();
     let mut saw_start = false;
     let mut saw_stop = false;
+    // What Anthropic changed in the request before the model saw it (thinking blocks it
+    // dropped, say): the last list reported wins, recorded as a diagnostic at the end.
+    let mut transformations: Option<Vec<Value>> = None;
     loop {
         let event = match sse.next_event().await {
             Ok(Some(e)) => e,
@@ -593,6 +596,9 @@ where
                 if let Some(id) = message.get("id").and_then(Value::as_str) {
                     em.output.response_id = Some(id.to_string());
                 }
+                if let Some(list) = message.get("input_transformations").and_then(Value::as_array) {
+                    transformations = Some(list.clone());
+                }
                 em.start().await?;
             }
             "content_block_start" => {
@@ -646,6 +652,9 @@ where
                 }
             }
             "message_delta" => {
+                if let Some(list) = data.get("input_transformations").and_then(Value::as_array) {
+                    transformations = Some(list.clone());
+                }
                 if let Some(reason) = data["delta"].get("stop_reason").and_then(Value::as_str) {
                     em.output.stop_reason = map_stop_reason(reason)?;
                     em.output.raw_stop_reason = Some(reason.to_string());
@@ -676,11 +685,36 @@ where
             "Anthropic stream ended before message_stop".to_string(),
         ));
     }
+    if let Some(list) = transformations.filter(|l| !l.is_empty()) {
+        em.output.push_diagnostic(transformations_diagnostic(&list));
+    }
     em.start().await?;
     if matches!(em.output.stop_reason, StopReason::Error | StopReason::Aborted) {
         return Err(ProviderError::Message("An unknown error occurred".to_string()));
     }
     Ok(())
+}
+
+/// The `anthropic_input_transformations` diagnostic: each transformation's type, path and
+/// reason (the fields pi 1.6 keeps).
+fn transformations_diagnostic(list: &[Value]) -> Value {
+    let kept: Vec<Value> = list
+        .iter()
+        .map(|t| {
+            let mut out = Map::new();
+            for key in ["type", "path", "reason"] {
+                if let Some(v) = t.get(key).filter(|v| !v.is_null()) {
+                    out.insert(key.to_string(), v.clone());
+                }
+            }
+            Value::Object(out)
+        })
+        .collect();
+    json!({
+        "type": "anthropic_input_transformations",
+        "timestamp": crate::now_ms(),
+        "details": {"transformations": kept},
+    })
 }
 
 #[path = "anthropic_delta.rs"]

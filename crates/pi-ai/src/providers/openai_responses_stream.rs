@@ -432,6 +432,9 @@ pub(crate) async fn read_events<E: ResponsesEvents>(
             }
             "response.completed" | "response.incomplete" => {
                 let response = data.get("response").cloned().unwrap_or(Value::Null);
+                if let Some(diagnostic) = reasoning_removals(response.get("input_transformations")) {
+                    em.output.push_diagnostic(diagnostic);
+                }
                 if let Some(id) = response.get("id").and_then(Value::as_str) {
                     em.output.response_id = Some(id.to_string());
                 }
@@ -622,4 +625,56 @@ fn append_last_text(item: &mut Value, key: &str, field: &str, delta: &str) -> bo
         text.push_str(delta);
     }
     true
+}
+
+/// The `openai_input_transformations` diagnostic for reasoning items the API removed from
+/// the input (other than at a turn boundary, where removal is expected), or none.
+fn reasoning_removals(list: Option<&Value>) -> Option<Value> {
+    let removed: Vec<Value> = list?
+        .as_array()?
+        .iter()
+        .filter(|t| {
+            t.get("type").and_then(Value::as_str) == Some("reasoning")
+                && t.get("action").and_then(Value::as_str) == Some("removed")
+                && t.get("reason").and_then(Value::as_str) != Some("turn_boundary")
+        })
+        .map(|t| {
+            let mut out = serde_json::Map::new();
+            for key in ["type", "id", "action", "reason"] {
+                if let Some(v) = t.get(key) {
+                    out.insert(key.to_string(), v.clone());
+                }
+            }
+            Value::Object(out)
+        })
+        .collect();
+    (!removed.is_empty()).then(|| {
+        serde_json::json!({
+            "type": "openai_input_transformations",
+            "timestamp": crate::now_ms(),
+            "details": {"transformations": removed},
+        })
+    })
+}
+
+#[cfg(test)]
+mod reasoning_removal_tests {
+    use super::reasoning_removals;
+
+    #[test]
+    fn only_reasoning_removed_outside_a_turn_boundary_is_reported() {
+        let list = serde_json::json!([
+            {"type": "reasoning", "id": "rs_1", "action": "removed", "reason": "expired"},
+            {"type": "reasoning", "id": "rs_2", "action": "removed", "reason": "turn_boundary"},
+            {"type": "message", "id": "m", "action": "removed"}
+        ]);
+        let d = reasoning_removals(Some(&list)).expect("a diagnostic");
+        assert_eq!(d["type"], "openai_input_transformations");
+        assert_eq!(
+            d["details"]["transformations"],
+            serde_json::json!([{"type": "reasoning", "id": "rs_1", "action": "removed", "reason": "expired"}])
+        );
+        assert!(reasoning_removals(Some(&serde_json::json!([list[1].clone()]))).is_none());
+        assert!(reasoning_removals(None).is_none());
+    }
 }

@@ -8,6 +8,7 @@ pub mod loader;
 pub mod prompt_templates;
 pub mod skills;
 pub mod sources;
+pub mod system_theme;
 pub mod themes;
 
 use std::path::PathBuf;

@@ -457,18 +457,34 @@ pub fn system_faint_tokens() -> impl Iterator<Item = &'static str> {
         .filter(|t| !SYSTEM_SLOTS.iter().any(|(s, _)| s == t))
 }
 
-/// The `system` theme as drawn before (or without) the terminal reporting its colours: ANSI
+/// The ANSI palette slot of a coloured token of the `system` theme (above 15: not one).
+pub fn system_slot(token: &str) -> Option<u8> {
+    SYSTEM_SLOTS.iter().find(|(t, _)| *t == token).map(|(_, s)| *s)
+}
+
+/// The `system` theme: derived from the colours the terminal reported (see
+/// [`super::system_theme`]) once it reported its background; before that (or without) ANSI
 /// palette indices and the default colours, which the terminal renders with its own theme,
 /// so it fits a light or a dark background alike.
 pub fn system_theme() -> Theme {
-    let mut colors = BTreeMap::new();
-    for token in THEME_TOKENS.iter().chain(OPTIONAL_TOKENS.iter().map(|(t, _)| t)) {
-        let color = match SYSTEM_SLOTS.iter().find(|(t, _)| t == token) {
-            Some((_, slot)) if *slot < 16 => ThemeColor::Index(*slot),
-            _ => ThemeColor::Default,
-        };
-        colors.insert(token.to_string(), color);
-    }
+    let tokens: Vec<&str> = THEME_TOKENS
+        .iter()
+        .chain(OPTIONAL_TOKENS.iter().map(|(t, _)| t))
+        .copied()
+        .collect();
+    let derived = super::system_theme::derive(&super::system_theme::reported(), &tokens);
+    let colors = derived.unwrap_or_else(|| {
+        tokens
+            .iter()
+            .map(|token| {
+                let color = match system_slot(token) {
+                    Some(slot) if slot < 16 => ThemeColor::Index(slot),
+                    _ => ThemeColor::Default,
+                };
+                (token.to_string(), color)
+            })
+            .collect()
+    });
     Theme {
         name: SYSTEM_THEME.into(),
         colors,

@@ -1,6 +1,6 @@
 //! `/bug` and `/llama` in a pseudo-terminal: the report's questions, the offline upload
-//! refusal, the zip archive in the current folder with what was chosen, and the session entry
-//! recording it.
+//! refusal, the zip archive in the current folder with what was chosen, the upload to a local
+//! report service (and its failures), and the session entry recording it.
 
 use std::io::Read;
 
@@ -113,5 +113,129 @@ fn bug_exports_a_zip_report_and_records_it() {
     pty.type_text("/llama");
     pty.send(ENTER);
     pty.wait_text("Configure llama.cpp with /login llama.cpp");
+    quit(&mut pty);
+}
+
+/// A report service on a local port: answers each upload with the next of `answers`
+/// (status, JSON body) and hands over each request (head, body).
+fn report_service(answers: Vec<(u16, &'static str)>) -> (String, std::sync::mpsc::Receiver<(String, Vec<u8>)>) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (status, body) in answers {
+            let Ok((mut conn, _)) = listener.accept() else { return };
+            let mut got = Vec::new();
+            let mut buf = [0u8; 8192];
+            // The head, then as many body bytes as it announces.
+            let (head, length) = loop {
+                let Ok(n) = conn.read(&mut buf) else { return };
+                if n == 0 {
+                    return;
+                }
+                got.extend_from_slice(&buf[..n]);
+                if let Some(end) = got.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&got[..end]).to_string();
+                    let length = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap_or(0))
+                        })
+                        .unwrap_or(0usize);
+                    got.drain(..end + 4);
+                    break (head, length);
+                }
+            };
+            while got.len() < length {
+                let Ok(n) = conn.read(&mut buf) else { return };
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+            }
+            let _ = tx.send((head, got));
+            let reason = if status == 200 { "OK" } else { "Internal Server Error" };
+            let _ = write!(
+                conn,
+                "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, rx)
+}
+
+/// `/bug`, a description, the transcript included, then Upload Report.
+fn upload_report(pty: &mut super::pty::Pty, host: &str) {
+    pty.type_text("/bug upload me");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.send(ENTER);
+    pty.wait_text("Include the session transcript?");
+    pty.send(ENTER);
+    pty.wait_text(&format!("Upload sends the report to {host}."));
+    pty.wait_text("→ Upload Report");
+    pty.send(ENTER);
+}
+
+#[test]
+fn bug_uploads_to_the_report_service_and_offers_the_zip_when_that_fails() {
+    let s = setup(Script::echo());
+    let (url, requests) = report_service(vec![
+        (200, r#"{"ok":true,"bug_report":{"id":"br_123"}}"#),
+        (500, r#"{"ok":false,"error":"storage unavailable"}"#),
+    ]);
+    let host = url.trim_start_matches("http://").to_string();
+    let env = [("PI_OFFLINE", ""), ("PI_RADIUS_GATEWAY", url.as_str())];
+    let mut pty = super::pty::Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 40, 100, &env);
+    pty.wait_text("mock-model");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("echo: hello");
+
+    upload_report(&mut pty, &host);
+    pty.wait_text("Bug report uploaded. Report ID: br_123");
+    let (head, body) = requests
+        .recv_timeout(std::time::Duration::from_secs(10))
+        .expect("an upload");
+    assert!(head.starts_with("POST /v1/bug-reports "), "{head}");
+    let head_lower = head.to_ascii_lowercase();
+    assert!(
+        head_lower.contains("content-type: multipart/form-data; boundary="),
+        "{head}"
+    );
+    let body = String::from_utf8_lossy(&body);
+    for part in ["report.json", "diagnostics.json", "session.jsonl"] {
+        assert!(
+            body.contains(&format!("name=\"{part}\"; filename=\"{part}\"")),
+            "{part} in\n{body}"
+        );
+    }
+    assert!(body.contains("\"hint\": \"upload me\""), "{body}");
+    assert!(!body.contains("sk-mock-openai"), "no key leaves the machine");
+    let entries = session_entries(s.agent.path());
+    let entry = entries
+        .iter()
+        .find(|e| e["customType"] == "pi.bug-report")
+        .expect("pi.bug-report entry");
+    assert_eq!(entry["data"]["delivery"], "upload");
+    assert_eq!(entry["data"]["sessionIncluded"], true);
+
+    // The service refuses: its reason, and the archive offered instead.
+    upload_report(&mut pty, &host);
+    pty.wait_text("Upload failed");
+    pty.wait_text("Bug report upload failed: storage unavailable");
+    pty.wait_text("Export the report as a zip archive instead?");
+    pty.send(ENTER);
+    pty.wait_text("Bug report exported to: ");
+
+    // Nothing listens any more: the connection failure is named.
+    upload_report(&mut pty, &host);
+    pty.wait_text("Bug report upload failed: ");
+    pty.send(ESC);
+    pty.wait_text("Bug report cancelled");
     quit(&mut pty);
 }

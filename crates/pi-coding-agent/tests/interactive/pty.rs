@@ -61,6 +61,8 @@ impl Pty {
             .env("PI_CODING_AGENT_DIR", agent_dir)
             .env("PI_OFFLINE", "1")
             .env("TERM", "xterm-256color")
+            // 24-bit colours unless a test says otherwise (colour tests read RGB cells).
+            .env("COLORTERM", "truecolor")
             .env("HOME", agent_dir)
             .env_remove("COLORFGBG")
             .envs(env.iter().copied())

@@ -76,11 +76,12 @@ pub(super) fn events(plan: &Plan) -> Vec<String> {
         Stop::Tools => "tool_use",
         Stop::Length => "max_tokens",
     };
-    out.push(named(
-        "message_delta",
-        &json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
-            "usage": {"output_tokens": t.output}}),
-    ));
+    let mut delta = json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null},
+        "usage": {"output_tokens": t.output}});
+    if let Some(list) = &plan.input_transformations {
+        delta["input_transformations"] = list.clone();
+    }
+    out.push(named("message_delta", &delta));
     out.push(named("message_stop", &json!({"type": "message_stop"})));
     out
 }

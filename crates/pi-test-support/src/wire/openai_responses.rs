@@ -177,6 +177,9 @@ pub(super) fn events(plan: &Plan) -> Vec<String> {
     if plan.stop == Stop::Length {
         done["incomplete_details"] = json!({"reason": "max_output_tokens"});
     }
+    if let Some(list) = &plan.input_transformations {
+        done["input_transformations"] = list.clone();
+    }
     w.push("response.completed", json!({"response": done}));
     w.out
 }

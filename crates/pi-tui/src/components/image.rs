@@ -34,7 +34,7 @@ impl Capabilities {
         let program = lower("TERM_PROGRAM");
         let term = lower("TERM");
         let colorterm = lower("COLORTERM");
-        let true_color = colorterm == "truecolor" || colorterm == "24bit";
+        let true_color = colorterm == "truecolor" || colorterm == "24bit" || term.ends_with("-direct");
         let set = |k: &str| get(k).is_some_and(|v| !v.is_empty());
         // tmux/screen swallow OSC 8 and image protocols unless specially configured.
         if set("TMUX") || term.starts_with("tmux") || term.starts_with("screen") {

@@ -13,6 +13,17 @@ use crate::width::{pad_to_width, visible_width, wrap_text};
 /// Custom code highlighter: `(code, lang)` to one string per line, or None to use the default.
 pub type Highlighter = Arc<dyn Fn(&str, &str) -> Option<Vec<String>> + Send + Sync>;
 
+/// Styles of Mermaid diagrams drawn in place of their code blocks.
+#[derive(Clone, Default)]
+pub struct DiagramTheme {
+    pub border: Style,
+    pub text: Style,
+    pub edge: Style,
+    pub edge_label: Style,
+    /// The line under a diagram that could not be drawn.
+    pub warning: Style,
+}
+
 /// Styles used by [`Markdown`].
 #[derive(Clone)]
 pub struct MarkdownTheme {
@@ -35,6 +46,7 @@ pub struct MarkdownTheme {
     pub highlighter: Option<Highlighter>,
     /// Highlight code blocks at all.
     pub highlight_code: bool,
+    pub diagram: DiagramTheme,
 }
 
 impl Default for MarkdownTheme {
@@ -55,6 +67,7 @@ impl Default for MarkdownTheme {
             hyperlinks: false,
             highlighter: None,
             highlight_code: true,
+            diagram: DiagramTheme::default(),
         }
     }
 }
@@ -72,6 +85,11 @@ pub struct Markdown {
     cache: LineCache,
     /// Rendered lines of each top-level block from the last render: (source, width, lines).
     blocks: Vec<(String, usize, Vec<String>)>,
+    /// Draw top-level ```mermaid blocks as diagrams (see [`crate::mermaid`]).
+    diagrams: bool,
+    /// Say under a flowchart that could not be read why it was not drawn (not while the
+    /// text is still streaming in).
+    diagram_warnings: bool,
 }
 
 impl Markdown {
@@ -85,6 +103,20 @@ impl Markdown {
             bg: None,
             cache: LineCache::default(),
             blocks: Vec::new(),
+            diagrams: false,
+            diagram_warnings: false,
+        }
+    }
+
+    /// Draw top-level Mermaid flowcharts as diagrams; `warnings`: say why one that could not
+    /// be read was not drawn. A diagram wider than the text, or another kind of diagram,
+    /// stays a code block.
+    pub fn set_diagrams(&mut self, on: bool, warnings: bool) {
+        if (on, warnings) != (self.diagrams, self.diagram_warnings) {
+            self.diagrams = on;
+            self.diagram_warnings = warnings;
+            self.cache.clear();
+            self.blocks.clear();
         }
     }
 
@@ -156,7 +188,12 @@ impl Markdown {
             };
             let lines = cached.unwrap_or_else(|| {
                 let mut l = Vec::new();
-                r.block(b, inner, &mut l);
+                match b {
+                    Block::Code { lang, text } if self.diagrams && crate::mermaid::is_mermaid(lang) => {
+                        r.diagram(b, text, inner, self.diagram_warnings, &mut l);
+                    }
+                    _ => r.block(b, inner, &mut l),
+                }
                 l
             });
             body.extend(lines.iter().cloned());
@@ -230,6 +267,35 @@ struct Renderer<'a> {
 }
 
 impl Renderer<'_> {
+    /// A Mermaid block: the diagram when it can be drawn within `width`, else the code block
+    /// (with `warnings`, and a flowchart that could not be read, a line saying why).
+    fn diagram(&self, b: &Block, text: &str, width: usize, warnings: bool, out: &mut Vec<String>) {
+        let t = &self.theme.diagram;
+        match crate::mermaid::render(text) {
+            Ok(d) if d.width() <= width => {
+                out.extend(d.styled(|role, run| {
+                    let style = match role {
+                        crate::mermaid::Role::Border => t.border,
+                        crate::mermaid::Role::Text => t.text,
+                        crate::mermaid::Role::Edge => t.edge,
+                        crate::mermaid::Role::EdgeLabel => t.edge_label,
+                    };
+                    style.paint(run)
+                }));
+            }
+            Err(crate::mermaid::NotDrawn::Invalid(why)) if warnings => {
+                self.block(b, width, out);
+                // A paragraph of its own under the code, as pi 1.6 shows it.
+                out.push(String::new());
+                out.extend(wrap_text(
+                    &t.warning.paint(&format!("Mermaid diagram not rendered: {why}")),
+                    width,
+                ));
+            }
+            _ => self.block(b, width, out),
+        }
+    }
+
     fn gap_between(&self, prev: &Block, next: &Block) -> bool {
         !(matches!(prev, Block::Paragraph(_)) && matches!(next, Block::List { .. }))
     }

@@ -20,7 +20,7 @@ pub use image::{
 };
 pub use input::{Input, InputFieldEvent};
 pub use loader::{CancellableLoader, Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};
-pub use markdown::{Highlighter, Markdown, MarkdownTheme};
+pub use markdown::{DiagramTheme, Highlighter, Markdown, MarkdownTheme};
 pub use select_list::{SelectEvent, SelectItem, SelectList, SelectListTheme};
 pub use settings_list::{SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
 pub use text::{Spacer, Text, TruncatedText};

@@ -281,10 +281,7 @@ fn record_transport_failure(em: &mut Emitter, request: &CodexRequest, message: &
         "error": {"name": name, "message": message},
         "details": Value::Object(details),
     });
-    match &mut em.output.diagnostics {
-        Some(Value::Array(list)) => list.push(diagnostic),
-        other => *other = Some(Value::Array(vec![diagnostic])),
-    }
+    em.output.push_diagnostic(diagnostic);
 }
 
 #[cfg(test)]

@@ -31,6 +31,14 @@ mod prompt;
 mod screen;
 mod session_events;
 
+/// What the transcript rebuild puts between messages.
+enum Insert {
+    /// A custom entry an entry renderer draws.
+    Entry(serde_json::Value),
+    /// A recorded cache warm: its cost and note.
+    Warm(f64, Option<String>),
+}
+
 pub struct App {
     host: Arc<SessionHost>,
     theme: Arc<UiTheme>,
@@ -85,6 +93,9 @@ pub struct App {
     ext_pushed: extensions::Pushed,
     /// What the terminal is told about the program (OSC 7501).
     program_status: super::program_status::ProgramStatusReporter,
+    /// The `Model scope: …` line is part of the header (fullscreen); in regular mode it is
+    /// printed once above the screen instead, as pi 1.6 does.
+    scope_in_header: bool,
 }
 
 impl App {
@@ -98,7 +109,7 @@ impl App {
         verbose: bool,
     ) -> Self {
         let session = host.session();
-        let (quiet, details, hide_thinking, show_images, output_pad) = session
+        let (quiet, details, hide_thinking, show_images, output_pad, mermaid) = session
             .settings()
             .lock()
             .map(|s| {
@@ -108,10 +119,12 @@ impl App {
                     s.hide_thinking_block(),
                     s.show_images(),
                     s.output_pad(),
+                    s.mermaid_mode().to_string(),
                 )
             })
-            .unwrap_or((false, true, false, true, 1));
+            .unwrap_or((false, true, false, true, 1, "streaming".to_string()));
         super::chat::set_output_pad(output_pad as usize);
+        super::chat::set_mermaid_mode(&mermaid);
         let mut caps = pi_tui::components::Capabilities::detect();
         if !show_images {
             caps.images = None;
@@ -164,6 +177,7 @@ impl App {
             mode_switch: None,
             ext_pushed: Default::default(),
             program_status: Default::default(),
+            scope_in_header: true,
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -267,6 +281,11 @@ impl App {
         }
     }
 
+    /// The name of the theme shown.
+    pub fn theme_name(&self) -> &str {
+        self.theme.name()
+    }
+
     /// Run a finished task's continuation.
     pub fn run_then(&mut self, then: Then, tui: &mut Tui) {
         let effects = then(&self.ctx());
@@ -349,6 +368,13 @@ impl App {
                 super::chat::set_output_pad(n);
                 if !self.busy && !self.running {
                     self.rebuild_chat();
+                }
+            }
+            UiChange::Mermaid(mode) => {
+                // Diagrams are decided when blocks are built, as with the padding.
+                super::chat::set_mermaid_mode(mode);
+                if !self.busy && !self.running {
+                    self.restyle_chat();
                 }
             }
             UiChange::AutocompleteMaxVisible(n) => self.view.editor.set_autocomplete_max_visible(n),
@@ -463,7 +489,7 @@ impl App {
         } else {
             super::header::compact(&self.theme, &self.kb, self.version, self.show_resources)
         };
-        let text = match self.model_scope_notice() {
+        let text = match self.model_scope_notice().filter(|_| self.scope_in_header) {
             Some(scope) => format!("{text}\n\n{scope}"),
             None => text,
         };
@@ -472,6 +498,21 @@ impl App {
             Notice::new(text, "text", self.theme.clone()),
             resources,
         ))
+    }
+
+    /// Regular mode: the model-scope line leaves the header, to be printed above the screen
+    /// before its first frame. Returns the line (none when no models are scoped or startup
+    /// details are hidden).
+    pub fn take_scope_line(&mut self) -> Option<String> {
+        let line = self.model_scope_notice()?;
+        self.scope_in_header = false;
+        if self.show_header {
+            let header = self.header_block();
+            if let Some(first) = self.view.chat.children_mut().first_mut() {
+                *first = header;
+            }
+        }
+        Some(line)
     }
 
     /// `Model scope: a, b:high (Ctrl+P to cycle)` under the header when models are scoped
@@ -512,14 +553,23 @@ impl App {
             self.view.chat.push(header);
         }
         // Custom entries an entry renderer draws go between the messages they came between.
-        let entries = self.branch_entry_blocks();
+        // Custom entries an entry renderer draws, and cache-warming lines, go between the
+        // messages they came between.
+        let mut inserts: Vec<(usize, Insert)> = self
+            .branch_entry_blocks()
+            .into_iter()
+            .map(|(at, e)| (at, Insert::Entry(e)))
+            .collect();
+        inserts.extend(self.branch_warm_lines());
+        // Stable: entries and warms at the same place keep their branch order per kind.
+        inserts.sort_by_key(|(at, _)| *at);
         let notices = self.cache_miss_notices();
         // Built straight from the agent's transcript: a long session is not copied first.
         self.session().with_messages(|messages| {
             let mut from = 0;
-            let mut entries = entries.into_iter();
+            let mut inserts = inserts.into_iter();
             loop {
-                let next = entries.next();
+                let next = inserts.next();
                 let to = next
                     .as_ref()
                     .map_or(messages.len(), |(at, _)| (*at).clamp(from, messages.len()));
@@ -534,9 +584,14 @@ impl App {
                     &notices,
                 );
                 from = to;
-                let Some((_, entry)) = next else { break };
-                let block = super::extension_ui::message_block::MessageBlock::entry(entry);
-                self.view.chat.push(Box::new(block));
+                match next {
+                    None => break,
+                    Some((_, Insert::Entry(entry))) => {
+                        let block = super::extension_ui::message_block::MessageBlock::entry(entry);
+                        self.view.chat.push(Box::new(block));
+                    }
+                    Some((_, Insert::Warm(cost, note))) => self.cache_warmed(cost, note),
+                }
             }
         });
     }
@@ -611,6 +666,22 @@ impl App {
             .push(Box::new(Notice::new(text, "dim", self.theme.clone()).as_status()));
     }
 
+    /// The cache-warming lines of the branch, placed by the messages before them (when
+    /// notices are on).
+    fn branch_warm_lines(&self) -> Vec<(usize, Insert)> {
+        if !self.cache_notices_on() {
+            return Vec::new();
+        }
+        let session = self.session();
+        let messages = session.with_messages(<[_]>::len);
+        session.with_store(|s| {
+            super::cache_notices::branch_warms(&s.get_branch(None), messages)
+                .into_iter()
+                .map(|(at, cost, note)| (at, Insert::Warm(cost, note)))
+                .collect()
+        })
+    }
+
     fn cache_notices_on(&self) -> bool {
         self.session()
             .settings()
@@ -648,8 +719,53 @@ impl App {
         if let Some(text) = text {
             self.view
                 .chat
+                .push(Box::new(Notice::new(text, "warning", self.theme.clone()).derived()));
+        }
+    }
+
+    /// After a reply: a warning when the provider withheld reasoning from its request that
+    /// the previous reply's request still had (and notices are on).
+    pub(super) fn reasoning_dropped(&mut self, m: &pi_ai::AssistantMessage) {
+        if matches!(m.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error) || !self.cache_notices_on() {
+            return;
+        }
+        if super::cache_notices::dropped_reasoning(m).is_none() {
+            return;
+        }
+        // The reply may already be stored: the previous one is the last other assistant
+        // message of the branch.
+        let previous = self.session().with_store(|s| {
+            s.get_branch(None).iter().rev().find_map(|e| match &e.kind {
+                pi_session::EntryKind::Message {
+                    message: pi_agent::AgentMessage::Llm(pi_ai::Message::Assistant(a)),
+                    ..
+                } if !(a.timestamp == m.timestamp && a.usage == m.usage) => Some(a.clone()),
+                _ => None,
+            })
+        });
+        if let Some(text) = super::cache_notices::drop_text(m, previous.as_deref()) {
+            self.view
+                .chat
                 .push(Box::new(Notice::new(text, "warning", self.theme.clone())));
         }
+    }
+
+    /// A cache warm was recorded: its cost joins the warming line right above, when nothing
+    /// came after that line and its note is the same, else a new line (notices on).
+    pub(super) fn cache_warmed(&mut self, cost: f64, note: Option<String>) {
+        if !self.cache_notices_on() {
+            return;
+        }
+        let last = self.view.chat.children_mut().last_mut();
+        if let Some(n) = last.and_then(|c| c.as_mut().downcast_mut::<Notice>()) {
+            if n.add_warm(cost, &note) {
+                self.view.drop_frozen();
+                return;
+            }
+        }
+        self.view
+            .chat
+            .push(Box::new(Notice::cache_warmed(cost, note, self.theme.clone())));
     }
 
     /// After a compaction: what its summary cost (when notices are on and it was recorded).

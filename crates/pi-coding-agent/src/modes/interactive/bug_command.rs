@@ -1,9 +1,10 @@
 //! `/bug [description]` and `/llama`, the two 1.6 commands that reach pi's own services.
-//! `/bug` asks what went wrong and whether to include the transcript, then exports the report
-//! as a zip archive in the current folder and records a `pi.bug-report` entry (uploading needs
-//! pi's report service: offline it says so, as pi 1.6 does; this build has no upload client,
-//! so it offers the archive instead). `/llama` manages a llama.cpp router once one is signed
-//! in; this build has no llama.cpp provider, so it says how pi 1.6 expects it configured.
+//! `/bug` asks what went wrong and whether to include the transcript, then uploads the report
+//! to pi's report service (`crate::bug_upload`; offline it says that needs online mode, and a
+//! failed upload offers the archive instead) or exports it as a zip archive in the current
+//! folder, and records a `pi.bug-report` entry. `/llama` manages a llama.cpp router once one
+//! is signed in; this build has no llama.cpp provider, so it says how pi 1.6 expects it
+//! configured.
 
 use std::path::PathBuf;
 
@@ -91,7 +92,10 @@ fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
         ),
         "Summary: none".into(),
         String::new(),
-        "Upload sends the report to pi's report service; Export writes a zip archive to the current folder.".into(),
+        format!(
+            "Upload sends the report to {}. Export writes a zip archive to the current folder instead.",
+            crate::bug_upload::gateway_host(&crate::bug_upload::gateway())
+        ),
     ];
     let dialog = choice(cx, "Bug report", &[UPLOAD, EXPORT, CANCEL], details);
     show(
@@ -101,71 +105,127 @@ fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
                 "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
                 "error",
             )],
-            Some(UPLOAD) => {
-                let dialog = choice(
-                    cx,
-                    "Upload failed",
-                    &[EXPORT, CANCEL],
-                    vec![
-                        "This build cannot upload reports yet.".into(),
-                        String::new(),
-                        "Export the report as a zip archive instead?".into(),
-                    ],
-                );
-                show(
-                    dialog,
-                    Box::new(move |cx, answer| match answer.as_deref() {
-                        Some(EXPORT) => export(cx, choices),
-                        _ => cancelled(),
-                    }),
-                )
-            }
+            Some(UPLOAD) => upload(cx, choices),
             Some(EXPORT) => export(cx, choices),
             _ => cancelled(),
         }),
     )
 }
 
+/// A failed upload: the reason, and the archive offered instead.
+fn upload_failed(cx: &Ctx<'_>, reason: String, choices: Choices) -> Vec<Effect> {
+    let dialog = choice(
+        cx,
+        "Upload failed",
+        &[EXPORT, CANCEL],
+        vec![
+            reason,
+            String::new(),
+            "Export the report as a zip archive instead?".into(),
+        ],
+    );
+    show(
+        dialog,
+        Box::new(move |cx, answer| match answer.as_deref() {
+            Some(EXPORT) => export(cx, choices),
+            _ => cancelled(),
+        }),
+    )
+}
+
+/// Build the report, send it to the report service (signed with the Radius token when
+/// signed in), and record it in the session.
+fn upload(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
+    let session = cx.session.clone();
+    let Some(settings) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone())) else {
+        return Vec::new();
+    };
+    let mut out = vec![Effect::StatusLine("Uploading bug report...".into())];
+    out.push(blocking(move || {
+        let bundle = match build_bundle(&session, &choices, &settings) {
+            Ok(b) => b,
+            Err(e) => return then(move |_| vec![Effect::Notice(format!("Failed to build bug report: {e}"), "error")]),
+        };
+        let token = crate::session::agent_session::lock(session.services().registry())
+            .api_key_for_provider("radius")
+            .filter(|t| !t.is_empty());
+        let gateway = crate::bug_upload::gateway();
+        let sent =
+            tokio::runtime::Handle::current().block_on(crate::bug_upload::upload(&bundle, &gateway, token.as_deref()));
+        match sent {
+            Ok(id) => {
+                let data = bug_report::entry_data(&bundle, &choices, None);
+                let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
+                then(move |_| {
+                    let mut out = vec![Effect::StatusLine(format!("Bug report uploaded. Report ID: {id}"))];
+                    if let Err(e) = recorded {
+                        out.push(Effect::Notice(
+                            format!("The report was not recorded in the session: {e}"),
+                            "warning",
+                        ));
+                    }
+                    out
+                })
+            }
+            Err(reason) => then(move |cx| upload_failed(cx, reason, choices)),
+        }
+    }));
+    out
+}
+
+/// Global and project settings, as the report carries them (secrets removed later).
+type SettingsPair = (
+    serde_json::Map<String, serde_json::Value>,
+    serde_json::Map<String, serde_json::Value>,
+);
+
+/// The report of this session.
+fn build_bundle(
+    session: &crate::session::AgentSession,
+    choices: &Choices,
+    (global, project): &SettingsPair,
+) -> Result<bug_report::Bundle, bug_report::BugReportError> {
+    let model = session.model();
+    let thinking = session.thinking_level();
+    let message_count = session.with_messages(|m| m.len());
+    let cwd = session.cwd().to_path_buf();
+    let extensions: Vec<String> = session
+        .services()
+        .extensions()
+        .runner()
+        .map(|r| r.loaded().into_iter().map(|e| e.path).collect())
+        .unwrap_or_default();
+    session.with_store(|store| {
+        let session_id = store.session_id().to_string();
+        let facts = bug_report::Facts {
+            session_id: &session_id,
+            cwd: &cwd,
+            message_count,
+            model: model.as_ref(),
+            thinking_level: thinking.as_str(),
+            global_settings: global,
+            project_settings: project,
+            extensions: &extensions,
+        };
+        bug_report::build(store, choices, &facts)
+    })
+}
+
 /// Build the report from the session, write the archive, and record it in the session.
 fn export(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
     let session = cx.session.clone();
     let dir: PathBuf = std::env::current_dir().unwrap_or_else(|_| session.cwd().to_path_buf());
-    let Some((global, project)) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone()))
-    else {
+    let Some(settings) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone())) else {
         return Vec::new();
     };
     vec![blocking(move || {
-        let model = session.model();
-        let thinking = session.thinking_level();
-        let message_count = session.with_messages(|m| m.len());
-        let cwd = session.cwd().to_path_buf();
-        let extensions: Vec<String> = session
-            .services()
-            .extensions()
-            .runner()
-            .map(|r| r.loaded().into_iter().map(|e| e.path).collect())
-            .unwrap_or_default();
-        let built = session.with_store(|store| {
-            let session_id = store.session_id().to_string();
-            let facts = bug_report::Facts {
-                session_id: &session_id,
-                cwd: &cwd,
-                message_count,
-                model: model.as_ref(),
-                thinking_level: thinking.as_str(),
-                global_settings: &global,
-                project_settings: &project,
-                extensions: &extensions,
-            };
-            bug_report::build(store, &choices, &facts)
-        });
-        let result = built.and_then(|bundle| {
+        let result = build_bundle(&session, &choices, &settings).and_then(|bundle| {
             let path = dir.join(bug_report::archive_name(&bundle.id));
             bug_report::write_archive(&bundle, &path).map(|()| (bundle, path))
         });
         match result {
             Ok((bundle, path)) => {
-                let data = bug_report::entry_data(&bundle, &choices, &path);
+                let data = bug_report::entry_data(&bundle, &choices, Some(&path));
                 let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
                 then(move |_| {
                     let mut out = vec![Effect::StatusLine(format!(

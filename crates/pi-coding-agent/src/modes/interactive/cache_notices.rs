@@ -2,7 +2,9 @@
 //! prompt was billed again instead of read from the cache (`Cache miss: 25k tokens
 //! re-billed (~$0.07)`, naming a model switch or an idle gap past the cache lifetime), and
 //! what a compaction or branch summary cost. Misses are not stored: they are worked out
-//! again from the replies' usage whenever the transcript is built.
+//! again from the replies' usage whenever the transcript is built. Also the reasoning a
+//! provider reported it withheld from the model (`Anthropic dropped 2 thinking blocks`), shown
+//! live only, and what cache warming cost (`Cache warmed: $0.012`), stored as usage entries.
 
 use std::collections::HashMap;
 
@@ -183,6 +185,159 @@ pub fn summary_cost_text(compaction: bool, usage: &Value) -> String {
     format!("{label}: {} tokens billed{cost}", format_tokens(tokens))
 }
 
+/// Reasoning a provider reported as withheld from the request, by diagnostic type: the
+/// provider's name, the transformation type that means a drop, and the noun (one, many).
+const REASONING_DROPS: [(&str, &str, &str, [&str; 2]); 2] = [
+    (
+        "anthropic_input_transformations",
+        "Anthropic",
+        "thinking_dropped",
+        ["thinking block", "thinking blocks"],
+    ),
+    (
+        "openai_input_transformations",
+        "OpenAI",
+        "reasoning",
+        ["reasoning item", "reasoning items"],
+    ),
+];
+
+/// What one reply's diagnostics say was dropped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dropped {
+    /// Index into [`REASONING_DROPS`].
+    kind: usize,
+    count: usize,
+    reasons: Vec<String>,
+}
+
+/// The reasoning the request behind `m` lost, from the first diagnostic that reports any.
+pub fn dropped_reasoning(m: &AssistantMessage) -> Option<Dropped> {
+    let list = m.diagnostics.as_ref()?.as_array()?;
+    for diagnostic in list {
+        let kind_name = diagnostic.get("type").and_then(Value::as_str).unwrap_or("");
+        let Some(kind) = REASONING_DROPS.iter().position(|(t, ..)| *t == kind_name) else {
+            continue;
+        };
+        let Some(items) = diagnostic.pointer("/details/transformations").and_then(Value::as_array) else {
+            continue;
+        };
+        let dropped: Vec<&Value> = items
+            .iter()
+            .filter(|t| t.get("type").and_then(Value::as_str) == Some(REASONING_DROPS[kind].2))
+            .collect();
+        if dropped.is_empty() {
+            continue;
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        for reason in dropped.iter().filter_map(|t| t.get("reason").and_then(Value::as_str)) {
+            if !reasons.iter().any(|r| r == reason) {
+                reasons.push(reason.to_string());
+            }
+        }
+        return Some(Dropped {
+            kind,
+            count: dropped.len(),
+            reasons,
+        });
+    }
+    None
+}
+
+/// The warning for reasoning the reply `m` lost, or none. A withheld block is reported again
+/// on every later request that replays it, so only a count above the previous reply's (the
+/// `previous` assistant message of the branch, same provider) is news.
+pub fn drop_text(m: &AssistantMessage, previous: Option<&AssistantMessage>) -> Option<String> {
+    let dropped = dropped_reasoning(m)?;
+    if let Some(before) = previous.and_then(dropped_reasoning) {
+        if before.kind == dropped.kind && dropped.count <= before.count {
+            return None;
+        }
+    }
+    let (_, provider, _, nouns) = REASONING_DROPS[dropped.kind];
+    let noun = nouns[usize::from(dropped.count != 1)];
+    let reasons = if dropped.reasons.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", dropped.reasons.join(", "))
+    };
+    Some(format!(
+        "{provider} dropped {} {noun}{reasons} (details in session)",
+        dropped.count
+    ))
+}
+
+/// The line for one or more back-to-back cache warms: their total cost with at least three
+/// decimals and at most six (`Cache warmed: $0.0125`), and the note, if any.
+pub fn warm_text(total_cost: f64, note: Option<&str>) -> String {
+    let mut cost = format!("{total_cost:.6}");
+    let keep = cost.find('.').map_or(cost.len(), |dot| dot + 4);
+    while cost.len() > keep && cost.ends_with('0') {
+        cost.pop();
+    }
+    let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
+    format!("Cache warmed{note}: ${cost}")
+}
+
+/// A cache-warm usage entry's cost and note, when `entry` (as JSON) is one.
+pub fn warm_of(entry: &Value) -> Option<(f64, Option<String>)> {
+    let fields = entry.as_object()?;
+    (entry.get("type").and_then(Value::as_str) == Some("usage"))
+        .then(|| warm_fields(fields))
+        .flatten()
+}
+
+/// The cost and note of a usage entry's fields, when it records a cache warm.
+fn warm_fields(fields: &serde_json::Map<String, Value>) -> Option<(f64, Option<String>)> {
+    (fields.get("kind").and_then(Value::as_str) == Some("cache_warm")).then(|| {
+        (
+            fields
+                .get("usage")
+                .and_then(|u| u.pointer("/cost/total"))
+                .and_then(Value::as_f64)
+                .unwrap_or(0.0),
+            fields.get("note").and_then(Value::as_str).map(str::to_string),
+        )
+    })
+}
+
+/// The cache warms of a branch, each with the number of context messages before it (as
+/// the chat shows them: from the last compaction's first kept entry).
+pub fn branch_warms(path: &[&Entry], messages: usize) -> Vec<(usize, f64, Option<String>)> {
+    let compaction = path
+        .iter()
+        .rposition(|e| matches!(e.kind, EntryKind::Compaction { .. }));
+    let shown_from = match compaction.map(|at| (at, &path[at].kind)) {
+        Some((
+            at,
+            EntryKind::Compaction {
+                first_kept_entry_id, ..
+            },
+        )) => path[..at]
+            .iter()
+            .position(|e| &e.id == first_kept_entry_id)
+            .unwrap_or(at),
+        _ => 0,
+    };
+    // Counted from the end: the messages after an entry end the context in order.
+    let mut after = 0usize;
+    let mut out = Vec::new();
+    for entry in path[shown_from..].iter().rev() {
+        match &entry.kind {
+            EntryKind::Unknown { type_name, fields } if type_name == "usage" => {
+                if let Some((cost, note)) = warm_fields(fields) {
+                    out.push((messages.saturating_sub(after), cost, note));
+                }
+            }
+            EntryKind::Message { .. } | EntryKind::CustomMessage { .. } => after += 1,
+            EntryKind::BranchSummary { summary, .. } if !summary.is_empty() => after += 1,
+            _ => {}
+        }
+    }
+    out.reverse();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,6 +369,51 @@ mod tests {
                 extra: Default::default(),
             },
         }
+    }
+
+    fn dropping(kind: &str, items: serde_json::Value) -> AssistantMessage {
+        let mut m = reply(1, 0, 0, 0, "m");
+        m.push_diagnostic(serde_json::json!({"type": kind, "details": {"transformations": items}}));
+        m
+    }
+
+    #[test]
+    fn dropped_reasoning_is_named_once_per_new_loss() {
+        let two = dropping(
+            "anthropic_input_transformations",
+            serde_json::json!([
+                {"type": "thinking_dropped", "reason": "signature_invalid"},
+                {"type": "thinking_dropped", "reason": "signature_invalid"},
+                {"type": "other"}
+            ]),
+        );
+        assert_eq!(
+            drop_text(&two, None).as_deref(),
+            Some("Anthropic dropped 2 thinking blocks: signature_invalid (details in session)")
+        );
+        // The same two blocks reported again by the next request: nothing new.
+        assert_eq!(drop_text(&two, Some(&two)), None);
+        let one = dropping(
+            "openai_input_transformations",
+            serde_json::json!([{"type": "reasoning", "action": "removed"}]),
+        );
+        assert_eq!(
+            drop_text(&one, Some(&two)).as_deref(),
+            Some("OpenAI dropped 1 reasoning item (details in session)")
+        );
+        assert_eq!(drop_text(&reply(1, 0, 0, 0, "m"), None), None);
+    }
+
+    #[test]
+    fn warm_costs_keep_three_to_six_decimals() {
+        assert_eq!(warm_text(0.0125, None), "Cache warmed: $0.0125");
+        assert_eq!(warm_text(0.5, None), "Cache warmed: $0.500");
+        assert_eq!(
+            warm_text(0.001_234_567, Some("extension override")),
+            "Cache warmed (extension override): $0.001235"
+        );
+        let entry = serde_json::json!({"type": "usage", "kind": "cache_warm", "usage": {"cost": {"total": 0.02}}});
+        assert_eq!(warm_of(&entry), Some((0.02, None)));
     }
 
     #[test]

@@ -22,6 +22,27 @@ pub fn output_pad() -> usize {
     OUTPUT_PAD.load(Ordering::Relaxed)
 }
 
+/// `markdown.mermaid`: 0 off, 1 once a reply is complete, 2 while it streams too.
+static MERMAID: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(2);
+
+/// How new and rebuilt blocks draw Mermaid diagrams (`off`, `final`, `streaming`).
+pub fn set_mermaid_mode(mode: &str) {
+    let code = match mode {
+        "off" => 0,
+        "final" => 1,
+        _ => 2,
+    };
+    MERMAID.store(code, Ordering::Relaxed);
+}
+
+/// Diagrams on for text that is complete (`streaming`: still coming in), and whether to say
+/// why a diagram was not drawn (only once complete).
+fn diagrams(md: &mut Markdown, streaming: bool) {
+    let mode = MERMAID.load(Ordering::Relaxed);
+    let on = if streaming { mode == 2 } else { mode > 0 };
+    md.set_diagrams(on, !streaming);
+}
+
 /// The padding as text, to put before a line.
 pub fn pad_str() -> &'static str {
     if output_pad() == 0 {
@@ -51,6 +72,7 @@ impl UserBlock {
         if let Some(bg) = theme.bg("userMessageBg") {
             md = md.with_background(bg);
         }
+        diagrams(&mut md, false);
         UserBlock {
             markdown: md,
             images: Vec::new(),
@@ -148,7 +170,10 @@ impl AssistantBlock {
         let pos = match self.parts.iter().position(|(i, _)| *i == index) {
             Some(p) => p,
             None => {
-                let md = Markdown::new(String::new(), self.theme.markdown.clone()).with_padding(output_pad(), 0);
+                let mut md = Markdown::new(String::new(), self.theme.markdown.clone()).with_padding(output_pad(), 0);
+                if !thinking {
+                    diagrams(&mut md, true);
+                }
                 let part = if thinking {
                     Part::Thinking(md.with_text_style(Style {
                         italic: true,
@@ -182,7 +207,11 @@ impl AssistantBlock {
     pub fn set_message(&mut self, message: &AssistantMessage) {
         for (i, c) in message.content.iter().enumerate() {
             match c {
-                Content::Text(t) => self.part_mut(i, false).set_text(t.text.trim().to_string()),
+                Content::Text(t) => {
+                    let md = self.part_mut(i, false);
+                    md.set_text(t.text.trim().to_string());
+                    diagrams(md, false);
+                }
                 Content::Thinking(t) => self.part_mut(i, true).set_text(t.thinking.trim().to_string()),
                 _ => {}
             }
@@ -302,6 +331,10 @@ pub struct Notice {
     gap: bool,
     /// A status line: the next status line replaces it while nothing came after it.
     status: bool,
+    /// Made again from the session whenever the transcript is rebuilt (cache notices).
+    derived: bool,
+    /// A cache-warming line: the total so far and the note of the warms it stands for.
+    warm: Option<(f64, Option<String>)>,
     cache: LineCache,
 }
 
@@ -313,8 +346,44 @@ impl Notice {
             theme,
             gap: true,
             status: false,
+            derived: false,
+            warm: None,
             cache: LineCache::default(),
         }
+    }
+
+    /// A notice the transcript rebuild makes again (so a restyle does not keep the old one).
+    #[must_use]
+    pub fn derived(mut self) -> Self {
+        self.derived = true;
+        self
+    }
+
+    pub fn is_derived(&self) -> bool {
+        self.derived
+    }
+
+    /// The dim `Cache warmed: $…` line for one warm.
+    pub fn cache_warmed(cost: f64, note: Option<String>, theme: Arc<UiTheme>) -> Self {
+        let text = super::cache_notices::warm_text(cost, note.as_deref());
+        let mut n = Notice::new(text, "dim", theme).derived();
+        n.warm = Some((cost, note));
+        n
+    }
+
+    /// Count one more warm with the same note into this line; false when this is not a
+    /// warming line or its note differs.
+    pub fn add_warm(&mut self, cost: f64, note: &Option<String>) -> bool {
+        let Some((total, own)) = &mut self.warm else {
+            return false;
+        };
+        if own != note {
+            return false;
+        }
+        *total += cost;
+        let text = super::cache_notices::warm_text(*total, note.as_deref());
+        self.set_text(text);
+        true
     }
 
     #[must_use]
@@ -359,7 +428,9 @@ impl Component for Notice {
                     lines.push(String::new());
                 }
                 for l in self.text.lines() {
-                    for w in wrap_text(l, width.saturating_sub(1).max(1)) {
+                    // One column of padding on each side, as pi's text blocks have: the
+                    // text wraps one column before the right edge.
+                    for w in wrap_text(l, width.saturating_sub(2).max(1)) {
                         lines.push(format!(" {}", self.theme.paint(self.token, &w)));
                     }
                 }

@@ -24,6 +24,7 @@ fn from_transcript(block: &mut Box<dyn Component>) -> bool {
         || b.downcast_mut::<AssistantBlock>().is_some()
         || b.downcast_mut::<ToolBlock>().is_some()
         || b.downcast_mut::<MessageBlock>().is_some()
+        || b.downcast_mut::<Notice>().is_some_and(|n| n.is_derived())
 }
 
 /// Take the blocks of `chat` a rebuild would lose; `header`: the first block is the

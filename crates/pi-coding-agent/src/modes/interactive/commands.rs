@@ -108,12 +108,15 @@ pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
     match what {
         Open::Resume => open_resume(cx),
         Open::Fork => {
-            let items = cx
+            let items: Vec<SelectItem> = cx
                 .host
                 .fork_points()
                 .into_iter()
                 .map(|p| SelectItem::new(p.entry_id).with_label(p.text.replace('\n', " ")))
                 .collect();
+            if items.is_empty() {
+                return vec![Effect::StatusLine("No messages to fork from".into())];
+            }
             show_list(cx, items, Picker::Fork, None)
         }
         Open::Tree => super::tree_nav::open(cx, None),
@@ -159,8 +162,19 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
 }
 
 fn clone(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    // As pi 1.6: a session whose file is not written yet (no reply so far) cannot be cloned.
+    let unsaved = cx
+        .session
+        .with_store(|s| s.session_file().map(|f| !f.exists()))
+        .unwrap_or(false);
+    if unsaved {
+        return vec![notice(
+            "This session has not been saved yet. Send a message before cloning or forking it.",
+            "error",
+        )];
+    }
     if cx.session.with_messages(<[_]>::is_empty) {
-        return vec![notice("Nothing to clone yet", "warning")];
+        return vec![Effect::StatusLine("Nothing to clone yet".into())];
     }
     vec![Effect::ReplaceSession(Replace::Clone)]
 }
@@ -244,7 +258,13 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
         thousands(t.total)
     ));
     let (mode, status) = cx.session.cache_warming_status();
-    md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}\n"));
+    md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}"));
+    if s.cost <= 0.0 {
+        // pi 1.6's text ends in a line break here: one empty row under the block.
+        md.push_str("  \n&nbsp;\n");
+    } else {
+        md.push('\n');
+    }
     if s.cost > 0.0 {
         md.push_str(&format!("\n**Cost**  \nTotal: ${:.3}", s.cost));
         // One model per line; a lone group only when it is not the selected model (a
@@ -362,6 +382,17 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     // Extension tools' renderers draw their calls in the page, as in pi.
     let runner = cx.session.services().extensions().runner();
     vec![blocking_task(async move {
+        // The file is written with the first reply: before that there is nothing to export
+        // as a page.
+        let jsonl = out
+            .as_ref()
+            .is_some_and(|o| o.extension().is_some_and(|e| e == "jsonl"));
+        if !file.exists() && !jsonl {
+            return then_notice(
+                "Failed to export session: Nothing to export yet - start a conversation first",
+                "error",
+            );
+        }
         let result = match out {
             Some(out) if out.extension().is_some_and(|e| e == "jsonl") => {
                 std::fs::copy(&file, &out).map(|_| out).map_err(|e| e.to_string())
@@ -372,7 +403,7 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
         };
         match result {
             Ok(p) => then_notice(format!("Session exported to: {}", p.display()), "dim"),
-            Err(e) => then_notice(format!("Export failed: {e}"), "error"),
+            Err(e) => then_notice(format!("Failed to export session: {e}"), "error"),
         }
     })]
 }
@@ -390,17 +421,15 @@ pub(super) fn copy_last(cx: &Ctx<'_>) -> Vec<Effect> {
 }
 
 fn compact(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
-    if cx.session.with_messages(|m| m.len() < 2) {
-        return vec![notice("Nothing to compact (no messages yet)", "warning")];
-    }
+    // A session too small to compact is the session's own error, as in pi 1.6.
     let instructions = (!arg.is_empty()).then(|| arg.to_string());
     let session = cx.session.clone();
     vec![spawn(async move {
         // compaction_start / compaction_end reach the chat as session events.
         match session.compact(instructions.as_deref()).await {
-            // The `[compaction]` panel the session's compaction_end draws says it.
-            Ok(_) => then(|_| Vec::new()),
-            Err(e) => then_notice(e.to_string(), "error"),
+            // The `[compaction]` panel the session's compaction_end draws says it; a failure
+            // is reported by that event too (`Compaction failed: …`).
+            Ok(_) | Err(_) => then(|_| Vec::new()),
         }
     })]
 }

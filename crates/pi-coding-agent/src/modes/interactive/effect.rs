@@ -126,6 +126,8 @@ pub enum UiChange {
     WheelStep(pi_tui::WheelStep),
     /// `fullscreenScrollbar` changed.
     Scrollbar(pi_tui::ScrollbarMode),
+    /// `markdown.mermaid` changed (`off`, `final`, `streaming`).
+    Mermaid(&'static str),
 }
 
 /// Settings changes, applied under the settings lock and written after it is released.

@@ -88,6 +88,11 @@ pub enum UiEvent {
     CustomMessage(Value),
     /// A custom entry an extension appended (`pi.appendEntry`), for its entry renderer.
     CustomEntry(Value),
+    /// A cache warm was recorded: what it cost, and its note.
+    CacheWarmed {
+        cost: f64,
+        note: Option<String>,
+    },
     ThinkingLevel,
     /// The prompt is over: every retry, compaction and queued message done.
     Settled {
@@ -396,6 +401,10 @@ fn convert(event: &SessionEvent<'_>) -> Option<UiEvent> {
         SessionEvent::AgentSettled { aborted } => UiEvent::Settled { aborted: *aborted },
         SessionEvent::EntryAppended { entry } if entry.get("type").and_then(Value::as_str) == Some("custom") => {
             UiEvent::CustomEntry(entry.clone())
+        }
+        SessionEvent::EntryAppended { entry } if super::cache_notices::warm_of(entry).is_some() => {
+            let (cost, note) = super::cache_notices::warm_of(entry)?;
+            UiEvent::CacheWarmed { cost, note }
         }
         SessionEvent::EntryAppended { .. }
         | SessionEvent::SummarizationRetry { .. }

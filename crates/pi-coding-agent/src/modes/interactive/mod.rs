@@ -47,6 +47,7 @@ mod summary_block;
 mod text_dialog;
 pub(crate) mod theme;
 mod thinking_picker;
+mod tmux_check;
 mod tool_block;
 mod tree;
 mod tree_nav;
@@ -123,6 +124,9 @@ pub fn ask_project_trust(cwd: &std::path::Path) -> Option<bool> {
 
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
 pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {
+    // Themes' RGB colours go out as the nearest 256-colour entry where 24-bit colour is not
+    // known to work (no `COLORTERM=truecolor`, a `*-direct` TERM or a terminal known for it).
+    pi_tui::set_truecolor(pi_tui::components::Capabilities::detect().true_color);
     let mut term = match Terminal::start() {
         Ok(t) => t,
         Err(e) => {
@@ -130,10 +134,29 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
             return 1;
         }
     };
-    // The background colour decides a `light/dark` theme; its answer is applied when it
-    // comes, so a terminal that never answers delays nothing.
-    let _ = term.query_colors();
-    let code = run_in(&mut term, host, initial, options).await;
+    // The terminal's colours make the `system` theme and decide a `light/dark` pair: they are
+    // waited for briefly (the device attributes answer ends them early), and answers that
+    // come later are applied when they come, so a terminal that never answers costs 100 ms.
+    let wanted = theme_setting(&host);
+    let system = wanted == crate::resources::themes::SYSTEM_THEME;
+    let _ = term.query_colors(system);
+    let early = if system || is_theme_pair(&wanted) {
+        let answered = |b: &[u8]| InputParser::new().feed(b).contains(&InputEvent::DeviceAttributes);
+        let early = pi_tui::read_stdin_for(Duration::from_millis(100), answered);
+        let replies = InputParser::new().feed(&early);
+        crate::resources::system_theme::record(&replies);
+        crate::resources::system_theme::take_changed();
+        // The background also decides a `light/dark` pair before the first frame.
+        for reply in &replies {
+            if let InputEvent::TerminalColor { slot: 11, rgb } = reply {
+                crate::resources::themes::set_reported_background(*rgb);
+            }
+        }
+        early
+    } else {
+        Vec::new()
+    };
+    let code = run_in(&mut term, host, initial, options, early).await;
     let _ = term.disable_key_protocols();
     let _ = term.leave_fullscreen();
     let _ = term.stop();
@@ -202,7 +225,30 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
     }
 }
 
-async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {
+/// The theme the settings name (`system` when none).
+fn theme_setting(host: &SessionHost) -> String {
+    host.session()
+        .settings()
+        .lock()
+        .ok()
+        .and_then(|s| s.theme().map(str::to_string))
+        .unwrap_or_else(|| crate::resources::themes::SYSTEM_THEME.to_string())
+}
+
+/// A `light/dark` pair (decided by the terminal's background).
+fn is_theme_pair(name: &str) -> bool {
+    name.contains('/') && !name.ends_with(".json")
+}
+
+/// Run the screen; `early`: input read while the terminal's colours were awaited, handled
+/// first.
+async fn run_in(
+    term: &mut Terminal,
+    host: Arc<SessionHost>,
+    initial: PromptQueue,
+    options: InteractiveOptions,
+    early: Vec<u8>,
+) -> i32 {
     let session = host.session();
     let paths = commands::paths_for(&session);
     let (kb, kb_warning) = keys::load_keybindings(&paths.keybindings_path());
@@ -212,6 +258,9 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         Err(_) => (UiTheme::fallback(), None),
     };
     let (tx, mut rx) = UiSender::channel();
+    if !early.is_empty() {
+        tx.send(Msg::Input(early)).await;
+    }
     host.subscribe(Arc::new(Forward(tx.clone())));
     // Extension dialogs, notices and errors from now on go to this screen.
     let early_ui = session.services().extensions().ui();
@@ -304,12 +353,26 @@ async fn run_in(term: &mut Terminal, host: Arc<SessionHost>, initial: PromptQueu
         });
     }
 
+    // Inside tmux: a warning when modified keys are not passed on (asked off the UI thread).
+    if std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()) {
+        let tx_tmux = tx.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(warning) = tmux_check::warning() {
+                let show: effect::Then = Box::new(move |_| vec![effect::Effect::Notice(warning, "warning")]);
+                tx_tmux.send_blocking(Msg::Then(show));
+            }
+        });
+    }
+
     if options.resume_picker {
         let effects = commands::open_now(&app.ctx(), commands::Open::Resume);
         app.apply(effects, &mut tui);
     }
     if wants_fullscreen(&session, options.tui_mode) {
         start_fullscreen(&app, &mut tui, term);
+    } else if let Some(line) = app.take_scope_line() {
+        // Regular mode: above the screen, into the scrollback, as pi 1.6 prints it.
+        let _ = write!(term, "{line}\x1b[0m\r\n").and_then(|()| term.flush());
     }
     if let Some(title) = app.take_title() {
         let _ = term.set_title(&title);
@@ -469,13 +532,27 @@ fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut T
         // The terminal switched between dark and light: ask for its background again, which
         // decides a `light/dark` theme setting.
         InputEvent::ColorScheme { .. } => {
-            let _ = term.query_colors();
+            let system = app.theme_name() == crate::resources::themes::SYSTEM_THEME;
+            let _ = term.query_colors(system);
             return;
         }
         InputEvent::TerminalColor { slot, rgb } => {
+            crate::resources::system_theme::record(std::slice::from_ref(ev));
             if *slot == 11 {
                 let rgb = *rgb;
                 app.run_then(Box::new(move |cx| theme::background_reported(cx, rgb)), tui);
+            }
+            return;
+        }
+        InputEvent::PaletteColor { .. } => {
+            crate::resources::system_theme::record(std::slice::from_ref(ev));
+            return;
+        }
+        // The end of a batch of colour reports: the `system` theme is made again from them
+        // when they changed anything.
+        InputEvent::DeviceAttributes => {
+            if crate::resources::system_theme::take_changed() {
+                app.run_then(Box::new(theme::system_colors_reported), tui);
             }
             return;
         }

@@ -813,8 +813,16 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             ]
         }
         "mermaid-rendering" => {
+            let mode = match value {
+                "off" => "off",
+                "final" => "final",
+                _ => "streaming",
+            };
             let value = value.to_string();
-            vec![save(move |s| s.set_mermaid_mode(&value))]
+            vec![
+                save(move |s| s.set_mermaid_mode(&value)),
+                Effect::Ui(UiChange::Mermaid(mode)),
+            ]
         }
         "cache-miss-notices" => vec![save(move |s| s.set_show_cache_miss_notices(on))],
         "default-project-trust" => {

@@ -31,7 +31,11 @@ fn to_color(c: ThemeColor) -> Option<Color> {
 
 impl UiTheme {
     pub fn new(theme: Theme) -> Self {
-        let faint = if theme.name == crate::resources::themes::SYSTEM_THEME && theme.source_path.is_none() {
+        // Only the palette-index form greys by faintness; derived colours have real greys.
+        let faint = if theme.name == crate::resources::themes::SYSTEM_THEME
+            && theme.source_path.is_none()
+            && theme.colors.get("dim") == Some(&ThemeColor::Default)
+        {
             crate::resources::themes::system_faint_tokens().collect()
         } else {
             Default::default()
@@ -121,6 +125,14 @@ impl UiTheme {
             quote_border: self.fg("mdQuoteBorder"),
             hr: self.fg("mdHr"),
             list_bullet: self.fg("mdListBullet"),
+            // As pi 1.6 colours diagrams: muted outlines, accent edges.
+            diagram: pi_tui::components::DiagramTheme {
+                border: self.fg("borderMuted"),
+                text: self.fg("text"),
+                edge: self.fg("accent"),
+                edge_label: self.fg("text"),
+                warning: self.fg("warning"),
+            },
             ..MarkdownTheme::default()
         }
     }
@@ -221,6 +233,18 @@ pub fn background_reported(cx: &super::effect::Ctx<'_>, rgb: (u8, u8, u8)) -> Ve
             }
         })
     })]
+}
+
+/// The terminal reported new colours: the `system` theme, when it is the one shown, is made
+/// again from them.
+pub fn system_colors_reported(cx: &super::effect::Ctx<'_>) -> Vec<super::effect::Effect> {
+    if cx.theme.name() != crate::resources::themes::SYSTEM_THEME || cx.theme.theme.source_path.is_some() {
+        return Vec::new();
+    }
+    match builtin_theme(crate::resources::themes::SYSTEM_THEME) {
+        Some(t) => vec![super::effect::Effect::SetTheme(Arc::new(UiTheme::new(t)))],
+        None => Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -346,11 +346,9 @@ pub fn build_transcript(
                 }
                 let failed = matches!(a.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error);
                 if let Some(text) = notices.get(&a.timestamp).filter(|_| !failed) {
-                    chat.push(Box::new(super::chat::Notice::new(
-                        text.clone(),
-                        "warning",
-                        theme.clone(),
-                    )));
+                    chat.push(Box::new(
+                        super::chat::Notice::new(text.clone(), "warning", theme.clone()).derived(),
+                    ));
                 }
             }
             AgentMessage::Llm(Message::ToolResult(r)) => {

@@ -83,6 +83,7 @@ impl App {
                     self.put_before_streaming(Box::new(block));
                 }
             }
+            UiEvent::CacheWarmed { cost, note } => self.cache_warmed(cost, note),
             UiEvent::CustomMessage(message) => {
                 let block = super::super::extension_ui::message_block::MessageBlock::new(message, self.theme.clone());
                 self.view.chat.push(Box::new(block));
@@ -139,6 +140,7 @@ impl App {
                     }
                 }
                 self.streaming = None;
+                self.reasoning_dropped(&m);
                 self.cache_miss_after(&m);
                 self.refresh_footer();
             }
