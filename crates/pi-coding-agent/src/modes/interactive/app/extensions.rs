@@ -296,13 +296,17 @@ impl App {
             ScreenChange::Autocomplete(triggers) => self.ext_pushed.completions.set(triggers),
             ScreenChange::Suggested { at, force, suggestions } => {
                 let editor = &mut self.view.editor;
+                // While a completion is being applied, an answer for the text before it is
+                // out of date (the text it was asked for is about to change).
+                let applying = editor.is_applying() && !force;
                 if force {
                     editor.stop_applying();
                 }
-                if at.is_now(editor.lines(), editor.cursor()) {
+                if !applying && at.is_now(editor.lines(), editor.cursor()) {
                     editor.answer_suggestions(suggestions, force);
                 }
             }
+            ScreenChange::SuggestedStale => self.view.editor.stop_applying(),
             ScreenChange::Applied { at, applied, submit } => {
                 let editor = &mut self.view.editor;
                 // The keys held meanwhile go on after this, whether it still applies or not.

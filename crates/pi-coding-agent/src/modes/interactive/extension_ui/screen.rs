@@ -78,6 +78,8 @@ pub enum ScreenChange {
         force: bool,
         suggestions: Option<pi_tui::autocomplete::Suggestions>,
     },
+    /// An explicit Tab's request was superseded by a newer one: its answer will not come.
+    SuggestedStale,
     /// The chain applied a suggestion accepted at `at`; `submit`: Enter on a command name.
     Applied {
         at: super::autocomplete::Spot,
