@@ -26,6 +26,7 @@ use super::super::theme::UiTheme;
 use super::super::tool_block::ToolBlock;
 use super::App;
 use crate::extension_ui::ExtensionUiHost;
+use crate::resources::ResourceScope;
 
 /// A component that takes longer than this to render is drawn with its old lines.
 const RENDER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -123,13 +124,24 @@ impl App {
 
     /// The loaded extensions for the startup listing (pi's own built-ins left out), each with
     /// its scope group: the user's, the project's, or a path given for this run.
-    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, &'static str)> {
+    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, ResourceScope)> {
         let Some(runner) = self.extension_runner() else {
             return Vec::new();
         };
         let session = self.session();
         let agent_dir = super::super::commands::paths_for(&session).agent_dir;
         let project = session.cwd().join(".pi");
+        // A package's extensions live in its folder (the deepest folder wins, for packages
+        // inside packages).
+        let packages: Vec<&crate::resources::PackageOrigin> = session
+            .resources()
+            .package_extensions
+            .iter()
+            .filter_map(|(_, scope)| match scope {
+                ResourceScope::Package(origin) => Some(origin),
+                _ => None,
+            })
+            .collect();
         runner
             .registrations()
             .extensions
@@ -137,14 +149,20 @@ impl App {
             .filter(|e| !e.path.starts_with("builtin:"))
             .map(|e| {
                 let path = std::path::PathBuf::from(&e.path);
-                let group = if path.starts_with(&agent_dir) {
-                    "user"
+                let package = packages
+                    .iter()
+                    .filter(|o| path.starts_with(&o.base_dir))
+                    .max_by_key(|o| o.base_dir.components().count());
+                let scope = if let Some(origin) = package {
+                    ResourceScope::Package((*origin).clone())
+                } else if path.starts_with(&agent_dir) {
+                    ResourceScope::User
                 } else if path.starts_with(&project) {
-                    "project"
+                    ResourceScope::Project
                 } else {
-                    "path"
+                    ResourceScope::Path
                 };
-                (path, group)
+                (path, scope)
             })
             .collect()
     }
@@ -383,10 +401,12 @@ impl App {
         let listing = (!resources.is_empty())
             .then(|| std::iter::once(String::new()).chain(resources.lines().map(str::to_string)));
         let mut block = HostLines::new();
+        // It ends with a blank line, as pi's own header does.
         block.set(
             std::iter::once(String::new())
                 .chain(self.view.ext.lines_of(id).iter().cloned())
                 .chain(listing.into_iter().flatten())
+                .chain(std::iter::once(String::new()))
                 .collect(),
         );
         self.view.thaw(0);
