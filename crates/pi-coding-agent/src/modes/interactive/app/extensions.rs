@@ -178,6 +178,7 @@ impl App {
         };
         for call in early.take() {
             match call {
+                EarlyCall::Notice(text, "dim") => self.status_line(text),
                 EarlyCall::Notice(text, style) => self.notice(text, style),
                 EarlyCall::Change(change) => self.extension_change(change, tui),
             }
@@ -210,6 +211,11 @@ impl App {
             ScreenChange::CustomClose(id) => {
                 if let Some(oid) = ext.close_custom(id) {
                     tui.hide_overlay(oid);
+                }
+            }
+            ScreenChange::CustomFocus(id) => {
+                if let Some(oid) = ext.raise(id) {
+                    tui.raise_overlay(oid);
                 }
             }
             ScreenChange::CustomHidden { id, hidden } => {
