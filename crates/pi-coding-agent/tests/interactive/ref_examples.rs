@@ -415,3 +415,34 @@ fn overlay_handles_focus_raises_a_panel_and_gives_it_the_keys() {
     pty.wait_for("closed", Duration::from_secs(10), |c| !c.contains("Focus + Input Demo"));
     quit(&mut pty);
 }
+
+#[test]
+fn tic_tac_toe_boards_keep_their_alignment_in_the_reply() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "tic_tac_toe_boards_keep_their_alignment_in_the_reply",
+        "tic-tac-toe.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/tic-tac-toe");
+    pty.send(ENTER);
+    pty.wait_text("ENTER play");
+    // X in the centre: the game tells the model, and the echoed reply draws the board with
+    // its lines indented as written (marked keeps a paragraph line's indent, as pi shows).
+    pty.send(ENTER);
+    pty.wait_text("Agent is thinking");
+    // Escape leaves the game, showing the transcript.
+    pty.send("\x1b");
+    pty.wait_text("echo: Player X played at (row=1, col=1)");
+    pty.wait_for("board rows", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.starts_with("  [1,0] |    X    | [1,2]"))
+    });
+    assert!(
+        pty.rows().iter().any(|r| r.starts_with("  [2,0] | [2,1] | [2,2]")),
+        "{:#?}",
+        pty.rows()
+    );
+    quit(&mut pty);
+}
