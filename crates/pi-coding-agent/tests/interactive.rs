@@ -11,6 +11,8 @@ mod components;
 mod editor_menus;
 #[path = "interactive/ext_autocomplete.rs"]
 mod ext_autocomplete;
+#[path = "interactive/ext_listing.rs"]
+mod ext_listing;
 #[path = "interactive/ext_replace.rs"]
 mod ext_replace;
 #[path = "interactive/ext_restyle.rs"]

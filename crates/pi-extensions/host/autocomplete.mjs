@@ -42,6 +42,10 @@ export function createCompletions(piProvider, onChange, report) {
 	// Requests of pi's editor being answered: their spot and pi's own suggestions there.
 	const asked = new Set();
 	let lastAbort;
+	// The newest request's number. pi's editor numbers its requests in the order the keys
+	// were typed, but requests sent close together may arrive in another order: one older
+	// than the newest is answered as stale at once, and never aborts the newer one.
+	let newest = -1;
 
 	const bottom = {
 		async getSuggestions(lines, line, col, options) {
@@ -97,7 +101,7 @@ export function createCompletions(piProvider, onChange, report) {
 		},
 
 		/**
-		 * `ui.autocomplete {op: "suggest", lines, line, col, force, base}` →
+		 * `ui.autocomplete {op: "suggest", seq, lines, line, col, force, base}` →
 		 * `{suggestions: {items, prefix} | null}`; `{op: "apply", lines, line, col, item,
 		 * prefix}` → `{applied: {lines, cursorLine, cursorCol} | null}` (null: pi applies
 		 * its own way).
@@ -117,6 +121,11 @@ export function createCompletions(piProvider, onChange, report) {
 				}
 			}
 			// A newer request makes the older ones stale, as pi's editor aborts them.
+			const seq = Number(params?.seq);
+			if (Number.isSafeInteger(seq)) {
+				if (seq < newest) return { suggestions: null, stale: true };
+				newest = seq;
+			}
 			lastAbort?.abort();
 			const controller = new AbortController();
 			lastAbort = controller;

@@ -180,6 +180,61 @@ export function createScreen(runtime, loadTui) {
 			for (const entry of components.values()) entry.component?.invalidate?.();
 			requestRender();
 		},
+		// A component's own overlays (a passive panel beside a dialog): shown by pi as a
+		// `custom()` overlay is, without a promise; the newest capturing one takes the keys.
+		showOverlay(component, options) {
+			if (!component || typeof component.render !== "function") throw new TypeError("showOverlay needs a component");
+			const id = mount(component, undefined, "custom");
+			const plain = plainOverlayOptions(options);
+			if (plain.width === undefined && typeof component.width === "number" && component.width > 0) plain.width = component.width;
+			runtime.wire.notify("ui.custom", { id, overlay: true, overlayOptions: plain });
+			if (!plain.nonCapturing) takeFocus(component);
+			let hidden = false;
+			let closed = false;
+			const handle = {
+				hide() {
+					if (closed) return;
+					closed = true;
+					ownOverlays.delete(handle);
+					if (focusedComponent === component) takeFocus(undefined);
+					unmount(id);
+					runtime.wire.notify("ui.customClose", { id });
+				},
+				setHidden(value) {
+					if (closed) return;
+					hidden = Boolean(value);
+					runtime.wire.notify("ui.customHidden", { id, hidden });
+				},
+				isHidden: () => hidden,
+				focus() {
+					if (closed) return;
+					takeFocus(component);
+					runtime.wire.notify("ui.customFocus", { id });
+				},
+				unfocus() {
+					if (focusedComponent === component) takeFocus(undefined);
+				},
+				isFocused: () => !closed && focusedComponent === component,
+			};
+			ownOverlays.add(handle);
+			return handle;
+		},
+		/** Hide the newest overlay shown with `showOverlay`. */
+		hideOverlay() {
+			const last = [...ownOverlays].pop();
+			last?.hide();
+		},
+		hasOverlay: () => [...ownOverlays].some((h) => !h.isHidden()),
+	};
+	const ownOverlays = new Set();
+
+	// pi-tui tells a component it has the keys through its `focused` field: the newest
+	// `custom()` component or capturing overlay has them.
+	let focusedComponent;
+	const takeFocus = (component) => {
+		if (focusedComponent && focusedComponent !== component && "focused" in focusedComponent) focusedComponent.focused = false;
+		focusedComponent = component;
+		if (component && typeof component === "object" && "focused" in component) component.focused = true;
 	};
 
 	// The app's keybindings (pi's and the user's), once pi sent them; pi-tui's defaults before.
@@ -569,6 +624,7 @@ export function createScreen(runtime, loadTui) {
 										return;
 									}
 									id = mount(component, extensionPath, "custom");
+									takeFocus(component);
 									runtime.wire.notify("ui.custom", {
 										id,
 										overlay: Boolean(options?.overlay),
@@ -578,9 +634,15 @@ export function createScreen(runtime, loadTui) {
 										hide: () => done(undefined),
 										setHidden: (hidden) => runtime.wire.notify("ui.customHidden", { id, hidden: Boolean(hidden) }),
 										isHidden: () => false,
-										focus() {},
-										unfocus() {},
-										isFocused: () => true,
+										focus() {
+											if (finished) return;
+											takeFocus(component);
+											runtime.wire.notify("ui.customFocus", { id });
+										},
+										unfocus() {
+											if (focusedComponent === component) takeFocus(undefined);
+										},
+										isFocused: () => !finished && focusedComponent === component,
 									};
 									try {
 										options?.onHandle?.(handle);

@@ -291,6 +291,16 @@ impl Tui {
         }
     }
 
+    /// Bring an overlay to the front and give it the keys (a non-capturing one too), as
+    /// pi-tui's `OverlayHandle.focus()` does.
+    pub fn raise_overlay(&mut self, id: OverlayId) {
+        if let Some(i) = self.overlays.iter().position(|o| o.id == id) {
+            let mut o = self.overlays.remove(i);
+            o.options.non_capturing = false;
+            self.overlays.push(o);
+        }
+    }
+
     pub fn is_overlay_hidden(&self, id: OverlayId) -> Option<bool> {
         self.overlays.iter().find(|o| o.id == id).map(|o| o.hidden)
     }
@@ -476,9 +486,40 @@ fn position(opt: &OverlayOptions, w: usize, h: usize, ow: usize, oh: usize) -> (
         Anchor::LeftCenter => (vcenter, left),
         Anchor::RightCenter => (vcenter, right),
     };
-    let r = opt.row.map_or(r, |s| s.resolve(h));
-    let c = opt.col.map_or(c, |s| s.resolve(w));
+    // A percentage places the overlay within the room it has: 0% at the top (left) margin,
+    // 100% flush with the bottom (right) one, as pi-tui resolves it.
+    let within = |s: SizeValue, start: usize, end: usize| match s {
+        SizeValue::Cells(n) => n,
+        SizeValue::Percent(p) => start + end.saturating_sub(start) * p.min(100) as usize / 100,
+    };
+    let r = opt.row.map_or(r, |s| within(s, top, bottom));
+    let c = opt.col.map_or(c, |s| within(s, left, right));
     let r = (r as isize + opt.offset_y).clamp(0, h.saturating_sub(oh) as isize) as usize;
     let c = (c as isize + opt.offset_x).clamp(0, w.saturating_sub(ow) as isize) as usize;
     (r, c)
+}
+
+#[cfg(test)]
+mod position_tests {
+    use super::*;
+
+    #[test]
+    fn percentages_place_an_overlay_within_the_room_it_has() {
+        let at = |row: u8, col: u8, margin: Margin| {
+            let opt = OverlayOptions {
+                row: Some(SizeValue::Percent(row)),
+                col: Some(SizeValue::Percent(col)),
+                margin,
+                ..OverlayOptions::default()
+            };
+            position(&opt, 100, 30, 30, 10)
+        };
+        // pi-tui at 100x30, a 30x10 overlay: 50% is the middle of the 70 free columns.
+        assert_eq!(at(0, 50, Margin::default()), (0, 35));
+        assert_eq!(at(100, 100, Margin::default()), (20, 70));
+        assert_eq!(at(50, 0, Margin::default()), (10, 0));
+        // Margins narrow the room: 0% starts at the margin, 100% ends at the other one.
+        assert_eq!(at(0, 0, Margin::all(2)), (2, 2));
+        assert_eq!(at(100, 100, Margin::all(2)), (18, 68));
+    }
 }

@@ -282,9 +282,11 @@ impl LineBuilder<'_> {
             return;
         }
         // Does not fit: break before it, dropping the held whitespace (its escapes still apply).
+        // Whitespace that starts the source line is the row's content, as pi-tui keeps it: the
+        // row ends (blank) before the word rather than the word taking its place.
         let pending = std::mem::take(&mut self.pending);
-        self.pending_w = 0;
-        if self.cur_w > 0 {
+        let indent = std::mem::take(&mut self.pending_w) > 0;
+        if self.cur_w > 0 || indent {
             self.finish_line();
         }
         for p in pieces(&pending) {
@@ -430,6 +432,15 @@ mod tests {
         for line in wrap_text("日本語のテキストを折り返す", 7) {
             assert!(visible_width(&line) <= 7, "{line}");
         }
+    }
+
+    #[test]
+    fn an_indent_before_a_word_that_does_not_fit_keeps_its_row() {
+        // pi-tui: the indent is the first row's content, so the word starts on the next row.
+        assert_eq!(wrap_text("    abcdefghij", 8), vec!["", "abcdefgh", "ij"]);
+        assert_eq!(wrap_text("  abcdef", 6), vec!["", "abcdef"]);
+        // A word that fits after the indent stays on its row.
+        assert_eq!(wrap_text("  abc defgh", 6), vec!["  abc", "defgh"]);
     }
 
     #[test]

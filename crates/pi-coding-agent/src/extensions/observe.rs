@@ -110,9 +110,14 @@ impl EventObserver {
             _ => {}
         }
         if let Some(session) = slot.session() {
+            let model_changed = update.model.is_some();
             if let Some((delta, leaf)) = self.entries_delta(&session) {
                 update.entries = Some(delta);
                 update.leaf_id = leaf;
+            }
+            // The context's size changes with the entries and the model's window.
+            if model_changed || update.entries.is_some() {
+                update.context_usage = Some(super::startup::context_usage(&session));
             }
         }
         if update != StateUpdate::default() {

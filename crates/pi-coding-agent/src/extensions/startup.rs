@@ -55,8 +55,18 @@ pub fn session_state(session: &AgentSession, mode: Option<Mode>) -> StateUpdate 
         all_tools: Some(all_tools),
         session_id: Some(session_id),
         session_file,
+        context_usage: Some(context_usage(session)),
         ..model_state(session)
     }
+}
+
+/// What `ctx.getContextUsage()` returns: `{tokens, contextWindow, percent}`, or `null`
+/// (undefined in the host) without a model or a context window.
+pub fn context_usage(session: &AgentSession) -> Value {
+    session
+        .context_usage()
+        .and_then(|u| serde_json::to_value(u).ok())
+        .unwrap_or(Value::Null)
 }
 
 /// What `ctx.modelRegistry` reads synchronously: the models that can be used now (extension

@@ -13,7 +13,7 @@ use super::context_files::{load_context_files, load_prompt_sources, ContextFile,
 use super::prompt_templates::{load_prompt_templates, LoadedTemplates, PromptTemplate, TemplateSources};
 use super::skills::{load_skills, LoadedSkills, Skill, SkillSources};
 use super::themes::ThemeSources;
-use super::Diagnostic;
+use super::{Diagnostic, ResourceScope};
 use crate::config::paths::Paths;
 use crate::config::settings::SettingsManager;
 
@@ -59,6 +59,9 @@ pub struct Resources {
     pub skills: LoadedSkills,
     pub templates: LoadedTemplates,
     pub diagnostics: Vec<Diagnostic>,
+    /// The extension entries of the settings' packages and of `-e` package sources, with
+    /// their package (the loaded-resources listing names package extensions by package).
+    pub package_extensions: Vec<(PathBuf, ResourceScope)>,
     /// What extensions added since (shared by every clone: the session and its loadout).
     pub discovered: Arc<RwLock<Discovered>>,
 }
@@ -237,6 +240,7 @@ pub fn load_resources(paths: &Paths, settings: &SettingsManager, options: &Resou
         skills,
         templates,
         diagnostics,
+        package_extensions: temporary.extensions.into_iter().chain(packages.extensions).collect(),
         discovered: Arc::default(),
     }
 }

@@ -227,3 +227,222 @@ fn message_renderer_draws_status_messages_with_their_level() {
     assert!(s.server.requests().is_empty(), "display-only");
     quit(&mut pty);
 }
+
+#[test]
+fn border_status_editor_shows_the_context_use_in_its_bottom_border() {
+    let s = setup(Script::sequential(vec![Turn::text("a reply")]));
+    let Some(mut pty) = spawn_example(
+        "border_status_editor_shows_the_context_use_in_its_bottom_border",
+        "border-status-editor.ts",
+        &s,
+    ) else {
+        return;
+    };
+    // `ctx.getContextUsage()` before any message: 0% of the model's 128k window, as pi 1.6
+    // shows it (not `ctx ?`, which is for a usage that is not known).
+    pty.wait_for("context in the border", Duration::from_secs(10), |_| {
+        pty.rows()
+            .iter()
+            .any(|r| r.starts_with("─ mock-openai/mock-model · off ─") && r.contains(" ctx 0%/128k · "))
+    });
+    assert!(!pty.contents().contains("ctx ?"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
+#[test]
+fn snake_draws_its_board_over_the_transcript_above_the_footer() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "snake_draws_its_board_over_the_transcript_above_the_footer",
+        "snake.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/snake");
+    pty.send(ENTER);
+    pty.wait_text("SNAKE");
+    // pi 1.6 at 100x30: the board replaces the editor, a rounded box 82 columns wide from
+    // the second column, its bottom border right above the cwd line.
+    let title = row_of(&pty, "SNAKE │ Score: 0").expect("title");
+    let rows = pty.rows();
+    assert!(rows[title].starts_with(" │SNAKE │ Score: 0 │ High: 0"), "{rows:#?}");
+    assert!(
+        rows[title - 1].starts_with(" ╭") && rows[title - 1].trim_end().ends_with('╮'),
+        "{rows:#?}"
+    );
+    assert_eq!(rows[title - 1].trim_end().chars().count(), 83, "{rows:#?}");
+    let cwd = s.cwd.path().display().to_string();
+    let cwd_row = row_of(&pty, &cwd).expect("cwd line");
+    assert!(rows[cwd_row - 1].starts_with(" ╰"), "{rows:#?}");
+    // Q leaves the game and gives the editor back.
+    pty.send("q");
+    pty.wait_for("game closed", Duration::from_secs(10), |c| !c.contains("SNAKE"));
+    quit(&mut pty);
+}
+
+#[test]
+fn overlay_percent_places_the_overlay_within_the_free_room() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "overlay_percent_places_the_overlay_within_the_free_room",
+        "overlay-qa-tests.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/overlay-percent");
+    pty.send(ENTER);
+    pty.wait_text("Percent Test");
+    // pi 1.6: row 0%, col 50% of the 70 columns a 30-wide overlay leaves free: column 35.
+    let rows = pty.rows();
+    assert_eq!(
+        rows[0].find('╭').map(|b| rows[0][..b].chars().count()),
+        Some(35),
+        "{rows:#?}"
+    );
+    assert!(rows[0].contains("─ Percent Test ─"), "{rows:#?}");
+    // Next: 50% down, centred.
+    pty.send(" ");
+    pty.wait_text("rowPercent: 50 (middle)");
+    let row = row_of(&pty, "rowPercent: 50").expect("overlay");
+    let rows = pty.rows();
+    // The 8-row box in the middle of the 22 rows above it free: its top at row 11.
+    assert_eq!(row, 11 + 2, "{rows:#?}");
+    assert_eq!(
+        rows[row].find('│').map(|b| rows[row][..b].chars().count()),
+        Some(35),
+        "{rows:#?}"
+    );
+    pty.send("\x1b");
+    pty.wait_for("closed", Duration::from_secs(10), |c| !c.contains("Percent Test"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_components_own_passive_overlay_shows_beside_the_one_taking_keys() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "a_components_own_passive_overlay_shows_beside_the_one_taking_keys",
+        "overlay-qa-tests.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/overlay-passive");
+    pty.send(ENTER);
+    pty.wait_text("Non-Capturing Demo");
+    // `tui.showOverlay` from the component: a timer panel at the top right (margins 1 and
+    // 2), which takes no keys.
+    pty.wait_text("nonCapturing: true");
+    let timer = row_of(&pty, "─ Timer ─").expect("timer panel");
+    assert_eq!(timer, 1, "{:#?}", pty.rows());
+    assert!(pty.rows()[timer].trim_end().ends_with("╮"), "{:#?}", pty.rows());
+    assert_eq!(pty.rows()[timer].chars().count(), 98, "{:#?}", pty.rows());
+    pty.send("ab");
+    pty.wait_text("> ab");
+    pty.wait_text("focused=true inputs=2");
+    // Escape closes both.
+    pty.send("\x1b");
+    pty.wait_for("both closed", Duration::from_secs(10), |c| {
+        !c.contains("Non-Capturing Demo") && !c.contains("nonCapturing: true")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn info_notifications_are_status_lines_the_next_one_replaces() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "info_notifications_are_status_lines_the_next_one_replaces",
+        "overlay-qa-tests.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/overlay-stack");
+    pty.send(ENTER);
+    pty.wait_text("Overlay #3");
+    // Three `notify(…, "info")` calls in a row: one status line, each replacing the one
+    // before (pi 1.6's showStatus), not three lines (the overlays cover most of it).
+    std::thread::sleep(Duration::from_millis(300));
+    let shown = pty.rows().iter().filter(|r| r.contains("Showing overlay")).count();
+    assert_eq!(shown, 1, "{:#?}", pty.rows());
+    for _ in 0..3 {
+        pty.send("\x1b");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    pty.wait_text("Closed in order:");
+    assert!(!pty.contents().contains("Showing overlay"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
+#[test]
+fn overlay_handles_focus_raises_a_panel_and_gives_it_the_keys() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "overlay_handles_focus_raises_a_panel_and_gives_it_the_keys",
+        "overlay-qa-tests.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/overlay-focus");
+    pty.send(ENTER);
+    pty.wait_text("Focus + Input Demo");
+    pty.wait_text("Current focus: Controller");
+    // Three non-capturing panels; the first, focused once while they were made, is drawn
+    // over the second (its right border whole where they overlap), as pi 1.6 draws it.
+    let alpha = row_of(&pty, "Alpha visible").expect("alpha");
+    let rows = pty.rows();
+    assert!(
+        rows[alpha + 2].starts_with(" Pi │ Input: >                       │"),
+        "{rows:#?}"
+    );
+    // Tab: the controller focuses Alpha, which takes the keys.
+    pty.send("\t");
+    pty.wait_text("Alpha FOCUSED");
+    pty.wait_text("Current focus: Alpha");
+    pty.type_text("hi");
+    pty.wait_text("Keys: \"h\" \"i\"");
+    // Tab in Alpha: Beta comes to the front, over Alpha.
+    pty.send("\t");
+    pty.wait_text("Beta FOCUSED");
+    let beta = row_of(&pty, "Beta FOCUSED").expect("beta");
+    let rows = pty.rows();
+    assert!(rows[beta - 1].contains("│ Input: > hi           ╭────"), "{rows:#?}");
+    pty.send("\x03");
+    pty.wait_for("closed", Duration::from_secs(10), |c| !c.contains("Focus + Input Demo"));
+    quit(&mut pty);
+}
+
+#[test]
+fn tic_tac_toe_boards_keep_their_alignment_in_the_reply() {
+    let s = setup(Script::echo());
+    let Some(mut pty) = spawn_example(
+        "tic_tac_toe_boards_keep_their_alignment_in_the_reply",
+        "tic-tac-toe.ts",
+        &s,
+    ) else {
+        return;
+    };
+    pty.type_text("/tic-tac-toe");
+    pty.send(ENTER);
+    pty.wait_text("ENTER play");
+    // X in the centre: the game tells the model, and the echoed reply draws the board with
+    // its lines indented as written (marked keeps a paragraph line's indent, as pi shows).
+    pty.send(ENTER);
+    pty.wait_text("Agent is thinking");
+    // Escape leaves the game, showing the transcript.
+    pty.send("\x1b");
+    pty.wait_text("echo: Player X played at (row=1, col=1)");
+    pty.wait_for("board rows", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.starts_with("  [1,0] |    X    | [1,2]"))
+    });
+    assert!(
+        pty.rows().iter().any(|r| r.starts_with("  [2,0] | [2,1] | [2,2]")),
+        "{:#?}",
+        pty.rows()
+    );
+    quit(&mut pty);
+}

@@ -144,7 +144,9 @@ impl Editor {
         };
         let (lines, line, col) = (&self.state.lines, self.state.line, self.state.col);
         if p.apply_later(lines, line, col, item, &ac.prefix, submit) {
+            // The menu stays up until the completion is in, so the two change in one frame.
             self.applying = true;
+            self.autocomplete = Some(ac);
             return Accepted::Later;
         }
         let a = p.apply(lines, line, col, item, &ac.prefix);
@@ -185,8 +187,12 @@ impl Editor {
         self.applying
     }
 
-    /// Give up waiting for a background completion (its answer will not come).
+    /// Give up waiting for a background completion (its answer will not come, or no longer
+    /// applies): the menu it kept up closes.
     pub fn stop_applying(&mut self) {
+        if self.applying {
+            self.autocomplete = None;
+        }
         self.applying = false;
     }
 

@@ -335,13 +335,15 @@ fn providers_answering_later_keep_the_menu_until_their_answer() {
     // Enter hands the selection to the provider, which applies it later; nothing submits.
     assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Handled));
     assert_eq!(applied.lock().unwrap().as_slice(), [("$xy".to_string(), false)]);
-    assert!(!e.is_showing_autocomplete());
+    // The menu stays up until the completion is in: both change in one frame.
+    assert!(e.is_showing_autocomplete() && e.is_applying());
     assert_eq!(e.text(), "a#b (#1 $xy");
     e.set_applied(Applied {
         lines: vec!["a#b (#1 ${xy}".into()],
         line: 0,
         col: 13,
     });
+    assert!(!e.is_showing_autocomplete());
     assert_eq!(e.text(), "a#b (#1 ${xy}");
     assert_eq!(e.cursor(), (0, 13));
     // Tab with no menu asks with `force`; a single answer for it is accepted.

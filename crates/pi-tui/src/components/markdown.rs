@@ -580,6 +580,20 @@ mod tests {
     }
 
     #[test]
+    fn a_paragraph_line_keeps_its_indent() {
+        // marked keeps it, and pi shows text drawn line by line aligned as written.
+        let lines = render("Board:\n<[0,0]>| a\n [1,0] |  X\n   [2,0] | b", 40);
+        let lines: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
+        assert_eq!(lines, ["Board:", "<[0,0]>| a", " [1,0] |  X", "   [2,0] | b"]);
+        // A list item's continuation lines are not indented by the list's own indent.
+        let lines = render("- item\n  more", 40);
+        assert_eq!(
+            lines.iter().map(|l| l.trim_end()).collect::<Vec<_>>(),
+            ["- item", "  more"]
+        );
+    }
+
+    #[test]
     fn headings_paragraphs_and_lists() {
         let md = "# Title\n\nSome *text* here.\n- one\n- two\n  - nested\n\n### Small";
         assert_eq!(

@@ -213,6 +213,7 @@ pub(crate) fn parse(text: &str) -> (Vec<Block>, Vec<Option<std::ops::Range<usize
         ranges: Vec::new(),
     };
     for (ev, range) in Parser::new_ext(text, opts).into_offset_iter() {
+        let end = range.end;
         let top_level = b.stack.len() == 1;
         if top_level && matches!(ev, Event::Start(_) | Event::Rule) {
             b.cur_range = Some(range);
@@ -226,7 +227,18 @@ pub(crate) fn parse(text: &str) -> (Vec<Block>, Vec<Option<std::ops::Range<usize
             Event::Code(t) => b.push_inline(Inline::Code(t.to_string())),
             Event::InlineMath(t) | Event::DisplayMath(t) => b.push_inline(Inline::Code(t.to_string())),
             Event::Html(t) | Event::InlineHtml(t) => b.push_inline(Inline::Text(t.to_string())),
-            Event::SoftBreak => b.push_inline(Inline::Text("\n".into())),
+            Event::SoftBreak => {
+                // A top-level paragraph's next line keeps its indent, as marked keeps it (pi
+                // shows aligned text such as a board drawn line by line as it was written).
+                let top_para = b.stack.len() == 2 && matches!(b.stack.last(), Some(Open::Para(..)));
+                let indent: &str = if top_para {
+                    let rest = &text[end.min(text.len())..];
+                    &rest[..rest.len() - rest.trim_start_matches([' ', '\t']).len()]
+                } else {
+                    ""
+                };
+                b.push_inline(Inline::Text(format!("\n{indent}")));
+            }
             Event::HardBreak => b.push_inline(Inline::HardBreak),
             Event::Rule => b.push_block(Block::Rule),
             Event::TaskListMarker(done) => b.push_inline(Inline::Text(if done { "[x] " } else { "[ ] " }.into())),

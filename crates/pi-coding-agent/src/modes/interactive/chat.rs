@@ -62,6 +62,7 @@ pub fn spacer() -> Lines {
 pub struct UserBlock {
     markdown: Markdown,
     images: Vec<pi_tui::components::Image>,
+    gap: bool,
 }
 
 impl UserBlock {
@@ -76,7 +77,15 @@ impl UserBlock {
         UserBlock {
             markdown: md,
             images: Vec::new(),
+            gap: true,
         }
+    }
+
+    /// Without the blank line before it (the first message, right under the header).
+    #[must_use]
+    pub fn without_gap(mut self) -> Self {
+        self.gap = false;
+        self
     }
 
     /// Attached images, drawn under the text.
@@ -93,7 +102,9 @@ impl UserBlock {
 
 impl Component for UserBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
-        out.push(spacer());
+        if self.gap {
+            out.push(spacer());
+        }
         self.markdown.render(width, out);
         for i in &mut self.images {
             i.render(width, out);

@@ -1,9 +1,10 @@
 //! The startup header at the top of the transcript: compact, or (while tool output is
 //! expanded) every key; the loaded-resources listing follows it in the same block.
 
-use pi_tui::{wrap_text, Component, Frame, Keybindings, LineCache};
+use pi_tui::{wrap_text, Component, Container, Frame, Keybindings, LineCache};
 
 use super::chat::Notice;
+use super::extension_ui::screen::HostLines;
 use super::keys::key_hint;
 use super::theme::UiTheme;
 
@@ -28,16 +29,18 @@ impl HeaderBlock {
 impl Component for HeaderBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
         self.header.render(width, out);
-        if self.resources.is_empty() {
-            return;
-        }
         let lines = match self.cache.get(width) {
             Some(l) => l,
             None => {
-                let mut lines = vec![String::new()];
-                for l in self.resources.lines() {
-                    lines.extend(wrap_text(l, width.max(1)));
+                let mut lines = Vec::new();
+                if !self.resources.is_empty() {
+                    lines.push(String::new());
+                    for l in self.resources.lines() {
+                        lines.extend(wrap_text(l, width.max(1)));
+                    }
                 }
+                // pi's header area ends with a blank line (what follows it adds its own).
+                lines.push(String::new());
                 self.cache.set(width, lines)
             }
         };
@@ -46,6 +49,16 @@ impl Component for HeaderBlock {
     fn invalidate(&mut self) {
         self.header.invalidate();
         self.cache.clear();
+    }
+}
+
+/// Whether `chat` holds nothing but the startup header (pi's or an extension's): pi's first
+/// user message then has no blank line of its own, the header's last one standing for it.
+pub fn only_header(chat: &mut Container) -> bool {
+    match chat.len() {
+        0 => true,
+        1 => chat.child_mut::<HeaderBlock>(0).is_some() || chat.child_mut::<HostLines>(0).is_some(),
+        _ => false,
     }
 }
 
@@ -90,10 +103,15 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str, details: bool) -> S
                 if details { " and loaded resources" } else { "" }
             )
         ),
-        t.paint(
-            "dim",
-            "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi."
-        )
+        onboarding(t)
+    )
+}
+
+/// The pointer to pi's own docs, last in both forms of the header.
+fn onboarding(t: &UiTheme) -> String {
+    t.paint(
+        "dim",
+        "Pi can explain its own features and look up its docs. Ask it how to use or extend Pi.",
     )
 }
 
@@ -134,5 +152,5 @@ pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
             .filter(|(k, _)| !k.is_empty())
             .map(|(k, what)| paint_hint(t, k, what)),
     );
-    lines.join("\n")
+    format!("{}\n\n{}", lines.join("\n"), onboarding(t))
 }

@@ -73,8 +73,9 @@ fn home_short(p: &Path, home: Option<&Path>) -> String {
 pub struct Listing<'a> {
     pub theme: &'a UiTheme,
     pub resources: &'a Resources,
-    /// Loaded extensions' files with their scope group: user, project or path.
-    pub extensions: Vec<(PathBuf, &'static str)>,
+    /// Loaded extensions' files with where they came from (a package's, for those that came
+    /// with one).
+    pub extensions: Vec<(PathBuf, ResourceScope)>,
     pub cwd: &'a Path,
     pub home: Option<PathBuf>,
 }
@@ -172,15 +173,18 @@ impl Listing<'_> {
                 let items = self
                     .extensions
                     .iter()
-                    .map(|(path, group)| Item {
-                        path: path.clone(),
-                        group: match *group {
-                            "user" => Group::User,
-                            "project" => Group::Project,
-                            _ => Group::Path,
-                        },
-                        package: None,
-                        shown: without_index(&home_short(path, home)).to_string(),
+                    .map(|(path, scope)| {
+                        let (group, package) = placed(scope);
+                        let shown = match (&package, scope) {
+                            (Some(_), ResourceScope::Package(o)) => package_path(path, &o.base_dir, home),
+                            _ => home_short(path, home),
+                        };
+                        Item {
+                            path: path.clone(),
+                            group,
+                            package,
+                            shown: without_index(&shown).to_string(),
+                        }
                     })
                     .collect();
                 grouped(t, items)
@@ -213,9 +217,47 @@ fn without_index(p: &str) -> &str {
         .unwrap_or(p)
 }
 
-/// Short names for extensions: the fewest trailing path parts that tell each one apart (a
-/// folder's `index.ts` is named by its folder).
-fn extension_labels(extensions: &[(PathBuf, &'static str)], home: Option<&Path>) -> Vec<String> {
+/// The label of an npm or git package's extension: the package (`@scope/name`, or the git
+/// repository's path), and after a colon the file below the package's `extensions/` folder
+/// (none for the package's own `index.ts`; a folder's `index.ts` is named by its folder).
+fn package_label(path: &Path, source: &str, base: &Path, home: Option<&Path>) -> String {
+    use crate::packages::source::PackageSpec;
+    let package = match PackageSpec::parse(source) {
+        PackageSpec::Git(git) if !git.path.is_empty() => git.path,
+        _ => source
+            .strip_prefix("npm:")
+            .filter(|s| !s.is_empty())
+            .unwrap_or(source)
+            .to_string(),
+    };
+    let short = package_path(path, base, home);
+    let inner = short.strip_prefix("extensions/").unwrap_or(&short);
+    let (dir, file) = inner.rsplit_once('/').unwrap_or(("", inner));
+    let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
+    if stem != "index" {
+        format!("{package}:{inner}")
+    } else if dir.is_empty() {
+        package
+    } else {
+        format!("{package}:{dir}")
+    }
+}
+
+/// Short names for extensions: a package's by [`package_label`], the others by the fewest
+/// trailing path parts that tell them apart from each other (a folder's `index.ts` is named
+/// by its folder).
+fn extension_labels(extensions: &[(PathBuf, ResourceScope)], home: Option<&Path>) -> Vec<String> {
+    let (packaged, plain): (Vec<_>, Vec<_>) = extensions.iter().partition(|(_, scope)| placed(scope).1.is_some());
+    let mut labels = path_labels(&plain, home);
+    labels.extend(packaged.iter().filter_map(|(path, scope)| match scope {
+        ResourceScope::Package(o) => Some(package_label(path, &o.source, &o.base_dir, home)),
+        _ => None,
+    }));
+    labels
+}
+
+/// The fewest trailing path parts that tell each extension apart from the others.
+fn path_labels(extensions: &[&(PathBuf, ResourceScope)], home: Option<&Path>) -> Vec<String> {
     let parts: Vec<Vec<String>> = extensions
         .iter()
         .map(|(p, _)| {
@@ -286,13 +328,71 @@ mod tests {
     #[test]
     fn extension_labels_use_the_fewest_parts_that_differ() {
         let exts = vec![
-            (PathBuf::from("/home/u/.pi/agent/extensions/hello.ts"), "user"),
-            (PathBuf::from("/work/a/tools/index.ts"), "path"),
-            (PathBuf::from("/work/b/tools/index.ts"), "path"),
+            (
+                PathBuf::from("/home/u/.pi/agent/extensions/hello.ts"),
+                ResourceScope::User,
+            ),
+            (PathBuf::from("/work/a/tools/index.ts"), ResourceScope::Path),
+            (PathBuf::from("/work/b/tools/index.ts"), ResourceScope::Path),
         ];
         assert_eq!(
             extension_labels(&exts, Some(Path::new("/home/u"))),
             ["hello.ts", "a/tools", "b/tools"]
+        );
+    }
+
+    #[test]
+    fn package_extensions_are_named_by_their_package_as_pi_names_them() {
+        use crate::resources::PackageOrigin;
+        let package = |source: &str, base: &str| {
+            ResourceScope::Package(PackageOrigin {
+                source: source.to_string(),
+                scope: PackageScope::User,
+                base_dir: PathBuf::from(base),
+            })
+        };
+        let git = package("git:github.com/acme/pi-tools", "/a/git/github.com/acme/pi-tools");
+        let npm = package("npm:@acme/kit@1.2.0", "/n/node_modules/@acme/kit");
+        let local = package("../pkg", "/t/pkg");
+        let exts = vec![
+            (
+                PathBuf::from("/a/git/github.com/acme/pi-tools/extensions/hello.ts"),
+                git.clone(),
+            ),
+            (
+                PathBuf::from("/a/git/github.com/acme/pi-tools/extensions/multi/index.ts"),
+                git,
+            ),
+            (PathBuf::from("/n/node_modules/@acme/kit/index.ts"), npm.clone()),
+            (PathBuf::from("/n/node_modules/@acme/kit/lib/extra.js"), npm),
+            // A local package is named by its path, as other files are.
+            (PathBuf::from("/t/pkg/extensions/hello.ts"), local.clone()),
+            (PathBuf::from("/t/pkg/extensions/multi/index.ts"), local),
+            (
+                PathBuf::from("/home/u/ex/examples/extensions/hello.ts"),
+                ResourceScope::Path,
+            ),
+        ];
+        let theme = UiTheme::fallback();
+        let resources = Resources::default();
+        let listing = Listing {
+            theme: &theme,
+            resources: &resources,
+            extensions: exts,
+            cwd: Path::new("/work"),
+            home: Some(PathBuf::from("/home/u")),
+        };
+        let plain = |s: String| pi_tui::strip_ansi(&s).to_string();
+        assert_eq!(
+            plain(listing.text(false)),
+            "[Extensions]\n  @acme/kit@1.2.0, @acme/kit@1.2.0:lib/extra.js, acme/pi-tools:hello.ts, \
+             acme/pi-tools:multi, examples/extensions/hello.ts, multi, pkg/extensions/hello.ts\n"
+        );
+        assert_eq!(
+            plain(listing.text(true)),
+            "[Extensions]\n  user\n    /t/pkg/extensions/hello.ts\n    /t/pkg/extensions/multi\n    \
+             git:github.com/acme/pi-tools\n      extensions/hello.ts\n      extensions/multi\n    \
+             npm:@acme/kit@1.2.0\n      index.ts\n      lib/extra.js\n  path\n    ~/ex/examples/extensions/hello.ts\n"
         );
     }
 
@@ -312,8 +412,11 @@ mod tests {
             theme: &theme,
             resources: &resources,
             extensions: vec![
-                (PathBuf::from("/tmp/e/zeta.ts"), "path"),
-                (PathBuf::from("/home/u/.pi/agent/extensions/alpha.ts"), "user"),
+                (PathBuf::from("/tmp/e/zeta.ts"), ResourceScope::Path),
+                (
+                    PathBuf::from("/home/u/.pi/agent/extensions/alpha.ts"),
+                    ResourceScope::User,
+                ),
             ],
             cwd: Path::new("/work"),
             home: Some(PathBuf::from("/home/u")),

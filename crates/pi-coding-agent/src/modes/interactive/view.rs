@@ -333,7 +333,9 @@ pub fn build_transcript(
                     pi_ai::UserContent::Blocks(blocks) => content_images(blocks, caps),
                     pi_ai::UserContent::Text(_) => Vec::new(),
                 };
-                chat.push(Box::new(UserBlock::new(&u.content.text(), theme).with_images(images)));
+                let block = UserBlock::new(&u.content.text(), theme).with_images(images);
+                let first = super::header::only_header(chat);
+                chat.push(Box::new(if first { block.without_gap() } else { block }));
             }
             AgentMessage::Llm(Message::Assistant(a)) => {
                 chat.push(Box::new(AssistantBlock::from_message(a, theme.clone(), hide_thinking)));

@@ -26,6 +26,7 @@ use super::super::theme::UiTheme;
 use super::super::tool_block::ToolBlock;
 use super::App;
 use crate::extension_ui::ExtensionUiHost;
+use crate::resources::ResourceScope;
 
 /// A component that takes longer than this to render is drawn with its old lines.
 const RENDER_TIMEOUT: Duration = Duration::from_secs(5);
@@ -123,13 +124,24 @@ impl App {
 
     /// The loaded extensions for the startup listing (pi's own built-ins left out), each with
     /// its scope group: the user's, the project's, or a path given for this run.
-    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, &'static str)> {
+    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, ResourceScope)> {
         let Some(runner) = self.extension_runner() else {
             return Vec::new();
         };
         let session = self.session();
         let agent_dir = super::super::commands::paths_for(&session).agent_dir;
         let project = session.cwd().join(".pi");
+        // A package's extensions live in its folder (the deepest folder wins, for packages
+        // inside packages).
+        let packages: Vec<&crate::resources::PackageOrigin> = session
+            .resources()
+            .package_extensions
+            .iter()
+            .filter_map(|(_, scope)| match scope {
+                ResourceScope::Package(origin) => Some(origin),
+                _ => None,
+            })
+            .collect();
         runner
             .registrations()
             .extensions
@@ -137,14 +149,20 @@ impl App {
             .filter(|e| !e.path.starts_with("builtin:"))
             .map(|e| {
                 let path = std::path::PathBuf::from(&e.path);
-                let group = if path.starts_with(&agent_dir) {
-                    "user"
+                let package = packages
+                    .iter()
+                    .filter(|o| path.starts_with(&o.base_dir))
+                    .max_by_key(|o| o.base_dir.components().count());
+                let scope = if let Some(origin) = package {
+                    ResourceScope::Package((*origin).clone())
+                } else if path.starts_with(&agent_dir) {
+                    ResourceScope::User
                 } else if path.starts_with(&project) {
-                    "project"
+                    ResourceScope::Project
                 } else {
-                    "path"
+                    ResourceScope::Path
                 };
-                (path, group)
+                (path, scope)
             })
             .collect()
     }
@@ -160,6 +178,7 @@ impl App {
         };
         for call in early.take() {
             match call {
+                EarlyCall::Notice(text, "dim") => self.status_line(text),
                 EarlyCall::Notice(text, style) => self.notice(text, style),
                 EarlyCall::Change(change) => self.extension_change(change, tui),
             }
@@ -192,6 +211,11 @@ impl App {
             ScreenChange::CustomClose(id) => {
                 if let Some(oid) = ext.close_custom(id) {
                     tui.hide_overlay(oid);
+                }
+            }
+            ScreenChange::CustomFocus(id) => {
+                if let Some(oid) = ext.raise(id) {
+                    tui.raise_overlay(oid);
                 }
             }
             ScreenChange::CustomHidden { id, hidden } => {
@@ -296,13 +320,17 @@ impl App {
             ScreenChange::Autocomplete(triggers) => self.ext_pushed.completions.set(triggers),
             ScreenChange::Suggested { at, force, suggestions } => {
                 let editor = &mut self.view.editor;
+                // While a completion is being applied, an answer for the text before it is
+                // out of date (the text it was asked for is about to change).
+                let applying = editor.is_applying() && !force;
                 if force {
                     editor.stop_applying();
                 }
-                if at.is_now(editor.lines(), editor.cursor()) {
+                if !applying && at.is_now(editor.lines(), editor.cursor()) {
                     editor.answer_suggestions(suggestions, force);
                 }
             }
+            ScreenChange::SuggestedStale => self.view.editor.stop_applying(),
             ScreenChange::Applied { at, applied, submit } => {
                 let editor = &mut self.view.editor;
                 // The keys held meanwhile go on after this, whether it still applies or not.
@@ -379,10 +407,12 @@ impl App {
         let listing = (!resources.is_empty())
             .then(|| std::iter::once(String::new()).chain(resources.lines().map(str::to_string)));
         let mut block = HostLines::new();
+        // It ends with a blank line, as pi's own header does.
         block.set(
             std::iter::once(String::new())
                 .chain(self.view.ext.lines_of(id).iter().cloned())
                 .chain(listing.into_iter().flatten())
+                .chain(std::iter::once(String::new()))
                 .collect(),
         );
         self.view.thaw(0);

@@ -94,7 +94,10 @@ impl App {
                     .map(|i| pi_tui::components::Image::new(i.data, i.mime_type, self.caps))
                     .collect();
                 let block = UserBlock::new(&text, &self.theme).with_images(images);
-                self.view.chat.push(Box::new(block));
+                let first = super::super::header::only_header(&mut self.view.chat);
+                self.view
+                    .chat
+                    .push(Box::new(if first { block.without_gap() } else { block }));
             }
             UiEvent::AssistantStart => {
                 self.streaming = Some(self.view.chat.len());

@@ -5,6 +5,7 @@
 //! while the editor still holds the text they were asked for. Without a chain pi's own
 //! completions answer at once, as before.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,6 +22,11 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// pi-tui's editor opens the menu on `#` as well as `@`, for providers that complete it.
 const DEFAULT_TRIGGERS: [char; 1] = ['#'];
+
+/// The number of the next suggestion request. Each request is sent from a task of its own,
+/// so two asked for keys of one write may reach the host in either order; the number, taken
+/// here in the order the keys were typed, tells the host which one is the newest.
+static NEXT_REQUEST: AtomicU64 = AtomicU64::new(0);
 
 /// Whether extensions stacked providers, and their trigger characters; shared by the
 /// editor's provider and the app, which sets it from the host's `ui.setAutocomplete`.
@@ -167,6 +173,7 @@ impl<P: AutocompleteProvider> AutocompleteProvider for Stacked<P> {
         let at = Spot::new(lines, line, col);
         let params = json!({
             "op": "suggest",
+            "seq": NEXT_REQUEST.fetch_add(1, Ordering::Relaxed),
             "lines": &at.lines,
             "line": line,
             "col": at.js_col(),
@@ -177,13 +184,22 @@ impl<P: AutocompleteProvider> AutocompleteProvider for Stacked<P> {
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let suggestions = match runner.ui_request("ui.autocomplete", params, ANSWER_TIMEOUT).await {
-                // A newer request is being answered.
-                Ok(answer) if answer.get("stale").and_then(Value::as_bool) == Some(true) => return,
-                Ok(answer) => answer.get("suggestions").and_then(parse_suggestions),
+                // A newer request is being answered: nothing to show, but a Tab waiting for
+                // this answer must stop holding the keys typed after it.
+                Ok(answer) if answer.get("stale").and_then(Value::as_bool) == Some(true) => {
+                    if !force {
+                        return;
+                    }
+                    None
+                }
+                Ok(answer) => Some(answer.get("suggestions").and_then(parse_suggestions)),
                 // A host that is gone or slow: pi's own.
-                Err(_) => base,
+                Err(_) => Some(base),
             };
-            let change = ScreenChange::Suggested { at, force, suggestions };
+            let change = match suggestions {
+                Some(suggestions) => ScreenChange::Suggested { at, force, suggestions },
+                None => ScreenChange::SuggestedStale,
+            };
             tx.send(Msg::Then(Box::new(move |_| vec![Effect::Extension(change)])))
                 .await;
         });

@@ -133,7 +133,7 @@ impl ExtensionUiHost for InteractiveUi {
     async fn notify(&self, message: &str, notify_type: Option<NotifyType>) {
         let style = notice_style(notify_type);
         let text = message.to_string();
-        self.on_ui(move |_| vec![notice(text, style)]).await;
+        self.on_ui(move |_| vec![notify_effect(text, style)]).await;
     }
 
     async fn set_status(&self, key: &str, text: Option<&str>) {
@@ -285,6 +285,16 @@ impl ExtensionUiHost for EarlyUi {
     }
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         Some(self)
+    }
+}
+
+/// An error or a warning is a chat line of its own; anything else is shown as pi's status
+/// line, which the next status line right after it replaces (as pi 1.6 shows `info`).
+fn notify_effect(text: String, style: &'static str) -> Effect {
+    if style == "dim" {
+        Effect::StatusLine(text)
+    } else {
+        notice(text, style)
     }
 }
 

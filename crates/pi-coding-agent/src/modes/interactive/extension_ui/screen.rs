@@ -44,6 +44,8 @@ pub enum ScreenChange {
         options: Value,
     },
     CustomClose(u64),
+    /// An overlay's handle asked for the keys (`focus()`): it comes to the front.
+    CustomFocus(u64),
     CustomHidden {
         id: u64,
         hidden: bool,
@@ -78,6 +80,8 @@ pub enum ScreenChange {
         force: bool,
         suggestions: Option<pi_tui::autocomplete::Suggestions>,
     },
+    /// An explicit Tab's request was superseded by a newer one: its answer will not come.
+    SuggestedStale,
     /// The chain applied a suggestion accepted at `at`; `submit`: Enter on a command name.
     Applied {
         at: super::autocomplete::Spot,
@@ -130,6 +134,7 @@ impl ScreenChange {
                 options: params.get("overlayOptions").cloned().unwrap_or(Value::Null),
             },
             "ui.customClose" => ScreenChange::CustomClose(id()?),
+            "ui.customFocus" => ScreenChange::CustomFocus(id()?),
             "ui.customHidden" => ScreenChange::CustomHidden {
                 id: id()?,
                 hidden: params.get("hidden").and_then(Value::as_bool).unwrap_or(false),
@@ -376,6 +381,17 @@ impl ExtensionScreen {
     }
 
     /// Hide or show an overlay; its overlay id for the app.
+    /// Bring overlay `id` to the front with the keys (a non-capturing one too, as pi-tui's
+    /// `focus()` does); the app's overlay to raise with it.
+    pub fn raise(&mut self, id: u64) -> Option<OverlayId> {
+        let i = self.overlays.iter().position(|o| o.id == id)?;
+        let mut o = self.overlays.remove(i);
+        o.options.non_capturing = false;
+        let overlay = o.overlay;
+        self.overlays.push(o);
+        Some(overlay)
+    }
+
     pub fn set_hidden(&mut self, id: u64, hidden: bool) -> Option<OverlayId> {
         let o = self.overlays.iter_mut().find(|o| o.id == id)?;
         o.hidden = hidden;
