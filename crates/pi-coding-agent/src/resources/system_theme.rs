@@ -84,7 +84,7 @@ pub fn reported() -> TerminalColors {
 }
 
 /// WCAG 2 relative luminance.
-fn luminance((r, g, b): Rgb) -> f64 {
+pub(crate) fn luminance((r, g, b): Rgb) -> f64 {
     let lin = |c: u8| {
         let c = f64::from(c) / 255.0;
         if c <= 0.04045 {

@@ -350,17 +350,8 @@ pub fn set_reported_background(rgb: (u8, u8, u8)) -> bool {
 }
 
 /// Whether a background colour is light (relative luminance, sRGB, above the midpoint).
-pub fn is_light((r, g, b): (u8, u8, u8)) -> bool {
-    let lin = |c: u8| {
-        let c = f64::from(c) / 255.0;
-        if c <= 0.04045 {
-            c / 12.92
-        } else {
-            ((c + 0.055) / 1.055).powf(2.4)
-        }
-    };
-    let luminance = 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
-    luminance > 0.179
+pub fn is_light(rgb: (u8, u8, u8)) -> bool {
+    super::system_theme::luminance(rgb) > 0.179
 }
 
 /// The name of the default theme for a terminal: by the background it reported, else

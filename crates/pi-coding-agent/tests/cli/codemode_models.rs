@@ -106,6 +106,7 @@ fn scenario(pi: impl Fn(&Fixture) -> Command) -> Outcome {
     stats.args(["--mode", "rpc", "-c"]);
     let stats =
         crate::session16::rpc_until_answered(Pi::from_command(stats), r#"{"id":"s","type":"get_session_stats"}"#, "s");
+    let session = std::fs::read_to_string(&fx.sessions()[0]).unwrap();
     let replies: f64 = session
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())

@@ -304,21 +304,7 @@ fn warm_fields(fields: &serde_json::Map<String, Value>) -> Option<(f64, Option<S
 /// The cache warms of a branch, each with the number of context messages before it (as
 /// the chat shows them: from the last compaction's first kept entry).
 pub fn branch_warms(path: &[&Entry], messages: usize) -> Vec<(usize, f64, Option<String>)> {
-    let compaction = path
-        .iter()
-        .rposition(|e| matches!(e.kind, EntryKind::Compaction { .. }));
-    let shown_from = match compaction.map(|at| (at, &path[at].kind)) {
-        Some((
-            at,
-            EntryKind::Compaction {
-                first_kept_entry_id, ..
-            },
-        )) => path[..at]
-            .iter()
-            .position(|e| &e.id == first_kept_entry_id)
-            .unwrap_or(at),
-        _ => 0,
-    };
+    let shown_from = super::extension_ui::message_block::first_shown_entry(path);
     // Counted from the end: the messages after an entry end the context in order.
     let mut after = 0usize;
     let mut out = Vec::new();

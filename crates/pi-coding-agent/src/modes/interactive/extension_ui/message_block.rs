@@ -24,18 +24,13 @@ pub fn made() -> u64 {
     MADE.load(Ordering::Relaxed)
 }
 
-/// The custom entries of the branch `path` whose type is one of `types`, as extensions see
-/// them, each with the number of context messages before it (of `messages`, the context's
-/// length), in order. Entries a compaction left out of the context are not shown, as pi
-/// shows only the context's entries.
-pub fn branch_entries(path: &[&Entry], types: &HashSet<String>, messages: usize) -> Vec<(usize, Value)> {
-    if types.is_empty() {
-        return Vec::new();
-    }
+/// Where the chat's entries of the branch `path` start: at the last compaction's first kept
+/// entry (or the compaction itself when that entry is gone), else at the root.
+pub fn first_shown_entry(path: &[&Entry]) -> usize {
     let compaction = path
         .iter()
         .rposition(|e| matches!(e.kind, EntryKind::Compaction { .. }));
-    let shown_from = match compaction.map(|at| (at, &path[at].kind)) {
+    match compaction.map(|at| (at, &path[at].kind)) {
         Some((
             at,
             EntryKind::Compaction {
@@ -46,7 +41,18 @@ pub fn branch_entries(path: &[&Entry], types: &HashSet<String>, messages: usize)
             .position(|e| &e.id == first_kept_entry_id)
             .unwrap_or(at),
         _ => 0,
-    };
+    }
+}
+
+/// The custom entries of the branch `path` whose type is one of `types`, as extensions see
+/// them, each with the number of context messages before it (of `messages`, the context's
+/// length), in order. Entries a compaction left out of the context are not shown, as pi
+/// shows only the context's entries.
+pub fn branch_entries(path: &[&Entry], types: &HashSet<String>, messages: usize) -> Vec<(usize, Value)> {
+    if types.is_empty() {
+        return Vec::new();
+    }
+    let shown_from = first_shown_entry(path);
     // Counted from the end: the messages after an entry end the context in order.
     let mut after = 0usize;
     let mut out = Vec::new();
