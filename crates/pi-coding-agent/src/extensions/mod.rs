@@ -14,6 +14,7 @@ pub mod lifecycle;
 pub mod mcp_servers;
 mod model_requests;
 mod oauth;
+pub mod oauth_login;
 pub mod observe;
 pub mod pre_trust;
 pub mod provider_events;
@@ -66,6 +67,8 @@ pub struct ExtensionSlot {
     /// What replaces the session for a command's `ctx.newSession` / `fork` / `switchSession` /
     /// `reload` (weak: the host holds the services that hold this slot).
     session_host: Mutex<Option<Weak<crate::session_host::SessionHost>>>,
+    /// The sign-ins of extension providers under way (`/login`).
+    logins: oauth_login::Logins,
 }
 
 impl Default for ExtensionSlot {
@@ -86,6 +89,7 @@ impl Default for ExtensionSlot {
             all_models_sent: Mutex::new(None),
             barrier: Mutex::new(None),
             session_host: Mutex::new(None),
+            logins: oauth_login::Logins::default(),
         }
     }
 }
@@ -142,6 +146,22 @@ impl ExtensionSlot {
     /// Whether an extension registered `provider` with an `oauth` block.
     pub fn has_oauth_provider(&self, provider: &str) -> bool {
         lock(&self.oauth_providers).contains(provider)
+    }
+
+    /// The providers extensions registered with an `oauth` block, as `/login` lists them:
+    /// id and the name of their sign-in (the last registration of an id wins).
+    pub fn oauth_logins(&self) -> Vec<(String, String)> {
+        let Some(runner) = self.runner() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        for provider in runner.registrations().extensions.iter().flat_map(|ext| &ext.providers) {
+            if let Some(oauth) = &provider.oauth {
+                out.retain(|(id, _)| id != &provider.name);
+                out.push((provider.name.clone(), oauth.name.clone()));
+            }
+        }
+        out
     }
 
     pub fn set_oauth_providers(&self, providers: std::collections::HashSet<String>) {

@@ -175,11 +175,11 @@ impl EventObserver {
                         map.insert("continue".into(), json!(false));
                         let outcome = crate::session::boundary::outcome(Some(message.stop_reason));
                         map.insert("outcome".into(), json!(outcome));
-                        let can_continue = slot.session().is_some_and(|s| s.can_continue());
-                        map.insert(
-                            "context".into(),
-                            json!({ "canContinue": can_continue, "pendingMessages": [] }),
-                        );
+                        let context = slot.session().and_then(|s| {
+                            s.boundary_context(&[], crate::session::boundary::Boundary::TurnEnd)
+                                .ok()
+                        });
+                        map.insert("context".into(), context.unwrap_or(Value::Null));
                         let (message_id, result_ids) = slot
                             .session()
                             .map(|s| persisted_turn_ids(&s, tool_results.len()))
