@@ -62,6 +62,8 @@ pub struct ExtensionSlot {
     /// A fingerprint of the model list the host has (`push_all_models`), to send it again
     /// only when it changed.
     all_models_sent: Mutex<Option<u64>>,
+    /// The model registry's revision the host's model view was last brought up to date at.
+    models_revision: Mutex<Option<u64>>,
     /// Waits for the host's queued notifications to be applied.
     barrier: Mutex<Option<host::NotificationBarrier>>,
     /// What replaces the session for a command's `ctx.newSession` / `fork` / `switchSession` /
@@ -87,6 +89,7 @@ impl Default for ExtensionSlot {
             stream_apis: Mutex::new(std::collections::HashSet::new()),
             oauth_providers: Mutex::new(std::collections::HashSet::new()),
             all_models_sent: Mutex::new(None),
+            models_revision: Mutex::new(None),
             barrier: Mutex::new(None),
             session_host: Mutex::new(None),
             logins: oauth_login::Logins::default(),
@@ -182,6 +185,12 @@ impl ExtensionSlot {
     /// Record that the host has the model list `fingerprint`; false when it had it already.
     pub fn note_all_models(&self, fingerprint: u64) -> bool {
         lock(&self.all_models_sent).replace(fingerprint) != Some(fingerprint)
+    }
+
+    /// Note that the host's model view matches registry revision `revision`; false when it
+    /// already did.
+    pub fn note_models_revision(&self, revision: u64) -> bool {
+        lock(&self.models_revision).replace(revision) != Some(revision)
     }
 
     /// Keep the pre-trust pass's runner for the start to complete (not bound to any session
