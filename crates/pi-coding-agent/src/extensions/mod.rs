@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod bridge;
 pub mod builtin;
+pub mod early_rpc_ui;
 pub mod export_render;
 pub mod hooks;
 pub mod host;
@@ -251,6 +252,18 @@ impl ExtensionSlot {
 
     pub fn set_ui(&self, ui: Arc<dyn ExtensionUiHost>) {
         *lock(&self.ui) = ui;
+    }
+
+    /// [`Self::set_ui`] for a mode whose UI comes up after extensions started (RPC): what
+    /// they showed meanwhile (`session_start` handlers) goes to `ui` first, in order.
+    pub async fn take_over_ui(&self, ui: Arc<dyn ExtensionUiHost>) {
+        let previous = std::mem::replace(&mut *lock(&self.ui), Arc::clone(&ui));
+        if let Some(early) = previous
+            .as_any()
+            .and_then(|a| a.downcast_ref::<early_rpc_ui::EarlyRpcUi>())
+        {
+            early.hand_over(ui.as_ref()).await;
+        }
     }
 
     /// Report handler errors where the mode reports them (pi's error sinks).

@@ -277,6 +277,9 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
         // What extensions show before the terminal UI is up (`session_start` handlers) waits
         // for it.
         slot.set_ui(Arc::new(crate::modes::interactive::extension_ui::EarlyUi::default()));
+    } else if mode == Mode::Rpc {
+        // The same for the RPC client, until the server is up.
+        slot.set_ui(Arc::new(super::early_rpc_ui::EarlyRpcUi::default()));
     }
     let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools, mode);
     let runner = match ExtensionRunner::start(config, handler).await {

@@ -1061,3 +1061,43 @@ fn a_python_host_serves_a_tool_the_model_calls() {
     assert!(tool_names(&requests[0].body).contains(&"py_word_count".to_string()));
     assert_eq!(tool_results(&requests[1].body), vec!["3 words".to_string()]);
 }
+
+/// The `extension_ui_request` records of an RPC run, as `method text`.
+fn ui_records(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "extension_ui_request")
+        .map(|e| {
+            let text = ["statusText", "message", "title"]
+                .iter()
+                .find_map(|k| e[*k].as_str())
+                .unwrap_or_default()
+                .to_string();
+            format!("{} {text}", e["method"].as_str().unwrap_or_default())
+        })
+        .collect()
+}
+
+#[test]
+fn what_session_start_shows_at_startup_reaches_the_rpc_client() {
+    let test = "what_session_start_shows_at_startup_reaches_the_rpc_client";
+    let Some(env) = environment(test) else { return };
+    let args = ["--mode", "rpc", "-e", &fixture("startup_ui.ts")].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_state\"}\n";
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, &args).stdin(input).run();
+    let ours = ui_records(&run.stdout);
+    assert_eq!(
+        ours,
+        vec!["setStatus Ready", "notify started", "setTitle pi startup"],
+        "{}",
+        run.stdout
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = reference_run(&reference, &fx, &args).stdin(input).run();
+    assert_eq!(ours, ui_records(&run.stdout), "{}", run.stdout);
+}
