@@ -1101,3 +1101,40 @@ fn what_session_start_shows_at_startup_reaches_the_rpc_client() {
     let run = reference_run(&reference, &fx, &args).stdin(input).run();
     assert_eq!(ours, ui_records(&run.stdout), "{}", run.stdout);
 }
+
+/// The extension commands of a `get_commands` answer, pi's own built-in ones left out.
+fn extension_commands(stdout: &str) -> Vec<Value> {
+    let events: Vec<Value> = stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    response_to(&events, "1")["data"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["source"] == "extension" && c["sourceInfo"]["source"] != "builtin")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn rpc_get_commands_lists_extension_commands_numbering_a_shared_name() {
+    let test = "rpc_get_commands_lists_extension_commands_numbering_a_shared_name";
+    let Some(env) = environment(test) else { return };
+    let (a, b) = (fixture("listed_a.ts"), fixture("listed_b.ts"));
+    let args = ["--mode", "rpc", "-e", &a, "-e", &b].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, &args).stdin(input).run();
+    let ours = extension_commands(&run.stdout);
+    let names: Vec<&str> = ours.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["hey:1", "solo", "hey:2"], "{}", run.stdout);
+    assert_eq!(ours[1]["description"], "Only here");
+    assert_eq!(
+        ours[2]["sourceInfo"],
+        json!({"path": b, "source": "cli", "scope": "temporary", "origin": "top-level"})
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = reference_run(&reference, &fx, &args).stdin(input).run();
+    assert_eq!(ours, extension_commands(&run.stdout), "{}", run.stdout);
+}

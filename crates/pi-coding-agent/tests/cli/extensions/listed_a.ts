@@ -1,0 +1,5 @@
+// Two commands, one of them also registered by listed_b.ts (pi numbers the pair).
+export default function (pi: any) {
+	pi.registerCommand("hey", { description: "Say hey", handler: async () => {} });
+	pi.registerCommand("solo", { description: "Only here", handler: async () => {} });
+}
