@@ -1138,3 +1138,41 @@ fn rpc_get_commands_lists_extension_commands_numbering_a_shared_name() {
     let run = reference_run(&reference, &fx, &args).stdin(input).run();
     assert_eq!(ours, extension_commands(&run.stdout), "{}", run.stdout);
 }
+
+/// The records of an RPC run that say what happened: UI requests and responses.
+fn ui_and_responses(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|e| match e["type"].as_str() {
+            Some("extension_ui_request") => Some(format!("ui {} {}", e["method"], e["message"])),
+            Some("response") => Some(format!("response {} {}", e["command"], e["data"]["disposition"])),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_rpc_prompt_naming_an_extension_command_is_answered_handled_once_it_ran() {
+    let test = "an_rpc_prompt_naming_an_extension_command_is_answered_handled_once_it_ran";
+    let Some(env) = environment(test) else { return };
+    let args = ["--mode", "rpc", "-e", &fixture("listed_a.ts")].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"/solo now\"}\n";
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, &args).stdin(input).run();
+    let ours = ui_and_responses(&run.stdout);
+    assert_eq!(
+        ours,
+        ["ui \"notify\" \"solo ran\"", "response \"prompt\" \"handled\""],
+        "{}",
+        run.stdout
+    );
+    // No request reached the model.
+    assert!(mock.requests().is_empty());
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = reference_run(&reference, &fx, &args).stdin(input).run();
+    assert_eq!(ours, ui_and_responses(&run.stdout), "{}", run.stdout);
+}

@@ -157,6 +157,16 @@ impl RpcBackend for SessionBackend {
             StreamingBehavior::Steer => crate::session::StreamingBehavior::Steer,
             StreamingBehavior::FollowUp => crate::session::StreamingBehavior::FollowUp,
         });
+        // An extension's command runs instead of a prompt, also during a run; pi 1.6 answers
+        // once it ran, as handled (its failure is reported as an extension error).
+        if let Some(rest) = request.message.strip_prefix('/') {
+            let name = rest.split_whitespace().next().unwrap_or_default();
+            if extension_commands(&self.host, &session).iter().any(|c| c.name == name) {
+                let _ = session.prompt_with(&request.message, images, behavior).await;
+                preflight.succeed_with(Disposition::Handled).await;
+                return Ok(());
+            }
+        }
         if session.is_streaming() {
             if behavior.is_none() {
                 return Err(RpcError::already_processing());
