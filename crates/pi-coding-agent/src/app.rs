@@ -398,7 +398,8 @@ pub fn run(argv: &[String]) -> i32 {
                 session
                     .services()
                     .extensions()
-                    .set_ui(std::sync::Arc::new(server.extension_ui()));
+                    .take_over_ui(std::sync::Arc::new(server.extension_ui()))
+                    .await;
                 let backend = std::sync::Arc::new(crate::modes::rpc::session_backend::SessionBackend::new(
                     std::sync::Arc::clone(&host),
                     server.output(),

@@ -38,6 +38,8 @@ mod codex16;
 mod docs;
 #[path = "cli/export_colours.rs"]
 mod export_colours;
+#[path = "cli/ext_boundary.rs"]
+mod ext_boundary;
 #[path = "cli/ext_examples.rs"]
 mod ext_examples;
 #[path = "cli/ext_oauth.rs"]

@@ -253,6 +253,38 @@ const LEADING_SYSTEM_REMOVED =
 	"Handler removed the leading system message; the request has no prompt or initial tool declarations. Keep it at index 0 or replace a dropped prefix with getCurrentSystemMessage().";
 
 /**
+ * A boundary event (`turn_end`, `agent_before_settle`): each handler sees the proposal so far
+ * and `context`, pi's preview of the model context with the proposed entries applied, asked
+ * of pi again after every handler. Entries pi rejects are reported and drop the proposal.
+ */
+async function boundary(runtime, handlers, data, ctx, errors, fail) {
+	let entries = Array.isArray(data.entries) ? data.entries : [];
+	let proceed = data.continue === true;
+	let context = data.context;
+	let valid = true;
+	for (const { ext, handler } of handlers) {
+		const event = { ...data, entries, continue: proceed, context };
+		try {
+			const returned = await handler(event, ctx);
+			if (returned?.entries !== undefined) entries = returned.entries;
+			if (returned?.continue !== undefined) proceed = returned.continue;
+		} catch (error) {
+			fail(ext, error);
+		}
+		const preview = await runtime.wire.request("session.boundaryContext", { event: data.type, entries });
+		if (preview?.ok) {
+			context = preview.context;
+			valid = true;
+		} else {
+			valid = false;
+			fail(ext, new Error(`Invalid boundary entries: ${preview?.error ?? "not a list of entries"}`));
+		}
+	}
+	if (!valid) return { result: { entries: [], continue: false }, errors };
+	return { result: { entries, continue: proceed }, errors };
+}
+
+/**
  * Run every handler of `event` and combine what they return. Returns `{result, errors}`:
  * `result` is the combined outcome (null when the event's results are ignored), `errors` the
  * handlers that threw, as `{extensionPath, event, error, stack}`.
@@ -288,6 +320,7 @@ export async function dispatch(runtime, registry, event, payload) {
 	}
 
 	if (event === "project_trust") return projectTrust(runtime, handlers, data, errors, fail);
+	if (BOUNDARY.has(event)) return boundary(runtime, handlers, data, ctx, errors, fail);
 
 	if (event === "user_bash") {
 		for (const { ext, handler } of handlers) {
@@ -380,10 +413,6 @@ export async function dispatch(runtime, registry, event, payload) {
 			}
 		} else if (event === "cache_warming_decision") {
 			if (returned.action) combined = { action: returned.action };
-		} else if (BOUNDARY.has(event)) {
-			if (Array.isArray(returned.entries)) data.entries = returned.entries;
-			if (typeof returned.continue === "boolean") data.continue = returned.continue;
-			transformed = true;
 		}
 	}
 
@@ -422,9 +451,6 @@ export async function dispatch(runtime, registry, event, payload) {
 		case "before_provider_headers":
 			return { result: { headers: data.headers }, errors };
 		default:
-			if (BOUNDARY.has(event)) {
-				return { result: transformed ? { entries: data.entries, continue: data.continue } : null, errors };
-			}
 			return { result: combined, errors };
 	}
 }

@@ -5,7 +5,7 @@ import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
 import { createFacade } from "./facade.mjs";
 import { runSetup } from "./replace.mjs";
-import { oauthKey, streamProvider } from "./providers.mjs";
+import { oauthKey, oauthLogin, streamProvider } from "./providers.mjs";
 import { onModelEvent } from "./model_stream.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
@@ -46,6 +46,8 @@ const factoryCache = new Map();
 const toolCalls = new Map();
 // Abort controllers of the provider streams running, by pi's stream id.
 const providerStreams = new Map();
+// Sign-ins of extension providers under way, by pi's login id.
+const oauthLogins = new Map();
 
 /** Apply a state update to the mirror and tell the screen (theme, branch) what changed. */
 function applyState(update) {
@@ -174,6 +176,16 @@ const requests = {
 		requireInitialized();
 		return oauthKey(registry, params);
 	},
+	"provider.oauthLogin": async (params) => {
+		requireInitialized();
+		const controller = new AbortController();
+		oauthLogins.set(params.loginId, controller);
+		try {
+			return await oauthLogin(runtime, registry, params, controller.signal);
+		} finally {
+			oauthLogins.delete(params.loginId);
+		}
+	},
 	runCommand: (params) => {
 		requireInitialized();
 		return runCommand(runtime, registry, params);
@@ -240,6 +252,7 @@ const notifications = {
 	state: (params) => applyState(params),
 	cancel: (params) => toolCalls.get(params.callId)?.abort(),
 	"provider.cancel": (params) => providerStreams.get(params.streamId)?.abort(),
+	"provider.oauthCancel": (params) => oauthLogins.get(params.loginId)?.abort(),
 	"models.event": onModelEvent,
 };
 

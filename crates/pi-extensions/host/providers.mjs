@@ -146,12 +146,7 @@ const OAUTH_REFRESH_TIMEOUT_MS = 15_000;
  * login for pi to store, or null.
  */
 export async function oauthKey(registry, { provider, credential }) {
-	let config;
-	for (const ext of registry?.extensions ?? []) {
-		const registered = ext.providers.get(provider);
-		if (registered) config = registered;
-	}
-	const oauth = config?.oauth;
+	const oauth = registeredOAuth(registry, provider);
 	if (!oauth || typeof oauth.getApiKey !== "function") throw new Error(`Provider ${provider} has no OAuth login`);
 	let current = credential;
 	let refreshed = null;
@@ -162,4 +157,43 @@ export async function oauthKey(registry, { provider, credential }) {
 	}
 	const apiKey = await oauth.getApiKey(current);
 	return { apiKey, credential: refreshed === null ? null : JSON.parse(JSON.stringify(refreshed)) };
+}
+
+/** The `oauth` block of `provider`'s last registration. */
+function registeredOAuth(registry, provider) {
+	let config;
+	for (const ext of registry?.extensions ?? []) {
+		const registered = ext.providers.get(provider);
+		if (registered) config = registered;
+	}
+	return config?.oauth;
+}
+
+/**
+ * `provider.oauthLogin {provider, loginId}`: run the provider's `oauth.login` with pi 1.6's
+ * callbacks. What it shows goes to pi as `oauth.notify {loginId, event}` (`auth_url`,
+ * `device_code`, `progress`); what it asks is an `oauth.prompt {loginId, prompt}` request
+ * (`text`, `manual_code`, `select`), answered with the text or null when the user gave up.
+ * `signal` ends it when pi cancels. Answers `{credential}`, the login to store.
+ */
+export async function oauthLogin(runtime, registry, { provider, loginId }, signal) {
+	const oauth = registeredOAuth(registry, provider);
+	if (!oauth || typeof oauth.login !== "function") throw new Error(`Provider ${provider} has no OAuth login`);
+	const show = (event) => runtime.wire.notify("oauth.notify", { loginId, event });
+	const ask = async (prompt) => {
+		const answer = await runtime.wire.request("oauth.prompt", { loginId, prompt });
+		if (typeof answer !== "string") throw new Error("Login cancelled");
+		return answer;
+	};
+	const credential = await oauth.login({
+		onAuth: (info) => show({ type: "auth_url", url: info?.url, instructions: info?.instructions }),
+		onDeviceCode: (info) => show({ type: "device_code", ...info }),
+		onProgress: (message) => show({ type: "progress", message: String(message) }),
+		onPrompt: (prompt) => ask({ type: "text", message: prompt?.message, placeholder: prompt?.placeholder }),
+		onManualCodeInput: () => ask({ type: "manual_code", message: "Paste the authorization code" }),
+		onSelect: (prompt) => ask({ type: "select", message: prompt?.message, options: prompt?.options }),
+		signal,
+	});
+	if (!credential || typeof credential !== "object") throw new Error(`Provider ${provider}: login returned no credentials`);
+	return { credential: JSON.parse(JSON.stringify({ ...credential, type: "oauth" })) };
 }

@@ -509,6 +509,16 @@ impl ExtensionRunner {
             .await
     }
 
+    /// Run the `oauth.login` of provider `provider` (`provider.oauthLogin`): its callbacks
+    /// come back as `oauth.notify` / `oauth.prompt` naming `login_id`; answers `{credential}`.
+    /// No time limit: the user may take a while in the browser. `provider.oauthCancel
+    /// {loginId}` stops it.
+    pub async fn oauth_login(&self, provider: &str, login_id: u64) -> Result<Value, HostError> {
+        let host = self.current()?;
+        let params = serde_json::json!({ "provider": provider, "loginId": login_id });
+        self.ask(&host, "provider.oauthLogin", params, None, None).await
+    }
+
     /// Run the handler of an extension's keyboard shortcut (`pi.registerShortcut`). No time
     /// limit: a handler may wait for the user.
     pub async fn run_shortcut(&self, key: &str) -> Result<CommandResult, HostError> {

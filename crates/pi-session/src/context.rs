@@ -43,16 +43,8 @@ type Edits<'a> = HashMap<&'a str, Option<&'a Value>>;
 pub fn build_context(path: &[&Entry]) -> SessionContext {
     let mut thinking_level = ThinkingLevel::Off;
     let mut model = None;
-    let mut compaction_at = None;
-    let mut edits: Edits<'_> = HashMap::new();
-    for (i, entry) in path.iter().enumerate() {
+    for entry in path {
         match &entry.kind {
-            EntryKind::Unknown { type_name, fields } if type_name == "context_edit" => {
-                if let Some(target) = fields.get("targetId").and_then(Value::as_str) {
-                    let replacement = fields.get("replacement").and_then(|r| r.get("content"));
-                    edits.insert(target, replacement);
-                }
-            }
             EntryKind::ThinkingLevelChange {
                 thinking_level: level, ..
             } => {
@@ -72,50 +64,93 @@ pub fn build_context(path: &[&Entry]) -> SessionContext {
                     });
                 }
             }
-            EntryKind::Compaction { .. } => compaction_at = Some(i),
             _ => {}
         }
     }
 
-    let mut messages = Vec::with_capacity(path.len());
-    match compaction_at {
-        None => path.iter().for_each(|e| push_message(e, &edits, true, &mut messages)),
-        Some(at) => {
-            if let EntryKind::Compaction {
-                summary,
-                tokens_before,
-                first_kept_entry_id,
-                extra,
-                ..
-            } = &path[at].kind
-            {
-                let checkpoint = extra
-                    .get("systemMessage")
-                    .and_then(|m| serde_json::from_value::<AgentMessage>(m.clone()).ok());
-                let keep_system = checkpoint.is_none();
-                messages.extend(checkpoint);
-                messages.push(message::compaction_summary_message(
-                    summary,
-                    tokens_before,
-                    &path[at].timestamp,
-                ));
-                let kept_from = path[..at].iter().position(|e| &e.id == first_kept_entry_id);
-                if let Some(from) = kept_from {
-                    path[from..at]
-                        .iter()
-                        .for_each(|e| push_message(e, &edits, keep_system, &mut messages));
-                }
-            }
-            path[at + 1..]
-                .iter()
-                .for_each(|e| push_message(e, &edits, true, &mut messages));
-        }
-    }
+    let messages = project_context(path).into_iter().flat_map(|p| p.messages).collect();
     SessionContext {
         messages,
         thinking_level,
         model,
     }
+}
+
+/// One entry of the model's context with the messages it contributes (pi 1.6's session
+/// projection): entries that carry no message (a model change, a plain `custom` entry, a
+/// target left out by a `context_edit`) are listed with none, so a reader can tell which
+/// entry each message came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectedEntry<'a> {
+    pub entry: &'a Entry,
+    pub messages: Vec<AgentMessage>,
+}
+
+/// The context of `path` entry by entry: the same messages as [`build_context`], in the same
+/// order, each with the entry it came from.
+pub fn project_context<'a>(path: &[&'a Entry]) -> Vec<ProjectedEntry<'a>> {
+    let mut compaction_at = None;
+    let mut edits: Edits<'_> = HashMap::new();
+    for (i, entry) in path.iter().enumerate() {
+        match &entry.kind {
+            EntryKind::Unknown { type_name, fields } if type_name == "context_edit" => {
+                if let Some(target) = fields.get("targetId").and_then(Value::as_str) {
+                    edits.insert(target, fields.get("replacement").and_then(|r| r.get("content")));
+                }
+            }
+            EntryKind::Compaction { .. } => compaction_at = Some(i),
+            _ => {}
+        }
+    }
+    project(path, compaction_at, &edits)
+}
+
+fn project<'a>(path: &[&'a Entry], compaction_at: Option<usize>, edits: &Edits<'_>) -> Vec<ProjectedEntry<'a>> {
+    let one = |entry: &'a Entry, keep_system: bool| {
+        let mut messages = Vec::new();
+        push_message(entry, edits, keep_system, &mut messages);
+        ProjectedEntry { entry, messages }
+    };
+    let Some(at) = compaction_at else {
+        return path.iter().map(|e| one(e, true)).collect();
+    };
+    let mut out = Vec::with_capacity(path.len());
+    if let EntryKind::Compaction {
+        summary,
+        tokens_before,
+        first_kept_entry_id,
+        extra,
+        ..
+    } = &path[at].kind
+    {
+        let checkpoint = extra
+            .get("systemMessage")
+            .and_then(|m| serde_json::from_value::<AgentMessage>(m.clone()).ok());
+        let keep_system = checkpoint.is_none();
+        let mut messages: Vec<AgentMessage> = checkpoint.into_iter().collect();
+        messages.push(message::compaction_summary_message(
+            summary,
+            tokens_before,
+            &path[at].timestamp,
+        ));
+        out.push(ProjectedEntry {
+            entry: path[at],
+            messages,
+        });
+        if let Some(from) = path[..at].iter().position(|e| &e.id == first_kept_entry_id) {
+            for entry in &path[from..at] {
+                let is_system = matches!(&entry.kind, EntryKind::Message { message, .. } if message.role() == "system");
+                // A system message before the summary gives way to the checkpoint.
+                if keep_system || !is_system {
+                    // An older compaction kept in range adds nothing (no arm in push_message):
+                    // only the newest one summarizes.
+                    out.push(one(entry, keep_system));
+                }
+            }
+        }
+    }
+    out.extend(path[at + 1..].iter().map(|e| one(e, true)));
+    out
 }
 
 /// `message` with its content replaced (`content` of a user, assistant, tool result or custom

@@ -29,7 +29,7 @@ mod message;
 mod migrate;
 mod tree;
 
-pub use context::{build_context, ModelRef, SessionContext};
+pub use context::{build_context, project_context, ModelRef, ProjectedEntry, SessionContext};
 pub use entry::{Entry, EntryKind, Extra, SessionHeader, CURRENT_SESSION_VERSION};
 pub use error::{Result, SessionError};
 pub use file::{LoadReport, SkippedLine};

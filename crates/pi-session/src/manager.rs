@@ -826,6 +826,17 @@ impl SessionManager {
         Ok(forked)
     }
 
+    /// An in-memory copy of the current branch (same header and entry ids) to try appends on
+    /// without touching this session or its file: pi 1.6 previews what extension drafts
+    /// would make of the context this way before they are committed.
+    pub fn branch_preview(&self) -> SessionManager {
+        let mut preview = Self::blank(&self.cwd, None, Mode::InMemory);
+        preview.header = self.header.clone();
+        preview.entries = self.get_branch(None).into_iter().cloned().collect();
+        preview.reindex();
+        preview
+    }
+
     /// Write the active branch to `path` as its own session file (pi's JSONL export): a fresh
     /// header with this session's id, the branch re-chained as a list.
     pub fn export_branch(&self, path: impl AsRef<Path>) -> Result<()> {

@@ -132,6 +132,31 @@ pub fn start_login_with(config: Config, paths: Paths, provider: &str) -> LoginSe
     }
 }
 
+/// A sign-in that `run` performs itself, showing and asking through the session's UI (a
+/// provider an extension registered with its own `login`).
+pub fn start_custom_login<F, Fut>(run: F) -> LoginSession
+where
+    F: FnOnce(std::sync::Arc<dyn LoginUi>) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), LoginError>> + Send + 'static,
+{
+    let (updates_tx, updates) = mpsc::channel(64);
+    let (cancel_tx, cancel_rx) = oneshot::channel::<()>();
+    let ui = std::sync::Arc::new(ChannelUi {
+        updates: updates_tx.clone(),
+    });
+    tokio::spawn(async move {
+        let result = tokio::select! {
+            r = run(ui) => r,
+            _ = cancel_rx => Err(LoginError::Cancelled),
+        };
+        let _ = updates_tx.send(LoginUpdate::Finished(result)).await;
+    });
+    LoginSession {
+        updates,
+        cancel: Some(cancel_tx),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

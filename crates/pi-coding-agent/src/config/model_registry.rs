@@ -75,6 +75,9 @@ pub struct ModelRegistry {
     /// Providers extensions registered (`pi.registerProvider`), in models.json's shape;
     /// models.json applies above them.
     extension_providers: Vec<(String, ProviderConfig)>,
+    /// Counts the changes that may alter the models or their auth (a refresh, a write
+    /// through [`Self::auth_mut`]), so a mirror of them knows when to look again.
+    revision: u64,
 }
 
 impl ModelRegistry {
@@ -119,6 +122,7 @@ impl ModelRegistry {
             load_error: None,
             auth,
             extension_providers: Vec::new(),
+            revision: 0,
         };
         registry.refresh();
         registry
@@ -126,6 +130,7 @@ impl ModelRegistry {
 
     /// Re-read models.json (pi does this whenever the model picker opens).
     pub fn refresh(&mut self) {
+        self.revision += 1;
         self.provider_requests.clear();
         self.model_headers.clear();
         self.provider_names.clear();
@@ -485,7 +490,13 @@ impl ModelRegistry {
         &self.auth
     }
     pub fn auth_mut(&mut self) -> &mut AuthStorage {
+        self.revision += 1;
         &mut self.auth
+    }
+
+    /// Changes so far (see the field): equal numbers mean nothing changed in between.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Whether the model's provider is logged in with OAuth.

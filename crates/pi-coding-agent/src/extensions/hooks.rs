@@ -151,7 +151,7 @@ impl AgentHooks for ExtensionHooks {
         let Some(session) = self.slot.session() else {
             return Ok(false);
         };
-        if session.can_continue() {
+        if session.can_continue(crate::session::boundary::Boundary::TurnEnd) {
             return Ok(true);
         }
         session

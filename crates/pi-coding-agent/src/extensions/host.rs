@@ -275,6 +275,13 @@ impl HostHandler for HostBridge {
             self.model_requests.cancel(&params);
             return;
         }
+        // A sign-in's screen is not an action of the session: it shows at once.
+        if method == "oauth.notify" {
+            if let Some(slot) = self.slot.upgrade() {
+                super::oauth_login::notify(&slot, &params);
+            }
+            return;
+        }
         self.enqueue(Queued::Notification(method.to_string(), params));
     }
 
@@ -401,6 +408,20 @@ impl HostBridge {
                 Some(session) => super::actions::set_model(&session, &params).await,
                 None => false,
             })),
+            "oauth.prompt" => Ok(super::oauth_login::prompt(&slot, &params).await),
+            "session.boundaryContext" => {
+                let session = slot.session().ok_or("no session")?;
+                let event = params.get("event").and_then(Value::as_str).unwrap_or_default();
+                let boundary = crate::session::boundary::Boundary::parse(event)
+                    .ok_or_else(|| format!("`{event}` is not a boundary event"))?;
+                let Some(entries) = params.get("entries").and_then(Value::as_array) else {
+                    return Ok(json!({ "ok": false, "error": "entries must be an array" }));
+                };
+                Ok(match session.boundary_context(entries, boundary) {
+                    Ok(context) => json!({ "ok": true, "context": context }),
+                    Err(error) => json!({ "ok": false, "error": error }),
+                })
+            }
             "models.complete" => {
                 let session = slot.session().ok_or("no session")?;
                 Ok(super::model_requests::complete(&slot, &session, &params, &self.model_requests).await)

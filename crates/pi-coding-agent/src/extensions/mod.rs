@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod bridge;
 pub mod builtin;
+pub mod early_rpc_ui;
 pub mod export_render;
 pub mod hooks;
 pub mod host;
@@ -14,6 +15,7 @@ pub mod lifecycle;
 pub mod mcp_servers;
 mod model_requests;
 mod oauth;
+pub mod oauth_login;
 pub mod observe;
 pub mod pre_trust;
 pub mod provider_events;
@@ -61,11 +63,15 @@ pub struct ExtensionSlot {
     /// A fingerprint of the model list the host has (`push_all_models`), to send it again
     /// only when it changed.
     all_models_sent: Mutex<Option<u64>>,
+    /// The model registry's revision the host's model view was last brought up to date at.
+    models_revision: Mutex<Option<u64>>,
     /// Waits for the host's queued notifications to be applied.
     barrier: Mutex<Option<host::NotificationBarrier>>,
     /// What replaces the session for a command's `ctx.newSession` / `fork` / `switchSession` /
     /// `reload` (weak: the host holds the services that hold this slot).
     session_host: Mutex<Option<Weak<crate::session_host::SessionHost>>>,
+    /// The sign-ins of extension providers under way (`/login`).
+    logins: oauth_login::Logins,
 }
 
 impl Default for ExtensionSlot {
@@ -84,8 +90,10 @@ impl Default for ExtensionSlot {
             stream_apis: Mutex::new(std::collections::HashSet::new()),
             oauth_providers: Mutex::new(std::collections::HashSet::new()),
             all_models_sent: Mutex::new(None),
+            models_revision: Mutex::new(None),
             barrier: Mutex::new(None),
             session_host: Mutex::new(None),
+            logins: oauth_login::Logins::default(),
         }
     }
 }
@@ -144,6 +152,22 @@ impl ExtensionSlot {
         lock(&self.oauth_providers).contains(provider)
     }
 
+    /// The providers extensions registered with an `oauth` block, as `/login` lists them:
+    /// id and the name of their sign-in (the last registration of an id wins).
+    pub fn oauth_logins(&self) -> Vec<(String, String)> {
+        let Some(runner) = self.runner() else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        for provider in runner.registrations().extensions.iter().flat_map(|ext| &ext.providers) {
+            if let Some(oauth) = &provider.oauth {
+                out.retain(|(id, _)| id != &provider.name);
+                out.push((provider.name.clone(), oauth.name.clone()));
+            }
+        }
+        out
+    }
+
     pub fn set_oauth_providers(&self, providers: std::collections::HashSet<String>) {
         *lock(&self.oauth_providers) = providers;
     }
@@ -162,6 +186,12 @@ impl ExtensionSlot {
     /// Record that the host has the model list `fingerprint`; false when it had it already.
     pub fn note_all_models(&self, fingerprint: u64) -> bool {
         lock(&self.all_models_sent).replace(fingerprint) != Some(fingerprint)
+    }
+
+    /// Note that the host's model view matches registry revision `revision`; false when it
+    /// already did.
+    pub fn note_models_revision(&self, revision: u64) -> bool {
+        lock(&self.models_revision).replace(revision) != Some(revision)
     }
 
     /// Keep the pre-trust pass's runner for the start to complete (not bound to any session
@@ -222,6 +252,18 @@ impl ExtensionSlot {
 
     pub fn set_ui(&self, ui: Arc<dyn ExtensionUiHost>) {
         *lock(&self.ui) = ui;
+    }
+
+    /// [`Self::set_ui`] for a mode whose UI comes up after extensions started (RPC): what
+    /// they showed meanwhile (`session_start` handlers) goes to `ui` first, in order.
+    pub async fn take_over_ui(&self, ui: Arc<dyn ExtensionUiHost>) {
+        let previous = std::mem::replace(&mut *lock(&self.ui), Arc::clone(&ui));
+        if let Some(early) = previous
+            .as_any()
+            .and_then(|a| a.downcast_ref::<early_rpc_ui::EarlyRpcUi>())
+        {
+            early.hand_over(ui.as_ref()).await;
+        }
     }
 
     /// Report handler errors where the mode reports them (pi's error sinks).

@@ -119,6 +119,7 @@ impl EventObserver {
             if model_changed || update.entries.is_some() {
                 update.context_usage = Some(super::startup::context_usage(&session));
             }
+            with_models(slot, &session, &mut update);
         }
         if update != StateUpdate::default() {
             // A lost host shows up at the next dispatch; nothing to report here.
@@ -130,12 +131,13 @@ impl EventObserver {
     /// command run from the prompt reads `ctx.sessionManager` straight away).
     pub fn sync_entries(&self, slot: &Arc<ExtensionSlot>, runner: &ExtensionRunner) {
         let Some(session) = slot.session() else { return };
+        let mut update = StateUpdate::default();
         if let Some((delta, leaf)) = self.entries_delta(&session) {
-            let update = StateUpdate {
-                entries: Some(delta),
-                leaf_id: leaf,
-                ..StateUpdate::default()
-            };
+            update.entries = Some(delta);
+            update.leaf_id = leaf;
+        }
+        with_models(slot, &session, &mut update);
+        if update != StateUpdate::default() {
             // A lost host shows up when the command is sent.
             let _ = runner.push_state(&update);
         }
@@ -180,11 +182,11 @@ impl EventObserver {
                         map.insert("continue".into(), json!(false));
                         let outcome = crate::session::boundary::outcome(Some(message.stop_reason));
                         map.insert("outcome".into(), json!(outcome));
-                        let can_continue = slot.session().is_some_and(|s| s.can_continue());
-                        map.insert(
-                            "context".into(),
-                            json!({ "canContinue": can_continue, "pendingMessages": [] }),
-                        );
+                        let context = slot.session().and_then(|s| {
+                            s.boundary_context(&[], crate::session::boundary::Boundary::TurnEnd)
+                                .ok()
+                        });
+                        map.insert("context".into(), context.unwrap_or(Value::Null));
                         let (message_id, result_ids) = slot
                             .session()
                             .map(|s| persisted_turn_ids(&s, tool_results.len()))
@@ -327,6 +329,15 @@ fn persisted_turn_ids(session: &AgentSession, tool_results: usize) -> (Option<St
         let message = ids.next();
         (message, ids.collect())
     })
+}
+
+/// Add the model registry's view to `update` when it changed since the host last got it.
+fn with_models(slot: &Arc<ExtensionSlot>, session: &AgentSession, update: &mut StateUpdate) {
+    if let Some(models) = super::startup::models_if_changed(slot, session) {
+        update.models = models.models;
+        update.provider_auth = models.provider_auth;
+        update.oauth_providers = models.oauth_providers;
+    }
 }
 
 #[cfg(test)]

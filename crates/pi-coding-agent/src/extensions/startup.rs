@@ -105,23 +105,33 @@ pub fn push_all_models(slot: &Arc<ExtensionSlot>, session: &AgentSession) {
     let Some(runner) = slot.runner() else { return };
     let json = {
         let registry = lock(session.registry());
-        let all = registry.all();
-        // The list changes with models.json and the providers registered: its ids and
-        // endpoints tell whether the host has it already.
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        for model in all {
-            std::hash::Hash::hash(&(&model.provider, &model.id, &model.api, &model.base_url), &mut hasher);
-        }
-        if !slot.note_all_models(std::hash::Hasher::finish(&hasher)) {
-            return;
-        }
-        serde_json::to_string(all).unwrap_or_else(|_| "[]".to_string())
+        serde_json::to_string(registry.all()).unwrap_or_else(|_| "[]".to_string())
     };
+    // Any field may change (a models.json edit renames a model or changes its window), so the
+    // whole text tells whether the host has it already.
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    std::hash::Hash::hash(&json, &mut hasher);
+    if !slot.note_all_models(std::hash::Hasher::finish(&hasher)) {
+        return;
+    }
     // A host that is gone is reported at the next event.
     let _ = runner.push_state(&StateUpdate {
         all_models_json: Some(json),
         ..StateUpdate::default()
     });
+}
+
+/// When the model registry changed since the host's model view was last brought up to date
+/// (models.json read again, a login or logout, providers registered): send every model again
+/// (when the list changed) and return what `ctx.modelRegistry` reads synchronously, for the
+/// state update that goes before the next handler runs.
+pub fn models_if_changed(slot: &Arc<ExtensionSlot>, session: &AgentSession) -> Option<StateUpdate> {
+    let revision = lock(session.registry()).revision();
+    if !slot.note_models_revision(revision) {
+        return None;
+    }
+    push_all_models(slot, session);
+    Some(model_state(session))
 }
 
 /// pi's own providers that pi 1.6 registers through its built-in extensions (`llama.cpp`),
@@ -277,6 +287,9 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
         // What extensions show before the terminal UI is up (`session_start` handlers) waits
         // for it.
         slot.set_ui(Arc::new(crate::modes::interactive::extension_ui::EarlyUi::default()));
+    } else if mode == Mode::Rpc {
+        // The same for the RPC client, until the server is up.
+        slot.set_ui(Arc::new(super::early_rpc_ui::EarlyRpcUi::default()));
     }
     let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools, mode);
     let runner = match ExtensionRunner::start(config, handler).await {

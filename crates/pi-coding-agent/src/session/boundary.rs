@@ -8,10 +8,12 @@
 
 use pi_agent::AgentMessage;
 use pi_ai::StopReason;
+use pi_session::{EntryKind, SessionManager};
 use serde_json::{json, Map, Value};
 
 use super::agent_session::{lock, AgentSession};
 use super::events::SessionEvent;
+use super::user_bash::append_recorded;
 
 /// What the handlers of a boundary event left.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,6 +47,7 @@ enum Draft {
         data: Option<Value>,
     },
     CustomMessage(Box<AgentMessage>),
+    /// `replacement` is the content the model sees instead (`None`: the target is left out).
     ContextEdit {
         target_id: String,
         replacement: Option<Value>,
@@ -100,8 +103,10 @@ fn parse_draft(value: &Value) -> Result<Draft, String> {
         Some("context_edit") => {
             let replacement = match draft.get("replacement") {
                 None | Some(Value::Null) => None,
-                Some(Value::Object(r)) if r.contains_key("content") => Some(Value::Object(r.clone())),
-                Some(_) => return Err("replacement must be null or {content}".into()),
+                Some(Value::Object(r)) if r.get("content").is_some_and(|c| c.is_string() || c.is_array()) => {
+                    r.get("content").cloned()
+                }
+                Some(_) => return Err("Context edit replacement must be null or contain string/array content".into()),
             };
             Ok(Draft::ContextEdit {
                 target_id: text_field(draft, "targetId")?.to_string(),
@@ -144,20 +149,141 @@ pub(crate) fn outcome(last: Option<StopReason>) -> &'static str {
     }
 }
 
+/// pi's rules for a context edit's target: an entry on the active branch whose content the
+/// model sees (a user, assistant or tool result message, or a custom message). A text
+/// replacement of an assistant or tool result becomes one text block, as their content is.
+fn checked_edit(store: &SessionManager, target_id: &str, replacement: Option<Value>) -> Result<Option<Value>, String> {
+    let Some(target) = store.get_entry(target_id) else {
+        return Err(format!("Entry {target_id} not found"));
+    };
+    if !store.get_branch(None).iter().any(|e| e.id == target_id) {
+        return Err(format!("Entry {target_id} is not on the active branch"));
+    }
+    let role = match &target.kind {
+        EntryKind::CustomMessage { .. } => "custom",
+        EntryKind::Message { message, .. } => message.role(),
+        _ => "",
+    };
+    if !matches!(role, "user" | "assistant" | "toolResult" | "custom") {
+        return Err(format!("Entry {target_id} does not contribute editable model content"));
+    }
+    Ok(replacement.map(|content| match content {
+        Value::String(text) if matches!(role, "assistant" | "toolResult") => json!([{ "type": "text", "text": text }]),
+        other => other,
+    }))
+}
+
+/// Why a draft was not written.
+enum DraftError {
+    /// It breaks pi's rules (reported to the extensions as invalid boundary entries).
+    Invalid(String),
+    /// The session could not write it (kept as the session's persistence error).
+    Store(pi_session::SessionError),
+}
+
+/// Append one checked draft to `store`; the new entry's id.
+fn append_draft(store: &mut SessionManager, draft: Draft) -> Result<String, DraftError> {
+    let written = match draft {
+        Draft::Custom { custom_type, data } => store.append_custom(&custom_type, data),
+        Draft::CustomMessage(message) => append_recorded(store, &message),
+        Draft::ContextEdit { target_id, replacement } => {
+            let replacement = checked_edit(store, &target_id, replacement).map_err(DraftError::Invalid)?;
+            store.append_context_edit(&target_id, replacement).map(|e| e.id)
+        }
+        Draft::Compaction {
+            summary,
+            first_kept,
+            details,
+            usage,
+        } => {
+            // As a summary pi writes: the tokens of the context it replaces, and the prompt
+            // checkpoint the model keeps seeing.
+            let messages = store.build_context().messages;
+            let tokens_before = crate::compaction::estimate_context_tokens(&messages).tokens;
+            let checkpoint = super::system_message::compaction_checkpoint(&messages);
+            store.append_extension_compaction(
+                &summary,
+                first_kept.as_deref(),
+                tokens_before,
+                details,
+                usage,
+                checkpoint,
+            )
+        }
+    };
+    written.map_err(DraftError::Store)
+}
+
+/// Which boundary event asks: a queued steering or follow-up message lets a run go on after
+/// any turn, but at the run's end only after the assistant's answer (pi's rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Boundary {
+    TurnEnd,
+    BeforeSettle,
+}
+
+impl Boundary {
+    pub(crate) fn parse(event: &str) -> Option<Boundary> {
+        match event {
+            "turn_end" => Some(Boundary::TurnEnd),
+            "agent_before_settle" => Some(Boundary::BeforeSettle),
+            _ => None,
+        }
+    }
+}
+
 impl AgentSession {
-    /// Whether one more request could run now: the context has something besides system
-    /// messages and does not end with the assistant's answer, or messages wait in the queues.
-    pub(crate) fn can_continue(&self) -> bool {
-        let context_runnable = self.with_messages(|messages| {
-            let mut llm = messages.iter().filter(|m| m.as_llm().is_some() || m.role() == "custom");
-            let last_is_assistant = messages
-                .iter()
-                .rev()
-                .find(|m| m.role() != "system")
-                .is_some_and(|m| m.as_assistant().is_some());
-            llm.next().is_some() && !last_is_assistant
-        });
-        context_runnable || !lock(&self.inner.next_turn).is_empty() || self.inner.agent.has_queued_messages()
+    /// Whether one more request could run now (pi's `canContinue` of the boundary context,
+    /// with no drafts).
+    pub(crate) fn can_continue(&self, boundary: Boundary) -> bool {
+        self.boundary_context(&[], boundary)
+            .ok()
+            .and_then(|c| c.get("canContinue").and_then(Value::as_bool))
+            .unwrap_or(false)
+    }
+
+    /// What the context would be with `drafts` appended, as boundary handlers see it (pi's
+    /// `{contextEntries, contextMessages, llmMessages, pendingMessages, canContinue}`), built
+    /// on an in-memory copy of the branch. An invalid draft gives its error instead.
+    pub(crate) fn boundary_context(&self, drafts: &[Value], boundary: Boundary) -> Result<Value, String> {
+        let drafts = parse_drafts(drafts)?;
+        let mut preview = self.with_store(|s| s.branch_preview());
+        for draft in drafts {
+            append_draft(&mut preview, draft).map_err(|e| match e {
+                DraftError::Invalid(message) => message,
+                DraftError::Store(e) => e.to_string(),
+            })?;
+        }
+        let branch = preview.get_branch(None);
+        let projected = pi_session::project_context(&branch);
+        let context_entries: Vec<Value> = projected
+            .iter()
+            .map(|p| json!({ "sourceEntry": p.entry, "messages": p.messages }))
+            .collect();
+        let messages: Vec<AgentMessage> = projected.into_iter().flat_map(|p| p.messages).collect();
+        let llm_messages = pi_session::convert_to_llm(&messages);
+        let final_role = llm_messages.last().map(|m| m.role());
+        let has_context = llm_messages.iter().any(|m| m.role() != "system");
+        let context_can_continue = has_context && final_role != Some("assistant");
+        let next_turn = lock(&self.inner.next_turn).clone();
+        let agent = &self.inner.agent;
+        let queued = agent.has_queued_messages();
+        let mut pending = agent.queued_steering();
+        pending.extend(agent.queued_follow_ups());
+        pending.extend(next_turn.iter().cloned());
+        let can_continue = context_can_continue
+            || !next_turn.is_empty()
+            || match boundary {
+                Boundary::TurnEnd => queued,
+                Boundary::BeforeSettle => final_role == Some("assistant") && queued,
+            };
+        Ok(json!({
+            "contextEntries": context_entries,
+            "contextMessages": messages,
+            "llmMessages": llm_messages,
+            "pendingMessages": pending,
+            "canContinue": can_continue,
+        }))
     }
 
     /// The boundary event's payload: the proposal so far and a preview of the context.
@@ -166,7 +292,7 @@ impl AgentSession {
             "outcome": outcome(self.last_assistant().map(|a| a.stop_reason)),
             "entries": [],
             "continue": false,
-            "context": { "canContinue": self.can_continue(), "pendingMessages": [] },
+            "context": self.boundary_context(&[], Boundary::BeforeSettle).unwrap_or(Value::Null),
         })
     }
 
@@ -185,7 +311,8 @@ impl AgentSession {
             return false;
         };
         self.commit_drafts(EVENT, &result.entries).await;
-        if result.continue_run && !self.can_continue() {
+        let can_continue = self.can_continue(Boundary::BeforeSettle);
+        if result.continue_run && !can_continue {
             extensions
                 .report_boundary_error(
                     EVENT,
@@ -194,7 +321,7 @@ impl AgentSession {
                 .await;
             return false;
         }
-        result.continue_run && self.can_continue()
+        result.continue_run && can_continue
     }
 
     /// Append the drafts of a boundary event in order, each announced as `entry_appended`;
@@ -215,33 +342,14 @@ impl AgentSession {
         let mut edited_context = false;
         for draft in drafts {
             let written = match draft {
-                Draft::Custom { custom_type, data } => self.with_store(|s| s.append_custom(&custom_type, data)),
                 Draft::CustomMessage(message) => {
+                    // Into the transcript as well, so the next request sees it.
                     self.record_outside_run(*message);
                     Ok(self.with_store(|s| s.get_leaf_id().map(str::to_string).unwrap_or_default()))
                 }
-                Draft::ContextEdit { target_id, replacement } => {
-                    edited_context = true;
-                    self.with_store(|s| s.append_context_edit(&target_id, replacement).map(|e| e.id.clone()))
-                }
-                Draft::Compaction {
-                    summary,
-                    first_kept,
-                    details,
-                    usage,
-                } => {
-                    edited_context = true;
-                    // As a summary pi writes: the tokens it replaces and the prompt checkpoint.
-                    let (tokens_before, checkpoint) = self.with_messages(|m| {
-                        (
-                            crate::compaction::estimate_context_tokens(m).tokens,
-                            super::system_message::compaction_checkpoint(m),
-                        )
-                    });
-                    self.with_store(|s| {
-                        let kept = first_kept.as_deref();
-                        s.append_extension_compaction(&summary, kept, tokens_before, details, usage, checkpoint)
-                    })
+                draft => {
+                    edited_context |= matches!(draft, Draft::ContextEdit { .. } | Draft::Compaction { .. });
+                    self.with_store(|s| append_draft(s, draft))
                 }
             };
             match written {
@@ -251,7 +359,14 @@ impl AgentSession {
                         self.emit(SessionEvent::EntryAppended { entry }).await;
                     }
                 }
-                Err(e) => {
+                Err(DraftError::Invalid(message)) => {
+                    // The preview the handlers saw checks the same rules, so this is a draft
+                    // the session changed under (a target gone meanwhile).
+                    self.extensions()
+                        .report_boundary_error(event, format!("Invalid boundary entries: {message}"))
+                        .await;
+                }
+                Err(DraftError::Store(e)) => {
                     lock(&self.inner.persist_error).get_or_insert(e.to_string());
                 }
             }
@@ -279,7 +394,7 @@ mod tests {
         let bad = json!({"type": "context_edit", "targetId": "abc", "replacement": 3});
         assert_eq!(
             parse_drafts(&[good.clone(), bad]).unwrap_err(),
-            "replacement must be null or {content}"
+            "Context edit replacement must be null or contain string/array content"
         );
         let summary = json!({"type": "compaction", "summary": "so far", "firstKeptEntryId": null});
         assert!(matches!(

@@ -2,6 +2,7 @@
 //! as `bashExecution` messages (kept out of the LLM context with `!!`).
 
 use pi_agent::{AgentMessage, CustomMessage};
+use pi_session::SessionManager;
 use pi_tools::exec::{exec_bash, BashOptions, BashProgress};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
@@ -86,22 +87,7 @@ impl AgentSession {
     /// an extension sent as a `custom_message` entry, as pi records it).
     pub(crate) fn record_outside_run(&self, message: AgentMessage) {
         self.inner.agent.append_message(message.clone());
-        let result = self.with_store(|s| match &message {
-            AgentMessage::Custom(custom) if custom.role == "custom" => {
-                let field = |key: &str| custom.fields.get(key).cloned();
-                let content = field("content")
-                    .and_then(|c| serde_json::from_value(c).ok())
-                    .unwrap_or_default();
-                let custom_type = custom
-                    .fields
-                    .get("customType")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let display = custom.fields.get("display").and_then(Value::as_bool).unwrap_or(true);
-                s.append_custom_message(custom_type, content, display, field("details").filter(|d| !d.is_null()))
-            }
-            _ => s.append_message(message.clone()),
-        });
+        let result = self.with_store(|s| append_recorded(s, &message));
         if let Err(e) = result {
             lock(&self.inner.persist_error).get_or_insert(e.to_string());
         }
@@ -131,4 +117,25 @@ fn bash_execution_message(command: &str, result: &BashResult, exclude_from_conte
         fields.insert("excludeFromContext".into(), json!(true));
     }
     AgentMessage::from(CustomMessage::new("bashExecution", fields))
+}
+
+/// Write `message` to `store` as pi records a message added outside a run: an extension's
+/// custom message as a `custom_message` entry, anything else as a `message` entry.
+pub(crate) fn append_recorded(store: &mut SessionManager, message: &AgentMessage) -> pi_session::Result<String> {
+    match message {
+        AgentMessage::Custom(custom) if custom.role == "custom" => {
+            let field = |key: &str| custom.fields.get(key).cloned();
+            let content = field("content")
+                .and_then(|c| serde_json::from_value(c).ok())
+                .unwrap_or_default();
+            let custom_type = custom
+                .fields
+                .get("customType")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let display = custom.fields.get("display").and_then(Value::as_bool).unwrap_or(true);
+            store.append_custom_message(custom_type, content, display, field("details").filter(|d| !d.is_null()))
+        }
+        _ => store.append_message(message.clone()),
+    }
 }

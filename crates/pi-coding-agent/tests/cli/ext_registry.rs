@@ -172,3 +172,52 @@ fn without_builtin_extensions_no_builtin_provider_is_registered() {
         assert_eq!(first_line(reference_run(&reference, &fx, &args), "theirs.log"), ours);
     }
 }
+
+/// What `/edit` of `registry_refresh.ts` listed.
+fn listings(pi: Pi, log: &Path) -> Vec<serde_json::Value> {
+    let mut pi = pi;
+    pi.cmd.env("REFRESH_LOG", log);
+    pi.run().assert_ok();
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn get_all_follows_a_models_json_edit_read_again() {
+    let test = "get_all_follows_a_models_json_edit_read_again";
+    let Some(env) = environment(test) else { return };
+    let args = ["-e", &fixture("registry_refresh.ts"), "-p", "/edit"].map(str::to_string);
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = fx.root.path().join("refresh.log");
+    let ours = listings(pi_with(&fx, &env, &args), &log);
+    assert_eq!(ours.len(), 3, "{ours:#?}");
+    // Not only new ids: a renamed model and its new window show in every listing.
+    let renamed = &ours[1];
+    let all = renamed["all"].to_string();
+    assert!(all.contains("mock-openai/mock-model Renamed Model 777777"), "{all}");
+    assert!(
+        renamed["available"].to_string().contains("Renamed Model 777777"),
+        "{renamed}"
+    );
+    assert_eq!(renamed["found"], serde_json::Value::Null);
+    let added = &ours[2];
+    assert!(
+        added["all"].to_string().contains("mock-openai/added-model Added Model"),
+        "{added}"
+    );
+    assert_eq!(added["found"], "Added Model");
+    assert!(!ours[0]["all"].to_string().contains("Renamed"));
+
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = fx.root.path().join("refresh.log");
+    let theirs = listings(reference_run(&reference, &fx, &args), &log);
+    assert_eq!(ours, theirs);
+}

@@ -1061,3 +1061,118 @@ fn a_python_host_serves_a_tool_the_model_calls() {
     assert!(tool_names(&requests[0].body).contains(&"py_word_count".to_string()));
     assert_eq!(tool_results(&requests[1].body), vec!["3 words".to_string()]);
 }
+
+/// The `extension_ui_request` records of an RPC run, as `method text`.
+fn ui_records(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "extension_ui_request")
+        .map(|e| {
+            let text = ["statusText", "message", "title"]
+                .iter()
+                .find_map(|k| e[*k].as_str())
+                .unwrap_or_default()
+                .to_string();
+            format!("{} {text}", e["method"].as_str().unwrap_or_default())
+        })
+        .collect()
+}
+
+#[test]
+fn what_session_start_shows_at_startup_reaches_the_rpc_client() {
+    let test = "what_session_start_shows_at_startup_reaches_the_rpc_client";
+    let Some(env) = environment(test) else { return };
+    let args = ["--mode", "rpc", "-e", &fixture("startup_ui.ts")].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_state\"}\n";
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, &args).stdin(input).run();
+    let ours = ui_records(&run.stdout);
+    assert_eq!(
+        ours,
+        vec!["setStatus Ready", "notify started", "setTitle pi startup"],
+        "{}",
+        run.stdout
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = reference_run(&reference, &fx, &args).stdin(input).run();
+    assert_eq!(ours, ui_records(&run.stdout), "{}", run.stdout);
+}
+
+/// The extension commands of a `get_commands` answer, pi's own built-in ones left out.
+fn extension_commands(stdout: &str) -> Vec<Value> {
+    let events: Vec<Value> = stdout.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    response_to(&events, "1")["data"]["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["source"] == "extension" && c["sourceInfo"]["source"] != "builtin")
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn rpc_get_commands_lists_extension_commands_numbering_a_shared_name() {
+    let test = "rpc_get_commands_lists_extension_commands_numbering_a_shared_name";
+    let Some(env) = environment(test) else { return };
+    let (a, b) = (fixture("listed_a.ts"), fixture("listed_b.ts"));
+    let args = ["--mode", "rpc", "-e", &a, "-e", &b].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, &args).stdin(input).run();
+    let ours = extension_commands(&run.stdout);
+    let names: Vec<&str> = ours.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["hey:1", "solo", "hey:2"], "{}", run.stdout);
+    assert_eq!(ours[1]["description"], "Only here");
+    assert_eq!(
+        ours[2]["sourceInfo"],
+        json!({"path": b, "source": "cli", "scope": "temporary", "origin": "top-level"})
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = reference_run(&reference, &fx, &args).stdin(input).run();
+    assert_eq!(ours, extension_commands(&run.stdout), "{}", run.stdout);
+}
+
+/// The records of an RPC run that say what happened: UI requests and responses.
+fn ui_and_responses(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|e| match e["type"].as_str() {
+            Some("extension_ui_request") => Some(format!("ui {} {}", e["method"], e["message"])),
+            Some("response") => Some(format!("response {} {}", e["command"], e["data"]["disposition"])),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn an_rpc_prompt_naming_an_extension_command_is_answered_handled_once_it_ran() {
+    let test = "an_rpc_prompt_naming_an_extension_command_is_answered_handled_once_it_ran";
+    let Some(env) = environment(test) else { return };
+    let args = ["--mode", "rpc", "-e", &fixture("listed_a.ts")].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"prompt\",\"message\":\"/solo now\"}\n";
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let run = pi_with(&fx, &env, &args).stdin(input).run();
+    let ours = ui_and_responses(&run.stdout);
+    assert_eq!(
+        ours,
+        ["ui \"notify\" \"solo ran\"", "response \"prompt\" \"handled\""],
+        "{}",
+        run.stdout
+    );
+    // No request reached the model.
+    assert!(mock.requests().is_empty());
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = reference_run(&reference, &fx, &args).stdin(input).run();
+    assert_eq!(ours, ui_and_responses(&run.stdout), "{}", run.stdout);
+}

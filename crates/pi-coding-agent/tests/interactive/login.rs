@@ -150,3 +150,92 @@ fn an_api_key_is_entered_saved_and_listed_as_configured() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn an_extension_providers_own_sign_in_runs_in_login_and_is_saved() {
+    let test = "an_extension_providers_own_sign_in_runs_in_login_and_is_saved";
+    let Some((node, modules)) = super::extensions::extension_env(test) else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![]));
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interactive/fixtures/oauth_login.ts");
+    let (node, modules) = (node.display().to_string(), modules.display().to_string());
+    let mut pty = Pty::spawn_env(
+        &["-e", fixture],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[
+            ("PI_NODE", &node),
+            ("PI_EXTENSION_MODULES", &modules),
+            ("BROWSER", "true"),
+        ],
+    );
+    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
+    open_account_list(&mut pty);
+    // Listed with the other account sign-ins, under its sign-in's name.
+    pty.type_text("Ext SSO");
+    pty.wait_text("→ Ext SSO • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Login to Ext SSO");
+    // The extension's URL and instructions, then its question.
+    pty.wait_text("Finish signing in in the browser");
+    pty.wait_text("Paste the SSO code");
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(raw.contains("sso.example.test/authorize"), "the URL was shown");
+    pty.type_text("c0de");
+    pty.send(ENTER);
+    pty.wait_for("the signed-in notice", Duration::from_secs(20), |c| {
+        c.contains("Logged in to Ext SSO. Credentials saved to")
+    });
+    // Stored as pi stores a login: its type, then what the extension returned.
+    let saved = auth_json(&s)["ext-sso"].clone();
+    assert_eq!(
+        saved,
+        serde_json::json!({"type": "oauth", "refresh": "r-c0de", "access": "a-c0de", "expires": 4102444800000u64, "account": "ada"})
+    );
+    let keys: Vec<String> = saved.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys[0], "type");
+    quit(&mut pty);
+}
+
+#[test]
+fn escape_on_an_extension_sign_in_cancels_it_and_saves_nothing() {
+    let test = "escape_on_an_extension_sign_in_cancels_it_and_saves_nothing";
+    let Some((node, modules)) = super::extensions::extension_env(test) else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![]));
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interactive/fixtures/oauth_login.ts");
+    let (node, modules) = (node.display().to_string(), modules.display().to_string());
+    let mut pty = Pty::spawn_env(
+        &["-e", fixture],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[
+            ("PI_NODE", &node),
+            ("PI_EXTENSION_MODULES", &modules),
+            ("BROWSER", "true"),
+        ],
+    );
+    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
+    open_account_list(&mut pty);
+    pty.type_text("Ext SSO");
+    pty.wait_text("→ Ext SSO • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Paste the SSO code");
+    pty.send(ESC);
+    pty.wait_for("the provider list again", Duration::from_secs(10), |c| {
+        c.contains("Select provider to configure:") && !c.contains("Login to Ext SSO")
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pty.contents().contains("Failed to login"), "{}", pty.contents());
+    assert!(auth_json(&s).get("ext-sso").is_none(), "{}", auth_json(&s));
+    pty.send(ESC);
+    pty.wait_text("Select authentication method:");
+    close(&mut pty, "Select authentication method:");
+    quit(&mut pty);
+}

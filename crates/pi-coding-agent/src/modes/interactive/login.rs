@@ -91,6 +91,11 @@ fn account_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
             oauth: true,
         })
         .collect();
+    // Providers extensions registered with their own sign-in (an `oauth` block).
+    for (id, name) in cx.session.services().extensions().oauth_logins() {
+        out.retain(|o| o.id != id);
+        out.push(ProviderOption { id, name, oauth: true });
+    }
     sort_options(&mut out);
     out
 }
@@ -342,8 +347,14 @@ fn start_sign_in(cx: &Ctx<'_>, p: ProviderOption, back: Option<Option<bool>>) ->
     let paths = paths_for(&cx.session);
     let tx = cx.tx.clone();
     let provider = p.clone();
+    let extensions = cx.session.services().extensions().clone();
     tokio::spawn(async move {
-        let mut session = login_session::start_login(paths, &provider.id);
+        let mut session = if extensions.has_oauth_provider(&provider.id) {
+            let id = provider.id.clone();
+            login_session::start_custom_login(move |ui| crate::extensions::oauth_login::login(extensions, id, ui))
+        } else {
+            login_session::start_login(paths, &provider.id)
+        };
         let mut stopping = false;
         loop {
             let next = if stopping {

@@ -52,6 +52,60 @@ fn err(e: impl std::fmt::Display) -> RpcError {
     RpcError::new(e.to_string())
 }
 
+/// The commands extensions registered, in load order, with where their extension came from
+/// as pi 1.6 names it: a `-e` path (`cli`), one found in the agent's or the project's
+/// `extensions/` folder (`auto`), or pi's own (`builtin`).
+fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCommand> {
+    let Some(runner) = host.services().extensions().runner() else {
+        return Vec::new();
+    };
+    let agent_dir = crate::config::paths::agent_dir();
+    let project = session.cwd().join(".pi");
+    let registrations = runner.registrations();
+    let registered = registrations.commands();
+    // A name two extensions registered is invoked as `name:1`, `name:2`, as pi numbers them.
+    let count = |name: &str| registered.iter().filter(|(_, c)| c.name == name).count();
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    registered
+        .iter()
+        .map(|(ext, command)| {
+            let occurrence = seen.entry(command.name.as_str()).or_default();
+            *occurrence += 1;
+            let name = if count(&command.name) > 1 {
+                format!("{}:{occurrence}", command.name)
+            } else {
+                command.name.clone()
+            };
+            SlashCommand {
+                name,
+                description: command.description.clone().filter(|d| !d.is_empty()),
+                source: CommandSource::Extension,
+                source_info: extension_source(&ext.path, &agent_dir, &project),
+            }
+        })
+        .collect()
+}
+
+fn extension_source(path: &str, agent_dir: &Path, project: &Path) -> SourceInfo {
+    let found_in = |dir: &Path| Path::new(path).starts_with(dir.join("extensions"));
+    let (source, scope, base_dir) = if path.starts_with("builtin:") {
+        ("builtin", SourceScope::Temporary, None)
+    } else if found_in(agent_dir) {
+        ("auto", SourceScope::User, Some(agent_dir))
+    } else if found_in(project) {
+        ("auto", SourceScope::Project, Some(project))
+    } else {
+        ("cli", SourceScope::Temporary, None)
+    };
+    SourceInfo {
+        path: path.to_string(),
+        source: source.to_string(),
+        scope,
+        origin: SourceOrigin::TopLevel,
+        base_dir: base_dir.map(|d| d.display().to_string()),
+    }
+}
+
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
     if let ResourceScope::Package(p) = scope {
         return SourceInfo {
@@ -103,6 +157,16 @@ impl RpcBackend for SessionBackend {
             StreamingBehavior::Steer => crate::session::StreamingBehavior::Steer,
             StreamingBehavior::FollowUp => crate::session::StreamingBehavior::FollowUp,
         });
+        // An extension's command runs instead of a prompt, also during a run; pi 1.6 answers
+        // once it ran, as handled (its failure is reported as an extension error).
+        if let Some(rest) = request.message.strip_prefix('/') {
+            let name = rest.split_whitespace().next().unwrap_or_default();
+            if extension_commands(&self.host, &session).iter().any(|c| c.name == name) {
+                let _ = session.prompt_with(&request.message, images, behavior).await;
+                preflight.succeed_with(Disposition::Handled).await;
+                return Ok(());
+            }
+        }
         if session.is_streaming() {
             if behavior.is_none() {
                 return Err(RpcError::already_processing());
@@ -433,16 +497,13 @@ impl RpcBackend for SessionBackend {
     async fn commands(&self) -> RpcResult<Vec<SlashCommand>> {
         let session = self.session();
         let resources = session.resources();
-        let mut commands: Vec<SlashCommand> = resources
-            .templates()
-            .iter()
-            .map(|t| SlashCommand {
-                name: t.name.clone(),
-                description: (!t.description.is_empty()).then(|| t.description.clone()),
-                source: CommandSource::Prompt,
-                source_info: source_info(&t.file_path, &t.scope, None),
-            })
-            .collect();
+        let mut commands = extension_commands(&self.host, &session);
+        commands.extend(resources.templates().iter().map(|t| SlashCommand {
+            name: t.name.clone(),
+            description: (!t.description.is_empty()).then(|| t.description.clone()),
+            source: CommandSource::Prompt,
+            source_info: source_info(&t.file_path, &t.scope, None),
+        }));
         commands.extend(resources.skills().iter().map(|s| SlashCommand {
             name: format!("skill:{}", s.name),
             description: (!s.description.is_empty()).then(|| s.description.clone()),
