@@ -37,6 +37,7 @@ mod mcp_sign_in;
 mod model_picker;
 mod program_status;
 mod scoped_models;
+mod search_tools;
 mod session_picker;
 mod session_search;
 mod settings_menu;
@@ -317,6 +318,10 @@ async fn run_in(
         None => Box::new(provider),
     };
     app.view_mut().editor.set_autocomplete_provider(provider);
+    let offline = crate::packages::is_offline();
+    for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
+        app.notice(w, "warning");
+    }
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
         app.notice(w, "warning");
     }
