@@ -2,7 +2,6 @@
 //! place, its first rows (the transcript keeps one row and the footer its first line); as an
 //! overlay, its first rows from the top of the screen; in regular mode, in place, the
 //! terminal scrolls as the lines are written so its last rows and the footer are in view.
-//! Also the offline warning for a missing ripgrep.
 
 use std::time::Duration;
 
@@ -75,33 +74,5 @@ fn a_tall_component_in_regular_mode_scrolls_to_its_end() {
     pty.wait_for("component closed", Duration::from_secs(10), |c| {
         !c.contains("tall row 50")
     });
-    quit(&mut pty);
-}
-
-#[test]
-fn offline_without_ripgrep_the_chat_says_so() {
-    let s = setup(Script::echo());
-    // A managed-binaries folder holding fd only, and a PATH without rg.
-    let bin = s.agent.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::fs::write(bin.join("fd"), "").unwrap();
-    // The harness starts pi through `setsid`, found on this PATH: it is the only thing there.
-    let only_setsid = tempfile::tempdir().unwrap();
-    let setsid = ["/usr/bin/setsid", "/bin/setsid"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-        .expect("setsid");
-    std::os::unix::fs::symlink(setsid, only_setsid.path().join("setsid")).unwrap();
-    let path = only_setsid.path().display().to_string();
-    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PATH", &path)]);
-    pty.wait_text("Warning: ripgrep not found. Offline mode enabled, skipping download.");
-    assert!(!pty.contents().contains("fd not found"), "{}", pty.contents());
-    quit(&mut pty);
-
-    // With rg in the managed folder: no warning.
-    std::fs::write(bin.join("rg"), "").unwrap();
-    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PATH", &path)]);
-    pty.wait_text("mock-model");
-    assert!(!pty.contents().contains("not found"), "{}", pty.contents());
     quit(&mut pty);
 }

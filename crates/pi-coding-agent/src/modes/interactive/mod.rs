@@ -44,6 +44,7 @@ mod settings_menu;
 mod settings_model_thinking;
 mod share;
 mod slash_menu;
+mod subscription_notice;
 mod summary_block;
 mod text_dialog;
 pub(crate) mod theme;
@@ -323,6 +324,9 @@ async fn run_in(
         app.notice(w, "warning");
     }
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
+        app.notice(w, "warning");
+    }
+    if let Some(w) = subscription_notice::startup_warning(&session) {
         app.notice(w, "warning");
     }
     if let Some(e) = session.persist_error() {
