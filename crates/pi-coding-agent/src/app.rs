@@ -410,8 +410,13 @@ pub fn run(argv: &[String]) -> i32 {
                 }
             }
             AppMode::Interactive => {
+                // Without a model pi 1.6 starts anyway and says so in the chat.
+                let mut warnings = runtime.warnings.clone();
+                if !has_model {
+                    warnings.push(no_models_message());
+                }
                 let options = modes::interactive::InteractiveOptions {
-                    warnings: runtime.warnings.clone(),
+                    warnings,
                     verbose: args.verbose,
                     resume_picker: args.resume,
                     tui_mode: args.tui_mode,

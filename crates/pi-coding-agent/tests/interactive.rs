@@ -49,6 +49,10 @@ mod ref_examples;
 mod resume16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
+#[path = "interactive/startup_notices.rs"]
+mod startup_notices;
+#[path = "interactive/tall_component.rs"]
+mod tall_component;
 #[path = "interactive/theme_query.rs"]
 mod theme_query;
 #[path = "interactive/thinking.rs"]

@@ -109,12 +109,13 @@ pub struct Tui {
 pub struct ScreenParts {
     /// The whole transcript; only the rows in view are copied.
     pub transcript: Frame,
-    /// Queued messages and status, above the editor.
-    pub above_editor: Vec<String>,
+    /// Queued messages, status and widgets above the editor, one entry per section (each
+    /// gives up rows on its own when the dock is taller than the screen).
+    pub above_editor: Vec<Vec<String>>,
     /// The editor; the top overlay is shown in its place.
     pub editor: Vec<String>,
-    /// The footer and whatever sits below the editor.
-    pub below_editor: Vec<String>,
+    /// Widgets below the editor and the footer, one entry per section.
+    pub below_editor: Vec<Vec<String>>,
 }
 
 impl Tui {
@@ -192,13 +193,13 @@ impl Tui {
                 floating = true;
             }
         }
-        let mut dock = parts.above_editor;
-        if docked.is_empty() {
-            dock.extend(parts.editor);
-        } else {
-            dock.extend(docked);
-        }
-        dock.extend(parts.below_editor);
+        use crate::fullscreen::dock::{fit, DockSection};
+        let mut sections: Vec<DockSection> = parts.above_editor.into_iter().map(|l| DockSection::new(l, 0)).collect();
+        let editor = if docked.is_empty() { parts.editor } else { docked };
+        // The editor (or what stands in its place) keeps three rows, as in pi 1.6.
+        sections.push(DockSection::new(editor, 3));
+        sections.extend(parts.below_editor.into_iter().map(|l| DockSection::new(l, 0)));
+        let dock = fit(sections, h);
         if !self.raw.is_empty() {
             out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
         }

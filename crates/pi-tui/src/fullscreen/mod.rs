@@ -2,6 +2,7 @@
 //! mouse selection and its text, the scrollbar, the "jump to latest" pill, flash messages,
 //! and composing the rows of one screen from the transcript and the dock below it.
 
+pub mod dock;
 mod paint;
 mod scrollbar;
 mod selection;

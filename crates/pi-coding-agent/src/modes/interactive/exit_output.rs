@@ -14,9 +14,9 @@ pub fn document(view: &mut View, width: usize) -> String {
     let rows = parts
         .transcript
         .iter()
-        .chain(&parts.above_editor)
+        .chain(parts.above_editor.iter().flatten())
         .chain(&parts.editor)
-        .chain(&parts.below_editor);
+        .chain(parts.below_editor.iter().flatten());
     for row in rows {
         // The editor's cursor marker is an APC string: it must not reach the shell's screen.
         out.push_str(&row.replace(pi_tui::CURSOR_MARKER, ""));

@@ -37,12 +37,14 @@ mod mcp_sign_in;
 mod model_picker;
 mod program_status;
 mod scoped_models;
+mod search_tools;
 mod session_picker;
 mod session_search;
 mod settings_menu;
 mod settings_model_thinking;
 mod share;
 mod slash_menu;
+mod subscription_notice;
 mod summary_block;
 mod text_dialog;
 pub(crate) mod theme;
@@ -317,7 +319,14 @@ async fn run_in(
         None => Box::new(provider),
     };
     app.view_mut().editor.set_autocomplete_provider(provider);
+    let offline = crate::packages::is_offline();
+    for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
+        app.notice(w, "warning");
+    }
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
+        app.notice(w, "warning");
+    }
+    if let Some(w) = subscription_notice::startup_warning(&session) {
         app.notice(w, "warning");
     }
     if let Some(e) = session.persist_error() {

@@ -257,10 +257,15 @@ impl View {
     pub fn screen_parts(&mut self, transcript_width: usize, width: usize) -> pi_tui::ScreenParts {
         let mut transcript = Frame::new();
         self.render_chat(transcript_width, &mut transcript);
-        let mut above = Frame::new();
-        self.pending.render(width, &mut above);
-        above.push(super::chat::spacer());
-        self.ext.render_above(width, &mut above);
+        // Each section on its own: a dock taller than the screen shares the cut among them.
+        let section = |render: &mut dyn FnMut(&mut Frame)| {
+            let mut f = Frame::new();
+            render(&mut f);
+            f.sealed().to_vec()
+        };
+        let pending = section(&mut |f| self.pending.render(width, f));
+        let spacer = section(&mut |f| f.push(super::chat::spacer()));
+        let widgets_above = section(&mut |f| self.ext.render_above(width, f));
         self.label_editor();
         let editor = match self.ext.render_inline(width) {
             Some(custom) => custom,
@@ -270,14 +275,13 @@ impl View {
                 editor
             }
         };
-        let mut below = Frame::new();
-        self.ext.render_below(width, &mut below);
-        self.ext.render_footer(width, &mut self.footer, &mut below);
+        let widgets_below = section(&mut |f| self.ext.render_below(width, f));
+        let footer = section(&mut |f| self.ext.render_footer(width, &mut self.footer, f));
         pi_tui::ScreenParts {
             transcript: transcript.sealed(),
-            above_editor: above.sealed().to_vec(),
+            above_editor: vec![pending, spacer, widgets_above],
             editor: editor.sealed().to_vec(),
-            below_editor: below.sealed().to_vec(),
+            below_editor: vec![widgets_below, footer],
         }
     }
 }

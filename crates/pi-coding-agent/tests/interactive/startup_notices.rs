@@ -1,0 +1,72 @@
+//! Warnings pi 1.6 shows in the chat at startup: a missing ripgrep when offline, and an
+//! Anthropic model reached through a Claude subscription.
+
+use pi_test_support::Script;
+
+use super::pty::Pty;
+use super::{quit, setup};
+
+#[test]
+fn offline_without_ripgrep_the_chat_says_so() {
+    let s = setup(Script::echo());
+    // A managed-binaries folder holding fd only, and a PATH without rg.
+    let bin = s.agent.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("fd"), "").unwrap();
+    // The harness starts pi through `setsid`, found on this PATH: it is the only thing there.
+    let only_setsid = tempfile::tempdir().unwrap();
+    let setsid = ["/usr/bin/setsid", "/bin/setsid"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("setsid");
+    std::os::unix::fs::symlink(setsid, only_setsid.path().join("setsid")).unwrap();
+    let path = only_setsid.path().display().to_string();
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PATH", &path)]);
+    pty.wait_text("Warning: ripgrep not found. Offline mode enabled, skipping download.");
+    assert!(!pty.contents().contains("fd not found"), "{}", pty.contents());
+    quit(&mut pty);
+
+    // With rg in the managed folder: no warning.
+    std::fs::write(bin.join("rg"), "").unwrap();
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PATH", &path)]);
+    pty.wait_text("mock-model");
+    assert!(!pty.contents().contains("not found"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
+/// An agent folder whose default model is Anthropic's, with `key` stored for it.
+fn anthropic_agent(key: &str, warn: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let auth = serde_json::json!({"anthropic": {"type": "api_key", "key": key}});
+    std::fs::write(dir.path().join("auth.json"), auth.to_string()).unwrap();
+    let settings = serde_json::json!({
+        "defaultProvider": "anthropic",
+        "defaultModel": "claude-sonnet-4-5",
+        "warnings": {"anthropicExtraUsage": warn},
+    });
+    std::fs::write(dir.path().join("settings.json"), settings.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn a_claude_subscription_token_is_warned_about_unless_turned_off() {
+    let cwd = tempfile::tempdir().unwrap();
+    let agent = anthropic_agent("sk-ant-oat01-test", true);
+    let mut pty = Pty::spawn(&[], cwd.path(), agent.path(), 30, 100);
+    pty.wait_text("Anthropic subscription auth is active.");
+    assert!(
+        pty.contents().contains("Disable this warning in /settings."),
+        "{}",
+        pty.contents()
+    );
+    quit(&mut pty);
+
+    // Off in the settings, or an ordinary API key: no warning.
+    for (key, warn) in [("sk-ant-oat01-test", false), ("sk-ant-api03-test", true)] {
+        let agent = anthropic_agent(key, warn);
+        let mut pty = Pty::spawn(&[], cwd.path(), agent.path(), 30, 100);
+        pty.wait_text("claude-sonnet-4-5");
+        assert!(!pty.contents().contains("subscription"), "{}", pty.contents());
+        quit(&mut pty);
+    }
+}
