@@ -70,3 +70,16 @@ fn a_claude_subscription_token_is_warned_about_unless_turned_off() {
         quit(&mut pty);
     }
 }
+
+#[test]
+fn without_any_model_the_chat_warns_and_the_footer_reads_zero_percent() {
+    let cwd = tempfile::tempdir().unwrap();
+    let agent = tempfile::tempdir().unwrap();
+    let mut pty = Pty::spawn_env(&[], cwd.path(), agent.path(), 30, 100, &[("PI_OFFLINE", "1")]);
+    pty.wait_text("No models available");
+    // pi 1.6 shows 0.0% when there is no model to measure against; `?` is only for a
+    // context whose size is not known yet.
+    pty.wait_text("0.0%/0 (auto)");
+    assert!(pty.contents().contains("no-model"), "{}", pty.contents());
+    quit(&mut pty);
+}

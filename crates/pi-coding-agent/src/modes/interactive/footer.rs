@@ -238,7 +238,9 @@ impl FooterData {
             cache_read: totals.cache_read,
             cache_write: totals.cache_write,
             cost: totals.cost,
-            context_percent: context.as_ref().and_then(|c| c.percent),
+            // As pi 1.6: no usage at all (no model) reads 0.0%; `?` is for a usage whose
+            // size is not known yet (after a compaction).
+            context_percent: context.as_ref().map_or(Some(0.0), |c| c.percent),
             context_window: context.as_ref().map_or(0, |c| c.context_window),
             auto_compact,
             thinking: model
