@@ -121,8 +121,17 @@ impl OAuthRefresher for OAuthTokens {
 
 /// auth.json of `paths` with the environment's keys and the OAuth refresher.
 pub fn open_auth(paths: &Paths) -> AuthStorage {
-    let mut auth = AuthStorage::open(paths.auth_path(), pi_ai::env_api_key);
-    auth.set_oauth_refresher(Box::new(OAuthTokens::for_paths(paths)));
+    let tokens = OAuthTokens::for_paths(paths);
+    // A models.json Radius gateway takes the Radius key of the environment, as Radius does.
+    let gateway_ids: Vec<String> = tokens.gateways.iter().map(|(id, _)| id.clone()).collect();
+    let mut auth = AuthStorage::open(paths.auth_path(), move |provider| {
+        if gateway_ids.iter().any(|id| id == provider) {
+            pi_ai::env_api_key("radius")
+        } else {
+            pi_ai::env_api_key(provider)
+        }
+    });
+    auth.set_oauth_refresher(Box::new(tokens));
     auth
 }
 

@@ -468,3 +468,30 @@ fn a_models_json_radius_gateway_signs_in_refreshes_and_sends_its_token() {
     );
     assert_eq!(env.oauth.violations(), Vec::<String>::new());
 }
+
+/// Without a login, a models.json Radius gateway uses the environment's `RADIUS_API_KEY`, as
+/// the built-in Radius does.
+#[test]
+fn a_models_json_radius_gateway_takes_the_radius_key_of_the_environment() {
+    let env = setup();
+    let models_path = env.fx.agent.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+    models["providers"]["corp"] = serde_json::json!({
+        "baseUrl": format!("{}/v1", env.oauth.url()),
+        "oauth": "radius",
+        "models": [{"id": "corp-chat", "api": "openai-completions",
+            "baseUrl": env.llm.server.base_url_for(pi_test_support::Api::Openai)}]
+    });
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let mut pi = env.fx.pi(["--list-models"]);
+    pi.cmd.env_remove("RADIUS_API_KEY");
+    let run = pi.run();
+    assert!(!run.stdout.contains("corp-chat"), "no key, not available: {run:?}");
+    let mut pi = env.fx.pi(["-p", "--provider", "corp", "--model", "corp-chat", "hello"]);
+    pi.cmd.env("RADIUS_API_KEY", "radius-env-key");
+    let run = pi.run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let requests = env.llm.requests();
+    let request = requests.last().expect("a request");
+    assert_eq!(request.header("authorization"), Some("Bearer radius-env-key"));
+}
