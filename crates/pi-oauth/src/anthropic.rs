@@ -72,7 +72,7 @@ async fn exchange(
 pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credential, OAuthError> {
     let method = ui
         .prompt(Prompt::Select {
-            message: "Select Anthropic login method:",
+            message: "Select Anthropic login method:".into(),
             options: vec![
                 SelectOption {
                     id: "browser",

@@ -19,6 +19,18 @@ pub struct Config {
     /// Kimi Code's authorization server instead of `https://auth.kimi.com` (pi 1.6's
     /// `KIMI_CODE_OAUTH_HOST`, else `KIMI_OAUTH_HOST`).
     pub kimi_host: Option<String>,
+    /// A Radius gateway of models.json (`"oauth": "radius"`) instead of the built-in one;
+    /// [`Config::origin`] does not apply to it.
+    pub radius_gateway: Option<RadiusGateway>,
+}
+
+/// A self-hosted Radius gateway: where its sign-in lives and the name its prompts show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RadiusGateway {
+    /// The gateway's URL (the provider's `baseUrl` without a trailing `/v1`).
+    pub url: String,
+    /// The provider's display name.
+    pub name: String,
 }
 
 impl Config {
@@ -38,6 +50,7 @@ impl Config {
             originator: None,
             device_id: None,
             kimi_host: var("KIMI_CODE_OAUTH_HOST").or_else(|| var("KIMI_OAUTH_HOST")),
+            radius_gateway: None,
         }
     }
 

@@ -33,7 +33,7 @@ mod ui;
 mod xai;
 
 pub use callback::{parse_authorization_input, AuthorizationInput};
-pub use config::Config;
+pub use config::{Config, RadiusGateway};
 pub use copilot::copilot_base_url;
 pub use error::OAuthError;
 pub use jwt::decode_jwt_payload;

@@ -61,7 +61,7 @@ async fn exchange(config: &Config, code: &str, verifier: &str, redirect_uri: &st
 pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credential, OAuthError> {
     let method = ui
         .prompt(Prompt::Select {
-            message: "Select OpenAI Codex login method:",
+            message: "Select OpenAI Codex login method:".into(),
             options: vec![
                 SelectOption {
                     id: "browser",

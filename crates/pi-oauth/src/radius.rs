@@ -33,8 +33,26 @@ pub fn normalize_gateway_url(value: &str) -> String {
     with_scheme.trim_end_matches('/').to_string()
 }
 
+/// The gateway the flow talks to: a models.json gateway as configured (the user named it, so
+/// [`Config::origin`] does not move it), else the built-in one, moved by the origin when set.
 fn gateway(config: &Config) -> String {
-    config.endpoint(&normalize_gateway_url(DEFAULT_GATEWAY))
+    match &config.radius_gateway {
+        Some(own) => normalize_gateway_url(&own.url),
+        None => config.endpoint(&normalize_gateway_url(DEFAULT_GATEWAY)),
+    }
+}
+
+/// The display name prompts use: the models.json provider's name, else "Radius".
+fn display_name(config: &Config) -> &str {
+    config.radius_gateway.as_ref().map_or(NAME, |g| g.name.as_str())
+}
+
+/// `path` (absolute) on `gateway`: as pi 1.6 resolves it, a path in the gateway's URL is
+/// replaced, not extended.
+fn endpoint(gateway: &str, path: &str) -> String {
+    url::Url::parse(gateway)
+        .and_then(|base| base.join(path))
+        .map_or_else(|_| format!("{gateway}{path}"), |u| u.to_string())
 }
 
 /// An OAuth error answer: the `error` code (for the device poll) and the message.
@@ -60,7 +78,7 @@ fn failure(reply: &http::Reply, message: &str) -> TokenFailure {
 
 async fn request_token(gateway: &str, pairs: &[(&str, &str)]) -> Result<Result<Credential, TokenFailure>, OAuthError> {
     let reply = http::post_form(
-        &format!("{gateway}/v1/oauth/token"),
+        &endpoint(gateway, "/v1/oauth/token"),
         &[],
         pairs,
         "Radius OAuth token request",
@@ -98,7 +116,7 @@ pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credentia
     let gateway = gateway(config);
     let method = ui
         .prompt(Prompt::Select {
-            message: "Sign in to Radius:",
+            message: format!("Sign in to {}:", display_name(config)),
             options: vec![
                 SelectOption {
                     id: "browser",
@@ -114,12 +132,15 @@ pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credentia
     match method.as_str() {
         "browser" => login_browser(config, &gateway, ui).await,
         "device-code" => login_device(&gateway, ui).await,
-        other => Err(OAuthError::Invalid(format!("Unknown Radius sign-in method: {other}"))),
+        other => Err(OAuthError::Invalid(format!(
+            "Unknown {} sign-in method: {other}",
+            display_name(config)
+        ))),
     }
 }
 
 async fn login_browser(config: &Config, gateway: &str, ui: &dyn LoginUi) -> Result<Credential, OAuthError> {
-    let discovery = http::get(&format!("{gateway}/v1/oauth"), &[], "Radius OAuth config").await?;
+    let discovery = http::get(&endpoint(gateway, "/v1/oauth"), &[], "Radius OAuth config").await?;
     if !discovery.ok() {
         return Err(OAuthError::Invalid(format!(
             "Could not load Radius OAuth config from {gateway}: {}",
@@ -172,7 +193,7 @@ async fn login_browser(config: &Config, gateway: &str, ui: &dyn LoginUi) -> Resu
 
 async fn login_device(gateway: &str, ui: &dyn LoginUi) -> Result<Credential, OAuthError> {
     let reply = http::post_form(
-        &format!("{gateway}/v1/oauth/device"),
+        &endpoint(gateway, "/v1/oauth/device"),
         &[],
         &[("client_id", CLIENT_ID), ("scope", SCOPE)],
         "Radius OAuth device authorization",
@@ -250,6 +271,22 @@ mod tests {
                 ..Config::default()
             }),
             "http://127.0.0.1:9"
+        );
+        let own = Config {
+            origin: Some("http://127.0.0.1:9".into()),
+            radius_gateway: Some(crate::RadiusGateway {
+                url: "gw.example/team/".into(),
+                name: "Team".into(),
+            }),
+            ..Config::default()
+        };
+        assert_eq!(gateway(&own), "https://gw.example/team");
+        assert_eq!(display_name(&own), "Team");
+        // The gateway's own path is replaced, as a URL resolved against it would be.
+        assert_eq!(endpoint(&gateway(&own), "/v1/oauth"), "https://gw.example/v1/oauth");
+        assert_eq!(
+            endpoint("http://127.0.0.1:9", "/v1/oauth/token"),
+            "http://127.0.0.1:9/v1/oauth/token"
         );
     }
 }

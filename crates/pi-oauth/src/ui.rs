@@ -33,7 +33,8 @@ pub struct SelectOption {
 pub enum Prompt {
     /// Pick a sign-in method; the first option is the default (browser).
     Select {
-        message: &'static str,
+        /// Owned: a models.json Radius gateway's prompt names that provider.
+        message: String,
         options: Vec<SelectOption>,
     },
     /// A line of text (e.g. a GitHub Enterprise domain, blank for none).

@@ -25,6 +25,9 @@ pub struct ProviderConfig {
     /// A literal, an environment variable name, or `!command`.
     pub api_key: Option<String>,
     pub api: Option<String>,
+    /// `oauth`: the account sign-in the provider uses; only `"radius"` (a self-hosted Radius
+    /// gateway at `baseUrl`) exists.
+    pub oauth: Option<String>,
     /// Header values resolve like `api_key`.
     pub headers: Option<Vec<(String, String)>>,
     pub compat: Option<Value>,
@@ -199,6 +202,11 @@ pub fn from_value(value: &Value) -> Result<ModelsConfig, String> {
 pub fn validate(config: &ModelsConfig, builtin_providers: &dyn Fn(&str) -> bool) -> Result<(), String> {
     for (name, p) in &config.providers {
         let builtin = builtin_providers(name);
+        if p.oauth.is_some() && p.base_url.is_none() {
+            return Err(format!(
+                "Provider {name}: \"baseUrl\" is required when \"oauth\" is set."
+            ));
+        }
         if p.models.is_empty() {
             if p.base_url.is_none() && p.headers.is_none() && p.compat.is_none() && p.model_overrides.is_empty() {
                 return Err(format!(
@@ -289,6 +297,17 @@ fn check_string(obj: &Map<String, Value>, key: &str, min_len: bool, path: &str, 
         if expect_type(v, "string", &p, errors) && min_len && v.as_str().is_some_and(str::is_empty) {
             errors.push((p, "must not have fewer than 1 characters".to_string()));
         }
+    }
+}
+
+/// `oauth` is the constant `"radius"`; a value of another type fails both rules, as pi's
+/// schema reports it.
+fn check_oauth(obj: &Map<String, Value>, path: &str, errors: &mut Errors) {
+    let Some(v) = obj.get("oauth") else { return };
+    let p = join(path, "oauth");
+    expect_type(v, "string", &p, errors);
+    if v.as_str() != Some("radius") {
+        errors.push((p, "must be equal to constant".to_string()));
     }
 }
 
@@ -425,6 +444,7 @@ fn check_root(v: &Value, errors: &mut Errors) {
         for key in ["name", "baseUrl", "apiKey", "api"] {
             check_string(p, key, true, &path, errors);
         }
+        check_oauth(p, &path, errors);
         check_string_record(p, "headers", &path, errors);
         check_compat(p, &path, errors);
         check_simple(p, "authHeader", "boolean", &path, errors);
@@ -515,6 +535,7 @@ fn convert(v: &Value) -> ModelsConfig {
                 base_url: s(p, "baseUrl"),
                 api_key: s(p, "apiKey"),
                 api: s(p, "api"),
+                oauth: s(p, "oauth"),
                 headers: string_pairs(p, "headers"),
                 compat: p.get("compat").cloned(),
                 auth_header: p.get("authHeader").and_then(Value::as_bool),
@@ -599,6 +620,37 @@ pub fn merge_compat(base: Option<&Value>, over: Option<&Value>) -> Option<Value>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn oauth_is_radius_with_a_base_url() {
+        let none = |_: &str| false;
+        let ok = parse(
+            r#"{"providers":{"corp":{"baseUrl":"http://gw/v1","oauth":"radius"}}}"#,
+            &none,
+        )
+        .unwrap();
+        assert_eq!(ok.providers[0].1.oauth.as_deref(), Some("radius"));
+        // pi 1.6's schema messages: another string fails the constant, another type both rules.
+        let err = parse(r#"{"providers":{"corp":{"baseUrl":"u","oauth":"github"}}}"#, &none).unwrap_err();
+        assert_eq!(
+            err,
+            "Invalid models.json schema:\n  - providers.corp.oauth: must be equal to constant"
+        );
+        let err = parse(r#"{"providers":{"corp":{"baseUrl":"u","oauth":3}}}"#, &none).unwrap_err();
+        assert_eq!(
+            err,
+            "Invalid models.json schema:\n  - providers.corp.oauth: must be string\n  - providers.corp.oauth: must be equal to constant"
+        );
+        let err = parse(
+            r#"{"providers":{"corp":{"oauth":"radius","api":"pi-messages"}}}"#,
+            &none,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "Failed to load models.json: Provider corp: \"baseUrl\" is required when \"oauth\" is set."
+        );
+    }
 
     fn none(_: &str) -> bool {
         false

@@ -145,11 +145,15 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
             return 1;
         }
     };
+    // models.json providers with their own Radius gateway sign in like the built-in one.
+    let gateways = crate::config::oauth::radius_gateways(paths);
     let mut providers: Vec<&str> = pi_ai::models::get_providers()
         .into_iter()
         .filter(|p| has_key_login(p) || ACCOUNT_PROVIDERS.contains(p) || AMBIENT_PROVIDERS.contains(p))
+        .chain(gateways.iter().map(|(id, _)| id.as_str()))
         .collect();
     providers.sort_unstable();
+    providers.dedup();
     let lower = request.provider.to_lowercase();
     let Some(provider) = providers.iter().copied().find(|p| p.to_lowercase() == lower) else {
         console.bare_error(&format!("Unknown provider \"{}\".", request.provider.escape_debug()));
@@ -160,13 +164,16 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
         console.bare_error(&format!("\"{LOGIN_USAGE}\" requires an interactive terminal"));
         return 1;
     }
-    let name = display_name(provider);
-    let account = ACCOUNT_PROVIDERS.contains(&provider);
-    if account && !request.api_key && pi_oauth::Provider::from_id(provider).is_some() {
+    let gateway = gateways.iter().find(|(id, _)| id == provider).map(|(_, g)| g);
+    let name = gateway.map_or_else(|| display_name(provider), |g| g.name.as_str());
+    let account = gateway.is_some() || ACCOUNT_PROVIDERS.contains(&provider);
+    // A gateway of models.json also takes a Radius API key, asked for as Radius's is.
+    let key_login = gateway.is_some() || has_key_login(provider);
+    if account && !request.api_key && (gateway.is_some() || pi_oauth::Provider::from_id(provider).is_some()) {
         return super::auth_oauth::login(provider, name, request.browser, paths, console);
     }
     if account && !request.api_key {
-        let hint = if has_key_login(provider) {
+        let hint = if key_login {
             format!(" Use \"pi auth login {provider} --api-key\" to store an API key instead.")
         } else {
             String::new()
@@ -176,7 +183,7 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
         ));
         return 1;
     }
-    if !has_key_login(provider) {
+    if !key_login {
         console.bare_error(&if account {
             format!("{name} has no API key login. Omit --api-key to sign in.")
         } else {
@@ -184,7 +191,7 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
         });
         return 1;
     }
-    let (key_prompt, env_prompts) = key_login_prompts(provider, name);
+    let (key_prompt, env_prompts) = key_login_prompts(provider, if gateway.is_some() { "Radius" } else { name });
     let key = match read_secret(&key_prompt) {
         Ok(Some(k)) if !k.is_empty() => k,
         Ok(_) => {

@@ -128,7 +128,7 @@ impl LoginUi for TerminalLogin {
                         Ok(only.id.to_string())
                     }
                     many => {
-                        say(message);
+                        say(&message);
                         for (i, option) in many.iter().enumerate() {
                             say(&format!("  {}. {}", i + 1, option.label));
                         }

@@ -409,3 +409,89 @@ fn meta_and_radius_logins_on_a_terminal_and_meta_s_key_renewal() {
     assert_eq!(env.auth_json()["radius"]["scope"], "gateway offline_access");
     assert_eq!(env.oauth.violations(), Vec::<String>::new());
 }
+
+/// A models.json provider with `"oauth": "radius"` signs in to its own gateway (its
+/// `baseUrl` without `/v1`), keeps its own auth.json entry, renews it there and sends the
+/// token with its requests.
+#[test]
+fn a_models_json_radius_gateway_signs_in_refreshes_and_sends_its_token() {
+    let env = setup();
+    let models_path = env.fx.agent.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+    models["providers"]["corp"] = serde_json::json!({
+        "name": "Corp Gateway",
+        "baseUrl": format!("{}/v1", env.oauth.url()),
+        "oauth": "radius",
+        "models": [{"id": "corp-chat", "api": "openai-completions",
+            "baseUrl": env.llm.server.base_url_for(pi_test_support::Api::Openai)}]
+    });
+    std::fs::write(&models_path, models.to_string()).unwrap();
+
+    let (code, screen) = login_on_terminal(&env, &["auth", "login", "corp", "--no-browser"], |_| false);
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Sign in to Corp Gateway: Sign in with device code (when signing in from another device)"),
+        "{screen}"
+    );
+    assert!(screen.contains("Logged in to Corp Gateway"), "{screen}");
+    let saved = env.auth_json();
+    assert_eq!(saved["corp"]["type"], "oauth", "{saved}");
+    assert_eq!(saved["corp"]["scope"], "gateway offline_access");
+    assert!(
+        saved.get("radius").is_none(),
+        "the built-in entry is untouched: {saved}"
+    );
+
+    // Expired: renewed at the gateway of baseUrl (no PI_OAUTH_ORIGIN here).
+    let mut expired = saved.clone();
+    expired["corp"]["expires"] = (now_ms() - 1).into();
+    env.fx.agent.write("auth.json", expired.to_string()).unwrap();
+    let refreshes = env.oauth.refresh_count();
+    let run = env.fx.pi(["auth", "print-bearer-token", "--provider", "corp"]).run();
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(env.oauth.refresh_count(), refreshes + 1);
+    let renewed = env.auth_json();
+    let access = renewed["corp"]["access"].as_str().unwrap().to_string();
+    assert_ne!(renewed["corp"]["access"], saved["corp"]["access"]);
+    assert_eq!(run.stdout, format!("{access}\n"));
+
+    let run = env
+        .fx
+        .pi(["-p", "--provider", "corp", "--model", "corp-chat", "hello"])
+        .run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let requests = env.llm.requests();
+    let request = requests.last().expect("a request");
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {access}").as_str())
+    );
+    assert_eq!(env.oauth.violations(), Vec::<String>::new());
+}
+
+/// Without a login, a models.json Radius gateway uses the environment's `RADIUS_API_KEY`, as
+/// the built-in Radius does.
+#[test]
+fn a_models_json_radius_gateway_takes_the_radius_key_of_the_environment() {
+    let env = setup();
+    let models_path = env.fx.agent.path().join("models.json");
+    let mut models: Value = serde_json::from_str(&std::fs::read_to_string(&models_path).unwrap()).unwrap();
+    models["providers"]["corp"] = serde_json::json!({
+        "baseUrl": format!("{}/v1", env.oauth.url()),
+        "oauth": "radius",
+        "models": [{"id": "corp-chat", "api": "openai-completions",
+            "baseUrl": env.llm.server.base_url_for(pi_test_support::Api::Openai)}]
+    });
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let mut pi = env.fx.pi(["--list-models"]);
+    pi.cmd.env_remove("RADIUS_API_KEY");
+    let run = pi.run();
+    assert!(!run.stdout.contains("corp-chat"), "no key, not available: {run:?}");
+    let mut pi = env.fx.pi(["-p", "--provider", "corp", "--model", "corp-chat", "hello"]);
+    pi.cmd.env("RADIUS_API_KEY", "radius-env-key");
+    let run = pi.run();
+    assert_eq!(run.code, 0, "{run:?}");
+    let requests = env.llm.requests();
+    let request = requests.last().expect("a request");
+    assert_eq!(request.header("authorization"), Some("Bearer radius-env-key"));
+}

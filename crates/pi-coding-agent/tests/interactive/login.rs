@@ -239,3 +239,39 @@ fn escape_on_an_extension_sign_in_cancels_it_and_saves_nothing() {
     close(&mut pty, "Select authentication method:");
     quit(&mut pty);
 }
+
+/// A models.json provider with `"oauth": "radius"` is offered under its name and signs in
+/// to its own gateway (no `PI_OAUTH_ORIGIN` involved: its `baseUrl` names the mock).
+#[test]
+fn a_models_json_radius_gateway_is_listed_and_signs_in() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let models_path = s.agent.path().join("models.json");
+    let mut models: serde_json::Value = std::fs::read_to_string(&models_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| serde_json::json!({"providers": {}}));
+    models["providers"]["corp"] = serde_json::json!({
+        "name": "Corp Gateway", "baseUrl": format!("{}/v1", oauth.url()), "oauth": "radius"
+    });
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let mut pty = pi_with_oauth(&s, &oauth);
+    open_account_list(&mut pty);
+    pty.wait_text("Corp Gateway • not configured");
+    pty.type_text("corp gateway");
+    pty.wait_text("→ Corp Gateway • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Sign in to Corp Gateway:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_for("the signed-in notice", Duration::from_secs(20), |c| {
+        c.contains("Logged in to Corp Gateway. Credentials saved to")
+    });
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(raw.contains("RADI-0001"), "the device code was shown");
+    let saved = auth_json(&s);
+    assert_eq!(saved["corp"]["type"], "oauth", "{saved}");
+    assert_eq!(saved["corp"]["scope"], "gateway offline_access");
+    assert_eq!(oauth.violations(), Vec::<String>::new());
+    quit(&mut pty);
+}

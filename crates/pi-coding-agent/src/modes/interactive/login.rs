@@ -91,6 +91,16 @@ fn account_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
             oauth: true,
         })
         .collect();
+    // models.json providers with `"oauth": "radius"` sign in to their own gateway.
+    for (id, gateway) in crate::config::oauth::radius_gateways(&paths_for(&cx.session)) {
+        if !out.iter().any(|o| o.id == id) {
+            out.push(ProviderOption {
+                id,
+                name: gateway.name,
+                oauth: true,
+            });
+        }
+    }
     // Providers extensions registered with their own sign-in (an `oauth` block).
     for (id, name) in cx.session.services().extensions().oauth_logins() {
         out.retain(|o| o.id != id);
