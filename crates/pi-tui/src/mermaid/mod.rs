@@ -232,6 +232,12 @@ mod tests {
             "└────────┘  └────────┘ └────┘",
         ];
         assert_eq!(art, expected.join("\n"));
+        // Without labels, the gap between boxes depends on their widths' parity, as in 1.6.
+        let art = drawn("sequenceDiagram\n  Alice->>Bob: x\n  Bob->>Carol: y\n  Server->>DB: z");
+        assert!(
+            art.starts_with("┌───────┐  ┌─────┐  ┌───────┐ ┌────────┐ ┌────┐\n"),
+            "{art}"
+        );
         // Roles: boxes are borders, names and labels text, lifelines and arrows edges.
         let d = render("sequenceDiagram\nA->>B: go").expect("drawn");
         assert!(d.rows[1].contains(&(Role::Text, "A ".to_string())), "{:?}", d.rows[1]);

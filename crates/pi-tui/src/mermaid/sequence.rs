@@ -135,11 +135,12 @@ pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
     let chart = parse(src)?;
     let n = chart.participants.len();
     let box_w: Vec<usize> = chart.participants.iter().map(|(_, name)| width(name) + 4).collect();
-    // Lifeline columns: boxes at least one column apart, and two neighbours far enough apart
-    // for the labels of the messages between them (a column clear on each side).
+    // Lifeline columns: neighbours at least half of each box (rounded up) and a column apart,
+    // and far enough apart for the labels of the messages between them (a column clear on
+    // each side), as pi 1.6 spaces them.
     let mut centre = vec![box_w[0] / 2; n];
     for i in 1..n {
-        let boxes = (box_w[i - 1] - box_w[i - 1] / 2) + 1 + box_w[i] / 2;
+        let boxes = box_w[i - 1].div_ceil(2) + 1 + box_w[i].div_ceil(2);
         let labels = chart
             .messages
             .iter()
