@@ -31,6 +31,8 @@ pub struct Choices {
     /// What went wrong, in their words (`None` when left empty).
     pub hint: Option<String>,
     pub include_session: bool,
+    /// A summary written by the session's model goes in instead of the transcript.
+    pub include_summary: bool,
 }
 
 /// A report ready to be written.
@@ -42,6 +44,17 @@ pub struct Bundle {
     pub diagnostics: Value,
     /// The session branch as JSONL, when included.
     pub session_jsonl: Option<String>,
+    /// The model-written account of the session (`summary.md`), when asked for.
+    pub summary: Option<String>,
+}
+
+impl Bundle {
+    /// Attach the model-written summary; `report.json` then says it is included.
+    pub fn with_summary(mut self, summary: String) -> Self {
+        self.report["session"]["summaryIncluded"] = Value::Bool(true);
+        self.summary = Some(summary);
+        self
+    }
 }
 
 /// Whether a settings or configuration key may hold a credential (`apiKey`, `api_key`,
@@ -283,6 +296,7 @@ pub fn build(store: &SessionManager, choices: &Choices, facts: &Facts<'_>) -> Re
         report: report(&id, &created_at, choices, facts),
         diagnostics: diagnostics(store),
         session_jsonl: choices.include_session.then(|| branch_jsonl(store)).transpose()?,
+        summary: None,
         id,
         created_at,
     })
@@ -321,6 +335,17 @@ pub fn files(bundle: &Bundle) -> Result<Vec<ReportFile>, BugReportError> {
             data: jsonl.clone(),
         });
     }
+    if let Some(summary) = &bundle.summary {
+        let mut data = summary.clone();
+        if !data.ends_with('\n') {
+            data.push('\n');
+        }
+        files.push(ReportFile {
+            name: "summary.md",
+            content_type: "text/markdown",
+            data,
+        });
+    }
     Ok(files)
 }
 
@@ -344,7 +369,7 @@ pub fn entry_data(bundle: &Bundle, choices: &Choices, path: Option<&Path>) -> Va
         "createdAt": bundle.created_at,
         "hint": choices.hint,
         "sessionIncluded": choices.include_session,
-        "summaryIncluded": false,
+        "summaryIncluded": bundle.summary.is_some(),
         "delivery": if path.is_some() { "zip" } else { "upload" },
     });
     if let Some(path) = path {
@@ -396,6 +421,7 @@ mod tests {
         let choices = Choices {
             hint: None,
             include_session: false,
+            include_summary: false,
         };
         let r = report("id", "now", &choices, &facts);
         assert_eq!(r["extensions"][0]["path"], "/home/ann/.pi/agent/extensions/todo.ts");

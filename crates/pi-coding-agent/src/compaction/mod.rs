@@ -11,6 +11,7 @@
 //! - for the footer and session stats: [`context_usage`].
 
 mod branch;
+mod bug_summary;
 mod check;
 mod file_ops;
 mod prepare;
@@ -27,6 +28,7 @@ pub use branch::{
     branch_summary_prompt, collect_entries_for_branch_summary, generate_branch_summary, prepare_branch_entries,
     BranchEntries, BranchPreparation, BranchSummary, BranchSummaryError, BranchSummaryOptions, NO_CONTENT_SUMMARY,
 };
+pub use bug_summary::{bug_summary_prompt, generate_bug_summary};
 pub use check::{
     check_compaction, compaction_error_message, compaction_failure_text, CompactionCheck, CompactionTrigger,
     OVERFLOW_RECOVERY_FAILED,

@@ -170,8 +170,32 @@ pub(crate) async fn request_summary(
     reasoning: Option<ThinkingLevel>,
     cancel: &CancellationToken,
 ) -> Result<SummaryText, CallFailure> {
+    let shape = RequestShape {
+        system_prompt: SUMMARIZATION_SYSTEM_PROMPT,
+        max_tokens: None,
+        session_id: None,
+    };
+    request_shaped(llm, &shape, prompt, reasoning, cancel).await
+}
+
+/// What differs between one-off requests: the system prompt, an output cap (`None`: the
+/// model's own limit) and the routing id (`None`: a fresh one).
+pub(crate) struct RequestShape<'a> {
+    pub system_prompt: &'a str,
+    pub max_tokens: Option<u64>,
+    pub session_id: Option<String>,
+}
+
+/// [`request_summary`] with its own system prompt, output cap and routing id.
+pub(crate) async fn request_shaped(
+    llm: &SummaryModel<'_>,
+    shape: &RequestShape<'_>,
+    prompt: String,
+    reasoning: Option<ThinkingLevel>,
+    cancel: &CancellationToken,
+) -> Result<SummaryText, CallFailure> {
     let context = Context {
-        system_prompt: Some(SUMMARIZATION_SYSTEM_PROMPT.to_string()),
+        system_prompt: Some(shape.system_prompt.to_string()),
         messages: vec![Message::User(Arc::new(UserMessage {
             content: UserContent::Blocks(vec![Content::text(prompt)]),
             timestamp: pi_ai::now_ms(),
@@ -183,7 +207,13 @@ pub(crate) async fn request_summary(
         reasoning,
         api_key: llm.api_key.clone(),
         headers: llm.headers.clone(),
-        session_id: Some(uuid::Uuid::now_v7().to_string()),
+        max_tokens: shape.max_tokens,
+        session_id: Some(
+            shape
+                .session_id
+                .clone()
+                .unwrap_or_else(|| uuid::Uuid::now_v7().to_string()),
+        ),
         cache_retention: CacheRetention::None,
         ..Default::default()
     };

@@ -36,6 +36,8 @@ pub fn catalog_url_from_env() -> String {
 #[derive(Debug, Default)]
 pub struct RefreshReport {
     pub failures: Vec<String>,
+    /// The ids of the providers whose refresh failed, in order.
+    pub failed_providers: Vec<String>,
 }
 
 struct Response {
@@ -397,11 +399,13 @@ pub async fn refresh_catalogs(
         if let Some(entry) = entry {
             if let Err(e) = models_store::write(&store_path, provider, Some(&entry)) {
                 report.failures.push(format!("{provider}: {e}"));
+                report.failed_providers.push(provider.to_string());
                 continue;
             }
         }
         if let Err(e) = result {
             report.failures.push(format!("{provider}: {e}"));
+            report.failed_providers.push(provider.to_string());
         }
     }
     report
@@ -476,10 +480,61 @@ pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread:
                 .await
                 .unwrap_or_else(|_| RefreshReport {
                     failures: vec!["Model catalog refresh timed out.".to_string()],
+                    failed_providers: Vec::new(),
                 })
             })
         })
         .ok()
+}
+
+/// How the model picker's refresh ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PickerRefresh {
+    /// Every catalogue is current (or, offline, the stored ones were read again).
+    Done,
+    /// The refresh took longer than 1.6's 15 seconds.
+    TimedOut,
+    /// These providers' catalogues could not be fetched.
+    Failed(Vec<String>),
+}
+
+/// The refresh the model picker (`/model`, Ctrl+L) runs when it opens, as 1.6's does: the
+/// catalogues of the providers with credentials, fetched unless younger than four hours; with
+/// `PI_OFFLINE` nothing is fetched and the stored catalogues are simply read again. Blocking:
+/// it runs on a thread and runtime of its own.
+pub fn refresh_for_picker(paths: &super::paths::Paths) -> PickerRefresh {
+    if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) {
+        return PickerRefresh::Done;
+    }
+    let models_json = paths.models_path();
+    let catalog = catalog_url_from_env();
+    let outcome = std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .ok()?;
+                let mut registry = crate::subcommands::auth::open_registry(paths);
+                runtime.block_on(async {
+                    tokio::time::timeout(
+                        BACKGROUND_TIMEOUT,
+                        refresh_catalogs(&mut registry, &models_json, &catalog, false),
+                    )
+                    .await
+                    .ok()
+                })
+            })
+            .join()
+            .ok()
+            .flatten()
+    });
+    match outcome {
+        None => PickerRefresh::TimedOut,
+        Some(report) if report.failed_providers.is_empty() && report.failures.is_empty() => PickerRefresh::Done,
+        Some(report) if report.failed_providers.is_empty() => PickerRefresh::Failed(report.failures),
+        Some(report) => PickerRefresh::Failed(report.failed_providers),
+    }
 }
 
 #[cfg(test)]

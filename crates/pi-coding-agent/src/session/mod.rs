@@ -2,6 +2,7 @@
 
 pub mod agent_session;
 pub mod boundary;
+mod bug_summary;
 pub mod cache_warmer;
 pub mod compaction_ops;
 pub mod events;

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use pi_test_support::Script;
+use pi_test_support::{Script, Turn};
 
 use super::{quit, session_entries, setup, DOWN, ENTER, ESC};
 
@@ -60,7 +60,13 @@ fn bug_exports_a_zip_report_and_records_it() {
     pty.send(DOWN);
     pty.wait_text("→ No");
     pty.send(ENTER);
+    // No summary either.
+    pty.wait_text("Attach a summary written by Mock Model instead?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
     pty.wait_text("Description: the footer is wrong");
+    pty.wait_text("Summary: none");
     pty.wait_text("Transcript: not included");
     pty.send(DOWN);
     pty.wait_text("→ Export as Zip");
@@ -84,6 +90,7 @@ fn bug_exports_a_zip_report_and_records_it() {
     assert!(names.contains(&"report.json".to_string()), "{names:?}");
     assert!(names.contains(&"diagnostics.json".to_string()), "{names:?}");
     assert!(!names.contains(&"session.jsonl".to_string()), "{names:?}");
+    assert!(!names.contains(&"summary.md".to_string()), "{names:?}");
     let report: serde_json::Value = serde_json::from_str(&archive_file(&mut zip, "report.json")).unwrap();
     assert_eq!(report["schemaVersion"], 1);
     assert_eq!(report["hint"], "the footer is wrong\nafter a resize");
@@ -237,5 +244,80 @@ fn bug_uploads_to_the_report_service_and_offers_the_zip_when_that_fails() {
     pty.wait_text("Bug report upload failed: ");
     pty.send(ESC);
     pty.wait_text("Bug report cancelled");
+    quit(&mut pty);
+}
+
+/// Without the transcript, the session's model may write a summary instead: the request holds
+/// the conversation and the description, and the archive holds the answer as summary.md (and
+/// no transcript).
+#[test]
+fn bug_attaches_a_summary_written_by_the_model() {
+    let s = setup(Script::queue(vec![
+        Turn::text("The answer to the first question."),
+        Turn::text("## What the user was doing\nAsking a question.\n\n## What went wrong\nThe footer."),
+    ]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("The answer to the first question.");
+    pty.type_text("/bug the footer is wrong");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.send(ENTER);
+    pty.wait_text("Include the session transcript?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("Attach a summary written by Mock Model instead?");
+    pty.wait_text("→ Yes, generate a summary");
+    pty.wait_text("mock-openai");
+    pty.send(ENTER);
+    pty.wait_text("Summary: written by Mock Model");
+    pty.send(DOWN);
+    pty.wait_text("→ Export as Zip");
+    pty.send(ENTER);
+    pty.wait_text("Bug report exported to: ");
+
+    let requests = s.server.requests();
+    assert_eq!(requests.len(), 2, "the prompt and the summary");
+    let body = requests[1].body.to_string();
+    assert!(body.contains("<conversation>"), "{body}");
+    assert!(body.contains("first question"), "{body}");
+    assert!(body.contains("The answer to the first question."), "{body}");
+    assert!(
+        body.contains("<user-report>\\nthe footer is wrong\\n</user-report>"),
+        "{body}"
+    );
+    assert!(body.contains("## Steps to reproduce"), "{body}");
+    // The output is capped at 4096 tokens (the model allows 16384).
+    assert!(body.contains(":4096"), "{body}");
+    assert!(
+        requests[1].body["tools"].as_array().is_none_or(|t| t.is_empty()),
+        "{body}"
+    );
+
+    let archive = std::fs::read_dir(s.cwd.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("pi-bug-report-"))
+        })
+        .expect("archive in the current folder");
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&archive).unwrap()).expect("a zip");
+    assert!(zip.by_name("session.jsonl").is_err(), "no transcript");
+    assert_eq!(
+        archive_file(&mut zip, "summary.md"),
+        "## What the user was doing\nAsking a question.\n\n## What went wrong\nThe footer.\n"
+    );
+    let report: serde_json::Value = serde_json::from_str(&archive_file(&mut zip, "report.json")).unwrap();
+    assert_eq!(report["session"]["summaryIncluded"], true);
+    let entries = session_entries(s.agent.path());
+    let entry = entries
+        .iter()
+        .find(|e| e["customType"] == "pi.bug-report")
+        .expect("pi.bug-report entry");
+    assert_eq!(entry["data"]["summaryIncluded"], true);
     quit(&mut pty);
 }

@@ -1,4 +1,4 @@
-//! Mermaid flowcharts in replies are drawn as box art, as pi 1.6 draws them
+//! Mermaid flowcharts and sequence diagrams in replies are drawn as box art, as pi 1.6 draws them
 //! (`markdown.mermaid`); other diagram types stay code, and a flowchart that cannot be read
 //! stays code with a line saying why.
 
@@ -17,10 +17,11 @@ fn ask(pty: &mut Pty, text: &str, answer: &str) {
 }
 
 #[test]
-fn a_flowchart_is_drawn_and_other_diagrams_stay_code() {
+fn flowcharts_and_sequence_diagrams_are_drawn_and_other_diagrams_stay_code() {
     let s = setup(Script::queue(vec![
         Turn::text(FLOW),
         Turn::text("Seq:\n\n```mermaid\nsequenceDiagram\n  Alice->>Bob: Hi\n```"),
+        Turn::text("Class:\n\n```mermaid\nclassDiagram\n  Animal <|-- Duck\n```"),
         Turn::text("Bad:\n\n```mermaid\ngraph TD\n  A[open --> B\n```"),
     ]));
     let mut pty = s.pi(30, 100);
@@ -32,8 +33,12 @@ fn a_flowchart_is_drawn_and_other_diagrams_stay_code() {
     }
     assert!(!screen.contains("```mermaid"), "{screen}");
     ask(&mut pty, "two", "Seq:");
-    pty.wait_text("sequenceDiagram");
-    ask(&mut pty, "three", "Bad:");
+    pty.wait_text("│ Alice │  │ Bob │");
+    pty.wait_text("├────────▶│");
+    assert!(!pty.contents().contains("sequenceDiagram"), "{}", pty.contents());
+    ask(&mut pty, "three", "Class:");
+    pty.wait_text("classDiagram");
+    ask(&mut pty, "four", "Bad:");
     pty.wait_text("Mermaid diagram not rendered: line 2:");
     // Under the code block, after a blank line.
     let rows: Vec<String> = pty.rows().iter().map(|r| r.trim().to_string()).collect();

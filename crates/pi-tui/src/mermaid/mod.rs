@@ -1,10 +1,12 @@
-//! Mermaid flowcharts as box-drawing text for the terminal: [`render`] reads a diagram
-//! (`parse`), places its nodes (`layout`) and draws it (`draw`). Other diagram types, and
-//! flowcharts this subset cannot read, are not drawn: the caller shows the source instead.
+//! Mermaid flowcharts and sequence diagrams as box-drawing text for the terminal: [`render`]
+//! reads a flowchart (`parse`), places its nodes (`layout`) and draws it (`draw`); a
+//! `sequenceDiagram` goes to `sequence`. Other diagram types, and diagrams these subsets cannot
+//! read, are not drawn: the caller shows the source instead.
 
 mod draw;
 mod layout;
 mod parse;
+mod sequence;
 
 use crate::width::visible_width;
 
@@ -56,8 +58,16 @@ impl Diagram {
     }
 }
 
-/// Draw a Mermaid flowchart (`graph` / `flowchart`).
+/// Draw a Mermaid flowchart (`graph` / `flowchart`) or sequence diagram.
 pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
+    let header = src
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("%%"))
+        .unwrap_or("");
+    if header.split_whitespace().next() == Some("sequenceDiagram") {
+        return sequence::render(src);
+    }
     let chart = parse::parse(src).map_err(|e| match e {
         parse::ParseError::Unsupported => NotDrawn::Unsupported,
         parse::ParseError::Line(n, why) => NotDrawn::Invalid(format!("line {n}: {why}")),
@@ -158,8 +168,83 @@ mod tests {
 
     #[test]
     fn other_diagrams_are_not_drawn() {
-        assert_eq!(render("sequenceDiagram\nA->>B: hi"), Err(NotDrawn::Unsupported));
+        assert_eq!(render("classDiagram\nA <|-- B"), Err(NotDrawn::Unsupported));
+        assert!(matches!(
+            render("sequenceDiagram\nA->>A: me"),
+            Err(NotDrawn::Invalid(_))
+        ));
+        assert!(matches!(
+            render("sequenceDiagram\nA->>B: hi\nNote over A: n"),
+            Err(NotDrawn::Invalid(_))
+        ));
         assert!(matches!(render("graph TD\nA[oops --> B"), Err(NotDrawn::Invalid(_))));
         assert!(is_mermaid("mermaid") && is_mermaid("Mermaid title") && !is_mermaid("rust"));
+    }
+
+    /// pi 1.6's drawing of these diagrams (lovely-mermaid 0.3.3), line for line.
+    #[test]
+    fn sequence_diagrams_as_pi_draws_them() {
+        let art = drawn(
+            "sequenceDiagram\n    participant Alice\n    participant Bob\n    Alice->>Bob: Hello Bob\n    Bob-->>Alice: Hi Alice",
+        );
+        let expected = [
+            "┌───────┐   ┌─────┐",
+            "│ Alice │   │ Bob │",
+            "└───┬───┘   └──┬──┘",
+            "    │          │",
+            "    │Hello Bob │",
+            "    ├─────────▶│",
+            "    │          │",
+            "    │ Hi Alice │",
+            "    │◄╌╌╌╌╌╌╌╌╌┤",
+            "    │          │",
+            "┌───┴───┐   ┌──┴──┐",
+            "│ Alice │   │ Bob │",
+            "└───────┘   └─────┘",
+        ];
+        assert_eq!(art, expected.join("\n"));
+
+        let art = drawn(
+            "sequenceDiagram\n    participant C as Client\n    participant S as Server\n    participant D as DB\n    C->>S: GET /items\n    S->>D: query\n    D-->>S: rows\n    S-->>C: 200 OK\n    C->>D: x",
+        );
+        let expected = [
+            "┌────────┐  ┌────────┐ ┌────┐",
+            "│ Client │  │ Server │ │ DB │",
+            "└────┬───┘  └────┬───┘ └──┬─┘",
+            "     │           │        │",
+            "     │GET /items │        │",
+            "     ├──────────▶│        │",
+            "     │           │        │",
+            "     │           │ query  │",
+            "     │           ├───────▶│",
+            "     │           │        │",
+            "     │           │  rows  │",
+            "     │           │◄╌╌╌╌╌╌╌┤",
+            "     │           │        │",
+            "     │  200 OK   │        │",
+            "     │◄╌╌╌╌╌╌╌╌╌╌┤        │",
+            "     │           │        │",
+            "     │         x │        │",
+            "     ├───────────────────▶│",
+            "     │           │        │",
+            "┌────┴───┐  ┌────┴───┐ ┌──┴─┐",
+            "│ Client │  │ Server │ │ DB │",
+            "└────────┘  └────────┘ └────┘",
+        ];
+        assert_eq!(art, expected.join("\n"));
+        // Without labels, the gap between boxes depends on their widths' parity, as in 1.6.
+        let art = drawn("sequenceDiagram\n  Alice->>Bob: x\n  Bob->>Carol: y\n  Server->>DB: z");
+        assert!(
+            art.starts_with("┌───────┐  ┌─────┐  ┌───────┐ ┌────────┐ ┌────┐\n"),
+            "{art}"
+        );
+        // Roles: boxes are borders, names and labels text, lifelines and arrows edges.
+        let d = render("sequenceDiagram\nA->>B: go").expect("drawn");
+        assert!(d.rows[1].contains(&(Role::Text, "A ".to_string())), "{:?}", d.rows[1]);
+        assert!(
+            d.rows[5].iter().any(|(r, t)| *r == Role::Edge && t.contains('▶')),
+            "{:?}",
+            d.rows[5]
+        );
     }
 }

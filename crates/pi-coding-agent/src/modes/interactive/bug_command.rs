@@ -1,5 +1,6 @@
 //! `/bug [description]` and `/llama`, the two 1.6 commands that reach pi's own services.
-//! `/bug` asks what went wrong and whether to include the transcript, then uploads the report
+//! `/bug` asks what went wrong and whether to include the transcript (without it, whether the
+//! session's model should write a summary to attach instead), then uploads the report
 //! to pi's report service (`crate::bug_upload`; offline it says that needs online mode, and a
 //! failed upload offers the archive instead) or exports it as a zip archive in the current
 //! folder, and records a `pi.bug-report` entry. `/llama` manages a llama.cpp router once one
@@ -11,12 +12,13 @@ use std::path::PathBuf;
 use pi_tui::components::SelectItem;
 
 use super::dialogs::Dialog;
-use super::effect::{blocking, then, Ctx, Effect, OnResult, Overlay, Picker};
+use super::effect::{blocking, spawn, then, Ctx, Effect, OnResult, Overlay, Picker};
 use crate::bug_report::{self, Choices};
 
 const WHAT_IT_HOLDS: &str = "The report is sent to the pi developers only. It carries the pi version, the operating system and terminal, the current model and provider (never API keys), the loaded extensions, settings with secrets removed, and the errors providers reported in this session.";
 const TRANSCRIPT_HOLDS: &str = "The transcript holds everything in this session: your messages, the model's answers, and tool calls with their output (file contents and command output included).";
 const YES_TRANSCRIPT: &str = "Yes, include the transcript";
+const YES_SUMMARY: &str = "Yes, generate a summary";
 const UPLOAD: &str = "Upload Report";
 const EXPORT: &str = "Export as Zip";
 const CANCEL: &str = "Cancel";
@@ -66,17 +68,99 @@ fn ask_transcript(cx: &Ctx<'_>, hint: String) -> Vec<Effect> {
     );
     show(
         dialog,
+        Box::new(move |cx, answer| {
+            let hint = Some(hint.trim().to_string()).filter(|h| !h.is_empty());
+            match answer.as_deref() {
+                Some(YES_TRANSCRIPT) => ask_delivery(
+                    cx,
+                    Choices {
+                        hint,
+                        include_session: true,
+                        include_summary: false,
+                    },
+                ),
+                Some(_) => ask_summary(cx, hint),
+                None => cancelled(),
+            }
+        }),
+    )
+}
+
+/// The session model's name, as the summary questions name it.
+fn model_name(cx: &Ctx<'_>) -> String {
+    cx.session
+        .model()
+        .map_or_else(|| "the current model".to_string(), |m| m.name)
+}
+
+/// Without the transcript: whether the session's model should write a summary of it instead.
+fn ask_summary(cx: &Ctx<'_>, hint: Option<String>) -> Vec<Effect> {
+    let provider = cx
+        .session
+        .model()
+        .map_or_else(|| "your provider".to_string(), |m| m.provider);
+    let dialog = choice(
+        cx,
+        &format!("Attach a summary written by {} instead?", model_name(cx)),
+        &[YES_SUMMARY, "No"],
+        vec![format!(
+            "Writing it sends the transcript to {provider}, on your credentials and tokens. Only the summary goes into the report; the transcript itself stays on this machine."
+        )],
+    );
+    show(
+        dialog,
         Box::new(move |cx, answer| match answer {
             Some(answer) => ask_delivery(
                 cx,
                 Choices {
-                    hint: Some(hint.trim().to_string()).filter(|h| !h.is_empty()),
-                    include_session: answer == YES_TRANSCRIPT,
+                    hint,
+                    include_session: false,
+                    include_summary: answer == YES_SUMMARY,
                 },
             ),
             None => cancelled(),
         }),
     )
+}
+
+/// The summary first when one was asked for (a status-line task that Esc cancels), then
+/// the upload or the archive.
+fn deliver(cx: &Ctx<'_>, choices: Choices, upload_it: bool) -> Vec<Effect> {
+    if !choices.include_summary {
+        return if upload_it {
+            upload(cx, choices, None)
+        } else {
+            export(cx, choices, None)
+        };
+    }
+    let session = cx.session.clone();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let task_cancel = cancel.clone();
+    let key = super::keys::key_hint(cx.kb, "app.interrupt");
+    vec![
+        Effect::TaskStarted {
+            status: format!("Writing summary with {}... ({key} to cancel)", model_name(cx)),
+            cancel,
+        },
+        spawn(async move {
+            let written = session
+                .summarize_for_bug_report(choices.hint.as_deref(), &task_cancel)
+                .await;
+            then(move |cx| {
+                let mut out = vec![Effect::TaskFinished];
+                out.extend(match written {
+                    Ok(summary) if upload_it => upload(cx, choices, Some(summary)),
+                    Ok(summary) => export(cx, choices, Some(summary)),
+                    Err(None) => cancelled(),
+                    Err(Some(e)) => vec![Effect::Notice(
+                        format!("Failed to write bug report summary: {e}"),
+                        "error",
+                    )],
+                });
+                out
+            })
+        }),
+    ]
 }
 
 fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
@@ -90,7 +174,14 @@ fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
                 "not included"
             }
         ),
-        "Summary: none".into(),
+        format!(
+            "Summary: {}",
+            if choices.include_summary {
+                format!("written by {}", model_name(cx))
+            } else {
+                "none".into()
+            }
+        ),
         String::new(),
         format!(
             "Upload sends the report to {}. Export writes a zip archive to the current folder instead.",
@@ -105,15 +196,15 @@ fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
                 "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
                 "error",
             )],
-            Some(UPLOAD) => upload(cx, choices),
-            Some(EXPORT) => export(cx, choices),
+            Some(UPLOAD) => deliver(cx, choices, true),
+            Some(EXPORT) => deliver(cx, choices, false),
             _ => cancelled(),
         }),
     )
 }
 
 /// A failed upload: the reason, and the archive offered instead.
-fn upload_failed(cx: &Ctx<'_>, reason: String, choices: Choices) -> Vec<Effect> {
+fn upload_failed(cx: &Ctx<'_>, reason: String, choices: Choices, summary: Option<String>) -> Vec<Effect> {
     let dialog = choice(
         cx,
         "Upload failed",
@@ -127,7 +218,7 @@ fn upload_failed(cx: &Ctx<'_>, reason: String, choices: Choices) -> Vec<Effect> 
     show(
         dialog,
         Box::new(move |cx, answer| match answer.as_deref() {
-            Some(EXPORT) => export(cx, choices),
+            Some(EXPORT) => export(cx, choices, summary),
             _ => cancelled(),
         }),
     )
@@ -135,14 +226,14 @@ fn upload_failed(cx: &Ctx<'_>, reason: String, choices: Choices) -> Vec<Effect> 
 
 /// Build the report, send it to the report service (signed with the Radius token when
 /// signed in), and record it in the session.
-fn upload(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
+fn upload(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect> {
     let session = cx.session.clone();
     let Some(settings) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone())) else {
         return Vec::new();
     };
     let mut out = vec![Effect::StatusLine("Uploading bug report...".into())];
     out.push(blocking(move || {
-        let bundle = match build_bundle(&session, &choices, &settings) {
+        let bundle = match build_bundle(&session, &choices, &settings, summary.clone()) {
             Ok(b) => b,
             Err(e) => return then(move |_| vec![Effect::Notice(format!("Failed to build bug report: {e}"), "error")]),
         };
@@ -167,7 +258,7 @@ fn upload(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
                     out
                 })
             }
-            Err(reason) => then(move |cx| upload_failed(cx, reason, choices)),
+            Err(reason) => then(move |cx| upload_failed(cx, reason, choices, summary)),
         }
     }));
     out
@@ -184,6 +275,7 @@ fn build_bundle(
     session: &crate::session::AgentSession,
     choices: &Choices,
     (global, project): &SettingsPair,
+    summary: Option<String>,
 ) -> Result<bug_report::Bundle, bug_report::BugReportError> {
     let model = session.model();
     let thinking = session.thinking_level();
@@ -195,31 +287,36 @@ fn build_bundle(
         .runner()
         .map(|r| r.loaded().into_iter().map(|e| e.path).collect())
         .unwrap_or_default();
-    session.with_store(|store| {
-        let session_id = store.session_id().to_string();
-        let facts = bug_report::Facts {
-            session_id: &session_id,
-            cwd: &cwd,
-            message_count,
-            model: model.as_ref(),
-            thinking_level: thinking.as_str(),
-            global_settings: global,
-            project_settings: project,
-            extensions: &extensions,
-        };
-        bug_report::build(store, choices, &facts)
-    })
+    session
+        .with_store(|store| {
+            let session_id = store.session_id().to_string();
+            let facts = bug_report::Facts {
+                session_id: &session_id,
+                cwd: &cwd,
+                message_count,
+                model: model.as_ref(),
+                thinking_level: thinking.as_str(),
+                global_settings: global,
+                project_settings: project,
+                extensions: &extensions,
+            };
+            bug_report::build(store, choices, &facts)
+        })
+        .map(|bundle| match summary {
+            Some(summary) => bundle.with_summary(summary),
+            None => bundle,
+        })
 }
 
 /// Build the report from the session, write the archive, and record it in the session.
-fn export(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
+fn export(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect> {
     let session = cx.session.clone();
     let dir: PathBuf = std::env::current_dir().unwrap_or_else(|_| session.cwd().to_path_buf());
     let Some(settings) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone())) else {
         return Vec::new();
     };
     vec![blocking(move || {
-        let result = build_bundle(&session, &choices, &settings).and_then(|bundle| {
+        let result = build_bundle(&session, &choices, &settings, summary).and_then(|bundle| {
             let path = dir.join(bug_report::archive_name(&bundle.id));
             bug_report::write_archive(&bundle, &path).map(|()| (bundle, path))
         });

@@ -547,10 +547,30 @@ pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
         cx.theme.clone(),
         cx.kb.clone(),
     );
-    vec![Effect::Open(Overlay {
-        view: Box::new(picker),
-        picker: Picker::Model,
-    })]
+    let refresh = picker_refresh(cx.paths(), picker.refresh_slot());
+    vec![
+        Effect::Open(Overlay {
+            view: Box::new(picker),
+            picker: Picker::Model,
+        }),
+        refresh,
+    ]
+}
+
+/// The catalogue refresh of an open model picker, on the blocking pool: its outcome and the
+/// models then available go to `slot`, where the picker takes them at its next frame.
+fn picker_refresh(paths: crate::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
+    Effect::Blocking(Box::new(move || {
+        let outcome = crate::config::models_store_refresh::refresh_for_picker(&paths);
+        let error = super::model_picker::refresh_error(&outcome);
+        Box::new(move |cx: &Ctx<'_>| {
+            let models = cx.session.available_models();
+            if let Ok(mut s) = slot.lock() {
+                *s = Some((models, error));
+            }
+            Vec::new()
+        })
+    }))
 }
 
 /// A model chosen in the picker: for this session, and with Ctrl+S also as the saved default.

@@ -2,8 +2,10 @@
 //! all/scoped switch when scoped models exist), a search line, ten rows with the current
 //! model marked `✓` and the saved default `· default`, the highlighted model's name, and the
 //! keys. Enter picks for this session; Ctrl+S also saves the choice as the default.
+//! While it is open the model catalogues are refreshed (see [`open_refresh`]); the list is
+//! reloaded when that ends and a line below it says how it went.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use pi_ai::Model;
 use pi_tui::components::Input;
@@ -52,8 +54,39 @@ fn distinct_name(id: &str, name: &str) -> Option<String> {
     }
 }
 
+/// The models to show once the picker's catalogue refresh ended, and its error (`None`: it
+/// succeeded). The refresh task fills it; the picker takes it at its next frame.
+pub type RefreshSlot = Arc<Mutex<Option<(Vec<Model>, Option<String>)>>>;
+
+/// The text 1.6 shows while the refresh runs, and when it succeeded.
+pub const REFRESHING: &str = "Refreshing model catalogs…";
+pub const REFRESHED: &str = "Model catalogs refreshed.";
+
+/// What the picker says about a failed refresh (`None`: it succeeded).
+pub fn refresh_error(outcome: &crate::config::models_store_refresh::PickerRefresh) -> Option<String> {
+    use crate::config::models_store_refresh::PickerRefresh;
+    match outcome {
+        PickerRefresh::Done => None,
+        PickerRefresh::TimedOut => Some("Model refresh timed out; showing cached models.".into()),
+        PickerRefresh::Failed(ids) if ids.len() == 1 => {
+            Some(format!("Could not refresh {}; showing cached models.", ids[0]))
+        }
+        PickerRefresh::Failed(ids) => Some(format!(
+            "Could not refresh {} model catalogs ({}); showing cached models.",
+            ids.len(),
+            ids.join(", ")
+        )),
+    }
+}
+
 pub struct ModelPicker {
     all: Vec<Row>,
+    /// The Ctrl+P set as keys, to rebuild `scoped` from refreshed models.
+    scoped_keys: Vec<String>,
+    refresh: RefreshSlot,
+    /// The line under the list: the refresh under way, or that it succeeded (`true`).
+    refresh_status: Option<(String, bool)>,
+    error: Option<String>,
     scoped: Vec<Row>,
     scoped_view: bool,
     shown: Vec<Row>,
@@ -86,19 +119,7 @@ impl ModelPicker {
             name: m.name.clone(),
         };
         let current = current.map(|m| format!("{}/{}", m.provider, m.id));
-        let mut all: Vec<Row> = models.iter().map(row).collect();
-        // The current model, the saved default, then by provider (stable within one).
-        let rank = |r: &Row| {
-            let key = r.key();
-            if Some(&key) == current.as_ref() {
-                0
-            } else if Some(&key) == default.as_ref() {
-                1
-            } else {
-                2
-            }
-        };
-        all.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.provider.cmp(&b.provider)));
+        let all = sorted_rows(&models, current.as_ref(), default.as_ref());
         let scoped: Vec<Row> = scoped.iter().map(row).collect();
         let mut search = Input::new("> ");
         if let Some(f) = filter {
@@ -106,6 +127,10 @@ impl ModelPicker {
         }
         let mut picker = ModelPicker {
             scoped_view: !scoped.is_empty(),
+            scoped_keys: scoped.iter().map(Row::key).collect(),
+            refresh: Arc::default(),
+            refresh_status: Some((REFRESHING.to_string(), false)),
+            error: None,
             all,
             scoped,
             shown: Vec::new(),
@@ -120,6 +145,37 @@ impl ModelPicker {
         };
         picker.filter();
         picker
+    }
+
+    /// Where the refresh task leaves its outcome.
+    pub fn refresh_slot(&self) -> RefreshSlot {
+        self.refresh.clone()
+    }
+
+    /// Take a finished refresh: its models replace the list (the highlighted model stays
+    /// highlighted when it is still there) and its outcome replaces the "Refreshing" line.
+    fn apply_refresh(&mut self) {
+        let Some((models, error)) = self.refresh.lock().ok().and_then(|mut s| s.take()) else {
+            return;
+        };
+        let keep = self.shown.get(self.selected).map(Row::key);
+        self.all = sorted_rows(&models, self.current.as_ref(), self.default.as_ref());
+        self.scoped = self
+            .scoped_keys
+            .iter()
+            .map(|k| self.all.iter().find(|r| &r.key() == k).cloned())
+            .zip(self.scoped.iter())
+            .map(|(fresh, old)| fresh.unwrap_or_else(|| old.clone()))
+            .collect();
+        self.refresh_status = match &error {
+            None => Some((REFRESHED.to_string(), true)),
+            Some(_) => None,
+        };
+        self.error = error;
+        self.filter();
+        if let Some(i) = keep.and_then(|k| self.shown.iter().position(|r| r.key() == k)) {
+            self.selected = i;
+        }
     }
 
     #[cfg(test)]
@@ -177,8 +233,33 @@ impl ModelPicker {
     }
 }
 
+/// Rows for `models`: the current model, the saved default, then by provider (stable within one).
+fn sorted_rows(models: &[Model], current: Option<&String>, default: Option<&String>) -> Vec<Row> {
+    let mut all: Vec<Row> = models
+        .iter()
+        .map(|m| Row {
+            provider: m.provider.clone(),
+            id: m.id.clone(),
+            name: m.name.clone(),
+        })
+        .collect();
+    let rank = |r: &Row| {
+        let key = r.key();
+        if Some(&key) == current {
+            0
+        } else if Some(&key) == default {
+            1
+        } else {
+            2
+        }
+    };
+    all.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.provider.cmp(&b.provider)));
+    all
+}
+
 impl Component for ModelPicker {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        self.apply_refresh();
         let t = self.theme.clone();
         let line = |s: String| truncate_to_width(&s, width, "…");
         out.push_line(t.paint("border", &"─".repeat(width)));
@@ -245,12 +326,22 @@ impl Component for ModelPicker {
         if start > 0 || end < n {
             out.push_line(t.paint("muted", &format!("  ({}/{n})", self.selected + 1)));
         }
-        match self.shown.get(self.selected) {
-            None => out.push_line(t.paint("muted", "  No matching models")),
-            Some(r) => {
+        match (&self.error, self.shown.get(self.selected)) {
+            (Some(e), _) => {
+                for l in e.lines() {
+                    out.push_line(line(t.paint("error", l)));
+                }
+            }
+            (None, None) => out.push_line(t.paint("muted", "  No matching models")),
+            (None, Some(r)) => {
                 out.push_line(String::new());
                 out.push_line(line(t.paint("muted", &format!("  Model Name: {}", r.name))));
             }
+        }
+        if let Some((status, success)) = &self.refresh_status {
+            out.push_line(String::new());
+            let style = if *success { "success" } else { "muted" };
+            out.push_line(line(t.paint(style, &format!("  {status}"))));
         }
         out.push_line(String::new());
         out.push_line(line(t.paint(
@@ -359,5 +450,53 @@ mod tests {
         p.handle_input(&InputEvent::Key(pi_tui::parse_key("\x1b[B", false).expect("key")));
         p.handle_input(&InputEvent::Key(pi_tui::parse_key("\x13", false).expect("key")));
         assert_eq!(p.take_result(), Some(DialogResult::Done("save:openai/gpt".into())));
+    }
+
+    #[test]
+    fn a_finished_refresh_reloads_the_list_and_says_how_it_went() {
+        use crate::config::models_store_refresh::PickerRefresh;
+        let models = vec![model("openai", "gpt", "GPT"), model("anthropic", "claude", "Claude")];
+        let current = models[0].clone();
+        let mut p = ModelPicker::new(
+            models.clone(),
+            Vec::new(),
+            Some(&current),
+            None,
+            None,
+            Arc::new(UiTheme::fallback()),
+            Arc::new(keybindings()),
+        );
+        assert!(text(&mut p).contains("Refreshing model catalogs…"));
+        // The highlighted row stays highlighted when the refresh adds rows before it.
+        p.handle_input(&InputEvent::Key(pi_tui::parse_key("\x1b[B", false).expect("key")));
+        let mut more = models.clone();
+        more.push(model("anthropic", "claude-new", "Opus Nine"));
+        *p.refresh_slot().lock().unwrap() = Some((more, None));
+        let shown = text(&mut p);
+        assert!(shown.contains("Model catalogs refreshed."), "{shown}");
+        assert!(!shown.contains("Refreshing"), "{shown}");
+        assert!(shown.contains("claude-new (Opus Nine) [anthropic]"), "{shown}");
+        assert_eq!(p.selected_key().as_deref(), Some("anthropic/claude"));
+
+        let failed = refresh_error(&PickerRefresh::Failed(vec!["anthropic".into()]));
+        *p.refresh_slot().lock().unwrap() = Some((models, failed));
+        let shown = text(&mut p);
+        assert!(
+            shown.contains("Could not refresh anthropic; showing cached models."),
+            "{shown}"
+        );
+        assert!(
+            !shown.contains("Model Name:") && !shown.contains("refreshed"),
+            "{shown}"
+        );
+        assert_eq!(
+            refresh_error(&PickerRefresh::Failed(vec!["a".into(), "b".into()])).as_deref(),
+            Some("Could not refresh 2 model catalogs (a, b); showing cached models.")
+        );
+        assert_eq!(
+            refresh_error(&PickerRefresh::TimedOut).as_deref(),
+            Some("Model refresh timed out; showing cached models.")
+        );
+        assert_eq!(refresh_error(&PickerRefresh::Done), None);
     }
 }

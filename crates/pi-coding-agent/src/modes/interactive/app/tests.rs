@@ -121,7 +121,9 @@ fn chat_len(f: &mut Fixture) -> usize {
 async fn model_with_a_filter_opens_the_model_picker_filtered() {
     let f = fixture();
     let effects = run(&f, "/model foo").expect("a command");
-    assert_eq!(effects.len(), 1, "{effects:?}");
+    // The picker, and the refresh of the model catalogues it shows the outcome of.
+    assert_eq!(effects.len(), 2, "{effects:?}");
+    assert!(matches!(effects[1], Effect::Blocking(_)), "{effects:?}");
     let Some(Effect::Open(Overlay { view, picker })) = effects.into_iter().next() else {
         panic!("not an overlay");
     };
