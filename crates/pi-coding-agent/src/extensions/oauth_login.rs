@@ -148,7 +148,7 @@ pub async fn prompt(slot: &ExtensionSlot, params: &Value) -> Value {
             placeholder: String::new(),
         },
         Some("select") => Prompt::Select {
-            message: leak(text("message")),
+            message: text("message").unwrap_or_default().to_string(),
             options: prompt
                 .get("options")
                 .and_then(Value::as_array)
