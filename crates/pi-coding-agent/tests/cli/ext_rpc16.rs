@@ -1,0 +1,84 @@
+//! Extension behaviour outside the terminal UI compared with pi 1.6 side by side: where RPC
+//! `get_commands` says each extension command comes from (settings, folders, packages, pi's
+//! own `/llama` and `/mcp`).
+
+use std::path::PathBuf;
+
+use pi_test_support::Script;
+use serde_json::{json, Value};
+
+use crate::extensions::{environment, pi_with, reference_run};
+use crate::harness::{Fixture, Mock};
+
+/// The `commands` of the answer to request `1`.
+fn commands(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "response" && e["id"] == "1")
+        .and_then(|e| e["data"]["commands"].as_array().cloned())
+        .unwrap_or_else(|| panic!("no get_commands answer: {stdout}"))
+}
+
+fn command_file(name: &str) -> String {
+    format!(
+        "export default function (pi: any) {{ pi.registerCommand(\"{name}\", {{ description: \"from {name}\", handler: async () => {{}} }}); }}\n"
+    )
+}
+
+#[test]
+fn rpc_get_commands_names_settings_folder_package_and_builtin_sources_as_pi_1_6() {
+    let test = "rpc_get_commands_names_settings_folder_package_and_builtin_sources_as_pi_1_6";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let root = PathBuf::from(fx.tmp());
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let package = root.join("pkg");
+    write(
+        package.join("package.json"),
+        json!({"name": "demo-pkg", "version": "1.0.0", "pi": {"extensions": ["./extensions"]}}).to_string(),
+    );
+    write(package.join("extensions/p.ts"), command_file("from_package"));
+    write(root.join("extra/s.ts"), command_file("from_settings"));
+    write(
+        PathBuf::from(fx.agent_path()).join("extensions/a.ts"),
+        command_file("from_folder"),
+    );
+    fx.agent
+        .write(
+            "settings.json",
+            json!({"packages": [package.display().to_string()],
+                   "extensions": [root.join("extra/s.ts").display().to_string()]})
+            .to_string(),
+        )
+        .unwrap();
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let args = ["--mode".to_string(), "rpc".to_string()];
+    let ours = commands(&pi_with(&fx, &env, &args).stdin(input).run().stdout);
+    let names: Vec<&str> = ours.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["from_settings", "from_folder", "from_package", "llama", "mcp"]);
+    assert_eq!(ours[0]["sourceInfo"]["source"], "local");
+    assert_eq!(ours[0]["sourceInfo"]["scope"], "user");
+    assert_eq!(
+        ours[2]["sourceInfo"],
+        json!({"path": package.join("extensions/p.ts").display().to_string(),
+               "source": package.display().to_string(), "scope": "user", "origin": "package",
+               "baseDir": package.display().to_string()})
+    );
+    assert_eq!(ours[4]["sourceInfo"]["path"], "builtin:mcp");
+    // `--no-mcp` and `-ne` leave pi's own commands out.
+    let args_off = ["--mode", "rpc", "--no-mcp"].map(str::to_string);
+    let no_mcp = commands(&pi_with(&fx, &env, &args_off).stdin(input).run().stdout);
+    assert!(no_mcp.iter().all(|c| c["name"] != "mcp"), "{no_mcp:?}");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let theirs = commands(&reference_run(&reference, &fx, &args).stdin(input).run().stdout);
+    assert_eq!(ours, theirs);
+    let theirs = commands(&reference_run(&reference, &fx, &args_off).stdin(input).run().stdout);
+    assert_eq!(no_mcp, theirs);
+}
