@@ -1,6 +1,7 @@
 //! Extension behaviour outside the terminal UI compared with pi 1.6 side by side: where RPC
 //! `get_commands` says each extension command comes from (settings, folders, packages, pi's
-//! own `/llama` and `/mcp`).
+//! own `/llama` and `/mcp`), and the UI requests of `session_shutdown` handlers reaching the
+//! RPC client.
 
 use std::path::PathBuf;
 
@@ -81,4 +82,36 @@ fn rpc_get_commands_names_settings_folder_package_and_builtin_sources_as_pi_1_6(
     assert_eq!(ours, theirs);
     let theirs = commands(&reference_run(&reference, &fx, &args_off).stdin(input).run().stdout);
     assert_eq!(no_mcp, theirs);
+}
+
+/// The `setTitle` requests an RPC run sent, in order.
+fn titles(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "extension_ui_request" && e["method"] == "setTitle")
+        .filter_map(|e| e["title"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_session_shutdown_handlers_title_reaches_the_rpc_client() {
+    let test = "a_session_shutdown_handlers_title_reaches_the_rpc_client";
+    let Some(env) = environment(test) else { return };
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let spinner = reference
+        .coding_agent()
+        .join("examples/extensions/titlebar-spinner.ts")
+        .display()
+        .to_string();
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let args = ["--mode".to_string(), "rpc".to_string(), "-e".to_string(), spinner];
+    // Input ends at once: the only title is the one `session_shutdown` sets.
+    let ours = titles(&pi_with(&fx, &env, &args).stdin("").run().stdout);
+    assert_eq!(ours, ["π - proj"]);
+    let theirs = titles(&reference_run(&reference, &fx, &args).stdin("").run().stdout);
+    assert_eq!(ours, theirs);
 }

@@ -505,5 +505,8 @@ impl RpcBackend for SessionBackend {
         let session = self.session();
         session.abort();
         session.agent().wait_for_idle().await;
+        // `session_shutdown` runs while the output is still open: what its handlers ask of
+        // the UI (a last title, a notice) reaches the client, as in pi 1.6.
+        crate::extensions::startup::shutdown(self.host.services().extensions()).await;
     }
 }
