@@ -1,14 +1,14 @@
 //! Extension behaviour outside the terminal UI compared with pi 1.6 side by side: where RPC
 //! `get_commands` says each extension command comes from (settings, folders, packages, pi's
-//! own `/llama` and `/mcp`), and the UI requests of `session_shutdown` handlers reaching the
-//! RPC client.
+//! own `/llama` and `/mcp`), the UI requests of `session_shutdown` handlers reaching the RPC
+//! client, and `ctx.ui.theme` colouring in print mode.
 
 use std::path::PathBuf;
 
 use pi_test_support::Script;
 use serde_json::{json, Value};
 
-use crate::extensions::{environment, pi_with, reference_run};
+use crate::extensions::{environment, fixture, pi_with, reference_run};
 use crate::harness::{Fixture, Mock};
 
 /// The `commands` of the answer to request `1`.
@@ -114,4 +114,27 @@ fn a_session_shutdown_handlers_title_reaches_the_rpc_client() {
     assert_eq!(ours, ["π - proj"]);
     let theirs = titles(&reference_run(&reference, &fx, &args).stdin("").run().stdout);
     assert_eq!(ours, theirs);
+}
+
+#[test]
+fn the_theme_colours_extension_text_in_print_mode_as_pi_1_6() {
+    let test = "the_theme_colours_extension_text_in_print_mode_as_pi_1_6";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let args = ["-e", &fixture("theme_colours.ts"), "-p", "hi"].map(str::to_string);
+    let log = |mut pi: crate::harness::Pi, name: &str| {
+        let path = fx.root.path().join(name);
+        pi.cmd.env("THEME_LOG", &path);
+        pi.run().assert_ok();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let ours = log(pi_with(&fx, &env, &args), "ours.log");
+    assert!(ours.contains("fg accent \"\\u001b[38;5;5mx\\u001b[39m\"\n"), "{ours}");
+    // Styles stay plain without a terminal on stdout.
+    assert!(ours.ends_with("styles [\"b\",\"i\",\"u\"]\n"), "{ours}");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
 }
