@@ -1,11 +1,12 @@
 //! Extension behaviour outside the terminal UI compared with pi 1.6 side by side: where RPC
 //! `get_commands` says each extension command comes from (settings, folders, packages, pi's
 //! own `/llama` and `/mcp`), the UI requests of `session_shutdown` handlers reaching the RPC
-//! client, and `ctx.ui.theme` colouring in print mode.
+//! client, `ctx.ui.theme` colouring in print mode, and `ctx.modelRegistry.complete` against a
+//! Cloudflare endpoint whose account id comes from the stored login.
 
 use std::path::PathBuf;
 
-use pi_test_support::Script;
+use pi_test_support::{Script, Turn};
 use serde_json::{json, Value};
 
 use crate::extensions::{environment, fixture, pi_with, reference_run};
@@ -137,4 +138,51 @@ fn the_theme_colours_extension_text_in_print_mode_as_pi_1_6() {
         return;
     };
     assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
+}
+
+#[test]
+fn an_extensions_completion_fills_the_cloudflare_account_id_of_the_stored_login() {
+    let test = "an_extensions_completion_fills_the_cloudflare_account_id_of_the_stored_login";
+    let Some(env) = environment(test) else { return };
+    let run = |reference: Option<&pi_test_support::ReferencePi>| {
+        let mock = Mock::start(Script::sequential(vec![Turn::text("pong"), Turn::text("hello")]));
+        let fx = Fixture::new(&mock);
+        let path = fx.agent.path().join("models.json");
+        let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        config["providers"]["cloudflare-workers-ai"] = json!({
+            "baseUrl": format!("{}/client/v4/accounts/{{CLOUDFLARE_ACCOUNT_ID}}/ai/v1", mock.server.url()),
+        });
+        std::fs::write(&path, config.to_string()).unwrap();
+        let login = json!({"cloudflare-workers-ai": {"type": "api_key", "key": "cf-key",
+            "env": {"CLOUDFLARE_ACCOUNT_ID": "stored7"}}});
+        fx.agent.write("auth.json", login.to_string()).unwrap();
+        let args = [
+            "-e",
+            &fixture("complete_once.ts"),
+            "--model",
+            "cloudflare-workers-ai/@cf/moonshotai/kimi-k2.7-code",
+            "-p",
+            "hi",
+        ]
+        .map(str::to_string);
+        let mut pi = match reference {
+            Some(r) => reference_run(r, &fx, &args),
+            None => pi_with(&fx, &env, &args),
+        };
+        let log = fx.root.path().join("complete.log");
+        pi.cmd
+            .env("COMPLETE_LOG", &log)
+            .env_remove("CLOUDFLARE_API_KEY")
+            .env_remove("CLOUDFLARE_ACCOUNT_ID");
+        pi.run().assert_ok();
+        let paths: Vec<String> = mock.requests().into_iter().map(|r| r.path).collect();
+        (paths, std::fs::read_to_string(log).unwrap())
+    };
+    let ours = run(None);
+    assert_eq!(ours.0, ["/client/v4/accounts/stored7/ai/v1/chat/completions"; 2]);
+    assert_eq!(ours.1, "stop pong\n");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, run(Some(&reference)));
 }
