@@ -64,6 +64,11 @@ impl SessionHost {
         }
     }
 
+    /// The command line the sessions were built from.
+    pub fn args(&self) -> &Args {
+        &self.args
+    }
+
     /// The current session (a handle; it may be replaced later).
     pub fn session(&self) -> AgentSession {
         lock(&self.current).clone()

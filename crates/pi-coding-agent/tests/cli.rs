@@ -52,6 +52,8 @@ mod ext_providers;
 mod ext_registry;
 #[path = "cli/ext_replace.rs"]
 mod ext_replace;
+#[path = "cli/ext_rpc16.rs"]
+mod ext_rpc16;
 #[path = "cli/extensions.rs"]
 mod extensions;
 #[path = "cli/faults.rs"]

@@ -7,7 +7,7 @@ import { commandContext } from "./replace.mjs";
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 const errorStack = (error) => (error instanceof Error ? error.stack : undefined);
 
-/** A theme that styles nothing: print and json modes have no terminal to colour. */
+/** A theme that styles nothing, for a pi that sent no theme. */
 const plainTheme = new Proxy(
 	{ name: "plain", appearance: "dark", getColorMode: () => "truecolor" },
 	{
@@ -80,7 +80,8 @@ function createUi(runtime) {
 		onTerminalInput: screen ? screen.onTerminalInput : () => () => {},
 		custom: screen ? screen.custom : async () => undefined,
 		get theme() {
-			return runtime.screen && state.mode === "tui" ? runtime.screen.theme() : plainTheme;
+			// pi sends its theme in every mode; print, json and rpc colour with it too.
+			return runtime.screen && (state.mode === "tui" || state.theme) ? runtime.screen.theme() : plainTheme;
 		},
 		getAllThemes: () => (runtime.screen && inTui() ? runtime.screen.allThemes() : []),
 		getTheme: (name) => (runtime.screen && inTui() ? runtime.screen.getTheme(name) : undefined),

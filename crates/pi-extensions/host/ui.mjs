@@ -26,7 +26,7 @@ const errorText = (error) => (error instanceof Error ? error.message : String(er
 
 /**
  * A pi Theme over the escape sequences pi sends (`state.theme`: `{name, appearance, colorMode,
- * fg: {token: sgr}, bg: {token: sgr}, dim: [token]}`). One object for the life of the host,
+ * fg: {token: sgr}, bg: {token: sgr}, dim: [token], textStyles?}`). One object for the life of the host,
  * updated in place on a theme change, as pi's global theme is (components keep the object
  * they were given). Unknown tokens throw, as in pi; before pi sent any theme nothing is
  * coloured.
@@ -42,7 +42,9 @@ export function createTheme(initial) {
 		if (spec === undefined) return "";
 		throw new Error(`Unknown theme color: ${token}`);
 	};
-	const wrap = (open, close) => (text) => `\x1b[${open}m${text}\x1b[${close}m`;
+	// `textStyles: false` (pi without a terminal on stdout): styles leave the text plain.
+	const wrap = (open, close) => (text) =>
+		spec?.textStyles === false ? String(text) : `\x1b[${open}m${text}\x1b[${close}m`;
 	const theme = {
 		name: "dark",
 		sourcePath: undefined,

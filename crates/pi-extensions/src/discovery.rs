@@ -1,6 +1,7 @@
-//! Which extension files to load, in pi 1.6's order: `-e` paths, settings packages, settings
-//! `extensions` entries, then the project's `.pi/extensions/` (only when the project is
-//! trusted) and `<agentDir>/extensions/`. The first occurrence of a file (by real path) wins.
+//! Which extension files to load, in pi 1.6's order: `-e` paths, settings `extensions`
+//! entries, the project's `.pi/extensions/` (only when the project is trusted) and
+//! `<agentDir>/extensions/`, then the settings' packages. The first occurrence of a file (by
+//! real path) wins.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -47,8 +48,9 @@ fn expand_home(value: &str) -> PathBuf {
     PathBuf::from(value)
 }
 
-/// `value` against `base`, with `.` and `..` resolved as text (as Node's `path.resolve`).
-fn absolute(base: &Path, value: &str) -> PathBuf {
+/// `value` against `base`, with `.` and `..` resolved as text (as Node's `path.resolve`);
+/// a leading `~` is the home folder.
+pub fn absolute(base: &Path, value: &str) -> PathBuf {
     use std::path::Component;
     let path = expand_home(value);
     let joined = if path.is_absolute() { path } else { base.join(path) };
@@ -182,9 +184,6 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
     if input.no_extensions {
         return collector.out;
     }
-    for path in &input.package_paths {
-        collector.add_configured(path.clone());
-    }
     for entry in &input.settings_entries {
         let value = entry.value.as_str();
         // Built-in extensions and glob filters are not handled here.
@@ -201,6 +200,11 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
     }
     for path in discover_in_dir(&input.agent_dir.join("extensions")) {
         collector.add(path);
+    }
+    // Packages load after the files of the settings and the `extensions/` folders, as pi 1.6
+    // ranks them.
+    for path in &input.package_paths {
+        collector.add_configured(path.clone());
     }
     collector.out
 }
@@ -249,11 +253,13 @@ mod tests {
         touch(&cwd.join(".pi/extensions/local.ts"))?;
         touch(&cwd.join("cli.ts"))?;
         touch(&root.join("shared/s.ts"))?;
+        touch(&root.join("pkg/p.ts"))?;
 
         let mut input = DiscoveryInput {
             cwd: cwd.clone(),
             agent_dir: agent.clone(),
             cli_paths: vec!["cli.ts".into(), "missing.ts".into()],
+            package_paths: vec![root.join("pkg/p.ts")],
             settings_entries: vec![
                 SettingsEntry {
                     value: "../shared/s.ts".into(),
@@ -281,6 +287,7 @@ mod tests {
                 "agent/extensions/a.js",
                 "agent/extensions/manifest/src/main.ts",
                 "agent/extensions/pkg/index.ts",
+                "pkg/p.ts",
             ]
         );
         assert_eq!(found.errors.len(), 1);

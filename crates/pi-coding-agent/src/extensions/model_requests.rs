@@ -163,7 +163,13 @@ async fn run_request(
         }
         message_json(&message)
     };
-    let mut stream = super::providers::stream_fn(Arc::clone(slot))(&model, &context, stream_options);
+    // The URL gets the ids a stored login holds (Cloudflare's account id), as the session's
+    // requests do.
+    let stream = crate::config::model_registry::ModelRegistry::with_endpoints(
+        Arc::clone(session.registry()),
+        super::providers::stream_fn(Arc::clone(slot)),
+    );
+    let mut stream = stream(&model, &context, stream_options);
     let mut partial = pi_ai::PartialMessage::new();
     while let Some(event) = stream.next_event().await {
         if let Some((stream_id, runner)) = &sink {

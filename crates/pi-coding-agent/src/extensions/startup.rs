@@ -265,10 +265,8 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     config.project_trusted = session.services().project_trusted();
     let mut state = session_state(session, Some(mode));
     state.builtin_providers = Some(builtin_providers(args));
-    if mode == Mode::Tui {
-        // `ctx.ui.theme` has the terminal UI's colours from the first event on.
-        state.theme = Some(crate::modes::interactive::extension_ui::startup_theme(&paths, session));
-    }
+    // `ctx.ui.theme` has the UI theme's colours from the first event on, in every mode.
+    state.theme = Some(theme_for(&paths, session, mode));
     config.initial_state = Some(state);
     // A host of another language in place of the Node one (docs/extension-protocol.md).
     config.host_program = std::env::var("PI_EXTENSION_HOST")
@@ -309,6 +307,36 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     bind(session, &slot, errors).await
 }
 
+/// The theme `ctx.ui.theme` colours with. Outside the terminal UI pi 1.6 still colours with
+/// its theme (`fg`, `bg`), while text styles (`bold`, `italic`, ...) stay plain unless stdout
+/// is a terminal, as its text-style library decides.
+fn theme_for(paths: &Paths, session: &AgentSession, mode: Mode) -> serde_json::Value {
+    let mut theme = crate::modes::interactive::extension_ui::startup_theme(paths, session);
+    if mode != Mode::Tui {
+        use std::io::IsTerminal;
+        theme["textStyles"] = serde_json::Value::Bool(std::io::stdout().is_terminal());
+        // A faint token's colour is its colour alone (the host adds the faint SGR), the
+        // terminal's default when it has none, as pi 1.6 writes it.
+        let dim: Vec<String> = theme["dim"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.as_str().map(str::to_string))
+            .collect();
+        for token in dim {
+            if let Some(open) = theme["fg"][&token].as_str() {
+                let colour = open.replace("\x1b[2m", "");
+                theme["fg"][&token] = json!(if colour.is_empty() {
+                    "\x1b[39m".to_string()
+                } else {
+                    colour
+                });
+            }
+        }
+    }
+    theme
+}
+
 /// Complete the pre-trust pass's runner with the final list (the project's extensions when it
 /// is trusted), give it the session's state, and bind it.
 async fn finish_start(
@@ -322,9 +350,7 @@ async fn finish_start(
 ) -> Result<(), Vec<String>> {
     let mut state = session_state(session, Some(mode));
     state.project_trusted = Some(session.services().project_trusted());
-    if mode == Mode::Tui {
-        state.theme = Some(crate::modes::interactive::extension_ui::startup_theme(paths, session));
-    }
+    state.theme = Some(theme_for(paths, session, mode));
     if let Err(e) = runner.push_state(&state) {
         errors.push(e.to_string());
         return Err(errors);

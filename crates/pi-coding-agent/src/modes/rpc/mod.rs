@@ -17,6 +17,7 @@
 //! ```
 
 pub mod backend;
+pub mod command_sources;
 pub mod extension_ui;
 pub mod framing;
 #[cfg(test)]

@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::backend::{BashDeltaFn, RpcBackend, RpcError, RpcResult};
+use super::command_sources::{builtin_commands, Sources};
 use super::protocol::{QueueMode, StreamingBehavior};
 use super::server::{Disposition, Preflight};
 use super::types::{
@@ -53,22 +54,17 @@ fn err(e: impl std::fmt::Display) -> RpcError {
 }
 
 /// The commands extensions registered, in load order, with where their extension came from
-/// as pi 1.6 names it: a `-e` path (`cli`), one found in the agent's or the project's
-/// `extensions/` folder (`auto`), or pi's own (`builtin`).
+/// as pi 1.6 names it, then those of pi's built-in extensions.
 fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCommand> {
-    let Some(runner) = host.services().extensions().runner() else {
-        return Vec::new();
-    };
-    let agent_dir = crate::config::paths::agent_dir();
-    let project = session.cwd().join(".pi");
-    let registrations = runner.registrations();
-    let registered = registrations.commands();
-    // A name two extensions registered is invoked as `name:1`, `name:2`, as pi numbers them.
-    let count = |name: &str| registered.iter().filter(|(_, c)| c.name == name).count();
-    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    registered
-        .iter()
-        .map(|(ext, command)| {
+    let mut listed = Vec::new();
+    if let Some(runner) = host.services().extensions().runner() {
+        let sources = Sources::new(session.cwd(), &crate::session::agent_session::lock(session.settings()));
+        let registrations = runner.registrations();
+        let registered = registrations.commands();
+        // A name two extensions registered is invoked as `name:1`, `name:2`, as pi numbers them.
+        let count = |name: &str| registered.iter().filter(|(_, c)| c.name == name).count();
+        let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        listed.extend(registered.iter().map(|(ext, command)| {
             let occurrence = seen.entry(command.name.as_str()).or_default();
             *occurrence += 1;
             let name = if count(&command.name) > 1 {
@@ -80,30 +76,14 @@ fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCo
                 name,
                 description: command.description.clone().filter(|d| !d.is_empty()),
                 source: CommandSource::Extension,
-                source_info: extension_source(&ext.path, &agent_dir, &project),
+                source_info: sources.of(&ext.path),
             }
-        })
-        .collect()
-}
-
-fn extension_source(path: &str, agent_dir: &Path, project: &Path) -> SourceInfo {
-    let found_in = |dir: &Path| Path::new(path).starts_with(dir.join("extensions"));
-    let (source, scope, base_dir) = if path.starts_with("builtin:") {
-        ("builtin", SourceScope::Temporary, None)
-    } else if found_in(agent_dir) {
-        ("auto", SourceScope::User, Some(agent_dir))
-    } else if found_in(project) {
-        ("auto", SourceScope::Project, Some(project))
-    } else {
-        ("cli", SourceScope::Temporary, None)
-    };
-    SourceInfo {
-        path: path.to_string(),
-        source: source.to_string(),
-        scope,
-        origin: SourceOrigin::TopLevel,
-        base_dir: base_dir.map(|d| d.display().to_string()),
+        }));
+        let taken: Vec<&str> = registered.iter().map(|(_, c)| c.name.as_str()).collect();
+        listed.extend(builtin_commands(host.args(), &taken));
+        return listed;
     }
+    builtin_commands(host.args(), &[])
 }
 
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
@@ -525,5 +505,8 @@ impl RpcBackend for SessionBackend {
         let session = self.session();
         session.abort();
         session.agent().wait_for_idle().await;
+        // `session_shutdown` runs while the output is still open: what its handlers ask of
+        // the UI (a last title, a notice) reaches the client, as in pi 1.6.
+        crate::extensions::startup::shutdown(self.host.services().extensions()).await;
     }
 }

@@ -1,0 +1,188 @@
+//! Extension behaviour outside the terminal UI compared with pi 1.6 side by side: where RPC
+//! `get_commands` says each extension command comes from (settings, folders, packages, pi's
+//! own `/llama` and `/mcp`), the UI requests of `session_shutdown` handlers reaching the RPC
+//! client, `ctx.ui.theme` colouring in print mode, and `ctx.modelRegistry.complete` against a
+//! Cloudflare endpoint whose account id comes from the stored login.
+
+use std::path::PathBuf;
+
+use pi_test_support::{Script, Turn};
+use serde_json::{json, Value};
+
+use crate::extensions::{environment, fixture, pi_with, reference_run};
+use crate::harness::{Fixture, Mock};
+
+/// The `commands` of the answer to request `1`.
+fn commands(stdout: &str) -> Vec<Value> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "response" && e["id"] == "1")
+        .and_then(|e| e["data"]["commands"].as_array().cloned())
+        .unwrap_or_else(|| panic!("no get_commands answer: {stdout}"))
+}
+
+fn command_file(name: &str) -> String {
+    format!(
+        "export default function (pi: any) {{ pi.registerCommand(\"{name}\", {{ description: \"from {name}\", handler: async () => {{}} }}); }}\n"
+    )
+}
+
+#[test]
+fn rpc_get_commands_names_settings_folder_package_and_builtin_sources_as_pi_1_6() {
+    let test = "rpc_get_commands_names_settings_folder_package_and_builtin_sources_as_pi_1_6";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let root = PathBuf::from(fx.tmp());
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let package = root.join("pkg");
+    write(
+        package.join("package.json"),
+        json!({"name": "demo-pkg", "version": "1.0.0", "pi": {"extensions": ["./extensions"]}}).to_string(),
+    );
+    write(package.join("extensions/p.ts"), command_file("from_package"));
+    write(root.join("extra/s.ts"), command_file("from_settings"));
+    write(
+        PathBuf::from(fx.agent_path()).join("extensions/a.ts"),
+        command_file("from_folder"),
+    );
+    fx.agent
+        .write(
+            "settings.json",
+            json!({"packages": [package.display().to_string()],
+                   "extensions": [root.join("extra/s.ts").display().to_string()]})
+            .to_string(),
+        )
+        .unwrap();
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let args = ["--mode".to_string(), "rpc".to_string()];
+    let ours = commands(&pi_with(&fx, &env, &args).stdin(input).run().stdout);
+    let names: Vec<&str> = ours.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["from_settings", "from_folder", "from_package", "llama", "mcp"]);
+    assert_eq!(ours[0]["sourceInfo"]["source"], "local");
+    assert_eq!(ours[0]["sourceInfo"]["scope"], "user");
+    assert_eq!(
+        ours[2]["sourceInfo"],
+        json!({"path": package.join("extensions/p.ts").display().to_string(),
+               "source": package.display().to_string(), "scope": "user", "origin": "package",
+               "baseDir": package.display().to_string()})
+    );
+    assert_eq!(ours[4]["sourceInfo"]["path"], "builtin:mcp");
+    // `--no-mcp` and `-ne` leave pi's own commands out.
+    let args_off = ["--mode", "rpc", "--no-mcp"].map(str::to_string);
+    let no_mcp = commands(&pi_with(&fx, &env, &args_off).stdin(input).run().stdout);
+    assert!(no_mcp.iter().all(|c| c["name"] != "mcp"), "{no_mcp:?}");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let theirs = commands(&reference_run(&reference, &fx, &args).stdin(input).run().stdout);
+    assert_eq!(ours, theirs);
+    let theirs = commands(&reference_run(&reference, &fx, &args_off).stdin(input).run().stdout);
+    assert_eq!(no_mcp, theirs);
+}
+
+/// The `setTitle` requests an RPC run sent, in order.
+fn titles(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "extension_ui_request" && e["method"] == "setTitle")
+        .filter_map(|e| e["title"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_session_shutdown_handlers_title_reaches_the_rpc_client() {
+    let test = "a_session_shutdown_handlers_title_reaches_the_rpc_client";
+    let Some(env) = environment(test) else { return };
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let spinner = reference
+        .coding_agent()
+        .join("examples/extensions/titlebar-spinner.ts")
+        .display()
+        .to_string();
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let args = ["--mode".to_string(), "rpc".to_string(), "-e".to_string(), spinner];
+    // Input ends at once: the only title is the one `session_shutdown` sets.
+    let ours = titles(&pi_with(&fx, &env, &args).stdin("").run().stdout);
+    assert_eq!(ours, ["π - proj"]);
+    let theirs = titles(&reference_run(&reference, &fx, &args).stdin("").run().stdout);
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn the_theme_colours_extension_text_in_print_mode_as_pi_1_6() {
+    let test = "the_theme_colours_extension_text_in_print_mode_as_pi_1_6";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let args = ["-e", &fixture("theme_colours.ts"), "-p", "hi"].map(str::to_string);
+    let log = |mut pi: crate::harness::Pi, name: &str| {
+        let path = fx.root.path().join(name);
+        pi.cmd.env("THEME_LOG", &path);
+        pi.run().assert_ok();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let ours = log(pi_with(&fx, &env, &args), "ours.log");
+    assert!(ours.contains("fg accent \"\\u001b[38;5;5mx\\u001b[39m\"\n"), "{ours}");
+    // Styles stay plain without a terminal on stdout.
+    assert!(ours.ends_with("styles [\"b\",\"i\",\"u\"]\n"), "{ours}");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
+}
+
+#[test]
+fn an_extensions_completion_fills_the_cloudflare_account_id_of_the_stored_login() {
+    let test = "an_extensions_completion_fills_the_cloudflare_account_id_of_the_stored_login";
+    let Some(env) = environment(test) else { return };
+    let run = |reference: Option<&pi_test_support::ReferencePi>| {
+        let mock = Mock::start(Script::sequential(vec![Turn::text("pong"), Turn::text("hello")]));
+        let fx = Fixture::new(&mock);
+        let path = fx.agent.path().join("models.json");
+        let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        config["providers"]["cloudflare-workers-ai"] = json!({
+            "baseUrl": format!("{}/client/v4/accounts/{{CLOUDFLARE_ACCOUNT_ID}}/ai/v1", mock.server.url()),
+        });
+        std::fs::write(&path, config.to_string()).unwrap();
+        let login = json!({"cloudflare-workers-ai": {"type": "api_key", "key": "cf-key",
+            "env": {"CLOUDFLARE_ACCOUNT_ID": "stored7"}}});
+        fx.agent.write("auth.json", login.to_string()).unwrap();
+        let args = [
+            "-e",
+            &fixture("complete_once.ts"),
+            "--model",
+            "cloudflare-workers-ai/@cf/moonshotai/kimi-k2.7-code",
+            "-p",
+            "hi",
+        ]
+        .map(str::to_string);
+        let mut pi = match reference {
+            Some(r) => reference_run(r, &fx, &args),
+            None => pi_with(&fx, &env, &args),
+        };
+        let log = fx.root.path().join("complete.log");
+        pi.cmd
+            .env("COMPLETE_LOG", &log)
+            .env_remove("CLOUDFLARE_API_KEY")
+            .env_remove("CLOUDFLARE_ACCOUNT_ID");
+        pi.run().assert_ok();
+        let paths: Vec<String> = mock.requests().into_iter().map(|r| r.path).collect();
+        (paths, std::fs::read_to_string(log).unwrap())
+    };
+    let ours = run(None);
+    assert_eq!(ours.0, ["/client/v4/accounts/stored7/ai/v1/chat/completions"; 2]);
+    assert_eq!(ours.1, "stop pong\n");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, run(Some(&reference)));
+}
