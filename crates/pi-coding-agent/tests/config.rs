@@ -488,15 +488,29 @@ fn registry_keeps_builtins_when_models_json_is_bad() {
     let e = env();
     write(
         &e.paths.models_path(),
-        r#"{"providers": {"x": {"apiKey": "k", "api": "a", "models": [{"id": "m"}]}}}"#,
+        r#"{"providers": {"x": {"apiKey": "k", "api": "a", "models": [{"id": "m"}]},
+                           "y": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions", "models": [{"id": "kept"}]}}}"#,
     );
     let auth = AuthStorage::in_memory(Default::default(), |_| None);
     let reg = ModelRegistry::new(builtins(), auth, Some(e.paths.models_path()));
-    let expected = format!(
-        "Failed to load models.json: Provider x: \"baseUrl\" is required when defining custom models.\n\nFile: {}",
-        e.paths.models_path().display()
+    // As pi 1.6: the broken provider is named and left out, the others still apply.
+    assert_eq!(
+        reg.error(),
+        Some("Provider \"x\": Provider x: \"baseUrl\" is required when defining custom models.")
     );
-    assert_eq!(reg.error(), Some(expected.as_str()));
+    assert_eq!(reg.all().len(), 4);
+    assert!(reg.find("y", "kept").is_some());
+    assert!(reg.find("x", "m").is_none());
+
+    // A file that fails the schema is still ignored as a whole.
+    write(&e.paths.models_path(), r#"{"providers": {"y": {"baseUrl": 5}}}"#);
+    let auth = AuthStorage::in_memory(Default::default(), |_| None);
+    let reg = ModelRegistry::new(builtins(), auth, Some(e.paths.models_path()));
+    assert!(
+        reg.error().is_some_and(|e| e.starts_with("Invalid models.json schema")),
+        "{:?}",
+        reg.error()
+    );
     assert_eq!(reg.all().len(), 3);
 }
 

@@ -148,6 +148,10 @@ impl ModelRegistry {
             None => None,
         };
         let mut config = config.unwrap_or_default();
+        // Providers left out for a broken rule are reported; the rest of the file applies.
+        if !config.provider_errors.is_empty() {
+            self.load_error = Some(config.provider_errors.join("\n"));
+        }
         // Providers only extensions define are listed after models.json's, as pi 1.6 lists
         // them; models.json still applies above an extension's config of the same name.
         self.extension_only = self

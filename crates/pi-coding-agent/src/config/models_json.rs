@@ -1,9 +1,11 @@
 //! `models.json`: custom providers, custom models, per-model overrides and `compat` flags.
 //!
 //! The file is JSON with `//` line comments and trailing commas allowed (block comments are
-//! not). It is checked against pi's schema and then against pi's cross-field rules; every
-//! failure becomes one message in pi's wording, and the whole file is then ignored (built-in
-//! models stay usable). This module only reads: pi never writes models.json.
+//! not). It is checked against pi's schema, where any failure ignores the whole file (the
+//! built-in models stay usable), and then each provider against pi's cross-field rules: as in
+//! pi 1.6, a provider that breaks one is left out on its own (keeping its built-in models) and
+//! named in [`ModelsConfig::provider_errors`], while the others apply. Messages are in pi's
+//! wording. This module only reads: pi never writes models.json.
 
 use std::path::Path;
 
@@ -14,6 +16,9 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelsConfig {
     pub providers: Vec<(String, ProviderConfig)>,
+    /// Providers left out for breaking a cross-field rule, one line each as pi 1.6 reports
+    /// them: `Provider "<id>": <rule>`.
+    pub provider_errors: Vec<String>,
 }
 
 /// One `providers.<name>` entry.
@@ -181,8 +186,8 @@ pub fn parse(text: &str, builtin_providers: &dyn Fn(&str) -> bool) -> Result<Mod
         let lines: Vec<String> = errors.iter().map(|(p, m)| format!("  - {p}: {m}")).collect();
         return Err(format!("Invalid models.json schema:\n{}", lines.join("\n")));
     }
-    let config = convert(&value);
-    validate(&config, builtin_providers).map_err(|e| format!("Failed to load models.json: {e}"))?;
+    let mut config = convert(&value);
+    leave_out_broken_providers(&mut config, builtin_providers);
     Ok(config)
 }
 
@@ -198,47 +203,60 @@ pub fn from_value(value: &Value) -> Result<ModelsConfig, String> {
     Ok(convert(value))
 }
 
-/// pi's cross-field rules.
-pub fn validate(config: &ModelsConfig, builtin_providers: &dyn Fn(&str) -> bool) -> Result<(), String> {
-    for (name, p) in &config.providers {
-        let builtin = builtin_providers(name);
-        if p.oauth.is_some() && p.base_url.is_none() {
-            return Err(format!(
-                "Provider {name}: \"baseUrl\" is required when \"oauth\" is set."
-            ));
-        }
-        if p.models.is_empty() {
-            if p.base_url.is_none() && p.headers.is_none() && p.compat.is_none() && p.model_overrides.is_empty() {
-                return Err(format!(
+/// Take out the providers that break one of pi's cross-field rules and record why, as pi 1.6
+/// composes each provider on its own: one bad entry no longer hides every custom model.
+fn leave_out_broken_providers(config: &mut ModelsConfig, builtin_providers: &dyn Fn(&str) -> bool) {
+    let mut errors = Vec::new();
+    config
+        .providers
+        .retain(|(name, p)| match provider_error(name, p, builtin_providers(name)) {
+            Some(rule) => {
+                errors.push(format!("Provider \"{name}\": {rule}"));
+                false
+            }
+            None => true,
+        });
+    config.provider_errors = errors;
+}
+
+/// pi's cross-field rules for one provider: the first it breaks, in pi's words.
+fn provider_error(name: &str, p: &ProviderConfig, builtin: bool) -> Option<String> {
+    if p.oauth.is_some() && p.base_url.is_none() {
+        return Some(format!(
+            "Provider {name}: \"baseUrl\" is required when \"oauth\" is set."
+        ));
+    }
+    if p.models.is_empty() {
+        if p.base_url.is_none() && p.headers.is_none() && p.compat.is_none() && p.model_overrides.is_empty() {
+            return Some(format!(
                     "Provider {name}: must specify \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\", or \"models\"."
                 ));
-            }
-        } else if !builtin && p.base_url.is_none() {
-            // pi 1.6 needs no `apiKey` here: the key may come from auth.json or the
-            // environment, and a provider without one fails only when it is used.
-            return Err(format!(
-                "Provider {name}: \"baseUrl\" is required when defining custom models."
+        }
+    } else if !builtin && p.base_url.is_none() {
+        // pi 1.6 needs no `apiKey` here: the key may come from auth.json or the
+        // environment, and a provider without one fails only when it is used.
+        return Some(format!(
+            "Provider {name}: \"baseUrl\" is required when defining custom models."
+        ));
+    }
+    for m in &p.models {
+        if p.api.is_none() && m.api.is_none() && !builtin {
+            return Some(format!(
+                "Provider {name}, model {}: no \"api\" specified. Set at provider or model level.",
+                m.id
             ));
         }
-        for m in &p.models {
-            if p.api.is_none() && m.api.is_none() && !builtin {
-                return Err(format!(
-                    "Provider {name}, model {}: no \"api\" specified. Set at provider or model level.",
-                    m.id
-                ));
-            }
-            if m.id.is_empty() {
-                return Err(format!("Provider {name}: model missing \"id\""));
-            }
-            if m.context_window.is_some_and(|c| c <= 0.0) {
-                return Err(format!("Provider {name}, model {}: invalid contextWindow", m.id));
-            }
-            if m.max_tokens.is_some_and(|c| c <= 0.0) {
-                return Err(format!("Provider {name}, model {}: invalid maxTokens", m.id));
-            }
+        if m.id.is_empty() {
+            return Some(format!("Provider {name}: model missing \"id\""));
+        }
+        if m.context_window.is_some_and(|c| c <= 0.0) {
+            return Some(format!("Provider {name}, model {}: invalid contextWindow", m.id));
+        }
+        if m.max_tokens.is_some_and(|c| c <= 0.0) {
+            return Some(format!("Provider {name}, model {}: invalid maxTokens", m.id));
         }
     }
-    Ok(())
+    None
 }
 
 // ----- schema check ------------------------------------------------------------------------
@@ -641,14 +659,15 @@ mod tests {
             err,
             "Invalid models.json schema:\n  - providers.corp.oauth: must be string\n  - providers.corp.oauth: must be equal to constant"
         );
-        let err = parse(
+        let config = parse(
             r#"{"providers":{"corp":{"oauth":"radius","api":"pi-messages"}}}"#,
             &none,
         )
-        .unwrap_err();
+        .expect("a broken provider leaves the file loaded");
+        assert!(config.providers.is_empty());
         assert_eq!(
-            err,
-            "Failed to load models.json: Provider corp: \"baseUrl\" is required when \"oauth\" is set."
+            config.provider_errors,
+            ["Provider \"corp\": Provider corp: \"baseUrl\" is required when \"oauth\" is set."]
         );
     }
 
@@ -757,12 +776,23 @@ mod tests {
             ),
         ];
         for (text, msg) in cases {
-            assert_eq!(
-                parse(text, &none),
-                Err(format!("Failed to load models.json: {msg}")),
-                "{text}"
-            );
+            let config = parse(text, &none).expect(text);
+            assert!(config.providers.is_empty(), "{text}");
+            assert_eq!(config.provider_errors, [format!("Provider \"foo\": {msg}")], "{text}");
         }
+        // Each provider is judged on its own, as pi 1.6 composes them: the good one stays.
+        let config = parse(
+            r#"{"providers":{"bad":{"apiKey":"k","api":"a","models":[{"id":"m"}]},
+                             "good":{"baseUrl":"u","api":"a","models":[{"id":"g"}]}}}"#,
+            &none,
+        )
+        .expect("loaded");
+        let names: Vec<&str> = config.providers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["good"]);
+        assert_eq!(
+            config.provider_errors,
+            ["Provider \"bad\": Provider bad: \"baseUrl\" is required when defining custom models."]
+        );
         // A custom provider needs no apiKey (auth.json or the environment may hold it).
         assert!(parse(
             r#"{"providers":{"foo":{"baseUrl":"u","api":"a","models":[{"id":"a"}]}}}"#,
