@@ -1,6 +1,7 @@
 //! Starting the extension runner once per pi process (discovery, the host, load errors as pi
 //! 1.6 reports them), joining it to each session, and stopping it at exit.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use pi_extensions::{
@@ -167,14 +168,23 @@ pub(super) fn discovery_input(
     paths: &Paths,
     project_trusted: bool,
 ) -> DiscoveryInput {
-    let settings_entries = settings
-        .extension_paths()
-        .into_iter()
-        .map(|value| SettingsEntry {
-            value,
-            base_dir: paths.agent_dir.clone(),
-        })
-        .collect();
+    // Each scope's `extensions` against its own folder, the project's first, as pi 1.6
+    // resolves them: a project entry is relative to the project's `.pi`, a user entry to the
+    // agent folder, and both scopes' entries load (the merged settings would keep only one).
+    let scope_entries = |map: &serde_json::Map<String, Value>, base_dir: &Path| -> Vec<SettingsEntry> {
+        map.get("extensions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|value| SettingsEntry {
+                value: value.to_string(),
+                base_dir: base_dir.to_path_buf(),
+            })
+            .collect()
+    };
+    let mut settings_entries = scope_entries(settings.project_settings(), &paths.cwd.join(".pi"));
+    settings_entries.extend(scope_entries(settings.global_settings(), &paths.agent_dir));
     // `-e git:…` / `-e npm:…` name packages (installed for this run while resources loaded);
     // their extensions come from the package, as do those of the settings' packages.
     let (cli_paths, cli_packages): (Vec<String>, Vec<String>) = args

@@ -186,3 +186,40 @@ fn an_extensions_completion_fills_the_cloudflare_account_id_of_the_stored_login(
     };
     assert_eq!(ours, run(Some(&reference)));
 }
+
+/// A settings entry is relative to its own scope's folder: the project's `.pi` for the
+/// project file, the agent folder for the user's; and both scopes' entries load.
+#[test]
+fn project_and_user_settings_entries_load_from_their_own_folders() {
+    let test = "project_and_user_settings_entries_load_from_their_own_folders";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    let agent = PathBuf::from(fx.agent_path());
+    write(fx.proj.join(".pi/mine/p.ts"), command_file("from_project"));
+    write(
+        fx.proj.join(".pi/settings.json"),
+        json!({"extensions": ["mine/p.ts"]}).to_string(),
+    );
+    write(agent.join("extra/u.ts"), command_file("from_user"));
+    fx.agent
+        .write("settings.json", json!({"extensions": ["extra/u.ts"]}).to_string())
+        .unwrap();
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    // `--approve`: the project's settings count only for a trusted project.
+    let args = ["--mode", "rpc", "--approve", "--no-mcp"].map(str::to_string);
+    let ours = commands(&pi_with(&fx, &env, &args).stdin(input).run().stdout);
+    let names: Vec<&str> = ours.iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(names, ["from_project", "from_user", "llama"]);
+    assert_eq!(ours[0]["sourceInfo"]["scope"], "project");
+    assert_eq!(ours[1]["sourceInfo"]["scope"], "user");
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let theirs = commands(&reference_run(&reference, &fx, &args).stdin(input).run().stdout);
+    assert_eq!(ours, theirs);
+}
