@@ -151,12 +151,10 @@ fn an_api_key_is_entered_saved_and_listed_as_configured() {
     quit(&mut pty);
 }
 
-#[test]
-fn an_extension_providers_own_sign_in_runs_in_login_and_is_saved() {
-    let test = "an_extension_providers_own_sign_in_runs_in_login_and_is_saved";
-    let Some((node, modules)) = super::extensions::extension_env(test) else {
-        return;
-    };
+/// pi with the `oauth_login.ts` extension (a provider with its own sign-in), on `/login`'s
+/// account list; `None` (a skip) without Node and the extension modules.
+fn extension_sign_in_list(test: &str) -> Option<(Setup, Pty)> {
+    let (node, modules) = super::extensions::extension_env(test)?;
     let s = setup(Script::sequential(vec![]));
     let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interactive/fixtures/oauth_login.ts");
     let (node, modules) = (node.display().to_string(), modules.display().to_string());
@@ -174,6 +172,15 @@ fn an_extension_providers_own_sign_in_runs_in_login_and_is_saved() {
     );
     pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
     open_account_list(&mut pty);
+    Some((s, pty))
+}
+
+#[test]
+fn an_extension_providers_own_sign_in_runs_in_login_and_is_saved() {
+    let test = "an_extension_providers_own_sign_in_runs_in_login_and_is_saved";
+    let Some((s, mut pty)) = extension_sign_in_list(test) else {
+        return;
+    };
     // Listed with the other account sign-ins, under its sign-in's name.
     pty.type_text("Ext SSO");
     pty.wait_text("→ Ext SSO • not configured");
@@ -203,26 +210,9 @@ fn an_extension_providers_own_sign_in_runs_in_login_and_is_saved() {
 #[test]
 fn escape_on_an_extension_sign_in_cancels_it_and_saves_nothing() {
     let test = "escape_on_an_extension_sign_in_cancels_it_and_saves_nothing";
-    let Some((node, modules)) = super::extensions::extension_env(test) else {
+    let Some((s, mut pty)) = extension_sign_in_list(test) else {
         return;
     };
-    let s = setup(Script::sequential(vec![]));
-    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interactive/fixtures/oauth_login.ts");
-    let (node, modules) = (node.display().to_string(), modules.display().to_string());
-    let mut pty = Pty::spawn_env(
-        &["-e", fixture],
-        s.cwd.path(),
-        s.agent.path(),
-        30,
-        100,
-        &[
-            ("PI_NODE", &node),
-            ("PI_EXTENSION_MODULES", &modules),
-            ("BROWSER", "true"),
-        ],
-    );
-    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
-    open_account_list(&mut pty);
     pty.type_text("Ext SSO");
     pty.wait_text("→ Ext SSO • not configured");
     pty.send(ENTER);
