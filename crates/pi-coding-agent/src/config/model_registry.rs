@@ -312,7 +312,7 @@ impl ModelRegistry {
         }
     }
 
-    /// The models.json problem, if the file was ignored.
+    /// The models.json problem: why the file was ignored, or which providers were left out.
     pub fn error(&self) -> Option<&str> {
         self.load_error.as_deref()
     }
