@@ -14,10 +14,32 @@ use serde_json::{json, Value};
 
 use crate::extensions::tool_results;
 use crate::harness::{Fixture, Mock};
-use crate::mcp_python::{python, start_script};
+use crate::mcp_python::{python, start_script, Server};
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// What every test here starts with: a runtime serving the mock authorization server, and the
+/// Python MCP server that has it check every bearer token.
+fn start_secure_server(python: &Path) -> (tokio::runtime::Runtime, OAuthMock, Server) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let oauth = rt.block_on(OAuthMock::start()).unwrap();
+    let server = start_script(python, "oauth_http.py", &[&oauth.url()]);
+    (rt, oauth, server)
+}
+
+/// mcp.json naming that server `secure`, with the default (codemode) exposure.
+fn configure_secure(fx: &Fixture, url: &str) {
+    std::fs::write(
+        fx.agent.path().join("mcp.json"),
+        json!({"mcpServers": {"secure": {"url": url}}}).to_string(),
+    )
+    .unwrap();
 }
 
 /// A `$BROWSER` that opens the URL with Python's urllib, which follows the redirect.
@@ -42,13 +64,7 @@ fn browser(dir: &Path, python: &Path) -> String {
 #[test]
 fn login_then_tool_calls_with_the_token_refreshed_before_expiry_and_after_a_401_then_logout() {
     let Some(python) = python() else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let oauth = rt.block_on(OAuthMock::start()).unwrap();
-    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let (rt, oauth, server) = start_secure_server(&python);
     // Requests in order, across the runs.
     let mock = Mock::start(Script::queue(vec![
         Turn::text("nothing yet"),
@@ -204,20 +220,10 @@ fn login_then_tool_calls_with_the_token_refreshed_before_expiry_and_after_a_401_
 #[test]
 fn a_login_nobody_completes_stops_at_the_timeout() {
     let Some(python) = python() else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let oauth = rt.block_on(OAuthMock::start()).unwrap();
-    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let (rt, _oauth, server) = start_secure_server(&python);
     let mock = Mock::start(Script::sequential(vec![]));
     let fx = Fixture::new(&mock);
-    std::fs::write(
-        fx.agent.path().join("mcp.json"),
-        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
-    )
-    .unwrap();
+    configure_secure(&fx, &server.url);
     let mut login = fx.pi(["mcp", "login", "secure", "--timeout", "1"]);
     login.cmd.env("BROWSER", "true");
     let login = login.run();
@@ -241,21 +247,11 @@ fn a_login_nobody_completes_stops_at_the_timeout() {
 #[test]
 fn sign_ins_stored_by_pi_1_6_are_used_and_ours_work_in_1_6() {
     let Some(python) = python() else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let oauth = rt.block_on(OAuthMock::start()).unwrap();
-    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let (rt, oauth, server) = start_secure_server(&python);
     let mock = Mock::start(Script::queue(vec![]));
     let fx = Fixture::new(&mock);
     let agent = fx.agent.path().to_path_buf();
-    std::fs::write(
-        agent.join("mcp.json"),
-        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
-    )
-    .unwrap();
+    configure_secure(&fx, &server.url);
     let Some(mut reference) = crate::session16::reference(&fx, &["mcp", "login", "secure", "--timeout", "60"]) else {
         return;
     };
@@ -306,23 +302,13 @@ fn sign_ins_stored_by_pi_1_6_are_used_and_ours_work_in_1_6() {
 #[test]
 fn exit_waits_for_a_token_refresh_under_way() {
     let Some(python) = python() else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let oauth = rt.block_on(OAuthMock::start()).unwrap();
-    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let (rt, oauth, server) = start_secure_server(&python);
     // Slow enough that the connection asks for its refresh before the run ends.
     let mock = Mock::start(Script::queue(vec![Turn::text("hello there").with_delay_ms(200)]));
     let fx = Fixture::new(&mock);
     let agent = fx.agent.path().to_path_buf();
     // Codemode exposure: the first prompt does not wait for the server.
-    std::fs::write(
-        agent.join("mcp.json"),
-        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
-    )
-    .unwrap();
+    configure_secure(&fx, &server.url);
     let mut login = fx.pi(["mcp", "login", "secure", "--timeout", "60"]);
     login.cmd.env("BROWSER", browser(fx.root.path(), &python));
     login.run().assert_ok();
@@ -367,20 +353,10 @@ fn exit_waits_for_a_token_refresh_under_way() {
 fn rpc_mcp_login_takes_a_pasted_redirect_url() {
     use std::io::{BufRead, BufReader, Write};
     let Some(python) = python() else { return };
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let oauth = rt.block_on(OAuthMock::start()).unwrap();
-    let server = start_script(&python, "oauth_http.py", &[&oauth.url()]);
+    let (rt, oauth, server) = start_secure_server(&python);
     let mock = Mock::start(Script::queue(vec![]));
     let fx = Fixture::new(&mock);
-    std::fs::write(
-        fx.agent.path().join("mcp.json"),
-        json!({"mcpServers": {"secure": {"url": server.url}}}).to_string(),
-    )
-    .unwrap();
+    configure_secure(&fx, &server.url);
     let mut pi = fx.pi(["--mode", "rpc"]);
     pi.cmd
         .env("BROWSER", "true")
