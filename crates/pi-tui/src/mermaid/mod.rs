@@ -1,12 +1,15 @@
 //! Mermaid flowcharts and sequence diagrams as box-drawing text for the terminal: [`render`]
 //! reads a flowchart (`parse`), places its nodes (`layout`) and draws it (`draw`); a
-//! `sequenceDiagram` goes to `sequence`. Other diagram types, and diagrams these subsets cannot
-//! read, are not drawn: the caller shows the source instead.
+//! `sequenceDiagram` goes to `sequence` (drawn on `canvas`, read through `statements`). Other
+//! diagram types, and flowcharts the subset cannot read, are not drawn: the caller shows the
+//! source instead.
 
+mod canvas;
 mod draw;
 mod layout;
 mod parse;
 mod sequence;
+mod statements;
 
 use crate::width::visible_width;
 
@@ -27,12 +30,15 @@ pub enum Role {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagram {
     pub rows: Vec<Vec<(Role, String)>>,
+    /// What was left out of the drawing (statements that could not be read, a size cap).
+    /// pi 1.6 shows the source instead, with the first of these, once a reply is complete.
+    pub warnings: Vec<String>,
 }
 
 /// Why a diagram was not drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotDrawn {
-    /// Not a flowchart: another diagram type, which is shown as code.
+    /// Another diagram type, or nothing to draw (no participants, too large): shown as code.
     Unsupported,
     /// A flowchart that could not be read, with the reason.
     Invalid(String),
@@ -60,12 +66,8 @@ impl Diagram {
 
 /// Draw a Mermaid flowchart (`graph` / `flowchart`) or sequence diagram.
 pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
-    let header = src
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("%%"))
-        .unwrap_or("");
-    if header.split_whitespace().next() == Some("sequenceDiagram") {
+    let src = &statements::strip_controls(src);
+    if statements::header_kind(src).as_deref() == Some("sequencediagram") {
         return sequence::render(src);
     }
     let chart = parse::parse(src).map_err(|e| match e {
@@ -78,6 +80,7 @@ pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
     let placed = layout::layout(&chart);
     Ok(Diagram {
         rows: draw::draw(&chart, &placed),
+        warnings: Vec::new(),
     })
 }
 
@@ -169,14 +172,8 @@ mod tests {
     #[test]
     fn other_diagrams_are_not_drawn() {
         assert_eq!(render("classDiagram\nA <|-- B"), Err(NotDrawn::Unsupported));
-        assert!(matches!(
-            render("sequenceDiagram\nA->>A: me"),
-            Err(NotDrawn::Invalid(_))
-        ));
-        assert!(matches!(
-            render("sequenceDiagram\nA->>B: hi\nNote over A: n"),
-            Err(NotDrawn::Invalid(_))
-        ));
+        // A sequence diagram without a participant has nothing to draw.
+        assert_eq!(render("sequenceDiagram\n%% empty"), Err(NotDrawn::Unsupported));
         assert!(matches!(render("graph TD\nA[oops --> B"), Err(NotDrawn::Invalid(_))));
         assert!(is_mermaid("mermaid") && is_mermaid("Mermaid title") && !is_mermaid("rust"));
     }
