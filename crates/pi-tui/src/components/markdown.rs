@@ -297,6 +297,8 @@ impl Renderer<'_> {
                         crate::mermaid::Role::Text => t.text,
                         crate::mermaid::Role::Edge => t.edge,
                         crate::mermaid::Role::EdgeLabel => t.edge_label,
+                        // Bold in the edges' colour, as pi 1.6 draws a title.
+                        crate::mermaid::Role::Title => t.edge.bold(),
                     };
                     style.paint(run)
                 }));

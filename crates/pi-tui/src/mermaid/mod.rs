@@ -24,6 +24,8 @@ pub enum Role {
     Edge,
     /// An edge's label.
     EdgeLabel,
+    /// The diagram's title (from its frontmatter).
+    Title,
 }
 
 /// A drawn diagram: rows of (role, text) runs.
@@ -67,9 +69,27 @@ impl Diagram {
 /// Draw a Mermaid flowchart (`graph` / `flowchart`) or sequence diagram.
 pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
     let src = &statements::strip_controls(src);
-    if statements::header_kind(src).as_deref() == Some("sequencediagram") {
-        return sequence::render(src);
+    let mut diagram = if statements::header_kind(src).as_deref() == Some("sequencediagram") {
+        sequence::render(src)?
+    } else {
+        flowchart(&statements::body(src))?
+    };
+    // A frontmatter title goes centred above the drawing, a blank row under it, as in pi 1.6.
+    if let Some(title) = statements::title(src) {
+        let tw = visible_width(&title);
+        let pad = diagram.width().max(tw).saturating_sub(tw) / 2;
+        let mut row = Vec::new();
+        if pad > 0 {
+            row.push((Role::Text, " ".repeat(pad)));
+        }
+        row.push((Role::Title, title));
+        diagram.rows.splice(0..0, [row, Vec::new()]);
     }
+    Ok(diagram)
+}
+
+/// A flowchart, its source without frontmatter.
+fn flowchart(src: &str) -> Result<Diagram, NotDrawn> {
     let chart = parse::parse(src).map_err(|e| match e {
         parse::ParseError::Unsupported => NotDrawn::Unsupported,
         parse::ParseError::Line(n, why) => NotDrawn::Invalid(format!("line {n}: {why}")),
@@ -167,6 +187,17 @@ mod tests {
         // No line runs through B's box.
         let b = art.lines().find(|l| l.contains("│ B │")).unwrap_or("");
         assert!(!b.contains("│ B │─") && !b.contains("─│ B"), "{art}");
+    }
+
+    #[test]
+    fn a_frontmatter_title_is_centred_above_the_drawing() {
+        let d = render("---\ntitle: Login flow\n---\nsequenceDiagram\n  A->>B: hi").expect("drawn");
+        // pi 1.6 (lovely-mermaid 0.3.3) for the same source.
+        assert_eq!(d.plain()[..4], [" Login flow", "", "┌───┐  ┌───┐", "│ A │  │ B │"]);
+        assert_eq!(d.rows[0][1], (Role::Title, "Login flow".to_string()));
+        let d = render("---\ntitle: A title wider than the chart\n---\ngraph TD\nA-->B").expect("drawn");
+        assert_eq!(d.plain()[0], "A title wider than the chart");
+        assert_eq!(d.width(), 28);
     }
 
     #[test]

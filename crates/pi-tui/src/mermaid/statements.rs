@@ -44,21 +44,51 @@ fn flush(cur: &mut String, out: &mut Vec<String>) {
     cur.clear();
 }
 
+/// The lines of a frontmatter block (`---` ... `---`) before the header, and the lines after
+/// it; an unclosed block takes everything.
+fn split_frontmatter(src: &str) -> (Vec<&str>, Vec<&str>) {
+    let lines: Vec<&str> = src.lines().collect();
+    let mut i = lines.iter().take_while(|l| l.trim().is_empty()).count();
+    if lines.get(i).map(|l| l.trim()) != Some("---") {
+        return (Vec::new(), lines);
+    }
+    i += 1;
+    while i < lines.len() && lines[i].trim() != "---" {
+        i += 1;
+    }
+    let end = (i + 1).min(lines.len());
+    (lines[..end].to_vec(), lines[end..].to_vec())
+}
+
+/// The source without its frontmatter block.
+pub fn body(src: &str) -> String {
+    split_frontmatter(src).1.join("\n")
+}
+
+/// The frontmatter's `title:`, unquoted: the one key that means something in a terminal.
+pub fn title(src: &str) -> Option<String> {
+    let (front, _) = split_frontmatter(src);
+    for line in front {
+        // An indented `title:` belongs to another key.
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        if key.trim_end() != "title" {
+            continue;
+        }
+        let v = value.trim();
+        let quoted =
+            v.len() > 1 && ((v.starts_with('"') && v.ends_with('"')) || (v.starts_with('\'') && v.ends_with('\'')));
+        let t = if quoted { &v[1..v.len() - 1] } else { v }.trim();
+        return (!t.is_empty()).then(|| t.to_string());
+    }
+    None
+}
+
 /// The statements of a diagram's source, the header first.
 pub fn statements(src: &str) -> Vec<String> {
-    let lines: Vec<&str> = src.lines().collect();
-    // A frontmatter block (`---` ... `---`) before the header; an open one hides the rest.
-    let mut start = 0;
-    let mut i = lines.iter().take_while(|l| l.trim().is_empty()).count();
-    if lines.get(i).map(|l| l.trim()) == Some("---") {
-        i += 1;
-        while i < lines.len() && lines[i].trim() != "---" {
-            i += 1;
-        }
-        start = i + 1;
-    }
     let mut out = Vec::new();
-    for line in lines.iter().skip(start) {
+    for line in split_frontmatter(src).1 {
         split_line(line, &mut out);
     }
     out
@@ -233,6 +263,10 @@ mod tests {
             statements("---\nsequenceDiagram").is_empty(),
             "an open frontmatter hides the rest"
         );
+        let src = "\n---\nconfig:\n  title: no\ntitle: \"Login flow\"\n---\ngraph TD\nA-->B";
+        assert_eq!(title(src).as_deref(), Some("Login flow"));
+        assert_eq!(body(src), "graph TD\nA-->B");
+        assert_eq!(title("graph TD\nA-->B"), None);
     }
 
     #[test]
