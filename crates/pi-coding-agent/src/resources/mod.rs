@@ -5,6 +5,7 @@ pub mod context_files;
 pub mod discovery;
 pub mod frontmatter;
 pub mod loader;
+pub mod oklab;
 pub mod prompt_templates;
 pub mod skills;
 pub mod sources;

@@ -358,6 +358,15 @@ pub fn is_light(rgb: (u8, u8, u8)) -> bool {
 /// `light` when the second field of `COLORFGBG` (the background index) is 8 or more, else
 /// `dark`.
 pub fn default_theme_name(colorfgbg: Option<&str>) -> &'static str {
+    // With the foreground as well, by the direction text is drawn in, as pi 1.6 decides it.
+    let reported = super::system_theme::reported();
+    if let Some(bg) = reported.background {
+        return if super::system_theme::is_dark(bg, reported.foreground) {
+            "dark"
+        } else {
+            "light"
+        };
+    }
     match REPORTED_BACKGROUND.load(std::sync::atomic::Ordering::Relaxed) {
         1 => return "light",
         2 => return "dark",
@@ -424,9 +433,10 @@ const SYSTEM_SLOTS: [(&str, u8); 37] = [
     ("thinkingHigh", 5),
     ("thinkingXhigh", 13),
     ("thinkingMax", 1),
-    ("selectedBg", 4),
-    ("searchMatchBg", 3),
-    // Panels (message and tool backgrounds) stay the terminal's own background.
+    // Panels (selection, search match, message and tool backgrounds) stay the terminal's own
+    // background, as pi 1.6 leaves them without reported colours.
+    ("selectedBg", 255),
+    ("searchMatchBg", 255),
     ("userMessageBg", 255),
     ("customMessageBg", 255),
     ("toolPendingBg", 255),
@@ -458,12 +468,17 @@ pub fn system_slot(token: &str) -> Option<u8> {
 /// palette indices and the default colours, which the terminal renders with its own theme,
 /// so it fits a light or a dark background alike.
 pub fn system_theme() -> Theme {
+    system_theme_from(&super::system_theme::reported())
+}
+
+/// The `system` theme for the colours a terminal reported.
+pub fn system_theme_from(reported: &super::system_theme::TerminalColors) -> Theme {
     let tokens: Vec<&str> = THEME_TOKENS
         .iter()
         .chain(OPTIONAL_TOKENS.iter().map(|(t, _)| t))
         .copied()
         .collect();
-    let derived = super::system_theme::derive(&super::system_theme::reported(), &tokens);
+    let derived = super::system_theme::derive(reported);
     let colors = derived.unwrap_or_else(|| {
         tokens
             .iter()

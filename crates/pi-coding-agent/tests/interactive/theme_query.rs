@@ -97,10 +97,13 @@ fn the_system_theme_is_made_from_the_colours_the_terminal_reports() {
     }
     answer_colours(&mut pty);
     pty.wait_text("mock-model");
-    // The editor border takes a derived truecolour grey instead of the terminal's default.
+    // The editor border takes the `thinkingOff` colour pi 1.6 computes from these answers
+    // (`generateSystemThemeColors` of its dist/modes/interactive/theme/system-theme.js run in
+    // node on the same colours gives #6c6c6c).
     pty.wait_for("derived colours", Duration::from_secs(10), |_| {
         is_rgb(border_colour(&pty))
     });
+    assert_eq!(border_colour(&pty), Some(vt100::Color::Rgb(0x6c, 0x6c, 0x6c)));
     quit(&mut pty);
 }
 

@@ -271,7 +271,25 @@ impl Renderer<'_> {
     /// (with `warnings`, and a flowchart that could not be read, a line saying why).
     fn diagram(&self, b: &Block, text: &str, width: usize, warnings: bool, out: &mut Vec<String>) {
         let t = &self.theme.diagram;
+        let not_drawn = |why: &str, out: &mut Vec<String>| {
+            self.block(b, width, out);
+            // A paragraph of its own under the code, as pi 1.6 shows it.
+            out.push(String::new());
+            out.extend(wrap_text(
+                &t.warning.paint(&format!("Mermaid diagram not rendered: {why}")),
+                width,
+            ));
+        };
         match crate::mermaid::render(text) {
+            // Parts left out: the source and why, once the text is complete (pi 1.6 draws what it
+            // could while streaming).
+            Ok(d) if d.width() <= width && warnings && !d.warnings.is_empty() => {
+                let more = match d.warnings.len() {
+                    1 => String::new(),
+                    n => format!(" (+{} more)", n - 1),
+                };
+                not_drawn(&format!("{}{more}", d.warnings[0]), out);
+            }
             Ok(d) if d.width() <= width => {
                 out.extend(d.styled(|role, run| {
                     let style = match role {
@@ -279,19 +297,13 @@ impl Renderer<'_> {
                         crate::mermaid::Role::Text => t.text,
                         crate::mermaid::Role::Edge => t.edge,
                         crate::mermaid::Role::EdgeLabel => t.edge_label,
+                        // Bold in the edges' colour, as pi 1.6 draws a title.
+                        crate::mermaid::Role::Title => t.edge.bold(),
                     };
                     style.paint(run)
                 }));
             }
-            Err(crate::mermaid::NotDrawn::Invalid(why)) if warnings => {
-                self.block(b, width, out);
-                // A paragraph of its own under the code, as pi 1.6 shows it.
-                out.push(String::new());
-                out.extend(wrap_text(
-                    &t.warning.paint(&format!("Mermaid diagram not rendered: {why}")),
-                    width,
-                ));
-            }
+            Err(crate::mermaid::NotDrawn::Invalid(why)) if warnings => not_drawn(&why, out),
             _ => self.block(b, width, out),
         }
     }
@@ -577,6 +589,27 @@ mod tests {
     fn render(md: &str, width: usize) -> Vec<String> {
         let mut m = Markdown::new(md, plain_theme());
         m.lines(width).iter().map(|l| strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn a_sequence_diagram_with_unreadable_lines_is_drawn_only_while_streaming() {
+        let md = "```mermaid\nsequenceDiagram\nA->>B: hi\nwhat\nNote A\n```";
+        let lines = |warnings: bool| {
+            let mut m = Markdown::new(md, plain_theme());
+            m.set_diagrams(true, warnings);
+            m.lines(80).iter().map(|l| strip_ansi(l)).collect::<Vec<_>>()
+        };
+        // Complete: the source, then the first reason and how many more, as pi 1.6 shows it.
+        let done = lines(true);
+        assert!(done.iter().any(|l| l.contains("what")), "{done:?}");
+        assert_eq!(
+            done.last().map(String::as_str),
+            Some("Mermaid diagram not rendered: dropped, unreadable statement: \"what\" (+1 more)")
+        );
+        // Still streaming: what could be read is drawn.
+        let streaming = lines(false);
+        assert!(streaming.iter().any(|l| l.contains("├─────▶│")), "{streaming:?}");
+        assert!(!streaming.iter().any(|l| l.contains("not rendered")), "{streaming:?}");
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! Mermaid flowcharts and sequence diagrams as box-drawing text for the terminal: [`render`]
 //! reads a flowchart (`parse`), places its nodes (`layout`) and draws it (`draw`); a
-//! `sequenceDiagram` goes to `sequence`. Other diagram types, and diagrams these subsets cannot
-//! read, are not drawn: the caller shows the source instead.
+//! `sequenceDiagram` goes to `sequence` (drawn on `canvas`, read through `statements`). Other
+//! diagram types, and flowcharts the subset cannot read, are not drawn: the caller shows the
+//! source instead.
 
+mod canvas;
 mod draw;
 mod layout;
 mod parse;
 mod sequence;
+mod statements;
 
 use crate::width::visible_width;
 
@@ -21,18 +24,23 @@ pub enum Role {
     Edge,
     /// An edge's label.
     EdgeLabel,
+    /// The diagram's title (from its frontmatter).
+    Title,
 }
 
 /// A drawn diagram: rows of (role, text) runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diagram {
     pub rows: Vec<Vec<(Role, String)>>,
+    /// What was left out of the drawing (statements that could not be read, a size cap).
+    /// pi 1.6 shows the source instead, with the first of these, once a reply is complete.
+    pub warnings: Vec<String>,
 }
 
 /// Why a diagram was not drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotDrawn {
-    /// Not a flowchart: another diagram type, which is shown as code.
+    /// Another diagram type, or nothing to draw (no participants, too large): shown as code.
     Unsupported,
     /// A flowchart that could not be read, with the reason.
     Invalid(String),
@@ -60,14 +68,28 @@ impl Diagram {
 
 /// Draw a Mermaid flowchart (`graph` / `flowchart`) or sequence diagram.
 pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
-    let header = src
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("%%"))
-        .unwrap_or("");
-    if header.split_whitespace().next() == Some("sequenceDiagram") {
-        return sequence::render(src);
+    let src = &statements::strip_controls(src);
+    let mut diagram = if statements::header_kind(src).as_deref() == Some("sequencediagram") {
+        sequence::render(src)?
+    } else {
+        flowchart(&statements::body(src))?
+    };
+    // A frontmatter title goes centred above the drawing, a blank row under it, as in pi 1.6.
+    if let Some(title) = statements::title(src) {
+        let tw = visible_width(&title);
+        let pad = diagram.width().max(tw).saturating_sub(tw) / 2;
+        let mut row = Vec::new();
+        if pad > 0 {
+            row.push((Role::Text, " ".repeat(pad)));
+        }
+        row.push((Role::Title, title));
+        diagram.rows.splice(0..0, [row, Vec::new()]);
     }
+    Ok(diagram)
+}
+
+/// A flowchart, its source without frontmatter.
+fn flowchart(src: &str) -> Result<Diagram, NotDrawn> {
     let chart = parse::parse(src).map_err(|e| match e {
         parse::ParseError::Unsupported => NotDrawn::Unsupported,
         parse::ParseError::Line(n, why) => NotDrawn::Invalid(format!("line {n}: {why}")),
@@ -78,6 +100,7 @@ pub fn render(src: &str) -> Result<Diagram, NotDrawn> {
     let placed = layout::layout(&chart);
     Ok(Diagram {
         rows: draw::draw(&chart, &placed),
+        warnings: Vec::new(),
     })
 }
 
@@ -167,16 +190,21 @@ mod tests {
     }
 
     #[test]
+    fn a_frontmatter_title_is_centred_above_the_drawing() {
+        let d = render("---\ntitle: Login flow\n---\nsequenceDiagram\n  A->>B: hi").expect("drawn");
+        // pi 1.6 (lovely-mermaid 0.3.3) for the same source.
+        assert_eq!(d.plain()[..4], [" Login flow", "", "┌───┐  ┌───┐", "│ A │  │ B │"]);
+        assert_eq!(d.rows[0][1], (Role::Title, "Login flow".to_string()));
+        let d = render("---\ntitle: A title wider than the chart\n---\ngraph TD\nA-->B").expect("drawn");
+        assert_eq!(d.plain()[0], "A title wider than the chart");
+        assert_eq!(d.width(), 28);
+    }
+
+    #[test]
     fn other_diagrams_are_not_drawn() {
         assert_eq!(render("classDiagram\nA <|-- B"), Err(NotDrawn::Unsupported));
-        assert!(matches!(
-            render("sequenceDiagram\nA->>A: me"),
-            Err(NotDrawn::Invalid(_))
-        ));
-        assert!(matches!(
-            render("sequenceDiagram\nA->>B: hi\nNote over A: n"),
-            Err(NotDrawn::Invalid(_))
-        ));
+        // A sequence diagram without a participant has nothing to draw.
+        assert_eq!(render("sequenceDiagram\n%% empty"), Err(NotDrawn::Unsupported));
         assert!(matches!(render("graph TD\nA[oops --> B"), Err(NotDrawn::Invalid(_))));
         assert!(is_mermaid("mermaid") && is_mermaid("Mermaid title") && !is_mermaid("rust"));
     }
