@@ -186,11 +186,15 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
     }
     for entry in &input.settings_entries {
         let value = entry.value.as_str();
-        // Built-in extensions and glob filters are not handled here.
-        if value.starts_with('-') || value.starts_with('!') || value.starts_with("builtin:") {
+        // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
+        // `extensions::builtin`) and glob filters are not handled here.
+        if value.starts_with('-') || value.starts_with('!') {
             continue;
         }
         let value = value.strip_prefix('+').unwrap_or(value);
+        if value.starts_with("builtin:") {
+            continue;
+        }
         collector.add_configured(absolute(&entry.base_dir, value));
     }
     if input.project_trusted {
@@ -272,6 +276,11 @@ mod tests {
                 },
                 SettingsEntry {
                     value: "builtin:mcp".into(),
+                    base_dir: agent.clone(),
+                },
+                // A switch that turns a built-in on again, no file.
+                SettingsEntry {
+                    value: "+builtin:codemode".into(),
                     base_dir: agent.clone(),
                 },
             ],

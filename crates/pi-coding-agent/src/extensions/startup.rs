@@ -137,8 +137,8 @@ pub fn models_if_changed(slot: &Arc<ExtensionSlot>, session: &AgentSession) -> O
 
 /// pi's own providers that pi 1.6 registers through its built-in extensions (`llama.cpp`),
 /// for `ctx.modelRegistry.getRegisteredProviderIds()`.
-pub fn builtin_providers(args: &Args) -> Vec<String> {
-    if super::builtin::enabled(args, super::builtin::LLAMA_CPP) {
+pub fn builtin_providers(args: &Args, session: &AgentSession) -> Vec<String> {
+    if super::builtin::enabled(args, &lock(session.settings()), super::builtin::LLAMA_CPP) {
         vec!["llama.cpp".to_string()]
     } else {
         Vec::new()
@@ -240,7 +240,8 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
         AppMode::Interactive => Mode::Tui,
     };
     let slot = Arc::clone(session.services().extensions());
-    slot.set_mcp_connects(crate::mcp::enabled_by(args));
+    let mcp_on = crate::mcp::enabled_by(args, &lock(session.settings()));
+    slot.set_mcp_connects(mcp_on);
     let paths = Paths::for_cwd(session.cwd());
     let project_trusted = session.services().project_trusted();
     let found = discover(&discovery_input(
@@ -255,7 +256,7 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     if let Some(runner) = slot.take_pre_trust() {
         slot.set_runner(Some(Arc::clone(&runner)));
         let builtin = StateUpdate {
-            builtin_providers: Some(builtin_providers(args)),
+            builtin_providers: Some(builtin_providers(args, session)),
             ..StateUpdate::default()
         };
         // A host that is gone is reported when the final list loads.
@@ -274,7 +275,7 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     config.mode = mode;
     config.project_trusted = session.services().project_trusted();
     let mut state = session_state(session, Some(mode));
-    state.builtin_providers = Some(builtin_providers(args));
+    state.builtin_providers = Some(builtin_providers(args, session));
     // `ctx.ui.theme` has the UI theme's colours from the first event on, in every mode.
     state.theme = Some(theme_for(&paths, session, mode));
     config.initial_state = Some(state);

@@ -113,15 +113,11 @@ impl Sources {
 /// The commands of the built-in extensions on for this run, in pi 1.6's order: those named with
 /// `-e builtin:<name>` first (they load with the command line's extensions), then the rest.
 /// A built-in whose command an extension registered itself is left out, as pi leaves it unloaded.
-pub fn builtin_commands(args: &Args, taken: &[&str]) -> Vec<SlashCommand> {
+pub fn builtin_commands(args: &Args, settings: &SettingsManager, taken: &[&str]) -> Vec<SlashCommand> {
     let named = |path: &str| args.extensions.iter().position(|e| e == path);
     let mut on: Vec<_> = BUILTIN_COMMANDS
         .iter()
-        .filter(|(path, name, _)| {
-            builtin::enabled(args, path)
-                && !taken.contains(name)
-                && (*path != builtin::MCP || crate::mcp::enabled_by(args))
-        })
+        .filter(|(path, name, _)| builtin::enabled(args, settings, path) && !taken.contains(name))
         .collect();
     on.sort_by_key(|(path, _, _)| named(path).unwrap_or(usize::MAX));
     on.into_iter()

@@ -57,8 +57,9 @@ fn err(e: impl std::fmt::Display) -> RpcError {
 /// as pi 1.6 names it, then those of pi's built-in extensions.
 fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCommand> {
     let mut listed = Vec::new();
+    let settings = crate::session::agent_session::lock(session.settings()).snapshot();
     if let Some(runner) = host.services().extensions().runner() {
-        let sources = Sources::new(session.cwd(), &crate::session::agent_session::lock(session.settings()));
+        let sources = Sources::new(session.cwd(), &settings);
         let registrations = runner.registrations();
         let registered = registrations.commands();
         // A name two extensions registered is invoked as `name:1`, `name:2`, as pi numbers them.
@@ -80,10 +81,10 @@ fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCo
             }
         }));
         let taken: Vec<&str> = registered.iter().map(|(_, c)| c.name.as_str()).collect();
-        listed.extend(builtin_commands(host.args(), &taken));
+        listed.extend(builtin_commands(host.args(), &settings, &taken));
         return listed;
     }
-    builtin_commands(host.args(), &[])
+    builtin_commands(host.args(), &settings, &[])
 }
 
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {
