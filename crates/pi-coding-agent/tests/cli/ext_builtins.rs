@@ -139,3 +139,75 @@ fn settings_entries_switch_codemode_off_and_a_project_or_the_command_line_on_aga
         );
     }
 }
+
+/// The extension commands of a `get_commands` answer: name and where they come from.
+fn extension_commands(stdout: &str) -> Vec<(String, String)> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "response" && e["id"] == "1")
+        .and_then(|e| e["data"]["commands"].as_array().cloned())
+        .unwrap_or_else(|| panic!("no get_commands answer: {stdout}"))
+        .iter()
+        .filter(|c| c["source"] == "extension")
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap_or_default().to_string(),
+                c["sourceInfo"]["source"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn builtins_named_with_e_follow_the_other_e_extensions_commands() {
+    let test = "builtins_named_with_e_follow_the_other_e_extensions_commands";
+    let Some(env) = crate::extensions::environment(test) else {
+        return;
+    };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let root = PathBuf::from(fx.tmp());
+    let command = |name: &str| {
+        let path = root.join(format!("{name}.ts"));
+        std::fs::write(
+            &path,
+            format!("export default function (pi: any) {{ pi.registerCommand(\"{name}\", {{ handler: async () => {{}} }}); }}\n"),
+        )
+        .unwrap();
+        path.display().to_string()
+    };
+    let (a, b, s) = (command("from_a"), command("from_b"), command("from_settings"));
+    entries(&fx, &[&s], &[]);
+    let args = [
+        "--mode",
+        "rpc",
+        "-e",
+        "builtin:mcp",
+        "-e",
+        &a,
+        "-e",
+        "builtin:llama.cpp",
+        "-e",
+        &b,
+    ]
+    .map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let ours = extension_commands(&crate::extensions::pi_with(&fx, &env, &args).stdin(input).run().stdout);
+    let expected = [
+        ("from_a", "cli"),
+        ("from_b", "cli"),
+        ("mcp", "builtin"),
+        ("llama", "builtin"),
+        ("from_settings", "local"),
+    ]
+    .map(|(n, s)| (n.to_string(), s.to_string()));
+    assert_eq!(ours, expected);
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let run = crate::extensions::reference_run(&reference, &fx, &args)
+        .stdin(input)
+        .run();
+    assert_eq!(ours, extension_commands(&run.stdout));
+}
