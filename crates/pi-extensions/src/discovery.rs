@@ -20,7 +20,8 @@ pub struct SettingsEntry {
 pub struct DiscoveryInput {
     pub cwd: PathBuf,
     pub agent_dir: PathBuf,
-    /// `-e` values as typed (relative to `cwd`).
+    /// `-e` values as typed (relative to `cwd`), a `-e npm:`/`git:` package's entry files in
+    /// its place.
     pub cli_paths: Vec<String>,
     /// Entry files or folders of installed settings packages, in their order.
     pub package_paths: Vec<PathBuf>,

@@ -186,18 +186,26 @@ pub(super) fn discovery_input(
     let mut settings_entries = scope_entries(settings.project_settings(), &paths.cwd.join(".pi"));
     settings_entries.extend(scope_entries(settings.global_settings(), &paths.agent_dir));
     // `-e git:…` / `-e npm:…` name packages (installed for this run while resources loaded);
-    // their extensions come from the package, as do those of the settings' packages.
-    let (cli_paths, cli_packages): (Vec<String>, Vec<String>) = args
+    // their extensions come from the package, in the command line's order among the other
+    // `-e` extensions, as pi 1.6 loads them.
+    let cli_paths: Vec<String> = args
         .extensions
         .iter()
         .filter(|s| !super::builtin::is_builtin(s))
-        .cloned()
-        .partition(|s| matches!(PackageSpec::parse(s), PackageSpec::Local(_)));
-    let package_paths = {
-        let configured = crate::packages::package_resources(paths, settings, false).extensions;
-        let temporary = crate::packages::temporary_package_resources(paths, settings, &cli_packages).extensions;
-        temporary.into_iter().chain(configured).map(|(path, _)| path).collect()
-    };
+        .flat_map(|source| match PackageSpec::parse(source) {
+            PackageSpec::Local(_) => vec![source.clone()],
+            _ => crate::packages::temporary_package_resources(paths, settings, std::slice::from_ref(source))
+                .extensions
+                .into_iter()
+                .map(|(path, _)| path.display().to_string())
+                .collect(),
+        })
+        .collect();
+    let package_paths = crate::packages::package_resources(paths, settings, false)
+        .extensions
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
     DiscoveryInput {
         cwd: paths.cwd.clone(),
         agent_dir: paths.agent_dir.clone(),
