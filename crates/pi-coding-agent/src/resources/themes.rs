@@ -81,8 +81,9 @@ pub const OPTIONAL_TOKENS: [(&str, &str); 5] = [
 ];
 
 /// Tokens used as backgrounds (the rest are foregrounds).
-pub const BACKGROUND_TOKENS: [&str; 6] = [
+pub const BACKGROUND_TOKENS: [&str; 7] = [
     "selectedBg",
+    "searchMatchBg",
     "userMessageBg",
     "customMessageBg",
     "toolPendingBg",
@@ -424,9 +425,10 @@ const SYSTEM_SLOTS: [(&str, u8); 37] = [
     ("thinkingHigh", 5),
     ("thinkingXhigh", 13),
     ("thinkingMax", 1),
-    ("selectedBg", 4),
-    ("searchMatchBg", 3),
-    // Panels (message and tool backgrounds) stay the terminal's own background.
+    // Panels (message and tool backgrounds, the selection and search matches) stay the
+    // terminal's own background, as pi 1.6 leaves them when the terminal reported nothing.
+    ("selectedBg", 255),
+    ("searchMatchBg", 255),
     ("userMessageBg", 255),
     ("customMessageBg", 255),
     ("toolPendingBg", 255),

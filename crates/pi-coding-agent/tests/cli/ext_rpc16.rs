@@ -297,3 +297,39 @@ fn an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order() {
     ));
     assert_eq!(ours, theirs);
 }
+
+/// Outside the terminal UI pi 1.6's default theme has no panel backgrounds (the selection and
+/// search matches included: the terminal reported no colours), each token exists only in its
+/// own slot, and `style()` opens the colours before the attributes.
+#[test]
+fn the_themes_slots_outside_the_terminal_ui_are_pi_1_6s() {
+    let test = "the_themes_slots_outside_the_terminal_ui_are_pi_1_6s";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = |mut pi: crate::harness::Pi, name: &str| {
+        let path = fx.root.path().join(name);
+        pi.cmd.env("THEME_LOG", &path);
+        pi.run().assert_ok();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let args = ["-e", &fixture("theme_slots.ts"), "-p", "hi"].map(str::to_string);
+    let ours = log(pi_with(&fx, &env, &args), "ours.log");
+    assert!(
+        ours.contains("bg selectedBg \"\\u001b[49my\\u001b[49m\" \"\\u001b[49m\"\n"),
+        "{ours}"
+    );
+    assert!(ours.contains("bg searchMatchBg \"\\u001b[49my\\u001b[49m\""), "{ours}");
+    assert!(
+        ours.contains("bg of a foreground throws Unknown theme color: accent\n"),
+        "{ours}"
+    );
+    assert!(
+        ours.contains("style \"\\u001b[38;5;5m\\u001b[49ms\\u001b[49m\\u001b[39m\"\n"),
+        "{ours}"
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
+}
