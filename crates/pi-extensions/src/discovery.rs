@@ -82,10 +82,13 @@ fn folder_entries(dir: &Path) -> Option<Vec<PathBuf>> {
                 .and_then(|pi| pi.get("extensions"))
                 .and_then(|e| e.as_array())
             {
+                // An entry that is a folder stands for the extensions in it, as pi 1.6 reads
+                // a manifest (`"extensions": ["./extensions"]`).
                 let entries: Vec<PathBuf> = list
                     .iter()
                     .filter_map(|v| v.as_str())
                     .map(|p| absolute(dir, p))
+                    .flat_map(|p| if p.is_dir() { discover_in_dir(&p) } else { vec![p] })
                     .filter(|p| p.exists())
                     .collect();
                 if !entries.is_empty() {
@@ -237,6 +240,31 @@ mod tests {
                     .unwrap_or_else(|_| s.path.clone())
             })
             .collect()
+    }
+
+    #[test]
+    fn a_manifest_entry_naming_a_folder_loads_the_extensions_in_it() -> std::io::Result<()> {
+        let root = tempfile::tempdir()?;
+        let root = fs::canonicalize(root.path())?;
+        let package = root.join("pkg");
+        fs::create_dir_all(&package)?;
+        fs::write(
+            package.join("package.json"),
+            r#"{"pi":{"extensions":["./extensions"]}}"#,
+        )?;
+        touch(&package.join("extensions/b.ts"))?;
+        touch(&package.join("extensions/a.ts"))?;
+        touch(&package.join("extensions/notes.md"))?;
+        let input = DiscoveryInput {
+            cwd: root.clone(),
+            agent_dir: root.join("agent"),
+            cli_paths: vec!["pkg".into()],
+            ..DiscoveryInput::default()
+        };
+        let found = discover(&input);
+        assert_eq!(names(&found, &root), ["pkg/extensions/a.ts", "pkg/extensions/b.ts"]);
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        Ok(())
     }
 
     #[test]
