@@ -583,7 +583,9 @@ fn build_session(
     // A replacement session gets the extensions already running (none at first startup: they
     // start with the mode's runtime and join then).
     crate::extensions::attach(&session, services.extensions());
-    if crate::extensions::builtin::enabled(args, crate::extensions::builtin::CODEMODE) {
+    let codemode =
+        crate::extensions::builtin::enabled(args, &lock(session.settings()), crate::extensions::builtin::CODEMODE);
+    if codemode {
         let named = tool_names(args).iter().any(|n| n == pi_codemode::TOOL_NAME);
         crate::codemode::attach(&session, named);
     }

@@ -40,6 +40,8 @@ mod docs;
 mod export_colours;
 #[path = "cli/ext_boundary.rs"]
 mod ext_boundary;
+#[path = "cli/ext_builtins.rs"]
+mod ext_builtins;
 #[path = "cli/ext_examples.rs"]
 mod ext_examples;
 #[path = "cli/ext_oauth.rs"]

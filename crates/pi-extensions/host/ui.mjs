@@ -75,16 +75,38 @@ export function createTheme(initial) {
 			return (text) => theme.fg(fgAnsi.has(token) || spec === undefined ? token : "thinkingXhigh", text);
 		},
 		getBashModeBorderColor: () => (text) => theme.fg("bashMode", text),
+		// pi's one-pass styling: the colours open first (foreground, then background), then the
+		// attributes, each closed in reverse order; a faint token adds faint. Unlike `bold()`
+		// and the like, the attributes are written whether or not stdout is a terminal.
 		style(text, options = {}) {
-			let out = text;
-			if (options.fg) out = theme.fg(options.fg, out);
-			if (options.bg) out = theme.bg(options.bg, out);
-			if (options.bold) out = theme.bold(out);
-			if (options.italic) out = theme.italic(out);
-			if (options.underline) out = theme.underline(out);
-			if (options.inverse) out = theme.inverse(out);
-			if (options.strikethrough) out = theme.strikethrough(out);
-			return out;
+			const { fg, bg } = options;
+			const faint = options.dim || (typeof fg === "string" && dim.has(fg));
+			let prefix = "";
+			let suffix = "";
+			const fgOpen = fg === undefined ? "" : lookup(fgAnsi, fg);
+			if (fgOpen) {
+				prefix += fgOpen;
+				suffix = RESET_FG;
+			}
+			const bgOpen = bg === undefined ? "" : lookup(bgAnsi, bg);
+			if (bgOpen) {
+				prefix += bgOpen;
+				suffix = `${RESET_BG}${suffix}`;
+			}
+			if (options.bold) prefix += "\x1b[1m";
+			if (faint) prefix += "\x1b[2m";
+			if (options.bold || faint) suffix = `\x1b[22m${suffix}`;
+			for (const [key, open, close] of [
+				["italic", 3, 23],
+				["underline", 4, 24],
+				["inverse", 7, 27],
+				["strikethrough", 9, 29],
+			]) {
+				if (!options[key]) continue;
+				prefix += `\x1b[${open}m`;
+				suffix = `\x1b[${close}m${suffix}`;
+			}
+			return `${prefix}${text}${suffix}`;
 		},
 	};
 	// The spec it was made from, so `setTheme(theme)` can name it to pi.

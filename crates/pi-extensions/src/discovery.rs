@@ -20,7 +20,8 @@ pub struct SettingsEntry {
 pub struct DiscoveryInput {
     pub cwd: PathBuf,
     pub agent_dir: PathBuf,
-    /// `-e` values as typed (relative to `cwd`).
+    /// `-e` values as typed (relative to `cwd`), a `-e npm:`/`git:` package's entry files in
+    /// its place.
     pub cli_paths: Vec<String>,
     /// Entry files or folders of installed settings packages, in their order.
     pub package_paths: Vec<PathBuf>,
@@ -81,10 +82,13 @@ fn folder_entries(dir: &Path) -> Option<Vec<PathBuf>> {
                 .and_then(|pi| pi.get("extensions"))
                 .and_then(|e| e.as_array())
             {
+                // An entry that is a folder stands for the extensions in it, as pi 1.6 reads
+                // a manifest (`"extensions": ["./extensions"]`).
                 let entries: Vec<PathBuf> = list
                     .iter()
                     .filter_map(|v| v.as_str())
                     .map(|p| absolute(dir, p))
+                    .flat_map(|p| if p.is_dir() { discover_in_dir(&p) } else { vec![p] })
                     .filter(|p| p.exists())
                     .collect();
                 if !entries.is_empty() {
@@ -186,11 +190,15 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
     }
     for entry in &input.settings_entries {
         let value = entry.value.as_str();
-        // Built-in extensions and glob filters are not handled here.
-        if value.starts_with('-') || value.starts_with('!') || value.starts_with("builtin:") {
+        // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
+        // `extensions::builtin`) and glob filters are not handled here.
+        if value.starts_with('-') || value.starts_with('!') {
             continue;
         }
         let value = value.strip_prefix('+').unwrap_or(value);
+        if value.starts_with("builtin:") {
+            continue;
+        }
         collector.add_configured(absolute(&entry.base_dir, value));
     }
     if input.project_trusted {
@@ -235,6 +243,31 @@ mod tests {
     }
 
     #[test]
+    fn a_manifest_entry_naming_a_folder_loads_the_extensions_in_it() -> std::io::Result<()> {
+        let root = tempfile::tempdir()?;
+        let root = fs::canonicalize(root.path())?;
+        let package = root.join("pkg");
+        fs::create_dir_all(&package)?;
+        fs::write(
+            package.join("package.json"),
+            r#"{"pi":{"extensions":["./extensions"]}}"#,
+        )?;
+        touch(&package.join("extensions/b.ts"))?;
+        touch(&package.join("extensions/a.ts"))?;
+        touch(&package.join("extensions/notes.md"))?;
+        let input = DiscoveryInput {
+            cwd: root.clone(),
+            agent_dir: root.join("agent"),
+            cli_paths: vec!["pkg".into()],
+            ..DiscoveryInput::default()
+        };
+        let found = discover(&input);
+        assert_eq!(names(&found, &root), ["pkg/extensions/a.ts", "pkg/extensions/b.ts"]);
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        Ok(())
+    }
+
+    #[test]
     fn order_forms_trust_and_duplicates() -> std::io::Result<()> {
         let root = tempfile::tempdir()?;
         let root = fs::canonicalize(root.path())?;
@@ -272,6 +305,11 @@ mod tests {
                 },
                 SettingsEntry {
                     value: "builtin:mcp".into(),
+                    base_dir: agent.clone(),
+                },
+                // A switch that turns a built-in on again, no file.
+                SettingsEntry {
+                    value: "+builtin:codemode".into(),
                     base_dir: agent.clone(),
                 },
             ],

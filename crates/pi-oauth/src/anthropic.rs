@@ -74,14 +74,8 @@ pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credentia
         .prompt(Prompt::Select {
             message: "Select Anthropic login method:".into(),
             options: vec![
-                SelectOption {
-                    id: "browser",
-                    label: "Browser login (default)",
-                },
-                SelectOption {
-                    id: "copy_code",
-                    label: "Copy code login (headless)",
-                },
+                SelectOption::new("browser", "Browser login (default)"),
+                SelectOption::new("copy_code", "Copy code login (headless)"),
             ],
         })
         .await?;
@@ -149,7 +143,7 @@ async fn login_copy_code(config: &Config, ui: &dyn LoginUi) -> Result<Credential
     });
     let input = ui
         .prompt(Prompt::ManualCode {
-            message: "Paste the code Anthropic shows after you sign in:",
+            message: "Paste the code Anthropic shows after you sign in:".into(),
             placeholder: "code#state".into(),
         })
         .await?;

@@ -171,10 +171,13 @@ pub(crate) enum Arrival {
 pub(crate) async fn wait_for_code(
     ui: &dyn LoginUi,
     server: Option<&mut CallbackServer>,
-    message: &'static str,
+    message: &str,
     placeholder: String,
 ) -> Result<Arrival, OAuthError> {
-    let manual = ui.prompt(Prompt::ManualCode { message, placeholder });
+    let manual = ui.prompt(Prompt::ManualCode {
+        message: message.to_string(),
+        placeholder,
+    });
     let Some(rx) = server.and_then(|s| s.result.take()) else {
         return manual.await.map(Arrival::Manual);
     };

@@ -173,8 +173,8 @@ async fn enable_model(config: &Config, token: &str, model: &str, domain: Option<
 pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credential, OAuthError> {
     let input = ui
         .prompt(Prompt::Text {
-            message: "GitHub Enterprise URL/domain (blank for github.com)",
-            placeholder: "company.ghe.com",
+            message: "GitHub Enterprise URL/domain (blank for github.com)".into(),
+            placeholder: "company.ghe.com".into(),
         })
         .await?;
     let domain = normalize_domain(&input);

@@ -63,14 +63,8 @@ pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credentia
         .prompt(Prompt::Select {
             message: "Select OpenAI Codex login method:".into(),
             options: vec![
-                SelectOption {
-                    id: "browser",
-                    label: "Browser login (default)",
-                },
-                SelectOption {
-                    id: "device_code",
-                    label: "Device code login (headless)",
-                },
+                SelectOption::new("browser", "Browser login (default)"),
+                SelectOption::new("device_code", "Device code login (headless)"),
             ],
         })
         .await?;

@@ -118,14 +118,11 @@ pub(crate) async fn login(config: &Config, ui: &dyn LoginUi) -> Result<Credentia
         .prompt(Prompt::Select {
             message: format!("Sign in to {}:", display_name(config)),
             options: vec![
-                SelectOption {
-                    id: "browser",
-                    label: "Sign in with browser (recommended)",
-                },
-                SelectOption {
-                    id: "device-code",
-                    label: "Sign in with device code (when signing in from another device)",
-                },
+                SelectOption::new("browser", "Sign in with browser (recommended)"),
+                SelectOption::new(
+                    "device-code",
+                    "Sign in with device code (when signing in from another device)",
+                ),
             ],
         })
         .await?;

@@ -21,11 +21,20 @@ pub enum LoginEvent {
     Progress(String),
 }
 
-/// One choice of a [`Prompt::Select`].
+/// One choice of a [`Prompt::Select`]. Texts are owned: an extension's sign-in asks its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SelectOption {
-    pub id: &'static str,
-    pub label: &'static str,
+    pub id: String,
+    pub label: String,
+}
+
+impl SelectOption {
+    pub fn new(id: impl Into<String>, label: impl Into<String>) -> Self {
+        SelectOption {
+            id: id.into(),
+            label: label.into(),
+        }
+    }
 }
 
 /// A question for the user; the answer is a string (a [`SelectOption::id`] for `Select`).
@@ -38,13 +47,10 @@ pub enum Prompt {
         options: Vec<SelectOption>,
     },
     /// A line of text (e.g. a GitHub Enterprise domain, blank for none).
-    Text {
-        message: &'static str,
-        placeholder: &'static str,
-    },
+    Text { message: String, placeholder: String },
     /// The code or redirect URL the browser shows, pasted. Asked while the callback server
     /// waits: whichever answers first wins, and the other is dropped.
-    ManualCode { message: &'static str, placeholder: String },
+    ManualCode { message: String, placeholder: String },
 }
 
 /// The user's side of a sign-in.

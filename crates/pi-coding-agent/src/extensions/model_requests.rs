@@ -47,8 +47,13 @@ pub async fn answer(slot: &Arc<ExtensionSlot>, session: &AgentSession, method: &
                 .unwrap_or(Value::Null)
         }
         "models.refresh" => {
-            // models.json read again (extension providers stay); the host's list follows.
-            lock(session.registry()).refresh();
+            // models.json and auth.json read again (extension providers stay), as pi 1.6's
+            // refresh sees a key stored meanwhile; the host's list follows.
+            {
+                let mut registry = lock(session.registry());
+                registry.auth_mut().reload();
+                registry.refresh();
+            }
             super::providers::apply(slot, session).await;
             json!({})
         }

@@ -106,12 +106,6 @@ fn screen(slot: &ExtensionSlot, params: &Value) -> Option<Arc<dyn LoginUi>> {
     lock(&slot.logins.0).get(&id).cloned()
 }
 
-/// The flow's prompts name their text as `&'static str` (pi-ai's fixed wording); an
-/// extension's own wording lives as long as pi, one short line per question asked.
-fn leak(text: Option<&str>) -> &'static str {
-    Box::leak(text.unwrap_or_default().to_string().into_boxed_str())
-}
-
 /// `oauth.notify {loginId, event}`: show what the extension's `login` reported.
 pub fn notify(slot: &ExtensionSlot, params: &Value) {
     let Some(ui) = screen(slot, params) else { return };
@@ -141,28 +135,28 @@ pub async fn prompt(slot: &ExtensionSlot, params: &Value) -> Value {
         return Value::Null;
     };
     let prompt = &params["prompt"];
-    let text = |key: &str| prompt.get(key).and_then(Value::as_str);
-    let asked = match text("type") {
-        Some("manual_code") => Prompt::ManualCode {
-            message: leak(text("message")),
+    let text = |key: &str| prompt.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    let asked = match text("type").as_str() {
+        "manual_code" => Prompt::ManualCode {
+            message: text("message"),
             placeholder: String::new(),
         },
-        Some("select") => Prompt::Select {
-            message: text("message").unwrap_or_default().to_string(),
+        "select" => Prompt::Select {
+            message: text("message"),
             options: prompt
                 .get("options")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .map(|o| SelectOption {
-                    id: leak(o.get("id").and_then(Value::as_str)),
-                    label: leak(o.get("label").and_then(Value::as_str)),
+                .map(|o| {
+                    let field = |key: &str| o.get(key).and_then(Value::as_str).unwrap_or_default();
+                    SelectOption::new(field("id"), field("label"))
                 })
                 .collect(),
         },
         _ => Prompt::Text {
-            message: leak(text("message")),
-            placeholder: leak(text("placeholder")),
+            message: text("message"),
+            placeholder: text("placeholder"),
         },
     };
     match ui.prompt(asked).await {

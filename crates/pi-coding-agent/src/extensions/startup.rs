@@ -137,8 +137,8 @@ pub fn models_if_changed(slot: &Arc<ExtensionSlot>, session: &AgentSession) -> O
 
 /// pi's own providers that pi 1.6 registers through its built-in extensions (`llama.cpp`),
 /// for `ctx.modelRegistry.getRegisteredProviderIds()`.
-pub fn builtin_providers(args: &Args) -> Vec<String> {
-    if super::builtin::enabled(args, super::builtin::LLAMA_CPP) {
+pub fn builtin_providers(args: &Args, session: &AgentSession) -> Vec<String> {
+    if super::builtin::enabled(args, &lock(session.settings()), super::builtin::LLAMA_CPP) {
         vec!["llama.cpp".to_string()]
     } else {
         Vec::new()
@@ -186,18 +186,26 @@ pub(super) fn discovery_input(
     let mut settings_entries = scope_entries(settings.project_settings(), &paths.cwd.join(".pi"));
     settings_entries.extend(scope_entries(settings.global_settings(), &paths.agent_dir));
     // `-e git:…` / `-e npm:…` name packages (installed for this run while resources loaded);
-    // their extensions come from the package, as do those of the settings' packages.
-    let (cli_paths, cli_packages): (Vec<String>, Vec<String>) = args
+    // their extensions come from the package, in the command line's order among the other
+    // `-e` extensions, as pi 1.6 loads them.
+    let cli_paths: Vec<String> = args
         .extensions
         .iter()
         .filter(|s| !super::builtin::is_builtin(s))
-        .cloned()
-        .partition(|s| matches!(PackageSpec::parse(s), PackageSpec::Local(_)));
-    let package_paths = {
-        let configured = crate::packages::package_resources(paths, settings, false).extensions;
-        let temporary = crate::packages::temporary_package_resources(paths, settings, &cli_packages).extensions;
-        temporary.into_iter().chain(configured).map(|(path, _)| path).collect()
-    };
+        .flat_map(|source| match PackageSpec::parse(source) {
+            PackageSpec::Local(_) => vec![source.clone()],
+            _ => crate::packages::temporary_package_resources(paths, settings, std::slice::from_ref(source))
+                .extensions
+                .into_iter()
+                .map(|(path, _)| path.display().to_string())
+                .collect(),
+        })
+        .collect();
+    let package_paths = crate::packages::package_resources(paths, settings, false)
+        .extensions
+        .into_iter()
+        .map(|(path, _)| path)
+        .collect();
     DiscoveryInput {
         cwd: paths.cwd.clone(),
         agent_dir: paths.agent_dir.clone(),
@@ -240,7 +248,8 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
         AppMode::Interactive => Mode::Tui,
     };
     let slot = Arc::clone(session.services().extensions());
-    slot.set_mcp_connects(crate::mcp::enabled_by(args));
+    let mcp_on = crate::mcp::enabled_by(args, &lock(session.settings()));
+    slot.set_mcp_connects(mcp_on);
     let paths = Paths::for_cwd(session.cwd());
     let project_trusted = session.services().project_trusted();
     let found = discover(&discovery_input(
@@ -255,7 +264,7 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     if let Some(runner) = slot.take_pre_trust() {
         slot.set_runner(Some(Arc::clone(&runner)));
         let builtin = StateUpdate {
-            builtin_providers: Some(builtin_providers(args)),
+            builtin_providers: Some(builtin_providers(args, session)),
             ..StateUpdate::default()
         };
         // A host that is gone is reported when the final list loads.
@@ -274,7 +283,7 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
     config.mode = mode;
     config.project_trusted = session.services().project_trusted();
     let mut state = session_state(session, Some(mode));
-    state.builtin_providers = Some(builtin_providers(args));
+    state.builtin_providers = Some(builtin_providers(args, session));
     // `ctx.ui.theme` has the UI theme's colours from the first event on, in every mode.
     state.theme = Some(theme_for(&paths, session, mode));
     config.initial_state = Some(state);

@@ -18,26 +18,32 @@ pub use runtime::{McpRuntime, ToolFilter, STARTUP_WAIT};
 
 use crate::cli::Args;
 use crate::config::paths::Paths;
+use crate::config::settings::SettingsManager;
 use crate::extension_ui::NotifyType;
 use crate::extensions::builtin;
 use crate::services::Services;
+use crate::session::agent_session::lock;
 use crate::session::AgentSession;
 
-/// Whether the command line leaves MCP on: not with `--no-mcp`, and with `-ne` only when
-/// `-e builtin:mcp` asks for it again.
-pub fn enabled_by(args: &Args) -> bool {
-    !args.no_mcp && builtin::enabled(args, builtin::MCP)
+/// Whether MCP is on for this run: the command line and the settings' `extensions` entries
+/// decide (see [`builtin::enabled`]).
+pub fn enabled_by(args: &Args, settings: &SettingsManager) -> bool {
+    builtin::enabled(args, settings, builtin::MCP)
 }
 
 /// Load the configuration of `session`'s cwd and start connecting its servers in the
 /// background (nothing is started when none is configured); the session's registry joins.
 /// Needs a Tokio runtime.
 pub fn start(args: &Args, session: &AgentSession) {
-    session
-        .services()
-        .mcp()
-        .set_tool_search_enabled(builtin::enabled(args, builtin::TOOL_SEARCH));
-    if !enabled_by(args) {
+    let (tool_search, on) = {
+        let settings = lock(session.settings());
+        (
+            builtin::enabled(args, &settings, builtin::TOOL_SEARCH),
+            enabled_by(args, &settings),
+        )
+    };
+    session.services().mcp().set_tool_search_enabled(tool_search);
+    if !on {
         return;
     }
     session.services().mcp().set_on();

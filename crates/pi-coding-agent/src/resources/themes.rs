@@ -81,8 +81,9 @@ pub const OPTIONAL_TOKENS: [(&str, &str); 5] = [
 ];
 
 /// Tokens used as backgrounds (the rest are foregrounds).
-pub const BACKGROUND_TOKENS: [&str; 6] = [
+pub const BACKGROUND_TOKENS: [&str; 7] = [
     "selectedBg",
+    "searchMatchBg",
     "userMessageBg",
     "customMessageBg",
     "toolPendingBg",

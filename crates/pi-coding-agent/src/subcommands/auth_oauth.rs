@@ -17,7 +17,7 @@ struct TerminalLogin {
     provider: String,
     browser: bool,
     /// Labels of the methods not taken, for the hint after the URL.
-    skipped: Mutex<Vec<&'static str>>,
+    skipped: Mutex<Vec<String>>,
 }
 
 fn say(text: &str) {
@@ -117,7 +117,7 @@ impl LoginUi for TerminalLogin {
                 };
                 if self.browser {
                     if let Ok(mut skipped) = self.skipped.lock() {
-                        *skipped = others.iter().map(|o| o.label).collect();
+                        *skipped = others.iter().map(|o| o.label.clone()).collect();
                     }
                     return Ok(first.id.to_string());
                 }

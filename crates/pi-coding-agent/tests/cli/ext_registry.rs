@@ -221,3 +221,83 @@ fn get_all_follows_a_models_json_edit_read_again() {
     let theirs = listings(reference_run(&reference, &fx, &args), &log);
     assert_eq!(ours, theirs);
 }
+
+/// What `registry_auth.ts` logged over one RPC run: `/key` (a key for `mock-locked` written
+/// into auth.json, then `refresh()` unless `refresh` is false), then, once that ran, `/look`.
+fn auth_listings(mut pi: Pi, log: &Path, refresh: bool) -> Vec<String> {
+    use std::io::Write;
+    pi.cmd
+        .env("AUTH_LOG", log)
+        .env_remove("PI_EXT_REGISTRY_UNSET_KEY")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    if !refresh {
+        pi.cmd.env("AUTH_NO_REFRESH", "1");
+    }
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let read = || std::fs::read_to_string(log).unwrap_or_default();
+    let wait_for = |text: &str| {
+        let start = Instant::now();
+        while !read().contains(text) && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    writeln!(stdin, r#"{{"id":"1","type":"prompt","message":"/key"}}"#).unwrap();
+    wait_for(if refresh { "refreshed " } else { "written " });
+    writeln!(stdin, r#"{{"id":"2","type":"prompt","message":"/look"}}"#).unwrap();
+    wait_for("later ");
+    drop(stdin);
+    child.wait().unwrap();
+    read().lines().map(str::to_string).collect()
+}
+
+/// A key stored in auth.json while pi runs reaches `ctx.modelRegistry` once the extension asks
+/// the registry to read its files again (`refresh()`), as in pi 1.6; without that, pi 1.6's
+/// view stays as it was, and so does ours.
+#[test]
+fn the_model_registry_follows_a_key_stored_meanwhile_after_refresh() {
+    let test = "the_model_registry_follows_a_key_stored_meanwhile_after_refresh";
+    let Some(env) = environment(test) else { return };
+    let args = ["--mode", "rpc", "-e", &fixture("registry_auth.ts")].map(str::to_string);
+    let runs = |reference: Option<&pi_test_support::ReferencePi>| -> Vec<Vec<String>> {
+        [true, false]
+            .into_iter()
+            .map(|refresh| {
+                let mock = Mock::start(Script::echo());
+                let fx = fixture_with_locked_provider(&mock);
+                let log = fx.root.path().join("auth.log");
+                let pi = match reference {
+                    Some(r) => reference_run(r, &fx, &args),
+                    None => pi_with(&fx, &env, &args),
+                };
+                auth_listings(pi, &log, refresh)
+            })
+            .collect()
+    };
+    let ours = runs(None);
+    let off = "available=false auth={\"configured\":false}";
+    let on = "available=true auth={\"configured\":true,\"source\":\"stored\"}";
+    assert_eq!(
+        ours[0],
+        [
+            format!("before {off}"),
+            format!("written {off}"),
+            format!("refreshed {on}"),
+            format!("later {on}")
+        ]
+    );
+    assert_eq!(
+        ours[1],
+        [
+            format!("before {off}"),
+            format!("written {off}"),
+            format!("later {off}")
+        ]
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, runs(Some(&reference)));
+}

@@ -223,3 +223,113 @@ fn project_and_user_settings_entries_load_from_their_own_folders() {
     let theirs = commands(&reference_run(&reference, &fx, &args).stdin(input).run().stdout);
     assert_eq!(ours, theirs);
 }
+
+/// Install `demo-npm` (one command) where a `-e npm:demo-npm` run finds it without a network:
+/// the temporary npm folder under `root`.
+fn preinstall_npm_package(root: &std::path::Path) {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(b"npm-");
+    let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    let package = root.join(hash).join("node_modules/demo-npm");
+    std::fs::create_dir_all(package.join("extensions")).unwrap();
+    std::fs::write(
+        package.join("package.json"),
+        json!({"name": "demo-npm", "version": "1.0.0", "pi": {"extensions": ["./extensions/n.ts"]}}).to_string(),
+    )
+    .unwrap();
+    std::fs::write(package.join("extensions/n.ts"), command_file("from_npm")).unwrap();
+}
+
+/// A `-e npm:` package is one of the command line's extensions: labelled `cli` as pi 1.6 labels
+/// it, and loaded in the command line's order (before a later `-e` file and the settings').
+#[test]
+fn an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order() {
+    let test = "an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let root = PathBuf::from(fx.tmp());
+    let file = root.join("a.ts");
+    std::fs::write(&file, command_file("from_file")).unwrap();
+    let settings = root.join("s.ts");
+    std::fs::write(&settings, command_file("from_settings")).unwrap();
+    fx.agent
+        .write(
+            "settings.json",
+            json!({"extensions": [settings.display().to_string()]}).to_string(),
+        )
+        .unwrap();
+    let temp = root.join("tmp");
+    preinstall_npm_package(&temp.join("pi-extensions/npm"));
+    let args = ["--mode", "rpc", "-e", "npm:demo-npm", "-e", &file.display().to_string()].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let labels = |commands: Vec<Value>| -> Vec<(String, String, String)> {
+        commands
+            .iter()
+            .filter(|c| c["sourceInfo"]["source"] != "builtin")
+            .map(|c| {
+                let field = |v: &Value| v.as_str().unwrap_or_default().to_string();
+                (
+                    field(&c["name"]),
+                    field(&c["sourceInfo"]["source"]),
+                    field(&c["sourceInfo"]["scope"]),
+                )
+            })
+            .collect()
+    };
+    let mut pi = pi_with(&fx, &env, &args);
+    pi.cmd.env("TMPDIR", &temp);
+    let ours = labels(commands(&pi.stdin(input).run().stdout));
+    let expected = [
+        ("from_npm", "cli", "temporary"),
+        ("from_file", "cli", "temporary"),
+        ("from_settings", "local", "user"),
+    ]
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
+    assert_eq!(ours, expected);
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    // pi 1.6 keeps `-e` packages under the agent folder.
+    preinstall_npm_package(&fx.agent.path().join("tmp/extensions/npm"));
+    let theirs = labels(commands(
+        &reference_run(&reference, &fx, &args).stdin(input).run().stdout,
+    ));
+    assert_eq!(ours, theirs);
+}
+
+/// Outside the terminal UI pi 1.6's default theme has no panel backgrounds (the selection and
+/// search matches included: the terminal reported no colours), each token exists only in its
+/// own slot, and `style()` opens the colours before the attributes.
+#[test]
+fn the_themes_slots_outside_the_terminal_ui_are_pi_1_6s() {
+    let test = "the_themes_slots_outside_the_terminal_ui_are_pi_1_6s";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = |mut pi: crate::harness::Pi, name: &str| {
+        let path = fx.root.path().join(name);
+        pi.cmd.env("THEME_LOG", &path);
+        pi.run().assert_ok();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let args = ["-e", &fixture("theme_slots.ts"), "-p", "hi"].map(str::to_string);
+    let ours = log(pi_with(&fx, &env, &args), "ours.log");
+    assert!(
+        ours.contains("bg selectedBg \"\\u001b[49my\\u001b[49m\" \"\\u001b[49m\"\n"),
+        "{ours}"
+    );
+    assert!(ours.contains("bg searchMatchBg \"\\u001b[49my\\u001b[49m\""), "{ours}");
+    assert!(
+        ours.contains("bg of a foreground throws Unknown theme color: accent\n"),
+        "{ours}"
+    );
+    assert!(
+        ours.contains("style \"\\u001b[38;5;5m\\u001b[49ms\\u001b[49m\\u001b[39m\"\n"),
+        "{ours}"
+    );
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
+}

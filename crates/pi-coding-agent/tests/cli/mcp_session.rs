@@ -548,6 +548,35 @@ fn builtin_names_turn_mcp_on_after_no_extensions_and_unknown_ones_fail() {
     );
 }
 
+/// `-builtin:mcp` among the user's `extensions` entries leaves the servers unstarted; a
+/// trusted project's `+builtin:mcp` starts them again.
+#[test]
+fn settings_entries_turn_mcp_off_and_a_projects_on_again() {
+    let Some((node, script)) = everything() else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    write_config(
+        &fx,
+        json!({ "everything": everything_entry(&node, &script, json!({"exposure": "direct"})) }),
+    );
+    fx.agent
+        .write("settings.json", json!({"extensions": ["-builtin:mcp"]}).to_string())
+        .unwrap();
+    fx.pi(["-p", "hi"]).run().assert_ok();
+    let project = fx.proj.join(".pi");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("settings.json"),
+        json!({"extensions": ["+builtin:mcp"]}).to_string(),
+    )
+    .unwrap();
+    fx.pi(["--approve", "-p", "hi"]).run().assert_ok();
+    let requests = mock.requests();
+    let names = |i: usize| -> Vec<String> { declared(&requests[i].body).into_iter().map(|(n, _)| n).collect() };
+    assert_eq!(names(0), ["read", "bash", "edit", "write"], "the user turned MCP off");
+    assert!(names(1).iter().any(|n| n == "mcp__everything__echo"), "{:?}", names(1));
+}
+
 #[test]
 fn tools_entries_naming_mcp_tools_filter_them() {
     let Some((node, script)) = filesystem_server() else {

@@ -464,7 +464,7 @@ impl LoginFlow {
                 }
                 Prompt::ManualCode { message, .. } => {
                     self.device = None;
-                    self.ask_input(message, "dim", Target::Flow(answer), false);
+                    self.ask_input(&message, "dim", Target::Flow(answer), false);
                 }
             },
             // The app closes the screen when the flow ends.
@@ -734,8 +734,8 @@ mod tests {
         let (tx, rx) = tokio::sync::oneshot::channel();
         f.apply(LoginUpdate::Ask {
             prompt: Prompt::Text {
-                message: "GitHub Enterprise URL/domain (blank for github.com)",
-                placeholder: "company.ghe.com",
+                message: "GitHub Enterprise URL/domain (blank for github.com)".into(),
+                placeholder: "company.ghe.com".into(),
             },
             answer: Answer::for_test(tx),
         });

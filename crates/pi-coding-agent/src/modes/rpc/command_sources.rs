@@ -1,7 +1,8 @@
 //! Where an extension command of RPC `get_commands` comes from, as pi 1.6 reports it: a `-e`
 //! path (`cli`), a settings `extensions` entry (`local`), an `extensions/` folder (`auto`), a
 //! package (its source as configured, origin `package`), or pi's own built-in extensions
-//! (`builtin`), whose `/llama` and `/mcp` commands are listed after every other extension's.
+//! (`builtin`), whose `/llama` and `/mcp` commands are listed after every other extension's,
+//! except those named with `-e builtin:<name>`: they follow the other `-e` extensions'.
 
 use std::path::{Path, PathBuf};
 
@@ -110,32 +111,42 @@ impl Sources {
     }
 }
 
-/// The commands of the built-in extensions on for this run, in pi 1.6's order: those named with
-/// `-e builtin:<name>` first (they load with the command line's extensions), then the rest.
-/// A built-in whose command an extension registered itself is left out, as pi leaves it unloaded.
-pub fn builtin_commands(args: &Args, taken: &[&str]) -> Vec<SlashCommand> {
+/// `listed` (the extensions' commands in load order) with those of the built-in extensions on for
+/// this run, in pi 1.6's order: the built-ins named with `-e builtin:<name>` (in the command
+/// line's order) right after the commands of the other `-e` extensions, which load first, and
+/// the rest after every extension's. A built-in whose command an extension registered itself
+/// (`taken`) is left out, as pi leaves it unloaded.
+pub fn with_builtin_commands(
+    mut listed: Vec<SlashCommand>,
+    args: &Args,
+    settings: &SettingsManager,
+    taken: &[&str],
+) -> Vec<SlashCommand> {
     let named = |path: &str| args.extensions.iter().position(|e| e == path);
     let mut on: Vec<_> = BUILTIN_COMMANDS
         .iter()
-        .filter(|(path, name, _)| {
-            builtin::enabled(args, path)
-                && !taken.contains(name)
-                && (*path != builtin::MCP || crate::mcp::enabled_by(args))
-        })
+        .filter(|(path, name, _)| builtin::enabled(args, settings, path) && !taken.contains(name))
         .collect();
     on.sort_by_key(|(path, _, _)| named(path).unwrap_or(usize::MAX));
-    on.into_iter()
-        .map(|(path, name, description)| SlashCommand {
-            name: name.to_string(),
-            description: Some(description.to_string()),
-            source: CommandSource::Extension,
-            source_info: SourceInfo {
-                path: path.to_string(),
-                source: "builtin".to_string(),
-                scope: SourceScope::Temporary,
-                origin: SourceOrigin::TopLevel,
-                base_dir: None,
-            },
-        })
-        .collect()
+    let (first, rest): (Vec<_>, Vec<_>) = on.into_iter().partition(|(path, _, _)| named(path).is_some());
+    let after_cli = listed.iter().take_while(|c| c.source_info.source == "cli").count();
+    let rest: Vec<SlashCommand> = rest.into_iter().map(builtin_command).collect();
+    listed.splice(after_cli..after_cli, first.into_iter().map(builtin_command));
+    listed.extend(rest);
+    listed
+}
+
+fn builtin_command((path, name, description): &(&str, &str, &str)) -> SlashCommand {
+    SlashCommand {
+        name: name.to_string(),
+        description: Some(description.to_string()),
+        source: CommandSource::Extension,
+        source_info: SourceInfo {
+            path: path.to_string(),
+            source: "builtin".to_string(),
+            scope: SourceScope::Temporary,
+            origin: SourceOrigin::TopLevel,
+            base_dir: None,
+        },
+    }
 }

@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::backend::{BashDeltaFn, RpcBackend, RpcError, RpcResult};
-use super::command_sources::{builtin_commands, Sources};
+use super::command_sources::{with_builtin_commands, Sources};
 use super::protocol::{QueueMode, StreamingBehavior};
 use super::server::{Disposition, Preflight};
 use super::types::{
@@ -54,11 +54,12 @@ fn err(e: impl std::fmt::Display) -> RpcError {
 }
 
 /// The commands extensions registered, in load order, with where their extension came from
-/// as pi 1.6 names it, then those of pi's built-in extensions.
+/// as pi 1.6 names it, and those of pi's built-in extensions where pi 1.6 lists them.
 fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCommand> {
     let mut listed = Vec::new();
+    let settings = crate::session::agent_session::lock(session.settings()).snapshot();
     if let Some(runner) = host.services().extensions().runner() {
-        let sources = Sources::new(session.cwd(), &crate::session::agent_session::lock(session.settings()));
+        let sources = Sources::new(session.cwd(), &settings);
         let registrations = runner.registrations();
         let registered = registrations.commands();
         // A name two extensions registered is invoked as `name:1`, `name:2`, as pi numbers them.
@@ -80,10 +81,9 @@ fn extension_commands(host: &SessionHost, session: &AgentSession) -> Vec<SlashCo
             }
         }));
         let taken: Vec<&str> = registered.iter().map(|(_, c)| c.name.as_str()).collect();
-        listed.extend(builtin_commands(host.args(), &taken));
-        return listed;
+        return with_builtin_commands(listed, host.args(), &settings, &taken);
     }
-    builtin_commands(host.args(), &[])
+    with_builtin_commands(listed, host.args(), &settings, &[])
 }
 
 fn source_info(path: &Path, scope: &ResourceScope, base_dir: Option<&Path>) -> SourceInfo {

@@ -651,23 +651,31 @@ pub fn overlay_options(options: &Value) -> OverlayOptions {
     }
 }
 
-/// The theme as the host's Theme object needs it: the escape sequence of every token as a
-/// foreground and as a background.
+/// The theme as the host's Theme object needs it: the escape sequence of every token in its
+/// slot (foreground or background).
 pub fn theme_spec(theme: &UiTheme) -> Value {
     let mut fg = serde_json::Map::new();
     let mut bg = serde_json::Map::new();
-    for token in theme.theme.colors.keys() {
-        let open = theme.fg(token).open();
-        fg.insert(
-            token.clone(),
-            Value::String(if open.is_empty() { "\x1b[39m".into() } else { open }),
-        );
-        let back = theme
-            .bg(token)
-            .map(|c| pi_tui::Style::new().bg(c).open())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "\x1b[49m".into());
-        bg.insert(token.clone(), Value::String(back));
+    // Each token in its own slot only, as pi's Theme keeps them: `bg("accent")` and
+    // `fg("selectedBg")` are unknown colours there. Optional tokens a theme leaves out take
+    // the colour they fall back to.
+    let optional = crate::resources::themes::OPTIONAL_TOKENS.iter().map(|(t, _)| t);
+    for token in crate::resources::themes::THEME_TOKENS.iter().chain(optional) {
+        let token = token.to_string();
+        if crate::resources::themes::Theme::is_background(&token) {
+            let back = theme
+                .bg(&token)
+                .map(|c| pi_tui::Style::new().bg(c).open())
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "\x1b[49m".into());
+            bg.insert(token, Value::String(back));
+        } else {
+            let open = theme.fg(&token).open();
+            fg.insert(
+                token,
+                Value::String(if open.is_empty() { "\x1b[39m".into() } else { open }),
+            );
+        }
     }
     let dim: Vec<&String> = theme.theme.colors.keys().filter(|t| theme.fg(t).dim).collect();
     serde_json::json!({
