@@ -192,10 +192,12 @@ fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
     show(
         dialog,
         Box::new(move |cx, answer| match answer.as_deref() {
-            Some(UPLOAD) if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) => vec![Effect::Notice(
-                "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
-                "error",
-            )],
+            Some(UPLOAD) if crate::config::offline::offline(crate::config::offline::NetworkUse::Checks) => {
+                vec![Effect::Notice(
+                    "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
+                    "error",
+                )]
+            }
             Some(UPLOAD) => deliver(cx, choices, true),
             Some(EXPORT) => deliver(cx, choices, false),
             _ => cancelled(),

@@ -349,7 +349,7 @@ async fn run_in(
 
     // As pi: installed packages are checked for updates in the background (never offline);
     // a notice says which have one.
-    if !crate::packages::is_offline() {
+    if !crate::config::offline::offline(crate::config::offline::NetworkUse::Checks) {
         let cwd = host.session().cwd().to_path_buf();
         let tx_updates = tx.clone();
         tokio::task::spawn_blocking(move || {
