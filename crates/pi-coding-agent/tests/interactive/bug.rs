@@ -321,3 +321,78 @@ fn bug_attaches_a_summary_written_by_the_model() {
     assert_eq!(entry["data"]["summaryIncluded"], true);
     quit(&mut pty);
 }
+
+/// The rows of the bordered loader around the row holding `message`, when it is drawn:
+/// rule, blank, spinner and message, blank, cancel keys, blank, rule.
+fn bordered_loader(rows: &[String], message: &str) -> bool {
+    let Some(i) = rows.iter().position(|r| r.contains(message)) else {
+        return false;
+    };
+    let rule = |r: &String| r.chars().count() >= 40 && r.chars().all(|c| c == '─');
+    let blank = |r: &String| r.trim().is_empty();
+    let spinner = rows[i]
+        .trim_start()
+        .chars()
+        .next()
+        .is_some_and(|c| ('⠀'..='⣿').contains(&c));
+    i >= 2
+        && rule(&rows[i - 2])
+        && blank(&rows[i - 1])
+        && spinner
+        && rows[i].trim_end().ends_with(message)
+        && rows.get(i + 1).is_some_and(blank)
+        && rows.get(i + 2).is_some_and(|r| r.trim() == "escape/ctrl+c cancel")
+        && rows.get(i + 3).is_some_and(blank)
+        && rows.get(i + 4).is_some_and(rule)
+}
+
+/// While the model writes the summary, a bordered loader stands in the editor's place, as in
+/// 1.6: other keys do nothing, Esc cancels and the editor comes back.
+#[test]
+fn bug_summary_is_written_under_a_bordered_loader() {
+    let s = setup(Script::queue(vec![
+        Turn::text("The answer to the first question."),
+        Turn::big(100).with_delay_ms(200),
+    ]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("The answer to the first question.");
+    pty.type_text("/bug");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.send(ENTER);
+    pty.wait_text("Include the session transcript?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("→ Yes, generate a summary");
+    pty.send(ENTER);
+    pty.wait_text("Summary: written by Mock Model");
+    pty.send(DOWN);
+    pty.wait_text("→ Export as Zip");
+    pty.send(ENTER);
+    let message = "Writing summary with Mock Model...";
+    pty.wait_for("the bordered loader", std::time::Duration::from_secs(20), |_| {
+        bordered_loader(&pty.rows(), message)
+    });
+    // Keys other than cancel reach nothing.
+    pty.type_text("typed meanwhile");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!pty.contents().contains("typed meanwhile"), "{}", pty.contents());
+    assert!(bordered_loader(&pty.rows(), message), "{}", pty.contents());
+    pty.send(ESC);
+    pty.wait_text("Bug report cancelled");
+    pty.wait_for("the editor back", std::time::Duration::from_secs(10), |c| {
+        !c.contains(message)
+    });
+    assert!(!pty.contents().contains("typed meanwhile"), "{}", pty.contents());
+    assert!(
+        std::fs::read_dir(s.cwd.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .all(|e| !e.file_name().to_string_lossy().starts_with("pi-bug-report-")),
+        "no archive after a cancel"
+    );
+    quit(&mut pty);
+}

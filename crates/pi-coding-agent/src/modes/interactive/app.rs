@@ -139,6 +139,7 @@ impl App {
                 chat: pi_tui::Container::new(),
                 pending,
                 status: None,
+                status_box: None,
                 editor,
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
@@ -334,8 +335,14 @@ impl App {
                 self.task_cancel = Some(cancel);
                 self.set_status(Some(status));
             }
+            Effect::LoaderStarted { message, cancel } => {
+                self.task_cancel = Some(cancel);
+                self.set_status(Some(message));
+                self.view.status_box = Some(self.theme.clone());
+            }
             Effect::TaskFinished => {
                 self.task_cancel = None;
+                self.view.status_box = None;
                 self.set_status(None);
             }
             Effect::RefreshFooter => self.refresh_footer(),

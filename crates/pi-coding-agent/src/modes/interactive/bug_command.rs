@@ -123,8 +123,8 @@ fn ask_summary(cx: &Ctx<'_>, hint: Option<String>) -> Vec<Effect> {
     )
 }
 
-/// The summary first when one was asked for (a status-line task that Esc cancels), then
-/// the upload or the archive.
+/// The summary first when one was asked for (under a bordered loader in the editor's place,
+/// which Esc cancels), then the upload or the archive.
 fn deliver(cx: &Ctx<'_>, choices: Choices, upload_it: bool) -> Vec<Effect> {
     if !choices.include_summary {
         return if upload_it {
@@ -136,10 +136,9 @@ fn deliver(cx: &Ctx<'_>, choices: Choices, upload_it: bool) -> Vec<Effect> {
     let session = cx.session.clone();
     let cancel = tokio_util::sync::CancellationToken::new();
     let task_cancel = cancel.clone();
-    let key = super::keys::key_hint(cx.kb, "app.interrupt");
     vec![
-        Effect::TaskStarted {
-            status: format!("Writing summary with {}... ({key} to cancel)", model_name(cx)),
+        Effect::LoaderStarted {
+            message: format!("Writing summary with {}...", model_name(cx)),
             cancel,
         },
         spawn(async move {

@@ -165,6 +165,12 @@ pub enum Effect {
         status: String,
         cancel: CancellationToken,
     },
+    /// The same shown as pi 1.6's bordered loader in the editor's place: only the
+    /// `tui.select.cancel` keys do anything until [`Effect::TaskFinished`].
+    LoaderStarted {
+        message: String,
+        cancel: CancellationToken,
+    },
     TaskFinished,
     RefreshFooter,
     SetTheme(Arc<UiTheme>),
@@ -202,6 +208,7 @@ impl std::fmt::Debug for Effect {
             Effect::Blocking(_) => f.write_str("Blocking"),
             Effect::Settings(_) => f.write_str("Settings"),
             Effect::TaskStarted { status, .. } => write!(f, "TaskStarted({status:?})"),
+            Effect::LoaderStarted { message, .. } => write!(f, "LoaderStarted({message:?})"),
             Effect::TaskFinished => f.write_str("TaskFinished"),
             Effect::RefreshFooter => f.write_str("RefreshFooter"),
             Effect::SetTheme(t) => write!(f, "SetTheme({})", t.name()),

@@ -12,6 +12,7 @@
 //! `Picker::Custom` callback.
 
 mod app;
+mod bordered_loader;
 mod bug_command;
 mod cache_notices;
 mod changelog;

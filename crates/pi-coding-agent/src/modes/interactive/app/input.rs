@@ -31,6 +31,18 @@ impl App {
     pub fn handle_input(&mut self, ev: &InputEvent, tui: &mut Tui) {
         let before = self.screen_touched;
         self.screen_touched = true;
+        // A bordered loader holds the keys: its cancel keys stop the task, the rest are
+        // dropped (1.6 focuses the loader, not the editor).
+        if self.view.status_box.is_some() {
+            if let InputEvent::Key(k) = ev {
+                if !k.is_release() && pi_tui::keybindings().matches(k, "tui.select.cancel") {
+                    if let Some(c) = &self.task_cancel {
+                        c.cancel();
+                    }
+                }
+            }
+            return;
+        }
         if self.picker.is_none() && self.extension_input(ev) {
             self.screen_touched = before;
             return;
