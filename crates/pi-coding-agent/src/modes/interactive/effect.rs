@@ -190,6 +190,9 @@ pub enum Effect {
     /// Close the dialog shown (its callback is not called): a screen whose work ended on its
     /// own, such as `/mcp login`'s sign-in screen once the sign-in finished.
     CloseOverlay,
+    /// The model may have changed (a switch, a sign-in): warn about a Claude subscription if
+    /// it applies and has not been warned about in this run, as 1.6 does.
+    CheckSubscription,
 }
 
 impl std::fmt::Debug for Effect {
@@ -218,6 +221,7 @@ impl std::fmt::Debug for Effect {
             Effect::Extension(c) => write!(f, "Extension({c:?})"),
             Effect::Login(id, step) => write!(f, "Login({id}, {step:?})"),
             Effect::CloseOverlay => f.write_str("CloseOverlay"),
+            Effect::CheckSubscription => f.write_str("CheckSubscription"),
         }
     }
 }

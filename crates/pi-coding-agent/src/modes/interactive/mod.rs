@@ -327,9 +327,7 @@ async fn run_in(
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
         app.notice(w, "warning");
     }
-    if let Some(w) = subscription_notice::startup_warning(&session) {
-        app.notice(w, "warning");
-    }
+    app.check_subscription();
     if let Some(e) = session.persist_error() {
         app.notice(format!("The session could not be saved: {e}"), "warning");
     }

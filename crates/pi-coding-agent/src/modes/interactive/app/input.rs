@@ -200,8 +200,10 @@ impl App {
             let forward = is("app.model.cycleForward");
             let session = self.session();
             let task = blocking_task(async move {
+                let mut switched = false;
                 let text = match session.cycle_model(forward).await {
                     Ok(Some(c)) => {
+                        switched = true;
                         let mut s = format!("Switched to {}", c.model.name);
                         if c.model.reasoning {
                             s.push_str(&format!(" (thinking: {})", c.thinking_level));
@@ -217,7 +219,13 @@ impl App {
                     }
                     Err(e) => e.to_string(),
                 };
-                then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
+                then(move |_| {
+                    let mut out = vec![notice(text, "dim"), Effect::RefreshFooter];
+                    if switched {
+                        out.push(Effect::CheckSubscription);
+                    }
+                    out
+                })
             });
             self.apply(vec![task], tui);
             return true;
