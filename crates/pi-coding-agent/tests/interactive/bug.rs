@@ -396,3 +396,100 @@ fn bug_summary_is_written_under_a_bordered_loader() {
     );
     quit(&mut pty);
 }
+
+/// The zip archive `/bug` wrote into `cwd`.
+fn the_archive(cwd: &std::path::Path) -> zip::ZipArchive<std::fs::File> {
+    let archive = std::fs::read_dir(cwd)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("pi-bug-report-"))
+        })
+        .expect("archive in the current folder");
+    zip::ZipArchive::new(std::fs::File::open(&archive).unwrap()).expect("a zip")
+}
+
+/// As 1.6: a panic in the terminal UI restores the terminal, is recorded in the agent
+/// folder's crashes.json and stderr says how to report it with /bug; the next start warns
+/// about it once, and the next report carries it (and then forgets it).
+#[test]
+fn a_crash_is_recorded_announced_once_and_attached_to_the_next_report() {
+    let s = setup(Script::echo());
+    let env = [("PI_TEST_PANIC_ON", "crash now")];
+    let mut pty = super::pty::Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 40, 100, &env);
+    pty.wait_text("mock-model");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("echo: hello");
+    pty.type_text("crash now");
+    pty.send(ENTER);
+    assert_eq!(pty.wait_exit(std::time::Duration::from_secs(20)), Some(1));
+    pty.wait_text("To report this crash, resume the session with `pi -r` and run /bug");
+    // The alternate screen was left and the keyboard protocols turned off.
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    let panicked = raw.find("panicked at").expect("the panic message");
+    assert!(raw[..panicked].contains("\x1b[?1049l"), "alternate screen left first");
+    let crashes_path = s.agent.path().join("crashes.json");
+    let crashes: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&crashes_path).unwrap()).unwrap();
+    let crashes = crashes.as_array().expect("a list");
+    assert_eq!(crashes.len(), 1, "{crashes:?}");
+    let crash = &crashes[0];
+    assert_eq!(crash["kind"], "uncaught_exception");
+    assert!(
+        crash["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("test panic on \"crash now\"")),
+        "{crash}"
+    );
+    assert!(
+        crash["sessionFile"]
+            .as_str()
+            .is_some_and(|f| std::path::Path::new(f).exists()),
+        "{crash}"
+    );
+    assert!(crash["stack"].is_string(), "{crash}");
+
+    // The next start warns, once.
+    let mut pty = s.pi(40, 100);
+    // The warning wraps: read it with its lines joined.
+    let joined = |c: &str| c.split_whitespace().collect::<Vec<_>>().join(" ");
+    pty.wait_for("the crash warning", std::time::Duration::from_secs(10), |c| {
+        let c = joined(c);
+        c.contains("pi crashed on ")
+            && c.contains("(test panic on \"crash now\"")
+            && c.contains("/bug sends a report with the crash details included.")
+    });
+    quit(&mut pty);
+    let mut pty = s.pi(40, 100);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!pty.contents().contains("pi crashed on"), "{}", pty.contents());
+
+    // The report carries it; then the log is empty.
+    pty.type_text("/bug");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.send(ENTER);
+    pty.wait_text("Include the session transcript?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("Attach a summary written by Mock Model instead?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("Transcript: not included");
+    pty.send(DOWN);
+    pty.wait_text("→ Export as Zip");
+    pty.send(ENTER);
+    pty.wait_text("Bug report exported to: ");
+    let mut zip = the_archive(s.cwd.path());
+    let diagnostics: serde_json::Value = serde_json::from_str(&archive_file(&mut zip, "diagnostics.json")).unwrap();
+    let reported = diagnostics["crashes"].as_array().expect("crashes");
+    assert_eq!(reported.len(), 1, "{diagnostics}");
+    assert_eq!(reported[0]["message"], crash["message"]);
+    assert!(reported[0].get("notified").is_none(), "{diagnostics}");
+    assert!(!crashes_path.exists(), "the reported crash is forgotten");
+    quit(&mut pty);
+}

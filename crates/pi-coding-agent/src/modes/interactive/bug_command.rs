@@ -246,6 +246,7 @@ fn upload(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
             tokio::runtime::Handle::current().block_on(crate::bug_upload::upload(&bundle, &gateway, token.as_deref()));
         match sent {
             Ok(id) => {
+                forget_reported_crashes(&session, &bundle);
                 let data = bug_report::entry_data(&bundle, &choices, None);
                 let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
                 then(move |_| {
@@ -288,6 +289,7 @@ fn build_bundle(
         .runner()
         .map(|r| r.loaded().into_iter().map(|e| e.path).collect())
         .unwrap_or_default();
+    let crashes = crate::crash_log::for_report(&crash_log_path(session));
     session
         .with_store(|store| {
             let session_id = store.session_id().to_string();
@@ -300,6 +302,7 @@ fn build_bundle(
                 global_settings: global,
                 project_settings: project,
                 extensions: &extensions,
+                crashes: &crashes,
             };
             bug_report::build(store, choices, &facts)
         })
@@ -307,6 +310,18 @@ fn build_bundle(
             Some(summary) => bundle.with_summary(summary),
             None => bundle,
         })
+}
+
+/// `crashes.json` of the session's agent folder.
+fn crash_log_path(session: &crate::session::AgentSession) -> PathBuf {
+    crate::crash_log::path(&super::commands::paths_for(session).agent_dir)
+}
+
+/// A delivered report carried the recorded crashes: they are not attached again.
+fn forget_reported_crashes(session: &crate::session::AgentSession, bundle: &bug_report::Bundle) {
+    if bundle.diagnostics["crashes"].as_array().is_some_and(|c| !c.is_empty()) {
+        crate::crash_log::clear(&crash_log_path(session));
+    }
 }
 
 /// Build the report from the session, write the archive, and record it in the session.
@@ -323,6 +338,7 @@ fn export(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
         });
         match result {
             Ok((bundle, path)) => {
+                forget_reported_crashes(&session, &bundle);
                 let data = bug_report::entry_data(&bundle, &choices, Some(&path));
                 let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
                 then(move |_| {
