@@ -760,6 +760,10 @@ fn share_can_be_cancelled_while_the_gist_is_created() {
     pty.type_text("/share");
     pty.send(ENTER);
     pty.wait_text("Creating gist...");
+    // Under 1.6's bordered loader in the editor's place.
+    pty.wait_for("the bordered loader", Duration::from_secs(10), |_| {
+        bug::bordered_loader(&pty.rows(), "Creating gist...")
+    });
     pty.send(ESC);
     pty.wait_text("Share cancelled");
     pty.wait_for("status cleared", Duration::from_secs(5), |c| {

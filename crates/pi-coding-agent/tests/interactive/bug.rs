@@ -324,7 +324,7 @@ fn bug_attaches_a_summary_written_by_the_model() {
 
 /// The rows of the bordered loader around the row holding `message`, when it is drawn:
 /// rule, blank, spinner and message, blank, cancel keys, blank, rule.
-fn bordered_loader(rows: &[String], message: &str) -> bool {
+pub(super) fn bordered_loader(rows: &[String], message: &str) -> bool {
     let Some(i) = rows.iter().position(|r| r.contains(message)) else {
         return false;
     };
@@ -491,5 +491,44 @@ fn a_crash_is_recorded_announced_once_and_attached_to_the_next_report() {
     assert_eq!(reported[0]["message"], crash["message"]);
     assert!(reported[0].get("notified").is_none(), "{diagnostics}");
     assert!(!crashes_path.exists(), "the reported crash is forgotten");
+    quit(&mut pty);
+}
+
+/// The upload also runs under the bordered loader, and Esc cancels it: nothing is recorded.
+#[test]
+fn a_bug_upload_waits_under_the_bordered_loader_and_can_be_cancelled() {
+    let s = setup(Script::echo());
+    // A report service that takes the request and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let host = url.trim_start_matches("http://").to_string();
+    let env = [("PI_OFFLINE", ""), ("PI_RADIUS_GATEWAY", url.as_str())];
+    let mut pty = super::pty::Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 40, 100, &env);
+    pty.wait_text("mock-model");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("echo: hello");
+    upload_report(&mut pty, &host);
+    let message = "Uploading bug report...";
+    pty.wait_for("the bordered loader", std::time::Duration::from_secs(20), |_| {
+        bordered_loader(&pty.rows(), message)
+    });
+    pty.send(ESC);
+    pty.wait_text("Bug report cancelled");
+    pty.wait_for("the editor back", std::time::Duration::from_secs(10), |c| {
+        !c.contains(message)
+    });
+    assert!(
+        session_entries(s.agent.path())
+            .iter()
+            .all(|e| e["customType"] != "pi.bug-report"),
+        "a cancelled upload is not recorded"
+    );
     quit(&mut pty);
 }

@@ -232,25 +232,52 @@ fn upload(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
     let Some(settings) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone())) else {
         return Vec::new();
     };
-    let mut out = vec![Effect::StatusLine("Uploading bug report...".into())];
+    // Under 1.6's bordered loader, which Esc cancels.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let task_cancel = cancel.clone();
+    let mut out = vec![Effect::LoaderStarted {
+        message: "Uploading bug report...".into(),
+        cancel,
+    }];
     out.push(blocking(move || {
         let bundle = match build_bundle(&session, &choices, &settings, summary.clone()) {
             Ok(b) => b,
-            Err(e) => return then(move |_| vec![Effect::Notice(format!("Failed to build bug report: {e}"), "error")]),
+            Err(e) => {
+                return then(move |_| {
+                    vec![
+                        Effect::TaskFinished,
+                        Effect::Notice(format!("Failed to build bug report: {e}"), "error"),
+                    ]
+                })
+            }
         };
         let token = crate::session::agent_session::lock(session.services().registry())
             .api_key_for_provider("radius")
             .filter(|t| !t.is_empty());
         let gateway = crate::bug_upload::gateway();
-        let sent =
-            tokio::runtime::Handle::current().block_on(crate::bug_upload::upload(&bundle, &gateway, token.as_deref()));
+        let sent = tokio::runtime::Handle::current().block_on(async {
+            tokio::select! {
+                sent = crate::bug_upload::upload(&bundle, &gateway, token.as_deref()) => Some(sent),
+                () = task_cancel.cancelled() => None,
+            }
+        });
+        let Some(sent) = sent else {
+            return then(|_| {
+                let mut out = vec![Effect::TaskFinished];
+                out.extend(cancelled());
+                out
+            });
+        };
         match sent {
             Ok(id) => {
                 forget_reported_crashes(&session, &bundle);
                 let data = bug_report::entry_data(&bundle, &choices, None);
                 let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
                 then(move |_| {
-                    let mut out = vec![Effect::StatusLine(format!("Bug report uploaded. Report ID: {id}"))];
+                    let mut out = vec![
+                        Effect::TaskFinished,
+                        Effect::StatusLine(format!("Bug report uploaded. Report ID: {id}")),
+                    ];
                     if let Err(e) = recorded {
                         out.push(Effect::Notice(
                             format!("The report was not recorded in the session: {e}"),
@@ -260,7 +287,11 @@ fn upload(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
                     out
                 })
             }
-            Err(reason) => then(move |cx| upload_failed(cx, reason, choices, summary)),
+            Err(reason) => then(move |cx| {
+                let mut out = vec![Effect::TaskFinished];
+                out.extend(upload_failed(cx, reason, choices, summary));
+                out
+            }),
         }
     }));
     out
