@@ -134,7 +134,7 @@ pub(super) fn set_model(session: crate::session::AgentSession, model: pi_ai::Mod
         match session.set_model(model).await {
             Ok(()) => then(move |_| {
                 vec![
-                    notice(format!("Model: {id}"), "dim"),
+                    Effect::StatusLine(format!("Model: {id}")),
                     Effect::RefreshFooter,
                     Effect::CheckSubscription,
                 ]
@@ -608,7 +608,7 @@ fn model_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
             match session.set_model(model).await {
                 Ok(()) => then(move |_| {
                     vec![
-                        notice(format!("Default model: {provider}/{id}"), "dim"),
+                        Effect::StatusLine(format!("Default model: {provider}/{id}")),
                         Effect::RefreshFooter,
                         Effect::CheckSubscription,
                     ]

@@ -200,27 +200,29 @@ impl App {
             let forward = is("app.model.cycleForward");
             let session = self.session();
             let task = blocking_task(async move {
-                let mut switched = false;
-                let text = match session.cycle_model(forward).await {
+                // As 1.6: status lines (one replaces the one right before it), the failure
+                // in red, the thinking level named only when it is not off.
+                let (said, switched) = match session.cycle_model(forward).await {
                     Ok(Some(c)) => {
-                        switched = true;
                         let mut s = format!("Switched to {}", c.model.name);
-                        if c.model.reasoning {
-                            s.push_str(&format!(" (thinking: {})", c.thinking_level));
+                        let level = c.thinking_level.to_string();
+                        if c.model.reasoning && level != "off" {
+                            s.push_str(&format!(" (thinking: {level})"));
                         }
-                        s
+                        (Effect::StatusLine(s), true)
                     }
                     Ok(None) => {
-                        if session.scoped_models().is_empty() {
-                            "Only one model available".to_string()
+                        let s = if session.scoped_models().is_empty() {
+                            "Only one model available"
                         } else {
-                            "Only one model in scope".to_string()
-                        }
+                            "Only one model in scope"
+                        };
+                        (Effect::StatusLine(s.to_string()), false)
                     }
-                    Err(e) => e.to_string(),
+                    Err(e) => (notice(e.to_string(), "error"), false),
                 };
                 then(move |_| {
-                    let mut out = vec![notice(text, "dim"), Effect::RefreshFooter];
+                    let mut out = vec![said, Effect::RefreshFooter];
                     if switched {
                         out.push(Effect::CheckSubscription);
                     }
