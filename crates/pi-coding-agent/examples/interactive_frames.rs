@@ -64,6 +64,7 @@ fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
         chat,
         pending: Pending::new(theme.clone(), "alt+up".into()),
         status: None,
+        status_box: None,
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),

@@ -73,8 +73,11 @@ fn current_dir(color: bool) -> Result<std::path::PathBuf, i32> {
 /// Run pi with `argv` (without the program name); returns the exit code.
 pub fn run(argv: &[String]) -> i32 {
     let color = std::io::stderr().is_terminal();
-    // `--offline` applies to the subcommands too.
-    if argv.iter().any(|a| a == "--offline") {
+    // `--offline` applies to the subcommands too; as in 1.6, a `PI_OFFLINE` of `1`, `true` or
+    // `yes` is the same and becomes `1`, which children (bash) see.
+    if argv.iter().any(|a| a == "--offline")
+        || std::env::var_os("PI_OFFLINE").is_some_and(|v| crate::config::offline::is_truthy(&v))
+    {
         std::env::set_var("PI_OFFLINE", "1");
         std::env::set_var("PI_SKIP_VERSION_CHECK", "1");
     }

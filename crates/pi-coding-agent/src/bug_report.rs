@@ -197,6 +197,8 @@ pub struct Facts<'a> {
     pub project_settings: &'a Map<String, Value>,
     /// The loaded extensions' paths (or package sources).
     pub extensions: &'a [String],
+    /// The recorded crashes (`crate::crash_log`), for `diagnostics.json`.
+    pub crashes: &'a [Value],
 }
 
 /// `report.json`.
@@ -234,7 +236,7 @@ fn report(id: &str, created_at: &str, choices: &Choices, facts: &Facts<'_>) -> V
 }
 
 /// `diagnostics.json`: the replies that failed or were aborted, without their text.
-fn diagnostics(store: &SessionManager) -> Value {
+fn diagnostics(store: &SessionManager, crashes: &[Value]) -> Value {
     let entries = store.get_entries();
     let mut failed = Vec::new();
     let mut assistant_count = 0;
@@ -271,7 +273,7 @@ fn diagnostics(store: &SessionManager) -> Value {
         "entryCount": entries.len(),
         "assistantMessageCount": assistant_count,
         "assistant": failed,
-        "crashes": [],
+        "crashes": crashes,
     })
 }
 
@@ -294,7 +296,7 @@ pub fn build(store: &SessionManager, choices: &Choices, facts: &Facts<'_>) -> Re
     let created_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     Ok(Bundle {
         report: report(&id, &created_at, choices, facts),
-        diagnostics: diagnostics(store),
+        diagnostics: diagnostics(store, facts.crashes),
         session_jsonl: choices.include_session.then(|| branch_jsonl(store)).transpose()?,
         summary: None,
         id,
@@ -417,6 +419,7 @@ mod tests {
             global_settings: &global,
             project_settings: &project,
             extensions: &extensions,
+            crashes: &[],
         };
         let choices = Choices {
             hint: None,

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod codemode;
 pub mod compaction;
 pub mod config;
+pub mod crash_log;
 /// The HTML export lives in its own crate; `crate::export` keeps naming it.
 pub use pi_export as export;
 pub mod docs;

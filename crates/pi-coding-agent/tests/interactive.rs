@@ -686,6 +686,43 @@ fn session_entries(agent: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The session's entries once `done` holds for them (at most 10 s): the screen may show a
+/// change before the line recording it reaches the file (pi writes off the UI thread), and a
+/// line being appended is not read half-written.
+fn wait_entries(agent: &std::path::Path, done: impl Fn(&[serde_json::Value]) -> bool) -> Vec<serde_json::Value> {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut files = Vec::new();
+        for dir in std::fs::read_dir(agent.join("sessions"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            for e in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+                if e.path().extension().is_some_and(|x| x == "jsonl") {
+                    files.push(e.path());
+                }
+            }
+        }
+        let entries: Option<Vec<serde_json::Value>> = match files.as_slice() {
+            [file] => std::fs::read_to_string(file)
+                .ok()
+                .filter(|text| text.ends_with('\n'))
+                .and_then(|text| text.lines().map(|l| serde_json::from_str(l).ok()).collect()),
+            _ => None,
+        };
+        if let Some(entries) = &entries {
+            if done(entries) {
+                return entries.clone();
+            }
+        }
+        if std::time::Instant::now() > deadline {
+            return entries.unwrap_or_else(|| session_entries(agent));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
     let s = setup(Script::queue(vec![
@@ -700,7 +737,7 @@ fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
     pty.type_text("checkpoint");
     pty.send(ENTER);
     pty.wait_text("[checkpoint] assistant: first answer");
-    let labels: Vec<_> = session_entries(s.agent.path())
+    let labels: Vec<_> = wait_entries(s.agent.path(), |e| e.iter().any(|e| e["type"] == "label"))
         .into_iter()
         .filter(|e| e["type"] == "label")
         .collect();
@@ -719,7 +756,7 @@ fn tree_edits_labels_and_summarizes_the_branch_left_behind() {
     pty.send(DOWN);
     pty.send(ENTER);
     pty.wait_text("Navigated to selected point");
-    let entries = session_entries(s.agent.path());
+    let entries = wait_entries(s.agent.path(), |e| e.iter().any(|e| e["type"] == "branch_summary"));
     let summary = entries
         .iter()
         .find(|e| e["type"] == "branch_summary")
@@ -760,6 +797,10 @@ fn share_can_be_cancelled_while_the_gist_is_created() {
     pty.type_text("/share");
     pty.send(ENTER);
     pty.wait_text("Creating gist...");
+    // Under 1.6's bordered loader in the editor's place.
+    pty.wait_for("the bordered loader", Duration::from_secs(10), |_| {
+        bug::bordered_loader(&pty.rows(), "Creating gist...")
+    });
     pty.send(ESC);
     pty.wait_text("Share cancelled");
     pty.wait_for("status cleared", Duration::from_secs(5), |c| {

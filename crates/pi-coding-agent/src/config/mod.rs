@@ -26,6 +26,7 @@ pub mod models_json;
 pub mod models_store;
 pub mod models_store_refresh;
 pub mod oauth;
+pub mod offline;
 pub mod paths;
 pub mod provider_names;
 pub mod settings;

@@ -459,7 +459,7 @@ const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(15);
 /// What it stores in models-store.json serves the next registry load. Failures are silent, as
 /// in 1.6 (the built-in and cached catalogues stay in use).
 pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread::JoinHandle<RefreshReport>> {
-    if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) {
+    if super::offline::offline(super::offline::NetworkUse::Catalogues) {
         return None;
     }
     let paths = paths.clone();
@@ -503,7 +503,7 @@ pub enum PickerRefresh {
 /// `PI_OFFLINE` nothing is fetched and the stored catalogues are simply read again. Blocking:
 /// it runs on a thread and runtime of its own.
 pub fn refresh_for_picker(paths: &super::paths::Paths) -> PickerRefresh {
-    if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) {
+    if super::offline::offline(super::offline::NetworkUse::Catalogues) {
         return PickerRefresh::Done;
     }
     let models_json = paths.models_path();

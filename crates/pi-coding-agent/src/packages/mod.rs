@@ -40,8 +40,7 @@ impl PackageError {
 
 /// `PI_OFFLINE` is `1`, `true` or `yes`: nothing is installed or fetched.
 pub fn is_offline() -> bool {
-    std::env::var("PI_OFFLINE")
-        .is_ok_and(|v| v == "1" || v.eq_ignore_ascii_case("true") || v.eq_ignore_ascii_case("yes"))
+    crate::config::offline::offline(crate::config::offline::NetworkUse::Downloads)
 }
 
 /// The enabled skill, prompt and theme files of the configured packages, each with the

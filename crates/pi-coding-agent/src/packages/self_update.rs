@@ -50,7 +50,9 @@ pub fn is_newer(candidate: &str, current: &str) -> bool {
 /// The latest release as `(version, packageName)`; `None` offline, when the version check is
 /// switched off, or when pi.dev cannot be reached in time.
 fn latest_release() -> Option<(String, Option<String>)> {
-    if std::env::var_os("PI_SKIP_VERSION_CHECK").is_some() || std::env::var_os("PI_OFFLINE").is_some() {
+    if std::env::var_os("PI_SKIP_VERSION_CHECK").is_some()
+        || crate::config::offline::offline(crate::config::offline::NetworkUse::Checks)
+    {
         return None;
     }
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -321,3 +321,214 @@ fn bug_attaches_a_summary_written_by_the_model() {
     assert_eq!(entry["data"]["summaryIncluded"], true);
     quit(&mut pty);
 }
+
+/// The rows of the bordered loader around the row holding `message`, when it is drawn:
+/// rule, blank, spinner and message, blank, cancel keys, blank, rule.
+pub(super) fn bordered_loader(rows: &[String], message: &str) -> bool {
+    let Some(i) = rows.iter().position(|r| r.contains(message)) else {
+        return false;
+    };
+    let rule = |r: &String| r.chars().count() >= 40 && r.chars().all(|c| c == '─');
+    let blank = |r: &String| r.trim().is_empty();
+    let spinner = rows[i]
+        .trim_start()
+        .chars()
+        .next()
+        .is_some_and(|c| ('⠀'..='⣿').contains(&c));
+    i >= 2
+        && rule(&rows[i - 2])
+        && blank(&rows[i - 1])
+        && spinner
+        && rows[i].trim_end().ends_with(message)
+        && rows.get(i + 1).is_some_and(blank)
+        && rows.get(i + 2).is_some_and(|r| r.trim() == "escape/ctrl+c cancel")
+        && rows.get(i + 3).is_some_and(blank)
+        && rows.get(i + 4).is_some_and(rule)
+}
+
+/// While the model writes the summary, a bordered loader stands in the editor's place, as in
+/// 1.6: other keys do nothing, Esc cancels and the editor comes back.
+#[test]
+fn bug_summary_is_written_under_a_bordered_loader() {
+    let s = setup(Script::queue(vec![
+        Turn::text("The answer to the first question."),
+        Turn::big(100).with_delay_ms(200),
+    ]));
+    let mut pty = s.pi(40, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("The answer to the first question.");
+    pty.type_text("/bug");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.send(ENTER);
+    pty.wait_text("Include the session transcript?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("→ Yes, generate a summary");
+    pty.send(ENTER);
+    pty.wait_text("Summary: written by Mock Model");
+    pty.send(DOWN);
+    pty.wait_text("→ Export as Zip");
+    pty.send(ENTER);
+    let message = "Writing summary with Mock Model...";
+    pty.wait_for("the bordered loader", std::time::Duration::from_secs(20), |_| {
+        bordered_loader(&pty.rows(), message)
+    });
+    // Keys other than cancel reach nothing.
+    pty.type_text("typed meanwhile");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!pty.contents().contains("typed meanwhile"), "{}", pty.contents());
+    assert!(bordered_loader(&pty.rows(), message), "{}", pty.contents());
+    pty.send(ESC);
+    pty.wait_text("Bug report cancelled");
+    pty.wait_for("the editor back", std::time::Duration::from_secs(10), |c| {
+        !c.contains(message)
+    });
+    assert!(!pty.contents().contains("typed meanwhile"), "{}", pty.contents());
+    assert!(
+        std::fs::read_dir(s.cwd.path())
+            .unwrap()
+            .filter_map(Result::ok)
+            .all(|e| !e.file_name().to_string_lossy().starts_with("pi-bug-report-")),
+        "no archive after a cancel"
+    );
+    quit(&mut pty);
+}
+
+/// The zip archive `/bug` wrote into `cwd`.
+fn the_archive(cwd: &std::path::Path) -> zip::ZipArchive<std::fs::File> {
+    let archive = std::fs::read_dir(cwd)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("pi-bug-report-"))
+        })
+        .expect("archive in the current folder");
+    zip::ZipArchive::new(std::fs::File::open(&archive).unwrap()).expect("a zip")
+}
+
+/// As 1.6: a panic in the terminal UI restores the terminal, is recorded in the agent
+/// folder's crashes.json and stderr says how to report it with /bug; the next start warns
+/// about it once, and the next report carries it (and then forgets it).
+#[test]
+fn a_crash_is_recorded_announced_once_and_attached_to_the_next_report() {
+    let s = setup(Script::echo());
+    let env = [("PI_TEST_PANIC_ON", "crash now")];
+    let mut pty = super::pty::Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 40, 100, &env);
+    pty.wait_text("mock-model");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("echo: hello");
+    pty.type_text("crash now");
+    pty.send(ENTER);
+    assert_eq!(pty.wait_exit(std::time::Duration::from_secs(20)), Some(1));
+    pty.wait_text("To report this crash, resume the session with `pi -r` and run /bug");
+    // The alternate screen was left and the keyboard protocols turned off.
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    let panicked = raw.find("panicked at").expect("the panic message");
+    assert!(raw[..panicked].contains("\x1b[?1049l"), "alternate screen left first");
+    let crashes_path = s.agent.path().join("crashes.json");
+    let crashes: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&crashes_path).unwrap()).unwrap();
+    let crashes = crashes.as_array().expect("a list");
+    assert_eq!(crashes.len(), 1, "{crashes:?}");
+    let crash = &crashes[0];
+    assert_eq!(crash["kind"], "uncaught_exception");
+    assert!(
+        crash["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("test panic on \"crash now\"")),
+        "{crash}"
+    );
+    assert!(
+        crash["sessionFile"]
+            .as_str()
+            .is_some_and(|f| std::path::Path::new(f).exists()),
+        "{crash}"
+    );
+    assert!(crash["stack"].is_string(), "{crash}");
+
+    // The next start warns, once.
+    let mut pty = s.pi(40, 100);
+    // The warning wraps: read it with its lines joined.
+    let joined = |c: &str| c.split_whitespace().collect::<Vec<_>>().join(" ");
+    pty.wait_for("the crash warning", std::time::Duration::from_secs(10), |c| {
+        let c = joined(c);
+        c.contains("pi crashed on ")
+            && c.contains("(test panic on \"crash now\"")
+            && c.contains("/bug sends a report with the crash details included.")
+    });
+    quit(&mut pty);
+    let mut pty = s.pi(40, 100);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!pty.contents().contains("pi crashed on"), "{}", pty.contents());
+
+    // The report carries it; then the log is empty.
+    pty.type_text("/bug");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.send(ENTER);
+    pty.wait_text("Include the session transcript?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("Attach a summary written by Mock Model instead?");
+    pty.send(DOWN);
+    pty.wait_text("→ No");
+    pty.send(ENTER);
+    pty.wait_text("Transcript: not included");
+    pty.send(DOWN);
+    pty.wait_text("→ Export as Zip");
+    pty.send(ENTER);
+    pty.wait_text("Bug report exported to: ");
+    let mut zip = the_archive(s.cwd.path());
+    let diagnostics: serde_json::Value = serde_json::from_str(&archive_file(&mut zip, "diagnostics.json")).unwrap();
+    let reported = diagnostics["crashes"].as_array().expect("crashes");
+    assert_eq!(reported.len(), 1, "{diagnostics}");
+    assert_eq!(reported[0]["message"], crash["message"]);
+    assert!(reported[0].get("notified").is_none(), "{diagnostics}");
+    assert!(!crashes_path.exists(), "the reported crash is forgotten");
+    quit(&mut pty);
+}
+
+/// The upload also runs under the bordered loader, and Esc cancels it: nothing is recorded.
+#[test]
+fn a_bug_upload_waits_under_the_bordered_loader_and_can_be_cancelled() {
+    let s = setup(Script::echo());
+    // A report service that takes the request and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let host = url.trim_start_matches("http://").to_string();
+    let env = [("PI_OFFLINE", ""), ("PI_RADIUS_GATEWAY", url.as_str())];
+    let mut pty = super::pty::Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 40, 100, &env);
+    pty.wait_text("mock-model");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("echo: hello");
+    upload_report(&mut pty, &host);
+    let message = "Uploading bug report...";
+    pty.wait_for("the bordered loader", std::time::Duration::from_secs(20), |_| {
+        bordered_loader(&pty.rows(), message)
+    });
+    pty.send(ESC);
+    pty.wait_text("Bug report cancelled");
+    pty.wait_for("the editor back", std::time::Duration::from_secs(10), |c| {
+        !c.contains(message)
+    });
+    assert!(
+        session_entries(s.agent.path())
+            .iter()
+            .all(|e| e["customType"] != "pi.bug-report"),
+        "a cancelled upload is not recorded"
+    );
+    quit(&mut pty);
+}

@@ -135,6 +135,7 @@ fn screen_bytes_through_a_terminal_emulator() {
         chat,
         pending: Pending::new(theme.clone(), "alt+up".into()),
         status: None,
+        status_box: None,
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),

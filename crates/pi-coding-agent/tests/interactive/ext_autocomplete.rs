@@ -52,6 +52,11 @@ fn an_extension_provider_completes_in_the_editor() {
     pty.wait_for("menu closed", Duration::from_secs(10), |c| {
         !c.contains("Reload stale resource settings")
     });
+    // The provider's insertion is a host round trip away: the menu may close a frame before
+    // the text changes.
+    pty.wait_for("inserted", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "see #2753")
+    });
     assert_eq!(editor_row(&pty, "see ").trim_end(), "see #2753");
 
     // A declared trigger character (`$`) with an insertion of the provider's own; Enter
@@ -85,6 +90,9 @@ fn an_extension_provider_completes_in_the_editor() {
     pty.send(TAB);
     pty.wait_for("command completed", Duration::from_secs(10), |c| {
         !c.contains("(via ext)")
+    });
+    pty.wait_for("inserted", Duration::from_secs(10), |_| {
+        pty.rows().iter().any(|r| r.trim_end() == "/model")
     });
     assert_eq!(editor_row(&pty, "/mo").trim_end(), "/model");
 

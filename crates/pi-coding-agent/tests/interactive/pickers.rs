@@ -151,12 +151,29 @@ fn model_picker_refreshes_the_model_catalogues() {
             body.len()
         )
     });
-    let online = [
-        ("PI_OFFLINE", ""),
-        ("ANTHROPIC_API_KEY", "sk-test"),
-        ("PI_MODEL_CATALOG_URL", url.as_str()),
-    ];
-    let mut pty = Pty::spawn_env(&MOCK_MODEL, s.cwd.path(), s.agent.path(), 40, 100, &online);
+    let online = [("ANTHROPIC_API_KEY", "sk-test"), ("PI_MODEL_CATALOG_URL", url.as_str())];
+
+    // As in 1.6, a `PI_OFFLINE` set to nothing still keeps the catalogues offline: the
+    // stored ones are read again at once and nothing new is listed.
+    let empty = [online[0], online[1], ("PI_OFFLINE", "")];
+    let mut pty = Pty::spawn_env(&MOCK_MODEL, s.cwd.path(), s.agent.path(), 40, 100, &empty);
+    pty.wait_text("mock-model");
+    pty.send("\x0c");
+    pty.wait_text("Model catalogs refreshed.");
+    pty.type_text("catalogue");
+    pty.wait_text("No matching models");
+    assert!(!pty.contents().contains("claude-catalogue-9"), "{}", pty.contents());
+    close_and_quit(&mut pty);
+
+    let mut pty = Pty::spawn_unset(
+        &MOCK_MODEL,
+        s.cwd.path(),
+        s.agent.path(),
+        40,
+        100,
+        &online,
+        &["PI_OFFLINE"],
+    );
     pty.wait_text("mock-model");
     pty.send("\x0c");
     pty.wait_text("Refreshing model catalogs…");
@@ -172,12 +189,16 @@ fn model_picker_refreshes_the_model_catalogues() {
     let url = catalogue_server(Duration::ZERO, |_| {
         "HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".into()
     });
-    let online = [
-        ("PI_OFFLINE", ""),
-        ("ANTHROPIC_API_KEY", "sk-test"),
-        ("PI_MODEL_CATALOG_URL", url.as_str()),
-    ];
-    let mut pty = Pty::spawn_env(&MOCK_MODEL, s.cwd.path(), s.agent.path(), 40, 100, &online);
+    let online = [("ANTHROPIC_API_KEY", "sk-test"), ("PI_MODEL_CATALOG_URL", url.as_str())];
+    let mut pty = Pty::spawn_unset(
+        &MOCK_MODEL,
+        s.cwd.path(),
+        s.agent.path(),
+        40,
+        100,
+        &online,
+        &["PI_OFFLINE"],
+    );
     pty.wait_text("mock-model");
     pty.send("\x0c");
     pty.wait_for("failure", Duration::from_secs(20), |c| {

@@ -41,6 +41,20 @@ impl Pty {
         cols: u16,
         env: &[(&str, &str)],
     ) -> Pty {
+        Self::spawn_unset(args, cwd, agent_dir, rows, cols, env, &[])
+    }
+
+    /// [`Pty::spawn_env`] without the variables named in `unset` (`PI_OFFLINE` for a pi that
+    /// may reach the model catalogues).
+    pub fn spawn_unset(
+        args: &[&str],
+        cwd: &std::path::Path,
+        agent_dir: &std::path::Path,
+        rows: u16,
+        cols: u16,
+        env: &[(&str, &str)],
+        unset: &[&str],
+    ) -> Pty {
         let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).expect("openpt");
         grantpt(&master).expect("grantpt");
         unlockpt(&master).expect("unlockpt");
@@ -74,8 +88,11 @@ impl Pty {
             .env("COLORTERM", "truecolor")
             .env("HOME", agent_dir)
             .env_remove("COLORFGBG")
-            .envs(env.iter().copied())
-            .stdin(Stdio::from(slave.try_clone().expect("clone")))
+            .envs(env.iter().copied());
+        for name in unset {
+            cmd.env_remove(name);
+        }
+        cmd.stdin(Stdio::from(slave.try_clone().expect("clone")))
             .stdout(Stdio::from(slave.try_clone().expect("clone")))
             .stderr(Stdio::from(slave));
         let child = cmd.spawn().expect("spawn pi");

@@ -1,10 +1,11 @@
 //! Warnings pi 1.6 shows in the chat at startup: a missing ripgrep when offline, and an
-//! Anthropic model reached through a Claude subscription.
+//! Anthropic model reached through a Claude subscription (also after a model switch or a
+//! sign-in, once a run).
 
 use pi_test_support::Script;
 
 use super::pty::Pty;
-use super::{quit, setup};
+use super::{quit, setup, DOWN, ENTER};
 
 #[test]
 fn offline_without_ripgrep_the_chat_says_so() {
@@ -81,5 +82,93 @@ fn without_any_model_the_chat_warns_and_the_footer_reads_zero_percent() {
     // context whose size is not known yet.
     pty.wait_text("0.0%/0 (auto)");
     assert!(pty.contents().contains("no-model"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
+const SUBSCRIPTION: &str = "Anthropic subscription auth is active.";
+
+/// How many times the subscription warning is on the screen.
+fn warnings(pty: &Pty) -> usize {
+    pty.contents().matches(SUBSCRIPTION).count()
+}
+
+/// `/model <name>`: Enter first takes the completion the menu offers, then submits.
+fn switch_model(pty: &mut Pty, name: &str) {
+    pty.type_text(&format!("/model {name}"));
+    pty.send(ENTER);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    if pty.rows().iter().any(|r| r.starts_with("/model ")) {
+        pty.send(ENTER);
+    }
+    pty.wait_for("the command ran", std::time::Duration::from_secs(10), |_| {
+        !pty.rows().iter().any(|r| r.starts_with("/model "))
+    });
+}
+
+/// As in 1.6 the warning also follows a switch to the subscribed model, by `/model`, the
+/// picker or cycling, and a sign-in that makes the model in use a subscribed one; it is shown
+/// once a run.
+#[test]
+fn the_subscription_warning_follows_model_switches_and_sign_ins_once_a_run() {
+    let s = setup(Script::echo());
+    let auth = serde_json::json!({"anthropic": {"type": "api_key", "key": "sk-ant-oat01-test"}});
+    s.agent.write("auth.json", auth.to_string()).unwrap();
+    let scope = "mock-openai/mock-model,anthropic/claude-sonnet-4-5";
+    let args = ["--model", "mock-openai/mock-model", "--models", scope];
+
+    // `/model` with an exact name: warned; back and forth again: not a second time.
+    let mut pty = Pty::spawn(&args, s.cwd.path(), s.agent.path(), 40, 120);
+    pty.wait_text("mock-model");
+    assert_eq!(warnings(&pty), 0, "{}", pty.contents());
+    switch_model(&mut pty, "anthropic/claude-sonnet-4-5");
+    pty.wait_text(SUBSCRIPTION);
+    switch_model(&mut pty, "mock-openai/mock-model");
+    pty.wait_text("Model: mock-model");
+    switch_model(&mut pty, "anthropic/claude-sonnet-4-5");
+    pty.wait_for("second switch", std::time::Duration::from_secs(10), |c| {
+        c.matches("Model: claude-sonnet-4-5").count() == 2
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert_eq!(warnings(&pty), 1, "{}", pty.contents());
+    quit(&mut pty);
+
+    // Ctrl+P through the scope.
+    let mut pty = Pty::spawn(&args, s.cwd.path(), s.agent.path(), 40, 120);
+    pty.wait_text("mock-model");
+    pty.send("\x10");
+    pty.wait_text("Switched to");
+    pty.wait_text(SUBSCRIPTION);
+    quit(&mut pty);
+
+    // The picker.
+    let mut pty = Pty::spawn(&args, s.cwd.path(), s.agent.path(), 40, 120);
+    pty.wait_text("mock-model");
+    pty.send("\x0c");
+    pty.wait_text("claude-sonnet-4-5");
+    pty.type_text("claude-sonnet-4-5");
+    pty.send(ENTER);
+    pty.wait_text(SUBSCRIPTION);
+    quit(&mut pty);
+
+    // A sign-in with a subscription token while the Anthropic model is in use.
+    let plain = serde_json::json!({"anthropic": {"type": "api_key", "key": "sk-ant-api03-test"}});
+    s.agent.write("auth.json", plain.to_string()).unwrap();
+    let on_claude = ["--model", "anthropic/claude-sonnet-4-5"];
+    let mut pty = Pty::spawn(&on_claude, s.cwd.path(), s.agent.path(), 40, 120);
+    pty.wait_text("claude-sonnet-4-5");
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Sign in with an API key");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("Anthropic");
+    pty.wait_text("→ Anthropic");
+    pty.send(ENTER);
+    pty.wait_text("API key");
+    pty.type_text("sk-ant-oat01-typed");
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for Anthropic");
+    pty.wait_text(SUBSCRIPTION);
     quit(&mut pty);
 }

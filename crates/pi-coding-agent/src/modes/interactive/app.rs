@@ -66,6 +66,8 @@ pub struct App {
     /// Stops the background task shown in the status line (a `/tree` branch summary, a
     /// `/share` upload); Esc cancels it.
     task_cancel: Option<CancellationToken>,
+    /// The Claude subscription warning was shown: 1.6 shows it at most once a run.
+    subscription_warned: bool,
     bash_counter: u64,
     picker: Option<(OverlayId, Picker)>,
     title_dirty: bool,
@@ -139,6 +141,7 @@ impl App {
                 chat: pi_tui::Container::new(),
                 pending,
                 status: None,
+                status_box: None,
                 editor,
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
@@ -161,6 +164,7 @@ impl App {
             quit: false,
             bash_cancel: None,
             task_cancel: None,
+            subscription_warned: false,
             bash_counter: 0,
             picker: None,
             title_dirty: true,
@@ -308,6 +312,7 @@ impl App {
                 let id = tui.show_overlay(overlay.view, OverlayOptions::default());
                 self.picker = Some((id, overlay.picker));
             }
+            Effect::CheckSubscription => self.check_subscription(),
             Effect::CloseOverlay => {
                 if let Some((id, _)) = self.picker.take() {
                     tui.hide_overlay(id);
@@ -334,8 +339,14 @@ impl App {
                 self.task_cancel = Some(cancel);
                 self.set_status(Some(status));
             }
+            Effect::LoaderStarted { message, cancel } => {
+                self.task_cancel = Some(cancel);
+                self.set_status(Some(message));
+                self.view.status_box = Some(self.theme.clone());
+            }
             Effect::TaskFinished => {
                 self.task_cancel = None;
+                self.view.status_box = None;
                 self.set_status(None);
             }
             Effect::RefreshFooter => self.refresh_footer(),
@@ -803,6 +814,18 @@ impl App {
             text.push_str(&format!("\n- {name}"));
         }
         self.notice(text, "text");
+    }
+
+    /// Warn once a run when the current model is Anthropic's through a Claude subscription
+    /// (at start, and after a model switch or a sign-in, as 1.6).
+    pub fn check_subscription(&mut self) {
+        if self.subscription_warned {
+            return;
+        }
+        if let Some(w) = super::subscription_notice::warning(&self.session()) {
+            self.subscription_warned = true;
+            self.notice(w, "warning");
+        }
     }
 
     pub fn info(&mut self, markdown: impl Into<String>) {

@@ -123,8 +123,8 @@ fn ask_summary(cx: &Ctx<'_>, hint: Option<String>) -> Vec<Effect> {
     )
 }
 
-/// The summary first when one was asked for (a status-line task that Esc cancels), then
-/// the upload or the archive.
+/// The summary first when one was asked for (under a bordered loader in the editor's place,
+/// which Esc cancels), then the upload or the archive.
 fn deliver(cx: &Ctx<'_>, choices: Choices, upload_it: bool) -> Vec<Effect> {
     if !choices.include_summary {
         return if upload_it {
@@ -136,10 +136,9 @@ fn deliver(cx: &Ctx<'_>, choices: Choices, upload_it: bool) -> Vec<Effect> {
     let session = cx.session.clone();
     let cancel = tokio_util::sync::CancellationToken::new();
     let task_cancel = cancel.clone();
-    let key = super::keys::key_hint(cx.kb, "app.interrupt");
     vec![
-        Effect::TaskStarted {
-            status: format!("Writing summary with {}... ({key} to cancel)", model_name(cx)),
+        Effect::LoaderStarted {
+            message: format!("Writing summary with {}...", model_name(cx)),
             cancel,
         },
         spawn(async move {
@@ -192,10 +191,12 @@ fn ask_delivery(cx: &Ctx<'_>, choices: Choices) -> Vec<Effect> {
     show(
         dialog,
         Box::new(move |cx, answer| match answer.as_deref() {
-            Some(UPLOAD) if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) => vec![Effect::Notice(
-                "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
-                "error",
-            )],
+            Some(UPLOAD) if crate::config::offline::offline(crate::config::offline::NetworkUse::Checks) => {
+                vec![Effect::Notice(
+                    "Uploading bug reports requires online mode. Use Export as Zip instead.".into(),
+                    "error",
+                )]
+            }
             Some(UPLOAD) => deliver(cx, choices, true),
             Some(EXPORT) => deliver(cx, choices, false),
             _ => cancelled(),
@@ -231,24 +232,52 @@ fn upload(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
     let Some(settings) = cx.read_settings(|s| (s.global_settings().clone(), s.project_settings().clone())) else {
         return Vec::new();
     };
-    let mut out = vec![Effect::StatusLine("Uploading bug report...".into())];
+    // Under 1.6's bordered loader, which Esc cancels.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let task_cancel = cancel.clone();
+    let mut out = vec![Effect::LoaderStarted {
+        message: "Uploading bug report...".into(),
+        cancel,
+    }];
     out.push(blocking(move || {
         let bundle = match build_bundle(&session, &choices, &settings, summary.clone()) {
             Ok(b) => b,
-            Err(e) => return then(move |_| vec![Effect::Notice(format!("Failed to build bug report: {e}"), "error")]),
+            Err(e) => {
+                return then(move |_| {
+                    vec![
+                        Effect::TaskFinished,
+                        Effect::Notice(format!("Failed to build bug report: {e}"), "error"),
+                    ]
+                })
+            }
         };
         let token = crate::session::agent_session::lock(session.services().registry())
             .api_key_for_provider("radius")
             .filter(|t| !t.is_empty());
         let gateway = crate::bug_upload::gateway();
-        let sent =
-            tokio::runtime::Handle::current().block_on(crate::bug_upload::upload(&bundle, &gateway, token.as_deref()));
+        let sent = tokio::runtime::Handle::current().block_on(async {
+            tokio::select! {
+                sent = crate::bug_upload::upload(&bundle, &gateway, token.as_deref()) => Some(sent),
+                () = task_cancel.cancelled() => None,
+            }
+        });
+        let Some(sent) = sent else {
+            return then(|_| {
+                let mut out = vec![Effect::TaskFinished];
+                out.extend(cancelled());
+                out
+            });
+        };
         match sent {
             Ok(id) => {
+                forget_reported_crashes(&session, &bundle);
                 let data = bug_report::entry_data(&bundle, &choices, None);
                 let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
                 then(move |_| {
-                    let mut out = vec![Effect::StatusLine(format!("Bug report uploaded. Report ID: {id}"))];
+                    let mut out = vec![
+                        Effect::TaskFinished,
+                        Effect::StatusLine(format!("Bug report uploaded. Report ID: {id}")),
+                    ];
                     if let Err(e) = recorded {
                         out.push(Effect::Notice(
                             format!("The report was not recorded in the session: {e}"),
@@ -258,7 +287,11 @@ fn upload(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
                     out
                 })
             }
-            Err(reason) => then(move |cx| upload_failed(cx, reason, choices, summary)),
+            Err(reason) => then(move |cx| {
+                let mut out = vec![Effect::TaskFinished];
+                out.extend(upload_failed(cx, reason, choices, summary));
+                out
+            }),
         }
     }));
     out
@@ -287,6 +320,7 @@ fn build_bundle(
         .runner()
         .map(|r| r.loaded().into_iter().map(|e| e.path).collect())
         .unwrap_or_default();
+    let crashes = crate::crash_log::for_report(&crash_log_path(session));
     session
         .with_store(|store| {
             let session_id = store.session_id().to_string();
@@ -299,6 +333,7 @@ fn build_bundle(
                 global_settings: global,
                 project_settings: project,
                 extensions: &extensions,
+                crashes: &crashes,
             };
             bug_report::build(store, choices, &facts)
         })
@@ -306,6 +341,18 @@ fn build_bundle(
             Some(summary) => bundle.with_summary(summary),
             None => bundle,
         })
+}
+
+/// `crashes.json` of the session's agent folder.
+fn crash_log_path(session: &crate::session::AgentSession) -> PathBuf {
+    crate::crash_log::path(&super::commands::paths_for(session).agent_dir)
+}
+
+/// A delivered report carried the recorded crashes: they are not attached again.
+fn forget_reported_crashes(session: &crate::session::AgentSession, bundle: &bug_report::Bundle) {
+    if bundle.diagnostics["crashes"].as_array().is_some_and(|c| !c.is_empty()) {
+        crate::crash_log::clear(&crash_log_path(session));
+    }
 }
 
 /// Build the report from the session, write the archive, and record it in the session.
@@ -322,6 +369,7 @@ fn export(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
         });
         match result {
             Ok((bundle, path)) => {
+                forget_reported_crashes(&session, &bundle);
                 let data = bug_report::entry_data(&bundle, &choices, Some(&path));
                 let recorded = session.with_store(|s| s.append_custom(bug_report::ENTRY_TYPE, Some(data)));
                 then(move |_| {

@@ -132,7 +132,13 @@ pub(super) fn set_model(session: crate::session::AgentSession, model: pi_ai::Mod
     blocking_task(async move {
         let id = model.id.clone();
         match session.set_model(model).await {
-            Ok(()) => then(move |_| vec![notice(format!("Model: {id}"), "dim"), Effect::RefreshFooter]),
+            Ok(()) => then(move |_| {
+                vec![
+                    Effect::StatusLine(format!("Model: {id}")),
+                    Effect::RefreshFooter,
+                    Effect::CheckSubscription,
+                ]
+            }),
             Err(e) => then_notice(e.to_string(), "error"),
         }
     })
@@ -602,8 +608,9 @@ fn model_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
             match session.set_model(model).await {
                 Ok(()) => then(move |_| {
                     vec![
-                        notice(format!("Default model: {provider}/{id}"), "dim"),
+                        Effect::StatusLine(format!("Default model: {provider}/{id}")),
                         Effect::RefreshFooter,
+                        Effect::CheckSubscription,
                     ]
                 }),
                 Err(e) => then_notice(e.to_string(), "error"),

@@ -165,6 +165,12 @@ pub enum Effect {
         status: String,
         cancel: CancellationToken,
     },
+    /// The same shown as pi 1.6's bordered loader in the editor's place: only the
+    /// `tui.select.cancel` keys do anything until [`Effect::TaskFinished`].
+    LoaderStarted {
+        message: String,
+        cancel: CancellationToken,
+    },
     TaskFinished,
     RefreshFooter,
     SetTheme(Arc<UiTheme>),
@@ -184,6 +190,9 @@ pub enum Effect {
     /// Close the dialog shown (its callback is not called): a screen whose work ended on its
     /// own, such as `/mcp login`'s sign-in screen once the sign-in finished.
     CloseOverlay,
+    /// The model may have changed (a switch, a sign-in): warn about a Claude subscription if
+    /// it applies and has not been warned about in this run, as 1.6 does.
+    CheckSubscription,
 }
 
 impl std::fmt::Debug for Effect {
@@ -202,6 +211,7 @@ impl std::fmt::Debug for Effect {
             Effect::Blocking(_) => f.write_str("Blocking"),
             Effect::Settings(_) => f.write_str("Settings"),
             Effect::TaskStarted { status, .. } => write!(f, "TaskStarted({status:?})"),
+            Effect::LoaderStarted { message, .. } => write!(f, "LoaderStarted({message:?})"),
             Effect::TaskFinished => f.write_str("TaskFinished"),
             Effect::RefreshFooter => f.write_str("RefreshFooter"),
             Effect::SetTheme(t) => write!(f, "SetTheme({})", t.name()),
@@ -211,6 +221,7 @@ impl std::fmt::Debug for Effect {
             Effect::Extension(c) => write!(f, "Extension({c:?})"),
             Effect::Login(id, step) => write!(f, "Login({id}, {step:?})"),
             Effect::CloseOverlay => f.write_str("CloseOverlay"),
+            Effect::CheckSubscription => f.write_str("CheckSubscription"),
         }
     }
 }

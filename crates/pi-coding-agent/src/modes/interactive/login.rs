@@ -471,6 +471,8 @@ fn saved(cx: &Ctx<'_>, p: &ProviderOption, action: String) -> Vec<Effect> {
             format!("{action}. Credentials saved to {}", path.display()),
             "dim",
         ));
+        // The model in use may be the one this sign-in now reaches through a subscription.
+        out.push(Effect::CheckSubscription);
     }
     out.push(Effect::RefreshFooter);
     out

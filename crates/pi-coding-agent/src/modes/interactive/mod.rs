@@ -12,6 +12,7 @@
 //! `Picker::Custom` callback.
 
 mod app;
+mod bordered_loader;
 mod bug_command;
 mod cache_notices;
 mod changelog;
@@ -20,6 +21,7 @@ mod chat_rebuild;
 mod command_registry;
 mod commands;
 mod commands_16;
+mod crash_notice;
 mod dialogs;
 mod effect;
 mod events;
@@ -158,7 +160,19 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
     } else {
         Vec::new()
     };
-    let code = run_in(&mut term, host, initial, options, early).await;
+    // A panic that ends the UI loop is a crash: pi-tui's hook has restored the terminal and
+    // printed it; it is recorded for `/bug` and the user told how to report it.
+    crash_notice::install();
+    let agent_dir = commands::paths_for(&host.session()).agent_dir;
+    let run = std::panic::AssertUnwindSafe(run_in(&mut term, host.clone(), initial, options, early));
+    let code = match futures::FutureExt::catch_unwind(run).await {
+        Ok(code) => code,
+        Err(payload) => {
+            pi_tui::restore_now();
+            crash_notice::crashed(&host, &agent_dir, payload.as_ref());
+            return 1;
+        }
+    };
     let _ = term.disable_key_protocols();
     let _ = term.leave_fullscreen();
     let _ = term.stop();
@@ -326,9 +340,10 @@ async fn run_in(
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
         app.notice(w, "warning");
     }
-    if let Some(w) = subscription_notice::startup_warning(&session) {
+    if let Some(w) = crash_notice::startup_warning(&paths.agent_dir) {
         app.notice(w, "warning");
     }
+    app.check_subscription();
     if let Some(e) = session.persist_error() {
         app.notice(format!("The session could not be saved: {e}"), "warning");
     }
@@ -349,7 +364,7 @@ async fn run_in(
 
     // As pi: installed packages are checked for updates in the background (never offline);
     // a notice says which have one.
-    if !crate::packages::is_offline() {
+    if !crate::config::offline::offline(crate::config::offline::NetworkUse::Checks) {
         let cwd = host.session().cwd().to_path_buf();
         let tx_updates = tx.clone();
         tokio::task::spawn_blocking(move || {

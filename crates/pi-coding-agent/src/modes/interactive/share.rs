@@ -7,7 +7,6 @@ use std::process::{Command, Stdio};
 use tokio_util::sync::CancellationToken;
 
 use super::effect::{blocking, then, then_notice, Ctx, Effect};
-use super::keys::key_hint;
 
 const DEFAULT_VIEWER: &str = "https://pi.dev/session/";
 
@@ -101,16 +100,15 @@ fn share(session_file: Option<PathBuf>, cwd: &Path, cancel: &CancellationToken) 
     Ok(format!("Share URL: {}\nGist: {url}", viewer_url(base.as_deref(), id)))
 }
 
-/// `/share`: a status-line task (Esc cancels it) on the blocking pool.
+/// `/share`: a task on the blocking pool under 1.6's bordered loader (Esc cancels it).
 pub fn run(cx: &Ctx<'_>) -> Vec<Effect> {
     let file = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf));
     let cwd = cx.session.cwd().to_path_buf();
     let cancel = CancellationToken::new();
-    let key = key_hint(cx.kb, "app.interrupt");
     let task_cancel = cancel.clone();
     vec![
-        Effect::TaskStarted {
-            status: format!("Creating gist... ({key} to cancel)"),
+        Effect::LoaderStarted {
+            message: "Creating gist...".into(),
             cancel,
         },
         blocking(move || {

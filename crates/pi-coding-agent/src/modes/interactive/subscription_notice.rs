@@ -1,6 +1,8 @@
-//! At startup pi 1.6 warns when the current model is Anthropic's and is reached through a
-//! Claude subscription (an OAuth login, or a subscription token as the key): such use is
-//! billed as extra usage. `warnings.anthropicExtraUsage: false` turns the warning off.
+//! pi 1.6 warns when the current model is Anthropic's and is reached through a Claude
+//! subscription (an OAuth login, or a subscription token as the key): such use is billed as
+//! extra usage. It checks at startup, after a model switch (`/model`, the picker, cycling)
+//! and after a sign-in, and warns once a run (`App::check_subscription`).
+//! `warnings.anthropicExtraUsage: false` turns the warning off.
 
 use crate::session::AgentSession;
 
@@ -8,7 +10,7 @@ use crate::session::AgentSession;
 const WARNING: &str = "Anthropic subscription auth is active. Third-party harness usage draws from extra usage and is billed per token, not your Claude plan limits. Manage extra usage at https://claude.ai/settings/usage. Disable this warning in /settings.";
 
 /// The warning for `session`'s model, when it applies.
-pub fn startup_warning(session: &AgentSession) -> Option<String> {
+pub fn warning(session: &AgentSession) -> Option<String> {
     let model = session.model()?;
     let enabled = session
         .settings()

@@ -134,6 +134,9 @@ pub struct View {
     pub chat: Container,
     pub pending: Pending,
     pub status: Option<Loader>,
+    /// The status is a bordered loader in the editor's place (`/bug`'s summary), drawn in
+    /// this theme, rather than a label in the editor's border.
+    pub status_box: Option<Arc<UiTheme>>,
     pub editor: Editor,
     pub footer: Footer,
     pub frozen: Frozen,
@@ -248,7 +251,17 @@ impl View {
     /// The working indicator (and the other status spinners) rides in the editor's top
     /// border, as in pi 1.6.
     fn label_editor(&mut self) {
-        self.editor.set_top_label(self.status.as_ref().map(Loader::inline_text));
+        let label = self.status.as_ref().filter(|_| self.status_box.is_none());
+        self.editor.set_top_label(label.map(Loader::inline_text));
+    }
+
+    /// The bordered loader when one stands in the editor's place.
+    fn render_status_box(&mut self, width: usize) -> Option<Frame> {
+        let theme = self.status_box.as_ref()?;
+        let loader = self.status.as_mut()?;
+        let mut f = Frame::new();
+        super::bordered_loader::render(loader, theme, width, &mut f);
+        Some(f)
     }
 
     /// The screen in fullscreen: the transcript apart from the dock below it.
@@ -267,13 +280,16 @@ impl View {
         let spacer = section(&mut |f| f.push(super::chat::spacer()));
         let widgets_above = section(&mut |f| self.ext.render_above(width, f));
         self.label_editor();
-        let editor = match self.ext.render_inline(width) {
-            Some(custom) => custom,
-            None => {
-                let mut editor = Frame::new();
-                self.editor.render(width, &mut editor);
-                editor
-            }
+        let editor = match self.render_status_box(width) {
+            Some(boxed) => boxed,
+            None => match self.ext.render_inline(width) {
+                Some(custom) => custom,
+                None => {
+                    let mut editor = Frame::new();
+                    self.editor.render(width, &mut editor);
+                    editor
+                }
+            },
         };
         let widgets_below = section(&mut |f| self.ext.render_below(width, f));
         let footer = section(&mut |f| self.ext.render_footer(width, &mut self.footer, f));
@@ -293,9 +309,13 @@ impl Component for View {
         out.push(super::chat::spacer());
         self.ext.render_above(width, out);
         self.label_editor();
-        match self.ext.render_inline(width) {
-            Some(custom) => out.extend_lines(custom.to_vec()),
-            None => self.editor.render(width, out),
+        if let Some(boxed) = self.render_status_box(width) {
+            out.extend_lines(boxed.sealed().to_vec());
+        } else {
+            match self.ext.render_inline(width) {
+                Some(custom) => out.extend_lines(custom.to_vec()),
+                None => self.editor.render(width, out),
+            }
         }
         self.ext.render_below(width, out);
         self.ext.render_footer(width, &mut self.footer, out);

@@ -31,6 +31,18 @@ impl App {
     pub fn handle_input(&mut self, ev: &InputEvent, tui: &mut Tui) {
         let before = self.screen_touched;
         self.screen_touched = true;
+        // A bordered loader holds the keys: its cancel keys stop the task, the rest are
+        // dropped (1.6 focuses the loader, not the editor).
+        if self.view.status_box.is_some() {
+            if let InputEvent::Key(k) = ev {
+                if !k.is_release() && pi_tui::keybindings().matches(k, "tui.select.cancel") {
+                    if let Some(c) = &self.task_cancel {
+                        c.cancel();
+                    }
+                }
+            }
+            return;
+        }
         if self.picker.is_none() && self.extension_input(ev) {
             self.screen_touched = before;
             return;
@@ -188,24 +200,34 @@ impl App {
             let forward = is("app.model.cycleForward");
             let session = self.session();
             let task = blocking_task(async move {
-                let text = match session.cycle_model(forward).await {
+                // As 1.6: status lines (one replaces the one right before it), the failure
+                // in red, the thinking level named only when it is not off.
+                let (said, switched) = match session.cycle_model(forward).await {
                     Ok(Some(c)) => {
                         let mut s = format!("Switched to {}", c.model.name);
-                        if c.model.reasoning {
-                            s.push_str(&format!(" (thinking: {})", c.thinking_level));
+                        let level = c.thinking_level.to_string();
+                        if c.model.reasoning && level != "off" {
+                            s.push_str(&format!(" (thinking: {level})"));
                         }
-                        s
+                        (Effect::StatusLine(s), true)
                     }
                     Ok(None) => {
-                        if session.scoped_models().is_empty() {
-                            "Only one model available".to_string()
+                        let s = if session.scoped_models().is_empty() {
+                            "Only one model available"
                         } else {
-                            "Only one model in scope".to_string()
-                        }
+                            "Only one model in scope"
+                        };
+                        (Effect::StatusLine(s.to_string()), false)
                     }
-                    Err(e) => e.to_string(),
+                    Err(e) => (notice(e.to_string(), "error"), false),
                 };
-                then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
+                then(move |_| {
+                    let mut out = vec![said, Effect::RefreshFooter];
+                    if switched {
+                        out.push(Effect::CheckSubscription);
+                    }
+                    out
+                })
             });
             self.apply(vec![task], tui);
             return true;

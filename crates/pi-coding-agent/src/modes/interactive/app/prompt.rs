@@ -77,6 +77,11 @@ impl App {
 
     /// Enter (or Alt+Enter with `follow_up`) on the editor's text.
     pub fn submit(&mut self, text: String, follow_up: bool, tui: &mut Tui) {
+        // Debug builds only: the crash tests make the UI loop panic on a prompt they name.
+        #[cfg(debug_assertions)]
+        if std::env::var("PI_TEST_PANIC_ON").is_ok_and(|v| v == text) {
+            panic!("test panic on {text:?}");
+        }
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return;
