@@ -81,10 +81,11 @@ export function resolvePackageFile(specifier, fromDir) {
 }
 
 /**
- * A module object whose members load `load()` on first access. `__esModule` answers without
- * loading so jiti's interop helpers do not force the import; so does `default` for a package
- * without a default export (`noDefault`), which jiti reads of every module it imports. `eager`
- * names members that come from elsewhere without loading the module (pi-ai's `Type`).
+ * A module object whose members load `load()` on first access. Some questions are answered
+ * without loading (see `answerUnloaded`): jiti asks them of every module an extension imports,
+ * through a proxy of its own whose every property read also reads our property descriptor (a
+ * proxy invariant check), so each must be answered by `get`, `has` and
+ * `getOwnPropertyDescriptor` alike.
  */
 export function lazyModule(load, { noDefault = false, eager = {} } = {}) {
 	let loaded;
@@ -92,21 +93,41 @@ export function lazyModule(load, { noDefault = false, eager = {} } = {}) {
 		if (loaded === undefined) loaded = load();
 		return loaded;
 	};
+	// `{value}` for a key known before loading, else undefined (the module must load):
+	// `__esModule` (jiti's interop), `default` of a package without a default export (`noDefault`;
+	// jiti reads it of every import), `then` (awaiting the module object asks whether it is a
+	// thenable; none of these packages exports one) and the `eager` members, which come from
+	// elsewhere (pi-ai's `Type`).
+	const answerUnloaded = (key) => {
+		if (loaded !== undefined) return undefined;
+		if (key === "__esModule") return { value: true };
+		if (key === Symbol.toStringTag) return { value: "Module" };
+		if (key === "then" || (key === "default" && noDefault)) return { value: undefined };
+		if (Object.hasOwn(eager, key)) return { value: eager[key]() };
+		return undefined;
+	};
 	return new Proxy(Object.create(null), {
 		get(_target, key) {
 			if (key === "__esModule") return true;
 			if (key === Symbol.toStringTag) return "Module";
-			if (key === "default" && noDefault && loaded === undefined) return undefined;
-			if (loaded === undefined && Object.hasOwn(eager, key)) return eager[key]();
+			const known = answerUnloaded(key);
+			if (known) return known.value;
 			return get()[key];
 		},
 		has(_target, key) {
-			return key === "__esModule" || key in get();
+			if (key === "__esModule") return true;
+			const known = answerUnloaded(key);
+			if (known) return known.value !== undefined;
+			return key in get();
 		},
 		ownKeys() {
 			return Reflect.ownKeys(get());
 		},
 		getOwnPropertyDescriptor(_target, key) {
+			const known = answerUnloaded(key);
+			if (known) {
+				return known.value === undefined ? undefined : { value: known.value, enumerable: true, configurable: true, writable: false };
+			}
 			const module = get();
 			if (!(key in module)) return undefined;
 			return { value: module[key], enumerable: true, configurable: true, writable: false };

@@ -8,6 +8,7 @@
 mod calls;
 mod examples;
 mod failures;
+mod lazy;
 mod loading;
 mod other_language;
 mod support;
