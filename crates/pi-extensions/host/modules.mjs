@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 // (fs and path are imported here anyway; these three cost well under a millisecond.)
 import "node:os";
 import path from "node:path";
+import { resolveRelativeMjsDirectly } from "./fast_resolve.mjs";
 
 /** Find `<ancestor>/node_modules/<name>` walking up from `fromDir`. */
 function findPackageDir(name, fromDir) {
@@ -144,6 +145,8 @@ const TYPEBOX_SUBPATHS = ["", "/compile", "/value"];
  */
 export function buildVirtualModules(modulesDir, facade) {
 	const require = createRequire(path.join(modulesDir, "noop.js"));
+	const typeboxDir = findPackageDir("typebox", modulesDir);
+	if (typeboxDir) resolveRelativeMjsDirectly([typeboxDir]);
 	const load = (specifier) => () => require(resolvePackageFile(specifier, modulesDir));
 	const table = {};
 	const alias = (name, module) => {

@@ -12,6 +12,7 @@ pub const HOST_FILES: &[(&str, &str)] = &[
     ("main.mjs", include_str!("../host/main.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
     ("modules.mjs", include_str!("../host/modules.mjs")),
+    ("fast_resolve.mjs", include_str!("../host/fast_resolve.mjs")),
     ("facade.mjs", include_str!("../host/facade.mjs")),
     ("truncate.mjs", include_str!("../host/truncate.mjs")),
     ("extensions.mjs", include_str!("../host/extensions.mjs")),
