@@ -88,8 +88,10 @@ async function initialize(params) {
 	runtime.screen = createScreen(runtime, loadTui);
 	let createJiti;
 	runtime.createJiti = (file) => {
-		// jiti itself loads on the first extension file, not at host start.
-		createJiti ??= modules.require(modules.resolve("jiti")).createJiti;
+		// jiti itself loads on the first extension file, not at host start. Its CommonJS entry:
+		// the ES one imports the same 190 kB CommonJS file, which Node then scans for its export
+		// names (tens of milliseconds) only to wrap it.
+		createJiti ??= modules.require(modules.resolve("jiti", { require: true })).createJiti;
 		return createJiti(file, {
 			moduleCache: false,
 			tryNative: false,

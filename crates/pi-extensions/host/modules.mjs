@@ -25,19 +25,22 @@ function findPackageDir(name, fromDir) {
 	}
 }
 
-function pickTarget(target) {
+const IMPORT_CONDITIONS = ["node", "import", "default", "require"];
+const REQUIRE_CONDITIONS = ["node", "require", "default"];
+
+function pickTarget(target, conditions) {
 	if (typeof target === "string") return target;
 	if (Array.isArray(target)) {
 		for (const entry of target) {
-			const picked = pickTarget(entry);
+			const picked = pickTarget(entry, conditions);
 			if (picked) return picked;
 		}
 		return undefined;
 	}
 	if (target && typeof target === "object") {
-		for (const condition of ["node", "import", "default", "require"]) {
+		for (const condition of conditions) {
 			if (condition in target) {
-				const picked = pickTarget(target[condition]);
+				const picked = pickTarget(target[condition], conditions);
 				if (picked) return picked;
 			}
 		}
@@ -47,9 +50,11 @@ function pickTarget(target) {
 
 /**
  * Resolve a bare specifier to a file under `fromDir`, honouring the package's `exports` with the
- * `import` condition (the packages are ESM-only, so `require.resolve` refuses them).
+ * `import` condition (the packages are ESM-only, so `require.resolve` refuses them), or with
+ * `require` first when `require` is true (for a package that ships CommonJS too).
  */
-export function resolvePackageFile(specifier, fromDir) {
+export function resolvePackageFile(specifier, fromDir, { require = false } = {}) {
+	const conditions = require ? REQUIRE_CONDITIONS : IMPORT_CONDITIONS;
 	const parts = specifier.split("/");
 	const nameLength = specifier.startsWith("@") ? 2 : 1;
 	const name = parts.slice(0, nameLength).join("/");
@@ -65,7 +70,7 @@ export function resolvePackageFile(specifier, fromDir) {
 		exportsField = { ".": exportsField };
 	}
 	if (exportsField[subpath] !== undefined) {
-		const target = pickTarget(exportsField[subpath]);
+		const target = pickTarget(exportsField[subpath], conditions);
 		if (target) return path.join(dir, target);
 	}
 	for (const [key, value] of Object.entries(exportsField)) {
@@ -74,7 +79,7 @@ export function resolvePackageFile(specifier, fromDir) {
 		const prefix = key.slice(0, star);
 		const suffix = key.slice(star + 1);
 		if (subpath.startsWith(prefix) && subpath.endsWith(suffix) && subpath.length >= key.length - 1) {
-			const target = pickTarget(value);
+			const target = pickTarget(value, conditions);
 			if (target) return path.join(dir, target.replace("*", subpath.slice(prefix.length, subpath.length - suffix.length)));
 		}
 	}
@@ -184,5 +189,5 @@ export function buildVirtualModules(modulesDir, facade) {
 	alias("pi-ai/providers/all", lazyModule(load("@earendil-works/pi-ai/providers/all"), { noDefault: true }));
 	alias("pi-ai/oauth", Object.freeze({ __esModule: true }));
 	alias("pi-coding-agent", facade);
-	return { table, require, resolve: (specifier) => resolvePackageFile(specifier, modulesDir) };
+	return { table, require, resolve: (specifier, options) => resolvePackageFile(specifier, modulesDir, options) };
 }
