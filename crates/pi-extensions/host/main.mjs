@@ -1,5 +1,6 @@
-// Entry point of pi's extension host: connects to pi, says hello with the protocol version, then
-// serves pi's requests (initialize, load, dispatch, callTool, runCommand, ping, shutdown).
+// pi's extension host (started through start.mjs): connects to pi, says hello with the protocol
+// version, then serves pi's requests (initialize, load, dispatch, callTool, runCommand, ping,
+// shutdown).
 import path from "node:path";
 import { callTool, dispatch, runCommand, runShortcut } from "./events.mjs";
 import { createEventBus, createRegistry } from "./extensions.mjs";
@@ -7,6 +8,7 @@ import { createFacade } from "./facade.mjs";
 import { runSetup } from "./replace.mjs";
 import { oauthKey, oauthLogin, streamProvider } from "./providers.mjs";
 import { onModelEvent } from "./model_stream.mjs";
+import { resumeOptimizer } from "./optimizer.mjs";
 import { buildVirtualModules } from "./modules.mjs";
 import { createState } from "./state.mjs";
 import { createScreen } from "./ui.mjs";
@@ -88,8 +90,10 @@ async function initialize(params) {
 	runtime.screen = createScreen(runtime, loadTui);
 	let createJiti;
 	runtime.createJiti = (file) => {
-		// jiti itself loads on the first extension file, not at host start.
-		createJiti ??= modules.require(modules.resolve("jiti")).createJiti;
+		// jiti itself loads on the first extension file, not at host start. Its CommonJS entry:
+		// the ES one imports the same 190 kB CommonJS file, which Node then scans for its export
+		// names (tens of milliseconds) only to wrap it.
+		createJiti ??= modules.require(modules.resolve("jiti", { require: true })).createJiti;
 		return createJiti(file, {
 			moduleCache: false,
 			tryNative: false,
@@ -109,7 +113,13 @@ const requests = {
 	ping: () => ({ pong: true }),
 	load: async (params) => {
 		requireInitialized();
-		const result = await registry.load(params.extensions ?? []);
+		let result;
+		try {
+			result = await registry.load(params.extensions ?? []);
+		} finally {
+			// Start-up is over: code that runs from now on may be worth TurboFan.
+			resumeOptimizer();
+		}
 		// Action methods work from here on: pi has what it needs to serve them. A pre-trust
 		// pass (`bind: false`) stays unbound until `extend` completes the set.
 		runtime.bound = params.bind !== false;

@@ -11,6 +11,7 @@ import { createRequire } from "node:module";
 // (fs and path are imported here anyway; these three cost well under a millisecond.)
 import "node:os";
 import path from "node:path";
+import { resolveRelativeMjsDirectly } from "./fast_resolve.mjs";
 
 /** Find `<ancestor>/node_modules/<name>` walking up from `fromDir`. */
 function findPackageDir(name, fromDir) {
@@ -24,19 +25,22 @@ function findPackageDir(name, fromDir) {
 	}
 }
 
-function pickTarget(target) {
+const IMPORT_CONDITIONS = ["node", "import", "default", "require"];
+const REQUIRE_CONDITIONS = ["node", "require", "default"];
+
+function pickTarget(target, conditions) {
 	if (typeof target === "string") return target;
 	if (Array.isArray(target)) {
 		for (const entry of target) {
-			const picked = pickTarget(entry);
+			const picked = pickTarget(entry, conditions);
 			if (picked) return picked;
 		}
 		return undefined;
 	}
 	if (target && typeof target === "object") {
-		for (const condition of ["node", "import", "default", "require"]) {
+		for (const condition of conditions) {
 			if (condition in target) {
-				const picked = pickTarget(target[condition]);
+				const picked = pickTarget(target[condition], conditions);
 				if (picked) return picked;
 			}
 		}
@@ -46,9 +50,11 @@ function pickTarget(target) {
 
 /**
  * Resolve a bare specifier to a file under `fromDir`, honouring the package's `exports` with the
- * `import` condition (the packages are ESM-only, so `require.resolve` refuses them).
+ * `import` condition (the packages are ESM-only, so `require.resolve` refuses them), or with
+ * `require` first when `require` is true (for a package that ships CommonJS too).
  */
-export function resolvePackageFile(specifier, fromDir) {
+export function resolvePackageFile(specifier, fromDir, { require = false } = {}) {
+	const conditions = require ? REQUIRE_CONDITIONS : IMPORT_CONDITIONS;
 	const parts = specifier.split("/");
 	const nameLength = specifier.startsWith("@") ? 2 : 1;
 	const name = parts.slice(0, nameLength).join("/");
@@ -64,7 +70,7 @@ export function resolvePackageFile(specifier, fromDir) {
 		exportsField = { ".": exportsField };
 	}
 	if (exportsField[subpath] !== undefined) {
-		const target = pickTarget(exportsField[subpath]);
+		const target = pickTarget(exportsField[subpath], conditions);
 		if (target) return path.join(dir, target);
 	}
 	for (const [key, value] of Object.entries(exportsField)) {
@@ -73,7 +79,7 @@ export function resolvePackageFile(specifier, fromDir) {
 		const prefix = key.slice(0, star);
 		const suffix = key.slice(star + 1);
 		if (subpath.startsWith(prefix) && subpath.endsWith(suffix) && subpath.length >= key.length - 1) {
-			const target = pickTarget(value);
+			const target = pickTarget(value, conditions);
 			if (target) return path.join(dir, target.replace("*", subpath.slice(prefix.length, subpath.length - suffix.length)));
 		}
 	}
@@ -81,10 +87,11 @@ export function resolvePackageFile(specifier, fromDir) {
 }
 
 /**
- * A module object whose members load `load()` on first access. `__esModule` answers without
- * loading so jiti's interop helpers do not force the import; so does `default` for a package
- * without a default export (`noDefault`), which jiti reads of every module it imports. `eager`
- * names members that come from elsewhere without loading the module (pi-ai's `Type`).
+ * A module object whose members load `load()` on first access. Some questions are answered
+ * without loading (see `answerUnloaded`): jiti asks them of every module an extension imports,
+ * through a proxy of its own whose every property read also reads our property descriptor (a
+ * proxy invariant check), so each must be answered by `get`, `has` and
+ * `getOwnPropertyDescriptor` alike.
  */
 export function lazyModule(load, { noDefault = false, eager = {} } = {}) {
 	let loaded;
@@ -92,21 +99,41 @@ export function lazyModule(load, { noDefault = false, eager = {} } = {}) {
 		if (loaded === undefined) loaded = load();
 		return loaded;
 	};
+	// `{value}` for a key known before loading, else undefined (the module must load):
+	// `__esModule` (jiti's interop), `default` of a package without a default export (`noDefault`;
+	// jiti reads it of every import), `then` (awaiting the module object asks whether it is a
+	// thenable; none of these packages exports one) and the `eager` members, which come from
+	// elsewhere (pi-ai's `Type`).
+	const answerUnloaded = (key) => {
+		if (loaded !== undefined) return undefined;
+		if (key === "__esModule") return { value: true };
+		if (key === Symbol.toStringTag) return { value: "Module" };
+		if (key === "then" || (key === "default" && noDefault)) return { value: undefined };
+		if (Object.hasOwn(eager, key)) return { value: eager[key]() };
+		return undefined;
+	};
 	return new Proxy(Object.create(null), {
 		get(_target, key) {
 			if (key === "__esModule") return true;
 			if (key === Symbol.toStringTag) return "Module";
-			if (key === "default" && noDefault && loaded === undefined) return undefined;
-			if (loaded === undefined && Object.hasOwn(eager, key)) return eager[key]();
+			const known = answerUnloaded(key);
+			if (known) return known.value;
 			return get()[key];
 		},
 		has(_target, key) {
-			return key === "__esModule" || key in get();
+			if (key === "__esModule") return true;
+			const known = answerUnloaded(key);
+			if (known) return known.value !== undefined;
+			return key in get();
 		},
 		ownKeys() {
 			return Reflect.ownKeys(get());
 		},
 		getOwnPropertyDescriptor(_target, key) {
+			const known = answerUnloaded(key);
+			if (known) {
+				return known.value === undefined ? undefined : { value: known.value, enumerable: true, configurable: true, writable: false };
+			}
 			const module = get();
 			if (!(key in module)) return undefined;
 			return { value: module[key], enumerable: true, configurable: true, writable: false };
@@ -123,6 +150,8 @@ const TYPEBOX_SUBPATHS = ["", "/compile", "/value"];
  */
 export function buildVirtualModules(modulesDir, facade) {
 	const require = createRequire(path.join(modulesDir, "noop.js"));
+	const typeboxDir = findPackageDir("typebox", modulesDir);
+	if (typeboxDir) resolveRelativeMjsDirectly([typeboxDir]);
 	const load = (specifier) => () => require(resolvePackageFile(specifier, modulesDir));
 	const table = {};
 	const alias = (name, module) => {
@@ -160,5 +189,5 @@ export function buildVirtualModules(modulesDir, facade) {
 	alias("pi-ai/providers/all", lazyModule(load("@earendil-works/pi-ai/providers/all"), { noDefault: true }));
 	alias("pi-ai/oauth", Object.freeze({ __esModule: true }));
 	alias("pi-coding-agent", facade);
-	return { table, require, resolve: (specifier) => resolvePackageFile(specifier, modulesDir) };
+	return { table, require, resolve: (specifier, options) => resolvePackageFile(specifier, modulesDir, options) };
 }

@@ -9,7 +9,8 @@ export function connectWire(socketPath, onRequest, onNotification) {
 	const socket = net.createConnection(socketPath);
 	const pending = new Map();
 	let nextId = 1;
-	let buffer = "";
+	// The pieces of a line not yet ended.
+	let partial = [];
 	let closed = false;
 
 	const send = (message) => {
@@ -56,15 +57,25 @@ export function connectWire(socketPath, onRequest, onNotification) {
 	};
 
 	socket.setEncoding("utf8");
+	// Only the chunk that just arrived is searched for the end of a line, and the pieces of a
+	// long line are joined once: a line of a megabyte (the model list in a state update) comes
+	// in many chunks, and searching and copying it whole on each would cost time quadratic in
+	// its length.
 	socket.on("data", (chunk) => {
-		buffer += chunk;
-		let newline = buffer.indexOf("\n");
+		let start = 0;
+		let newline = chunk.indexOf("\n");
 		while (newline >= 0) {
-			const line = buffer.slice(0, newline);
-			buffer = buffer.slice(newline + 1);
+			let line = chunk.slice(start, newline);
+			if (partial.length > 0) {
+				partial.push(line);
+				line = partial.join("");
+				partial = [];
+			}
 			onLine(line);
-			newline = buffer.indexOf("\n");
+			start = newline + 1;
+			newline = chunk.indexOf("\n", start);
 		}
+		if (start < chunk.length) partial.push(start === 0 ? chunk : chunk.slice(start));
 	});
 	// pi went away: nothing is left to serve.
 	const exit = () => {

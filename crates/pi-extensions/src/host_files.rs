@@ -9,9 +9,12 @@ use crate::error::StartError;
 
 /// The host's files: name and content.
 pub const HOST_FILES: &[(&str, &str)] = &[
+    ("start.mjs", include_str!("../host/start.mjs")),
+    ("optimizer.mjs", include_str!("../host/optimizer.mjs")),
     ("main.mjs", include_str!("../host/main.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
     ("modules.mjs", include_str!("../host/modules.mjs")),
+    ("fast_resolve.mjs", include_str!("../host/fast_resolve.mjs")),
     ("facade.mjs", include_str!("../host/facade.mjs")),
     ("truncate.mjs", include_str!("../host/truncate.mjs")),
     ("extensions.mjs", include_str!("../host/extensions.mjs")),
@@ -42,11 +45,11 @@ fn content_hash() -> u64 {
     hash
 }
 
-/// Make sure this build's host files exist and return the path of `main.mjs`.
+/// Make sure this build's host files exist and return the path of the entry, `start.mjs`.
 pub fn ensure_host_files(agent_dir: &Path) -> Result<PathBuf, StartError> {
     let root = host_root(agent_dir);
     let dir = root.join(format!("host-{:016x}", content_hash()));
-    let main = dir.join("main.mjs");
+    let main = dir.join("start.mjs");
     if main.is_file() {
         return Ok(main);
     }

@@ -316,3 +316,36 @@ async fn built_in_tool_factories_run_pis_own_tools() -> TestResult {
     runner.shutdown().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_state_update_of_megabytes_arrives_whole() -> TestResult {
+    let Some((node, modules)) = environment("long lines") else {
+        return Ok(());
+    };
+    let file = fixture("system-prompt.ts");
+    let setup = setup(node, modules, &[&file])?;
+    let runner = start(&setup).await?;
+    // Two lines of several socket chunks each, multi-byte characters falling on chunk edges,
+    // sent back to back so that one chunk ends the first and starts the second.
+    let long = |seed: &str| -> String { (0..100_000).map(|i| format!("{seed}{i}é😀\n")).collect() };
+    let first = long("a");
+    let second = long("b");
+    for prompt in [&first, &second] {
+        runner.push_state(&StateUpdate {
+            system_prompt: Some(prompt.clone()),
+            ..StateUpdate::default()
+        })?;
+    }
+    let call = ToolCall {
+        call_id: "long-1".into(),
+        name: "system_prompt".into(),
+        params: json!({}),
+    };
+    let result = runner.call_tool(call, None, &CancellationToken::new()).await?;
+    assert!(!result.is_error, "{:?}", result.content);
+    let text = result.content[0]["text"].as_str().ok_or("no text")?;
+    assert!(text.len() > 1_000_000);
+    assert!(text == second, "the last update is held, unchanged");
+    runner.shutdown().await;
+    Ok(())
+}

@@ -422,3 +422,41 @@ async fn a_pre_trust_pass_decides_and_is_extended_without_running_factories_agai
     runner.shutdown().await;
     Ok(())
 }
+
+/// The host starts without TurboFan (it only costs memory while hundreds of modules load) and
+/// turns it on once the extensions have loaded, on the Node versions where it does that.
+#[tokio::test]
+async fn turbofan_is_paused_while_loading_and_on_afterwards() -> TestResult {
+    let Some((node, modules)) = environment("optimizer") else {
+        return Ok(());
+    };
+    let file = fixture("optimizer.ts");
+    let setup = setup(node, modules, &[&file])?;
+    let runner = start(&setup).await?;
+    assert!(
+        runner.registrations().errors.is_empty(),
+        "{:?}",
+        runner.registrations().errors
+    );
+    let call = pi_extensions::ToolCall {
+        call_id: "opt-1".into(),
+        name: "turbofan".into(),
+        params: json!({}),
+    };
+    let result = runner
+        .call_tool(call, None, &tokio_util::sync::CancellationToken::new())
+        .await?;
+    let text = result.content[0]["text"].as_str().ok_or("no text")?;
+    let seen: serde_json::Value = serde_json::from_str(text)?;
+    let major: u64 = seen["node"]
+        .as_str()
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse().ok())
+        .ok_or("no node version")?;
+    assert_eq!(seen["now"], true, "TurboFan is on after loading: {seen}");
+    if (20..=24).contains(&major) {
+        assert_eq!(seen["atLoad"], false, "TurboFan is paused while loading: {seen}");
+    }
+    runner.shutdown().await;
+    Ok(())
+}

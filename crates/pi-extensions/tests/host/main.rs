@@ -5,9 +5,11 @@
 //! cache). Without them each test fails under CI and prints one `skipped:` line elsewhere
 //! (`pi_test_support::require`).
 
+mod caches;
 mod calls;
 mod examples;
 mod failures;
+mod lazy;
 mod loading;
 mod other_language;
 mod support;
