@@ -7,7 +7,7 @@
 pub mod actions;
 pub mod bridge;
 pub mod builtin;
-pub mod early_rpc_ui;
+pub mod early_ui;
 pub mod export_render;
 pub mod hooks;
 pub mod host;
@@ -258,10 +258,7 @@ impl ExtensionSlot {
     /// they showed meanwhile (`session_start` handlers) goes to `ui` first, in order.
     pub async fn take_over_ui(&self, ui: Arc<dyn ExtensionUiHost>) {
         let previous = std::mem::replace(&mut *lock(&self.ui), Arc::clone(&ui));
-        if let Some(early) = previous
-            .as_any()
-            .and_then(|a| a.downcast_ref::<early_rpc_ui::EarlyRpcUi>())
-        {
+        if let Some(early) = previous.as_any().and_then(|a| a.downcast_ref::<early_ui::EarlyUi>()) {
             early.hand_over(ui.as_ref()).await;
         }
     }

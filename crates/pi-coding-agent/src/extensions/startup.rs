@@ -300,13 +300,10 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
             ..Default::default()
         }
     };
-    if mode == Mode::Tui {
-        // What extensions show before the terminal UI is up (`session_start` handlers) waits
-        // for it.
-        slot.set_ui(Arc::new(crate::modes::interactive::extension_ui::EarlyUi::default()));
-    } else if mode == Mode::Rpc {
-        // The same for the RPC client, until the server is up.
-        slot.set_ui(Arc::new(super::early_rpc_ui::EarlyRpcUi::default()));
+    if matches!(mode, Mode::Tui | Mode::Rpc) {
+        // What extensions show before the terminal UI or the RPC server is up
+        // (`session_start` handlers) waits for it.
+        slot.set_ui(Arc::new(super::early_ui::EarlyUi::default()));
     }
     let handler = HostBridge::spawn(&slot, session.cwd().to_path_buf(), tools, mode);
     let runner = match ExtensionRunner::start(config, handler).await {

@@ -21,11 +21,13 @@ use super::super::extension_ui::screen::{overlay_options, theme_spec, HostLines,
 use super::super::extension_ui::shortcuts::shortcut_for;
 use super::super::extension_ui::tool_render::{request_item, ToolState};
 use super::super::extension_ui::working::Working;
-use super::super::extension_ui::{EarlyCall, EarlyUi};
+use super::super::extension_ui::{extension_error_text, notice_style};
 use super::super::theme::UiTheme;
 use super::super::tool_block::ToolBlock;
 use super::App;
 use crate::extension_ui::ExtensionUiHost;
+use crate::extension_ui::WidgetPlacement;
+use crate::extensions::early_ui::{EarlyCall, EarlyUi};
 use crate::resources::ResourceScope;
 
 /// A component that takes longer than this to render is drawn with its old lines.
@@ -178,9 +180,23 @@ impl App {
         };
         for call in early.take() {
             match call {
-                EarlyCall::Notice(text, "dim") => self.status_line(text),
-                EarlyCall::Notice(text, style) => self.notice(text, style),
-                EarlyCall::Change(change) => self.extension_change(change, tui),
+                EarlyCall::Notify(text, kind) => match notice_style(kind) {
+                    "dim" => self.status_line(text),
+                    style => self.notice(text, style),
+                },
+                EarlyCall::Error(path, _event, error) => self.notice(extension_error_text(&path, &error), "error"),
+                EarlyCall::Status(key, text) => self.extension_change(ScreenChange::Status { key, text }, tui),
+                EarlyCall::Widget(key, lines, placement) => {
+                    let below = placement == Some(WidgetPlacement::BelowEditor);
+                    self.extension_change(ScreenChange::WidgetLines { key, lines, below }, tui);
+                }
+                EarlyCall::Title(title) => self.extension_change(ScreenChange::Title(title), tui),
+                EarlyCall::EditorText(text) => self.extension_change(ScreenChange::EditorText(text), tui),
+                EarlyCall::Screen(method, params) => {
+                    if let Some(change) = ScreenChange::from_notification(&method, &params) {
+                        self.extension_change(change, tui);
+                    }
+                }
             }
         }
     }

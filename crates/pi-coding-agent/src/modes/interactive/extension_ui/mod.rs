@@ -204,90 +204,6 @@ pub fn startup_theme(paths: &crate::config::paths::Paths, session: &crate::sessi
     screen::theme_spec(&theme)
 }
 
-/// Something an extension showed before the terminal UI was up.
-#[derive(Debug, Clone)]
-pub enum EarlyCall {
-    Notice(String, &'static str),
-    Change(ScreenChange),
-}
-
-/// `ctx.ui` between the extensions' start and the terminal UI's: what they show (a
-/// `session_start` handler's status or widget, say) is kept for the UI to apply first.
-/// Dialogs answer their defaults, as nobody can see them yet.
-#[derive(Default)]
-pub struct EarlyUi {
-    calls: std::sync::Mutex<Vec<EarlyCall>>,
-}
-
-impl EarlyUi {
-    fn push(&self, call: EarlyCall) {
-        self.calls
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(call);
-    }
-
-    /// What was shown so far, in order.
-    pub fn take(&self) -> Vec<EarlyCall> {
-        std::mem::take(&mut *self.calls.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
-    }
-}
-
-#[async_trait]
-impl ExtensionUiHost for EarlyUi {
-    fn has_ui(&self) -> bool {
-        true
-    }
-    async fn select(&self, _title: &str, _options: &[String], _opts: DialogOptions) -> Option<String> {
-        None
-    }
-    async fn confirm(&self, _title: &str, _message: &str, _opts: DialogOptions) -> bool {
-        false
-    }
-    async fn input(&self, _title: &str, _placeholder: Option<&str>, _opts: DialogOptions) -> Option<String> {
-        None
-    }
-    async fn editor(&self, _title: &str, _prefill: Option<&str>) -> Option<String> {
-        None
-    }
-    async fn notify(&self, message: &str, notify_type: Option<NotifyType>) {
-        self.push(EarlyCall::Notice(message.to_string(), notice_style(notify_type)));
-    }
-    async fn set_status(&self, key: &str, text: Option<&str>) {
-        self.push(EarlyCall::Change(ScreenChange::Status {
-            key: key.to_string(),
-            text: text.map(str::to_string),
-        }));
-    }
-    async fn set_widget(&self, key: &str, lines: Option<&[String]>, placement: Option<WidgetPlacement>) {
-        self.push(EarlyCall::Change(ScreenChange::WidgetLines {
-            key: key.to_string(),
-            lines: lines.map(<[String]>::to_vec),
-            below: placement == Some(WidgetPlacement::BelowEditor),
-        }));
-    }
-    async fn set_title(&self, title: &str) {
-        self.push(EarlyCall::Change(ScreenChange::Title(title.to_string())));
-    }
-    async fn set_editor_text(&self, text: &str) {
-        self.push(EarlyCall::Change(ScreenChange::EditorText(text.to_string())));
-    }
-    fn editor_text(&self) -> String {
-        String::new()
-    }
-    async fn report_extension_error(&self, extension_path: &str, _event: &str, error: &str) {
-        self.push(EarlyCall::Notice(extension_error_text(extension_path, error), "error"));
-    }
-    async fn screen_notification(&self, method: &str, params: &serde_json::Value) {
-        if let Some(change) = ScreenChange::from_notification(method, params) {
-            self.push(EarlyCall::Change(change));
-        }
-    }
-    fn as_any(&self) -> Option<&dyn std::any::Any> {
-        Some(self)
-    }
-}
-
 /// An error or a warning is a chat line of its own; anything else is shown as pi's status
 /// line, which the next status line right after it replaces (as pi 1.6 shows `info`).
 fn notify_effect(text: String, style: &'static str) -> Effect {
@@ -298,7 +214,7 @@ fn notify_effect(text: String, style: &'static str) -> Effect {
     }
 }
 
-fn notice_style(notify_type: Option<NotifyType>) -> &'static str {
+pub(super) fn notice_style(notify_type: Option<NotifyType>) -> &'static str {
     match notify_type {
         Some(NotifyType::Error) => "error",
         Some(NotifyType::Warning) => "warning",
@@ -306,6 +222,6 @@ fn notice_style(notify_type: Option<NotifyType>) -> &'static str {
     }
 }
 
-fn extension_error_text(extension_path: &str, error: &str) -> String {
+pub(super) fn extension_error_text(extension_path: &str, error: &str) -> String {
     format!("Extension \"{extension_path}\" error: {error}")
 }
