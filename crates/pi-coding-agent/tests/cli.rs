@@ -76,6 +76,8 @@ mod mcp_python;
 mod mcp_session;
 #[path = "cli/packages.rs"]
 mod packages;
+#[path = "cli/radius_gateway.rs"]
+mod radius_gateway;
 #[path = "cli/rpc_fuzz.rs"]
 mod rpc_fuzz;
 #[path = "cli/secrets.rs"]

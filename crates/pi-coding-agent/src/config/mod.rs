@@ -28,6 +28,7 @@ pub mod models_store_refresh;
 pub mod oauth;
 pub mod paths;
 pub mod provider_names;
+pub mod radius_catalog;
 pub mod settings;
 pub mod trust;
 

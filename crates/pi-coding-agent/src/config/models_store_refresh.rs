@@ -4,6 +4,10 @@
 //! hours unless forced), and for OpenRouter the list of models the key may use
 //! (`<baseUrl>/models/user`), which replaces the catalogue.
 //!
+//! Radius gateways (the built-in `radius`, models.json providers with `"oauth": "radius"`)
+//! list their models themselves (`radius_catalog`): fetched at every refresh when the provider
+//! has a login or a key, as 1.6 does, and stored as `{models, checkedAt}`.
+//!
 //! The catalogue's origin is `https://pi.dev`; `PI_MODEL_CATALOG_URL` points it at a local
 //! server (tests). `PI_OFFLINE` does not stop a refresh the user asked for, as in 1.6; it does
 //! stop the background refresh that interactive and RPC mode start ([`refresh_in_background`]).
@@ -38,6 +42,8 @@ pub struct RefreshReport {
     pub failures: Vec<String>,
     /// The ids of the providers whose refresh failed, in order.
     pub failed_providers: Vec<String>,
+    /// How many providers' entries were written to models-store.json.
+    pub stored: usize,
 }
 
 struct Response {
@@ -361,13 +367,49 @@ async fn refresh_openrouter(
     }
 }
 
-/// Refresh the catalogues of every built-in provider that has credentials and store them in
-/// the models-store.json beside `models_json`.
+/// A Radius gateway's model list for `provider`, fetched with its login's access token
+/// (renewed first when it expired) or its key; `None` when it has neither (nothing to fetch).
+async fn refresh_radius(
+    client: &reqwest::Client,
+    registry: &mut ModelRegistry,
+    provider: &str,
+    gateway: &str,
+    now: impl Fn() -> i64,
+) -> Option<(Option<StoreEntry>, Result<(), String>)> {
+    let key = registry.api_key_for_provider(provider)?;
+    Some(
+        match super::radius_catalog::fetch_models(client, gateway, provider, Some(&key)).await {
+            Ok(models) => (
+                Some(StoreEntry {
+                    models,
+                    checked_at: Some(now()),
+                    ..StoreEntry::default()
+                }),
+                Ok(()),
+            ),
+            Err(e) => (None, Err(e)),
+        },
+    )
+}
+
+/// Refresh the catalogues of every built-in provider that has credentials and of every
+/// Radius gateway, and store them in the models-store.json beside `models_json`.
 pub async fn refresh_catalogs(
     registry: &mut ModelRegistry,
     models_json: &std::path::Path,
     catalog: &str,
     force: bool,
+) -> RefreshReport {
+    refresh_catalogs_of(registry, models_json, catalog, force, None).await
+}
+
+/// [`refresh_catalogs`] for `only` this provider when given (after a sign-in).
+pub async fn refresh_catalogs_of(
+    registry: &mut ModelRegistry,
+    models_json: &std::path::Path,
+    catalog: &str,
+    force: bool,
+    only: Option<&str>,
 ) -> RefreshReport {
     let store_path = models_store::path_beside(models_json);
     let mut report = RefreshReport::default();
@@ -385,13 +427,25 @@ pub async fn refresh_catalogs(
             return report;
         }
     };
-    let providers: Vec<&str> = pi_ai::models::get_providers()
+    let gateways = registry.radius_gateways(&pi_oauth::radius_gateway_url(&pi_oauth::Config::from_env()));
+    let remote: Vec<&str> = pi_ai::models::get_providers()
         .into_iter()
-        // Radius's catalogue comes from its gateway, not pi.dev.
-        .filter(|p| *p != "radius" && registry.provider_has_auth(p))
+        // Radius gateways list their own models, not pi.dev.
+        .filter(|p| !gateways.iter().any(|(id, _)| id == p) && registry.provider_has_auth(p))
         .collect();
-    for provider in providers {
-        let (entry, result) = if provider == "openrouter" {
+    let providers = remote
+        .iter()
+        .map(|p| (p.to_string(), None))
+        .chain(gateways.into_iter().map(|(id, gateway)| (id, Some(gateway))))
+        .filter(|(p, _)| only.is_none_or(|o| o == p));
+    for (provider, gateway) in providers {
+        let provider = provider.as_str();
+        let (entry, result) = if let Some(gateway) = gateway {
+            match refresh_radius(&client, registry, provider, &gateway, pi_oauth::now_ms).await {
+                Some(outcome) => outcome,
+                None => continue,
+            }
+        } else if provider == "openrouter" {
             refresh_openrouter(&client, catalog, registry, pi_oauth::now_ms).await
         } else {
             refresh_remote(&client, catalog, provider, store.get(provider), force, pi_oauth::now_ms).await
@@ -402,6 +456,7 @@ pub async fn refresh_catalogs(
                 report.failed_providers.push(provider.to_string());
                 continue;
             }
+            report.stored += 1;
         }
         if let Err(e) = result {
             report.failures.push(format!("{provider}: {e}"));
@@ -456,9 +511,13 @@ const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(15);
 /// Start pi 1.6's background catalogue refresh for the agent dir of `paths`, unless
 /// `PI_OFFLINE` (or `--offline`) is set: on a thread and runtime of its own, so startup and the
 /// mode's runtime never wait for it; catalogues younger than four hours are not fetched again.
-/// What it stores in models-store.json serves the next registry load. Failures are silent, as
-/// in 1.6 (the built-in and cached catalogues stay in use).
-pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread::JoinHandle<RefreshReport>> {
+/// When it stored a catalogue, `on_stored` runs on that thread (the running session reloads its
+/// registry, so a Radius gateway's models become usable, as 1.6 publishes them). Failures are
+/// silent, as in 1.6 (the built-in and cached catalogues stay in use).
+pub fn refresh_in_background(
+    paths: &super::paths::Paths,
+    on_stored: impl FnOnce() + Send + 'static,
+) -> Option<std::thread::JoinHandle<RefreshReport>> {
     if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) {
         return None;
     }
@@ -472,7 +531,7 @@ pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread:
             };
             let models_json = paths.models_path();
             let mut registry = crate::subcommands::auth::open_registry(&paths);
-            runtime.block_on(async {
+            let report = runtime.block_on(async {
                 tokio::time::timeout(
                     BACKGROUND_TIMEOUT,
                     refresh_catalogs(&mut registry, &models_json, &catalog, false),
@@ -480,9 +539,13 @@ pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread:
                 .await
                 .unwrap_or_else(|_| RefreshReport {
                     failures: vec!["Model catalog refresh timed out.".to_string()],
-                    failed_providers: Vec::new(),
+                    ..RefreshReport::default()
                 })
-            })
+            });
+            if report.stored > 0 {
+                on_stored();
+            }
+            report
         })
         .ok()
 }
@@ -503,6 +566,17 @@ pub enum PickerRefresh {
 /// `PI_OFFLINE` nothing is fetched and the stored catalogues are simply read again. Blocking:
 /// it runs on a thread and runtime of its own.
 pub fn refresh_for_picker(paths: &super::paths::Paths) -> PickerRefresh {
+    refresh_blocking(paths, None)
+}
+
+/// The refresh 1.6 runs after a sign-in: that provider's catalogue only (a Radius gateway's
+/// model list, which is empty until then), not under `PI_OFFLINE`. Blocking, as
+/// [`refresh_for_picker`].
+pub fn refresh_after_login(paths: &super::paths::Paths, provider: &str) -> PickerRefresh {
+    refresh_blocking(paths, Some(provider))
+}
+
+fn refresh_blocking(paths: &super::paths::Paths, only: Option<&str>) -> PickerRefresh {
     if std::env::var_os("PI_OFFLINE").is_some_and(|v| !v.is_empty()) {
         return PickerRefresh::Done;
     }
@@ -519,7 +593,7 @@ pub fn refresh_for_picker(paths: &super::paths::Paths) -> PickerRefresh {
                 runtime.block_on(async {
                     tokio::time::timeout(
                         BACKGROUND_TIMEOUT,
-                        refresh_catalogs(&mut registry, &models_json, &catalog, false),
+                        refresh_catalogs_of(&mut registry, &models_json, &catalog, false, only),
                     )
                     .await
                     .ok()

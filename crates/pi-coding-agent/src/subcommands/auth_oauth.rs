@@ -188,6 +188,18 @@ pub fn login(provider: &str, name: &str, browser: bool, paths: &Paths, console: 
                 "Logged in to {name}. Credentials saved to {}",
                 paths.auth_path().display()
             ));
+            // As 1.6: the provider's catalogue now (a Radius gateway lists its models only
+            // to a signed-in account); a failure leaves the login in place.
+            use crate::config::models_store_refresh::{refresh_after_login, PickerRefresh};
+            match refresh_after_login(paths, provider) {
+                PickerRefresh::Done => {}
+                PickerRefresh::TimedOut => say(&format!(
+                    "The {name} model catalog refresh timed out; pi refreshes it on next start."
+                )),
+                PickerRefresh::Failed(_) => say(&format!(
+                    "The {name} model catalog could not be refreshed; pi retries on next start."
+                )),
+            }
             0
         }
         Err(LoginError::Cancelled) => {
