@@ -431,12 +431,31 @@ pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>)
         Err(e) => vec![notice(format!("Failed to login to {}: {e}", p.name), "error")],
         Ok(()) => {
             let registry = cx.session.registry().clone();
+            let paths = paths_for(&cx.session);
             vec![blocking(move || {
+                // As 1.6: the provider's catalogue first (a Radius gateway lists its models
+                // only to a signed-in account), then the registry reads it.
+                use crate::config::models_store_refresh::{refresh_after_login, PickerRefresh};
+                let catalog = refresh_after_login(&paths, &p.id);
                 if let Ok(mut reg) = registry.lock() {
                     reg.auth_mut().reload();
                     reg.refresh();
                 }
-                then(move |cx| saved(cx, &p, format!("Logged in to {}", p.name)))
+                then(move |cx| {
+                    let action = format!("Logged in to {}", p.name);
+                    let mut out = saved(cx, &p, action.clone());
+                    let warning = match catalog {
+                        PickerRefresh::Done => None,
+                        PickerRefresh::TimedOut => Some(format!(
+                            "{action}, but its model catalog refresh timed out; using cached models."
+                        )),
+                        PickerRefresh::Failed(_) => Some(format!(
+                            "{action}, but its model catalog could not be refreshed; using cached models."
+                        )),
+                    };
+                    out.extend(warning.map(|w| notice(w, "warning")));
+                    out
+                })
             })]
         }
     }
