@@ -20,6 +20,8 @@ mod auth_oauth;
 mod backpressure;
 #[path = "cli/cache_warming.rs"]
 mod cache_warming;
+#[path = "cli/catalogue16.rs"]
+mod catalogue16;
 #[path = "cli/cloudflare.rs"]
 mod cloudflare;
 #[path = "cli/codemode.rs"]
