@@ -165,7 +165,8 @@ impl ModelRegistry {
             .filter(|name| !self.builtin_providers.contains(name) && !config.providers.iter().any(|(n, _)| n == name))
             .collect();
         config.providers.splice(0..0, self.extension_providers.iter().cloned());
-        let store = self.read_models_store();
+        let mut store = self.read_models_store();
+        self.import_legacy_gateway_lists(&config, &mut store);
         self.gateway_models = config
             .providers
             .iter()
@@ -188,6 +189,38 @@ impl ModelRegistry {
             models_store::overlay(builtins, &store)
         });
         self.apply_config(config);
+    }
+
+    /// A Radius login written before models-store.json existed keeps the gateway's list in
+    /// its `gatewayConfig`: a gateway without a stored list takes that one, as 1.6 imports it.
+    fn import_legacy_gateway_lists(&self, config: &ModelsConfig, store: &mut Option<models_store::Store>) {
+        let gateways = config
+            .providers
+            .iter()
+            .filter(|(_, p)| p.oauth.as_deref() == Some("radius"))
+            .map(|(name, _)| name.as_str())
+            .chain(self.builtin_providers.contains("radius").then_some("radius"));
+        for id in gateways {
+            if store.as_ref().is_some_and(|s| s.contains_key(id)) {
+                continue;
+            }
+            let Some(super::auth::Credential::OAuth { extra, .. }) = self.auth.get(id) else {
+                continue;
+            };
+            let models = extra
+                .get("gatewayConfig")
+                .and_then(|c| super::radius_catalog::models_from_config(id, c))
+                .unwrap_or_default();
+            if !models.is_empty() {
+                let entry = models_store::StoreEntry {
+                    models,
+                    ..models_store::StoreEntry::default()
+                };
+                store
+                    .get_or_insert_with(models_store::Store::new)
+                    .insert(id.to_string(), entry);
+            }
+        }
     }
 
     /// models-store.json beside models.json, when it has entries; a missing or unreadable

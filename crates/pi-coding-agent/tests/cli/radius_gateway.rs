@@ -60,8 +60,14 @@ fn setup() -> Env {
 impl Env {
     /// `program` with the agent dir's environment; `online` drops `PI_OFFLINE`.
     fn run(&self, program: Command, args: &[&str], online: bool) -> (i32, String, String) {
+        self.run_with(program, args, online, &[])
+    }
+
+    /// [`Env::run`] with `extra` variables set over the agent dir's.
+    fn run_with(&self, program: Command, args: &[&str], online: bool, extra: &[(&str, &str)]) -> (i32, String, String) {
         let mut cmd = self.fx.command(program);
         cmd.args(args).stdin(Stdio::null()).env_remove("RADIUS_API_KEY");
+        cmd.envs(extra.iter().copied());
         if online {
             cmd.env_remove("PI_OFFLINE");
         }
@@ -265,4 +271,33 @@ fn the_gateway_s_models_show_and_answer_as_in_pi_1_6() {
         store.to_string().replace(&env.gateway.url(), "<gateway>")
     };
     assert_eq!(strip(&ours_env), strip(&theirs_env));
+}
+
+/// The built-in `radius` fetches its list from its own gateway (moved to the mock by
+/// `PI_OAUTH_ORIGIN`, as its sign-in is): the list replaces the shipped models.
+#[test]
+fn the_built_in_radius_replaces_its_shipped_models_with_its_gateway_s_list() {
+    let env = setup();
+    let far = 4_102_444_800_000_i64;
+    let login = json!({"radius": {"type": "oauth", "access": MOCK_RADIUS_KEY, "refresh": "unused", "expires": far}});
+    env.fx.agent.write("auth.json", login.to_string()).unwrap();
+    let origin = env.gateway.url();
+    let run = |args: &[&str]| env.run_with(ours(), args, false, &[("PI_OAUTH_ORIGIN", origin.as_str())]);
+    let (_, shipped, _) = run(&["--list-models", "radius"]);
+    assert!(shipped.contains("radius    balanced"), "{shipped}");
+    let (code, out, err) = run(&["update", "--models"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (_, listed, _) = run(&["--list-models", "radius"]);
+    let ids: Vec<&str> = listed
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(ids, ["gw-deep", "gw-fast"], "{listed}");
+    let config = env.gateway_requests("/v1/config");
+    assert_eq!(config.len(), 1);
+    assert_eq!(
+        config[0].header("authorization"),
+        Some(format!("Bearer {MOCK_RADIUS_KEY}").as_str())
+    );
 }
