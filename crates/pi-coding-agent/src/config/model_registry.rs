@@ -180,7 +180,13 @@ impl ModelRegistry {
                 (name.clone(), models)
             })
             .collect();
-        self.stored_builtins = store.and_then(|store| {
+        // Only entries of built-in providers change the built-ins: a store holding only
+        // gateways' lists leaves the catalogue unparsed.
+        let store = store.map(|mut store| {
+            store.retain(|id, _| self.builtin_providers.contains(id) && !self.gateway_models.contains_key(id));
+            store
+        });
+        self.stored_builtins = store.filter(|s| !s.is_empty()).and_then(|store| {
             // The store is rare: it is merged over the process-wide catalogue.
             let builtins: &[Model] = match &self.builtins {
                 Builtins::Catalogue => pi_ai::builtin_models(),
