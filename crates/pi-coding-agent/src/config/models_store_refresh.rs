@@ -44,6 +44,9 @@ pub struct RefreshReport {
     pub failed_providers: Vec<String>,
     /// How many providers' entries were written to models-store.json.
     pub stored: usize,
+    /// Providers skipped because their login could not be renewed: `(id, why)`. Not a
+    /// failure of the refresh, as in 1.6 (signing in again fixes it).
+    pub stale_logins: Vec<(String, String)>,
 }
 
 struct Response {
@@ -367,17 +370,33 @@ async fn refresh_openrouter(
     }
 }
 
+/// Why a Radius gateway's list was not refreshed.
+enum RadiusSkip {
+    /// No login and no key: nothing to fetch with.
+    NoCredential,
+    /// The login could not be renewed (`OAuth refresh failed for <id>: <why>`).
+    StaleLogin(String),
+}
+
 /// A Radius gateway's model list for `provider`, fetched with its login's access token
-/// (renewed first when it expired) or its key; `None` when it has neither (nothing to fetch).
+/// (renewed first when it expired) or its key.
 async fn refresh_radius(
     client: &reqwest::Client,
     registry: &mut ModelRegistry,
     provider: &str,
     gateway: &str,
     now: impl Fn() -> i64,
-) -> Option<(Option<StoreEntry>, Result<(), String>)> {
-    let key = registry.api_key_for_provider(provider)?;
-    Some(
+) -> Result<(Option<StoreEntry>, Result<(), String>), RadiusSkip> {
+    let key = if registry.provider_uses_oauth(provider) {
+        match registry.auth_mut().oauth_access_token(provider, 0) {
+            Ok(key) => key,
+            Err(why) => return Err(RadiusSkip::StaleLogin(why)),
+        }
+    } else {
+        registry.api_key_for_provider(provider)
+    };
+    let key = key.ok_or(RadiusSkip::NoCredential)?;
+    Ok(
         match super::radius_catalog::fetch_models(client, gateway, provider, Some(&key)).await {
             Ok(models) => (
                 Some(StoreEntry {
@@ -442,8 +461,12 @@ pub async fn refresh_catalogs_of(
         let provider = provider.as_str();
         let (entry, result) = if let Some(gateway) = gateway {
             match refresh_radius(&client, registry, provider, &gateway, pi_oauth::now_ms).await {
-                Some(outcome) => outcome,
-                None => continue,
+                Ok(outcome) => outcome,
+                Err(RadiusSkip::NoCredential) => continue,
+                Err(RadiusSkip::StaleLogin(why)) => {
+                    report.stale_logins.push((provider.to_string(), why));
+                    continue;
+                }
             }
         } else if provider == "openrouter" {
             refresh_openrouter(&client, catalog, registry, pi_oauth::now_ms).await
@@ -470,8 +493,9 @@ pub async fn refresh_catalogs_of(
 const OVERALL_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// `pi update --models` for the agent dir of `paths`: `Ok` when every configured provider's
-/// catalogue was refreshed, else the text after `Error: `.
-pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<(), String> {
+/// catalogue was refreshed (with the warnings to show for logins that could not be renewed,
+/// as 1.6 words them), else the text after `Error: `.
+pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<Vec<String>, String> {
     let models_json = paths.models_path();
     let catalog = catalog_url_from_env();
     // Its own runtime on its own thread: the caller may sit on a runtime already.
@@ -496,7 +520,15 @@ pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<(), String> {
             .map_err(|_| "Model catalog refresh stopped unexpectedly".to_string())?
     })?;
     if outcome.failures.is_empty() {
-        Ok(())
+        Ok(outcome
+            .stale_logins
+            .iter()
+            .map(|(id, why)| {
+                format!(
+                    "Warning: skipped model catalog for {id}: {why}\nLog in again with `pi auth login {id}` to refresh it."
+                )
+            })
+            .collect())
     } else {
         Err(format!(
             "Could not refresh model catalogs: {}",

@@ -301,3 +301,33 @@ fn the_built_in_radius_replaces_its_shipped_models_with_its_gateway_s_list() {
         Some(format!("Bearer {MOCK_RADIUS_KEY}").as_str())
     );
 }
+
+/// A gateway login that cannot be renewed skips that gateway's list with 1.6's warning; the
+/// update still succeeds.
+#[test]
+fn a_stale_gateway_login_is_a_warning_of_the_update_as_in_pi_1_6() {
+    let outcome = |program: Command| {
+        let env = setup();
+        let stale = json!({"corp": {"type": "oauth", "access": "old", "refresh": "never-issued", "expires": 1}});
+        env.fx.agent.write("auth.json", stale.to_string()).unwrap();
+        let seen = env.run(program, &["update", "--models"], false);
+        assert!(env.gateway_requests("/v1/config").is_empty());
+        seen
+    };
+    let ours = outcome(ours());
+    assert_eq!(
+        ours,
+        (
+            0,
+            "Model catalogs refreshed\n".to_string(),
+            "Warning: skipped model catalog for corp: OAuth refresh failed for corp: Radius OAuth token request failed: invalid_grant: refresh token is invalid or was already used\nLog in again with `pi auth login corp` to refresh it.\n"
+                .to_string()
+        )
+    );
+    let Some(reference) =
+        pi_test_support::reference_pi("a_stale_gateway_login_is_a_warning_of_the_update_as_in_pi_1_6")
+    else {
+        return;
+    };
+    assert_eq!(ours, outcome(reference.command()));
+}
