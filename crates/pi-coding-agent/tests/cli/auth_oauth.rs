@@ -224,6 +224,17 @@ fn terminal_session_with(
     env: &Env,
     args: &[&str],
     online: bool,
+    on_output: impl FnMut(&str) -> Option<Vec<u8>>,
+) -> (i32, String) {
+    terminal_session_of(pi_bin(), env, args, online, on_output)
+}
+
+/// [`terminal_session_with`] running `program` (ours or the reference's).
+fn terminal_session_of(
+    program: &std::path::Path,
+    env: &Env,
+    args: &[&str],
+    online: bool,
     mut on_output: impl FnMut(&str) -> Option<Vec<u8>>,
 ) -> (i32, String) {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
@@ -234,7 +245,7 @@ fn terminal_session_with(
     let slave = std::fs::OpenOptions::new().read(true).write(true).open(&name).unwrap();
     let mut child = Command::new("setsid")
         .arg("--ctty")
-        .arg(pi_bin())
+        .arg(program)
         .args(args)
         .current_dir(&env.fx.proj)
         .envs(
@@ -582,9 +593,8 @@ fn a_models_json_radius_gateway_signs_in_through_the_browser() {
     let text = std::fs::read_to_string(env.fx.agent.path().join("auth.json")).unwrap();
     let saved: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
     let entry = saved["corp"].as_object().unwrap();
-    let mut keys: Vec<&str> = entry.keys().map(String::as_str).collect();
-    keys.sort_unstable();
-    assert_eq!(keys, ["access", "expires", "refresh", "scope", "type"], "{text}");
+    let keys: Vec<&str> = entry.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["type", "access", "refresh", "expires", "scope"], "{text}");
     assert_eq!(entry["type"], "oauth");
     assert_eq!(entry["scope"], "gateway offline_access");
     let access = entry["access"].as_str().unwrap();
@@ -627,4 +637,42 @@ fn an_online_gateway_sign_in_fetches_the_gateway_s_models() {
         run.stdout.contains("gw-fast") && run.stdout.contains("gw-deep"),
         "{run:?}"
     );
+}
+
+/// The device sign-in to a models.json gateway saves the same auth.json entry as pi 1.6: the
+/// same fields in the same order.
+#[test]
+fn a_gateway_device_sign_in_saves_the_entry_pi_1_6_saves() {
+    let Some(reference) = pi_test_support::reference_pi("a_gateway_device_sign_in_saves_the_entry_pi_1_6_saves") else {
+        return;
+    };
+    let entry = |program: &std::path::Path| {
+        let env = setup();
+        let models = serde_json::json!({"providers": {"corp": {
+            "name": "Corp Gateway", "baseUrl": format!("{}/v1", env.oauth.url()), "oauth": "radius"
+        }}});
+        env.fx.agent.write("models.json", models.to_string()).unwrap();
+        let (code, screen) =
+            terminal_session_of(program, &env, &["auth", "login", "corp", "--no-browser"], false, |_| {
+                None
+            });
+        assert_eq!(code, 0, "{screen}");
+        assert_eq!(env.oauth.violations(), Vec::<String>::new());
+        let text = std::fs::read_to_string(env.fx.agent.path().join("auth.json")).unwrap();
+        let saved: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
+        let entry = saved["corp"].as_object().unwrap().clone();
+        let shape: Vec<(String, String)> = entry
+            .iter()
+            .map(|(k, v)| {
+                let kind = match v {
+                    Value::String(_) => "string",
+                    Value::Number(_) => "number",
+                    _ => "other",
+                };
+                (k.clone(), kind.to_string())
+            })
+            .collect();
+        (shape, entry["type"].clone(), entry["scope"].clone(), saved.len())
+    };
+    assert_eq!(entry(pi_bin()), entry(&reference.cli));
 }
