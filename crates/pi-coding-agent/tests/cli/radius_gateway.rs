@@ -185,12 +185,11 @@ fn a_gateway_that_refuses_its_config_fails_the_update_and_keeps_the_stored_list(
     assert!(listed.contains("gw-fast"), "the stored list stays: {listed}");
 }
 
-/// RPC mode's start-up refresh fetches the list (not under `PI_OFFLINE`), and the running
-/// session offers the models once it has them.
-#[test]
-fn rpc_offers_the_gateway_s_models_after_its_startup_refresh() {
-    let env = setup();
-    let mut cmd = env.fx.command(ours());
+/// The gateway's models `get_available_models` answers once RPC mode's start-up refresh has
+/// fetched them (asked until they come, at most about five seconds), the gateway's URL as
+/// `<gateway>`.
+fn rpc_gateway_models(env: &Env, program: Command) -> Vec<Value> {
+    let mut cmd = env.fx.command(program);
     cmd.args(["--mode", "rpc", "--no-session"])
         .env_remove("PI_OFFLINE")
         .env_remove("RADIUS_API_KEY")
@@ -225,13 +224,7 @@ fn rpc_offers_the_gateway_s_models_after_its_startup_refresh() {
             .into_iter()
             .flatten()
             .filter(|m| m["provider"] == "corp")
-            .map(|m| {
-                (
-                    m["id"].as_str().unwrap_or("").to_string(),
-                    m["name"].clone(),
-                    m["api"].clone(),
-                )
-            })
+            .map(|m| serde_json::from_str(&m.to_string().replace(&env.gateway.url(), "<gateway>")).unwrap())
             .collect();
         if !listed.is_empty() {
             break;
@@ -240,14 +233,58 @@ fn rpc_offers_the_gateway_s_models_after_its_startup_refresh() {
     }
     drop(stdin);
     let _ = child.wait();
+    listed
+}
+
+/// RPC mode's start-up refresh fetches the list (not under `PI_OFFLINE`), and the running
+/// session offers the models once it has them.
+#[test]
+fn rpc_offers_the_gateway_s_models_after_its_startup_refresh() {
+    let env = setup();
+    let listed: Vec<(Value, Value, Value, Value)> = rpc_gateway_models(&env, ours())
+        .into_iter()
+        .map(|m| {
+            (
+                m["id"].clone(),
+                m["name"].clone(),
+                m["api"].clone(),
+                m["baseUrl"].clone(),
+            )
+        })
+        .collect();
     assert_eq!(
         listed,
         vec![
-            ("gw-fast".to_string(), json!("Gateway Fast"), json!("pi-messages")),
-            ("gw-deep".to_string(), json!("Deep (team)"), json!("pi-messages"))
+            (
+                json!("gw-fast"),
+                json!("Gateway Fast"),
+                json!("pi-messages"),
+                json!("<gateway>/v1")
+            ),
+            (
+                json!("gw-deep"),
+                json!("Deep (team)"),
+                json!("pi-messages"),
+                json!("<gateway>/v1")
+            )
         ]
     );
     assert_eq!(env.gateway_requests("/v1/config").len(), 1);
+}
+
+/// The models RPC offers are pi 1.6's, field for field.
+#[test]
+fn rpc_offers_the_gateway_s_models_as_pi_1_6_does() {
+    let Some(reference) = pi_test_support::reference_pi("rpc_offers_the_gateway_s_models_as_pi_1_6_does") else {
+        return;
+    };
+    let theirs = rpc_gateway_models(&setup(), reference.command());
+    let ours = rpc_gateway_models(&setup(), ours());
+    assert_eq!(ours.len(), 2, "{ours:?}");
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert_eq!(a, b);
+    }
+    assert_eq!(ours.len(), theirs.len());
 }
 
 #[test]
