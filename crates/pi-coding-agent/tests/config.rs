@@ -330,11 +330,11 @@ fn registry_gives_a_radius_gateway_its_fetched_models() {
     write(
         &e.paths.models_path(),
         r#"{"providers": {
-          "corp": {"baseUrl": "https://gw.example/v1", "oauth": "radius", "api": "pi-messages",
-                   "compat": {"supportsStore": false},
+          "corp": {"baseUrl": "https://gw.example/v1", "oauth": "radius", "compat": {"supportsStore": false},
                    "modelOverrides": {"gw-a": {"name": "A (team)"}},
                    "models": [{"id": "gw-b", "name": "B mine", "contextWindow": 1000}, {"id": "extra"}]},
           "old": {"baseUrl": "https://old.example/v1", "oauth": "radius"},
+          "unfetched": {"baseUrl": "https://new.example/v1", "oauth": "radius", "models": [{"id": "no-api-yet"}]},
           "openai": {"baseUrl": "https://gw2.example/v1", "oauth": "radius"}
         }}"#,
     );
@@ -375,6 +375,7 @@ fn registry_gives_a_radius_gateway_its_fetched_models() {
     let b = reg.find("corp", "gw-b").unwrap();
     assert_eq!((b.name.as_str(), b.context_window), ("B mine", 1000));
     let extra = reg.find("corp", "extra").unwrap();
+    assert_eq!(extra.api, "pi-messages", "the api of the gateway's models");
     assert_eq!(
         extra.base_url, "https://gw.example/v1",
         "a listed model takes the provider's URL"
@@ -389,6 +390,7 @@ fn registry_gives_a_radius_gateway_its_fetched_models() {
         [
             ("corp".to_string(), "https://gw.example".to_string()),
             ("old".to_string(), "https://old.example".to_string()),
+            ("unfetched".to_string(), "https://new.example".to_string()),
             ("openai".to_string(), "https://gw2.example".to_string())
         ]
     );
