@@ -676,3 +676,37 @@ fn a_gateway_device_sign_in_saves_the_entry_pi_1_6_saves() {
     };
     assert_eq!(entry(pi_bin()), entry(&reference.cli));
 }
+
+/// A key saved for a models.json Radius gateway fetches the gateway's list with that key,
+/// as 1.6 refreshes a provider's catalogue after any login.
+#[test]
+fn a_key_saved_for_a_gateway_fetches_its_models() {
+    let env = setup();
+    let models = serde_json::json!({"providers": {"corp": {
+        "name": "Corp Gateway", "baseUrl": format!("{}/v1", env.oauth.url()), "oauth": "radius"
+    }}});
+    env.fx.agent.write("models.json", models.to_string()).unwrap();
+    let key = pi_test_support::oauth::MOCK_RADIUS_KEY;
+    let mut typed = false;
+    let (code, screen) = terminal_session_with(&env, &["auth", "login", "corp", "--api-key"], true, |screen| {
+        (!typed && screen.contains("Enter Radius API key: ")).then(|| {
+            typed = true;
+            format!("{key}\r").into_bytes()
+        })
+    });
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Saved API key for Corp Gateway."), "{screen}");
+    let config: Vec<_> = env
+        .oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert_eq!(config.len(), 1, "{screen}");
+    assert_eq!(
+        config[0].header("authorization"),
+        Some(format!("Bearer {key}").as_str())
+    );
+    let run = env.pi(&["--list-models", "corp"]).run();
+    assert!(run.stdout.contains("gw-fast"), "{run:?}");
+}
