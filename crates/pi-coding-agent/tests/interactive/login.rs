@@ -326,3 +326,55 @@ fn an_online_gateway_sign_in_brings_the_gateway_s_models_to_the_picker() {
     pty.wait_text("(corp) gw-fast");
     quit(&mut pty);
 }
+
+/// Online, a Radius key entered in `/login` fetches the gateway's list with that key (the
+/// built-in gateway moved to the mock by `PI_OAUTH_ORIGIN`), and its models are offered.
+#[test]
+fn an_online_radius_key_fetches_the_gateway_s_models() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let url = oauth.url();
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[
+            ("PI_OAUTH_ORIGIN", url.as_str()),
+            ("BROWSER", "true"),
+            ("PI_OFFLINE", ""),
+        ],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("radius");
+    pty.wait_text("→ Radius");
+    pty.send(ENTER);
+    pty.wait_text("API key");
+    pty.type_text(pi_test_support::oauth::MOCK_RADIUS_KEY);
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for Radius. Credentials saved to");
+    let fetched: Vec<_> = oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert_eq!(fetched.len(), 1);
+    assert_eq!(
+        fetched[0].header("authorization"),
+        Some(format!("Bearer {}", pi_test_support::oauth::MOCK_RADIUS_KEY).as_str())
+    );
+    pty.type_text("/model gw-");
+    pty.wait_text("gw-deep");
+    pty.send(ENTER);
+    pty.wait_text("/model radius/gw-fast");
+    pty.send(ENTER);
+    pty.wait_text("(radius) gw-fast");
+    quit(&mut pty);
+}

@@ -435,8 +435,7 @@ pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>)
             vec![blocking(move || {
                 // As 1.6: the provider's catalogue first (a Radius gateway lists its models
                 // only to a signed-in account), then the registry reads it.
-                use crate::config::models_store_refresh::{refresh_after_login, PickerRefresh};
-                let catalog = refresh_after_login(&paths, &p.id);
+                let catalog = crate::config::models_store_refresh::refresh_after_login(&paths, &p.id);
                 if let Ok(mut reg) = registry.lock() {
                     reg.auth_mut().reload();
                     reg.refresh();
@@ -444,21 +443,25 @@ pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>)
                 then(move |cx| {
                     let action = format!("Logged in to {}", p.name);
                     let mut out = saved(cx, &p, action.clone());
-                    let warning = match catalog {
-                        PickerRefresh::Done => None,
-                        PickerRefresh::TimedOut => Some(format!(
-                            "{action}, but its model catalog refresh timed out; using cached models."
-                        )),
-                        PickerRefresh::Failed(_) => Some(format!(
-                            "{action}, but its model catalog could not be refreshed; using cached models."
-                        )),
-                    };
-                    out.extend(warning.map(|w| notice(w, "warning")));
+                    out.extend(catalog_warning(&action, catalog));
                     out
                 })
             })]
         }
     }
+}
+
+/// pi 1.6's warning when the catalogue refresh after a login did not finish.
+fn catalog_warning(action: &str, catalog: crate::config::models_store_refresh::PickerRefresh) -> Option<Effect> {
+    use crate::config::models_store_refresh::PickerRefresh;
+    let text = match catalog {
+        PickerRefresh::Done => return None,
+        PickerRefresh::TimedOut => format!("{action}, but its model catalog refresh timed out; using cached models."),
+        PickerRefresh::Failed(_) => {
+            format!("{action}, but its model catalog could not be refreshed; using cached models.")
+        }
+    };
+    Some(notice(text, "warning"))
 }
 
 /// Say that the credential of `p` was saved; without a model yet, take the provider's first.
@@ -523,11 +526,25 @@ pub fn key_entered(cx: &Ctx<'_>, p: ProviderOption, key: &str) -> Vec<Effect> {
         )];
     }
     let registry = cx.session.registry().clone();
+    let paths = paths_for(&cx.session);
     vec![blocking(move || {
         let error = change_auth(&registry, |auth| auth.stage(&p.id, Some(Credential::api_key(&key))));
+        // As after an account sign-in: the provider's catalogue, then the registry reads it.
+        let catalog = error.is_none().then(|| {
+            let outcome = crate::config::models_store_refresh::refresh_after_login(&paths, &p.id);
+            if let Ok(mut reg) = registry.lock() {
+                reg.refresh();
+            }
+            outcome
+        });
         then(move |cx| match error {
             Some(e) => vec![notice(format!("Failed to save API key for {}: {e}", p.name), "error")],
-            None => saved(cx, &p, format!("Saved API key for {}", p.name)),
+            None => {
+                let action = format!("Saved API key for {}", p.name);
+                let mut out = saved(cx, &p, action.clone());
+                out.extend(catalog.and_then(|c| catalog_warning(&action, c)));
+                out
+            }
         })
     })]
 }
