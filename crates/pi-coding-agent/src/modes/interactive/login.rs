@@ -114,10 +114,14 @@ fn key_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
     let Ok(reg) = cx.session.registry().lock() else {
         return Vec::new();
     };
+    // A Radius gateway takes a key before its list is fetched (it has no models until then).
+    let gateways = reg.radius_gateways("");
     api_key_providers(
         reg.all()
             .iter()
-            .map(|m| (m.provider.clone(), reg.provider_display_name(&m.provider).to_string())),
+            .map(|m| m.provider.as_str())
+            .chain(gateways.iter().map(|(id, _)| id.as_str()))
+            .map(|id| (id.to_string(), reg.provider_display_name(id).to_string())),
     )
 }
 
