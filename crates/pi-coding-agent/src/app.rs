@@ -381,9 +381,12 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
         if matches!(mode, AppMode::Rpc | AppMode::Interactive) {
-            // Detached: the process does not wait for it at exit.
+            // Detached: the process does not wait for it at exit. What it stores reaches the
+            // session's registry when it ends.
+            let registry = std::sync::Arc::clone(session.registry());
             drop(crate::config::models_store_refresh::refresh_in_background(
                 &runtime.paths,
+                move || crate::session::agent_session::lock(&registry).refresh(),
             ));
         }
         // Every mode runs on a session host: extension commands replace the session through it.

@@ -20,6 +20,8 @@ mod auth_oauth;
 mod backpressure;
 #[path = "cli/cache_warming.rs"]
 mod cache_warming;
+#[path = "cli/catalogue16.rs"]
+mod catalogue16;
 #[path = "cli/cloudflare.rs"]
 mod cloudflare;
 #[path = "cli/codemode.rs"]
@@ -78,6 +80,8 @@ mod mcp_python;
 mod mcp_session;
 #[path = "cli/packages.rs"]
 mod packages;
+#[path = "cli/radius_gateway.rs"]
+mod radius_gateway;
 #[path = "cli/rpc_fuzz.rs"]
 mod rpc_fuzz;
 #[path = "cli/secrets.rs"]

@@ -321,6 +321,81 @@ fn builtins() -> Vec<Model> {
     ]
 }
 
+/// A models.json Radius gateway has the models its gateway listed (models-store.json, else the
+/// `gatewayConfig` a login of an older pi kept), its own `models` upserted over them, its
+/// `modelOverrides` and `compat` applied; a gateway of a built-in id loses the built-ins.
+#[test]
+fn registry_gives_a_radius_gateway_its_fetched_models() {
+    let e = env();
+    write(
+        &e.paths.models_path(),
+        r#"{"providers": {
+          "corp": {"baseUrl": "https://gw.example/v1", "oauth": "radius", "compat": {"supportsStore": false},
+                   "modelOverrides": {"gw-a": {"name": "A (team)"}},
+                   "models": [{"id": "gw-b", "name": "B mine", "contextWindow": 1000}, {"id": "extra"}]},
+          "old": {"baseUrl": "https://old.example/v1", "oauth": "radius"},
+          "unfetched": {"baseUrl": "https://new.example/v1", "oauth": "radius", "models": [{"id": "no-api-yet"}]},
+          "openai": {"baseUrl": "https://gw2.example/v1", "oauth": "radius"}
+        }}"#,
+    );
+    let gateway_model = |provider: &str, id: &str| {
+        json!({"id": id, "name": id, "api": "pi-messages", "provider": provider,
+               "baseUrl": "https://served.example/v1", "reasoning": false, "input": ["text"],
+               "cost": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0},
+               "contextWindow": 10, "maxTokens": 5})
+    };
+    write(
+        &e.paths.agent_dir.join("models-store.json"),
+        &json!({"corp": {"models": [gateway_model("corp", "gw-a"), gateway_model("corp", "gw-b")], "checkedAt": 1}})
+            .to_string(),
+    );
+    let legacy = json!({"old": {"type": "oauth", "access": "a", "refresh": "r", "expires": 1,
+    "gatewayConfig": {"baseUrl": "https://legacy.example/v1", "models": [
+        {"id": "l1", "name": "L1", "reasoning": true, "input": ["text"], "cost": {}, "contextWindow": 9, "maxTokens": 3}
+    ]}}});
+    let auth = AuthStorage::in_memory(legacy.as_object().unwrap().clone(), |_| None);
+    let reg = ModelRegistry::new(builtins(), auth, Some(e.paths.models_path()));
+    assert_eq!(reg.error(), None);
+    let ids: Vec<(&str, &str)> = reg.all().iter().map(|m| (m.provider.as_str(), m.id.as_str())).collect();
+    assert_eq!(
+        ids,
+        [
+            ("anthropic", "claude-opus-4-7"),
+            ("anthropic", "claude-sonnet-4-5"),
+            ("corp", "gw-a"),
+            ("corp", "gw-b"),
+            ("corp", "extra"),
+            ("old", "l1")
+        ]
+    );
+    let a = reg.find("corp", "gw-a").unwrap();
+    assert_eq!((a.name.as_str(), a.api.as_str()), ("A (team)", "pi-messages"));
+    assert_eq!(a.base_url, "https://served.example/v1", "the gateway's URL is kept");
+    assert_eq!(a.compat, Some(json!({"supportsStore": false})));
+    let b = reg.find("corp", "gw-b").unwrap();
+    assert_eq!((b.name.as_str(), b.context_window), ("B mine", 1000));
+    let extra = reg.find("corp", "extra").unwrap();
+    assert_eq!(extra.api, "pi-messages", "the api of the gateway's models");
+    assert_eq!(
+        extra.base_url, "https://gw.example/v1",
+        "a listed model takes the provider's URL"
+    );
+    let l1 = reg.find("old", "l1").unwrap();
+    assert_eq!(
+        (l1.api.as_str(), l1.base_url.as_str()),
+        ("pi-messages", "https://legacy.example/v1")
+    );
+    assert_eq!(
+        reg.radius_gateways("https://radius.example"),
+        [
+            ("corp".to_string(), "https://gw.example".to_string()),
+            ("old".to_string(), "https://old.example".to_string()),
+            ("unfetched".to_string(), "https://new.example".to_string()),
+            ("openai".to_string(), "https://gw2.example".to_string())
+        ]
+    );
+}
+
 #[test]
 fn registry_merges_models_json_and_reports_availability() {
     let e = env();

@@ -39,7 +39,10 @@ pub use error::OAuthError;
 pub use jwt::decode_jwt_payload;
 pub use openai_codex::account_id_from_token;
 pub use provider::{Provider, RequestAuth};
-pub use radius::{normalize_gateway_url, DEFAULT_GATEWAY as DEFAULT_RADIUS_GATEWAY};
+pub use radius::{
+    endpoint as radius_endpoint, gateway as radius_gateway_url, normalize_gateway_url,
+    DEFAULT_GATEWAY as DEFAULT_RADIUS_GATEWAY,
+};
 pub use ui::{LoginEvent, LoginUi, Prompt, SelectOption};
 
 /// An `auth.json` entry: `type`, `refresh`, `access`, `expires` (ms since the epoch) and the

@@ -35,7 +35,8 @@ pub fn normalize_gateway_url(value: &str) -> String {
 
 /// The gateway the flow talks to: a models.json gateway as configured (the user named it, so
 /// [`Config::origin`] does not move it), else the built-in one, moved by the origin when set.
-fn gateway(config: &Config) -> String {
+/// The gateway's model list (`/v1/config`) is fetched from the same place.
+pub fn gateway(config: &Config) -> String {
     match &config.radius_gateway {
         Some(own) => normalize_gateway_url(&own.url),
         None => config.endpoint(&normalize_gateway_url(DEFAULT_GATEWAY)),
@@ -49,7 +50,7 @@ fn display_name(config: &Config) -> &str {
 
 /// `path` (absolute) on `gateway`: as pi 1.6 resolves it, a path in the gateway's URL is
 /// replaced, not extended.
-fn endpoint(gateway: &str, path: &str) -> String {
+pub fn endpoint(gateway: &str, path: &str) -> String {
     url::Url::parse(gateway)
         .and_then(|base| base.join(path))
         .map_or_else(|_| format!("{gateway}{path}"), |u| u.to_string())

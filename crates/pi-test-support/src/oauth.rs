@@ -6,7 +6,8 @@
 //! `invalid_grant`).
 //!
 //! The providers added in pi 1.x (Sign in with ChatGPT, OpenRouter, Kimi, Meta, Radius) are
-//! answered by [`subscriptions`].
+//! answered by [`subscriptions`]; the Radius gateway's model list and `pi-messages` API by
+//! [`radius_gateway`].
 //!
 //! The authorization server of an OAuth-protected MCP server is [`mcp`]'s.
 //!
@@ -30,7 +31,10 @@ use crate::http::{Conn, HttpRequest};
 use crate::MockError;
 
 mod mcp;
+mod radius_gateway;
 mod subscriptions;
+
+pub use radius_gateway::{gateway_models as radius_gateway_models, MOCK_RADIUS_KEY};
 
 /// One request the mock answered (the body as text).
 #[derive(Debug, Clone)]
@@ -71,6 +75,10 @@ struct State {
     requests: Vec<OAuthRequest>,
     codes: HashMap<String, PendingCode>,
     refresh_tokens: HashSet<String>,
+    /// Access tokens issued by the token routes (the Radius gateway accepts them).
+    access_tokens: HashSet<String>,
+    /// Answer the Radius gateway's `/v1/config` with this status instead.
+    radius_config_status: Option<u16>,
     github_tokens: HashSet<String>,
     counter: u64,
     refreshes: usize,
@@ -204,6 +212,11 @@ impl OAuthMock {
         token
     }
 
+    /// Answer the Radius gateway's `/v1/config` with `status` (`None`: serve it again).
+    pub fn fail_radius_config(&self, status: Option<u16>) {
+        lock(&self.state).radius_config_status = status;
+    }
+
     /// A GitHub token the Copilot token endpoint accepts.
     pub fn issue_github_token(&self) -> String {
         let mut s = lock(&self.state);
@@ -249,6 +262,9 @@ async fn answer(state: &Mutex<State>, request: HttpRequest) -> Answer {
             .unwrap_or_default()
     };
     if let Some(answer) = mcp::answer(state, &recorded).await {
+        return answer;
+    }
+    if let Some(answer) = radius_gateway::answer(state, &recorded) {
         return answer;
     }
     if let Some(answer) = subscriptions::answer(state, &recorded).await {

@@ -41,7 +41,9 @@ pub fn list_models_text(available: &[Model], search: Option<&str>) -> Result<Str
     if models.is_empty() {
         return Err(format!("No models matching \"{}\"", search.unwrap_or_default()));
     }
-    models.sort_by(|a, b| a.provider.cmp(&b.provider).then_with(|| a.id.cmp(&b.id)));
+    // pi sorts with `localeCompare`: case-insensitive, punctuation before digits and letters.
+    let locale = |a: &str, b: &str| pi_tools::collate::compare_names(a, b).then_with(|| b.cmp(a));
+    models.sort_by(|a, b| locale(&a.provider, &b.provider).then_with(|| locale(&a.id, &b.id)));
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let rows: Vec<[String; 6]> = models
         .iter()
@@ -98,5 +100,41 @@ mod tests {
         assert!(fuzzy_matches("thinker", "mock-openai mock-thinker"));
         assert!(fuzzy_matches("mo thk", "mock-openai mock-thinker"));
         assert!(!fuzzy_matches("thinker", "mock-openai mock-model"));
+    }
+
+    #[test]
+    fn rows_sort_as_locale_compare_does() {
+        let model = |provider: &str, id: &str| -> Model {
+            serde_json::from_value(serde_json::json!({"id": id, "name": id, "api": "openai-completions",
+                "provider": provider, "baseUrl": "u", "reasoning": false, "input": ["text"],
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                "contextWindow": 1, "maxTokens": 1}))
+            .unwrap()
+        };
+        let models = [
+            model("hf", "Qwen/Qwen3-8B"),
+            model("hf", "moonshotai/Kimi-K3"),
+            model("hf", "MiniMaxAI/MiniMax-M2"),
+            model("hf", "deepseek-ai/DeepSeek-R1"),
+            model("Zed", "a"),
+            model("amazon", "b"),
+        ];
+        let text = list_models_text(&models, None).unwrap();
+        let order: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "b",
+                "deepseek-ai/DeepSeek-R1",
+                "MiniMaxAI/MiniMax-M2",
+                "moonshotai/Kimi-K3",
+                "Qwen/Qwen3-8B",
+                "a"
+            ]
+        );
     }
 }

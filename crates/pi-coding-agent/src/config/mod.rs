@@ -29,6 +29,7 @@ pub mod oauth;
 pub mod offline;
 pub mod paths;
 pub mod provider_names;
+pub mod radius_catalog;
 pub mod settings;
 pub mod trust;
 

@@ -53,6 +53,9 @@ pub struct ModelRegistry {
     builtins: Builtins,
     /// The built-ins with models-store.json's catalogues merged in, when the store has any.
     stored_builtins: Option<Vec<Model>>,
+    /// The models fetched from each models.json Radius gateway (`"oauth": "radius"`), from
+    /// models-store.json, by provider: they replace the provider's built-in models.
+    gateway_models: HashMap<String, Vec<Model>>,
     builtin_providers: HashSet<String>,
     models_json_path: Option<PathBuf>,
     /// models.json with the extension providers spliced in, as last applied: what the model
@@ -109,6 +112,7 @@ impl ModelRegistry {
         let mut registry = ModelRegistry {
             builtins,
             stored_builtins: None,
+            gateway_models: HashMap::new(),
             builtin_providers,
             models_json_path,
             config: ModelsConfig::default(),
@@ -161,24 +165,94 @@ impl ModelRegistry {
             .filter(|name| !self.builtin_providers.contains(name) && !config.providers.iter().any(|(n, _)| n == name))
             .collect();
         config.providers.splice(0..0, self.extension_providers.iter().cloned());
-        self.stored_builtins = self.read_models_store();
+        let mut store = self.read_models_store();
+        self.import_legacy_gateway_lists(&config, &mut store);
+        self.gateway_models = config
+            .providers
+            .iter()
+            .filter(|(_, p)| p.oauth.as_deref() == Some("radius"))
+            .map(|(name, _)| {
+                let models = store
+                    .as_ref()
+                    .and_then(|s| s.get(name))
+                    .map(|entry| models_store::chat_models(entry, name))
+                    .unwrap_or_default();
+                (name.clone(), models)
+            })
+            .collect();
+        // Only entries of built-in providers change the built-ins: a store holding only
+        // gateways' lists leaves the catalogue unparsed.
+        let store = store.map(|mut store| {
+            store.retain(|id, _| self.builtin_providers.contains(id) && !self.gateway_models.contains_key(id));
+            store
+        });
+        self.stored_builtins = store.filter(|s| !s.is_empty()).and_then(|store| {
+            // The store is rare: it is merged over the process-wide catalogue.
+            let builtins: &[Model] = match &self.builtins {
+                Builtins::Catalogue => pi_ai::builtin_models(),
+                Builtins::Given(list) => list,
+            };
+            models_store::overlay(builtins, &store)
+        });
         self.apply_config(config);
     }
 
-    /// The built-ins with the fetched catalogues of models-store.json (beside models.json)
-    /// merged in; a missing or unreadable store changes nothing (1.6 refetches it).
-    fn read_models_store(&self) -> Option<Vec<Model>> {
-        let path = models_store::path_beside(self.models_json_path.as_ref()?);
-        let store = models_store::read(&path).ok()?;
-        if store.is_empty() {
-            return None;
+    /// A Radius login written before models-store.json existed keeps the gateway's list in
+    /// its `gatewayConfig`: a gateway without a stored list takes that one, as 1.6 imports it.
+    fn import_legacy_gateway_lists(&self, config: &ModelsConfig, store: &mut Option<models_store::Store>) {
+        let gateways = config
+            .providers
+            .iter()
+            .filter(|(_, p)| p.oauth.as_deref() == Some("radius"))
+            .map(|(name, _)| name.as_str())
+            .chain(self.builtin_providers.contains("radius").then_some("radius"));
+        for id in gateways {
+            if store.as_ref().is_some_and(|s| s.contains_key(id)) {
+                continue;
+            }
+            let Some(super::auth::Credential::OAuth { extra, .. }) = self.auth.get(id) else {
+                continue;
+            };
+            let models = extra
+                .get("gatewayConfig")
+                .and_then(|c| super::radius_catalog::models_from_config(id, c))
+                .unwrap_or_default();
+            if !models.is_empty() {
+                let entry = models_store::StoreEntry {
+                    models,
+                    ..models_store::StoreEntry::default()
+                };
+                store
+                    .get_or_insert_with(models_store::Store::new)
+                    .insert(id.to_string(), entry);
+            }
         }
-        // The store is rare: it is merged over the process-wide catalogue.
-        let builtins: &[Model] = match &self.builtins {
-            Builtins::Catalogue => pi_ai::builtin_models(),
-            Builtins::Given(list) => list,
-        };
-        models_store::overlay(builtins, &store)
+    }
+
+    /// models-store.json beside models.json, when it has entries; a missing or unreadable
+    /// store changes nothing (1.6 refetches it).
+    fn read_models_store(&self) -> Option<models_store::Store> {
+        let path = models_store::path_beside(self.models_json_path.as_ref()?);
+        models_store::read(&path).ok().filter(|store| !store.is_empty())
+    }
+
+    /// The Radius gateways whose model lists are fetched: the built-in `radius` at `builtin`
+    /// (unless models.json makes it a gateway of its own), then each models.json provider
+    /// with `"oauth": "radius"` at its `baseUrl` without `/v1`. Id and gateway URL.
+    pub fn radius_gateways(&self, builtin: &str) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if self.builtin_providers.contains("radius") && !self.gateway_models.contains_key("radius") {
+            out.push(("radius".to_string(), builtin.to_string()));
+        }
+        for (name, p) in &self.config.providers {
+            if p.oauth.as_deref() != Some("radius") || out.iter().any(|(id, _)| id == name) {
+                continue;
+            }
+            if let Some(base_url) = &p.base_url {
+                out.push((name.clone(), super::radius_catalog::gateway_of_base_url(base_url)));
+            }
+        }
+        out
     }
 
     /// Replace the providers extensions registered and rebuild the model list.
@@ -253,7 +327,7 @@ impl ModelRegistry {
 
         let mut models = self.builtin_models(wanted);
         // From the built-ins as shipped (custom models inherit their provider's api and URL).
-        let custom_models = custom_models(config, &models, wanted);
+        let custom_models = custom_models(config, &models, &self.gateway_models, wanted);
         for model in &mut models {
             if let Some(p) = provider_overrides.get(model.provider.as_str()) {
                 if let Some(url) = &p.base_url {
@@ -287,6 +361,16 @@ impl ModelRegistry {
     /// The built-in models (models-store.json's catalogues merged in) of the wanted
     /// providers, as shipped. Only the wanted providers' lines of the catalogue are parsed.
     fn builtin_models(&self, wanted: Wanted<'_>) -> Vec<Model> {
+        if !self.gateway_models.is_empty() {
+            // A models.json gateway of a built-in id has only its gateway's models.
+            let gateways = &self.gateway_models;
+            let not_gateway = move |p: &str| !gateways.contains_key(p) && wanted.includes(p);
+            return self.builtin_models_of(Wanted::Only(&not_gateway));
+        }
+        self.builtin_models_of(wanted)
+    }
+
+    fn builtin_models_of(&self, wanted: Wanted<'_>) -> Vec<Model> {
         let keep = |list: &[Model]| list.iter().filter(|m| wanted.includes(&m.provider)).cloned().collect();
         match (&self.stored_builtins, &self.builtins, wanted) {
             (Some(stored), _, _) => keep(stored),
@@ -607,18 +691,31 @@ impl Wanted<'_> {
     }
 }
 
-/// The custom models models.json (and extensions) define for the wanted providers; a
-/// built-in provider's inherit its first model's api and URL.
-fn custom_models(config: &ModelsConfig, builtins: &[Model], wanted: Wanted<'_>) -> Vec<Model> {
+/// The custom models models.json (and extensions) define for the wanted providers, each
+/// Radius gateway's fetched models before its own; a built-in provider's inherit its first
+/// model's api and URL, a gateway's those of its fetched models.
+fn custom_models(
+    config: &ModelsConfig,
+    builtins: &[Model],
+    gateways: &HashMap<String, Vec<Model>>,
+    wanted: Wanted<'_>,
+) -> Vec<Model> {
     let mut out = Vec::new();
     for (provider, p) in &config.providers {
-        if p.models.is_empty() || !wanted.includes(provider) {
+        if !wanted.includes(provider) {
+            continue;
+        }
+        let fetched = gateways.get(provider.as_str()).map(Vec::as_slice).unwrap_or_default();
+        for model in fetched {
+            out.push(gateway_model(model, p));
+        }
+        if p.models.is_empty() {
             continue;
         }
         // A built-in provider's custom models inherit its first model's api and URL.
-        let inherited = builtins
-            .iter()
-            .find(|m| &m.provider == provider)
+        let inherited = fetched
+            .first()
+            .or_else(|| builtins.iter().find(|m| &m.provider == provider))
             .map(|m| (m.api.clone(), m.base_url.clone()));
         for def in &p.models {
             let Some(api) = def
@@ -656,6 +753,18 @@ fn custom_models(config: &ModelsConfig, builtins: &[Model], wanted: Wanted<'_>) 
         }
     }
     out
+}
+
+/// A gateway's fetched model as models.json leaves it: its own `baseUrl` kept (the gateway
+/// named it), the provider's `compat` merged over its own, and its `modelOverrides` entry
+/// applied, as pi 1.6 composes a Radius provider.
+fn gateway_model(model: &Model, p: &ProviderConfig) -> Model {
+    let mut model = model.clone();
+    model.compat = merge_compat(model.compat.as_ref(), p.compat.as_ref());
+    if let Some((_, o)) = p.model_overrides.iter().find(|(id, _)| *id == model.id) {
+        apply_override(&mut model, o);
+    }
+    model
 }
 
 /// Set header `k` (a later value replaces an earlier one of the same name).

@@ -239,8 +239,11 @@ fn provider_error(name: &str, p: &ProviderConfig, builtin: bool) -> Option<Strin
             "Provider {name}: \"baseUrl\" is required when defining custom models."
         ));
     }
+    // A Radius gateway's models take their api from the list it serves (checked when the
+    // models are built: without a fetched list, such a model is left out).
+    let gateway = p.oauth.is_some();
     for m in &p.models {
-        if p.api.is_none() && m.api.is_none() && !builtin {
+        if p.api.is_none() && m.api.is_none() && !builtin && !gateway {
             return Some(format!(
                 "Provider {name}, model {}: no \"api\" specified. Set at provider or model level.",
                 m.id

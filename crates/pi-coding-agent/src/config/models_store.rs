@@ -183,7 +183,9 @@ pub fn overlay(builtins: &[Model], store: &Store) -> Option<Vec<Model>> {
             }
             Overlay::Replace => chat_models(entry, provider),
         };
-        if !models.is_empty() {
+        // Radius's list replaces the baseline even when empty (an organisation may turn every
+        // model off); OpenRouter's empty list falls back to the built-ins, as in 1.6.
+        if !models.is_empty() || provider == "radius" {
             changes.insert(provider.as_str(), models);
         }
     }
@@ -241,6 +243,7 @@ mod tests {
             builtin("a", "m1"),
             builtin("a", "m2"),
             builtin("openrouter", "o1"),
+            builtin("radius", "balanced"),
             builtin("z", "z1"),
         ];
         let mut store = Store::new();
@@ -272,6 +275,13 @@ mod tests {
             "openrouter".into(),
             StoreEntry {
                 models: vec![model("openrouter", "o9", "mine")],
+                ..StoreEntry::default()
+            },
+        );
+        store.insert(
+            "radius".into(),
+            StoreEntry {
+                models: Vec::new(),
                 ..StoreEntry::default()
             },
         );

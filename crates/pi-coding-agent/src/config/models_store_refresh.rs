@@ -4,6 +4,10 @@
 //! hours unless forced), and for OpenRouter the list of models the key may use
 //! (`<baseUrl>/models/user`), which replaces the catalogue.
 //!
+//! Radius gateways (the built-in `radius`, models.json providers with `"oauth": "radius"`)
+//! list their models themselves (`radius_catalog`): fetched at every refresh when the provider
+//! has a login or a key, as 1.6 does, and stored as `{models, checkedAt}`.
+//!
 //! The catalogue's origin is `https://pi.dev`; `PI_MODEL_CATALOG_URL` points it at a local
 //! server (tests). `PI_OFFLINE` does not stop a refresh the user asked for, as in 1.6; it does
 //! stop the background refresh that interactive and RPC mode start ([`refresh_in_background`]).
@@ -38,6 +42,11 @@ pub struct RefreshReport {
     pub failures: Vec<String>,
     /// The ids of the providers whose refresh failed, in order.
     pub failed_providers: Vec<String>,
+    /// How many providers' entries were written to models-store.json.
+    pub stored: usize,
+    /// Providers skipped because their login could not be renewed: `(id, why)`. Not a
+    /// failure of the refresh, as in 1.6 (signing in again fixes it).
+    pub stale_logins: Vec<(String, String)>,
 }
 
 struct Response {
@@ -361,13 +370,65 @@ async fn refresh_openrouter(
     }
 }
 
-/// Refresh the catalogues of every built-in provider that has credentials and store them in
-/// the models-store.json beside `models_json`.
+/// Why a Radius gateway's list was not refreshed.
+enum RadiusSkip {
+    /// No login and no key: nothing to fetch with.
+    NoCredential,
+    /// The login could not be renewed (`OAuth refresh failed for <id>: <why>`).
+    StaleLogin(String),
+}
+
+/// A Radius gateway's model list for `provider`, fetched with its login's access token
+/// (renewed first when it expired) or its key.
+async fn refresh_radius(
+    client: &reqwest::Client,
+    registry: &mut ModelRegistry,
+    provider: &str,
+    gateway: &str,
+    now: impl Fn() -> i64,
+) -> Result<(Option<StoreEntry>, Result<(), String>), RadiusSkip> {
+    let key = if registry.provider_uses_oauth(provider) {
+        match registry.auth_mut().oauth_access_token(provider, 0) {
+            Ok(key) => key,
+            Err(why) => return Err(RadiusSkip::StaleLogin(why)),
+        }
+    } else {
+        registry.api_key_for_provider(provider)
+    };
+    let key = key.ok_or(RadiusSkip::NoCredential)?;
+    Ok(
+        match super::radius_catalog::fetch_models(client, gateway, provider, Some(&key)).await {
+            Ok(models) => (
+                Some(StoreEntry {
+                    models,
+                    checked_at: Some(now()),
+                    ..StoreEntry::default()
+                }),
+                Ok(()),
+            ),
+            Err(e) => (None, Err(e)),
+        },
+    )
+}
+
+/// Refresh the catalogues of every built-in provider that has credentials and of every
+/// Radius gateway, and store them in the models-store.json beside `models_json`.
 pub async fn refresh_catalogs(
     registry: &mut ModelRegistry,
     models_json: &std::path::Path,
     catalog: &str,
     force: bool,
+) -> RefreshReport {
+    refresh_catalogs_of(registry, models_json, catalog, force, None).await
+}
+
+/// [`refresh_catalogs`] for `only` this provider when given (after a sign-in).
+pub async fn refresh_catalogs_of(
+    registry: &mut ModelRegistry,
+    models_json: &std::path::Path,
+    catalog: &str,
+    force: bool,
+    only: Option<&str>,
 ) -> RefreshReport {
     let store_path = models_store::path_beside(models_json);
     let mut report = RefreshReport::default();
@@ -385,13 +446,29 @@ pub async fn refresh_catalogs(
             return report;
         }
     };
-    let providers: Vec<&str> = pi_ai::models::get_providers()
+    let gateways = registry.radius_gateways(&pi_oauth::radius_gateway_url(&pi_oauth::Config::from_env()));
+    let remote: Vec<&str> = pi_ai::models::get_providers()
         .into_iter()
-        // Radius's catalogue comes from its gateway, not pi.dev.
-        .filter(|p| *p != "radius" && registry.provider_has_auth(p))
+        // Radius gateways list their own models, not pi.dev.
+        .filter(|p| !gateways.iter().any(|(id, _)| id == p) && registry.provider_has_auth(p))
         .collect();
-    for provider in providers {
-        let (entry, result) = if provider == "openrouter" {
+    let providers = remote
+        .iter()
+        .map(|p| (p.to_string(), None))
+        .chain(gateways.into_iter().map(|(id, gateway)| (id, Some(gateway))))
+        .filter(|(p, _)| only.is_none_or(|o| o == p));
+    for (provider, gateway) in providers {
+        let provider = provider.as_str();
+        let (entry, result) = if let Some(gateway) = gateway {
+            match refresh_radius(&client, registry, provider, &gateway, pi_oauth::now_ms).await {
+                Ok(outcome) => outcome,
+                Err(RadiusSkip::NoCredential) => continue,
+                Err(RadiusSkip::StaleLogin(why)) => {
+                    report.stale_logins.push((provider.to_string(), why));
+                    continue;
+                }
+            }
+        } else if provider == "openrouter" {
             refresh_openrouter(&client, catalog, registry, pi_oauth::now_ms).await
         } else {
             refresh_remote(&client, catalog, provider, store.get(provider), force, pi_oauth::now_ms).await
@@ -402,6 +479,7 @@ pub async fn refresh_catalogs(
                 report.failed_providers.push(provider.to_string());
                 continue;
             }
+            report.stored += 1;
         }
         if let Err(e) = result {
             report.failures.push(format!("{provider}: {e}"));
@@ -415,8 +493,9 @@ pub async fn refresh_catalogs(
 const OVERALL_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// `pi update --models` for the agent dir of `paths`: `Ok` when every configured provider's
-/// catalogue was refreshed, else the text after `Error: `.
-pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<(), String> {
+/// catalogue was refreshed (with the warnings to show for logins that could not be renewed,
+/// as 1.6 words them), else the text after `Error: `.
+pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<Vec<String>, String> {
     let models_json = paths.models_path();
     let catalog = catalog_url_from_env();
     // Its own runtime on its own thread: the caller may sit on a runtime already.
@@ -441,7 +520,15 @@ pub fn refresh_for_update(paths: &super::paths::Paths) -> Result<(), String> {
             .map_err(|_| "Model catalog refresh stopped unexpectedly".to_string())?
     })?;
     if outcome.failures.is_empty() {
-        Ok(())
+        Ok(outcome
+            .stale_logins
+            .iter()
+            .map(|(id, why)| {
+                format!(
+                    "Warning: skipped model catalog for {id}: {why}\nLog in again with `pi auth login {id}` to refresh it."
+                )
+            })
+            .collect())
     } else {
         Err(format!(
             "Could not refresh model catalogs: {}",
@@ -456,9 +543,13 @@ const BACKGROUND_TIMEOUT: Duration = Duration::from_secs(15);
 /// Start pi 1.6's background catalogue refresh for the agent dir of `paths`, unless
 /// `PI_OFFLINE` (or `--offline`) is set: on a thread and runtime of its own, so startup and the
 /// mode's runtime never wait for it; catalogues younger than four hours are not fetched again.
-/// What it stores in models-store.json serves the next registry load. Failures are silent, as
-/// in 1.6 (the built-in and cached catalogues stay in use).
-pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread::JoinHandle<RefreshReport>> {
+/// When it stored a catalogue, `on_stored` runs on that thread (the running session reloads its
+/// registry, so a Radius gateway's models become usable, as 1.6 publishes them). Failures are
+/// silent, as in 1.6 (the built-in and cached catalogues stay in use).
+pub fn refresh_in_background(
+    paths: &super::paths::Paths,
+    on_stored: impl FnOnce() + Send + 'static,
+) -> Option<std::thread::JoinHandle<RefreshReport>> {
     if super::offline::offline(super::offline::NetworkUse::Catalogues) {
         return None;
     }
@@ -472,7 +563,7 @@ pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread:
             };
             let models_json = paths.models_path();
             let mut registry = crate::subcommands::auth::open_registry(&paths);
-            runtime.block_on(async {
+            let report = runtime.block_on(async {
                 tokio::time::timeout(
                     BACKGROUND_TIMEOUT,
                     refresh_catalogs(&mut registry, &models_json, &catalog, false),
@@ -480,9 +571,13 @@ pub fn refresh_in_background(paths: &super::paths::Paths) -> Option<std::thread:
                 .await
                 .unwrap_or_else(|_| RefreshReport {
                     failures: vec!["Model catalog refresh timed out.".to_string()],
-                    failed_providers: Vec::new(),
+                    ..RefreshReport::default()
                 })
-            })
+            });
+            if report.stored > 0 {
+                on_stored();
+            }
+            report
         })
         .ok()
 }
@@ -503,6 +598,17 @@ pub enum PickerRefresh {
 /// `PI_OFFLINE` nothing is fetched and the stored catalogues are simply read again. Blocking:
 /// it runs on a thread and runtime of its own.
 pub fn refresh_for_picker(paths: &super::paths::Paths) -> PickerRefresh {
+    refresh_blocking(paths, None)
+}
+
+/// The refresh 1.6 runs after a sign-in: that provider's catalogue only (a Radius gateway's
+/// model list, which is empty until then), not under `PI_OFFLINE`. Blocking, as
+/// [`refresh_for_picker`].
+pub fn refresh_after_login(paths: &super::paths::Paths, provider: &str) -> PickerRefresh {
+    refresh_blocking(paths, Some(provider))
+}
+
+fn refresh_blocking(paths: &super::paths::Paths, only: Option<&str>) -> PickerRefresh {
     if super::offline::offline(super::offline::NetworkUse::Catalogues) {
         return PickerRefresh::Done;
     }
@@ -519,7 +625,7 @@ pub fn refresh_for_picker(paths: &super::paths::Paths) -> PickerRefresh {
                 runtime.block_on(async {
                     tokio::time::timeout(
                         BACKGROUND_TIMEOUT,
-                        refresh_catalogs(&mut registry, &models_json, &catalog, false),
+                        refresh_catalogs_of(&mut registry, &models_json, &catalog, false, only),
                     )
                     .await
                     .ok()

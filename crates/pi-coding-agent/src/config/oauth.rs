@@ -208,7 +208,9 @@ pub async fn login_and_save_with(
     let id = provider.to_string();
     let saved = tokio::task::spawn_blocking(move || {
         let mut auth = AuthStorage::open(path, |_| None);
-        auth.set(&id, Credential::from_value(&Value::Object(credential)));
+        // Written as the flow made it: each flow orders the fields as pi 1.6 writes them
+        // (the file is read back as a login like any other).
+        auth.set(&id, Credential::Other(Value::Object(credential)));
         auth.drain_errors().into_iter().next()
     })
     .await

@@ -454,7 +454,10 @@ fn print_list(pm: &PackageManager, style: Style) {
 /// models-store.json (`config::models_store_refresh`).
 fn refresh_model_catalogs(paths: &Paths, style: Style) -> i32 {
     match crate::config::models_store_refresh::refresh_for_update(paths) {
-        Ok(()) => {
+        Ok(warnings) => {
+            for warning in warnings {
+                eprintln!("{}", style.yellow(&warning));
+            }
             println!("{}", style.green("Model catalogs refreshed"));
             0
         }

@@ -233,6 +233,7 @@ pub fn login(args: &[String], paths: &Paths, console: &Console) -> i32 {
         "Saved API key for {name}. Credentials saved to {}",
         paths.auth_path().display()
     );
+    super::auth_oauth::refresh_catalog_after_login(paths, provider, name, |line| println!("{line}"));
     0
 }
 

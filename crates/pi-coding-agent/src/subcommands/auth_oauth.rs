@@ -160,6 +160,22 @@ impl LoginUi for TerminalLogin {
     }
 }
 
+/// As 1.6 after a login is saved: the provider's catalogue now (a Radius gateway lists its
+/// models only to an account or key it knows), saying through `say` when it could not be
+/// fetched; the login stays in place either way.
+pub fn refresh_catalog_after_login(paths: &Paths, provider: &str, name: &str, say: impl Fn(&str)) {
+    use crate::config::models_store_refresh::{refresh_after_login, PickerRefresh};
+    match refresh_after_login(paths, provider) {
+        PickerRefresh::Done => {}
+        PickerRefresh::TimedOut => say(&format!(
+            "The {name} model catalog refresh timed out; pi refreshes it on next start."
+        )),
+        PickerRefresh::Failed(_) => say(&format!(
+            "The {name} model catalog could not be refreshed; pi retries on next start."
+        )),
+    }
+}
+
 /// Sign in to `provider` (a `pi-oauth` provider) and save the credential; the exit code.
 pub fn login(provider: &str, name: &str, browser: bool, paths: &Paths, console: &Console) -> i32 {
     let ui = TerminalLogin {
@@ -188,6 +204,7 @@ pub fn login(provider: &str, name: &str, browser: bool, paths: &Paths, console: 
                 "Logged in to {name}. Credentials saved to {}",
                 paths.auth_path().display()
             ));
+            refresh_catalog_after_login(paths, provider, name, say);
             0
         }
         Err(LoginError::Cancelled) => {

@@ -215,7 +215,28 @@ fn type_on_terminal(env: &Env, args: &[&str], answers: &[(&str, &str)]) -> (i32,
 
 /// `pi …` on a pseudo-terminal; `on_output` sees the screen so far after every read and may
 /// answer with bytes to type.
-fn terminal_session(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) -> Option<Vec<u8>>) -> (i32, String) {
+fn terminal_session(env: &Env, args: &[&str], on_output: impl FnMut(&str) -> Option<Vec<u8>>) -> (i32, String) {
+    terminal_session_with(env, args, false, on_output)
+}
+
+/// [`terminal_session`], `online` without the agent dir's `PI_OFFLINE`.
+fn terminal_session_with(
+    env: &Env,
+    args: &[&str],
+    online: bool,
+    on_output: impl FnMut(&str) -> Option<Vec<u8>>,
+) -> (i32, String) {
+    terminal_session_of(pi_bin(), env, args, online, on_output)
+}
+
+/// [`terminal_session_with`] running `program` (ours or the reference's).
+fn terminal_session_of(
+    program: &std::path::Path,
+    env: &Env,
+    args: &[&str],
+    online: bool,
+    mut on_output: impl FnMut(&str) -> Option<Vec<u8>>,
+) -> (i32, String) {
     use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
     let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY).unwrap();
     grantpt(&master).unwrap();
@@ -224,10 +245,16 @@ fn terminal_session(env: &Env, args: &[&str], mut on_output: impl FnMut(&str) ->
     let slave = std::fs::OpenOptions::new().read(true).write(true).open(&name).unwrap();
     let mut child = Command::new("setsid")
         .arg("--ctty")
-        .arg(pi_bin())
+        .arg(program)
         .args(args)
         .current_dir(&env.fx.proj)
-        .envs(env.fx.agent.env())
+        .envs(
+            env.fx
+                .agent
+                .env()
+                .into_iter()
+                .filter(|(k, _)| !online || k != "PI_OFFLINE"),
+        )
         .env("PI_OAUTH_ORIGIN", env.oauth.url())
         .env("PI_OAUTH_CALLBACK_PORT", "0")
         // A browser that does nothing: the test follows the URL itself.
@@ -494,4 +521,192 @@ fn a_models_json_radius_gateway_takes_the_radius_key_of_the_environment() {
     let requests = env.llm.requests();
     let request = requests.last().expect("a request");
     assert_eq!(request.header("authorization"), Some("Bearer radius-env-key"));
+}
+
+/// A models.json Radius gateway signed in through the browser: the gateway's discovery names
+/// the authorization endpoint, the mock (playing the browser) redirects into pi's loopback
+/// callback and checks PKCE, state and the redirect URI when the code is exchanged at the
+/// gateway. The entry saved is the one 1.6 writes (`type`, `access`, `refresh`, `expires`,
+/// `scope`), and the sign-in fetches the gateway's model list with the new token.
+#[test]
+fn a_models_json_radius_gateway_signs_in_through_the_browser() {
+    let env = setup();
+    let models = serde_json::json!({"providers": {"corp": {
+        "name": "Corp Gateway",
+        "baseUrl": format!("{}/v1", env.oauth.url()),
+        "oauth": "radius"
+    }}});
+    env.fx.agent.write("models.json", models.to_string()).unwrap();
+    let handle = env.rt.handle().clone();
+    let (code, screen) = login_on_terminal(&env, &["auth", "login", "corp"], |screen| {
+        let Some(at) = screen.find("Open this URL to sign in:") else {
+            return false;
+        };
+        let Some(url) = screen[at..].split_whitespace().find(|w| w.starts_with("http://")) else {
+            return false;
+        };
+        let url = url.to_string();
+        handle.spawn(async move {
+            let _ = reqwest::get(&url).await;
+        });
+        true
+    });
+    assert_eq!(code, 0, "{screen}");
+    assert!(
+        screen.contains("Listening for OAuth callback on http://127.0.0.1:"),
+        "{screen}"
+    );
+    assert!(screen.contains("Continue in your browser."), "{screen}");
+    assert!(
+        screen.contains(
+            "To use \"Sign in with device code (when signing in from another device)\" instead, run \"pi auth login corp --no-browser\""
+        ),
+        "{screen}"
+    );
+    assert!(screen.contains("Logged in to Corp Gateway"), "{screen}");
+    assert_eq!(env.oauth.violations(), Vec::<String>::new());
+
+    let requests = env.oauth.requests();
+    let authorize = requests
+        .iter()
+        .find(|r| r.path == "/oauth/authorize")
+        .expect("the browser step");
+    let query = |k: &str| {
+        authorize
+            .query
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(query("client_id"), "pi-gateway");
+    assert_eq!(query("scope"), "gateway offline_access");
+    assert_eq!(query("handoff"), "url");
+    assert!(query("redirect_uri").ends_with("/oauth/callback"), "{authorize:?}");
+    let exchange = requests
+        .iter()
+        .find(|r| r.path == "/v1/oauth/token")
+        .expect("the code exchange");
+    assert_eq!(exchange.field("grant_type").as_deref(), Some("authorization_code"));
+    assert_eq!(exchange.field("redirect_uri"), Some(query("redirect_uri")));
+
+    let text = std::fs::read_to_string(env.fx.agent.path().join("auth.json")).unwrap();
+    let saved: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
+    let entry = saved["corp"].as_object().unwrap();
+    let keys: Vec<&str> = entry.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["type", "access", "refresh", "expires", "scope"], "{text}");
+    assert_eq!(entry["type"], "oauth");
+    assert_eq!(entry["scope"], "gateway offline_access");
+    let access = entry["access"].as_str().unwrap();
+    assert!(access.starts_with("radius-access-"), "{text}");
+    assert!(!screen.contains(access), "the token is not shown");
+    // An hour from the mock's answer, less 1.6's minute of skew.
+    let left = entry["expires"].as_i64().unwrap() - now_ms();
+    assert!((3_500_000..=3_540_000).contains(&left), "{left}");
+    assert!(saved.get("radius").is_none(), "{text}");
+    // Offline (the test agent dir's default) the sign-in fetches no model list.
+    assert!(!requests.iter().any(|r| r.path == "/v1/config"));
+}
+
+/// Online, the sign-in fetches the gateway's model list with the new token, so its models are
+/// listed at once.
+#[test]
+fn an_online_gateway_sign_in_fetches_the_gateway_s_models() {
+    let env = setup();
+    let models = serde_json::json!({"providers": {"corp": {
+        "baseUrl": format!("{}/v1", env.oauth.url()),
+        "oauth": "radius"
+    }}});
+    env.fx.agent.write("models.json", models.to_string()).unwrap();
+    let (code, screen) = terminal_session_with(&env, &["auth", "login", "corp", "--no-browser"], true, |_| None);
+    assert_eq!(code, 0, "{screen}");
+    let access = env.auth_json()["corp"]["access"].as_str().unwrap().to_string();
+    let config: Vec<_> = env
+        .oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert_eq!(config.len(), 1, "{screen}");
+    assert_eq!(
+        config[0].header("authorization"),
+        Some(format!("Bearer {access}").as_str())
+    );
+    let run = env.pi(&["--list-models", "corp"]).run();
+    assert!(
+        run.stdout.contains("gw-fast") && run.stdout.contains("gw-deep"),
+        "{run:?}"
+    );
+}
+
+/// The device sign-in to a models.json gateway saves the same auth.json entry as pi 1.6: the
+/// same fields in the same order.
+#[test]
+fn a_gateway_device_sign_in_saves_the_entry_pi_1_6_saves() {
+    let Some(reference) = pi_test_support::reference_pi("a_gateway_device_sign_in_saves_the_entry_pi_1_6_saves") else {
+        return;
+    };
+    let entry = |program: &std::path::Path| {
+        let env = setup();
+        let models = serde_json::json!({"providers": {"corp": {
+            "name": "Corp Gateway", "baseUrl": format!("{}/v1", env.oauth.url()), "oauth": "radius"
+        }}});
+        env.fx.agent.write("models.json", models.to_string()).unwrap();
+        let (code, screen) =
+            terminal_session_of(program, &env, &["auth", "login", "corp", "--no-browser"], false, |_| {
+                None
+            });
+        assert_eq!(code, 0, "{screen}");
+        assert_eq!(env.oauth.violations(), Vec::<String>::new());
+        let text = std::fs::read_to_string(env.fx.agent.path().join("auth.json")).unwrap();
+        let saved: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
+        let entry = saved["corp"].as_object().unwrap().clone();
+        let shape: Vec<(String, String)> = entry
+            .iter()
+            .map(|(k, v)| {
+                let kind = match v {
+                    Value::String(_) => "string",
+                    Value::Number(_) => "number",
+                    _ => "other",
+                };
+                (k.clone(), kind.to_string())
+            })
+            .collect();
+        (shape, entry["type"].clone(), entry["scope"].clone(), saved.len())
+    };
+    assert_eq!(entry(pi_bin()), entry(&reference.cli));
+}
+
+/// A key saved for a models.json Radius gateway fetches the gateway's list with that key,
+/// as 1.6 refreshes a provider's catalogue after any login.
+#[test]
+fn a_key_saved_for_a_gateway_fetches_its_models() {
+    let env = setup();
+    let models = serde_json::json!({"providers": {"corp": {
+        "name": "Corp Gateway", "baseUrl": format!("{}/v1", env.oauth.url()), "oauth": "radius"
+    }}});
+    env.fx.agent.write("models.json", models.to_string()).unwrap();
+    let key = pi_test_support::oauth::MOCK_RADIUS_KEY;
+    let mut typed = false;
+    let (code, screen) = terminal_session_with(&env, &["auth", "login", "corp", "--api-key"], true, |screen| {
+        (!typed && screen.contains("Enter Radius API key: ")).then(|| {
+            typed = true;
+            format!("{key}\r").into_bytes()
+        })
+    });
+    assert_eq!(code, 0, "{screen}");
+    assert!(screen.contains("Saved API key for Corp Gateway."), "{screen}");
+    let config: Vec<_> = env
+        .oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert_eq!(config.len(), 1, "{screen}");
+    assert_eq!(
+        config[0].header("authorization"),
+        Some(format!("Bearer {key}").as_str())
+    );
+    let run = env.pi(&["--list-models", "corp"]).run();
+    assert!(run.stdout.contains("gw-fast"), "{run:?}");
 }

@@ -265,3 +265,173 @@ fn a_models_json_radius_gateway_is_listed_and_signs_in() {
     assert_eq!(oauth.violations(), Vec::<String>::new());
     quit(&mut pty);
 }
+
+/// Online, signing in to a models.json Radius gateway fetches its model list with the new
+/// token, and the model picker offers those models.
+#[test]
+fn an_online_gateway_sign_in_brings_the_gateway_s_models_to_the_picker() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let models_path = s.agent.path().join("models.json");
+    let mut models: serde_json::Value = std::fs::read_to_string(&models_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| serde_json::json!({"providers": {}}));
+    models["providers"]["corp"] = serde_json::json!({
+        "name": "Corp Gateway", "baseUrl": format!("{}/v1", oauth.url()), "oauth": "radius"
+    });
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let url = oauth.url();
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        // An empty PI_OFFLINE is unset: online.
+        &[
+            ("PI_OAUTH_ORIGIN", url.as_str()),
+            ("BROWSER", "true"),
+            ("PI_OFFLINE", ""),
+        ],
+    );
+    pty.wait_text("mock-model");
+    open_account_list(&mut pty);
+    pty.type_text("corp gateway");
+    pty.wait_text("→ Corp Gateway • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Sign in to Corp Gateway:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_for("the signed-in notice", Duration::from_secs(20), |c| {
+        c.contains("Logged in to Corp Gateway. Credentials saved to")
+    });
+    let access = auth_json(&s)["corp"]["access"].as_str().unwrap_or_default().to_string();
+    let fetched: Vec<_> = oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert!(!fetched.is_empty(), "the sign-in fetched the list");
+    assert_eq!(
+        fetched[0].header("authorization"),
+        Some(format!("Bearer {access}").as_str())
+    );
+    // `/model`'s completion offers the gateway's models; picking one selects it.
+    pty.type_text("/model gw-");
+    pty.wait_text("gw-deep");
+    pty.send(ENTER);
+    pty.wait_text("/model corp/gw-fast");
+    pty.send(ENTER);
+    pty.wait_text("(corp) gw-fast");
+    quit(&mut pty);
+}
+
+/// Online, a Radius key entered in `/login` fetches the gateway's list with that key (the
+/// built-in gateway moved to the mock by `PI_OAUTH_ORIGIN`), and its models are offered.
+#[test]
+fn an_online_radius_key_fetches_the_gateway_s_models() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let url = oauth.url();
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[
+            ("PI_OAUTH_ORIGIN", url.as_str()),
+            ("BROWSER", "true"),
+            ("PI_OFFLINE", ""),
+        ],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("radius");
+    pty.wait_text("→ Radius");
+    pty.send(ENTER);
+    pty.wait_text("API key");
+    pty.type_text(pi_test_support::oauth::MOCK_RADIUS_KEY);
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for Radius. Credentials saved to");
+    let fetched: Vec<_> = oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert_eq!(fetched.len(), 1);
+    assert_eq!(
+        fetched[0].header("authorization"),
+        Some(format!("Bearer {}", pi_test_support::oauth::MOCK_RADIUS_KEY).as_str())
+    );
+    pty.type_text("/model gw-");
+    pty.wait_text("gw-deep");
+    pty.send(ENTER);
+    pty.wait_text("/model radius/gw-fast");
+    pty.send(ENTER);
+    pty.wait_text("(radius) gw-fast");
+    quit(&mut pty);
+}
+
+/// A models.json Radius gateway is offered for a key before its list is fetched, as pi 1.6
+/// offers it (Radius's key method); online, the key fetches the gateway's models.
+#[test]
+fn a_gateway_is_offered_for_a_key_and_the_key_fetches_its_models() {
+    let s = setup(Script::sequential(vec![]));
+    let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
+    let models_path = s.agent.path().join("models.json");
+    let mut models: serde_json::Value = std::fs::read_to_string(&models_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| serde_json::json!({"providers": {}}));
+    models["providers"]["corp"] = serde_json::json!({
+        "name": "Corp Gateway", "baseUrl": format!("{}/v1", oauth.url()), "oauth": "radius"
+    });
+    std::fs::write(&models_path, models.to_string()).unwrap();
+    let url = oauth.url();
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[
+            ("PI_OAUTH_ORIGIN", url.as_str()),
+            ("BROWSER", "true"),
+            ("PI_OFFLINE", ""),
+        ],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("corp gateway");
+    pty.wait_text("→ Corp Gateway");
+    pty.send(ENTER);
+    pty.wait_text("API key");
+    pty.type_text(pi_test_support::oauth::MOCK_RADIUS_KEY);
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for Corp Gateway. Credentials saved to");
+    let fetched: Vec<_> = oauth
+        .requests()
+        .into_iter()
+        .filter(|r| r.path == "/v1/config")
+        .collect();
+    assert_eq!(fetched.len(), 1);
+    pty.type_text("/model gw-");
+    pty.wait_text("gw-deep");
+    pty.send(ENTER);
+    pty.wait_text("/model corp/gw-fast");
+    pty.send(ENTER);
+    pty.wait_text("(corp) gw-fast");
+    quit(&mut pty);
+}

@@ -98,6 +98,7 @@ fn tokens(state: &Mutex<State>, prefix: &str, extra: serde_json::Value) -> Answe
     let access = s.next(prefix);
     let refresh = s.next("refresh");
     s.refresh_tokens.insert(refresh.clone());
+    s.access_tokens.insert(access.clone());
     let mut body = json!({"access_token": access, "refresh_token": refresh,
                           "expires_in": s.access_ttl_seconds, "token_type": "Bearer"});
     if let (Some(body), serde_json::Value::Object(extra)) = (body.as_object_mut(), extra) {

@@ -114,10 +114,14 @@ fn key_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
     let Ok(reg) = cx.session.registry().lock() else {
         return Vec::new();
     };
+    // A Radius gateway takes a key before its list is fetched (it has no models until then).
+    let gateways = reg.radius_gateways("");
     api_key_providers(
         reg.all()
             .iter()
-            .map(|m| (m.provider.clone(), reg.provider_display_name(&m.provider).to_string())),
+            .map(|m| m.provider.as_str())
+            .chain(gateways.iter().map(|(id, _)| id.as_str()))
+            .map(|id| (id.to_string(), reg.provider_display_name(id).to_string())),
     )
 }
 
@@ -431,15 +435,37 @@ pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>)
         Err(e) => vec![notice(format!("Failed to login to {}: {e}", p.name), "error")],
         Ok(()) => {
             let registry = cx.session.registry().clone();
+            let paths = paths_for(&cx.session);
             vec![blocking(move || {
+                // As 1.6: the provider's catalogue first (a Radius gateway lists its models
+                // only to a signed-in account), then the registry reads it.
+                let catalog = crate::config::models_store_refresh::refresh_after_login(&paths, &p.id);
                 if let Ok(mut reg) = registry.lock() {
                     reg.auth_mut().reload();
                     reg.refresh();
                 }
-                then(move |cx| saved(cx, &p, format!("Logged in to {}", p.name)))
+                then(move |cx| {
+                    let action = format!("Logged in to {}", p.name);
+                    let mut out = saved(cx, &p, action.clone());
+                    out.extend(catalog_warning(&action, catalog));
+                    out
+                })
             })]
         }
     }
+}
+
+/// pi 1.6's warning when the catalogue refresh after a login did not finish.
+fn catalog_warning(action: &str, catalog: crate::config::models_store_refresh::PickerRefresh) -> Option<Effect> {
+    use crate::config::models_store_refresh::PickerRefresh;
+    let text = match catalog {
+        PickerRefresh::Done => return None,
+        PickerRefresh::TimedOut => format!("{action}, but its model catalog refresh timed out; using cached models."),
+        PickerRefresh::Failed(_) => {
+            format!("{action}, but its model catalog could not be refreshed; using cached models.")
+        }
+    };
+    Some(notice(text, "warning"))
 }
 
 /// Say that the credential of `p` was saved; without a model yet, take the provider's first.
@@ -506,11 +532,25 @@ pub fn key_entered(cx: &Ctx<'_>, p: ProviderOption, key: &str) -> Vec<Effect> {
         )];
     }
     let registry = cx.session.registry().clone();
+    let paths = paths_for(&cx.session);
     vec![blocking(move || {
         let error = change_auth(&registry, |auth| auth.stage(&p.id, Some(Credential::api_key(&key))));
+        // As after an account sign-in: the provider's catalogue, then the registry reads it.
+        let catalog = error.is_none().then(|| {
+            let outcome = crate::config::models_store_refresh::refresh_after_login(&paths, &p.id);
+            if let Ok(mut reg) = registry.lock() {
+                reg.refresh();
+            }
+            outcome
+        });
         then(move |cx| match error {
             Some(e) => vec![notice(format!("Failed to save API key for {}: {e}", p.name), "error")],
-            None => saved(cx, &p, format!("Saved API key for {}", p.name)),
+            None => {
+                let action = format!("Saved API key for {}", p.name);
+                let mut out = saved(cx, &p, action.clone());
+                out.extend(catalog.and_then(|c| catalog_warning(&action, c)));
+                out
+            }
         })
     })]
 }
