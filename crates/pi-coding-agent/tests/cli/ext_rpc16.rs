@@ -333,3 +333,70 @@ fn the_themes_slots_outside_the_terminal_ui_are_pi_1_6s() {
     };
     assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
 }
+
+/// `ctx.ui.theme` has pi 1.6's shape outside the terminal UI: `mode` names the colour depth,
+/// which the environment decides (256 colours unless the terminal is known for 24-bit ones),
+/// `colors` holds frozen colour objects for every token; the built-in `dark` theme then writes
+/// its RGB colours in that depth. The system theme's colours are pi 1.6's exactly; the `dark`
+/// palette is our own, so there only the shape and the depth are compared.
+#[test]
+fn the_themes_mode_and_colour_objects_are_pi_1_6s() {
+    let test = "the_themes_mode_and_colour_objects_are_pi_1_6s";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = |mut pi: crate::harness::Pi, name: &str, colorterm: &str| {
+        let path = fx.root.path().join(name);
+        pi.cmd
+            .env("THEME_LOG", &path)
+            .env("COLORTERM", colorterm)
+            .env("TERM", "xterm-256color")
+            .env_remove("PI_TRUE_COLOR");
+        for var in [
+            "TERM_PROGRAM",
+            "WT_SESSION",
+            "TMUX",
+            "KITTY_WINDOW_ID",
+            "WEZTERM_PANE",
+            "ITERM_SESSION_ID",
+        ] {
+            pi.cmd.env_remove(var);
+        }
+        pi.run().assert_ok();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let shape = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.starts_with("color "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let reference = pi_test_support::reference_pi(test);
+    for (settings, colorterm) in [
+        ("{}", ""),
+        ("{}", "truecolor"),
+        (r#"{"theme":"dark"}"#, ""),
+        (r#"{"theme":"dark"}"#, "truecolor"),
+    ] {
+        fx.agent.write("settings.json", settings).unwrap();
+        for mode in [&["-p", "hi"][..], &["--mode", "json", "hi"]] {
+            let mut args = vec!["-e".to_string(), fixture("theme_shape.ts")];
+            args.extend(mode.iter().map(|s| s.to_string()));
+            let ours = log(pi_with(&fx, &env, &args), "ours.log", colorterm);
+            let depth = if colorterm.is_empty() { "256color" } else { "truecolor" };
+            assert!(ours.starts_with(&format!("mode \"{depth}\" {depth} ")), "{ours}");
+            assert!(ours.contains("colors 56 frozen true true\n"), "{ours}");
+            if settings != "{}" {
+                let bits = if colorterm.is_empty() { "256" } else { "24" };
+                assert!(ours.contains(&format!("depth fg {bits}\ndepth bg {bits}\n")), "{ours}");
+            }
+            let Some(reference) = &reference else { continue };
+            let theirs = log(reference_run(reference, &fx, &args), "theirs.log", colorterm);
+            if settings == "{}" {
+                assert_eq!(ours, theirs, "{settings} {colorterm:?} {mode:?}");
+            } else {
+                assert_eq!(shape(&ours), shape(&theirs), "{settings} {colorterm:?} {mode:?}");
+            }
+        }
+    }
+}

@@ -129,8 +129,15 @@ pub fn ask_project_trust(cwd: &std::path::Path) -> Option<bool> {
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
 pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {
     // Themes' RGB colours go out as the nearest 256-colour entry where 24-bit colour is not
-    // known to work (no `COLORTERM=truecolor`, a `*-direct` TERM or a terminal known for it).
-    pi_tui::set_truecolor(pi_tui::components::Capabilities::detect().true_color);
+    // known to work (no `COLORTERM=truecolor`, a `*-direct` TERM or a terminal known for it),
+    // unless the `terminal.trueColor` setting or `PI_TRUE_COLOR` says otherwise.
+    let setting = host
+        .session()
+        .settings()
+        .lock()
+        .ok()
+        .and_then(|s| s.terminal_true_color());
+    pi_tui::set_truecolor(extension_ui::theme_colors::truecolor(setting));
     let mut term = match Terminal::start() {
         Ok(t) => t,
         Err(e) => {
