@@ -88,6 +88,9 @@ pub struct InteractiveOptions {
     pub resume_picker: bool,
     /// `--tui-mode`: overrides the `tuiMode` setting for this run.
     pub tui_mode: Option<crate::cli::TuiMode>,
+    /// Commands of pi's built-in extensions that are off for this run (`/llama`, `/mcp`):
+    /// neither listed nor run, as without their extension pi 1.6 has no such command.
+    pub builtins_off: Vec<&'static str>,
 }
 
 /// Before the terminal UI starts: when the project in `cwd` has files that need trust and
@@ -299,7 +302,7 @@ async fn run_in(
         Arc::new(ui_theme),
         pi_tui::keybindings(),
         tx.clone(),
-        commands::builtins(),
+        commands::builtins_without(&options.builtins_off),
         h,
         options.verbose,
     );
