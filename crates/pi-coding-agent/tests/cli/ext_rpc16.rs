@@ -334,6 +334,58 @@ fn the_themes_slots_outside_the_terminal_ui_are_pi_1_6s() {
     assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
 }
 
+/// A plain `+path` entry of the settings' `extensions` only keeps a file found some other way
+/// (a folder entry, the `extensions/` folder): alone it loads nothing, as in pi 1.6.
+#[test]
+fn a_plus_path_settings_entry_loads_nothing_by_itself() {
+    let test = "a_plus_path_settings_entry_loads_nothing_by_itself";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let root = PathBuf::from(fx.tmp());
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(root.join("alone/x.ts"), command_file("forced_alone"));
+    write(root.join("listed/y.ts"), command_file("forced_listed"));
+    write(
+        PathBuf::from(fx.agent_path()).join("extensions/z.ts"),
+        command_file("forced_in_folder"),
+    );
+    let plus = |p: PathBuf| format!("+{}", p.display());
+    fx.agent
+        .write(
+            "settings.json",
+            json!({"extensions": [
+                plus(root.join("alone/x.ts")),
+                root.join("listed").display().to_string(),
+                plus(root.join("listed/y.ts")),
+                plus(PathBuf::from(fx.agent_path()).join("extensions/z.ts")),
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+    let args = ["--mode", "rpc"].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let names = |commands: Vec<Value>| -> Vec<String> {
+        commands
+            .iter()
+            .filter(|c| c["sourceInfo"]["source"] != "builtin")
+            .filter_map(|c| c["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let ours = names(commands(&pi_with(&fx, &env, &args).stdin(input).run().stdout));
+    assert_eq!(ours, ["forced_listed", "forced_in_folder"]);
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let theirs = names(commands(
+        &reference_run(&reference, &fx, &args).stdin(input).run().stdout,
+    ));
+    assert_eq!(ours, theirs);
+}
+
 /// `ctx.ui.theme` has pi 1.6's shape outside the terminal UI: `mode` names the colour depth,
 /// which the environment decides (256 colours unless the terminal is known for 24-bit ones),
 /// `colors` holds frozen colour objects for every token; the built-in `dark` theme then writes
