@@ -259,8 +259,11 @@ fn an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order() {
             json!({"extensions": [settings.display().to_string()]}).to_string(),
         )
         .unwrap();
+    // Installed where both pis keep `-e` packages (the agent folder, whatever TMPDIR says):
+    // neither needs a network.
     let temp = root.join("tmp");
-    preinstall_npm_package(&temp.join("pi-extensions/npm"));
+    std::fs::create_dir_all(&temp).unwrap();
+    preinstall_npm_package(&fx.agent.path().join("tmp/extensions/npm"));
     let args = ["--mode", "rpc", "-e", "npm:demo-npm", "-e", &file.display().to_string()].map(str::to_string);
     let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
     let labels = |commands: Vec<Value>| -> Vec<(String, String, String)> {
@@ -290,8 +293,6 @@ fn an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order() {
     let Some(reference) = pi_test_support::reference_pi(test) else {
         return;
     };
-    // pi 1.6 keeps `-e` packages under the agent folder.
-    preinstall_npm_package(&fx.agent.path().join("tmp/extensions/npm"));
     let theirs = labels(commands(
         &reference_run(&reference, &fx, &args).stdin(input).run().stdout,
     ));
