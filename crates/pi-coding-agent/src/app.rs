@@ -426,6 +426,7 @@ pub fn run(argv: &[String]) -> i32 {
                     verbose: args.verbose,
                     resume_picker: args.resume,
                     tui_mode: args.tui_mode,
+                    builtins_off: crate::extensions::builtin::commands_off(&args, &session),
                 };
                 modes::interactive::run(std::sync::Arc::clone(&host), prompts, options).await
             }

@@ -24,9 +24,13 @@ const screenLine = (line) => {
 
 const errorText = (error) => (error instanceof Error ? error.message : String(error));
 
+/** Each token's colour object, frozen as pi's Theme hands them out. */
+const frozenColors = (colors) =>
+	Object.freeze(Object.fromEntries(Object.entries(colors ?? {}).map(([token, color]) => [token, Object.freeze({ ...color })])));
+
 /**
  * A pi Theme over the escape sequences pi sends (`state.theme`: `{name, appearance, colorMode,
- * fg: {token: sgr}, bg: {token: sgr}, dim: [token], textStyles?}`). One object for the life of the host,
+ * colors: {token: {kind, ...}}, fg: {token: sgr}, bg: {token: sgr}, dim: [token], textStyles?}`). One object for the life of the host,
  * updated in place on a theme change, as pi's global theme is (components keep the object
  * they were given). Unknown tokens throw, as in pi; before pi sent any theme nothing is
  * coloured.
@@ -49,7 +53,9 @@ export function createTheme(initial) {
 		name: "dark",
 		sourcePath: undefined,
 		appearance: "dark",
-		colors: {},
+		// The colour depth of the escape sequences ("truecolor" or "256color").
+		mode: "truecolor",
+		colors: Object.freeze({}),
 		fg(color, text) {
 			const ansi = lookup(fgAnsi, color);
 			if (ansi === "") return String(text);
@@ -69,7 +75,7 @@ export function createTheme(initial) {
 			return dim.has(color) ? `${ansi}\x1b[2m` : ansi;
 		},
 		getBgAnsi: (color) => lookup(bgAnsi, color),
-		getColorMode: () => spec?.colorMode ?? "truecolor",
+		getColorMode: () => theme.mode,
 		getThinkingBorderColor(level) {
 			const token = { minimal: "thinkingMinimal", low: "thinkingLow", medium: "thinkingMedium", high: "thinkingHigh", xhigh: "thinkingXhigh", max: "thinkingMax" }[level] ?? "thinkingOff";
 			return (text) => theme.fg(fgAnsi.has(token) || spec === undefined ? token : "thinkingXhigh", text);
@@ -122,7 +128,8 @@ export function createTheme(initial) {
 			theme.name = next.name ?? "dark";
 			theme.sourcePath = next.sourcePath ?? undefined;
 			theme.appearance = next.appearance ?? "dark";
-			theme.colors = Object.fromEntries(fgAnsi);
+			theme.mode = next.colorMode ?? "truecolor";
+			theme.colors = frozenColors(next.colors);
 		},
 	});
 	theme.update(initial);

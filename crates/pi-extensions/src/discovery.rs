@@ -191,11 +191,12 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
     for entry in &input.settings_entries {
         let value = entry.value.as_str();
         // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
-        // `extensions::builtin`) and glob filters are not handled here.
-        if value.starts_with('-') || value.starts_with('!') {
+        // `extensions::builtin`) and glob filters are not handled here. A `+path` entry only
+        // keeps a file that something else finds (pi 1.6 force-includes among the files it
+        // collected); it loads nothing by itself.
+        if value.starts_with(['-', '!', '+']) {
             continue;
         }
-        let value = value.strip_prefix('+').unwrap_or(value);
         if value.starts_with("builtin:") {
             continue;
         }

@@ -55,7 +55,7 @@ pub use keybindings::{keybindings, set_keybindings, KeybindingDef, Keybindings, 
 pub use keys::{parse_key, Key, KeyEvent, KeyEventKind, KeyId, Modifiers};
 pub use renderer::{FrameStats, Renderer};
 pub use screen::AltScreen;
-pub use style::{apply_background, set_truecolor, Color, Style};
+pub use style::{apply_background, is_truecolor, set_truecolor, Color, Style};
 pub use terminal::{read_stdin_for, restore_now, spawn_resize_watcher, spawn_stdin_reader, terminal_size, Terminal};
 pub use tui::{Anchor, Margin, OverlayId, OverlayOptions, ScreenParts, SizeValue, Tui};
 pub use width::{pad_to_width, slice_columns, truncate_to_width, visible_width, wrap_text};

@@ -53,6 +53,11 @@ pub fn set_truecolor(on: bool) {
     TRUECOLOR.store(on, std::sync::atomic::Ordering::Relaxed);
 }
 
+/// Whether RGB colours are written as 24-bit ones (see [`set_truecolor`]).
+pub fn is_truecolor() -> bool {
+    truecolor()
+}
+
 fn truecolor() -> bool {
     TRUECOLOR.load(std::sync::atomic::Ordering::Relaxed)
 }

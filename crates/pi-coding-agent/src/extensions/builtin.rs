@@ -25,6 +25,19 @@ pub fn is_builtin(source: &str) -> bool {
     source.starts_with("builtin:")
 }
 
+/// The interactive commands of built-in extensions that are off for this run: `/llama` without
+/// `builtin:llama.cpp`, `/mcp` without `builtin:mcp`.
+pub fn commands_off(args: &Args, session: &crate::session::AgentSession) -> Vec<&'static str> {
+    let Ok(settings) = session.settings().lock() else {
+        return Vec::new();
+    };
+    [(LLAMA_CPP, "llama"), (MCP, "mcp")]
+        .into_iter()
+        .filter(|(extension, _)| !enabled(args, &settings, extension))
+        .map(|(_, command)| command)
+        .collect()
+}
+
 /// Whether the built-in `name` is on for this run, from the command line and the settings in
 /// force (the project's count only for a trusted project: the settings leave them out otherwise).
 pub fn enabled(args: &Args, settings: &SettingsManager, name: &str) -> bool {

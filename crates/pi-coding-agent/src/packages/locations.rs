@@ -212,13 +212,15 @@ impl Locations {
         self.git_install_root(scope).join(&git.host).join(&git.path)
     }
 
-    /// `<tmp>/pi-extensions/<prefix>/<hash>/<suffix>`: the folder of a `-e` source, stable
-    /// across runs so a second run finds it installed.
-    fn temp_dir(prefix: &str, suffix: &str) -> PathBuf {
+    /// `<agent>/tmp/extensions/<prefix>/<hash>/<suffix>`: the folder of a `-e` source, stable
+    /// across runs so a second run (of this pi or of pi 1.6, which uses the same folders) finds
+    /// it installed. The hash covers the git ref, so each ref has its own clone.
+    fn temp_dir(&self, prefix: &str, suffix: &str, git_ref: Option<&str>) -> PathBuf {
         use sha2::{Digest, Sha256};
-        let digest = Sha256::digest(format!("{prefix}-{suffix}").as_bytes());
+        let at = git_ref.map(|r| format!("@{r}")).unwrap_or_default();
+        let digest = Sha256::digest(format!("{prefix}-{suffix}{at}").as_bytes());
         let hash: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-        let dir = std::env::temp_dir().join("pi-extensions").join(prefix).join(hash);
+        let dir = self.temp_root().join(prefix).join(hash);
         if suffix.is_empty() {
             dir
         } else {
@@ -226,9 +228,22 @@ impl Locations {
         }
     }
 
+    /// `<agent>/tmp/extensions`, made private to the user (mode 0700) as pi 1.6 keeps it.
+    fn temp_root(&self) -> PathBuf {
+        let root = self.paths.agent_dir.join("tmp").join("extensions");
+        if std::fs::create_dir_all(&root).is_ok() {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o700));
+            }
+        }
+        root
+    }
+
     /// The npm prefix of `-e` npm sources.
     pub fn temp_npm_root(&self) -> PathBuf {
-        Self::temp_dir("npm", "")
+        self.temp_dir("npm", "", None)
     }
 
     /// Where a `-e` npm source is installed.
@@ -238,7 +253,7 @@ impl Locations {
 
     /// Where a `-e` git source is cloned.
     pub fn temp_git_install_path(&self, git: &GitSource) -> PathBuf {
-        Self::temp_dir(&format!("git-{}", git.host), &git.path)
+        self.temp_dir(&format!("git-{}", git.host), &git.path, git.git_ref.as_deref())
     }
 
     /// Where a configured package is on disk, if it is there.
@@ -305,5 +320,28 @@ mod tests {
         // A custom npm command is never second-guessed.
         let custom = Locations::new(loc.paths.clone(), Some(vec!["mise".into()]));
         assert!(custom.guessed_global_roots().is_empty());
+    }
+
+    #[test]
+    fn command_line_packages_live_under_the_agent_folder_one_clone_per_ref() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let agent = tmp.path().join("agent");
+        let loc = Locations::new(Paths::new(&agent, tmp.path(), tmp.path()), None);
+        let git = |source: &str| match PackageSpec::parse(source) {
+            PackageSpec::Git(g) => loc.temp_git_install_path(&g),
+            _ => panic!("a git source"),
+        };
+        let plain = git("git:example.com/u/r");
+        let tagged = git("git:example.com/u/r@v1");
+        let root = agent.join("tmp/extensions/git-example.com");
+        assert!(
+            plain.starts_with(&root) && plain.ends_with("u/r"),
+            "{}",
+            plain.display()
+        );
+        assert!(tagged.starts_with(&root) && tagged.ends_with("u/r"));
+        assert_ne!(plain, tagged);
+        // sha256("npm-"), first 8 hex digits, as pi 1.6 names the folder.
+        assert_eq!(loc.temp_npm_root(), agent.join("tmp/extensions/npm/f35b2129"));
     }
 }

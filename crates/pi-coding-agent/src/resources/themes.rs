@@ -464,6 +464,11 @@ pub fn system_slot(token: &str) -> Option<u8> {
     SYSTEM_SLOTS.iter().find(|(t, _)| *t == token).map(|(_, s)| *s)
 }
 
+/// Where a coloured token of the `system` theme comes in its list of palette slots.
+pub fn system_slot_position(token: &str) -> Option<usize> {
+    SYSTEM_SLOTS.iter().position(|(t, _)| *t == token)
+}
+
 /// The `system` theme: derived from the colours the terminal reported (see
 /// [`super::system_theme`]) once it reported its background; before that (or without) ANSI
 /// palette indices and the default colours, which the terminal renders with its own theme,

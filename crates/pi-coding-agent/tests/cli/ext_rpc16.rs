@@ -259,8 +259,11 @@ fn an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order() {
             json!({"extensions": [settings.display().to_string()]}).to_string(),
         )
         .unwrap();
+    // Installed where both pis keep `-e` packages (the agent folder, whatever TMPDIR says):
+    // neither needs a network.
     let temp = root.join("tmp");
-    preinstall_npm_package(&temp.join("pi-extensions/npm"));
+    std::fs::create_dir_all(&temp).unwrap();
+    preinstall_npm_package(&fx.agent.path().join("tmp/extensions/npm"));
     let args = ["--mode", "rpc", "-e", "npm:demo-npm", "-e", &file.display().to_string()].map(str::to_string);
     let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
     let labels = |commands: Vec<Value>| -> Vec<(String, String, String)> {
@@ -290,8 +293,6 @@ fn an_e_npm_packages_commands_are_cli_ones_in_the_command_lines_order() {
     let Some(reference) = pi_test_support::reference_pi(test) else {
         return;
     };
-    // pi 1.6 keeps `-e` packages under the agent folder.
-    preinstall_npm_package(&fx.agent.path().join("tmp/extensions/npm"));
     let theirs = labels(commands(
         &reference_run(&reference, &fx, &args).stdin(input).run().stdout,
     ));
@@ -332,4 +333,123 @@ fn the_themes_slots_outside_the_terminal_ui_are_pi_1_6s() {
         return;
     };
     assert_eq!(ours, log(reference_run(&reference, &fx, &args), "theirs.log"));
+}
+
+/// A plain `+path` entry of the settings' `extensions` only keeps a file found some other way
+/// (a folder entry, the `extensions/` folder): alone it loads nothing, as in pi 1.6.
+#[test]
+fn a_plus_path_settings_entry_loads_nothing_by_itself() {
+    let test = "a_plus_path_settings_entry_loads_nothing_by_itself";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let root = PathBuf::from(fx.tmp());
+    let write = |path: PathBuf, text: String| {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(root.join("alone/x.ts"), command_file("forced_alone"));
+    write(root.join("listed/y.ts"), command_file("forced_listed"));
+    write(
+        PathBuf::from(fx.agent_path()).join("extensions/z.ts"),
+        command_file("forced_in_folder"),
+    );
+    let plus = |p: PathBuf| format!("+{}", p.display());
+    fx.agent
+        .write(
+            "settings.json",
+            json!({"extensions": [
+                plus(root.join("alone/x.ts")),
+                root.join("listed").display().to_string(),
+                plus(root.join("listed/y.ts")),
+                plus(PathBuf::from(fx.agent_path()).join("extensions/z.ts")),
+            ]})
+            .to_string(),
+        )
+        .unwrap();
+    let args = ["--mode", "rpc"].map(str::to_string);
+    let input = "{\"id\":\"1\",\"type\":\"get_commands\"}\n";
+    let names = |commands: Vec<Value>| -> Vec<String> {
+        commands
+            .iter()
+            .filter(|c| c["sourceInfo"]["source"] != "builtin")
+            .filter_map(|c| c["name"].as_str().map(str::to_string))
+            .collect()
+    };
+    let ours = names(commands(&pi_with(&fx, &env, &args).stdin(input).run().stdout));
+    assert_eq!(ours, ["forced_listed", "forced_in_folder"]);
+    let Some(reference) = pi_test_support::reference_pi(test) else {
+        return;
+    };
+    let theirs = names(commands(
+        &reference_run(&reference, &fx, &args).stdin(input).run().stdout,
+    ));
+    assert_eq!(ours, theirs);
+}
+
+/// `ctx.ui.theme` has pi 1.6's shape outside the terminal UI: `mode` names the colour depth,
+/// which the environment decides (256 colours unless the terminal is known for 24-bit ones),
+/// `colors` holds frozen colour objects for every token; the built-in `dark` theme then writes
+/// its RGB colours in that depth. The system theme's colours are pi 1.6's exactly; the `dark`
+/// palette is our own, so there only the shape and the depth are compared.
+#[test]
+fn the_themes_mode_and_colour_objects_are_pi_1_6s() {
+    let test = "the_themes_mode_and_colour_objects_are_pi_1_6s";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let log = |mut pi: crate::harness::Pi, name: &str, colorterm: &str| {
+        let path = fx.root.path().join(name);
+        pi.cmd
+            .env("THEME_LOG", &path)
+            .env("COLORTERM", colorterm)
+            .env("TERM", "xterm-256color")
+            .env_remove("PI_TRUE_COLOR");
+        for var in [
+            "TERM_PROGRAM",
+            "WT_SESSION",
+            "TMUX",
+            "KITTY_WINDOW_ID",
+            "WEZTERM_PANE",
+            "ITERM_SESSION_ID",
+        ] {
+            pi.cmd.env_remove(var);
+        }
+        pi.run().assert_ok();
+        std::fs::read_to_string(path).unwrap()
+    };
+    let shape = |text: &str| -> String {
+        text.lines()
+            .filter(|l| !l.starts_with("color "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let reference = pi_test_support::reference_pi(test);
+    for (settings, colorterm) in [
+        ("{}", ""),
+        ("{}", "truecolor"),
+        (r#"{"theme":"dark"}"#, ""),
+        (r#"{"theme":"dark"}"#, "truecolor"),
+    ] {
+        fx.agent.write("settings.json", settings).unwrap();
+        for mode in [&["-p", "hi"][..], &["--mode", "json", "hi"]] {
+            let mut args = vec!["-e".to_string(), fixture("theme_shape.ts")];
+            args.extend(mode.iter().map(|s| s.to_string()));
+            let ours = log(pi_with(&fx, &env, &args), "ours.log", colorterm);
+            let depth = if colorterm.is_empty() { "256color" } else { "truecolor" };
+            assert!(ours.starts_with(&format!("mode \"{depth}\" {depth} ")), "{ours}");
+            assert!(ours.contains("colors 56 frozen true true\n"), "{ours}");
+            if settings != "{}" {
+                let bits = if colorterm.is_empty() { "256" } else { "24" };
+                assert!(ours.contains(&format!("depth fg {bits}\ndepth bg {bits}\n")), "{ours}");
+            }
+            let Some(reference) = &reference else { continue };
+            let theirs = log(reference_run(reference, &fx, &args), "theirs.log", colorterm);
+            if settings == "{}" {
+                assert_eq!(ours, theirs, "{settings} {colorterm:?} {mode:?}");
+            } else {
+                assert_eq!(shape(&ours), shape(&theirs), "{settings} {colorterm:?} {mode:?}");
+            }
+        }
+    }
 }

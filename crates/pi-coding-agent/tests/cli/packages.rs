@@ -634,7 +634,7 @@ fn git_package_install_use_update_remove() {
     );
     assert!(clone.join("prompts/later.md").is_file());
 
-    // `-e` clones into the temp folder for the run (here a scratch TMPDIR).
+    // `-e` clones into the agent folder's `tmp/extensions`, as pi 1.6 does (not TMPDIR).
     let tmp = root.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let mut p = fx.pi(["-e", "git:example.com/u/r", "-p", "/later Kim"]);
@@ -644,7 +644,15 @@ fn git_package_install_use_update_remove() {
         .env_remove("PI_OFFLINE");
     p.run().assert_ok();
     assert_eq!(last_request(&mock).0, "Later Kim");
-    assert!(tmp.join("pi-extensions").is_dir());
+    assert!(!tmp.join("pi-extensions").exists());
+    let temp_root = fx.agent.path().join("tmp/extensions");
+    assert!(temp_root.join("git-example.com").is_dir());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&temp_root).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+    }
 
     // Missing clones are restored at startup, but not offline.
     std::fs::remove_dir_all(fx.proj.join(".pi/git")).unwrap();

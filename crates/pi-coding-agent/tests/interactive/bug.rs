@@ -532,3 +532,24 @@ fn a_bug_upload_waits_under_the_bordered_loader_and_can_be_cancelled() {
     );
     quit(&mut pty);
 }
+
+/// `/llama` belongs to the built-in `llama.cpp` extension: with `-builtin:llama.cpp` in the
+/// settings the slash menu does not offer it and the text goes to the model as any other.
+#[test]
+fn llama_follows_the_settings_builtin_entries() {
+    let s = setup(Script::echo());
+    s.agent
+        .write("settings.json", r#"{"extensions": ["-builtin:llama.cpp"]}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/mc");
+    pty.wait_text("Manage MCP servers");
+    pty.send("\x15");
+    pty.type_text("/lla");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(!pty.contents().contains("llama.cpp router"), "{}", pty.contents());
+    pty.type_text("ma");
+    pty.send(ENTER);
+    pty.wait_text("echo: /llama");
+    quit(&mut pty);
+}

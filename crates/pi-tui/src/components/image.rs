@@ -72,11 +72,36 @@ impl Capabilities {
                 hyperlinks: true,
             };
         }
-        if program == "vscode" || program == "alacritty" {
+        // Warp and rex take the Kitty graphics protocol and 24-bit colour.
+        if program == "warpterminal" || set("WARP_SESSION_ID") || set("WARP_TERMINAL_SESSION_UUID") || program == "rex"
+        {
+            return Capabilities {
+                images: Some(ImageProtocol::Kitty),
+                true_color: true,
+                hyperlinks: true,
+            };
+        }
+        if set("WT_SESSION") {
             return Capabilities {
                 images: None,
                 true_color: true,
                 hyperlinks: true,
+            };
+        }
+        // Alacritty sets TERM=alacritty (with its terminfo) or ALACRITTY_WINDOW_ID.
+        let alacritty = program == "alacritty" || term.starts_with("alacritty") || set("ALACRITTY_WINDOW_ID");
+        if alacritty || program == "vscode" || program == "zed" {
+            return Capabilities {
+                images: None,
+                true_color: true,
+                hyperlinks: true,
+            };
+        }
+        if lower("TERMINAL_EMULATOR") == "jetbrains-jediterm" {
+            return Capabilities {
+                images: None,
+                true_color: true,
+                hyperlinks: false,
             };
         }
         Capabilities {
@@ -393,6 +418,18 @@ mod tests {
         assert_eq!(tmux.images, None);
         assert!(!tmux.hyperlinks);
         assert_eq!(Capabilities::from_env(env(&[])).images, None);
+        // 24-bit colour where pi 1.6 assumes it, 256 colours elsewhere without COLORTERM.
+        for pairs in [
+            &[("WT_SESSION", "x")][..],
+            &[("TERM", "alacritty")],
+            &[("TERM_PROGRAM", "zed")],
+            &[("TERMINAL_EMULATOR", "JetBrains-JediTerm")],
+            &[("TERM_PROGRAM", "WarpTerminal")],
+            &[("COLORTERM", "truecolor")],
+        ] {
+            assert!(Capabilities::from_env(env(pairs)).true_color, "{pairs:?}");
+        }
+        assert!(!Capabilities::from_env(env(&[("TERM", "xterm-256color")])).true_color);
     }
 
     #[test]

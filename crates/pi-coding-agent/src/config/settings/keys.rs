@@ -193,6 +193,10 @@ impl SettingsManager {
     pub fn thinking_budgets(&self) -> Option<ThinkingBudgets> {
         serde_json::from_value(self.get("thinkingBudgets")?.clone()).ok()
     }
+    /// `terminal.trueColor` when it is a boolean (`"auto"` and absent leave it to detection).
+    pub fn terminal_true_color(&self) -> Option<bool> {
+        self.nested_bool("terminal", "trueColor")
+    }
     pub fn show_images(&self) -> bool {
         self.nested_bool("terminal", "showImages").unwrap_or(true)
     }

@@ -83,9 +83,15 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
 ];
 
 /// A registry holding the built-ins, in pi's order; later registrations come after them.
+#[cfg(test)]
 pub fn builtins() -> CommandRegistry {
+    builtins_without(&[])
+}
+
+/// The built-ins except the named ones (those of built-in extensions that are off).
+pub fn builtins_without(off: &[&str]) -> CommandRegistry {
     let mut r = CommandRegistry::default();
-    for (name, description, handler) in BUILTINS {
+    for (name, description, handler) in BUILTINS.iter().filter(|(n, _, _)| !off.contains(n)) {
         let handler = *handler;
         r.register(*name, *description, move |cx: &Ctx<'_>, arg: &str| handler(cx, arg));
     }

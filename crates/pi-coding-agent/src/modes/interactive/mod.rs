@@ -88,6 +88,9 @@ pub struct InteractiveOptions {
     pub resume_picker: bool,
     /// `--tui-mode`: overrides the `tuiMode` setting for this run.
     pub tui_mode: Option<crate::cli::TuiMode>,
+    /// Commands of pi's built-in extensions that are off for this run (`/llama`, `/mcp`):
+    /// neither listed nor run, as without their extension pi 1.6 has no such command.
+    pub builtins_off: Vec<&'static str>,
 }
 
 /// Before the terminal UI starts: when the project in `cwd` has files that need trust and
@@ -129,8 +132,15 @@ pub fn ask_project_trust(cwd: &std::path::Path) -> Option<bool> {
 /// Run the terminal UI until the user quits; restores the terminal and returns the exit code.
 pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {
     // Themes' RGB colours go out as the nearest 256-colour entry where 24-bit colour is not
-    // known to work (no `COLORTERM=truecolor`, a `*-direct` TERM or a terminal known for it).
-    pi_tui::set_truecolor(pi_tui::components::Capabilities::detect().true_color);
+    // known to work (no `COLORTERM=truecolor`, a `*-direct` TERM or a terminal known for it),
+    // unless the `terminal.trueColor` setting or `PI_TRUE_COLOR` says otherwise.
+    let setting = host
+        .session()
+        .settings()
+        .lock()
+        .ok()
+        .and_then(|s| s.terminal_true_color());
+    pi_tui::set_truecolor(extension_ui::theme_colors::truecolor(setting));
     let mut term = match Terminal::start() {
         Ok(t) => t,
         Err(e) => {
@@ -292,7 +302,7 @@ async fn run_in(
         Arc::new(ui_theme),
         pi_tui::keybindings(),
         tx.clone(),
-        commands::builtins(),
+        commands::builtins_without(&options.builtins_off),
         h,
         options.verbose,
     );

@@ -11,6 +11,7 @@ pub mod message_block;
 pub mod screen;
 pub mod shortcuts;
 pub mod slash;
+pub mod theme_colors;
 pub mod themes;
 pub mod tool_render;
 pub mod working;
@@ -198,7 +199,11 @@ impl ExtensionUiHost for InteractiveUi {
 /// The theme the terminal UI will start with, as the extension host's Theme needs it.
 pub fn startup_theme(paths: &crate::config::paths::Paths, session: &crate::session::AgentSession) -> serde_json::Value {
     let theme = match session.settings().lock() {
-        Ok(s) => super::theme::load_ui_theme(paths, &s, None).0,
+        Ok(s) => {
+            // Every mode writes theme colours in the depth pi 1.6 picks for the terminal.
+            pi_tui::set_truecolor(theme_colors::truecolor(s.terminal_true_color()));
+            super::theme::load_ui_theme(paths, &s, None).0
+        }
         Err(_) => super::theme::UiTheme::fallback(),
     };
     screen::theme_spec(&theme)

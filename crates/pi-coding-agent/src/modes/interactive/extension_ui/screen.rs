@@ -682,7 +682,9 @@ pub fn theme_spec(theme: &UiTheme) -> Value {
         "name": theme.name(),
         "sourcePath": theme.theme.source_path.as_ref().map(|p| p.display().to_string()),
         "appearance": theme.appearance(),
-        "colorMode": "truecolor",
+        // The depth the escape sequences above were written in, and every token's colour.
+        "colorMode": super::theme_colors::mode_name(pi_tui::is_truecolor()),
+        "colors": super::theme_colors::colors(theme),
         "fg": fg,
         "bg": bg,
         "dim": dim,
