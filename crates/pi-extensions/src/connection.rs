@@ -96,13 +96,27 @@ pub struct HostConnection {
     _socket_dir: tempfile::TempDir,
 }
 
+/// Longest socket path every Unix takes (`sun_path` holds 104 bytes on macOS, 108 on Linux).
+const MAX_SOCKET_PATH: usize = 100;
+
+/// A private folder (mode 0700) for the host's socket: in `preferred` (the temporary folder),
+/// or in `/tmp` when that folder is missing, unwritable or so deep that the socket's path
+/// would be too long to bind, so a broken `TMPDIR` does not keep extensions from starting.
+fn private_socket_folder(preferred: &Path) -> std::io::Result<tempfile::TempDir> {
+    let make = |parent: &Path| tempfile::Builder::new().prefix("pi-ext-").tempdir_in(parent);
+    let fits = |dir: &tempfile::TempDir| dir.path().join("host.sock").as_os_str().len() <= MAX_SOCKET_PATH;
+    match make(preferred) {
+        Ok(dir) if fits(&dir) => Ok(dir),
+        // When /tmp fails too, the preferred folder's own outcome stands (its error is the
+        // one to report).
+        first => make(Path::new("/tmp")).or(first),
+    }
+}
+
 impl HostConnection {
     /// Start the host and wait for its greeting.
     pub async fn spawn(spec: SpawnSpec<'_>, handler: Arc<dyn HostHandler>) -> Result<HostConnection, StartError> {
-        let socket_dir = tempfile::Builder::new()
-            .prefix("pi-ext-")
-            .tempdir()
-            .map_err(StartError::Socket)?;
+        let socket_dir = private_socket_folder(&std::env::temp_dir()).map_err(StartError::Socket)?;
         let socket_path: PathBuf = socket_dir.path().join("host.sock");
         let listener = UnixListener::bind(&socket_path).map_err(StartError::Socket)?;
 
@@ -607,6 +621,24 @@ fn route_notification(shared: &Shared, handler: &Arc<dyn HostHandler>, method: &
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_socket_folder_falls_back_to_tmp_when_the_temporary_folder_is_unusable() {
+        // A missing folder (a TMPDIR pointing nowhere).
+        let missing = private_socket_folder(Path::new("/nonexistent/pi-ext-test")).unwrap();
+        assert!(missing.path().starts_with("/tmp"), "{:?}", missing.path());
+        // A folder so deep that the socket's path could not be bound.
+        let base = tempfile::tempdir().unwrap();
+        let deep = base.path().join("d".repeat(120));
+        std::fs::create_dir(&deep).unwrap();
+        let fallback = private_socket_folder(&deep).unwrap();
+        assert!(fallback.path().starts_with("/tmp"), "{:?}", fallback.path());
+        assert!(fallback.path().join("host.sock").as_os_str().len() <= MAX_SOCKET_PATH);
+        // A usable folder is used as given.
+        let usable = private_socket_folder(base.path()).unwrap();
+        assert!(usable.path().starts_with(base.path()));
+        std::os::unix::net::UnixListener::bind(usable.path().join("host.sock")).unwrap();
+    }
 
     #[test]
     fn the_outgoing_queue_refuses_what_would_pass_its_byte_limit_and_counts_back() {
