@@ -303,7 +303,9 @@ impl SessionPicker {
             .saturating_sub(MAX_VISIBLE / 2)
             .min(n.saturating_sub(MAX_VISIBLE));
         let end = (start + MAX_VISIBLE).min(n);
-        let selected_bg = t.bg("selectedBg").unwrap_or(pi_tui::Color::Indexed(237));
+        // A theme whose selection background is the terminal's own (the `system` theme without
+        // reported colours) marks the row by its colours alone, as pi 1.6 does.
+        let selected_bg = t.bg("selectedBg");
         for i in start..end {
             let row = &self.rows[i];
             let s = &self.sessions()[row.session];
@@ -362,10 +364,9 @@ impl SessionPicker {
                 t.paint(if deleting { "error" } else { "dim" }, &right)
             );
             let line = truncate_to_width(&line, width, "");
-            out.push_line(if selected {
-                pi_tui::apply_background(&line, width, selected_bg)
-            } else {
-                line
+            out.push_line(match selected_bg {
+                Some(bg) if selected => pi_tui::apply_background(&line, width, bg),
+                _ => line,
             });
         }
         if start > 0 || end < n {

@@ -1,0 +1,45 @@
+//! Screens compared with pi 1.6 cell by cell: the selection of `/tree` and `/resume` on the
+//! terminal's own background when the `system` theme has no reported colours.
+
+use pi_test_support::Turn;
+use vt100::Color;
+
+use super::pty::Pty;
+use super::{quit, setup, ENTER, ESC};
+
+/// The selected row's background in a list: with the `system` theme and a terminal that
+/// reports no colours, pi 1.6 leaves the selection on the terminal's own background.
+fn selected_row_background(pty: &Pty) -> Option<Color> {
+    let rows = pty.rows();
+    let row = rows.iter().position(|r| r.starts_with('›'))?;
+    pty.bg_at(row as u16, 0)
+}
+
+#[test]
+fn without_reported_colours_the_tree_and_resume_selection_keep_the_terminal_background() {
+    let s = setup(pi_test_support::Script::sequential(vec![Turn::text("first answer")]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    assert_eq!(selected_row_background(&pty), Some(Color::Default));
+    pty.send(ESC);
+    pty.wait_for("the tree closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Session Tree")
+    });
+    pty.type_text("/resume");
+    pty.send(ENTER);
+    pty.wait_text("Resume Session");
+    pty.wait_for("the session listed", std::time::Duration::from_secs(10), |c| {
+        c.lines().any(|l| l.starts_with('›'))
+    });
+    assert_eq!(selected_row_background(&pty), Some(Color::Default));
+    pty.send(ESC);
+    pty.wait_for("the picker closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Resume Session")
+    });
+    quit(&mut pty);
+}
