@@ -1,5 +1,6 @@
 //! Screens compared with pi 1.6 cell by cell: the selection of `/tree` and `/resume` on the
-//! terminal's own background when the `system` theme has no reported colours.
+//! terminal's own background when the `system` theme has no reported colours, and `/session`'s
+//! bold headings and dim labels.
 
 use pi_test_support::Turn;
 use vt100::Color;
@@ -41,5 +42,40 @@ fn without_reported_colours_the_tree_and_resume_selection_keep_the_terminal_back
     pty.wait_for("the picker closed", std::time::Duration::from_secs(10), |c| {
         !c.contains("Resume Session")
     });
+    quit(&mut pty);
+}
+
+#[test]
+fn session_info_draws_headings_bold_and_labels_dim() {
+    let s = setup(pi_test_support::Script::sequential(vec![Turn::text("first answer")]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_text("Cache Warming");
+    let rows = pty.rows();
+    let find = |start: &str| {
+        rows.iter()
+            .position(|r| r.starts_with(start))
+            .unwrap_or_else(|| panic!("{start:?} in {rows:#?}")) as u16
+    };
+    // Headings: bold, in the text colour.
+    let heading = find(" Session Info");
+    assert!(pty.cell_at(heading, 1).expect("cell").bold());
+    assert!(pty.cell_at(find(" Messages"), 1).expect("cell").bold());
+    // A label is dim (the theme's `dim` colour), its value in the default colour.
+    let id = find(" ID: ");
+    let label = pty.fg_at(id, 1).expect("cell");
+    assert_ne!(label, Color::Default, "{rows:#?}");
+    assert!(!pty.cell_at(id, 1).expect("cell").bold());
+    assert_eq!(pty.fg_at(id, 5), Some(Color::Default), "{rows:#?}");
+    let user = find(" User: ");
+    assert_eq!(pty.fg_at(user, 1), Some(label));
+    assert_eq!(pty.fg_at(user, 7), Some(Color::Default));
     quit(&mut pty);
 }

@@ -296,6 +296,7 @@ impl App {
         match effect {
             Effect::Notice(text, style) => self.notice(text, style),
             Effect::Info(md) => self.info(md),
+            Effect::Themed(build) => self.view.chat.push(Box::new(Notice::themed(build, self.theme.clone()))),
             Effect::TitledInfo(title, md) => self.view.chat.push(Box::new(InfoBlock::titled(title, md, &self.theme))),
             Effect::StatusLine(text) => self.status_line(text),
             Effect::Status(text) => self.set_status(text),
