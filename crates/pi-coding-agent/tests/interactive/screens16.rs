@@ -1,6 +1,6 @@
 //! Screens compared with pi 1.6 cell by cell: the selection of `/tree` and `/resume` on the
-//! terminal's own background when the `system` theme has no reported colours, and `/session`'s
-//! bold headings and dim labels.
+//! terminal's own background when the `system` theme has no reported colours, `/session`'s
+//! dim labels, and `/hotkeys`' tables drawn without a border colour.
 
 use pi_test_support::Turn;
 use vt100::Color;
@@ -77,5 +77,29 @@ fn session_info_draws_headings_bold_and_labels_dim() {
     let user = find(" User: ");
     assert_eq!(pty.fg_at(user, 1), Some(label));
     assert_eq!(pty.fg_at(user, 7), Some(Color::Default));
+    quit(&mut pty);
+}
+
+#[test]
+fn hotkeys_tables_have_rules_in_the_text_colour() {
+    let s = setup(pi_test_support::Script::sequential(vec![]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/hotkeys");
+    pty.send(ENTER);
+    pty.wait_text("Run bash command (excluded from context)");
+    let rows = pty.rows();
+    let bottom = rows
+        .iter()
+        .rposition(|r| r.starts_with(" └"))
+        .unwrap_or_else(|| panic!("{rows:#?}")) as u16;
+    assert_eq!(pty.fg_at(bottom, 1), Some(Color::Default), "{rows:#?}");
+    let row = rows
+        .iter()
+        .position(|r| r.contains("│ !!"))
+        .unwrap_or_else(|| panic!("{rows:#?}")) as u16;
+    assert_eq!(pty.fg_at(row, 1), Some(Color::Default), "{rows:#?}");
     quit(&mut pty);
 }

@@ -125,6 +125,8 @@ impl UiTheme {
             quote_border: self.fg("mdQuoteBorder"),
             hr: self.fg("mdHr"),
             list_bullet: self.fg("mdListBullet"),
+            // pi 1.6 draws table rules in the text's own colour (no theme token for them).
+            table_border: Style::new(),
             // As pi 1.6 colours diagrams: muted outlines, accent edges.
             diagram: pi_tui::components::DiagramTheme {
                 border: self.fg("borderMuted"),
