@@ -529,7 +529,12 @@ fn marked_model(pty: &Pty) -> String {
         .lines()
         .find(|l| l.trim_start().starts_with("→ "))
         .expect("marked row");
-    let mut parts = line.trim_start().trim_start_matches("→ ").split_whitespace();
+    // The row: "→ ", the tick of an enabled model, the id, the provider.
+    let mut parts = line
+        .trim_start()
+        .trim_start_matches("→ ")
+        .trim_start_matches("✓ ")
+        .split_whitespace();
     let id = parts.next().expect("id");
     let provider = parts.next().expect("provider").trim_matches(|c| c == '[' || c == ']');
     format!("{provider}/{id}")
@@ -543,6 +548,16 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
     pty.send(ENTER);
     pty.wait_text("Model Configuration");
     pty.wait_text("all enabled");
+    // Every model is ticked; Enter turns one off, as pi 1.6 does.
+    assert!(
+        pty.contents().contains("→ ✓ mock-model [mock-openai]"),
+        "{}",
+        pty.contents()
+    );
+    pty.send(ENTER);
+    pty.wait_text("7/8 enabled");
+    pty.send("\x18"); // Ctrl+X: clear
+    pty.wait_text("0/8 enabled");
     let first = marked_model(&pty);
     pty.send(ENTER);
     pty.wait_text("1/8 enabled");
