@@ -298,9 +298,20 @@ fn bang_streams_a_long_output_and_export_copies_the_session() {
     let out = s.cwd.path().join("copy.jsonl");
     pty.type_text("/export copy.jsonl");
     pty.send(ENTER);
-    pty.wait_text("Session exported to:");
+    // A copy is named by its full path, a page as it was asked for (pi 1.6's words).
+    pty.wait_text(&format!("Session exported to: {}", out.display()));
     let text = std::fs::read_to_string(&out).expect("the exported copy");
     assert!(text.contains("remember that") && text.contains("Noted."), "{text}");
+    pty.type_text("/export");
+    pty.send(ENTER);
+    pty.wait_for("the default page's bare name", Duration::from_secs(20), |c| {
+        c.lines()
+            .any(|l| l.starts_with(" Session exported to: pi-session-") && l.trim_end().ends_with(".html"))
+    });
+    pty.type_text("/export one.html");
+    pty.send(ENTER);
+    pty.wait_text("Session exported to: one.html");
+    assert!(s.cwd.path().join("one.html").exists());
     quit(&mut pty);
 }
 

@@ -412,6 +412,9 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     };
     let cwd = cx.session.cwd().to_path_buf();
     let out = (!arg.is_empty()).then(|| resolve(&cwd, arg));
+    // pi 1.6 names a page as it was asked for: the default file's bare name, a relative
+    // path as typed; a `.jsonl` copy by its full path.
+    let typed = (!arg.is_empty() && !arg.starts_with('~') && Path::new(arg).is_relative()).then(|| arg.to_string());
     // Extension tools' renderers draw their calls in the page, as in pi.
     let runner = cx.session.services().extensions().runner();
     vec![blocking_task(async move {
@@ -427,15 +430,25 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
             );
         }
         let result = match out {
-            Some(out) if out.extension().is_some_and(|e| e == "jsonl") => {
-                std::fs::copy(&file, &out).map(|_| out).map_err(|e| e.to_string())
-            }
-            out => crate::extensions::export_render::export_file(runner, file, out, cwd, None)
-                .await
+            Some(out) if out.extension().is_some_and(|e| e == "jsonl") => std::fs::copy(&file, &out)
+                .map(|_| out.display().to_string())
                 .map_err(|e| e.to_string()),
+            out => {
+                let default = out.is_none();
+                crate::extensions::export_render::export_file(runner, file, out, cwd, None)
+                    .await
+                    .map(|p| match (default, typed) {
+                        (true, _) => p
+                            .file_name()
+                            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()),
+                        (false, Some(t)) => t,
+                        (false, None) => p.display().to_string(),
+                    })
+                    .map_err(|e| e.to_string())
+            }
         };
         match result {
-            Ok(p) => then_notice(format!("Session exported to: {}", p.display()), "dim"),
+            Ok(p) => then_notice(format!("Session exported to: {p}"), "dim"),
             Err(e) => then_notice(format!("Failed to export session: {e}"), "error"),
         }
     })]
