@@ -103,3 +103,30 @@ fn hotkeys_tables_have_rules_in_the_text_colour() {
     assert_eq!(pty.fg_at(row, 1), Some(Color::Default), "{rows:#?}");
     quit(&mut pty);
 }
+
+#[test]
+fn the_settings_cursor_takes_the_selected_rows_accent() {
+    let s = setup(pi_test_support::Script::sequential(vec![]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Auto-compact");
+    let rows = pty.rows();
+    let row = rows
+        .iter()
+        .position(|r| r.starts_with("→ Auto-compact"))
+        .unwrap_or_else(|| panic!("{rows:#?}")) as u16;
+    let accent = pty.fg_at(row, 2).expect("label cell");
+    assert_ne!(accent, Color::Default);
+    assert_eq!(pty.fg_at(row, 0), Some(accent), "{rows:#?}");
+    // The other rows' labels are in the terminal's own colour.
+    assert_eq!(pty.fg_at(row + 1, 2), Some(Color::Default), "{rows:#?}");
+    pty.send(ESC);
+    pty.wait_for("settings closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Auto-compact")
+    });
+    quit(&mut pty);
+}

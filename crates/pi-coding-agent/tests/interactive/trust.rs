@@ -112,6 +112,8 @@ fn trust_command_shows_the_state_and_saves_a_choice() {
     pty.send(ENTER);
     pty.wait_text(&format!("Saved decision: trusted (inherited from {parent})"));
     pty.send("\x1b");
-    pty.wait_for("the dialog closed", Duration::from_secs(10), |c| !c.contains("Saved decision"));
+    pty.wait_for("the dialog closed", Duration::from_secs(10), |c| {
+        !c.contains("Saved decision")
+    });
     quit(&mut pty);
 }

@@ -149,8 +149,10 @@ impl UiTheme {
     }
 
     pub fn settings_list(&self) -> SettingsListTheme {
+        // As pi 1.6: rows in the terminal's own colour, the selected one and its cursor in
+        // the accent.
         SettingsListTheme {
-            label: self.fg("text"),
+            label: Style::new(),
             selected_label: self.fg("accent"),
             value: self.fg("muted"),
             selected_value: self.fg("accent"),
