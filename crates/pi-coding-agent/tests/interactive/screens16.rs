@@ -130,3 +130,26 @@ fn the_settings_cursor_takes_the_selected_rows_accent() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn the_built_in_dark_theme_has_pi_1_6_colours() {
+    let s = setup(pi_test_support::Script::sequential(vec![Turn::text("first answer")]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    let rows = pty.rows();
+    // The version beside the logo is `dim`; the user's message sits on `userMessageBg` in
+    // `userMessageText`: 1.6's OKHSL definitions resolved to sRGB.
+    assert_eq!(pty.fg_at(1, 7), Some(Color::Rgb(0x7e, 0x88, 0x8e)), "{rows:#?}");
+    let user = rows
+        .iter()
+        .position(|r| r.trim() == "hello")
+        .unwrap_or_else(|| panic!("{rows:#?}")) as u16;
+    assert_eq!(pty.bg_at(user, 1), Some(Color::Rgb(0x21, 0x3b, 0x49)), "{rows:#?}");
+    assert_eq!(pty.fg_at(user, 1), Some(Color::Rgb(0xde, 0xe0, 0xe1)), "{rows:#?}");
+    quit(&mut pty);
+}
