@@ -153,3 +153,45 @@ fn the_built_in_dark_theme_has_pi_1_6_colours() {
     assert_eq!(pty.fg_at(user, 1), Some(Color::Rgb(0xde, 0xe0, 0xe1)), "{rows:#?}");
     quit(&mut pty);
 }
+
+#[test]
+fn tree_and_resume_titles_are_bold_in_the_terminal_colour() {
+    let s = setup(pi_test_support::Script::sequential(vec![Turn::text("first answer")]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    let title_cell = |pty: &Pty, title: &str| {
+        let rows = pty.rows();
+        let row = rows
+            .iter()
+            .position(|r| r.contains(title))
+            .unwrap_or_else(|| panic!("{rows:#?}"));
+        let col = rows[row].find(title).expect("title") as u16;
+        pty.cell_at(row as u16, col).expect("cell")
+    };
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Session Tree");
+    let cell = title_cell(&pty, "Session Tree");
+    assert!(cell.bold());
+    assert_eq!(cell.fgcolor(), Color::Default);
+    pty.send(ESC);
+    pty.wait_for("the tree closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Session Tree")
+    });
+    pty.type_text("/resume");
+    pty.send(ENTER);
+    pty.wait_text("Resume Session (Current Folder)");
+    let cell = title_cell(&pty, "Resume Session");
+    assert!(cell.bold());
+    assert_eq!(cell.fgcolor(), Color::Default);
+    pty.send(ESC);
+    pty.wait_for("the picker closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Resume Session")
+    });
+    quit(&mut pty);
+}

@@ -229,7 +229,8 @@ impl SessionPicker {
         let sort = format!("{}{}", t.paint("muted", "Sort: "), t.paint("accent", self.sort.label()));
         let right = truncate_to_width(&format!("{scope}  {name}  {sort}"), width, "");
         let left = truncate_to_width(
-            &t.bold("text", title),
+            // Bold in the terminal's own colour, as pi 1.6 draws the title.
+            &pi_tui::Style::new().bold().paint(title),
             width.saturating_sub(visible_width(&right) + 1),
             "",
         );
@@ -466,7 +467,7 @@ impl Component for SessionPicker {
         out.push_line(border.clone());
         out.push_line(String::new());
         if let Some((_, input)) = &mut self.rename {
-            out.push_line(format!(" {}", t.bold("text", "Rename Session")));
+            out.push_line(format!(" {}", pi_tui::Style::new().bold().paint("Rename Session")));
             out.push_line(String::new());
             input.render(width, out);
             out.push_line(String::new());

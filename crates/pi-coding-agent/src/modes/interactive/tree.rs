@@ -870,7 +870,8 @@ impl Component for TreeSelector {
         out.push_line(String::new());
         out.push_line(border.clone());
         out.push_line(truncate_to_width(
-            &format!(" {}", t.bold("text", "  Session Tree")),
+            // Bold in the terminal's own colour, as pi 1.6 draws the title.
+            &format!(" {}", pi_tui::Style::new().bold().paint("  Session Tree")),
             width,
             "",
         ));
