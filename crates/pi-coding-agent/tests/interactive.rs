@@ -559,6 +559,8 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
     pty.send(ENTER);
     pty.wait_text("Model Configuration");
     pty.wait_text("all enabled");
+    // The catalogues are refreshed while it is open, as in the model picker.
+    pty.wait_text("  Model catalogs refreshed.");
     // Every model is ticked; Enter turns one off, as pi 1.6 does.
     assert!(
         pty.contents().contains("→ ✓ mock-model [mock-openai]"),

@@ -605,7 +605,7 @@ pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
 
 /// The catalogue refresh of an open model picker, on the blocking pool: its outcome and the
 /// models then available go to `slot`, where the picker takes them at its next frame.
-fn picker_refresh(paths: crate::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
+pub(super) fn picker_refresh(paths: crate::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
     Effect::Blocking(Box::new(move || {
         let outcome = crate::config::models_store_refresh::refresh_for_picker(&paths);
         let error = super::model_picker::refresh_error(&outcome);

@@ -11,6 +11,7 @@ use pi_tui::{keybindings, truncate_to_width, wrap_text, Component, Frame, InputE
 
 use super::effect::{notice, Ctx, Effect, Overlay, Picker};
 use super::keys::keys_display;
+use super::model_picker::{RefreshSlot, REFRESHED, REFRESHING};
 use super::theme::UiTheme;
 use crate::config::model_resolver::{resolve_model_scope, ScopedModel};
 
@@ -109,6 +110,9 @@ pub struct ScopedModelsSelector {
     theme: Arc<UiTheme>,
     kb: Arc<Keybindings>,
     events: Vec<ScopedEvent>,
+    /// The catalogue refresh started with the selector, and the line saying how it went.
+    refresh_slot: RefreshSlot,
+    refresh_status: Option<(String, &'static str)>,
 }
 
 const MAX_VISIBLE: usize = 8;
@@ -127,9 +131,35 @@ impl ScopedModelsSelector {
             theme,
             kb,
             events: Vec::new(),
+            refresh_slot: RefreshSlot::default(),
+            refresh_status: Some((REFRESHING.to_string(), "muted")),
         };
         s.refresh();
         s
+    }
+
+    /// Where the catalogue refresh leaves its outcome.
+    pub fn refresh_slot(&self) -> RefreshSlot {
+        self.refresh_slot.clone()
+    }
+
+    /// Take a finished refresh: its models replace the list (the highlighted model stays
+    /// highlighted when it is still there) and its outcome replaces the "Refreshing" line.
+    fn apply_refresh(&mut self) {
+        let Some((models, error)) = self.refresh_slot.lock().ok().and_then(|mut s| s.take()) else {
+            return;
+        };
+        let keep = self.shown.get(self.selected).cloned();
+        self.all = models.iter().map(full_id).collect();
+        self.models = models;
+        self.refresh();
+        if let Some(i) = keep.and_then(|k| self.shown.iter().position(|x| *x == k)) {
+            self.selected = i;
+        }
+        self.refresh_status = Some(match error {
+            None => (REFRESHED.to_string(), "success"),
+            Some(e) => (e, "error"),
+        });
     }
 
     pub fn take_events(&mut self) -> Vec<ScopedEvent> {
@@ -205,6 +235,7 @@ impl ScopedModelsSelector {
 
 impl Component for ScopedModelsSelector {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        self.apply_refresh();
         let t = self.theme.clone();
         // pi 1.6's layout: flush left, a blank row under the rule.
         out.push_line(t.paint("border", &"─".repeat(width)));
@@ -255,6 +286,9 @@ impl Component for ScopedModelsSelector {
             }
         }
         out.push_line(String::new());
+        if let Some((status, token)) = &self.refresh_status {
+            out.push_line(truncate_to_width(&t.paint(token, &format!("  {status}")), width, "…"));
+        }
         // The key list wraps, as pi's text does.
         for l in wrap_text(&self.footer(), width.max(1)) {
             out.push_line(l);
@@ -359,10 +393,15 @@ pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
         })
     };
     let view = ScopedModelsSelector::new(models, enabled, cx.theme.clone(), cx.kb.clone());
-    vec![Effect::Open(Overlay {
-        view: Box::new(view),
-        picker: Picker::ScopedModels,
-    })]
+    // The catalogues are refreshed while it is open, as in the model picker.
+    let refresh = super::commands::picker_refresh(cx.paths(), view.refresh_slot());
+    vec![
+        Effect::Open(Overlay {
+            view: Box::new(view),
+            picker: Picker::ScopedModels,
+        }),
+        refresh,
+    ]
 }
 
 /// The session's cycle set for `enabled`: none when all or nothing is enabled. Thinking levels
