@@ -195,3 +195,33 @@ fn tree_and_resume_titles_are_bold_in_the_terminal_colour() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn changing_the_output_padding_keeps_the_notices() {
+    let s = setup(pi_test_support::Script::sequential(vec![Turn::text("first answer")]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("/name foo");
+    pty.send(ENTER);
+    pty.wait_text("Session name set: foo");
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Output padding");
+    for _ in 0..6 {
+        pty.send("\x1b[B");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+    }
+    pty.wait_text("→ Output padding");
+    pty.send(ENTER); // 1 -> 0
+    pty.send(ESC);
+    pty.wait_for("the reply flush left", std::time::Duration::from_secs(10), |c| {
+        c.lines().any(|l| l.starts_with("first answer"))
+    });
+    assert!(pty.contents().contains("Session name set: foo"), "{}", pty.contents());
+    pty.wait_for("settings closed", std::time::Duration::from_secs(10), |c| {
+        !c.contains("Output padding")
+    });
+    quit(&mut pty);
+}

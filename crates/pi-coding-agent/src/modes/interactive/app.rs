@@ -365,10 +365,11 @@ impl App {
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
             UiChange::OutputPad(n) => {
                 // Blocks take the padding when built: the transcript is built again, unless a
-                // run is streaming into it (then the blocks that follow get it).
+                // run is streaming into it (then the blocks that follow get it). Notices and
+                // info blocks stay where they were, as pi keeps them.
                 super::chat::set_output_pad(n);
                 if !self.busy && !self.running {
-                    self.rebuild_chat();
+                    self.restyle_chat();
                 }
             }
             UiChange::Mermaid(mode) => {
