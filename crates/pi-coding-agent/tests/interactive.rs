@@ -25,6 +25,8 @@ mod ext_ui16;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/header16.rs"]
+mod header16;
 #[path = "interactive/hotkeys16.rs"]
 mod hotkeys16;
 #[path = "interactive/login.rs"]
@@ -47,6 +49,8 @@ mod queue16;
 mod ref_examples;
 #[path = "interactive/resume16.rs"]
 mod resume16;
+#[path = "interactive/screens16.rs"]
+mod screens16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
 #[path = "interactive/startup_notices.rs"]
@@ -294,9 +298,20 @@ fn bang_streams_a_long_output_and_export_copies_the_session() {
     let out = s.cwd.path().join("copy.jsonl");
     pty.type_text("/export copy.jsonl");
     pty.send(ENTER);
-    pty.wait_text("Session exported to:");
+    // A copy is named by its full path, a page as it was asked for (pi 1.6's words).
+    pty.wait_text(&format!("Session exported to: {}", out.display()));
     let text = std::fs::read_to_string(&out).expect("the exported copy");
     assert!(text.contains("remember that") && text.contains("Noted."), "{text}");
+    pty.type_text("/export");
+    pty.send(ENTER);
+    pty.wait_for("the default page's bare name", Duration::from_secs(20), |c| {
+        c.lines()
+            .any(|l| l.starts_with(" Session exported to: pi-session-") && l.trim_end().ends_with(".html"))
+    });
+    pty.type_text("/export one.html");
+    pty.send(ENTER);
+    pty.wait_text("Session exported to: one.html");
+    assert!(s.cwd.path().join("one.html").exists());
     quit(&mut pty);
 }
 
@@ -525,7 +540,12 @@ fn marked_model(pty: &Pty) -> String {
         .lines()
         .find(|l| l.trim_start().starts_with("→ "))
         .expect("marked row");
-    let mut parts = line.trim_start().trim_start_matches("→ ").split_whitespace();
+    // The row: "→ ", the tick of an enabled model, the id, the provider.
+    let mut parts = line
+        .trim_start()
+        .trim_start_matches("→ ")
+        .trim_start_matches("✓ ")
+        .split_whitespace();
     let id = parts.next().expect("id");
     let provider = parts.next().expect("provider").trim_matches(|c| c == '[' || c == ']');
     format!("{provider}/{id}")
@@ -539,6 +559,18 @@ fn scoped_models_choose_order_save_and_drive_cycling() {
     pty.send(ENTER);
     pty.wait_text("Model Configuration");
     pty.wait_text("all enabled");
+    // The catalogues are refreshed while it is open, as in the model picker.
+    pty.wait_text("  Model catalogs refreshed.");
+    // Every model is ticked; Enter turns one off, as pi 1.6 does.
+    assert!(
+        pty.contents().contains("→ ✓ mock-model [mock-openai]"),
+        "{}",
+        pty.contents()
+    );
+    pty.send(ENTER);
+    pty.wait_text("7/8 enabled");
+    pty.send("\x18"); // Ctrl+X: clear
+    pty.wait_text("0/8 enabled");
     let first = marked_model(&pty);
     pty.send(ENTER);
     pty.wait_text("1/8 enabled");

@@ -42,6 +42,11 @@ pub fn has_trust_requiring_resources(cwd: &Path, home: &Path) -> bool {
 /// The saved decision nearest to `cwd` in the trust file at `path`: `Ok(None)` when there is
 /// none (or no file), `Err` when the file cannot be used.
 pub fn saved_decision(path: &Path, cwd: &Path) -> Result<Option<bool>, String> {
+    Ok(saved_entry(path, cwd)?.map(|(decision, _)| decision))
+}
+
+/// [`saved_decision`] with the folder whose entry decides it (`cwd` or an ancestor).
+pub fn saved_entry(path: &Path, cwd: &Path) -> Result<Option<(bool, PathBuf)>, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -59,8 +64,8 @@ pub fn saved_decision(path: &Path, cwd: &Path) -> Result<Option<bool>, String> {
             .iter()
             .filter(|(key, _)| canonical(Path::new(key.as_str())) == dir)
             .find_map(|(_, v)| v.as_bool());
-        if decision.is_some() {
-            return Ok(decision);
+        if let Some(d) = decision {
+            return Ok(Some((d, dir.to_path_buf())));
         }
     }
     Ok(None)
@@ -111,6 +116,12 @@ pub fn must_ask(q: &TrustQuery<'_>) -> bool {
 
 /// Record `trusted` for `dir` in the trust file at `path`, keeping its other entries.
 pub fn save_decision(path: &Path, dir: &Path, trusted: bool) -> Result<(), String> {
+    save_decisions(path, &[(dir.to_path_buf(), Some(trusted))])
+}
+
+/// Record several decisions at once; `None` removes a folder's entry (trusting a parent
+/// drops the project's own entry, so the parent's decides).
+pub fn save_decisions(path: &Path, decisions: &[(PathBuf, Option<bool>)]) -> Result<(), String> {
     let mut entries = match std::fs::read_to_string(path) {
         Ok(text) => match serde_json::from_str::<Value>(text.strip_prefix('\u{feff}').unwrap_or(&text)) {
             Ok(Value::Object(m)) => m,
@@ -119,7 +130,13 @@ pub fn save_decision(path: &Path, dir: &Path, trusted: bool) -> Result<(), Strin
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::Map::new(),
         Err(e) => return Err(format!("Failed to read trust store {}: {e}", path.display())),
     };
-    entries.insert(canonical(dir).to_string_lossy().into_owned(), Value::Bool(trusted));
+    for (dir, decision) in decisions {
+        let key = canonical(dir);
+        entries.retain(|k, _| canonical(Path::new(k.as_str())) != key);
+        if let Some(d) = decision {
+            entries.insert(key.to_string_lossy().into_owned(), Value::Bool(*d));
+        }
+    }
     let text = serde_json::to_string_pretty(&Value::Object(entries)).unwrap_or_default();
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("Failed to save {}: {e}", path.display()))?;

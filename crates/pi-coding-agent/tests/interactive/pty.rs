@@ -148,6 +148,18 @@ impl Pty {
         p.screen().cell(row, col).map(|c| c.fgcolor())
     }
 
+    /// The background colour of the cell at `row`, `col`.
+    pub fn bg_at(&self, row: u16, col: u16) -> Option<vt100::Color> {
+        let p = self.screen.lock().expect("screen");
+        p.screen().cell(row, col).map(|c| c.bgcolor())
+    }
+
+    /// The cell at `row`, `col` (text and every attribute).
+    pub fn cell_at(&self, row: u16, col: u16) -> Option<vt100::Cell> {
+        let p = self.screen.lock().expect("screen");
+        p.screen().cell(row, col).cloned()
+    }
+
     pub fn rows(&self) -> Vec<String> {
         let p = self.screen.lock().expect("screen");
         let (_, cols) = p.screen().size();

@@ -61,16 +61,59 @@ fn trust_command_shows_the_state_and_saves_a_choice() {
     pty.send(ENTER);
     pty.wait_text("Saved decision: none");
     pty.wait_text("Current session: trusted");
+    // pi 1.6's dialog: title, folder, decision lines, the choices, the keys.
+    let rows = pty.rows();
+    let title = rows.iter().position(|r| r == " Project trust").expect("title");
+    let cwd = s.cwd.path().display().to_string();
+    assert_eq!(rows[title + 1], format!(" {cwd}"), "{rows:#?}");
+    assert_eq!(rows[title + 6], " →   Trust", "{rows:#?}");
+    assert!(rows[title + 7].starts_with("     Trust parent folder ("), "{rows:#?}");
+    assert_eq!(rows[title + 8], "     Do not trust", "{rows:#?}");
+    assert_eq!(
+        rows[title + 10],
+        " ↑↓ navigate  enter save  escape/ctrl+c cancel",
+        "{rows:#?}"
+    );
     // Trust, Trust parent folder, Do not trust.
     pty.send("\x1b[B");
     std::thread::sleep(Duration::from_millis(30));
     pty.send("\x1b[B");
     std::thread::sleep(Duration::from_millis(30));
     pty.send(ENTER);
-    pty.wait_text("is not trusted");
+    pty.wait_text("Saved trust decision: untrusted. Restart pi for this to take effect.");
     let trust = std::fs::read_to_string(s.agent.path().join("trust.json")).expect("trust.json written");
     let saved: serde_json::Value = serde_json::from_str(&trust).unwrap();
     let key = s.cwd.path().canonicalize().unwrap().to_string_lossy().to_string();
     assert_eq!(saved[&key], serde_json::json!(false), "{trust}");
+    // Opened again: the saved choice is ticked and highlighted.
+    pty.type_text("/trust");
+    pty.send(ENTER);
+    pty.wait_text(&format!("Saved decision: untrusted ({key})"));
+    pty.wait_text(" → ✓ Do not trust");
+    // Trusting the parent drops the folder's own entry: the parent's decision covers it.
+    pty.send("\x1b[A");
+    std::thread::sleep(Duration::from_millis(30));
+    pty.send(ENTER);
+    pty.wait_text("Saved trust decision: trusted.");
+    let trust = std::fs::read_to_string(s.agent.path().join("trust.json")).expect("trust.json");
+    let saved: serde_json::Value = serde_json::from_str(&trust).unwrap();
+    let parent = s
+        .cwd
+        .path()
+        .canonicalize()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .to_string();
+    assert_eq!(saved.get(&key), None, "{trust}");
+    assert_eq!(saved[&parent], serde_json::json!(true), "{trust}");
+    pty.type_text("/trust");
+    pty.send(ENTER);
+    pty.wait_text(&format!("Saved decision: trusted (inherited from {parent})"));
+    pty.send("\x1b");
+    pty.wait_for("the dialog closed", Duration::from_secs(10), |c| {
+        !c.contains("Saved decision")
+    });
     quit(&mut pty);
 }

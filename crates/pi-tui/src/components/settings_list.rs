@@ -155,7 +155,12 @@ impl Component for SettingsList {
         for i in start..end {
             let it = &self.items[i];
             let sel = i == self.selected;
-            let prefix = if sel { "→ " } else { "  " };
+            // The cursor takes the selected row's colour (pi's accent).
+            let prefix = if sel {
+                self.theme.selected_label.paint("→ ")
+            } else {
+                "  ".to_string()
+            };
             let label = pad_to_width(&truncate_to_width(&it.label, label_w.saturating_sub(2), ""), label_w);
             let value_w = width.saturating_sub(2 + label_w);
             let value = truncate_to_width(&it.value, value_w, "");

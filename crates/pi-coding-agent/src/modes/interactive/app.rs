@@ -300,6 +300,7 @@ impl App {
         match effect {
             Effect::Notice(text, style) => self.notice(text, style),
             Effect::Info(md) => self.info(md),
+            Effect::Themed(build) => self.view.chat.push(Box::new(Notice::themed(build, self.theme.clone()))),
             Effect::TitledInfo(title, md) => self.view.chat.push(Box::new(InfoBlock::titled(title, md, &self.theme))),
             Effect::StatusLine(text) => self.status_line(text),
             Effect::Status(text) => self.set_status(text),
@@ -375,10 +376,11 @@ impl App {
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
             UiChange::OutputPad(n) => {
                 // Blocks take the padding when built: the transcript is built again, unless a
-                // run is streaming into it (then the blocks that follow get it).
+                // run is streaming into it (then the blocks that follow get it). Notices and
+                // info blocks stay where they were, as pi keeps them.
                 super::chat::set_output_pad(n);
                 if !self.busy && !self.running {
-                    self.rebuild_chat();
+                    self.restyle_chat();
                 }
             }
             UiChange::Mermaid(mode) => {

@@ -346,8 +346,14 @@ pub struct Notice {
     derived: bool,
     /// A cache-warming line: the total so far and the note of the warms it stands for.
     warm: Option<(f64, Option<String>)>,
+    /// Text that styles parts of itself, made again from the theme (so a theme change
+    /// restyles it); its lines are not painted in `token`.
+    build: Option<TextBuilder>,
     cache: LineCache,
 }
+
+/// Makes a block's styled text from the theme in use.
+pub type TextBuilder = Arc<dyn Fn(&UiTheme) -> String + Send + Sync>;
 
 impl Notice {
     pub fn new(text: impl Into<String>, token: &'static str, theme: Arc<UiTheme>) -> Self {
@@ -359,8 +365,17 @@ impl Notice {
             status: false,
             derived: false,
             warm: None,
+            build: None,
             cache: LineCache::default(),
         }
+    }
+
+    /// A block whose text `build` styles part by part from the theme (`/session`'s dim
+    /// labels); a trailing line break leaves an empty row, as pi's text blocks do.
+    pub fn themed(build: TextBuilder, theme: Arc<UiTheme>) -> Self {
+        let mut n = Notice::new(String::new(), "text", theme);
+        n.build = Some(build);
+        n
     }
 
     /// A notice the transcript rebuild makes again (so a restyle does not keep the old one).
@@ -437,6 +452,15 @@ impl Component for Notice {
                 let mut lines = Vec::new();
                 if self.gap {
                     lines.push(String::new());
+                }
+                if let Some(build) = &self.build {
+                    let text = build(&self.theme);
+                    for l in text.split('\n') {
+                        for w in wrap_text(l, width.saturating_sub(2).max(1)) {
+                            lines.push(format!(" {w}"));
+                        }
+                    }
+                    return out.push(self.cache.set(width, lines));
                 }
                 for l in self.text.lines() {
                     // One column of padding on each side, as pi's text blocks have: the

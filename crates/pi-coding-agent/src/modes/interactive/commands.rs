@@ -9,6 +9,7 @@ use pi_tui::components::{SelectItem, SelectList};
 use super::command_registry::CommandRegistry;
 use super::effect::{blocking, blocking_task, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
 use super::footer::format_tokens;
+use super::theme::UiTheme;
 
 type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
 
@@ -229,56 +230,58 @@ fn thousands(n: u64) -> String {
 fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let s = cx.session.session_stats();
     let name = cx.session.with_store(|st| st.session_name().map(str::to_string));
-    let mut md = String::from("**Session Info**\n\n");
-    if let Some(n) = name {
-        md.push_str(&format!("Name: {n}  \n"));
-    }
     let t = &s.tokens;
-    md.push_str(&format!(
-        "File: {}  \nID: {}\n\n**Messages**  \nTotal: {}  \nUser: {}  \nAssistant: {}  \nTools: {} calls, {} results\n\n**Tokens**  \n",
-        s.session_file.as_deref().unwrap_or("In-memory"),
-        s.session_id,
-        s.total_messages,
-        s.user_messages,
-        s.assistant_messages,
-        s.tool_calls,
-        s.tool_results,
+    // Headings, `label: value` rows and blank rows; labels are drawn dim when shown.
+    let mut rows: Vec<InfoRow> = vec![InfoRow::Heading("Session Info"), InfoRow::Blank];
+    let field = |label: &str, value: String| InfoRow::Field(String::new(), label.to_string(), vec![(value, false)]);
+    if let Some(n) = name {
+        rows.push(field("Name:", n));
+    }
+    rows.push(field(
+        "File:",
+        s.session_file.clone().unwrap_or_else(|| "In-memory".into()),
     ));
+    rows.push(field("ID:", s.session_id.clone()));
+    rows.push(InfoRow::Blank);
+    rows.push(InfoRow::Heading("Messages"));
+    rows.push(field("Total:", s.total_messages.to_string()));
+    rows.push(field("User:", s.user_messages.to_string()));
+    rows.push(field("Assistant:", s.assistant_messages.to_string()));
+    rows.push(field(
+        "Tools:",
+        format!("{} calls, {} results", s.tool_calls, s.tool_results),
+    ));
+    rows.push(InfoRow::Blank);
+    rows.push(InfoRow::Heading("Tokens"));
     // "Input" is everything the prompts carried; with cache activity it splits into what
     // the cache served and the rest (the split every provider reports).
     let prompt = t.input + t.cache_read + t.cache_write;
-    md.push_str(&format!("Input: {}  \n", thousands(prompt)));
+    rows.push(field("Input:", thousands(prompt)));
     if prompt > 0 && (t.cache_read > 0 || t.cache_write > 0) {
-        md.push_str(&format!(
-            "&nbsp;&nbsp;Cached: {} ({:.1}%)  \n",
-            thousands(t.cache_read),
-            t.cache_read as f64 * 100.0 / prompt as f64
+        let rate = format!("({:.1}%)", t.cache_read as f64 * 100.0 / prompt as f64);
+        rows.push(InfoRow::Field(
+            "  ".into(),
+            "Cached:".into(),
+            vec![(format!("{} ", thousands(t.cache_read)), false), (rate, true)],
         ));
-        let written = if t.cache_write > 0 {
-            format!(" ({} written to cache)", thousands(t.cache_write))
-        } else {
-            String::new()
-        };
-        md.push_str(&format!(
-            "&nbsp;&nbsp;Uncached: {}{written}  \n",
-            thousands(t.input + t.cache_write)
-        ));
+        let mut uncached = vec![(thousands(t.input + t.cache_write), false)];
+        if t.cache_write > 0 {
+            uncached.push((" ".into(), false));
+            uncached.push((format!("({} written to cache)", thousands(t.cache_write)), true));
+        }
+        rows.push(InfoRow::Field("  ".into(), "Uncached:".into(), uncached));
     }
-    md.push_str(&format!(
-        "Output: {}  \nTotal: {}\n",
-        thousands(t.output),
-        thousands(t.total)
-    ));
+    rows.push(field("Output:", thousands(t.output)));
+    rows.push(field("Total:", thousands(t.total)));
+    rows.push(InfoRow::Blank);
     let (mode, status) = cx.session.cache_warming_status();
-    md.push_str(&format!("\n**Cache Warming**  \nMode: {mode}  \nStatus: {status}"));
-    if s.cost <= 0.0 {
-        // pi 1.6's text ends in a line break here: one empty row under the block.
-        md.push_str("  \n&nbsp;\n");
-    } else {
-        md.push('\n');
-    }
+    rows.push(InfoRow::Heading("Cache Warming"));
+    rows.push(field("Mode:", mode.to_string()));
+    rows.push(field("Status:", status.to_string()));
     if s.cost > 0.0 {
-        md.push_str(&format!("\n**Cost**  \nTotal: ${:.3}", s.cost));
+        rows.push(InfoRow::Blank);
+        rows.push(InfoRow::Heading("Cost"));
+        rows.push(field("Total:", format!("${:.3}", s.cost)));
         // One model per line; a lone group only when it is not the selected model (a
         // routed model answered, or the model was switched since).
         let breakdown = cx.session.usage_cost_breakdown();
@@ -290,17 +293,47 @@ fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
                 .unwrap_or(false)
         {
             for u in &breakdown {
-                md.push_str(&format!(
-                    "  \n&nbsp;&nbsp;{}: ${:.3} ({} tokens)",
-                    u.key,
-                    u.cost,
-                    format_tokens(u.tokens)
+                rows.push(InfoRow::Field(
+                    "  ".into(),
+                    format!("{}:", u.key),
+                    vec![
+                        (format!("${:.3} ", u.cost), false),
+                        (format!("({} tokens)", format_tokens(u.tokens)), true),
+                    ],
                 ));
             }
         }
-        md.push('\n');
+    } else {
+        // pi 1.6's text ends in a line break here: one empty row under the block.
+        rows.push(InfoRow::Blank);
     }
-    vec![Effect::Info(md)]
+    vec![Effect::Themed(std::sync::Arc::new(move |theme: &UiTheme| {
+        rows.iter().map(|r| r.render(theme)).collect::<Vec<_>>().join("\n")
+    }))]
+}
+
+/// A row of `/session`'s block: pi 1.6 draws its headings bold and its labels dim.
+enum InfoRow {
+    Heading(&'static str),
+    /// Indent, label, and the value's parts (each drawn dim or not).
+    Field(String, String, Vec<(String, bool)>),
+    Blank,
+}
+
+impl InfoRow {
+    fn render(&self, theme: &UiTheme) -> String {
+        match self {
+            InfoRow::Heading(h) => pi_tui::Style::new().bold().paint(h),
+            InfoRow::Blank => String::new(),
+            InfoRow::Field(indent, label, parts) => {
+                let value: String = parts
+                    .iter()
+                    .map(|(text, dim)| if *dim { theme.paint("dim", text) } else { text.clone() })
+                    .collect();
+                format!("{indent}{} {value}", theme.paint("dim", label))
+            }
+        }
+    }
 }
 
 /// `/hotkeys`: pi 1.6's three tables (navigation, editing, other) with the keys bound now,
@@ -391,6 +424,9 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     };
     let cwd = cx.session.cwd().to_path_buf();
     let out = (!arg.is_empty()).then(|| resolve(&cwd, arg));
+    // pi 1.6 names a page as it was asked for: the default file's bare name, a relative
+    // path as typed; a `.jsonl` copy by its full path.
+    let typed = (!arg.is_empty() && !arg.starts_with('~') && Path::new(arg).is_relative()).then(|| arg.to_string());
     // Extension tools' renderers draw their calls in the page, as in pi.
     let runner = cx.session.services().extensions().runner();
     vec![blocking_task(async move {
@@ -406,15 +442,25 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
             );
         }
         let result = match out {
-            Some(out) if out.extension().is_some_and(|e| e == "jsonl") => {
-                std::fs::copy(&file, &out).map(|_| out).map_err(|e| e.to_string())
-            }
-            out => crate::extensions::export_render::export_file(runner, file, out, cwd, None)
-                .await
+            Some(out) if out.extension().is_some_and(|e| e == "jsonl") => std::fs::copy(&file, &out)
+                .map(|_| out.display().to_string())
                 .map_err(|e| e.to_string()),
+            out => {
+                let default = out.is_none();
+                crate::extensions::export_render::export_file(runner, file, out, cwd, None)
+                    .await
+                    .map(|p| match (default, typed) {
+                        (true, _) => p
+                            .file_name()
+                            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()),
+                        (false, Some(t)) => t,
+                        (false, None) => p.display().to_string(),
+                    })
+                    .map_err(|e| e.to_string())
+            }
         };
         match result {
-            Ok(p) => then_notice(format!("Session exported to: {}", p.display()), "dim"),
+            Ok(p) => then_notice(format!("Session exported to: {p}"), "dim"),
             Err(e) => then_notice(format!("Failed to export session: {e}"), "error"),
         }
     })]
@@ -462,7 +508,7 @@ fn reload(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
         let (kb, warning) = super::keys::load_keybindings(&paths.keybindings_path());
         let theme = snapshot
             .map(|s| super::theme::load_ui_theme(&paths, &s, None).0)
-            .unwrap_or_else(super::theme::UiTheme::fallback);
+            .unwrap_or_else(UiTheme::fallback);
         then(move |_| {
             pi_tui::set_keybindings(kb);
             let mut out = vec![Effect::SetKeybindings(pi_tui::keybindings())];
@@ -571,7 +617,7 @@ pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
 
 /// The catalogue refresh of an open model picker, on the blocking pool: its outcome and the
 /// models then available go to `slot`, where the picker takes them at its next frame.
-fn picker_refresh(paths: crate::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
+pub(super) fn picker_refresh(paths: crate::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
     Effect::Blocking(Box::new(move || {
         let outcome = crate::config::models_store_refresh::refresh_for_picker(&paths);
         let error = super::model_picker::refresh_error(&outcome);

@@ -1,14 +1,13 @@
 //! Slash commands pi 1.6 added: `/thinking` (pick or name the session's thinking level) and
 //! `/trust` (see and change the saved trust decision of the current project).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pi_ai::ThinkingLevel;
-use pi_tui::components::SelectItem;
 
-use super::dialogs::Dialog;
 use super::effect::{blocking, blocking_task, notice, then, then_notice, Ctx, Effect, Overlay, Picker};
 use super::thinking_picker::{ThinkingPicker, SAVE_PREFIX};
+use super::trust_selector::{trust_choices, TrustSelector};
 
 /// `/thinking [level]`: with a level, set it for this session; without, open the selector.
 pub fn thinking(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
@@ -79,55 +78,41 @@ pub fn trust(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let paths = super::commands::paths_for(&cx.session);
     let cwd = paths.cwd.clone();
     let trust_file = paths.agent_dir.join("trust.json");
-    let saved = match crate::config::trust::saved_decision(&trust_file, &cwd) {
-        Ok(Some(true)) => "trusted".to_string(),
-        Ok(Some(false)) => "not trusted".to_string(),
-        Ok(None) => "none".to_string(),
-        Err(e) => e,
-    };
-    let current = if cx.session.services().project_trusted() {
-        "trusted"
-    } else {
-        "not trusted"
-    };
-    let mut items = vec![SelectItem::new("trust").with_label("Trust")];
-    if let Some(parent) = cwd.parent() {
-        items.push(SelectItem::new("trust-parent").with_label(format!("Trust parent folder ({})", parent.display())));
-    }
-    items.push(SelectItem::new("distrust").with_label("Do not trust"));
-    let info = format!(
-        "**Project trust**\n\n{}\n\nSaved decision: {saved}  \nCurrent session: {current}",
-        cwd.display()
+    let saved = crate::config::trust::saved_entry(&trust_file, &cwd);
+    let view = TrustSelector::new(
+        cwd.clone(),
+        saved,
+        cx.session.services().project_trusted(),
+        cx.theme.clone(),
     );
-    let dialog = Dialog::choice("Project trust", items, false, cx.theme.clone());
-    vec![
-        Effect::Info(info),
-        Effect::Open(Overlay {
-            view: Box::new(dialog),
-            picker: Picker::Custom(Box::new(move |_, value| match value {
-                Some(v) => save_trust(trust_file, cwd, &v),
-                None => Vec::new(),
-            })),
-        }),
-    ]
+    vec![Effect::Open(Overlay {
+        view: Box::new(view),
+        picker: Picker::Custom(Box::new(move |_, value| match value {
+            Some(v) => save_trust(trust_file, cwd, &v),
+            None => Vec::new(),
+        })),
+    })]
 }
 
+/// Save a choice as pi 1.6 does: trusting the parent also drops the project's own entry,
+/// so the parent's decision covers it. The session keeps its state until pi starts again.
 fn save_trust(trust_file: PathBuf, cwd: PathBuf, value: &str) -> Vec<Effect> {
-    let (dir, trusted) = match value {
-        "trust-parent" => (cwd.parent().map_or(cwd.clone(), Path::to_path_buf), true),
-        "distrust" => (cwd, false),
-        _ => (cwd, true),
+    let Some(choice) = trust_choices(&cwd).into_iter().find(|c| c.value == value) else {
+        return Vec::new();
     };
+    let mut updates = vec![(choice.saved_path.clone(), Some(choice.trusted))];
+    if choice.saved_path != cwd {
+        updates.push((cwd, None));
+    }
+    let trusted = choice.trusted;
     vec![blocking(move || {
-        match crate::config::trust::save_decision(&trust_file, &dir, trusted) {
-            Ok(()) => then_notice(
-                format!(
-                    "Saved: {} is {}. /reload applies it to this session.",
-                    dir.display(),
-                    if trusted { "trusted" } else { "not trusted" }
-                ),
-                "dim",
-            ),
+        match crate::config::trust::save_decisions(&trust_file, &updates) {
+            Ok(()) => then(move |_| {
+                vec![Effect::StatusLine(format!(
+                    "Saved trust decision: {}. Restart pi for this to take effect.",
+                    if trusted { "trusted" } else { "untrusted" }
+                ))]
+            }),
             Err(e) => then_notice(e, "error"),
         }
     })]

@@ -139,6 +139,8 @@ pub enum Effect {
     Notice(String, &'static str),
     /// A markdown block in the chat.
     Info(String),
+    /// A text block in the chat that styles its parts from the theme (`/session`).
+    Themed(super::chat::TextBuilder),
     /// A markdown block between rules under a title (`/hotkeys`).
     TitledInfo(String, String),
     /// A dim status line in the chat; one right after another replaces it.
@@ -200,6 +202,7 @@ impl std::fmt::Debug for Effect {
         match self {
             Effect::Notice(t, s) => write!(f, "Notice({t:?}, {s})"),
             Effect::Info(t) => write!(f, "Info({} chars)", t.len()),
+            Effect::Themed(_) => f.write_str("Themed"),
             Effect::TitledInfo(title, t) => write!(f, "TitledInfo({title:?}, {} chars)", t.len()),
             Effect::StatusLine(t) => write!(f, "StatusLine({t:?})"),
             Effect::Status(s) => write!(f, "Status({s:?})"),

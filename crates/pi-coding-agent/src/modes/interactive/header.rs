@@ -66,17 +66,59 @@ fn paint_hint(theme: &UiTheme, key: &str, text: &str) -> String {
     format!("{} {}", theme.paint("dim", key), theme.paint("muted", text))
 }
 
-/// The two rows of pi's half-block logo, each glyph in its fixed brand colour (the same
-/// in every theme).
+/// pi's brand colours: fixed in every theme, sent as the nearest 256-colour entry where the
+/// terminal has no 24-bit colour (as every RGB colour is).
+const CORAL: pi_tui::Color = pi_tui::Color::Rgb(228, 138, 122);
+const BLUE: pi_tui::Color = pi_tui::Color::Rgb(79, 142, 179);
+const YELLOW: pi_tui::Color = pi_tui::Color::Rgb(234, 182, 93);
+
+/// The two rows of pi's half-block logo, four cells wide. Each cell holds two square pixels
+/// (upper and lower half), which gives this 4x4 picture of a "pi":
+///
+/// ```text
+/// coral coral coral .
+/// blue  .     coral .
+/// blue  blue  .     yellow
+/// blue  .     .     yellow
+/// ```
+///
+/// The first cell has two colours, so it is an upper half block in coral on a blue background.
 fn logo() -> [String; 2] {
-    use pi_tui::{Color, Style};
-    let coral = Style::new().fg(Color::Rgb(0xf0, 0x90, 0x82));
-    let blue = Style::new().fg(Color::Rgb(0x4d, 0x9a, 0xbf));
-    let yellow = Style::new().fg(Color::Rgb(0xf1, 0xbe, 0x57));
-    [
-        format!("{}{} ", coral.paint("▀▀"), blue.paint("█")),
-        format!("{}{}", coral.paint("█▀ "), yellow.paint("█")),
-    ]
+    use pi_tui::Style;
+    let top = format!(
+        "{}{} ",
+        Style::new().fg(CORAL).bg(BLUE).paint("▀"),
+        Style::new().fg(CORAL).paint("▀█")
+    );
+    let bottom = format!(
+        "{} {}",
+        Style::new().fg(BLUE).paint("█▀"),
+        Style::new().fg(YELLOW).paint("█")
+    );
+    [top, bottom]
+}
+
+/// Apple's Terminal draws gaps between half-block rows, so pi shows it a coloured `Pi` in
+/// place of the logo.
+fn logo_drawable() -> bool {
+    !(cfg!(target_os = "macos") && std::env::var("TERM_PROGRAM").is_ok_and(|v| v == "Apple_Terminal"))
+}
+
+/// The header's first lines: the logo with the version beside its top row and `hints`
+/// beside its bottom one, or the wordmark and version above the hints.
+fn with_logo(t: &UiTheme, version: &str, hints: &str) -> String {
+    use pi_tui::Style;
+    let version = t.paint("dim", &format!("v{version}"));
+    if !logo_drawable() {
+        let mark = format!(
+            "{}{}",
+            Style::new().fg(CORAL).paint("P"),
+            Style::new().fg(YELLOW).paint("i")
+        );
+        return format!("{mark} {version}\n{hints}");
+    }
+    let [top, bottom] = logo();
+    format!("{top} {version}\n{bottom} {hints}")
 }
 
 /// The startup header: the logo with the version, the main keys and a pointer to the full
@@ -90,11 +132,9 @@ pub fn compact(t: &UiTheme, kb: &Keybindings, version: &str, details: bool) -> S
         paint_hint(t, "!", "bash"),
         paint_hint(t, &key("app.tools.expand"), "more"),
     ];
-    let [top, bottom] = logo();
     format!(
-        "{top} {}\n{bottom} {}\n{}\n\n{}",
-        t.paint("dim", &format!("v{version}")),
-        hints.join(&t.paint("muted", " · ")),
+        "{}\n{}\n\n{}",
+        with_logo(t, version, &hints.join(&t.paint("muted", " · "))),
         t.paint(
             "dim",
             &format!(
@@ -145,12 +185,11 @@ pub fn expanded(t: &UiTheme, kb: &Keybindings, version: &str) -> String {
         ),
         ("drop files".to_string(), "to attach"),
     ];
-    let [top, bottom] = logo();
-    let mut lines = vec![format!("{top} {}", t.paint("dim", &format!("v{version}"))), bottom];
-    lines.extend(
-        keys.iter()
-            .filter(|(k, _)| !k.is_empty())
-            .map(|(k, what)| paint_hint(t, k, what)),
-    );
-    format!("{}\n\n{}", lines.join("\n"), onboarding(t))
+    let hints: Vec<String> = keys
+        .iter()
+        .filter(|(k, _)| !k.is_empty())
+        .map(|(k, what)| paint_hint(t, k, what))
+        .collect();
+    // The first key sits beside the logo's bottom row, as pi 1.6 lays it out.
+    format!("{}\n\n{}", with_logo(t, version, &hints.join("\n")), onboarding(t))
 }

@@ -56,6 +56,7 @@ mod tool_block;
 mod tree;
 mod tree_nav;
 mod trust_prompt;
+mod trust_selector;
 mod view;
 
 use std::io::Write;

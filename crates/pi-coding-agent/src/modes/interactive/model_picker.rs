@@ -32,7 +32,7 @@ impl Row {
 }
 
 /// The name when it says more than the id (`Mock Model` for `mock-model` says nothing new).
-fn distinct_name(id: &str, name: &str) -> Option<String> {
+pub(super) fn distinct_name(id: &str, name: &str) -> Option<String> {
     let words = |s: &str| -> Vec<String> {
         s.to_lowercase()
             .split(|c: char| !c.is_alphanumeric())

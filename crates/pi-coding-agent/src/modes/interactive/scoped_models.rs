@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use pi_ai::Model;
 use pi_tui::components::Input;
-use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent, Keybindings};
+use pi_tui::{keybindings, truncate_to_width, wrap_text, Component, Frame, InputEvent, Keybindings};
 
 use super::effect::{notice, Ctx, Effect, Overlay, Picker};
-use super::keys::key_hint;
+use super::keys::keys_display;
+use super::model_picker::{RefreshSlot, REFRESHED, REFRESHING};
 use super::theme::UiTheme;
 use crate::config::model_resolver::{resolve_model_scope, ScopedModel};
 
@@ -20,22 +21,26 @@ fn is_enabled(enabled: &Enabled, id: &str) -> bool {
     enabled.as_ref().is_none_or(|e| e.iter().any(|x| x == id))
 }
 
-/// Enter on a model: the first toggle from "all" keeps only that model.
-pub fn toggle(enabled: &Enabled, id: &str) -> Enabled {
+/// Enter on a model, as pi 1.6 toggles: from "all" it turns just that model off; turning
+/// the last one back on collapses the list back to "all".
+pub fn toggle(enabled: &Enabled, all: &[String], id: &str) -> Enabled {
     let Some(list) = enabled else {
-        return Some(vec![id.to_string()]);
+        return Some(all.iter().filter(|x| *x != id).cloned().collect());
     };
     let mut list = list.clone();
     match list.iter().position(|x| x == id) {
         Some(i) => {
             list.remove(i);
+            Some(list)
         }
-        None => list.push(id.to_string()),
+        None => {
+            list.push(id.to_string());
+            let every = list.len() == all.len() && list.iter().all(|x| all.contains(x));
+            (!every).then_some(list)
+        }
     }
-    Some(list)
 }
 
-/// Enable `targets` (all when `None`); everything enabled becomes "all".
 pub fn enable_all(enabled: &Enabled, all: &[String], targets: Option<&[String]>) -> Enabled {
     let list = enabled.as_ref()?;
     let mut list = list.clone();
@@ -105,6 +110,9 @@ pub struct ScopedModelsSelector {
     theme: Arc<UiTheme>,
     kb: Arc<Keybindings>,
     events: Vec<ScopedEvent>,
+    /// The catalogue refresh started with the selector, and the line saying how it went.
+    refresh_slot: RefreshSlot,
+    refresh_status: Option<(String, &'static str)>,
 }
 
 const MAX_VISIBLE: usize = 8;
@@ -123,9 +131,35 @@ impl ScopedModelsSelector {
             theme,
             kb,
             events: Vec::new(),
+            refresh_slot: RefreshSlot::default(),
+            refresh_status: Some((REFRESHING.to_string(), "muted")),
         };
         s.refresh();
         s
+    }
+
+    /// Where the catalogue refresh leaves its outcome.
+    pub fn refresh_slot(&self) -> RefreshSlot {
+        self.refresh_slot.clone()
+    }
+
+    /// Take a finished refresh: its models replace the list (the highlighted model stays
+    /// highlighted when it is still there) and its outcome replaces the "Refreshing" line.
+    fn apply_refresh(&mut self) {
+        let Some((models, error)) = self.refresh_slot.lock().ok().and_then(|mut s| s.take()) else {
+            return;
+        };
+        let keep = self.shown.get(self.selected).cloned();
+        self.all = models.iter().map(full_id).collect();
+        self.models = models;
+        self.refresh();
+        if let Some(i) = keep.and_then(|k| self.shown.iter().position(|x| *x == k)) {
+            self.selected = i;
+        }
+        self.refresh_status = Some(match error {
+            None => (REFRESHED.to_string(), "success"),
+            Some(e) => (e, "error"),
+        });
     }
 
     pub fn take_events(&mut self) -> Vec<ScopedEvent> {
@@ -174,17 +208,19 @@ impl ScopedModelsSelector {
             None => "all enabled".to_string(),
             Some(l) => format!("{}/{} enabled", l.len(), self.all.len()),
         };
+        // Every key of an action, capitalised, as pi 1.6 spells them here.
+        let key = |id: &str| keys_display(kb, id).join("/");
         let parts = [
-            format!("{} toggle", key_hint(kb, "tui.select.confirm")),
-            format!("{} all", key_hint(kb, "app.models.enableAll")),
-            format!("{} clear", key_hint(kb, "app.models.clearAll")),
-            format!("{} provider", key_hint(kb, "app.models.toggleProvider")),
+            format!("{} toggle", key("tui.select.confirm")),
+            format!("{} all", key("app.models.enableAll")),
+            format!("{} clear", key("app.models.clearAll")),
+            format!("{} provider", key("app.models.toggleProvider")),
             format!(
                 "{}/{} reorder",
-                key_hint(kb, "app.models.reorderUp"),
-                key_hint(kb, "app.models.reorderDown")
+                key("app.models.reorderUp"),
+                key("app.models.reorderDown")
             ),
-            format!("{} save", key_hint(kb, "app.models.save")),
+            format!("{} save", key("app.models.save")),
             count,
         ];
         let t = &self.theme;
@@ -199,22 +235,18 @@ impl ScopedModelsSelector {
 
 impl Component for ScopedModelsSelector {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        self.apply_refresh();
         let t = self.theme.clone();
+        // pi 1.6's layout: flush left, a blank row under the rule.
         out.push_line(t.paint("border", &"─".repeat(width)));
-        out.push_line(t.bold("accent", " Model Configuration"));
-        out.push_line(t.paint(
-            "muted",
-            &format!(
-                " Session only. {} saves to settings.",
-                key_hint(&self.kb, "app.models.save")
-            ),
-        ));
         out.push_line(String::new());
-        let mut sub = Frame::default();
-        self.search.render(width.saturating_sub(1).max(1), &mut sub);
-        for l in sub.to_vec() {
-            out.push_line(format!(" {l}"));
+        out.push_line(truncate_to_width(&t.bold("accent", "Model Configuration"), width, "…"));
+        let save = keys_display(&self.kb, "app.models.save").join("/");
+        for l in wrap_text(&format!("Session-only. {save} to save to settings."), width.max(1)) {
+            out.push_line(t.paint("muted", &l));
         }
+        out.push_line(String::new());
+        self.search.render(width.max(1), out);
         out.push_line(String::new());
         if self.shown.is_empty() {
             out.push_line(t.paint("muted", "  No matching models"));
@@ -228,17 +260,20 @@ impl Component for ScopedModelsSelector {
                 let id = &self.shown[i];
                 let Some(m) = self.model(id) else { continue };
                 let sel = i == self.selected;
-                let mark = match &self.enabled {
-                    None => String::new(),
-                    Some(_) if is_enabled(&self.enabled, id) => t.paint("success", " ✓"),
-                    Some(_) => t.paint("dim", " ✗"),
+                // An enabled model is ticked before its id; the name follows when it says more.
+                let mark = if is_enabled(&self.enabled, id) {
+                    t.paint("accent", "✓ ")
+                } else {
+                    "  ".into()
                 };
+                let name = super::model_picker::distinct_name(&m.id, &m.name)
+                    .map(|n| t.paint("muted", &format!(" ({n})")))
+                    .unwrap_or_default();
                 let line = format!(
-                    "{}{}{}{}",
+                    "{}{mark}{}{name}{}",
                     if sel { t.paint("accent", "→ ") } else { "  ".into() },
                     if sel { t.paint("accent", &m.id) } else { m.id.clone() },
                     t.paint("muted", &format!(" [{}]", m.provider)),
-                    mark
                 );
                 out.push_line(truncate_to_width(&line, width, "…"));
             }
@@ -251,7 +286,13 @@ impl Component for ScopedModelsSelector {
             }
         }
         out.push_line(String::new());
-        out.push_line(truncate_to_width(&self.footer(), width, "…"));
+        if let Some((status, token)) = &self.refresh_status {
+            out.push_line(truncate_to_width(&t.paint(token, &format!("  {status}")), width, "…"));
+        }
+        // The key list wraps, as pi's text does.
+        for l in wrap_text(&self.footer(), width.max(1)) {
+            out.push_line(l);
+        }
         out.push_line(t.paint("border", &"─".repeat(width)));
     }
 
@@ -283,7 +324,7 @@ impl Component for ScopedModelsSelector {
             }
         } else if is("tui.select.confirm") {
             if let Some(id) = current {
-                let next = toggle(&self.enabled, &id);
+                let next = toggle(&self.enabled, &self.all, &id);
                 self.changed(next);
             }
         } else if is("app.models.enableAll") {
@@ -352,10 +393,15 @@ pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
         })
     };
     let view = ScopedModelsSelector::new(models, enabled, cx.theme.clone(), cx.kb.clone());
-    vec![Effect::Open(Overlay {
-        view: Box::new(view),
-        picker: Picker::ScopedModels,
-    })]
+    // The catalogues are refreshed while it is open, as in the model picker.
+    let refresh = super::commands::picker_refresh(cx.paths(), view.refresh_slot());
+    vec![
+        Effect::Open(Overlay {
+            view: Box::new(view),
+            picker: Picker::ScopedModels,
+        }),
+        refresh,
+    ]
 }
 
 /// The session's cycle set for `enabled`: none when all or nothing is enabled. Thinking levels
@@ -411,11 +457,12 @@ mod tests {
     }
 
     #[test]
-    fn toggling_starts_from_one_model_and_all_collapses_back_to_none() {
+    fn toggling_from_all_turns_one_off_and_all_collapses_back_to_none() {
         let all = ids(&["a/1", "a/2", "b/1"]);
-        let e = toggle(&None, "a/2");
-        assert_eq!(e, Some(ids(&["a/2"])));
-        let e = toggle(&e, "b/1");
+        let e = toggle(&None, &all, "a/1");
+        assert_eq!(e, Some(ids(&["a/2", "b/1"])));
+        assert_eq!(toggle(&e, &all, "a/1"), None);
+        let e = toggle(&Some(ids(&["a/2"])), &all, "b/1");
         assert_eq!(e, Some(ids(&["a/2", "b/1"])));
         assert_eq!(sorted_ids(&e, &all), ids(&["a/2", "b/1", "a/1"]));
         assert_eq!(move_by(&e, "b/1", -1), Some(ids(&["b/1", "a/2"])));

@@ -229,7 +229,8 @@ impl SessionPicker {
         let sort = format!("{}{}", t.paint("muted", "Sort: "), t.paint("accent", self.sort.label()));
         let right = truncate_to_width(&format!("{scope}  {name}  {sort}"), width, "");
         let left = truncate_to_width(
-            &t.bold("text", title),
+            // Bold in the terminal's own colour, as pi 1.6 draws the title.
+            &pi_tui::Style::new().bold().paint(title),
             width.saturating_sub(visible_width(&right) + 1),
             "",
         );
@@ -303,7 +304,9 @@ impl SessionPicker {
             .saturating_sub(MAX_VISIBLE / 2)
             .min(n.saturating_sub(MAX_VISIBLE));
         let end = (start + MAX_VISIBLE).min(n);
-        let selected_bg = t.bg("selectedBg").unwrap_or(pi_tui::Color::Indexed(237));
+        // A theme whose selection background is the terminal's own (the `system` theme without
+        // reported colours) marks the row by its colours alone, as pi 1.6 does.
+        let selected_bg = t.bg("selectedBg");
         for i in start..end {
             let row = &self.rows[i];
             let s = &self.sessions()[row.session];
@@ -362,10 +365,9 @@ impl SessionPicker {
                 t.paint(if deleting { "error" } else { "dim" }, &right)
             );
             let line = truncate_to_width(&line, width, "");
-            out.push_line(if selected {
-                pi_tui::apply_background(&line, width, selected_bg)
-            } else {
-                line
+            out.push_line(match selected_bg {
+                Some(bg) if selected => pi_tui::apply_background(&line, width, bg),
+                _ => line,
             });
         }
         if start > 0 || end < n {
@@ -465,7 +467,7 @@ impl Component for SessionPicker {
         out.push_line(border.clone());
         out.push_line(String::new());
         if let Some((_, input)) = &mut self.rename {
-            out.push_line(format!(" {}", t.bold("text", "Rename Session")));
+            out.push_line(format!(" {}", pi_tui::Style::new().bold().paint("Rename Session")));
             out.push_line(String::new());
             input.render(width, out);
             out.push_line(String::new());

@@ -125,6 +125,8 @@ impl UiTheme {
             quote_border: self.fg("mdQuoteBorder"),
             hr: self.fg("mdHr"),
             list_bullet: self.fg("mdListBullet"),
+            // pi 1.6 draws table rules in the text's own colour (no theme token for them).
+            table_border: Style::new(),
             // As pi 1.6 colours diagrams: muted outlines, accent edges.
             diagram: pi_tui::components::DiagramTheme {
                 border: self.fg("borderMuted"),
@@ -147,8 +149,10 @@ impl UiTheme {
     }
 
     pub fn settings_list(&self) -> SettingsListTheme {
+        // As pi 1.6: rows in the terminal's own colour, the selected one and its cursor in
+        // the accent.
         SettingsListTheme {
-            label: self.fg("text"),
+            label: Style::new(),
             selected_label: self.fg("accent"),
             value: self.fg("muted"),
             selected_value: self.fg("accent"),

@@ -870,7 +870,8 @@ impl Component for TreeSelector {
         out.push_line(String::new());
         out.push_line(border.clone());
         out.push_line(truncate_to_width(
-            &format!(" {}", t.bold("text", "  Session Tree")),
+            // Bold in the terminal's own colour, as pi 1.6 draws the title.
+            &format!(" {}", pi_tui::Style::new().bold().paint("  Session Tree")),
             width,
             "",
         ));
@@ -931,7 +932,9 @@ impl Component for TreeSelector {
                 .saturating_sub(self.max_visible / 2)
                 .min(n.saturating_sub(self.max_visible));
             let end = (start + self.max_visible).min(n);
-            let selected_bg = t.bg("selectedBg").unwrap_or(pi_tui::Color::Indexed(237));
+            // A theme whose selection background is the terminal's own (the `system` theme without
+            // reported colours) marks the row by its colours alone, as pi 1.6 does.
+            let selected_bg = t.bg("selectedBg");
             for pos in start..end {
                 let row = &self.rows[self.visible[pos]];
                 let selected = pos == self.selected;
@@ -965,10 +968,9 @@ impl Component for TreeSelector {
                 }
                 body.push_str(&if selected { format!("[1m{text}[22m") } else { text });
                 let line = truncate_to_width(&format!("{cursor}{body}"), width, "");
-                out.push_line(if selected {
-                    pi_tui::apply_background(&line, width, selected_bg)
-                } else {
-                    line
+                out.push_line(match selected_bg {
+                    Some(bg) if selected => pi_tui::apply_background(&line, width, bg),
+                    _ => line,
                 });
             }
             out.push_line(truncate_to_width(
