@@ -59,52 +59,7 @@ pub const APP_KEYBINDINGS: &[KeybindingDef] = defs! {
     "app.models.reorderDown" => ["alt+down"], "Move a model down";
 };
 
-/// Pre-0.70 names of the application actions.
-const LEGACY: &[(&str, &str)] = &[
-    ("interrupt", "app.interrupt"),
-    ("clear", "app.clear"),
-    ("exit", "app.exit"),
-    ("suspend", "app.suspend"),
-    ("cycleThinkingLevel", "app.thinking.cycle"),
-    ("toggleThinking", "app.thinking.toggle"),
-    ("cycleModelForward", "app.model.cycleForward"),
-    ("cycleModelBackward", "app.model.cycleBackward"),
-    ("selectModel", "app.model.select"),
-    ("expandTools", "app.tools.expand"),
-    ("externalEditor", "app.editor.external"),
-    ("followUp", "app.message.followUp"),
-    ("dequeue", "app.message.dequeue"),
-    ("pasteImage", "app.clipboard.pasteImage"),
-    ("newSession", "app.session.new"),
-    ("tree", "app.session.tree"),
-    ("fork", "app.session.fork"),
-    ("resume", "app.session.resume"),
-    ("submit", "tui.input.submit"),
-    ("newLine", "tui.input.newLine"),
-];
-
-/// Parse `keybindings.json`: an object of action id → key or list of keys.
-pub fn parse_user_bindings(text: &str) -> Result<BTreeMap<String, Vec<String>>, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let Some(obj) = value.as_object() else {
-        return Err("keybindings.json must hold an object".into());
-    };
-    let mut out = BTreeMap::new();
-    for (id, keys) in obj {
-        let keys: Vec<String> = match keys {
-            serde_json::Value::String(s) => vec![s.clone()],
-            serde_json::Value::Array(a) => a.iter().filter_map(|k| k.as_str().map(str::to_string)).collect(),
-            _ => continue,
-        };
-        let id = LEGACY
-            .iter()
-            .find(|(old, _)| old == id)
-            .map_or(id.as_str(), |(_, new)| new)
-            .to_string();
-        out.insert(id, keys);
-    }
-    Ok(out)
-}
+pub use super::keybindings_file::parse_user_bindings;
 
 /// Build the effective keybindings from the library's and the application's actions and the
 /// user's file (missing file: defaults; broken file: defaults plus a warning).

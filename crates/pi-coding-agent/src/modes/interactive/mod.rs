@@ -30,6 +30,7 @@ pub mod extension_ui;
 pub(crate) mod file_index;
 mod footer;
 mod header;
+mod keybindings_file;
 mod keys;
 mod loaded_resources;
 mod login;
