@@ -327,3 +327,37 @@ fn the_working_indicator_sits_in_the_editor_border() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn ctrl_up_and_ctrl_down_stop_at_each_message() {
+    let second = format!("second {}", long_reply(40));
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(40)), Turn::text(second)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("reply line 040");
+    pty.type_text("second question");
+    pty.send(ENTER);
+    pty.wait_for("the second reply in full", Duration::from_secs(10), |c| {
+        c.contains("reply line 040") && !c.contains("second question")
+    });
+    // The first two rows, without the scrollbar's column.
+    let top_two = |pty: &Pty| {
+        let rows = pty.rows();
+        let text = |r: &str| r.trim_matches(|c| matches!(c, ' ' | '│' | '┃')).to_string();
+        format!("{}|{}", text(&rows[0]), text(&rows[1]))
+    };
+    let press = |pty: &mut Pty, key: &str, want: &str| {
+        pty.send(key);
+        pty.wait_for(want, Duration::from_secs(5), |_| top_two(pty) == want);
+    };
+    // Ctrl+Up: the top of the reply above (its blank first line), then the user message's
+    // own first line, then the first reply; Ctrl+Down goes back the same way.
+    press(&mut pty, "\x1b[1;5A", "|second reply line 001");
+    press(&mut pty, "\x1b[1;5A", "|second question");
+    press(&mut pty, "\x1b[1;5A", "|reply line 001");
+    press(&mut pty, "\x1b[1;6B", "|second question");
+    press(&mut pty, "\x1b[1;5B", "|second reply line 001");
+    assert!(pty.contents().contains("Jump to latest message"));
+    quit(&mut pty);
+}
