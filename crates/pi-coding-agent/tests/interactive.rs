@@ -27,6 +27,8 @@ mod extensions;
 mod fullscreen;
 #[path = "interactive/hotkeys16.rs"]
 mod hotkeys16;
+#[path = "interactive/keybindings16.rs"]
+mod keybindings16;
 #[path = "interactive/login.rs"]
 mod login;
 #[path = "interactive/mcp.rs"]
