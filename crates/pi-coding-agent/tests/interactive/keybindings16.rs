@@ -1,5 +1,5 @@
 //! Keybindings as pi 1.6 sets them up: the opt-in editor history actions, which win over
-//! the app's keys.
+//! the app's keys, and the other defaults of Windows terminals under WSL.
 
 use std::time::Duration;
 
@@ -40,5 +40,26 @@ fn bound_history_keys_browse_the_history_before_app_keys() {
     });
     pty.send(super::CTRL_C);
     std::thread::sleep(Duration::from_millis(100));
+    quit(&mut pty);
+}
+
+#[test]
+fn wsl_uses_ctrl_f_for_the_transcript_search() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("WSL_DISTRO_NAME", "Ubuntu")],
+    );
+    pty.wait_text("mock-model");
+    pty.send("\x06");
+    pty.wait_text("Find in transcript");
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| {
+        !c.contains("Find in transcript")
+    });
     quit(&mut pty);
 }

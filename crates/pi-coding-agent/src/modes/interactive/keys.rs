@@ -66,6 +66,13 @@ pub use super::keybindings_file::parse_user_bindings;
 pub fn load_keybindings(path: &Path) -> (Keybindings, Option<String>) {
     let mut defs = TUI_KEYBINDINGS.to_vec();
     defs.extend_from_slice(APP_KEYBINDINGS);
+    if windows_keybindings(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty())) {
+        for def in &mut defs {
+            if let Some(keys) = windows_default(def.id) {
+                def.default_keys = keys;
+            }
+        }
+    }
     let (user, warning) = match std::fs::read_to_string(path) {
         Ok(text) => match parse_user_bindings(&text) {
             Ok(u) => (u, None),
@@ -74,6 +81,29 @@ pub fn load_keybindings(path: &Path) -> (Keybindings, Option<String>) {
         Err(_) => (BTreeMap::new(), None),
     };
     (Keybindings::new(defs, user), warning)
+}
+
+/// pi 1.6 gives Windows and WSL (Linux with `WSL_DISTRO_NAME` or `WSL_INTEROP` set) other
+/// default keys where their terminals take the usual ones.
+fn windows_keybindings(is_set: impl Fn(&str) -> bool) -> bool {
+    cfg!(windows) || (cfg!(target_os = "linux") && (is_set("WSL_DISTRO_NAME") || is_set("WSL_INTEROP")))
+}
+
+/// An action's default keys on Windows and WSL, where they differ.
+fn windows_default(id: &str) -> Option<&'static [&'static str]> {
+    Some(match id {
+        "app.model.cycleBackward" => &["alt+p"],
+        "app.message.followUp" => &["ctrl+q"],
+        "app.message.dequeue" => &["alt+q"],
+        "app.clipboard.pasteImage" => &["alt+v", "ctrl+v"],
+        "tui.editor.undo" if cfg!(windows) => &["ctrl+z"],
+        "tui.editor.undo" => &["alt+z"],
+        "app.suspend" if cfg!(windows) => &[],
+        "tui.altScreen.previousPrompt" => &["ctrl+up"],
+        "tui.altScreen.nextPrompt" => &["ctrl+down"],
+        "tui.altScreen.search" => &["ctrl+f"],
+        _ => return None,
+    })
 }
 
 /// The first key of an action, as shown in hints (`""` when unbound).
