@@ -361,3 +361,39 @@ fn ctrl_up_and_ctrl_down_stop_at_each_message() {
     assert!(pty.contents().contains("Jump to latest message"));
     quit(&mut pty);
 }
+
+#[test]
+fn the_jump_pill_sits_over_the_last_row_and_names_the_bound_key() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    s.agent
+        .write("keybindings.json", r#"{"tui.altScreen.bottom": ["ctrl+shift+end"]}"#)
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    pty.send(PAGE_UP);
+    pty.wait_text("Jump to latest message");
+    let rows = pty.rows();
+    let row = rows
+        .iter()
+        .position(|r| r.contains("Jump to latest"))
+        .expect("pill row");
+    // The transcript row stays visible beside the pill (pi composes it over the row).
+    let pill = &rows[row];
+    assert!(pill.starts_with(" reply line ") && !pill.contains('─'), "{rows:#?}");
+    assert!(pill.contains(" ↓ Jump to latest message · Ctrl+Shift+End "), "{pill}");
+    let start = pill.find('↓').map(|b| pill[..b].chars().count()).unwrap();
+    // Centred as pi centres it: the label starts at (width - label width) / 2.
+    let label = " ↓ Jump to latest message · Ctrl+Shift+End ".chars().count();
+    assert_eq!(start, (100 - label) / 2 + 1, "{pill}");
+    // A click on the row beside the pill does not jump; on the pill it does.
+    pty.send(&format!("\x1b[<0;5;{}M\x1b[<0;5;{}m", row + 1, row + 1));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(pty.contents().contains("Jump to latest message"));
+    pty.send(&format!("\x1b[<0;50;{}M\x1b[<0;50;{}m", row + 1, row + 1));
+    pty.wait_for("back at the end", Duration::from_secs(5), |c| {
+        !c.contains("Jump to latest message") && c.contains("reply line 060")
+    });
+    quit(&mut pty);
+}

@@ -15,7 +15,7 @@ use crate::screen::AltScreen;
 use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
 
-use paint::{pill_row, restyle_columns, reverse_columns, search_box};
+use paint::{overlay_columns, restyle_columns, reverse_columns, search_box};
 pub use scrollbar::ScrollbarMode;
 use scrollbar::{Geometry, Scrollbar};
 use selection::{click_count, word_at, Granularity, LastClick, Selection};
@@ -150,6 +150,9 @@ pub struct Fullscreen {
     scrollbar_thumb: Style,
     flash: Option<(String, Instant)>,
     pill_style: Style,
+    pill_text: String,
+    /// Columns the pill covers on the last transcript row in the last frame.
+    pill_columns: Option<(usize, usize)>,
     wheel: WheelStep,
     last_wheel: Option<Instant>,
     wheel_speed: usize,
@@ -175,6 +178,8 @@ impl Default for Fullscreen {
             scrollbar_thumb: Style::new(),
             flash: None,
             pill_style: Style::new().inverse(),
+            pill_text: JUMP_PILL.to_string(),
+            pill_columns: None,
             wheel: WheelStep::Auto,
             last_wheel: None,
             wheel_speed: 1,
@@ -207,6 +212,11 @@ impl Fullscreen {
 
     pub fn set_pill_style(&mut self, style: Style) {
         self.pill_style = style;
+    }
+
+    /// The pill's text: pi names the key bound to the end of the transcript in it.
+    pub fn set_pill_text(&mut self, text: impl Into<String>) {
+        self.pill_text = text.into();
     }
 
     pub fn set_wheel_step(&mut self, step: WheelStep) {
@@ -425,9 +435,16 @@ impl Fullscreen {
                 *row = restyle_columns(row, from, to.min(width), sgr);
             }
         }
+        // The pill is drawn over the middle of the last transcript row, which shows on both
+        // sides of it.
+        self.pill_columns = None;
         if !self.viewport.following() && rows_for_transcript > 0 {
             if let Some(last) = rows.last_mut() {
-                *last = pill_row(JUMP_PILL, width, self.pill_style);
+                let text = crate::width::truncate_to_width(&self.pill_text, width, "");
+                let w = visible_width(&text);
+                let col = (width - w) / 2;
+                *last = overlay_columns(last, col, &self.pill_style.paint(&text), w);
+                self.pill_columns = Some((col, col + w));
             }
         }
         // Scrolling shows an `auto` bar; new lines arriving while following do not.
@@ -499,7 +516,10 @@ impl Fullscreen {
             }
             MouseKind::Press(0) => {
                 let had = self.selection.take().is_some();
-                if in_transcript && !self.viewport.following() && m.row + 1 == self.transcript_rows {
+                let on_pill = self
+                    .pill_columns
+                    .is_some_and(|(from, to)| (from..to).contains(&m.column));
+                if in_transcript && on_pill && m.row + 1 == self.transcript_rows {
                     // The pill is on the last transcript row.
                     self.viewport.to_bottom();
                     return MouseAction::Redraw;

@@ -1,7 +1,6 @@
 //! Drawing over composed rows: restyled column ranges (selection, search matches), the
-//! search box and the "jump to latest" pill.
+//! search box and the "jump to latest" pill drawn over a row.
 
-use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
 
 use super::SEARCH_PLACEHOLDER;
@@ -73,13 +72,15 @@ pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String
     ]
 }
 
-/// A rule across the row with `text` centred on it.
-pub(super) fn pill_row(text: &str, width: usize, style: Style) -> String {
-    let w = visible_width(text);
-    if w >= width {
-        return style.paint(&crate::width::truncate_to_width(text, width, ""));
-    }
-    let left = (width - w) / 2;
-    let right = width - w - left;
-    format!("{}{}{}", "─".repeat(left), style.paint(text), "─".repeat(right))
+/// `line` with `text` (`text_w` columns wide) drawn over it from column `col`.
+pub(super) fn overlay_columns(line: &str, col: usize, text: &str, text_w: usize) -> String {
+    let w = visible_width(line);
+    let left = slice_columns(line, 0, col);
+    let pad = col.saturating_sub(visible_width(&left));
+    let right = if w > col + text_w {
+        slice_columns(line, col + text_w, w - col - text_w)
+    } else {
+        String::new()
+    };
+    format!("{left}{}\x1b[0m{text}\x1b[0m{right}", " ".repeat(pad))
 }

@@ -238,6 +238,12 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
     if let Some(fs) = tui.fullscreen_mut() {
         fs.set_wheel_step(wheel);
         fs.set_pill_style(pill);
+        let bottom = keys::key_display(&pi_tui::keybindings(), "tui.altScreen.bottom");
+        fs.set_pill_text(if bottom.is_empty() {
+            " ↓ Jump to latest message ".to_string()
+        } else {
+            format!(" ↓ Jump to latest message · {bottom} ")
+        });
         fs.set_scrollbar(scrollbar, theme.fg("scrollbarTrack"), theme.fg("scrollbarThumb"));
     }
 }
