@@ -397,3 +397,31 @@ fn the_jump_pill_sits_over_the_last_row_and_names_the_bound_key() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn the_search_box_says_no_matches_and_nothing_while_empty() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("a few lines");
+    pty.send(ENTER);
+    pty.wait_text("reply line 010");
+    pty.send("\x1b[102;6u");
+    pty.wait_text("Find in transcript");
+    let row = pty.rows()[2].clone();
+    assert!(
+        row.contains("│ Find in transcript") && row.trim_end().ends_with("│"),
+        "{row}"
+    );
+    assert!(!row.contains("0/0"), "{row}");
+    pty.type_text("zzz");
+    pty.wait_text("No matches");
+    let row = pty.rows()[2].clone();
+    assert!(row.contains("│ zzz ") && row.contains(" No matches │"), "{row}");
+    // The field's cursor is a reverse-video cell after the text, the counter is dim.
+    let raw = raw_text(&pty);
+    assert!(raw.contains("zzz\x1b[7m \x1b[27m"), "no cursor cell");
+    assert!(raw.contains("\x1b[2m No matches \x1b[22m"), "counter not dim");
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("No matches"));
+    quit(&mut pty);
+}

@@ -465,7 +465,14 @@ impl Fullscreen {
         rows.extend(dock);
         if let Some(search) = &self.search {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
-            let boxed = search_box(&search.query, &format!("{n}/{m}"), width);
+            let counter = if search.query.is_empty() {
+                String::new()
+            } else if m == 0 {
+                "No matches".to_string()
+            } else {
+                format!("{n}/{m}")
+            };
+            let boxed = search_box(&search.query, &counter, width);
             let box_w = boxed.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);

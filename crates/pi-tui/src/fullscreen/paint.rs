@@ -34,28 +34,40 @@ pub(super) fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> 
     )
 }
 
-/// The three rows of the search box, 40 % of the width (at least 32 columns).
+/// The three rows of the search box, 40 % of the width (at least 32 columns). `counter` is
+/// what stands dim at the right (`2/7`, `No matches`, nothing while the query is empty).
+/// The text field shows its cursor as a reverse-video cell, as pi draws a focused input.
 pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
     let w = (width * 2 / 5).max(32).min(width);
     if w < 8 {
         return Vec::new();
     }
     let inner = w - 2;
-    let field_w = inner.saturating_sub(visible_width(counter) + 3);
+    let counter = if counter.is_empty() {
+        String::new()
+    } else {
+        format!("\x1b[2m {counter} \x1b[22m")
+    };
+    let field_w = inner.saturating_sub(visible_width(&counter) + 1);
     let field = if query.is_empty() {
+        let placeholder = crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "");
+        let mut chars = placeholder.chars();
+        let first = chars.next().map(String::from).unwrap_or_else(|| " ".to_string());
         format!(
-            "\x1b[2m{}\x1b[22m",
-            crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "")
+            "{}\x1b[2m\x1b[7m{first}\x1b[27m{}\x1b[22m",
+            crate::component::CURSOR_MARKER,
+            chars.as_str()
         )
     } else {
-        // The end of a long query stays in view.
+        // The end of a long query stays in view, with the cursor cell after it.
+        let room = field_w.saturating_sub(1);
         let qw = visible_width(query);
-        let shown = if qw > field_w {
-            slice_columns(query, qw - field_w, field_w)
+        let shown = if qw > room {
+            slice_columns(query, qw - room, room)
         } else {
             query.to_string()
         };
-        format!("{shown}{}", crate::component::CURSOR_MARKER)
+        format!("{shown}{}\x1b[7m \x1b[27m", crate::component::CURSOR_MARKER)
     };
     let pad = field_w.saturating_sub(visible_width(&field));
     let hint = " ↑ Shift+Enter · ↓ Enter ";
@@ -67,7 +79,7 @@ pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String
     };
     vec![
         format!("┌{}┐", "─".repeat(inner)),
-        format!("│ {field}{} {counter} │", " ".repeat(pad)),
+        format!("│ {field}{}{counter}│", " ".repeat(pad)),
         bottom,
     ]
 }
