@@ -421,7 +421,16 @@ fn the_search_box_says_no_matches_and_nothing_while_empty() {
     let raw = raw_text(&pty);
     assert!(raw.contains("zzz\x1b[7m \x1b[27m"), "no cursor cell");
     assert!(raw.contains("\x1b[2m No matches \x1b[22m"), "counter not dim");
+    // Matches in the theme's search colours (the system theme without reported colours draws
+    // searchMatchText faint), underlined; the current one bold and inverse.
+    for _ in 0..3 {
+        pty.send("\x7f");
+    }
+    pty.type_text("line 00");
+    pty.wait_text("1/9");
+    wait_raw(&pty, "the current match", |raw| raw.contains("\x1b[1;2;7mline 00"));
+    assert!(raw_text(&pty).contains("\x1b[2;4mline 00"), "other matches");
     pty.send(super::ESC);
-    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("No matches"));
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("1/9"));
     quit(&mut pty);
 }

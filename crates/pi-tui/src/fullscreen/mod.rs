@@ -151,6 +151,9 @@ pub struct Fullscreen {
     flash: Option<(String, Instant)>,
     pill_style: Style,
     pill_text: String,
+    /// The opening sequences of a search match and of the current one.
+    match_sgr: String,
+    current_match_sgr: String,
     /// Columns the pill covers on the last transcript row in the last frame.
     pill_columns: Option<(usize, usize)>,
     wheel: WheelStep,
@@ -179,6 +182,8 @@ impl Default for Fullscreen {
             flash: None,
             pill_style: Style::new().inverse(),
             pill_text: JUMP_PILL.to_string(),
+            match_sgr: "\x1b[4m".to_string(),
+            current_match_sgr: "\x1b[1;7m".to_string(),
             pill_columns: None,
             wheel: WheelStep::Auto,
             last_wheel: None,
@@ -212,6 +217,12 @@ impl Fullscreen {
 
     pub fn set_pill_style(&mut self, style: Style) {
         self.pill_style = style;
+    }
+
+    /// How search matches are drawn: every match, and the current one.
+    pub fn set_search_styles(&mut self, every: Style, current: Style) {
+        self.match_sgr = every.open();
+        self.current_match_sgr = current.open();
     }
 
     /// The pill's text: pi names the key bound to the end of the transcript in it.
@@ -427,9 +438,9 @@ impl Fullscreen {
                     continue;
                 }
                 let sgr = if Some(k) == search.current {
-                    "\x1b[1;7m"
+                    &self.current_match_sgr
                 } else {
-                    "\x1b[4m"
+                    &self.match_sgr
                 };
                 let row = &mut rows[line - first];
                 *row = restyle_columns(row, from, to.min(width), sgr);

@@ -238,6 +238,13 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
     if let Some(fs) = tui.fullscreen_mut() {
         fs.set_wheel_step(wheel);
         fs.set_pill_style(pill);
+        // pi 1.6: matches in the theme's search colours, underlined; the current one bold
+        // and inverse.
+        let matched = pi_tui::Style {
+            bg: theme.bg("searchMatchBg"),
+            ..theme.fg("searchMatchText")
+        };
+        fs.set_search_styles(matched.underline(), matched.bold().inverse());
         let bottom = keys::key_display(&pi_tui::keybindings(), "tui.altScreen.bottom");
         fs.set_pill_text(if bottom.is_empty() {
             " ↓ Jump to latest message ".to_string()
