@@ -434,3 +434,43 @@ fn the_search_box_says_no_matches_and_nothing_while_empty() {
     pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("1/9"));
     quit(&mut pty);
 }
+
+#[test]
+fn the_search_buttons_name_the_bound_keys_and_step_when_clicked() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"tui.altScreen.searchNext": ["ctrl+n", "enter"]}"#,
+        )
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("a few lines");
+    pty.send(ENTER);
+    pty.wait_text("reply line 010");
+    pty.send("\x1b[102;6u");
+    pty.type_text("line 00");
+    pty.wait_text("/9");
+    let bottom = pty.rows()[3].clone();
+    assert!(bottom.contains("─ ↑ Shift+Enter · ↓ Ctrl+N ─┘"), "{bottom}");
+    let counter = |pty: &Pty| {
+        let row = pty.rows()[2].clone();
+        let end = row.find("/9").expect("counter");
+        let start = row[..end].rfind(' ').unwrap() + 1;
+        row[start..end].parse::<usize>().unwrap()
+    };
+    let first = counter(&pty);
+    let col = |ch: char| bottom.chars().position(|c| c == ch).unwrap() + 1;
+    let click = |pty: &mut Pty, column: usize| {
+        pty.send(&format!("\x1b[<0;{column};4M\x1b[<0;{column};4m"));
+    };
+    click(&mut pty, col('↓'));
+    pty.wait_for("the next match", Duration::from_secs(5), |_| {
+        counter(&pty) == first % 9 + 1
+    });
+    click(&mut pty, col('↑'));
+    pty.wait_for("the previous match", Duration::from_secs(5), |_| counter(&pty) == first);
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("/9"));
+    quit(&mut pty);
+}

@@ -20,6 +20,9 @@ pub use scrollbar::ScrollbarMode;
 use scrollbar::{Geometry, Scrollbar};
 use selection::{click_count, word_at, Granularity, LastClick, Selection};
 
+/// A range of screen columns, end excluded.
+type Columns = (usize, usize);
+
 /// Text of the pill shown while the transcript is scrolled away from its end.
 pub const JUMP_PILL: &str = " ↓ Jump to latest message · Ctrl+End ";
 
@@ -153,6 +156,10 @@ pub struct Fullscreen {
     pill_text: String,
     /// The opening sequences of a search match and of the current one.
     match_sgr: String,
+    /// The keys the search box's buttons name (previous, next).
+    search_keys: (String, String),
+    /// Where the search box's buttons were in the last frame: row, previous and next columns.
+    search_buttons: Option<(usize, Columns, Columns)>,
     current_match_sgr: String,
     /// Columns the pill covers on the last transcript row in the last frame.
     pill_columns: Option<(usize, usize)>,
@@ -183,6 +190,8 @@ impl Default for Fullscreen {
             pill_style: Style::new().inverse(),
             pill_text: JUMP_PILL.to_string(),
             match_sgr: "\x1b[4m".to_string(),
+            search_keys: ("Shift+Enter".to_string(), "Enter".to_string()),
+            search_buttons: None,
             current_match_sgr: "\x1b[1;7m".to_string(),
             pill_columns: None,
             wheel: WheelStep::Auto,
@@ -217,6 +226,11 @@ impl Fullscreen {
 
     pub fn set_pill_style(&mut self, style: Style) {
         self.pill_style = style;
+    }
+
+    /// The keys the search box names for the previous and next match.
+    pub fn set_search_keys(&mut self, previous: impl Into<String>, next: impl Into<String>) {
+        self.search_keys = (previous.into(), next.into());
     }
 
     /// How search matches are drawn: every match, and the current one.
@@ -483,11 +497,15 @@ impl Fullscreen {
             } else {
                 format!("{n}/{m}")
             };
-            let boxed = search_box(&search.query, &counter, width);
-            let box_w = boxed.first().map_or(0, |l| visible_width(l));
+            let boxed = search_box(&search.query, &counter, &self.search_keys, width);
+            let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);
-            for (row, line) in rows.iter_mut().skip(1).zip(boxed) {
+            self.search_buttons = boxed
+                .buttons
+                .filter(|_| rows.len() > 3)
+                .map(|(p, n)| (3, (col + p.0, col + p.1), (col + n.0, col + n.1)));
+            for (row, line) in rows.iter_mut().skip(1).zip(boxed.rows) {
                 let left = slice_columns(row, 0, col);
                 let pad = col.saturating_sub(visible_width(&left));
                 *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));
@@ -533,6 +551,18 @@ impl Fullscreen {
                 }
             }
             MouseKind::Press(0) => {
+                // The search box's arrows step through the matches.
+                if let Some((row, previous, next)) = self.search_buttons.filter(|_| self.search.is_some()) {
+                    let within = |(from, to): (usize, usize)| m.row == row && (from..to).contains(&m.column);
+                    if within(previous) || within(next) {
+                        self.search_key(if within(previous) {
+                            SearchKey::Previous
+                        } else {
+                            SearchKey::Next
+                        });
+                        return MouseAction::Redraw;
+                    }
+                }
                 let had = self.selection.take().is_some();
                 let on_pill = self
                     .pill_columns

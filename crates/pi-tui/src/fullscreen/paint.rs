@@ -37,10 +37,10 @@ pub(super) fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> 
 /// The three rows of the search box, 40 % of the width (at least 32 columns). `counter` is
 /// what stands dim at the right (`2/7`, `No matches`, nothing while the query is empty).
 /// The text field shows its cursor as a reverse-video cell, as pi draws a focused input.
-pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
+pub(super) fn search_box(query: &str, counter: &str, keys: &(String, String), width: usize) -> SearchBox {
     let w = (width * 2 / 5).max(32).min(width);
     if w < 8 {
-        return Vec::new();
+        return SearchBox::default();
     }
     let inner = w - 2;
     let counter = if counter.is_empty() {
@@ -70,18 +70,43 @@ pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String
         format!("{shown}{}\x1b[7m \x1b[27m", crate::component::CURSOR_MARKER)
     };
     let pad = field_w.saturating_sub(visible_width(&field));
-    let hint = " ↑ Shift+Enter · ↓ Enter ";
-    let hint_w = visible_width(hint);
-    let bottom = if hint_w + 1 < inner {
-        format!("└{}{hint}─┘", "─".repeat(inner - hint_w - 1))
+    // The buttons name the keys bound to the previous and next match; arrows alone when
+    // the names do not fit, none when the arrows do not either.
+    let available = inner.saturating_sub(3);
+    let mut buttons = (format!("↑ {}", keys.0), " · ", format!("↓ {}", keys.1));
+    let width_of = |b: &(String, &str, String)| visible_width(&b.0) + visible_width(b.1) + visible_width(&b.2);
+    if width_of(&buttons) > available {
+        buttons = ("↑".to_string(), " ", "↓".to_string());
+    }
+    let controls = width_of(&buttons);
+    let (bottom, columns) = if controls <= available {
+        let left_rule = inner - controls - 3;
+        let previous = (1 + left_rule + 1, 1 + left_rule + 1 + visible_width(&buttons.0));
+        let next_start = previous.1 + visible_width(buttons.1);
+        let next = (next_start, next_start + visible_width(&buttons.2));
+        (
+            format!("└{} {}{}{} ─┘", "─".repeat(left_rule), buttons.0, buttons.1, buttons.2),
+            Some((previous, next)),
+        )
     } else {
-        format!("└{}┘", "─".repeat(inner))
+        (format!("└{}┘", "─".repeat(inner)), None)
     };
-    vec![
-        format!("┌{}┐", "─".repeat(inner)),
-        format!("│ {field}{}{counter}│", " ".repeat(pad)),
-        bottom,
-    ]
+    SearchBox {
+        rows: vec![
+            format!("┌{}┐", "─".repeat(inner)),
+            format!("│ {field}{}{counter}│", " ".repeat(pad)),
+            bottom,
+        ],
+        buttons: columns,
+    }
+}
+
+/// The search box's rows and, on its bottom row, the columns (from the box's left edge) of
+/// the previous-match and next-match buttons.
+#[derive(Default)]
+pub(super) struct SearchBox {
+    pub rows: Vec<String>,
+    pub buttons: Option<((usize, usize), (usize, usize))>,
 }
 
 /// `line` with `text` (`text_w` columns wide) drawn over it from column `col`.

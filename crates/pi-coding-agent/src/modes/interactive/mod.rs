@@ -238,6 +238,18 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
     if let Some(fs) = tui.fullscreen_mut() {
         fs.set_wheel_step(wheel);
         fs.set_pill_style(pill);
+        let key_or_unbound = |id: &str| {
+            let key = keys::key_display(&pi_tui::keybindings(), id);
+            if key.is_empty() {
+                "Unbound".to_string()
+            } else {
+                key
+            }
+        };
+        fs.set_search_keys(
+            key_or_unbound("tui.altScreen.searchPrevious"),
+            key_or_unbound("tui.altScreen.searchNext"),
+        );
         // pi 1.6: matches in the theme's search colours, underlined; the current one bold
         // and inverse.
         let matched = pi_tui::Style {
