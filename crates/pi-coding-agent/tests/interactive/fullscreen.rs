@@ -474,3 +474,28 @@ fn the_search_buttons_name_the_bound_keys_and_step_when_clicked() {
     pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("/9"));
     quit(&mut pty);
 }
+
+#[test]
+fn reload_renames_the_keys_in_the_search_box_and_the_pill() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(40))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 040");
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"tui.altScreen.searchNext": "ctrl+n", "tui.altScreen.bottom": "ctrl+shift+end"}"#,
+        )
+        .unwrap();
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    std::thread::sleep(Duration::from_millis(800));
+    pty.send(PAGE_UP);
+    pty.wait_text("Jump to latest message · Ctrl+Shift+End");
+    pty.send("\x1b[102;6u");
+    pty.wait_text("↓ Ctrl+N");
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("↓ Ctrl+N"));
+    quit(&mut pty);
+}

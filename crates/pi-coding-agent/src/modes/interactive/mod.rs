@@ -221,6 +221,12 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
         return;
     }
     tui.set_fullscreen(true);
+    fullscreen_looks(app, tui);
+}
+
+/// The fullscreen layout's settings, colours and key names (again after a theme change or
+/// `/reload`).
+pub(crate) fn fullscreen_looks(app: &app::App, tui: &mut Tui) {
     let wheel = app
         .ctx()
         .read_settings(|s| s.fullscreen_wheel_lines())
