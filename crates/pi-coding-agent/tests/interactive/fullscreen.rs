@@ -174,6 +174,10 @@ fn drag_selects_transcript_text_and_copies_it() {
         raw.contains(&format!("\x1b]52;c;{expected}\x07"))
     });
     pty.wait_text("Copied!");
+    // The flash sits in the top-right corner, its last cell in the last column.
+    let top = pty.rows()[0].clone();
+    let at = top.find("Copied!").map(|b| top[..b].chars().count()).unwrap();
+    assert_eq!(at, 100 - " Copied! ".len() + 1, "{top:?}");
     quit(&mut pty);
 }
 

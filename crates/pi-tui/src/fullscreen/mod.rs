@@ -515,9 +515,10 @@ impl Fullscreen {
             let boxed = format!(" {text} ");
             let w = visible_width(&boxed);
             if let Some(row) = rows.first_mut() {
-                if w < width {
-                    let left = slice_columns(row, 0, width - w - 1);
-                    let pad = (width - w - 1).saturating_sub(visible_width(&left));
+                // Flush with the right edge, as pi composes its flashes.
+                if w <= width {
+                    let left = slice_columns(row, 0, width - w);
+                    let pad = (width - w).saturating_sub(visible_width(&left));
                     *row = format!("{left}{}\x1b[0m\x1b[7m{boxed}\x1b[0m", " ".repeat(pad));
                 }
             }
