@@ -503,3 +503,37 @@ fn reload_renames_the_keys_in_the_search_box_and_the_pill() {
     pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("↓ Ctrl+N"));
     quit(&mut pty);
 }
+
+#[test]
+fn half_page_keys_move_half_the_view() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"tui.altScreen.halfPageUp": "f5", "tui.altScreen.halfPageDown": "f6"}"#,
+        )
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    // Where line 1 of the reply would be: each reply line is followed by a blank one.
+    let anchor = |pty: &Pty| {
+        pty.rows().iter().enumerate().find_map(|(i, r)| {
+            let n: isize = r.trim().strip_prefix("reply line ")?.get(..3)?.parse().ok()?;
+            Some(i as isize - 2 * (n - 1))
+        })
+    };
+    let rows = pty.rows();
+    let transcript_rows = rows.iter().position(|r| r.starts_with("────")).unwrap() - 1;
+    let before = anchor(&pty).unwrap();
+    pty.send("\x1b[15~");
+    pty.wait_text("Jump to latest message");
+    let moved = anchor(&pty).unwrap() - before;
+    assert_eq!(moved, (transcript_rows / 2) as isize, "{:#?}", pty.rows());
+    pty.send("\x1b[17~");
+    pty.wait_for("back at the end", Duration::from_secs(5), |c| {
+        !c.contains("Jump to latest")
+    });
+    quit(&mut pty);
+}

@@ -77,6 +77,11 @@ impl Viewport {
         self.height.saturating_sub(4).max(1) as isize
     }
 
+    /// Half the viewport height (at least 1), as pi's half-page keys move.
+    pub fn half_page(&self) -> isize {
+        (self.height / 2).max(1) as isize
+    }
+
     pub fn to_top(&mut self) {
         self.top = (self.max_top() > 0).then_some(0);
     }

@@ -21,7 +21,7 @@ impl App {
             return false;
         };
         let page = fs.viewport().page();
-        let half = (page / 2).max(1);
+        let half = fs.viewport().half_page();
         let v = fs.viewport_mut();
         let is = |id: &str| kb.matches(k, id);
         if is("tui.altScreen.search") {
