@@ -174,6 +174,10 @@ fn drag_selects_transcript_text_and_copies_it() {
         raw.contains(&format!("\x1b]52;c;{expected}\x07"))
     });
     pty.wait_text("Copied!");
+    // The flash sits in the top-right corner, its last cell in the last column.
+    let top = pty.rows()[0].clone();
+    let at = top.find("Copied!").map(|b| top[..b].chars().count()).unwrap();
+    assert_eq!(at, 100 - " Copied! ".len() + 1, "{top:?}");
     quit(&mut pty);
 }
 
@@ -324,6 +328,212 @@ fn the_working_indicator_sits_in_the_editor_border() {
     pty.wait_text("slow answer");
     pty.wait_for("indicator gone", Duration::from_secs(5), |_| {
         !pty.rows()[25].contains("Working")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn ctrl_up_and_ctrl_down_stop_at_each_message() {
+    let second = format!("second {}", long_reply(40));
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(40)), Turn::text(second)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("reply line 040");
+    pty.type_text("second question");
+    pty.send(ENTER);
+    pty.wait_for("the second reply in full", Duration::from_secs(10), |c| {
+        c.contains("reply line 040") && !c.contains("second question")
+    });
+    // The first two rows, without the scrollbar's column.
+    let top_two = |pty: &Pty| {
+        let rows = pty.rows();
+        let text = |r: &str| r.trim_matches(|c| matches!(c, ' ' | '│' | '┃')).to_string();
+        format!("{}|{}", text(&rows[0]), text(&rows[1]))
+    };
+    let press = |pty: &mut Pty, key: &str, want: &str| {
+        pty.send(key);
+        pty.wait_for(want, Duration::from_secs(5), |_| top_two(pty) == want);
+    };
+    // Ctrl+Up: the top of the reply above (its blank first line), then the user message's
+    // own first line, then the first reply; Ctrl+Down goes back the same way.
+    press(&mut pty, "\x1b[1;5A", "|second reply line 001");
+    press(&mut pty, "\x1b[1;5A", "|second question");
+    press(&mut pty, "\x1b[1;5A", "|reply line 001");
+    press(&mut pty, "\x1b[1;6B", "|second question");
+    press(&mut pty, "\x1b[1;5B", "|second reply line 001");
+    assert!(pty.contents().contains("Jump to latest message"));
+    quit(&mut pty);
+}
+
+#[test]
+fn the_jump_pill_sits_over_the_last_row_and_names_the_bound_key() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    s.agent
+        .write("keybindings.json", r#"{"tui.altScreen.bottom": ["ctrl+shift+end"]}"#)
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    pty.send(PAGE_UP);
+    pty.wait_text("Jump to latest message");
+    let rows = pty.rows();
+    let row = rows
+        .iter()
+        .position(|r| r.contains("Jump to latest"))
+        .expect("pill row");
+    // The transcript row stays visible beside the pill (pi composes it over the row).
+    let pill = &rows[row];
+    assert!(pill.starts_with(" reply line ") && !pill.contains('─'), "{rows:#?}");
+    assert!(pill.contains(" ↓ Jump to latest message · Ctrl+Shift+End "), "{pill}");
+    let start = pill.find('↓').map(|b| pill[..b].chars().count()).unwrap();
+    // Centred as pi centres it: the label starts at (width - label width) / 2.
+    let label = " ↓ Jump to latest message · Ctrl+Shift+End ".chars().count();
+    assert_eq!(start, (100 - label) / 2 + 1, "{pill}");
+    // A click on the row beside the pill does not jump; on the pill it does.
+    pty.send(&format!("\x1b[<0;5;{}M\x1b[<0;5;{}m", row + 1, row + 1));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(pty.contents().contains("Jump to latest message"));
+    pty.send(&format!("\x1b[<0;50;{}M\x1b[<0;50;{}m", row + 1, row + 1));
+    pty.wait_for("back at the end", Duration::from_secs(5), |c| {
+        !c.contains("Jump to latest message") && c.contains("reply line 060")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn the_search_box_says_no_matches_and_nothing_while_empty() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("a few lines");
+    pty.send(ENTER);
+    pty.wait_text("reply line 010");
+    pty.send("\x1b[102;6u");
+    pty.wait_text("Find in transcript");
+    let row = pty.rows()[2].clone();
+    assert!(
+        row.contains("│ Find in transcript") && row.trim_end().ends_with("│"),
+        "{row}"
+    );
+    assert!(!row.contains("0/0"), "{row}");
+    pty.type_text("zzz");
+    pty.wait_text("No matches");
+    let row = pty.rows()[2].clone();
+    assert!(row.contains("│ zzz ") && row.contains(" No matches │"), "{row}");
+    // The field's cursor is a reverse-video cell after the text, the counter is dim.
+    let raw = raw_text(&pty);
+    assert!(raw.contains("zzz\x1b[7m \x1b[27m"), "no cursor cell");
+    assert!(raw.contains("\x1b[2m No matches \x1b[22m"), "counter not dim");
+    // Matches in the theme's search colours (the system theme without reported colours draws
+    // searchMatchText faint), underlined; the current one bold and inverse.
+    for _ in 0..3 {
+        pty.send("\x7f");
+    }
+    pty.type_text("line 00");
+    pty.wait_text("1/9");
+    wait_raw(&pty, "the current match", |raw| raw.contains("\x1b[1;2;7mline 00"));
+    assert!(raw_text(&pty).contains("\x1b[2;4mline 00"), "other matches");
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("1/9"));
+    quit(&mut pty);
+}
+
+#[test]
+fn the_search_buttons_name_the_bound_keys_and_step_when_clicked() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"tui.altScreen.searchNext": ["ctrl+n", "enter"]}"#,
+        )
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("a few lines");
+    pty.send(ENTER);
+    pty.wait_text("reply line 010");
+    pty.send("\x1b[102;6u");
+    pty.type_text("line 00");
+    pty.wait_text("/9");
+    let bottom = pty.rows()[3].clone();
+    assert!(bottom.contains("─ ↑ Shift+Enter · ↓ Ctrl+N ─┘"), "{bottom}");
+    let counter = |pty: &Pty| {
+        let row = pty.rows()[2].clone();
+        let end = row.find("/9").expect("counter");
+        let start = row[..end].rfind(' ').unwrap() + 1;
+        row[start..end].parse::<usize>().unwrap()
+    };
+    let first = counter(&pty);
+    let col = |ch: char| bottom.chars().position(|c| c == ch).unwrap() + 1;
+    let click = |pty: &mut Pty, column: usize| {
+        pty.send(&format!("\x1b[<0;{column};4M\x1b[<0;{column};4m"));
+    };
+    click(&mut pty, col('↓'));
+    pty.wait_for("the next match", Duration::from_secs(5), |_| {
+        counter(&pty) == first % 9 + 1
+    });
+    click(&mut pty, col('↑'));
+    pty.wait_for("the previous match", Duration::from_secs(5), |_| counter(&pty) == first);
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("/9"));
+    quit(&mut pty);
+}
+
+#[test]
+fn reload_renames_the_keys_in_the_search_box_and_the_pill() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(40))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 040");
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"tui.altScreen.searchNext": "ctrl+n", "tui.altScreen.bottom": "ctrl+shift+end"}"#,
+        )
+        .unwrap();
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    std::thread::sleep(Duration::from_millis(800));
+    pty.send(PAGE_UP);
+    pty.wait_text("Jump to latest message · Ctrl+Shift+End");
+    pty.send("\x1b[102;6u");
+    pty.wait_text("↓ Ctrl+N");
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("↓ Ctrl+N"));
+    quit(&mut pty);
+}
+
+#[test]
+fn half_page_keys_move_half_the_view() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"tui.altScreen.halfPageUp": "f5", "tui.altScreen.halfPageDown": "f6"}"#,
+        )
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    // Where line 1 of the reply would be: each reply line is followed by a blank one.
+    let anchor = |pty: &Pty| {
+        pty.rows().iter().enumerate().find_map(|(i, r)| {
+            let n: isize = r.trim().strip_prefix("reply line ")?.get(..3)?.parse().ok()?;
+            Some(i as isize - 2 * (n - 1))
+        })
+    };
+    let rows = pty.rows();
+    let transcript_rows = rows.iter().position(|r| r.starts_with("────")).unwrap() - 1;
+    let before = anchor(&pty).unwrap();
+    pty.send("\x1b[15~");
+    pty.wait_text("Jump to latest message");
+    let moved = anchor(&pty).unwrap() - before;
+    assert_eq!(moved, (transcript_rows / 2) as isize, "{:#?}", pty.rows());
+    pty.send("\x1b[17~");
+    pty.wait_for("back at the end", Duration::from_secs(5), |c| {
+        !c.contains("Jump to latest")
     });
     quit(&mut pty);
 }

@@ -64,6 +64,8 @@ pub struct Editor {
     yank_range: Option<(usize, usize, usize)>,
     history: Vec<String>,
     history_index: Option<usize>,
+    /// What the editor held when history browsing began, given back when it ends.
+    history_draft: Option<TextState>,
     pastes: BTreeMap<u32, String>,
     paste_counter: u32,
     jump: Option<bool>,
@@ -95,6 +97,7 @@ impl Editor {
             yank_range: None,
             history: Vec::new(),
             history_index: None,
+            history_draft: None,
             pastes: BTreeMap::new(),
             paste_counter: 0,
             jump: None,
@@ -309,10 +312,13 @@ impl Editor {
         };
         if self.history_index.is_none() {
             self.snapshot();
+            self.history_draft = Some(self.state.clone());
         }
         self.history_index = next;
-        let text = next.map_or(String::new(), |i| self.history[i].clone());
-        self.state = TextState::from_text(&text);
+        self.state = match next {
+            Some(i) => TextState::from_text(&self.history[i]),
+            None => self.history_draft.take().unwrap_or_else(|| TextState::from_text("")),
+        };
         self.scroll = 0;
         EditorEvent::Changed
     }
@@ -511,6 +517,11 @@ impl Editor {
         }
         if action("tui.editor.yankPop") {
             return self.yank_pop();
+        }
+        // Bound history keys browse the entries wherever the cursor is.
+        if action("tui.editor.historyPrevious") || action("tui.editor.historyNext") {
+            self.autocomplete = None;
+            return self.navigate_history(action("tui.editor.historyPrevious"));
         }
         let prev_last = self.last;
         self.last = LastAction::None;

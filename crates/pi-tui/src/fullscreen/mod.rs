@@ -15,10 +15,13 @@ use crate::screen::AltScreen;
 use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
 
-use paint::{pill_row, restyle_columns, reverse_columns, search_box};
+use paint::{overlay_columns, restyle_columns, reverse_columns, search_box};
 pub use scrollbar::ScrollbarMode;
 use scrollbar::{Geometry, Scrollbar};
 use selection::{click_count, word_at, Granularity, LastClick, Selection};
+
+/// A range of screen columns, end excluded.
+type Columns = (usize, usize);
 
 /// Text of the pill shown while the transcript is scrolled away from its end.
 pub const JUMP_PILL: &str = " ↓ Jump to latest message · Ctrl+End ";
@@ -72,6 +75,11 @@ impl Viewport {
     /// One page: the viewport height less 4 lines of context (at least 1).
     pub fn page(&self) -> isize {
         self.height.saturating_sub(4).max(1) as isize
+    }
+
+    /// Half the viewport height (at least 1), as pi's half-page keys move.
+    pub fn half_page(&self) -> isize {
+        (self.height / 2).max(1) as isize
     }
 
     pub fn to_top(&mut self) {
@@ -150,6 +158,16 @@ pub struct Fullscreen {
     scrollbar_thumb: Style,
     flash: Option<(String, Instant)>,
     pill_style: Style,
+    pill_text: String,
+    /// The opening sequences of a search match and of the current one.
+    match_sgr: String,
+    /// The keys the search box's buttons name (previous, next).
+    search_keys: (String, String),
+    /// Where the search box's buttons were in the last frame: row, previous and next columns.
+    search_buttons: Option<(usize, Columns, Columns)>,
+    current_match_sgr: String,
+    /// Columns the pill covers on the last transcript row in the last frame.
+    pill_columns: Option<(usize, usize)>,
     wheel: WheelStep,
     last_wheel: Option<Instant>,
     wheel_speed: usize,
@@ -175,6 +193,12 @@ impl Default for Fullscreen {
             scrollbar_thumb: Style::new(),
             flash: None,
             pill_style: Style::new().inverse(),
+            pill_text: JUMP_PILL.to_string(),
+            match_sgr: "\x1b[4m".to_string(),
+            search_keys: ("Shift+Enter".to_string(), "Enter".to_string()),
+            search_buttons: None,
+            current_match_sgr: "\x1b[1;7m".to_string(),
+            pill_columns: None,
             wheel: WheelStep::Auto,
             last_wheel: None,
             wheel_speed: 1,
@@ -207,6 +231,22 @@ impl Fullscreen {
 
     pub fn set_pill_style(&mut self, style: Style) {
         self.pill_style = style;
+    }
+
+    /// The keys the search box names for the previous and next match.
+    pub fn set_search_keys(&mut self, previous: impl Into<String>, next: impl Into<String>) {
+        self.search_keys = (previous.into(), next.into());
+    }
+
+    /// How search matches are drawn: every match, and the current one.
+    pub fn set_search_styles(&mut self, every: Style, current: Style) {
+        self.match_sgr = every.open();
+        self.current_match_sgr = current.open();
+    }
+
+    /// The pill's text: pi names the key bound to the end of the transcript in it.
+    pub fn set_pill_text(&mut self, text: impl Into<String>) {
+        self.pill_text = text.into();
     }
 
     pub fn set_wheel_step(&mut self, step: WheelStep) {
@@ -417,17 +457,24 @@ impl Fullscreen {
                     continue;
                 }
                 let sgr = if Some(k) == search.current {
-                    "\x1b[1;7m"
+                    &self.current_match_sgr
                 } else {
-                    "\x1b[4m"
+                    &self.match_sgr
                 };
                 let row = &mut rows[line - first];
                 *row = restyle_columns(row, from, to.min(width), sgr);
             }
         }
+        // The pill is drawn over the middle of the last transcript row, which shows on both
+        // sides of it.
+        self.pill_columns = None;
         if !self.viewport.following() && rows_for_transcript > 0 {
             if let Some(last) = rows.last_mut() {
-                *last = pill_row(JUMP_PILL, width, self.pill_style);
+                let text = crate::width::truncate_to_width(&self.pill_text, width, "");
+                let w = visible_width(&text);
+                let col = (width - w) / 2;
+                *last = overlay_columns(last, col, &self.pill_style.paint(&text), w);
+                self.pill_columns = Some((col, col + w));
             }
         }
         // Scrolling shows an `auto` bar; new lines arriving while following do not.
@@ -448,11 +495,22 @@ impl Fullscreen {
         rows.extend(dock);
         if let Some(search) = &self.search {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
-            let boxed = search_box(&search.query, &format!("{n}/{m}"), width);
-            let box_w = boxed.first().map_or(0, |l| visible_width(l));
+            let counter = if search.query.is_empty() {
+                String::new()
+            } else if m == 0 {
+                "No matches".to_string()
+            } else {
+                format!("{n}/{m}")
+            };
+            let boxed = search_box(&search.query, &counter, &self.search_keys, width);
+            let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);
-            for (row, line) in rows.iter_mut().skip(1).zip(boxed) {
+            self.search_buttons = boxed
+                .buttons
+                .filter(|_| rows.len() > 3)
+                .map(|(p, n)| (3, (col + p.0, col + p.1), (col + n.0, col + n.1)));
+            for (row, line) in rows.iter_mut().skip(1).zip(boxed.rows) {
                 let left = slice_columns(row, 0, col);
                 let pad = col.saturating_sub(visible_width(&left));
                 *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));
@@ -462,9 +520,10 @@ impl Fullscreen {
             let boxed = format!(" {text} ");
             let w = visible_width(&boxed);
             if let Some(row) = rows.first_mut() {
-                if w < width {
-                    let left = slice_columns(row, 0, width - w - 1);
-                    let pad = (width - w - 1).saturating_sub(visible_width(&left));
+                // Flush with the right edge, as pi composes its flashes.
+                if w <= width {
+                    let left = slice_columns(row, 0, width - w);
+                    let pad = (width - w).saturating_sub(visible_width(&left));
                     *row = format!("{left}{}\x1b[0m\x1b[7m{boxed}\x1b[0m", " ".repeat(pad));
                 }
             }
@@ -498,8 +557,23 @@ impl Fullscreen {
                 }
             }
             MouseKind::Press(0) => {
+                // The search box's arrows step through the matches.
+                if let Some((row, previous, next)) = self.search_buttons.filter(|_| self.search.is_some()) {
+                    let within = |(from, to): (usize, usize)| m.row == row && (from..to).contains(&m.column);
+                    if within(previous) || within(next) {
+                        self.search_key(if within(previous) {
+                            SearchKey::Previous
+                        } else {
+                            SearchKey::Next
+                        });
+                        return MouseAction::Redraw;
+                    }
+                }
                 let had = self.selection.take().is_some();
-                if in_transcript && !self.viewport.following() && m.row + 1 == self.transcript_rows {
+                let on_pill = self
+                    .pill_columns
+                    .is_some_and(|(from, to)| (from..to).contains(&m.column));
+                if in_transcript && on_pill && m.row + 1 == self.transcript_rows {
                     // The pill is on the last transcript row.
                     self.viewport.to_bottom();
                     return MouseAction::Redraw;

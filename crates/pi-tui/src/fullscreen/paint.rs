@@ -1,7 +1,6 @@
 //! Drawing over composed rows: restyled column ranges (selection, search matches), the
-//! search box and the "jump to latest" pill.
+//! search box and the "jump to latest" pill drawn over a row.
 
-use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
 
 use super::SEARCH_PLACEHOLDER;
@@ -35,51 +34,90 @@ pub(super) fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> 
     )
 }
 
-/// The three rows of the search box, 40 % of the width (at least 32 columns).
-pub(super) fn search_box(query: &str, counter: &str, width: usize) -> Vec<String> {
+/// The three rows of the search box, 40 % of the width (at least 32 columns). `counter` is
+/// what stands dim at the right (`2/7`, `No matches`, nothing while the query is empty).
+/// The text field shows its cursor as a reverse-video cell, as pi draws a focused input.
+pub(super) fn search_box(query: &str, counter: &str, keys: &(String, String), width: usize) -> SearchBox {
     let w = (width * 2 / 5).max(32).min(width);
     if w < 8 {
-        return Vec::new();
+        return SearchBox::default();
     }
     let inner = w - 2;
-    let field_w = inner.saturating_sub(visible_width(counter) + 3);
+    let counter = if counter.is_empty() {
+        String::new()
+    } else {
+        format!("\x1b[2m {counter} \x1b[22m")
+    };
+    let field_w = inner.saturating_sub(visible_width(&counter) + 1);
     let field = if query.is_empty() {
+        let placeholder = crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "");
+        let mut chars = placeholder.chars();
+        let first = chars.next().map(String::from).unwrap_or_else(|| " ".to_string());
         format!(
-            "\x1b[2m{}\x1b[22m",
-            crate::width::truncate_to_width(SEARCH_PLACEHOLDER, field_w, "")
+            "{}\x1b[2m\x1b[7m{first}\x1b[27m{}\x1b[22m",
+            crate::component::CURSOR_MARKER,
+            chars.as_str()
         )
     } else {
-        // The end of a long query stays in view.
+        // The end of a long query stays in view, with the cursor cell after it.
+        let room = field_w.saturating_sub(1);
         let qw = visible_width(query);
-        let shown = if qw > field_w {
-            slice_columns(query, qw - field_w, field_w)
+        let shown = if qw > room {
+            slice_columns(query, qw - room, room)
         } else {
             query.to_string()
         };
-        format!("{shown}{}", crate::component::CURSOR_MARKER)
+        format!("{shown}{}\x1b[7m \x1b[27m", crate::component::CURSOR_MARKER)
     };
     let pad = field_w.saturating_sub(visible_width(&field));
-    let hint = " ↑ Shift+Enter · ↓ Enter ";
-    let hint_w = visible_width(hint);
-    let bottom = if hint_w + 1 < inner {
-        format!("└{}{hint}─┘", "─".repeat(inner - hint_w - 1))
+    // The buttons name the keys bound to the previous and next match; arrows alone when
+    // the names do not fit, none when the arrows do not either.
+    let available = inner.saturating_sub(3);
+    let mut buttons = (format!("↑ {}", keys.0), " · ", format!("↓ {}", keys.1));
+    let width_of = |b: &(String, &str, String)| visible_width(&b.0) + visible_width(b.1) + visible_width(&b.2);
+    if width_of(&buttons) > available {
+        buttons = ("↑".to_string(), " ", "↓".to_string());
+    }
+    let controls = width_of(&buttons);
+    let (bottom, columns) = if controls <= available {
+        let left_rule = inner - controls - 3;
+        let previous = (1 + left_rule + 1, 1 + left_rule + 1 + visible_width(&buttons.0));
+        let next_start = previous.1 + visible_width(buttons.1);
+        let next = (next_start, next_start + visible_width(&buttons.2));
+        (
+            format!("└{} {}{}{} ─┘", "─".repeat(left_rule), buttons.0, buttons.1, buttons.2),
+            Some((previous, next)),
+        )
     } else {
-        format!("└{}┘", "─".repeat(inner))
+        (format!("└{}┘", "─".repeat(inner)), None)
     };
-    vec![
-        format!("┌{}┐", "─".repeat(inner)),
-        format!("│ {field}{} {counter} │", " ".repeat(pad)),
-        bottom,
-    ]
+    SearchBox {
+        rows: vec![
+            format!("┌{}┐", "─".repeat(inner)),
+            format!("│ {field}{}{counter}│", " ".repeat(pad)),
+            bottom,
+        ],
+        buttons: columns,
+    }
 }
 
-/// A rule across the row with `text` centred on it.
-pub(super) fn pill_row(text: &str, width: usize, style: Style) -> String {
-    let w = visible_width(text);
-    if w >= width {
-        return style.paint(&crate::width::truncate_to_width(text, width, ""));
-    }
-    let left = (width - w) / 2;
-    let right = width - w - left;
-    format!("{}{}{}", "─".repeat(left), style.paint(text), "─".repeat(right))
+/// The search box's rows and, on its bottom row, the columns (from the box's left edge) of
+/// the previous-match and next-match buttons.
+#[derive(Default)]
+pub(super) struct SearchBox {
+    pub rows: Vec<String>,
+    pub buttons: Option<((usize, usize), (usize, usize))>,
+}
+
+/// `line` with `text` (`text_w` columns wide) drawn over it from column `col`.
+pub(super) fn overlay_columns(line: &str, col: usize, text: &str, text_w: usize) -> String {
+    let w = visible_width(line);
+    let left = slice_columns(line, 0, col);
+    let pad = col.saturating_sub(visible_width(&left));
+    let right = if w > col + text_w {
+        slice_columns(line, col + text_w, w - col - text_w)
+    } else {
+        String::new()
+    };
+    format!("{left}{}\x1b[0m{text}\x1b[0m{right}", " ".repeat(pad))
 }

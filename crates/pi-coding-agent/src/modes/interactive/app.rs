@@ -351,8 +351,14 @@ impl App {
                 self.set_status(None);
             }
             Effect::RefreshFooter => self.refresh_footer(),
-            Effect::SetTheme(theme) => self.set_theme(theme),
-            Effect::SetKeybindings(kb) => self.kb = kb,
+            Effect::SetTheme(theme) => {
+                self.set_theme(theme);
+                super::fullscreen_looks(self, tui);
+            }
+            Effect::SetKeybindings(kb) => {
+                self.kb = kb;
+                super::fullscreen_looks(self, tui);
+            }
             Effect::Ui(change) => self.ui_change(change, tui),
             Effect::Copied { text, native, status } => self.copied(&text, native, status, tui),
             Effect::Extension(change) => self.extension_change(change, tui),

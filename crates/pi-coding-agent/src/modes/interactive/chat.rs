@@ -66,6 +66,12 @@ pub struct UserBlock {
 }
 
 impl UserBlock {
+    /// Lines before the message's first line of its own (the blank line above it): where
+    /// pi marks the message as a prompt, the stop of the previous/next-message keys.
+    pub fn mark_offset(&self) -> usize {
+        usize::from(self.gap)
+    }
+
     pub fn new(text: &str, theme: &UiTheme) -> Self {
         let mut md = Markdown::new(text.to_string(), theme.markdown.clone())
             .with_padding(output_pad(), 1)
@@ -134,6 +140,9 @@ pub struct AssistantBlock {
     hidden_line: LineCache,
     /// What a hidden thinking block shows (`ctx.ui.setHiddenThinkingLabel`).
     hidden_label: Arc<str>,
+    /// The message calls tools: pi does not mark such a reply as a stop of the
+    /// previous/next-message keys.
+    tool_calls: bool,
 }
 
 /// pi's label for a hidden thinking block.
@@ -167,6 +176,7 @@ impl AssistantBlock {
             tail: LineCache::default(),
             hidden_line: LineCache::default(),
             hidden_label: hidden_thinking_label(),
+            tool_calls: false,
         }
     }
 
@@ -216,6 +226,7 @@ impl AssistantBlock {
 
     /// Replace the content with the final message.
     pub fn set_message(&mut self, message: &AssistantMessage) {
+        self.tool_calls = message.content.iter().any(|c| matches!(c, Content::ToolCall(_)));
         for (i, c) in message.content.iter().enumerate() {
             match c {
                 Content::Text(t) => {
@@ -248,6 +259,12 @@ impl AssistantBlock {
             self.hidden_label = label;
             self.hidden_line.clear();
         }
+    }
+
+    /// A stop of the previous/next-message keys: a reply with something to show and no
+    /// tool calls (its first line, the blank line above it, carries pi's prompt mark).
+    pub fn is_marked(&self) -> bool {
+        !self.tool_calls && self.has_content()
     }
 
     pub fn has_content(&self) -> bool {

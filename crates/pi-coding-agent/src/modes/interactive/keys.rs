@@ -59,58 +59,20 @@ pub const APP_KEYBINDINGS: &[KeybindingDef] = defs! {
     "app.models.reorderDown" => ["alt+down"], "Move a model down";
 };
 
-/// Pre-0.70 names of the application actions.
-const LEGACY: &[(&str, &str)] = &[
-    ("interrupt", "app.interrupt"),
-    ("clear", "app.clear"),
-    ("exit", "app.exit"),
-    ("suspend", "app.suspend"),
-    ("cycleThinkingLevel", "app.thinking.cycle"),
-    ("toggleThinking", "app.thinking.toggle"),
-    ("cycleModelForward", "app.model.cycleForward"),
-    ("cycleModelBackward", "app.model.cycleBackward"),
-    ("selectModel", "app.model.select"),
-    ("expandTools", "app.tools.expand"),
-    ("externalEditor", "app.editor.external"),
-    ("followUp", "app.message.followUp"),
-    ("dequeue", "app.message.dequeue"),
-    ("pasteImage", "app.clipboard.pasteImage"),
-    ("newSession", "app.session.new"),
-    ("tree", "app.session.tree"),
-    ("fork", "app.session.fork"),
-    ("resume", "app.session.resume"),
-    ("submit", "tui.input.submit"),
-    ("newLine", "tui.input.newLine"),
-];
-
-/// Parse `keybindings.json`: an object of action id → key or list of keys.
-pub fn parse_user_bindings(text: &str) -> Result<BTreeMap<String, Vec<String>>, String> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let Some(obj) = value.as_object() else {
-        return Err("keybindings.json must hold an object".into());
-    };
-    let mut out = BTreeMap::new();
-    for (id, keys) in obj {
-        let keys: Vec<String> = match keys {
-            serde_json::Value::String(s) => vec![s.clone()],
-            serde_json::Value::Array(a) => a.iter().filter_map(|k| k.as_str().map(str::to_string)).collect(),
-            _ => continue,
-        };
-        let id = LEGACY
-            .iter()
-            .find(|(old, _)| old == id)
-            .map_or(id.as_str(), |(_, new)| new)
-            .to_string();
-        out.insert(id, keys);
-    }
-    Ok(out)
-}
+pub use super::keybindings_file::parse_user_bindings;
 
 /// Build the effective keybindings from the library's and the application's actions and the
 /// user's file (missing file: defaults; broken file: defaults plus a warning).
 pub fn load_keybindings(path: &Path) -> (Keybindings, Option<String>) {
     let mut defs = TUI_KEYBINDINGS.to_vec();
     defs.extend_from_slice(APP_KEYBINDINGS);
+    if windows_keybindings(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty())) {
+        for def in &mut defs {
+            if let Some(keys) = windows_default(def.id) {
+                def.default_keys = keys;
+            }
+        }
+    }
     let (user, warning) = match std::fs::read_to_string(path) {
         Ok(text) => match parse_user_bindings(&text) {
             Ok(u) => (u, None),
@@ -119,6 +81,29 @@ pub fn load_keybindings(path: &Path) -> (Keybindings, Option<String>) {
         Err(_) => (BTreeMap::new(), None),
     };
     (Keybindings::new(defs, user), warning)
+}
+
+/// pi 1.6 gives Windows and WSL (Linux with `WSL_DISTRO_NAME` or `WSL_INTEROP` set) other
+/// default keys where their terminals take the usual ones.
+fn windows_keybindings(is_set: impl Fn(&str) -> bool) -> bool {
+    cfg!(windows) || (cfg!(target_os = "linux") && (is_set("WSL_DISTRO_NAME") || is_set("WSL_INTEROP")))
+}
+
+/// An action's default keys on Windows and WSL, where they differ.
+fn windows_default(id: &str) -> Option<&'static [&'static str]> {
+    Some(match id {
+        "app.model.cycleBackward" => &["alt+p"],
+        "app.message.followUp" => &["ctrl+q"],
+        "app.message.dequeue" => &["alt+q"],
+        "app.clipboard.pasteImage" => &["alt+v", "ctrl+v"],
+        "tui.editor.undo" if cfg!(windows) => &["ctrl+z"],
+        "tui.editor.undo" => &["alt+z"],
+        "app.suspend" if cfg!(windows) => &[],
+        "tui.altScreen.previousPrompt" => &["ctrl+up"],
+        "tui.altScreen.nextPrompt" => &["ctrl+down"],
+        "tui.altScreen.search" => &["ctrl+f"],
+        _ => return None,
+    })
 }
 
 /// The first key of an action, as shown in hints (`""` when unbound).

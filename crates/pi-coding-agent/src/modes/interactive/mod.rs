@@ -30,6 +30,7 @@ pub mod extension_ui;
 pub(crate) mod file_index;
 mod footer;
 mod header;
+mod keybindings_file;
 mod keys;
 mod loaded_resources;
 mod login;
@@ -231,6 +232,12 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
         return;
     }
     tui.set_fullscreen(true);
+    fullscreen_looks(app, tui);
+}
+
+/// The fullscreen layout's settings, colours and key names (again after a theme change or
+/// `/reload`).
+pub(crate) fn fullscreen_looks(app: &app::App, tui: &mut Tui) {
     let wheel = app
         .ctx()
         .read_settings(|s| s.fullscreen_wheel_lines())
@@ -248,6 +255,31 @@ fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
     if let Some(fs) = tui.fullscreen_mut() {
         fs.set_wheel_step(wheel);
         fs.set_pill_style(pill);
+        let key_or_unbound = |id: &str| {
+            let key = keys::key_display(&pi_tui::keybindings(), id);
+            if key.is_empty() {
+                "Unbound".to_string()
+            } else {
+                key
+            }
+        };
+        fs.set_search_keys(
+            key_or_unbound("tui.altScreen.searchPrevious"),
+            key_or_unbound("tui.altScreen.searchNext"),
+        );
+        // pi 1.6: matches in the theme's search colours, underlined; the current one bold
+        // and inverse.
+        let matched = pi_tui::Style {
+            bg: theme.bg("searchMatchBg"),
+            ..theme.fg("searchMatchText")
+        };
+        fs.set_search_styles(matched.underline(), matched.bold().inverse());
+        let bottom = keys::key_display(&pi_tui::keybindings(), "tui.altScreen.bottom");
+        fs.set_pill_text(if bottom.is_empty() {
+            " ↓ Jump to latest message ".to_string()
+        } else {
+            format!(" ↓ Jump to latest message · {bottom} ")
+        });
         fs.set_scrollbar(scrollbar, theme.fg("scrollbarTrack"), theme.fg("scrollbarThumb"));
     }
 }

@@ -175,6 +175,28 @@ impl View {
         index.checked_sub(1)
     }
 
+    /// The transcript lines, as of the last render, where a user message or a reply without
+    /// tool calls starts: the messages pi 1.6 marks with OSC 133 and the fullscreen
+    /// previous/next-message keys stop at.
+    pub fn marked_lines(&mut self) -> Vec<usize> {
+        let starts: Vec<usize> = self.frozen.starts.iter().chain(&self.live_starts).copied().collect();
+        self.chat
+            .children_mut()
+            .iter()
+            .zip(starts)
+            .filter_map(|(child, start)| {
+                if let Some(user) = child.downcast_ref::<UserBlock>() {
+                    Some(start + user.mark_offset())
+                } else {
+                    child
+                        .downcast_ref::<AssistantBlock>()
+                        .filter(|reply| reply.is_marked())
+                        .map(|_| start)
+                }
+            })
+            .collect()
+    }
+
     fn render_chat(&mut self, width: usize, out: &mut Frame) {
         let target = self.frozen.target.min(self.chat.len());
         if self.frozen.width != width || target < self.frozen.count {

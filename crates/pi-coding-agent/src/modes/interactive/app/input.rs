@@ -60,7 +60,11 @@ impl App {
             if k.is_release() {
                 return;
             }
+            // Keys bound to the editor's history actions go to the editor before the app's.
+            let history =
+                self.kb.matches(k, "tui.editor.historyPrevious") || self.kb.matches(k, "tui.editor.historyNext");
             if self.view.ext.editor().is_none()
+                && !history
                 && !self.view.editor.is_showing_autocomplete()
                 && (self.handle_viewport_key(k, tui) || self.handle_app_key(k, tui))
             {

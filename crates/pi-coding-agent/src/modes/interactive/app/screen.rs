@@ -13,15 +13,15 @@ use super::App;
 const FLASH: Duration = Duration::from_secs(1);
 
 impl App {
-    /// PageUp/PageDown, Ctrl+Home/Ctrl+End and the optional half-page and line keys move
-    /// the transcript; true when the key was one of them.
+    /// PageUp/PageDown, Ctrl+Home/Ctrl+End, the previous/next-message keys and the optional
+    /// half-page and line keys move the transcript; true when the key was one of them.
     pub(super) fn handle_viewport_key(&mut self, k: &KeyEvent, tui: &mut Tui) -> bool {
         let kb = self.kb.clone();
         let Some(fs) = tui.fullscreen_mut() else {
             return false;
         };
         let page = fs.viewport().page();
-        let half = (page / 2).max(1);
+        let half = fs.viewport().half_page();
         let v = fs.viewport_mut();
         let is = |id: &str| kb.matches(k, id);
         if is("tui.altScreen.search") {
@@ -40,6 +40,19 @@ impl App {
             v.scroll_by(-1);
         } else if is("tui.altScreen.lineDown") {
             v.scroll_by(1);
+        } else if is("tui.altScreen.previousPrompt") || is("tui.altScreen.nextPrompt") {
+            // The nearest marked message above (below) the first line shown, at the top.
+            let up = is("tui.altScreen.previousPrompt");
+            let now = v.first_line();
+            let marks = self.view.marked_lines();
+            let target = if up {
+                marks.into_iter().rev().find(|&l| l < now)
+            } else {
+                marks.into_iter().find(|&l| l > now)
+            };
+            if let Some(line) = target {
+                v.scroll_to(line);
+            }
         } else if is("tui.altScreen.top") {
             v.to_top();
         } else if is("tui.altScreen.bottom") {
