@@ -129,6 +129,8 @@ pub(crate) struct Inner {
     pub(crate) next_turn: Mutex<Vec<AgentMessage>>,
     pub(crate) compaction_cancel: Mutex<Option<CancellationToken>>,
     pub(crate) compacting: std::sync::atomic::AtomicBool,
+    /// The run between its start and `agent_settled`, and whether an abort came meanwhile.
+    pub(crate) run: super::run_state::RunState,
     /// This user prompt already had its one compact-and-retry after an overflow.
     pub(crate) overflow_recovery_attempted: std::sync::atomic::AtomicBool,
     extensions: Mutex<Arc<dyn super::extensions::SessionExtensions>>,
@@ -204,6 +206,7 @@ impl AgentSession {
             next_turn: Mutex::new(Vec::new()),
             compaction_cancel: Mutex::new(None),
             compacting: Default::default(),
+            run: Default::default(),
             overflow_recovery_attempted: Default::default(),
             extensions: Mutex::new(Arc::new(super::extensions::NoExtensions)),
             session_env: Mutex::new(None),
@@ -480,6 +483,8 @@ impl AgentSession {
     /// see it through: checks, compaction, `before_agent_start` (given `prompt_text`), the
     /// messages held for the next turn, retries, and `agent_settled`.
     pub(crate) async fn start_run(&self, first: AgentMessage, prompt_text: &str) -> Result<(), PromptError> {
+        // Active until this returns, whichever way: a manual compaction waits for that.
+        let _active = self.inner.run.begin();
         let extensions = self.extensions();
         self.flush_held_messages();
         self.check_model()?;
@@ -557,9 +562,10 @@ impl AgentSession {
 
     /// `agent_settled`: the prompt, its retries and recovery are over.
     pub(crate) async fn emit_settled(&self) {
-        let aborted = self
-            .last_assistant()
-            .is_some_and(|a| a.stop_reason == StopReason::Aborted);
+        let aborted = self.inner.run.abort_requested()
+            || self
+                .last_assistant()
+                .is_some_and(|a| a.stop_reason == StopReason::Aborted);
         self.emit(SessionEvent::AgentSettled { aborted }).await;
         let mode = lock(&self.inner.settings).cache_warming_mode();
         self.inner.cache_warmer.on_agent_settled(mode);
@@ -622,6 +628,7 @@ impl AgentSession {
 
     /// Stop the current run and any retry wait.
     pub fn abort(&self) {
+        self.inner.run.request_abort();
         if let Some(cancel) = lock(&self.inner.retry).cancel.take() {
             cancel.cancel();
         }

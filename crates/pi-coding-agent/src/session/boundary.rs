@@ -304,13 +304,17 @@ impl AgentSession {
         let aborted = self
             .last_assistant()
             .is_some_and(|a| a.stop_reason == StopReason::Aborted);
-        if aborted || !extensions.handles(EVENT) {
+        if aborted || self.inner.run.abort_requested() || !extensions.handles(EVENT) {
             return false;
         }
         let Some(result) = extensions.boundary(EVENT, self.boundary_payload()).await else {
             return false;
         };
         self.commit_drafts(EVENT, &result.entries).await;
+        // Stopped while the handlers ran: their entries stand, but nothing continues.
+        if self.inner.run.abort_requested() {
+            return false;
+        }
         let can_continue = self.can_continue(Boundary::BeforeSettle);
         if result.continue_run && !can_continue {
             extensions

@@ -143,6 +143,8 @@ impl AgentSession {
     ) -> Result<crate::modes::rpc::types::CompactionResult, PromptError> {
         self.abort();
         self.inner.agent.wait_for_idle().await;
+        // As pi 1.6: the stopped run settles (as aborted) before the compaction starts.
+        self.inner.run.wait_settled().await;
         self.emit(SessionEvent::CompactionStart {
             reason: CompactionReason::Manual,
         })

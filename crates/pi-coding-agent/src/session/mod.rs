@@ -15,6 +15,7 @@ pub mod models;
 mod prompt_edits;
 pub mod queue;
 pub mod retry;
+mod run_state;
 pub mod stats;
 mod summary_retry;
 pub mod system_message;

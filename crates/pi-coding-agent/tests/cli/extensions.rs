@@ -1176,3 +1176,78 @@ fn an_rpc_prompt_naming_an_extension_command_is_answered_handled_once_it_ran() {
     let run = reference_run(&reference, &fx, &args).stdin(input).run();
     assert_eq!(ours, ui_and_responses(&run.stdout), "{}", run.stdout);
 }
+
+/// An RPC `compact` that arrives while extensions still settle the run (right after
+/// `agent_end`) stops the run first, as pi 1.6 does: the settle handler's entries stand but its
+/// continuation does not run, the run settles as aborted, and only then does the compaction
+/// start.
+#[test]
+fn a_compact_during_the_settle_waits_for_the_run_to_settle_as_aborted() {
+    use std::io::{BufRead, BufReader, Write};
+    let test = "a_compact_during_the_settle_waits_for_the_run_to_settle_as_aborted";
+    let Some(env) = environment(test) else { return };
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    let trace = fx.root.path().join("trace.log");
+    let mut pi = pi_with(
+        &fx,
+        &env,
+        [
+            "--mode",
+            "rpc",
+            "-e",
+            &fixture("trace.ts"),
+            "-e",
+            &fixture("slow_settle.ts"),
+        ],
+    );
+    pi.cmd
+        .env("PI_TRACE_FILE", &trace)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = pi.cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let send = |stdin: &mut std::process::ChildStdin, line: &str| {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(&mut stdin, r#"{"id":"1","type":"prompt","message":"go"}"#);
+    let mut wait_for = |wanted: &dyn Fn(&Value) -> bool| loop {
+        let line = lines.next().expect("pi ended early").unwrap();
+        let value: Value = serde_json::from_str(&line).unwrap();
+        if wanted(&value) {
+            return value;
+        }
+    };
+    wait_for(&|v| v["type"] == "agent_end");
+    send(&mut stdin, r#"{"id":"2","type":"compact"}"#);
+    let answer = wait_for(&|v| v["id"] == "2");
+    // End of input ends RPC mode.
+    drop(stdin);
+    let _ = child.wait();
+
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    let events: Vec<&str> = trace
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap_or(""))
+        .collect();
+    let at = |name: &str| events.iter().position(|e| *e == name);
+    let settled = trace.lines().find(|l| l.starts_with("agent_settled")).unwrap_or("");
+    assert_eq!(settled.split_whitespace().nth(1), Some("aborted=true"), "{trace}");
+    assert!(at("agent_before_settle") < at("agent_settled"), "{trace}");
+    // The compaction starts after the settle (a session this small fails to compact).
+    let compaction = at("session_before_compact").or(at("session_compact_failed"));
+    assert!(
+        compaction.is_some() && at("agent_settled") < compaction,
+        "{trace}\n{answer}"
+    );
+    // No continuation ran: one run, one request.
+    assert_eq!(events.iter().filter(|e| **e == "agent_start").count(), 1, "{trace}");
+    assert_eq!(mock.requests().len(), 1);
+    // The handler's entry was committed all the same.
+    let session = std::fs::read_to_string(fx.only_session()).unwrap();
+    assert!(session.contains("\"settle-note\""), "{session}");
+}
