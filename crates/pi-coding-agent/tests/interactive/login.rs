@@ -282,18 +282,15 @@ fn an_online_gateway_sign_in_brings_the_gateway_s_models_to_the_picker() {
     });
     std::fs::write(&models_path, models.to_string()).unwrap();
     let url = oauth.url();
-    let mut pty = Pty::spawn_env(
+    let mut pty = Pty::spawn_unset(
         &[],
         s.cwd.path(),
         s.agent.path(),
         30,
         100,
-        // An empty PI_OFFLINE is unset: online.
-        &[
-            ("PI_OAUTH_ORIGIN", url.as_str()),
-            ("BROWSER", "true"),
-            ("PI_OFFLINE", ""),
-        ],
+        &[("PI_OAUTH_ORIGIN", url.as_str()), ("BROWSER", "true")],
+        // Online: without PI_OFFLINE (set at all, even empty, keeps catalogues offline).
+        &["PI_OFFLINE"],
     );
     pty.wait_text("mock-model");
     open_account_list(&mut pty);
@@ -334,17 +331,15 @@ fn an_online_radius_key_fetches_the_gateway_s_models() {
     let s = setup(Script::sequential(vec![]));
     let oauth = s._rt.block_on(OAuthMock::start()).expect("oauth mock");
     let url = oauth.url();
-    let mut pty = Pty::spawn_env(
+    let mut pty = Pty::spawn_unset(
         &[],
         s.cwd.path(),
         s.agent.path(),
         30,
         100,
-        &[
-            ("PI_OAUTH_ORIGIN", url.as_str()),
-            ("BROWSER", "true"),
-            ("PI_OFFLINE", ""),
-        ],
+        &[("PI_OAUTH_ORIGIN", url.as_str()), ("BROWSER", "true")],
+        // Online: without PI_OFFLINE (set at all, even empty, keeps catalogues offline).
+        &["PI_OFFLINE"],
     );
     pty.wait_text("mock-model");
     pty.type_text("/login");
@@ -395,17 +390,15 @@ fn a_gateway_is_offered_for_a_key_and_the_key_fetches_its_models() {
     });
     std::fs::write(&models_path, models.to_string()).unwrap();
     let url = oauth.url();
-    let mut pty = Pty::spawn_env(
+    let mut pty = Pty::spawn_unset(
         &[],
         s.cwd.path(),
         s.agent.path(),
         30,
         100,
-        &[
-            ("PI_OAUTH_ORIGIN", url.as_str()),
-            ("BROWSER", "true"),
-            ("PI_OFFLINE", ""),
-        ],
+        &[("PI_OAUTH_ORIGIN", url.as_str()), ("BROWSER", "true")],
+        // Online: without PI_OFFLINE (set at all, even empty, keeps catalogues offline).
+        &["PI_OFFLINE"],
     );
     pty.wait_text("mock-model");
     pty.type_text("/login");
