@@ -62,11 +62,48 @@ fn truecolor() -> bool {
     TRUECOLOR.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The levels of each channel in the xterm 6×6×6 colour cube (entries 16 to 231).
+const CUBE_LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+
+/// The sRGB value of an xterm 256-colour entry: the 16 basic colours as xterm's defaults, the
+/// 6×6×6 cube and the 24-step grey ramp (8 to 238).
+pub fn xterm_rgb(index: u8) -> (u8, u8, u8) {
+    const BASIC: [(u8, u8, u8); 16] = [
+        (0, 0, 0),
+        (128, 0, 0),
+        (0, 128, 0),
+        (128, 128, 0),
+        (0, 0, 128),
+        (128, 0, 128),
+        (0, 128, 128),
+        (192, 192, 192),
+        (128, 128, 128),
+        (255, 0, 0),
+        (0, 255, 0),
+        (255, 255, 0),
+        (0, 0, 255),
+        (255, 0, 255),
+        (0, 255, 255),
+        (255, 255, 255),
+    ];
+    match index {
+        0..=15 => BASIC[usize::from(index)],
+        16..=231 => {
+            let i = usize::from(index - 16);
+            (CUBE_LEVELS[i / 36], CUBE_LEVELS[(i % 36) / 6], CUBE_LEVELS[i % 6])
+        }
+        _ => {
+            let grey = 8 + (index - 232) * 10;
+            (grey, grey, grey)
+        }
+    }
+}
+
 /// The xterm 256-colour entry nearest an RGB colour: the 6×6×6 cube (levels 0, 95, 135, 175,
 /// 215, 255) or, for colours that are nearly grey, the 24-step grey ramp (8 to 238), by a
 /// distance weighted for how bright each channel looks.
 pub fn nearest_256(r: u8, g: u8, b: u8) -> u8 {
-    const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+    const LEVELS: [u8; 6] = CUBE_LEVELS;
     let level = |c: u8| {
         (0..6)
             .min_by_key(|&i| (i32::from(LEVELS[i]) - i32::from(c)).abs())
@@ -264,6 +301,19 @@ pub fn apply_background(line: &str, width: usize, bg: Color) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn xterm_entries_and_the_nearest_entry_agree() {
+        assert_eq!(xterm_rgb(1), (128, 0, 0));
+        assert_eq!(xterm_rgb(23), (0, 95, 95));
+        assert_eq!(xterm_rgb(232), (8, 8, 8));
+        assert_eq!(xterm_rgb(255), (238, 238, 238));
+        // Every cube and grey entry is its own nearest entry.
+        for index in 16..=255u8 {
+            let (r, g, b) = xterm_rgb(index);
+            assert_eq!(nearest_256(r, g, b), index, "{index}: {:?}", (r, g, b));
+        }
+    }
 
     #[test]
     fn open_close() {

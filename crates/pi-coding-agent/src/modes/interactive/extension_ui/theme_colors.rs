@@ -30,41 +30,6 @@ pub fn mode_name(truecolor: bool) -> &'static str {
     }
 }
 
-/// The xterm palette entry's sRGB value: the 16 basic colours as pi-tui assumes them, the
-/// 6×6×6 cube and the grey ramp.
-fn indexed_rgb(index: u8) -> (u8, u8, u8) {
-    const BASIC: [(u8, u8, u8); 16] = [
-        (0, 0, 0),
-        (128, 0, 0),
-        (0, 128, 0),
-        (128, 128, 0),
-        (0, 0, 128),
-        (128, 0, 128),
-        (0, 128, 128),
-        (192, 192, 192),
-        (128, 128, 128),
-        (255, 0, 0),
-        (0, 255, 0),
-        (255, 255, 0),
-        (0, 0, 255),
-        (255, 0, 255),
-        (0, 255, 255),
-        (255, 255, 255),
-    ];
-    const CUBE: [u8; 6] = [0, 95, 135, 175, 215, 255];
-    match index {
-        0..=15 => BASIC[usize::from(index)],
-        16..=231 => {
-            let i = usize::from(index - 16);
-            (CUBE[i / 36], CUBE[(i % 36) / 6], CUBE[i % 6])
-        }
-        _ => {
-            let grey = 8 + (index - 232) * 10;
-            (grey, grey, grey)
-        }
-    }
-}
-
 /// A concrete colour as pi's colour objects describe it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Concrete {
@@ -86,7 +51,7 @@ impl Concrete {
         let rgb = |(r, g, b): (u8, u8, u8)| rgb_to_oklch(Rgb::new(f64::from(r), f64::from(g), f64::from(b)));
         let o = match self {
             Concrete::Oklch(l, c, h) => return (l, c, h),
-            Concrete::Indexed(i) => rgb(indexed_rgb(i)),
+            Concrete::Indexed(i) => rgb(pi_tui::style::xterm_rgb(i)),
             Concrete::Rgb(r, g, b) => rgb((r, g, b)),
         };
         (o.l, o.c, o.h)
@@ -166,10 +131,10 @@ mod tests {
 
     #[test]
     fn palette_entries_have_their_xterm_values() {
-        assert_eq!(indexed_rgb(1), (128, 0, 0));
-        assert_eq!(indexed_rgb(23), (0, 95, 95));
-        assert_eq!(indexed_rgb(232), (8, 8, 8));
-        assert_eq!(indexed_rgb(255), (238, 238, 238));
+        assert_eq!(pi_tui::style::xterm_rgb(1), (128, 0, 0));
+        assert_eq!(pi_tui::style::xterm_rgb(23), (0, 95, 95));
+        assert_eq!(pi_tui::style::xterm_rgb(232), (8, 8, 8));
+        assert_eq!(pi_tui::style::xterm_rgb(255), (238, 238, 238));
     }
 
     #[test]
