@@ -357,7 +357,16 @@ async fn refresh_openrouter(
         Some(key) => personalize_openrouter(client, &base_url, &key, merged).await,
         None => Ok(merged),
     };
-    match personalized {
+    fetched_entry(personalized, now)
+}
+
+/// A list fetched whole (OpenRouter's, a Radius gateway's) as the store keeps it, checked now;
+/// a failed fetch stores nothing and is reported.
+fn fetched_entry(
+    fetched: Result<Vec<serde_json::Value>, String>,
+    now: impl Fn() -> i64,
+) -> (Option<StoreEntry>, Result<(), String>) {
+    match fetched {
         Ok(models) => (
             Some(StoreEntry {
                 models,
@@ -396,19 +405,8 @@ async fn refresh_radius(
         registry.api_key_for_provider(provider)
     };
     let key = key.ok_or(RadiusSkip::NoCredential)?;
-    Ok(
-        match super::radius_catalog::fetch_models(client, gateway, provider, Some(&key)).await {
-            Ok(models) => (
-                Some(StoreEntry {
-                    models,
-                    checked_at: Some(now()),
-                    ..StoreEntry::default()
-                }),
-                Ok(()),
-            ),
-            Err(e) => (None, Err(e)),
-        },
-    )
+    let fetched = super::radius_catalog::fetch_models(client, gateway, provider, Some(&key)).await;
+    Ok(fetched_entry(fetched, now))
 }
 
 /// Refresh the catalogues of every built-in provider that has credentials and of every
