@@ -3,8 +3,8 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::agent_session::{lock, AgentSession};
-use crate::compaction::{generate_bug_summary, SummaryModel, SummaryRetry};
+use super::agent_session::AgentSession;
+use crate::compaction::generate_bug_summary;
 
 impl AgentSession {
     /// The report the current model writes about this session for a bug report, with the
@@ -17,18 +17,9 @@ impl AgentSession {
         let Some(model) = self.model() else {
             return Err(Some("No model selected".into()));
         };
-        let api_key = lock(self.registry()).api_key_for_provider(&model.provider);
+        let api_key = self.summary_api_key(&model).await;
         let stream_fn = self.inner.agent.stream_fn();
-        let llm = SummaryModel {
-            stream_fn: &stream_fn,
-            model: &model,
-            api_key,
-            headers: Vec::new(),
-            retry: SummaryRetry {
-                policy: Some(lock(self.settings()).retry()),
-                observer: None,
-            },
-        };
+        let llm = self.summary_model(&stream_fn, &model, api_key, None);
         let messages = self.with_messages(<[_]>::to_vec);
         let session_id = self.with_store(|s| s.session_id().to_string());
         generate_bug_summary(&messages, hint, &llm, session_id, cancel).await

@@ -15,7 +15,7 @@ use super::summary_retry::SummaryRetryReporter;
 use crate::compaction::{
     check_compaction, compact, compaction_error_message, compaction_failure_text, estimate_tokens, latest_compaction,
     prepare_compaction, prepare_manual_compaction, CompactionCheck, CompactionError, CompactionResult,
-    CompactionTrigger, SummaryModel, SummaryRetry, OVERFLOW_RECOVERY_FAILED,
+    CompactionTrigger, OVERFLOW_RECOVERY_FAILED,
 };
 
 /// How long pi waits after a compaction before it continues the agent.
@@ -36,14 +36,7 @@ impl AgentSession {
         let model = self
             .model()
             .ok_or_else(|| CompactionError::Summarization("No model selected".into()))?;
-        let api_key = {
-            let registry = std::sync::Arc::clone(self.registry());
-            let provider = model.provider.clone();
-            tokio::task::spawn_blocking(move || lock(&registry).api_key_for_provider(&provider))
-                .await
-                .ok()
-                .flatten()
-        };
+        let api_key = self.summary_api_key(&model).await;
         let settings = lock(self.settings()).compaction();
         let branch = self.branch_entries();
         let refs: Vec<&pi_session::Entry> = branch.iter().collect();
@@ -87,16 +80,7 @@ impl AgentSession {
                     source: "compaction",
                     reason: Some(reason),
                 };
-                let llm = SummaryModel {
-                    stream_fn: &stream_fn,
-                    model: &model,
-                    api_key,
-                    headers: Vec::new(),
-                    retry: SummaryRetry {
-                        policy: Some(lock(self.settings()).retry()),
-                        observer: Some(&reporter),
-                    },
-                };
+                let llm = self.summary_model(&stream_fn, &model, api_key, Some(&reporter));
                 let cancel = CancellationToken::new();
                 *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
                 let result = compact(&preparation, &llm, custom_instructions, self.thinking_level(), &cancel).await;

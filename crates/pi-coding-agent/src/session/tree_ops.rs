@@ -12,7 +12,6 @@ use super::extensions::ExtensionSummary;
 use super::summary_retry::SummaryRetryReporter;
 use crate::compaction::{
     collect_entries_for_branch_summary, generate_branch_summary, BranchSummaryError, BranchSummaryOptions,
-    SummaryModel, SummaryRetry,
 };
 
 /// How to navigate.
@@ -109,23 +108,14 @@ impl AgentSession {
             let Some(model) = self.model() else {
                 return Err(PromptError::NoSummaryModel);
             };
-            let api_key = lock(self.registry()).api_key_for_provider(&model.provider);
+            let api_key = self.summary_api_key(&model).await;
             let stream_fn = self.inner.agent.stream_fn();
             let reporter = SummaryRetryReporter {
                 session: self,
                 source: "branchSummary",
                 reason: None,
             };
-            let llm = SummaryModel {
-                stream_fn: &stream_fn,
-                model: &model,
-                api_key,
-                headers: Vec::new(),
-                retry: SummaryRetry {
-                    policy: Some(lock(self.settings()).retry()),
-                    observer: Some(&reporter),
-                },
-            };
+            let llm = self.summary_model(&stream_fn, &model, api_key, Some(&reporter));
             let reserve_tokens = lock(self.settings()).branch_summary().reserve_tokens;
             let summary_options = BranchSummaryOptions {
                 custom_instructions: options.custom_instructions.clone(),
