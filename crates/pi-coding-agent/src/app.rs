@@ -70,8 +70,9 @@ fn current_dir(color: bool) -> Result<std::path::PathBuf, i32> {
     })
 }
 
-/// Run pi with `argv` (without the program name); returns the exit code.
-pub fn run(argv: &[String]) -> i32 {
+/// Run pi with `argv` (without the program name) and `ui` as its terminal face; returns the
+/// exit code.
+pub fn run(argv: &[String], ui: &dyn modes::TerminalUi) -> i32 {
     let color = std::io::stderr().is_terminal();
     // `--offline` applies to the subcommands too; as in 1.6, a `PI_OFFLINE` of `1`, `true` or
     // `yes` is the same and becomes `1`, which children (bash) see.
@@ -195,7 +196,7 @@ pub fn run(argv: &[String]) -> i32 {
             trust_warnings = pre.warnings;
         }
         if mode.is_interactive() && pre.decision.is_none() && args.project_trust_override.is_none() {
-            if let Some(trusted) = modes::interactive::ask_project_trust(&cwd) {
+            if let Some(trusted) = ui.ask_project_trust(&cwd) {
                 services.remember_trust(&cwd, trusted);
             }
         }
@@ -421,14 +422,14 @@ pub fn run(argv: &[String]) -> i32 {
                 if !has_model {
                     warnings.push(no_models_message());
                 }
-                let options = modes::interactive::InteractiveOptions {
+                let options = modes::InteractiveOptions {
                     warnings,
                     verbose: args.verbose,
                     resume_picker: args.resume,
                     tui_mode: args.tui_mode,
                     builtins_off: crate::extensions::builtin::commands_off(&args, &session),
                 };
-                modes::interactive::run(std::sync::Arc::clone(&host), prompts, options).await
+                ui.run(std::sync::Arc::clone(&host), prompts, options).await
             }
         };
         last = host.session();

@@ -38,9 +38,9 @@ impl Answer {
         let _ = self.0.send(text.into());
     }
 
-    /// An answer that replies on `tx` (for screens tested without a flow).
-    #[cfg(test)]
-    pub fn for_test(tx: oneshot::Sender<String>) -> Answer {
+    /// An answer that replies on `tx`: the flows make theirs this way, and the terminal UI's
+    /// tests make one to drive a sign-in screen without a flow.
+    pub fn replying_on(tx: oneshot::Sender<String>) -> Answer {
         Answer(tx)
     }
 }
@@ -97,7 +97,7 @@ impl LoginUi for ChannelUi {
         self.updates
             .send(LoginUpdate::Ask {
                 prompt,
-                answer: Answer(tx),
+                answer: Answer::replying_on(tx),
             })
             .await
             .map_err(|_| OAuthError::Cancelled)?;

@@ -366,10 +366,9 @@ impl HostBridge {
             // A replacement editor's `@` references, from the files pi's own editor lists.
             let prefix = params.get("prefix").and_then(Value::as_str).unwrap_or("@").to_string();
             let cwd = self.cwd.clone();
-            let items =
-                tokio::task::spawn_blocking(move || crate::modes::interactive::file_index::suggestions(&cwd, &prefix))
-                    .await
-                    .unwrap_or_default();
+            let items = tokio::task::spawn_blocking(move || crate::file_index::suggestions(&cwd, &prefix))
+                .await
+                .unwrap_or_default();
             let items: Vec<Value> = items
                 .iter()
                 .map(|i| json!({ "value": i.value, "label": i.label, "description": i.description }))

@@ -327,7 +327,7 @@ async fn start_with(args: &Args, session: &AgentSession, mode: AppMode, bind_ses
 /// its theme (`fg`, `bg`), while text styles (`bold`, `italic`, ...) stay plain unless stdout
 /// is a terminal, as its text-style library decides.
 fn theme_for(paths: &Paths, session: &AgentSession, mode: Mode) -> serde_json::Value {
-    let mut theme = crate::modes::interactive::extension_ui::startup_theme(paths, session);
+    let mut theme = crate::extension_theme::startup_theme(paths, session);
     if mode != Mode::Tui {
         use std::io::IsTerminal;
         theme["textStyles"] = serde_json::Value::Bool(std::io::stdout().is_terminal());

@@ -1,6 +1,6 @@
-//! The faces of pi over one AgentSession: print, JSON and RPC (and the terminal UI).
+//! The faces of pi over one AgentSession: print, JSON and RPC (the terminal UI is the
+//! `pi-interactive` crate, handed to `app::run` by the binary).
 
-pub mod interactive;
 pub mod json;
 pub mod output;
 pub mod print;
@@ -11,6 +11,33 @@ use pi_ai::ImageContent;
 
 use crate::session::PromptError;
 use crate::session_host::SessionHost;
+
+/// How the interactive mode starts.
+#[derive(Debug, Clone, Default)]
+pub struct InteractiveOptions {
+    /// Startup warnings to show in the chat (model fallback, settings errors, ...).
+    pub warnings: Vec<String>,
+    /// `--verbose`.
+    pub verbose: bool,
+    /// `pi -r`: open the session picker first.
+    pub resume_picker: bool,
+    /// `--tui-mode`: overrides the `tuiMode` setting for this run.
+    pub tui_mode: Option<crate::cli::TuiMode>,
+    /// Commands of pi's built-in extensions that are off for this run (`/llama`, `/mcp`):
+    /// neither listed nor run, as without their extension pi 1.6 has no such command.
+    pub builtins_off: Vec<&'static str>,
+}
+
+/// The terminal UI. It is the `pi-interactive` crate, which builds on this one, so the binary
+/// hands it to `app::run`; every other face runs without it.
+#[async_trait::async_trait(?Send)]
+pub trait TerminalUi {
+    /// Before anything of the project in `cwd` loads: ask whether to trust it, when nothing
+    /// has decided yet. The answer for this run; `None` when there was no question.
+    fn ask_project_trust(&self, cwd: &std::path::Path) -> Option<bool>;
+    /// Run the UI over `host` until the user quits; the exit code.
+    async fn run(&self, host: std::sync::Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32;
+}
 
 /// The prompts of a non-interactive run: the first may carry images; each is a full run.
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use pi_tui::components::{SelectEvent, SelectItem, SelectList};
 use pi_tui::{Component, Frame, InputEvent, InputParser, Terminal, Tui};
 
-use super::interactive::theme::UiTheme;
+use crate::ui_theme::UiTheme;
 
 /// What the user did with the list.
 #[derive(Debug, Clone, PartialEq, Eq)]

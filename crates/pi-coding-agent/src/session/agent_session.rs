@@ -150,7 +150,7 @@ pub struct AgentSession {
 }
 
 /// A poisoned lock only means a panic elsewhere; the data is still consistent enough to use.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 

@@ -28,7 +28,7 @@ fn say(text: &str) {
 
 /// Open `url` with `$BROWSER` (its first entry) or the platform's opener; failures are quiet,
 /// since the URL is printed too.
-pub(crate) fn open_url(url: &str) {
+pub fn open_url(url: &str) {
     // Only web URLs: the opener would also launch files and custom protocol handlers.
     let lower = url.to_ascii_lowercase();
     if !(lower.starts_with("https://") || lower.starts_with("http://")) || url.chars().any(char::is_control) {

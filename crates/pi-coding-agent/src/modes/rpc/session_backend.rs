@@ -344,7 +344,7 @@ impl RpcBackend for SessionBackend {
                         session.cwd(),
                         crate::config::paths::home_dir(),
                     );
-                    crate::modes::interactive::extension_ui::startup_theme(&paths, &session)
+                    crate::extension_theme::startup_theme(&paths, &session)
                 })
                 .await
                 .ok()

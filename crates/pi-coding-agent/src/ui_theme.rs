@@ -1,0 +1,245 @@
+//! The terminal UI's colours: a resolved pi theme turned into terminal styles, plus the
+//! markdown, editor and list themes derived from it. The interactive mode paints with it; the
+//! other modes hand its colours to extensions (`extension_theme`).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use pi_tui::components::{EditorTheme, MarkdownTheme, SelectListTheme, SettingsListTheme};
+use pi_tui::{Color, Style};
+
+use crate::config::paths::Paths;
+use crate::config::settings::SettingsManager;
+use crate::resources::loader::{theme_sources, ResourceOptions};
+use crate::resources::themes::{builtin_theme, load_themes, Theme, ThemeColor};
+
+/// A theme ready to paint with.
+#[derive(Clone)]
+pub struct UiTheme {
+    pub theme: Theme,
+    pub markdown: Arc<MarkdownTheme>,
+    /// Tokens drawn faint rather than in a colour of their own (the `system` theme's greys).
+    faint: Arc<std::collections::HashSet<&'static str>>,
+}
+
+fn to_color(c: ThemeColor) -> Option<Color> {
+    match c {
+        ThemeColor::Default => None,
+        ThemeColor::Index(n) => Some(Color::Indexed(n)),
+        ThemeColor::Rgb(r, g, b) => Some(Color::Rgb(r, g, b)),
+    }
+}
+
+impl UiTheme {
+    pub fn new(theme: Theme) -> Self {
+        // Only the palette-index form greys by faintness; derived colours have real greys.
+        let faint = if theme.name == crate::resources::themes::SYSTEM_THEME
+            && theme.source_path.is_none()
+            && theme.colors.get("dim") == Some(&ThemeColor::Default)
+        {
+            crate::resources::themes::system_faint_tokens().collect()
+        } else {
+            Default::default()
+        };
+        let mut t = UiTheme {
+            theme,
+            markdown: Arc::new(MarkdownTheme::default()),
+            faint: Arc::new(faint),
+        };
+        t.markdown = Arc::new(t.markdown_theme());
+        t
+    }
+
+    /// The built-in dark theme (always available).
+    pub fn fallback() -> Self {
+        match builtin_theme("dark") {
+            Some(t) => UiTheme::new(t),
+            None => UiTheme::new(Theme {
+                name: "dark".into(),
+                colors: Default::default(),
+                export: Default::default(),
+                source_path: None,
+            }),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.theme.name
+    }
+
+    /// `"light"` for a theme made for light backgrounds (its message panels are light),
+    /// else `"dark"`: what a Theme's `appearance` says.
+    pub fn appearance(&self) -> &'static str {
+        match self.theme.color("userMessageBg") {
+            ThemeColor::Rgb(r, g, b) if u32::from(r) * 299 + u32::from(g) * 587 + u32::from(b) * 114 > 128_000 => {
+                "light"
+            }
+            _ if self.theme.name == "light" => "light",
+            _ => "dark",
+        }
+    }
+
+    /// Foreground style of a token.
+    pub fn fg(&self, token: &str) -> Style {
+        Style {
+            fg: to_color(self.theme.color(token)),
+            dim: self.faint.contains(token),
+            ..Style::default()
+        }
+    }
+
+    /// Background colour of a token.
+    pub fn bg(&self, token: &str) -> Option<Color> {
+        to_color(self.theme.color(token))
+    }
+
+    pub fn paint(&self, token: &str, text: &str) -> String {
+        self.fg(token).paint(text)
+    }
+
+    pub fn bold(&self, token: &str, text: &str) -> String {
+        Style {
+            bold: true,
+            ..self.fg(token)
+        }
+        .paint(text)
+    }
+
+    fn markdown_theme(&self) -> MarkdownTheme {
+        MarkdownTheme {
+            heading: Style {
+                bold: true,
+                ..self.fg("mdHeading")
+            },
+            link: Style {
+                underline: true,
+                ..self.fg("mdLink")
+            },
+            link_url: self.fg("mdLinkUrl"),
+            code: self.fg("mdCode"),
+            code_block: self.fg("mdCodeBlock"),
+            code_block_border: self.fg("mdCodeBlockBorder"),
+            quote: Style {
+                italic: true,
+                ..self.fg("mdQuote")
+            },
+            quote_border: self.fg("mdQuoteBorder"),
+            hr: self.fg("mdHr"),
+            list_bullet: self.fg("mdListBullet"),
+            // pi 1.6 draws table rules in the text's own colour (no theme token for them).
+            table_border: Style::new(),
+            // As pi 1.6 colours diagrams: muted outlines, accent edges.
+            diagram: pi_tui::components::DiagramTheme {
+                border: self.fg("borderMuted"),
+                text: self.fg("text"),
+                edge: self.fg("accent"),
+                edge_label: self.fg("text"),
+                warning: self.fg("warning"),
+            },
+            ..MarkdownTheme::default()
+        }
+    }
+
+    pub fn select_list(&self) -> SelectListTheme {
+        SelectListTheme {
+            selected: self.fg("accent"),
+            description: self.fg("muted"),
+            scroll_info: self.fg("muted"),
+            no_match: self.fg("muted"),
+        }
+    }
+
+    pub fn settings_list(&self) -> SettingsListTheme {
+        // As pi 1.6: rows in the terminal's own colour, the selected one and its cursor in
+        // the accent.
+        SettingsListTheme {
+            label: Style::new(),
+            selected_label: self.fg("accent"),
+            value: self.fg("muted"),
+            selected_value: self.fg("accent"),
+            description: self.fg("dim"),
+            hint: self.fg("dim"),
+        }
+    }
+
+    pub fn editor(&self, border_token: &str) -> EditorTheme {
+        EditorTheme {
+            border: self.fg(border_token),
+            select_list: self.select_list(),
+        }
+    }
+}
+
+/// Names of every theme the user can pick: built-ins first, then custom ones.
+pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
+    let mut names = vec!["system".to_string(), "dark".to_string(), "light".to_string()];
+    let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
+    for t in loaded.themes {
+        if !names.contains(&t.name) {
+            names.push(t.name);
+        }
+    }
+    names
+}
+
+/// The theme named in settings (a built-in, or a custom JSON theme from the themes folders;
+/// a `light/dark` pair by the terminal background), else `system`. Returns a warning when the name is unknown.
+pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&str>) -> (UiTheme, Option<String>) {
+    let wanted = name
+        .map(str::to_string)
+        .or_else(|| settings.theme().map(str::to_string))
+        .unwrap_or_else(|| crate::resources::themes::SYSTEM_THEME.to_string());
+    let wanted = crate::resources::themes::resolve_theme_setting(&wanted, std::env::var("COLORFGBG").ok().as_deref());
+    if let Some(t) = builtin_theme(&wanted) {
+        return (UiTheme::new(t), None);
+    }
+    let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
+    if let Some(t) = loaded.themes.into_iter().find(|t| t.name == wanted) {
+        return (UiTheme::new(t), None);
+    }
+    // A path to a theme file also works.
+    let p = Path::new(&wanted);
+    if p.extension().is_some_and(|e| e == "json") {
+        if let Ok(t) = crate::resources::themes::load_theme_file(p) {
+            return (UiTheme::new(t), None);
+        }
+    }
+    (
+        UiTheme::fallback(),
+        Some(format!("Theme not found: {wanted}. Using dark.")),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_system_theme_uses_the_terminal_palette_and_faint_greys() {
+        let t = UiTheme::new(builtin_theme("system").expect("system theme"));
+        assert_eq!(t.fg("error").fg, Some(Color::Indexed(1)));
+        assert_eq!(t.fg("accent").fg, Some(Color::Indexed(5)));
+        // Body text and panels are the terminal's own colours; greys are faint.
+        assert_eq!(t.fg("text"), Style::default());
+        assert!(t.bg("userMessageBg").is_none());
+        assert!(t.fg("muted").dim && t.fg("muted").fg.is_none());
+        assert!(t.fg("scrollbarTrack").dim);
+    }
+
+    #[test]
+    fn a_light_dark_pair_picks_by_the_background() {
+        use crate::resources::themes::resolve_theme_setting;
+        assert_eq!(resolve_theme_setting("light/dark", Some("0;15")), "light");
+        assert_eq!(resolve_theme_setting("light/dark", Some("15;0")), "dark");
+        assert_eq!(resolve_theme_setting("light/dark", None), "dark");
+        assert_eq!(resolve_theme_setting("system", None), "system");
+        assert_eq!(resolve_theme_setting("./themes/x.json", None), "./themes/x.json");
+    }
+
+    #[test]
+    fn builtin_themes_paint_with_colour() {
+        let t = UiTheme::new(builtin_theme("light").expect("light theme"));
+        assert!(t.paint("error", "x").contains("\x1b["));
+        assert!(t.bg("userMessageBg").is_some());
+    }
+}

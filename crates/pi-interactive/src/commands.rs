@@ -1,0 +1,755 @@
+//! The built-in slash commands and the selectors they open (model, resume, fork). Each
+//! command reads the context and returns effects; files, processes and the session host's
+//! work run as tasks whose outcome comes back as effects.
+
+use std::path::{Path, PathBuf};
+
+use pi_tui::components::{SelectItem, SelectList};
+
+use super::command_registry::CommandRegistry;
+use super::effect::{blocking, blocking_task, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
+use super::footer::format_tokens;
+use super::theme::UiTheme;
+
+type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
+
+/// The built-in commands, in pi's order, with descriptions for autocomplete.
+const BUILTINS: &[(&str, &str, Builtin)] = &[
+    ("settings", "Open settings menu", |cx, _| open_now(cx, Open::Settings)),
+    ("model", "Select model (opens selector UI)", model),
+    ("tree", "Navigate the session tree (switch branches)", |cx, _| {
+        open_now(cx, Open::Tree)
+    }),
+    (
+        "thinking",
+        "Select the thinking level for this session",
+        super::commands_16::thinking,
+    ),
+    ("scoped-models", "Choose the models Ctrl+P cycles through", |cx, _| {
+        open_now(cx, Open::ScopedModels)
+    }),
+    (
+        "export",
+        "Export session (HTML default, or specify path: .html/.jsonl)",
+        export,
+    ),
+    ("import", "Import and resume a session from a JSONL file", import),
+    ("share", "Share the session as a secret GitHub gist", |cx, _| {
+        super::share::run(cx)
+    }),
+    (
+        "bug",
+        "Report a bug to the pi developers (export the report as a zip)",
+        super::bug_command::bug,
+    ),
+    ("copy", "Copy last agent message to clipboard", copy),
+    ("name", "Set session display name", name),
+    ("session", "Show session info and stats", session_info),
+    ("changelog", "Show what changed in each version", |_, _| {
+        vec![Effect::Info(super::changelog::markdown())]
+    }),
+    ("hotkeys", "Show all keyboard shortcuts", hotkeys),
+    ("fork", "Create a new fork from a previous message", |cx, _| {
+        open_now(cx, Open::Fork)
+    }),
+    ("clone", "Duplicate the current session at the current position", clone),
+    (
+        "trust",
+        "Show or change whether this project folder is trusted",
+        super::commands_16::trust,
+    ),
+    (
+        "login",
+        "Sign in with an account or save a provider's API key",
+        |cx, arg| super::login::command(cx, arg),
+    ),
+    ("logout", "Remove a provider's stored credentials", |cx, _| {
+        open_now(cx, Open::Logout)
+    }),
+    ("new", "Start a new session", |_, _| {
+        vec![Effect::ReplaceSession(Replace::New)]
+    }),
+    ("compact", "Manually compact the session context", compact),
+    ("resume", "Resume a different session", |cx, _| {
+        open_now(cx, Open::Resume)
+    }),
+    ("reload", "Reload keybindings and themes", reload),
+    ("quit", "Quit pi", |_, _| vec![Effect::Quit]),
+    ("llama", "Manage llama.cpp router models", super::bug_command::llama),
+    (
+        "mcp",
+        "Manage MCP servers: state, tools, exposure, reconnect",
+        super::mcp_menu::command,
+    ),
+];
+
+/// A registry holding the built-ins, in pi's order; later registrations come after them.
+#[cfg(test)]
+pub fn builtins() -> CommandRegistry {
+    builtins_without(&[])
+}
+
+/// The built-ins except the named ones (those of built-in extensions that are off).
+pub fn builtins_without(off: &[&str]) -> CommandRegistry {
+    let mut r = CommandRegistry::default();
+    for (name, description, handler) in BUILTINS.iter().filter(|(n, _, _)| !off.contains(n)) {
+        let handler = *handler;
+        r.register(*name, *description, move |cx: &Ctx<'_>, arg: &str| handler(cx, arg));
+    }
+    r
+}
+
+/// A selector a command or a key opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    Resume,
+    Fork,
+    Settings,
+    Tree,
+    Logout,
+    ScopedModels,
+}
+
+/// Build the overlay for `what` now.
+pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
+    match what {
+        Open::Resume => open_resume(cx),
+        Open::Fork => {
+            let items: Vec<SelectItem> = cx
+                .host
+                .fork_points()
+                .into_iter()
+                .map(|p| SelectItem::new(p.entry_id).with_label(p.text.replace('\n', " ")))
+                .collect();
+            if items.is_empty() {
+                return vec![Effect::StatusLine("No messages to fork from".into())];
+            }
+            show_list(cx, items, Picker::Fork, None)
+        }
+        Open::Tree => super::tree_nav::open(cx, None),
+        Open::Settings => super::settings_menu::open(cx),
+        Open::ScopedModels => super::scoped_models::open(cx),
+        Open::Logout => super::login::open_logout(cx),
+    }
+}
+
+/// Switch the model off the input path (the switch records and announces a thinking change,
+/// which the chat listens to); the outcome comes back as a notice.
+pub(super) fn set_model(session: pi_coding_agent::session::AgentSession, model: pi_ai::Model) -> Effect {
+    blocking_task(async move {
+        let id = model.id.clone();
+        match session.set_model(model).await {
+            Ok(()) => then(move |_| {
+                vec![
+                    Effect::StatusLine(format!("Model: {id}")),
+                    Effect::RefreshFooter,
+                    Effect::CheckSubscription,
+                ]
+            }),
+            Err(e) => then_notice(e.to_string(), "error"),
+        }
+    })
+}
+
+fn model(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    if !arg.is_empty() {
+        let models = cx.session.available_models();
+        let exact: Vec<_> = models
+            .iter()
+            .filter(|m| format!("{}/{}", m.provider, m.id) == arg || m.id == arg)
+            .collect();
+        if exact.len() == 1 {
+            return vec![set_model(cx.session.clone(), exact[0].clone())];
+        }
+    }
+    open_model_picker(cx, (!arg.is_empty()).then_some(arg))
+}
+
+fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    if arg.is_empty() {
+        return vec![notice("Usage: /import <path.jsonl>", "warning")];
+    }
+    let path = resolve(cx.session.cwd(), arg);
+    let notice = format!("Session imported from: {}", path.display());
+    vec![Effect::ReplaceSession(Replace::Switch { path, notice })]
+}
+
+fn clone(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    // As pi 1.6: a session whose file is not written yet (no reply so far) cannot be cloned.
+    let unsaved = cx
+        .session
+        .with_store(|s| s.session_file().map(|f| !f.exists()))
+        .unwrap_or(false);
+    if unsaved {
+        return vec![notice(
+            "This session has not been saved yet. Send a message before cloning or forking it.",
+            "error",
+        )];
+    }
+    if cx.session.with_messages(<[_]>::is_empty) {
+        return vec![Effect::StatusLine("Nothing to clone yet".into())];
+    }
+    vec![Effect::ReplaceSession(Replace::Clone)]
+}
+
+fn name(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    if arg.is_empty() {
+        return vec![match cx.session.with_store(|s| s.session_name().map(str::to_string)) {
+            Some(n) => notice(format!("Session name: {n}"), "dim"),
+            None => notice("Usage: /name <name>", "warning"),
+        }];
+    }
+    let name = arg.to_string();
+    let session = cx.session.clone();
+    vec![blocking_task(async move {
+        match session.set_session_name(&name).await {
+            Ok(()) => then(move |_| {
+                vec![
+                    notice(format!("Session name set: {name}"), "dim"),
+                    Effect::RefreshFooter,
+                ]
+            }),
+            Err(e) => then(move |_| vec![notice(e.to_string(), "error"), Effect::RefreshFooter]),
+        }
+    })]
+}
+
+/// `n` with commas between thousands (`12,345`), as `/session` shows counts.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    let s = cx.session.session_stats();
+    let name = cx.session.with_store(|st| st.session_name().map(str::to_string));
+    let t = &s.tokens;
+    // Headings, `label: value` rows and blank rows; labels are drawn dim when shown.
+    let mut rows: Vec<InfoRow> = vec![InfoRow::Heading("Session Info"), InfoRow::Blank];
+    let field = |label: &str, value: String| InfoRow::Field(String::new(), label.to_string(), vec![(value, false)]);
+    if let Some(n) = name {
+        rows.push(field("Name:", n));
+    }
+    rows.push(field(
+        "File:",
+        s.session_file.clone().unwrap_or_else(|| "In-memory".into()),
+    ));
+    rows.push(field("ID:", s.session_id.clone()));
+    rows.push(InfoRow::Blank);
+    rows.push(InfoRow::Heading("Messages"));
+    rows.push(field("Total:", s.total_messages.to_string()));
+    rows.push(field("User:", s.user_messages.to_string()));
+    rows.push(field("Assistant:", s.assistant_messages.to_string()));
+    rows.push(field(
+        "Tools:",
+        format!("{} calls, {} results", s.tool_calls, s.tool_results),
+    ));
+    rows.push(InfoRow::Blank);
+    rows.push(InfoRow::Heading("Tokens"));
+    // "Input" is everything the prompts carried; with cache activity it splits into what
+    // the cache served and the rest (the split every provider reports).
+    let prompt = t.input + t.cache_read + t.cache_write;
+    rows.push(field("Input:", thousands(prompt)));
+    if prompt > 0 && (t.cache_read > 0 || t.cache_write > 0) {
+        let rate = format!("({:.1}%)", t.cache_read as f64 * 100.0 / prompt as f64);
+        rows.push(InfoRow::Field(
+            "  ".into(),
+            "Cached:".into(),
+            vec![(format!("{} ", thousands(t.cache_read)), false), (rate, true)],
+        ));
+        let mut uncached = vec![(thousands(t.input + t.cache_write), false)];
+        if t.cache_write > 0 {
+            uncached.push((" ".into(), false));
+            uncached.push((format!("({} written to cache)", thousands(t.cache_write)), true));
+        }
+        rows.push(InfoRow::Field("  ".into(), "Uncached:".into(), uncached));
+    }
+    rows.push(field("Output:", thousands(t.output)));
+    rows.push(field("Total:", thousands(t.total)));
+    rows.push(InfoRow::Blank);
+    let (mode, status) = cx.session.cache_warming_status();
+    rows.push(InfoRow::Heading("Cache Warming"));
+    rows.push(field("Mode:", mode.to_string()));
+    rows.push(field("Status:", status.to_string()));
+    if s.cost > 0.0 {
+        rows.push(InfoRow::Blank);
+        rows.push(InfoRow::Heading("Cost"));
+        rows.push(field("Total:", format!("${:.3}", s.cost)));
+        // One model per line; a lone group only when it is not the selected model (a
+        // routed model answered, or the model was switched since).
+        let breakdown = cx.session.usage_cost_breakdown();
+        let selected = cx.session.model().map(|m| format!("{}/{}", m.provider, m.id));
+        if breakdown.len() > 1
+            || breakdown
+                .first()
+                .map(|u| Some(&u.key) != selected.as_ref())
+                .unwrap_or(false)
+        {
+            for u in &breakdown {
+                rows.push(InfoRow::Field(
+                    "  ".into(),
+                    format!("{}:", u.key),
+                    vec![
+                        (format!("${:.3} ", u.cost), false),
+                        (format!("({} tokens)", format_tokens(u.tokens)), true),
+                    ],
+                ));
+            }
+        }
+    } else {
+        // pi 1.6's text ends in a line break here: one empty row under the block.
+        rows.push(InfoRow::Blank);
+    }
+    vec![Effect::Themed(std::sync::Arc::new(move |theme: &UiTheme| {
+        rows.iter().map(|r| r.render(theme)).collect::<Vec<_>>().join("\n")
+    }))]
+}
+
+/// A row of `/session`'s block: pi 1.6 draws its headings bold and its labels dim.
+enum InfoRow {
+    Heading(&'static str),
+    /// Indent, label, and the value's parts (each drawn dim or not).
+    Field(String, String, Vec<(String, bool)>),
+    Blank,
+}
+
+impl InfoRow {
+    fn render(&self, theme: &UiTheme) -> String {
+        match self {
+            InfoRow::Heading(h) => pi_tui::Style::new().bold().paint(h),
+            InfoRow::Blank => String::new(),
+            InfoRow::Field(indent, label, parts) => {
+                let value: String = parts
+                    .iter()
+                    .map(|(text, dim)| if *dim { theme.paint("dim", text) } else { text.clone() })
+                    .collect();
+                format!("{indent}{} {value}", theme.paint("dim", label))
+            }
+        }
+    }
+}
+
+/// `/hotkeys`: pi 1.6's three tables (navigation, editing, other) with the keys bound now,
+/// every key of an action joined by `/` and capitalized as pi shows them.
+fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    let k = |id: &str| format!("`{}`", super::keys::keys_display(cx.kb, id).join("/"));
+    let rows = |rows: &[(String, &str)]| -> String {
+        let mut t = String::from("| Key | Action |\n|-----|--------|\n");
+        for (key, what) in rows {
+            t.push_str(&format!("| {key} | {what} |\n"));
+        }
+        t
+    };
+    let navigation = rows(&[
+        (
+            format!(
+                "{} / {} / {} / {}",
+                k("tui.editor.cursorUp"),
+                k("tui.editor.cursorDown"),
+                k("tui.editor.cursorLeft"),
+                k("tui.editor.cursorRight")
+            ),
+            "Move cursor / browse history",
+        ),
+        (
+            format!(
+                "{} / {}",
+                k("tui.editor.cursorWordLeft"),
+                k("tui.editor.cursorWordRight")
+            ),
+            "Move by word",
+        ),
+        (k("tui.editor.cursorLineStart"), "Start of line"),
+        (k("tui.editor.cursorLineEnd"), "End of line"),
+        (k("tui.editor.jumpForward"), "Jump forward to character"),
+        (k("tui.editor.jumpBackward"), "Jump backward to character"),
+        (
+            format!("{} / {}", k("tui.editor.pageUp"), k("tui.editor.pageDown")),
+            "Scroll by page",
+        ),
+    ]);
+    let editing = rows(&[
+        (k("tui.input.submit"), "Send message"),
+        (k("tui.input.newLine"), "New line"),
+        (k("tui.editor.deleteWordBackward"), "Delete word backwards"),
+        (k("tui.editor.deleteWordForward"), "Delete word forwards"),
+        (k("tui.editor.deleteToLineStart"), "Delete to start of line"),
+        (k("tui.editor.deleteToLineEnd"), "Delete to end of line"),
+        (k("tui.editor.yank"), "Paste the most-recently-deleted text"),
+        (k("tui.editor.yankPop"), "Cycle through the deleted text after pasting"),
+        (k("tui.editor.undo"), "Undo"),
+    ]);
+    let other = rows(&[
+        (k("tui.input.tab"), "Path completion / accept autocomplete"),
+        (k("app.interrupt"), "Cancel autocomplete / abort streaming"),
+        (k("app.clear"), "Clear editor (first) / exit (second)"),
+        (k("app.exit"), "Exit (when editor is empty)"),
+        (k("app.suspend"), "Suspend to background"),
+        (k("app.thinking.cycle"), "Cycle thinking level"),
+        (
+            format!("{} / {}", k("app.model.cycleForward"), k("app.model.cycleBackward")),
+            "Cycle models",
+        ),
+        (k("app.model.select"), "Open model selector"),
+        (k("app.tools.expand"), "Toggle tool output expansion"),
+        (k("app.thinking.toggle"), "Toggle thinking block visibility"),
+        (k("app.editor.external"), "Edit message in external editor"),
+        (k("app.message.copy"), "Copy selection or last assistant message"),
+        (k("app.message.followUp"), "Queue follow-up message"),
+        (k("app.message.dequeue"), "Restore queued messages"),
+        (
+            k("app.clipboard.pasteImage"),
+            "Paste files on macOS, images, or text from clipboard",
+        ),
+        ("`/`".into(), "Slash commands"),
+        ("`!`".into(), "Run bash command"),
+        ("`!!`".into(), "Run bash command (excluded from context)"),
+    ]);
+    vec![Effect::TitledInfo(
+        "Keyboard Shortcuts".into(),
+        format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}"),
+    )]
+}
+
+fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    let Some(file) = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf)) else {
+        return vec![notice("Cannot export an in-memory session", "error")];
+    };
+    let cwd = cx.session.cwd().to_path_buf();
+    let out = (!arg.is_empty()).then(|| resolve(&cwd, arg));
+    // pi 1.6 names a page as it was asked for: the default file's bare name, a relative
+    // path as typed; a `.jsonl` copy by its full path.
+    let typed = (!arg.is_empty() && !arg.starts_with('~') && Path::new(arg).is_relative()).then(|| arg.to_string());
+    // Extension tools' renderers draw their calls in the page, as in pi.
+    let runner = cx.session.services().extensions().runner();
+    vec![blocking_task(async move {
+        // The file is written with the first reply: before that there is nothing to export
+        // as a page.
+        let jsonl = out
+            .as_ref()
+            .is_some_and(|o| o.extension().is_some_and(|e| e == "jsonl"));
+        if !file.exists() && !jsonl {
+            return then_notice(
+                "Failed to export session: Nothing to export yet - start a conversation first",
+                "error",
+            );
+        }
+        let result = match out {
+            Some(out) if out.extension().is_some_and(|e| e == "jsonl") => std::fs::copy(&file, &out)
+                .map(|_| out.display().to_string())
+                .map_err(|e| e.to_string()),
+            out => {
+                let default = out.is_none();
+                pi_coding_agent::extensions::export_render::export_file(runner, file, out, cwd, None)
+                    .await
+                    .map(|p| match (default, typed) {
+                        (true, _) => p
+                            .file_name()
+                            .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned()),
+                        (false, Some(t)) => t,
+                        (false, None) => p.display().to_string(),
+                    })
+                    .map_err(|e| e.to_string())
+            }
+        };
+        match result {
+            Ok(p) => then_notice(format!("Session exported to: {p}"), "dim"),
+            Err(e) => then_notice(format!("Failed to export session: {e}"), "error"),
+        }
+    })]
+}
+
+fn copy(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    copy_last(cx)
+}
+
+/// The last assistant message to the clipboard, said in the chat.
+pub(super) fn copy_last(cx: &Ctx<'_>) -> Vec<Effect> {
+    match cx.session.last_assistant_text().filter(|t| !t.trim().is_empty()) {
+        None => vec![notice("No agent messages to copy yet.", "error")],
+        Some(text) => vec![super::effect::copy_text(text, "Copied last agent message to clipboard")],
+    }
+}
+
+fn compact(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    // A session too small to compact is the session's own error, as in pi 1.6.
+    let instructions = (!arg.is_empty()).then(|| arg.to_string());
+    let session = cx.session.clone();
+    vec![spawn(async move {
+        // compaction_start / compaction_end reach the chat as session events.
+        match session.compact(instructions.as_deref()).await {
+            // The `[compaction]` panel the session's compaction_end draws says it; a failure
+            // is reported by that event too (`Compaction failed: …`).
+            Ok(_) | Err(_) => then(|_| Vec::new()),
+        }
+    })]
+}
+
+fn reload(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
+    if cx.ui.busy || cx.session.is_streaming() {
+        return vec![notice(
+            "Wait for the current response to finish before reloading.",
+            "warning",
+        )];
+    }
+    if cx.session.is_compacting() {
+        return vec![notice("Wait for compaction to finish before reloading.", "warning")];
+    }
+    let paths = cx.paths();
+    let snapshot = cx.settings_snapshot();
+    vec![blocking(move || {
+        let (kb, warning) = super::keys::load_keybindings(&paths.keybindings_path());
+        let theme = snapshot
+            .map(|s| super::theme::load_ui_theme(&paths, &s, None).0)
+            .unwrap_or_else(UiTheme::fallback);
+        then(move |_| {
+            pi_tui::set_keybindings(kb);
+            let mut out = vec![Effect::SetKeybindings(pi_tui::keybindings())];
+            if let Some(w) = warning {
+                out.push(notice(w, "warning"));
+            }
+            out.push(Effect::SetTheme(std::sync::Arc::new(theme)));
+            // Settings, context files, skills, prompt templates and models.json are read
+            // again, and the same session file continues on them.
+            out.push(Effect::ReplaceSession(Replace::Reload));
+            out
+        })
+    })]
+}
+
+fn resolve(cwd: &Path, arg: &str) -> PathBuf {
+    let p = pi_coding_agent::config::paths::expand_tilde(arg);
+    if p.is_absolute() {
+        p
+    } else {
+        cwd.join(p)
+    }
+}
+
+pub fn paths_for(session: &pi_coding_agent::session::AgentSession) -> pi_coding_agent::config::Paths {
+    pi_coding_agent::config::Paths::new(
+        pi_coding_agent::config::paths::agent_dir(),
+        session.cwd(),
+        pi_coding_agent::config::paths::home_dir(),
+    )
+}
+
+pub(super) fn copy_to_clipboard(text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let candidates: &[(&str, &[&str])] = &[
+        ("wl-copy", &[]),
+        ("xclip", &["-selection", "clipboard"]),
+        ("xsel", &["--clipboard", "--input"]),
+        ("pbcopy", &[]),
+    ];
+    for (cmd, args) in candidates {
+        let Ok(mut child) = std::process::Command::new(cmd)
+            .args(*args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+        else {
+            continue;
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(text.as_bytes());
+        }
+        if child.wait().is_ok_and(|s| s.success()) {
+            return Ok(());
+        }
+    }
+    Err("No clipboard tool found (install wl-copy, xclip or xsel)".into())
+}
+
+fn show_list(cx: &Ctx<'_>, items: Vec<SelectItem>, picker: Picker, filter: Option<&str>) -> Vec<Effect> {
+    if items.is_empty() {
+        return vec![notice("Nothing to choose from", "warning")];
+    }
+    let mut list = SelectList::new(items, 10, cx.theme.select_list());
+    if let Some(f) = filter {
+        list.set_fuzzy_filter(f);
+    }
+    vec![Effect::Open(Overlay {
+        view: Box::new(list),
+        picker,
+    })]
+}
+
+pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
+    let models = cx.session.available_models();
+    if models.is_empty() {
+        return vec![notice("No models available. Use /login to add a provider.", "warning")];
+    }
+    let current = cx.session.model();
+    let scoped = cx.session.scoped_models().into_iter().map(|s| s.model).collect();
+    let default = cx
+        .read_settings(|s| match (s.default_provider(), s.default_model()) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            _ => None,
+        })
+        .flatten();
+    let picker = super::model_picker::ModelPicker::new(
+        models,
+        scoped,
+        current.as_ref(),
+        default,
+        filter,
+        cx.theme.clone(),
+        cx.kb.clone(),
+    );
+    let refresh = picker_refresh(cx.paths(), picker.refresh_slot());
+    vec![
+        Effect::Open(Overlay {
+            view: Box::new(picker),
+            picker: Picker::Model,
+        }),
+        refresh,
+    ]
+}
+
+/// The catalogue refresh of an open model picker, on the blocking pool: its outcome and the
+/// models then available go to `slot`, where the picker takes them at its next frame.
+pub(super) fn picker_refresh(paths: pi_coding_agent::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
+    Effect::Blocking(Box::new(move || {
+        let outcome = pi_coding_agent::config::models_store_refresh::refresh_for_picker(&paths);
+        let error = super::model_picker::refresh_error(&outcome);
+        Box::new(move |cx: &Ctx<'_>| {
+            let models = cx.session.available_models();
+            if let Ok(mut s) = slot.lock() {
+                *s = Some((models, error));
+            }
+            Vec::new()
+        })
+    }))
+}
+
+/// A model chosen in the picker: for this session, and with Ctrl+S also as the saved default.
+fn model_chosen(cx: &Ctx<'_>, value: &str) -> Vec<Effect> {
+    let (save, key) = match value.strip_prefix(super::model_picker::SAVE_PREFIX) {
+        Some(key) => (true, key),
+        None => (false, value),
+    };
+    let Some((provider, id)) = key.split_once('/') else {
+        return Vec::new();
+    };
+    let Some(model) = cx.session.find_model(provider, id) else {
+        return vec![
+            notice(format!("Model not found: {key}"), "error"),
+            Effect::RefreshFooter,
+        ];
+    };
+    if !save {
+        return vec![set_model(cx.session.clone(), model), Effect::RefreshFooter];
+    }
+    let session = cx.session.clone();
+    let (provider, id) = (provider.to_string(), id.to_string());
+    vec![
+        Effect::Settings(Box::new({
+            let (provider, id) = (provider.clone(), id.clone());
+            move |s| s.set_default_model_and_provider(&provider, &id)
+        })),
+        blocking_task(async move {
+            match session.set_model(model).await {
+                Ok(()) => then(move |_| {
+                    vec![
+                        Effect::StatusLine(format!("Default model: {provider}/{id}")),
+                        Effect::RefreshFooter,
+                        Effect::CheckSubscription,
+                    ]
+                }),
+                Err(e) => then_notice(e.to_string(), "error"),
+            }
+        }),
+    ]
+}
+
+/// The resume list: the session files of this folder and of every project are read on the
+/// blocking pool, then the picker opens.
+fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
+    let dir = cx.session.with_store(|s| s.session_dir().map(Path::to_path_buf));
+    let Some(dir) = dir else {
+        return vec![notice("No saved sessions (sessions are not persisted)", "warning")];
+    };
+    let current = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf));
+    vec![blocking(move || {
+        let here = pi_session::list_sessions(&dir);
+        // Per-project folders sit under one root; a custom session folder is its own root.
+        let per_project = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("--"));
+        let root = if per_project {
+            dir.parent().map_or(dir.clone(), Path::to_path_buf)
+        } else {
+            dir.clone()
+        };
+        let all = pi_session::list_all(&root);
+        let all = if all.is_empty() { here.clone() } else { all };
+        then(move |cx| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as i64);
+            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now);
+            vec![Effect::Open(Overlay {
+                view: Box::new(picker),
+                picker: Picker::Custom(Box::new(|_, value| match value {
+                    Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
+                        path: PathBuf::from(path),
+                        notice: "Resumed session".into(),
+                    })],
+                    None => Vec::new(),
+                })),
+            })]
+        })
+    })]
+}
+
+/// A selector's choice.
+pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
+    match picker {
+        Picker::Model => model_chosen(cx, &value),
+        Picker::Fork => vec![Effect::ReplaceSession(Replace::Fork(value))],
+        Picker::Settings | Picker::ScopedModels => Vec::new(),
+        Picker::LoginMethod(only) => super::login::method_chosen(cx, only, &value),
+        Picker::LoginProvider { oauth, options } => super::login::provider_chosen(cx, oauth, &options, &value),
+        Picker::LoginKey { provider, .. } => super::login::key_entered(cx, provider, &value),
+        // A sign-in screen closes with its flow's end, not with a value.
+        Picker::LoginFlow { .. } => Vec::new(),
+        Picker::Logout(options) => super::login::logout_chosen(cx, &options, &value),
+        Picker::Tree => super::tree_nav::chosen(cx, value),
+        Picker::TreeSummary(target) => super::tree_nav::summary_chosen(cx, target, &value),
+        Picker::Custom(on_result) => on_result(cx, Some(value)),
+    }
+}
+
+/// A selector was closed without a choice.
+pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
+    match picker {
+        Picker::TreeSummary(_) => super::tree_nav::cancelled(cx, picker),
+        Picker::Custom(on_result) => on_result(cx, None),
+        Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
+        Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thousands;
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+}
