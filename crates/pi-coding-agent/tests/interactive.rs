@@ -51,6 +51,8 @@ mod queue16;
 mod ref_examples;
 #[path = "interactive/resume16.rs"]
 mod resume16;
+#[path = "interactive/scoped16.rs"]
+mod scoped16;
 #[path = "interactive/screens16.rs"]
 mod screens16;
 #[path = "interactive/settings16.rs"]
