@@ -257,6 +257,19 @@ impl AgentSession {
         let status = self.inner.cache_warmer.status_text(mode, last_prompt_tokens(self));
         (mode.as_str(), status)
     }
+
+    /// What a cache miss and a refresh would cost (`miss`, `warm`), when the warmer's status
+    /// carries a decision with known economics: the live run's, or the one it stopped on.
+    pub fn cache_warming_costs(&self) -> Option<(f64, f64)> {
+        let mode = lock(self.settings()).cache_warming_mode();
+        let decision = self
+            .inner
+            .cache_warmer
+            .status_decision(mode, last_prompt_tokens(self))?;
+        decision
+            .economics_available
+            .then_some((decision.miss_cost, decision.warm_cost))
+    }
 }
 
 /// The prompt size of the last real request, as its provider reported it.
@@ -306,6 +319,20 @@ impl CacheWarmer {
         }
         let left = run.next_warm_at.saturating_duration_since(Instant::now());
         format!("{} ({details})", decision_time(left))
+    }
+
+    /// The decision the status line is about: none when warming is off or inactive without
+    /// one, the live run's while it has economics (or is refreshing), else the stop's.
+    fn status_decision(&self, mode: CacheWarmingMode, prompt_tokens: u64) -> Option<WarmingDecision> {
+        if mode == CacheWarmingMode::Off {
+            return None;
+        }
+        let state = lock(&self.state);
+        let Some(run) = &state.run else {
+            return state.last_stop.map(|(decision, _)| decision);
+        };
+        let decision = cache_warming::evaluate(&run.model, prompt_tokens, run.phase);
+        (decision.economics_available || run.refreshing).then_some(decision)
     }
 
     /// The agent settled: a run keeps going into the idle phase (mode `idle`) or ends.
