@@ -29,7 +29,10 @@ fn session_shows_cache_warming_costs_and_rebilled_misses() {
         "baseUrl": s.server.url(), "api": "anthropic-messages", "apiKey": "sk-ant-mock",
         "models": [{"id": "mock-model", "name": "Cached", "reasoning": false, "input": ["text"],
             "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75},
-            "contextWindow": 200000, "maxTokens": 32000, "promptCache": {"short": 300}}]}}});
+            "contextWindow": 200000, "maxTokens": 32000, "promptCache": {"short": 300}},
+            {"id": "other-model", "name": "Other", "reasoning": false, "input": ["text"],
+            "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0},
+            "contextWindow": 100000, "maxTokens": 1000}]}}});
     s.agent.write("models.json", models.to_string()).unwrap();
     set_setting(&s, "cacheWarming", json!("idle"));
     let mut pty = s.pi(40, 100);
@@ -62,5 +65,29 @@ fn session_shows_cache_warming_costs_and_rebilled_misses() {
     let cost = at("Cost");
     assert_eq!(rows[cost + 1], "Total: $0.342");
     assert_eq!(rows[cost + 2], "Cache Re-billed: $0.138 (51,000 tokens, 1 miss)");
+    // Another model: the run no longer matches the session, so there is nothing to weigh.
+    pty.send("\x10"); // Ctrl+P
+    pty.wait_text("other-model");
+    pty.type_text("/session");
+    pty.send(ENTER);
+    pty.wait_for("a second block", std::time::Duration::from_secs(10), |c| {
+        c.contains("Status: Inactive (conversation context changed)")
+    });
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim().to_string()).collect();
+    let status = rows.iter().rposition(|r| r.starts_with("Status:")).expect("status");
+    assert_eq!(rows[status], "Status: Inactive (conversation context changed)");
+    assert!(
+        !rows[status..].iter().any(|r| r.starts_with("Cache miss penalty")),
+        "{}",
+        rows.join("\n")
+    );
+    // The switch is noted under the cost: the selected model answered nothing.
+    assert!(
+        rows[status..]
+            .iter()
+            .any(|r| r.starts_with("mock-anthropic/mock-model: $0.342")),
+        "{}",
+        rows.join("\n")
+    );
     quit(&mut pty);
 }
