@@ -293,10 +293,23 @@ fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
         ("`!`".into(), "Run bash command"),
         ("`!!`".into(), "Run bash command (excluded from context)"),
     ]);
-    vec![Effect::TitledInfo(
-        "Keyboard Shortcuts".into(),
-        format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}"),
-    )]
+    let mut text = format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}");
+    // The keys extensions registered, with what they said they do.
+    let extensions = cx
+        .session
+        .services()
+        .extensions()
+        .runner()
+        .map(|r| super::extension_ui::shortcuts::listed(&r.registrations().extensions, cx.kb))
+        .unwrap_or_default();
+    if !extensions.is_empty() {
+        let listed: Vec<(String, &str)> = extensions
+            .iter()
+            .map(|(key, what)| (format!("`{}`", super::keys::capitalized(key)), what.as_str()))
+            .collect();
+        text.push_str(&format!("\n**Extensions**\n{}", rows(&listed)));
+    }
+    vec![Effect::TitledInfo("Keyboard Shortcuts".into(), text)]
 }
 
 fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
