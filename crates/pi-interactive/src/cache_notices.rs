@@ -99,49 +99,85 @@ fn scan(
     let mut prev: Option<Previous> = None;
     let mut misses = HashMap::new();
     for e in entries {
-        match &e.kind {
-            // The context changed on purpose: the next prompt is new content.
-            EntryKind::Compaction { .. } | EntryKind::BranchSummary { .. } => prev = None,
-            EntryKind::Unknown { type_name, fields } if type_name == "usage" => {
-                let warm = fields.get("kind").and_then(Value::as_str) == Some("cache_warm");
-                if let (true, Some(u)) = (warm, fields.get("usage")) {
-                    let prompt = num(u, "input") + num(u, "cacheRead") + num(u, "cacheWrite");
-                    if prompt > 0 {
-                        let field = |k: &str| fields.get(k).and_then(Value::as_str).unwrap_or("");
-                        let timestamp =
-                            chrono::DateTime::parse_from_rfc3339(&e.timestamp).map_or(0, |t| t.timestamp_millis());
-                        prev = Some(Previous {
-                            prompt_tokens: prompt,
-                            model_key: format!("{}/{}", field("provider"), field("model")),
-                            timestamp,
-                            reported_cache: true,
-                        });
-                    }
-                }
-            }
-            EntryKind::Message {
-                message: AgentMessage::Llm(Message::Assistant(a)),
-                ..
-            } => {
-                if skip.is_some_and(|s| s.timestamp == a.timestamp && s.usage == a.usage) {
-                    continue;
-                }
-                if let Some(miss) = detect(prev.as_ref(), a, rate) {
-                    misses.insert(a.timestamp, miss);
-                }
-                let reported = prev.as_ref().is_some_and(|p| p.reported_cache);
-                prev = previous(a, reported).or(prev);
-            }
-            _ => {}
-        }
+        step(&mut prev, e, skip, rate, &mut |a, miss| {
+            misses.insert(a.timestamp, miss);
+        });
     }
     (prev, misses)
+}
+
+/// One entry of the walk: moves `prev` on and reports a reply's miss to `on_miss`.
+fn step(
+    prev: &mut Option<Previous>,
+    e: &Entry,
+    skip: Option<&AssistantMessage>,
+    rate: &dyn Fn(&str, &str) -> f64,
+    on_miss: &mut dyn FnMut(&AssistantMessage, Miss),
+) {
+    match &e.kind {
+        // The context changed on purpose: the next prompt is new content.
+        EntryKind::Compaction { .. } | EntryKind::BranchSummary { .. } => *prev = None,
+        EntryKind::Unknown { type_name, fields } if type_name == "usage" => {
+            let warm = fields.get("kind").and_then(Value::as_str) == Some("cache_warm");
+            if let (true, Some(u)) = (warm, fields.get("usage")) {
+                let prompt = num(u, "input") + num(u, "cacheRead") + num(u, "cacheWrite");
+                if prompt > 0 {
+                    let field = |k: &str| fields.get(k).and_then(Value::as_str).unwrap_or("");
+                    let timestamp =
+                        chrono::DateTime::parse_from_rfc3339(&e.timestamp).map_or(0, |t| t.timestamp_millis());
+                    *prev = Some(Previous {
+                        prompt_tokens: prompt,
+                        model_key: format!("{}/{}", field("provider"), field("model")),
+                        timestamp,
+                        reported_cache: true,
+                    });
+                }
+            }
+        }
+        EntryKind::Message {
+            message: AgentMessage::Llm(Message::Assistant(a)),
+            ..
+        } => {
+            if skip.is_some_and(|s| s.timestamp == a.timestamp && s.usage == a.usage) {
+                return;
+            }
+            if let Some(miss) = detect(prev.as_ref(), a, rate) {
+                on_miss(a, miss);
+            }
+            let reported = prev.as_ref().is_some_and(|p| p.reported_cache);
+            *prev = previous(a, reported).or(prev.take());
+        }
+        _ => {}
+    }
 }
 
 /// The miss of a reply that just finished, judged against the entries before it.
 pub fn miss_of(entries: &[Entry], m: &AssistantMessage, rate: &dyn Fn(&str, &str) -> f64) -> Option<Miss> {
     let (prev, _) = scan(entries, Some(m), rate);
     detect(prev.as_ref(), m, rate)
+}
+
+/// The session's cache misses summed, as `/session` reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Waste {
+    pub missed_tokens: u64,
+    pub missed_cost: f64,
+    pub miss_count: u64,
+}
+
+/// Every counted miss of the session added up (each reply counted once, even when two share
+/// a timestamp).
+pub fn waste(entries: &[Entry], rate: &dyn Fn(&str, &str) -> f64) -> Waste {
+    let mut prev: Option<Previous> = None;
+    let mut total = Waste::default();
+    for e in entries {
+        step(&mut prev, e, None, rate, &mut |_, miss| {
+            total.missed_tokens += miss.missed_tokens;
+            total.missed_cost += miss.missed_cost;
+            total.miss_count += 1;
+        });
+    }
+    total
 }
 
 /// Every counted miss of the session, by the timestamp of the reply that paid for it.

@@ -18,14 +18,14 @@ pub fn entries(text: &str) -> Vec<String> {
     out.into_iter().map(|e| e.trim_end().to_string()).collect()
 }
 
-/// The "What's New" markdown.
+/// `/changelog`'s markdown, shown under a "What's New" title: every section, the newest last.
 pub fn markdown() -> String {
     let mut all = entries(CHANGELOG);
     if all.is_empty() {
-        return "**What's New**\n\nNo changelog entries found.".into();
+        return "No changelog entries found.".into();
     }
     all.reverse();
-    format!("**What's New**\n\n{}", all.join("\n\n"))
+    all.join("\n\n")
 }
 
 /// `x.y.z` as numbers, for ordering versions (missing or odd parts count as 0).
@@ -114,7 +114,7 @@ mod tests {
         let e = entries("# Changelog\n\n## [2]\n\n- b\n\n## [1]\n\n- a\n");
         assert_eq!(e, ["## [2]\n\n- b", "## [1]\n\n- a"]);
         let md = markdown();
-        assert!(md.starts_with("**What's New**"));
+        assert!(md.starts_with("## [0.73.0]"), "{md}");
         // The newest entry comes last.
         assert!(md.find("[0.73.0]") < md.find("[0.73.1]"));
     }

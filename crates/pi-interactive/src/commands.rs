@@ -8,7 +8,6 @@ use pi_tui::components::{SelectItem, SelectList};
 
 use super::command_registry::CommandRegistry;
 use super::effect::{blocking, blocking_task, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
-use super::footer::format_tokens;
 use super::theme::UiTheme;
 
 type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
@@ -44,9 +43,13 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
     ),
     ("copy", "Copy last agent message to clipboard", copy),
     ("name", "Set session display name", name),
-    ("session", "Show session info and stats", session_info),
+    (
+        "session",
+        "Show session info and stats",
+        super::session_info::session_info,
+    ),
     ("changelog", "Show what changed in each version", |_, _| {
-        vec![Effect::Info(super::changelog::markdown())]
+        vec![Effect::TitledInfo("What's New".into(), super::changelog::markdown())]
     }),
     ("hotkeys", "Show all keyboard shortcuts", hotkeys),
     ("fork", "Create a new fork from a previous message", |cx, _| {
@@ -214,128 +217,6 @@ fn name(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     })]
 }
 
-/// `n` with commas between thousands (`12,345`), as `/session` shows counts.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-fn session_info(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
-    let s = cx.session.session_stats();
-    let name = cx.session.with_store(|st| st.session_name().map(str::to_string));
-    let t = &s.tokens;
-    // Headings, `label: value` rows and blank rows; labels are drawn dim when shown.
-    let mut rows: Vec<InfoRow> = vec![InfoRow::Heading("Session Info"), InfoRow::Blank];
-    let field = |label: &str, value: String| InfoRow::Field(String::new(), label.to_string(), vec![(value, false)]);
-    if let Some(n) = name {
-        rows.push(field("Name:", n));
-    }
-    rows.push(field(
-        "File:",
-        s.session_file.clone().unwrap_or_else(|| "In-memory".into()),
-    ));
-    rows.push(field("ID:", s.session_id.clone()));
-    rows.push(InfoRow::Blank);
-    rows.push(InfoRow::Heading("Messages"));
-    rows.push(field("Total:", s.total_messages.to_string()));
-    rows.push(field("User:", s.user_messages.to_string()));
-    rows.push(field("Assistant:", s.assistant_messages.to_string()));
-    rows.push(field(
-        "Tools:",
-        format!("{} calls, {} results", s.tool_calls, s.tool_results),
-    ));
-    rows.push(InfoRow::Blank);
-    rows.push(InfoRow::Heading("Tokens"));
-    // "Input" is everything the prompts carried; with cache activity it splits into what
-    // the cache served and the rest (the split every provider reports).
-    let prompt = t.input + t.cache_read + t.cache_write;
-    rows.push(field("Input:", thousands(prompt)));
-    if prompt > 0 && (t.cache_read > 0 || t.cache_write > 0) {
-        let rate = format!("({:.1}%)", t.cache_read as f64 * 100.0 / prompt as f64);
-        rows.push(InfoRow::Field(
-            "  ".into(),
-            "Cached:".into(),
-            vec![(format!("{} ", thousands(t.cache_read)), false), (rate, true)],
-        ));
-        let mut uncached = vec![(thousands(t.input + t.cache_write), false)];
-        if t.cache_write > 0 {
-            uncached.push((" ".into(), false));
-            uncached.push((format!("({} written to cache)", thousands(t.cache_write)), true));
-        }
-        rows.push(InfoRow::Field("  ".into(), "Uncached:".into(), uncached));
-    }
-    rows.push(field("Output:", thousands(t.output)));
-    rows.push(field("Total:", thousands(t.total)));
-    rows.push(InfoRow::Blank);
-    let (mode, status) = cx.session.cache_warming_status();
-    rows.push(InfoRow::Heading("Cache Warming"));
-    rows.push(field("Mode:", mode.to_string()));
-    rows.push(field("Status:", status.to_string()));
-    if s.cost > 0.0 {
-        rows.push(InfoRow::Blank);
-        rows.push(InfoRow::Heading("Cost"));
-        rows.push(field("Total:", format!("${:.3}", s.cost)));
-        // One model per line; a lone group only when it is not the selected model (a
-        // routed model answered, or the model was switched since).
-        let breakdown = cx.session.usage_cost_breakdown();
-        let selected = cx.session.model().map(|m| format!("{}/{}", m.provider, m.id));
-        if breakdown.len() > 1
-            || breakdown
-                .first()
-                .map(|u| Some(&u.key) != selected.as_ref())
-                .unwrap_or(false)
-        {
-            for u in &breakdown {
-                rows.push(InfoRow::Field(
-                    "  ".into(),
-                    format!("{}:", u.key),
-                    vec![
-                        (format!("${:.3} ", u.cost), false),
-                        (format!("({} tokens)", format_tokens(u.tokens)), true),
-                    ],
-                ));
-            }
-        }
-    } else {
-        // pi 1.6's text ends in a line break here: one empty row under the block.
-        rows.push(InfoRow::Blank);
-    }
-    vec![Effect::Themed(std::sync::Arc::new(move |theme: &UiTheme| {
-        rows.iter().map(|r| r.render(theme)).collect::<Vec<_>>().join("\n")
-    }))]
-}
-
-/// A row of `/session`'s block: pi 1.6 draws its headings bold and its labels dim.
-enum InfoRow {
-    Heading(&'static str),
-    /// Indent, label, and the value's parts (each drawn dim or not).
-    Field(String, String, Vec<(String, bool)>),
-    Blank,
-}
-
-impl InfoRow {
-    fn render(&self, theme: &UiTheme) -> String {
-        match self {
-            InfoRow::Heading(h) => pi_tui::Style::new().bold().paint(h),
-            InfoRow::Blank => String::new(),
-            InfoRow::Field(indent, label, parts) => {
-                let value: String = parts
-                    .iter()
-                    .map(|(text, dim)| if *dim { theme.paint("dim", text) } else { text.clone() })
-                    .collect();
-                format!("{indent}{} {value}", theme.paint("dim", label))
-            }
-        }
-    }
-}
-
 /// `/hotkeys`: pi 1.6's three tables (navigation, editing, other) with the keys bound now,
 /// every key of an action joined by `/` and capitalized as pi shows them.
 fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
@@ -412,10 +293,23 @@ fn hotkeys(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
         ("`!`".into(), "Run bash command"),
         ("`!!`".into(), "Run bash command (excluded from context)"),
     ]);
-    vec![Effect::TitledInfo(
-        "Keyboard Shortcuts".into(),
-        format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}"),
-    )]
+    let mut text = format!("**Navigation**\n{navigation}\n**Editing**\n{editing}\n**Other**\n{other}");
+    // The keys extensions registered, with what they said they do.
+    let extensions = cx
+        .session
+        .services()
+        .extensions()
+        .runner()
+        .map(|r| super::extension_ui::shortcuts::listed(&r.registrations().extensions, cx.kb))
+        .unwrap_or_default();
+    if !extensions.is_empty() {
+        let listed: Vec<(String, &str)> = extensions
+            .iter()
+            .map(|(key, what)| (format!("`{}`", super::keys::capitalized(key)), what.as_str()))
+            .collect();
+        text.push_str(&format!("\n**Extensions**\n{}", rows(&listed)));
+    }
+    vec![Effect::TitledInfo("Keyboard Shortcuts".into(), text)]
 }
 
 fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
@@ -738,18 +632,5 @@ pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
         Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
         Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
         _ => Vec::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::thousands;
-
-    #[test]
-    fn counts_get_thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

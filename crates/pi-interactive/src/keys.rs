@@ -121,7 +121,8 @@ pub fn keys_display(kb: &Keybindings, id: &str) -> Vec<String> {
     kb.keys(id).iter().map(|key| capitalized(key)).collect()
 }
 
-fn capitalized(key: &str) -> String {
+/// A key with each part capitalised, as pi spells keys for people (`ctrl+shift+k` is `Ctrl+Shift+K`).
+pub fn capitalized(key: &str) -> String {
     key.split('+')
         .map(|part| {
             let mut chars = part.chars();

@@ -41,6 +41,7 @@ mod model_picker;
 mod program_status;
 mod scoped_models;
 mod search_tools;
+mod session_info;
 mod session_picker;
 mod session_search;
 mod settings_menu;

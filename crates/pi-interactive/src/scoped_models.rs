@@ -2,6 +2,9 @@
 //! session at once; Ctrl+S saves them as `enabledModels` in settings.json.
 //!
 //! The enabled set is `None` for "every model" (no filter) or the ordered `provider/id` list.
+//! Saved entries that match no available model now (no key, an unknown id) stay in that list:
+//! they are listed struck through as unavailable, counted apart, and saved again unless the
+//! user turns them off.
 
 use std::sync::Arc;
 
@@ -21,6 +24,16 @@ fn is_enabled(enabled: &Enabled, id: &str) -> bool {
     enabled.as_ref().is_none_or(|e| e.iter().any(|x| x == id))
 }
 
+/// Whether `list` names exactly the available models (and nothing unavailable besides).
+fn covers_exactly(list: &[String], all: &[String]) -> bool {
+    list.len() == all.len() && list.iter().all(|x| all.contains(x))
+}
+
+/// A list naming every available model (and nothing else) is "all": `None`.
+fn normalize(list: Vec<String>, all: &[String]) -> Enabled {
+    (!covers_exactly(&list, all)).then_some(list)
+}
+
 /// Enter on a model, as pi 1.6 toggles: from "all" it turns just that model off; turning
 /// the last one back on collapses the list back to "all".
 pub fn toggle(enabled: &Enabled, all: &[String], id: &str) -> Enabled {
@@ -35,12 +48,13 @@ pub fn toggle(enabled: &Enabled, all: &[String], id: &str) -> Enabled {
         }
         None => {
             list.push(id.to_string());
-            let every = list.len() == all.len() && list.iter().all(|x| all.contains(x));
-            (!every).then_some(list)
+            normalize(list, all)
         }
     }
 }
 
+/// Enable `targets` (all when `None`). Unavailable entries already in the list stay, so the
+/// list then still differs from "all".
 pub fn enable_all(enabled: &Enabled, all: &[String], targets: Option<&[String]>) -> Enabled {
     let list = enabled.as_ref()?;
     let mut list = list.clone();
@@ -49,7 +63,7 @@ pub fn enable_all(enabled: &Enabled, all: &[String], targets: Option<&[String]>)
             list.push(id.clone());
         }
     }
-    (list.len() != all.len()).then_some(list)
+    normalize(list, all)
 }
 
 /// Disable `targets` (all when `None`).
@@ -74,17 +88,42 @@ pub fn move_by(enabled: &Enabled, id: &str, delta: isize) -> Enabled {
     Some(list)
 }
 
-/// Enabled models first (in their order), then the rest.
+/// Enabled entries first (in their order, unavailable ones included), then the rest.
 pub fn sorted_ids(enabled: &Enabled, all: &[String]) -> Vec<String> {
     match enabled {
         None => all.to_vec(),
         Some(list) => list
             .iter()
-            .filter(|id| all.contains(id))
             .cloned()
             .chain(all.iter().filter(|id| !list.contains(id)).cloned())
             .collect(),
     }
+}
+
+/// What Ctrl+S writes as `enabledModels`: nothing (the key removed) for "all", else the list
+/// followed by the `kept` entries, saved ones the selector never listed and so the user could
+/// not have turned off.
+pub fn saved_patterns(enabled: &Enabled, all: &[String], kept: &[String]) -> Option<Vec<String>> {
+    let list = enabled.as_ref()?;
+    if covers_exactly(list, all) {
+        return None;
+    }
+    let mut out = list.clone();
+    for id in kept {
+        if !out.contains(id) {
+            out.push(id.clone());
+        }
+    }
+    Some(out)
+}
+
+/// The saved patterns that match no available model, in their order.
+pub fn unmatched_patterns(patterns: &[String], models: &[Model]) -> Vec<String> {
+    patterns
+        .iter()
+        .filter(|p| resolve_model_scope(std::slice::from_ref(*p), models).0.is_empty())
+        .cloned()
+        .collect()
 }
 
 fn full_id(m: &Model) -> String {
@@ -95,7 +134,8 @@ fn full_id(m: &Model) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScopedEvent {
     Changed(Enabled),
-    Save(Enabled),
+    /// The `enabledModels` to save (`None` removes the key).
+    Save(Option<Vec<String>>),
     Cancelled,
 }
 
@@ -113,6 +153,9 @@ pub struct ScopedModelsSelector {
     /// The catalogue refresh started with the selector, and the line saying how it went.
     refresh_slot: RefreshSlot,
     refresh_status: Option<(String, &'static str)>,
+    /// Saved entries matching no model that the list does not show (the session's own set
+    /// was shown instead): saved again with the user's choice.
+    kept: Vec<String>,
 }
 
 const MAX_VISIBLE: usize = 8;
@@ -133,9 +176,15 @@ impl ScopedModelsSelector {
             events: Vec::new(),
             refresh_slot: RefreshSlot::default(),
             refresh_status: Some((REFRESHING.to_string(), "muted")),
+            kept: Vec::new(),
         };
         s.refresh();
         s
+    }
+
+    /// Saved entries to write back with the user's list (see `kept`).
+    pub fn keep_unlisted(&mut self, kept: Vec<String>) {
+        self.kept = kept;
     }
 
     /// Where the catalogue refresh leaves its outcome.
@@ -206,7 +255,15 @@ impl ScopedModelsSelector {
         let kb = &self.kb;
         let count = match &self.enabled {
             None => "all enabled".to_string(),
-            Some(l) => format!("{}/{} enabled", l.len(), self.all.len()),
+            Some(l) => {
+                let available = l.iter().filter(|id| self.all.contains(id)).count();
+                let unavailable = l.len() - available;
+                let mut text = format!("{available}/{} enabled", self.all.len());
+                if unavailable > 0 {
+                    text.push_str(&format!(" · {unavailable} unavailable"));
+                }
+                text
+            }
         };
         // Every key of an action, capitalised, as pi 1.6 spells them here.
         let key = |id: &str| keys_display(kb, id).join("/");
@@ -258,8 +315,19 @@ impl Component for ScopedModelsSelector {
             let end = (start + MAX_VISIBLE).min(self.shown.len());
             for i in start..end {
                 let id = &self.shown[i];
-                let Some(m) = self.model(id) else { continue };
                 let sel = i == self.selected;
+                let Some(m) = self.model(id) else {
+                    // A saved entry no model answers to now: its text struck through, no tick.
+                    let struck = pi_tui::Style::new().strikethrough().paint(id);
+                    let line = format!(
+                        "{}  {}{}",
+                        if sel { t.paint("accent", "→ ") } else { "  ".into() },
+                        if sel { t.paint("accent", &struck) } else { struck },
+                        t.paint("muted", " [unavailable]"),
+                    );
+                    out.push_line(truncate_to_width(&line, width, "…"));
+                    continue;
+                };
                 // An enabled model is ticked before its id; the name follows when it says more.
                 let mark = if is_enabled(&self.enabled, id) {
                     t.paint("accent", "✓ ")
@@ -280,9 +348,13 @@ impl Component for ScopedModelsSelector {
             if start > 0 || end < self.shown.len() {
                 out.push_line(t.paint("muted", &format!("  ({}/{})", self.selected + 1, self.shown.len())));
             }
-            if let Some(m) = self.shown.get(self.selected).and_then(|id| self.model(id)) {
+            if let Some(id) = self.shown.get(self.selected) {
+                let about = match self.model(id) {
+                    Some(m) => format!("  Model Name: {}", m.name),
+                    None => "  Model unavailable".to_string(),
+                };
                 out.push_line(String::new());
-                out.push_line(t.paint("muted", &format!("  Model Name: {}", m.name)));
+                out.push_line(t.paint("muted", &about));
             }
         }
         out.push_line(String::new());
@@ -354,7 +426,8 @@ impl Component for ScopedModelsSelector {
             }
         } else if is("app.models.save") {
             self.dirty = false;
-            self.events.push(ScopedEvent::Save(self.enabled.clone()));
+            let patterns = saved_patterns(&self.enabled, &self.all, &self.kept);
+            self.events.push(ScopedEvent::Save(patterns));
         } else if k.matches("ctrl+c") && !self.search.value().is_empty() {
             self.search.set_value("");
             self.refresh();
@@ -380,19 +453,34 @@ pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
         return vec![notice("No models available", "dim")];
     }
     let scoped = session.scoped_models();
-    let enabled = if !scoped.is_empty() {
-        Some(scoped.iter().map(|s| full_id(&s.model)).collect())
+    let patterns = session
+        .settings()
+        .lock()
+        .ok()
+        .and_then(|s| s.enabled_models())
+        .unwrap_or_default();
+    let unmatched = unmatched_patterns(&patterns, &models);
+    // The session's own set when it has one (as pi 1.6, which then leaves the unavailable
+    // saved entries out of the list); else the saved one, unavailable entries listed last.
+    let (enabled, kept) = if !scoped.is_empty() {
+        (Some(scoped.iter().map(|s| full_id(&s.model)).collect()), unmatched)
+    } else if patterns.is_empty() {
+        (None, Vec::new())
     } else {
-        let patterns = session.settings().lock().ok().and_then(|s| s.enabled_models());
-        patterns.filter(|p| !p.is_empty()).map(|p| {
-            resolve_model_scope(&p, &models)
-                .0
-                .iter()
-                .map(|s| full_id(&s.model))
-                .collect()
-        })
+        let mut ids: Vec<String> = resolve_model_scope(&patterns, &models)
+            .0
+            .iter()
+            .map(|s| full_id(&s.model))
+            .collect();
+        for p in unmatched {
+            if !ids.contains(&p) {
+                ids.push(p);
+            }
+        }
+        (Some(ids), Vec::new())
     };
-    let view = ScopedModelsSelector::new(models, enabled, cx.theme.clone(), cx.kb.clone());
+    let mut view = ScopedModelsSelector::new(models, enabled, cx.theme.clone(), cx.kb.clone());
+    view.keep_unlisted(kept);
     // The catalogues are refreshed while it is open, as in the model picker.
     let refresh = super::commands::picker_refresh(cx.paths(), view.refresh_slot());
     vec![
@@ -404,11 +492,15 @@ pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
     ]
 }
 
-/// The session's cycle set for `enabled`: none when all or nothing is enabled. Thinking levels
-/// the set already carried (from `--models name:level`) are kept.
+/// The session's cycle set for `enabled`: none when all or no available model is enabled
+/// (unavailable entries count for neither). Thinking levels the set already carried (from
+/// `--models name:level`) are kept.
 pub fn scope_for(enabled: &Enabled, models: &[Model], current: &[ScopedModel]) -> Vec<ScopedModel> {
     let Some(list) = enabled else { return Vec::new() };
-    if list.is_empty() || list.len() >= models.len() {
+    let ids: Vec<String> = models.iter().map(full_id).collect();
+    let any = list.iter().any(|id| ids.contains(id));
+    let every = ids.iter().all(|id| list.contains(id));
+    if !any || every {
         return Vec::new();
     }
     list.iter()
@@ -436,9 +528,7 @@ pub fn handle_events(cx: &Ctx<'_>, events: Vec<ScopedEvent>) -> (Vec<Effect>, bo
                 session.set_scoped_models(scope);
                 out.push(Effect::RefreshFooter);
             }
-            ScopedEvent::Save(enabled) => {
-                let total = session.available_models().len();
-                let patterns = enabled.filter(|l| l.len() != total);
+            ScopedEvent::Save(patterns) => {
                 out.push(Effect::Settings(Box::new(move |s| s.set_enabled_models(patterns))));
                 out.push(notice("Model selection saved to settings", "dim"));
             }
@@ -472,6 +562,63 @@ mod tests {
         assert_eq!(
             enable_all(&Some(vec![]), &all, Some(&ids(&["a/1"]))),
             Some(ids(&["a/1"]))
+        );
+    }
+
+    #[test]
+    fn unavailable_entries_are_listed_kept_and_saved() {
+        let all = ids(&["a/1", "a/2"]);
+        let e = Some(ids(&["a/1", "gone/x"]));
+        // Listed after the enabled available ones, before the rest.
+        assert_eq!(sorted_ids(&e, &all), ids(&["a/1", "gone/x", "a/2"]));
+        // Enabling every available model keeps the unavailable entry, so the list stays.
+        let every = enable_all(&e, &all, None);
+        assert_eq!(every, Some(ids(&["a/1", "gone/x", "a/2"])));
+        assert_eq!(saved_patterns(&every, &all, &[]), every);
+        // Turning it off drops it; the list then names every available model, saved as "all".
+        let off = toggle(&every, &all, "gone/x");
+        assert_eq!(off, Some(ids(&["a/1", "a/2"])));
+        assert_eq!(saved_patterns(&off, &all, &[]), None);
+        assert_eq!(
+            saved_patterns(&Some(ids(&["a/2", "a/1"])), &all, &ids(&["gone/x"])),
+            None
+        );
+        // Entries the list never showed are saved again after the user's choice.
+        assert_eq!(
+            saved_patterns(&Some(ids(&["a/2"])), &all, &ids(&["gone/x", "a/2"])),
+            Some(ids(&["a/2", "gone/x"]))
+        );
+        assert_eq!(saved_patterns(&None, &all, &ids(&["gone/x"])), None);
+    }
+
+    #[test]
+    fn the_session_scope_ignores_unavailable_entries() {
+        let model = |provider: &str, id: &str| Model {
+            id: id.into(),
+            name: id.into(),
+            api: "openai-completions".into(),
+            provider: provider.into(),
+            base_url: String::new(),
+            reasoning: false,
+            input: Vec::new(),
+            cost: Default::default(),
+            context_window: 1000,
+            max_tokens: 100,
+            headers: None,
+            compat: None,
+            thinking_level_map: None,
+            prompt_cache: None,
+        };
+        let models = vec![model("a", "1"), model("a", "2")];
+        let scope = scope_for(&Some(ids(&["a/2", "gone/x", "gone/y"])), &models, &[]);
+        assert_eq!(scope.len(), 1);
+        assert_eq!(scope[0].model.id, "2");
+        // Every available model enabled, or none of them: no scope.
+        assert!(scope_for(&Some(ids(&["a/1", "a/2", "gone/x"])), &models, &[]).is_empty());
+        assert!(scope_for(&Some(ids(&["gone/x"])), &models, &[]).is_empty());
+        assert_eq!(
+            unmatched_patterns(&ids(&["a/1", "gone/x", "a/*"]), &models),
+            ids(&["gone/x"])
         );
     }
 }

@@ -51,8 +51,12 @@ mod queue16;
 mod ref_examples;
 #[path = "interactive/resume16.rs"]
 mod resume16;
+#[path = "interactive/scoped16.rs"]
+mod scoped16;
 #[path = "interactive/screens16.rs"]
 mod screens16;
+#[path = "interactive/session16.rs"]
+mod session16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
 #[path = "interactive/startup_notices.rs"]
@@ -615,6 +619,12 @@ fn changelog_shows_whats_new() {
     pty.send(ENTER);
     pty.wait_text("What's New");
     pty.wait_text("[0.73.1]");
+    // As pi 1.6: a rule, the title, a blank row and the markdown's own padding row, then the
+    // oldest section first.
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let title = rows.iter().position(|r| r == " What's New").expect("title row");
+    assert!(rows[title - 1].starts_with("────"), "{}", pty.contents());
+    assert_eq!(rows[title + 1..title + 4], ["", "", " [0.73.0]"], "{}", pty.contents());
     assert!(s.server.requests().is_empty());
     quit(&mut pty);
 }

@@ -47,6 +47,8 @@ struct RunControl {
     phase: WarmingPhase,
     next_warm_at: Instant,
     refreshing: bool,
+    /// The transcript the request was sent after (shared with the run's task).
+    prefix: Arc<Vec<AgentMessage>>,
 }
 
 /// The request a run repeats, and what it was sent after.
@@ -56,7 +58,7 @@ struct WarmRequest {
     options: StreamOptions,
     /// The transcript when the request was made: the run stays valid while the transcript
     /// extends it.
-    prefix: Vec<AgentMessage>,
+    prefix: Arc<Vec<AgentMessage>>,
     ttl: Duration,
     delay: Duration,
 }
@@ -124,6 +126,7 @@ fn start(session: &AgentSession, send: &StreamFn, model: &Model, context: &Conte
     };
     let now = Instant::now();
     let id = warmer.next_run.fetch_add(1, Ordering::Relaxed);
+    let prefix = Arc::new(session.messages());
     let cancel = CancellationToken::new();
     lock(&warmer.state).run = Some(RunControl {
         id,
@@ -134,6 +137,7 @@ fn start(session: &AgentSession, send: &StreamFn, model: &Model, context: &Conte
         phase: WarmingPhase::Streaming,
         next_warm_at: now + delay,
         refreshing: false,
+        prefix: prefix.clone(),
     });
     let request = WarmRequest {
         model: model.clone(),
@@ -143,7 +147,7 @@ fn start(session: &AgentSession, send: &StreamFn, model: &Model, context: &Conte
             max_retries: Some(0),
             ..options.clone()
         },
-        prefix: session.messages(),
+        prefix,
         ttl,
         delay,
     };
@@ -254,8 +258,35 @@ impl AgentSession {
     /// `cacheWarming`'s mode name and the warmer's status line, for `/session`.
     pub fn cache_warming_status(&self) -> (&'static str, String) {
         let mode = lock(self.settings()).cache_warming_mode();
-        let status = self.inner.cache_warmer.status_text(mode, last_prompt_tokens(self));
+        let current = self.warming_run_is_current();
+        let status = self
+            .inner
+            .cache_warmer
+            .status_text(mode, last_prompt_tokens(self), current);
         (mode.as_str(), status)
+    }
+
+    /// Whether the warmer's run (if any) still matches the session: a model switch or a
+    /// rewritten transcript makes it stale before its next refresh notices.
+    fn warming_run_is_current(&self) -> bool {
+        let run = lock(&self.inner.cache_warmer.state)
+            .run
+            .as_ref()
+            .map(|r| (r.model.clone(), r.prefix.clone()));
+        run.is_none_or(|(model, prefix)| is_current(self, &model, &prefix))
+    }
+
+    /// What a cache miss and a refresh would cost (`miss`, `warm`), when the warmer's status
+    /// carries a decision with known economics: the live run's, or the one it stopped on.
+    pub fn cache_warming_costs(&self) -> Option<(f64, f64)> {
+        let mode = lock(self.settings()).cache_warming_mode();
+        let decision =
+            self.inner
+                .cache_warmer
+                .status_decision(mode, last_prompt_tokens(self), self.warming_run_is_current())?;
+        decision
+            .economics_available
+            .then_some((decision.miss_cost, decision.warm_cost))
     }
 }
 
@@ -283,7 +314,7 @@ fn same_message(a: &AgentMessage, b: &AgentMessage) -> bool {
 
 impl CacheWarmer {
     /// The run's state as `/session` shows it (pi 1.6's wording).
-    pub fn status_text(&self, mode: CacheWarmingMode, prompt_tokens: u64) -> String {
+    pub fn status_text(&self, mode: CacheWarmingMode, prompt_tokens: u64, current: bool) -> String {
         if mode == CacheWarmingMode::Off {
             return "Inactive (cache warming disabled)".to_string();
         }
@@ -296,6 +327,9 @@ impl CacheWarmer {
                 _ => format!("Inactive ({})", state.inactive),
             };
         };
+        if !current {
+            return "Inactive (conversation context changed)".to_string();
+        }
         let decision = cache_warming::evaluate(&run.model, prompt_tokens, run.phase);
         if !decision.economics_available && !run.refreshing {
             return "Inactive (cache economics unavailable)".to_string();
@@ -306,6 +340,23 @@ impl CacheWarmer {
         }
         let left = run.next_warm_at.saturating_duration_since(Instant::now());
         format!("{} ({details})", decision_time(left))
+    }
+
+    /// The decision the status line is about: none when warming is off or inactive without
+    /// one, the live run's while it has economics (or is refreshing), else the stop's.
+    fn status_decision(&self, mode: CacheWarmingMode, prompt_tokens: u64, current: bool) -> Option<WarmingDecision> {
+        if mode == CacheWarmingMode::Off {
+            return None;
+        }
+        let state = lock(&self.state);
+        let Some(run) = &state.run else {
+            return state.last_stop.map(|(decision, _)| decision);
+        };
+        if !current {
+            return None;
+        }
+        let decision = cache_warming::evaluate(&run.model, prompt_tokens, run.phase);
+        (decision.economics_available || run.refreshing).then_some(decision)
     }
 
     /// The agent settled: a run keeps going into the idle phase (mode `idle`) or ends.
@@ -362,7 +413,7 @@ impl CacheWarmer {
         let reason = match mode {
             CacheWarmingMode::Off => Some("cache warming disabled"),
             CacheWarmingMode::Streaming if phase == WarmingPhase::Idle => Some("agent run settled"),
-            _ if !is_current(session, request) => Some("conversation context changed"),
+            _ if !is_current(session, &request.model, &request.prefix) => Some("conversation context changed"),
             _ => None,
         };
         match reason {
@@ -467,17 +518,12 @@ fn decision_time(left: Duration) -> String {
 }
 
 /// The session still uses the request's model and its transcript extends the request's.
-fn is_current(session: &AgentSession, request: &WarmRequest) -> bool {
-    if !session.model().is_some_and(|m| m.same_as(&request.model)) {
+fn is_current(session: &AgentSession, model: &Model, prefix: &[AgentMessage]) -> bool {
+    if !session.model().is_some_and(|m| m.same_as(model)) {
         return false;
     }
     session.with_messages(|current| {
-        current.len() >= request.prefix.len()
-            && request
-                .prefix
-                .iter()
-                .zip(current)
-                .all(|(kept, now)| same_message(kept, now))
+        current.len() >= prefix.len() && prefix.iter().zip(current).all(|(kept, now)| same_message(kept, now))
     })
 }
 

@@ -49,6 +49,27 @@ pub fn shortcut_for<'a>(k: &KeyEvent, extensions: &'a [ExtensionInfo], kb: &Keyb
     found
 }
 
+/// The shortcuts `/hotkeys` lists, as (key, what it does): each key once, lower-cased and
+/// where it was first registered, described by the extension that gets it (its path when it
+/// gave no description); keys the app keeps are left out.
+pub fn listed(extensions: &[ExtensionInfo], kb: &Keybindings) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for ext in extensions {
+        for shortcut in &ext.shortcuts {
+            let key = shortcut.key.to_lowercase();
+            if KeyId::parse(&key).is_some_and(|id| reserved(&id, kb)) {
+                continue;
+            }
+            let what = shortcut.description.clone().unwrap_or_else(|| ext.path.clone());
+            match out.iter_mut().find(|(k, _)| *k == key) {
+                Some(entry) => entry.1 = what,
+                None => out.push((key, what)),
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,5 +96,20 @@ mod tests {
         assert_eq!(shortcut_for(&press("ctrl+shift+k"), &exts, &kb), Some("ctrl+shift+k"));
         assert_eq!(shortcut_for(&press("alt+z"), &exts, &kb), Some("alt+z"));
         assert_eq!(shortcut_for(&press("alt+y"), &exts, &kb), None);
+    }
+
+    #[test]
+    fn listed_keys_skip_reserved_ones_and_the_later_extension_describes_a_shared_key() {
+        let kb = pi_tui::keybindings();
+        let mut second = ext(&["Alt+Z"]);
+        second.path = "/second.ts".into();
+        let exts = vec![ext(&["alt+z", "ctrl+c", "ctrl+shift+k"]), second];
+        assert_eq!(
+            listed(&exts, &kb),
+            [
+                ("alt+z".to_string(), "/second.ts".to_string()),
+                ("ctrl+shift+k".to_string(), "/e.ts".to_string()),
+            ]
+        );
     }
 }

@@ -1,8 +1,10 @@
 //! `/hotkeys` as pi 1.6 shows it: a rule, the title, pi's three tables (Navigation, Editing,
-//! Other) with every key of an action spelled as pi does, each body row ruled off, a rule.
+//! Other) with every key of an action spelled as pi does, each body row ruled off, a rule;
+//! then the keys extensions registered.
 
 use pi_test_support::Script;
 
+use super::extensions::{extension_env, spawn_with};
 use super::{quit, setup, ENTER};
 
 #[test]
@@ -33,5 +35,22 @@ fn hotkeys_show_pi_16s_tables() {
         "{text}"
     );
     assert!(!text.contains("Toggle session sort mode"), "{text}");
+    quit(&mut pty);
+}
+
+#[test]
+fn hotkeys_list_extension_shortcuts_the_app_does_not_keep() {
+    let Some((node, modules)) = extension_env("hotkeys_list_extension_shortcuts_the_app_does_not_keep") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    // The fixture registers alt+z and ctrl+c (which stays the app's).
+    let mut pty = spawn_with("screen.ts", &s, &node, &modules);
+    pty.type_text("/hotkeys");
+    pty.send(ENTER);
+    pty.wait_text(" Extensions");
+    let text = pty.contents();
+    assert!(text.contains("│ Alt+Z │ Shortcut alt+z │"), "{text}");
+    assert!(!text.contains("Shortcut ctrl+c"), "{text}");
     quit(&mut pty);
 }

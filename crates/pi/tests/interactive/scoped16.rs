@@ -1,0 +1,90 @@
+//! `/scoped-models` with saved `enabledModels` entries that match no available model: pi 1.6
+//! lists them struck through as unavailable and counts them apart, Enter turns one off, and a
+//! save keeps the others, also those the list did not show.
+
+use std::time::Duration;
+
+use pi_test_support::Script;
+use serde_json::json;
+
+use super::{quit, set_setting, setup, wait_json, DOWN, ENTER, ESC};
+
+#[test]
+fn unavailable_saved_models_are_listed_struck_through_and_saved_again() {
+    let s = setup(Script::echo());
+    // Nothing matches, so the session has no scope and the list starts from the saved entries.
+    set_setting(&s, "enabledModels", json!(["nokey/whatever", "mock-openai/gone-model"]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("Model Configuration");
+    pty.wait_text("0/8 enabled · 2 unavailable");
+    let rows: Vec<String> = pty.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let first = rows.iter().position(|r| r.contains("[unavailable]")).expect("row");
+    assert_eq!(rows[first], "→   nokey/whatever [unavailable]", "{}", pty.contents());
+    assert_eq!(rows[first + 1], "    mock-openai/gone-model [unavailable]");
+    assert!(pty.contents().contains("  Model unavailable"), "{}", pty.contents());
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(raw.contains("\x1b[9mmock-openai/gone-model"), "not struck through");
+    // The available models follow, none ticked.
+    assert!(
+        pty.contents().contains("    mock-model [mock-openai]"),
+        "{}",
+        pty.contents()
+    );
+    // Enter turns the first one off: it leaves the list; the save keeps the other.
+    pty.send(ENTER);
+    pty.wait_text("0/8 enabled · 1 unavailable");
+    assert!(!pty.contents().contains("nokey/whatever ["), "{}", pty.contents());
+    pty.send("\x13"); // Ctrl+S
+    let path = s.agent.path().join("settings.json");
+    let settings = wait_json(&path, |v| v["enabledModels"].as_array().is_some_and(|a| a.len() == 1));
+    assert_eq!(settings["enabledModels"], json!(["mock-openai/gone-model"]));
+    // Enabling one model lists it first, the unavailable entry after it.
+    pty.send(DOWN);
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send(ENTER);
+    pty.wait_text("1/8 enabled · 1 unavailable");
+    pty.send("\x13");
+    let settings = wait_json(&path, |v| v["enabledModels"].as_array().is_some_and(|a| a.len() == 2));
+    assert_eq!(
+        settings["enabledModels"],
+        json!(["mock-openai/gone-model", "mock-openai/mock-model"])
+    );
+    pty.send(ESC);
+    pty.wait_for("selector closed", Duration::from_secs(5), |c| {
+        !c.contains("Model Configuration")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn saving_the_session_scope_keeps_unavailable_saved_models() {
+    let s = setup(Script::echo());
+    set_setting(
+        &s,
+        "enabledModels",
+        json!(["mock-openai/mock-model", "mock-openai/mock-thinker", "gone/x"]),
+    );
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("Model Configuration");
+    // The session's own set is shown (as pi 1.6 does), without the unavailable entry.
+    pty.wait_text("2/8 enabled");
+    assert!(!pty.contents().contains("[unavailable]"), "{}", pty.contents());
+    pty.send(DOWN);
+    std::thread::sleep(Duration::from_millis(100));
+    pty.send(ENTER);
+    pty.wait_text("1/8 enabled");
+    pty.send("\x13"); // Ctrl+S
+    let path = s.agent.path().join("settings.json");
+    let settings = wait_json(&path, |v| v["enabledModels"].as_array().is_some_and(|a| a.len() == 2));
+    // The entry the list never showed is still saved.
+    assert_eq!(settings["enabledModels"], json!(["mock-openai/mock-model", "gone/x"]));
+    pty.send(ESC);
+    pty.wait_for("selector closed", Duration::from_secs(5), |c| {
+        !c.contains("Model Configuration")
+    });
+    quit(&mut pty);
+}
