@@ -94,13 +94,14 @@ pub fn startup_notice(cx: &super::effect::Ctx<'_>) -> Vec<super::effect::Effect>
     let Some(markdown) = newer_than_seen(&seen) else {
         return out;
     };
+    // As pi 1.6: between rules, the sections under "What's New" or one line.
     out.push(if condensed {
-        super::effect::notice(
-            format!("Updated to v{current}. Use /changelog to view full changelog."),
-            "text",
+        Effect::RuledInfo(
+            String::new(),
+            format!("Updated to v{current}. Use **/changelog** to view full changelog."),
         )
     } else {
-        Effect::Info(format!("**What's New**\n\n{markdown}"))
+        Effect::RuledInfo("What's New".into(), markdown)
     });
     out
 }

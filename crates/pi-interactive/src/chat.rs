@@ -502,6 +502,8 @@ pub struct InfoBlock {
     markdown: Markdown,
     /// The title, and the rule and title styles.
     title: Option<(String, pi_tui::Style, pi_tui::Style)>,
+    /// The startup notice's layout: the markdown unpadded, a blank row under it when titled.
+    tight: bool,
 }
 
 impl InfoBlock {
@@ -511,6 +513,19 @@ impl InfoBlock {
             markdown: Markdown::new(text.clone(), theme.markdown.clone()).with_padding(1, 0),
             text,
             title: None,
+            tight: false,
+        }
+    }
+
+    /// pi 1.6's startup notice ("What's New"): a rule, the title and a blank row (no title
+    /// rows when `title` is empty), the markdown, a blank row when titled, and a rule.
+    pub fn ruled(title: impl Into<String>, text: impl Into<String>, theme: &UiTheme) -> Self {
+        let text = text.into();
+        InfoBlock {
+            markdown: Markdown::new(text.clone(), theme.markdown.clone()).with_padding(1, 0),
+            text,
+            title: Some((title.into(), theme.fg("border"), theme.fg("accent").bold())),
+            tight: true,
         }
     }
 
@@ -521,12 +536,13 @@ impl InfoBlock {
             markdown: Markdown::new(text.clone(), theme.markdown.clone()).with_padding(1, 1),
             text,
             title: Some((title.into(), theme.fg("border"), theme.fg("accent").bold())),
+            tight: false,
         }
     }
 
     /// Draw in `theme` from now on.
     pub fn set_theme(&mut self, theme: &UiTheme) {
-        let pad_y = usize::from(self.title.is_some());
+        let pad_y = usize::from(self.title.is_some() && !self.tight);
         self.markdown = Markdown::new(self.text.clone(), theme.markdown.clone()).with_padding(1, pad_y);
         if let Some((_, border, accent)) = &mut self.title {
             *border = theme.fg("border");
@@ -541,9 +557,14 @@ impl Component for InfoBlock {
         if let Some((title, border, accent)) = &self.title {
             let rule = border.paint(&"─".repeat(width));
             out.push_line(rule.clone());
-            out.push_line(format!(" {}", accent.paint(title)));
-            out.push_line(String::new());
+            if !(self.tight && title.is_empty()) {
+                out.push_line(format!(" {}", accent.paint(title)));
+                out.push_line(String::new());
+            }
             self.markdown.render(width, out);
+            if self.tight && !title.is_empty() {
+                out.push_line(String::new());
+            }
             out.push_line(rule);
             return;
         }

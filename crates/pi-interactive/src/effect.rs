@@ -143,6 +143,8 @@ pub enum Effect {
     Themed(super::chat::TextBuilder),
     /// A markdown block between rules under a title (`/hotkeys`).
     TitledInfo(String, String),
+    /// A startup notice between rules, under a title unless it is empty ("What's New").
+    RuledInfo(String, String),
     /// A dim status line in the chat; one right after another replaces it.
     StatusLine(String),
     /// The status line's text (`None` hides it).
@@ -204,6 +206,7 @@ impl std::fmt::Debug for Effect {
             Effect::Info(t) => write!(f, "Info({} chars)", t.len()),
             Effect::Themed(_) => f.write_str("Themed"),
             Effect::TitledInfo(title, t) => write!(f, "TitledInfo({title:?}, {} chars)", t.len()),
+            Effect::RuledInfo(title, t) => write!(f, "RuledInfo({title:?}, {} chars)", t.len()),
             Effect::StatusLine(t) => write!(f, "StatusLine({t:?})"),
             Effect::Status(s) => write!(f, "Status({s:?})"),
             Effect::Quit => f.write_str("Quit"),

@@ -209,6 +209,11 @@ impl ScopedModelsSelector {
             None => (REFRESHED.to_string(), "success"),
             Some(e) => (e, "error"),
         });
+        // As pi 1.6, the refreshed list is applied to the session: a saved set shown while the
+        // session had none (after "all" was chosen) becomes the session's again.
+        if self.enabled.is_some() {
+            self.events.push(ScopedEvent::Changed(self.enabled.clone()));
+        }
     }
 
     pub fn take_events(&mut self) -> Vec<ScopedEvent> {

@@ -1105,6 +1105,17 @@ fn whats_new_is_shown_once_after_an_update() {
     let mut updated = s.pi(120, 100);
     updated.wait_text("What's New");
     updated.wait_text(&format!("[{version}]"));
+    // As pi 1.6: between rules, the title, a blank row, the sections, a blank row.
+    let rows: Vec<String> = updated.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let title = rows.iter().position(|r| r == " What's New").expect("title row");
+    assert!(rows[title - 1].starts_with("────"), "{}", updated.contents());
+    assert_eq!(rows[title + 1..title + 3], ["", " [0.73.0]"], "{}", updated.contents());
+    let end = title
+        + rows[title..]
+            .iter()
+            .position(|r| r.starts_with("────"))
+            .expect("closing rule");
+    assert_eq!(rows[end - 1], "", "{}", updated.contents());
     quit(&mut updated);
     assert_eq!(last_changelog_version(&s).as_deref(), Some(version));
     let mut again = s.pi(40, 100);
@@ -1116,5 +1127,8 @@ fn whats_new_is_shown_once_after_an_update() {
     set_setting(&s, "collapseChangelog", json!(true));
     let mut collapsed = s.pi(40, 100);
     collapsed.wait_text(&format!("Updated to v{version}. Use /changelog"));
+    let rows: Vec<String> = collapsed.rows().iter().map(|r| r.trim_end().to_string()).collect();
+    let line = rows.iter().position(|r| r.starts_with(" Updated to v")).expect("line");
+    assert!(rows[line - 1].starts_with("────") && rows[line + 1].starts_with("────"));
     quit(&mut collapsed);
 }

@@ -88,3 +88,44 @@ fn saving_the_session_scope_keeps_unavailable_saved_models() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn reopening_applies_the_saved_set_to_the_session_again() {
+    let s = setup(Script::echo());
+    set_setting(
+        &s,
+        "enabledModels",
+        json!(["mock-openai/mock-model", "mock-openai/mock-thinker", "gone/x"]),
+    );
+    let mut pty = s.pi(30, 100);
+    // "All" for this session only: Ctrl+P then cycles through every model.
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("Model catalogs refreshed.");
+    pty.send("\x01"); // Ctrl+A
+    pty.wait_text("all enabled");
+    pty.send(ESC);
+    pty.wait_for("selector closed", Duration::from_secs(5), |c| {
+        !c.contains("Model Configuration")
+    });
+    // Opened again, it shows the saved set and, once the catalogues are refreshed, the
+    // session cycles through that set again (pi 1.6 does the same).
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("2/8 enabled · 1 unavailable");
+    pty.wait_text("Model catalogs refreshed.");
+    pty.send(ESC);
+    pty.wait_for("selector closed", Duration::from_secs(5), |c| {
+        !c.contains("Model Configuration")
+    });
+    let footer = |pty: &super::pty::Pty| pty.rows().last().cloned().unwrap_or_default();
+    pty.send("\x10"); // Ctrl+P
+    pty.wait_for("the thinker", Duration::from_secs(5), |_| {
+        footer(&pty).contains("(mock-openai) mock-thinker")
+    });
+    pty.send("\x10");
+    pty.wait_for("back to the first", Duration::from_secs(5), |_| {
+        footer(&pty).contains("(mock-openai) mock-model")
+    });
+    quit(&mut pty);
+}
