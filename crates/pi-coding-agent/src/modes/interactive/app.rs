@@ -81,6 +81,8 @@ pub struct App {
     held_since: Option<std::time::Instant>,
     /// Input since the loop last asked may have changed the screen.
     screen_touched: bool,
+    /// The transcript was built anew: a fullscreen selection no longer points at its text.
+    transcript_replaced: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -174,6 +176,7 @@ impl App {
             held_input: Default::default(),
             held_since: None,
             screen_touched: false,
+            transcript_replaced: false,
             caps,
             totals: Totals::default(),
             branch,
@@ -251,6 +254,15 @@ impl App {
             self.program_status.set_session_name(name);
         }
         self.program_status.take_report()
+    }
+
+    /// OSC 9;4 progress on or off, when that changed (`terminal.showTerminalProgress`).
+    pub fn take_progress(&mut self) -> Option<bool> {
+        let enabled = self
+            .ctx()
+            .read_settings(|s| s.show_terminal_progress())
+            .unwrap_or(false);
+        self.program_status.take_progress(enabled)
     }
 
     /// The terminal title, when it changed since last asked.
@@ -562,6 +574,7 @@ impl App {
 
     /// Rebuild the transcript from the current session (start, session switch).
     pub fn rebuild_chat(&mut self) {
+        self.transcript_replaced = true;
         self.view.frozen = Default::default();
         self.view.chat.clear();
         self.tools.clear();

@@ -1,7 +1,9 @@
 //! What the terminal is told about the program (OSC 7501), followed from the session's
 //! events: working during a run or a compaction (with the session's name), blocked while a
 //! dialog waits for the user, then done, failed (the first line of the error) or idle after
-//! an abort. Prompts and model output are never part of a report.
+//! an abort. Prompts and model output are never part of a report. With
+//! `terminal.showTerminalProgress` on, the tab's progress indicator (OSC 9;4) shows while a
+//! run or a compaction goes on.
 
 use pi_tui::program_status::{ProgramState, ProgramStatus};
 
@@ -29,6 +31,8 @@ pub struct ProgramStatusReporter {
     /// The session's name (`None` inside: not looked up yet).
     session_name: Option<Option<String>>,
     last: Option<ProgramStatus>,
+    /// The progress indicator as last sent.
+    progress: bool,
 }
 
 impl Default for ProgramStatusReporter {
@@ -41,6 +45,7 @@ impl Default for ProgramStatusReporter {
             blocked: false,
             session_name: None,
             last: None,
+            progress: false,
         }
     }
 }
@@ -134,6 +139,13 @@ impl ProgramStatusReporter {
         status
     }
 
+    /// Whether the progress indicator should now be on (`enabled`: the setting) or off, when
+    /// that differs from what was last sent.
+    pub fn take_progress(&mut self, enabled: bool) -> Option<bool> {
+        let on = enabled && (self.run_active || self.compacting);
+        (on != std::mem::replace(&mut self.progress, on)).then_some(on)
+    }
+
     /// The report to send, when it differs from the last one sent.
     pub fn take_report(&mut self) -> Option<ProgramStatus> {
         let now = self.current();
@@ -173,6 +185,25 @@ mod tests {
         r.on_event(&assistant(pi_ai::StopReason::Stop, None));
         r.on_event(&UiEvent::Settled { aborted: false });
         assert_eq!(state(&mut r), Some((ProgramState::Done, Some("demo".into()))));
+    }
+
+    #[test]
+    fn progress_is_on_through_a_run_or_a_compaction_when_the_setting_asks() {
+        let mut r = ProgramStatusReporter::default();
+        assert_eq!(r.take_progress(true), None, "off to begin with");
+        r.on_event(&UiEvent::AgentStart);
+        assert_eq!(r.take_progress(false), None, "the setting is off");
+        assert_eq!(r.take_progress(true), Some(true));
+        assert_eq!(r.take_progress(true), None);
+        r.on_event(&UiEvent::Settled { aborted: false });
+        assert_eq!(r.take_progress(true), Some(false));
+        r.on_event(&UiEvent::CompactionStart {
+            overflow: false,
+            manual: true,
+        });
+        assert_eq!(r.take_progress(true), Some(true));
+        // The setting turned off meanwhile: the indicator goes.
+        assert_eq!(r.take_progress(false), Some(false));
     }
 
     #[test]
