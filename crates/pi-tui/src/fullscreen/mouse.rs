@@ -118,6 +118,17 @@ impl Fullscreen {
             MouseKind::Release(_) if self.dragging => {
                 self.dragging = false;
                 self.auto_scroll = None;
+                // The selection ends where the pointer is let go: output streaming in may
+                // have moved other text under it since the last motion.
+                if let Some(sel) = self.selection {
+                    let point = if sel.screen {
+                        let row = m.row.min(self.screen_rows.len().saturating_sub(1));
+                        (row, m.column.min(self.width.saturating_sub(1)))
+                    } else {
+                        self.transcript_point((m.row, m.column))
+                    };
+                    self.drag_to(point);
+                }
                 let click = self
                     .selection
                     .filter(|s| s.is_empty() && s.granularity == Granularity::Character && !s.screen)

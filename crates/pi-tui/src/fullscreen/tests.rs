@@ -415,3 +415,19 @@ fn a_query_runs_on_across_lines_and_marks_each_part() {
     assert!(rows[1].starts_with("\x1b[1;7mline"), "{:?}", rows[1]);
     assert!(!rows[2].contains("\x1b[1;7m"));
 }
+
+#[test]
+fn the_selection_ends_under_the_pointer_when_let_go_as_output_streams_in() {
+    let mut fs = Fullscreen::new();
+    fs.set_scrollbar(ScrollbarMode::Hidden, Style::new(), Style::new());
+    fs.compose(transcript(10), vec!["dock".into()], 20, 5);
+    // Following the end: lines 6..=9 show.
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 0, 0));
+    fs.handle_mouse(&mouse(MouseKind::Drag(0), 3, 1));
+    // Two more lines arrive; the pointer has not moved, the text under it has.
+    fs.compose(transcript(12), vec!["dock".into()], 20, 5);
+    assert_eq!(
+        fs.handle_mouse(&mouse(MouseKind::Release(0), 3, 1)),
+        MouseAction::Copy("line 6\nline 7\nline 8\nline".into())
+    );
+}
