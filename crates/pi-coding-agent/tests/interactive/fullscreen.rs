@@ -498,6 +498,32 @@ fn the_search_box_says_no_matches_and_nothing_while_empty() {
 }
 
 #[test]
+fn the_search_field_edits_like_pi_inputs() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("go");
+    pty.send(ENTER);
+    pty.wait_text("reply line 010");
+    pty.send("\x1b[102;6u");
+    pty.wait_text("Find in transcript");
+    pty.type_text("xline 005");
+    pty.wait_text("No matches");
+    // Home, then Delete takes the stray first letter.
+    pty.send("\x1b[H");
+    pty.send("\x1b[3~");
+    pty.wait_text("1/1");
+    assert!(pty.rows()[2].contains("│ line 005 "), "{:#?}", pty.rows());
+    // End, then Ctrl+W takes the last word back.
+    pty.send("\x1b[F");
+    pty.send("\x17");
+    pty.wait_text("/10");
+    assert!(pty.rows()[2].contains("│ line "), "{:#?}", pty.rows());
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("/10"));
+    quit(&mut pty);
+}
+
+#[test]
 fn the_search_buttons_name_the_bound_keys_and_step_when_clicked() {
     let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
     s.agent

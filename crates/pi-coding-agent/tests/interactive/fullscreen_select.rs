@@ -156,3 +156,41 @@ fn on_a_desktop_without_a_clipboard_tool_the_reason_shows_instead_of_osc52() {
     pty.wait_text(&format!("Error: {reason}"));
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_on_a_link_in_the_transcript_opens_it() {
+    let s = setup(Script::sequential(vec![Turn::text(
+        "Read [the docs](https://pi.dev/docs) first.",
+    )]));
+    let opened = s.cwd.path().join("opened.txt");
+    let browser = s.cwd.path().join("browser.sh");
+    std::fs::write(&browser, format!("#!/bin/sh\necho \"$1\" > '{}'\n", opened.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let browser = browser.display().to_string();
+    // A terminal that shows OSC 8 links.
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("TERM_PROGRAM", "ghostty"), ("BROWSER", browser.as_str())],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("links");
+    pty.send(ENTER);
+    pty.wait_text("Read the docs first.");
+    let rows = pty.rows();
+    let row = rows.iter().position(|r| r.contains("Read the docs")).expect("row");
+    let col = rows[row].find("the docs").expect("column") + 3;
+    pty.send(&format!("\x1b[<0;{col};{y}M\x1b[<0;{col};{y}m", y = row + 1));
+    let start = std::time::Instant::now();
+    while !opened.exists() {
+        assert!(start.elapsed() < Duration::from_secs(10), "the link was not opened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), "https://pi.dev/docs");
+    quit(&mut pty);
+}

@@ -111,7 +111,8 @@ pub const SEARCH_PLACEHOLDER: &str = "Find in transcript";
 /// The transcript search: the query and where it matches.
 #[derive(Debug, Default)]
 struct Search {
-    query: String,
+    /// The query's field: typing, cursor keys and deletions as in pi's inputs.
+    field: crate::components::Input,
     matches: Vec<search::Segments>,
     current: Option<usize>,
     /// The transcript's text as of this many lines.
@@ -124,6 +125,17 @@ struct Search {
 }
 
 impl Search {
+    fn new() -> Search {
+        Search {
+            field: crate::components::Input::new(""),
+            ..Search::default()
+        }
+    }
+
+    fn query(&self) -> &str {
+        self.field.value()
+    }
+
     fn current_line(&self) -> Option<usize> {
         let m = self.matches.get(self.current?)?;
         m.first().map(|s| s.0)
@@ -140,6 +152,8 @@ impl Search {
 pub enum SearchKey {
     Text(String),
     Backspace,
+    /// Another key for the query's field (cursor movement, deleting words, ...).
+    Key(crate::keys::KeyEvent),
     Next,
     Previous,
 }
@@ -155,6 +169,8 @@ pub enum MouseAction {
     Copy(String),
     /// A plain click (no drag) on this transcript line.
     Click(usize),
+    /// A click on a hyperlink: open its target.
+    OpenUrl(String),
 }
 
 /// The state of the fullscreen layout between frames.
@@ -165,6 +181,8 @@ pub struct Fullscreen {
     dragging: bool,
     /// The pointer moved since the press: its release is no click.
     dragged: bool,
+    /// The hyperlink under the last single press.
+    pressed_url: Option<String>,
     /// A selecting drag held at the transcript's top or bottom edge.
     auto_scroll: Option<mouse::AutoScroll>,
     last_click: Option<LastClick>,
@@ -205,6 +223,7 @@ impl Default for Fullscreen {
             selection: None,
             dragging: false,
             dragged: false,
+            pressed_url: None,
             auto_scroll: None,
             last_click: None,
             scrollbar: Scrollbar::default(),
@@ -323,7 +342,7 @@ impl Fullscreen {
     pub fn toggle_search(&mut self) {
         self.search = match self.search.take() {
             Some(_) => None,
-            None => Some(Search::default()),
+            None => Some(Search::new()),
         };
     }
 
@@ -341,14 +360,19 @@ impl Fullscreen {
     pub fn search_key(&mut self, key: SearchKey) {
         let view_top = self.viewport.first_line();
         let Some(s) = self.search.as_mut() else { return };
+        let before = s.query().to_string();
         match key {
             SearchKey::Text(t) => {
-                s.query.push_str(&t.replace(['\n', '\r'], " "));
-                s.requery(view_top);
+                let text = crate::input::InputEvent::Paste(t.replace(['\n', '\r'], " "));
+                crate::component::Component::handle_input(&mut s.field, &text);
             }
             SearchKey::Backspace => {
-                s.query.pop();
-                s.requery(view_top);
+                if let Some(k) = crate::keys::parse_key("\x7f", false) {
+                    s.field.handle_key(&k);
+                }
+            }
+            SearchKey::Key(k) => {
+                s.field.handle_key(&k);
             }
             SearchKey::Next | SearchKey::Previous => {
                 if s.matches.is_empty() {
@@ -362,7 +386,11 @@ impl Fullscreen {
                     (c + n - 1) % n
                 });
                 self.reveal_current();
+                return;
             }
+        }
+        if s.query() != before {
+            s.requery(view_top);
         }
     }
 
@@ -390,7 +418,7 @@ impl Fullscreen {
     /// the transcript changed.
     fn refresh_search(&mut self, transcript: &Frame, rows: usize) {
         let Some(s) = self.search.as_mut() else { return };
-        let key = (s.query.clone(), transcript.len());
+        let key = (s.query().to_string(), transcript.len());
         if s.searched.as_ref() == Some(&key) && s.pick_from.is_none() {
             return;
         }
@@ -398,7 +426,7 @@ impl Fullscreen {
         if s.corpus.as_ref().is_none_or(|(n, _)| *n != transcript.len()) {
             s.corpus = Some((transcript.len(), search::Corpus::build(transcript)));
         }
-        s.matches = s.corpus.as_ref().map(|(_, c)| c.find(&s.query)).unwrap_or_default();
+        s.matches = s.corpus.as_ref().map(|(_, c)| c.find(s.query())).unwrap_or_default();
         if let Some(from) = s.pick_from.take() {
             self.viewport.layout(transcript.len(), rows);
             s.current = s
@@ -518,16 +546,16 @@ impl Fullscreen {
         self.first_line = first;
         self.width = width;
         rows.extend(dock);
-        if let Some(search) = &self.search {
+        if let Some(search) = &mut self.search {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
-            let counter = if search.query.is_empty() {
+            let counter = if search.query().is_empty() {
                 String::new()
             } else if m == 0 {
                 "No matches".to_string()
             } else {
                 format!("{n}/{m}")
             };
-            let boxed = search_box(&search.query, &counter, &self.search_keys, width);
+            let boxed = search_box(&mut search.field, &counter, &self.search_keys, width);
             let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);

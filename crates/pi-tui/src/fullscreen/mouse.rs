@@ -22,6 +22,34 @@ pub(super) struct AutoScroll {
     due: Instant,
 }
 
+/// The target of the OSC 8 hyperlink drawn at `column` of `line`, if any.
+pub(super) fn link_at(line: &str, column: usize) -> Option<String> {
+    use unicode_segmentation::UnicodeSegmentation;
+    let mut url: Option<&str> = None;
+    let mut col = 0;
+    for piece in crate::ansi::pieces(line) {
+        match piece {
+            crate::ansi::Piece::Escape(e) => {
+                if let Some(rest) = e.strip_prefix("\x1b]8;") {
+                    let target = rest.split_once(';').map_or("", |(_, t)| t);
+                    let target = target.trim_end_matches('\x07').trim_end_matches("\x1b\\");
+                    url = (!target.is_empty()).then_some(target);
+                }
+            }
+            crate::ansi::Piece::Text(t) => {
+                for g in t.graphemes(true) {
+                    let w = crate::width::grapheme_width(g);
+                    if (col..col + w.max(1)).contains(&column) {
+                        return url.map(str::to_string);
+                    }
+                    col += w;
+                }
+            }
+        }
+    }
+    None
+}
+
 impl Fullscreen {
     /// React to a mouse report over the screen of the last frame.
     pub fn handle_mouse(&mut self, m: &MouseEvent) -> MouseAction {
@@ -134,6 +162,12 @@ impl Fullscreen {
                     .filter(|s| s.is_empty() && s.granularity == Granularity::Character && !s.screen)
                     .filter(|_| !self.dragged)
                     .map(|s| s.anchor.0);
+                // A click on a link opens it (links win over the click's other uses).
+                let link = self.pressed_url.take().filter(|_| !self.dragged);
+                if let Some(url) = link.filter(|_| self.selection.is_some_and(|s| s.is_empty())) {
+                    self.selection = None;
+                    return MouseAction::OpenUrl(url);
+                }
                 match self.selected_text().filter(|t| !t.trim().is_empty()) {
                     Some(text) => MouseAction::Copy(text),
                     None => {
@@ -209,6 +243,17 @@ impl Fullscreen {
             _ => Selection::at((line, column)),
         };
         selection.screen = screen;
+        // The link under a single press, opened if the press turns out a click.
+        self.pressed_url = if count == 1 {
+            let raw = if screen {
+                self.screen_rows.get(line).cloned()
+            } else {
+                self.transcript.iter_from(line).next().cloned()
+            };
+            raw.and_then(|l| link_at(&l, column))
+        } else {
+            None
+        };
         self.selection = Some(selection);
         self.dragging = true;
         self.dragged = false;

@@ -431,3 +431,37 @@ fn the_selection_ends_under_the_pointer_when_let_go_as_output_streams_in() {
         MouseAction::Copy("line 6\nline 7\nline 8\nline".into())
     );
 }
+
+#[test]
+fn a_click_on_a_link_opens_it_and_a_drag_over_it_selects() {
+    let mut fs = Fullscreen::new();
+    let frame = || {
+        let mut f = Frame::new();
+        f.extend_lines(["see \x1b]8;;https://pi.dev/docs\x1b\\the docs\x1b]8;;\x1b\\ now".to_string()]);
+        f.sealed()
+    };
+    fs.compose(frame(), vec!["dock".into()], 40, 3);
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 6, 0));
+    assert_eq!(
+        fs.handle_mouse(&mouse(MouseKind::Release(0), 6, 0)),
+        MouseAction::OpenUrl("https://pi.dev/docs".into())
+    );
+    // Off the link: a plain click.
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 14, 0));
+    assert_eq!(
+        fs.handle_mouse(&mouse(MouseKind::Release(0), 14, 0)),
+        MouseAction::Click(0)
+    );
+    // Dragging from the link selects text instead.
+    fs.handle_mouse(&mouse(MouseKind::Press(0), 4, 0));
+    fs.handle_mouse(&mouse(MouseKind::Drag(0), 6, 0));
+    assert_eq!(
+        fs.handle_mouse(&mouse(MouseKind::Release(0), 6, 0)),
+        MouseAction::Copy("the".into())
+    );
+    assert_eq!(
+        mouse::link_at("\x1b]8;id=1;http://a\x07ab\x1b]8;;\x07c", 1).as_deref(),
+        Some("http://a")
+    );
+    assert_eq!(mouse::link_at("\x1b]8;id=1;http://a\x07ab\x1b]8;;\x07c", 2), None);
+}

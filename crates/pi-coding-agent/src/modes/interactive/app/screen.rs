@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_tui::{InputEvent, Key, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
+use pi_tui::{InputEvent, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
 
 use super::super::effect::Effect;
 use super::super::tool_block::ToolBlock;
@@ -87,13 +87,13 @@ impl App {
                     Some(SearchKey::Previous)
                 } else if is("tui.altScreen.searchNext") {
                     Some(SearchKey::Next)
-                } else if k.key == Key::Backspace {
-                    Some(SearchKey::Backspace)
                 } else if let Some(c) = k.text() {
                     Some(SearchKey::Text(c.to_string()))
-                } else {
-                    self.handle_viewport_key(k, tui);
+                } else if self.handle_viewport_key(k, tui) {
                     None
+                } else {
+                    // Editing keys of the field: cursor moves, deletions.
+                    Some(SearchKey::Key(k.clone()))
                 }
             }
             _ => None,
@@ -118,6 +118,8 @@ impl App {
                 }
             }
             MouseAction::Click(line) => self.click_transcript(line),
+            // Web links only: the opener would launch files and other handlers too.
+            MouseAction::OpenUrl(url) => crate::subcommands::auth_oauth::open_url(&url),
             MouseAction::None | MouseAction::Redraw => {}
         }
     }
