@@ -199,6 +199,8 @@ pub struct Fullscreen {
     search_keys: (String, String),
     /// Where the search box's buttons were in the last frame: row, previous and next columns.
     search_buttons: Option<(usize, Columns, Columns)>,
+    /// The search button under the pointer (`true`: next).
+    search_hover: Option<bool>,
     current_match_sgr: String,
     /// Columns the pill covers on the last transcript row in the last frame.
     pill_columns: Option<(usize, usize)>,
@@ -235,6 +237,7 @@ impl Default for Fullscreen {
             match_sgr: "\x1b[4m".to_string(),
             search_keys: ("Shift+Enter".to_string(), "Enter".to_string()),
             search_buttons: None,
+            search_hover: None,
             current_match_sgr: "\x1b[1;7m".to_string(),
             pill_columns: None,
             wheel: WheelAccel::default(),
@@ -340,6 +343,7 @@ impl Fullscreen {
 
     /// Open the search box, or close it when open.
     pub fn toggle_search(&mut self) {
+        self.search_hover = None;
         self.search = match self.search.take() {
             Some(_) => None,
             None => Some(Search::new()),
@@ -347,6 +351,7 @@ impl Fullscreen {
     }
 
     pub fn close_search(&mut self) {
+        self.search_hover = None;
         self.search = None;
     }
 
@@ -555,7 +560,7 @@ impl Fullscreen {
             } else {
                 format!("{n}/{m}")
             };
-            let boxed = search_box(&mut search.field, &counter, &self.search_keys, width);
+            let boxed = search_box(&mut search.field, &counter, &self.search_keys, self.search_hover, width);
             let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);

@@ -53,6 +53,18 @@ pub(super) fn link_at(line: &str, column: usize) -> Option<String> {
 impl Fullscreen {
     /// React to a mouse report over the screen of the last frame.
     pub fn handle_mouse(&mut self, m: &MouseEvent) -> MouseAction {
+        // The search box's arrows: underlined under the pointer, a press steps through the
+        // matches.
+        let hover = self.search_button_at(m.row, m.column);
+        let hover_changed = hover != self.search_hover;
+        self.search_hover = hover;
+        if let (Some(next), MouseKind::Press(0)) = (hover, m.kind) {
+            self.search_key(if next { SearchKey::Next } else { SearchKey::Previous });
+            return MouseAction::Redraw;
+        }
+        if hover_changed && m.kind == MouseKind::Move {
+            return MouseAction::Redraw;
+        }
         if let Some(action) = self.scrollbar_mouse(m) {
             return action;
         }
@@ -73,18 +85,6 @@ impl Fullscreen {
                 }
             }
             MouseKind::Press(0) => {
-                // The search box's arrows step through the matches.
-                if let Some((row, previous, next)) = self.search_buttons.filter(|_| self.search.is_some()) {
-                    let within = |(from, to): (usize, usize)| m.row == row && (from..to).contains(&m.column);
-                    if within(previous) || within(next) {
-                        self.search_key(if within(previous) {
-                            SearchKey::Previous
-                        } else {
-                            SearchKey::Next
-                        });
-                        return MouseAction::Redraw;
-                    }
-                }
                 self.auto_scroll = None;
                 let on_pill = self
                     .pill_columns
@@ -177,6 +177,19 @@ impl Fullscreen {
                 }
             }
             _ => MouseAction::None,
+        }
+    }
+
+    /// Which search button is at `(row, column)` (`true`: next), with the search open.
+    fn search_button_at(&self, row: usize, column: usize) -> Option<bool> {
+        let (at, previous, next) = self.search_buttons.filter(|_| self.search.is_some())?;
+        let within = |(from, to): (usize, usize)| row == at && (from..to).contains(&column);
+        if within(previous) {
+            Some(false)
+        } else if within(next) {
+            Some(true)
+        } else {
+            None
         }
     }
 

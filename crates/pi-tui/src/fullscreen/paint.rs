@@ -41,6 +41,7 @@ pub(super) fn search_box(
     field_input: &mut crate::components::Input,
     counter: &str,
     keys: &(String, String),
+    hovered: Option<bool>,
     width: usize,
 ) -> SearchBox {
     let query = field_input.value();
@@ -86,8 +87,22 @@ pub(super) fn search_box(
         let previous = (1 + left_rule + 1, 1 + left_rule + 1 + visible_width(&buttons.0));
         let next_start = previous.1 + visible_width(buttons.1);
         let next = (next_start, next_start + visible_width(&buttons.2));
+        // The button under the pointer is underlined (`Some(true)`: the next one).
+        let mark = |text: &str, on: bool| {
+            if on {
+                format!("\x1b[4m{text}\x1b[24m")
+            } else {
+                text.to_string()
+            }
+        };
         (
-            format!("└{} {}{}{} ─┘", "─".repeat(left_rule), buttons.0, buttons.1, buttons.2),
+            format!(
+                "└{} {}{}{} ─┘",
+                "─".repeat(left_rule),
+                mark(&buttons.0, hovered == Some(false)),
+                buttons.1,
+                mark(&buttons.2, hovered == Some(true))
+            ),
             Some((previous, next)),
         )
     } else {

@@ -465,3 +465,24 @@ fn a_click_on_a_link_opens_it_and_a_drag_over_it_selects() {
     );
     assert_eq!(mouse::link_at("\x1b]8;id=1;http://a\x07ab\x1b]8;;\x07c", 2), None);
 }
+
+#[test]
+fn the_search_button_under_the_pointer_is_underlined() {
+    let mut fs = Fullscreen::new();
+    fs.compose(transcript(30), vec!["dock".into()], 100, 12);
+    fs.toggle_search();
+    let rows = fs.compose(transcript(30), vec!["dock".into()], 100, 12);
+    let bottom = crate::ansi::strip_ansi(&rows[3]);
+    let col = bottom.chars().position(|c| c == '↓').expect("next button");
+    assert!(!rows[3].contains("\x1b[4m"));
+    assert_eq!(
+        fs.handle_mouse(&mouse(MouseKind::Move, col + 1, 3)),
+        MouseAction::Redraw
+    );
+    let rows = fs.compose(transcript(30), vec!["dock".into()], 100, 12);
+    assert!(rows[3].contains("\x1b[4m↓ Enter\x1b[24m"), "{:?}", rows[3]);
+    // Moving off it: plain again.
+    assert_eq!(fs.handle_mouse(&mouse(MouseKind::Move, 2, 8)), MouseAction::Redraw);
+    let rows = fs.compose(transcript(30), vec!["dock".into()], 100, 12);
+    assert!(!rows[3].contains("\x1b[4m"));
+}
