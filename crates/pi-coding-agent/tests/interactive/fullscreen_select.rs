@@ -194,3 +194,42 @@ fn a_click_on_a_link_in_the_transcript_opens_it() {
     assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), "https://pi.dev/docs");
     quit(&mut pty);
 }
+
+#[test]
+fn the_wheel_over_a_docked_list_moves_its_selection_not_the_transcript() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(40))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines");
+    pty.send(ENTER);
+    pty.wait_text("reply line 040");
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    let selected = |pty: &Pty| pty.rows().iter().position(|r| r.starts_with("→ "));
+    let before = selected(&pty).expect("a selected row");
+    let first_item = pty.rows()[before].clone();
+    // Two notches down over the list: two rows down, the transcript stays at its end.
+    let y = before + 1;
+    pty.send(&format!("\x1b[<65;10;{y}M\x1b[<65;10;{y}M"));
+    pty.wait_for("selection two rows down", Duration::from_secs(5), |_| {
+        selected(&pty) == Some(before + 2)
+    });
+    assert!(!pty.contents().contains("Jump to latest message"));
+    // Back up one.
+    pty.send(&format!("\x1b[<64;10;{y}M"));
+    pty.wait_for("selection one row up", Duration::from_secs(5), |_| {
+        selected(&pty) == Some(before + 1)
+    });
+    pty.send(&format!("\x1b[<64;10;{y}M"));
+    pty.wait_for("back at the first item", Duration::from_secs(5), |_| {
+        pty.rows()[before] == first_item
+    });
+    // Over the transcript the wheel still scrolls it.
+    pty.send("\x1b[<64;10;3M");
+    pty.wait_text("Jump to latest message");
+    pty.send(super::ESC);
+    pty.wait_for("settings closed", Duration::from_secs(5), |c| {
+        !c.contains("Type to search")
+    });
+    quit(&mut pty);
+}

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_tui::{InputEvent, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
+use pi_tui::{InputEvent, KeyEvent, MouseAction, MouseEvent, MouseKind, SearchKey, Tui};
 
 use super::super::effect::Effect;
 use super::super::tool_block::ToolBlock;
@@ -106,6 +106,21 @@ impl App {
 
     /// A mouse report (fullscreen only: regular mode does not ask for them).
     pub fn handle_mouse(&mut self, m: &MouseEvent, tui: &mut Tui) {
+        // The wheel over a dialog docked in the editor's place (a picker, /settings) moves
+        // its selection a row per report, as pi 1.6's lists take the wheel.
+        let wheel = match m.kind {
+            MouseKind::WheelUp => Some("\x1b[A"),
+            MouseKind::WheelDown => Some("\x1b[B"),
+            _ => None,
+        };
+        if let Some(seq) = wheel.filter(|_| self.overlay_open()) {
+            if tui.docked_rows().is_some_and(|r| r.contains(&m.row)) {
+                if let Some(k) = pi_tui::parse_key(seq, false) {
+                    self.handle_input(&InputEvent::Key(k), tui);
+                }
+                return;
+            }
+        }
         let Some(fs) = tui.fullscreen_mut() else { return };
         match fs.handle_mouse(m) {
             MouseAction::Copy(text) => {
