@@ -235,6 +235,19 @@ impl Tui {
         self.docked_rows.clone()
     }
 
+    /// The row of the selected item's `→` marker in the dialog docked in the editor's place,
+    /// rendered now; `None` without such a dialog or marker.
+    pub fn docked_marker_row(&mut self) -> Option<usize> {
+        let w = self.width;
+        let i = (0..self.overlays.len())
+            .rev()
+            .find(|&i| self.visible(&self.overlays[i]) && is_docked(&self.overlays[i].options))?;
+        let lines = crate::component::render_lines(self.overlays[i].component.as_mut(), w);
+        lines
+            .iter()
+            .position(|l| crate::ansi::strip_ansi(l).trim_start().starts_with('→'))
+    }
+
     pub fn size(&self) -> (usize, usize) {
         (self.width, self.height)
     }

@@ -224,6 +224,11 @@ fn the_wheel_over_a_docked_list_moves_its_selection_not_the_transcript() {
     pty.wait_for("back at the first item", Duration::from_secs(5), |_| {
         pty.rows()[before] == first_item
     });
+    // At the top the wheel stops: no wrapping round to the last item.
+    pty.send(&format!("\x1b[<64;10;{y}M\x1b[<64;10;{y}M"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(selected(&pty), Some(before), "{:#?}", pty.rows());
+    assert_eq!(pty.rows()[before], first_item);
     // Over the transcript the wheel still scrolls it.
     pty.send("\x1b[<64;10;3M");
     pty.wait_text("Jump to latest message");

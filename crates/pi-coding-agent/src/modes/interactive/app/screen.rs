@@ -115,7 +115,19 @@ impl App {
         };
         if let Some(seq) = wheel.filter(|_| self.overlay_open()) {
             if tui.docked_rows().is_some_and(|r| r.contains(&m.row)) {
+                let up = m.kind == MouseKind::WheelUp;
+                let before = tui.docked_marker_row();
                 if let Some(k) = pi_tui::parse_key(seq, false) {
+                    self.handle_input(&InputEvent::Key(k), tui);
+                }
+                // Arrow keys wrap around at the ends; the wheel stops there as pi's does.
+                let after = tui.docked_marker_row();
+                let wrapped = match (before, after) {
+                    (Some(b), Some(a)) => (up && a > b) || (!up && a < b),
+                    _ => false,
+                };
+                let back = if up { "\x1b[B" } else { "\x1b[A" };
+                if let Some(k) = pi_tui::parse_key(back, false).filter(|_| wrapped) {
                     self.handle_input(&InputEvent::Key(k), tui);
                 }
                 return;
