@@ -246,7 +246,14 @@ impl App {
 
     /// The program status report for the terminal, when it changed since last asked.
     pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
-        let blocked = matches!(self.picker, Some((_, Picker::Custom(_) | Picker::LoginFlow { .. })));
+        // As pi 1.6 reports them: a sign-in names its provider.
+        let blocked = match &self.picker {
+            Some((_, Picker::LoginFlow { provider, .. })) => {
+                Some(("auth", Some(format!("Log in to {}", provider.name))))
+            }
+            Some((_, Picker::Custom(_))) => Some(("question", None)),
+            _ => None,
+        };
         self.program_status.set_blocked(blocked);
         // The name is looked up only when the title is due too (it changed, or the session).
         if self.title_dirty || !self.program_status.has_name() {

@@ -27,7 +27,8 @@ pub struct ProgramStatusReporter {
     compacting: bool,
     run_result: Outcome,
     resting: Outcome,
-    blocked: bool,
+    /// A dialog waits: its kind (`question`, `auth`) and what it asks.
+    blocked: Option<(&'static str, Option<String>)>,
     /// The session's name (`None` inside: not looked up yet).
     session_name: Option<Option<String>>,
     last: Option<ProgramStatus>,
@@ -42,7 +43,7 @@ impl Default for ProgramStatusReporter {
             compacting: false,
             run_result: Outcome::Done,
             resting: Outcome::Idle,
-            blocked: false,
+            blocked: None,
             session_name: None,
             last: None,
             progress: false,
@@ -105,15 +106,16 @@ impl ProgramStatusReporter {
     }
 
     /// A dialog waits for the user (or no longer does).
-    pub fn set_blocked(&mut self, blocked: bool) {
+    pub fn set_blocked(&mut self, blocked: Option<(&'static str, Option<String>)>) {
         self.blocked = blocked;
     }
 
     fn current(&self) -> ProgramStatus {
         let session_name = self.session_name.as_ref().and_then(Option::as_deref);
-        let mut status = if self.blocked {
+        let mut status = if let Some((kind, message)) = &self.blocked {
             let mut s = ProgramStatus::new(ProgramState::Blocked);
-            s.kind = Some("question".into());
+            s.kind = Some((*kind).into());
+            s.message = message.clone();
             s
         } else if self.compacting {
             let mut s = ProgramStatus::new(ProgramState::Working);
@@ -230,9 +232,14 @@ mod tests {
             state(&mut r),
             Some((ProgramState::Working, Some("Compacting context".into())))
         );
-        r.set_blocked(true);
+        r.set_blocked(Some(("question", None)));
         assert_eq!(state(&mut r), Some((ProgramState::Blocked, None)));
-        r.set_blocked(false);
+        // A sign-in says which provider it waits for.
+        r.set_blocked(Some(("auth", Some("Log in to Anthropic".into()))));
+        let report = r.take_report().expect("changed");
+        assert_eq!(report.kind.as_deref(), Some("auth"));
+        assert_eq!(report.message.as_deref(), Some("Log in to Anthropic"));
+        r.set_blocked(None);
         r.on_event(&UiEvent::CompactionEnd {
             error: None,
             usage: None,
