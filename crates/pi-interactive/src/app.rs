@@ -81,6 +81,8 @@ pub struct App {
     held_since: Option<std::time::Instant>,
     /// Input since the loop last asked may have changed the screen.
     screen_touched: bool,
+    /// The transcript was built anew: a fullscreen selection no longer points at its text.
+    transcript_replaced: bool,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -174,6 +176,7 @@ impl App {
             held_input: Default::default(),
             held_since: None,
             screen_touched: false,
+            transcript_replaced: false,
             caps,
             totals: Totals::default(),
             branch,
@@ -243,7 +246,14 @@ impl App {
 
     /// The program status report for the terminal, when it changed since last asked.
     pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
-        let blocked = matches!(self.picker, Some((_, Picker::Custom(_) | Picker::LoginFlow { .. })));
+        // As pi 1.6 reports them: a sign-in names its provider.
+        let blocked = match &self.picker {
+            Some((_, Picker::LoginFlow { provider, .. })) => {
+                Some(("auth", Some(format!("Log in to {}", provider.name))))
+            }
+            Some((_, Picker::Custom(_))) => Some(("question", None)),
+            _ => None,
+        };
         self.program_status.set_blocked(blocked);
         // The name is looked up only when the title is due too (it changed, or the session).
         if self.title_dirty || !self.program_status.has_name() {
@@ -251,6 +261,15 @@ impl App {
             self.program_status.set_session_name(name);
         }
         self.program_status.take_report()
+    }
+
+    /// OSC 9;4 progress on or off, when that changed (`terminal.showTerminalProgress`).
+    pub fn take_progress(&mut self) -> Option<bool> {
+        let enabled = self
+            .ctx()
+            .read_settings(|s| s.show_terminal_progress())
+            .unwrap_or(false);
+        self.program_status.take_progress(enabled)
     }
 
     /// The terminal title, when it changed since last asked.
@@ -563,6 +582,7 @@ impl App {
 
     /// Rebuild the transcript from the current session (start, session switch).
     pub fn rebuild_chat(&mut self) {
+        self.transcript_replaced = true;
         self.view.frozen = Default::default();
         self.view.chat.clear();
         self.tools.clear();

@@ -18,6 +18,7 @@ mod cache_notices;
 mod changelog;
 mod chat;
 mod chat_rebuild;
+mod clipboard_route;
 mod command_registry;
 mod commands;
 mod commands_16;
@@ -194,6 +195,7 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
 /// Draw the current state: the inline renderer, or the fullscreen layout.
 fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     app.prepare_extension_frame(tui.size());
+    app.drop_stale_selection(tui);
     tui.sync_focus(app.view_mut());
     if let Some(fs) = tui.fullscreen() {
         let (w, _) = tui.size();
@@ -502,6 +504,7 @@ async fn run_in(
                 if tui.fullscreen_mut().is_some_and(|f| f.expire()) {
                     dirty = true;
                 }
+                let _ = term.keep_progress_alive();
                 if !fallback_sent && !term.kitty_active() && started.elapsed() > Duration::from_millis(150) {
                     let _ = term.enable_fallback_keys();
                     fallback_sent = true;
@@ -538,6 +541,9 @@ async fn run_in(
             app.freeze_if_idle();
             if let Some(status) = app.take_program_status() {
                 let _ = term.set_program_status(&status);
+            }
+            if let Some(on) = app.take_progress() {
+                let _ = term.set_progress(on);
             }
             if let Some(title) = app.take_title() {
                 let _ = term.set_title(&title);

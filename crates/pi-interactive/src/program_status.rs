@@ -1,7 +1,9 @@
 //! What the terminal is told about the program (OSC 7501), followed from the session's
 //! events: working during a run or a compaction (with the session's name), blocked while a
 //! dialog waits for the user, then done, failed (the first line of the error) or idle after
-//! an abort. Prompts and model output are never part of a report.
+//! an abort. Prompts and model output are never part of a report. With
+//! `terminal.showTerminalProgress` on, the tab's progress indicator (OSC 9;4) shows while a
+//! run or a compaction goes on.
 
 use pi_tui::program_status::{ProgramState, ProgramStatus};
 
@@ -25,10 +27,13 @@ pub struct ProgramStatusReporter {
     compacting: bool,
     run_result: Outcome,
     resting: Outcome,
-    blocked: bool,
+    /// A dialog waits: its kind (`question`, `auth`) and what it asks.
+    blocked: Option<(&'static str, Option<String>)>,
     /// The session's name (`None` inside: not looked up yet).
     session_name: Option<Option<String>>,
     last: Option<ProgramStatus>,
+    /// The progress indicator as last sent.
+    progress: bool,
 }
 
 impl Default for ProgramStatusReporter {
@@ -38,9 +43,10 @@ impl Default for ProgramStatusReporter {
             compacting: false,
             run_result: Outcome::Done,
             resting: Outcome::Idle,
-            blocked: false,
+            blocked: None,
             session_name: None,
             last: None,
+            progress: false,
         }
     }
 }
@@ -100,15 +106,16 @@ impl ProgramStatusReporter {
     }
 
     /// A dialog waits for the user (or no longer does).
-    pub fn set_blocked(&mut self, blocked: bool) {
+    pub fn set_blocked(&mut self, blocked: Option<(&'static str, Option<String>)>) {
         self.blocked = blocked;
     }
 
     fn current(&self) -> ProgramStatus {
         let session_name = self.session_name.as_ref().and_then(Option::as_deref);
-        let mut status = if self.blocked {
+        let mut status = if let Some((kind, message)) = &self.blocked {
             let mut s = ProgramStatus::new(ProgramState::Blocked);
-            s.kind = Some("question".into());
+            s.kind = Some((*kind).into());
+            s.message = message.clone();
             s
         } else if self.compacting {
             let mut s = ProgramStatus::new(ProgramState::Working);
@@ -132,6 +139,13 @@ impl ProgramStatusReporter {
         }
         status.app = Some(APP_NAME.into());
         status
+    }
+
+    /// Whether the progress indicator should now be on (`enabled`: the setting) or off, when
+    /// that differs from what was last sent.
+    pub fn take_progress(&mut self, enabled: bool) -> Option<bool> {
+        let on = enabled && (self.run_active || self.compacting);
+        (on != std::mem::replace(&mut self.progress, on)).then_some(on)
     }
 
     /// The report to send, when it differs from the last one sent.
@@ -176,6 +190,25 @@ mod tests {
     }
 
     #[test]
+    fn progress_is_on_through_a_run_or_a_compaction_when_the_setting_asks() {
+        let mut r = ProgramStatusReporter::default();
+        assert_eq!(r.take_progress(true), None, "off to begin with");
+        r.on_event(&UiEvent::AgentStart);
+        assert_eq!(r.take_progress(false), None, "the setting is off");
+        assert_eq!(r.take_progress(true), Some(true));
+        assert_eq!(r.take_progress(true), None);
+        r.on_event(&UiEvent::Settled { aborted: false });
+        assert_eq!(r.take_progress(true), Some(false));
+        r.on_event(&UiEvent::CompactionStart {
+            overflow: false,
+            manual: true,
+        });
+        assert_eq!(r.take_progress(true), Some(true));
+        // The setting turned off meanwhile: the indicator goes.
+        assert_eq!(r.take_progress(false), Some(false));
+    }
+
+    #[test]
     fn errors_aborts_compactions_and_dialogs() {
         let mut r = ProgramStatusReporter::default();
         r.on_event(&UiEvent::AgentStart);
@@ -199,9 +232,14 @@ mod tests {
             state(&mut r),
             Some((ProgramState::Working, Some("Compacting context".into())))
         );
-        r.set_blocked(true);
+        r.set_blocked(Some(("question", None)));
         assert_eq!(state(&mut r), Some((ProgramState::Blocked, None)));
-        r.set_blocked(false);
+        // A sign-in says which provider it waits for.
+        r.set_blocked(Some(("auth", Some("Log in to Anthropic".into()))));
+        let report = r.take_report().expect("changed");
+        assert_eq!(report.kind.as_deref(), Some("auth"));
+        assert_eq!(report.message.as_deref(), Some("Log in to Anthropic"));
+        r.set_blocked(None);
         r.on_event(&UiEvent::CompactionEnd {
             error: None,
             usage: None,

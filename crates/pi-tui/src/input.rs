@@ -73,6 +73,19 @@ pub struct MouseEvent {
     pub ctrl: bool,
 }
 
+/// Read the three bytes of a legacy (X10) mouse report: button, column and row, each
+/// offset by 32 (positions from 1). Button 3 is a release, whichever button it was.
+fn parse_x10_mouse(rest: &str) -> Option<MouseEvent> {
+    let v: Vec<u32> = rest.chars().map(|c| c as u32).collect();
+    let [b, x, y] = v[..] else { return None };
+    if b < 32 || x < 33 || y < 33 {
+        return None;
+    }
+    let b = b - 32;
+    let release = b & 0x60 == 0 && b & 3 == 3;
+    parse_sgr_mouse(&format!("{b};{};{}", x - 32, y - 32), release)
+}
+
 /// Read an SGR mouse report body (`b;x;y` and its final `M` press / `m` release).
 fn parse_sgr_mouse(body: &str, release: bool) -> Option<MouseEvent> {
     let mut it = body.split(';').map(str::parse::<usize>);
@@ -241,6 +254,9 @@ impl InputParser {
             }
             return InputEvent::TerminalColor { slot, rgb };
         }
+        if let Some(m) = seq.strip_prefix("\x1b[M").and_then(parse_x10_mouse) {
+            return InputEvent::Mouse(m);
+        }
         if let Some(body) = seq.strip_prefix("\x1b[<") {
             let (body, release) = match (body.strip_suffix('M'), body.strip_suffix('m')) {
                 (Some(b), _) => (b, false),
@@ -303,6 +319,15 @@ fn sequence_len(s: &str) -> Option<usize> {
     }
     let &second = b.get(1)?;
     match second {
+        // A legacy (X10) mouse report: three bytes of button and position follow.
+        b'[' if b.get(2) == Some(&b'M') => {
+            let mut n = 3;
+            let mut chars = s[3..].chars();
+            for _ in 0..3 {
+                n += chars.next()?.len_utf8();
+            }
+            Some(n)
+        }
         b'[' => csi_len(s, 2),
         // SS3: one more character (whatever it is).
         b'O' => s[2..].chars().next().map(|c| 2 + c.len_utf8()),
@@ -508,6 +533,34 @@ mod tests {
         );
         // A broken report is kept, not mistaken for keys.
         assert_eq!(p.feed(b"\x1b[<1;2M"), vec![InputEvent::Unknown("\x1b[<1;2M".into())]);
+    }
+
+    #[test]
+    fn legacy_mouse_reports_are_mouse_events_not_typing() {
+        let mut p = InputParser::new();
+        // Wheel up at (10, 5), wheel down with Alt at (1, 1), a press at (3, 4), a release.
+        let ev = p.feed(b"\x1b[M`*%\x1b[Mi!!\x1b[M #$\x1b[M##$x");
+        let got: Vec<_> = ev
+            .iter()
+            .map(|e| match e {
+                InputEvent::Mouse(m) => format!("{:?} {} {} {}", m.kind, m.column, m.row, m.alt),
+                InputEvent::Key(k) => format!("key {k:?}"),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            &got[..4],
+            [
+                "WheelUp 9 4 false",
+                "WheelDown 0 0 true",
+                "Press(0) 2 3 false",
+                "Release(3) 2 3 false"
+            ]
+        );
+        assert_eq!(keys(&ev[4..]), ["x"]);
+        // Cut short, the report waits for its last bytes.
+        assert!(p.feed(b"\x1b[M`").is_empty());
+        assert!(matches!(p.feed(b"!!")[..], [InputEvent::Mouse(_)]));
     }
 
     #[test]

@@ -137,7 +137,16 @@ pub struct Terminal {
     fullscreen: bool,
     started: bool,
     program_status: ProgramStatusLink,
+    /// The progress indicator is on: when it was last sent (terminals drop it after a while
+    /// without news, so it is sent again every second).
+    progress: Option<std::time::Instant>,
 }
+
+/// OSC 9;4 progress: on (indeterminate), and off.
+const PROGRESS_ON: &str = "\x1b]9;4;3\x07";
+const PROGRESS_OFF: &str = "\x1b]9;4;0\x07";
+/// How often the progress indicator is sent again while on.
+const PROGRESS_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Program status (OSC 7501) on this terminal: whether it may be sent, and the last report,
 /// sent again once support is confirmed or after a restart.
@@ -164,6 +173,7 @@ impl Terminal {
             fullscreen: false,
             started: true,
             program_status: ProgramStatusLink::default(),
+            progress: None,
         };
         // `PI_PROGRAM_STATUS=1` or `0` decides without asking the terminal.
         let forced = std::env::var("PI_PROGRAM_STATUS").ok();
@@ -254,11 +264,20 @@ impl Terminal {
         self.out.flush()
     }
 
-    /// Taskbar/tab progress indicator (OSC 9;4).
+    /// Taskbar/tab progress indicator (OSC 9;4): busy, or cleared.
     pub fn set_progress(&mut self, active: bool) -> io::Result<()> {
-        let seq = if active { "\x1b]9;4;3\x07" } else { "\x1b]9;4;0;\x07" };
-        self.out.write_all(seq.as_bytes())?;
+        self.progress = active.then(std::time::Instant::now);
+        self.out
+            .write_all(if active { PROGRESS_ON } else { PROGRESS_OFF }.as_bytes())?;
         self.out.flush()
+    }
+
+    /// Send the progress indicator again when it is on and a second went by since.
+    pub fn keep_progress_alive(&mut self) -> io::Result<()> {
+        match self.progress {
+            Some(sent) if sent.elapsed() >= PROGRESS_KEEPALIVE => self.set_progress(true),
+            _ => Ok(()),
+        }
     }
 
     /// Ask for the foreground and background colours (OSC 10 / 11; replies:
@@ -342,6 +361,10 @@ impl Terminal {
             return Ok(());
         }
         self.started = false;
+        // Stopped (exit, suspend): the indicator goes, as pi clears it.
+        if self.progress.take().is_some() {
+            self.out.write_all(PROGRESS_OFF.as_bytes())?;
+        }
         if self.program_status.supported && self.program_status.last.is_some() {
             let clear = crate::program_status::ProgramStatus::new(crate::program_status::ProgramState::Clear);
             self.out.write_all(clear.encode().as_bytes())?;

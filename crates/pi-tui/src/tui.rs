@@ -103,6 +103,8 @@ pub struct Tui {
     fullscreen: Option<crate::fullscreen::Fullscreen>,
     /// Bytes for the terminal that are not part of a frame (OSC 52), written before the next.
     raw: String,
+    /// Fullscreen: the screen rows of the dialog docked in the editor's place, last frame.
+    docked_rows: Option<std::ops::Range<usize>>,
 }
 
 /// What the application draws in fullscreen, top to bottom.
@@ -130,6 +132,7 @@ impl Tui {
             show_hardware_cursor: false,
             fullscreen: None,
             raw: String::new(),
+            docked_rows: None,
         }
     }
 
@@ -193,13 +196,21 @@ impl Tui {
                 floating = true;
             }
         }
-        use crate::fullscreen::dock::{fit, DockSection};
+        use crate::fullscreen::dock::{fit_spans, DockSection};
         let mut sections: Vec<DockSection> = parts.above_editor.into_iter().map(|l| DockSection::new(l, 0)).collect();
-        let editor = if docked.is_empty() { parts.editor } else { docked };
+        let editor_section = sections.len();
+        let has_docked = !docked.is_empty();
+        let editor = if has_docked { docked } else { parts.editor };
         // The editor (or what stands in its place) keeps three rows, as in pi 1.6.
         sections.push(DockSection::new(editor, 3));
         sections.extend(parts.below_editor.into_iter().map(|l| DockSection::new(l, 0)));
-        let dock = fit(sections, h);
+        let (dock, spans) = fit_spans(sections, h);
+        // Where a docked dialog sits on the screen, for the wheel over it.
+        let top = h.saturating_sub(dock.len());
+        self.docked_rows = spans
+            .get(editor_section)
+            .filter(|_| has_docked)
+            .map(|r| top + r.start..top + r.end);
         if !self.raw.is_empty() {
             out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
         }
@@ -216,6 +227,25 @@ impl Tui {
             Some(fs) => fs.screen_mut().render(rows, w, h, out),
             None => Ok(()),
         }
+    }
+
+    /// The screen rows of the dialog docked in the editor's place in the last fullscreen
+    /// frame (a picker, a menu), if one was.
+    pub fn docked_rows(&self) -> Option<std::ops::Range<usize>> {
+        self.docked_rows.clone()
+    }
+
+    /// The row of the selected item's `→` marker in the dialog docked in the editor's place,
+    /// rendered now; `None` without such a dialog or marker.
+    pub fn docked_marker_row(&mut self) -> Option<usize> {
+        let w = self.width;
+        let i = (0..self.overlays.len())
+            .rev()
+            .find(|&i| self.visible(&self.overlays[i]) && is_docked(&self.overlays[i].options))?;
+        let lines = crate::component::render_lines(self.overlays[i].component.as_mut(), w);
+        lines
+            .iter()
+            .position(|l| crate::ansi::strip_ansi(l).trim_start().starts_with('→'))
     }
 
     pub fn size(&self) -> (usize, usize) {

@@ -25,6 +25,8 @@ mod ext_ui16;
 mod extensions;
 #[path = "interactive/fullscreen.rs"]
 mod fullscreen;
+#[path = "interactive/fullscreen_select.rs"]
+mod fullscreen_select;
 #[path = "interactive/header16.rs"]
 mod header16;
 #[path = "interactive/hotkeys16.rs"]

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_tui::{InputEvent, Key, KeyEvent, MouseAction, MouseEvent, SearchKey, Tui};
+use pi_tui::{InputEvent, KeyEvent, MouseAction, MouseEvent, MouseKind, SearchKey, Tui};
 
 use super::super::effect::Effect;
 use super::super::tool_block::ToolBlock;
@@ -11,6 +11,8 @@ use super::App;
 
 /// How long `Copied!` stays up.
 const FLASH: Duration = Duration::from_secs(1);
+/// How long a failed copy's reason stays up.
+const ERROR_FLASH: Duration = Duration::from_secs(5);
 
 impl App {
     /// PageUp/PageDown, Ctrl+Home/Ctrl+End, the previous/next-message keys and the optional
@@ -85,13 +87,13 @@ impl App {
                     Some(SearchKey::Previous)
                 } else if is("tui.altScreen.searchNext") {
                     Some(SearchKey::Next)
-                } else if k.key == Key::Backspace {
-                    Some(SearchKey::Backspace)
                 } else if let Some(c) = k.text() {
                     Some(SearchKey::Text(c.to_string()))
-                } else {
-                    self.handle_viewport_key(k, tui);
+                } else if self.handle_viewport_key(k, tui) {
                     None
+                } else {
+                    // Editing keys of the field: cursor moves, deletions.
+                    Some(SearchKey::Key(k.clone()))
                 }
             }
             _ => None,
@@ -104,6 +106,33 @@ impl App {
 
     /// A mouse report (fullscreen only: regular mode does not ask for them).
     pub fn handle_mouse(&mut self, m: &MouseEvent, tui: &mut Tui) {
+        // The wheel over a dialog docked in the editor's place (a picker, /settings) moves
+        // its selection a row per report, as pi 1.6's lists take the wheel.
+        let wheel = match m.kind {
+            MouseKind::WheelUp => Some("\x1b[A"),
+            MouseKind::WheelDown => Some("\x1b[B"),
+            _ => None,
+        };
+        if let Some(seq) = wheel.filter(|_| self.overlay_open()) {
+            if tui.docked_rows().is_some_and(|r| r.contains(&m.row)) {
+                let up = m.kind == MouseKind::WheelUp;
+                let before = tui.docked_marker_row();
+                if let Some(k) = pi_tui::parse_key(seq, false) {
+                    self.handle_input(&InputEvent::Key(k), tui);
+                }
+                // Arrow keys wrap around at the ends; the wheel stops there as pi's does.
+                let after = tui.docked_marker_row();
+                let wrapped = match (before, after) {
+                    (Some(b), Some(a)) => (up && a > b) || (!up && a < b),
+                    _ => false,
+                };
+                let back = if up { "\x1b[B" } else { "\x1b[A" };
+                if let Some(k) = pi_tui::parse_key(back, false).filter(|_| wrapped) {
+                    self.handle_input(&InputEvent::Key(k), tui);
+                }
+                return;
+            }
+        }
         let Some(fs) = tui.fullscreen_mut() else { return };
         match fs.handle_mouse(m) {
             MouseAction::Copy(text) => {
@@ -116,6 +145,8 @@ impl App {
                 }
             }
             MouseAction::Click(line) => self.click_transcript(line),
+            // Web links only: the opener would launch files and other handlers too.
+            MouseAction::OpenUrl(url) => pi_coding_agent::subcommands::auth_oauth::open_url(&url),
             MouseAction::None | MouseAction::Redraw => {}
         }
     }
@@ -157,12 +188,22 @@ impl App {
             return;
         }
         match self.session().last_assistant_text().filter(|t| !t.trim().is_empty()) {
-            Some(text) => self.copy_selection(text, tui),
+            Some(text) => self.copy_answer(text, tui),
             None => self.notice("No agent messages to copy yet.", "error"),
         }
     }
 
-    /// Focus went away: a drag in progress ends where it is.
+    /// Before a frame: a selection made over a transcript since rebuilt (a session switch, a
+    /// compaction, a new look) is dropped, as pi drops it.
+    pub fn drop_stale_selection(&mut self, tui: &mut Tui) {
+        if std::mem::take(&mut self.transcript_replaced) {
+            if let Some(fs) = tui.fullscreen_mut() {
+                fs.clear_selection();
+            }
+        }
+    }
+
+    /// Focus went away: a drag in progress is dropped with its selection.
     pub fn focus_lost(&mut self, tui: &mut Tui) {
         if let Some(fs) = tui.fullscreen_mut() {
             fs.end_drag();
@@ -185,21 +226,41 @@ impl App {
         self.apply(vec![work], tui);
     }
 
-    /// After a copy: OSC 52 when no clipboard tool took it (or `PI_CLIPBOARD_OSC52=1`
-    /// asks for both), then the status in the chat, or the flash for a selection.
+    /// Ctrl+X in fullscreen with no selection to take: the last answer, `Copied!` flashed
+    /// when it worked and the reason in the chat when not, as pi 1.6 reports it.
+    fn copy_answer(&mut self, text: String, tui: &mut Tui) {
+        let work = Effect::Blocking(Box::new(move || {
+            let native = super::super::commands::copy_to_clipboard(&text);
+            Box::new(
+                move |_| match super::super::clipboard_route::route(&native, &text).result {
+                    Ok(()) => vec![Effect::Copied {
+                        text,
+                        native,
+                        status: None,
+                    }],
+                    Err(e) => vec![super::super::effect::notice(e, "error")],
+                },
+            )
+        }));
+        self.apply(vec![work], tui);
+    }
+
+    /// After a copy: OSC 52 where pi 1.6 sends it (no display, a remote session,
+    /// `PI_CLIPBOARD_OSC52=1`), then the status in the chat, or a flash for a selection:
+    /// `Copied!`, or for five seconds why it failed.
     pub(super) fn copied(&mut self, text: &str, native: Result<(), String>, status: Option<String>, tui: &mut Tui) {
-        let also_osc52 = std::env::var("PI_CLIPBOARD_OSC52").is_ok_and(|v| v == "1");
-        if native.is_err() || also_osc52 {
+        let route = super::super::clipboard_route::route(&native, text);
+        if route.osc52 {
             use base64::Engine as _;
             let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
             tui.queue_raw(&format!("\x1b]52;c;{encoded}\x07"));
         }
-        // OSC 52 cannot report failure: once sent, the copy counts as done.
-        let _ = native;
-        if let Some(status) = status {
-            self.notice(status, "dim");
-        } else if let Some(fs) = tui.fullscreen_mut() {
-            fs.flash("Copied!", FLASH);
+        match (status, route.result, tui.fullscreen_mut()) {
+            (Some(status), Ok(()), _) => self.notice(status, "dim"),
+            (Some(_), Err(e), _) | (None, Err(e), None) => self.notice(e, "error"),
+            (None, Ok(()), Some(fs)) => fs.flash("Copied!", FLASH),
+            (None, Err(e), Some(fs)) => fs.flash(e, ERROR_FLASH),
+            (None, Ok(()), None) => {}
         }
     }
 }

@@ -24,6 +24,11 @@ impl DockSection {
 
 /// The dock's rows for a screen `height` rows high: the transcript always keeps one.
 pub fn fit(sections: Vec<DockSection>, height: usize) -> Vec<String> {
+    fit_spans(sections, height).0
+}
+
+/// [`fit`], with the rows of the result each section ended up on.
+pub fn fit_spans(sections: Vec<DockSection>, height: usize) -> (Vec<String>, Vec<std::ops::Range<usize>>) {
     let rows = height.saturating_sub(1);
     let mut sizes: Vec<usize> = sections.iter().map(|s| s.lines.len()).collect();
     let total: usize = sizes.iter().sum();
@@ -32,14 +37,21 @@ pub fn fit(sections: Vec<DockSection>, height: usize) -> Vec<String> {
         shrink(&mut sizes, &mins, total - rows);
     }
     let mut out = Vec::with_capacity(rows.min(total));
+    let mut spans = Vec::with_capacity(sizes.len());
     for (section, size) in sections.into_iter().zip(sizes) {
+        let start = out.len();
         out.extend(clip(section.lines, size));
+        spans.push(start..out.len());
     }
     // Minimum sizes can still overflow a tiny window: the bottom rows win, as before.
     if out.len() > rows {
-        out.drain(..out.len() - rows);
+        let cut = out.len() - rows;
+        out.drain(..cut);
+        for span in &mut spans {
+            *span = span.start.saturating_sub(cut)..span.end.saturating_sub(cut);
+        }
     }
-    out
+    (out, spans)
 }
 
 /// Take `amount` rows away, each round sharing it out by current height (at least one row
@@ -139,5 +151,24 @@ mod tests {
             3,
         );
         assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn each_section_knows_its_rows_even_when_the_top_is_cut() {
+        let sections = || {
+            vec![
+                DockSection::new(numbered("q", 2), 0),
+                DockSection::new(numbered("e", 4), 3),
+                DockSection::new(numbered("f", 2), 0),
+            ]
+        };
+        let (out, spans) = fit_spans(sections(), 20);
+        assert_eq!(spans, vec![0..2, 2..6, 6..8]);
+        assert_eq!(out[2], "e1");
+        // Three rows for everything: the editor's minimum pushes the top out.
+        let (out, spans) = fit_spans(sections(), 4);
+        assert_eq!(out.len(), 3);
+        assert_eq!(spans[1].len(), out.iter().filter(|l| l.starts_with('e')).count());
+        assert!(spans[0].is_empty());
     }
 }

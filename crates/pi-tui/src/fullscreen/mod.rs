@@ -3,14 +3,16 @@
 //! and composing the rows of one screen from the transcript and the dock below it.
 
 pub mod dock;
+mod mouse;
 mod paint;
 mod scrollbar;
+mod search;
 mod selection;
+mod wheel;
 
 use std::time::{Duration, Instant};
 
 use crate::component::Frame;
-use crate::input::{MouseEvent, MouseKind};
 use crate::screen::AltScreen;
 use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
@@ -18,7 +20,9 @@ use crate::width::{slice_columns, visible_width};
 use paint::{overlay_columns, restyle_columns, reverse_columns, search_box};
 pub use scrollbar::ScrollbarMode;
 use scrollbar::{Geometry, Scrollbar};
-use selection::{click_count, word_at, Granularity, LastClick, Selection};
+use selection::{LastClick, Selection};
+use wheel::WheelAccel;
+pub use wheel::WheelStep;
 
 /// A range of screen columns, end excluded.
 type Columns = (usize, usize);
@@ -101,27 +105,46 @@ impl Viewport {
     }
 }
 
-/// How far one wheel event scrolls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WheelStep {
-    /// One line, growing to 6 while the wheel spins fast.
-    Auto,
-    Lines(usize),
-}
-
 /// Placeholder of the transcript search box.
 pub const SEARCH_PLACEHOLDER: &str = "Find in transcript";
 
-/// The transcript search: the query and where it matches (line, first column, end column).
+/// The transcript search: the query and where it matches.
 #[derive(Debug, Default)]
 struct Search {
-    query: String,
-    matches: Vec<(usize, usize, usize)>,
+    /// The query's field: typing, cursor keys and deletions as in pi's inputs.
+    field: crate::components::Input,
+    matches: Vec<search::Segments>,
     current: Option<usize>,
+    /// The transcript's text as of this many lines.
+    corpus: Option<(usize, search::Corpus)>,
     /// The matches are for this query over this many lines.
     searched: Option<(String, usize)>,
-    /// The next search picks the first match at or below the viewport.
-    pick_from_view: bool,
+    /// The query changed: the next search picks the first match at or below this line (the
+    /// match shown until then, else the top of the view).
+    pick_from: Option<usize>,
+}
+
+impl Search {
+    fn new() -> Search {
+        Search {
+            field: crate::components::Input::new(""),
+            ..Search::default()
+        }
+    }
+
+    fn query(&self) -> &str {
+        self.field.value()
+    }
+
+    fn current_line(&self) -> Option<usize> {
+        let m = self.matches.get(self.current?)?;
+        m.first().map(|s| s.0)
+    }
+
+    /// The query changed.
+    fn requery(&mut self, view_top: usize) {
+        self.pick_from = Some(self.current_line().unwrap_or(view_top));
+    }
 }
 
 /// A key for the open search box.
@@ -129,6 +152,8 @@ struct Search {
 pub enum SearchKey {
     Text(String),
     Backspace,
+    /// Another key for the query's field (cursor movement, deleting words, ...).
+    Key(crate::keys::KeyEvent),
     Next,
     Previous,
 }
@@ -144,6 +169,8 @@ pub enum MouseAction {
     Copy(String),
     /// A plain click (no drag) on this transcript line.
     Click(usize),
+    /// A click on a hyperlink: open its target.
+    OpenUrl(String),
 }
 
 /// The state of the fullscreen layout between frames.
@@ -152,11 +179,18 @@ pub struct Fullscreen {
     viewport: Viewport,
     selection: Option<Selection>,
     dragging: bool,
+    /// The pointer moved since the press: its release is no click.
+    dragged: bool,
+    /// The hyperlink under the last single press.
+    pressed_url: Option<String>,
+    /// A selecting drag held at the transcript's top or bottom edge.
+    auto_scroll: Option<mouse::AutoScroll>,
     last_click: Option<LastClick>,
     scrollbar: Scrollbar,
     scrollbar_track: Style,
     scrollbar_thumb: Style,
-    flash: Option<(String, Instant)>,
+    /// Flash messages, oldest first, each with the moment it goes away.
+    flashes: Vec<(String, Instant)>,
     pill_style: Style,
     pill_text: String,
     /// The opening sequences of a search match and of the current one.
@@ -165,15 +199,18 @@ pub struct Fullscreen {
     search_keys: (String, String),
     /// Where the search box's buttons were in the last frame: row, previous and next columns.
     search_buttons: Option<(usize, Columns, Columns)>,
+    /// The search button under the pointer (`true`: next).
+    search_hover: Option<bool>,
     current_match_sgr: String,
     /// Columns the pill covers on the last transcript row in the last frame.
     pill_columns: Option<(usize, usize)>,
-    wheel: WheelStep,
-    last_wheel: Option<Instant>,
-    wheel_speed: usize,
+    wheel: WheelAccel,
     /// The transcript of the last frame (shared chunks) and how it sat on the screen.
     transcript: Frame,
     transcript_rows: usize,
+    /// The rows of the last frame (without the selection and flashes): what a selection
+    /// below the transcript takes its text from.
+    screen_rows: Vec<String>,
     first_line: usize,
     width: usize,
     was_following: bool,
@@ -187,23 +224,26 @@ impl Default for Fullscreen {
             viewport: Viewport::default(),
             selection: None,
             dragging: false,
+            dragged: false,
+            pressed_url: None,
+            auto_scroll: None,
             last_click: None,
             scrollbar: Scrollbar::default(),
             scrollbar_track: Style::new().dim(),
             scrollbar_thumb: Style::new(),
-            flash: None,
+            flashes: Vec::new(),
             pill_style: Style::new().inverse(),
             pill_text: JUMP_PILL.to_string(),
             match_sgr: "\x1b[4m".to_string(),
             search_keys: ("Shift+Enter".to_string(), "Enter".to_string()),
             search_buttons: None,
+            search_hover: None,
             current_match_sgr: "\x1b[1;7m".to_string(),
             pill_columns: None,
-            wheel: WheelStep::Auto,
-            last_wheel: None,
-            wheel_speed: 1,
+            wheel: WheelAccel::default(),
             transcript: Frame::new(),
             transcript_rows: 0,
+            screen_rows: Vec::new(),
             first_line: 0,
             width: 0,
             was_following: true,
@@ -250,7 +290,7 @@ impl Fullscreen {
     }
 
     pub fn set_wheel_step(&mut self, step: WheelStep) {
-        self.wheel = step;
+        self.wheel.set_step(step);
     }
 
     /// When the scrollbar shows, and its track and thumb colours.
@@ -269,25 +309,32 @@ impl Fullscreen {
         }
     }
 
-    /// Timers ran out (a flash, the scrollbar shown after scrolling): true when the screen
-    /// should be drawn again without them.
+    /// Timers ran out (a flash, the scrollbar shown after scrolling) or a drag held at the
+    /// transcript's edge scrolled it: true when the screen should be drawn again.
     pub fn expire(&mut self) -> bool {
         let flash = self.expire_flash();
-        self.scrollbar.expire() || flash
+        let scrolled = self.auto_scroll();
+        self.scrollbar.expire() || flash || scrolled
     }
 
-    /// Show `text` at the top right for `for_how_long`.
+    /// Show `text` at the top right for `for_how_long`. Flashes stack as pi 1.6 stacks
+    /// them: each keeps its own timer and a new one goes below those still showing (one
+    /// row each), so two quick copies show two `Copied!` rows.
     pub fn flash(&mut self, text: impl Into<String>, for_how_long: Duration) {
-        self.flash = Some((text.into(), Instant::now() + for_how_long));
+        self.flashes.push((text.into(), Instant::now() + for_how_long));
     }
 
-    /// A flash ran out: true once, so the caller redraws without it.
+    /// The flash texts showing, top row first.
+    pub fn flashes(&self) -> impl Iterator<Item = &str> {
+        self.flashes.iter().map(|(t, _)| t.as_str())
+    }
+
+    /// Flashes ran out: true when any went, so the caller redraws without them.
     pub fn expire_flash(&mut self) -> bool {
-        if self.flash.as_ref().is_some_and(|(_, until)| Instant::now() >= *until) {
-            self.flash = None;
-            return true;
-        }
-        false
+        let now = Instant::now();
+        let before = self.flashes.len();
+        self.flashes.retain(|(_, until)| now < *until);
+        self.flashes.len() != before
     }
 
     pub fn search_open(&self) -> bool {
@@ -296,13 +343,15 @@ impl Fullscreen {
 
     /// Open the search box, or close it when open.
     pub fn toggle_search(&mut self) {
+        self.search_hover = None;
         self.search = match self.search.take() {
             Some(_) => None,
-            None => Some(Search::default()),
+            None => Some(Search::new()),
         };
     }
 
     pub fn close_search(&mut self) {
+        self.search_hover = None;
         self.search = None;
     }
 
@@ -314,15 +363,21 @@ impl Fullscreen {
 
     /// Type into the search box or move between matches.
     pub fn search_key(&mut self, key: SearchKey) {
+        let view_top = self.viewport.first_line();
         let Some(s) = self.search.as_mut() else { return };
+        let before = s.query().to_string();
         match key {
             SearchKey::Text(t) => {
-                s.query.push_str(&t.replace(['\n', '\r'], " "));
-                s.pick_from_view = true;
+                let text = crate::input::InputEvent::Paste(t.replace(['\n', '\r'], " "));
+                crate::component::Component::handle_input(&mut s.field, &text);
             }
             SearchKey::Backspace => {
-                s.query.pop();
-                s.pick_from_view = true;
+                if let Some(k) = crate::keys::parse_key("\x7f", false) {
+                    s.field.handle_key(&k);
+                }
+            }
+            SearchKey::Key(k) => {
+                s.field.handle_key(&k);
             }
             SearchKey::Next | SearchKey::Previous => {
                 if s.matches.is_empty() {
@@ -336,19 +391,27 @@ impl Fullscreen {
                     (c + n - 1) % n
                 });
                 self.reveal_current();
+                return;
             }
+        }
+        if s.query() != before {
+            s.requery(view_top);
         }
     }
 
-    /// Scroll so the current match is in view (a third of the way down) when it is not.
+    /// Scroll so the current match is in view (its first line a third of the way down) when
+    /// it is not wholly.
     fn reveal_current(&mut self) {
         let Some(s) = self.search.as_ref() else { return };
-        let Some(&(line, _, _)) = s.current.and_then(|c| s.matches.get(c)) else {
+        let Some(m) = s.current.and_then(|c| s.matches.get(c)) else {
+            return;
+        };
+        let (Some(&(line, _, _)), Some(&(last, _, _))) = (m.first(), m.last()) else {
             return;
         };
         let rows = self.transcript_rows.max(1);
         let first = self.viewport.first_line();
-        if line < first || line >= first + rows {
+        if line < first || last >= first + rows {
             let top = line.saturating_sub(rows / 3) as isize;
             self.viewport.scroll_by(top - first as isize);
         }
@@ -356,36 +419,25 @@ impl Fullscreen {
         self.viewport.pin();
     }
 
-    /// Find the query in the rendered transcript (escapes removed, case ignored) when the
-    /// query or the transcript changed.
+    /// Find the query in the rendered transcript (see [`search::Corpus`]) when the query or
+    /// the transcript changed.
     fn refresh_search(&mut self, transcript: &Frame, rows: usize) {
         let Some(s) = self.search.as_mut() else { return };
-        let key = (s.query.clone(), transcript.len());
-        if s.searched.as_ref() == Some(&key) && !s.pick_from_view {
+        let key = (s.query().to_string(), transcript.len());
+        if s.searched.as_ref() == Some(&key) && s.pick_from.is_none() {
             return;
         }
         s.searched = Some(key);
-        s.matches.clear();
-        let needle = s.query.to_lowercase();
-        if !needle.is_empty() {
-            for (i, line) in transcript.iter().enumerate() {
-                let plain = crate::ansi::strip_ansi(line).to_lowercase();
-                let mut from = 0;
-                while let Some(pos) = plain[from..].find(&needle) {
-                    let at = from + pos;
-                    let col = visible_width(&plain[..at]);
-                    s.matches.push((i, col, col + visible_width(&needle)));
-                    from = at + needle.len().max(1);
-                }
-            }
+        if s.corpus.as_ref().is_none_or(|(n, _)| *n != transcript.len()) {
+            s.corpus = Some((transcript.len(), search::Corpus::build(transcript)));
         }
-        if s.pick_from_view {
-            s.pick_from_view = false;
-            let first = self.viewport.layout(transcript.len(), rows);
+        s.matches = s.corpus.as_ref().map(|(_, c)| c.find(s.query())).unwrap_or_default();
+        if let Some(from) = s.pick_from.take() {
+            self.viewport.layout(transcript.len(), rows);
             s.current = s
                 .matches
                 .iter()
-                .position(|m| m.0 >= first)
+                .position(|m| m.first().is_some_and(|f| f.0 >= from))
                 .or((!s.matches.is_empty()).then_some(0));
             self.transcript_rows = rows;
             self.reveal_current();
@@ -394,14 +446,22 @@ impl Fullscreen {
         }
     }
 
-    /// Stop extending the selection (focus lost mid-drag).
+    /// Focus went away: a drag in progress is dropped with its selection, as pi drops it (a
+    /// selection already made stays).
     pub fn end_drag(&mut self) {
+        if self.dragging {
+            self.selection = None;
+            self.last_click = None;
+        }
         self.dragging = false;
+        self.auto_scroll = None;
     }
 
     pub fn clear_selection(&mut self) {
         self.selection = None;
         self.dragging = false;
+        self.auto_scroll = None;
+        self.last_click = None;
     }
 
     /// The selected text: escapes removed, trailing spaces trimmed, rows joined by `\n`.
@@ -409,9 +469,8 @@ impl Fullscreen {
         let sel = self.selection.filter(|s| !s.is_empty())?;
         let ((l0, c0), (l1, c1)) = sel.ordered();
         let mut out = Vec::new();
-        for (k, line) in self.transcript.iter_from(l0).take(l1 - l0 + 1).enumerate() {
-            let plain = crate::ansi::strip_ansi(line);
-            let line_no = l0 + k;
+        for line_no in l0..=l1 {
+            let plain = self.plain_line(line_no, sel.screen);
             let from = if line_no == l0 { c0 } else { 0 };
             let to = if line_no == l1 { c1 } else { usize::MAX };
             let w = visible_width(&plain);
@@ -438,7 +497,7 @@ impl Fullscreen {
         let first = self.viewport.layout(transcript.len(), rows_for_transcript);
         let mut rows: Vec<String> = transcript.iter_from(first).take(rows_for_transcript).cloned().collect();
         rows.resize(rows_for_transcript, String::new());
-        if let Some(sel) = self.selection.filter(|s| !s.is_empty()) {
+        if let Some(sel) = self.selection.filter(|s| !s.is_empty() && !s.screen) {
             let ((l0, c0), (l1, c1)) = sel.ordered();
             for (k, row) in rows.iter_mut().enumerate() {
                 let line = first + k;
@@ -452,17 +511,16 @@ impl Fullscreen {
         }
         if let Some(search) = &self.search {
             let last = first + rows.len();
-            for (k, &(line, from, to)) in search.matches.iter().enumerate() {
-                if line < first || line >= last {
-                    continue;
-                }
+            for (k, m) in search.matches.iter().enumerate() {
                 let sgr = if Some(k) == search.current {
                     &self.current_match_sgr
                 } else {
                     &self.match_sgr
                 };
-                let row = &mut rows[line - first];
-                *row = restyle_columns(row, from, to.min(width), sgr);
+                for &(line, from, to) in m.iter().filter(|s| (first..last).contains(&s.0)) {
+                    let row = &mut rows[line - first];
+                    *row = restyle_columns(row, from, to.min(width), sgr);
+                }
             }
         }
         // The pill is drawn over the middle of the last transcript row, which shows on both
@@ -493,16 +551,16 @@ impl Fullscreen {
         self.first_line = first;
         self.width = width;
         rows.extend(dock);
-        if let Some(search) = &self.search {
+        if let Some(search) = &mut self.search {
             let (n, m) = (search.current.map_or(0, |c| c + 1), search.matches.len());
-            let counter = if search.query.is_empty() {
+            let counter = if search.query().is_empty() {
                 String::new()
             } else if m == 0 {
                 "No matches".to_string()
             } else {
                 format!("{n}/{m}")
             };
-            let boxed = search_box(&search.query, &counter, &self.search_keys, width);
+            let boxed = search_box(&mut search.field, &counter, &self.search_keys, self.search_hover, width);
             let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);
@@ -516,218 +574,29 @@ impl Fullscreen {
                 *row = format!("{left}{}\x1b[0m{line}", " ".repeat(pad));
             }
         }
-        if let Some((text, _)) = &self.flash {
-            let boxed = format!(" {text} ");
-            let w = visible_width(&boxed);
-            if let Some(row) = rows.first_mut() {
-                // Flush with the right edge, as pi composes its flashes.
-                if w <= width {
-                    let left = slice_columns(row, 0, width - w);
-                    let pad = (width - w).saturating_sub(visible_width(&left));
-                    *row = format!("{left}{}\x1b[0m\x1b[7m{boxed}\x1b[0m", " ".repeat(pad));
-                }
+        self.screen_rows.clone_from(&rows);
+        if let Some(sel) = self.selection.filter(|s| !s.is_empty() && s.screen) {
+            let ((r0, c0), (r1, c1)) = sel.ordered();
+            for (r, row) in rows.iter_mut().enumerate().take(r1 + 1).skip(r0) {
+                let from = if r == r0 { c0 } else { 0 };
+                let to = if r == r1 { c1 } else { width };
+                *row = reverse_columns(row, from, to.min(width));
             }
+        }
+        // One flash a row from the top, flush with the right edge; when there are more than
+        // rows, the newest ones show.
+        let skip = self.flashes.len().saturating_sub(rows.len());
+        for (row, (text, _)) in rows.iter_mut().zip(self.flashes.iter().skip(skip)) {
+            let boxed = crate::width::truncate_to_width(&format!(" {text} "), width, "");
+            let w = visible_width(&boxed);
+            if w == 0 {
+                continue;
+            }
+            let left = slice_columns(row, 0, width - w);
+            let pad = (width - w).saturating_sub(visible_width(&left));
+            *row = format!("{left}{}\x1b[0m\x1b[7m{boxed}\x1b[0m", " ".repeat(pad));
         }
         rows
-    }
-
-    /// React to a mouse report over the screen of the last frame.
-    pub fn handle_mouse(&mut self, m: &MouseEvent) -> MouseAction {
-        if let Some(action) = self.scrollbar_mouse(m) {
-            return action;
-        }
-        let in_transcript = m.row < self.transcript_rows;
-        match m.kind {
-            MouseKind::WheelUp | MouseKind::WheelDown => {
-                let mut step = self.wheel_lines();
-                if m.alt {
-                    step *= 5;
-                }
-                let delta = if m.kind == MouseKind::WheelUp {
-                    -(step as isize)
-                } else {
-                    step as isize
-                };
-                let before = self.viewport;
-                self.viewport.scroll_by(delta);
-                if self.viewport == before {
-                    MouseAction::None
-                } else {
-                    MouseAction::Redraw
-                }
-            }
-            MouseKind::Press(0) => {
-                // The search box's arrows step through the matches.
-                if let Some((row, previous, next)) = self.search_buttons.filter(|_| self.search.is_some()) {
-                    let within = |(from, to): (usize, usize)| m.row == row && (from..to).contains(&m.column);
-                    if within(previous) || within(next) {
-                        self.search_key(if within(previous) {
-                            SearchKey::Previous
-                        } else {
-                            SearchKey::Next
-                        });
-                        return MouseAction::Redraw;
-                    }
-                }
-                let had = self.selection.take().is_some();
-                let on_pill = self
-                    .pill_columns
-                    .is_some_and(|(from, to)| (from..to).contains(&m.column));
-                if in_transcript && on_pill && m.row + 1 == self.transcript_rows {
-                    // The pill is on the last transcript row.
-                    self.viewport.to_bottom();
-                    return MouseAction::Redraw;
-                }
-                if in_transcript {
-                    self.press(self.first_line + m.row, m.column);
-                    return MouseAction::Redraw;
-                }
-                self.last_click = None;
-                if had {
-                    MouseAction::Redraw
-                } else {
-                    MouseAction::None
-                }
-            }
-            MouseKind::Drag(0) if self.dragging => {
-                self.last_click = None;
-                // Dragging past the edges scrolls the transcript along.
-                if m.row >= self.transcript_rows {
-                    self.viewport.scroll_by(1);
-                } else if m.row == 0 {
-                    self.viewport.scroll_by(-1);
-                }
-                let first = self.viewport.first_line();
-                let row = m.row.min(self.transcript_rows.saturating_sub(1));
-                let line = (first + row).min(self.transcript.len().saturating_sub(1));
-                let range = self.selection.map(|s| s.granularity).and_then(|g| match g {
-                    Granularity::Character => None,
-                    Granularity::Word => self.word_range(line, m.column),
-                    Granularity::Line => Some(self.line_range(line)),
-                });
-                if let Some(s) = &mut self.selection {
-                    match range {
-                        Some(range) => s.extend_to(range),
-                        None if s.granularity == Granularity::Character => s.head = (line, m.column + 1),
-                        None => {}
-                    }
-                }
-                MouseAction::Redraw
-            }
-            MouseKind::Release(_) if self.dragging => {
-                self.dragging = false;
-                let click = self
-                    .selection
-                    .filter(|s| s.is_empty() && s.granularity == Granularity::Character)
-                    .map(|s| s.anchor.0);
-                match self.selected_text().filter(|t| !t.trim().is_empty()) {
-                    Some(text) => MouseAction::Copy(text),
-                    None => {
-                        self.selection = None;
-                        click.map_or(MouseAction::None, MouseAction::Click)
-                    }
-                }
-            }
-            _ => MouseAction::None,
-        }
-    }
-
-    /// A left press on transcript `line` at `column`: the start of a drag, or the word
-    /// (double click) or line (triple click) under it.
-    fn press(&mut self, line: usize, column: usize) {
-        let word = self.word_range(line, column);
-        let count = click_count(&mut self.last_click, line, word.map(|((_, a), (_, b))| (a, b)));
-        self.selection = Some(match (count, word) {
-            (2, Some(word)) => Selection::of(word, Granularity::Word),
-            (3, _) => Selection::of(self.line_range(line), Granularity::Line),
-            _ => Selection::at((line, column)),
-        });
-        self.dragging = true;
-    }
-
-    fn plain_line(&self, line: usize) -> String {
-        self.transcript
-            .iter_from(line)
-            .next()
-            .map(|l| crate::ansi::strip_ansi(l))
-            .unwrap_or_default()
-    }
-
-    fn word_range(&self, line: usize, column: usize) -> Option<((usize, usize), (usize, usize))> {
-        let (from, to) = word_at(&self.plain_line(line), column)?;
-        Some(((line, from), (line, to)))
-    }
-
-    fn line_range(&self, line: usize) -> ((usize, usize), (usize, usize)) {
-        let w = visible_width(self.plain_line(line).trim_end());
-        ((line, 0), (line, w))
-    }
-
-    /// The scrollbar's share of the mouse: hovering its column, pressing on the track (a
-    /// jump) or the thumb, and dragging. `None` when the event is not for it.
-    fn scrollbar_mouse(&mut self, m: &MouseEvent) -> Option<MouseAction> {
-        let total = self.transcript.len();
-        let track = self.transcript_rows;
-        let on_column = self.width > 1 && m.column + 1 == self.width && m.row < track;
-        let usable = self.scrollbar.usable(total, track);
-        if let Some(grab) = self.scrollbar.drag {
-            return Some(match m.kind {
-                MouseKind::Release(_) => {
-                    self.scrollbar.drag = None;
-                    self.scrollbar.hover = on_column && usable;
-                    MouseAction::Redraw
-                }
-                MouseKind::Drag(_) | MouseKind::Move => {
-                    let g = Geometry::new(total, track, self.viewport.first_line());
-                    self.viewport
-                        .scroll_to(g.top_for_pointer(m.row.min(track.saturating_sub(1)), grab));
-                    self.scrollbar.activity();
-                    MouseAction::Redraw
-                }
-                _ => MouseAction::None,
-            });
-        }
-        let hover = on_column && usable;
-        let hover_changed = hover != self.scrollbar.hover;
-        self.scrollbar.hover = hover;
-        match m.kind {
-            MouseKind::Press(0) if hover => {
-                self.selection = None;
-                self.dragging = false;
-                self.last_click = None;
-                let g = Geometry::new(total, track, self.viewport.first_line());
-                let grab = if g.on_thumb(m.row) {
-                    m.row - g.thumb_top
-                } else {
-                    let grab = g.thumb_height / 2;
-                    self.viewport.scroll_to(g.top_for_pointer(m.row, grab));
-                    grab
-                };
-                self.scrollbar.drag = Some(grab);
-                Some(MouseAction::Redraw)
-            }
-            MouseKind::Move => Some(if hover_changed {
-                MouseAction::Redraw
-            } else {
-                MouseAction::None
-            }),
-            _ => None,
-        }
-    }
-
-    fn wheel_lines(&mut self) -> usize {
-        match self.wheel {
-            WheelStep::Lines(n) => n.clamp(1, 100),
-            WheelStep::Auto => {
-                let now = Instant::now();
-                let fast = self
-                    .last_wheel
-                    .is_some_and(|t| now.duration_since(t) < Duration::from_millis(40));
-                self.wheel_speed = if fast { (self.wheel_speed + 1).min(6) } else { 1 };
-                self.last_wheel = Some(now);
-                self.wheel_speed
-            }
-        }
     }
 }
 

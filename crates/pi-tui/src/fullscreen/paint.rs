@@ -37,7 +37,14 @@ pub(super) fn restyle_columns(line: &str, from: usize, to: usize, sgr: &str) -> 
 /// The three rows of the search box, 40 % of the width (at least 32 columns). `counter` is
 /// what stands dim at the right (`2/7`, `No matches`, nothing while the query is empty).
 /// The text field shows its cursor as a reverse-video cell, as pi draws a focused input.
-pub(super) fn search_box(query: &str, counter: &str, keys: &(String, String), width: usize) -> SearchBox {
+pub(super) fn search_box(
+    field_input: &mut crate::components::Input,
+    counter: &str,
+    keys: &(String, String),
+    hovered: Option<bool>,
+    width: usize,
+) -> SearchBox {
+    let query = field_input.value();
     let w = (width * 2 / 5).max(32).min(width);
     if w < 8 {
         return SearchBox::default();
@@ -59,15 +66,11 @@ pub(super) fn search_box(query: &str, counter: &str, keys: &(String, String), wi
             chars.as_str()
         )
     } else {
-        // The end of a long query stays in view, with the cursor cell after it.
-        let room = field_w.saturating_sub(1);
-        let qw = visible_width(query);
-        let shown = if qw > room {
-            slice_columns(query, qw - room, room)
-        } else {
-            query.to_string()
-        };
-        format!("{shown}{}\x1b[7m \x1b[27m", crate::component::CURSOR_MARKER)
+        // The field scrolls to keep its cursor in view.
+        crate::component::render_lines(field_input, field_w.max(1))
+            .into_iter()
+            .next()
+            .unwrap_or_default()
     };
     let pad = field_w.saturating_sub(visible_width(&field));
     // The buttons name the keys bound to the previous and next match; arrows alone when
@@ -84,8 +87,22 @@ pub(super) fn search_box(query: &str, counter: &str, keys: &(String, String), wi
         let previous = (1 + left_rule + 1, 1 + left_rule + 1 + visible_width(&buttons.0));
         let next_start = previous.1 + visible_width(buttons.1);
         let next = (next_start, next_start + visible_width(&buttons.2));
+        // The button under the pointer is underlined (`Some(true)`: the next one).
+        let mark = |text: &str, on: bool| {
+            if on {
+                format!("\x1b[4m{text}\x1b[24m")
+            } else {
+                text.to_string()
+            }
+        };
         (
-            format!("└{} {}{}{} ─┘", "─".repeat(left_rule), buttons.0, buttons.1, buttons.2),
+            format!(
+                "└{} {}{}{} ─┘",
+                "─".repeat(left_rule),
+                mark(&buttons.0, hovered == Some(false)),
+                buttons.1,
+                mark(&buttons.2, hovered == Some(true))
+            ),
             Some((previous, next)),
         )
     } else {

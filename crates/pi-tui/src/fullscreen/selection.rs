@@ -25,6 +25,8 @@ pub(super) enum Granularity {
     Line,
 }
 
+/// A selection. By character both ends are the cells pressed and pointed at, each included;
+/// by word or line they are the columns where the words or lines start and end.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Selection {
     pub anchor: Point,
@@ -32,6 +34,9 @@ pub(super) struct Selection {
     pub granularity: Granularity,
     /// The word or line the double or triple click took; a drag keeps it selected.
     pub initial: Option<(Point, Point)>,
+    /// Points are rows of the screen (a selection begun below the transcript), not
+    /// transcript lines.
+    pub screen: bool,
 }
 
 impl Selection {
@@ -41,6 +46,7 @@ impl Selection {
             head: p,
             granularity: Granularity::Character,
             initial: None,
+            screen: false,
         }
     }
 
@@ -51,14 +57,20 @@ impl Selection {
             head: range.1,
             granularity,
             initial: Some(range),
+            screen: false,
         }
     }
 
+    /// The first point and the one after the last selected cell.
     pub fn ordered(&self) -> (Point, Point) {
-        if self.anchor <= self.head {
+        let (start, end) = if self.anchor <= self.head {
             (self.anchor, self.head)
         } else {
             (self.head, self.anchor)
+        };
+        match self.granularity {
+            Granularity::Character => (start, (end.0, end.1 + 1)),
+            _ => (start, end),
         }
     }
 

@@ -268,6 +268,56 @@ fn ctrl_x_copies_the_last_answer() {
 }
 
 #[test]
+fn wheel_events_in_one_burst_move_one_line_each() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("many lines please");
+    pty.send(ENTER);
+    pty.wait_text("reply line 060");
+    let row_of = |pty: &Pty, text: &str| pty.rows().iter().position(|r| r.contains(text));
+    let before = row_of(&pty, "reply line 050").expect("line 050 shown");
+    // Six reports in one write, as a terminal sends one quick notch or a trackpad flick: pi
+    // 1.6 counts them as a burst, a line each, without speeding up.
+    pty.send(&"\x1b[<64;10;5M".repeat(6));
+    pty.wait_text("Jump to latest message");
+    pty.wait_for("six lines down", Duration::from_secs(5), |_| {
+        row_of(&pty, "reply line 050") == Some(before + 6)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(row_of(&pty, "reply line 050"), Some(before + 6), "{:#?}", pty.rows());
+    quit(&mut pty);
+}
+
+#[test]
+fn quick_copies_stack_their_flashes_and_each_goes_after_a_second() {
+    let s = setup(Script::sequential(vec![Turn::text("copy this answer")]));
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("WAYLAND_DISPLAY", ""), ("DISPLAY", "")],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("question");
+    pty.send(ENTER);
+    pty.wait_text("copy this answer");
+    // Two copies at once: two flashes, one a row, both flush with the right edge.
+    pty.send("\x18\x18");
+    pty.wait_for("two flashes", Duration::from_secs(5), |_| {
+        let rows = pty.rows();
+        rows[0].trim_end().ends_with(" Copied!") && rows[1].trim_end().ends_with(" Copied!")
+    });
+    assert!(!pty.rows()[2].contains("Copied!"), "{:#?}", pty.rows());
+    // Each lasts a second.
+    pty.wait_for("flashes gone", Duration::from_secs(5), |_| {
+        !pty.rows()[..3].iter().any(|r| r.contains("Copied!"))
+    });
+    quit(&mut pty);
+}
+
+#[test]
 fn transcript_search_finds_scrolls_to_and_steps_through_matches() {
     let s = setup(Script::sequential(vec![Turn::text(long_reply(60))]));
     let mut pty = s.pi(30, 100);
@@ -432,10 +482,44 @@ fn the_search_box_says_no_matches_and_nothing_while_empty() {
     }
     pty.type_text("line 00");
     pty.wait_text("1/9");
-    wait_raw(&pty, "the current match", |raw| raw.contains("\x1b[1;2;7mline 00"));
-    assert!(raw_text(&pty).contains("\x1b[2;4mline 00"), "other matches");
+    // A match's words are marked, not the blank between them, as pi 1.6 marks them.
+    wait_raw(&pty, "the current match", |raw| {
+        raw.contains("\x1b[1;2;7mline\x1b[0m") && raw.contains("\x1b[1;2;7m00\x1b[0m")
+    });
+    let raw = raw_text(&pty);
+    assert!(
+        raw.contains("\x1b[2;4mline\x1b[0m") && raw.contains("\x1b[2;4m00\x1b[0m"),
+        "other matches"
+    );
+    assert!(!raw.contains("mline 00"), "the blank is not marked");
     pty.send(super::ESC);
     pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("1/9"));
+    quit(&mut pty);
+}
+
+#[test]
+fn the_search_field_edits_like_pi_inputs() {
+    let s = setup(Script::sequential(vec![Turn::text(long_reply(10))]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("go");
+    pty.send(ENTER);
+    pty.wait_text("reply line 010");
+    pty.send("\x1b[102;6u");
+    pty.wait_text("Find in transcript");
+    pty.type_text("xline 005");
+    pty.wait_text("No matches");
+    // Home, then Delete takes the stray first letter.
+    pty.send("\x1b[H");
+    pty.send("\x1b[3~");
+    pty.wait_text("1/1");
+    assert!(pty.rows()[2].contains("│ line 005 "), "{:#?}", pty.rows());
+    // End, then Ctrl+W takes the last word back.
+    pty.send("\x1b[F");
+    pty.send("\x17");
+    pty.wait_text("/10");
+    assert!(pty.rows()[2].contains("│ line "), "{:#?}", pty.rows());
+    pty.send(super::ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("/10"));
     quit(&mut pty);
 }
 

@@ -214,3 +214,27 @@ fn a_click_on_a_tool_result_expands_and_collapses_it() {
     assert!(pty.contents().contains("earlier lines, ctrl+o to expand"));
     quit(&mut pty);
 }
+
+#[test]
+fn the_progress_indicator_shows_during_a_run_only_when_asked() {
+    const ON: &str = "\x1b]9;4;3\x07";
+    const OFF: &str = "\x1b]9;4;0\x07";
+    let s = setup(Script::sequential(vec![Turn::text("first answer")]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("one");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!raw_text(&pty).contains("\x1b]9;4;"), "off by default");
+    quit(&mut pty);
+
+    set_setting(&s, "terminal", json!({"showTerminalProgress": true}));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("two");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    wait_raw(&pty, "progress on, then off", |raw| {
+        raw.find(ON).is_some_and(|on| raw[on..].contains(OFF))
+    });
+    quit(&mut pty);
+}
