@@ -274,6 +274,7 @@ fn wheel_events_in_one_burst_move_one_line_each() {
     pty.type_text("many lines please");
     pty.send(ENTER);
     pty.wait_text("reply line 060");
+    pty.wait_stable(Duration::from_millis(300));
     let row_of = |pty: &Pty, text: &str| pty.rows().iter().position(|r| r.contains(text));
     let before = row_of(&pty, "reply line 050").expect("line 050 shown");
     // Six reports in one write, as a terminal sends one quick notch or a trackpad flick: pi
@@ -601,6 +602,7 @@ fn half_page_keys_move_half_the_view() {
     pty.type_text("many lines please");
     pty.send(ENTER);
     pty.wait_text("reply line 060");
+    pty.wait_stable(Duration::from_millis(300));
     // Where line 1 of the reply would be: each reply line is followed by a blank one.
     let anchor = |pty: &Pty| {
         pty.rows().iter().enumerate().find_map(|(i, r)| {

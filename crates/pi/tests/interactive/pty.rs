@@ -181,6 +181,26 @@ impl Pty {
         }
     }
 
+    /// Wait until the screen has not changed for `quiet` (a reply finished streaming, the
+    /// footer caught up); panics with the screen after 10 s.
+    pub fn wait_stable(&self, quiet: Duration) {
+        let start = Instant::now();
+        let mut last = self.contents();
+        let mut since = Instant::now();
+        while since.elapsed() < quiet {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the screen kept changing:\n{last}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+            let now = self.contents();
+            if now != last {
+                last = now;
+                since = Instant::now();
+            }
+        }
+    }
+
     pub fn wait_text(&self, text: &str) {
         self.wait_for(text, Duration::from_secs(30), |c| c.contains(text));
     }
