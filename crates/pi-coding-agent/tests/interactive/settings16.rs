@@ -149,3 +149,145 @@ fn settings_has_pi_16s_rows_and_each_new_one_is_saved_and_applied() {
     });
     quit(&mut pty);
 }
+
+/// The colour of the first cell of the row that starts with `start` (trimmed), if shown.
+fn colour_of_row(pty: &Pty, start: &str) -> Option<vt100::Color> {
+    let row = pty.rows().iter().position(|r| r.trim_start().starts_with(start))?;
+    let col = pty.rows()[row].find(|c: char| !c.is_whitespace())?;
+    pty.fg_at(u16::try_from(row).ok()?, u16::try_from(col).ok()?)
+}
+
+/// Wait until the row starting with `start` is drawn in a colour `ok` accepts; that colour.
+fn wait_colour(pty: &Pty, start: &str, what: &str, ok: impl Fn(vt100::Color) -> bool) -> vt100::Color {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(c) = colour_of_row(pty, start).filter(|c| ok(*c)) {
+            return c;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: {start} is {:?}\n{}",
+            colour_of_row(pty, start),
+            pty.contents()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
+fn theme_submenu_previews_offers_automatic_mode_and_saves_a_light_dark_pair() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_value(&pty, "Theme", "system");
+    // The row in the system theme's accent (no colours reported: a palette index).
+    let system = wait_colour(&pty, "→ Theme", "system accent", |_| true);
+    pty.send(ENTER);
+    // Title, description, `system` first with a tick, then `automatic`, then the rest.
+    pty.wait_text("Pick a theme, or automatic");
+    pty.wait_text("→ ✓ system");
+    let rows = pty.rows();
+    let at = |label: &str| rows.iter().position(|r| r.contains(label)).unwrap_or(usize::MAX);
+    assert!(rows.iter().any(|r| r.starts_with("Theme")), "{}", pty.contents());
+    assert!(at("✓ system") < at("  automatic"), "{}", pty.contents());
+    assert!(
+        at("  automatic") < at("  dark") && at("  dark") < at("  light"),
+        "{}",
+        pty.contents()
+    );
+    assert!(pty.contents().contains("Made from the colours your terminal reports"));
+    assert!(pty.contents().contains("  Enter to select · Esc to go back"));
+    // Moving previews: the title takes the dark theme's accent.
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.wait_text("→   dark");
+    let dark = wait_colour(&pty, "Theme", "dark preview", |c| c != system);
+    // Escape puts the system theme back and saves nothing.
+    pty.send(ESC);
+    wait_value(&pty, "Theme", "system");
+    wait_colour(&pty, "→ Theme", "restored", |c| c == system);
+
+    // Automatic: the light half `light`, the dark half `dark`, then Apply.
+    pty.send(ENTER);
+    pty.wait_text("→ ✓ system");
+    pty.send(DOWN);
+    pty.wait_text("→   automatic");
+    pty.send(ENTER);
+    pty.wait_text("Automatic Theme");
+    wait_value(&pty, "Light theme", "system");
+    pty.send(ENTER);
+    pty.wait_text("Light Theme");
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.wait_text("→   light");
+    pty.send(ENTER);
+    wait_value(&pty, "Light theme", "light");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Dark Theme");
+    pty.send(DOWN);
+    pty.wait_text("→   dark");
+    pty.send(ENTER);
+    wait_value(&pty, "Dark theme", "dark");
+    pty.send(DOWN);
+    wait_value(&pty, "Apply", "save and go back");
+    pty.send(ENTER);
+    wait_value(&pty, "Theme", "light/dark");
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| v["theme"] == "light/dark");
+    assert_eq!(settings["theme"], "light/dark");
+    // Nothing says the terminal is light: the dark half is shown.
+    wait_colour(&pty, "→ Theme", "dark half", |c| c == dark);
+    // Opened again, the pair opens automatic mode; Change mode goes back to one theme,
+    // starting on the half shown now.
+    pty.send(ENTER);
+    wait_value(&pty, "Light theme", "light");
+    pty.send("\x1b[A");
+    wait_value(&pty, "Change mode", "switch to single theme");
+    pty.send(ENTER);
+    pty.wait_text("→ ✓ dark");
+    pty.send(ESC);
+    wait_value(&pty, "Theme", "light/dark");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_light_dark_pair_follows_the_terminal_appearance() {
+    let s = setup(Script::echo());
+    s.agent
+        .write("settings.json", r#"{"theme": "light/dark"}"#)
+        .expect("settings");
+    let pty = Pty::spawn(&[], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-model");
+    let mut pty = pty;
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_value(&pty, "Theme", "light/dark");
+    let dark = wait_colour(&pty, "→ Theme", "dark", |_| true);
+    // The terminal says it turned light (mode 2031 report): the light half is shown.
+    pty.send("\x1b[?997;2n");
+    let light = wait_colour(&pty, "→ Theme", "light half", |c| c != dark);
+    // And dark again.
+    pty.send("\x1b[?997;1n");
+    wait_colour(&pty, "→ Theme", "dark half again", |c| c == dark);
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+    // A light terminal by `COLORFGBG` starts on the light half.
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("COLORFGBG", "0;15")]);
+    pty.wait_text("mock-model");
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_colour(&pty, "→ Theme", "light by COLORFGBG", |c| c == light);
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}

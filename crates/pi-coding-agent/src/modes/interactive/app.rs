@@ -352,6 +352,12 @@ impl App {
             }
             Effect::RefreshFooter => self.refresh_footer(),
             Effect::SetTheme(theme) => {
+                // An open /settings menu is drawn in the new theme too (its preview).
+                if let Some((id, Picker::Settings)) = self.picker {
+                    if let Some(menu) = tui.overlay_mut::<super::settings_menu::SettingsMenu>(id) {
+                        menu.set_theme(theme.clone());
+                    }
+                }
                 self.set_theme(theme);
                 super::fullscreen_looks(self, tui);
             }

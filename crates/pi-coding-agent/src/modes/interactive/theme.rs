@@ -169,15 +169,18 @@ impl UiTheme {
     }
 }
 
-/// Names of every theme the user can pick: built-ins first, then custom ones.
+/// Names of every theme the user can pick, in pi 1.6's order: `system` (the default) first,
+/// then the built-in and custom ones by name.
 pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
-    let mut names = vec!["system".to_string(), "dark".to_string(), "light".to_string()];
+    let mut names = vec!["dark".to_string(), "light".to_string()];
     let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
     for t in loaded.themes {
-        if !names.contains(&t.name) {
+        if !names.contains(&t.name) && t.name != crate::resources::themes::SYSTEM_THEME {
             names.push(t.name);
         }
     }
+    names.sort_by(|a, b| a.to_lowercase().cmp(&b.to_lowercase()).then_with(|| a.cmp(b)));
+    names.insert(0, crate::resources::themes::SYSTEM_THEME.to_string());
     names
 }
 
@@ -212,16 +215,31 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
 /// The terminal reported its background (OSC 11): a `light/dark` theme setting is decided
 /// again by it, and the theme swapped when that changes the choice.
 pub fn background_reported(cx: &super::effect::Ctx<'_>, rgb: (u8, u8, u8)) -> Vec<super::effect::Effect> {
-    use super::effect::{blocking, then, Effect};
     if !crate::resources::themes::set_reported_background(rgb) {
         return Vec::new();
     }
+    appearance_changed(cx)
+}
+
+/// The terminal said it switched between dark and light (mode 2031): for a terminal that does
+/// not report its background, that decides a `light/dark` theme setting.
+pub fn scheme_reported(cx: &super::effect::Ctx<'_>, dark: bool) -> Vec<super::effect::Effect> {
+    if !crate::resources::themes::set_reported_scheme(dark) {
+        return Vec::new();
+    }
+    appearance_changed(cx)
+}
+
+/// What the terminal looks like may have changed: a `light/dark` setting is decided again,
+/// and the theme swapped when that changes the choice.
+fn appearance_changed(cx: &super::effect::Ctx<'_>) -> Vec<super::effect::Effect> {
+    use super::effect::{blocking, then, Effect};
     let Some(settings) = cx.settings_snapshot() else {
         return Vec::new();
     };
     let pair = settings
         .theme()
-        .is_some_and(|t| t.contains('/') && !t.ends_with(".json"));
+        .is_some_and(|t| crate::resources::themes::parse_theme_pair(t).is_some() && !t.ends_with(".json"));
     if !pair {
         return Vec::new();
     }
