@@ -291,3 +291,27 @@ fn a_light_dark_pair_follows_the_terminal_appearance() {
     pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
     quit(&mut pty);
 }
+
+#[test]
+fn an_unknown_theme_falls_back_to_system_with_pi_16s_error() {
+    let s = setup(Script::echo());
+    s.agent
+        .write("settings.json", r#"{"theme": "nosuch"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.wait_text("Error: Failed to load theme \"nosuch\": Theme not found: nosuch");
+    pty.wait_text("Fell back to the system theme.");
+    // The row shows the setting; the submenu ticks the theme in use.
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_value(&pty, "Theme", "nosuch");
+    pty.send(ENTER);
+    pty.wait_text("→ ✓ system");
+    pty.send(ESC);
+    wait_value(&pty, "Theme", "nosuch");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}

@@ -382,11 +382,15 @@ async fn run_in(
         None => Box::new(provider),
     };
     app.view_mut().editor.set_autocomplete_provider(provider);
+    // pi 1.6 reports a theme it could not load before anything else.
+    if let Some(e) = theme_warning {
+        app.notice(e, "error");
+    }
     let offline = crate::packages::is_offline();
     for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
         app.notice(w, "warning");
     }
-    for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
+    for w in options.warnings.iter().cloned().chain(kb_warning) {
         app.notice(w, "warning");
     }
     if let Some(w) = crash_notice::startup_warning(&paths.agent_dir) {

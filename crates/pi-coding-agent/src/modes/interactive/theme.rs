@@ -185,7 +185,8 @@ pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
 }
 
 /// The theme named in settings (a built-in, or a custom JSON theme from the themes folders;
-/// a `light/dark` pair by the terminal background), else `system`. Returns a warning when the name is unknown.
+/// a `light/dark` pair by the terminal background), else `system`. Returns an error to show
+/// when the name is unknown (the `system` theme is used then).
 pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&str>) -> (UiTheme, Option<String>) {
     let wanted = name
         .map(str::to_string)
@@ -206,9 +207,13 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
             return (UiTheme::new(t), None);
         }
     }
+    // As pi 1.6: the system theme instead, and an error that says so.
+    let system = builtin_theme(crate::resources::themes::SYSTEM_THEME).map_or_else(UiTheme::fallback, UiTheme::new);
     (
-        UiTheme::fallback(),
-        Some(format!("Theme not found: {wanted}. Using dark.")),
+        system,
+        Some(format!(
+            "Failed to load theme \"{wanted}\": Theme not found: {wanted}\nFell back to the system theme."
+        )),
     )
 }
 
