@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_test_support::Script;
+use pi_test_support::{Script, Turn, UsageSpec};
 
 use super::pty::Pty;
 use super::{quit, select_row, setup, wait_json, DOWN, ENTER, ESC};
@@ -313,5 +313,47 @@ fn an_unknown_theme_falls_back_to_system_with_pi_16s_error() {
     wait_value(&pty, "Theme", "nosuch");
     pty.send(ESC);
     pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}
+
+#[test]
+fn cache_miss_notices_come_and_go_as_the_row_changes() {
+    let usage = |input, cache_read| UsageSpec {
+        input: Some(input),
+        output: Some(5),
+        cache_read: Some(cache_read),
+        cache_write: None,
+    };
+    let s = setup(Script::queue(vec![
+        Turn::text("one").with_usage(usage(30_000, 0)),
+        Turn::text("two").with_usage(usage(1_000, 30_000)),
+        Turn::text("three").with_usage(usage(31_000, 0)),
+    ]));
+    let mut pty = s.pi(30, 100);
+    for (ask, answer) in [("a", "one"), ("b", "two"), ("c", "three")] {
+        pty.type_text(ask);
+        pty.send(ENTER);
+        pty.wait_text(answer);
+    }
+    // Off by default.
+    assert!(!pty.contents().contains("Cache miss"), "{}", pty.contents());
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "cache miss", "Cache miss notices");
+    pty.send(ENTER);
+    wait_value(&pty, "Cache miss notices", "true");
+    // The transcript is built again with the line, as pi 1.6 rebuilds it.
+    pty.wait_text("Cache miss: 31k tokens re-billed");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "cache miss", "Cache miss notices");
+    pty.send(ENTER);
+    wait_value(&pty, "Cache miss notices", "false");
+    pty.send(ESC);
+    pty.wait_for("line gone", Duration::from_secs(5), |c| !c.contains("Cache miss"));
     quit(&mut pty);
 }

@@ -846,7 +846,10 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 Effect::Ui(UiChange::Mermaid(mode)),
             ]
         }
-        "cache-miss-notices" => vec![save(move |s| s.set_show_cache_miss_notices(on))],
+        "cache-miss-notices" => vec![
+            save(move |s| s.set_show_cache_miss_notices(on)),
+            Effect::Ui(UiChange::CacheNotices),
+        ],
         "default-project-trust" => {
             let Some(&(trust, _)) = PROJECT_TRUST.iter().find(|(_, l)| *l == value) else {
                 return Vec::new();
