@@ -127,6 +127,12 @@ fn settings_has_pi_16s_rows_and_each_new_one_is_saved_and_applied() {
     pty.wait_text("→   low");
     pty.send(ENTER);
     pty.wait_text("Step 1/2 · Select a model to configure");
+    // Back on the current model, the configured one showing its level.
+    pty.wait_text("→ mock-model [mock-openai]");
+    pty.wait_for("level shown", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with("  mock-thinker [mock-openai]") && l.trim_end().ends_with("low"))
+    });
     pty.send(ESC);
     wait_value(&pty, "Default thinking level per model", "1 configured");
     pty.send(ESC);

@@ -56,6 +56,8 @@ pub struct ModelThinkingMenu {
     /// The level a cleared override falls back to (the `defaultThinkingLevel`).
     global_default: String,
     step: Step,
+    /// The model the list starts on each time (the current one), as in pi 1.6.
+    home: Option<String>,
     theme: Arc<UiTheme>,
 }
 
@@ -97,6 +99,7 @@ impl ModelThinkingMenu {
             overrides,
             global_default,
             step: Step::Model(SelectSubmenu::new("", None, Vec::new(), None, theme.clone())),
+            home: preselect.map(str::to_string),
             theme,
         };
         menu.show_models(preselect);
@@ -219,8 +222,9 @@ impl ModelThinkingMenu {
                         })
                     }
                 };
-                // Back to the models, on the one just configured.
-                self.show_models(Some(&key));
+                // Back to the models, on the current one again (pi 1.6 starts over).
+                let home = self.home.clone();
+                self.show_models(home.as_deref());
                 outcome
             }
         }
@@ -283,7 +287,8 @@ mod tests {
                 level: Some("low".into())
             })
         );
-        // Back on the model list, on claude: its levels now offer to clear the override.
+        // Back on the model list, from its top: claude's levels now offer to clear the override.
+        menu.handle_input(&key("\x1b[B"));
         menu.handle_input(&key("\r"));
         let mut frame = Frame::default();
         menu.render(80, &mut frame);
