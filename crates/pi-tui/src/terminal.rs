@@ -256,7 +256,7 @@ impl Terminal {
 
     /// Taskbar/tab progress indicator (OSC 9;4).
     pub fn set_progress(&mut self, active: bool) -> io::Result<()> {
-        let seq = if active { "\x1b]9;4;3\x07" } else { "\x1b]9;4;0;\x07" };
+        let seq = if active { "\x1b]9;4;3\x07" } else { "\x1b]9;4;0\x07" };
         self.out.write_all(seq.as_bytes())?;
         self.out.flush()
     }

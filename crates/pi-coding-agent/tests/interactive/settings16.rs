@@ -363,3 +363,39 @@ fn cache_miss_notices_come_and_go_as_the_row_changes() {
     pty.wait_for("line gone", Duration::from_secs(5), |c| !c.contains("Cache miss"));
     quit(&mut pty);
 }
+
+#[test]
+fn terminal_progress_shows_in_the_tab_bar_during_a_run_once_turned_on() {
+    const ON: &str = "\x1b]9;4;3\x07";
+    const OFF: &str = "\x1b]9;4;0\x07";
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first");
+    pty.send(ENTER);
+    pty.wait_text("echo: first");
+    // Off by default: no progress reports.
+    assert!(!String::from_utf8_lossy(&pty.raw()).contains(ON));
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "terminal prog", "Terminal progress");
+    pty.send(ENTER);
+    wait_value(&pty, "Terminal progress", "true");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    let before = pty.raw().len();
+    pty.type_text("second");
+    pty.send(ENTER);
+    pty.wait_text("echo: second");
+    // On while the run goes, off once it ended.
+    pty.wait_for("progress off", Duration::from_secs(5), |_| {
+        let raw = pty.raw();
+        let after = String::from_utf8_lossy(&raw[before..]).to_string();
+        after.find(ON).is_some_and(|on| after[on..].contains(OFF))
+    });
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| {
+        v["terminal"]["showTerminalProgress"] == true
+    });
+    assert_eq!(settings["terminal"]["showTerminalProgress"], true);
+    quit(&mut pty);
+}

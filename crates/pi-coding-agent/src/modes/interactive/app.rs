@@ -95,6 +95,7 @@ pub struct App {
     ext_pushed: extensions::Pushed,
     /// What the terminal is told about the program (OSC 7501).
     program_status: super::program_status::ProgramStatusReporter,
+    terminal_progress: super::terminal_progress::TerminalProgress,
     /// The `Model scope: …` line is part of the header (fullscreen); in regular mode it is
     /// printed once above the screen instead, as pi 1.6 does.
     scope_in_header: bool,
@@ -181,6 +182,7 @@ impl App {
             mode_switch: None,
             ext_pushed: Default::default(),
             program_status: Default::default(),
+            terminal_progress: Default::default(),
             scope_in_header: true,
         };
         app.update_editor_border();
@@ -251,6 +253,15 @@ impl App {
             self.program_status.set_session_name(name);
         }
         self.program_status.take_report()
+    }
+
+    /// Tab-bar progress changes (OSC 9;4) to write, oldest first.
+    pub fn take_terminal_progress(&mut self) -> Vec<bool> {
+        self.terminal_progress.take()
+    }
+
+    pub fn terminal_progress_shown(&self) -> bool {
+        self.terminal_progress.shown()
     }
 
     /// The terminal title, when it changed since last asked.
@@ -385,6 +396,7 @@ impl App {
                 }
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
+            UiChange::TerminalProgress(on) => self.terminal_progress.set_enabled(on),
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
             // As pi 1.6, the transcript is built again with or without its cache lines.
             UiChange::CacheNotices => {

@@ -128,6 +128,8 @@ pub enum UiChange {
     Scrollbar(pi_tui::ScrollbarMode),
     /// `markdown.mermaid` changed (`off`, `final`, `streaming`).
     Mermaid(&'static str),
+    /// `terminal.showTerminalProgress`: the tab-bar progress indicator during runs.
+    TerminalProgress(bool),
     /// `showCacheMissNotices` changed: the transcript's cache lines come or go.
     CacheNotices,
 }

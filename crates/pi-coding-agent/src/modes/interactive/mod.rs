@@ -51,6 +51,7 @@ mod share;
 mod slash_menu;
 mod subscription_notice;
 mod summary_block;
+mod terminal_progress;
 mod text_dialog;
 pub(crate) mod theme;
 mod thinking_picker;
@@ -546,11 +547,17 @@ async fn run_in(
             if let Some(status) = app.take_program_status() {
                 let _ = term.set_program_status(&status);
             }
+            for on in app.take_terminal_progress() {
+                let _ = term.set_progress(on);
+            }
             if let Some(title) = app.take_title() {
                 let _ = term.set_title(&title);
             }
             draw(&mut app, &mut tui, term);
         }
+    }
+    if app.terminal_progress_shown() {
+        let _ = term.set_progress(false);
     }
     shutdown(&mut app, &mut tui, term, &mut rx).await;
     0

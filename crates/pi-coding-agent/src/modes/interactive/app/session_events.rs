@@ -59,6 +59,7 @@ impl App {
 
     pub fn on_event(&mut self, ev: UiEvent) {
         self.program_status.on_event(&ev);
+        self.terminal_progress.on_event(&ev);
         match ev {
             UiEvent::Settled { .. } => self.flush_pending_bash(),
             UiEvent::AgentStart => {
