@@ -44,6 +44,9 @@ pub struct MenuState {
     pub current_model: Option<String>,
     /// `defaultThinkingLevel`, else pi's default (`medium`).
     pub default_thinking_level: String,
+    /// The keys that queue a follow-up and cycle the thinking level, as the rows name them.
+    pub follow_up_keys: String,
+    pub cycle_thinking_keys: String,
 }
 
 /// pi 1.6's HTTP idle timeout choices: label and milliseconds (`0`: disabled).
@@ -157,7 +160,10 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
         item(
             "follow-up-mode",
             "Follow-up mode",
-            "Messages queued with Alt+Enter until the run ends: 'one-at-a-time' or 'all' together",
+            &format!(
+                "Messages queued with {} until the run ends: 'one-at-a-time' or 'all' together",
+                st.follow_up_keys
+            ),
             s.follow_up_mode().as_str(),
             &["one-at-a-time", "all"],
         ),
@@ -270,7 +276,10 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
     items.push(item(
         "model-thinking",
         "Default thinking level per model",
-        "The thinking level a model starts with; Shift+Tab still changes it for the session",
+        &format!(
+            "The thinking level a model starts with; {} still changes it for the session",
+            st.cycle_thinking_keys
+        ),
         super::settings_model_thinking::summary(&overrides),
         &[],
     ));
@@ -699,6 +708,8 @@ fn open_with(cx: &Ctx<'_>, themes: Vec<String>, mut models: Vec<ModelChoice>) ->
         models,
         current_model: current_model.clone(),
         default_thinking_level: s.default_thinking_level().map_or("medium", |l| l.as_str()).to_string(),
+        follow_up_keys: super::keys::keys_display(cx.kb, "app.message.followUp").join("/"),
+        cycle_thinking_keys: super::keys::keys_display(cx.kb, "app.thinking.cycle").join("/"),
     };
     let terminal_light =
         crate::resources::themes::default_theme_name(std::env::var("COLORFGBG").ok().as_deref()) == "light";
@@ -1004,6 +1015,8 @@ mod tests {
             models: Vec::new(),
             current_model: None,
             default_thinking_level: "medium".into(),
+            follow_up_keys: "Ctrl+Q".into(),
+            cycle_thinking_keys: "Shift+Tab".into(),
         }
     }
 
@@ -1064,6 +1077,9 @@ mod tests {
         assert_eq!(value("mermaid-rendering"), "final");
         assert_eq!(value("share-destination"), "auto");
         assert_eq!(value("model-thinking"), "2 configured");
+        // Key names come from the keybindings.
+        let follow_up = items.iter().find(|i| i.id == "follow-up-mode").expect("row");
+        assert!(follow_up.description.as_deref().is_some_and(|d| d.contains("Ctrl+Q")));
         assert_eq!(format_http_idle_timeout(45_000), "45 sec");
         let plain = SettingsManager::in_memory(serde_json::json!({}));
         let items = settings_items(&plain, &state(false));
