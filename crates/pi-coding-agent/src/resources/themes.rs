@@ -130,15 +130,6 @@ impl Theme {
     }
 }
 
-fn parse_hex(s: &str) -> Option<ThemeColor> {
-    let hex = s.strip_prefix('#')?;
-    if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
-    Some(ThemeColor::Rgb(byte(0)?, byte(2)?, byte(4)?))
-}
-
 fn is_color_value(v: &Value) -> bool {
     v.is_string() || v.as_u64().is_some_and(|n| n <= 255)
 }
@@ -153,8 +144,9 @@ fn resolve(value: &Value, vars: &Map<String, Value>, seen: &mut HashSet<String>)
     if s.is_empty() {
         return Ok(ThemeColor::Default);
     }
-    if s.starts_with('#') {
-        return parse_hex(s).ok_or_else(|| format!("Invalid hex color: {s}"));
+    // `#rgb`, `#rrggbb`, `oklch(…)`, `okhsl(…)`; anything else names a variable.
+    if let Some(color) = super::theme_color::parse_color_literal(s) {
+        return color;
     }
     if !seen.insert(s.to_string()) {
         return Err(format!("Circular variable reference detected: {s}"));

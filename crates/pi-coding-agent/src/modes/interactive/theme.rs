@@ -307,3 +307,34 @@ mod tests {
         assert!(t.bg("userMessageBg").is_some());
     }
 }
+
+#[cfg(test)]
+mod listing_tests {
+    use super::*;
+
+    #[test]
+    fn custom_themes_are_listed_by_name_after_system() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let agent = tmp.path().join("agent");
+        std::fs::create_dir_all(agent.join("themes")).expect("dir");
+        // A theme as pi 1.6 writes one: schema, appearance, OKHSL colours, export.
+        let dark = builtin_theme("dark").expect("dark");
+        let colors: serde_json::Map<String, serde_json::Value> =
+            dark.colors.keys().map(|k| (k.clone(), "#112233".into())).collect();
+        let mut json = serde_json::json!({ "colors": colors, "export": {"pageBg": "okhsl(262 14% 16%)"} });
+        for name in ["mint", "Aurora"] {
+            json["name"] = name.into();
+            json["$schema"] = "https://pi.dev/schemas/theme.schema.json".into();
+            json["appearance"] = "dark".into();
+            json["vars"] = serde_json::json!({"sea": "okhsl(234 3% 89%)"});
+            json["colors"]["accent"] = "sea".into();
+            std::fs::write(agent.join("themes").join(format!("{name}.json")), json.to_string()).expect("write");
+        }
+        let paths = Paths::new(&agent, tmp.path(), tmp.path());
+        let settings = SettingsManager::in_memory(serde_json::json!({}));
+        assert_eq!(
+            theme_names(&paths, &settings),
+            ["system", "Aurora", "dark", "light", "mint"]
+        );
+    }
+}
