@@ -168,6 +168,12 @@ pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Re
         Some(n) if !n.is_string() => other.push("  - /name: must be string".to_string()),
         _ => {}
     }
+    // A slash would make the name read as a `light/dark` pair in settings.
+    if let Some(n) = name.and_then(Value::as_str).filter(|n| n.contains('/')) {
+        return Err(format!(
+            "Invalid theme name \"{n}\": theme names cannot contain \"/\" because it is reserved for automatic light/dark theme settings."
+        ));
+    }
     let vars = obj
         .and_then(|o| o.get("vars"))
         .cloned()
@@ -760,6 +766,16 @@ mod tests {
         assert_eq!(default_theme_name(Some("15;default")), "dark");
         assert_eq!(default_theme_name(Some("7;8")), "dark");
         assert_eq!(default_theme_name(Some("0;16")), "dark");
+    }
+
+    #[test]
+    fn a_theme_name_with_a_slash_is_refused() {
+        let json = json!({"name": "a/b", "colors": full_colors(json!("#000000"))});
+        let err = parse_theme_value("a/b", &json, None).expect_err("slash");
+        assert!(
+            err.contains("reserved for automatic light/dark theme settings"),
+            "{err}"
+        );
     }
 
     #[test]
