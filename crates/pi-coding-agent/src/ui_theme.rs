@@ -173,20 +173,24 @@ impl UiTheme {
     }
 }
 
-/// Names of every theme the user can pick: built-ins first, then custom ones.
+/// Names of every theme the user can pick, in pi 1.6's order: `system` (the default) first,
+/// then the built-in and custom ones by name.
 pub fn theme_names(paths: &Paths, settings: &SettingsManager) -> Vec<String> {
-    let mut names = vec!["system".to_string(), "dark".to_string(), "light".to_string()];
+    let mut names = vec!["dark".to_string(), "light".to_string()];
     let loaded = load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default()));
     for t in loaded.themes {
-        if !names.contains(&t.name) {
+        if !names.contains(&t.name) && t.name != crate::resources::themes::SYSTEM_THEME {
             names.push(t.name);
         }
     }
+    names.sort_by(|a, b| a.to_lowercase().cmp(&b.to_lowercase()).then_with(|| a.cmp(b)));
+    names.insert(0, crate::resources::themes::SYSTEM_THEME.to_string());
     names
 }
 
 /// The theme named in settings (a built-in, or a custom JSON theme from the themes folders;
-/// a `light/dark` pair by the terminal background), else `system`. Returns a warning when the name is unknown.
+/// a `light/dark` pair by the terminal background), else `system`. Returns an error to show
+/// when the name is unknown (the `system` theme is used then).
 pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&str>) -> (UiTheme, Option<String>) {
     let wanted = name
         .map(str::to_string)
@@ -207,9 +211,13 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
             return (UiTheme::new(t), None);
         }
     }
+    // As pi 1.6: the system theme instead, and an error that says so.
+    let system = builtin_theme(crate::resources::themes::SYSTEM_THEME).map_or_else(UiTheme::fallback, UiTheme::new);
     (
-        UiTheme::fallback(),
-        Some(format!("Theme not found: {wanted}. Using dark.")),
+        system,
+        Some(format!(
+            "Failed to load theme \"{wanted}\": Theme not found: {wanted}\nFell back to the system theme."
+        )),
     )
 }
 
@@ -244,5 +252,36 @@ mod tests {
         let t = UiTheme::new(builtin_theme("light").expect("light theme"));
         assert!(t.paint("error", "x").contains("\x1b["));
         assert!(t.bg("userMessageBg").is_some());
+    }
+}
+
+#[cfg(test)]
+mod listing_tests {
+    use super::*;
+
+    #[test]
+    fn custom_themes_are_listed_by_name_after_system() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let agent = tmp.path().join("agent");
+        std::fs::create_dir_all(agent.join("themes")).expect("dir");
+        // A theme as pi 1.6 writes one: schema, appearance, OKHSL colours, export.
+        let dark = builtin_theme("dark").expect("dark");
+        let colors: serde_json::Map<String, serde_json::Value> =
+            dark.colors.keys().map(|k| (k.clone(), "#112233".into())).collect();
+        let mut json = serde_json::json!({ "colors": colors, "export": {"pageBg": "okhsl(262 14% 16%)"} });
+        for name in ["mint", "Aurora"] {
+            json["name"] = name.into();
+            json["$schema"] = "https://pi.dev/schemas/theme.schema.json".into();
+            json["appearance"] = "dark".into();
+            json["vars"] = serde_json::json!({"sea": "okhsl(234 3% 89%)"});
+            json["colors"]["accent"] = "sea".into();
+            std::fs::write(agent.join("themes").join(format!("{name}.json")), json.to_string()).expect("write");
+        }
+        let paths = Paths::new(&agent, tmp.path(), tmp.path());
+        let settings = SettingsManager::in_memory(serde_json::json!({}));
+        assert_eq!(
+            theme_names(&paths, &settings),
+            ["system", "Aurora", "dark", "light", "mint"]
+        );
     }
 }

@@ -372,6 +372,12 @@ impl App {
             }
             Effect::RefreshFooter => self.refresh_footer(),
             Effect::SetTheme(theme) => {
+                // An open /settings menu is drawn in the new theme too (its preview).
+                if let Some((id, Picker::Settings)) = self.picker {
+                    if let Some(menu) = tui.overlay_mut::<super::settings_menu::SettingsMenu>(id) {
+                        menu.set_theme(theme.clone());
+                    }
+                }
                 self.set_theme(theme);
                 super::fullscreen_looks(self, tui);
             }
@@ -400,6 +406,12 @@ impl App {
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
+            // As pi 1.6, the transcript is built again with or without its cache lines.
+            UiChange::CacheNotices => {
+                if !self.busy && !self.running {
+                    self.restyle_chat();
+                }
+            }
             UiChange::OutputPad(n) => {
                 // Blocks take the padding when built: the transcript is built again, unless a
                 // run is streaming into it (then the blocks that follow get it). Notices and

@@ -164,6 +164,7 @@ impl Dialog {
     }
 
     /// The value of the highlighted item of a choice dialog.
+    #[allow(dead_code)] // no screen previews a dialog's highlight at the moment
     pub fn selected_value(&self) -> Option<&str> {
         match &self.body {
             Body::Choice { list, .. } => list.selected_item().map(|i| i.value.as_str()),

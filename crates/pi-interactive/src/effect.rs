@@ -128,6 +128,8 @@ pub enum UiChange {
     Scrollbar(pi_tui::ScrollbarMode),
     /// `markdown.mermaid` changed (`off`, `final`, `streaming`).
     Mermaid(&'static str),
+    /// `showCacheMissNotices` changed: the transcript's cache lines come or go.
+    CacheNotices,
 }
 
 /// Settings changes, applied under the settings lock and written after it is released.

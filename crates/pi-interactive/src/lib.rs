@@ -47,6 +47,8 @@ mod session_picker;
 mod session_search;
 mod settings_menu;
 mod settings_model_thinking;
+mod settings_submenu;
+mod settings_theme;
 mod share;
 mod slash_menu;
 mod subscription_notice;
@@ -155,7 +157,11 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
     // waited for briefly (the device attributes answer ends them early), and answers that
     // come later are applied when they come, so a terminal that never answers costs 100 ms.
     let wanted = theme_setting(&host);
-    let system = wanted == pi_coding_agent::resources::themes::SYSTEM_THEME;
+    // A pair with `system` as one half may need the palette as well.
+    let system = wanted == pi_coding_agent::resources::themes::SYSTEM_THEME
+        || pi_coding_agent::resources::themes::parse_theme_pair(&wanted).is_some_and(|(l, d)| {
+            l == pi_coding_agent::resources::themes::SYSTEM_THEME || d == pi_coding_agent::resources::themes::SYSTEM_THEME
+        });
     let _ = term.query_colors(system);
     let early = if system || is_theme_pair(&wanted) {
         let answered = |b: &[u8]| InputParser::new().feed(b).contains(&InputEvent::DeviceAttributes);
@@ -301,7 +307,7 @@ fn theme_setting(host: &SessionHost) -> String {
 
 /// A `light/dark` pair (decided by the terminal's background).
 fn is_theme_pair(name: &str) -> bool {
-    name.contains('/') && !name.ends_with(".json")
+    pi_coding_agent::resources::themes::parse_theme_pair(name).is_some() && !name.ends_with(".json")
 }
 
 /// Run the screen; `early`: input read while the terminal's colours were awaited, handled
@@ -381,11 +387,15 @@ async fn run_in(
         None => Box::new(provider),
     };
     app.view_mut().editor.set_autocomplete_provider(provider);
+    // pi 1.6 reports a theme it could not load before anything else.
+    if let Some(e) = theme_warning {
+        app.notice(e, "error");
+    }
     let offline = pi_coding_agent::packages::is_offline();
     for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
         app.notice(w, "warning");
     }
-    for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
+    for w in options.warnings.iter().cloned().chain(kb_warning) {
         app.notice(w, "warning");
     }
     if let Some(w) = crash_notice::startup_warning(&paths.agent_dir) {
@@ -607,9 +617,11 @@ fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut T
         }
         // The terminal switched between dark and light: ask for its background again, which
         // decides a `light/dark` theme setting.
-        InputEvent::ColorScheme { .. } => {
+        InputEvent::ColorScheme { dark } => {
             let system = app.theme_name() == pi_coding_agent::resources::themes::SYSTEM_THEME;
             let _ = term.query_colors(system);
+            let dark = *dark;
+            app.run_then(Box::new(move |cx| theme::scheme_reported(cx, dark)), tui);
             return;
         }
         InputEvent::TerminalColor { slot, rgb } => {

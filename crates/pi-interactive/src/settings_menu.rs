@@ -2,15 +2,15 @@
 //! Every change is written to settings.json at once and applied to the running UI where it
 //! matters (theme, thinking level, editor layout, images, queue modes).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use pi_tui::components::{Input, SelectItem, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
+use pi_tui::components::{Input, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
 use pi_tui::{Component, Frame, InputEvent};
 
-use super::dialogs::{Dialog, DialogResult};
 use super::effect::{blocking, blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
 use super::settings_model_thinking::{sort_models, ModelChoice, ModelThinkingMenu, Outcome};
+use super::settings_theme::{ThemeEvent, ThemeSubmenu};
 use super::theme::UiTheme;
 use pi_coding_agent::config::settings::{CacheWarmingMode, QueueMode, SettingsManager, Transport};
 
@@ -44,6 +44,9 @@ pub struct MenuState {
     pub current_model: Option<String>,
     /// `defaultThinkingLevel`, else pi's default (`medium`).
     pub default_thinking_level: String,
+    /// The keys that queue a follow-up and cycle the thinking level, as the rows name them.
+    pub follow_up_keys: String,
+    pub cycle_thinking_keys: String,
 }
 
 /// pi 1.6's HTTP idle timeout choices: label and milliseconds (`0`: disabled).
@@ -157,7 +160,10 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
         item(
             "follow-up-mode",
             "Follow-up mode",
-            "Messages queued with Alt+Enter until the run ends: 'one-at-a-time' or 'all' together",
+            &format!(
+                "Messages queued with {} until the run ends: 'one-at-a-time' or 'all' together",
+                st.follow_up_keys
+            ),
             s.follow_up_mode().as_str(),
             &["one-at-a-time", "all"],
         ),
@@ -270,7 +276,10 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
     items.push(item(
         "model-thinking",
         "Default thinking level per model",
-        "The thinking level a model starts with; Shift+Tab still changes it for the session",
+        &format!(
+            "The thinking level a model starts with; {} still changes it for the session",
+            st.cycle_thinking_keys
+        ),
         super::settings_model_thinking::summary(&overrides),
         &[],
     ));
@@ -320,7 +329,13 @@ pub fn settings_items(s: &SettingsManager, st: &MenuState) -> Vec<SettingItem> {
             values: wheel_values,
         },
     ]);
-    items.push(item("theme", "Theme", "Colour theme", st.theme.clone(), &[]));
+    items.push(item(
+        "theme",
+        "Theme",
+        "The colours of the interface",
+        st.theme.clone(),
+        &[],
+    ));
     items
 }
 
@@ -346,44 +361,9 @@ fn model_overrides(s: &SettingsManager) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// A submenu: its title, its choices, and (when the row does not show it) the current choice.
-type Submenu0 = (String, Vec<SelectItem>, Option<String>);
-
-const EXTRA_USAGE_ON: &str = "anthropicExtraUsage=true";
-const EXTRA_USAGE_OFF: &str = "anthropicExtraUsage=false";
-
-/// The submenus' choices.
-fn submenus(st: &MenuState) -> HashMap<String, Submenu0> {
-    let mut m = HashMap::new();
-    m.insert(
-        "warnings".to_string(),
-        (
-            "Warnings".to_string(),
-            vec![
-                SelectItem::new(EXTRA_USAGE_ON)
-                    .with_label("Anthropic extra usage: on")
-                    .with_description("Warn when an Anthropic subscription may be billed for extra usage"),
-                SelectItem::new(EXTRA_USAGE_OFF).with_label("Anthropic extra usage: off"),
-            ],
-            Some(
-                if st.warn_extra_usage {
-                    EXTRA_USAGE_ON
-                } else {
-                    EXTRA_USAGE_OFF
-                }
-                .to_string(),
-            ),
-        ),
-    );
-    m.insert(
-        "theme".to_string(),
-        (
-            "Theme".to_string(),
-            st.themes.iter().map(|t| SelectItem::new(t.clone())).collect(),
-            None,
-        ),
-    );
-    m
+/// The value a warnings change reports: `<warning>=<true|false>`.
+fn warning_value(name: &str, on: bool) -> String {
+    format!("{name}={on}")
 }
 
 /// What the menu asks of its owner.
@@ -408,16 +388,10 @@ pub enum MenuEvent {
     Closed,
 }
 
-struct Submenu {
-    id: String,
-    dialog: Dialog,
-    original: String,
-    shown: String,
-}
-
-/// The open submenu: a list of choices, or the per-model thinking levels.
+/// The open submenu: the theme, the warnings, or the per-model thinking levels.
 enum Open {
-    Choice(Box<Submenu>),
+    Theme(Box<ThemeSubmenu>),
+    Warnings(SettingsList),
     ModelThinking(Box<ModelThinkingMenu>),
 }
 
@@ -430,12 +404,27 @@ pub struct SettingsMenu {
     search: Input,
     list_theme: SettingsListTheme,
     list: SettingsList,
-    submenus: HashMap<String, Submenu0>,
     open: Option<Open>,
+    /// What the theme and warnings submenus start from (kept as choices are made).
+    submenu_state: SubmenuState,
+    /// The theme setting shown now (a preview while the theme submenu is open).
+    previewed: String,
     /// What the per-model submenu starts from (its choices are kept as they are made).
     model_thinking: ModelThinkingState,
     theme: Arc<UiTheme>,
     events: Vec<MenuEvent>,
+}
+
+/// The theme and warnings submenus' starting points.
+pub struct SubmenuState {
+    /// The `theme` setting (the theme shown when there is none).
+    pub theme: String,
+    /// Every theme on offer, `system` first.
+    pub themes: Vec<String>,
+    /// The terminal looks light.
+    pub terminal_light: bool,
+    /// `warnings.anthropicExtraUsage`.
+    pub warn_extra_usage: bool,
 }
 
 /// The per-model submenu's models and the levels chosen so far.
@@ -450,7 +439,7 @@ pub struct ModelThinkingState {
 impl SettingsMenu {
     pub fn new(
         items: Vec<SettingItem>,
-        submenus: HashMap<String, Submenu0>,
+        submenu_state: SubmenuState,
         model_thinking: ModelThinkingState,
         theme: Arc<UiTheme>,
     ) -> Self {
@@ -460,8 +449,9 @@ impl SettingsMenu {
             search: Input::new("> "),
             list_theme,
             list: SettingsList::new(Vec::new(), 10, list_theme),
-            submenus,
             open: None,
+            previewed: submenu_state.theme.clone(),
+            submenu_state,
             model_thinking,
             theme,
             events: Vec::new(),
@@ -499,109 +489,141 @@ impl SettingsMenu {
         self.list.set_value(id, value);
     }
 
+    /// Draw in `theme` from now on, the open submenu included (a theme preview or change).
+    pub fn set_theme(&mut self, theme: Arc<UiTheme>) {
+        self.list_theme = theme.settings_list();
+        self.list.set_theme(self.list_theme);
+        match &mut self.open {
+            Some(Open::Theme(menu)) => menu.set_theme(theme.clone()),
+            Some(Open::Warnings(list)) => list.set_theme(self.list_theme),
+            Some(Open::ModelThinking(menu)) => menu.set_theme(theme.clone()),
+            None => {}
+        }
+        self.theme = theme;
+    }
+
     pub fn take_events(&mut self) -> Vec<MenuEvent> {
         std::mem::take(&mut self.events)
     }
 
     fn open_submenu(&mut self, id: &str) {
-        if id == "model-thinking" {
-            let st = &self.model_thinking;
-            self.open = Some(Open::ModelThinking(Box::new(ModelThinkingMenu::new(
-                st.models.clone(),
-                st.overrides.clone(),
-                st.default_thinking_level.clone(),
-                st.current_model.as_deref(),
-                self.theme.clone(),
-            ))));
-            return;
+        match id {
+            "model-thinking" => {
+                let st = &self.model_thinking;
+                self.open = Some(Open::ModelThinking(Box::new(ModelThinkingMenu::new(
+                    st.models.clone(),
+                    st.overrides.clone(),
+                    st.default_thinking_level.clone(),
+                    st.current_model.as_deref(),
+                    self.theme.clone(),
+                ))));
+            }
+            "theme" => {
+                let st = &self.submenu_state;
+                self.open = Some(Open::Theme(Box::new(ThemeSubmenu::new(
+                    &st.theme,
+                    st.terminal_light,
+                    st.themes.clone(),
+                    self.theme.clone(),
+                ))));
+            }
+            "warnings" => {
+                let row = item(
+                    "anthropic-extra-usage",
+                    "Anthropic extra usage",
+                    "Warn when an Anthropic subscription may be billed for extra usage",
+                    self.submenu_state.warn_extra_usage.to_string(),
+                    BOOL,
+                );
+                let mut list = SettingsList::new(vec![row], 1, self.list_theme);
+                list.set_hint("Enter/Space to change · Esc to cancel");
+                self.open = Some(Open::Warnings(list));
+            }
+            _ => {}
         }
-        let Some((title, items, chosen)) = self.submenus.get(id).cloned() else {
-            return;
-        };
-        let current = chosen.unwrap_or_else(|| {
-            self.list
-                .items()
-                .iter()
-                .find(|i| i.id == id)
-                .map(|i| i.value.clone())
-                .unwrap_or_default()
-        });
-        let mut dialog = Dialog::choice(title, items, false, self.theme.clone());
-        dialog.select_value(&current);
-        self.open = Some(Open::Choice(Box::new(Submenu {
-            id: id.to_string(),
-            dialog,
-            shown: current.clone(),
-            original: current,
-        })));
+    }
+
+    /// Show `setting` unless it is what is shown already.
+    fn preview(&mut self, setting: String) {
+        if setting != self.previewed {
+            self.previewed = setting.clone();
+            self.events.push(MenuEvent::Preview {
+                id: "theme".into(),
+                value: setting,
+            });
+        }
     }
 
     fn submenu_input(&mut self, event: &InputEvent) {
-        let sub = match &mut self.open {
-            Some(Open::Choice(sub)) => sub,
-            Some(Open::ModelThinking(menu)) => {
-                match menu.handle_input(event) {
-                    Some(Outcome::Set { provider, id, level }) => {
-                        let key = format!("{provider}/{id}");
-                        match &level {
-                            Some(l) => self.model_thinking.overrides.insert(key, l.clone()),
-                            None => self.model_thinking.overrides.remove(&key),
-                        };
-                        self.events.push(MenuEvent::ModelThinking { provider, id, level });
-                    }
-                    Some(Outcome::Closed { summary }) => {
-                        self.open = None;
-                        self.set_value("model-thinking", &summary);
-                    }
-                    None => {}
+        let InputEvent::Key(k) = event else { return };
+        match &mut self.open {
+            Some(Open::ModelThinking(menu)) => match menu.handle_input(event) {
+                Some(Outcome::Set { provider, id, level }) => {
+                    let key = format!("{provider}/{id}");
+                    match &level {
+                        Some(l) => self.model_thinking.overrides.insert(key, l.clone()),
+                        None => self.model_thinking.overrides.remove(&key),
+                    };
+                    self.events.push(MenuEvent::ModelThinking { provider, id, level });
                 }
-                return;
-            }
-            None => return,
-        };
-        sub.dialog.handle_input(event);
-        match sub.dialog.take_result() {
-            Some(DialogResult::Done(value)) => {
-                let id = sub.id.clone();
-                self.open = None;
-                match self.submenus.get_mut(&id) {
-                    // The row keeps saying "configure"; the submenu remembers the choice.
-                    Some((_, _, Some(chosen))) => *chosen = value.clone(),
-                    _ => self.set_value(&id, &value),
+                Some(Outcome::Closed { summary }) => {
+                    self.open = None;
+                    self.set_value("model-thinking", &summary);
                 }
-                self.events.push(MenuEvent::Changed { id, value });
+                None => {}
+            },
+            Some(Open::Theme(menu)) => {
+                for ev in menu.handle_key(k) {
+                    match ev {
+                        ThemeEvent::Preview(setting) => self.preview(setting),
+                        ThemeEvent::Done(setting) => {
+                            self.open = None;
+                            if let Some(value) = setting {
+                                self.previewed = value.clone();
+                                self.submenu_state.theme = value.clone();
+                                self.set_value("theme", &value);
+                                self.events.push(MenuEvent::Changed {
+                                    id: "theme".into(),
+                                    value,
+                                });
+                            }
+                        }
+                    }
+                }
             }
-            Some(DialogResult::Cancelled) => {
-                if sub.id == "theme" && sub.shown != sub.original {
-                    self.events.push(MenuEvent::Preview {
-                        id: sub.id.clone(),
-                        value: sub.original.clone(),
+            // The row keeps saying "configure"; the submenu remembers the choice.
+            Some(Open::Warnings(list)) => match list.handle_key(k) {
+                SettingsEvent::Changed { value, .. } => {
+                    let on = value == "true";
+                    self.submenu_state.warn_extra_usage = on;
+                    self.events.push(MenuEvent::Changed {
+                        id: "warnings".into(),
+                        value: warning_value("anthropicExtraUsage", on),
                     });
                 }
-                self.open = None;
-            }
-            None => {
-                let now = sub.dialog.selected_value().unwrap_or_default().to_string();
-                if sub.id == "theme" && now != sub.shown {
-                    sub.shown = now.clone();
-                    self.events.push(MenuEvent::Preview {
-                        id: sub.id.clone(),
-                        value: now,
-                    });
-                }
-            }
+                SettingsEvent::Cancelled => self.open = None,
+                _ => {}
+            },
+            None => {}
         }
     }
 }
 
 impl Component for SettingsMenu {
     fn render(&mut self, width: usize, out: &mut Frame) {
-        match &mut self.open {
-            Some(Open::Choice(sub)) => return sub.dialog.render(width, out),
-            Some(Open::ModelThinking(menu)) => return menu.render(width, out),
-            None => {}
-        }
         out.push_line(self.theme.paint("border", &"─".repeat(width)));
+        // A submenu takes the list's place between the two rules, as in pi 1.6.
+        let sub: Option<&mut dyn Component> = match &mut self.open {
+            Some(Open::Theme(menu)) => Some(menu.as_mut()),
+            Some(Open::Warnings(list)) => Some(list),
+            Some(Open::ModelThinking(menu)) => Some(menu.as_mut()),
+            None => None,
+        };
+        if let Some(sub) = sub {
+            sub.render(width, out);
+            out.push_line(self.theme.paint("border", &"─".repeat(width)));
+            return;
+        }
         self.search.render(width.max(1), out);
         out.push_line(String::new());
         if self.list.items().is_empty() {
@@ -679,14 +701,19 @@ fn open_with(cx: &Ctx<'_>, themes: Vec<String>, mut models: Vec<ModelChoice>) ->
     let state = |s: &SettingsManager, models: Vec<ModelChoice>| MenuState {
         images_supported: pi_tui::components::Capabilities::detect().images.is_some(),
         hide_thinking: cx.ui.hide_thinking,
-        theme: cx.theme.name().to_string(),
+        // The setting as saved (a `light/dark` pair shows as one), as pi 1.6's row shows it.
+        theme: s.theme().map_or_else(|| cx.theme.name().to_string(), str::to_string),
         themes,
         warn_extra_usage: s.warning_enabled("anthropicExtraUsage"),
         models,
         current_model: current_model.clone(),
         default_thinking_level: s.default_thinking_level().map_or("medium", |l| l.as_str()).to_string(),
+        follow_up_keys: super::keys::keys_display(cx.kb, "app.message.followUp").join("/"),
+        cycle_thinking_keys: super::keys::keys_display(cx.kb, "app.thinking.cycle").join("/"),
     };
-    let Some((items, submenus, model_thinking)) = cx.read_settings(|s| {
+    let terminal_light =
+        pi_coding_agent::resources::themes::default_theme_name(std::env::var("COLORFGBG").ok().as_deref()) == "light";
+    let Some((items, submenu_state, model_thinking)) = cx.read_settings(|s| {
         let default_model = match (s.default_provider(), s.default_model()) {
             (Some(p), Some(m)) => Some(format!("{p}/{m}")),
             _ => None,
@@ -699,11 +726,17 @@ fn open_with(cx: &Ctx<'_>, themes: Vec<String>, mut models: Vec<ModelChoice>) ->
             current_model: st.current_model.clone(),
             default_thinking_level: st.default_thinking_level.clone(),
         };
-        (settings_items(s, &st), submenus(&st), model_thinking)
+        let submenu_state = SubmenuState {
+            theme: st.theme.clone(),
+            themes: st.themes.clone(),
+            terminal_light,
+            warn_extra_usage: st.warn_extra_usage,
+        };
+        (settings_items(s, &st), submenu_state, model_thinking)
     }) else {
         return Vec::new();
     };
-    let menu = SettingsMenu::new(items, submenus, model_thinking, cx.theme.clone());
+    let menu = SettingsMenu::new(items, submenu_state, model_thinking, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(menu),
         picker: Picker::Settings,
@@ -753,6 +786,7 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             })
             .unwrap_or_default(),
         "clear-on-shrink" => vec![save(move |s| s.set_clear_on_shrink(on))],
+        // The screen loop reads the setting each frame (`App::take_progress`).
         "terminal-progress" => vec![save(move |s| s.set_show_terminal_progress(on))],
         "steering-mode" | "follow-up-mode" => {
             let Some(mode) = QueueMode::parse(value) else {
@@ -824,7 +858,10 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 Effect::Ui(UiChange::Mermaid(mode)),
             ]
         }
-        "cache-miss-notices" => vec![save(move |s| s.set_show_cache_miss_notices(on))],
+        "cache-miss-notices" => vec![
+            save(move |s| s.set_show_cache_miss_notices(on)),
+            Effect::Ui(UiChange::CacheNotices),
+        ],
         "default-project-trust" => {
             let Some(&(trust, _)) = PROJECT_TRUST.iter().find(|(_, l)| *l == value) else {
                 return Vec::new();
@@ -975,6 +1012,8 @@ mod tests {
             models: Vec::new(),
             current_model: None,
             default_thinking_level: "medium".into(),
+            follow_up_keys: "Ctrl+Q".into(),
+            cycle_thinking_keys: "Shift+Tab".into(),
         }
     }
 
@@ -1035,6 +1074,9 @@ mod tests {
         assert_eq!(value("mermaid-rendering"), "final");
         assert_eq!(value("share-destination"), "auto");
         assert_eq!(value("model-thinking"), "2 configured");
+        // Key names come from the keybindings.
+        let follow_up = items.iter().find(|i| i.id == "follow-up-mode").expect("row");
+        assert!(follow_up.description.as_deref().is_some_and(|d| d.contains("Ctrl+Q")));
         assert_eq!(format_http_idle_timeout(45_000), "45 sec");
         let plain = SettingsManager::in_memory(serde_json::json!({}));
         let items = settings_items(&plain, &state(false));
@@ -1072,9 +1114,10 @@ mod tests {
                 i.values
             );
         }
-        // The theme opens its own list; the thinking level is /thinking's now.
-        let subs = submenus(&state(false));
-        assert_eq!(subs["theme"].1.len(), 2);
-        assert!(!subs.contains_key("thinking"));
+        // The thinking level is /thinking's now; the theme row shows the setting.
+        assert!(!items.iter().any(|i| i.id == "thinking"));
+        let theme = items.iter().find(|i| i.id == "theme").expect("row");
+        assert_eq!(theme.value, "dark");
+        assert!(theme.values.is_empty(), "the theme row opens a submenu");
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use pi_tui::components::SelectItem;
 use pi_tui::{Component, Frame, InputEvent};
 
-use super::dialogs::{Dialog, DialogResult};
+use super::settings_submenu::{SelectSubmenu, SubmenuEvent};
 use super::theme::UiTheme;
 
 /// The value of the "(clear override)" row.
@@ -46,8 +46,8 @@ pub enum Outcome {
 }
 
 enum Step {
-    Model(Dialog),
-    Level { model: usize, dialog: Dialog },
+    Model(SelectSubmenu),
+    Level { model: usize, dialog: SelectSubmenu },
 }
 
 pub struct ModelThinkingMenu {
@@ -56,6 +56,8 @@ pub struct ModelThinkingMenu {
     /// The level a cleared override falls back to (the `defaultThinkingLevel`).
     global_default: String,
     step: Step,
+    /// The model the list starts on each time (the current one), as in pi 1.6.
+    home: Option<String>,
     theme: Arc<UiTheme>,
 }
 
@@ -96,7 +98,8 @@ impl ModelThinkingMenu {
             models,
             overrides,
             global_default,
-            step: Step::Model(Dialog::choice("", Vec::new(), false, theme.clone())),
+            step: Step::Model(SelectSubmenu::new("", None, Vec::new(), None, theme.clone())),
+            home: preselect.map(str::to_string),
             theme,
         };
         menu.show_models(preselect);
@@ -127,13 +130,15 @@ impl ModelThinkingMenu {
                     .with_description("Log in to a provider or configure an API key first"),
             );
         }
-        let mut dialog = Dialog::choice("Per-Model Thinking Level", items, true, t.clone())
-            .with_details(vec!["Step 1/2 · Select a model to configure".into()], Vec::new())
-            .with_hint("Type to filter · Enter to select · Esc to go back");
-        if let Some(key) = preselect {
-            dialog.select_value(key);
-        }
-        dialog.set_focused(true);
+        let dialog = SelectSubmenu::new(
+            "Per-Model Thinking Level",
+            Some("Step 1/2 · Select a model to configure".into()),
+            items,
+            preselect,
+            t.clone(),
+        )
+        .searchable()
+        .with_primary_column(12, 46);
         self.step = Step::Model(dialog);
     }
 
@@ -158,44 +163,49 @@ impl ModelThinkingMenu {
             );
         }
         let title = format!("Thinking Level for {} [{}]", m.id, m.provider);
-        let mut dialog = Dialog::choice(title, items, false, self.theme.clone())
-            .with_details(
-                vec!["Step 2/2 · Select default thinking level for this model".into()],
-                Vec::new(),
-            )
-            .with_hint("Enter to select · Esc to go back");
-        if let Some(level) = active {
-            dialog.select_value(level);
-        }
+        let dialog = SelectSubmenu::new(
+            title,
+            Some("Step 2/2 · Select default thinking level for this model".into()),
+            items,
+            active.map(String::as_str),
+            self.theme.clone(),
+        );
         self.step = Step::Level { model, dialog };
+    }
+
+    /// Draw in `theme` from now on.
+    pub fn set_theme(&mut self, theme: Arc<UiTheme>) {
+        match &mut self.step {
+            Step::Model(dialog) | Step::Level { dialog, .. } => dialog.set_theme(theme.clone()),
+        }
+        self.theme = theme;
     }
 
     /// Handle a key; what it decided, if anything.
     pub fn handle_input(&mut self, event: &InputEvent) -> Option<Outcome> {
+        let InputEvent::Key(k) = event else { return None };
         match &mut self.step {
-            Step::Model(dialog) => {
-                dialog.handle_input(event);
-                match dialog.take_result()? {
-                    DialogResult::Cancelled => Some(Outcome::Closed {
-                        summary: summary(&self.overrides),
-                    }),
-                    DialogResult::Done(key) => {
-                        if let Some(i) = self.models.iter().position(|m| m.key() == key) {
-                            self.show_levels(i);
-                        }
-                        None
+            Step::Model(dialog) => match dialog.handle_key(k)? {
+                SubmenuEvent::Cancelled => Some(Outcome::Closed {
+                    summary: summary(&self.overrides),
+                }),
+                SubmenuEvent::Selected(key) => {
+                    if let Some(i) = self.models.iter().position(|m| m.key() == key) {
+                        self.show_levels(i);
                     }
+                    None
                 }
-            }
+                SubmenuEvent::Moved(_) => None,
+            },
             Step::Level { model, dialog } => {
-                dialog.handle_input(event);
-                let result = dialog.take_result()?;
+                let result = dialog.handle_key(k)?;
                 let model = *model;
                 let m = self.models.get(model)?.clone();
                 let key = m.key();
                 let outcome = match result {
-                    DialogResult::Cancelled => None,
-                    DialogResult::Done(level) if level == CLEAR => {
+                    SubmenuEvent::Moved(_) => return None,
+                    SubmenuEvent::Cancelled => None,
+                    SubmenuEvent::Selected(level) if level == CLEAR => {
                         self.overrides.remove(&key);
                         Some(Outcome::Set {
                             provider: m.provider,
@@ -203,7 +213,7 @@ impl ModelThinkingMenu {
                             level: None,
                         })
                     }
-                    DialogResult::Done(level) => {
+                    SubmenuEvent::Selected(level) => {
                         self.overrides.insert(key.clone(), level.clone());
                         Some(Outcome::Set {
                             provider: m.provider,
@@ -212,8 +222,9 @@ impl ModelThinkingMenu {
                         })
                     }
                 };
-                // Back to the models, on the one just configured.
-                self.show_models(Some(&key));
+                // Back to the models, on the current one again (pi 1.6 starts over).
+                let home = self.home.clone();
+                self.show_models(home.as_deref());
                 outcome
             }
         }
@@ -276,7 +287,8 @@ mod tests {
                 level: Some("low".into())
             })
         );
-        // Back on the model list, on claude: its levels now offer to clear the override.
+        // Back on the model list, from its top: claude's levels now offer to clear the override.
+        menu.handle_input(&key("\x1b[B"));
         menu.handle_input(&key("\r"));
         let mut frame = Frame::default();
         menu.render(80, &mut frame);

@@ -9,16 +9,31 @@ pub use pi_coding_agent::ui_theme::*;
 /// The terminal reported its background (OSC 11): a `light/dark` theme setting is decided
 /// again by it, and the theme swapped when that changes the choice.
 pub fn background_reported(cx: &super::effect::Ctx<'_>, rgb: (u8, u8, u8)) -> Vec<super::effect::Effect> {
-    use super::effect::{blocking, then, Effect};
     if !pi_coding_agent::resources::themes::set_reported_background(rgb) {
         return Vec::new();
     }
+    appearance_changed(cx)
+}
+
+/// The terminal said it switched between dark and light (mode 2031): for a terminal that does
+/// not report its background, that decides a `light/dark` theme setting.
+pub fn scheme_reported(cx: &super::effect::Ctx<'_>, dark: bool) -> Vec<super::effect::Effect> {
+    if !pi_coding_agent::resources::themes::set_reported_scheme(dark) {
+        return Vec::new();
+    }
+    appearance_changed(cx)
+}
+
+/// What the terminal looks like may have changed: a `light/dark` setting is decided again,
+/// and the theme swapped when that changes the choice.
+fn appearance_changed(cx: &super::effect::Ctx<'_>) -> Vec<super::effect::Effect> {
+    use super::effect::{blocking, then, Effect};
     let Some(settings) = cx.settings_snapshot() else {
         return Vec::new();
     };
     let pair = settings
         .theme()
-        .is_some_and(|t| t.contains('/') && !t.ends_with(".json"));
+        .is_some_and(|t| pi_coding_agent::resources::themes::parse_theme_pair(t).is_some() && !t.ends_with(".json"));
     if !pair {
         return Vec::new();
     }
@@ -47,3 +62,4 @@ pub fn system_colors_reported(cx: &super::effect::Ctx<'_>) -> Vec<super::effect:
         None => Vec::new(),
     }
 }
+

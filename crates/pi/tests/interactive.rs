@@ -456,29 +456,35 @@ fn settings_menu_changes_are_saved_and_applied() {
         c.lines()
             .any(|l| l.contains("→ Auto-compact") && l.trim_end().ends_with("false"))
     });
+    // Warnings: a list of its own, each warning on or off.
     select_row(&mut pty, "Warnings");
     pty.send(ENTER);
-    pty.wait_text("→ Anthropic extra usage: on");
-    pty.send(DOWN);
+    pty.wait_for("extra usage on", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with("→ Anthropic extra usage") && l.trim_end().ends_with("true"))
+    });
     pty.send(ENTER);
+    pty.wait_for("extra usage off", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with("→ Anthropic extra usage") && l.trim_end().ends_with("false"))
+    });
+    pty.send(ESC);
     pty.wait_text("→ Warnings");
     // The theme opens its own list; Esc there goes back to the menu without a change.
     select_row(&mut pty, "Theme");
     pty.send(ENTER);
-    // `system` is the default, listed first.
-    pty.wait_text("→ system");
+    // `system` is the default, listed first, then automatic mode.
+    pty.wait_text("→ ✓ system");
     pty.send(DOWN);
-    pty.wait_text("→ dark");
+    pty.wait_text("→   automatic");
     pty.send(DOWN);
-    pty.wait_text("→ light");
+    pty.wait_text("→   dark");
     pty.send(ESC);
     pty.wait_text("→ Theme");
     pty.send(ENTER);
-    pty.wait_text("→ system");
-    pty.send(DOWN);
-    pty.wait_text("→ dark");
-    pty.send(DOWN);
-    pty.wait_text("→ light");
+    pty.wait_text("→ ✓ system");
+    pty.send(&DOWN.repeat(3));
+    pty.wait_text("→   light");
     pty.send(ENTER);
     pty.wait_for("theme light", Duration::from_secs(5), |c| {
         c.lines()

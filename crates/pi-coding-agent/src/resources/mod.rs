@@ -10,6 +10,7 @@ pub mod prompt_templates;
 pub mod skills;
 pub mod sources;
 pub mod system_theme;
+pub mod theme_color;
 pub mod themes;
 
 use std::path::PathBuf;

@@ -130,15 +130,6 @@ impl Theme {
     }
 }
 
-fn parse_hex(s: &str) -> Option<ThemeColor> {
-    let hex = s.strip_prefix('#')?;
-    if hex.len() != 6 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return None;
-    }
-    let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
-    Some(ThemeColor::Rgb(byte(0)?, byte(2)?, byte(4)?))
-}
-
 fn is_color_value(v: &Value) -> bool {
     v.is_string() || v.as_u64().is_some_and(|n| n <= 255)
 }
@@ -153,8 +144,9 @@ fn resolve(value: &Value, vars: &Map<String, Value>, seen: &mut HashSet<String>)
     if s.is_empty() {
         return Ok(ThemeColor::Default);
     }
-    if s.starts_with('#') {
-        return parse_hex(s).ok_or_else(|| format!("Invalid hex color: {s}"));
+    // `#rgb`, `#rrggbb`, `oklch(…)`, `okhsl(…)`; anything else names a variable.
+    if let Some(color) = super::theme_color::parse_color_literal(s) {
+        return color;
     }
     if !seen.insert(s.to_string()) {
         return Err(format!("Circular variable reference detected: {s}"));
@@ -175,6 +167,12 @@ pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Re
         None => other.push("  - /: must have required properties name".to_string()),
         Some(n) if !n.is_string() => other.push("  - /name: must be string".to_string()),
         _ => {}
+    }
+    // A slash would make the name read as a `light/dark` pair in settings.
+    if let Some(n) = name.and_then(Value::as_str).filter(|n| n.contains('/')) {
+        return Err(format!(
+            "Invalid theme name \"{n}\": theme names cannot contain \"/\" because it is reserved for automatic light/dark theme settings."
+        ));
     }
     let vars = obj
         .and_then(|o| o.get("vars"))
@@ -350,6 +348,17 @@ pub fn set_reported_background(rgb: (u8, u8, u8)) -> bool {
     REPORTED_BACKGROUND.swap(code, std::sync::atomic::Ordering::Relaxed) != code
 }
 
+/// What the terminal last said of its appearance (`CSI ? 997 ; 1|2 n`): 0 nothing, 1 light,
+/// 2 dark. Only used while it has not reported its background colour.
+static REPORTED_SCHEME: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// The terminal said it switched to dark (`true`) or light. Returns whether that changed
+/// what was known.
+pub fn set_reported_scheme(dark: bool) -> bool {
+    let code = if dark { 2 } else { 1 };
+    REPORTED_SCHEME.swap(code, std::sync::atomic::Ordering::Relaxed) != code
+}
+
 /// Whether a background colour is light (relative luminance, sRGB, above the midpoint).
 pub fn is_light(rgb: (u8, u8, u8)) -> bool {
     super::system_theme::luminance(rgb) > 0.179
@@ -373,17 +382,25 @@ pub fn default_theme_name(colorfgbg: Option<&str>) -> &'static str {
         2 => return "dark",
         _ => {}
     }
+    // Then what the terminal said of its appearance (mode 2031), then `COLORFGBG`.
+    match REPORTED_SCHEME.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => return "light",
+        2 => return "dark",
+        _ => {}
+    }
     colorfgbg_theme_name(colorfgbg)
 }
 
-/// `light` when `COLORFGBG`'s background index is 8 or more, else `dark`.
+/// What `COLORFGBG` says of the background (its last field, a palette index), as pi 1.6
+/// reads it: 0-6 and 8 are dark, 7 and 9-15 light; anything else says nothing (`dark`).
 fn colorfgbg_theme_name(colorfgbg: Option<&str>) -> &'static str {
-    let bg = colorfgbg.and_then(|v| v.split(';').nth(1)).and_then(|b| {
-        let digits: String = b.trim_start().chars().take_while(char::is_ascii_digit).collect();
-        digits.parse::<u32>().ok()
-    });
+    let bg = colorfgbg
+        .and_then(|v| v.split(';').next_back())
+        .map(str::trim)
+        .filter(|b| (1..=2).contains(&b.len()) && b.bytes().all(|c| c.is_ascii_digit()))
+        .and_then(|b| b.parse::<u32>().ok());
     match bg {
-        Some(n) if n >= 8 => "light",
+        Some(7 | 9..=15) => "light",
         _ => "dark",
     }
 }
@@ -505,18 +522,34 @@ pub fn system_theme_from(reported: &super::system_theme::TerminalColors) -> Them
     }
 }
 
+/// The two halves of a `light/dark` theme setting, as pi 1.6 reads one: exactly one slash
+/// and neither half empty once trimmed.
+pub fn parse_theme_pair(setting: &str) -> Option<(String, String)> {
+    let (light, dark) = setting.split_once('/')?;
+    let (light, dark) = (light.trim(), dark.trim());
+    if dark.contains('/') || light.is_empty() || dark.is_empty() {
+        return None;
+    }
+    Some((light.to_string(), dark.to_string()))
+}
+
 /// The theme a setting names for a terminal whose background `colorfgbg` describes: a
-/// `light/dark` pair picks its half, anything else is the name itself.
+/// `light/dark` pair picks its half, another name with a slash (not a theme file's path) is
+/// `system` as in pi 1.6, anything else is the name itself.
 pub fn resolve_theme_setting(setting: &str, colorfgbg: Option<&str>) -> String {
-    match setting.split_once('/') {
-        Some((light, dark)) if !light.is_empty() && !dark.is_empty() && !setting.ends_with(".json") => {
+    if setting.ends_with(".json") {
+        return setting.to_string();
+    }
+    match parse_theme_pair(setting) {
+        Some((light, dark)) => {
             if default_theme_name(colorfgbg) == "light" {
-                light.to_string()
+                light
             } else {
-                dark.to_string()
+                dark
             }
         }
-        _ => setting.to_string(),
+        None if setting.contains('/') => SYSTEM_THEME.to_string(),
+        None => setting.to_string(),
     }
 }
 
@@ -728,6 +761,36 @@ mod tests {
         assert_eq!(default_theme_name(None), "dark");
         assert_eq!(default_theme_name(Some("0;15")), "light");
         assert_eq!(default_theme_name(Some("15;0")), "dark");
-        assert_eq!(default_theme_name(Some("15;default;7")), "dark");
+        // The last field decides, classified as pi 1.6 does (8 is Solarized Dark's base).
+        assert_eq!(default_theme_name(Some("15;default;7")), "light");
+        assert_eq!(default_theme_name(Some("15;default")), "dark");
+        assert_eq!(default_theme_name(Some("7;8")), "dark");
+        assert_eq!(default_theme_name(Some("0;16")), "dark");
+    }
+
+    #[test]
+    fn a_theme_name_with_a_slash_is_refused() {
+        let json = json!({"name": "a/b", "colors": full_colors(json!("#000000"))});
+        let err = parse_theme_value("a/b", &json, None).expect_err("slash");
+        assert!(
+            err.contains("reserved for automatic light/dark theme settings"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn theme_pairs_are_read_as_pi_16_reads_them() {
+        assert_eq!(
+            parse_theme_pair(" light / dark "),
+            Some(("light".to_string(), "dark".to_string()))
+        );
+        assert_eq!(parse_theme_pair("a/b/c"), None);
+        assert_eq!(parse_theme_pair("/dark"), None);
+        assert_eq!(parse_theme_pair("dark"), None);
+        assert_eq!(resolve_theme_setting("light/nord", Some("0;15")), "light");
+        assert_eq!(resolve_theme_setting("light/nord", Some("15;0")), "nord");
+        // Not a pair: pi 1.6 shows the system theme.
+        assert_eq!(resolve_theme_setting("a/b/c", None), SYSTEM_THEME);
+        assert_eq!(resolve_theme_setting("./themes/x.json", None), "./themes/x.json");
     }
 }

@@ -76,6 +76,11 @@ impl SettingsList {
         self.min_label_width = width;
     }
 
+    /// Draw in other colours from now on (a theme change while the list is open).
+    pub fn set_theme(&mut self, theme: SettingsListTheme) {
+        self.theme = theme;
+    }
+
     pub fn set_hint(&mut self, hint: impl Into<String>) {
         self.hint = hint.into();
     }

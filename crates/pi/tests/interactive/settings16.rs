@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use pi_test_support::Script;
+use pi_test_support::{Script, Turn, UsageSpec};
 
 use super::pty::Pty;
 use super::{quit, select_row, setup, wait_json, DOWN, ENTER, ESC};
@@ -127,6 +127,12 @@ fn settings_has_pi_16s_rows_and_each_new_one_is_saved_and_applied() {
     pty.wait_text("→   low");
     pty.send(ENTER);
     pty.wait_text("Step 1/2 · Select a model to configure");
+    // Back on the current model, the configured one showing its level.
+    pty.wait_text("→ mock-model [mock-openai]");
+    pty.wait_for("level shown", Duration::from_secs(5), |c| {
+        c.lines()
+            .any(|l| l.starts_with("  mock-thinker [mock-openai]") && l.trim_end().ends_with("low"))
+    });
     pty.send(ESC);
     wait_value(&pty, "Default thinking level per model", "1 configured");
     pty.send(ESC);
@@ -147,5 +153,249 @@ fn settings_has_pi_16s_rows_and_each_new_one_is_saved_and_applied() {
     pty.wait_for("unpadded transcript", Duration::from_secs(5), |c| {
         c.lines().any(|l| l.starts_with("echo: pad me"))
     });
+    quit(&mut pty);
+}
+
+/// The colour of the first cell of the row that starts with `start` (trimmed), if shown.
+fn colour_of_row(pty: &Pty, start: &str) -> Option<vt100::Color> {
+    let row = pty.rows().iter().position(|r| r.trim_start().starts_with(start))?;
+    let col = pty.rows()[row].find(|c: char| !c.is_whitespace())?;
+    pty.fg_at(u16::try_from(row).ok()?, u16::try_from(col).ok()?)
+}
+
+/// Wait until the row starting with `start` is drawn in a colour `ok` accepts; that colour.
+fn wait_colour(pty: &Pty, start: &str, what: &str, ok: impl Fn(vt100::Color) -> bool) -> vt100::Color {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(c) = colour_of_row(pty, start).filter(|c| ok(*c)) {
+            return c;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: {start} is {:?}\n{}",
+            colour_of_row(pty, start),
+            pty.contents()
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    }
+}
+
+#[test]
+fn theme_submenu_previews_offers_automatic_mode_and_saves_a_light_dark_pair() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_value(&pty, "Theme", "system");
+    // The row in the system theme's accent (no colours reported: a palette index).
+    let system = wait_colour(&pty, "→ Theme", "system accent", |_| true);
+    pty.send(ENTER);
+    // Title, description, `system` first with a tick, then `automatic`, then the rest.
+    pty.wait_text("Pick a theme, or automatic");
+    pty.wait_text("→ ✓ system");
+    let rows = pty.rows();
+    let at = |label: &str| rows.iter().position(|r| r.contains(label)).unwrap_or(usize::MAX);
+    assert!(rows.iter().any(|r| r.starts_with("Theme")), "{}", pty.contents());
+    assert!(at("✓ system") < at("  automatic"), "{}", pty.contents());
+    assert!(
+        at("  automatic") < at("  dark") && at("  dark") < at("  light"),
+        "{}",
+        pty.contents()
+    );
+    assert!(pty.contents().contains("Made from the colours your terminal reports"));
+    assert!(pty.contents().contains("  Enter to select · Esc to go back"));
+    // Moving previews: the title takes the dark theme's accent.
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.wait_text("→   dark");
+    let dark = wait_colour(&pty, "Theme", "dark preview", |c| c != system);
+    // Escape puts the system theme back and saves nothing.
+    pty.send(ESC);
+    wait_value(&pty, "Theme", "system");
+    wait_colour(&pty, "→ Theme", "restored", |c| c == system);
+
+    // Automatic: the light half `light`, the dark half `dark`, then Apply.
+    pty.send(ENTER);
+    pty.wait_text("→ ✓ system");
+    pty.send(DOWN);
+    pty.wait_text("→   automatic");
+    pty.send(ENTER);
+    pty.wait_text("Automatic Theme");
+    wait_value(&pty, "Light theme", "system");
+    pty.send(ENTER);
+    pty.wait_text("Light Theme");
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.wait_text("→   light");
+    pty.send(ENTER);
+    wait_value(&pty, "Light theme", "light");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Dark Theme");
+    pty.send(DOWN);
+    pty.wait_text("→   dark");
+    pty.send(ENTER);
+    wait_value(&pty, "Dark theme", "dark");
+    pty.send(DOWN);
+    wait_value(&pty, "Apply", "save and go back");
+    pty.send(ENTER);
+    wait_value(&pty, "Theme", "light/dark");
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| v["theme"] == "light/dark");
+    assert_eq!(settings["theme"], "light/dark");
+    // Nothing says the terminal is light: the dark half is shown.
+    wait_colour(&pty, "→ Theme", "dark half", |c| c == dark);
+    // Opened again, the pair opens automatic mode; Change mode goes back to one theme,
+    // starting on the half shown now.
+    pty.send(ENTER);
+    wait_value(&pty, "Light theme", "light");
+    pty.send("\x1b[A");
+    wait_value(&pty, "Change mode", "switch to single theme");
+    pty.send(ENTER);
+    pty.wait_text("→ ✓ dark");
+    pty.send(ESC);
+    wait_value(&pty, "Theme", "light/dark");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_light_dark_pair_follows_the_terminal_appearance() {
+    let s = setup(Script::echo());
+    s.agent
+        .write("settings.json", r#"{"theme": "light/dark"}"#)
+        .expect("settings");
+    let pty = Pty::spawn(&[], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-model");
+    let mut pty = pty;
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_value(&pty, "Theme", "light/dark");
+    let dark = wait_colour(&pty, "→ Theme", "dark", |_| true);
+    // The terminal says it turned light (mode 2031 report): the light half is shown.
+    pty.send("\x1b[?997;2n");
+    let light = wait_colour(&pty, "→ Theme", "light half", |c| c != dark);
+    // And dark again.
+    pty.send("\x1b[?997;1n");
+    wait_colour(&pty, "→ Theme", "dark half again", |c| c == dark);
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+    // A light terminal by `COLORFGBG` starts on the light half.
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("COLORFGBG", "0;15")]);
+    pty.wait_text("mock-model");
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_colour(&pty, "→ Theme", "light by COLORFGBG", |c| c == light);
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}
+
+#[test]
+fn an_unknown_theme_falls_back_to_system_with_pi_16s_error() {
+    let s = setup(Script::echo());
+    s.agent
+        .write("settings.json", r#"{"theme": "nosuch"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.wait_text("Error: Failed to load theme \"nosuch\": Theme not found: nosuch");
+    pty.wait_text("Fell back to the system theme.");
+    // The row shows the setting; the submenu ticks the theme in use.
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "theme", "Theme");
+    wait_value(&pty, "Theme", "nosuch");
+    pty.send(ENTER);
+    pty.wait_text("→ ✓ system");
+    pty.send(ESC);
+    wait_value(&pty, "Theme", "nosuch");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    quit(&mut pty);
+}
+
+#[test]
+fn cache_miss_notices_come_and_go_as_the_row_changes() {
+    let usage = |input, cache_read| UsageSpec {
+        input: Some(input),
+        output: Some(5),
+        cache_read: Some(cache_read),
+        cache_write: None,
+    };
+    let s = setup(Script::queue(vec![
+        Turn::text("one").with_usage(usage(30_000, 0)),
+        Turn::text("two").with_usage(usage(1_000, 30_000)),
+        Turn::text("three").with_usage(usage(31_000, 0)),
+    ]));
+    let mut pty = s.pi(30, 100);
+    for (ask, answer) in [("a", "one"), ("b", "two"), ("c", "three")] {
+        pty.type_text(ask);
+        pty.send(ENTER);
+        pty.wait_text(answer);
+    }
+    // Off by default.
+    assert!(!pty.contents().contains("Cache miss"), "{}", pty.contents());
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "cache miss", "Cache miss notices");
+    pty.send(ENTER);
+    wait_value(&pty, "Cache miss notices", "true");
+    // The transcript is built again with the line, as pi 1.6 rebuilds it.
+    pty.wait_text("Cache miss: 31k tokens re-billed");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "cache miss", "Cache miss notices");
+    pty.send(ENTER);
+    wait_value(&pty, "Cache miss notices", "false");
+    pty.send(ESC);
+    pty.wait_for("line gone", Duration::from_secs(5), |c| !c.contains("Cache miss"));
+    quit(&mut pty);
+}
+
+#[test]
+fn terminal_progress_shows_in_the_tab_bar_during_a_run_once_turned_on() {
+    const ON: &str = "\x1b]9;4;3\x07";
+    const OFF: &str = "\x1b]9;4;0\x07";
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first");
+    pty.send(ENTER);
+    pty.wait_text("echo: first");
+    // Off by default: no progress reports.
+    assert!(!String::from_utf8_lossy(&pty.raw()).contains(ON));
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "terminal prog", "Terminal progress");
+    pty.send(ENTER);
+    wait_value(&pty, "Terminal progress", "true");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    let before = pty.raw().len();
+    pty.type_text("second");
+    pty.send(ENTER);
+    pty.wait_text("echo: second");
+    // On while the run goes, off once it ended.
+    pty.wait_for("progress off", Duration::from_secs(5), |_| {
+        let raw = pty.raw();
+        let after = String::from_utf8_lossy(&raw[before..]).to_string();
+        after.find(ON).is_some_and(|on| after[on..].contains(OFF))
+    });
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| {
+        v["terminal"]["showTerminalProgress"] == true
+    });
+    assert_eq!(settings["terminal"]["showTerminalProgress"], true);
     quit(&mut pty);
 }
