@@ -33,6 +33,8 @@ mod hotkeys16;
 mod keybindings16;
 #[path = "interactive/login.rs"]
 mod login;
+#[path = "interactive/looks16.rs"]
+mod looks16;
 #[path = "interactive/mcp.rs"]
 mod mcp;
 #[path = "interactive/mermaid16.rs"]

@@ -426,7 +426,7 @@ impl App {
                 Replace::New => host
                     .new_session()
                     .await
-                    .map(|()| ("✓ New session started".to_string(), None)),
+                    .map(|()| (session_events::NEW_SESSION.to_string(), None)),
                 Replace::Clone => host
                     .clone_session()
                     .await
@@ -435,7 +435,7 @@ impl App {
                 Replace::Fork(entry) => host
                     .fork(&entry)
                     .await
-                    .map(|text| ("Branched to new session".to_string(), Some(text))),
+                    .map(|text| ("Forked to new session".to_string(), Some(text))),
                 Replace::Reload => host.reload().await.map(|()| {
                     (
                         "Reloaded keybindings, extensions, skills, prompts, themes".to_string(),

@@ -29,6 +29,7 @@ mod exit_output;
 pub mod extension_ui;
 pub(crate) mod file_index;
 mod footer;
+mod fork_selector;
 mod header;
 mod keybindings_file;
 mod keys;

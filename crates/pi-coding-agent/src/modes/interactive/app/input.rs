@@ -335,6 +335,12 @@ impl App {
                 Some(DialogResult::Cancelled) => Some(Err(())),
                 None => None,
             }
+        } else if let Some(m) = tui.overlay_mut::<super::super::fork_selector::ForkSelector>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
         } else if let Some(m) = tui.overlay_mut::<super::super::thinking_picker::ThinkingPicker>(id) {
             match m.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),

@@ -1,12 +1,15 @@
 //! The App's reactions to session events: the streaming reply, tool blocks, retries,
 //! compaction, the queue, and session replacement.
 
-use super::super::chat::{AssistantBlock, UserBlock};
+use super::super::chat::{AssistantBlock, Notice, UserBlock};
 use super::super::events::UiEvent;
 use super::super::keys::key_hint;
 use super::super::tool_block::{ToolBlock, ToolStatus};
 use super::App;
 use serde_json::Value;
+
+/// The line a new session (`/new`) starts the transcript with.
+pub(in super::super) const NEW_SESSION: &str = "✓ New session started";
 
 impl App {
     /// `Retrying (n/max) in Ns... (<key> to cancel)`, counting down.
@@ -264,8 +267,15 @@ impl App {
         // `!` commands of the old session are not part of the new one.
         self.view.pending.take_bash();
         self.rebuild_chat();
-        if let Some(n) = notice {
-            self.notice(n, "success");
+        match notice {
+            // pi marks a fresh session in the accent colour, set off by a blank row below.
+            Some(n) if n == NEW_SESSION => {
+                let theme = self.theme.clone();
+                self.view.chat.push(Box::new(Notice::new(n, "accent", theme).padded()));
+            }
+            // The rest are status lines (dim, the next one replaces them).
+            Some(n) => self.status_line(n),
+            None => {}
         }
         if let Some(t) = editor_text {
             self.view.editor.set_text(&t);
