@@ -65,6 +65,8 @@ mod tall_component;
 mod theme_query;
 #[path = "interactive/thinking.rs"]
 mod thinking;
+#[path = "interactive/tools16.rs"]
+mod tools16;
 #[path = "interactive/tree16.rs"]
 mod tree16;
 #[path = "interactive/trust.rs"]

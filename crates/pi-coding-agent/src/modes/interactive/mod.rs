@@ -23,6 +23,7 @@ mod commands;
 mod commands_16;
 mod crash_notice;
 mod dialogs;
+mod diff_view;
 mod effect;
 mod events;
 mod exit_output;

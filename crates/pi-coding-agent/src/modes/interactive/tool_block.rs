@@ -285,6 +285,41 @@ impl ToolBlock {
         }
     }
 
+    /// The colour of the output: pi keeps a failed tool's output in the output colour (the
+    /// block's background tells the failure), except a file change's error.
+    fn output_token(&self) -> &'static str {
+        let changes_files = matches!(self.name.as_str(), "write" | "edit") && !self.user;
+        if self.status == ToolStatus::Error && (changes_files || self.user) {
+            "error"
+        } else {
+            "toolOutput"
+        }
+    }
+
+    /// The content a write puts in its file: the first ten lines until expanded.
+    fn write_body(&self, inner: usize) -> Vec<String> {
+        let t = &self.theme;
+        let content = arg(&self.args, "content").replace("\r\n", "\n");
+        let mut lines: Vec<&str> = content.split('\n').collect();
+        while lines.last() == Some(&"") {
+            lines.pop();
+        }
+        let total = lines.len();
+        let shown = if self.expanded { total } else { total.min(10) };
+        let mut out: Vec<String> = lines[..shown]
+            .iter()
+            .flat_map(|l| wrap_text(&l.replace('\t', "   "), inner.max(1)))
+            .map(|l| t.paint("toolOutput", &l))
+            .collect();
+        if shown < total {
+            out.push(t.paint(
+                "muted",
+                &format!("... ({} more lines, {total} total, ctrl+o to expand)", total - shown),
+            ));
+        }
+        out
+    }
+
     /// The collapsed tail preview of plain output (a bash command's last lines): wraps the
     /// lines added since the last render and the few shown, not the whole output.
     fn tail_body(&mut self, inner: usize, max: usize) -> Vec<String> {
@@ -321,11 +356,7 @@ impl ToolBlock {
         }
         let last = wrap(&text[complete..]).len();
         let total = self.wraps.lines + last;
-        let token = if self.status == ToolStatus::Error {
-            "error"
-        } else {
-            "toolOutput"
-        };
+        let token = self.output_token();
         let t = &self.theme;
         if total <= max {
             return tail.iter().map(|l| t.paint(token, l)).collect();
@@ -338,17 +369,37 @@ impl ToolBlock {
 
     fn body(&mut self, inner: usize) -> Vec<String> {
         let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
+        let failed = self.status == ToolStatus::Error;
+        if !self.user {
+            match self.name.as_str() {
+                // A read that worked is its title line until expanded.
+                "read" if !self.expanded && !failed => return Vec::new(),
+                // A write shows what it writes; its result only when it failed.
+                "write" if !failed => return self.write_body(inner),
+                "edit" if !failed => {
+                    if let Some(diff) = self
+                        .details
+                        .as_ref()
+                        .and_then(|d| d.get("diff"))
+                        .and_then(Value::as_str)
+                    {
+                        return super::diff_view::render(diff, &self.theme)
+                            .iter()
+                            .flat_map(|l| wrap_text(l, inner.max(1)))
+                            .collect();
+                    }
+                }
+                _ => {}
+            }
+        }
         // Write and edit blocks show their arguments, not the output.
-        let shows_args = (self.name == "write" && self.output.trim().is_empty())
-            || (self.name == "edit" && self.status == ToolStatus::Success);
+        let shows_args = self.name == "edit" && self.status == ToolStatus::Success;
         let plain = !shows_args;
         if tail && plain && !self.expanded {
             return self.tail_body(inner, max);
         }
         let t = &self.theme;
-        let text = if self.name == "write" && self.output.trim().is_empty() {
-            arg(&self.args, "content").to_string()
-        } else if self.name == "edit" && self.status == ToolStatus::Success {
+        let text = if self.name == "edit" && self.status == ToolStatus::Success {
             edit_diff(&self.args, t)
         } else {
             self.output.clone()
@@ -363,11 +414,7 @@ impl ToolBlock {
             lines.extend(wrap_text(&l, inner.max(1)));
         }
         let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
-        let token = if self.status == ToolStatus::Error {
-            "error"
-        } else {
-            "toolOutput"
-        };
+        let token = self.output_token();
         let paint = |l: &str| {
             if self.name == "edit" {
                 l.to_string()

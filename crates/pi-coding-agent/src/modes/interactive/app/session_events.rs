@@ -26,7 +26,9 @@ impl App {
     }
 
     fn ensure_tool(&mut self, id: &str, name: &str, args: serde_json::Value) {
-        if let Some(b) = self.tool_block(id) {
+        // A finished block keeps its call: a later call reusing the id (some providers
+        // number calls per reply) gets a block of its own.
+        if let Some(b) = self.tool_block(id).filter(|b| b.status() == ToolStatus::Pending) {
             if !args.is_null() && args.as_object().is_none_or(|o| !o.is_empty()) {
                 b.set_args(args);
             }
