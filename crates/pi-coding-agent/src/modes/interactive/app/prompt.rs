@@ -56,10 +56,12 @@ impl App {
 
     pub fn restore(&mut self, texts: Vec<String>, announce: bool) {
         if announce {
-            if texts.is_empty() {
-                self.notice("No queued messages to restore", "dim");
+            let n = texts.len();
+            if n == 0 {
+                self.status_line("No queued messages to restore");
             } else {
-                self.notice(format!("Restored {} queued message(s) to editor", texts.len()), "dim");
+                let plural = if n > 1 { "s" } else { "" };
+                self.status_line(format!("Restored {n} queued message{plural} to editor"));
             }
         }
         if texts.is_empty() {

@@ -103,6 +103,8 @@ impl App {
                 self.view
                     .chat
                     .push(Box::new(if first { block.without_gap() } else { block }));
+                // The message is in the transcript now: the context estimate counts it.
+                self.refresh_footer();
             }
             UiEvent::AssistantStart => {
                 self.streaming = Some(self.view.chat.len());
@@ -182,6 +184,7 @@ impl App {
                         .collect();
                     b.set_images(images);
                 }
+                self.refresh_footer();
             }
             UiEvent::RetryStart { attempt, max, delay_ms } => {
                 // The failed reply leaves the transcript: count it afresh.
