@@ -158,3 +158,39 @@ fn a_new_session_is_announced_in_the_accent_colour_between_blank_rows() {
     assert_eq!(pty.fg_at(row as u16, 1), Some(Color::Idx(5)));
     quit(&mut pty);
 }
+
+#[test]
+fn thinking_level_changes_are_status_lines_that_replace_each_other() {
+    let s = setup(Script::echo());
+    let mut pty = Pty::spawn(
+        &["--model", "mock-openai/mock-thinker"],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+    );
+    pty.wait_text("mock-thinker");
+    pty.type_text("/thinking");
+    pty.send(ENTER);
+    pty.wait_text("Thinking Level");
+    pty.send("\x1b[B");
+    pty.send(ENTER);
+    pty.wait_text("Thinking level: ");
+    pty.send("\x1b[Z"); // Shift+Tab cycles
+    pty.wait_for("the next level", Duration::from_secs(5), |c| {
+        c.lines()
+            .filter(|l| l.trim_start().starts_with("Thinking level: "))
+            .count()
+            == 1
+            && !c.contains("Thinking Level")
+            && c.contains("Thinking level: ")
+    });
+    let before = pty.contents();
+    std::thread::sleep(Duration::from_millis(300));
+    let rows = pty.rows();
+    let lines: Vec<&String> = rows.iter().filter(|l| l.contains("Thinking level: ")).collect();
+    assert_eq!(lines.len(), 1, "{before}");
+    let row = row_of(&pty, |r| r.starts_with(" Thinking level: "));
+    assert!(pty.cell_at(row, 1).expect("cell").dim());
+    quit(&mut pty);
+}

@@ -195,7 +195,8 @@ impl App {
                     Some(l) => format!("Thinking level: {l}"),
                     None => "Current model does not support thinking".to_string(),
                 };
-                then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
+                // A status line, as 1.6: the next one replaces it.
+                then(move |_| vec![Effect::StatusLine(text), Effect::RefreshFooter])
             });
             self.apply(vec![task], tui);
             return true;
