@@ -122,3 +122,50 @@ fn built_in_tools_render_as_pi_16_and_reused_call_ids_get_their_own_blocks() {
     pty.wait_for("settled", Duration::from_secs(5), |c| c.contains("Failed."));
     quit(&mut pty);
 }
+
+#[test]
+fn a_failed_bang_command_keeps_its_colour_and_ends_with_its_exit_code() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("!!echo hidden; exit 2");
+    pty.send(ENTER);
+    pty.wait_text("(exit 2)");
+    let rows = screen(&pty);
+    let title = row_of(&pty, |r| r == " $ echo hidden; exit 2") as usize;
+    assert_eq!(
+        rows[title + 1..title + 6],
+        ["", " hidden", "", "", " (exit 2)"],
+        "{rows:#?}"
+    );
+    assert!(rows[title + 6].starts_with("────"), "{rows:#?}");
+    // Kept out of the context: dim title and rules; the output muted, the code in red.
+    let title_cell = pty.cell_at(title as u16, 1).expect("cell");
+    assert!(title_cell.dim() || title_cell.bold());
+    assert_ne!(title_cell.fgcolor(), Color::Idx(2), "not the `!` colour");
+    assert_ne!(
+        pty.fg_at((title + 6) as u16, 0),
+        Some(Color::Idx(1)),
+        "the rule is not red"
+    );
+    assert_eq!(pty.fg_at((title + 2) as u16, 1), Some(Color::Default), "muted, not red");
+    assert_eq!(pty.fg_at((title + 5) as u16, 1), Some(Color::Idx(1)));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_reply_that_fails_for_good_points_at_bug_once() {
+    let s = setup(Script::queue(vec![
+        Turn::fault(pi_test_support::Fault::status(400).message("bad request here")),
+        Turn::fault(pi_test_support::Fault::status(400).message("bad request again")),
+    ]));
+    let mut pty = s.pi(30, 100);
+    ask(&mut pty, "first", "bad request here");
+    let rows = screen(&pty);
+    let error = row_of(&pty, |r| r.contains("bad request here")) as usize;
+    assert!(rows[error + 1].contains("/bug"), "{rows:#?}");
+    ask(&mut pty, "second", "bad request again");
+    std::thread::sleep(Duration::from_millis(300));
+    let hints = screen(&pty).iter().filter(|r| r.contains("/bug")).count();
+    assert_eq!(hints, 1, "{:#?}", screen(&pty));
+    quit(&mut pty);
+}

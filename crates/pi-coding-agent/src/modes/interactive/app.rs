@@ -68,6 +68,8 @@ pub struct App {
     task_cancel: Option<CancellationToken>,
     /// The Claude subscription warning was shown: 1.6 shows it at most once a run.
     subscription_warned: bool,
+    /// The `/bug` hint under a failed reply was shown (once a run, as 1.6).
+    bug_hint_shown: bool,
     bash_counter: u64,
     picker: Option<(OverlayId, Picker)>,
     title_dirty: bool,
@@ -165,6 +167,7 @@ impl App {
             bash_cancel: None,
             task_cancel: None,
             subscription_warned: false,
+            bug_hint_shown: false,
             bash_counter: 0,
             picker: None,
             title_dirty: true,

@@ -242,6 +242,11 @@ impl ToolBlock {
         let a = &self.args;
         let bold = |s: &str| t.bold("toolTitle", s);
         match self.name.as_str() {
+            "bash" if self.user => {
+                let command = arg(a, "command");
+                let shown = command.strip_prefix('!').unwrap_or(command);
+                t.bold(self.user_colour(), &format!("$ {shown}"))
+            }
             "bash" => bold(&format!("$ {}", arg(a, "command"))),
             "read" => {
                 let mut s = format!("{} {}", bold("read"), t.paint("accent", &short_path(arg(a, "path"))));
@@ -285,11 +290,23 @@ impl ToolBlock {
         }
     }
 
+    /// A `!` command's colour (rules and title); a `!!` one, kept out of the context, is dim.
+    fn user_colour(&self) -> &'static str {
+        if arg(&self.args, "command").starts_with('!') {
+            "dim"
+        } else {
+            "bashMode"
+        }
+    }
+
     /// The colour of the output: pi keeps a failed tool's output in the output colour (the
     /// block's background tells the failure), except a file change's error.
     fn output_token(&self) -> &'static str {
         let changes_files = matches!(self.name.as_str(), "write" | "edit") && !self.user;
-        if self.status == ToolStatus::Error && (changes_files || self.user) {
+        if self.user {
+            // A `!` command's output is muted whatever its exit code; the code says it.
+            "muted"
+        } else if self.status == ToolStatus::Error && changes_files {
             "error"
         } else {
             "toolOutput"
@@ -472,11 +489,8 @@ impl Component for ToolBlock {
             return;
         }
         if self.user {
-            let border_token = if self.status == ToolStatus::Error {
-                "error"
-            } else {
-                "bashMode"
-            };
+            // The rules keep the command's colour whatever its exit code, as 1.6.
+            let border_token = self.user_colour();
             let border = self.theme.paint(border_token, &"─".repeat(width));
             let pad = super::chat::pad_str();
             let inner = width.saturating_sub(pad.len()).max(1);
@@ -492,12 +506,22 @@ impl Component for ToolBlock {
                         .into_iter()
                         .map(|l| format!("{pad}{}", truncate_to_width(&l, inner, "…"))),
                 );
+                // The output's closing line break, as pi keeps it.
+                lines.push(String::new());
             }
             if let Some(note) = &self.footnote {
+                // The exit code or cancel note sits right above the closing rule.
                 lines.push(String::new());
-                lines.push(format!("{pad}{}", self.theme.paint("muted", note)));
+                for l in note.lines() {
+                    // Notes styled by their maker keep their colours.
+                    let l = if l.contains('\x1b') {
+                        l.to_string()
+                    } else {
+                        self.theme.paint("muted", l)
+                    };
+                    lines.push(format!("{pad}{l}"));
+                }
             }
-            lines.push(String::new());
             lines.push(border);
             out.push(self.cache.set(width, lines));
             return;

@@ -209,6 +209,7 @@ impl App {
         // Chunks still waiting belong before the final output.
         self.apply_live();
         self.bash_cancel = None;
+        let theme = self.theme.clone();
         let shown = match self.view.pending.bash_mut(id) {
             Some(b) => Some(b),
             None => self.tool_block(id),
@@ -216,16 +217,19 @@ impl App {
         if let Some(b) = shown {
             let failed = cancelled || exit_code.is_some_and(|c| c != 0);
             b.finish(output, failed);
+            // One line each, coloured as 1.6: a cancel and a cut output warn, an exit code
+            // is an error.
+            let t = &theme;
             let mut notes = Vec::new();
             if cancelled {
-                notes.push("(cancelled)".to_string());
+                notes.push(t.paint("warning", "(cancelled)"));
             } else if let Some(c) = exit_code.filter(|c| *c != 0) {
-                notes.push(format!("(exit {c})"));
+                notes.push(t.paint("error", &format!("(exit {c})")));
             }
             if let Some(p) = path {
-                notes.push(format!("Full output: {p}"));
+                notes.push(t.paint("warning", &format!("Output truncated. Full output: {p}")));
             }
-            b.set_footnote((!notes.is_empty()).then(|| notes.join(" ")));
+            b.set_footnote((!notes.is_empty()).then(|| notes.join("\n")));
         }
     }
 }

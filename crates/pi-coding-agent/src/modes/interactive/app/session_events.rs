@@ -25,6 +25,24 @@ impl App {
         )));
     }
 
+    /// Under the first reply of a run that failed for good (not a transient error, not
+    /// stopped by the user), point at `/bug`, as pi 1.6 does.
+    fn suggest_bug_report(&mut self, m: &pi_ai::AssistantMessage) {
+        if self.bug_hint_shown || !matches!(m.stop_reason, pi_ai::StopReason::Error) {
+            return;
+        }
+        let error = m.error_message.as_deref().unwrap_or_default();
+        let lower = error.to_lowercase();
+        let stopped = ["abort", "cancel"].iter().any(|w| lower.contains(w));
+        if stopped || crate::session::retry::is_retryable_error(error) {
+            return;
+        }
+        self.bug_hint_shown = true;
+        let text = "Should this be a bug in pi, /bug reports it to the developers.";
+        let hint = Notice::new(text, "muted", self.theme.clone()).without_gap();
+        self.view.chat.push(Box::new(hint));
+    }
+
     fn ensure_tool(&mut self, id: &str, name: &str, args: serde_json::Value) {
         // A finished block keeps its call: a later call reusing the id (some providers
         // number calls per reply) gets a block of its own.
@@ -150,6 +168,7 @@ impl App {
                     }
                 }
                 self.streaming = None;
+                self.suggest_bug_report(&m);
                 self.reasoning_dropped(&m);
                 self.cache_miss_after(&m);
                 self.refresh_footer();
