@@ -10,6 +10,9 @@ use crate::component::{Component, Frame, LineCache};
 use crate::style::{apply_background, Color, Style};
 use crate::width::{pad_to_width, visible_width, wrap_text};
 
+/// Columns a nested list is indented by from its parent list's edge.
+const NESTED_LIST_INDENT: usize = 4;
+
 /// Custom code highlighter: `(code, lang)` to one string per line, or None to use the default.
 pub type Highlighter = Arc<dyn Fn(&str, &str) -> Option<Vec<String>> + Send + Sync>;
 
@@ -366,20 +369,40 @@ impl Renderer<'_> {
                         None => "- ".to_string(),
                     };
                     let bw = visible_width(&bullet);
-                    let mut lines = Vec::new();
-                    self.blocks(item, width.saturating_sub(bw).max(1), &mut lines);
-                    if lines.is_empty() {
-                        lines.push(String::new());
-                    }
                     let hang = " ".repeat(bw);
-                    for (k, l) in lines.into_iter().enumerate() {
-                        if k == 0 {
-                            out.push(format!("{}{l}", t.list_bullet.paint(&bullet)));
-                        } else if l.is_empty() {
-                            out.push(l);
-                        } else {
-                            out.push(format!("{hang}{l}"));
+                    let mut first = true;
+                    for (k, child) in item.iter().enumerate() {
+                        if k > 0 && self.gap_between(&item[k - 1], child) {
+                            out.push(String::new());
                         }
+                        let mut lines = Vec::new();
+                        if matches!(child, Block::List { .. }) {
+                            // A nested list sits four columns in from its parent list's
+                            // edge, whatever the parent's bullet, as pi lays lists out.
+                            self.block(child, width.saturating_sub(NESTED_LIST_INDENT).max(1), &mut lines);
+                            let indent = " ".repeat(NESTED_LIST_INDENT);
+                            out.extend(
+                                lines
+                                    .into_iter()
+                                    .map(|l| if l.is_empty() { l } else { format!("{indent}{l}") }),
+                            );
+                            first = false;
+                            continue;
+                        }
+                        self.block(child, width.saturating_sub(bw).max(1), &mut lines);
+                        for l in lines {
+                            if first {
+                                out.push(format!("{}{l}", t.list_bullet.paint(&bullet)));
+                                first = false;
+                            } else if l.is_empty() {
+                                out.push(l);
+                            } else {
+                                out.push(format!("{hang}{l}"));
+                            }
+                        }
+                    }
+                    if first {
+                        out.push(t.list_bullet.paint(&bullet));
                     }
                 }
             }
@@ -592,6 +615,19 @@ mod tests {
     }
 
     #[test]
+    fn nested_lists_sit_four_columns_in_from_their_parent() {
+        let lines = render(
+            "- item one\n- item two\n  - nested\n    - deeper\n1. first\n   1. sub",
+            40,
+        );
+        let lines: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
+        assert!(lines.contains(&"- item two"), "{lines:#?}");
+        assert!(lines.contains(&"    - nested"), "{lines:#?}");
+        assert!(lines.contains(&"        - deeper"), "{lines:#?}");
+        assert!(lines.contains(&"    1. sub"), "{lines:#?}");
+    }
+
+    #[test]
     fn a_sequence_diagram_with_unreadable_lines_is_drawn_only_while_streaming() {
         let md = "```mermaid\nsequenceDiagram\nA->>B: hi\nwhat\nNote A\n```";
         let lines = |warnings: bool| {
@@ -637,7 +673,7 @@ mod tests {
                 "Some text here.",
                 "- one",
                 "- two",
-                "  - nested",
+                "    - nested",
                 "",
                 "### Small"
             ]
