@@ -181,7 +181,7 @@ impl Markdown {
         let mut body = Vec::new();
         let mut fresh: Vec<(String, usize, Vec<String>)> = Vec::with_capacity(blocks.len());
         for (i, b) in blocks.iter().enumerate() {
-            if i > 0 && r.gap_between(&blocks[i - 1], b) {
+            if i > 0 && (r.gap_between(&blocks[i - 1], b) || blank_line_between(&text, &ranges[i - 1], &ranges[i])) {
                 body.push(String::new());
             }
             let source = ranges[i].clone().and_then(|rg| text.get(rg)).map(str::to_string);
@@ -586,6 +586,23 @@ fn plain_text(inl: &[Inline]) -> String {
     s
 }
 
+/// Whether the source has an empty line between two top-level blocks (a list written a
+/// blank line after its paragraph keeps that line, as pi shows it).
+fn blank_line_between(
+    text: &str,
+    prev: &Option<std::ops::Range<usize>>,
+    next: &Option<std::ops::Range<usize>>,
+) -> bool {
+    let (Some(prev), Some(next)) = (prev, next) else {
+        return false;
+    };
+    let Some(between) = text.get(prev.start..next.start) else {
+        return false;
+    };
+    let content_end = between.trim_end().len();
+    between[content_end..].matches('\n').count() >= 2
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -612,6 +629,12 @@ mod tests {
     fn render(md: &str, width: usize) -> Vec<String> {
         let mut m = Markdown::new(md, plain_theme());
         m.lines(width).iter().map(|l| strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn a_list_after_a_blank_line_keeps_the_blank_line() {
+        assert_eq!(render("Intro.\n\n- one", 40), ["Intro.", "", "- one"]);
+        assert_eq!(render("Intro.\n- one", 40), ["Intro.", "- one"]);
     }
 
     #[test]
