@@ -194,3 +194,23 @@ fn thinking_level_changes_are_status_lines_that_replace_each_other() {
     assert!(pty.cell_at(row, 1).expect("cell").dim());
     quit(&mut pty);
 }
+
+#[test]
+fn code_blocks_take_the_themes_syntax_colours() {
+    let s = setup(Script::sequential(vec![pi_test_support::Turn::text(
+        "```python\ndef f(x):\n    return x + 1\n```",
+    )]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("code please");
+    pty.send(ENTER);
+    pty.wait_text("return x + 1");
+    let row = row_of(&pty, |r| r.trim_start().starts_with("def f(x):"));
+    let col = pty.rows()[row as usize].find("def").expect("def") as u16;
+    // The `system` theme without reported colours: keywords in palette colour 4, numbers
+    // in 5 (pi 1.6's syntax colours), not a fixed 24-bit palette.
+    assert_eq!(pty.fg_at(row, col), Some(Color::Idx(4)), "{:#?}", pty.rows());
+    let next = row + 1;
+    let one = pty.rows()[next as usize].find('1').expect("1") as u16;
+    assert_eq!(pty.fg_at(next, one), Some(Color::Idx(5)));
+    quit(&mut pty);
+}
