@@ -99,14 +99,26 @@ pub enum CodeToken {
 
 /// The innermost scope that says what the text is decides.
 fn classify(stack: &ScopeStack) -> CodeToken {
-    for scope in stack.as_slice().iter().rev() {
-        let name = scope.build_string();
+    let names: Vec<String> = stack.as_slice().iter().map(|s| s.build_string()).collect();
+    let under = |prefix: &str| {
+        names
+            .iter()
+            .any(|n| n == prefix || n.starts_with(&format!("{prefix}.")))
+    };
+    // A comment or string takes its delimiters along.
+    if under("comment") {
+        return CodeToken::Comment;
+    }
+    if under("string") {
+        return CodeToken::String;
+    }
+    for name in names.iter().rev() {
         let is = |prefix: &str| name == prefix || name.starts_with(&format!("{prefix}."));
-        let token = if is("comment") {
-            CodeToken::Comment
-        } else if is("string") {
-            CodeToken::String
-        } else if is("constant.numeric") || is("constant.language") {
+        // Plain in pi's colouring: assignments, statement ends, ordinary variables.
+        if is("keyword.operator.assignment") || is("punctuation.terminator") || is("variable.other") {
+            return CodeToken::Plain;
+        }
+        let token = if is("constant.numeric") || is("constant.language") {
             CodeToken::Number
         } else if is("keyword.operator") {
             CodeToken::Operator
@@ -116,7 +128,7 @@ fn classify(stack: &ScopeStack) -> CodeToken {
             CodeToken::Function
         } else if is("entity.name.type") || is("entity.name.class") || is("support.type") || is("support.class") {
             CodeToken::Type
-        } else if is("variable.parameter") || is("variable.other") || is("entity.other.attribute-name") {
+        } else if is("variable.parameter") || is("entity.other.attribute-name") {
             CodeToken::Variable
         } else if is("punctuation") {
             CodeToken::Punctuation

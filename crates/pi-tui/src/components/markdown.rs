@@ -439,6 +439,7 @@ impl Renderer<'_> {
     fn inline(&self, i: &Inline, style: Style, s: &mut String) {
         let t = self.theme;
         match i {
+            Inline::TaskMarker(done) => s.push_str(&t.list_bullet.paint(task_marker(*done))),
             Inline::Text(text) => {
                 let mut first = true;
                 for seg in text.split('\n') {
@@ -572,6 +573,14 @@ fn fit_columns(natural: &[usize], avail: usize) -> Vec<usize> {
     w
 }
 
+fn task_marker(done: bool) -> &'static str {
+    if done {
+        "[x] "
+    } else {
+        "[ ] "
+    }
+}
+
 fn plain_text(inl: &[Inline]) -> String {
     let mut s = String::new();
     for i in inl {
@@ -581,6 +590,7 @@ fn plain_text(inl: &[Inline]) -> String {
             Inline::Link { children, .. } => s.push_str(&plain_text(children)),
             Inline::Image { alt, .. } => s.push_str(&plain_text(alt)),
             Inline::HardBreak => s.push('\n'),
+            Inline::TaskMarker(done) => s.push_str(task_marker(*done)),
         }
     }
     s
@@ -629,6 +639,16 @@ mod tests {
     fn render(md: &str, width: usize) -> Vec<String> {
         let mut m = Markdown::new(md, plain_theme());
         m.lines(width).iter().map(|l| strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn task_markers_take_the_bullet_colour() {
+        let mut theme = (*plain_theme()).clone();
+        theme.list_bullet = Style::new().fg(Color::Indexed(5));
+        let mut m = Markdown::new("- [x] done", Arc::new(theme));
+        let line = m.lines(40)[0].clone();
+        let marker = Style::new().fg(Color::Indexed(5)).paint("[x] ");
+        assert!(line.contains(&marker), "{line:?}");
     }
 
     #[test]
