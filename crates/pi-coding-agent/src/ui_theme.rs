@@ -139,8 +139,37 @@ impl UiTheme {
             // Links are OSC 8 hyperlinks (clickable, the URL hidden) where the terminal
             // shows them, as pi 1.6 draws them; elsewhere `text (url)`.
             hyperlinks: pi_tui::components::Capabilities::detect().hyperlinks,
+            highlighter: Some(self.code_highlighter()),
             ..MarkdownTheme::default()
         }
+    }
+
+    /// Code blocks coloured by the theme's syntax colours, as pi 1.6 colours them (plain
+    /// text in the text colour).
+    fn code_highlighter(&self) -> pi_tui::components::Highlighter {
+        use pi_tui::highlight::CodeToken;
+        let styles: Vec<(CodeToken, Style)> = [
+            (CodeToken::Plain, "text"),
+            (CodeToken::Keyword, "syntaxKeyword"),
+            (CodeToken::Function, "syntaxFunction"),
+            (CodeToken::Variable, "syntaxVariable"),
+            (CodeToken::String, "syntaxString"),
+            (CodeToken::Number, "syntaxNumber"),
+            (CodeToken::Type, "syntaxType"),
+            (CodeToken::Operator, "syntaxOperator"),
+            (CodeToken::Punctuation, "syntaxPunctuation"),
+            (CodeToken::Comment, "syntaxComment"),
+        ]
+        .into_iter()
+        .map(|(token, name)| (token, self.fg(name)))
+        .collect();
+        std::sync::Arc::new(move |code: &str, lang: &str| {
+            let paint = |token: CodeToken, text: &str| match styles.iter().find(|(t, _)| *t == token) {
+                Some((_, style)) => style.paint(text),
+                None => text.to_string(),
+            };
+            pi_tui::highlight::highlight_with(code, lang, &paint)
+        })
     }
 
     pub fn select_list(&self) -> SelectListTheme {

@@ -68,6 +68,8 @@ pub struct App {
     task_cancel: Option<CancellationToken>,
     /// The Claude subscription warning was shown: 1.6 shows it at most once a run.
     subscription_warned: bool,
+    /// The `/bug` hint under a failed reply was shown (once a run, as 1.6).
+    bug_hint_shown: bool,
     bash_counter: u64,
     picker: Option<(OverlayId, Picker)>,
     title_dirty: bool,
@@ -167,6 +169,7 @@ impl App {
             bash_cancel: None,
             task_cancel: None,
             subscription_warned: false,
+            bug_hint_shown: false,
             bash_counter: 0,
             picker: None,
             title_dirty: true,
@@ -458,7 +461,7 @@ impl App {
                 Replace::New => host
                     .new_session()
                     .await
-                    .map(|()| ("✓ New session started".to_string(), None)),
+                    .map(|()| (session_events::NEW_SESSION.to_string(), None)),
                 Replace::Clone => host
                     .clone_session()
                     .await
@@ -467,7 +470,7 @@ impl App {
                 Replace::Fork(entry) => host
                     .fork(&entry)
                     .await
-                    .map(|text| ("Branched to new session".to_string(), Some(text))),
+                    .map(|text| ("Forked to new session".to_string(), Some(text))),
                 Replace::Reload => host.reload().await.map(|()| {
                     (
                         "Reloaded keybindings, extensions, skills, prompts, themes".to_string(),

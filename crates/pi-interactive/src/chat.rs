@@ -357,6 +357,8 @@ pub struct Notice {
     token: &'static str,
     theme: Arc<UiTheme>,
     gap: bool,
+    /// A blank row right above and below the text too (pi's padded text blocks).
+    padded: bool,
     /// A status line: the next status line replaces it while nothing came after it.
     status: bool,
     /// Made again from the session whenever the transcript is rebuilt (cache notices).
@@ -379,6 +381,7 @@ impl Notice {
             token,
             theme,
             gap: true,
+            padded: false,
             status: false,
             derived: false,
             warm: None,
@@ -393,6 +396,13 @@ impl Notice {
         let mut n = Notice::new(String::new(), "text", theme);
         n.build = Some(build);
         n
+    }
+
+    /// Leave a blank row right above and under the text as well.
+    #[must_use]
+    pub fn padded(mut self) -> Self {
+        self.padded = true;
+        self
     }
 
     /// A notice the transcript rebuild makes again (so a restyle does not keep the old one).
@@ -470,6 +480,9 @@ impl Component for Notice {
                 if self.gap {
                     lines.push(String::new());
                 }
+                if self.padded {
+                    lines.push(String::new());
+                }
                 if let Some(build) = &self.build {
                     let text = build(&self.theme);
                     for l in text.split('\n') {
@@ -485,6 +498,9 @@ impl Component for Notice {
                     for w in wrap_text(l, width.saturating_sub(2).max(1)) {
                         lines.push(format!(" {}", self.theme.paint(self.token, &w)));
                     }
+                }
+                if self.padded {
+                    lines.push(String::new());
                 }
                 self.cache.set(width, lines)
             }

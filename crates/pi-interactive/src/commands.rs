@@ -4,8 +4,6 @@
 
 use std::path::{Path, PathBuf};
 
-use pi_tui::components::{SelectItem, SelectList};
-
 use super::command_registry::CommandRegistry;
 use super::effect::{blocking, blocking_task, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
 use super::theme::UiTheme;
@@ -118,16 +116,19 @@ pub fn open_now(cx: &Ctx<'_>, what: Open) -> Vec<Effect> {
     match what {
         Open::Resume => open_resume(cx),
         Open::Fork => {
-            let items: Vec<SelectItem> = cx
+            let messages: Vec<(String, String)> = cx
                 .host
                 .fork_points()
                 .into_iter()
-                .map(|p| SelectItem::new(p.entry_id).with_label(p.text.replace('\n', " ")))
+                .map(|p| (p.entry_id, p.text))
                 .collect();
-            if items.is_empty() {
+            if messages.is_empty() {
                 return vec![Effect::StatusLine("No messages to fork from".into())];
             }
-            show_list(cx, items, Picker::Fork, None)
+            vec![Effect::Open(Overlay {
+                view: Box::new(super::fork_selector::ForkSelector::new(messages, cx.theme.clone())),
+                picker: Picker::Fork,
+            })]
         }
         Open::Tree => super::tree_nav::open(cx, None),
         Open::Settings => super::settings_menu::open(cx),
@@ -461,20 +462,6 @@ pub(super) fn copy_to_clipboard(text: &str) -> Result<(), String> {
         }
     }
     Err("No clipboard tool found (install wl-copy, xclip or xsel)".into())
-}
-
-fn show_list(cx: &Ctx<'_>, items: Vec<SelectItem>, picker: Picker, filter: Option<&str>) -> Vec<Effect> {
-    if items.is_empty() {
-        return vec![notice("Nothing to choose from", "warning")];
-    }
-    let mut list = SelectList::new(items, 10, cx.theme.select_list());
-    if let Some(f) = filter {
-        list.set_fuzzy_filter(f);
-    }
-    vec![Effect::Open(Overlay {
-        view: Box::new(list),
-        picker,
-    })]
 }
 
 pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {

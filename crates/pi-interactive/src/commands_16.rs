@@ -67,7 +67,7 @@ fn set_level(cx: &Ctx<'_>, level: ThinkingLevel, save: bool) -> Vec<Effect> {
             } else {
                 format!("Thinking level: {}", applied.as_str())
             };
-            vec![notice(status, "dim"), Effect::RefreshFooter]
+            vec![Effect::StatusLine(status), Effect::RefreshFooter]
         })
     }));
     effects

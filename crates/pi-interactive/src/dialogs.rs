@@ -8,6 +8,9 @@ use pi_tui::{keybindings, truncate_to_width, wrap_text, Component, Frame, InputE
 
 use super::theme::UiTheme;
 
+/// How many choices a selector shows at once (pi's selector prompts show ten).
+const SELECTOR_ROWS: usize = 10;
+
 /// How a dialog ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DialogResult {
@@ -49,6 +52,8 @@ pub struct Dialog {
     refresh: Option<Refresh>,
     /// The list starts in the first column (pi 1.6's `/mcp` screens) instead of the second.
     flush_list: bool,
+    /// pi's plain selector layout: a blank row inside each rule, ten rows of choices.
+    spaced: bool,
     /// Dropped with the dialog: ends what keeps it live (a task waking the screen).
     _live: Option<tokio_util::sync::DropGuard>,
 }
@@ -56,7 +61,17 @@ pub struct Dialog {
 impl Dialog {
     /// A list of choices; with `searchable`, typing filters it fuzzily.
     pub fn choice(title: impl Into<String>, items: Vec<SelectItem>, searchable: bool, theme: Arc<UiTheme>) -> Self {
-        let mut list = SelectList::new(items, 8, theme.select_list());
+        Self::choice_rows(title, items, searchable, 8, theme)
+    }
+
+    fn choice_rows(
+        title: impl Into<String>,
+        items: Vec<SelectItem>,
+        searchable: bool,
+        rows: usize,
+        theme: Arc<UiTheme>,
+    ) -> Self {
+        let mut list = SelectList::new(items, rows, theme.select_list());
         list.set_no_match_text("  No matching items");
         let hint = if searchable {
             "Type to search · ↑↓ navigate · enter select · esc cancel"
@@ -76,8 +91,31 @@ impl Dialog {
             result: None,
             refresh: None,
             flush_list: false,
+            spaced: false,
             _live: None,
         }
+    }
+
+    /// A plain list of choices laid out as pi's selector prompts are (`Summarize branch?`):
+    /// the title and the key help each set off by blank rows, up to ten choices shown.
+    pub fn selector(title: impl Into<String>, items: Vec<SelectItem>, theme: Arc<UiTheme>) -> Self {
+        let mut dialog = Dialog::choice_rows(title, items, false, SELECTOR_ROWS, theme.clone());
+        let hint = |keys: &str, what: &str| {
+            format!(
+                "{}{}",
+                theme.paint("dim", keys),
+                theme.paint("muted", &format!(" {what}"))
+            )
+        };
+        let kb = keybindings();
+        dialog.hint = [
+            hint("↑↓", "navigate"),
+            hint(&kb.keys("tui.select.confirm").join("/"), "select"),
+            hint(&kb.keys("tui.select.cancel").join("/"), "cancel"),
+        ]
+        .join("  ");
+        dialog.spaced = true;
+        dialog
     }
 
     /// Keep a choice dialog current: `refresh` runs before each frame, and `guard` lives as
@@ -128,6 +166,7 @@ impl Dialog {
             result: None,
             refresh: None,
             flush_list: false,
+            spaced: false,
             _live: None,
         }
     }
@@ -181,6 +220,9 @@ impl Component for Dialog {
         let t = self.theme.clone();
         let inner = width.saturating_sub(2).max(1);
         out.push_line(t.paint("border", &"─".repeat(width)));
+        if self.spaced {
+            out.push_line(String::new());
+        }
         out.push_line(truncate_to_width(
             &format!(" {}", t.bold("accent", &self.title)),
             width,
@@ -229,11 +271,16 @@ impl Component for Dialog {
             out.push_line(format!("{indent}{l}"));
         }
         out.push_line(String::new());
-        out.push_line(truncate_to_width(
-            &format!(" {}", t.paint("dim", &self.hint)),
-            width,
-            "",
-        ));
+        // The selector's help is styled part by part already.
+        let hint = if self.spaced {
+            self.hint.clone()
+        } else {
+            t.paint("dim", &self.hint)
+        };
+        out.push_line(truncate_to_width(&format!(" {hint}"), width, ""));
+        if self.spaced {
+            out.push_line(String::new());
+        }
         out.push_line(t.paint("border", &"─".repeat(width)));
     }
 

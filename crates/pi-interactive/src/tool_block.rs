@@ -242,6 +242,11 @@ impl ToolBlock {
         let a = &self.args;
         let bold = |s: &str| t.bold("toolTitle", s);
         match self.name.as_str() {
+            "bash" if self.user => {
+                let command = arg(a, "command");
+                let shown = command.strip_prefix('!').unwrap_or(command);
+                t.bold(self.user_colour(), &format!("$ {shown}"))
+            }
             "bash" => bold(&format!("$ {}", arg(a, "command"))),
             "read" => {
                 let mut s = format!("{} {}", bold("read"), t.paint("accent", &short_path(arg(a, "path"))));
@@ -285,6 +290,53 @@ impl ToolBlock {
         }
     }
 
+    /// A `!` command's colour (rules and title); a `!!` one, kept out of the context, is dim.
+    fn user_colour(&self) -> &'static str {
+        if arg(&self.args, "command").starts_with('!') {
+            "dim"
+        } else {
+            "bashMode"
+        }
+    }
+
+    /// The colour of the output: pi keeps a failed tool's output in the output colour (the
+    /// block's background tells the failure), except a file change's error.
+    fn output_token(&self) -> &'static str {
+        let changes_files = matches!(self.name.as_str(), "write" | "edit") && !self.user;
+        if self.user {
+            // A `!` command's output is muted whatever its exit code; the code says it.
+            "muted"
+        } else if self.status == ToolStatus::Error && changes_files {
+            "error"
+        } else {
+            "toolOutput"
+        }
+    }
+
+    /// The content a write puts in its file: the first ten lines until expanded.
+    fn write_body(&self, inner: usize) -> Vec<String> {
+        let t = &self.theme;
+        let content = arg(&self.args, "content").replace("\r\n", "\n");
+        let mut lines: Vec<&str> = content.split('\n').collect();
+        while lines.last() == Some(&"") {
+            lines.pop();
+        }
+        let total = lines.len();
+        let shown = if self.expanded { total } else { total.min(10) };
+        let mut out: Vec<String> = lines[..shown]
+            .iter()
+            .flat_map(|l| wrap_text(&l.replace('\t', "   "), inner.max(1)))
+            .map(|l| t.paint("toolOutput", &l))
+            .collect();
+        if shown < total {
+            out.push(t.paint(
+                "muted",
+                &format!("... ({} more lines, {total} total, ctrl+o to expand)", total - shown),
+            ));
+        }
+        out
+    }
+
     /// The collapsed tail preview of plain output (a bash command's last lines): wraps the
     /// lines added since the last render and the few shown, not the whole output.
     fn tail_body(&mut self, inner: usize, max: usize) -> Vec<String> {
@@ -321,11 +373,7 @@ impl ToolBlock {
         }
         let last = wrap(&text[complete..]).len();
         let total = self.wraps.lines + last;
-        let token = if self.status == ToolStatus::Error {
-            "error"
-        } else {
-            "toolOutput"
-        };
+        let token = self.output_token();
         let t = &self.theme;
         if total <= max {
             return tail.iter().map(|l| t.paint(token, l)).collect();
@@ -338,17 +386,37 @@ impl ToolBlock {
 
     fn body(&mut self, inner: usize) -> Vec<String> {
         let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
+        let failed = self.status == ToolStatus::Error;
+        if !self.user {
+            match self.name.as_str() {
+                // A read that worked is its title line until expanded.
+                "read" if !self.expanded && !failed => return Vec::new(),
+                // A write shows what it writes; its result only when it failed.
+                "write" if !failed => return self.write_body(inner),
+                "edit" if !failed => {
+                    if let Some(diff) = self
+                        .details
+                        .as_ref()
+                        .and_then(|d| d.get("diff"))
+                        .and_then(Value::as_str)
+                    {
+                        return super::diff_view::render(diff, &self.theme)
+                            .iter()
+                            .flat_map(|l| wrap_text(l, inner.max(1)))
+                            .collect();
+                    }
+                }
+                _ => {}
+            }
+        }
         // Write and edit blocks show their arguments, not the output.
-        let shows_args = (self.name == "write" && self.output.trim().is_empty())
-            || (self.name == "edit" && self.status == ToolStatus::Success);
+        let shows_args = self.name == "edit" && self.status == ToolStatus::Success;
         let plain = !shows_args;
         if tail && plain && !self.expanded {
             return self.tail_body(inner, max);
         }
         let t = &self.theme;
-        let text = if self.name == "write" && self.output.trim().is_empty() {
-            arg(&self.args, "content").to_string()
-        } else if self.name == "edit" && self.status == ToolStatus::Success {
+        let text = if self.name == "edit" && self.status == ToolStatus::Success {
             edit_diff(&self.args, t)
         } else {
             self.output.clone()
@@ -363,11 +431,7 @@ impl ToolBlock {
             lines.extend(wrap_text(&l, inner.max(1)));
         }
         let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
-        let token = if self.status == ToolStatus::Error {
-            "error"
-        } else {
-            "toolOutput"
-        };
+        let token = self.output_token();
         let paint = |l: &str| {
             if self.name == "edit" {
                 l.to_string()
@@ -425,11 +489,8 @@ impl Component for ToolBlock {
             return;
         }
         if self.user {
-            let border_token = if self.status == ToolStatus::Error {
-                "error"
-            } else {
-                "bashMode"
-            };
+            // The rules keep the command's colour whatever its exit code, as 1.6.
+            let border_token = self.user_colour();
             let border = self.theme.paint(border_token, &"─".repeat(width));
             let pad = super::chat::pad_str();
             let inner = width.saturating_sub(pad.len()).max(1);
@@ -445,12 +506,22 @@ impl Component for ToolBlock {
                         .into_iter()
                         .map(|l| format!("{pad}{}", truncate_to_width(&l, inner, "…"))),
                 );
+                // The output's closing line break, as pi keeps it.
+                lines.push(String::new());
             }
             if let Some(note) = &self.footnote {
+                // The exit code or cancel note sits right above the closing rule.
                 lines.push(String::new());
-                lines.push(format!("{pad}{}", self.theme.paint("muted", note)));
+                for l in note.lines() {
+                    // Notes styled by their maker keep their colours.
+                    let l = if l.contains('\x1b') {
+                        l.to_string()
+                    } else {
+                        self.theme.paint("muted", l)
+                    };
+                    lines.push(format!("{pad}{l}"));
+                }
             }
-            lines.push(String::new());
             lines.push(border);
             out.push(self.cache.set(width, lines));
             return;

@@ -108,6 +108,8 @@ pub struct TreeSelector {
     event: Option<TreeEvent>,
     /// The label being edited: entry id and the text field.
     editing: Option<(String, Input)>,
+    /// Focused: the search line shows its cursor (while no label is being edited).
+    focused: bool,
     show_label_times: bool,
     /// Entries whose descendants are hidden.
     folded: std::collections::HashSet<String>,
@@ -440,6 +442,7 @@ impl TreeSelector {
             theme,
             event: None,
             editing: None,
+            focused: false,
             show_label_times: false,
             folded: Default::default(),
             shown_parent: HashMap::new(),
@@ -887,7 +890,13 @@ impl Component for TreeSelector {
                 t.paint("accent", &self.query)
             )
         };
-        out.push_line(truncate_to_width(&search, width, ""));
+        if self.focused && self.editing.is_none() {
+            // The cursor cell after the query, kept inside the width.
+            let shown = truncate_to_width(&search, width.saturating_sub(1), "");
+            out.push_line(format!("{shown}{}\x1b[7m \x1b[27m", pi_tui::CURSOR_MARKER));
+        } else {
+            out.push_line(truncate_to_width(&search, width, ""));
+        }
         out.push_line(border.clone());
         out.push_line(String::new());
         if let Some((_, input)) = &mut self.editing {
@@ -984,6 +993,10 @@ impl Component for TreeSelector {
         }
         out.push_line(String::new());
         out.push_line(border);
+    }
+
+    fn set_focused(&mut self, focused: bool) {
+        self.focused = focused;
     }
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {

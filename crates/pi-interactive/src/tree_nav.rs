@@ -85,7 +85,7 @@ fn ask_summary(cx: &Ctx<'_>, target: String) -> Vec<Effect> {
         .iter()
         .map(|s| SelectItem::new(*s))
         .collect();
-    let dialog = Dialog::choice("Summarize branch?", items, false, cx.theme.clone());
+    let dialog = Dialog::selector("Summarize branch?", items, cx.theme.clone());
     show(dialog, Picker::TreeSummary(target))
 }
 

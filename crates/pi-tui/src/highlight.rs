@@ -3,9 +3,9 @@
 
 use std::sync::OnceLock;
 
-use syntect::easy::HighlightLines;
+use syntect::easy::{HighlightLines, ScopeRangeIterator};
 use syntect::highlighting::{Theme, ThemeSet};
-use syntect::parsing::{SyntaxReference, SyntaxSet};
+use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
 struct Assets {
     syntaxes: SyntaxSet,
@@ -82,9 +82,105 @@ pub fn highlight(code: &str, lang: &str) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// What a stretch of code is, so a theme's syntax colours can paint it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeToken {
+    Plain,
+    Keyword,
+    Function,
+    Variable,
+    String,
+    Number,
+    Type,
+    Operator,
+    Punctuation,
+    Comment,
+}
+
+/// The innermost scope that says what the text is decides.
+fn classify(stack: &ScopeStack) -> CodeToken {
+    let names: Vec<String> = stack.as_slice().iter().map(|s| s.build_string()).collect();
+    let under = |prefix: &str| {
+        names
+            .iter()
+            .any(|n| n == prefix || n.starts_with(&format!("{prefix}.")))
+    };
+    // A comment or string takes its delimiters along.
+    if under("comment") {
+        return CodeToken::Comment;
+    }
+    if under("string") {
+        return CodeToken::String;
+    }
+    for name in names.iter().rev() {
+        let is = |prefix: &str| name == prefix || name.starts_with(&format!("{prefix}."));
+        // Plain in pi's colouring: assignments, statement ends, ordinary variables.
+        if is("keyword.operator.assignment") || is("punctuation.terminator") || is("variable.other") {
+            return CodeToken::Plain;
+        }
+        let token = if is("constant.numeric") || is("constant.language") {
+            CodeToken::Number
+        } else if is("keyword.operator") {
+            CodeToken::Operator
+        } else if is("keyword") || is("storage") {
+            CodeToken::Keyword
+        } else if is("entity.name.function") || is("support.function") || is("variable.function") {
+            CodeToken::Function
+        } else if is("entity.name.type") || is("entity.name.class") || is("support.type") || is("support.class") {
+            CodeToken::Type
+        } else if is("variable.parameter") || is("entity.other.attribute-name") {
+            CodeToken::Variable
+        } else if is("punctuation") {
+            CodeToken::Punctuation
+        } else {
+            continue;
+        };
+        return token;
+    }
+    CodeToken::Plain
+}
+
+/// Highlight `code` as `lang` with `paint` colouring each stretch by what it is; one string
+/// per line. None when the language is unknown.
+pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) -> String) -> Option<Vec<String>> {
+    if lang.trim().is_empty() {
+        return None;
+    }
+    let a = assets()?;
+    let syntax = find_syntax(&a.syntaxes, lang)?;
+    let mut state = ParseState::new(syntax);
+    let mut stack = ScopeStack::new();
+    let mut out = Vec::new();
+    for line in code.split('\n') {
+        let with_nl = format!("{line}\n");
+        let ops = state.parse_line(&with_nl, &a.syntaxes).ok()?;
+        let mut s = String::new();
+        for (range, op) in ScopeRangeIterator::new(&ops, &with_nl) {
+            stack.apply(op).ok()?;
+            let text = with_nl[range].trim_end_matches('\n');
+            if !text.is_empty() {
+                s.push_str(&paint(classify(&stack), text));
+            }
+        }
+        out.push(s);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stretches_are_told_apart_by_what_they_are() {
+        let paint = |t: CodeToken, s: &str| format!("<{t:?}:{s}>");
+        let lines = highlight_with("def f(x):\n    return 1 # done", "python", &paint).expect("python");
+        assert!(lines[0].contains("<Keyword:def>"), "{lines:?}");
+        assert!(lines[0].contains("<Function:f>"), "{lines:?}");
+        assert!(lines[1].contains("<Number:1>"), "{lines:?}");
+        assert!(lines[1].contains("<Comment:"), "{lines:?}");
+        assert!(highlight_with("x", "no-such-language", &paint).is_none());
+    }
 
     #[test]
     fn highlights_known_languages_only() {

@@ -35,6 +35,8 @@ mod hotkeys16;
 mod keybindings16;
 #[path = "interactive/login.rs"]
 mod login;
+#[path = "interactive/looks16.rs"]
+mod looks16;
 #[path = "interactive/mcp.rs"]
 mod mcp;
 #[path = "interactive/mermaid16.rs"]
@@ -69,6 +71,8 @@ mod tall_component;
 mod theme_query;
 #[path = "interactive/thinking.rs"]
 mod thinking;
+#[path = "interactive/tools16.rs"]
+mod tools16;
 #[path = "interactive/tree16.rs"]
 mod tree16;
 #[path = "interactive/trust.rs"]

@@ -64,6 +64,16 @@ pub fn estimate_tokens<M: MessageView + ?Sized>(message: &M) -> u64 {
         "assistant" => message.field("content").map_or(0, json_assistant_chars),
         "bashExecution" => str_field("command") + str_field("output"),
         "branchSummary" | "compactionSummary" => str_field("summary"),
+        // pi 1.6's transcript system message: its text, section texts and declared tools.
+        "system" => {
+            let content = message.field("content").map_or(0, |c| json_content_chars(c, false));
+            let sections = match message.field("sections") {
+                Some(Value::Object(m)) => m.values().filter_map(Value::as_str).map(js_len).sum(),
+                _ => 0,
+            };
+            let tools = message.field("toolsAdded").map_or(0, json_len);
+            content + sections + tools
+        }
         _ => 0,
     })
 }

@@ -4,7 +4,7 @@ use pi_ai::{Message, StopReason};
 use pi_session::{Entry, EntryKind};
 use serde::Serialize;
 
-use super::tokens::{calculate_context_tokens, estimate_context_tokens};
+use super::tokens::{calculate_context_tokens, estimate_context_tokens, estimate_tokens};
 
 /// The context's size against the model's window.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
@@ -48,7 +48,19 @@ pub fn context_usage(
             });
         }
     }
-    let tokens = estimate_context_tokens(messages).tokens;
+    let estimate = estimate_context_tokens(messages);
+    let tokens = if estimate.last_usage_index.is_some() {
+        estimate.tokens
+    } else {
+        // No reply has measured the context: the system messages count once, as the one
+        // system message they add up to (pi's projected estimate).
+        let head = crate::session::system_message::current_head(messages).map_or(0, |m| estimate_tokens(&m));
+        head + messages
+            .iter()
+            .filter(|m| !crate::session::system_message::is_system(m))
+            .map(estimate_tokens)
+            .sum::<u64>()
+    };
     Some(ContextUsage {
         tokens: Some(tokens),
         context_window,

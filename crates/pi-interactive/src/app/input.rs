@@ -195,7 +195,8 @@ impl App {
                     Some(l) => format!("Thinking level: {l}"),
                     None => "Current model does not support thinking".to_string(),
                 };
-                then(move |_| vec![notice(text, "dim"), Effect::RefreshFooter])
+                // A status line, as 1.6: the next one replaces it.
+                then(move |_| vec![Effect::StatusLine(text), Effect::RefreshFooter])
             });
             self.apply(vec![task], tui);
             return true;
@@ -330,6 +331,12 @@ impl App {
                 None => None,
             }
         } else if let Some(m) = tui.overlay_mut::<super::super::trust_selector::TrustSelector>(id) {
+            match m.take_result() {
+                Some(DialogResult::Done(v)) => Some(Ok(v)),
+                Some(DialogResult::Cancelled) => Some(Err(())),
+                None => None,
+            }
+        } else if let Some(m) = tui.overlay_mut::<super::super::fork_selector::ForkSelector>(id) {
             match m.take_result() {
                 Some(DialogResult::Done(v)) => Some(Ok(v)),
                 Some(DialogResult::Cancelled) => Some(Err(())),

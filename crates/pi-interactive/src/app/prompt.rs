@@ -56,10 +56,12 @@ impl App {
 
     pub fn restore(&mut self, texts: Vec<String>, announce: bool) {
         if announce {
-            if texts.is_empty() {
-                self.notice("No queued messages to restore", "dim");
+            let n = texts.len();
+            if n == 0 {
+                self.status_line("No queued messages to restore");
             } else {
-                self.notice(format!("Restored {} queued message(s) to editor", texts.len()), "dim");
+                let plural = if n > 1 { "s" } else { "" };
+                self.status_line(format!("Restored {n} queued message{plural} to editor"));
             }
         }
         if texts.is_empty() {
@@ -207,6 +209,7 @@ impl App {
         // Chunks still waiting belong before the final output.
         self.apply_live();
         self.bash_cancel = None;
+        let theme = self.theme.clone();
         let shown = match self.view.pending.bash_mut(id) {
             Some(b) => Some(b),
             None => self.tool_block(id),
@@ -214,16 +217,19 @@ impl App {
         if let Some(b) = shown {
             let failed = cancelled || exit_code.is_some_and(|c| c != 0);
             b.finish(output, failed);
+            // One line each, coloured as 1.6: a cancel and a cut output warn, an exit code
+            // is an error.
+            let t = &theme;
             let mut notes = Vec::new();
             if cancelled {
-                notes.push("(cancelled)".to_string());
+                notes.push(t.paint("warning", "(cancelled)"));
             } else if let Some(c) = exit_code.filter(|c| *c != 0) {
-                notes.push(format!("(exit {c})"));
+                notes.push(t.paint("error", &format!("(exit {c})")));
             }
             if let Some(p) = path {
-                notes.push(format!("Full output: {p}"));
+                notes.push(t.paint("warning", &format!("Output truncated. Full output: {p}")));
             }
-            b.set_footnote((!notes.is_empty()).then(|| notes.join(" ")));
+            b.set_footnote((!notes.is_empty()).then(|| notes.join("\n")));
         }
     }
 }

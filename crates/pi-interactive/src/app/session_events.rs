@@ -1,12 +1,15 @@
 //! The App's reactions to session events: the streaming reply, tool blocks, retries,
 //! compaction, the queue, and session replacement.
 
-use super::super::chat::{AssistantBlock, UserBlock};
+use super::super::chat::{AssistantBlock, Notice, UserBlock};
 use super::super::events::UiEvent;
 use super::super::keys::key_hint;
 use super::super::tool_block::{ToolBlock, ToolStatus};
 use super::App;
 use serde_json::Value;
+
+/// The line a new session (`/new`) starts the transcript with.
+pub(in super::super) const NEW_SESSION: &str = "✓ New session started";
 
 impl App {
     /// `Retrying (n/max) in Ns... (<key> to cancel)`, counting down.
@@ -22,8 +25,28 @@ impl App {
         )));
     }
 
+    /// Under the first reply of a run that failed for good (not a transient error, not
+    /// stopped by the user), point at `/bug`, as pi 1.6 does.
+    fn suggest_bug_report(&mut self, m: &pi_ai::AssistantMessage) {
+        if self.bug_hint_shown || !matches!(m.stop_reason, pi_ai::StopReason::Error) {
+            return;
+        }
+        let error = m.error_message.as_deref().unwrap_or_default();
+        let lower = error.to_lowercase();
+        let stopped = ["abort", "cancel"].iter().any(|w| lower.contains(w));
+        if stopped || pi_coding_agent::session::retry::is_retryable_error(error) {
+            return;
+        }
+        self.bug_hint_shown = true;
+        let text = "Should this be a bug in pi, /bug reports it to the developers.";
+        let hint = Notice::new(text, "muted", self.theme.clone()).without_gap();
+        self.view.chat.push(Box::new(hint));
+    }
+
     fn ensure_tool(&mut self, id: &str, name: &str, args: serde_json::Value) {
-        if let Some(b) = self.tool_block(id) {
+        // A finished block keeps its call: a later call reusing the id (some providers
+        // number calls per reply) gets a block of its own.
+        if let Some(b) = self.tool_block(id).filter(|b| b.status() == ToolStatus::Pending) {
             if !args.is_null() && args.as_object().is_none_or(|o| !o.is_empty()) {
                 b.set_args(args);
             }
@@ -98,6 +121,8 @@ impl App {
                 self.view
                     .chat
                     .push(Box::new(if first { block.without_gap() } else { block }));
+                // The message is in the transcript now: the context estimate counts it.
+                self.refresh_footer();
             }
             UiEvent::AssistantStart => {
                 self.streaming = Some(self.view.chat.len());
@@ -143,6 +168,7 @@ impl App {
                     }
                 }
                 self.streaming = None;
+                self.suggest_bug_report(&m);
                 self.reasoning_dropped(&m);
                 self.cache_miss_after(&m);
                 self.refresh_footer();
@@ -177,6 +203,7 @@ impl App {
                         .collect();
                     b.set_images(images);
                 }
+                self.refresh_footer();
             }
             UiEvent::RetryStart { attempt, max, delay_ms } => {
                 // The failed reply leaves the transcript: count it afresh.
@@ -264,8 +291,15 @@ impl App {
         // `!` commands of the old session are not part of the new one.
         self.view.pending.take_bash();
         self.rebuild_chat();
-        if let Some(n) = notice {
-            self.notice(n, "success");
+        match notice {
+            // pi marks a fresh session in the accent colour, set off by a blank row below.
+            Some(n) if n == NEW_SESSION => {
+                let theme = self.theme.clone();
+                self.view.chat.push(Box::new(Notice::new(n, "accent", theme).padded()));
+            }
+            // The rest are status lines (dim, the next one replaces them).
+            Some(n) => self.status_line(n),
+            None => {}
         }
         if let Some(t) = editor_text {
             self.view.editor.set_text(&t);

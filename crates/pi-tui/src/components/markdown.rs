@@ -10,6 +10,9 @@ use crate::component::{Component, Frame, LineCache};
 use crate::style::{apply_background, Color, Style};
 use crate::width::{pad_to_width, visible_width, wrap_text};
 
+/// Columns a nested list is indented by from its parent list's edge.
+const NESTED_LIST_INDENT: usize = 4;
+
 /// Custom code highlighter: `(code, lang)` to one string per line, or None to use the default.
 pub type Highlighter = Arc<dyn Fn(&str, &str) -> Option<Vec<String>> + Send + Sync>;
 
@@ -178,7 +181,7 @@ impl Markdown {
         let mut body = Vec::new();
         let mut fresh: Vec<(String, usize, Vec<String>)> = Vec::with_capacity(blocks.len());
         for (i, b) in blocks.iter().enumerate() {
-            if i > 0 && r.gap_between(&blocks[i - 1], b) {
+            if i > 0 && (r.gap_between(&blocks[i - 1], b) || blank_line_between(&text, &ranges[i - 1], &ranges[i])) {
                 body.push(String::new());
             }
             let source = ranges[i].clone().and_then(|rg| text.get(rg)).map(str::to_string);
@@ -366,20 +369,40 @@ impl Renderer<'_> {
                         None => "- ".to_string(),
                     };
                     let bw = visible_width(&bullet);
-                    let mut lines = Vec::new();
-                    self.blocks(item, width.saturating_sub(bw).max(1), &mut lines);
-                    if lines.is_empty() {
-                        lines.push(String::new());
-                    }
                     let hang = " ".repeat(bw);
-                    for (k, l) in lines.into_iter().enumerate() {
-                        if k == 0 {
-                            out.push(format!("{}{l}", t.list_bullet.paint(&bullet)));
-                        } else if l.is_empty() {
-                            out.push(l);
-                        } else {
-                            out.push(format!("{hang}{l}"));
+                    let mut first = true;
+                    for (k, child) in item.iter().enumerate() {
+                        if k > 0 && self.gap_between(&item[k - 1], child) {
+                            out.push(String::new());
                         }
+                        let mut lines = Vec::new();
+                        if matches!(child, Block::List { .. }) {
+                            // A nested list sits four columns in from its parent list's
+                            // edge, whatever the parent's bullet, as pi lays lists out.
+                            self.block(child, width.saturating_sub(NESTED_LIST_INDENT).max(1), &mut lines);
+                            let indent = " ".repeat(NESTED_LIST_INDENT);
+                            out.extend(
+                                lines
+                                    .into_iter()
+                                    .map(|l| if l.is_empty() { l } else { format!("{indent}{l}") }),
+                            );
+                            first = false;
+                            continue;
+                        }
+                        self.block(child, width.saturating_sub(bw).max(1), &mut lines);
+                        for l in lines {
+                            if first {
+                                out.push(format!("{}{l}", t.list_bullet.paint(&bullet)));
+                                first = false;
+                            } else if l.is_empty() {
+                                out.push(l);
+                            } else {
+                                out.push(format!("{hang}{l}"));
+                            }
+                        }
+                    }
+                    if first {
+                        out.push(t.list_bullet.paint(&bullet));
                     }
                 }
             }
@@ -416,6 +439,7 @@ impl Renderer<'_> {
     fn inline(&self, i: &Inline, style: Style, s: &mut String) {
         let t = self.theme;
         match i {
+            Inline::TaskMarker(done) => s.push_str(&t.list_bullet.paint(task_marker(*done))),
             Inline::Text(text) => {
                 let mut first = true;
                 for seg in text.split('\n') {
@@ -549,6 +573,14 @@ fn fit_columns(natural: &[usize], avail: usize) -> Vec<usize> {
     w
 }
 
+fn task_marker(done: bool) -> &'static str {
+    if done {
+        "[x] "
+    } else {
+        "[ ] "
+    }
+}
+
 fn plain_text(inl: &[Inline]) -> String {
     let mut s = String::new();
     for i in inl {
@@ -558,9 +590,27 @@ fn plain_text(inl: &[Inline]) -> String {
             Inline::Link { children, .. } => s.push_str(&plain_text(children)),
             Inline::Image { alt, .. } => s.push_str(&plain_text(alt)),
             Inline::HardBreak => s.push('\n'),
+            Inline::TaskMarker(done) => s.push_str(task_marker(*done)),
         }
     }
     s
+}
+
+/// Whether the source has an empty line between two top-level blocks (a list written a
+/// blank line after its paragraph keeps that line, as pi shows it).
+fn blank_line_between(
+    text: &str,
+    prev: &Option<std::ops::Range<usize>>,
+    next: &Option<std::ops::Range<usize>>,
+) -> bool {
+    let (Some(prev), Some(next)) = (prev, next) else {
+        return false;
+    };
+    let Some(between) = text.get(prev.start..next.start) else {
+        return false;
+    };
+    let content_end = between.trim_end().len();
+    between[content_end..].matches('\n').count() >= 2
 }
 
 #[cfg(test)]
@@ -589,6 +639,35 @@ mod tests {
     fn render(md: &str, width: usize) -> Vec<String> {
         let mut m = Markdown::new(md, plain_theme());
         m.lines(width).iter().map(|l| strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn task_markers_take_the_bullet_colour() {
+        let mut theme = (*plain_theme()).clone();
+        theme.list_bullet = Style::new().fg(Color::Indexed(5));
+        let mut m = Markdown::new("- [x] done", Arc::new(theme));
+        let line = m.lines(40)[0].clone();
+        let marker = Style::new().fg(Color::Indexed(5)).paint("[x] ");
+        assert!(line.contains(&marker), "{line:?}");
+    }
+
+    #[test]
+    fn a_list_after_a_blank_line_keeps_the_blank_line() {
+        assert_eq!(render("Intro.\n\n- one", 40), ["Intro.", "", "- one"]);
+        assert_eq!(render("Intro.\n- one", 40), ["Intro.", "- one"]);
+    }
+
+    #[test]
+    fn nested_lists_sit_four_columns_in_from_their_parent() {
+        let lines = render(
+            "- item one\n- item two\n  - nested\n    - deeper\n1. first\n   1. sub",
+            40,
+        );
+        let lines: Vec<&str> = lines.iter().map(|l| l.trim_end()).collect();
+        assert!(lines.contains(&"- item two"), "{lines:#?}");
+        assert!(lines.contains(&"    - nested"), "{lines:#?}");
+        assert!(lines.contains(&"        - deeper"), "{lines:#?}");
+        assert!(lines.contains(&"    1. sub"), "{lines:#?}");
     }
 
     #[test]
@@ -637,7 +716,7 @@ mod tests {
                 "Some text here.",
                 "- one",
                 "- two",
-                "  - nested",
+                "    - nested",
                 "",
                 "### Small"
             ]

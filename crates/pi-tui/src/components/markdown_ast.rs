@@ -9,9 +9,17 @@ pub(crate) enum Inline {
     Emph(Vec<Inline>),
     Strong(Vec<Inline>),
     Strike(Vec<Inline>),
-    Link { url: String, children: Vec<Inline> },
-    Image { url: String, alt: Vec<Inline> },
+    Link {
+        url: String,
+        children: Vec<Inline>,
+    },
+    Image {
+        url: String,
+        alt: Vec<Inline>,
+    },
     HardBreak,
+    /// A task item's `[ ] ` / `[x] `, drawn in the list bullet's colour.
+    TaskMarker(bool),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -241,7 +249,7 @@ pub(crate) fn parse(text: &str) -> (Vec<Block>, Vec<Option<std::ops::Range<usize
             }
             Event::HardBreak => b.push_inline(Inline::HardBreak),
             Event::Rule => b.push_block(Block::Rule),
-            Event::TaskListMarker(done) => b.push_inline(Inline::Text(if done { "[x] " } else { "[ ] " }.into())),
+            Event::TaskListMarker(done) => b.push_inline(Inline::TaskMarker(done)),
             Event::FootnoteReference(r) => b.push_inline(Inline::Text(format!("[^{r}]"))),
         }
     }

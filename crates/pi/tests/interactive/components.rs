@@ -60,6 +60,8 @@ fn assistant_block_snapshot_with_thinking_shown_and_hidden() {
             " Title",
             "",
             " Some code.",
+            // The source has a blank line before the list; pi keeps it.
+            "",
             " 1. one",
             " 2. two"
         ]

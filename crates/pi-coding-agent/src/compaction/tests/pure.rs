@@ -487,6 +487,30 @@ fn context_usage_is_unknown_after_a_compaction_until_a_reply_reports_usage() {
 }
 
 #[test]
+fn before_any_reply_the_context_counts_the_system_message_once() {
+    let system = |fields: serde_json::Value| -> pi_agent::AgentMessage {
+        let serde_json::Value::Object(fields) = fields else {
+            unreachable!()
+        };
+        pi_agent::CustomMessage::new("system", fields).into()
+    };
+    // Two system messages: the second replaces a section and adds a tool.
+    let messages: Vec<pi_agent::AgentMessage> = vec![
+        system(
+            serde_json::json!({"content": "", "sections": {"a": "x".repeat(400), "b": "y".repeat(400)},
+            "toolsAdded": [{"name": "t"}], "timestamp": 1}),
+        ),
+        system(serde_json::json!({"content": "", "sections": {"b": "z".repeat(40)}, "timestamp": 2})),
+        user_msg(&text(40)).into(),
+    ];
+    let u = context_usage(Some(1000), &[], &messages).unwrap();
+    // 400 + 40 section characters and `[{"name":"t"}]` (14) as one message, then the user's 40.
+    assert_eq!(u.tokens, Some((400u64 + 40 + 14).div_ceil(4) + 10));
+    // An empty transcript is empty.
+    assert_eq!(context_usage(Some(1000), &[], &[]).unwrap().tokens, Some(0));
+}
+
+#[test]
 fn manual_compaction_says_why_there_is_nothing_to_do() {
     let mut c = Chain::default();
     let first = c.user("hi");
