@@ -316,6 +316,12 @@ impl Editor {
         }
         self.history_index = next;
         self.state = match next {
+            // Going back puts the cursor at the entry's start, going forward at its end.
+            Some(i) if older => TextState {
+                line: 0,
+                col: 0,
+                ..TextState::from_text(&self.history[i])
+            },
             Some(i) => TextState::from_text(&self.history[i]),
             None => self.history_draft.take().unwrap_or_else(|| TextState::from_text("")),
         };
@@ -478,12 +484,14 @@ impl Editor {
         }
         if action("tui.editor.deleteWordBackward") {
             self.snapshot();
-            let r = self.state.delete_word_backward();
+            let m = self.marker_ranges();
+            let r = self.state.delete_word_backward_over(&m);
             return self.kill(r, true);
         }
         if action("tui.editor.deleteWordForward") {
             self.snapshot();
-            let r = self.state.delete_word_forward();
+            let m = self.marker_ranges();
+            let r = self.state.delete_word_forward_over(&m);
             return self.kill(r, false);
         }
         if action("tui.editor.deleteCharBackward") || k.matches("shift+backspace") {
@@ -534,11 +542,13 @@ impl Editor {
             return EditorEvent::Handled;
         }
         if action("tui.editor.cursorWordLeft") {
-            self.state.word_left();
+            let m = self.marker_ranges();
+            self.state.word_left_over(&m);
             return EditorEvent::Handled;
         }
         if action("tui.editor.cursorWordRight") {
-            self.state.word_right();
+            let m = self.marker_ranges();
+            self.state.word_right_over(&m);
             return EditorEvent::Handled;
         }
         if action("tui.input.newLine") {
@@ -560,10 +570,13 @@ impl Editor {
             return self.submit();
         }
         if action("tui.editor.cursorUp") {
-            if self.state.is_empty() || (self.history_index.is_some() && self.on_first_row()) {
+            // On the top row, Up first goes to the line start; from there (or on an empty
+            // editor, or while browsing) it goes back through history.
+            let first = self.on_first_row();
+            if first && (self.state.is_empty() || self.history_index.is_some() || self.state.col == 0) {
                 return self.navigate_history(true);
             }
-            if self.on_first_row() {
+            if first {
                 self.state.line_start();
             } else {
                 self.move_vertical(-1);

@@ -111,6 +111,61 @@ fn history_navigation() {
 }
 
 #[test]
+fn up_on_a_draft_goes_to_line_start_then_into_history() {
+    let mut e = editor();
+    e.add_to_history("old one");
+    e.add_to_history("old two");
+    feed(&mut e, "draft");
+    feed(&mut e, "\x1b[A");
+    assert_eq!((e.text().as_str(), e.cursor()), ("draft", (0, 0)));
+    feed(&mut e, "\x1b[A");
+    // Going back puts the cursor at the entry's start.
+    assert_eq!((e.text().as_str(), e.cursor()), ("old two", (0, 0)));
+    feed(&mut e, "\x1b[A");
+    assert_eq!((e.text().as_str(), e.cursor()), ("old one", (0, 0)));
+    // Down from the start goes to the line end first, then forward with the cursor at the end.
+    feed(&mut e, "\x1b[B");
+    assert_eq!((e.text().as_str(), e.cursor()), ("old two", (0, 7)));
+    // Leaving history gives the draft back as it was.
+    feed(&mut e, "\x1b[B");
+    assert_eq!((e.text().as_str(), e.cursor()), ("draft", (0, 0)));
+}
+
+#[test]
+fn removing_a_paste_marker_renumbers_the_later_ones() {
+    let mut e = editor();
+    for c in ["a", "b", "c"] {
+        feed(&mut e, &format!("\x1b[200~{}\x1b[201~ ", c.repeat(1001)));
+    }
+    assert_eq!(
+        e.text(),
+        "[paste #1 1001 chars] [paste #2 1001 chars] [paste #3 1001 chars] "
+    );
+    // Backspace over the first marker (the cursor steps over each marker in one move).
+    feed(&mut e, "\x01\x1b[C\x7f");
+    assert_eq!(e.text(), " [paste #1 1001 chars] [paste #2 1001 chars] ");
+    let Some(EditorEvent::Submit(text)) = feed(&mut e, "\r") else {
+        panic!("expected submit");
+    };
+    assert_eq!(text, format!("{} {}", "b".repeat(1001), "c".repeat(1001)));
+}
+
+#[test]
+fn word_motion_steps_over_markers_and_keeps_underscored_words() {
+    let mut e = editor();
+    feed(
+        &mut e,
+        &format!("see \x1b[200~{}\x1b[201~ foo.bar_baz", "z".repeat(1200)),
+    );
+    feed(&mut e, "\x1bb"); // alt+b: back to "bar_baz", not "baz"
+    assert_eq!(e.cursor(), (0, "see [paste #1 1200 chars] foo.".len()));
+    feed(&mut e, "\x1bb\x1bb\x1bb");
+    assert_eq!(e.cursor(), (0, "see ".len()));
+    feed(&mut e, "\x1bd"); // alt+d kills the marker whole
+    assert_eq!(e.text(), "see  foo.bar_baz");
+}
+
+#[test]
 fn large_paste_becomes_marker_and_expands_on_submit() {
     let mut e = editor();
     let big: String = (0..12).map(|i| format!("line {i}\n")).collect();
@@ -126,12 +181,13 @@ fn large_paste_becomes_marker_and_expands_on_submit() {
     feed(&mut e, "\x7f");
     assert_eq!(e.text(), "");
     // The cursor steps over a marker in one move; delete removes it whole.
+    // Its number is free again.
     feed(&mut e, &format!("a\x1b[200~{}\x1b[201~b", "y".repeat(1500)));
-    assert_eq!(e.text(), "a[paste #2 1500 chars]b");
+    assert_eq!(e.text(), "a[paste #1 1500 chars]b");
     feed(&mut e, "\x1b[D\x1b[D");
     assert_eq!(e.cursor(), (0, 1));
     feed(&mut e, "\x1b[C");
-    assert_eq!(e.cursor(), (0, "a[paste #2 1500 chars]".len()));
+    assert_eq!(e.cursor(), (0, "a[paste #1 1500 chars]".len()));
     feed(&mut e, "\x1b[D\x1b[3~");
     assert_eq!(e.text(), "ab");
     feed(&mut e, "\x05\x15");
