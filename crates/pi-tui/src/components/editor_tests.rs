@@ -40,6 +40,14 @@ fn typing_and_submit() {
 }
 
 #[test]
+fn a_bare_line_feed_is_ctrl_j_and_inserts_a_newline() {
+    let mut e = editor();
+    feed(&mut e, "a\nb");
+    assert_eq!(e.text(), "a\nb");
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("a\nb".into())));
+}
+
+#[test]
 fn backslash_enter_is_newline() {
     let mut e = editor();
     feed(&mut e, "a\\\rb");
@@ -151,6 +159,19 @@ fn removing_a_paste_marker_renumbers_the_later_ones() {
 }
 
 #[test]
+fn undo_gives_back_the_pastes_with_the_text() {
+    let mut e = editor();
+    feed(&mut e, &format!("\x1b[200~{}\x1b[201~ ", "a".repeat(1001)));
+    feed(&mut e, &format!("\x1b[200~{}\x1b[201~", "b".repeat(1001)));
+    // Removing the first marker renumbers the second; undo brings both back as they were.
+    feed(&mut e, "\x01\x1b[C\x7f");
+    assert_eq!(e.text(), " [paste #1 1001 chars]");
+    feed(&mut e, "\x1f"); // ctrl+-
+    assert_eq!(e.text(), "[paste #1 1001 chars] [paste #2 1001 chars]");
+    assert_eq!(e.expanded_text(), format!("{} {}", "a".repeat(1001), "b".repeat(1001)));
+}
+
+#[test]
 fn word_motion_steps_over_markers_and_keeps_underscored_words() {
     let mut e = editor();
     feed(
@@ -257,13 +278,47 @@ fn autocomplete_commands() {
     assert!(s[3].starts_with("→ compact"), "{s:?}");
     // Enter on a command completes and submits it.
     assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("/compact".into())));
-    feed(&mut e, "/m");
+    // Tab on a command name opens the menu (even for one match); a second Tab completes.
+    feed(&mut e, "/mod\x1b");
+    assert!(!e.is_showing_autocomplete());
+    feed(&mut e, "\t");
+    assert!(e.is_showing_autocomplete());
+    assert_eq!(e.text(), "/mod");
     feed(&mut e, "\t");
     assert_eq!(e.text(), "/model ");
     assert!(!e.is_showing_autocomplete());
     feed(&mut e, "\x15/mo\x1b");
     assert!(!e.is_showing_autocomplete());
     assert_eq!(e.text(), "/mo");
+    // Backspace inside a command line opens the menu again.
+    feed(&mut e, "\x7f");
+    assert!(e.is_showing_autocomplete());
+    assert!(screen(&mut e, 60)[3].starts_with("→ model"));
+    // An open menu follows the cursor: moved back before the `/`, it closes.
+    feed(&mut e, "\x15/model");
+    assert!(e.is_showing_autocomplete());
+    feed(&mut e, "\x01\x1b[C\x1b[D");
+    assert!(!e.is_showing_autocomplete());
+    // Typing a space where the menu is closed leaves it closed.
+    feed(&mut e, "\x1b\x05 ");
+    assert!(!e.is_showing_autocomplete());
+}
+
+#[test]
+fn enter_on_a_path_menu_completes_without_submitting() {
+    use crate::autocomplete::CombinedAutocompleteProvider;
+    let dir = std::env::temp_dir().join(format!("pi-tui-ed-path-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("bin")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("boot")).expect("mkdir");
+    let mut e = editor();
+    e.set_autocomplete_provider(Box::new(CombinedAutocompleteProvider::new(vec![], &dir)));
+    let prefix = format!("see {}/b", dir.display());
+    feed(&mut e, &prefix);
+    feed(&mut e, "\t");
+    assert!(e.is_showing_autocomplete());
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Changed));
+    assert_eq!(e.text(), format!("see {}/bin/", dir.display()));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -418,4 +473,27 @@ fn providers_answering_later_keep_the_menu_until_their_answer() {
     assert!(!e.is_showing_autocomplete());
     assert_eq!(e.submit_now(), Some("a#b (#1 ${xy}".to_string()));
     assert_eq!(e.text(), "");
+}
+
+#[test]
+fn scroll_indicators_sit_in_the_middle_of_the_borders() {
+    let mut e = editor();
+    e.set_terminal_rows(20); // at most 6 rows show
+    let text: Vec<String> = (1..=10).map(|i| format!("l{i}")).collect();
+    e.set_text(&text.join("\n"));
+    let s = screen(&mut e, 30);
+    assert_eq!(s[0], format!("{} ↑ 4 more {}", "─".repeat(10), "─".repeat(10)));
+    assert_eq!(s[1], "l5");
+    // With a working label the count moves to the middle, the label stays at the start.
+    e.set_top_label(Some("⠋ Working".into()));
+    let s = screen(&mut e, 40);
+    assert_eq!(
+        s[0],
+        format!("── ⠋ Working {} ↑ 4 more {}", "─".repeat(2), "─".repeat(15))
+    );
+    // Back at the top: the count of the rows below goes to the bottom border.
+    e.set_top_label(None);
+    feed(&mut e, "\x1b[5~\x1b[5~");
+    let s = screen(&mut e, 30);
+    assert_eq!(s[7], format!("{} ↓ 4 more {}", "─".repeat(10), "─".repeat(10)));
 }
