@@ -387,6 +387,7 @@ impl Editor {
     }
 
     fn insert_yank(&mut self, text: &str) {
+        self.leave_history();
         let start = (self.state.line, self.state.col);
         self.state.insert(text);
         // Yank-pop only replaces single-line yanks in place.
@@ -514,28 +515,33 @@ impl Editor {
         }
         let action = |id: &str| kb.matches(k, id);
         if action("tui.editor.deleteToLineEnd") {
+            self.leave_history();
             self.snapshot();
             let r = self.state.delete_to_line_end();
             return self.kill(r, false);
         }
         if action("tui.editor.deleteToLineStart") {
+            self.leave_history();
             self.snapshot();
             let r = self.state.delete_to_line_start();
             return self.kill(r, true);
         }
         if action("tui.editor.deleteWordBackward") {
+            self.leave_history();
             self.snapshot();
             let m = self.marker_ranges();
             let r = self.state.delete_word_backward_over(&m);
             return self.kill(r, true);
         }
         if action("tui.editor.deleteWordForward") {
+            self.leave_history();
             self.snapshot();
             let m = self.marker_ranges();
             let r = self.state.delete_word_forward_over(&m);
             return self.kill(r, false);
         }
         if action("tui.editor.deleteCharBackward") || k.matches("shift+backspace") {
+            self.leave_history();
             self.snapshot();
             self.last = LastAction::None;
             let removed = self.delete_marker_backward().or_else(|| self.state.backspace());
@@ -547,6 +553,7 @@ impl Editor {
             };
         }
         if action("tui.editor.deleteCharForward") || k.matches("shift+delete") {
+            self.leave_history();
             self.snapshot();
             self.last = LastAction::None;
             let removed = match self.marker_after() {
@@ -592,6 +599,8 @@ impl Editor {
             return EditorEvent::Handled;
         }
         if action("tui.input.newLine") {
+            self.autocomplete = None;
+            self.leave_history();
             self.snapshot();
             self.state.newline();
             return EditorEvent::Changed;
@@ -672,6 +681,12 @@ impl Editor {
             Some(c) => self.insert_char(c),
             None => EditorEvent::Ignored,
         }
+    }
+
+    /// Editing ends history browsing: Up and Down move in the text again.
+    fn leave_history(&mut self) {
+        self.history_index = None;
+        self.history_draft = None;
     }
 
     /// An open menu is asked again for the text before the moved cursor (or closes).

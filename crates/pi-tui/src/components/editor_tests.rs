@@ -187,6 +187,17 @@ fn word_motion_steps_over_markers_and_keeps_underscored_words() {
 }
 
 #[test]
+fn editing_a_history_entry_ends_browsing() {
+    let mut e = editor();
+    e.add_to_history("one two");
+    feed(&mut e, "\x1b[A\x05\x17"); // up, end, ctrl+w
+    assert_eq!(e.text(), "one ");
+    // Down now stays in the text instead of going back to the (empty) draft.
+    feed(&mut e, "\x1b[B");
+    assert_eq!(e.text(), "one ");
+}
+
+#[test]
 fn large_paste_becomes_marker_and_expands_on_submit() {
     let mut e = editor();
     let big: String = (0..12).map(|i| format!("line {i}\n")).collect();
