@@ -56,11 +56,13 @@ impl App {
 
     pub fn restore(&mut self, texts: Vec<String>, announce: bool) {
         if announce {
-            if texts.is_empty() {
-                self.notice("No queued messages to restore", "dim");
-            } else {
-                self.notice(format!("Restored {} queued message(s) to editor", texts.len()), "dim");
-            }
+            // Status lines, as 1.6 says it.
+            let said = match texts.len() {
+                0 => "No queued messages to restore".to_string(),
+                1 => "Restored 1 queued message to editor".to_string(),
+                n => format!("Restored {n} queued messages to editor"),
+            };
+            self.status_line(said);
         }
         if texts.is_empty() {
             return;
