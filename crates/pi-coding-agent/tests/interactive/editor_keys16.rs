@@ -152,3 +152,14 @@ fn alt_up_with_nothing_queued_says_so_in_one_status_line() {
     assert_eq!(pty.contents().matches("No queued messages to restore").count(), 1);
     quit(&mut pty);
 }
+
+#[test]
+fn a_double_bang_command_shows_without_its_marks() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("!!echo kept-out");
+    pty.send(super::ENTER);
+    pty.wait_text("$ echo kept-out");
+    assert!(!pty.contents().contains("$ !echo"), "{}", pty.contents());
+    quit(&mut pty);
+}

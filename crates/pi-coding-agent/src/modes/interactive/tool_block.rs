@@ -425,16 +425,20 @@ impl Component for ToolBlock {
             return;
         }
         if self.user {
+            // `!!` commands (kept out of the model's context) are drawn dim, as 1.6 does.
+            let excluded = self.args.get("excludeFromContext").and_then(Value::as_bool) == Some(true);
+            let color = if excluded { "dim" } else { "bashMode" };
             let border_token = if self.status == ToolStatus::Error {
                 "error"
             } else {
-                "bashMode"
+                color
             };
             let border = self.theme.paint(border_token, &"─".repeat(width));
             let pad = super::chat::pad_str();
             let inner = width.saturating_sub(pad.len()).max(1);
             let mut lines = vec![border.clone()];
-            for l in wrap_text(&self.title(), inner) {
+            let title = self.theme.bold(color, &format!("$ {}", arg(&self.args, "command")));
+            for l in wrap_text(&title, inner) {
                 lines.push(format!("{pad}{l}"));
             }
             let output = self.body(inner);

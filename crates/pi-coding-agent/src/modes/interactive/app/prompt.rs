@@ -149,7 +149,7 @@ impl App {
         let id = format!("user-bash-{}", self.bash_counter);
         let block = ToolBlock::user_bash(
             &id,
-            serde_json::json!({"command": if exclude { format!("!{command}") } else { command.clone() }}),
+            serde_json::json!({"command": command.clone(), "excludeFromContext": exclude}),
             self.theme.clone(),
             self.tools_expanded,
         );
