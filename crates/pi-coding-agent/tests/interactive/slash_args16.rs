@@ -54,3 +54,15 @@ fn login_and_mcp_complete_their_arguments() {
     pty.send("\x15");
     quit(&mut pty);
 }
+
+#[test]
+fn an_argument_to_a_command_without_one_makes_a_prompt() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/tree now");
+    pty.send(ENTER);
+    // Sent to the model as it is (the echo answers), no tree opened.
+    pty.wait_text("echo: /tree now");
+    assert!(!pty.contents().contains("Session Tree"), "{}", pty.contents());
+    quit(&mut pty);
+}

@@ -81,6 +81,38 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
     ),
 ];
 
+/// Built-ins that take no argument: with one, pi 1.6 does not run them and the text goes
+/// on as a prompt (`/tree x` is a message, not the tree).
+const NO_ARGUMENT: &[&str] = &[
+    "settings",
+    "scoped-models",
+    "share",
+    "copy",
+    "session",
+    "changelog",
+    "hotkeys",
+    "fork",
+    "clone",
+    "tree",
+    "trust",
+    "logout",
+    "new",
+    "reload",
+    "resume",
+    "quit",
+];
+
+/// Whether `text` names an argument-less built-in but gives it an argument.
+pub fn is_builtin_with_stray_argument(text: &str) -> bool {
+    let Some(body) = text.strip_prefix('/') else {
+        return false;
+    };
+    match body.split_once(char::is_whitespace) {
+        Some((name, arg)) => NO_ARGUMENT.contains(&name) && !arg.trim().is_empty(),
+        None => false,
+    }
+}
+
 /// A registry holding the built-ins, in pi's order; later registrations come after them.
 #[cfg(test)]
 pub fn builtins() -> CommandRegistry {

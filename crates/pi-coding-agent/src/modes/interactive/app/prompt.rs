@@ -98,7 +98,7 @@ impl App {
             self.view.editor.set_text(trimmed);
             return;
         }
-        if trimmed.starts_with('/') {
+        if trimmed.starts_with('/') && !super::super::commands::is_builtin_with_stray_argument(trimmed) {
             let effects = self.commands.run(&self.ctx(), trimmed);
             if let Some(effects) = effects {
                 self.apply(effects, tui);
