@@ -68,7 +68,8 @@ pub struct Editor {
     kill: KillRing,
     last: LastAction,
     /// Range of the last yank (line, start col, end col) for yank-pop.
-    yank_range: Option<(usize, usize, usize)>,
+    /// Where the last yank went in: its start and end (line, byte column), for yank-pop.
+    yank_range: Option<((usize, usize), (usize, usize))>,
     history: Vec<String>,
     history_index: Option<usize>,
     /// What the editor held when history browsing began, given back when it ends.
@@ -390,8 +391,7 @@ impl Editor {
         self.leave_history();
         let start = (self.state.line, self.state.col);
         self.state.insert(text);
-        // Yank-pop only replaces single-line yanks in place.
-        self.yank_range = (start.0 == self.state.line).then_some((start.0, start.1, self.state.col));
+        self.yank_range = Some((start, (self.state.line, self.state.col)));
         self.last = LastAction::Yank;
     }
 
@@ -399,16 +399,22 @@ impl Editor {
         if self.last != LastAction::Yank || self.kill.len() < 2 {
             return EditorEvent::Handled;
         }
-        let Some((line, start, end)) = self.yank_range else {
+        let Some((start, end)) = self.yank_range else {
             return EditorEvent::Handled;
         };
-        if line >= self.state.lines.len() || end > self.state.lines[line].len() {
+        let fits = |(l, c): (usize, usize)| {
+            self.state
+                .lines
+                .get(l)
+                .is_some_and(|t| c <= t.len() && t.is_char_boundary(c))
+        };
+        if !fits(start) || !fits(end) || start > end {
             return EditorEvent::Handled;
         }
         self.snapshot();
-        self.state.lines[line].replace_range(start..end, "");
-        self.state.line = line;
-        self.state.col = start;
+        // The yanked text (one line or several) comes out before the older entry goes in.
+        (self.state.line, self.state.col) = end;
+        self.state.cut_to(start.0, start.1);
         let text = self.kill.rotate().unwrap_or("").to_string();
         self.insert_yank(&text);
         EditorEvent::Changed

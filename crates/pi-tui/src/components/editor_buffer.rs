@@ -225,7 +225,7 @@ impl TextState {
     }
 
     /// Remove the text between the cursor and (line, col) (either order); returns it.
-    fn cut_to(&mut self, line: usize, col: usize) -> String {
+    pub(crate) fn cut_to(&mut self, line: usize, col: usize) -> String {
         let (a, b) = if (line, col) < (self.line, self.col) {
             ((line, col), (self.line, self.col))
         } else {

@@ -91,6 +91,22 @@ fn kill_ring_yank_pop() {
 }
 
 #[test]
+fn yank_pop_replaces_a_multi_line_yank() {
+    let mut e = editor();
+    e.set_text("a\nb");
+    feed(&mut e, "\x01\x1b[A\x05"); // to the end of "a"
+    feed(&mut e, "\x0b\x0b"); // kill "\n" then "b" (one entry "\nb")
+    assert_eq!(e.text(), "a");
+    feed(&mut e, " word");
+    feed(&mut e, "\x17"); // a second entry: "word"
+    feed(&mut e, "\x19"); // yank "word"
+    feed(&mut e, "\x1by"); // pop: "word" out, "\nb" in
+    assert_eq!(e.text(), "a \nb");
+    feed(&mut e, "\x1by"); // pop again: the multi-line yank out, "word" back
+    assert_eq!(e.text(), "a word");
+}
+
+#[test]
 fn undo_restores_words() {
     let mut e = editor();
     feed(&mut e, "hello world");
