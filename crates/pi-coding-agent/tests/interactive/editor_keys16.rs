@@ -163,3 +163,26 @@ fn a_double_bang_command_shows_without_its_marks() {
     assert!(!pty.contents().contains("$ !echo"), "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn bound_session_actions_open_the_tree_and_the_resume_picker() {
+    let s = setup(Script::echo());
+    s.agent
+        .write(
+            "keybindings.json",
+            r#"{"app.session.tree": "f5", "app.session.resume": ["f6"]}"#,
+        )
+        .unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.send("\x1b[15~");
+    pty.wait_text("Session Tree");
+    pty.send(super::ESC);
+    pty.wait_for("tree closed", Duration::from_secs(5), |c| !c.contains("Session Tree"));
+    pty.send("\x1b[17~");
+    pty.wait_text("Resume Session");
+    pty.send(super::ESC);
+    pty.wait_for("picker closed", Duration::from_secs(5), |c| {
+        !c.contains("Resume Session")
+    });
+    quit(&mut pty);
+}

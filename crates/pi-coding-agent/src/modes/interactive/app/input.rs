@@ -268,6 +268,24 @@ impl App {
             });
             return true;
         }
+        // The session actions have no default keys; bound in keybindings.json they do what
+        // /new, /tree, /fork and /resume do.
+        if is("app.session.new") {
+            self.apply(vec![Effect::ReplaceSession(super::super::effect::Replace::New)], tui);
+            return true;
+        }
+        if is("app.session.tree") {
+            self.open(Open::Tree, tui);
+            return true;
+        }
+        if is("app.session.fork") {
+            self.open(Open::Fork, tui);
+            return true;
+        }
+        if is("app.session.resume") {
+            self.open(Open::Resume, tui);
+            return true;
+        }
         if is("app.clipboard.pasteImage") {
             match super::super::clipboard_paste::read() {
                 Ok(Some(super::super::clipboard_paste::Pasted::Image(path))) => {
