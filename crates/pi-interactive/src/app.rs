@@ -693,7 +693,7 @@ impl App {
 
     /// The editor border's theme token: bash mode's, else the thinking level's.
     pub(crate) fn editor_border_token(&self) -> &'static str {
-        if self.view.editor.text().starts_with('!') {
+        if self.view.editor.text().trim_start().starts_with('!') {
             return "bashMode";
         }
         match self.session().thinking_level().as_str() {

@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use pi_tui::components::SelectItem;
+
 use super::command_registry::CommandRegistry;
 use super::effect::{blocking, blocking_task, notice, spawn, then, then_notice, Ctx, Effect, Overlay, Picker, Replace};
 use super::theme::UiTheme;
@@ -14,15 +16,11 @@ type Builtin = fn(&Ctx<'_>, &str) -> Vec<Effect>;
 const BUILTINS: &[(&str, &str, Builtin)] = &[
     ("settings", "Open settings menu", |cx, _| open_now(cx, Open::Settings)),
     ("model", "Select model (opens selector UI)", model),
-    ("tree", "Navigate the session tree (switch branches)", |cx, _| {
+    ("tree", "Navigate session tree (switch branches)", |cx, _| {
         open_now(cx, Open::Tree)
     }),
-    (
-        "thinking",
-        "Select the thinking level for this session",
-        super::commands_16::thinking,
-    ),
-    ("scoped-models", "Choose the models Ctrl+P cycles through", |cx, _| {
+    ("thinking", "Set thinking level", super::commands_16::thinking),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling", |cx, _| {
         open_now(cx, Open::ScopedModels)
     }),
     (
@@ -30,15 +28,17 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
         "Export session (HTML default, or specify path: .html/.jsonl)",
         export,
     ),
-    ("import", "Import and resume a session from a JSONL file", import),
-    ("share", "Share the session as a secret GitHub gist", |cx, _| {
-        super::share::run(cx)
-    }),
     (
-        "bug",
-        "Report a bug to the pi developers (export the report as a zip)",
-        super::bug_command::bug,
+        "import",
+        "Import a JSONL session, preserving its ID and working directory",
+        import,
     ),
+    (
+        "share",
+        "Share session via a Radius artifact or a GitHub gist",
+        |cx, _| super::share::run(cx),
+    ),
+    ("bug", "Report a bug to the Pi developers", super::bug_command::bug),
     ("copy", "Copy last agent message to clipboard", copy),
     ("name", "Set session display name", name),
     (
@@ -46,43 +46,75 @@ const BUILTINS: &[(&str, &str, Builtin)] = &[
         "Show session info and stats",
         super::session_info::session_info,
     ),
-    ("changelog", "Show what changed in each version", |_, _| {
+    ("changelog", "Show changelog entries", |_, _| {
         vec![Effect::TitledInfo("What's New".into(), super::changelog::markdown())]
     }),
     ("hotkeys", "Show all keyboard shortcuts", hotkeys),
-    ("fork", "Create a new fork from a previous message", |cx, _| {
+    ("fork", "Create a new fork from a previous user message", |cx, _| {
         open_now(cx, Open::Fork)
     }),
     ("clone", "Duplicate the current session at the current position", clone),
     (
         "trust",
-        "Show or change whether this project folder is trusted",
+        "Save project trust decision for future sessions",
         super::commands_16::trust,
     ),
-    (
-        "login",
-        "Sign in with an account or save a provider's API key",
-        |cx, arg| super::login::command(cx, arg),
-    ),
-    ("logout", "Remove a provider's stored credentials", |cx, _| {
+    ("login", "Configure provider authentication", |cx, arg| {
+        super::login::command(cx, arg)
+    }),
+    ("logout", "Remove provider authentication", |cx, _| {
         open_now(cx, Open::Logout)
     }),
     ("new", "Start a new session", |_, _| {
         vec![Effect::ReplaceSession(Replace::New)]
     }),
     ("compact", "Manually compact the session context", compact),
-    ("resume", "Resume a different session", |cx, _| {
-        open_now(cx, Open::Resume)
-    }),
-    ("reload", "Reload keybindings and themes", reload),
+    ("resume", "Resume another session", |cx, _| open_now(cx, Open::Resume)),
+    (
+        "reload",
+        "Reload keybindings, extensions, skills, prompts, themes, and context files",
+        reload,
+    ),
     ("quit", "Quit pi", |_, _| vec![Effect::Quit]),
     ("llama", "Manage llama.cpp router models", super::bug_command::llama),
     (
         "mcp",
-        "Manage MCP servers: state, tools, exposure, reconnect",
+        "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure",
         super::mcp_menu::command,
     ),
 ];
+
+/// Built-ins that take no argument: with one, pi 1.6 does not run them and the text goes
+/// on as a prompt (`/tree x` is a message, not the tree).
+const NO_ARGUMENT: &[&str] = &[
+    "settings",
+    "scoped-models",
+    "share",
+    "copy",
+    "session",
+    "changelog",
+    "hotkeys",
+    "fork",
+    "clone",
+    "tree",
+    "trust",
+    "logout",
+    "new",
+    "reload",
+    "resume",
+    "quit",
+];
+
+/// Whether `text` names an argument-less built-in but gives it an argument.
+pub fn is_builtin_with_stray_argument(text: &str) -> bool {
+    let Some(body) = text.strip_prefix('/') else {
+        return false;
+    };
+    match body.split_once(char::is_whitespace) {
+        Some((name, arg)) => NO_ARGUMENT.contains(&name) && !arg.trim().is_empty(),
+        None => false,
+    }
+}
 
 /// A registry holding the built-ins, in pi's order; later registrations come after them.
 #[cfg(test)]
@@ -169,13 +201,38 @@ fn model(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     open_model_picker(cx, (!arg.is_empty()).then_some(arg))
 }
 
+/// `/import <path>`: asks before replacing the session, as pi 1.6 does; a missing file is an
+/// error, not an empty session.
 fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
+    let arg = arg.trim();
+    let arg = arg
+        .strip_prefix('"')
+        .and_then(|a| a.strip_suffix('"'))
+        .unwrap_or(arg)
+        .to_string();
     if arg.is_empty() {
-        return vec![notice("Usage: /import <path.jsonl>", "warning")];
+        return vec![notice("Usage: /import <path.jsonl>", "error")];
     }
-    let path = resolve(cx.session.cwd(), arg);
-    let notice = format!("Session imported from: {}", path.display());
-    vec![Effect::ReplaceSession(Replace::Switch { path, notice })]
+    let path = resolve(cx.session.cwd(), &arg);
+    let title = format!("Import session\nReplace current session with {arg}?");
+    let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
+    let dialog = super::dialogs::Dialog::choice(title, items, false, cx.theme.clone());
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |_, value| {
+            if value.as_deref() != Some("Yes") {
+                return vec![Effect::StatusLine("Import cancelled".into())];
+            }
+            if !path.is_file() {
+                return vec![notice(
+                    format!("Failed to import session: File not found: {}", path.display()),
+                    "error",
+                )];
+            }
+            let notice = format!("Session imported from: {arg}");
+            vec![Effect::ReplaceSession(Replace::Switch { path, notice })]
+        })),
+    })]
 }
 
 fn clone(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {

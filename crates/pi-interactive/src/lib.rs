@@ -18,6 +18,7 @@ mod cache_notices;
 mod changelog;
 mod chat;
 mod chat_rebuild;
+mod clipboard_paste;
 mod clipboard_route;
 mod command_registry;
 mod commands;
@@ -162,7 +163,8 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
     // A pair with `system` as one half may need the palette as well.
     let system = wanted == pi_coding_agent::resources::themes::SYSTEM_THEME
         || pi_coding_agent::resources::themes::parse_theme_pair(&wanted).is_some_and(|(l, d)| {
-            l == pi_coding_agent::resources::themes::SYSTEM_THEME || d == pi_coding_agent::resources::themes::SYSTEM_THEME
+            l == pi_coding_agent::resources::themes::SYSTEM_THEME
+                || d == pi_coding_agent::resources::themes::SYSTEM_THEME
         });
     let _ = term.query_colors(system);
     let early = if system || is_theme_pair(&wanted) {
@@ -729,62 +731,103 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
 /// Ctrl+Z: give the terminal back, stop the process, and redraw everything on return.
 fn suspend(tui: &mut Tui, term: &mut Terminal) {
     let _ = tui.finish(term);
+    let kitty = term.kitty_active();
     let _ = term.disable_key_protocols();
     let _ = term.stop();
     let pid = std::process::id().to_string();
     // The shell's `kill` stops this process; the call returns once it is continued.
     let _ = std::process::Command::new("kill").args(["-TSTP", &pid]).status();
-    resume_terminal(tui, term);
+    resume_terminal(tui, term, kitty);
 }
 
 /// Take the terminal back after a child program had it (and the alternate screen, when the
-/// run is fullscreen); the next frame redraws everything.
-fn resume_terminal(tui: &mut Tui, term: &mut Terminal) {
+/// run is fullscreen); the next frame redraws everything. The key protocol comes back too:
+/// the kitty one once the terminal answers the query `restart` sends again, else
+/// modifyOtherKeys, which nothing else would ask for again (Shift+Enter would stop working).
+fn resume_terminal(tui: &mut Tui, term: &mut Terminal, kitty: bool) {
     let _ = term.restart();
+    if !kitty {
+        let _ = term.enable_fallback_keys();
+    }
     if tui.fullscreen().is_some() {
         let _ = term.enter_fullscreen();
     }
     tui.request_full_redraw();
 }
 
-/// Ctrl+G: edit the editor's text in `$VISUAL` / `$EDITOR`; the result replaces it.
+/// Ctrl+G: edit the prompt (paste markers expanded) in the `externalEditor` setting's command,
+/// else `$VISUAL` / `$EDITOR` / `nano`; what it saves replaces the prompt when it exits with 0,
+/// otherwise a status line says why the prompt stayed as it was.
 fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
-    let Some(cmd) = ["VISUAL", "EDITOR"]
-        .iter()
-        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
-    else {
-        app.notice(
-            "No editor configured. Set $VISUAL or $EDITOR environment variable.",
-            "warning",
-        );
-        return;
-    };
+    let cmd = app
+        .ctx()
+        .read_settings(|s| s.external_editor_command())
+        .unwrap_or_else(|| "nano".to_string());
+    let content = app.view_mut().editor.expanded_text();
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis());
-    let path = std::env::temp_dir().join(format!("pi-editor-{stamp}.pi.md"));
-    if let Err(e) = std::fs::write(&path, app.view_mut().editor.text()) {
-        app.notice(format!("Could not write {}: {e}", path.display()), "error");
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("pi-editor-{}-{stamp}", std::process::id()));
+    let path = dir.join("prompt.md");
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &content)) {
+        app.status_line(format!("Failed to launch external editor: {cmd} ({e})"));
         return;
     }
     let _ = tui.finish(term);
+    let kitty = term.kitty_active();
     let _ = term.disable_key_protocols();
     let _ = term.stop();
-    // The editor command may carry arguments (`code --wait`), so the shell parses it.
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{cmd} \"$1\""))
-        .arg("sh")
-        .arg(&path)
-        .status();
-    resume_terminal(tui, term);
-    if status.is_ok_and(|s| s.success()) {
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            let text = text.strip_suffix('\n').unwrap_or(&text);
-            app.view_mut().editor.set_text(text);
+    let _ = term
+        .write_all(format!("Launching external editor: {cmd}\r\nPi will resume when the editor exits.\r\n").as_bytes());
+    let _ = term.flush();
+    // The command's words are the program and its first arguments (`code --wait`).
+    let mut words = cmd.split(' ').filter(|w| !w.is_empty());
+    let status = match words.next() {
+        Some(program) => std::process::Command::new(program).args(words).arg(&path).status(),
+        None => Err(std::io::Error::other("empty command")),
+    };
+    resume_terminal(tui, term, kitty);
+    match status {
+        Err(_) => app.status_line(format!("Failed to launch external editor: {cmd}")),
+        Ok(s) if s.success() => {
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+                let text = text.strip_suffix('\n').unwrap_or(text);
+                app.view_mut().editor.set_text(text);
+            }
+        }
+        Ok(s) => app.status_line(format!(
+            "External editor exited with {}; prompt unchanged",
+            exit_description(s)
+        )),
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `code N`, or the signal's name when a signal ended the editor.
+fn exit_description(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("code {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            let name = match sig {
+                1 => "SIGHUP",
+                2 => "SIGINT",
+                3 => "SIGQUIT",
+                6 => "SIGABRT",
+                9 => "SIGKILL",
+                11 => "SIGSEGV",
+                13 => "SIGPIPE",
+                15 => "SIGTERM",
+                _ => return format!("signal {sig}"),
+            };
+            return name.to_string();
         }
     }
-    let _ = std::fs::remove_file(&path);
+    "an unknown status".to_string()
 }
 
 async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &mut mpsc::Receiver<Msg>) {

@@ -80,7 +80,11 @@ pub fn api_key_providers(providers: impl IntoIterator<Item = (String, String)>) 
 
 /// The providers with an account sign-in, named as the registry names them.
 fn account_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
-    let Ok(reg) = cx.session.registry().lock() else {
+    account_providers_of(&cx.session)
+}
+
+fn account_providers_of(session: &pi_coding_agent::session::AgentSession) -> Vec<ProviderOption> {
+    let Ok(reg) = session.registry().lock() else {
         return Vec::new();
     };
     let mut out: Vec<ProviderOption> = login_session::providers()
@@ -92,7 +96,7 @@ fn account_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
         })
         .collect();
     // models.json providers with `"oauth": "radius"` sign in to their own gateway.
-    for (id, gateway) in pi_coding_agent::config::oauth::radius_gateways(&paths_for(&cx.session)) {
+    for (id, gateway) in pi_coding_agent::config::oauth::radius_gateways(&paths_for(session)) {
         if !out.iter().any(|o| o.id == id) {
             out.push(ProviderOption {
                 id,
@@ -102,7 +106,7 @@ fn account_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
         }
     }
     // Providers extensions registered with their own sign-in (an `oauth` block).
-    for (id, name) in cx.session.services().extensions().oauth_logins() {
+    for (id, name) in session.services().extensions().oauth_logins() {
         out.retain(|o| o.id != id);
         out.push(ProviderOption { id, name, oauth: true });
     }
@@ -111,7 +115,11 @@ fn account_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
 }
 
 fn key_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
-    let Ok(reg) = cx.session.registry().lock() else {
+    key_providers_of(&cx.session)
+}
+
+fn key_providers_of(session: &pi_coding_agent::session::AgentSession) -> Vec<ProviderOption> {
+    let Ok(reg) = session.registry().lock() else {
         return Vec::new();
     };
     // A Radius gateway takes a key before its list is fetched (it has no models until then).
@@ -123,6 +131,64 @@ fn key_providers(cx: &Ctx<'_>) -> Vec<ProviderOption> {
             .chain(gateways.iter().map(|(id, _)| id.as_str()))
             .map(|id| (id.to_string(), reg.provider_display_name(id).to_string())),
     )
+}
+
+/// Providers whose account sign-in is a subscription (the others are plain accounts).
+const SUBSCRIPTIONS: &[&str] = &[
+    "anthropic",
+    "github-copilot",
+    "kimi-coding",
+    "meta",
+    "openai",
+    "openai-codex",
+    "xai",
+];
+
+/// The `/login <provider>` completions: each provider once, partners first, then by name,
+/// with its name and the kinds of sign-in it offers (`Radius · account/API key`).
+pub fn completion_candidates(session: &pi_coding_agent::session::AgentSession) -> Vec<(String, String)> {
+    let mut merged: Vec<(ProviderOption, bool, bool)> = Vec::new();
+    for p in account_providers_of(session)
+        .into_iter()
+        .chain(key_providers_of(session))
+    {
+        match merged.iter_mut().find(|(o, _, _)| o.id == p.id) {
+            Some(entry) => {
+                entry.1 |= p.oauth;
+                entry.2 |= !p.oauth;
+            }
+            None => {
+                let (oauth, key) = (p.oauth, !p.oauth);
+                merged.push((p, oauth, key));
+            }
+        }
+    }
+    let mut options: Vec<ProviderOption> = merged.iter().map(|(o, _, _)| o.clone()).collect();
+    sort_options(&mut options);
+    options
+        .into_iter()
+        .filter_map(|o| {
+            let (_, oauth, key) = merged.iter().find(|(m, _, _)| m.id == o.id)?;
+            let mut kinds = Vec::new();
+            if *oauth {
+                kinds.push(if SUBSCRIPTIONS.contains(&o.id.as_str()) {
+                    "subscription"
+                } else {
+                    "account"
+                });
+            }
+            if *key {
+                kinds.push("API key");
+            }
+            let kinds = kinds.join("/");
+            let description = if o.name == o.id {
+                kinds
+            } else {
+                format!("{} · {kinds}", o.name)
+            };
+            Some((o.id, description))
+        })
+        .collect()
 }
 
 /// `/login [provider]`: with a provider that names one sign-in, that sign-in; with one that

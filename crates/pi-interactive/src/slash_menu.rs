@@ -91,6 +91,39 @@ pub fn add_builtin_arguments(commands: &mut [SlashCommand], session: &AgentSessi
                     fuzzy_items(candidates, prefix)
                 }));
             }
+            "login" => {
+                let session = session.clone();
+                c.complete_argument = Some(Arc::new(move |prefix: &str| {
+                    let candidates = super::login::completion_candidates(&session)
+                        .into_iter()
+                        .map(|(id, description)| {
+                            let search = format!("{id} {description}");
+                            (id.clone(), id, Some(description), search)
+                        })
+                        .collect();
+                    fuzzy_items(candidates, prefix)
+                }));
+            }
+            "mcp" => {
+                // The first word: the action (the servers for it come from the MCP menu).
+                c.complete_argument = Some(Arc::new(|prefix: &str| {
+                    let words: Vec<&str> = prefix.split_whitespace().collect();
+                    if words.len() > 1 || (words.len() == 1 && prefix.ends_with(char::is_whitespace)) {
+                        return None;
+                    }
+                    let action = words.first().copied().unwrap_or("");
+                    let items: Vec<AutocompleteItem> = ["login", "logout", "reconnect"]
+                        .iter()
+                        .filter(|a| a.starts_with(action))
+                        .map(|a| AutocompleteItem {
+                            value: format!("{a} "),
+                            label: (*a).to_string(),
+                            description: None,
+                        })
+                        .collect();
+                    (!items.is_empty()).then_some(items)
+                }));
+            }
             _ => {}
         }
     }

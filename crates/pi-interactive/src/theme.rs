@@ -62,4 +62,3 @@ pub fn system_colors_reported(cx: &super::effect::Ctx<'_>) -> Vec<super::effect:
         None => Vec::new(),
     }
 }
-

@@ -292,7 +292,8 @@ impl ToolBlock {
 
     /// A `!` command's colour (rules and title); a `!!` one, kept out of the context, is dim.
     fn user_colour(&self) -> &'static str {
-        if arg(&self.args, "command").starts_with('!') {
+        // `!!` commands (kept out of the model's context) are drawn dim.
+        if self.args.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {
             "dim"
         } else {
             "bashMode"
@@ -495,7 +496,10 @@ impl Component for ToolBlock {
             let pad = super::chat::pad_str();
             let inner = width.saturating_sub(pad.len()).max(1);
             let mut lines = vec![border.clone()];
-            for l in wrap_text(&self.title(), inner) {
+            let title = self
+                .theme
+                .bold(border_token, &format!("$ {}", arg(&self.args, "command")));
+            for l in wrap_text(&title, inner) {
                 lines.push(format!("{pad}{l}"));
             }
             let output = self.body(inner);

@@ -420,7 +420,8 @@ pub fn build_transcript(
                 if let Some(block) = summary {
                     chat.push(Box::new(block));
                 } else if c.role == "bashExecution" {
-                    let args = serde_json::json!({"command": field("command")});
+                    let excluded = c.fields.get("excludeFromContext").and_then(|v| v.as_bool()) == Some(true);
+                    let args = serde_json::json!({"command": field("command"), "excludeFromContext": excluded});
                     let mut b = ToolBlock::user_bash("", args, theme.clone(), expanded);
                     b.finish(field("output"), false);
                     chat.push(Box::new(b));

@@ -186,10 +186,13 @@ impl CombinedAutocompleteProvider {
         let mut items = Vec::new();
         for entry in std::fs::read_dir(dir).ok()?.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if !name.starts_with(name_part) || (name.starts_with('.') && !name_part.starts_with('.')) {
+            if !name.to_lowercase().starts_with(&name_part.to_lowercase()) {
                 continue;
             }
-            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            // A link to a directory completes as one (`/bin/`).
+            let is_dir = entry
+                .file_type()
+                .is_ok_and(|t| t.is_dir() || (t.is_symlink() && entry.path().is_dir()));
             let suffix = if is_dir { "/" } else { "" };
             items.push(AutocompleteItem {
                 value: format!("{dir_part}{name}{suffix}"),
@@ -197,7 +200,10 @@ impl CombinedAutocompleteProvider {
                 description: None,
             });
         }
-        items.sort_by(|a, b| a.label.cmp(&b.label));
+        // Directories first, then by name.
+        items.sort_by(|a, b| {
+            (!a.label.ends_with('/'), a.label.to_lowercase()).cmp(&(!b.label.ends_with('/'), b.label.to_lowercase()))
+        });
         items.truncate(self.max_items);
         (!items.is_empty()).then(|| Suggestions {
             items,
@@ -416,6 +422,25 @@ mod tests {
         assert_eq!(s.items[0].value, "subdir/");
         let a = p.apply(&lines, 0, 7, &s.items[0], &s.prefix);
         assert_eq!(a.lines, ["open subdir/"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn tab_paths_list_directories_first_with_links_and_any_case() {
+        let dir = std::env::temp_dir().join(format!("pi-tui-ac-order-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("zdir")).expect("mkdir");
+        std::fs::write(dir.join("Alpha"), "x").expect("write");
+        std::fs::write(dir.join(".hidden"), "x").expect("write");
+        std::os::unix::fs::symlink(dir.join("zdir"), dir.join("link")).expect("symlink");
+        let mut p = CombinedAutocompleteProvider::new(vec![], &dir);
+        let lines = vec!["cat ./".to_string()];
+        let s = p.suggestions(&lines, 0, 6, true).expect("some");
+        let labels: Vec<&str> = s.items.iter().map(|i| i.label.as_str()).collect();
+        assert_eq!(labels, ["link/", "zdir/", ".hidden", "Alpha"]);
+        let lines = vec!["cat ./al".to_string()];
+        let s = p.suggestions(&lines, 0, 8, true).expect("some");
+        assert_eq!(s.items[0].value, "./Alpha");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -93,6 +93,9 @@ pub struct KeyEvent {
     /// Came as ESC + character (legacy alt): `ESC b`/`ESC f`/`ESC p`/`ESC n` also stand for
     /// alt+left/right/up/down, as several terminals send them for those keys.
     pub legacy_alt: bool,
+    /// A bare line feed outside the kitty protocol: Enter, and also Ctrl+J (the byte Ctrl+J
+    /// sends), so the editor's newline binding takes it as pi-tui does.
+    pub line_feed: bool,
 }
 
 impl KeyEvent {
@@ -104,6 +107,7 @@ impl KeyEvent {
             shifted: None,
             caps_lock: false,
             legacy_alt: false,
+            line_feed: false,
         }
     }
 
@@ -166,7 +170,9 @@ impl KeyEvent {
             return false;
         }
         let own = self.id();
-        own == *id || (self.legacy_alt && legacy_alt_arrow(&own) == Some(*id))
+        own == *id
+            || (self.legacy_alt && legacy_alt_arrow(&own) == Some(*id))
+            || (self.line_feed && id.key == Key::Char('j') && id.mods == Modifiers::CTRL)
     }
 }
 
@@ -358,7 +364,10 @@ fn parse_single(c: char, kitty_active: bool) -> KeyEvent {
             if kitty_active {
                 KeyEvent::new(Key::Enter, Modifiers::SHIFT)
             } else {
-                KeyEvent::plain(Key::Enter)
+                KeyEvent {
+                    line_feed: true,
+                    ..KeyEvent::plain(Key::Enter)
+                }
             }
         }
         '\t' => KeyEvent::plain(Key::Tab),
@@ -506,6 +515,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                 shifted,
                 caps_lock: caps,
                 legacy_alt: false,
+                line_feed: false,
             })
         }
         b'~' => {
@@ -523,6 +533,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                     shifted: None,
                     caps_lock: caps,
                     legacy_alt: false,
+                    line_feed: false,
                 });
             }
             let (mods, kind, caps) = parse_mods(fields.next().unwrap_or("1"));
@@ -546,6 +557,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                 shifted: None,
                 caps_lock: caps,
                 legacy_alt: false,
+                line_feed: false,
             })
         }
         b'$' | b'^' => {
@@ -597,6 +609,7 @@ fn parse_csi(body: &str, kitty_active: bool) -> Option<KeyEvent> {
                 shifted: None,
                 caps_lock: caps,
                 legacy_alt: false,
+                line_feed: false,
             })
         }
         _ => None,

@@ -7,6 +7,8 @@
 mod bug;
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/editor_keys16.rs"]
+mod editor_keys16;
 #[path = "interactive/editor_menus.rs"]
 mod editor_menus;
 #[path = "interactive/ext_autocomplete.rs"]
@@ -63,6 +65,8 @@ mod screens16;
 mod session16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
+#[path = "interactive/slash_args16.rs"]
+mod slash_args16;
 #[path = "interactive/startup_notices.rs"]
 mod startup_notices;
 #[path = "interactive/tall_component.rs"]

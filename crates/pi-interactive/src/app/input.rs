@@ -63,10 +63,17 @@ impl App {
             // Keys bound to the editor's history actions go to the editor before the app's.
             let history =
                 self.kb.matches(k, "tui.editor.historyPrevious") || self.kb.matches(k, "tui.editor.historyNext");
+            // An open menu takes Escape and the page keys; the app's other keys still work
+            // (Ctrl+C clears, Ctrl+L opens the model selector, ...).
+            let menu = self.view.editor.is_showing_autocomplete();
+            let for_menu = menu
+                && ["tui.select.pageUp", "tui.select.pageDown", "app.interrupt"]
+                    .iter()
+                    .any(|id| self.kb.matches(k, id));
             if self.view.ext.editor().is_none()
                 && !history
-                && !self.view.editor.is_showing_autocomplete()
-                && (self.handle_viewport_key(k, tui) || self.handle_app_key(k, tui))
+                && !for_menu
+                && ((!menu && self.handle_viewport_key(k, tui)) || self.handle_app_key(k, tui))
             {
                 return;
             }
@@ -107,9 +114,9 @@ impl App {
                 c.cancel();
             } else if self.busy || self.running {
                 self.abort();
-            } else if self.view.editor.text().starts_with('!') {
+            } else if self.view.editor.text().trim_start().starts_with('!') {
                 self.view.editor.set_text("");
-            } else if self.view.editor.is_empty() {
+            } else if self.view.editor.text().trim().is_empty() {
                 // Twice within 500 ms on an empty editor: the configured action.
                 let now = Instant::now();
                 if self
@@ -259,6 +266,35 @@ impl App {
                 let texts = q.steering.into_iter().chain(q.follow_up).collect();
                 tx.send(Msg::Restore { texts, announce: true }).await;
             });
+            return true;
+        }
+        // The session actions have no default keys; bound in keybindings.json they do what
+        // /new, /tree, /fork and /resume do.
+        if is("app.session.new") {
+            self.apply(vec![Effect::ReplaceSession(super::super::effect::Replace::New)], tui);
+            return true;
+        }
+        if is("app.session.tree") {
+            self.open(Open::Tree, tui);
+            return true;
+        }
+        if is("app.session.fork") {
+            self.open(Open::Fork, tui);
+            return true;
+        }
+        if is("app.session.resume") {
+            self.open(Open::Resume, tui);
+            return true;
+        }
+        if is("app.clipboard.pasteImage") {
+            match super::super::clipboard_paste::read() {
+                Ok(Some(super::super::clipboard_paste::Pasted::Image(path))) => {
+                    self.view.editor.insert_text(&path.to_string_lossy());
+                }
+                Ok(Some(super::super::clipboard_paste::Pasted::Text(text))) => self.view.editor.insert_text(&text),
+                Ok(None) => {}
+                Err(e) => self.notice(format!("Failed to paste from clipboard: {e}"), "error"),
+            }
             return true;
         }
         if is("app.suspend") {

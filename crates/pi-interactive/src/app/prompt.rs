@@ -98,7 +98,7 @@ impl App {
             self.view.editor.set_text(trimmed);
             return;
         }
-        if trimmed.starts_with('/') {
+        if trimmed.starts_with('/') && !super::super::commands::is_builtin_with_stray_argument(trimmed) {
             let effects = self.commands.run(&self.ctx(), trimmed);
             if let Some(effects) = effects {
                 self.apply(effects, tui);
@@ -149,7 +149,7 @@ impl App {
         let id = format!("user-bash-{}", self.bash_counter);
         let block = ToolBlock::user_bash(
             &id,
-            serde_json::json!({"command": if exclude { format!("!{command}") } else { command.clone() }}),
+            serde_json::json!({"command": command.clone(), "excludeFromContext": exclude}),
             self.theme.clone(),
             self.tools_expanded,
         );

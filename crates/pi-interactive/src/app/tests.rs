@@ -158,13 +158,17 @@ async fn commands_return_effects_and_leave_the_app_alone() {
     ));
     assert!(matches!(
         run(&f, "/import").as_deref(),
-        Some([Effect::Notice(_, "warning")])
+        Some([Effect::Notice(_, "error")])
     ));
+    // `/import <path>` asks first (a Yes/No dialog) before replacing the session.
     let import = run(&f, "/import saved.jsonl").expect("a command");
-    let [Effect::ReplaceSession(Replace::Switch { path, .. })] = import.as_slice() else {
+    let [Effect::Open(Overlay {
+        picker: Picker::Custom(_),
+        ..
+    })] = import.as_slice()
+    else {
         panic!("{import:?}");
     };
-    assert_eq!(path, &std::env::temp_dir().join("saved.jsonl"));
     // Nothing written yet: cloning is refused (pi 1.6's error), or there is nothing to clone.
     assert!(matches!(
         run(&f, "/clone").as_deref(),

@@ -47,6 +47,13 @@ enum LastAction {
     Yank,
 }
 
+/// What undo gives back: the text and the pastes its markers stand for.
+struct UndoStep {
+    state: TextState,
+    pastes: BTreeMap<u32, String>,
+    paste_counter: u32,
+}
+
 struct Autocomplete {
     list: SelectList,
     items: Vec<AutocompleteItem>,
@@ -57,11 +64,12 @@ struct Autocomplete {
 pub struct Editor {
     top_label: Option<String>,
     state: TextState,
-    undo: Vec<TextState>,
+    undo: Vec<UndoStep>,
     kill: KillRing,
     last: LastAction,
     /// Range of the last yank (line, start col, end col) for yank-pop.
-    yank_range: Option<(usize, usize, usize)>,
+    /// Where the last yank went in: its start and end (line, byte column), for yank-pop.
+    yank_range: Option<((usize, usize), (usize, usize))>,
     history: Vec<String>,
     history_index: Option<usize>,
     /// What the editor held when history browsing began, given back when it ends.
@@ -195,6 +203,11 @@ impl Editor {
 
     /// Insert at the cursor as if typed (undoable).
     pub fn insert_text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.autocomplete = None;
+        self.history_index = None;
         self.snapshot();
         self.state.insert(&normalize(text));
         self.last = LastAction::None;
@@ -227,8 +240,16 @@ impl Editor {
     }
 
     fn snapshot(&mut self) {
-        if self.undo.last() != Some(&self.state) {
-            self.undo.push(self.state.clone());
+        let same = self
+            .undo
+            .last()
+            .is_some_and(|u| u.state == self.state && u.pastes == self.pastes);
+        if !same {
+            self.undo.push(UndoStep {
+                state: self.state.clone(),
+                pastes: self.pastes.clone(),
+                paste_counter: self.paste_counter,
+            });
             if self.undo.len() > UNDO_MAX {
                 self.undo.remove(0);
             }
@@ -238,9 +259,14 @@ impl Editor {
     fn undo(&mut self) -> EditorEvent {
         self.autocomplete = None;
         self.last = LastAction::None;
+        self.history_index = None;
+        self.history_draft = None;
         match self.undo.pop() {
-            Some(s) => {
-                self.state = s;
+            Some(u) => {
+                self.state = u.state;
+                // The pastes go back with the text, so its markers expand to what they showed.
+                self.pastes = u.pastes;
+                self.paste_counter = u.paste_counter;
                 EditorEvent::Changed
             }
             None => EditorEvent::Handled,
@@ -316,6 +342,12 @@ impl Editor {
         }
         self.history_index = next;
         self.state = match next {
+            // Going back puts the cursor at the entry's start, going forward at its end.
+            Some(i) if older => TextState {
+                line: 0,
+                col: 0,
+                ..TextState::from_text(&self.history[i])
+            },
             Some(i) => TextState::from_text(&self.history[i]),
             None => self.history_draft.take().unwrap_or_else(|| TextState::from_text("")),
         };
@@ -356,10 +388,10 @@ impl Editor {
     }
 
     fn insert_yank(&mut self, text: &str) {
+        self.leave_history();
         let start = (self.state.line, self.state.col);
         self.state.insert(text);
-        // Yank-pop only replaces single-line yanks in place.
-        self.yank_range = (start.0 == self.state.line).then_some((start.0, start.1, self.state.col));
+        self.yank_range = Some((start, (self.state.line, self.state.col)));
         self.last = LastAction::Yank;
     }
 
@@ -367,16 +399,22 @@ impl Editor {
         if self.last != LastAction::Yank || self.kill.len() < 2 {
             return EditorEvent::Handled;
         }
-        let Some((line, start, end)) = self.yank_range else {
+        let Some((start, end)) = self.yank_range else {
             return EditorEvent::Handled;
         };
-        if line >= self.state.lines.len() || end > self.state.lines[line].len() {
+        let fits = |(l, c): (usize, usize)| {
+            self.state
+                .lines
+                .get(l)
+                .is_some_and(|t| c <= t.len() && t.is_char_boundary(c))
+        };
+        if !fits(start) || !fits(end) || start > end {
             return EditorEvent::Handled;
         }
         self.snapshot();
-        self.state.lines[line].replace_range(start..end, "");
-        self.state.line = line;
-        self.state.col = start;
+        // The yanked text (one line or several) comes out before the older entry goes in.
+        (self.state.line, self.state.col) = end;
+        self.state.cut_to(start.0, start.1);
         let text = self.kill.rotate().unwrap_or("").to_string();
         self.insert_yank(&text);
         EditorEvent::Changed
@@ -433,7 +471,15 @@ impl Editor {
                 self.autocomplete = None;
                 return EditorEvent::Handled;
             }
-            if kb.matches(k, "tui.select.up") || kb.matches(k, "tui.select.down") {
+            if [
+                "tui.select.up",
+                "tui.select.down",
+                "tui.select.pageUp",
+                "tui.select.pageDown",
+            ]
+            .iter()
+            .any(|id| kb.matches(k, id))
+            {
                 if let Some(ac) = self.autocomplete.as_mut() {
                     ac.list.handle_key(k);
                 }
@@ -446,7 +492,10 @@ impl Editor {
                 };
             }
             if kb.matches(k, "tui.select.confirm") {
-                let is_command = self.autocomplete.as_ref().is_some_and(|a| a.prefix.starts_with('/'));
+                // Only Enter on a command name submits: path and argument menus can have a `/`
+                // prefix too (`see /tm`, `/open /tm`), so the text before the cursor decides.
+                let is_command =
+                    self.autocomplete.as_ref().is_some_and(|a| a.prefix.starts_with('/')) && self.in_command_name();
                 if self.apply_completion(is_command) == Accepted::Later {
                     return EditorEvent::Handled;
                 }
@@ -458,6 +507,11 @@ impl Editor {
             }
         }
         if kb.matches(k, "tui.input.tab") {
+            // On a command name Tab only opens the menu; elsewhere it completes a lone match.
+            if self.in_command_name() {
+                self.refresh_autocomplete(false);
+                return EditorEvent::Handled;
+            }
             self.refresh_autocomplete(true);
             let single = self.autocomplete.as_ref().is_some_and(|a| a.items.len() == 1);
             if single && self.apply_completion(false) == Accepted::Now {
@@ -467,32 +521,37 @@ impl Editor {
         }
         let action = |id: &str| kb.matches(k, id);
         if action("tui.editor.deleteToLineEnd") {
+            self.leave_history();
             self.snapshot();
             let r = self.state.delete_to_line_end();
             return self.kill(r, false);
         }
         if action("tui.editor.deleteToLineStart") {
+            self.leave_history();
             self.snapshot();
             let r = self.state.delete_to_line_start();
             return self.kill(r, true);
         }
         if action("tui.editor.deleteWordBackward") {
+            self.leave_history();
             self.snapshot();
-            let r = self.state.delete_word_backward();
+            let m = self.marker_ranges();
+            let r = self.state.delete_word_backward_over(&m);
             return self.kill(r, true);
         }
         if action("tui.editor.deleteWordForward") {
+            self.leave_history();
             self.snapshot();
-            let r = self.state.delete_word_forward();
+            let m = self.marker_ranges();
+            let r = self.state.delete_word_forward_over(&m);
             return self.kill(r, false);
         }
         if action("tui.editor.deleteCharBackward") || k.matches("shift+backspace") {
+            self.leave_history();
             self.snapshot();
             self.last = LastAction::None;
             let removed = self.delete_marker_backward().or_else(|| self.state.backspace());
-            if self.autocomplete.is_some() {
-                self.refresh_autocomplete(false);
-            }
+            self.menu_after_delete();
             return if removed.is_some() {
                 EditorEvent::Changed
             } else {
@@ -500,12 +559,14 @@ impl Editor {
             };
         }
         if action("tui.editor.deleteCharForward") || k.matches("shift+delete") {
+            self.leave_history();
             self.snapshot();
             self.last = LastAction::None;
             let removed = match self.marker_after() {
                 Some(end) => Some(self.state.lines[self.state.line].drain(self.state.col..end).collect()),
                 None => self.state.delete_forward(),
             };
+            self.menu_after_delete();
             return if removed.is_some() {
                 EditorEvent::Changed
             } else {
@@ -534,14 +595,18 @@ impl Editor {
             return EditorEvent::Handled;
         }
         if action("tui.editor.cursorWordLeft") {
-            self.state.word_left();
+            let m = self.marker_ranges();
+            self.state.word_left_over(&m);
             return EditorEvent::Handled;
         }
         if action("tui.editor.cursorWordRight") {
-            self.state.word_right();
+            let m = self.marker_ranges();
+            self.state.word_right_over(&m);
             return EditorEvent::Handled;
         }
         if action("tui.input.newLine") {
+            self.autocomplete = None;
+            self.leave_history();
             self.snapshot();
             self.state.newline();
             return EditorEvent::Changed;
@@ -560,10 +625,13 @@ impl Editor {
             return self.submit();
         }
         if action("tui.editor.cursorUp") {
-            if self.state.is_empty() || (self.history_index.is_some() && self.on_first_row()) {
+            // On the top row, Up first goes to the line start; from there (or on an empty
+            // editor, or while browsing) it goes back through history.
+            let first = self.on_first_row();
+            if first && (self.state.is_empty() || self.history_index.is_some() || self.state.col == 0) {
                 return self.navigate_history(true);
             }
-            if self.on_first_row() {
+            if first {
                 self.state.line_start();
             } else {
                 self.move_vertical(-1);
@@ -587,6 +655,7 @@ impl Editor {
                 Some(end) => self.state.col = end,
                 None => self.state.right(),
             }
+            self.menu_follows_cursor();
             return EditorEvent::Handled;
         }
         if action("tui.editor.cursorLeft") {
@@ -594,6 +663,7 @@ impl Editor {
                 Some(start) => self.state.col = start,
                 None => self.state.left(),
             }
+            self.menu_follows_cursor();
             return EditorEvent::Handled;
         }
         if action("tui.editor.pageUp") || action("tui.editor.pageDown") {
@@ -617,6 +687,33 @@ impl Editor {
             Some(c) => self.insert_char(c),
             None => EditorEvent::Ignored,
         }
+    }
+
+    /// Editing ends history browsing: Up and Down move in the text again.
+    fn leave_history(&mut self) {
+        self.history_index = None;
+        self.history_draft = None;
+    }
+
+    /// An open menu is asked again for the text before the moved cursor (or closes).
+    fn menu_follows_cursor(&mut self) {
+        if self.autocomplete.is_some() {
+            self.refresh_autocomplete(false);
+        }
+    }
+
+    /// After a deletion: an open menu updates; a closed one reopens inside a `/command` line
+    /// or a token opened by a trigger character.
+    fn menu_after_delete(&mut self) {
+        if self.autocomplete.is_some() || self.in_completable_context() {
+            self.refresh_autocomplete(false);
+        }
+    }
+
+    /// A slash command name is being typed on the first line: `/mo`, not `/model x`.
+    fn in_command_name(&self) -> bool {
+        let before = self.state.current()[..self.state.col].trim_start();
+        self.state.line == 0 && before.starts_with('/') && !before.contains(' ')
     }
 
     fn max_visible_rows(&self) -> usize {
@@ -655,13 +752,15 @@ impl Component for Editor {
                 None => border.paint(&"─".repeat(width)),
             }
         };
-        let top = if self.scroll > 0 {
-            Some(format!("─── ↑ {} more ", self.scroll))
-        } else {
-            self.top_label.as_ref().map(|l| format!("── {l} "))
+        let top = match (&self.top_label, self.scroll) {
+            (None, 0) => None,
+            (None, n) => Some(scroll_border('↑', n, width)),
+            (Some(l), 0) => Some(format!("── {l} ")),
+            (Some(l), n) => Some(label_and_scroll(l, n, width)),
         };
         out.push_line(rule(top));
-        let show_marker = self.focused && self.autocomplete.is_none();
+        // The hardware cursor's place is marked even under an open menu (for IME windows).
+        let show_marker = self.focused;
         let lpad = " ".repeat(pad);
         let end = (self.scroll + max_rows).min(rows.len());
         for (i, r) in rows.iter().enumerate().take(end).skip(self.scroll) {
@@ -691,7 +790,7 @@ impl Component for Editor {
             out.push_line(line);
         }
         let below = rows.len().saturating_sub(end);
-        out.push_line(rule((below > 0).then(|| format!("─── ↓ {below} more "))));
+        out.push_line(rule((below > 0).then(|| scroll_border('↓', below, width))));
         if let Some(ac) = self.autocomplete.as_mut() {
             for l in render_lines(&mut ac.list, content_w) {
                 out.push_line(format!("{lpad}{l}"));
@@ -715,6 +814,34 @@ impl Component for Editor {
     fn set_focused(&mut self, focused: bool) {
         self.focused = focused;
     }
+}
+
+/// A border with ` ↑ N more ` in its middle (at its start when too narrow for that).
+fn scroll_border(arrow: char, hidden: usize, width: usize) -> String {
+    let label = format!(" {arrow} {hidden} more ");
+    let w = visible_width(&label);
+    if w + 2 <= width {
+        let left = (width - w) / 2;
+        return format!("{}{label}{}", "─".repeat(left), "─".repeat(width - left - w));
+    }
+    format!("─── {arrow} {hidden} more ")
+}
+
+/// The top border holding a label (the working indicator) and, in the middle, how many rows
+/// are scrolled off above; the label alone when both do not fit.
+fn label_and_scroll(label: &str, hidden: usize, width: usize) -> String {
+    let more = format!(" ↑ {hidden} more ");
+    let (lw, mw) = (visible_width(label), visible_width(&more));
+    let start = width.saturating_sub(mw) / 2;
+    let left_block = 3 + lw + 1;
+    if mw + 2 <= width && start > left_block {
+        return format!(
+            "── {label} {}{more}{}",
+            "─".repeat(start - left_block),
+            "─".repeat(width - start - mw)
+        );
+    }
+    format!("── {label} ")
 }
 
 #[path = "editor_autocomplete.rs"]

@@ -49,8 +49,11 @@ impl Editor {
             .unwrap_or_default();
         let before = &self.state.current()[..self.state.col];
         let prev = &before[..before.len() - c.len_utf8()];
-        // Inside a `/command` line every key completes again (its argument, once typed).
-        let in_command = self.state.line == 0 && before.starts_with('/');
+        // `/` opens the command menu at the start of the message; inside a `/command` line a
+        // word character asks again (the name, or its argument once typed).
+        let slash_line = self.state.line == 0 && before.trim_start().starts_with('/');
+        let word_char = c.is_alphanumeric() || matches!(c, '.' | '-' | '_');
+        let in_command = slash_line && ((c == '/' && prev.trim().is_empty()) || word_char);
         let trigger = (c == '@' || triggers.contains(&c)) && at_token_start(prev);
         // Any character of a token opened by a trigger asks again (`@src/`, `@"my fi`).
         let word = !c.is_whitespace()
@@ -58,6 +61,17 @@ impl Editor {
         if in_command || trigger || word {
             self.refresh_autocomplete(false);
         }
+    }
+
+    /// Inside a `/command` line (first line) or a token opened by `@` or a trigger character.
+    pub(super) fn in_completable_context(&self) -> bool {
+        let triggers = self
+            .provider
+            .as_ref()
+            .map(|p| p.trigger_characters())
+            .unwrap_or_default();
+        let before = &self.state.current()[..self.state.col];
+        (self.state.line == 0 && before.trim_start().starts_with('/')) || in_trigger_token(before, &triggers)
     }
 
     pub(super) fn refresh_autocomplete(&mut self, force: bool) {

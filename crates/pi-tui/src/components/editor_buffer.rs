@@ -3,6 +3,7 @@
 
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::word_motion::{word_backward, word_forward};
 use crate::width::{grapheme_width, visible_width};
 
 /// Emacs-style kill ring: consecutive kills join into one entry; yank-pop rotates.
@@ -73,25 +74,6 @@ impl Default for TextState {
             line: 0,
             col: 0,
         }
-    }
-}
-
-/// Character classes for word motion.
-#[derive(PartialEq, Eq, Clone, Copy)]
-enum Class {
-    Space,
-    Punct,
-    Word,
-}
-
-fn class(g: &str) -> Class {
-    let c = g.chars().next().unwrap_or(' ');
-    if c.is_whitespace() {
-        Class::Space
-    } else if c.is_ascii_punctuation() {
-        Class::Punct
-    } else {
-        Class::Word
     }
 }
 
@@ -202,31 +184,19 @@ impl TextState {
         self.col = self.current().len();
     }
 
-    /// Column of the start of the word before the cursor (same line); at column 0 the
-    /// previous line's end.
-    fn word_left_target(&self) -> (usize, usize) {
+    /// Position one word back (same line); at column 0 the previous line's end. `atomic`:
+    /// byte ranges of the current line that move as one unit.
+    fn word_left_target(&self, atomic: &[(usize, usize)]) -> (usize, usize) {
         if self.col == 0 {
             if self.line > 0 {
                 return (self.line - 1, self.lines[self.line - 1].len());
             }
             return (0, 0);
         }
-        let l = self.current();
-        let gs: Vec<(usize, &str)> = l[..self.col].grapheme_indices(true).collect();
-        let mut i = gs.len();
-        while i > 0 && class(gs[i - 1].1) == Class::Space {
-            i -= 1;
-        }
-        if i > 0 {
-            let c = class(gs[i - 1].1);
-            while i > 0 && class(gs[i - 1].1) == c {
-                i -= 1;
-            }
-        }
-        (self.line, gs.get(i).map_or(0, |g| g.0))
+        (self.line, word_backward(self.current(), self.col, atomic))
     }
 
-    fn word_right_target(&self) -> (usize, usize) {
+    fn word_right_target(&self, atomic: &[(usize, usize)]) -> (usize, usize) {
         let l = self.current();
         if self.col >= l.len() {
             if self.line + 1 < self.lines.len() {
@@ -234,30 +204,28 @@ impl TextState {
             }
             return (self.line, self.col);
         }
-        let gs: Vec<(usize, &str)> = l[self.col..].grapheme_indices(true).collect();
-        let mut i = 0;
-        while i < gs.len() && class(gs[i].1) == Class::Space {
-            i += 1;
-        }
-        if i < gs.len() {
-            let c = class(gs[i].1);
-            while i < gs.len() && class(gs[i].1) == c {
-                i += 1;
-            }
-        }
-        (self.line, self.col + gs.get(i).map_or(l.len() - self.col, |g| g.0))
+        (self.line, word_forward(l, self.col, atomic))
     }
 
     pub fn word_left(&mut self) {
-        (self.line, self.col) = self.word_left_target();
+        self.word_left_over(&[]);
     }
 
     pub fn word_right(&mut self) {
-        (self.line, self.col) = self.word_right_target();
+        self.word_right_over(&[]);
+    }
+
+    /// Word left, stepping over each of `atomic` (current-line byte ranges) whole.
+    pub fn word_left_over(&mut self, atomic: &[(usize, usize)]) {
+        (self.line, self.col) = self.word_left_target(atomic);
+    }
+
+    pub fn word_right_over(&mut self, atomic: &[(usize, usize)]) {
+        (self.line, self.col) = self.word_right_target(atomic);
     }
 
     /// Remove the text between the cursor and (line, col) (either order); returns it.
-    fn cut_to(&mut self, line: usize, col: usize) -> String {
+    pub(crate) fn cut_to(&mut self, line: usize, col: usize) -> String {
         let (a, b) = if (line, col) < (self.line, self.col) {
             ((line, col), (self.line, self.col))
         } else {
@@ -283,12 +251,20 @@ impl TextState {
     }
 
     pub fn delete_word_backward(&mut self) -> String {
-        let (l, c) = self.word_left_target();
-        self.cut_to(l, c)
+        self.delete_word_backward_over(&[])
     }
 
     pub fn delete_word_forward(&mut self) -> String {
-        let (l, c) = self.word_right_target();
+        self.delete_word_forward_over(&[])
+    }
+
+    pub fn delete_word_backward_over(&mut self, atomic: &[(usize, usize)]) -> String {
+        let (l, c) = self.word_left_target(atomic);
+        self.cut_to(l, c)
+    }
+
+    pub fn delete_word_forward_over(&mut self, atomic: &[(usize, usize)]) -> String {
+        let (l, c) = self.word_right_target(atomic);
         self.cut_to(l, c)
     }
 

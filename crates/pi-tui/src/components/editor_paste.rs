@@ -63,6 +63,24 @@ impl Editor {
         self.is_marker(&after[..end]).then_some(self.state.col + end)
     }
 
+    /// Byte ranges of the paste markers on the cursor's line (they move as one word).
+    pub(super) fn marker_ranges(&self) -> Vec<(usize, usize)> {
+        let line = self.state.current();
+        let mut out = Vec::new();
+        let mut from = 0;
+        while let Some(i) = line[from..].find("[paste #") {
+            let start = from + i;
+            match line[start..].find(']') {
+                Some(e) if self.is_marker(&line[start..start + e + 1]) => {
+                    out.push((start, start + e + 1));
+                    from = start + e + 1;
+                }
+                _ => from = start + 1,
+            }
+        }
+        out
+    }
+
     fn is_marker(&self, text: &str) -> bool {
         let Some(rest) = text.strip_prefix("[paste #") else {
             return false;
@@ -80,8 +98,56 @@ impl Editor {
         let start = self.marker_before()?;
         let removed: String = self.state.lines[self.state.line].drain(start..self.state.col).collect();
         self.state.col = start;
+        if let Some(id) = marker_id(&removed) {
+            self.forget_paste(id);
+        }
         Some(removed)
     }
+
+    /// Drop paste `id` and renumber the later ones down by one (store and markers), so the
+    /// next paste takes the freed number as pi-tui does.
+    fn forget_paste(&mut self, id: u32) {
+        self.pastes.remove(&id);
+        self.paste_counter = self.paste_counter.saturating_sub(1);
+        let later: Vec<u32> = self.pastes.range(id + 1..).map(|(k, _)| *k).collect();
+        for k in later {
+            if let Some(content) = self.pastes.remove(&k) {
+                self.pastes.insert(k - 1, content);
+            }
+        }
+        for line in &mut self.state.lines {
+            if line.contains("[paste #") {
+                *line = renumber_markers(line, id);
+            }
+        }
+    }
+}
+
+/// The id of a `[paste #N ...]` marker.
+fn marker_id(marker: &str) -> Option<u32> {
+    let rest = marker.strip_prefix("[paste #")?;
+    rest.split([' ', ']']).next()?.parse().ok()
+}
+
+/// `line` with every marker numbered above `removed` taken down by one.
+fn renumber_markers(line: &str, removed: u32) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut rest = line;
+    while let Some(i) = rest.find("[paste #") {
+        out.push_str(&rest[..i + 8]);
+        rest = &rest[i + 8..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let closes = rest[digits..].starts_with([']', ' ']) && rest[digits..].contains(']');
+        match rest[..digits].parse::<u32>() {
+            Ok(n) if closes && n > removed => {
+                out.push_str(&(n - 1).to_string());
+                rest = &rest[digits..];
+            }
+            _ => {}
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 pub(super) fn marker_forms(id: u32, content: &str) -> Vec<String> {

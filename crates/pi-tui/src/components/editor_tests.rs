@@ -40,6 +40,14 @@ fn typing_and_submit() {
 }
 
 #[test]
+fn a_bare_line_feed_is_ctrl_j_and_inserts_a_newline() {
+    let mut e = editor();
+    feed(&mut e, "a\nb");
+    assert_eq!(e.text(), "a\nb");
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("a\nb".into())));
+}
+
+#[test]
 fn backslash_enter_is_newline() {
     let mut e = editor();
     feed(&mut e, "a\\\rb");
@@ -83,6 +91,22 @@ fn kill_ring_yank_pop() {
 }
 
 #[test]
+fn yank_pop_replaces_a_multi_line_yank() {
+    let mut e = editor();
+    e.set_text("a\nb");
+    feed(&mut e, "\x01\x1b[A\x05"); // to the end of "a"
+    feed(&mut e, "\x0b\x0b"); // kill "\n" then "b" (one entry "\nb")
+    assert_eq!(e.text(), "a");
+    feed(&mut e, " word");
+    feed(&mut e, "\x17"); // a second entry: "word"
+    feed(&mut e, "\x19"); // yank "word"
+    feed(&mut e, "\x1by"); // pop: "word" out, "\nb" in
+    assert_eq!(e.text(), "a \nb");
+    feed(&mut e, "\x1by"); // pop again: the multi-line yank out, "word" back
+    assert_eq!(e.text(), "a word");
+}
+
+#[test]
 fn undo_restores_words() {
     let mut e = editor();
     feed(&mut e, "hello world");
@@ -111,6 +135,85 @@ fn history_navigation() {
 }
 
 #[test]
+fn up_on_a_draft_goes_to_line_start_then_into_history() {
+    let mut e = editor();
+    e.add_to_history("old one");
+    e.add_to_history("old two");
+    feed(&mut e, "draft");
+    feed(&mut e, "\x1b[A");
+    assert_eq!((e.text().as_str(), e.cursor()), ("draft", (0, 0)));
+    feed(&mut e, "\x1b[A");
+    // Going back puts the cursor at the entry's start.
+    assert_eq!((e.text().as_str(), e.cursor()), ("old two", (0, 0)));
+    feed(&mut e, "\x1b[A");
+    assert_eq!((e.text().as_str(), e.cursor()), ("old one", (0, 0)));
+    // Down from the start goes to the line end first, then forward with the cursor at the end.
+    feed(&mut e, "\x1b[B");
+    assert_eq!((e.text().as_str(), e.cursor()), ("old two", (0, 7)));
+    // Leaving history gives the draft back as it was.
+    feed(&mut e, "\x1b[B");
+    assert_eq!((e.text().as_str(), e.cursor()), ("draft", (0, 0)));
+}
+
+#[test]
+fn removing_a_paste_marker_renumbers_the_later_ones() {
+    let mut e = editor();
+    for c in ["a", "b", "c"] {
+        feed(&mut e, &format!("\x1b[200~{}\x1b[201~ ", c.repeat(1001)));
+    }
+    assert_eq!(
+        e.text(),
+        "[paste #1 1001 chars] [paste #2 1001 chars] [paste #3 1001 chars] "
+    );
+    // Backspace over the first marker (the cursor steps over each marker in one move).
+    feed(&mut e, "\x01\x1b[C\x7f");
+    assert_eq!(e.text(), " [paste #1 1001 chars] [paste #2 1001 chars] ");
+    let Some(EditorEvent::Submit(text)) = feed(&mut e, "\r") else {
+        panic!("expected submit");
+    };
+    assert_eq!(text, format!("{} {}", "b".repeat(1001), "c".repeat(1001)));
+}
+
+#[test]
+fn undo_gives_back_the_pastes_with_the_text() {
+    let mut e = editor();
+    feed(&mut e, &format!("\x1b[200~{}\x1b[201~ ", "a".repeat(1001)));
+    feed(&mut e, &format!("\x1b[200~{}\x1b[201~", "b".repeat(1001)));
+    // Removing the first marker renumbers the second; undo brings both back as they were.
+    feed(&mut e, "\x01\x1b[C\x7f");
+    assert_eq!(e.text(), " [paste #1 1001 chars]");
+    feed(&mut e, "\x1f"); // ctrl+-
+    assert_eq!(e.text(), "[paste #1 1001 chars] [paste #2 1001 chars]");
+    assert_eq!(e.expanded_text(), format!("{} {}", "a".repeat(1001), "b".repeat(1001)));
+}
+
+#[test]
+fn word_motion_steps_over_markers_and_keeps_underscored_words() {
+    let mut e = editor();
+    feed(
+        &mut e,
+        &format!("see \x1b[200~{}\x1b[201~ foo.bar_baz", "z".repeat(1200)),
+    );
+    feed(&mut e, "\x1bb"); // alt+b: back to "bar_baz", not "baz"
+    assert_eq!(e.cursor(), (0, "see [paste #1 1200 chars] foo.".len()));
+    feed(&mut e, "\x1bb\x1bb\x1bb");
+    assert_eq!(e.cursor(), (0, "see ".len()));
+    feed(&mut e, "\x1bd"); // alt+d kills the marker whole
+    assert_eq!(e.text(), "see  foo.bar_baz");
+}
+
+#[test]
+fn editing_a_history_entry_ends_browsing() {
+    let mut e = editor();
+    e.add_to_history("one two");
+    feed(&mut e, "\x1b[A\x05\x17"); // up, end, ctrl+w
+    assert_eq!(e.text(), "one ");
+    // Down now stays in the text instead of going back to the (empty) draft.
+    feed(&mut e, "\x1b[B");
+    assert_eq!(e.text(), "one ");
+}
+
+#[test]
 fn large_paste_becomes_marker_and_expands_on_submit() {
     let mut e = editor();
     let big: String = (0..12).map(|i| format!("line {i}\n")).collect();
@@ -126,12 +229,13 @@ fn large_paste_becomes_marker_and_expands_on_submit() {
     feed(&mut e, "\x7f");
     assert_eq!(e.text(), "");
     // The cursor steps over a marker in one move; delete removes it whole.
+    // Its number is free again.
     feed(&mut e, &format!("a\x1b[200~{}\x1b[201~b", "y".repeat(1500)));
-    assert_eq!(e.text(), "a[paste #2 1500 chars]b");
+    assert_eq!(e.text(), "a[paste #1 1500 chars]b");
     feed(&mut e, "\x1b[D\x1b[D");
     assert_eq!(e.cursor(), (0, 1));
     feed(&mut e, "\x1b[C");
-    assert_eq!(e.cursor(), (0, "a[paste #2 1500 chars]".len()));
+    assert_eq!(e.cursor(), (0, "a[paste #1 1500 chars]".len()));
     feed(&mut e, "\x1b[D\x1b[3~");
     assert_eq!(e.text(), "ab");
     feed(&mut e, "\x05\x15");
@@ -201,13 +305,47 @@ fn autocomplete_commands() {
     assert!(s[3].starts_with("→ compact"), "{s:?}");
     // Enter on a command completes and submits it.
     assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Submit("/compact".into())));
-    feed(&mut e, "/m");
+    // Tab on a command name opens the menu (even for one match); a second Tab completes.
+    feed(&mut e, "/mod\x1b");
+    assert!(!e.is_showing_autocomplete());
+    feed(&mut e, "\t");
+    assert!(e.is_showing_autocomplete());
+    assert_eq!(e.text(), "/mod");
     feed(&mut e, "\t");
     assert_eq!(e.text(), "/model ");
     assert!(!e.is_showing_autocomplete());
     feed(&mut e, "\x15/mo\x1b");
     assert!(!e.is_showing_autocomplete());
     assert_eq!(e.text(), "/mo");
+    // Backspace inside a command line opens the menu again.
+    feed(&mut e, "\x7f");
+    assert!(e.is_showing_autocomplete());
+    assert!(screen(&mut e, 60)[3].starts_with("→ model"));
+    // An open menu follows the cursor: moved back before the `/`, it closes.
+    feed(&mut e, "\x15/model");
+    assert!(e.is_showing_autocomplete());
+    feed(&mut e, "\x01\x1b[C\x1b[D");
+    assert!(!e.is_showing_autocomplete());
+    // Typing a space where the menu is closed leaves it closed.
+    feed(&mut e, "\x1b\x05 ");
+    assert!(!e.is_showing_autocomplete());
+}
+
+#[test]
+fn enter_on_a_path_menu_completes_without_submitting() {
+    use crate::autocomplete::CombinedAutocompleteProvider;
+    let dir = std::env::temp_dir().join(format!("pi-tui-ed-path-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("bin")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("boot")).expect("mkdir");
+    let mut e = editor();
+    e.set_autocomplete_provider(Box::new(CombinedAutocompleteProvider::new(vec![], &dir)));
+    let prefix = format!("see {}/b", dir.display());
+    feed(&mut e, &prefix);
+    feed(&mut e, "\t");
+    assert!(e.is_showing_autocomplete());
+    assert_eq!(feed(&mut e, "\r"), Some(EditorEvent::Changed));
+    assert_eq!(e.text(), format!("see {}/bin/", dir.display()));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -362,4 +500,27 @@ fn providers_answering_later_keep_the_menu_until_their_answer() {
     assert!(!e.is_showing_autocomplete());
     assert_eq!(e.submit_now(), Some("a#b (#1 ${xy}".to_string()));
     assert_eq!(e.text(), "");
+}
+
+#[test]
+fn scroll_indicators_sit_in_the_middle_of_the_borders() {
+    let mut e = editor();
+    e.set_terminal_rows(20); // at most 6 rows show
+    let text: Vec<String> = (1..=10).map(|i| format!("l{i}")).collect();
+    e.set_text(&text.join("\n"));
+    let s = screen(&mut e, 30);
+    assert_eq!(s[0], format!("{} ↑ 4 more {}", "─".repeat(10), "─".repeat(10)));
+    assert_eq!(s[1], "l5");
+    // With a working label the count moves to the middle, the label stays at the start.
+    e.set_top_label(Some("⠋ Working".into()));
+    let s = screen(&mut e, 40);
+    assert_eq!(
+        s[0],
+        format!("── ⠋ Working {} ↑ 4 more {}", "─".repeat(2), "─".repeat(15))
+    );
+    // Back at the top: the count of the rows below goes to the bottom border.
+    e.set_top_label(None);
+    feed(&mut e, "\x1b[5~\x1b[5~");
+    let s = screen(&mut e, 30);
+    assert_eq!(s[7], format!("{} ↓ 4 more {}", "─".repeat(10), "─".repeat(10)));
 }

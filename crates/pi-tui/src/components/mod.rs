@@ -11,6 +11,7 @@ mod markdown_ast;
 mod select_list;
 mod settings_list;
 mod text;
+mod word_motion;
 
 pub use boxed::Boxed;
 pub use editor::{Editor, EditorEvent, EditorTheme};

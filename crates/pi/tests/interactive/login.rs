@@ -141,7 +141,12 @@ fn an_api_key_is_entered_saved_and_listed_as_configured() {
     assert_eq!(auth["mock-anthropic"]["type"], "api_key");
     assert_eq!(auth["mock-anthropic"]["key"], "sk-typed-key");
     // /login with the provider's name goes straight to its key entry; Escape closes it.
+    // (Escape first closes the provider completions, on which Enter would only complete.)
     pty.type_text("/login mock-anthropic");
+    let menu_open = |pty: &Pty| pty.rows().iter().any(|r| r.starts_with("→ mock-anthropic"));
+    pty.wait_for("the completions", Duration::from_secs(5), |_| menu_open(&pty));
+    pty.send(ESC);
+    pty.wait_for("the completions closed", Duration::from_secs(5), |_| !menu_open(&pty));
     pty.send(ENTER);
     pty.wait_text("Enter mock-anthropic API key");
     pty.send(ESC);

@@ -223,6 +223,19 @@ impl SettingsManager {
     pub fn enabled_models(&self) -> Option<Vec<String>> {
         self.get("enabledModels").map(|_| self.string_list("enabledModels"))
     }
+    /// The command Ctrl+G edits the prompt with: `externalEditor`, else `$VISUAL`, else
+    /// `$EDITOR`, else `nano`.
+    pub fn external_editor_command(&self) -> String {
+        self.str_of("externalEditor")
+            .filter(|c| !c.trim().is_empty())
+            .map(str::to_string)
+            .or_else(|| {
+                ["VISUAL", "EDITOR"]
+                    .iter()
+                    .find_map(|k| std::env::var(k).ok().filter(|v| !v.is_empty()))
+            })
+            .unwrap_or_else(|| "nano".to_string())
+    }
     /// `doubleEscapeAction`: `tree`, `fork` or `none`.
     pub fn double_escape_action(&self) -> &str {
         self.str_of("doubleEscapeAction").unwrap_or("tree")
