@@ -1,5 +1,6 @@
 //! Small framed dialogs shown as overlays: a titled choice list (optionally with a fuzzy
-//! search line) and a titled one-line text prompt. Each ends with one result the loop reads.
+//! search line), a titled one-line text prompt, and a titled panel of lines to read. Each ends
+//! with one result the loop reads.
 
 use std::sync::Arc;
 
@@ -28,6 +29,8 @@ enum Body {
         message: String,
         input: Input,
     },
+    /// Nothing to choose or type: the details are all there is.
+    Message,
 }
 
 /// A choice dialog's rows as a refresh computes them again.
@@ -118,6 +121,25 @@ impl Dialog {
         dialog
     }
 
+    /// A titled panel of lines (dim) and errors with nothing to choose, closed by the cancel
+    /// keys, as pi 1.6's `/mcp` says there are no servers.
+    pub fn message(title: impl Into<String>, details: Vec<String>, errors: Vec<String>, theme: Arc<UiTheme>) -> Self {
+        let hint = format!("{} close", keybindings().keys("tui.select.cancel").join("/"));
+        Dialog {
+            title: title.into(),
+            details,
+            errors,
+            body: Body::Message,
+            hint,
+            theme,
+            result: None,
+            refresh: None,
+            flush_list: false,
+            spaced: false,
+            _live: None,
+        }
+    }
+
     /// Keep a choice dialog current: `refresh` runs before each frame, and `guard` lives as
     /// long as the dialog (cancelling what wakes the screen when the rows may change).
     pub fn live(mut self, refresh: Refresh, guard: tokio_util::sync::DropGuard) -> Self {
@@ -202,12 +224,13 @@ impl Dialog {
         self.result.take()
     }
 
-    /// The value of the highlighted item of a choice dialog.
-    #[allow(dead_code)] // no screen previews a dialog's highlight at the moment
+    /// The value of the highlighted item of a choice dialog (no screen previews it at the
+    /// moment; the tests read it).
+    #[cfg(test)]
     pub fn selected_value(&self) -> Option<&str> {
         match &self.body {
             Body::Choice { list, .. } => list.selected_item().map(|i| i.value.as_str()),
-            Body::Prompt { .. } => None,
+            Body::Prompt { .. } | Body::Message => None,
         }
     }
 }
@@ -261,6 +284,7 @@ impl Component for Dialog {
                 sub.push_line(t.paint("text", message));
                 input.render(inner, &mut sub);
             }
+            Body::Message => {}
         }
         let indent = if self.flush_list && matches!(self.body, Body::Choice { .. }) {
             ""
@@ -270,7 +294,10 @@ impl Component for Dialog {
         for l in sub.to_vec() {
             out.push_line(format!("{indent}{l}"));
         }
-        out.push_line(String::new());
+        // A message's lines end with their own blank row.
+        if !matches!(self.body, Body::Message) {
+            out.push_line(String::new());
+        }
         // The selector's help is styled part by part already.
         let hint = if self.spaced {
             self.hint.clone()
@@ -316,6 +343,12 @@ impl Component for Dialog {
                 InputFieldEvent::Ignored => return false,
                 _ => {}
             },
+            // Other keys do nothing while it is open.
+            Body::Message => {
+                if kb.matches(k, "tui.select.cancel") {
+                    self.result = Some(DialogResult::Cancelled);
+                }
+            }
         }
         true
     }
@@ -351,6 +384,29 @@ mod tests {
         assert_eq!(d.selected_value(), Some("openai"));
         d.handle_input(&key("\r"));
         assert_eq!(d.take_result(), Some(DialogResult::Done("openai".into())));
+    }
+
+    #[test]
+    fn a_message_panel_shows_its_lines_and_closes_on_the_cancel_keys() {
+        let mut d = Dialog::message(
+            "Servers",
+            vec!["None configured.".into()],
+            vec!["config: broken".into()],
+            Arc::new(UiTheme::fallback()),
+        );
+        let mut frame = Frame::default();
+        d.render(40, &mut frame);
+        let lines: Vec<String> = frame.to_vec().iter().map(|l| pi_tui::strip_ansi(l)).collect();
+        let hint = lines.iter().position(|l| l.contains(" close")).expect("hint");
+        assert_eq!(lines[1].trim(), "Servers");
+        assert_eq!(lines[2], "");
+        assert_eq!(lines[3].trim(), "None configured.");
+        assert_eq!(lines[4].trim(), "config: broken");
+        assert_eq!(hint, 6, "one blank row before the hint: {lines:#?}");
+        d.handle_input(&key("x"));
+        assert_eq!(d.take_result(), None, "other keys do nothing");
+        d.handle_input(&key("\x1b"));
+        assert_eq!(d.take_result(), Some(DialogResult::Cancelled));
     }
 
     #[test]

@@ -285,12 +285,17 @@ pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
     let servers = runtime.servers();
     if servers.is_empty() {
         let global = cx.paths().agent_dir.join("mcp.json");
-        let mut lines: Vec<String> = runtime.config_errors().iter().map(|e| format!("config: {e}")).collect();
-        lines.push(format!(
+        let errors: Vec<String> = runtime.config_errors().iter().map(|e| format!("config: {e}")).collect();
+        let message = format!(
             "No MCP servers configured. Add them to {} or .pi/mcp.json.",
             global.display()
-        ));
-        return vec![notice(lines.join("\n"), "dim")];
+        );
+        // A panel in the editor's place, as pi 1.6 shows it.
+        let panel = Dialog::message("MCP servers", vec![message], errors, cx.theme.clone());
+        return vec![Effect::Open(Overlay {
+            view: Box::new(panel),
+            picker: Picker::Custom(Box::new(|_, _| Vec::new())),
+        })];
     }
     let rows = list_rows(&runtime);
     let refresh = refresh_when_changed(&rows, move || list_rows(&runtime));

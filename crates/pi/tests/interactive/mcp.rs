@@ -12,6 +12,17 @@ use serde_json::json;
 
 use super::{quit, select_row, setup, wait_json, Pty, ENTER, ESC};
 
+/// Types `text` and runs it: Escape first closes the server-name completions it opens (Enter
+/// on an argument menu only completes, as in pi 1.6).
+fn submit_past_completions(pty: &mut Pty, text: &str) {
+    pty.type_text(text);
+    let menu_open = |pty: &Pty| pty.rows().iter().any(|r| r.starts_with("→ "));
+    pty.wait_for("the server completions", Duration::from_secs(5), |_| menu_open(pty));
+    pty.send(ESC);
+    pty.wait_for("the completions closed", Duration::from_secs(5), |_| !menu_open(pty));
+    pty.send(ENTER);
+}
+
 /// `node` and server-everything's `dist/index.js`, or a skip (a failure under CI).
 fn everything() -> Option<(PathBuf, PathBuf)> {
     let node = pi_test_support::require::tool("node", "runs the reference MCP server")?;
@@ -25,6 +36,37 @@ fn everything() -> Option<(PathBuf, PathBuf)> {
             "the MCP server /mcp lists",
         ),
     }
+}
+
+#[test]
+fn mcp_without_servers_opens_a_panel_saying_where_to_add_them() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.wait_text("mock-model");
+    pty.type_text("/mcp");
+    pty.send(ENTER);
+    pty.wait_text("escape/ctrl+c close");
+    let rows = pty.rows();
+    let title = rows
+        .iter()
+        .position(|r| r.trim() == "MCP servers")
+        .expect("the panel's title");
+    assert!(rows[title - 1].starts_with("────"), "{rows:#?}");
+    assert_eq!(rows[title + 1].trim(), "", "{rows:#?}");
+    assert!(
+        rows[title + 2]
+            .trim()
+            .starts_with("No MCP servers configured. Add them to"),
+        "{rows:#?}"
+    );
+    assert!(rows[title + 2].contains("mcp.json or .pi/mcp.json."), "{rows:#?}");
+    assert_eq!(rows[title + 4].trim(), "escape/ctrl+c close", "{rows:#?}");
+    assert!(rows[title + 5].starts_with("────"), "{rows:#?}");
+    pty.send(ESC);
+    pty.wait_for("the panel closed", Duration::from_secs(5), |c| {
+        !c.contains("escape/ctrl+c close")
+    });
+    quit(&mut pty);
 }
 
 #[test]
@@ -121,8 +163,7 @@ fn mcp_lists_servers_and_manages_one() {
     pty.send(ENTER);
     pty.wait_text("No MCP server named \"nosuch\".");
     // Without a name, the one that failed is meant; that it fails again is an error (1.6).
-    pty.type_text("/mcp reconnect");
-    pty.send(ENTER);
+    submit_past_completions(&mut pty, "/mcp reconnect");
     pty.wait_text("MCP server \"broken\" failed to connect: spawn /nonexistent/mcp-server ENOENT");
     quit(&mut pty);
 }
@@ -325,8 +366,7 @@ fn mcp_login_picks_a_server_copies_the_url_and_closes_when_signed_in() {
     let browser = browser.display().to_string();
     let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("BROWSER", &browser)]);
     pty.wait_text("mock-model");
-    pty.type_text("/mcp login");
-    pty.send(ENTER);
+    submit_past_completions(&mut pty, "/mcp login");
     pty.wait_text("MCP server");
     pty.wait_text("alpha");
     select_row(&mut pty, "beta");
