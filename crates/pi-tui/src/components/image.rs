@@ -14,6 +14,16 @@ pub enum ImageProtocol {
     ITerm2,
 }
 
+/// Capabilities forced by the `terminal.images`, `terminal.hyperlinks` and
+/// `terminal.trueColor` settings (`None` leaves detection and the environment to decide).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CapabilityOverrides {
+    /// `Some(None)` turns images off (`terminal.images: false`).
+    pub images: Option<Option<ImageProtocol>>,
+    pub hyperlinks: Option<bool>,
+    pub true_color: Option<bool>,
+}
+
 /// What the terminal can do, detected from the environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
@@ -29,7 +39,52 @@ impl Capabilities {
         Self::from_env(|k| std::env::var(k).ok())
     }
 
+    /// Detect from the environment, with `PI_IMAGE_PROTOCOL` (`kitty`, `iterm2`, `none`/`0`;
+    /// anything else detects), `PI_HYPERLINKS` and `PI_TRUE_COLOR` (`1`/`0`) forcing what they
+    /// name.
     pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Self {
+        let mut caps = Self::detected_from_env(&get);
+        match get("PI_IMAGE_PROTOCOL").unwrap_or_default().to_lowercase().as_str() {
+            "kitty" => caps.images = Some(ImageProtocol::Kitty),
+            "iterm2" => caps.images = Some(ImageProtocol::ITerm2),
+            "none" | "0" => caps.images = None,
+            _ => {}
+        }
+        let flag = |k: &str| match get(k).as_deref() {
+            Some("1") => Some(true),
+            Some("0") => Some(false),
+            _ => None,
+        };
+        if let Some(on) = flag("PI_HYPERLINKS") {
+            caps.hyperlinks = on;
+        }
+        if let Some(on) = flag("PI_TRUE_COLOR") {
+            caps.true_color = on;
+        }
+        caps
+    }
+
+    /// Detection and environment overrides, then the `terminal.*` settings, which win.
+    pub fn detect_with(overrides: CapabilityOverrides) -> Self {
+        Self::detect().overridden(overrides)
+    }
+
+    /// These capabilities with what `overrides` forces.
+    #[must_use]
+    pub fn overridden(mut self, overrides: CapabilityOverrides) -> Self {
+        if let Some(images) = overrides.images {
+            self.images = images;
+        }
+        if let Some(on) = overrides.hyperlinks {
+            self.hyperlinks = on;
+        }
+        if let Some(on) = overrides.true_color {
+            self.true_color = on;
+        }
+        self
+    }
+
+    fn detected_from_env(get: &impl Fn(&str) -> Option<String>) -> Self {
         let lower = |k: &str| get(k).unwrap_or_default().to_lowercase();
         let program = lower("TERM_PROGRAM");
         let term = lower("TERM");
@@ -51,7 +106,23 @@ impl Capabilities {
                 hyperlinks: true,
             };
         }
-        let kitty_like = set("KITTY_WINDOW_ID")
+        // Multiplexer-like hosts speaking Kitty graphics come first: the outer terminal's
+        // variables can leak into their panes.
+        if program == "herdr" {
+            return Capabilities {
+                images: Some(ImageProtocol::Kitty),
+                true_color,
+                hyperlinks: true,
+            };
+        }
+        // Orca advertises its Kitty graphics only through ORCA_IMAGE_PROTOCOL.
+        let orca = program == "orca" && get("ORCA_IMAGE_PROTOCOL").as_deref() == Some("kitty");
+        // Warp and rex take the Kitty graphics protocol and 24-bit colour.
+        let warp = program == "warpterminal" || set("WARP_SESSION_ID") || set("WARP_TERMINAL_SESSION_UUID");
+        let kitty_like = program == "rex"
+            || orca
+            || warp
+            || set("KITTY_WINDOW_ID")
             || program == "kitty"
             || program == "ghostty"
             || term.contains("ghostty")
@@ -68,15 +139,6 @@ impl Capabilities {
         if set("ITERM_SESSION_ID") || program == "iterm.app" {
             return Capabilities {
                 images: Some(ImageProtocol::ITerm2),
-                true_color: true,
-                hyperlinks: true,
-            };
-        }
-        // Warp and rex take the Kitty graphics protocol and 24-bit colour.
-        if program == "warpterminal" || set("WARP_SESSION_ID") || set("WARP_TERMINAL_SESSION_UUID") || program == "rex"
-        {
-            return Capabilities {
-                images: Some(ImageProtocol::Kitty),
                 true_color: true,
                 hyperlinks: true,
             };
@@ -252,6 +314,8 @@ pub struct Image {
     cell: (u32, u32),
     fallback_style: Style,
     cache: LineCache,
+    /// The Kitty image id, allocated when first drawn.
+    id: Option<u32>,
 }
 
 impl Image {
@@ -273,6 +337,7 @@ impl Image {
             cell: (9, 18),
             fallback_style: Style::new(),
             cache: LineCache::default(),
+            id: None,
         }
     }
 
@@ -306,7 +371,7 @@ impl Image {
         self.size
     }
 
-    fn build(&self, width: usize) -> Vec<String> {
+    fn build(&mut self, width: usize) -> Vec<String> {
         let fallback = || {
             vec![self.fallback_style.paint(&truncate_to_width(
                 &image_fallback(&self.mime, self.size, self.name.as_deref()),
@@ -326,23 +391,24 @@ impl Image {
         }
         let cols = width.saturating_sub(2).min(self.max_cols).max(1);
         let rows = image_rows(size, cols, self.cell);
-        let seq = match proto {
-            ImageProtocol::Kitty => encode_kitty(&self.b64, cols, rows, None),
-            ImageProtocol::ITerm2 => encode_iterm2(&self.b64, cols),
-        };
-        // Reserve `rows` lines; the last one moves up and draws the image over them.
+        if proto == ImageProtocol::Kitty {
+            // The sequence goes on the first row and covers the rows below it without moving
+            // the cursor (C=1); the id lets a fullscreen frame place it again without
+            // sending the data twice.
+            let id = *self.id.get_or_insert_with(crate::kitty::next_image_id);
+            crate::kitty::register(id, cols, rows, size.width, size.height);
+            let mut lines = vec![encode_kitty(&self.b64, cols, rows, Some(id))];
+            lines.resize(rows, String::new());
+            return lines;
+        }
+        // iTerm2: reserve `rows` lines; the last one moves up and draws the image over them.
         let mut lines = vec![String::new(); rows - 1];
         let up = if rows > 1 {
             format!("\x1b[{}A", rows - 1)
         } else {
             String::new()
         };
-        let down = if proto == ImageProtocol::Kitty && rows > 1 {
-            format!("\x1b[{}B", rows - 1)
-        } else {
-            String::new()
-        };
-        lines.push(format!("{up}{seq}{down}"));
+        lines.push(format!("{up}{}", encode_iterm2(&self.b64, cols)));
         lines
     }
 }
@@ -430,6 +496,55 @@ mod tests {
             assert!(Capabilities::from_env(env(pairs)).true_color, "{pairs:?}");
         }
         assert!(!Capabilities::from_env(env(&[("TERM", "xterm-256color")])).true_color);
+        // A Kitty-capable multiplexer in a kitty window, and Orca only when it says so.
+        assert_eq!(
+            Capabilities::from_env(env(&[("TERM_PROGRAM", "herdr"), ("ITERM_SESSION_ID", "x")])).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert_eq!(Capabilities::from_env(env(&[("TERM_PROGRAM", "orca")])).images, None);
+    }
+
+    #[test]
+    fn environment_and_settings_overrides() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.to_string())
+        };
+        let kitty = [("KITTY_WINDOW_ID", "1")];
+        let forced = |extra: &'static [(&'static str, &'static str)]| {
+            let mut v = kitty.to_vec();
+            v.extend_from_slice(extra);
+            Capabilities::from_env(env(Box::leak(v.into_boxed_slice())))
+        };
+        assert_eq!(
+            forced(&[("PI_IMAGE_PROTOCOL", "ITerm2")]).images,
+            Some(ImageProtocol::ITerm2)
+        );
+        assert_eq!(forced(&[("PI_IMAGE_PROTOCOL", "none")]).images, None);
+        assert_eq!(forced(&[("PI_IMAGE_PROTOCOL", "0")]).images, None);
+        assert_eq!(
+            forced(&[("PI_IMAGE_PROTOCOL", "auto")]).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert_eq!(
+            forced(&[("PI_IMAGE_PROTOCOL", "sixel")]).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert!(!forced(&[("PI_HYPERLINKS", "0")]).hyperlinks);
+        assert!(forced(&[("PI_HYPERLINKS", "true")]).hyperlinks, "only 1/0 count");
+        assert!(!forced(&[("PI_TRUE_COLOR", "0")]).true_color);
+        let plain = Capabilities::from_env(env(&[("PI_IMAGE_PROTOCOL", "kitty"), ("PI_HYPERLINKS", "1")]));
+        assert_eq!((plain.images, plain.hyperlinks), (Some(ImageProtocol::Kitty), true));
+        // Under tmux the environment still forces them.
+        let tmux = Capabilities::from_env(env(&[("TMUX", "/t"), ("PI_IMAGE_PROTOCOL", "kitty")]));
+        assert_eq!(tmux.images, Some(ImageProtocol::Kitty));
+        // The settings win over the environment.
+        let set = forced(&[("PI_IMAGE_PROTOCOL", "iterm2"), ("PI_HYPERLINKS", "1")]).overridden(CapabilityOverrides {
+            images: Some(None),
+            hyperlinks: Some(false),
+            true_color: None,
+        });
+        assert_eq!((set.images, set.hyperlinks, set.true_color), (None, false, true));
+        assert_eq!(plain.overridden(CapabilityOverrides::default()), plain);
     }
 
     #[test]
@@ -444,8 +559,21 @@ mod tests {
         let lines = render_lines(&mut img, 80);
         // 20 cols * 9 px = 180 px wide -> 36 px tall = 2 rows of 18 px.
         assert_eq!(lines.len(), 2);
-        assert!(lines[1].starts_with("\x1b[1A\x1b_Ga=T,f=100,q=2,C=1,c=20,r=2;"));
-        assert_eq!(crate::width::visible_width(&lines[1]), 0);
+        // The first row carries the image (with its id), the second is reserved.
+        assert!(lines[0].starts_with("\x1b_Ga=T,f=100,q=2,C=1,c=20,r=2,i="), "{lines:?}");
+        assert_eq!(lines[1], "");
+        assert_eq!(crate::width::visible_width(&lines[0]), 0);
+        let meta = crate::kitty::meta_of(&lines[0]).expect("registered");
+        assert_eq!((meta.cols, meta.rows, meta.height_px), (20, 2, 36));
+        let iterm = Capabilities {
+            images: Some(ImageProtocol::ITerm2),
+            ..kitty
+        };
+        let lines = render_lines(&mut Image::new(b64.clone(), "image/png", iterm).with_max_cols(20), 80);
+        assert!(
+            lines[1].starts_with("\x1b[1A\x1b]1337;File=inline=1;width=20;"),
+            "{lines:?}"
+        );
         let none = Capabilities {
             images: None,
             true_color: false,

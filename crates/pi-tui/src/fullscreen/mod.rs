@@ -3,6 +3,7 @@
 //! and composing the rows of one screen from the transcript and the dock below it.
 
 pub mod dock;
+mod images;
 mod paint;
 mod scrollbar;
 mod selection;
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::component::Frame;
 use crate::input::{MouseEvent, MouseKind};
+use crate::kitty::is_image_line;
 use crate::screen::AltScreen;
 use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
@@ -219,6 +221,11 @@ impl Fullscreen {
 
     pub fn screen_mut(&mut self) -> &mut AltScreen {
         &mut self.screen
+    }
+
+    /// The image protocol frames are drawn with (Kitty placements are reused).
+    pub fn set_image_protocol(&mut self, images: Option<crate::components::ImageProtocol>) {
+        self.screen.set_image_protocol(images);
     }
 
     pub fn viewport(&self) -> &Viewport {
@@ -438,11 +445,12 @@ impl Fullscreen {
         let first = self.viewport.layout(transcript.len(), rows_for_transcript);
         let mut rows: Vec<String> = transcript.iter_from(first).take(rows_for_transcript).cloned().collect();
         rows.resize(rows_for_transcript, String::new());
+        images::fit_to_viewport(&transcript, first, &mut rows);
         if let Some(sel) = self.selection.filter(|s| !s.is_empty()) {
             let ((l0, c0), (l1, c1)) = sel.ordered();
             for (k, row) in rows.iter_mut().enumerate() {
                 let line = first + k;
-                if line < l0 || line > l1 {
+                if line < l0 || line > l1 || is_image_line(row) {
                     continue;
                 }
                 let from = if line == l0 { c0 } else { 0 };
@@ -462,6 +470,9 @@ impl Fullscreen {
                     &self.match_sgr
                 };
                 let row = &mut rows[line - first];
+                if is_image_line(row) {
+                    continue;
+                }
                 *row = restyle_columns(row, from, to.min(width), sgr);
             }
         }
@@ -469,7 +480,7 @@ impl Fullscreen {
         // sides of it.
         self.pill_columns = None;
         if !self.viewport.following() && rows_for_transcript > 0 {
-            if let Some(last) = rows.last_mut() {
+            if let Some(last) = rows.last_mut().filter(|l| !is_image_line(l)) {
                 let text = crate::width::truncate_to_width(&self.pill_text, width, "");
                 let w = visible_width(&text);
                 let col = (width - w) / 2;
@@ -506,6 +517,7 @@ impl Fullscreen {
             let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);
+            crate::kitty::hide_under(&mut rows, 1, boxed.rows.len(), col, box_w);
             self.search_buttons = boxed
                 .buttons
                 .filter(|_| rows.len() > 3)
@@ -521,7 +533,8 @@ impl Fullscreen {
             let w = visible_width(&boxed);
             if let Some(row) = rows.first_mut() {
                 // Flush with the right edge, as pi composes its flashes.
-                if w <= width {
+                // An image's row keeps the image; the flash is not drawn over it, as in pi.
+                if w <= width && !is_image_line(row) {
                     let left = slice_columns(row, 0, width - w);
                     let pad = (width - w).saturating_sub(visible_width(&left));
                     *row = format!("{left}{}\x1b[0m\x1b[7m{boxed}\x1b[0m", " ".repeat(pad));
