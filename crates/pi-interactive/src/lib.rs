@@ -142,6 +142,15 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
         .ok()
         .and_then(|s| s.terminal_true_color());
     pi_tui::set_truecolor(extension_ui::theme_colors::truecolor(setting));
+    // Markdown links go out as OSC 8 links where the terminal takes them (detection, then
+    // `PI_HYPERLINKS`, then `terminal.hyperlinks`).
+    let overrides = host
+        .session()
+        .settings()
+        .lock()
+        .map(|s| s.terminal_capability_overrides())
+        .unwrap_or_default();
+    pi_tui::components::set_hyperlinks(pi_tui::components::Capabilities::detect_with(overrides).hyperlinks);
     let mut term = match Terminal::start() {
         Ok(t) => t,
         Err(e) => {

@@ -174,6 +174,19 @@ impl Capabilities {
     }
 }
 
+static HYPERLINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Say whether the terminal takes OSC 8 links ([`Capabilities::hyperlinks`] with the
+/// overrides applied): Markdown links are then written as links instead of `text (url)`.
+pub fn set_hyperlinks(on: bool) {
+    HYPERLINKS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether links go out as OSC 8 (see [`set_hyperlinks`]).
+pub fn hyperlinks() -> bool {
+    HYPERLINKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Pixel size of an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImageSize {
