@@ -819,6 +819,8 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
             .read_settings(|s| s.fullscreen_exit_transcript())
             .unwrap_or(true);
         let document = if transcript {
+            // The normal screen shows iTerm2 images again, as pi 1.6's exit transcript does.
+            app.set_fullscreen(false);
             let (w, _) = tui.size();
             exit_output::document(app.view_mut(), w)
         } else {

@@ -198,3 +198,39 @@ fn pi_hyperlinks_makes_links_and_the_setting_wins() {
     assert!(!raw.contains(osc8));
     assert!(raw.contains("(https://example.com/docs)"));
 }
+
+#[test]
+fn iterm2_images_give_way_to_the_placeholder_in_fullscreen_and_return_at_exit() {
+    let s = setup(Script::sequential(vec![]));
+    let session = session_with_image(s.agent.path(), s.cwd.path());
+    let session = session.to_str().expect("utf8 path");
+    let mut pty = Pty::spawn_unset(
+        &["--session", session],
+        s.cwd.path(),
+        s.agent.path(),
+        20,
+        80,
+        &[("ITERM_SESSION_ID", "w0t0p0")],
+        &["TMUX", "PI_IMAGE_PROTOCOL", "KITTY_WINDOW_ID", "TERM_PROGRAM"],
+    );
+    pty.wait_text("answer line 060");
+    pty.send(CTRL_HOME);
+    for _ in 0..40 {
+        if pty.contents().contains("[Image:") {
+            break;
+        }
+        pty.send(WHEEL_DOWN);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    pty.wait_text("[Image: [image/png]");
+    assert!(
+        !raw_text(&pty).contains("\x1b]1337;File="),
+        "an iTerm2 image in fullscreen"
+    );
+    // The transcript left on the normal screen at exit has the image again.
+    quit(&mut pty);
+    wait_raw(&pty, "the exit transcript's image", |raw| {
+        raw.rfind("\x1b[?1049l")
+            .is_some_and(|left| raw[left..].contains("\x1b]1337;File=inline=1;width=60;"))
+    });
+}
