@@ -268,6 +268,42 @@ pub fn image_rows(size: ImageSize, cols: usize, cell: (u32, u32)) -> usize {
     ((scaled_h / cell.1 as f64).ceil() as usize).max(1)
 }
 
+/// Columns and rows an image takes fitted into `max_cols` x `max_rows` cells of `cell`
+/// pixels, keeping its aspect ratio. With `snap`, the dimension the fit did not pin is
+/// rounded to whichever whole cell count distorts the image less (Kitty scales an image to
+/// fill its cells exactly).
+pub fn image_cells(size: ImageSize, max_cols: usize, max_rows: usize, cell: (u32, u32), snap: bool) -> (usize, usize) {
+    let max_cols = max_cols.max(1);
+    let max_rows = max_rows.max(1);
+    let (iw, ih) = (size.width.max(1) as f64, size.height.max(1) as f64);
+    let (cw, ch) = (cell.0.max(1) as f64, cell.1.max(1) as f64);
+    let by_width = max_cols as f64 * cw / iw;
+    let by_height = max_rows as f64 * ch / ih;
+    let scale = by_width.min(by_height);
+    let mut cols = ((iw * scale / cw).ceil() as usize).clamp(1, max_cols);
+    let mut rows = ((ih * scale / ch).ceil() as usize).clamp(1, max_rows);
+    if snap {
+        // Of `upper` and `upper - 1`, the count nearer to `ideal` by ratio.
+        let nearer = |upper: usize, ideal: f64| {
+            if upper <= 1 {
+                return upper;
+            }
+            let off = |n: usize| (n as f64 / ideal).max(ideal / n as f64);
+            if off(upper - 1) < off(upper) {
+                upper - 1
+            } else {
+                upper
+            }
+        };
+        if by_width <= by_height {
+            rows = nearer(rows, cols as f64 * cw * ih / (iw * ch));
+        } else {
+            cols = nearer(cols, rows as f64 * ch * iw / (ih * cw));
+        }
+    }
+    (cols, rows)
+}
+
 /// Kitty graphics transmission of PNG data (base64), chunked at 4096 bytes, placed at
 /// `cols` x `rows` cells without moving the cursor.
 pub fn encode_kitty(b64: &str, cols: usize, rows: usize, id: Option<u32>) -> String {
@@ -402,8 +438,10 @@ impl Image {
         if proto == ImageProtocol::Kitty && self.mime != "image/png" {
             return fallback();
         }
-        let cols = width.saturating_sub(2).min(self.max_cols).max(1);
-        let rows = image_rows(size, cols, self.cell);
+        // At most as wide as allowed and as tall as a square of that width, as pi fits them.
+        let max_cols = width.saturating_sub(2).min(self.max_cols).max(1);
+        let max_rows = ((max_cols as u64 * self.cell.0 as u64).div_ceil(self.cell.1.max(1) as u64)).max(1) as usize;
+        let (cols, rows) = image_cells(size, max_cols, max_rows, self.cell, proto == ImageProtocol::Kitty);
         if proto == ImageProtocol::Kitty {
             // The sequence goes on the first row and covers the rows below it without moving
             // the cursor (C=1); the id lets a fullscreen frame place it again without
@@ -605,6 +643,28 @@ mod tests {
         };
         let mut img = Image::new("ü".repeat(20_000), "image/png", kitty);
         assert_eq!(render_lines(&mut img, 80), ["[Image: [image/png]]"]);
+    }
+
+    #[test]
+    fn cells_fit_the_width_and_a_square_height() {
+        // As pi 1.6 sizes them in 60 columns (at most 30 rows) of 9 x 18 px cells.
+        for ((w, h), cells) in [
+            ((180, 36), (60, 6)),
+            ((100, 1000), (6, 30)),
+            ((1, 1), (60, 30)),
+            ((640, 480), (60, 23)),
+            ((300, 200), (60, 20)),
+            ((1920, 1080), (60, 17)),
+            ((50, 120), (25, 30)),
+            ((10, 116), (5, 30)),
+            ((10, 434), (1, 30)),
+        ] {
+            let size = ImageSize { width: w, height: h };
+            assert_eq!(image_cells(size, 60, 30, (9, 18), true), cells, "{w}x{h}");
+        }
+        // Without snapping (iTerm2 keeps the reservation), the upper count stays.
+        let narrow = ImageSize { width: 10, height: 116 };
+        assert_eq!(image_cells(narrow, 60, 30, (9, 18), false), (6, 30));
     }
 
     #[test]
