@@ -146,6 +146,9 @@ impl App {
         super::chat::set_output_pad(output_pad as usize);
         super::chat::set_mermaid_mode(&mermaid);
         let caps = terminal_caps(&session, show_images, false);
+        if let Ok(s) = session.settings().lock() {
+            pi_tui::components::set_image_width(s.image_width_cells() as usize);
+        }
         let mut editor = Editor::new(theme.editor("borderMuted"));
         editor.set_terminal_rows(rows);
         let pending = Pending::new(theme.clone(), super::keys::key_display(&kb, "app.message.dequeue"));

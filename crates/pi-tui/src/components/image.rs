@@ -187,6 +187,13 @@ pub fn hyperlinks() -> bool {
     HYPERLINKS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+static IMAGE_WIDTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(60);
+
+/// The widest new images are drawn, in columns (`terminal.imageWidthCells`; 60 by default).
+pub fn set_image_width(cols: usize) {
+    IMAGE_WIDTH.store(cols.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Pixel size of an image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ImageSize {
@@ -382,7 +389,7 @@ impl Image {
             name: None,
             size,
             caps,
-            max_cols: 60,
+            max_cols: IMAGE_WIDTH.load(std::sync::atomic::Ordering::Relaxed),
             cell: (9, 18),
             fallback_style: Style::new(),
             cache: LineCache::default(),

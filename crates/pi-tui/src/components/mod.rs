@@ -17,7 +17,7 @@ pub use editor::{Editor, EditorEvent, EditorTheme};
 pub use editor_buffer::{KillRing, TextState};
 pub use image::{
     encode_iterm2, encode_kitty, hyperlinks, image_cells, image_fallback, image_rows, image_size, set_hyperlinks,
-    Capabilities, CapabilityOverrides, Image, ImageProtocol, ImageSize,
+    set_image_width, Capabilities, CapabilityOverrides, Image, ImageProtocol, ImageSize,
 };
 pub use input::{Input, InputFieldEvent};
 pub use loader::{CancellableLoader, Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};

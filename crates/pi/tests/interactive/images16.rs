@@ -234,3 +234,26 @@ fn iterm2_images_give_way_to_the_placeholder_in_fullscreen_and_return_at_exit() 
             .is_some_and(|left| raw[left..].contains("\x1b]1337;File=inline=1;width=60;"))
     });
 }
+
+#[test]
+fn image_width_cells_sets_how_wide_images_are_drawn() {
+    let s = setup(Script::sequential(vec![]));
+    set_setting(&s, "terminal", json!({"imageWidthCells": 30}));
+    let session = session_with_image(s.agent.path(), s.cwd.path());
+    let session = session.to_str().expect("utf8 path");
+    let mut pty = Pty::spawn_unset(
+        &["--session", session, "--tui-mode", "regular"],
+        s.cwd.path(),
+        s.agent.path(),
+        20,
+        80,
+        &[("KITTY_WINDOW_ID", "1")],
+        &["TMUX", "PI_IMAGE_PROTOCOL"],
+    );
+    pty.wait_text("answer line 060");
+    // 180 x 36 px in 30 columns of 9 px: 270 x 54 px, 3 rows of 18 px.
+    wait_raw(&pty, "the image at 30 columns", |raw| {
+        raw.contains("\x1b_Ga=T,f=100,q=2,C=1,c=30,r=3,i=")
+    });
+    quit(&mut pty);
+}
