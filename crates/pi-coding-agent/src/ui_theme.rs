@@ -136,9 +136,6 @@ impl UiTheme {
                 edge_label: self.fg("text"),
                 warning: self.fg("warning"),
             },
-            // Links are OSC 8 hyperlinks (clickable, the URL hidden) where the terminal
-            // shows them, as pi 1.6 draws them; elsewhere `text (url)`.
-            hyperlinks: pi_tui::components::Capabilities::detect().hyperlinks,
             highlighter: Some(self.code_highlighter()),
             ..MarkdownTheme::default()
         }

@@ -102,6 +102,24 @@ pub struct App {
     /// The `Model scope: …` line is part of the header (fullscreen); in regular mode it is
     /// printed once above the screen instead, as pi 1.6 does.
     scope_in_header: bool,
+    /// The alternate screen is in use: iTerm2 images are not drawn there.
+    fullscreen: bool,
+}
+
+/// What the transcript is drawn with: detection, the `PI_*` variables and the `terminal.*`
+/// settings (which win); no images with `terminal.showImages` off, and none through iTerm2
+/// in fullscreen (pi 1.6 uses only Kitty images there and shows the text placeholder).
+fn terminal_caps(session: &AgentSession, show_images: bool, fullscreen: bool) -> pi_tui::components::Capabilities {
+    let overrides = session
+        .settings()
+        .lock()
+        .map(|s| s.terminal_capability_overrides())
+        .unwrap_or_default();
+    let mut caps = pi_tui::components::Capabilities::detect_with(overrides);
+    if !show_images || (fullscreen && caps.images == Some(pi_tui::components::ImageProtocol::ITerm2)) {
+        caps.images = None;
+    }
+    caps
 }
 
 impl App {
@@ -131,9 +149,9 @@ impl App {
             .unwrap_or((false, true, false, true, 1, "streaming".to_string()));
         super::chat::set_output_pad(output_pad as usize);
         super::chat::set_mermaid_mode(&mermaid);
-        let mut caps = pi_tui::components::Capabilities::detect();
-        if !show_images {
-            caps.images = None;
+        let caps = terminal_caps(&session, show_images, false);
+        if let Ok(s) = session.settings().lock() {
+            pi_tui::components::set_image_width(s.image_width_cells() as usize);
         }
         let mut editor = Editor::new(theme.editor("borderMuted"));
         editor.set_terminal_rows(rows);
@@ -188,6 +206,7 @@ impl App {
             ext_pushed: Default::default(),
             program_status: Default::default(),
             scope_in_header: true,
+            fullscreen: false,
         };
         app.update_editor_border();
         app.rebuild_chat();
@@ -398,11 +417,7 @@ impl App {
     fn ui_change(&mut self, change: UiChange, tui: &mut Tui) {
         match change {
             UiChange::ShowImages(on) => {
-                self.caps.images = if on {
-                    pi_tui::components::Capabilities::detect().images
-                } else {
-                    None
-                };
+                self.caps = terminal_caps(&self.session(), on, self.fullscreen);
                 if !self.busy {
                     self.restyle_chat();
                 }
@@ -649,6 +664,26 @@ impl App {
                 }
             }
         });
+    }
+
+    /// Entering or leaving the alternate screen: iTerm2 images give way to their text
+    /// placeholder there and come back after (the transcript is drawn again when that
+    /// changes what it shows).
+    pub fn set_fullscreen(&mut self, on: bool) {
+        self.fullscreen = on;
+        let show = self.ctx().read_settings(|s| s.show_images()).unwrap_or(true);
+        let caps = terminal_caps(&self.session(), show, on);
+        if caps != self.caps {
+            self.caps = caps;
+            if !self.busy {
+                self.restyle_chat();
+            }
+        }
+    }
+
+    /// The image protocol the transcript's images are drawn with.
+    pub fn image_protocol(&self) -> Option<pi_tui::components::ImageProtocol> {
+        self.caps.images
     }
 
     /// Rebuild the transcript for a new look (theme, images), keeping the chat's notices,

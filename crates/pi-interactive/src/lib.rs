@@ -149,6 +149,15 @@ pub async fn run(host: Arc<SessionHost>, initial: PromptQueue, options: Interact
         .ok()
         .and_then(|s| s.terminal_true_color());
     pi_tui::set_truecolor(extension_ui::theme_colors::truecolor(setting));
+    // Markdown links go out as OSC 8 links where the terminal takes them (detection, then
+    // `PI_HYPERLINKS`, then `terminal.hyperlinks`).
+    let overrides = host
+        .session()
+        .settings()
+        .lock()
+        .map(|s| s.terminal_capability_overrides())
+        .unwrap_or_default();
+    pi_tui::components::set_hyperlinks(pi_tui::components::Capabilities::detect_with(overrides).hyperlinks);
     let mut term = match Terminal::start() {
         Ok(t) => t,
         Err(e) => {
@@ -235,19 +244,32 @@ fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut T
     if fullscreen {
         start_fullscreen(app, tui, term);
     } else {
-        let _ = term.leave_fullscreen();
+        leave_fullscreen(tui, term);
         tui.set_fullscreen(false);
+        app.set_fullscreen(false);
     }
     tui.request_full_redraw();
 }
 
 /// Enter the alternate screen and set the layout up from the settings.
-fn start_fullscreen(app: &app::App, tui: &mut Tui, term: &mut Terminal) {
+fn start_fullscreen(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     if term.enter_fullscreen().is_err() {
         return;
     }
+    app.set_fullscreen(true);
     tui.set_fullscreen(true);
     fullscreen_looks(app, tui);
+}
+
+/// Free the images fullscreen frames left with the terminal, then leave the alternate screen.
+fn leave_fullscreen(tui: &mut Tui, term: &mut Terminal) {
+    if let Some(fs) = tui.fullscreen_mut() {
+        let bytes = fs.screen_mut().exit_sequence();
+        if !bytes.is_empty() {
+            let _ = term.write_all(bytes.as_bytes()).and_then(|()| term.flush());
+        }
+    }
+    let _ = term.leave_fullscreen();
 }
 
 /// The fullscreen layout's settings, colours and key names (again after a theme change or
@@ -268,6 +290,7 @@ pub(crate) fn fullscreen_looks(app: &app::App, tui: &mut Tui) {
         .read_settings(|s| pi_tui::ScrollbarMode::from_setting(s.fullscreen_scrollbar()))
         .unwrap_or_default();
     if let Some(fs) = tui.fullscreen_mut() {
+        fs.set_image_protocol(app.image_protocol());
         fs.set_wheel_step(wheel);
         fs.set_pill_style(pill);
         let key_or_unbound = |id: &str| {
@@ -455,7 +478,7 @@ async fn run_in(
         app.apply(effects, &mut tui);
     }
     if wants_fullscreen(&session, options.tui_mode) {
-        start_fullscreen(&app, &mut tui, term);
+        start_fullscreen(&mut app, &mut tui, term);
     } else if let Some(line) = app.take_scope_line() {
         // Regular mode: above the screen, into the scrollback, as pi 1.6 prints it.
         let _ = write!(term, "{line}\x1b[0m\r\n").and_then(|()| term.flush());
@@ -860,12 +883,14 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
             .read_settings(|s| s.fullscreen_exit_transcript())
             .unwrap_or(true);
         let document = if transcript {
+            // The normal screen shows iTerm2 images again, as pi 1.6's exit transcript does.
+            app.set_fullscreen(false);
             let (w, _) = tui.size();
             exit_output::document(app.view_mut(), w)
         } else {
             String::new()
         };
-        let _ = term.leave_fullscreen();
+        leave_fullscreen(tui, term);
         let _ = term.write_all(document.as_bytes());
     }
     if std::io::IsTerminal::is_terminal(&std::io::stdout()) {

@@ -699,7 +699,9 @@ fn open_with(cx: &Ctx<'_>, themes: Vec<String>, mut models: Vec<ModelChoice>) ->
     let session = &cx.session;
     let current_model = session.model().map(|m| format!("{}/{}", m.provider, m.id));
     let state = |s: &SettingsManager, models: Vec<ModelChoice>| MenuState {
-        images_supported: pi_tui::components::Capabilities::detect().images.is_some(),
+        images_supported: pi_tui::components::Capabilities::detect_with(s.terminal_capability_overrides())
+            .images
+            .is_some(),
         hide_thinking: cx.ui.hide_thinking,
         // The setting as saved (a `light/dark` pair shows as one), as pi 1.6's row shows it.
         theme: s.theme().map_or_else(|| cx.theme.name().to_string(), str::to_string),

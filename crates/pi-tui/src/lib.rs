@@ -36,6 +36,7 @@ pub mod highlight;
 pub mod input;
 pub mod keybindings;
 pub mod keys;
+pub mod kitty;
 pub mod mermaid;
 pub mod program_status;
 pub mod renderer;

@@ -4,6 +4,8 @@
 use std::io::{self, Write};
 
 use crate::component::CURSOR_MARKER;
+use crate::components::ImageProtocol;
+use crate::kitty::{is_image_line, placement_rows, Uploads, DELETE_ALL_IMAGES, DELETE_ALL_PLACEMENTS};
 use crate::renderer::{push_line, FrameStats};
 use crate::width::visible_width;
 
@@ -23,6 +25,10 @@ pub struct AltScreen {
     show_hardware_cursor: bool,
     cursor_shown: bool,
     stats: FrameStats,
+    /// The image protocol frames are drawn with (Kitty images are placed again from data
+    /// already sent; iTerm2 is not used in fullscreen).
+    images: Option<ImageProtocol>,
+    uploads: Uploads,
 }
 
 impl AltScreen {
@@ -37,6 +43,20 @@ impl AltScreen {
     /// Make the next frame a full redraw (after a suspend, or when the screen was disturbed).
     pub fn request_full_redraw(&mut self) {
         self.force_full = true;
+    }
+
+    pub fn set_image_protocol(&mut self, images: Option<ImageProtocol>) {
+        self.images = images;
+    }
+
+    /// What to write before leaving the alternate screen: the Kitty images are freed.
+    pub fn exit_sequence(&mut self) -> &'static str {
+        self.uploads.clear();
+        if self.images == Some(ImageProtocol::Kitty) {
+            DELETE_ALL_IMAGES
+        } else {
+            ""
+        }
     }
 
     pub fn stats(&self) -> FrameStats {
@@ -62,20 +82,85 @@ impl AltScreen {
         rows.resize(height, String::new());
         self.stats = FrameStats::default();
         let full = !self.started || self.force_full || width != self.width || height != self.height;
+        let kitty = self.images == Some(ImageProtocol::Kitty);
+        let changed: Vec<bool> = rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| full || self.prev.get(i) != Some(r))
+            .collect();
+        // An image line that changed, appeared or went away, or text written over the cells
+        // of an image, makes every image on the screen be drawn again (after the text).
+        let anchors = rows
+            .iter()
+            .enumerate()
+            .any(|(i, r)| changed[i] && (is_image_line(r) || self.prev.get(i).is_some_and(|p| is_image_line(p))));
+        let cells = !anchors
+            && kitty
+            && changed.iter().any(|&c| c)
+            && rows
+                .iter()
+                .enumerate()
+                .any(|(i, r)| placement_rows(r).is_some_and(|n| changed.iter().skip(i).take(n).any(|&c| c)));
+        let images_redraw = anchors || cells;
+        let redraw_images = full || images_redraw;
+        let had_uploads = !self.uploads.is_empty();
+        let (lines, evictions) = if redraw_images && kitty {
+            self.uploads.prepare(&rows)
+        } else {
+            (rows.clone(), String::new())
+        };
         let mut buf = String::new();
         if full {
-            buf.push_str("\x1b[2J");
             self.stats.full_redraw = true;
-        }
-        for (i, row) in rows.iter().enumerate() {
-            if !full && self.prev.get(i) == Some(row) {
-                continue;
+            if kitty && had_uploads {
+                // ED 2 frees Kitty images without placements, which would undo the uploads
+                // kept for placing again; every row is erased below anyway.
+                buf.push_str(DELETE_ALL_PLACEMENTS);
+            } else {
+                if kitty {
+                    buf.push_str(DELETE_ALL_IMAGES);
+                }
+                buf.push_str("\x1b[2J");
             }
-            let _ = write!(buf, "\x1b[{};1H\x1b[2K", i + 1);
-            push_line(&mut buf, row, width);
-            buf.push_str(ROW_END);
-            self.stats.first_written.get_or_insert(i);
-            self.stats.lines_written += 1;
+        } else if images_redraw {
+            match self.images {
+                Some(ImageProtocol::Kitty) => buf.push_str(DELETE_ALL_PLACEMENTS),
+                Some(ImageProtocol::ITerm2) => buf.push_str("\x1b[2J"),
+                None => {}
+            }
+        }
+        buf.push_str(&evictions);
+        let write_all = full || images_redraw;
+        let to_write = |i: usize| write_all || changed[i];
+        if redraw_images && kitty && lines.iter().any(|l| is_image_line(l)) {
+            // Some terminals keep Kitty images in the cells they cover: erase and write the
+            // text first, then place the images, so nothing written later cuts into them.
+            for i in (0..lines.len()).filter(|&i| to_write(i)) {
+                let _ = write!(buf, "\x1b[{};1H\x1b[2K", i + 1);
+            }
+            for image_pass in [false, true] {
+                for (i, row) in lines.iter().enumerate() {
+                    if !to_write(i) || is_image_line(row) != image_pass {
+                        continue;
+                    }
+                    let _ = write!(buf, "\x1b[{};1H", i + 1);
+                    push_line(&mut buf, row, width);
+                    buf.push_str(ROW_END);
+                    self.stats.first_written.get_or_insert(i);
+                    self.stats.lines_written += 1;
+                }
+            }
+        } else {
+            for (i, row) in lines.iter().enumerate() {
+                if !to_write(i) {
+                    continue;
+                }
+                let _ = write!(buf, "\x1b[{};1H\x1b[2K", i + 1);
+                push_line(&mut buf, row, width);
+                buf.push_str(ROW_END);
+                self.stats.first_written.get_or_insert(i);
+                self.stats.lines_written += 1;
+            }
         }
         let cursor = rows.iter().enumerate().find_map(|(i, r)| {
             r.find(CURSOR_MARKER)
@@ -165,5 +250,75 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("\x1b[2;5H"), "{text:?}");
         assert!(!text.contains(CURSOR_MARKER));
+    }
+
+    /// A 2-row Kitty image line drawn the way `Image` draws it, and its payload.
+    fn kitty_image(id: u32) -> (String, String) {
+        let payload = "P".repeat(64);
+        crate::kitty::register(id, 4, 2, 36, 36);
+        (crate::components::encode_kitty(&payload, 4, 2, Some(id)), payload)
+    }
+
+    #[test]
+    fn kitty_images_are_sent_once_then_placed_after_the_text() {
+        let (img, payload) = kitty_image(930_001);
+        let mut s = AltScreen::new();
+        s.set_image_protocol(Some(ImageProtocol::Kitty));
+        let mut out = Vec::new();
+        s.render(rows(&["top", &img, "", "below"]), 10, 4, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.matches(&payload).count(), 1, "{text:?}");
+        assert!(
+            text.contains("\x1b_Ga=d,d=A,q=2\x1b\\\x1b[2J"),
+            "first frame frees and clears"
+        );
+        // The image is written after every text row.
+        let image_at = text.find("\x1b[2;1H\x1b_G").expect("image row");
+        assert!(text.find("below").unwrap() < image_at, "{text:?}");
+
+        // Scrolled by one row: the placements are removed and the image placed again
+        // without its data.
+        let mut out = Vec::new();
+        s.render(rows(&[&img, "", "below", "new"]), 10, 4, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains(&payload), "{text:?}");
+        assert!(text.starts_with("\x1b[?2026h\x1b_Ga=d,d=a,q=2\x1b\\"), "{text:?}");
+        assert!(
+            text.contains("\x1b[1;1H\x1b_Ga=p,q=2,C=1,c=4,r=2,i=930001\x1b\\"),
+            "{text:?}"
+        );
+
+        // Text changing outside the image's cells leaves the image alone.
+        let mut out = Vec::new();
+        s.render(rows(&[&img, "", "below", "newer"]), 10, 4, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains("\x1b_G"), "{text:?}");
+        assert_eq!(s.stats().lines_written, 1);
+        // Text written into its cells makes it be placed again over the new text.
+        let mut out = Vec::new();
+        s.render(rows(&[&img, "x", "below", "newer"]), 10, 4, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("a=d,d=a") && text.contains("a=p,q=2"), "{text:?}");
+
+        // The image scrolled away: nothing of it is written, and leaving frees it.
+        let mut out = Vec::new();
+        s.render(rows(&["a", "b", "c", "d"]), 10, 4, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("a=d,d=a") && !text.contains("a=p"), "{text:?}");
+        assert_eq!(s.exit_sequence(), "\x1b_Ga=d,d=A,q=2\x1b\\");
+    }
+
+    #[test]
+    fn a_full_redraw_keeps_the_uploads() {
+        let (img, payload) = kitty_image(930_002);
+        let mut s = AltScreen::new();
+        s.set_image_protocol(Some(ImageProtocol::Kitty));
+        s.render(rows(&[&img, ""]), 10, 3, &mut Vec::new()).unwrap();
+        let mut out = Vec::new();
+        s.render(rows(&[&img, ""]), 12, 3, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        // ED 2 would free the data: only the placements go, and the image is placed again.
+        assert!(!text.contains("\x1b[2J") && !text.contains(&payload), "{text:?}");
+        assert!(text.contains("a=d,d=a") && text.contains("a=p,q=2"), "{text:?}");
     }
 }

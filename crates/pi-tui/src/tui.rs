@@ -467,6 +467,8 @@ impl Tui {
             tail.push(String::new());
         }
         for (row, col, ow, lines) in placed {
+            // Images under the overlay are not drawn (the terminal would draw them over it).
+            crate::kitty::hide_under(&mut tail, row, lines.len(), col, ow);
             for (k, ol) in lines.iter().enumerate() {
                 let Some(base_line) = tail.get_mut(row + k) else { break };
                 let left = slice_columns(base_line, 0, col);

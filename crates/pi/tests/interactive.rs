@@ -33,6 +33,8 @@ mod fullscreen_select;
 mod header16;
 #[path = "interactive/hotkeys16.rs"]
 mod hotkeys16;
+#[path = "interactive/images16.rs"]
+mod images16;
 #[path = "interactive/keybindings16.rs"]
 mod keybindings16;
 #[path = "interactive/login.rs"]

@@ -14,6 +14,16 @@ pub enum ImageProtocol {
     ITerm2,
 }
 
+/// Capabilities forced by the `terminal.images`, `terminal.hyperlinks` and
+/// `terminal.trueColor` settings (`None` leaves detection and the environment to decide).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CapabilityOverrides {
+    /// `Some(None)` turns images off (`terminal.images: false`).
+    pub images: Option<Option<ImageProtocol>>,
+    pub hyperlinks: Option<bool>,
+    pub true_color: Option<bool>,
+}
+
 /// What the terminal can do, detected from the environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Capabilities {
@@ -29,7 +39,52 @@ impl Capabilities {
         Self::from_env(|k| std::env::var(k).ok())
     }
 
+    /// Detect from the environment, with `PI_IMAGE_PROTOCOL` (`kitty`, `iterm2`, `none`/`0`;
+    /// anything else detects), `PI_HYPERLINKS` and `PI_TRUE_COLOR` (`1`/`0`) forcing what they
+    /// name.
     pub fn from_env(get: impl Fn(&str) -> Option<String>) -> Self {
+        let mut caps = Self::detected_from_env(&get);
+        match get("PI_IMAGE_PROTOCOL").unwrap_or_default().to_lowercase().as_str() {
+            "kitty" => caps.images = Some(ImageProtocol::Kitty),
+            "iterm2" => caps.images = Some(ImageProtocol::ITerm2),
+            "none" | "0" => caps.images = None,
+            _ => {}
+        }
+        let flag = |k: &str| match get(k).as_deref() {
+            Some("1") => Some(true),
+            Some("0") => Some(false),
+            _ => None,
+        };
+        if let Some(on) = flag("PI_HYPERLINKS") {
+            caps.hyperlinks = on;
+        }
+        if let Some(on) = flag("PI_TRUE_COLOR") {
+            caps.true_color = on;
+        }
+        caps
+    }
+
+    /// Detection and environment overrides, then the `terminal.*` settings, which win.
+    pub fn detect_with(overrides: CapabilityOverrides) -> Self {
+        Self::detect().overridden(overrides)
+    }
+
+    /// These capabilities with what `overrides` forces.
+    #[must_use]
+    pub fn overridden(mut self, overrides: CapabilityOverrides) -> Self {
+        if let Some(images) = overrides.images {
+            self.images = images;
+        }
+        if let Some(on) = overrides.hyperlinks {
+            self.hyperlinks = on;
+        }
+        if let Some(on) = overrides.true_color {
+            self.true_color = on;
+        }
+        self
+    }
+
+    fn detected_from_env(get: &impl Fn(&str) -> Option<String>) -> Self {
         let lower = |k: &str| get(k).unwrap_or_default().to_lowercase();
         let program = lower("TERM_PROGRAM");
         let term = lower("TERM");
@@ -51,7 +106,23 @@ impl Capabilities {
                 hyperlinks: true,
             };
         }
-        let kitty_like = set("KITTY_WINDOW_ID")
+        // Multiplexer-like hosts speaking Kitty graphics come first: the outer terminal's
+        // variables can leak into their panes.
+        if program == "herdr" {
+            return Capabilities {
+                images: Some(ImageProtocol::Kitty),
+                true_color,
+                hyperlinks: true,
+            };
+        }
+        // Orca advertises its Kitty graphics only through ORCA_IMAGE_PROTOCOL.
+        let orca = program == "orca" && get("ORCA_IMAGE_PROTOCOL").as_deref() == Some("kitty");
+        // Warp and rex take the Kitty graphics protocol and 24-bit colour.
+        let warp = program == "warpterminal" || set("WARP_SESSION_ID") || set("WARP_TERMINAL_SESSION_UUID");
+        let kitty_like = program == "rex"
+            || orca
+            || warp
+            || set("KITTY_WINDOW_ID")
             || program == "kitty"
             || program == "ghostty"
             || term.contains("ghostty")
@@ -68,15 +139,6 @@ impl Capabilities {
         if set("ITERM_SESSION_ID") || program == "iterm.app" {
             return Capabilities {
                 images: Some(ImageProtocol::ITerm2),
-                true_color: true,
-                hyperlinks: true,
-            };
-        }
-        // Warp and rex take the Kitty graphics protocol and 24-bit colour.
-        if program == "warpterminal" || set("WARP_SESSION_ID") || set("WARP_TERMINAL_SESSION_UUID") || program == "rex"
-        {
-            return Capabilities {
-                images: Some(ImageProtocol::Kitty),
                 true_color: true,
                 hyperlinks: true,
             };
@@ -110,6 +172,26 @@ impl Capabilities {
             hyperlinks: false,
         }
     }
+}
+
+static HYPERLINKS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Say whether the terminal takes OSC 8 links ([`Capabilities::hyperlinks`] with the
+/// overrides applied): Markdown links are then written as links instead of `text (url)`.
+pub fn set_hyperlinks(on: bool) {
+    HYPERLINKS.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether links go out as OSC 8 (see [`set_hyperlinks`]).
+pub fn hyperlinks() -> bool {
+    HYPERLINKS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static IMAGE_WIDTH: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(60);
+
+/// The widest new images are drawn, in columns (`terminal.imageWidthCells`; 60 by default).
+pub fn set_image_width(cols: usize) {
+    IMAGE_WIDTH.store(cols.max(1), std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Pixel size of an image.
@@ -193,6 +275,42 @@ pub fn image_rows(size: ImageSize, cols: usize, cell: (u32, u32)) -> usize {
     ((scaled_h / cell.1 as f64).ceil() as usize).max(1)
 }
 
+/// Columns and rows an image takes fitted into `max_cols` x `max_rows` cells of `cell`
+/// pixels, keeping its aspect ratio. With `snap`, the dimension the fit did not pin is
+/// rounded to whichever whole cell count distorts the image less (Kitty scales an image to
+/// fill its cells exactly).
+pub fn image_cells(size: ImageSize, max_cols: usize, max_rows: usize, cell: (u32, u32), snap: bool) -> (usize, usize) {
+    let max_cols = max_cols.max(1);
+    let max_rows = max_rows.max(1);
+    let (iw, ih) = (size.width.max(1) as f64, size.height.max(1) as f64);
+    let (cw, ch) = (cell.0.max(1) as f64, cell.1.max(1) as f64);
+    let by_width = max_cols as f64 * cw / iw;
+    let by_height = max_rows as f64 * ch / ih;
+    let scale = by_width.min(by_height);
+    let mut cols = ((iw * scale / cw).ceil() as usize).clamp(1, max_cols);
+    let mut rows = ((ih * scale / ch).ceil() as usize).clamp(1, max_rows);
+    if snap {
+        // Of `upper` and `upper - 1`, the count nearer to `ideal` by ratio.
+        let nearer = |upper: usize, ideal: f64| {
+            if upper <= 1 {
+                return upper;
+            }
+            let off = |n: usize| (n as f64 / ideal).max(ideal / n as f64);
+            if off(upper - 1) < off(upper) {
+                upper - 1
+            } else {
+                upper
+            }
+        };
+        if by_width <= by_height {
+            rows = nearer(rows, cols as f64 * cw * ih / (iw * ch));
+        } else {
+            cols = nearer(cols, rows as f64 * ch * iw / (ih * cw));
+        }
+    }
+    (cols, rows)
+}
+
 /// Kitty graphics transmission of PNG data (base64), chunked at 4096 bytes, placed at
 /// `cols` x `rows` cells without moving the cursor.
 pub fn encode_kitty(b64: &str, cols: usize, rows: usize, id: Option<u32>) -> String {
@@ -252,6 +370,8 @@ pub struct Image {
     cell: (u32, u32),
     fallback_style: Style,
     cache: LineCache,
+    /// The Kitty image id, allocated when first drawn.
+    id: Option<u32>,
 }
 
 impl Image {
@@ -269,10 +389,11 @@ impl Image {
             name: None,
             size,
             caps,
-            max_cols: 60,
+            max_cols: IMAGE_WIDTH.load(std::sync::atomic::Ordering::Relaxed),
             cell: (9, 18),
             fallback_style: Style::new(),
             cache: LineCache::default(),
+            id: None,
         }
     }
 
@@ -306,7 +427,7 @@ impl Image {
         self.size
     }
 
-    fn build(&self, width: usize) -> Vec<String> {
+    fn build(&mut self, width: usize) -> Vec<String> {
         let fallback = || {
             vec![self.fallback_style.paint(&truncate_to_width(
                 &image_fallback(&self.mime, self.size, self.name.as_deref()),
@@ -324,25 +445,28 @@ impl Image {
         if proto == ImageProtocol::Kitty && self.mime != "image/png" {
             return fallback();
         }
-        let cols = width.saturating_sub(2).min(self.max_cols).max(1);
-        let rows = image_rows(size, cols, self.cell);
-        let seq = match proto {
-            ImageProtocol::Kitty => encode_kitty(&self.b64, cols, rows, None),
-            ImageProtocol::ITerm2 => encode_iterm2(&self.b64, cols),
-        };
-        // Reserve `rows` lines; the last one moves up and draws the image over them.
+        // At most as wide as allowed and as tall as a square of that width, as pi fits them.
+        let max_cols = width.saturating_sub(2).min(self.max_cols).max(1);
+        let max_rows = ((max_cols as u64 * self.cell.0 as u64).div_ceil(self.cell.1.max(1) as u64)).max(1) as usize;
+        let (cols, rows) = image_cells(size, max_cols, max_rows, self.cell, proto == ImageProtocol::Kitty);
+        if proto == ImageProtocol::Kitty {
+            // The sequence goes on the first row and covers the rows below it without moving
+            // the cursor (C=1); the id lets a fullscreen frame place it again without
+            // sending the data twice.
+            let id = *self.id.get_or_insert_with(crate::kitty::next_image_id);
+            crate::kitty::register(id, cols, rows, size.width, size.height);
+            let mut lines = vec![encode_kitty(&self.b64, cols, rows, Some(id))];
+            lines.resize(rows, String::new());
+            return lines;
+        }
+        // iTerm2: reserve `rows` lines; the last one moves up and draws the image over them.
         let mut lines = vec![String::new(); rows - 1];
         let up = if rows > 1 {
             format!("\x1b[{}A", rows - 1)
         } else {
             String::new()
         };
-        let down = if proto == ImageProtocol::Kitty && rows > 1 {
-            format!("\x1b[{}B", rows - 1)
-        } else {
-            String::new()
-        };
-        lines.push(format!("{up}{seq}{down}"));
+        lines.push(format!("{up}{}", encode_iterm2(&self.b64, cols)));
         lines
     }
 }
@@ -430,6 +554,55 @@ mod tests {
             assert!(Capabilities::from_env(env(pairs)).true_color, "{pairs:?}");
         }
         assert!(!Capabilities::from_env(env(&[("TERM", "xterm-256color")])).true_color);
+        // A Kitty-capable multiplexer in a kitty window, and Orca only when it says so.
+        assert_eq!(
+            Capabilities::from_env(env(&[("TERM_PROGRAM", "herdr"), ("ITERM_SESSION_ID", "x")])).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert_eq!(Capabilities::from_env(env(&[("TERM_PROGRAM", "orca")])).images, None);
+    }
+
+    #[test]
+    fn environment_and_settings_overrides() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.to_string())
+        };
+        let kitty = [("KITTY_WINDOW_ID", "1")];
+        let forced = |extra: &'static [(&'static str, &'static str)]| {
+            let mut v = kitty.to_vec();
+            v.extend_from_slice(extra);
+            Capabilities::from_env(env(Box::leak(v.into_boxed_slice())))
+        };
+        assert_eq!(
+            forced(&[("PI_IMAGE_PROTOCOL", "ITerm2")]).images,
+            Some(ImageProtocol::ITerm2)
+        );
+        assert_eq!(forced(&[("PI_IMAGE_PROTOCOL", "none")]).images, None);
+        assert_eq!(forced(&[("PI_IMAGE_PROTOCOL", "0")]).images, None);
+        assert_eq!(
+            forced(&[("PI_IMAGE_PROTOCOL", "auto")]).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert_eq!(
+            forced(&[("PI_IMAGE_PROTOCOL", "sixel")]).images,
+            Some(ImageProtocol::Kitty)
+        );
+        assert!(!forced(&[("PI_HYPERLINKS", "0")]).hyperlinks);
+        assert!(forced(&[("PI_HYPERLINKS", "true")]).hyperlinks, "only 1/0 count");
+        assert!(!forced(&[("PI_TRUE_COLOR", "0")]).true_color);
+        let plain = Capabilities::from_env(env(&[("PI_IMAGE_PROTOCOL", "kitty"), ("PI_HYPERLINKS", "1")]));
+        assert_eq!((plain.images, plain.hyperlinks), (Some(ImageProtocol::Kitty), true));
+        // Under tmux the environment still forces them.
+        let tmux = Capabilities::from_env(env(&[("TMUX", "/t"), ("PI_IMAGE_PROTOCOL", "kitty")]));
+        assert_eq!(tmux.images, Some(ImageProtocol::Kitty));
+        // The settings win over the environment.
+        let set = forced(&[("PI_IMAGE_PROTOCOL", "iterm2"), ("PI_HYPERLINKS", "1")]).overridden(CapabilityOverrides {
+            images: Some(None),
+            hyperlinks: Some(false),
+            true_color: None,
+        });
+        assert_eq!((set.images, set.hyperlinks, set.true_color), (None, false, true));
+        assert_eq!(plain.overridden(CapabilityOverrides::default()), plain);
     }
 
     #[test]
@@ -444,8 +617,21 @@ mod tests {
         let lines = render_lines(&mut img, 80);
         // 20 cols * 9 px = 180 px wide -> 36 px tall = 2 rows of 18 px.
         assert_eq!(lines.len(), 2);
-        assert!(lines[1].starts_with("\x1b[1A\x1b_Ga=T,f=100,q=2,C=1,c=20,r=2;"));
-        assert_eq!(crate::width::visible_width(&lines[1]), 0);
+        // The first row carries the image (with its id), the second is reserved.
+        assert!(lines[0].starts_with("\x1b_Ga=T,f=100,q=2,C=1,c=20,r=2,i="), "{lines:?}");
+        assert_eq!(lines[1], "");
+        assert_eq!(crate::width::visible_width(&lines[0]), 0);
+        let meta = crate::kitty::meta_of(&lines[0]).expect("registered");
+        assert_eq!((meta.cols, meta.rows, meta.height_px), (20, 2, 36));
+        let iterm = Capabilities {
+            images: Some(ImageProtocol::ITerm2),
+            ..kitty
+        };
+        let lines = render_lines(&mut Image::new(b64.clone(), "image/png", iterm).with_max_cols(20), 80);
+        assert!(
+            lines[1].starts_with("\x1b[1A\x1b]1337;File=inline=1;width=20;"),
+            "{lines:?}"
+        );
         let none = Capabilities {
             images: None,
             true_color: false,
@@ -464,6 +650,28 @@ mod tests {
         };
         let mut img = Image::new("ü".repeat(20_000), "image/png", kitty);
         assert_eq!(render_lines(&mut img, 80), ["[Image: [image/png]]"]);
+    }
+
+    #[test]
+    fn cells_fit_the_width_and_a_square_height() {
+        // As pi 1.6 sizes them in 60 columns (at most 30 rows) of 9 x 18 px cells.
+        for ((w, h), cells) in [
+            ((180, 36), (60, 6)),
+            ((100, 1000), (6, 30)),
+            ((1, 1), (60, 30)),
+            ((640, 480), (60, 23)),
+            ((300, 200), (60, 20)),
+            ((1920, 1080), (60, 17)),
+            ((50, 120), (25, 30)),
+            ((10, 116), (5, 30)),
+            ((10, 434), (1, 30)),
+        ] {
+            let size = ImageSize { width: w, height: h };
+            assert_eq!(image_cells(size, 60, 30, (9, 18), true), cells, "{w}x{h}");
+        }
+        // Without snapping (iTerm2 keeps the reservation), the upper count stays.
+        let narrow = ImageSize { width: 10, height: 116 };
+        assert_eq!(image_cells(narrow, 60, 30, (9, 18), false), (6, 30));
     }
 
     #[test]

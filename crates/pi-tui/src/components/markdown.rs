@@ -459,7 +459,7 @@ impl Renderer<'_> {
             Inline::HardBreak => s.push('\n'),
             Inline::Link { url, children } => {
                 let text = self.inlines(children, merge(style, t.link).underline());
-                if t.hyperlinks {
+                if t.hyperlinks || super::hyperlinks() {
                     s.push_str(&format!("\x1b]8;;{url}\x1b\\{text}\x1b]8;;\x1b\\"));
                 } else {
                     s.push_str(&text);

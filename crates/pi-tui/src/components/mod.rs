@@ -17,7 +17,8 @@ pub use boxed::Boxed;
 pub use editor::{Editor, EditorEvent, EditorTheme};
 pub use editor_buffer::{KillRing, TextState};
 pub use image::{
-    encode_iterm2, encode_kitty, image_fallback, image_rows, image_size, Capabilities, Image, ImageProtocol, ImageSize,
+    encode_iterm2, encode_kitty, hyperlinks, image_cells, image_fallback, image_rows, image_size, set_hyperlinks,
+    set_image_width, Capabilities, CapabilityOverrides, Image, ImageProtocol, ImageSize,
 };
 pub use input::{Input, InputFieldEvent};
 pub use loader::{CancellableLoader, Loader, DEFAULT_FRAMES, DEFAULT_INTERVAL};

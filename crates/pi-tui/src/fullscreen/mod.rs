@@ -3,6 +3,7 @@
 //! and composing the rows of one screen from the transcript and the dock below it.
 
 pub mod dock;
+mod images;
 mod mouse;
 mod paint;
 mod scrollbar;
@@ -13,6 +14,7 @@ mod wheel;
 use std::time::{Duration, Instant};
 
 use crate::component::Frame;
+use crate::kitty::is_image_line;
 use crate::screen::AltScreen;
 use crate::style::Style;
 use crate::width::{slice_columns, visible_width};
@@ -289,6 +291,11 @@ impl Fullscreen {
         self.pill_text = text.into();
     }
 
+    /// The image protocol frames are drawn with (Kitty placements are reused).
+    pub fn set_image_protocol(&mut self, images: Option<crate::components::ImageProtocol>) {
+        self.screen.set_image_protocol(images);
+    }
+
     pub fn set_wheel_step(&mut self, step: WheelStep) {
         self.wheel.set_step(step);
     }
@@ -497,11 +504,12 @@ impl Fullscreen {
         let first = self.viewport.layout(transcript.len(), rows_for_transcript);
         let mut rows: Vec<String> = transcript.iter_from(first).take(rows_for_transcript).cloned().collect();
         rows.resize(rows_for_transcript, String::new());
+        images::fit_to_viewport(&transcript, first, &mut rows);
         if let Some(sel) = self.selection.filter(|s| !s.is_empty() && !s.screen) {
             let ((l0, c0), (l1, c1)) = sel.ordered();
             for (k, row) in rows.iter_mut().enumerate() {
                 let line = first + k;
-                if line < l0 || line > l1 {
+                if line < l0 || line > l1 || is_image_line(row) {
                     continue;
                 }
                 let from = if line == l0 { c0 } else { 0 };
@@ -519,6 +527,9 @@ impl Fullscreen {
                 };
                 for &(line, from, to) in m.iter().filter(|s| (first..last).contains(&s.0)) {
                     let row = &mut rows[line - first];
+                    if is_image_line(row) {
+                        continue;
+                    }
                     *row = restyle_columns(row, from, to.min(width), sgr);
                 }
             }
@@ -527,7 +538,7 @@ impl Fullscreen {
         // sides of it.
         self.pill_columns = None;
         if !self.viewport.following() && rows_for_transcript > 0 {
-            if let Some(last) = rows.last_mut() {
+            if let Some(last) = rows.last_mut().filter(|l| !is_image_line(l)) {
                 let text = crate::width::truncate_to_width(&self.pill_text, width, "");
                 let w = visible_width(&text);
                 let col = (width - w) / 2;
@@ -564,6 +575,7 @@ impl Fullscreen {
             let box_w = boxed.rows.first().map_or(0, |l| visible_width(l));
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);
+            crate::kitty::hide_under(&mut rows, 1, boxed.rows.len(), col, box_w);
             self.search_buttons = boxed
                 .buttons
                 .filter(|_| rows.len() > 3)
@@ -578,6 +590,9 @@ impl Fullscreen {
         if let Some(sel) = self.selection.filter(|s| !s.is_empty() && s.screen) {
             let ((r0, c0), (r1, c1)) = sel.ordered();
             for (r, row) in rows.iter_mut().enumerate().take(r1 + 1).skip(r0) {
+                if is_image_line(row) {
+                    continue;
+                }
                 let from = if r == r0 { c0 } else { 0 };
                 let to = if r == r1 { c1 } else { width };
                 *row = reverse_columns(row, from, to.min(width));
@@ -589,7 +604,8 @@ impl Fullscreen {
         for (row, (text, _)) in rows.iter_mut().zip(self.flashes.iter().skip(skip)) {
             let boxed = crate::width::truncate_to_width(&format!(" {text} "), width, "");
             let w = visible_width(&boxed);
-            if w == 0 {
+            // An image's row keeps the image; the flash is not drawn over it, as in pi.
+            if w == 0 || is_image_line(row) {
                 continue;
             }
             let left = slice_columns(row, 0, width - w);

@@ -131,6 +131,10 @@ impl Scrollbar {
     pub fn paint(&self, rows: &mut [String], column: usize, g: &Geometry, track: Style, thumb: Style) {
         let active = self.hover || self.drag.is_some();
         for (k, row) in rows.iter_mut().take(g.track_height).enumerate() {
+            // An image's row is left whole (its placement would be cut off).
+            if crate::kitty::is_image_line(row) {
+                continue;
+            }
             let cell = if g.on_thumb(k) {
                 thumb.paint(if active { "█" } else { "┃" })
             } else {

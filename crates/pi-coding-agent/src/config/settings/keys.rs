@@ -197,6 +197,23 @@ impl SettingsManager {
     pub fn terminal_true_color(&self) -> Option<bool> {
         self.nested_bool("terminal", "trueColor")
     }
+    /// What `terminal.images` (`"kitty"`, `"iterm2"`, `false`), `terminal.hyperlinks` and
+    /// `terminal.trueColor` (booleans) force over detection and the environment; `"auto"`
+    /// and anything else leave it to them.
+    pub fn terminal_capability_overrides(&self) -> pi_tui::components::CapabilityOverrides {
+        use pi_tui::components::ImageProtocol;
+        let images = match self.get_nested("terminal", "images") {
+            Some(Value::String(s)) if s == "kitty" => Some(Some(ImageProtocol::Kitty)),
+            Some(Value::String(s)) if s == "iterm2" => Some(Some(ImageProtocol::ITerm2)),
+            Some(Value::Bool(false)) => Some(None),
+            _ => None,
+        };
+        pi_tui::components::CapabilityOverrides {
+            images,
+            hyperlinks: self.nested_bool("terminal", "hyperlinks"),
+            true_color: self.terminal_true_color(),
+        }
+    }
     pub fn show_images(&self) -> bool {
         self.nested_bool("terminal", "showImages").unwrap_or(true)
     }

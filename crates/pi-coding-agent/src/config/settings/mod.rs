@@ -834,4 +834,18 @@ mod tests {
         let file: Value = serde_json::from_str(s.memory_file(SettingsScope::Global).expect("file")).expect("json");
         assert_eq!(file["terminal"]["imageWidthCells"], json!(1));
     }
+
+    #[test]
+    fn terminal_capability_overrides() {
+        use pi_tui::components::ImageProtocol;
+        let of = |v: Value| SettingsManager::in_memory(json!({ "terminal": v })).terminal_capability_overrides();
+        let forced = of(json!({"images": "iterm2", "hyperlinks": false, "trueColor": true}));
+        assert_eq!(forced.images, Some(Some(ImageProtocol::ITerm2)));
+        assert_eq!((forced.hyperlinks, forced.true_color), (Some(false), Some(true)));
+        assert_eq!(of(json!({"images": false})).images, Some(None));
+        assert_eq!(of(json!({"images": "kitty"})).images, Some(Some(ImageProtocol::Kitty)));
+        let auto = of(json!({"images": "auto", "hyperlinks": "auto", "trueColor": "auto"}));
+        assert_eq!(auto, Default::default());
+        assert_eq!(of(json!({"images": true})).images, None, "only false turns images off");
+    }
 }
