@@ -342,6 +342,11 @@ async fn run_in(
         h,
         options.verbose,
     );
+    // As pi 1.6: the fd/ripgrep check comes first, "What's New" after it.
+    let offline = pi_coding_agent::packages::is_offline();
+    for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
+        app.notice(w, "warning");
+    }
     let startup = {
         let cx = app.ctx();
         let mut effects = settings_menu::startup(&cx);
@@ -379,10 +384,6 @@ async fn run_in(
         None => Box::new(provider),
     };
     app.view_mut().editor.set_autocomplete_provider(provider);
-    let offline = pi_coding_agent::packages::is_offline();
-    for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
-        app.notice(w, "warning");
-    }
     for w in options.warnings.iter().cloned().chain(kb_warning).chain(theme_warning) {
         app.notice(w, "warning");
     }
