@@ -773,8 +773,6 @@ impl App {
     /// A cache warm was recorded: its cost joins the warming line right above, when nothing
     /// came after that line and its note is the same, else a new line (notices on).
     pub(super) fn cache_warmed(&mut self, cost: f64, note: Option<String>) {
-        // The refresh was billed: the footer's totals count it at once, notices on or off.
-        self.refresh_footer();
         if !self.cache_notices_on() {
             return;
         }
