@@ -547,6 +547,7 @@ impl App {
             extensions: self.listed_extensions(),
             cwd: session.cwd(),
             home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+            issues: self.extension_issues(),
         }
         .text(self.tools_expanded)
     }

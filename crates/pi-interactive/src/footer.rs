@@ -355,7 +355,8 @@ impl Footer {
             left_plain.push_str(" • xp");
             left_styled.push_str(&format!(" {} {}", t.paint("dim", "•"), t.bold("warning", "xp")));
         }
-        let mut right = d.model.clone().unwrap_or_else(|| "no-model".to_string());
+        // Without a model pi 1.6 runs on a placeholder model whose id is `unknown`.
+        let mut right = d.model.clone().unwrap_or_else(|| "unknown".to_string());
         if let Some(level) = &d.thinking {
             if level == "off" {
                 right.push_str(" • thinking off");

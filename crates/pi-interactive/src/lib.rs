@@ -377,6 +377,15 @@ async fn run_in(
         h,
         options.verbose,
     );
+    // pi 1.6 reports a theme it could not load before anything else; then the fd/ripgrep
+    // check, and "What's New" after it.
+    if let Some(e) = theme_warning {
+        app.notice(e, "error");
+    }
+    let offline = pi_coding_agent::packages::is_offline();
+    for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
+        app.notice(w, "warning");
+    }
     let startup = {
         let cx = app.ctx();
         let mut effects = settings_menu::startup(&cx);
@@ -414,14 +423,6 @@ async fn run_in(
         None => Box::new(provider),
     };
     app.view_mut().editor.set_autocomplete_provider(provider);
-    // pi 1.6 reports a theme it could not load before anything else.
-    if let Some(e) = theme_warning {
-        app.notice(e, "error");
-    }
-    let offline = pi_coding_agent::packages::is_offline();
-    for w in search_tools::startup_warnings(&paths.bin_dir(), offline, std::env::var_os("PATH").as_deref()) {
-        app.notice(w, "warning");
-    }
     for w in options.warnings.iter().cloned().chain(kb_warning) {
         app.notice(w, "warning");
     }

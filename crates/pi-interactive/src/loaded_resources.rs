@@ -78,6 +78,9 @@ pub struct Listing<'a> {
     pub extensions: Vec<(PathBuf, ResourceScope)>,
     pub cwd: &'a Path,
     pub home: Option<PathBuf>,
+    /// Warnings about the loaded extensions, as (extension path, message): pi 1.6's
+    /// `[Extension issues]` section.
+    pub issues: Vec<(String, String)>,
 }
 
 impl Listing<'_> {
@@ -193,12 +196,67 @@ impl Listing<'_> {
             };
             section("Extensions", body);
         }
+        if !self.issues.is_empty() {
+            let lines: Vec<String> = self
+                .issues
+                .iter()
+                .flat_map(|(path, message)| {
+                    let shown = self.issue_source(path);
+                    [
+                        t.paint("warning", &format!("  {shown}")),
+                        t.paint("warning", &format!("    {message}")),
+                    ]
+                })
+                .collect();
+            out.push(format!(
+                "{}\n{}",
+                t.paint("warning", "[Extension issues]"),
+                lines.join("\n")
+            ));
+        }
         if out.is_empty() {
             return String::new();
         }
         // A blank line before the context files, as pi spaces them from the header.
         let lead = if has_context { "\n" } else { "" };
         format!("{lead}{}\n", out.join("\n\n"))
+    }
+}
+
+impl Listing<'_> {
+    /// An extension's file with where it came from, as pi 1.6 names it in warnings:
+    /// `user ~/.pi/agent/extensions/x.ts`, `path (temp) /tmp/x.ts` for one given on the
+    /// command line, `npm:pkg (user) extensions/x.ts` for a package's.
+    fn issue_source(&self, path: &str) -> String {
+        let home = self.home.as_deref();
+        let file = Path::new(path);
+        let scope = self.extensions.iter().find(|(p, _)| p == file).map(|(_, s)| s);
+        match scope {
+            Some(ResourceScope::User) => format!("user {}", home_short(file, home)),
+            Some(ResourceScope::Project) => format!("project {}", home_short(file, home)),
+            // What `-e` named by a local path reads as a plain path given for this run.
+            Some(ResourceScope::Package(origin))
+                if origin.scope == PackageScope::Temporary
+                    && !origin.source.starts_with("npm:")
+                    && !origin.source.starts_with("git:") =>
+            {
+                format!("path (temp) {}", home_short(file, home))
+            }
+            Some(ResourceScope::Package(origin)) => {
+                let scope = match origin.scope {
+                    PackageScope::User => " (user)",
+                    PackageScope::Project => " (project)",
+                    _ => " (temp)",
+                };
+                let shown = match file.strip_prefix(&origin.base_dir) {
+                    Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+                    _ => home_short(file, home),
+                };
+                format!("{}{scope} {shown}", origin.source)
+            }
+            Some(ResourceScope::Path) => format!("path (temp) {}", home_short(file, home)),
+            None => home_short(file, home),
+        }
     }
 }
 
@@ -381,6 +439,7 @@ mod tests {
             extensions: exts,
             cwd: Path::new("/work"),
             home: Some(PathBuf::from("/home/u")),
+            issues: Vec::new(),
         };
         let plain = |s: String| pi_tui::strip_ansi(&s).to_string();
         assert_eq!(
@@ -420,6 +479,7 @@ mod tests {
             ],
             cwd: Path::new("/work"),
             home: Some(PathBuf::from("/home/u")),
+            issues: Vec::new(),
         };
         let plain = |s: String| pi_tui::strip_ansi(&s).to_string();
         assert_eq!(plain(listing.text(false)), "[Extensions]\n  alpha.ts, zeta.ts\n");

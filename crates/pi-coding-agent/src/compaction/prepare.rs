@@ -77,7 +77,13 @@ pub fn find_turn_start_index(entries: &[&Entry], index: usize, start: usize) -> 
 /// compaction or a message. Without any valid cut point everything from `start` is kept.
 pub fn find_cut_point(entries: &[&Entry], start: usize, end: usize, keep_recent_tokens: u64) -> CutPoint {
     let end = end.min(entries.len());
-    let cut_points = find_valid_cut_points(entries, start, end);
+    let edits = context_edits(entries);
+    let omitted = |e: &Entry| edits.get(e.id.as_str()).is_some_and(|replaced| !replaced);
+    // A reply a `context_edit` left out is not in the context: no cut there, no tokens.
+    let cut_points: Vec<usize> = find_valid_cut_points(entries, start, end)
+        .into_iter()
+        .filter(|&i| !omitted(entries[i]))
+        .collect();
     let Some(&first) = cut_points.first() else {
         return CutPoint {
             first_kept_entry_index: start,
@@ -88,12 +94,14 @@ pub fn find_cut_point(entries: &[&Entry], start: usize, end: usize, keep_recent_
 
     let mut cut = first;
     let mut accumulated = 0u64;
+    let mut exceeded = false;
     for i in (start..end).rev() {
-        let Some(message) = entries[i].message() else {
+        let Some(message) = entries[i].message().filter(|_| !omitted(entries[i])) else {
             continue;
         };
         accumulated += estimate_tokens(message);
         if accumulated >= keep_recent_tokens {
+            exceeded = true;
             if let Some(&c) = cut_points.iter().find(|&&c| c >= i) {
                 cut = c;
             }
@@ -101,14 +109,49 @@ pub fn find_cut_point(entries: &[&Entry], start: usize, end: usize, keep_recent_
         }
     }
 
+    // pi 1.6: when all that follows the cut is a failed attempt left out of the context (an
+    // overflow's reply), the attempt is not kept: the cut moves past the prompt, which then
+    // gets summarised even when it is the session's only message.
+    if exceeded {
+        let suffix = &entries[(cut + 1).min(end)..end];
+        let visible = |e: &Entry| {
+            matches!(
+                e.kind,
+                EntryKind::Message { .. }
+                    | EntryKind::CustomMessage { .. }
+                    | EntryKind::BranchSummary { .. }
+                    | EntryKind::Compaction { .. }
+            )
+        };
+        let left_out = |e: &Entry| visible(e) && omitted(e);
+        let replaced_elsewhere = suffix.iter().any(|e| match &e.kind {
+            EntryKind::Unknown { type_name, fields } if type_name == "context_edit" => {
+                let replaces = fields.get("replacement").is_some_and(|r| !r.is_null());
+                let target = fields.get("targetId").and_then(serde_json::Value::as_str);
+                replaces && !suffix.iter().any(|t| Some(t.id.as_str()) == target && left_out(t))
+            }
+            _ => false,
+        });
+        let omitted_attempt = suffix
+            .iter()
+            .any(|e| left_out(e) && e.message().is_some_and(|m| m.role() == "assistant"));
+        let only_left_out = suffix
+            .iter()
+            .all(|e| !matches!(e.kind, EntryKind::Compaction { .. }) && (!visible(e) || left_out(e)));
+        if !replaced_elsewhere && omitted_attempt && only_left_out {
+            cut += 1;
+        }
+    }
+
     while cut > start {
         match entries[cut - 1].kind {
-            EntryKind::Compaction { .. } | EntryKind::Message { .. } => break,
+            EntryKind::Compaction { .. } => break,
+            EntryKind::Message { .. } if !omitted(entries[cut - 1]) => break,
             _ => cut -= 1,
         }
     }
 
-    let is_user = entries[cut].message().is_some_and(|m| m.role() == "user");
+    let is_user = entries[cut].message().is_some_and(|m| m.role() == "user") && !omitted(entries[cut]);
     let turn_start_index = if is_user {
         None
     } else {
@@ -119,6 +162,22 @@ pub fn find_cut_point(entries: &[&Entry], start: usize, end: usize, keep_recent_
         turn_start_index,
         is_split_turn: turn_start_index.is_some(),
     }
+}
+
+/// The targets of the `context_edit` entries among `entries`, each with whether its latest
+/// edit replaces its content (`false`: left out of the context).
+fn context_edits<'a>(entries: &[&'a Entry]) -> std::collections::HashMap<&'a str, bool> {
+    let mut out = std::collections::HashMap::new();
+    for e in entries {
+        if let EntryKind::Unknown { type_name, fields } = &e.kind {
+            if type_name == "context_edit" {
+                if let Some(target) = fields.get("targetId").and_then(serde_json::Value::as_str) {
+                    out.insert(target, fields.get("replacement").is_some_and(|r| !r.is_null()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The message an entry contributes to the summarised text; compactions contribute none
@@ -232,10 +291,13 @@ pub fn prepare_compaction(path: &[&Entry], settings: &CompactionSettings) -> Opt
 
     let turn_start = cut.turn_start_index.filter(|_| cut.is_split_turn);
     let history_end = turn_start.unwrap_or(cut.first_kept_entry_index);
+    // What a `context_edit` left out of the context is not summarised either.
+    let edits = context_edits(path);
     let collect = |range: std::ops::Range<usize>| -> Vec<AgentMessage> {
         path.get(range)
             .into_iter()
             .flatten()
+            .filter(|e| edits.get(e.id.as_str()).is_none_or(|replaced| *replaced))
             .filter_map(|e| message_for_compaction(e))
             .collect()
     };

@@ -597,7 +597,7 @@ impl AgentSession {
 
     /// Leave the failed reply at the end of the transcript out of the context: in the session
     /// a `context_edit` (announced as `entry_appended`), in the agent's messages it goes.
-    async fn omit_failed_reply(&self) {
+    pub(crate) async fn omit_failed_reply(&self) {
         let edit = self.with_store(|s| {
             let target = s
                 .find_message_entry(|m| m.as_assistant().is_some_and(|a| a.stop_reason == StopReason::Error))?

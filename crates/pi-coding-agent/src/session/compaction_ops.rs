@@ -224,14 +224,17 @@ impl AgentSession {
                 }
                 Some(CompactionTrigger::Overflow) => {
                     self.inner.overflow_recovery_attempted.store(true, Ordering::SeqCst);
-                    let mut messages = self.inner.agent.messages();
-                    if messages
+                    // As pi 1.6, the failed attempt is left out for good (a `context_edit`)
+                    // before the compaction, which then summarises the prompt it answered.
+                    if self
+                        .inner
+                        .agent
+                        .messages()
                         .last()
                         .and_then(|m| m.as_assistant())
                         .is_some_and(|a| a.stop_reason == StopReason::Error)
                     {
-                        messages.pop();
-                        self.inner.agent.replace_messages(messages);
+                        self.omit_failed_reply().await;
                     }
                     if !self.auto_compact(CompactionReason::Overflow).await {
                         return;

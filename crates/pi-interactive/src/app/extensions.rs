@@ -170,6 +170,15 @@ impl App {
             .collect()
     }
 
+    /// Warnings about what the loaded extensions registered (shortcuts clashing with the
+    /// app's keys or each other's), for the loaded-resources listing.
+    pub(super) fn extension_issues(&self) -> Vec<(String, String)> {
+        let Some(runner) = self.extension_runner() else {
+            return Vec::new();
+        };
+        super::super::extension_ui::shortcuts::diagnostics(&runner.registrations().extensions, &self.kb)
+    }
+
     fn extension_runner(&self) -> Option<Arc<ExtensionRunner>> {
         self.session().services().extensions().runner()
     }

@@ -106,7 +106,12 @@ impl App {
                     self.put_before_streaming(Box::new(block));
                 }
             }
-            UiEvent::CacheWarmed { cost, note } => self.cache_warmed(cost, note),
+            UiEvent::CacheWarmed { cost, note } => {
+                // The refresh was billed: the footer's totals count it at once, notices on
+                // or off (live only; a rebuilt transcript reads the session's totals anyway).
+                self.refresh_footer();
+                self.cache_warmed(cost, note);
+            }
             UiEvent::CustomMessage(message) => {
                 let block = super::super::extension_ui::message_block::MessageBlock::new(message, self.theme.clone());
                 self.view.chat.push(Box::new(block));

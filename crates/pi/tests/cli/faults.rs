@@ -338,3 +338,40 @@ fn models_json_provider_and_model_headers_reach_every_request() {
         assert_eq!(sent.header("x-shared"), Some("from model"));
     }
 }
+
+#[test]
+fn an_overflow_on_the_only_prompt_still_compacts_and_continues() {
+    // pi 1.6: the overflowed reply is left out of the context (a `context_edit`), and the
+    // prompt before it, larger than what compaction keeps, is summarised.
+    let mock = Mock::start(Script::echo());
+    let fx = Fixture::new(&mock);
+    fx.agent
+        .write(
+            "settings.json",
+            r#"{"retry": {"enabled": false}, "compaction": {"keepRecentTokens": 10}}"#,
+        )
+        .unwrap();
+    mock.server.fail_next(
+        1,
+        Fault::status(400).message("prompt is too long: 250000 tokens > 200000 maximum"),
+    );
+    let prompt = "explain this ".repeat(20);
+    let run = fx.pi(["--mode", "json", "-p", &prompt]).run();
+    run.assert_ok();
+    let events = run.events();
+    let ends = of_type(&events, "compaction_end");
+    assert_eq!(ends.len(), 1, "{}", run.stdout);
+    assert_eq!(ends[0]["reason"], "overflow");
+    assert!(ends[0]["errorMessage"].is_null(), "{}", ends[0]);
+    assert!(ends[0]["result"]["summary"].is_string(), "{}", ends[0]);
+    // The failed request, the summary, the continued run.
+    assert_eq!(mock.requests().len(), 3);
+    let session = std::fs::read_dir(fx.agent.path().join("sessions"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .map(|f| std::fs::read_to_string(f.path()).unwrap())
+        .next()
+        .expect("a session file");
+    assert!(session.contains("\"type\":\"context_edit\""), "{session}");
+}

@@ -4,7 +4,7 @@
 
 use pi_test_support::Script;
 
-use super::extensions::{extension_env, spawn_with};
+use super::extensions::{extension_env, spawn_extension, spawn_with};
 use super::{quit, setup, ENTER};
 
 #[test]
@@ -52,5 +52,41 @@ fn hotkeys_list_extension_shortcuts_the_app_does_not_keep() {
     let text = pty.contents();
     assert!(text.contains("│ Alt+Z │ Shortcut alt+z │"), "{text}");
     assert!(!text.contains("Shortcut ctrl+c"), "{text}");
+    quit(&mut pty);
+}
+
+#[test]
+fn shortcut_conflicts_are_listed_as_extension_issues_at_startup() {
+    let Some((node, modules)) = extension_env("shortcut_conflicts_are_listed_as_extension_issues_at_startup") else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let dir = tempfile::tempdir().unwrap();
+    let ext = dir.path().join("keys.ts");
+    std::fs::write(
+        &ext,
+        r#"export default function (pi: any) {
+  for (const key of ["ctrl+c", "ctrl+a", "alt+z"]) {
+    pi.registerShortcut(key, { description: key, handler: async () => {} });
+  }
+}
+"#,
+    )
+    .unwrap();
+    let mut pty = spawn_extension(&ext, &s, &node, &modules);
+    pty.wait_text("[Extension issues]");
+    let path = ext.display().to_string();
+    // Long lines wrap at spaces: compare without any.
+    let squeeze = |t: &str| t.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let text = squeeze(&pty.contents());
+    // As pi 1.6 words them, each under the extension's source and path.
+    for want in [
+        format!("path (temp) {path}"),
+        format!("Extension shortcut 'ctrl+c' from {path} conflicts with built-in shortcut. Skipping."),
+        format!("Extension shortcut conflict: 'ctrl+a' is built-in shortcut for app.tree.filter.all and {path}. Using {path}."),
+    ] {
+        assert!(text.contains(&squeeze(&want)), "{want}\n{}", pty.contents());
+    }
+    assert!(!text.contains("'alt+z'"), "{}", pty.contents());
     quit(&mut pty);
 }

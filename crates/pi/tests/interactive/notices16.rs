@@ -243,6 +243,53 @@ fn cache_warms_show_as_one_growing_line_and_again_after_a_resume() {
     quit(&mut pty);
 }
 
+/// The token count after `↑` in the footer row (`↑60k ↓10 $0.060 …`), in tokens.
+fn footer_input(contents: &str) -> Option<u64> {
+    let at = contents.rfind('↑')?;
+    let word: String = contents[at + '↑'.len_utf8()..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+        .collect();
+    let (num, scale) = match word.strip_suffix('k') {
+        Some(n) => (n, 1_000.0),
+        None => (word.as_str(), 1.0),
+    };
+    num.parse::<f64>().ok().map(|n| (n * scale) as u64)
+}
+
+#[test]
+fn a_cache_warm_adds_its_usage_to_the_footer_totals_at_once() {
+    // Every request (the reply, then each refresh) reports 30k input tokens.
+    let turns = (0..6).map(|_| Turn::text("one").with_usage(usage(30_000, 0))).collect();
+    let s = setup(Script::queue(turns));
+    let models = serde_json::json!({"providers": {"mock-anthropic": {
+        "baseUrl": s.server.base_url_for(pi_test_support::Api::Anthropic),
+        "api": "anthropic-messages",
+        "apiKey": "sk-ant-mock",
+        "models": [{"id": "mock-cached", "name": "Mock Cached", "reasoning": false, "input": ["text"],
+                    "cost": {"input": 1000, "output": 0, "cacheRead": 0, "cacheWrite": 1000},
+                    "promptCache": {"short": 11},
+                    "contextWindow": 128000, "maxTokens": 16384}]
+    }}});
+    s.agent.write("models.json", models.to_string()).unwrap();
+    // Notices off (the default): the footer still counts what the refresh cost.
+    let mut pty = Pty::spawn(&[], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-cached");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("one");
+    pty.wait_for("the reply's usage", Duration::from_secs(10), |c| {
+        footer_input(c).is_some()
+    });
+    pty.wait_for("a refresh", Duration::from_secs(20), |_| s.server.requests().len() >= 2);
+    // No key is pressed and no reply comes: the warm alone brings the footer up to date.
+    pty.wait_for("the refresh counted", Duration::from_secs(5), |c| {
+        footer_input(c).is_some_and(|n| n >= 60_000)
+    });
+    assert!(!pty.contents().contains("Cache warmed"), "{}", pty.contents());
+    quit(&mut pty);
+}
+
 #[test]
 fn compact_export_fork_and_clone_on_an_empty_session_say_what_pi_says() {
     let s = setup(Script::echo());

@@ -35,6 +35,30 @@ fn offline_without_ripgrep_the_chat_says_so() {
     quit(&mut pty);
 }
 
+#[test]
+fn the_ripgrep_warning_comes_before_whats_new() {
+    let s = setup(Script::echo());
+    // An update since 1.5, told in one line.
+    super::set_setting(&s, "lastChangelogVersion", serde_json::json!("1.5.0"));
+    super::set_setting(&s, "collapseChangelog", serde_json::json!(true));
+    let bin = s.agent.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(bin.join("fd"), "").unwrap();
+    let only_setsid = tempfile::tempdir().unwrap();
+    let setsid = ["/usr/bin/setsid", "/bin/setsid"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .expect("setsid");
+    std::os::unix::fs::symlink(setsid, only_setsid.path().join("setsid")).unwrap();
+    let path = only_setsid.path().display().to_string();
+    let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 100, &[("PATH", &path)]);
+    pty.wait_text("Updated to v");
+    pty.wait_text("ripgrep not found");
+    let c = pty.contents();
+    assert!(c.find("ripgrep not found") < c.find("Updated to v"), "{c}");
+    quit(&mut pty);
+}
+
 /// An agent folder whose default model is Anthropic's, with `key` stored for it.
 fn anthropic_agent(key: &str, warn: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -81,7 +105,11 @@ fn without_any_model_the_chat_warns_and_the_footer_reads_zero_percent() {
     // pi 1.6 shows 0.0% when there is no model to measure against; `?` is only for a
     // context whose size is not known yet.
     pty.wait_text("0.0%/0 (auto)");
-    assert!(pty.contents().contains("no-model"), "{}", pty.contents());
+    // The model slot names pi 1.6's placeholder model, `unknown`, at the line's right end.
+    let rows = pty.rows();
+    let footer = rows.iter().find(|r| r.contains("0.0%/0 (auto)")).unwrap();
+    assert!(footer.trim_end().ends_with(" unknown"), "{footer:?}");
+    assert!(!pty.contents().contains("no-model"), "{}", pty.contents());
     quit(&mut pty);
 }
 

@@ -552,3 +552,41 @@ fn failure_texts_follow_the_reason() {
         "Compaction failed: No model selected"
     );
 }
+
+#[test]
+fn an_overflowed_single_prompt_is_summarised_as_the_turn_before_the_left_out_reply() {
+    let mut c = Chain::without_usage();
+    let prompt = c.user(&text(400_000));
+    let failed = c.assistant_text("");
+    // Without the edit the failed reply is kept and the prompt is the only thing before it
+    // ... which starts the kept turn: nothing to summarise.
+    assert!(prepare_compaction(&c.path(), &settings(20_000)).is_none());
+    let mut fields = Map::new();
+    fields.insert("targetId".into(), json!(failed));
+    fields.insert("replacement".into(), serde_json::Value::Null);
+    c.push(pi_session::EntryKind::Unknown {
+        type_name: "context_edit".into(),
+        fields: Box::new(fields),
+    });
+    let prep = prepare_compaction(&c.path(), &settings(20_000)).expect("a summary is asked for");
+    // pi 1.6: the cut moves past the prompt onto the left-out reply; the prompt is the
+    // split turn's prefix.
+    assert_eq!(prep.first_kept_entry_id, failed);
+    assert!(prep.is_split_turn);
+    assert!(prep.messages_to_summarize.is_empty());
+    assert_eq!(prep.turn_prefix_messages.len(), 1);
+    assert_eq!(prep.turn_prefix_messages[0].role(), "user");
+    let _ = prompt;
+    // A replacement instead of an omission keeps the reply in the context: nothing changes.
+    let mut fields = Map::new();
+    fields.insert("targetId".into(), json!(failed));
+    fields.insert(
+        "replacement".into(),
+        json!({"content": [{"type": "text", "text": "x"}]}),
+    );
+    c.push(pi_session::EntryKind::Unknown {
+        type_name: "context_edit".into(),
+        fields: Box::new(fields),
+    });
+    assert!(prepare_compaction(&c.path(), &settings(20_000)).is_none());
+}
