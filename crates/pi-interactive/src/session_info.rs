@@ -4,20 +4,9 @@
 
 use super::effect::{Ctx, Effect};
 use super::footer::format_tokens;
+// `/session` shows counts with commas between thousands (`12,345`), as the summaries do.
+use super::summary_block::grouped as thousands;
 use super::theme::UiTheme;
-
-/// `n` with commas between thousands (`12,345`), as `/session` shows counts.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// The `Cache Re-billed` value: the cost when it reaches a hundredth of a cent, then the
 /// tokens and misses (dim); only the tokens and misses when it is too small to show.

@@ -18,8 +18,8 @@ pub struct SummaryBlock {
     theme: Arc<UiTheme>,
 }
 
-/// `12345` as `12,345`.
-fn grouped(n: u64) -> String {
+/// `12345` as `12,345` (also `/session`'s counts).
+pub(super) fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

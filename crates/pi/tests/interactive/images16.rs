@@ -113,7 +113,8 @@ fn a_kitty_image_is_sent_once_then_placed_and_cropped_while_scrolling() {
             break;
         }
         pty.send(WHEEL_DOWN);
-        std::thread::sleep(Duration::from_millis(40));
+        // A pause longer than the wheel's acceleration window: each report moves one line.
+        std::thread::sleep(Duration::from_millis(230));
     }
     let raw = raw_text(&pty);
     let id = id(&raw).expect("the image was transmitted with an id");
