@@ -423,6 +423,7 @@ impl App {
                 }
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
+            UiChange::ClearOnShrink(on) => tui.set_clear_on_shrink(on),
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
             // As pi 1.6, the transcript is built again with or without its cache lines.
             UiChange::CacheNotices => {

@@ -116,6 +116,8 @@ pub enum Replace {
 pub enum UiChange {
     ShowImages(bool),
     HardwareCursor(bool),
+    /// `terminal.clearOnShrink`: the inline renderer clears the screen when output shrinks.
+    ClearOnShrink(bool),
     EditorPadding(usize),
     /// `outputPad`: columns before messages and tool output.
     OutputPad(usize),

@@ -399,3 +399,42 @@ fn terminal_progress_shows_in_the_tab_bar_during_a_run_once_turned_on() {
     assert_eq!(settings["terminal"]["showTerminalProgress"], true);
     quit(&mut pty);
 }
+
+#[test]
+fn clear_on_shrink_clears_the_screen_once_the_row_is_on_and_output_gets_shorter() {
+    const CLEAR: &str = "\x1b[2J\x1b[H\x1b[3J";
+    let s = setup(Script::echo());
+    // The inline renderer's setting (fullscreen redraws its own screen).
+    let mut pty = Pty::spawn(&["--tui-mode", "regular"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-model");
+    pty.type_text("first");
+    pty.send(ENTER);
+    pty.wait_text("echo: first");
+    // Off by default: closing the (taller) menu only blanks the rows it left.
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    let before = pty.raw().len();
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    assert!(!String::from_utf8_lossy(&pty.raw()[before..]).contains(CLEAR));
+
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "clear on", "Clear on shrink");
+    pty.send(ENTER);
+    wait_value(&pty, "Clear on shrink", "true");
+    let before = pty.raw().len();
+    pty.send(ESC);
+    pty.wait_for("screen cleared", Duration::from_secs(5), |_| {
+        String::from_utf8_lossy(&pty.raw()[before..]).contains(CLEAR)
+    });
+    // The transcript is drawn again after the clear.
+    pty.wait_text("echo: first");
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| {
+        v["terminal"]["clearOnShrink"] == true
+    });
+    assert_eq!(settings["terminal"]["clearOnShrink"], true);
+    quit(&mut pty);
+}
