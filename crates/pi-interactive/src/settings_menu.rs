@@ -766,7 +766,11 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             .unwrap_or_default(),
         "auto-resize-images" => vec![save(move |s| s.set_image_auto_resize(on))],
         "block-images" => vec![save(move |s| s.set_block_images(on))],
-        "skill-commands" => vec![save(move |s| s.set_enable_skill_commands(on))],
+        // A typed `/skill:name` still runs while off, as in pi 1.6: only the menu changes.
+        "skill-commands" => vec![
+            save(move |s| s.set_enable_skill_commands(on)),
+            Effect::Ui(UiChange::SkillCommands(on)),
+        ],
         "show-hardware-cursor" => vec![
             save(move |s| s.set_show_hardware_cursor(on)),
             Effect::Ui(UiChange::HardwareCursor(on)),
