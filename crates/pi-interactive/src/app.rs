@@ -423,6 +423,18 @@ impl App {
                 }
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
+            UiChange::ClearOnShrink(on) => tui.set_clear_on_shrink(on),
+            UiChange::SkillCommands(on) => {
+                let session = self.session();
+                if let Some(commands) = self
+                    .view
+                    .editor
+                    .autocomplete_provider_mut()
+                    .and_then(|p| p.commands_mut())
+                {
+                    crate::slash_menu::set_skill_commands(commands, session.resources(), on);
+                }
+            }
             UiChange::EditorPadding(n) => self.view.editor.set_padding_x(n),
             // As pi 1.6, the transcript is built again with or without its cache lines.
             UiChange::CacheNotices => {

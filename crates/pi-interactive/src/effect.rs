@@ -116,6 +116,10 @@ pub enum Replace {
 pub enum UiChange {
     ShowImages(bool),
     HardwareCursor(bool),
+    /// `terminal.clearOnShrink`: the inline renderer clears the screen when output shrinks.
+    ClearOnShrink(bool),
+    /// `enableSkillCommands`: the `/skill:name` commands join or leave the slash menu.
+    SkillCommands(bool),
     EditorPadding(usize),
     /// `outputPad`: columns before messages and tool output.
     OutputPad(usize),

@@ -766,7 +766,11 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             .unwrap_or_default(),
         "auto-resize-images" => vec![save(move |s| s.set_image_auto_resize(on))],
         "block-images" => vec![save(move |s| s.set_block_images(on))],
-        "skill-commands" => vec![save(move |s| s.set_enable_skill_commands(on))],
+        // A typed `/skill:name` still runs while off, as in pi 1.6: only the menu changes.
+        "skill-commands" => vec![
+            save(move |s| s.set_enable_skill_commands(on)),
+            Effect::Ui(UiChange::SkillCommands(on)),
+        ],
         "show-hardware-cursor" => vec![
             save(move |s| s.set_show_hardware_cursor(on)),
             Effect::Ui(UiChange::HardwareCursor(on)),
@@ -787,7 +791,10 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 ]
             })
             .unwrap_or_default(),
-        "clear-on-shrink" => vec![save(move |s| s.set_clear_on_shrink(on))],
+        "clear-on-shrink" => vec![
+            save(move |s| s.set_clear_on_shrink(on)),
+            Effect::Ui(UiChange::ClearOnShrink(on)),
+        ],
         // The screen loop reads the setting each frame (`App::take_progress`).
         "terminal-progress" => vec![save(move |s| s.set_show_terminal_progress(on))],
         "steering-mode" | "follow-up-mode" => {
@@ -988,13 +995,14 @@ pub fn handle_events(cx: &Ctx<'_>, events: Vec<MenuEvent>) -> (Vec<Effect>, bool
     (out, closed)
 }
 
-/// The editor and cursor settings applied at startup.
+/// The editor, cursor and renderer settings applied at startup.
 pub fn startup(cx: &Ctx<'_>) -> Vec<Effect> {
     cx.read_settings(|s| {
         vec![
             Effect::Ui(UiChange::EditorPadding(s.editor_padding_x() as usize)),
             Effect::Ui(UiChange::AutocompleteMaxVisible(s.autocomplete_max_visible() as usize)),
             Effect::Ui(UiChange::HardwareCursor(s.show_hardware_cursor())),
+            Effect::Ui(UiChange::ClearOnShrink(s.clear_on_shrink())),
         ]
     })
     .unwrap_or_default()

@@ -181,6 +181,16 @@ pub fn skill_commands(resources: &Resources) -> Vec<SlashCommand> {
         .collect()
 }
 
+/// Turn the skill commands in `commands` on or off (`enableSkillCommands` changed): they
+/// are dropped, and when `on` put back last, as the menu is built at startup.
+pub fn set_skill_commands(commands: &mut Vec<SlashCommand>, resources: &Resources, on: bool) {
+    let skills = skill_commands(resources);
+    commands.retain(|c| !skills.iter().any(|s| s.name == c.name));
+    if on {
+        commands.extend(skills);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,6 +67,12 @@ pub trait AutocompleteProvider: Send {
     ) -> bool {
         false
     }
+
+    /// The `/` commands offered, for a provider that keeps a list the application may change
+    /// while running (e.g. a setting that adds or removes commands).
+    fn commands_mut(&mut self) -> Option<&mut Vec<SlashCommand>> {
+        None
+    }
 }
 
 /// Completions for a command's argument, given the text typed after the command name.
@@ -225,6 +231,10 @@ fn last_token(before: &str) -> &str {
 }
 
 impl AutocompleteProvider for CombinedAutocompleteProvider {
+    fn commands_mut(&mut self) -> Option<&mut Vec<SlashCommand>> {
+        Some(&mut self.commands)
+    }
+
     fn suggestions(&mut self, lines: &[String], line: usize, col: usize, force: bool) -> Option<Suggestions> {
         let cur = lines.get(line)?;
         let before = &cur[..col.min(cur.len())];

@@ -38,6 +38,12 @@ pub struct Renderer {
     show_hardware_cursor: bool,
     cursor_shown: bool,
     force_full: bool,
+    /// `terminal.clearOnShrink`: redraw from a cleared screen when the content gets shorter.
+    clear_on_shrink: bool,
+    /// Overlays are shown; they need the rows below the content, so no shrink redraw.
+    has_overlays: bool,
+    /// Most lines drawn since the screen was last cleared (the working area's height).
+    max_lines: usize,
     stats: FrameStats,
 }
 
@@ -49,6 +55,21 @@ impl Renderer {
     /// Show the hardware cursor at the focused component's marker (hidden otherwise).
     pub fn set_show_hardware_cursor(&mut self, on: bool) {
         self.show_hardware_cursor = on;
+    }
+
+    /// Clear the screen and redraw whenever a frame is shorter than the tallest one drawn
+    /// since the last clear, instead of blanking the rows left below it.
+    pub fn set_clear_on_shrink(&mut self, on: bool) {
+        self.clear_on_shrink = on;
+    }
+
+    pub fn clear_on_shrink(&self) -> bool {
+        self.clear_on_shrink
+    }
+
+    /// Whether overlays are shown (they keep the rows below the content, so no shrink redraw).
+    pub fn set_has_overlays(&mut self, on: bool) {
+        self.has_overlays = on;
     }
 
     /// Make the next frame a full redraw (e.g. after resuming from suspend).
@@ -80,9 +101,12 @@ impl Renderer {
         self.stats = FrameStats::default();
         let resized = self.started && (width != self.width || height != self.height);
 
+        let shrank = self.clear_on_shrink && !self.has_overlays && frame.len() < self.max_lines;
         if !self.started || resized || self.force_full {
             let clear = self.started;
             self.full(&frame, width, clear, &mut buf);
+        } else if shrank {
+            self.full(&frame, width, true, &mut buf);
         } else {
             let first = frame.first_difference(&self.prev);
             let visible_top = self.max_row.saturating_sub(height - 1);
@@ -143,6 +167,7 @@ impl Renderer {
         let n = frame.len();
         self.cursor_row = n.saturating_sub(1);
         self.max_row = self.cursor_row;
+        self.max_lines = if clear { n } else { self.max_lines.max(n) };
         self.stats.full_redraw = true;
         self.stats.first_written = (n > 0).then_some(0);
         self.stats.lines_written = n;
@@ -190,6 +215,7 @@ impl Renderer {
             let back_to = new_len.saturating_sub(1);
             self.move_to(back_to, buf);
         }
+        self.max_lines = self.max_lines.max(new_len);
         self.stats.first_written = (written > 0).then_some(first);
         self.stats.lines_written = written;
         self.stats.lines_cleared = cleared;

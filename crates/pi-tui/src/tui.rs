@@ -99,6 +99,8 @@ pub struct Tui {
     height: usize,
     root_focused: Option<bool>,
     show_hardware_cursor: bool,
+    /// `terminal.clearOnShrink`, kept here so a new inline renderer gets it too.
+    clear_on_shrink: bool,
     /// Set in fullscreen: the layout state and the alternate-screen renderer.
     fullscreen: Option<crate::fullscreen::Fullscreen>,
     /// Bytes for the terminal that are not part of a frame (OSC 52), written before the next.
@@ -130,6 +132,7 @@ impl Tui {
             height: height.max(1),
             root_focused: None,
             show_hardware_cursor: false,
+            clear_on_shrink: false,
             fullscreen: None,
             raw: String::new(),
             docked_rows: None,
@@ -149,6 +152,7 @@ impl Tui {
             self.fullscreen = None;
             self.renderer = Renderer::new();
             self.renderer.set_show_hardware_cursor(self.show_hardware_cursor);
+            self.renderer.set_clear_on_shrink(self.clear_on_shrink);
         }
     }
 
@@ -264,6 +268,12 @@ impl Tui {
         if let Some(fs) = self.fullscreen.as_mut() {
             fs.screen_mut().set_show_hardware_cursor(on);
         }
+    }
+
+    /// `terminal.clearOnShrink` for the inline renderer (fullscreen redraws its own screen).
+    pub fn set_clear_on_shrink(&mut self, on: bool) {
+        self.clear_on_shrink = on;
+        self.renderer.set_clear_on_shrink(on);
     }
 
     pub fn request_full_redraw(&mut self) {
@@ -401,6 +411,7 @@ impl Tui {
         let mut frame = Frame::new();
         root.render(self.width, &mut frame);
         let frame = self.composite(frame.sealed());
+        self.renderer.set_has_overlays(!self.overlays.is_empty());
         self.renderer.render(frame, self.width, self.height, out)
     }
 

@@ -100,6 +100,49 @@ fn frames_land_on_screen_and_only_changes_are_written() {
 }
 
 #[test]
+fn clear_on_shrink_redraws_from_a_cleared_screen_when_content_gets_shorter() {
+    let mut t = Term::new(20, 6);
+    t.tui.set_clear_on_shrink(true);
+    let mut root = lines(&["alpha", "beta", "gamma", "delta"]);
+    t.draw(&mut root);
+
+    // Shorter than the tallest frame: the screen and scrollback are cleared and all redrawn.
+    root.0.truncate(2);
+    t.draw(&mut root);
+    assert!(t.tui.stats().full_redraw);
+    assert!(t.last_text().contains("\x1b[2J\x1b[H\x1b[3J"), "{:?}", t.last_text());
+    assert_eq!(t.screen(), padded(&["alpha", "beta"], 6));
+
+    // The clear resets the high-water mark: the same length again writes nothing.
+    t.draw(&mut root);
+    assert!(t.last.is_empty());
+    // Growing and changing stays differential.
+    root.0.push("gamma".into());
+    t.draw(&mut root);
+    assert!(!t.tui.stats().full_redraw);
+
+    // With an overlay shown the shrink keeps to blanking rows, as the overlay needs them.
+    root.0.push("delta".into());
+    t.draw(&mut root);
+    let id = t.tui.show_overlay(Box::new(lines(&["box"])), OverlayOptions::default());
+    t.draw(&mut root);
+    root.0.truncate(1);
+    t.draw(&mut root);
+    assert!(!t.tui.stats().full_redraw);
+    t.tui.hide_overlay(id);
+
+    // Switched off (the default): a shrink blanks the rows left below, no clear.
+    t.tui.set_clear_on_shrink(false);
+    root.0 = vec!["one".into(), "two".into(), "three".into(), "four".into()];
+    t.draw(&mut root);
+    root.0.truncate(1);
+    t.draw(&mut root);
+    assert!(!t.tui.stats().full_redraw);
+    assert!(!t.last_text().contains("\x1b[2J"));
+    assert_eq!(t.screen(), padded(&["one"], 6));
+}
+
+#[test]
 fn content_scrolls_into_scrollback_and_viewport_edits_stay_partial() {
     let mut t = Term::new(20, 4);
     let mut root = Lines((0..10).map(|i| format!("line {i}")).collect());

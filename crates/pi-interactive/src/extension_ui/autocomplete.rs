@@ -164,6 +164,10 @@ impl<P: AutocompleteProvider> Stacked<P> {
 }
 
 impl<P: AutocompleteProvider> AutocompleteProvider for Stacked<P> {
+    fn commands_mut(&mut self) -> Option<&mut Vec<pi_tui::autocomplete::SlashCommand>> {
+        self.base.commands_mut()
+    }
+
     fn suggestions(&mut self, lines: &[String], line: usize, col: usize, force: bool) -> Option<Suggestions> {
         let base = self.base.suggestions(lines, line, col, force);
         self.asked = self.chain.triggers().is_some() && tokio::runtime::Handle::try_current().is_ok();

@@ -8,6 +8,8 @@ use pi_test_support::{Script, Turn, UsageSpec};
 use super::pty::Pty;
 use super::{quit, select_row, setup, wait_json, DOWN, ENTER, ESC};
 
+const CTRL_U: &str = "\x15";
+
 /// Search for `query` and wait until `label` is the highlighted row.
 fn find_row(pty: &mut Pty, query: &str, label: &str) {
     pty.type_text(query);
@@ -397,5 +399,92 @@ fn terminal_progress_shows_in_the_tab_bar_during_a_run_once_turned_on() {
         v["terminal"]["showTerminalProgress"] == true
     });
     assert_eq!(settings["terminal"]["showTerminalProgress"], true);
+    quit(&mut pty);
+}
+
+#[test]
+fn clear_on_shrink_clears_the_screen_once_the_row_is_on_and_output_gets_shorter() {
+    const CLEAR: &str = "\x1b[2J\x1b[H\x1b[3J";
+    let s = setup(Script::echo());
+    // The inline renderer's setting (fullscreen redraws its own screen).
+    let mut pty = Pty::spawn(&["--tui-mode", "regular"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-model");
+    pty.type_text("first");
+    pty.send(ENTER);
+    pty.wait_text("echo: first");
+    // Off by default: closing the (taller) menu only blanks the rows it left.
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    let before = pty.raw().len();
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    assert!(!String::from_utf8_lossy(&pty.raw()[before..]).contains(CLEAR));
+
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    find_row(&mut pty, "clear on", "Clear on shrink");
+    pty.send(ENTER);
+    wait_value(&pty, "Clear on shrink", "true");
+    let before = pty.raw().len();
+    pty.send(ESC);
+    pty.wait_for("screen cleared", Duration::from_secs(5), |_| {
+        String::from_utf8_lossy(&pty.raw()[before..]).contains(CLEAR)
+    });
+    // The transcript is drawn again after the clear.
+    pty.wait_text("echo: first");
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| {
+        v["terminal"]["clearOnShrink"] == true
+    });
+    assert_eq!(settings["terminal"]["clearOnShrink"], true);
+    quit(&mut pty);
+}
+
+#[test]
+fn skill_commands_leave_and_rejoin_the_slash_menu_as_the_row_changes() {
+    let s = setup(Script::echo());
+    let agent = s.agent.path();
+    std::fs::create_dir_all(agent.join("skills/demo")).expect("mkdir");
+    std::fs::write(
+        agent.join("skills/demo/SKILL.md"),
+        "---\nname: demo\ndescription: A demo skill\n---\nDo the demo.\n",
+    )
+    .expect("write");
+    let mut pty = s.pi(30, 100);
+    let toggle = |pty: &mut Pty, value: &str| {
+        pty.type_text("/settings");
+        pty.send(ENTER);
+        pty.wait_text("→ Auto-compact");
+        find_row(pty, "skill com", "Skill commands");
+        pty.send(ENTER);
+        wait_value(pty, "Skill commands", value);
+        pty.send(ESC);
+        pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("Type to search"));
+    };
+    pty.type_text("/ski");
+    pty.wait_text("[u] A demo skill");
+    pty.send(ESC);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("A demo skill"));
+    pty.send(CTRL_U);
+
+    toggle(&mut pty, "false");
+    pty.type_text("/ski");
+    pty.wait_for("editor shows /ski", Duration::from_secs(5), |c| c.contains("/ski"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!pty.contents().contains("A demo skill"), "{}", pty.contents());
+    // Typed out in full it still runs, as in pi 1.6: the skill's text goes to the model.
+    pty.type_text("ll:demo go");
+    pty.send(ENTER);
+    pty.wait_text("Do the demo.");
+    let settings = wait_json(&s.agent.path().join("settings.json"), |v| {
+        v["enableSkillCommands"] == false
+    });
+    assert_eq!(settings["enableSkillCommands"], false);
+
+    toggle(&mut pty, "true");
+    pty.type_text("/ski");
+    pty.wait_text("[u] A demo skill");
+    pty.send(CTRL_U);
     quit(&mut pty);
 }
