@@ -482,9 +482,12 @@ fn build_session(
     if let Some(level) = args.thinking.or(cli.thinking_level) {
         thinking = level;
     }
-    if let Some(m) = &model {
-        thinking = pi_ai::thinking::clamp_thinking_level(m, thinking);
-    }
+    // Clamped to the model; without a model there is no thinking (pi 1.6 starts at `off`,
+    // which also colours the editor's border).
+    thinking = match &model {
+        Some(m) => pi_ai::thinking::clamp_thinking_level(m, thinking),
+        None => ThinkingLevel::Off,
+    };
 
     let resources = Arc::clone(&cwd_services.resources);
     // Filled by the session once it exists, read by bash when a command starts.

@@ -246,11 +246,10 @@ impl Component for Dialog {
         if self.spaced {
             out.push_line(String::new());
         }
-        out.push_line(truncate_to_width(
-            &format!(" {}", t.bold("accent", &self.title)),
-            width,
-            "…",
-        ));
+        // A title may hold several lines (an extension's confirm: title, then message).
+        for line in self.title.split('\n') {
+            out.push_line(truncate_to_width(&format!(" {}", t.bold("accent", line)), width, "…"));
+        }
         // pi 1.6's `/mcp` page puts its facts right under the title.
         if !self.flush_list || self.details.is_empty() {
             out.push_line(String::new());
@@ -291,8 +290,17 @@ impl Component for Dialog {
         } else {
             " "
         };
-        for l in sub.to_vec() {
+        let mut lines = sub.to_vec();
+        // pi's selector puts its `(n/total)` line flush left, under the list's own indent.
+        let scroll_info = match &self.body {
+            Body::Choice { list, .. } if self.spaced && list.visible_count() > SELECTOR_ROWS => lines.pop(),
+            _ => None,
+        };
+        for l in lines {
             out.push_line(format!("{indent}{l}"));
+        }
+        if let Some(info) = scroll_info {
+            out.push_line(info);
         }
         // A message's lines end with their own blank row.
         if !matches!(self.body, Body::Message) {
@@ -315,6 +323,23 @@ impl Component for Dialog {
         let InputEvent::Key(k) = event else { return false };
         let kb = keybindings();
         match &mut self.body {
+            // pi's selector stops at either end instead of wrapping, and j/k move too.
+            Body::Choice { list, .. } if self.spaced => {
+                let i = list.selected_index();
+                let last = list.visible_count().saturating_sub(1);
+                let plain = |c: char| k.key == pi_tui::Key::Char(c) && k.mods.is_empty();
+                if kb.matches(k, "tui.select.up") || plain('k') {
+                    list.set_selected_index(i.saturating_sub(1));
+                } else if kb.matches(k, "tui.select.down") || plain('j') {
+                    list.set_selected_index((i + 1).min(last));
+                } else {
+                    match list.handle_key(k) {
+                        SelectEvent::Selected(it) => self.result = Some(DialogResult::Done(it.value)),
+                        SelectEvent::Cancelled => self.result = Some(DialogResult::Cancelled),
+                        _ => {}
+                    }
+                }
+            }
             Body::Choice { list, search } => {
                 let list_key = [
                     "tui.select.up",
@@ -407,6 +432,36 @@ mod tests {
         assert_eq!(d.take_result(), None, "other keys do nothing");
         d.handle_input(&key("\x1b"));
         assert_eq!(d.take_result(), Some(DialogResult::Cancelled));
+    }
+
+    fn plain_rows(d: &mut Dialog, width: usize) -> Vec<String> {
+        let mut frame = Frame::default();
+        d.render(width, &mut frame);
+        frame.to_vec().iter().map(|l| pi_tui::strip_ansi(l)).collect()
+    }
+
+    #[test]
+    fn the_selector_shows_ten_rows_stops_at_the_ends_and_takes_j_and_k() {
+        let items = (0..14).map(|i| SelectItem::new(format!("opt{i}"))).collect();
+        let mut d = Dialog::selector("Pick\nwhich one", items, Arc::new(UiTheme::fallback()));
+        let rows = plain_rows(&mut d, 40);
+        assert_eq!(rows[2], " Pick");
+        assert_eq!(rows[3], " which one");
+        assert_eq!(rows[5], " → opt0");
+        assert_eq!(rows[14], "   opt9");
+        assert_eq!(rows[15], "  (1/14)", "scroll info flush left: {rows:#?}");
+        d.handle_input(&key("\x1b[A"));
+        assert_eq!(d.selected_value(), Some("opt0"), "up at the top stays");
+        d.handle_input(&key("j"));
+        d.handle_input(&key("j"));
+        d.handle_input(&key("k"));
+        assert_eq!(d.selected_value(), Some("opt1"));
+        for _ in 0..20 {
+            d.handle_input(&key("\x1b[B"));
+        }
+        assert_eq!(d.selected_value(), Some("opt13"), "down at the bottom stays");
+        d.handle_input(&key("\r"));
+        assert_eq!(d.take_result(), Some(DialogResult::Done("opt13".into())));
     }
 
     #[test]

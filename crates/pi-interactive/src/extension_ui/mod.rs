@@ -96,10 +96,12 @@ impl ExtensionUiHost for InteractiveUi {
         true
     }
 
+    /// Drawn as pi's own selector prompts are (`Dialog::selector`); `confirm` is the same
+    /// selector with the message as a second title line and Yes/No.
     async fn select(&self, title: &str, options: &[String], opts: DialogOptions) -> Option<String> {
         let title = title.to_string();
         let items: Vec<SelectItem> = options.iter().map(|o| SelectItem::new(o.clone())).collect();
-        self.dialog(opts, move |cx| Dialog::choice(title, items, false, cx.theme.clone()))
+        self.dialog(opts, move |cx| Dialog::selector(title, items, cx.theme.clone()))
             .await
     }
 
@@ -110,7 +112,7 @@ impl ExtensionUiHost for InteractiveUi {
             format!("{title}\n{message}")
         };
         let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
-        self.dialog(opts, move |cx| Dialog::choice(title, items, false, cx.theme.clone()))
+        self.dialog(opts, move |cx| Dialog::selector(title, items, cx.theme.clone()))
             .await
             .is_some_and(|v| v == "Yes")
     }

@@ -47,6 +47,26 @@ fn an_extension_command_opens_a_dialog_and_shows_a_notice() {
     pty.send(ENTER);
     pty.wait_text("Pick a letter");
     pty.wait_text("beta");
+    // Laid out as pi 1.6's selector prompts: rule, blank, title, blank, choices, blank, key
+    // help, blank, rule.
+    let rows = pty.rows();
+    let title = rows
+        .iter()
+        .position(|r| r == " Pick a letter")
+        .unwrap_or_else(|| panic!("no title row in {rows:#?}"));
+    assert!(rows[title - 2].starts_with("────"), "{rows:#?}");
+    assert_eq!(rows[title - 1], "", "{rows:#?}");
+    assert_eq!(rows[title + 1], "", "{rows:#?}");
+    assert_eq!(rows[title + 2], " → alpha", "{rows:#?}");
+    assert_eq!(rows[title + 3], "   beta", "{rows:#?}");
+    assert_eq!(rows[title + 4], "", "{rows:#?}");
+    assert_eq!(
+        rows[title + 5],
+        " ↑↓ navigate  enter select  escape/ctrl+c cancel",
+        "{rows:#?}"
+    );
+    assert_eq!(rows[title + 6], "", "{rows:#?}");
+    assert!(rows[title + 7].starts_with("────"), "{rows:#?}");
     pty.send("\x1b[B");
     pty.send(ENTER);
     pty.wait_text("picked beta in tui");

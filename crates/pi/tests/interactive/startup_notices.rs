@@ -110,6 +110,18 @@ fn without_any_model_the_chat_warns_and_the_footer_reads_zero_percent() {
     let footer = rows.iter().find(|r| r.contains("0.0%/0 (auto)")).unwrap();
     assert!(footer.trim_end().ends_with(" unknown"), "{footer:?}");
     assert!(!pty.contents().contains("no-model"), "{}", pty.contents());
+    // No model, no thinking: the editor's rules are drawn dim as pi 1.6 draws them (thinking
+    // off), not in a thinking level's colour.
+    let rules: Vec<u16> = (0..rows.len())
+        .filter(|&i| rows[i].starts_with("────"))
+        .map(|i| i as u16)
+        .collect();
+    assert!(rules.len() >= 2, "{rows:#?}");
+    for row in &rules[rules.len() - 2..] {
+        let cell = pty.cell_at(*row, 0).expect("cell");
+        assert!(cell.dim(), "the editor's border on row {row} is dim");
+        assert_eq!(cell.fgcolor(), vt100::Color::Default, "row {row}");
+    }
     quit(&mut pty);
 }
 
