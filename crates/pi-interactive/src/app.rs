@@ -99,6 +99,8 @@ pub struct App {
     ext_pushed: extensions::Pushed,
     /// What the terminal is told about the program (OSC 7501).
     program_status: super::program_status::ProgramStatusReporter,
+    /// `terminal.showTerminalProgress`, as read at start and set in /settings.
+    terminal_progress: bool,
     /// The `Model scope: …` line is part of the header (fullscreen); in regular mode it is
     /// printed once above the screen instead, as pi 1.6 does.
     scope_in_header: bool,
@@ -205,6 +207,7 @@ impl App {
             mode_switch: None,
             ext_pushed: Default::default(),
             program_status: Default::default(),
+            terminal_progress: false,
             scope_in_header: true,
             fullscreen: false,
         };
@@ -287,11 +290,7 @@ impl App {
 
     /// OSC 9;4 progress on or off, when that changed (`terminal.showTerminalProgress`).
     pub fn take_progress(&mut self) -> Option<bool> {
-        let enabled = self
-            .ctx()
-            .read_settings(|s| s.show_terminal_progress())
-            .unwrap_or(false);
-        self.program_status.take_progress(enabled)
+        self.program_status.take_progress(self.terminal_progress)
     }
 
     /// The terminal title, when it changed since last asked.
@@ -423,6 +422,7 @@ impl App {
                 }
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
+            UiChange::TerminalProgress(on) => self.terminal_progress = on,
             UiChange::ClearOnShrink(on) => tui.set_clear_on_shrink(on),
             UiChange::SkillCommands(on) => {
                 let session = self.session();

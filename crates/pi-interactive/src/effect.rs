@@ -116,6 +116,8 @@ pub enum Replace {
 pub enum UiChange {
     ShowImages(bool),
     HardwareCursor(bool),
+    /// `terminal.showTerminalProgress`: the tab's progress indicator during runs.
+    TerminalProgress(bool),
     /// `terminal.clearOnShrink`: the inline renderer clears the screen when output shrinks.
     ClearOnShrink(bool),
     /// `enableSkillCommands`: the `/skill:name` commands join or leave the slash menu.

@@ -795,8 +795,10 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             save(move |s| s.set_clear_on_shrink(on)),
             Effect::Ui(UiChange::ClearOnShrink(on)),
         ],
-        // The screen loop reads the setting each frame (`App::take_progress`).
-        "terminal-progress" => vec![save(move |s| s.set_show_terminal_progress(on))],
+        "terminal-progress" => vec![
+            save(move |s| s.set_show_terminal_progress(on)),
+            Effect::Ui(UiChange::TerminalProgress(on)),
+        ],
         "steering-mode" | "follow-up-mode" => {
             let Some(mode) = QueueMode::parse(value) else {
                 return Vec::new();
@@ -995,13 +997,14 @@ pub fn handle_events(cx: &Ctx<'_>, events: Vec<MenuEvent>) -> (Vec<Effect>, bool
     (out, closed)
 }
 
-/// The editor, cursor and renderer settings applied at startup.
+/// The editor, cursor, renderer and progress-indicator settings applied at startup.
 pub fn startup(cx: &Ctx<'_>) -> Vec<Effect> {
     cx.read_settings(|s| {
         vec![
             Effect::Ui(UiChange::EditorPadding(s.editor_padding_x() as usize)),
             Effect::Ui(UiChange::AutocompleteMaxVisible(s.autocomplete_max_visible() as usize)),
             Effect::Ui(UiChange::HardwareCursor(s.show_hardware_cursor())),
+            Effect::Ui(UiChange::TerminalProgress(s.show_terminal_progress())),
             Effect::Ui(UiChange::ClearOnShrink(s.clear_on_shrink())),
         ]
     })
