@@ -320,9 +320,12 @@ impl App {
             }
             ScreenChange::Editor(id) => {
                 ext.set_editor(id);
-                // The replacement starts with pi's editor text (the host set it).
-                let text = self.view.editor.text();
-                self.view.ext.set_editor_text(text);
+                // The host built the replacement with the last editor text it was sent, which
+                // can be older than pi's editor: keys typed after a submit and before this
+                // change went to pi's editor. Recording the host's text (not pi's) makes the
+                // next state push hand pi's current text to the replacement.
+                let host_text = self.ext_pushed.editor_text.clone().unwrap_or_default();
+                self.view.ext.set_editor_text(host_text);
             }
             ScreenChange::EditorSubmit(text) => {
                 self.view.editor.set_text("");
