@@ -51,8 +51,10 @@ fn ctrl_s_in_the_thinking_selector_saves_the_default() {
     pty.send("\x1b[B"); // down to high
     pty.send("\x13"); // Ctrl+S
     pty.wait_text("Default thinking level: high");
-    let saved: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(s.agent.path().join("settings.json")).unwrap()).unwrap();
+    // The file is written off the UI thread, so it may land just after the notice.
+    let saved = super::wait_json(&s.agent.path().join("settings.json"), |v| {
+        v["defaultThinkingLevel"] == "high"
+    });
     assert_eq!(saved["defaultThinkingLevel"], "high");
     pty.wait_text("mock-thinker • high");
     // Opened again: high is current and the default; typing filters by description.
