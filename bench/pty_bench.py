@@ -4,6 +4,7 @@
 Usage:
   pty_bench.py first-frame RUNS -- CMD...      spawn -> first complete frame on the terminal
   pty_bench.py keystroke KEYS -- CMD...        keystroke -> frame showing it (after startup settles)
+  pty_bench.py scroll KEYS -- CMD...           PageUp -> the frame it draws, KEYS times from the bottom
 
 Prints one JSON object: {"available": bool, "reason": str, "ms": [...], "startup_ms": float,
 "rss_kb": int}. A frame is the first moment the program has written at least MIN_VISIBLE
@@ -203,6 +204,33 @@ def keystroke(keys, cmd, timeout):
     return {"available": True, "reason": "", "ms": times, "startup_ms": startup, "rss_kb": rss}
 
 
+def scroll(keys, cmd, timeout):
+    """Each PageUp moves the transcript up a page: the time until the redrawn frame is complete.
+    The transcript must be longer than KEYS pages, or a PageUp at the top draws nothing."""
+    t0 = time.monotonic()
+    term = Term(cmd)
+    t = term.wait_frame(t0 + timeout)
+    if t is None:
+        words = term.last_words()
+        return {"available": False, "reason": f"no frame within {timeout:.0f} s ({words})", "ms": [], "rss_kb": term.close()}
+    startup = (t - t0) * 1000
+    if not term.settle(0.5, timeout):
+        words = term.last_words()
+        return {"available": False, "reason": f"exited after its first output ({words})", "ms": [], "rss_kb": term.close()}
+    times = []
+    for _ in range(keys):
+        start = time.monotonic()
+        os.write(term.fd, b"\x1b[5~")
+        t = term.wait_frame(start + 5)
+        if t is None:
+            rss = term.close()
+            return {"available": False, "reason": "PageUp drew no frame within 5 s", "ms": times, "rss_kb": rss}
+        times.append((t - start) * 1000)
+        term.settle(0.05, 2)
+    rss = term.close()
+    return {"available": True, "reason": "", "ms": times, "startup_ms": startup, "rss_kb": rss}
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 4 or "--" not in args:
@@ -214,6 +242,8 @@ def main():
         result = first_frame(count, cmd, timeout)
     elif kind == "keystroke":
         result = keystroke(count, cmd, timeout)
+    elif kind == "scroll":
+        result = scroll(count, cmd, timeout)
     else:
         sys.exit(__doc__)
     print(json.dumps(result))
