@@ -183,16 +183,27 @@ fn drag_selects_transcript_text_and_copies_it() {
 
 #[test]
 fn sigterm_restores_the_terminal() {
+    a_signal_quits_and_restores_the_terminal("-TERM");
+}
+
+/// A closed terminal window sends SIGHUP: the run ends as a quit does, the terminal modes
+/// are turned off and the session is kept.
+#[test]
+fn sighup_restores_the_terminal() {
+    a_signal_quits_and_restores_the_terminal("-HUP");
+}
+
+fn a_signal_quits_and_restores_the_terminal(signal: &str) {
     let s = setup(Script::sequential(vec![]));
     let mut pty = s.pi(30, 100);
     assert!(raw_text(&pty).contains("\x1b[?1049h"));
     let pid = pty.pid().to_string();
     let status = std::process::Command::new("kill")
-        .args(["-TERM", &pid])
+        .args([signal, &pid])
         .status()
         .unwrap();
     assert!(status.success());
-    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0), "{signal}");
     wait_raw(&pty, "alternate screen left", |raw| {
         let tail = &raw[raw.rfind("\x1b[?1049h").unwrap_or(0)..];
         tail.contains("\x1b[?1049l") && tail.contains("\x1b[?1000l") && tail.contains("\x1b[?2004l")
