@@ -147,3 +147,35 @@ fn model_text_naming_no_single_model_refreshes_the_catalogues_then_opens_the_pic
     pty.wait_text("Model: mock-thinker");
     quit(&mut pty);
 }
+
+#[test]
+fn python_code_takes_the_colours_pi_16_gives_its_classes() {
+    let code =
+        "```python\n@dataclass\nclass Foo(Base):\n    def bar(self, x=2) -> int:\n        return len(x) + 1\n```";
+    let s = setup(Script::sequential(vec![Turn::text(code)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("code please");
+    pty.send(ENTER);
+    pty.wait_text("return len(x) + 1");
+    let rows = pty.rows();
+    let at = |row: usize, text: &str| -> (u16, u16) {
+        let col = rows[row].find(text).expect("text on the row");
+        (row as u16, rows[row][..col].chars().count() as u16)
+    };
+    let fg = |(row, col): (u16, u16)| pty.fg_at(row, col);
+    let deco = row_of(&rows, "@dataclass").expect("decorator");
+    // The `system` theme: decorators muted (dim), keywords 4, definitions 3, built-ins and
+    // a class's brackets 5, parameters 6, operators in the text colour.
+    let (r, c) = at(deco, "@dataclass");
+    assert!(pty.cell_at(r, c).expect("cell").dim(), "{rows:#?}");
+    assert_eq!(fg(at(deco + 1, "class")), Some(vt100::Color::Idx(4)));
+    assert_eq!(fg(at(deco + 1, "Foo")), Some(vt100::Color::Idx(3)));
+    assert_eq!(fg(at(deco + 1, "(")), Some(vt100::Color::Idx(5)));
+    assert_eq!(fg(at(deco + 1, "Base")), Some(vt100::Color::Idx(6)));
+    assert_eq!(fg(at(deco + 2, "bar(")), Some(vt100::Color::Idx(3)));
+    assert_eq!(fg(at(deco + 2, "self")), Some(vt100::Color::Idx(6)));
+    assert_eq!(fg(at(deco + 2, "int")), Some(vt100::Color::Idx(5)));
+    assert_eq!(fg(at(deco + 3, "len")), Some(vt100::Color::Idx(5)));
+    assert_eq!(fg(at(deco + 3, "+")), Some(vt100::Color::Default));
+    quit(&mut pty);
+}
