@@ -84,6 +84,21 @@ pub fn content_text(content: &[Content]) -> String {
     out
 }
 
+/// The lines under a finished `!` command, coloured as 1.6: a cancel and a cut output warn,
+/// an exit code other than 0 is an error. `None` when there is nothing to say.
+pub fn bash_notes(t: &UiTheme, exit_code: Option<i32>, cancelled: bool, full_output: Option<&str>) -> Option<String> {
+    let mut notes = Vec::new();
+    if cancelled {
+        notes.push(t.paint("warning", "(cancelled)"));
+    } else if let Some(c) = exit_code.filter(|c| *c != 0) {
+        notes.push(t.paint("error", &format!("(exit {c})")));
+    }
+    if let Some(p) = full_output {
+        notes.push(t.paint("warning", &format!("Output truncated. Full output: {p}")));
+    }
+    (!notes.is_empty()).then(|| notes.join("\n"))
+}
+
 fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or("")
 }

@@ -179,3 +179,23 @@ fn python_code_takes_the_colours_pi_16_gives_its_classes() {
     assert_eq!(fg(at(deco + 3, "+")), Some(vt100::Color::Default));
     quit(&mut pty);
 }
+
+#[test]
+fn a_resumed_bang_command_shows_its_hidden_lines_and_exit_code_again() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    // A reply first: a session is saved once it has one.
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("echo: hello");
+    pty.type_text("!seq 30; exit 3");
+    pty.send(ENTER);
+    pty.wait_text("(exit 3)");
+    quit(&mut pty);
+    let mut pty = Pty::spawn(&["-c"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("(exit 3)");
+    let rows = pty.rows();
+    let hint = row_of(&rows, "... 11 more lines (ctrl+o to expand)").expect("hint");
+    assert_eq!(rows[hint + 1].trim(), "(exit 3)", "{rows:#?}");
+    quit(&mut pty);
+}
