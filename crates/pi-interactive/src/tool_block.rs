@@ -833,6 +833,40 @@ mod tests {
     }
 
     #[test]
+    fn an_edit_shows_its_preview_until_the_result_and_an_unforeseen_error_under_its_box() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("file");
+        let theme = Arc::new(UiTheme::fallback());
+        let args = json!({"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]});
+        let mut b = ToolBlock::new("1", "edit", args, theme, false);
+        assert_eq!(plain(&mut b, 40)[2..], [" edit a.txt", ""]);
+        b.args_complete(dir.path());
+        let lines = plain(&mut b, 40);
+        assert!(
+            lines.contains(&" -2 two".to_string()) && lines.contains(&" +2 2".to_string()),
+            "{lines:#?}"
+        );
+        assert_eq!(b.edit_bg(), "toolSuccessBg");
+        // The file changed in between: the edit failed after all. The preview stays in the
+        // box and the error follows under it, without the box's background.
+        b.finish("Could not find the exact text in a.txt.".into(), true);
+        let lines = render_lines(&mut b, 80);
+        let last = lines.last().expect("a line");
+        assert_eq!(strip_ansi(last), " Could not find the exact text in a.txt.");
+        assert!(!last.contains("\x1b[48"), "{last:?}");
+        assert_eq!(b.edit_bg(), "toolSuccessBg");
+        // An edit the preview already said would fail says it once.
+        let args = json!({"path": "nope.txt", "oldText": "a", "newText": "b"});
+        let mut b = ToolBlock::new("2", "edit", args, Arc::new(UiTheme::fallback()), false);
+        b.args_complete(dir.path());
+        assert_eq!(b.edit_bg(), "toolErrorBg");
+        b.finish("Could not edit file: nope.txt. Error code: ENOENT.".into(), true);
+        let lines = plain(&mut b, 60);
+        let said = lines.iter().filter(|l| l.contains("Error code: ENOENT")).count();
+        assert_eq!(said, 1, "{lines:#?}");
+    }
+
+    #[test]
     fn read_title_shows_path_and_range() {
         let theme = Arc::new(UiTheme::fallback());
         let mut b = ToolBlock::new(
