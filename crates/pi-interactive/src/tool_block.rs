@@ -464,7 +464,21 @@ impl ToolBlock {
                     .map(|l| if l.is_empty() { String::new() } else { padded(l) }),
             );
         }
-        if self.status != ToolStatus::Pending {
+        if self.status == ToolStatus::Pending {
+            // 1.6's loader while the command runs: a blank line, then the spinner (its frame
+            // from the time it has run, so every redraw moves it on) and the cancel keys.
+            let frames = pi_tui::components::DEFAULT_FRAMES;
+            let step = pi_tui::components::DEFAULT_INTERVAL.as_millis().max(1);
+            let frame = frames[(self.started.elapsed().as_millis() / step) as usize % frames.len()];
+            let keys = pi_tui::keybindings().keys("tui.select.cancel").join("/");
+            let message = format!("Running... ({keys} to cancel)");
+            lines.push(String::new());
+            lines.push(padded(&format!(
+                "{} {}",
+                t.paint(colour, frame),
+                t.paint("muted", &message)
+            )));
+        } else {
             let mut notes = Vec::new();
             if hidden > 0 {
                 let keys = pi_tui::keybindings().keys("app.tools.expand").join("/");
@@ -663,7 +677,13 @@ impl Component for ToolBlock {
         }
         if self.user {
             let lines = self.user_lines(width);
-            out.push(self.cache.set(width, lines));
+            if self.status == ToolStatus::Pending {
+                // The spinner moves on every frame: nothing to keep.
+                self.cache.clear();
+                out.push(lines.into());
+            } else {
+                out.push(self.cache.set(width, lines));
+            }
             return;
         }
         // An edit draws its own box, as 1.6's edit renderer does.

@@ -199,3 +199,31 @@ fn a_resumed_bang_command_shows_its_hidden_lines_and_exit_code_again() {
     assert_eq!(rows[hint + 1].trim(), "(exit 3)", "{rows:#?}");
     quit(&mut pty);
 }
+
+#[test]
+fn a_running_bang_command_shows_a_turning_spinner_with_the_cancel_keys() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("!echo first; sleep 2; echo second");
+    pty.send(ENTER);
+    pty.wait_text("Running... (escape/ctrl+c to cancel)");
+    pty.wait_for("the first output", Duration::from_secs(2), |_| {
+        pty.rows().iter().any(|r| r.trim() == "first")
+    });
+    let rows = pty.rows();
+    let running = row_of(&rows, "Running...").expect("loader");
+    // Under the output (its closing line break a blank row) and a blank row, above the
+    // closing rule.
+    assert_eq!(rows[running - 3].trim(), "first", "{rows:#?}");
+    assert_eq!(rows[running - 2].trim(), "", "{rows:#?}");
+    assert_eq!(rows[running - 1].trim(), "", "{rows:#?}");
+    assert!(rows[running + 1].starts_with("────"), "{rows:#?}");
+    let frame = |rows: &[String]| rows[running].trim().chars().next();
+    let first = frame(&rows);
+    pty.wait_for("the spinner turned", Duration::from_secs(2), |_| {
+        frame(&pty.rows()) != first
+    });
+    pty.wait_text("second");
+    pty.wait_for("the loader gone", Duration::from_secs(5), |c| !c.contains("Running..."));
+    quit(&mut pty);
+}
