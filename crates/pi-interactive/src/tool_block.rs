@@ -99,6 +99,9 @@ pub fn bash_notes(t: &UiTheme, exit_code: Option<i32>, cancelled: bool, full_out
     (!notes.is_empty()).then(|| notes.join("\n"))
 }
 
+/// Logical lines of a `!` command's output shown until expanded.
+const USER_PREVIEW: usize = 20;
+
 fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or("")
 }
@@ -411,11 +414,9 @@ impl ToolBlock {
         out
     }
 
-    /// A `!` command as 1.6 frames it: rules in the command's colour, the command, its
-    /// output (collapsed: the last 20 logical lines, cut to 20 screen lines) and, once it
-    /// ended, how many lines are hidden with the expand key, then the exit code or cancel note.
-    fn user_lines(&mut self, width: usize) -> Vec<String> {
-        const PREVIEW: usize = 20;
+    /// A `!` command as 1.6 frames it, down to its output: the rule in the command's colour,
+    /// the command, its output (collapsed: the last 20 logical lines, cut to 20 screen lines).
+    fn user_head(&mut self, width: usize) -> Vec<String> {
         let t = &self.theme;
         // The rules keep the command's colour whatever its exit code, as 1.6.
         let colour = self.user_colour();
@@ -423,7 +424,7 @@ impl ToolBlock {
         let pad = super::chat::pad_str();
         let inner = width.saturating_sub(pad.len()).max(1);
         let padded = |l: &str| format!("{pad}{}", truncate_to_width(l, inner, "…"));
-        let mut lines = vec![border.clone()];
+        let mut lines = vec![border];
         let title = t.bold(colour, &format!("$ {}", arg(&self.args, "command")));
         lines.extend(wrap_text(&title, inner).iter().map(|l| format!("{pad}{l}")));
         // Lines are counted as they arrive, so a long live output is not read again per frame.
@@ -438,13 +439,12 @@ impl ToolBlock {
                 .filter(|b| **b == b'\n')
                 .count();
         self.newlines = (self.output.len(), count);
-        let total = if self.output.is_empty() { 0 } else { count + 1 };
-        let hidden = total.saturating_sub(PREVIEW);
+        let total = self.user_line_count();
         if total > 0 {
             let mut shown: Vec<&str> = if self.expanded {
                 self.output.split('\n').collect()
             } else {
-                self.output.rsplitn(PREVIEW + 1, '\n').take(PREVIEW).collect()
+                self.output.rsplitn(USER_PREVIEW + 1, '\n').take(USER_PREVIEW).collect()
             };
             if !self.expanded {
                 shown.reverse();
@@ -456,14 +456,37 @@ impl ToolBlock {
                 let l = t.paint("muted", &l.replace('\t', "   "));
                 body.extend(wrap_text(&l, inner));
             }
-            if !self.expanded && body.len() > PREVIEW {
-                body.drain(..body.len() - PREVIEW);
+            if !self.expanded && body.len() > USER_PREVIEW {
+                body.drain(..body.len() - USER_PREVIEW);
             }
             lines.extend(
                 body.iter()
                     .map(|l| if l.is_empty() { String::new() } else { padded(l) }),
             );
         }
+        lines
+    }
+
+    /// The output's logical lines (as counted by the last `user_head`).
+    fn user_line_count(&self) -> usize {
+        if self.output.is_empty() {
+            0
+        } else {
+            self.newlines.1 + 1
+        }
+    }
+
+    /// The rest of a `!` command's frame: while it runs, 1.6's loader; once it ended, how
+    /// many lines are hidden with the expand key, then the exit code or cancel note; the
+    /// closing rule.
+    fn user_tail(&self, width: usize) -> Vec<String> {
+        let t = &self.theme;
+        let colour = self.user_colour();
+        let pad = super::chat::pad_str();
+        let inner = width.saturating_sub(pad.len()).max(1);
+        let padded = |l: &str| format!("{pad}{}", truncate_to_width(l, inner, "…"));
+        let hidden = self.user_line_count().saturating_sub(USER_PREVIEW);
+        let mut lines = Vec::new();
         if self.status == ToolStatus::Pending {
             // 1.6's loader while the command runs: a blank line, then the spinner (its frame
             // from the time it has run, so every redraw moves it on) and the cancel keys.
@@ -510,7 +533,7 @@ impl ToolBlock {
                 lines.extend(notes.iter().map(|l| format!("{pad}{l}")));
             }
         }
-        lines.push(border);
+        lines.push(t.paint(colour, &"─".repeat(width)));
         lines
     }
 
@@ -668,6 +691,20 @@ fn edit_diff(args: &Value, t: &UiTheme) -> String {
 impl Component for ToolBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
         out.push(spacer());
+        if self.user && self.status == ToolStatus::Pending {
+            // The spinner moves on every frame: the part above it is kept until more
+            // output comes.
+            let head = match self.cache.get(width) {
+                Some(head) => head,
+                None => {
+                    let head = self.user_head(width);
+                    self.cache.set(width, head)
+                }
+            };
+            out.push(head);
+            out.push(self.user_tail(width).into());
+            return;
+        }
         if let Some(lines) = self.cache.get(width) {
             out.push(lines);
             for i in &mut self.images {
@@ -676,14 +713,9 @@ impl Component for ToolBlock {
             return;
         }
         if self.user {
-            let lines = self.user_lines(width);
-            if self.status == ToolStatus::Pending {
-                // The spinner moves on every frame: nothing to keep.
-                self.cache.clear();
-                out.push(lines.into());
-            } else {
-                out.push(self.cache.set(width, lines));
-            }
+            let mut lines = self.user_head(width);
+            lines.extend(self.user_tail(width));
+            out.push(self.cache.set(width, lines));
             return;
         }
         // An edit draws its own box, as 1.6's edit renderer does.
