@@ -1,6 +1,7 @@
-//! Transcript blocks and commands as pi 1.6 shows them: a long `!` command's hidden-line
-//! count under its output, an edit's diff previewed before it runs, and `/model` with text
-//! that names no single model.
+//! Transcript blocks and commands as pi 1.6 shows them: a `!` command's spinner while it
+//! runs and its hidden-line count under its output (live and resumed), an edit's diff
+//! previewed before it runs, `/model` with text that names no single model, and the colours
+//! of a Python code block.
 
 use std::time::Duration;
 
