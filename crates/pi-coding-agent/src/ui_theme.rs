@@ -156,6 +156,8 @@ impl UiTheme {
             (CodeToken::Operator, "syntaxOperator"),
             (CodeToken::Punctuation, "syntaxPunctuation"),
             (CodeToken::Comment, "syntaxComment"),
+            // Decorators and attributes, as pi 1.6's highlighter paints its `meta` class.
+            (CodeToken::Meta, "muted"),
         ]
         .into_iter()
         .map(|(token, name)| (token, self.fg(name)))

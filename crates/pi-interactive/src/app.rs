@@ -957,7 +957,8 @@ impl App {
                 l.tick();
                 true
             }
-            _ => false,
+            // A `!` command's block turns its own spinner while the command runs.
+            _ => self.bash_cancel.is_some(),
         }
     }
 

@@ -187,18 +187,55 @@ pub(super) fn set_model(session: pi_coding_agent::session::AgentSession, model: 
     })
 }
 
+/// `/model <text>`: a unique exact match (among the cycle set when there is one) is taken at
+/// once. Otherwise, as pi 1.6, the catalogues are refreshed first ("Refreshing model
+/// catalogs…" in the chat) and the text is tried again; still no single match opens the
+/// picker searching for it.
 fn model(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
-    if !arg.is_empty() {
-        let models = cx.session.available_models();
-        let exact: Vec<_> = models
-            .iter()
-            .filter(|m| format!("{}/{}", m.provider, m.id) == arg || m.id == arg)
-            .collect();
-        if exact.len() == 1 {
-            return vec![set_model(cx.session.clone(), exact[0].clone())];
-        }
+    use pi_coding_agent::config::model_resolver::find_exact_model_reference;
+    use pi_coding_agent::config::models_store_refresh::{refresh_for_picker, PickerRefresh};
+    let arg = arg.trim();
+    if arg.is_empty() {
+        return open_model_picker(cx, None);
     }
-    open_model_picker(cx, (!arg.is_empty()).then_some(arg))
+    let scoped: Vec<pi_ai::Model> = cx.session.scoped_models().into_iter().map(|s| s.model).collect();
+    let cached = if scoped.is_empty() {
+        cx.session.available_models()
+    } else {
+        scoped.clone()
+    };
+    if let Some(m) = find_exact_model_reference(arg, &cached) {
+        return vec![set_model(cx.session.clone(), m.clone())];
+    }
+    if !scoped.is_empty() {
+        return open_model_picker(cx, Some(arg));
+    }
+    let paths = cx.paths();
+    let arg = arg.to_string();
+    vec![
+        Effect::StatusLine(super::model_picker::REFRESHING.into()),
+        blocking(move || {
+            let outcome = refresh_for_picker(&paths);
+            then(move |cx| {
+                let mut out = Vec::new();
+                match outcome {
+                    PickerRefresh::Done => {}
+                    PickerRefresh::TimedOut => {
+                        out.push(notice("Model refresh timed out; searching cached models.", "warning"))
+                    }
+                    PickerRefresh::Failed(ids) => out.push(notice(
+                        format!("Could not refresh {}; searching cached models.", ids.join(", ")),
+                        "warning",
+                    )),
+                }
+                match find_exact_model_reference(&arg, &cx.session.available_models()) {
+                    Some(m) => out.push(set_model(cx.session.clone(), m.clone())),
+                    None => out.extend(open_model_picker(cx, Some(&arg))),
+                }
+                out
+            })
+        }),
+    ]
 }
 
 /// `/import <path>`: asks before replacing the session, as pi 1.6 does; a missing file is an
@@ -543,7 +580,7 @@ pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
         cx.theme.clone(),
         cx.kb.clone(),
     );
-    let refresh = picker_refresh(cx.paths(), picker.refresh_slot());
+    let refresh = picker_refresh(cx.paths(), picker.refresh_slot(), super::model_picker::refresh_error);
     vec![
         Effect::Open(Overlay {
             view: Box::new(picker),
@@ -553,12 +590,17 @@ pub fn open_model_picker(cx: &Ctx<'_>, filter: Option<&str>) -> Vec<Effect> {
     ]
 }
 
-/// The catalogue refresh of an open model picker, on the blocking pool: its outcome and the
-/// models then available go to `slot`, where the picker takes them at its next frame.
-pub(super) fn picker_refresh(paths: pi_coding_agent::config::Paths, slot: super::model_picker::RefreshSlot) -> Effect {
+/// The catalogue refresh of an open model picker, on the blocking pool: its outcome (said by
+/// `say`, which is `None` for success) and the models then available go to `slot`, where
+/// the picker takes them at its next frame.
+pub(super) fn picker_refresh(
+    paths: pi_coding_agent::config::Paths,
+    slot: super::model_picker::RefreshSlot,
+    say: fn(&pi_coding_agent::config::models_store_refresh::PickerRefresh) -> Option<String>,
+) -> Effect {
     Effect::Blocking(Box::new(move || {
         let outcome = pi_coding_agent::config::models_store_refresh::refresh_for_picker(&paths);
-        let error = super::model_picker::refresh_error(&outcome);
+        let error = say(&outcome);
         Box::new(move |cx: &Ctx<'_>| {
             let models = cx.session.available_models();
             if let Ok(mut s) = slot.lock() {

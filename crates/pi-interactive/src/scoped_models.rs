@@ -126,6 +126,35 @@ pub fn unmatched_patterns(patterns: &[String], models: &[Model]) -> Vec<String> 
         .collect()
 }
 
+/// The enabled list the saved `enabledModels` patterns make of `models`: the models they
+/// match, in pattern order, then the patterns matching nothing (listed as unavailable).
+pub fn configured_ids(patterns: &[String], models: &[Model]) -> Enabled {
+    if patterns.is_empty() {
+        return None;
+    }
+    let mut ids: Vec<String> = resolve_model_scope(patterns, models)
+        .0
+        .iter()
+        .map(|s| full_id(&s.model))
+        .collect();
+    for p in unmatched_patterns(patterns, models) {
+        if !ids.contains(&p) {
+            ids.push(p);
+        }
+    }
+    Some(ids)
+}
+
+/// The line under the list when the catalogue refresh failed, in 1.6's words for this view.
+pub fn refresh_warning(outcome: &pi_coding_agent::config::models_store_refresh::PickerRefresh) -> Option<String> {
+    use pi_coding_agent::config::models_store_refresh::PickerRefresh;
+    match outcome {
+        PickerRefresh::Done => None,
+        PickerRefresh::TimedOut => Some("Model refresh timed out; showing cached models.".into()),
+        PickerRefresh::Failed(ids) => Some(format!("Could not refresh {}; showing cached models.", ids.join(", "))),
+    }
+}
+
 fn full_id(m: &Model) -> String {
     format!("{}/{}", m.provider, m.id)
 }
@@ -156,6 +185,11 @@ pub struct ScopedModelsSelector {
     /// Saved entries matching no model that the list does not show (the session's own set
     /// was shown instead): saved again with the user's choice.
     kept: Vec<String>,
+    /// The saved patterns the list was made from (empty: the session's own set was shown):
+    /// a refresh that adds models applies them again, until the user changes the list.
+    patterns: Vec<String>,
+    /// The user changed the list since it opened.
+    touched: bool,
 }
 
 const MAX_VISIBLE: usize = 8;
@@ -177,9 +211,16 @@ impl ScopedModelsSelector {
             refresh_slot: RefreshSlot::default(),
             refresh_status: Some((REFRESHING.to_string(), "muted")),
             kept: Vec::new(),
+            patterns: Vec::new(),
+            touched: false,
         };
         s.refresh();
         s
+    }
+
+    /// The list was made from these saved patterns: a catalogue refresh applies them again.
+    pub fn follow_patterns(&mut self, patterns: Vec<String>) {
+        self.patterns = patterns;
     }
 
     /// Saved entries to write back with the user's list (see `kept`).
@@ -200,6 +241,12 @@ impl ScopedModelsSelector {
         };
         let keep = self.shown.get(self.selected).cloned();
         self.all = models.iter().map(full_id).collect();
+        // As pi 1.6: while the user has not changed the list, a list made from the saved
+        // patterns is made again from the refreshed models (a glob now matching a new model
+        // turns it on; an entry that was unavailable may match now).
+        if !self.touched && !self.patterns.is_empty() {
+            self.enabled = configured_ids(&self.patterns, &models);
+        }
         self.models = models;
         self.refresh();
         if let Some(i) = keep.and_then(|k| self.shown.iter().position(|x| *x == k)) {
@@ -207,7 +254,7 @@ impl ScopedModelsSelector {
         }
         self.refresh_status = Some(match error {
             None => (REFRESHED.to_string(), "success"),
-            Some(e) => (e, "error"),
+            Some(e) => (e, "warning"),
         });
         // As pi 1.6, the refreshed list is applied to the session: a saved set shown while the
         // session had none (after "all" was chosen) becomes the session's again.
@@ -252,6 +299,7 @@ impl ScopedModelsSelector {
     fn changed(&mut self, enabled: Enabled) {
         self.enabled = enabled;
         self.dirty = true;
+        self.touched = true;
         self.refresh();
         self.events.push(ScopedEvent::Changed(self.enabled.clone()));
     }
@@ -467,27 +515,20 @@ pub fn open(cx: &Ctx<'_>) -> Vec<Effect> {
     let unmatched = unmatched_patterns(&patterns, &models);
     // The session's own set when it has one (as pi 1.6, which then leaves the unavailable
     // saved entries out of the list); else the saved one, unavailable entries listed last.
-    let (enabled, kept) = if !scoped.is_empty() {
-        (Some(scoped.iter().map(|s| full_id(&s.model)).collect()), unmatched)
-    } else if patterns.is_empty() {
-        (None, Vec::new())
+    let (enabled, kept, follow) = if !scoped.is_empty() {
+        (
+            Some(scoped.iter().map(|s| full_id(&s.model)).collect()),
+            unmatched,
+            Vec::new(),
+        )
     } else {
-        let mut ids: Vec<String> = resolve_model_scope(&patterns, &models)
-            .0
-            .iter()
-            .map(|s| full_id(&s.model))
-            .collect();
-        for p in unmatched {
-            if !ids.contains(&p) {
-                ids.push(p);
-            }
-        }
-        (Some(ids), Vec::new())
+        (configured_ids(&patterns, &models), Vec::new(), patterns)
     };
     let mut view = ScopedModelsSelector::new(models, enabled, cx.theme.clone(), cx.kb.clone());
     view.keep_unlisted(kept);
+    view.follow_patterns(follow);
     // The catalogues are refreshed while it is open, as in the model picker.
-    let refresh = super::commands::picker_refresh(cx.paths(), view.refresh_slot());
+    let refresh = super::commands::picker_refresh(cx.paths(), view.refresh_slot(), refresh_warning);
     vec![
         Effect::Open(Overlay {
             view: Box::new(view),
@@ -594,6 +635,77 @@ mod tests {
             Some(ids(&["a/2", "gone/x"]))
         );
         assert_eq!(saved_patterns(&None, &all, &ids(&["gone/x"])), None);
+    }
+
+    fn model(provider: &str, id: &str) -> Model {
+        Model {
+            id: id.into(),
+            name: id.into(),
+            api: "openai-completions".into(),
+            provider: provider.into(),
+            base_url: String::new(),
+            reasoning: false,
+            input: Vec::new(),
+            cost: Default::default(),
+            context_window: 1000,
+            max_tokens: 100,
+            headers: None,
+            compat: None,
+            thinking_level_map: None,
+            prompt_cache: None,
+        }
+    }
+
+    fn selector(models: Vec<Model>, patterns: &[&str]) -> ScopedModelsSelector {
+        let patterns = ids(patterns);
+        let enabled = configured_ids(&patterns, &models);
+        let kb = pi_tui::keybindings();
+        let mut s = ScopedModelsSelector::new(models, enabled, Arc::new(UiTheme::fallback()), kb);
+        s.follow_patterns(patterns);
+        s
+    }
+
+    fn refreshed(s: &mut ScopedModelsSelector, models: Vec<Model>, error: Option<String>) {
+        *s.refresh_slot().lock().expect("slot") = Some((models, error));
+        s.apply_refresh();
+    }
+
+    #[test]
+    fn a_refresh_applies_the_saved_patterns_to_the_new_models() {
+        let mut s = selector(vec![model("a", "1"), model("b", "1")], &["a/*", "c/9"]);
+        assert_eq!(s.enabled, Some(ids(&["a/1", "c/9"])));
+        refreshed(
+            &mut s,
+            vec![model("a", "1"), model("a", "2"), model("b", "1"), model("c", "9")],
+            None,
+        );
+        // The glob takes the new model in; the entry that was unavailable is a model now.
+        assert_eq!(s.enabled, Some(ids(&["a/1", "a/2", "c/9"])));
+        assert_eq!(
+            s.take_events(),
+            vec![ScopedEvent::Changed(Some(ids(&["a/1", "a/2", "c/9"])))]
+        );
+        assert_eq!(s.refresh_status, Some((REFRESHED.to_string(), "success")));
+    }
+
+    #[test]
+    fn a_refresh_keeps_a_list_the_user_changed() {
+        let mut s = selector(vec![model("a", "1"), model("a", "2"), model("b", "1")], &["a/*"]);
+        let next = toggle(&s.enabled, &s.all, "a/2");
+        s.changed(next);
+        s.take_events();
+        refreshed(
+            &mut s,
+            vec![model("a", "1"), model("a", "2"), model("a", "3"), model("b", "1")],
+            refresh_warning(&pi_coding_agent::config::models_store_refresh::PickerRefresh::Failed(
+                ids(&["x", "y"]),
+            )),
+        );
+        assert_eq!(s.enabled, Some(ids(&["a/1"])));
+        assert_eq!(
+            s.refresh_status,
+            Some(("Could not refresh x, y; showing cached models.".to_string(), "warning"))
+        );
     }
 
     #[test]

@@ -50,19 +50,25 @@ fn create_gist(file: &Path, cancel: &CancellationToken) -> Result<Option<std::pr
         .map_err(|e| format!("Failed to create gist: {e}"))
 }
 
-/// Everything `/share` does after the command was typed: the text to show, or the error.
-fn share(session_file: Option<PathBuf>, cwd: &Path, cancel: &CancellationToken) -> Result<String, String> {
-    match Command::new("gh")
+/// Whether `gh` can create a gist. pi 1.6 asks `gh auth status` and takes any failure, a
+/// missing `gh` included, for "not logged in".
+fn gh_ready() -> Result<(), String> {
+    let logged_in = Command::new("gh")
         .args(["auth", "status"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-    {
-        Err(_) => return Err("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/".into()),
-        Ok(s) if !s.success() => return Err("GitHub CLI is not logged in. Run 'gh auth login' first.".into()),
-        Ok(_) => {}
+        .is_ok_and(|s| s.success());
+    if logged_in {
+        Ok(())
+    } else {
+        Err("GitHub CLI is not logged in. Run 'gh auth login' first.".into())
     }
+}
+
+/// What `/share` does once `gh` is ready: the text to show, or the error.
+fn share(session_file: Option<PathBuf>, cwd: &Path, cancel: &CancellationToken) -> Result<String, String> {
     // The viewer reads the gist's `session.html`; a folder of our own keeps two pi processes
     // sharing at once apart.
     let dir = std::env::temp_dir().join(format!("pi-share-{}", std::process::id()));
@@ -100,30 +106,39 @@ fn share(session_file: Option<PathBuf>, cwd: &Path, cancel: &CancellationToken) 
     Ok(format!("Share URL: {}\nGist: {url}", viewer_url(base.as_deref(), id)))
 }
 
-/// `/share`: a task on the blocking pool under 1.6's bordered loader (Esc cancels it).
+/// `/share`: `gh` is asked first, off the input path (a failure is one error line, no
+/// loader, as in 1.6); then the export and upload run under 1.6's bordered loader (Esc
+/// cancels them).
 pub fn run(cx: &Ctx<'_>) -> Vec<Effect> {
     let file = cx.session.with_store(|s| s.session_file().map(Path::to_path_buf));
     let cwd = cx.session.cwd().to_path_buf();
-    let cancel = CancellationToken::new();
-    let task_cancel = cancel.clone();
-    vec![
-        Effect::LoaderStarted {
-            message: "Creating gist...".into(),
-            cancel,
-        },
-        blocking(move || {
-            let (text, style) = match share(file, &cwd, &task_cancel) {
-                Ok(text) => (text, "dim"),
-                Err(text) => (text, "error"),
-            };
-            let shown = then_notice(text, style);
-            then(move |cx| {
-                let mut out = shown(cx);
-                out.push(Effect::TaskFinished);
-                out
-            })
-        }),
-    ]
+    vec![blocking(move || {
+        if let Err(text) = gh_ready() {
+            return then_notice(text, "error");
+        }
+        then(move |_| {
+            let cancel = CancellationToken::new();
+            let task_cancel = cancel.clone();
+            vec![
+                Effect::LoaderStarted {
+                    message: "Creating gist...".into(),
+                    cancel,
+                },
+                blocking(move || {
+                    let (text, style) = match share(file, &cwd, &task_cancel) {
+                        Ok(text) => (text, "dim"),
+                        Err(text) => (text, "error"),
+                    };
+                    let shown = then_notice(text, style);
+                    then(move |cx| {
+                        let mut out = shown(cx);
+                        out.push(Effect::TaskFinished);
+                        out
+                    })
+                }),
+            ]
+        })
+    })]
 }
 
 #[cfg(test)]

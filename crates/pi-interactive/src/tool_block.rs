@@ -36,6 +36,12 @@ pub struct ToolBlock {
     /// Wrapped-line count of the output's complete lines, kept across appends so a
     /// collapsed tail preview reads only what was added.
     wraps: WrapCount,
+    /// An edit's preview (its diff, or the error it will fail with) and the arguments it
+    /// was worked out for.
+    edit_preview: Option<Result<String, String>>,
+    preview_key: Option<String>,
+    /// A `!` command's output: bytes scanned so far and the line breaks among them.
+    newlines: (usize, usize),
     /// An extension tool's own rendering of the call and the result (`renderCall` /
     /// `renderResult`), when it has one.
     pub ext: Option<super::extension_ui::tool_render::ToolRender>,
@@ -77,6 +83,24 @@ pub fn content_text(content: &[Content]) -> String {
     }
     out
 }
+
+/// The lines under a finished `!` command, coloured as 1.6: a cancel and a cut output warn,
+/// an exit code other than 0 is an error. `None` when there is nothing to say.
+pub fn bash_notes(t: &UiTheme, exit_code: Option<i32>, cancelled: bool, full_output: Option<&str>) -> Option<String> {
+    let mut notes = Vec::new();
+    if cancelled {
+        notes.push(t.paint("warning", "(cancelled)"));
+    } else if let Some(c) = exit_code.filter(|c| *c != 0) {
+        notes.push(t.paint("error", &format!("(exit {c})")));
+    }
+    if let Some(p) = full_output {
+        notes.push(t.paint("warning", &format!("Output truncated. Full output: {p}")));
+    }
+    (!notes.is_empty()).then(|| notes.join("\n"))
+}
+
+/// Logical lines of a `!` command's output shown until expanded.
+const USER_PREVIEW: usize = 20;
 
 fn arg<'a>(args: &'a Value, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or("")
@@ -128,6 +152,9 @@ impl ToolBlock {
             user: false,
             started: std::time::Instant::now(),
             wraps: WrapCount::default(),
+            newlines: (0, 0),
+            edit_preview: None,
+            preview_key: None,
             ext: None,
             details: None,
         }
@@ -187,6 +214,7 @@ impl ToolBlock {
     pub fn set_output(&mut self, output: String) {
         self.output = output;
         self.wraps = WrapCount::default();
+        self.newlines = (0, 0);
         self.cache.clear();
     }
 
@@ -213,6 +241,7 @@ impl ToolBlock {
     pub fn finish(&mut self, output: String, is_error: bool) {
         self.output = output;
         self.wraps = WrapCount::default();
+        self.newlines = (0, 0);
         self.status = if is_error {
             ToolStatus::Error
         } else {
@@ -385,6 +414,190 @@ impl ToolBlock {
         out
     }
 
+    /// A `!` command as 1.6 frames it, down to its output: the rule in the command's colour,
+    /// the command, its output (collapsed: the last 20 logical lines, cut to 20 screen lines).
+    fn user_head(&mut self, width: usize) -> Vec<String> {
+        let t = &self.theme;
+        // The rules keep the command's colour whatever its exit code, as 1.6.
+        let colour = self.user_colour();
+        let border = t.paint(colour, &"─".repeat(width));
+        let pad = super::chat::pad_str();
+        let inner = width.saturating_sub(pad.len()).max(1);
+        let padded = |l: &str| format!("{pad}{}", truncate_to_width(l, inner, "…"));
+        let mut lines = vec![border];
+        let title = t.bold(colour, &format!("$ {}", arg(&self.args, "command")));
+        lines.extend(wrap_text(&title, inner).iter().map(|l| format!("{pad}{l}")));
+        // Lines are counted as they arrive, so a long live output is not read again per frame.
+        let (scanned, newlines) = if self.newlines.0 <= self.output.len() {
+            self.newlines
+        } else {
+            (0, 0)
+        };
+        let count = newlines
+            + self.output.as_bytes()[scanned..]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+        self.newlines = (self.output.len(), count);
+        let total = self.user_line_count();
+        if total > 0 {
+            let mut shown: Vec<&str> = if self.expanded {
+                self.output.split('\n').collect()
+            } else {
+                self.output.rsplitn(USER_PREVIEW + 1, '\n').take(USER_PREVIEW).collect()
+            };
+            if !self.expanded {
+                shown.reverse();
+            }
+            // The output starts with a blank line, which the collapsed cut may drop too.
+            let mut body = vec![String::new()];
+            for l in shown {
+                let l = l.strip_suffix('\r').unwrap_or(l);
+                let l = t.paint("muted", &l.replace('\t', "   "));
+                body.extend(wrap_text(&l, inner));
+            }
+            if !self.expanded && body.len() > USER_PREVIEW {
+                body.drain(..body.len() - USER_PREVIEW);
+            }
+            lines.extend(
+                body.iter()
+                    .map(|l| if l.is_empty() { String::new() } else { padded(l) }),
+            );
+        }
+        lines
+    }
+
+    /// The output's logical lines (as counted by the last `user_head`).
+    fn user_line_count(&self) -> usize {
+        if self.output.is_empty() {
+            0
+        } else {
+            self.newlines.1 + 1
+        }
+    }
+
+    /// The rest of a `!` command's frame: while it runs, 1.6's loader; once it ended, how
+    /// many lines are hidden with the expand key, then the exit code or cancel note; the
+    /// closing rule.
+    fn user_tail(&self, width: usize) -> Vec<String> {
+        let t = &self.theme;
+        let colour = self.user_colour();
+        let pad = super::chat::pad_str();
+        let inner = width.saturating_sub(pad.len()).max(1);
+        let padded = |l: &str| format!("{pad}{}", truncate_to_width(l, inner, "…"));
+        let hidden = self.user_line_count().saturating_sub(USER_PREVIEW);
+        let mut lines = Vec::new();
+        if self.status == ToolStatus::Pending {
+            // 1.6's loader while the command runs: a blank line, then the spinner (its frame
+            // from the time it has run, so every redraw moves it on) and the cancel keys.
+            let frames = pi_tui::components::DEFAULT_FRAMES;
+            let step = pi_tui::components::DEFAULT_INTERVAL.as_millis().max(1);
+            let frame = frames[(self.started.elapsed().as_millis() / step) as usize % frames.len()];
+            let keys = pi_tui::keybindings().keys("tui.select.cancel").join("/");
+            let message = format!("Running... ({keys} to cancel)");
+            lines.push(String::new());
+            lines.push(padded(&format!(
+                "{} {}",
+                t.paint(colour, frame),
+                t.paint("muted", &message)
+            )));
+        } else {
+            let mut notes = Vec::new();
+            if hidden > 0 {
+                let keys = pi_tui::keybindings().keys("app.tools.expand").join("/");
+                let (open, what) = if self.expanded {
+                    ("(".to_string(), "to collapse")
+                } else {
+                    (format!("... {hidden} more lines ("), "to expand")
+                };
+                notes.push(format!(
+                    "{}{}{}{}",
+                    t.paint("muted", &open),
+                    t.paint("dim", &keys),
+                    t.paint("muted", &format!(" {what}")),
+                    t.paint("muted", ")")
+                ));
+            }
+            if let Some(note) = &self.footnote {
+                // Notes styled by their maker keep their colours.
+                notes.extend(note.lines().map(|l| {
+                    if l.contains('\x1b') {
+                        l.to_string()
+                    } else {
+                        t.paint("muted", l)
+                    }
+                }));
+            }
+            if !notes.is_empty() {
+                lines.push(String::new());
+                lines.extend(notes.iter().map(|l| format!("{pad}{l}")));
+            }
+        }
+        lines.push(t.paint(colour, &"─".repeat(width)));
+        lines
+    }
+
+    /// The arguments are complete (the reply that carries the call ended): an edit works
+    /// out its preview now, as 1.6 does, once per set of arguments.
+    pub fn args_complete(&mut self, cwd: &std::path::Path) {
+        if self.name != "edit" || self.user || self.status != ToolStatus::Pending {
+            return;
+        }
+        let key = self.args.to_string();
+        if self.preview_key.as_deref() == Some(key.as_str()) {
+            return;
+        }
+        self.edit_preview = pi_tools::edit::preview(&self.args, cwd);
+        self.preview_key = Some(key);
+        self.cache.clear();
+    }
+
+    /// What the edit's box shows under its title: the result's diff once it succeeded, else
+    /// the preview (the diff it will make, or the error it will fail with).
+    fn edit_box(&self, inner: usize) -> Option<Vec<String>> {
+        let result_diff = self
+            .details
+            .as_ref()
+            .filter(|_| self.status == ToolStatus::Success)
+            .and_then(|d| d.get("diff"))
+            .and_then(Value::as_str);
+        let preview = self.edit_preview.as_ref().map(|p| p.as_ref().map(String::as_str));
+        let lines = match (result_diff, preview) {
+            (Some(diff), _) | (None, Some(Ok(diff))) => super::diff_view::render(diff, &self.theme),
+            (None, Some(Err(e))) => e.split('\n').map(|l| self.theme.paint("error", l)).collect(),
+            (None, None) => return None,
+        };
+        Some(lines.iter().flat_map(|l| wrap_text(l, inner.max(1))).collect())
+    }
+
+    /// The box's colour: how the preview went once there is one (so a failing edit shows
+    /// red before it ran), else how the call went.
+    fn edit_bg(&self) -> &'static str {
+        match &self.edit_preview {
+            Some(Ok(_)) => "toolSuccessBg",
+            Some(Err(_)) => "toolErrorBg",
+            None => match self.status {
+                ToolStatus::Pending => "toolPendingBg",
+                ToolStatus::Success => "toolSuccessBg",
+                ToolStatus::Error => "toolErrorBg",
+            },
+        }
+    }
+
+    /// A failed edit's error under its box (no background), unless the preview said it.
+    fn edit_error_lines(&self, inner: usize) -> Vec<String> {
+        let text = self.output.trim_end_matches('\n');
+        let said = matches!(&self.edit_preview, Some(Err(e)) if e == text);
+        if self.status != ToolStatus::Error || text.is_empty() || said {
+            return Vec::new();
+        }
+        let mut out = vec![String::new()];
+        for l in text.split('\n') {
+            out.extend(wrap_text(&self.theme.paint("error", l), inner.max(1)));
+        }
+        out
+    }
+
     fn body(&mut self, inner: usize) -> Vec<String> {
         let (max, tail) = if self.user { (20, true) } else { preview(&self.name) };
         let failed = self.status == ToolStatus::Error;
@@ -394,17 +607,13 @@ impl ToolBlock {
                 "read" if !self.expanded && !failed => return Vec::new(),
                 // A write shows what it writes; its result only when it failed.
                 "write" if !failed => return self.write_body(inner),
-                "edit" if !failed => {
-                    if let Some(diff) = self
-                        .details
-                        .as_ref()
-                        .and_then(|d| d.get("diff"))
-                        .and_then(Value::as_str)
-                    {
-                        return super::diff_view::render(diff, &self.theme)
-                            .iter()
-                            .flat_map(|l| wrap_text(l, inner.max(1)))
-                            .collect();
+                "edit" => {
+                    if let Some(lines) = self.edit_box(inner) {
+                        return lines;
+                    }
+                    // A failed edit's error goes under the box (`edit_error_lines`).
+                    if failed {
+                        return Vec::new();
                     }
                 }
                 _ => {}
@@ -482,6 +691,20 @@ fn edit_diff(args: &Value, t: &UiTheme) -> String {
 impl Component for ToolBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
         out.push(spacer());
+        if self.user && self.status == ToolStatus::Pending {
+            // The spinner moves on every frame: the part above it is kept until more
+            // output comes.
+            let head = match self.cache.get(width) {
+                Some(head) => head,
+                None => {
+                    let head = self.user_head(width);
+                    self.cache.set(width, head)
+                }
+            };
+            out.push(head);
+            out.push(self.user_tail(width).into());
+            return;
+        }
         if let Some(lines) = self.cache.get(width) {
             out.push(lines);
             for i in &mut self.images {
@@ -490,50 +713,21 @@ impl Component for ToolBlock {
             return;
         }
         if self.user {
-            // The rules keep the command's colour whatever its exit code, as 1.6.
-            let border_token = self.user_colour();
-            let border = self.theme.paint(border_token, &"─".repeat(width));
-            let pad = super::chat::pad_str();
-            let inner = width.saturating_sub(pad.len()).max(1);
-            let mut lines = vec![border.clone()];
-            let title = self
-                .theme
-                .bold(border_token, &format!("$ {}", arg(&self.args, "command")));
-            for l in wrap_text(&title, inner) {
-                lines.push(format!("{pad}{l}"));
-            }
-            let output = self.body(inner);
-            if !output.is_empty() {
-                lines.push(String::new());
-                lines.extend(
-                    output
-                        .into_iter()
-                        .map(|l| format!("{pad}{}", truncate_to_width(&l, inner, "…"))),
-                );
-                // The output's closing line break, as pi keeps it.
-                lines.push(String::new());
-            }
-            if let Some(note) = &self.footnote {
-                // The exit code or cancel note sits right above the closing rule.
-                lines.push(String::new());
-                for l in note.lines() {
-                    // Notes styled by their maker keep their colours.
-                    let l = if l.contains('\x1b') {
-                        l.to_string()
-                    } else {
-                        self.theme.paint("muted", l)
-                    };
-                    lines.push(format!("{pad}{l}"));
-                }
-            }
-            lines.push(border);
+            let mut lines = self.user_head(width);
+            lines.extend(self.user_tail(width));
             out.push(self.cache.set(width, lines));
             return;
         }
-        let bg_token = match self.status {
-            ToolStatus::Pending => "toolPendingBg",
-            ToolStatus::Success => "toolSuccessBg",
-            ToolStatus::Error => "toolErrorBg",
+        // An edit draws its own box, as 1.6's edit renderer does.
+        let edit_shell = self.name == "edit" && self.ext.is_none();
+        let bg_token = if edit_shell {
+            self.edit_bg()
+        } else {
+            match self.status {
+                ToolStatus::Pending => "toolPendingBg",
+                ToolStatus::Success => "toolSuccessBg",
+                ToolStatus::Error => "toolErrorBg",
+            }
         };
         let pad = super::chat::pad_str();
         let inner = width.saturating_sub(2 * pad.len()).max(1);
@@ -558,7 +752,7 @@ impl Component for ToolBlock {
         }
         body.push(String::new());
         let bg = self.theme.bg(bg_token);
-        let lines: Vec<String> = body
+        let mut lines: Vec<String> = body
             .into_iter()
             .map(|l| {
                 let l = format!("{pad}{}", truncate_to_width(&l, inner, "…"));
@@ -568,6 +762,16 @@ impl Component for ToolBlock {
                 }
             })
             .collect();
+        if edit_shell {
+            let below = self.edit_error_lines(inner);
+            lines.extend(below.iter().map(|l| {
+                if l.is_empty() {
+                    String::new()
+                } else {
+                    format!("{pad}{l}")
+                }
+            }));
+        }
         out.push(self.cache.set(width, lines));
         for i in &mut self.images {
             i.render(width, out);
@@ -622,6 +826,96 @@ mod tests {
         let lines = plain(&mut b, 50);
         assert!(lines.contains(&" 1".to_string()));
         assert_eq!(lines.len(), 2 + 2 + 12 + 1);
+    }
+
+    /// The app's default keys (the expand key is Ctrl+O).
+    fn bind_expand_key() {
+        pi_tui::set_keybindings(super::super::keys::load_keybindings(std::path::Path::new("/nonexistent")).0);
+    }
+
+    #[test]
+    fn a_long_bang_command_says_what_is_hidden_below_its_output() {
+        bind_expand_key();
+        let theme = Arc::new(UiTheme::fallback());
+        let mut b = ToolBlock::user_bash("u", json!({"command": "seq 30"}), theme, false);
+        let out: String = (1..=30).map(|n| format!("{n}\n")).collect();
+        b.append_output(&out);
+        // While it runs nothing is said about hidden lines.
+        let running = plain(&mut b, 40);
+        assert!(!running.iter().any(|l| l.contains("more lines")), "{running:#?}");
+        b.finish(out, false);
+        let lines = plain(&mut b, 40);
+        let rule = "─".repeat(40);
+        let mut want = vec![String::new(), rule.clone(), " $ seq 30".into()];
+        want.extend((12..=30).map(|n| format!(" {n}")));
+        want.extend([
+            String::new(),
+            String::new(),
+            " ... 11 more lines (ctrl+o to expand)".into(),
+            rule.clone(),
+        ]);
+        assert_eq!(lines, want);
+        b.set_expanded(true);
+        let lines = plain(&mut b, 40);
+        let mut want = vec![String::new(), rule.clone(), " $ seq 30".into(), String::new()];
+        want.extend((1..=30).map(|n| format!(" {n}")));
+        want.extend([String::new(), String::new(), " (ctrl+o to collapse)".into(), rule]);
+        assert_eq!(lines, want);
+    }
+
+    #[test]
+    fn the_hidden_count_and_the_exit_code_share_the_status_lines() {
+        bind_expand_key();
+        let theme = Arc::new(UiTheme::fallback());
+        let mut b = ToolBlock::user_bash("u", json!({"command": "x"}), theme, false);
+        let out: String = (1..=25).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n");
+        b.finish(out, true);
+        b.set_footnote(Some("(exit 2)".into()));
+        let lines = plain(&mut b, 40);
+        let n = lines.len();
+        assert_eq!(lines[n - 5], " line 25");
+        assert_eq!(lines[n - 4], "");
+        assert_eq!(lines[n - 3], " ... 5 more lines (ctrl+o to expand)");
+        assert_eq!(lines[n - 2], " (exit 2)");
+        // A short output keeps its leading blank line and needs no hint.
+        b.finish("a\nb\n".into(), false);
+        b.set_footnote(None);
+        let lines = plain(&mut b, 40);
+        assert_eq!(lines[3..], ["", " a", " b", "", &"─".repeat(40)]);
+    }
+
+    #[test]
+    fn an_edit_shows_its_preview_until_the_result_and_an_unforeseen_error_under_its_box() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("file");
+        let theme = Arc::new(UiTheme::fallback());
+        let args = json!({"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]});
+        let mut b = ToolBlock::new("1", "edit", args, theme, false);
+        assert_eq!(plain(&mut b, 40)[2..], [" edit a.txt", ""]);
+        b.args_complete(dir.path());
+        let lines = plain(&mut b, 40);
+        assert!(
+            lines.contains(&" -2 two".to_string()) && lines.contains(&" +2 2".to_string()),
+            "{lines:#?}"
+        );
+        assert_eq!(b.edit_bg(), "toolSuccessBg");
+        // The file changed in between: the edit failed after all. The preview stays in the
+        // box and the error follows under it, without the box's background.
+        b.finish("Could not find the exact text in a.txt.".into(), true);
+        let lines = render_lines(&mut b, 80);
+        let last = lines.last().expect("a line");
+        assert_eq!(strip_ansi(last), " Could not find the exact text in a.txt.");
+        assert!(!last.contains("\x1b[48"), "{last:?}");
+        assert_eq!(b.edit_bg(), "toolSuccessBg");
+        // An edit the preview already said would fail says it once.
+        let args = json!({"path": "nope.txt", "oldText": "a", "newText": "b"});
+        let mut b = ToolBlock::new("2", "edit", args, Arc::new(UiTheme::fallback()), false);
+        b.args_complete(dir.path());
+        assert_eq!(b.edit_bg(), "toolErrorBg");
+        b.finish("Could not edit file: nope.txt. Error code: ENOENT.".into(), true);
+        let lines = plain(&mut b, 60);
+        let said = lines.iter().filter(|l| l.contains("Error code: ENOENT")).count();
+        assert_eq!(said, 1, "{lines:#?}");
     }
 
     #[test]

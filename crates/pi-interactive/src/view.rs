@@ -423,7 +423,17 @@ pub fn build_transcript(
                     let excluded = c.fields.get("excludeFromContext").and_then(|v| v.as_bool()) == Some(true);
                     let args = serde_json::json!({"command": field("command"), "excludeFromContext": excluded});
                     let mut b = ToolBlock::user_bash("", args, theme.clone(), expanded);
-                    b.finish(field("output"), false);
+                    // As 1.6 shows a saved command again: its exit code, a cancel, a cut output.
+                    let exit_code = c.fields.get("exitCode").and_then(|v| v.as_i64()).map(|c| c as i32);
+                    let cancelled = c.fields.get("cancelled").and_then(|v| v.as_bool()) == Some(true);
+                    let truncated = c.fields.get("truncated").and_then(|v| v.as_bool()) == Some(true);
+                    let path = c
+                        .fields
+                        .get("fullOutputPath")
+                        .and_then(|v| v.as_str())
+                        .filter(|_| truncated);
+                    b.finish(field("output"), cancelled || exit_code.is_some_and(|c| c != 0));
+                    b.set_footnote(super::tool_block::bash_notes(theme, exit_code, cancelled, path));
                     chat.push(Box::new(b));
                 } else if c.fields.get("display").and_then(|v| v.as_bool()) == Some(true) {
                     chat.push(Box::new(super::extension_ui::message_block::MessageBlock::new(

@@ -149,6 +149,44 @@ async fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput,
     })
 }
 
+/// What an edit will do, worked out before it runs, as pi 1.6's call preview: the diff, or
+/// the error the edit would fail with. `None` when the arguments do not name a path and
+/// string `oldText`/`newText` pairs (as `edits` or a single pair) yet.
+pub fn preview(arguments: &Value, cwd: &Path) -> Option<Result<String, String>> {
+    let path = arguments
+        .get("path")
+        .or_else(|| arguments.get("file_path"))
+        .and_then(Value::as_str)?;
+    let pair = |v: &Value| {
+        Some(Edit {
+            old_text: v.get("oldText")?.as_str()?.to_string(),
+            new_text: v.get("newText")?.as_str()?.to_string(),
+        })
+    };
+    let edits: Vec<Edit> = match arguments.get("edits").and_then(Value::as_array) {
+        Some(items) if !items.is_empty() => items.iter().map(pair).collect::<Option<_>>()?,
+        _ => vec![pair(arguments)?],
+    };
+    let abs = resolve_to_cwd(path, cwd);
+    // Read access first, reported with its errno code as the edit itself reports it.
+    let bytes = match std::fs::File::open(&abs) {
+        Err(e) => {
+            let code = os_error::code_and_message(&e).0;
+            return Some(Err(format!("Could not edit file: {path}. Error code: {code}.")));
+        }
+        Ok(_) => match std::fs::read(&abs) {
+            Ok(b) => b,
+            Err(e) => return Some(Err(os_error::without_path(&e, "read"))),
+        },
+    };
+    let raw = String::from_utf8_lossy(&bytes);
+    let (_, content) = strip_bom(&raw);
+    let normalized = normalize_to_lf(content);
+    Some(
+        apply_edits(&normalized, &edits, path).map(|applied| generate_diff_string(&applied.base, &applied.new, 4).diff),
+    )
+}
+
 #[async_trait]
 impl AgentTool for EditTool {
     fn name(&self) -> &str {
@@ -227,6 +265,34 @@ pub(crate) fn tool(cwd: &Path) -> Arc<dyn AgentTool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_preview_shows_the_diff_or_the_error_the_edit_would_give() {
+        let dir = tempfile::tempdir().expect("dir");
+        std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("file");
+        let args = json!({"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]});
+        let diff = preview(&args, dir.path()).expect("renderable").expect("diff");
+        assert!(diff.contains("-2 two") && diff.contains("+2 2"), "{diff}");
+        // The file is not changed.
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.txt")).expect("file"),
+            "one\ntwo\n"
+        );
+        let bad = json!({"path": "a.txt", "oldText": "zzz", "newText": "y"});
+        let err = preview(&bad, dir.path()).expect("renderable").expect_err("no match");
+        assert!(err.starts_with("Could not find the exact text in a.txt."), "{err}");
+        let missing = json!({"path": "nope.txt", "edits": [{"oldText": "a", "newText": "b"}]});
+        assert_eq!(
+            preview(&missing, dir.path()),
+            Some(Err("Could not edit file: nope.txt. Error code: ENOENT.".into()))
+        );
+        // Arguments still streaming (no text pair yet) give no preview.
+        assert_eq!(
+            preview(&json!({"path": "a.txt", "edits": [{"oldText": "two"}]}), dir.path()),
+            None
+        );
+        assert_eq!(preview(&json!({"edits": []}), dir.path()), None);
+    }
 
     #[test]
     fn legacy_pair_joins_edits() {

@@ -7,6 +7,8 @@ use syntect::easy::{HighlightLines, ScopeRangeIterator};
 use syntect::highlighting::{Theme, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
+use crate::code_classes::{classify, paint_words, Lang};
+
 struct Assets {
     syntaxes: SyntaxSet,
     theme: Theme,
@@ -95,49 +97,8 @@ pub enum CodeToken {
     Operator,
     Punctuation,
     Comment,
-}
-
-/// The innermost scope that says what the text is decides.
-fn classify(stack: &ScopeStack) -> CodeToken {
-    let names: Vec<String> = stack.as_slice().iter().map(|s| s.build_string()).collect();
-    let under = |prefix: &str| {
-        names
-            .iter()
-            .any(|n| n == prefix || n.starts_with(&format!("{prefix}.")))
-    };
-    // A comment or string takes its delimiters along.
-    if under("comment") {
-        return CodeToken::Comment;
-    }
-    if under("string") {
-        return CodeToken::String;
-    }
-    for name in names.iter().rev() {
-        let is = |prefix: &str| name == prefix || name.starts_with(&format!("{prefix}."));
-        // Plain in pi's colouring: assignments, statement ends, ordinary variables.
-        if is("keyword.operator.assignment") || is("punctuation.terminator") || is("variable.other") {
-            return CodeToken::Plain;
-        }
-        let token = if is("constant.numeric") || is("constant.language") {
-            CodeToken::Number
-        } else if is("keyword.operator") {
-            CodeToken::Operator
-        } else if is("keyword") || is("storage") {
-            CodeToken::Keyword
-        } else if is("entity.name.function") || is("support.function") || is("variable.function") {
-            CodeToken::Function
-        } else if is("entity.name.type") || is("entity.name.class") || is("support.type") || is("support.class") {
-            CodeToken::Type
-        } else if is("variable.parameter") || is("entity.other.attribute-name") {
-            CodeToken::Variable
-        } else if is("punctuation") {
-            CodeToken::Punctuation
-        } else {
-            continue;
-        };
-        return token;
-    }
-    CodeToken::Plain
+    /// Decorators, attributes, a script's `#!` line.
+    Meta,
 }
 
 /// Highlight `code` as `lang` with `paint` colouring each stretch by what it is; one string
@@ -148,18 +109,27 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
     }
     let a = assets()?;
     let syntax = find_syntax(&a.syntaxes, lang)?;
+    let lang = Lang::of(lang);
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut out = Vec::new();
-    for line in code.split('\n') {
+    for (n, line) in code.split('\n').enumerate() {
         let with_nl = format!("{line}\n");
         let ops = state.parse_line(&with_nl, &a.syntaxes).ok()?;
+        // A script's `#!` line is painted as meta, not as a comment.
+        if n == 0 && lang == Lang::Bash && line.starts_with("#!") {
+            for (_, op) in ScopeRangeIterator::new(&ops, &with_nl) {
+                stack.apply(op).ok()?;
+            }
+            out.push(paint(CodeToken::Meta, line));
+            continue;
+        }
         let mut s = String::new();
         for (range, op) in ScopeRangeIterator::new(&ops, &with_nl) {
             stack.apply(op).ok()?;
             let text = with_nl[range].trim_end_matches('\n');
             if !text.is_empty() {
-                s.push_str(&paint(classify(&stack), text));
+                s.push_str(&paint_words(text, classify(&stack, lang), lang, paint));
             }
         }
         out.push(s);

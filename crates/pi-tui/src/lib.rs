@@ -27,6 +27,7 @@
 
 pub mod ansi;
 pub mod autocomplete;
+mod code_classes;
 pub mod component;
 pub mod components;
 pub mod file_suggest;

@@ -79,6 +79,8 @@ mod theme_query;
 mod thinking;
 #[path = "interactive/tools16.rs"]
 mod tools16;
+#[path = "interactive/transcript16.rs"]
+mod transcript16;
 #[path = "interactive/tree16.rs"]
 mod tree16;
 #[path = "interactive/trust.rs"]
@@ -306,9 +308,10 @@ fn bang_streams_a_long_output_and_export_copies_the_session() {
     let mut pty = s.pi(50, 100);
     pty.type_text("!seq 1 3000");
     pty.send(ENTER);
-    // Streamed chunk by chunk, shown as its last lines under a count of the rest.
+    // Streamed chunk by chunk, shown as its last lines over a count of the rest (of the
+    // 2000 lines the context keeps, as pi 1.6 counts them).
     pty.wait_for("the last line", Duration::from_secs(10), |c| {
-        c.lines().any(|l| l.trim() == "3000") && c.contains("earlier lines, ctrl+o to expand")
+        c.lines().any(|l| l.trim() == "3000") && c.contains("... 1980 more lines (ctrl+o to expand)")
     });
     pty.type_text("remember that");
     pty.send(ENTER);
@@ -715,12 +718,15 @@ fn share_explains_a_missing_or_logged_out_gh() {
     pty.wait_text("GitHub CLI is not logged in. Run 'gh auth login' first.");
     quit(&mut pty);
 
-    // No gh at all: only the system folders (setsid lives there).
+    // No gh at all (only the system folders, where setsid lives): pi 1.6 says the same, as
+    // it takes any failure of `gh auth status` for a missing login.
     let mut pty = Pty::spawn_env(&[], s.cwd.path(), s.agent.path(), 30, 120, &[("PATH", "/usr/bin:/bin")]);
     pty.wait_text("mock-model");
     pty.type_text("/share");
     pty.send(ENTER);
-    pty.wait_text("GitHub CLI (gh) is not installed.");
+    pty.wait_text("Error: GitHub CLI is not logged in. Run 'gh auth login' first.");
+    // The check comes before the upload: no loader was shown for it.
+    assert!(!String::from_utf8_lossy(&pty.raw()).contains("Creating gist"));
     quit(&mut pty);
 }
 

@@ -217,19 +217,12 @@ impl App {
         if let Some(b) = shown {
             let failed = cancelled || exit_code.is_some_and(|c| c != 0);
             b.finish(output, failed);
-            // One line each, coloured as 1.6: a cancel and a cut output warn, an exit code
-            // is an error.
-            let t = &theme;
-            let mut notes = Vec::new();
-            if cancelled {
-                notes.push(t.paint("warning", "(cancelled)"));
-            } else if let Some(c) = exit_code.filter(|c| *c != 0) {
-                notes.push(t.paint("error", &format!("(exit {c})")));
-            }
-            if let Some(p) = path {
-                notes.push(t.paint("warning", &format!("Output truncated. Full output: {p}")));
-            }
-            b.set_footnote((!notes.is_empty()).then(|| notes.join("\n")));
+            b.set_footnote(super::super::tool_block::bash_notes(
+                &theme,
+                exit_code,
+                cancelled,
+                path.as_deref(),
+            ));
         }
     }
 }

@@ -156,10 +156,19 @@ impl App {
                     let b = AssistantBlock::from_message(&m, self.theme.clone(), self.hide_thinking);
                     self.view.chat.push(Box::new(b));
                 }
+                let cwd = self.session().cwd().to_path_buf();
                 for c in &m.content {
                     if let pi_ai::Content::ToolCall(tc) = c {
                         self.ensure_tool(&tc.id, &tc.name, tc.arguments.clone());
-                        if matches!(m.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error) {
+                        let failed = matches!(m.stop_reason, pi_ai::StopReason::Aborted | pi_ai::StopReason::Error);
+                        // The reply ended well: its calls' arguments are complete (an edit
+                        // previews its diff now, before it runs).
+                        if !failed {
+                            if let Some(b) = self.tool_block(&tc.id) {
+                                b.args_complete(&cwd);
+                            }
+                        }
+                        if failed {
                             let text = m
                                 .error_message
                                 .clone()

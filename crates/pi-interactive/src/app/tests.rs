@@ -120,7 +120,14 @@ fn chat_len(f: &mut Fixture) -> usize {
 #[tokio::test]
 async fn model_with_a_filter_opens_the_model_picker_filtered() {
     let f = fixture();
+    // Text naming no single model: the catalogues are refreshed first, and said so.
     let effects = run(&f, "/model foo").expect("a command");
+    assert!(
+        matches!(effects.as_slice(), [Effect::StatusLine(t), Effect::Blocking(_)] if t == "Refreshing model catalogs…"),
+        "{effects:?}"
+    );
+    // Then (no model answering still) the picker opens searching for the text.
+    let effects = commands::open_model_picker(&f.app.ctx(), Some("foo"));
     // The picker, and the refresh of the model catalogues it shows the outcome of.
     assert_eq!(effects.len(), 2, "{effects:?}");
     assert!(matches!(effects[1], Effect::Blocking(_)), "{effects:?}");

@@ -1,0 +1,618 @@
+//! What each stretch of highlighted code is, sorted the way pi 1.6's highlighter (highlight.js
+//! 10 through cli-highlight) sorts it: syntect's scopes find the structure (strings, comments,
+//! numbers, definitions, parameters, annotations) and, for the common languages, the words
+//! between are told apart by the same keyword, literal and built-in lists that highlighter
+//! uses. Operators and punctuation stay plain, as there.
+
+use syntect::parsing::ScopeStack;
+
+use crate::highlight::CodeToken;
+
+/// A language whose words are sorted by lists; `Other` keeps syntect's own classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    Python,
+    JavaScript,
+    TypeScript,
+    Rust,
+    Bash,
+    Json,
+    Other,
+}
+
+impl Lang {
+    /// The language of a code fence's tag (after the aliases are folded).
+    pub(crate) fn of(tag: &str) -> Lang {
+        match tag.trim().to_lowercase().as_str() {
+            "py" | "python" | "python3" => Lang::Python,
+            "js" | "javascript" | "jsx" | "mjs" | "cjs" | "node" => Lang::JavaScript,
+            "ts" | "typescript" | "tsx" => Lang::TypeScript,
+            "rs" | "rust" => Lang::Rust,
+            "sh" | "bash" | "shell" | "zsh" | "console" => Lang::Bash,
+            "json" | "jsonc" | "json5" => Lang::Json,
+            _ => Lang::Other,
+        }
+    }
+
+    fn words(self) -> Option<Words> {
+        Some(match self {
+            Lang::Python => PYTHON,
+            Lang::JavaScript => JAVASCRIPT,
+            Lang::TypeScript => TYPESCRIPT,
+            Lang::Rust => RUST,
+            Lang::Bash => BASH,
+            Lang::Json | Lang::Other => return None,
+        })
+    }
+}
+
+struct Words {
+    keyword: &'static str,
+    literal: &'static str,
+    built_in: &'static str,
+}
+
+impl Words {
+    fn class(&self, word: &str) -> Option<CodeToken> {
+        let has = |list: &str| list.split(' ').any(|w| w == word);
+        if has(self.keyword) {
+            Some(CodeToken::Keyword)
+        } else if has(self.literal) {
+            Some(CodeToken::Number)
+        } else if has(self.built_in) {
+            Some(CodeToken::Type)
+        } else {
+            None
+        }
+    }
+}
+
+const PYTHON: Words = Words {
+    keyword: "and as assert async await break class continue def del elif else except finally for from global if \
+              import in is lambda nonlocal not or pass raise return try while with yield",
+    literal: "__debug__ Ellipsis False None NotImplemented True",
+    // Built-in functions, then the typing names it paints the same way.
+    built_in: "__import__ abs all any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile \
+               complex delattr dict dir divmod enumerate eval exec filter float format frozenset getattr globals \
+               hasattr hash help hex id input int isinstance issubclass iter len list locals map max memoryview \
+               min next object oct open ord pow print property range repr reversed round set setattr slice \
+               sorted staticmethod str sum super tuple type vars zip Any Callable Coroutine Dict List Literal \
+               Generic Optional Sequence Set Tuple Type Union",
+};
+
+const JS_KEYWORDS: &str = "as in of if for while finally var new function do return void else break catch instanceof \
+                           with throw case default try switch continue typeof delete let yield const class debugger \
+                           async await static import from export extends";
+const JS_BUILT_IN: &str = "setInterval setTimeout clearInterval clearTimeout require exports eval isFinite isNaN \
+                           parseFloat parseInt decodeURI decodeURIComponent encodeURI encodeURIComponent escape \
+                           unescape arguments this super console window document localStorage module global Intl \
+                           DataView Number Math Date String RegExp Object Function Boolean Error Symbol Set Map \
+                           WeakSet WeakMap Proxy Reflect JSON Promise Float64Array Int16Array Int32Array Int8Array \
+                           Uint16Array Uint32Array Float32Array Array Uint8Array Uint8ClampedArray ArrayBuffer \
+                           BigInt64Array BigUint64Array BigInt EvalError InternalError RangeError ReferenceError \
+                           SyntaxError TypeError URIError";
+
+const JAVASCRIPT: Words = Words {
+    keyword: JS_KEYWORDS,
+    literal: "true false null undefined NaN Infinity",
+    built_in: JS_BUILT_IN,
+};
+
+const TYPESCRIPT: Words = Words {
+    keyword: "as in of if for while finally var new function do return void else break catch instanceof with \
+              throw case default try switch continue typeof delete let yield const class debugger async await \
+              static import from export extends type namespace typedef interface public private protected \
+              implements declare abstract readonly",
+    literal: "true false null undefined NaN Infinity",
+    built_in: "setInterval setTimeout clearInterval clearTimeout require exports eval isFinite isNaN parseFloat \
+               parseInt decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape arguments this \
+               super console window document localStorage module global Intl DataView Number Math Date String \
+               RegExp Object Function Boolean Error Symbol Set Map WeakSet WeakMap Proxy Reflect JSON Promise \
+               Float64Array Int16Array Int32Array Int8Array Uint16Array Uint32Array Float32Array Array Uint8Array \
+               Uint8ClampedArray ArrayBuffer BigInt64Array BigUint64Array BigInt EvalError InternalError \
+               RangeError ReferenceError SyntaxError TypeError URIError any void number boolean string object \
+               never enum",
+};
+
+const RUST: Words = Words {
+    keyword: "abstract as async await become box break const continue crate do dyn else enum extern false final fn \
+              for if impl in let loop macro match mod move mut override priv pub ref return self Self static \
+              struct super trait true try type typeof unsafe unsized use virtual where while yield",
+    literal: "true false Some None Ok Err",
+    built_in: "drop i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 str char bool Box Option Result \
+               String Vec Copy Send Sized Sync Drop Fn FnMut FnOnce ToOwned Clone Debug PartialEq PartialOrd Eq \
+               Ord AsRef AsMut Into From Default Iterator Extend IntoIterator DoubleEndedIterator \
+               ExactSizeIterator SliceConcatExt ToString assert! assert_eq! bitflags! bytes! cfg! col! concat! \
+               concat_idents! debug_assert! debug_assert_eq! env! panic! file! format! format_args! \
+               include_bin! include_str! line! local_data_key! module_path! option_env! print! println! select! \
+               stringify! try! unimplemented! unreachable! vec! write! writeln! macro_rules! assert_ne! \
+               debug_assert_ne!",
+};
+
+const BASH: Words = Words {
+    keyword: "if then else elif fi for while in do done case esac function",
+    literal: "true false",
+    built_in: "break cd continue eval exec exit export getopts hash pwd readonly return shift test times trap \
+               umask unset alias bind builtin caller command declare echo enable help let local logout mapfile \
+               printf read readarray source type typeset ulimit unalias set shopt autoload bg bindkey bye cap \
+               chdir clone comparguments compcall compctl compdescribe compfiles compgroups compquote comptags \
+               comptry compvalues dirs disable disown echotc echoti emulate fc fg float functions getcap getln \
+               history integer jobs kill limit log noglob popd print pushd pushln rehash sched setcap setopt stat \
+               suspend ttyctl unfunction unhash unlimit unsetopt vared wait whence where which zcompile zformat \
+               zftp zle zmodload zparseopts zprof zpty zregexparse zsocket zstyle ztcp",
+};
+
+/// How a stretch is painted: all of it one way, or word by word (words on no list take the
+/// given class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    Whole(CodeToken),
+    Words(CodeToken),
+}
+
+/// The class of the text under `stack` in `lang`.
+pub(crate) fn classify(stack: &ScopeStack, lang: Lang) -> Class {
+    let names: Vec<String> = stack.as_slice().iter().map(|s| s.build_string()).collect();
+    if lang == Lang::Other {
+        return Class::Whole(classify_other(&names));
+    }
+    let is = |name: &str, prefix: &str| name == prefix || name.starts_with(&format!("{prefix}."));
+    let under = |names: &[String], prefix: &str| names.iter().any(|n| is(n, prefix));
+    if under(&names, "meta.annotation") {
+        // A Python decorator's arguments are painted as such: strings, numbers, the rest
+        // as parameters.
+        if lang == Lang::Python && under(&names, "meta.annotation.arguments") {
+            return Class::Whole(if under(&names, "string") {
+                CodeToken::String
+            } else if under(&names, "constant.numeric") || under(&names, "constant.language") {
+                CodeToken::Number
+            } else {
+                CodeToken::Variable
+            });
+        }
+        return Class::Whole(CodeToken::Meta);
+    }
+    if lang == Lang::Bash && under(&names, "meta.group.expansion.parameter") {
+        return Class::Whole(CodeToken::Variable);
+    }
+    // Inside an interpolation (`${a}`, `{x}` in an f-string) only what is within counts.
+    let inner_from = names
+        .iter()
+        .rposition(|n| is(n, "meta.interpolation") || is(n, "meta.template.expression") || n.contains(".embedded"))
+        .map_or(0, |i| i + 1);
+    let inner = &names[inner_from..];
+    if inner
+        .iter()
+        .any(|n| n.starts_with("comment.block.documentation.python"))
+    {
+        return Class::Whole(CodeToken::String);
+    }
+    if under(inner, "comment") {
+        return Class::Whole(CodeToken::Comment);
+    }
+    let key = [
+        "meta.structure.dictionary.key",
+        "meta.mapping.key",
+        "meta.object-literal.key",
+    ];
+    if key.iter().any(|k| under(inner, k)) {
+        return Class::Whole(CodeToken::Variable);
+    }
+    let unquoted = lang == Lang::Bash && under(inner, "string.unquoted");
+    if (under(inner, "string") && !unquoted) || under(inner, "storage.type.string") {
+        return Class::Whole(CodeToken::String);
+    }
+    // Shell numbers (`2` of `>&2`) are plain there.
+    if lang != Lang::Bash && (under(inner, "constant.numeric") || under(inner, "constant.language")) {
+        return Class::Whole(CodeToken::Number);
+    }
+    // The innermost structure other than an optional parameter's.
+    let meta = inner
+        .iter()
+        .rev()
+        .find(|n| n.starts_with("meta.") && !is(n, "meta.parameter"))
+        .map(String::as_str)
+        .unwrap_or("");
+    for name in inner.iter().rev() {
+        let is = |prefix: &str| is(name, prefix);
+        if is("entity.name.function") {
+            // `const f = () => …` names no function for that highlighter.
+            if under(inner, "variable.other.readwrite") {
+                return Class::Words(CodeToken::Plain);
+            }
+            return Class::Words(CodeToken::Function);
+        }
+        if is("entity.name.class") || is("entity.name.struct") || is("entity.name.enum") || is("entity.name.trait") {
+            return Class::Words(CodeToken::Function);
+        }
+        if is("entity.other.inherited-class") {
+            // A Python class's bases sit in its parameter list.
+            let token = if lang == Lang::Python {
+                CodeToken::Variable
+            } else {
+                CodeToken::Function
+            };
+            return Class::Words(token);
+        }
+        if is("variable.parameter") {
+            // A definition's parameters; not a call's keyword arguments nor a lambda's.
+            let plain =
+                lang == Lang::Python && (under(inner, "meta.function-call") || under(inner, "meta.function.inline"));
+            let token = match lang {
+                Lang::Python | Lang::JavaScript | Lang::TypeScript if !plain => CodeToken::Variable,
+                _ => CodeToken::Plain,
+            };
+            return Class::Words(token);
+        }
+        if is("storage.type.function.arrow") {
+            return Class::Whole(CodeToken::Function);
+        }
+        let punctuation = is("punctuation") || is("keyword.operator");
+        if punctuation {
+            if let Some(token) = definition_punctuation(lang, name, meta, inner) {
+                return Class::Whole(token);
+            }
+        }
+    }
+    Class::Words(CodeToken::Plain)
+}
+
+/// Brackets and separators of a definition line take the definition's colour, as that
+/// highlighter paints a whole `def f(a, b=1):` / `function f(a, b)` / `class A(B):` span with
+/// the definition's class and the parameters inside with the parameters'.
+fn definition_punctuation(lang: Lang, name: &str, meta: &str, inner: &[String]) -> Option<CodeToken> {
+    let in_params = |prefix: &str| inner.iter().any(|n| n.starts_with(prefix));
+    match lang {
+        Lang::Python => {
+            if in_params("meta.function.parameters") {
+                return Some(if name.starts_with("punctuation.section.parameters") {
+                    CodeToken::Function
+                } else {
+                    CodeToken::Variable
+                });
+            }
+            // The definition line: `def` up to its colon (its return annotation included).
+            if in_params("meta.function.") && !in_params("meta.function.inline") {
+                return Some(CodeToken::Function);
+            }
+            if in_params("meta.class") {
+                return Some(CodeToken::Type);
+            }
+            None
+        }
+        Lang::JavaScript | Lang::TypeScript if meta.starts_with("meta.function.declaration") => {
+            if name.starts_with("punctuation.section.group") {
+                Some(CodeToken::Function)
+            } else if name.starts_with("punctuation.separator.parameter")
+                || (name.starts_with("keyword.operator.assignment") && in_params("meta.parameter"))
+            {
+                Some(CodeToken::Variable)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Languages without lists: syntect's classes, with operators and punctuation plain, calls
+/// plain and built-ins as types, as that highlighter mostly paints them.
+fn classify_other(names: &[String]) -> CodeToken {
+    let under = |prefix: &str| {
+        names
+            .iter()
+            .any(|n| n == prefix || n.starts_with(&format!("{prefix}.")))
+    };
+    if under("meta.annotation") {
+        return CodeToken::Meta;
+    }
+    if under("comment") {
+        return CodeToken::Comment;
+    }
+    if under("string") {
+        return CodeToken::String;
+    }
+    if under("constant.numeric") || under("constant.language") {
+        return CodeToken::Number;
+    }
+    for name in names.iter().rev() {
+        let is = |prefix: &str| name == prefix || name.starts_with(&format!("{prefix}."));
+        if is("keyword.operator") || is("punctuation") || is("variable.other") || is("variable.function") {
+            return CodeToken::Plain;
+        }
+        let token = if is("keyword") || is("storage") {
+            CodeToken::Keyword
+        } else if is("entity.name.function") || is("entity.name.class") || is("entity.name.struct") {
+            CodeToken::Function
+        } else if is("support.function") || is("support.type") || is("support.class") || is("entity.name.type") {
+            CodeToken::Type
+        } else if is("variable.parameter") || is("entity.other.attribute-name") {
+            CodeToken::Variable
+        } else {
+            continue;
+        };
+        return token;
+    }
+    CodeToken::Plain
+}
+
+/// Paint `text` of class `class` in `lang`: word by word when the class says so.
+pub(crate) fn paint_words(text: &str, class: Class, lang: Lang, paint: &dyn Fn(CodeToken, &str) -> String) -> String {
+    let fallback = match class {
+        Class::Whole(token) => return paint(token, text),
+        Class::Words(token) => token,
+    };
+    let Some(words) = lang.words() else {
+        return paint(fallback, text);
+    };
+    let word_char = |c: char| c.is_alphanumeric() || c == '_' || (c == '$' && lang != Lang::Bash);
+    let mut out = String::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let start = rest.find(word_char).unwrap_or(rest.len());
+        if start > 0 {
+            out.push_str(&paint(fallback, &rest[..start]));
+            rest = &rest[start..];
+            continue;
+        }
+        let mut end = rest.find(|c: char| !word_char(c)).unwrap_or(rest.len());
+        // Rust macros are listed with their `!`.
+        if lang == Lang::Rust && rest[end..].starts_with('!') {
+            let with_bang = &rest[..end + 1];
+            if words.class(with_bang).is_some() {
+                end += 1;
+            }
+        }
+        let word = &rest[..end];
+        out.push_str(&paint(words.class(word).unwrap_or(fallback), word));
+        rest = &rest[end..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::highlight::{highlight_with, CodeToken};
+
+    /// Each line as runs of one class, blanks left out: `<Keyword:def><Function:f(>`.
+    fn runs(code: &str, lang: &str) -> Vec<String> {
+        let mark = |t: CodeToken, s: &str| s.chars().map(|c| format!("\u{1}{t:?}\u{2}{c}")).collect::<String>();
+        let lines = highlight_with(code, lang, &mark).expect("a known language");
+        lines
+            .iter()
+            .map(|line| {
+                let mut runs: Vec<(String, String)> = Vec::new();
+                for part in line.split('\u{1}').filter(|p| !p.is_empty()) {
+                    let Some((class, ch)) = part.split_once('\u{2}') else {
+                        continue;
+                    };
+                    if ch.trim().is_empty() {
+                        continue;
+                    }
+                    match runs.last_mut() {
+                        Some((c, t)) if c == class => t.push_str(ch),
+                        _ => runs.push((class.to_string(), ch.to_string())),
+                    }
+                }
+                runs.iter().map(|(c, t)| format!("<{c}:{t}>")).collect()
+            })
+            .filter(|l: &String| !l.is_empty())
+            .collect()
+    }
+
+    /// The classes pi 1.6's highlighter gives these snippets (keywords, built-ins, literals,
+    /// definitions and their parameters, decorators, interpolations, keys).
+    #[test]
+    fn snippets_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "python",
+            r#"import os
+from typing import List
+
+@dataclass
+class Foo(Base):
+    """Doc string."""
+    count: int = 0
+
+    def bar(self, x, y=2) -> List[int]:
+        # comment here
+        total = len(x) + y * 3.5
+        print(f"total {total}", True, None)
+        return [i for i in range(10) if i % 2 == 0]"#,
+            &[
+                "<Keyword:import><Plain:os>",
+                "<Keyword:from><Plain:typing><Keyword:import><Type:List>",
+                "<Meta:@dataclass>",
+                "<Keyword:class><Function:Foo><Type:(><Variable:Base><Type:):>",
+                "<String:\"\"\"Docstring.\"\"\">",
+                "<Plain:count:><Type:int><Plain:=><Number:0>",
+                "<Keyword:def><Function:bar(><Variable:self,x,y=><Number:2><Function:)->><Type:List><Function:[><Type:int><Function:]:>",
+                "<Comment:#commenthere>",
+                "<Plain:total=><Type:len><Plain:(x)+y*><Number:3.5>",
+                "<Type:print><Plain:(><String:f\"total><Plain:{total}><String:\"><Plain:,><Number:True><Plain:,><Number:None><Plain:)>",
+                "<Keyword:return><Plain:[i><Keyword:for><Plain:i><Keyword:in><Type:range><Plain:(><Number:10><Plain:)><Keyword:if><Plain:i%><Number:2><Plain:==><Number:0><Plain:]>",
+            ],
+        ),
+        (
+            "python",
+            r#"@app.route("/x", methods=["GET"])
+async def handler(req, *args, **kwargs):
+    data = {"a": 0x1F, 'b': [1, 2]}
+    fn = lambda v: v + 1
+    if data and not args:
+        raise ValueError("bad\n")
+    return sorted(data.items(), key=lambda kv: kv[0])
+
+class Plain:
+    pass"#,
+            &[
+                "<Meta:@app.route(><String:\"/x\"><Variable:,methods=[><String:\"GET\"><Variable:]><Meta:)>",
+                "<Keyword:asyncdef><Function:handler(><Variable:req,*args,**kwargs><Function:):>",
+                "<Plain:data={><String:\"a\"><Plain::><Number:0x1F><Plain:,><String:'b'><Plain::[><Number:1><Plain:,><Number:2><Plain:]}>",
+                "<Plain:fn=><Keyword:lambda><Plain:v:v+><Number:1>",
+                "<Keyword:if><Plain:data><Keyword:andnot><Plain:args:>",
+                "<Keyword:raise><Plain:ValueError(><String:\"bad\\n\"><Plain:)>",
+                "<Keyword:return><Type:sorted><Plain:(data.items(),key=><Keyword:lambda><Plain:kv:kv[><Number:0><Plain:])>",
+                "<Keyword:class><Function:Plain><Type::>",
+                "<Keyword:pass>",
+            ],
+        ),
+        (
+            "js",
+            r#"import fs from "fs";
+// comment
+const re = /ab+c/g;
+class Foo extends Bar {
+  constructor(a, b = 2) {
+    super(a);
+    this.x = `t ${a}`;
+  }
+  async run() { return await fetch(url).then((r) => r.json()); }
+}
+function add(x, y) { console.log(x + y, true, null, undefined); return Math.max(x, 1.5e3); }
+export const f = (n) => n * 2;"#,
+            &[
+                "<Keyword:import><Plain:fs><Keyword:from><String:\"fs\"><Plain:;>",
+                "<Comment://comment>",
+                "<Keyword:const><Plain:re=><String:/ab+c/g><Plain:;>",
+                "<Keyword:class><Function:Foo><Keyword:extends><Function:Bar><Plain:{>",
+                "<Function:constructor(><Variable:a,b=><Number:2><Function:)><Plain:{>",
+                "<Type:super><Plain:(a);>",
+                "<Type:this><Plain:.x=><String:`t><Plain:${a}><String:`><Plain:;>",
+                "<Plain:}>",
+                "<Keyword:async><Function:run()><Plain:{><Keyword:returnawait><Plain:fetch(url).then(><Function:(><Variable:r><Function:)=>><Plain:r.json());}>",
+                "<Plain:}>",
+                "<Keyword:function><Function:add(><Variable:x,y><Function:)><Plain:{><Type:console><Plain:.log(x+y,><Number:true><Plain:,><Number:null><Plain:,><Number:undefined><Plain:);><Keyword:return><Type:Math><Plain:.max(x,><Number:1.5e3><Plain:);}>",
+                "<Keyword:exportconst><Plain:f=><Function:(><Variable:n><Function:)=>><Plain:n*><Number:2><Plain:;>",
+            ],
+        ),
+        (
+            "js",
+            r#"const obj = { a: 1, b: "two", c: [3, 4], fn() { return this.a; } };
+let total = items.reduce((acc, x) => acc + x.price, 0);
+if (typeof total === "number" && !isNaN(total)) { throw new Error(`bad ${total}`); }
+async function main() { await Promise.all([load(), save()]); }"#,
+            &[
+                "<Keyword:const><Plain:obj={><Variable:a><Plain::><Number:1><Plain:,><Variable:b><Plain::><String:\"two\"><Plain:,><Variable:c><Plain::[><Number:3><Plain:,><Number:4><Plain:],><Function:fn()><Plain:{><Keyword:return><Type:this><Plain:.a;}};>",
+                "<Keyword:let><Plain:total=items.reduce(><Function:(><Variable:acc,x><Function:)=>><Plain:acc+x.price,><Number:0><Plain:);>",
+                "<Keyword:if><Plain:(><Keyword:typeof><Plain:total===><String:\"number\"><Plain:&&!><Type:isNaN><Plain:(total)){><Keyword:thrownew><Type:Error><Plain:(><String:`bad><Plain:${total}><String:`><Plain:);}>",
+                "<Keyword:asyncfunction><Function:main()><Plain:{><Keyword:await><Type:Promise><Plain:.all([load(),save()]);}>",
+            ],
+        ),
+        (
+            "rust",
+            r#"use std::collections::HashMap;
+/// Doc comment
+#[derive(Debug, Clone)]
+pub struct Foo<'a> { name: &'a str, n: u32 }
+impl Foo<'_> {
+    pub fn new(n: u32) -> Self {
+        let mut m = HashMap::new();
+        m.insert("k", 1.5);
+        println!("{} {}", n, true);
+        Some(n).unwrap_or(0);
+        Foo { name: "x", n }
+    }
+}"#,
+            &[
+                "<Keyword:use><Plain:std::collections::HashMap;>",
+                "<Comment:///Doccomment>",
+                "<Meta:#[derive(Debug,Clone)]>",
+                "<Keyword:pubstruct><Function:Foo><Plain:<'a>{name:&'a><Type:str><Plain:,n:><Type:u32><Plain:}>",
+                "<Keyword:impl><Plain:Foo<'_>{>",
+                "<Keyword:pubfn><Function:new><Plain:(n:><Type:u32><Plain:)->><Keyword:Self><Plain:{>",
+                "<Keyword:letmut><Plain:m=HashMap::new();>",
+                "<Plain:m.insert(><String:\"k\"><Plain:,><Number:1.5><Plain:);>",
+                "<Type:println!><Plain:(><String:\"{}{}\"><Plain:,n,><Number:true><Plain:);>",
+                "<Number:Some><Plain:(n).unwrap_or(><Number:0><Plain:);>",
+                "<Plain:Foo{name:><String:\"x\"><Plain:,n}>",
+                "<Plain:}>",
+                "<Plain:}>",
+            ],
+        ),
+        (
+            "rust",
+            r#"enum Shape { Circle(f64), Square { side: f64 } }
+fn area(s: &Shape) -> f64 {
+    match s {
+        Shape::Circle(r) => 3.14 * r * r,
+        Shape::Square { side } => side * side,
+    }
+}
+let v: Vec<i32> = (0..10).map(|x| x * 2).collect();"#,
+            &[
+                "<Keyword:enum><Function:Shape><Plain:{Circle(><Type:f64><Plain:),Square{side:><Type:f64><Plain:}}>",
+                "<Keyword:fn><Function:area><Plain:(s:&Shape)->><Type:f64><Plain:{>",
+                "<Keyword:match><Plain:s{>",
+                "<Plain:Shape::Circle(r)=>><Number:3.14><Plain:*r*r,>",
+                "<Plain:Shape::Square{side}=>side*side,>",
+                "<Plain:}>",
+                "<Plain:}>",
+                "<Keyword:let><Plain:v:><Type:Vec><Plain:<><Type:i32><Plain:>=(><Number:0><Plain:..><Number:10><Plain:).map(|x|x*><Number:2><Plain:).collect();>",
+            ],
+        ),
+        (
+            "bash",
+            r#"#!/bin/bash
+# comment
+for f in *.txt; do
+  echo "file: $f" | grep -v foo > /dev/null
+  if [ -n "$VAR" ]; then export X=1; fi
+done
+ls -la ${HOME}/dir && cd /tmp"#,
+            &[
+                "<Meta:#!/bin/bash>",
+                "<Comment:#comment>",
+                "<Keyword:for><Plain:f><Keyword:in><Plain:*.txt;><Keyword:do>",
+                "<Type:echo><String:\"file:><Variable:$f><String:\"><Plain:|grep-vfoo>/dev/null>",
+                "<Keyword:if><Plain:[-n><String:\"><Variable:$VAR><String:\"><Plain:];><Keyword:then><Type:export><Plain:X=1;><Keyword:fi>",
+                "<Keyword:done>",
+                "<Plain:ls-la><Variable:${HOME}><Plain:/dir&&><Type:cd><Plain:/tmp>",
+            ],
+        ),
+        (
+            "bash",
+            r#"build() {
+  local out=$(git rev-parse HEAD)
+  echo "built ${out:0:7}" >&2
+  return 0
+}
+case "$1" in
+  start) build ;;
+  *) exit 1 ;;
+esac"#,
+            &[
+                "<Function:build><Plain:(){>",
+                "<Type:local><Plain:out=$(gitrev-parseHEAD)>",
+                "<Type:echo><String:\"built><Variable:${out:0:7}><String:\"><Plain:>&2>",
+                "<Type:return><Plain:0>",
+                "<Plain:}>",
+                "<Keyword:case><String:\"><Variable:$1><String:\"><Keyword:in>",
+                "<Plain:start)build;;>",
+                "<Plain:*)><Type:exit><Plain:1;;>",
+                "<Keyword:esac>",
+            ],
+        ),
+        (
+            "json",
+            r#"{"name": "x", "n": 1.5, "ok": true, "none": null, "list": [1, "a"], "obj": {"k": false}}"#,
+            &[
+                "<Plain:{><Variable:\"name\"><Plain::><String:\"x\"><Plain:,><Variable:\"n\"><Plain::><Number:1.5><Plain:,><Variable:\"ok\"><Plain::><Number:true><Plain:,><Variable:\"none\"><Plain::><Number:null><Plain:,><Variable:\"list\"><Plain::[><Number:1><Plain:,><String:\"a\"><Plain:],><Variable:\"obj\"><Plain::{><Variable:\"k\"><Plain::><Number:false><Plain:}}>",
+            ],
+        ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    #[test]
+    fn other_languages_keep_operators_and_punctuation_plain() {
+        let lines = runs("int main() { return 1 + 2; }", "c");
+        assert_eq!(
+            lines,
+            ["<Keyword:int><Function:main><Plain:(){><Keyword:return><Number:1><Plain:+><Number:2><Plain:;}>"]
+        );
+    }
+}
