@@ -224,5 +224,7 @@ impl App {
                 path.as_deref(),
             ));
         }
+        // The execution is in the context now (unless `!!`): the footer's context use counts it.
+        self.refresh_footer();
     }
 }

@@ -50,6 +50,22 @@ fn a_long_bang_command_says_below_its_output_how_many_lines_are_hidden() {
     quit(&mut pty);
 }
 
+/// As in pi 1.6, the footer's context use counts a `!` command's output as soon as it ends;
+/// 1.6's estimate counts a `!!` command's too, although it is left out of the context.
+#[test]
+fn a_bang_command_counts_in_the_footer_context_use_at_once() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.wait_text("0.0%/128k");
+    pty.type_text("!!seq 1 3000");
+    pty.send(ENTER);
+    pty.wait_text("2.0%/128k");
+    pty.type_text("!seq 1 3000");
+    pty.send(ENTER);
+    pty.wait_text("3.9%/128k");
+    quit(&mut pty);
+}
+
 #[test]
 fn an_edit_previews_its_diff_or_its_error_before_it_runs() {
     let Some((node, modules)) = extension_env("an_edit_previews_its_diff_or_its_error_before_it_runs") else {
