@@ -355,6 +355,11 @@ impl App {
                 self.picker = Some((id, overlay.picker));
             }
             Effect::CheckSubscription => self.check_subscription(),
+            Effect::EditPreview { id, key, preview } => {
+                if let Some(b) = self.tool_block(&id) {
+                    b.set_edit_preview(&key, preview);
+                }
+            }
             Effect::CloseOverlay => {
                 if let Some((id, _)) = self.picker.take() {
                     tui.hide_overlay(id);
@@ -995,6 +1000,17 @@ impl App {
         if !self.busy && !self.running {
             self.restyle_chat();
         }
+    }
+
+    /// Work out an edit call's preview on the blocking pool: it reads the file, which may be
+    /// large, and the UI thread never waits on a file.
+    fn preview_edit(&mut self, id: String, key: String, args: serde_json::Value, cwd: std::path::PathBuf) {
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let preview = pi_tools::edit::preview(&args, &cwd);
+            let then: Then = Box::new(move |_| vec![Effect::EditPreview { id, key, preview }]);
+            tx.send_blocking(Msg::Then(then));
+        });
     }
 
     fn tool_block(&mut self, id: &str) -> Option<&mut ToolBlock> {

@@ -205,6 +205,12 @@ pub enum Effect {
     /// The model may have changed (a switch, a sign-in): warn about a Claude subscription if
     /// it applies and has not been warned about in this run, as 1.6 does.
     CheckSubscription,
+    /// An edit call's preview, worked out off the UI thread for the arguments `key` names.
+    EditPreview {
+        id: String,
+        key: String,
+        preview: Option<Result<String, String>>,
+    },
 }
 
 impl std::fmt::Debug for Effect {
@@ -223,6 +229,7 @@ impl std::fmt::Debug for Effect {
             Effect::Replaced { notice, .. } => write!(f, "Replaced({notice:?})"),
             Effect::Spawn(_) => f.write_str("Spawn"),
             Effect::Blocking(_) => f.write_str("Blocking"),
+            Effect::EditPreview { id, .. } => write!(f, "EditPreview({id:?})"),
             Effect::Settings(_) => f.write_str("Settings"),
             Effect::TaskStarted { status, .. } => write!(f, "TaskStarted({status:?})"),
             Effect::LoaderStarted { message, .. } => write!(f, "LoaderStarted({message:?})"),

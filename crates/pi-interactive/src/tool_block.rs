@@ -538,17 +538,28 @@ impl ToolBlock {
     }
 
     /// The arguments are complete (the reply that carries the call ended): an edit works
-    /// out its preview now, as 1.6 does, once per set of arguments.
-    pub fn args_complete(&mut self, cwd: &std::path::Path) {
+    /// out its preview now, as 1.6 does, once per set of arguments. Returns the arguments
+    /// to preview and their key when one is due; the file is read off the UI thread and
+    /// the outcome handed to [`ToolBlock::set_edit_preview`].
+    pub fn args_complete(&mut self) -> Option<(String, Value)> {
         if self.name != "edit" || self.user || self.status != ToolStatus::Pending {
-            return;
+            return None;
         }
         let key = self.args.to_string();
         if self.preview_key.as_deref() == Some(key.as_str()) {
+            return None;
+        }
+        self.preview_key = Some(key.clone());
+        Some((key, self.args.clone()))
+    }
+
+    /// An edit's preview worked out for the arguments `key` names: kept unless the
+    /// arguments changed since, or the edit already finished.
+    pub fn set_edit_preview(&mut self, key: &str, preview: Option<Result<String, String>>) {
+        if self.preview_key.as_deref() != Some(key) || self.status != ToolStatus::Pending {
             return;
         }
-        self.edit_preview = pi_tools::edit::preview(&self.args, cwd);
-        self.preview_key = Some(key);
+        self.edit_preview = preview;
         self.cache.clear();
     }
 
@@ -884,6 +895,14 @@ mod tests {
         assert_eq!(lines[3..], ["", " a", " b", "", &"─".repeat(40)]);
     }
 
+    /// What the app does when the reply ends: the preview worked out for the block's due
+    /// arguments (on the blocking pool there), handed back to it.
+    fn preview_now(b: &mut ToolBlock, cwd: &std::path::Path) {
+        let (key, args) = b.args_complete().expect("a preview is due");
+        b.set_edit_preview(&key, pi_tools::edit::preview(&args, cwd));
+        assert!(b.args_complete().is_none(), "once per set of arguments");
+    }
+
     #[test]
     fn an_edit_shows_its_preview_until_the_result_and_an_unforeseen_error_under_its_box() {
         let dir = tempfile::tempdir().expect("dir");
@@ -892,7 +911,7 @@ mod tests {
         let args = json!({"path": "a.txt", "edits": [{"oldText": "two", "newText": "2"}]});
         let mut b = ToolBlock::new("1", "edit", args, theme, false);
         assert_eq!(plain(&mut b, 40)[2..], [" edit a.txt", ""]);
-        b.args_complete(dir.path());
+        preview_now(&mut b, dir.path());
         let lines = plain(&mut b, 40);
         assert!(
             lines.contains(&" -2 two".to_string()) && lines.contains(&" +2 2".to_string()),
@@ -910,7 +929,7 @@ mod tests {
         // An edit the preview already said would fail says it once.
         let args = json!({"path": "nope.txt", "oldText": "a", "newText": "b"});
         let mut b = ToolBlock::new("2", "edit", args, Arc::new(UiTheme::fallback()), false);
-        b.args_complete(dir.path());
+        preview_now(&mut b, dir.path());
         assert_eq!(b.edit_bg(), "toolErrorBg");
         b.finish("Could not edit file: nope.txt. Error code: ENOENT.".into(), true);
         let lines = plain(&mut b, 60);

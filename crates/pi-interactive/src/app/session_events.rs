@@ -164,8 +164,8 @@ impl App {
                         // The reply ended well: its calls' arguments are complete (an edit
                         // previews its diff now, before it runs).
                         if !failed {
-                            if let Some(b) = self.tool_block(&tc.id) {
-                                b.args_complete(&cwd);
+                            if let Some((key, args)) = self.tool_block(&tc.id).and_then(|b| b.args_complete()) {
+                                self.preview_edit(tc.id.clone(), key, args, cwd.clone());
                             }
                         }
                         if failed {
