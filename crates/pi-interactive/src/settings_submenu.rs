@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use pi_tui::components::{Input, SelectEvent, SelectItem, SelectList};
-use pi_tui::{keybindings, strip_ansi, truncate_to_width, wrap_text, Component, Frame, KeyEvent};
+use pi_tui::{keybindings, strip_ansi, truncate_to_width, wrap_text, Component, ComponentMouse, Frame, KeyEvent};
 
 use super::theme::UiTheme;
 
@@ -32,6 +32,8 @@ pub struct SelectSubmenu {
     list: SelectList,
     primary: (usize, usize),
     theme: Arc<UiTheme>,
+    /// The rows the list took in the last render, for the mouse.
+    list_rows: std::ops::Range<usize>,
 }
 
 impl SelectSubmenu {
@@ -51,6 +53,7 @@ impl SelectSubmenu {
             search: None,
             primary: (12, 32),
             theme,
+            list_rows: 0..0,
         };
         menu.build_list(current);
         menu
@@ -149,10 +152,19 @@ impl SelectSubmenu {
     }
 }
 
+impl SelectSubmenu {
+    /// The keys that carry out a mouse report over the submenu (its rows from the top) on
+    /// its list, as pi 1.6's lists take the mouse; `None` off the list.
+    pub fn mouse_keys(&self, m: &ComponentMouse) -> Option<Vec<KeyEvent>> {
+        self.list.mouse_keys(&m.within(&self.list_rows)?, "tui.select.confirm")
+    }
+}
+
 impl Component for SelectSubmenu {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = self.theme.clone();
         let width = width.max(1);
+        let top = out.len();
         out.push_line(truncate_to_width(&t.bold("accent", &self.title), width, ""));
         if let Some(d) = &self.description {
             out.push_line(String::new());
@@ -165,7 +177,9 @@ impl Component for SelectSubmenu {
             s.render(width, out);
         }
         out.push_line(String::new());
+        let start = out.len() - top;
         self.list.render(width, out);
+        self.list_rows = start..out.len() - top;
         out.push_line(String::new());
         let hint = if self.search.is_some() {
             "  Type to filter · Enter to select · Esc to go back"

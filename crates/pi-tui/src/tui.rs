@@ -107,6 +107,20 @@ pub struct Tui {
     raw: String,
     /// Fullscreen: the screen rows of the dialog docked in the editor's place, last frame.
     docked_rows: Option<std::ops::Range<usize>>,
+    /// Fullscreen: where the editor (or the dialogs in its place) was in the last frame.
+    editor_area: Option<EditorArea>,
+}
+
+/// The editor's section of the last fullscreen frame, for the mouse.
+#[derive(Debug, Clone, Default)]
+struct EditorArea {
+    /// Screen rows.
+    rows: std::ops::Range<usize>,
+    /// Lines of the section cut above its first row (a tall section keeps its cursor in view).
+    skipped: usize,
+    /// The docked dialogs drawn there, top to bottom, with their heights; empty when the
+    /// editor itself was.
+    docked: Vec<(OverlayId, usize)>,
 }
 
 /// What the application draws in fullscreen, top to bottom.
@@ -136,6 +150,7 @@ impl Tui {
             fullscreen: None,
             raw: String::new(),
             docked_rows: None,
+            editor_area: None,
         }
     }
 
@@ -188,6 +203,7 @@ impl Tui {
         let (w, h) = (self.width, self.height);
         // Docked overlays (the default placement) take the editor's place; others float.
         let mut docked: Vec<String> = Vec::new();
+        let mut docked_parts = Vec::new();
         let mut floating = false;
         for i in 0..self.overlays.len() {
             if !self.visible(&self.overlays[i]) {
@@ -195,12 +211,14 @@ impl Tui {
             }
             let o = &mut self.overlays[i];
             if is_docked(&o.options) {
-                docked.extend(crate::component::render_lines(o.component.as_mut(), w));
+                let lines = crate::component::render_lines(o.component.as_mut(), w);
+                docked_parts.push((o.id, lines.len()));
+                docked.extend(lines);
             } else {
                 floating = true;
             }
         }
-        use crate::fullscreen::dock::{fit_spans, DockSection};
+        use crate::fullscreen::dock::{fit_placed, DockSection};
         let mut sections: Vec<DockSection> = parts.above_editor.into_iter().map(|l| DockSection::new(l, 0)).collect();
         let editor_section = sections.len();
         let has_docked = !docked.is_empty();
@@ -208,9 +226,14 @@ impl Tui {
         // The editor (or what stands in its place) keeps three rows, as in pi 1.6.
         sections.push(DockSection::new(editor, 3));
         sections.extend(parts.below_editor.into_iter().map(|l| DockSection::new(l, 0)));
-        let (dock, spans) = fit_spans(sections, h);
+        let (dock, spans, skipped) = fit_placed(sections, h);
         // Where a docked dialog sits on the screen, for the wheel over it.
         let top = h.saturating_sub(dock.len());
+        self.editor_area = spans.get(editor_section).map(|r| EditorArea {
+            rows: top + r.start..top + r.end,
+            skipped: skipped.get(editor_section).copied().unwrap_or(0),
+            docked: docked_parts,
+        });
         self.docked_rows = spans
             .get(editor_section)
             .filter(|_| has_docked)
@@ -239,17 +262,39 @@ impl Tui {
         self.docked_rows.clone()
     }
 
-    /// The row of the selected item's `→` marker in the dialog docked in the editor's place,
-    /// rendered now; `None` without such a dialog or marker.
-    pub fn docked_marker_row(&mut self) -> Option<usize> {
-        let w = self.width;
-        let i = (0..self.overlays.len())
-            .rev()
-            .find(|&i| self.visible(&self.overlays[i]) && is_docked(&self.overlays[i].options))?;
-        let lines = crate::component::render_lines(self.overlays[i].component.as_mut(), w);
-        lines
-            .iter()
-            .position(|l| crate::ansi::strip_ansi(l).trim_start().starts_with('→'))
+    /// The screen rows of the editor in the last fullscreen frame, with the editor's own row
+    /// shown first; `None` when a dialog stood in its place.
+    pub fn editor_rows(&self) -> Option<(std::ops::Range<usize>, usize)> {
+        let area = self.editor_area.as_ref().filter(|a| a.docked.is_empty())?;
+        Some((area.rows.clone(), area.skipped))
+    }
+
+    /// Hand a mouse report at screen `(row, column)` to the dialog docked in the editor's
+    /// place that was drawn there in the last frame, in its own rows. `None` when no docked
+    /// dialog was there; else which dialog it was and whether it took the report.
+    pub fn docked_mouse(
+        &mut self,
+        row: usize,
+        column: usize,
+        kind: crate::component_mouse::ComponentMouseKind,
+    ) -> Option<(OverlayId, bool)> {
+        let area = self.editor_area.as_ref()?;
+        if area.docked.is_empty() || !area.rows.contains(&row) {
+            return None;
+        }
+        let mut local = row - area.rows.start + area.skipped;
+        let mut target = None;
+        for &(id, height) in &area.docked {
+            if local < height {
+                target = Some(id);
+                break;
+            }
+            local -= height;
+        }
+        let id = target?;
+        let o = self.overlays.iter_mut().find(|o| o.id == id)?;
+        let m = crate::component_mouse::ComponentMouse::new(kind, local, column);
+        Some((id, o.component.handle_mouse(&m)))
     }
 
     pub fn size(&self) -> (usize, usize) {

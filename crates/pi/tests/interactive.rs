@@ -45,6 +45,8 @@ mod looks16;
 mod mcp;
 #[path = "interactive/mermaid16.rs"]
 mod mermaid16;
+#[path = "interactive/mouse_dock.rs"]
+mod mouse_dock;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
 #[path = "interactive/notices16.rs"]

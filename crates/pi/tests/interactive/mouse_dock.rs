@@ -1,0 +1,198 @@
+//! Fullscreen clicks on what is drawn in the editor's place, in a pseudo-terminal with SGR
+//! mouse reports, as pi 1.6 takes them: the completion menu (a press picks, a click applies),
+//! the editor's text (a click puts the cursor on the clicked cell), the transcript search box
+//! (a click changes nothing there and the search keeps the keys), and the wheel over a picker
+//! that takes no mouse (the transcript scrolls instead).
+
+use std::time::Duration;
+
+use pi_test_support::{Script, Turn};
+
+use super::pty::Pty;
+use super::{quit, setup, CTRL_C, ENTER, ESC};
+
+/// Ctrl+Shift+F as the kitty keyboard protocol sends it: the transcript search.
+const SEARCH: &str = "\x1b[102;6u";
+
+/// A left press and release on screen row `row` (from 0) at column `col` (from 0).
+fn click(pty: &mut Pty, row: usize, col: usize) {
+    press(pty, row, col);
+    pty.send(&format!("\x1b[<0;{};{}m", col + 1, row + 1));
+}
+
+fn press(pty: &mut Pty, row: usize, col: usize) {
+    pty.send(&format!("\x1b[<0;{};{}M", col + 1, row + 1));
+}
+
+/// The screen row whose text starts with `prefix`.
+fn row_starting(pty: &Pty, prefix: &str) -> usize {
+    let rows = pty.rows();
+    rows.iter()
+        .position(|r| r.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no row starting with {prefix:?}:\n{rows:#?}"))
+}
+
+fn wait_row(pty: &Pty, what: &str, f: impl Fn(&[String]) -> bool) {
+    let start = std::time::Instant::now();
+    while !f(&pty.rows()) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{what}; screen:\n{}",
+            pty.contents()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_press_on_a_menu_item_picks_it_and_the_click_applies_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.send("/");
+    pty.wait_text("(1/");
+    assert!(pty.rows()[row_starting(&pty, "→ ")].starts_with("→ settings"));
+    let model = row_starting(&pty, "  model ");
+    press(&mut pty, model, 4);
+    wait_row(&pty, "the press picks `model`", |rows| {
+        rows[model].starts_with("→ model")
+    });
+    // Nothing applied yet: the menu is still open.
+    assert!(pty.contents().contains("(2/"), "{}", pty.contents());
+    pty.send(&format!("\x1b[<0;5;{}m", model + 1));
+    pty.wait_for("the menu closes", Duration::from_secs(10), |c| !c.contains("(2/"));
+    // Applied as Tab applies it: the command is in the editor, not run.
+    let editor = row_starting(&pty, "/model");
+    assert_eq!(pty.rows()[editor].trim_end(), "/model");
+    assert!(!pty.contents().contains("Only showing models"));
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("/model"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_press_moved_off_the_item_before_the_release_only_picks_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.send("/");
+    pty.wait_text("(1/");
+    let tree = row_starting(&pty, "  tree ");
+    press(&mut pty, tree, 4);
+    pty.send(&format!("\x1b[<32;9;{}M\x1b[<0;9;{}m", tree + 1, tree + 1));
+    wait_row(&pty, "`tree` picked", |rows| {
+        rows.iter().any(|r| r.starts_with("→ tree"))
+    });
+    pty.wait_stable(Duration::from_millis(300));
+    assert!(pty.contents().contains("(3/"), "{}", pty.contents());
+    // The wheel over the menu moves the pick a row.
+    pty.send(&format!("\x1b[<65;5;{}M", tree + 1));
+    wait_row(&pty, "the wheel picks `thinking`", |rows| {
+        rows.iter().any(|r| r.starts_with("→ thinking"))
+    });
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("→ thinking"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_click_in_the_editor_puts_the_cursor_on_the_clicked_cell() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello wide 日本語 text");
+    pty.wait_text("日本語 text");
+    let row = row_starting(&pty, "hello wide");
+    // Column 12 is the right half of 日 (columns 11 and 12): the cursor goes before it.
+    click(&mut pty, row, 12);
+    pty.type_text("X");
+    pty.wait_text("hello wide X日本語 text");
+    // Past the end of the text: the end of the line.
+    click(&mut pty, row, 60);
+    pty.type_text("Z");
+    pty.wait_text("hello wide X日本語 textZ");
+    // A drag over the text selects it instead (the cursor stays where it was).
+    pty.send(&format!("\x1b[<0;1;{r}M\x1b[<32;4;{r}M\x1b[<0;4;{r}m", r = row + 1));
+    pty.type_text("Q");
+    pty.wait_text("hello wide X日本語 textZQ");
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("hello wide"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_click_on_a_line_of_a_multi_line_draft_moves_there() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.send("\x1b[200~first line\nsecond line\x1b[201~");
+    pty.wait_text("second line");
+    let first = row_starting(&pty, "first line");
+    click(&mut pty, first, 2);
+    pty.type_text("X");
+    pty.wait_text("fiXrst line");
+    assert!(pty.rows()[first + 1].starts_with("second line"));
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("second line"));
+    quit(&mut pty);
+}
+
+#[test]
+fn a_click_on_the_search_box_keeps_the_search_and_its_cursor() {
+    let s = setup(Script::sequential(vec![Turn::text("alpha beta gamma")]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("draft");
+    pty.wait_text("draft");
+    pty.send(SEARCH);
+    pty.wait_text("Find in transcript");
+    pty.type_text("escape");
+    pty.wait_for("the query", Duration::from_secs(5), |c| c.contains("│ escape "));
+    let rows = pty.rows();
+    let col = rows[2]
+        .find("│ escape")
+        .map(|b| rows[2][..b].chars().count())
+        .expect("search box");
+    // On the query's second letter: nothing moves, the next letter goes at the end.
+    click(&mut pty, 2, col + 3);
+    pty.type_text("Z");
+    pty.wait_text("escapeZ");
+    // A click in the editor moves its cursor, but the search keeps the keys.
+    let editor = row_starting(&pty, "draft");
+    click(&mut pty, editor, 1);
+    pty.type_text("Q");
+    pty.wait_text("escapeZQ");
+    assert!(pty.rows()[editor].starts_with("draft"));
+    pty.send(ESC);
+    pty.wait_for("search closed", Duration::from_secs(5), |c| !c.contains("escapeZQ"));
+    pty.type_text("W");
+    pty.wait_text("dWraft");
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("raft"));
+    quit(&mut pty);
+}
+
+#[test]
+fn the_wheel_over_the_model_picker_scrolls_the_transcript() {
+    let reply: String = (1..=40).map(|i| format!("reply line {i:02}\n\n")).collect();
+    let s = setup(Script::sequential(vec![Turn::text(reply)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("lines");
+    pty.send(ENTER);
+    pty.wait_text("reply line 40");
+    pty.type_text("/model");
+    pty.send(ENTER);
+    pty.wait_text("mock-thinker");
+    let marker = row_starting(&pty, "→ ");
+    pty.send(&format!(
+        "\x1b[<65;5;{r}M\x1b[<64;5;{r}M\x1b[<64;5;{r}M",
+        r = marker + 1
+    ));
+    pty.wait_text("Jump to latest message");
+    // The picker's pick stayed where it was.
+    assert!(pty.rows()[marker].starts_with("→ "), "{}", pty.contents());
+    assert_eq!(row_starting(&pty, "→ "), marker);
+    // A click on another model does nothing either (pi's model picker takes no mouse).
+    let other = marker + 1;
+    click(&mut pty, other, 6);
+    pty.wait_stable(Duration::from_millis(300));
+    assert_eq!(row_starting(&pty, "→ "), marker);
+    pty.send(ESC);
+    pty.wait_for("picker closed", Duration::from_secs(5), |c| !c.contains("mock-thinker"));
+    quit(&mut pty);
+}
