@@ -196,3 +196,54 @@ fn the_wheel_over_the_model_picker_scrolls_the_transcript() {
     pty.wait_for("picker closed", Duration::from_secs(5), |c| !c.contains("mock-thinker"));
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_on_a_settings_row_changes_it_and_a_press_alone_only_picks_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    let block = row_starting(&pty, "  Block images");
+    assert!(pty.rows()[block].trim_end().ends_with("false"));
+    // Pressed, moved off and let go: the row is picked, its value unchanged.
+    press(&mut pty, block, 5);
+    pty.send(&format!("\x1b[<32;5;{r}M\x1b[<0;5;{r}m", r = block + 2));
+    wait_row(&pty, "`Block images` picked", |rows| {
+        rows[block].starts_with("→ Block images")
+    });
+    pty.wait_stable(Duration::from_millis(300));
+    assert!(pty.rows()[block].trim_end().ends_with("false"), "{}", pty.contents());
+    // A click changes it, as Enter does.
+    click(&mut pty, block, 5);
+    wait_row(&pty, "`Block images` on", |rows| {
+        rows[block].trim_end().ends_with("true")
+    });
+    // A click on a row without a value list opens its submenu.
+    pty.type_text("theme");
+    pty.wait_for("the search", Duration::from_secs(5), |c| c.contains("> theme"));
+    let rows = pty.rows();
+    let theme = rows
+        .iter()
+        .position(|r| r.trim_start_matches(['→', ' ']).starts_with("Theme "))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    click(&mut pty, theme, 4);
+    pty.wait_text("Esc to go back");
+    // A click on a theme in the submenu chooses it.
+    let rows = pty.rows();
+    let dark = rows
+        .iter()
+        .position(|r| r.trim_start_matches(['→', ' ']).starts_with("dark"))
+        .unwrap_or_else(|| panic!("{rows:#?}"));
+    click(&mut pty, dark, 4);
+    pty.wait_text("Type to search");
+    wait_row(&pty, "the theme row says dark", |rows| {
+        rows.iter()
+            .any(|r| r.contains("Theme ") && r.trim_end().ends_with("dark"))
+    });
+    pty.send(ESC);
+    pty.wait_for("settings closed", Duration::from_secs(5), |c| {
+        !c.contains("Type to search")
+    });
+    quit(&mut pty);
+}
