@@ -648,6 +648,12 @@ impl Component for SettingsMenu {
     /// The list takes the mouse as pi 1.6's settings list does (a press picks a row, a click
     /// changes it, the wheel moves the pick); so does the warnings submenu.
     fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        // The search line under the top rule: a press puts its cursor there.
+        if self.open.is_none() {
+            if let Some(at) = m.within(&(1..2)) {
+                return self.search.handle_mouse(&at);
+            }
+        }
         let Some(inner) = m.within(&self.list_rows) else {
             return false;
         };

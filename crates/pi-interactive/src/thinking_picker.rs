@@ -36,6 +36,8 @@ pub struct ThinkingPicker {
     result: Option<DialogResult>,
     /// The rows the list took in the last render, for the mouse.
     list_rows: std::ops::Range<usize>,
+    /// The search field's row in the last render.
+    search_row: usize,
 }
 
 impl ThinkingPicker {
@@ -70,6 +72,7 @@ impl ThinkingPicker {
             kb,
             result: None,
             list_rows: 0..0,
+            search_row: 0,
         }
     }
 
@@ -124,6 +127,7 @@ impl Component for ThinkingPicker {
             super::keys::key_display(&self.kb, "app.thinking.cycle")
         )));
         out.push_line(String::new());
+        self.search_row = out.len() - top;
         self.search.render(width, out);
         out.push_line(String::new());
         let start = out.len() - top;
@@ -178,6 +182,10 @@ impl Component for ThinkingPicker {
     /// The list takes the mouse as pi 1.6's thinking selector does: a press picks a level, a
     /// click chooses it, the wheel moves the pick.
     fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let row = self.search_row;
+        if let Some(at) = m.within(&(row..row + 1)) {
+            return self.search.handle_mouse(&at);
+        }
         let Some(keys) = m
             .within(&self.list_rows)
             .and_then(|inner| self.list.mouse_keys(&inner, "tui.select.confirm"))

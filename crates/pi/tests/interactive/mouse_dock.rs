@@ -247,3 +247,36 @@ fn a_click_on_a_settings_row_changes_it_and_a_press_alone_only_picks_it() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn a_press_in_a_picker_search_field_moves_its_cursor() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/model");
+    pty.send(ENTER);
+    pty.wait_text("mock-thinker");
+    pty.type_text("mock");
+    pty.wait_text("> mock");
+    let field = row_starting(&pty, "> mock");
+    // Column 3 is the query's second letter.
+    click(&mut pty, field, 3);
+    pty.type_text("X");
+    pty.wait_text("> mXock");
+    pty.send(ESC);
+    pty.wait_for("picker closed", Duration::from_secs(5), |c| !c.contains("> mXock"));
+    // The same in /settings.
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    pty.type_text("theme");
+    pty.wait_text("> theme");
+    let field = row_starting(&pty, "> theme");
+    click(&mut pty, field, 2);
+    pty.type_text("Y");
+    pty.wait_text("> Ytheme");
+    pty.send(ESC);
+    pty.wait_for("settings closed", Duration::from_secs(5), |c| {
+        !c.contains("Type to search")
+    });
+    quit(&mut pty);
+}
