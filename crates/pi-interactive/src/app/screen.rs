@@ -9,6 +9,7 @@ use pi_tui::{
 };
 
 use super::super::effect::Effect;
+use super::super::summary_block::SummaryBlock;
 use super::super::tool_block::ToolBlock;
 use super::App;
 
@@ -210,22 +211,24 @@ impl App {
         true
     }
 
-    /// A click on a tool call's block expands or collapses that block alone.
+    /// A click on a tool call's block, or on a compaction or branch summary, expands or
+    /// collapses that block alone.
     fn click_transcript(&mut self, line: usize) {
         let Some(index) = self.view.child_at_line(line) else {
             return;
         };
-        let Some(block) = self
-            .view
-            .chat
-            .children_mut()
-            .get_mut(index)
-            .and_then(|c| c.as_mut().downcast_mut::<ToolBlock>())
-        else {
+        let Some(child) = self.view.chat.children_mut().get_mut(index) else {
             return;
         };
-        let expanded = !block.is_expanded();
-        block.set_expanded(expanded);
+        if let Some(block) = child.as_mut().downcast_mut::<ToolBlock>() {
+            let expanded = !block.is_expanded();
+            block.set_expanded(expanded);
+        } else if let Some(block) = child.as_mut().downcast_mut::<SummaryBlock>() {
+            let expanded = !block.is_expanded();
+            block.set_expanded(expanded);
+        } else {
+            return;
+        }
         self.view.thaw(index);
     }
 

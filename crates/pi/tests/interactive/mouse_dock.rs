@@ -280,3 +280,33 @@ fn a_press_in_a_picker_search_field_moves_its_cursor() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_on_a_compaction_summary_expands_it_alone() {
+    let s = setup(Script::queue(vec![
+        Turn::text("one"),
+        Turn::text("two"),
+        Turn::text("The user asked twice; both were answered."),
+        Turn::text("The turn so far."),
+    ]));
+    super::set_setting(&s, "compaction", serde_json::json!({"keepRecentTokens": 1}));
+    let mut pty = s.pi(30, 100);
+    for (ask, answer) in [("a", "one"), ("b", "two")] {
+        pty.type_text(ask);
+        pty.send(ENTER);
+        pty.wait_text(answer);
+    }
+    pty.type_text("/compact");
+    pty.send(ENTER);
+    pty.wait_text("(ctrl+o to expand)");
+    let label = row_starting(&pty, " [compaction]");
+    click(&mut pty, label, 4);
+    pty.wait_text("The user asked twice; both were answered.");
+    // Later than a double click would be.
+    std::thread::sleep(Duration::from_millis(600));
+    let label = row_starting(&pty, " [compaction]");
+    click(&mut pty, label, 4);
+    pty.wait_text("(ctrl+o to expand)");
+    assert!(!pty.contents().contains("both were answered"), "{}", pty.contents());
+    quit(&mut pty);
+}
