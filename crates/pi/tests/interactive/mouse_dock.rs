@@ -310,3 +310,44 @@ fn a_click_on_a_compaction_summary_expands_it_alone() {
     assert!(!pty.contents().contains("both were answered"), "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_in_a_wrapped_or_scrolled_draft_lands_on_the_row_shown() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    // One line of 99 + 20 letters: it wraps after the 99th.
+    let long = format!("{}{}", "a".repeat(99), "b".repeat(20));
+    pty.send(&format!("\x1b[200~{long}\x1b[201~"));
+    pty.wait_text("bbbbbbbbbbbbbbbbbbbb");
+    let first = row_starting(&pty, "aaaa");
+    // Past the end of the first row: on its last letter (its end is the next row's start).
+    click(&mut pty, first, 99);
+    pty.type_text("X");
+    // The X goes before the last a (which moves down to the next row).
+    let want = format!("{}X", "a".repeat(98));
+    wait_row(&pty, "X before the last a", |rows| {
+        rows[first].trim_end() == want && rows[first + 1].starts_with("abbb")
+    });
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("bbbb"));
+    // Twenty lines (Ctrl+J starts a new one): the editor shows the last ones, scrolled.
+    for i in 1..=20 {
+        pty.type_text(&format!("line {i:02}"));
+        if i < 20 {
+            pty.send("\n");
+        }
+    }
+    pty.wait_text("line 20");
+    pty.wait_text("more");
+    let rows = pty.rows();
+    let top = rows.iter().position(|r| r.starts_with("line ")).expect("a draft row");
+    let shown = rows[top][..7].to_string();
+    assert_ne!(shown, "line 01", "{rows:#?}");
+    click(&mut pty, top, 2);
+    pty.type_text("Y");
+    let expected = format!("{}Y{}", &shown[..2], &shown[2..]);
+    pty.wait_text(&expected);
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("line 20"));
+    quit(&mut pty);
+}
