@@ -8,6 +8,7 @@ use pi_tui::{
     Tui,
 };
 
+use super::super::chat::AssistantBlock;
 use super::super::effect::Effect;
 use super::super::summary_block::SummaryBlock;
 use super::super::tool_block::ToolBlock;
@@ -212,11 +213,12 @@ impl App {
     }
 
     /// A click on a tool call's block, or on a compaction or branch summary, expands or
-    /// collapses that block alone.
+    /// collapses that block alone; on a reply's thinking it shows or hides that thinking.
     fn click_transcript(&mut self, line: usize) {
         let Some(index) = self.view.child_at_line(line) else {
             return;
         };
+        let start = self.view.child_start(index).unwrap_or(line);
         let Some(child) = self.view.chat.children_mut().get_mut(index) else {
             return;
         };
@@ -226,6 +228,11 @@ impl App {
         } else if let Some(block) = child.as_mut().downcast_mut::<SummaryBlock>() {
             let expanded = !block.is_expanded();
             block.set_expanded(expanded);
+        } else if let Some(block) = child.as_mut().downcast_mut::<AssistantBlock>() {
+            // A thinking part shows or hides alone.
+            if !block.click(line.saturating_sub(start)) {
+                return;
+            }
         } else {
             return;
         }

@@ -351,3 +351,36 @@ fn a_click_in_a_wrapped_or_scrolled_draft_lands_on_the_row_shown() {
     pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("line 20"));
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_on_a_replys_thinking_hides_or_shows_that_thinking_alone() {
+    let s = setup(Script::sequential(vec![
+        Turn::text("first answer").with_thinking("first deep thoughts"),
+        Turn::text("second answer").with_thinking("second deep thoughts"),
+    ]));
+    let mut pty = s.pi(30, 100);
+    for (ask, answer) in [("a", "first answer"), ("b", "second answer")] {
+        pty.type_text(ask);
+        pty.send(ENTER);
+        pty.wait_text(answer);
+    }
+    let thinking = row_starting(&pty, " first deep thoughts");
+    click(&mut pty, thinking, 5);
+    pty.wait_for("the first thinking hidden", Duration::from_secs(5), |c| {
+        !c.contains("first deep thoughts") && c.contains("Thinking...")
+    });
+    // The other reply's thinking stays as it was; so do the answers.
+    let c = pty.contents();
+    assert!(c.contains("second deep thoughts") && c.contains("first answer"), "{c}");
+    std::thread::sleep(Duration::from_millis(600));
+    let label = row_starting(&pty, " Thinking...");
+    click(&mut pty, label, 3);
+    pty.wait_text("first deep thoughts");
+    assert!(!pty.contents().contains("Thinking..."), "{}", pty.contents());
+    // A click on an answer changes nothing.
+    let answer = row_starting(&pty, " second answer");
+    click(&mut pty, answer, 3);
+    pty.wait_stable(Duration::from_millis(300));
+    assert!(pty.contents().contains("second deep thoughts"));
+    quit(&mut pty);
+}
