@@ -49,6 +49,8 @@ mod mermaid16;
 mod mouse_dock;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
+#[path = "interactive/mouse_transcript.rs"]
+mod mouse_transcript;
 #[path = "interactive/notices16.rs"]
 mod notices16;
 #[path = "interactive/pickers.rs"]

@@ -138,7 +138,9 @@ impl App {
                     }
                     return;
                 }
-                _ => self.mouse_press = None,
+                // The wheel goes its own way meanwhile; another press starts anew.
+                MouseKind::WheelUp | MouseKind::WheelDown => {}
+                MouseKind::Press(_) => self.mouse_press = None,
             }
         }
         let kind = match m.kind {

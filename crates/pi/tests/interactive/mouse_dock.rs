@@ -1,8 +1,9 @@
 //! Fullscreen clicks on what is drawn in the editor's place, in a pseudo-terminal with SGR
 //! mouse reports, as pi 1.6 takes them: the completion menu (a press picks, a click applies),
 //! the editor's text (a click puts the cursor on the clicked cell), the transcript search box
-//! (a click changes nothing there and the search keeps the keys), and the wheel over a picker
-//! that takes no mouse (the transcript scrolls instead).
+//! (a click changes nothing there and the search keeps the keys), /settings rows and picker
+//! search fields, the wheel over a picker that takes no mouse (the transcript scrolls
+//! instead), and right or middle clicks (nothing).
 
 use std::time::Duration;
 
@@ -15,7 +16,7 @@ use super::{quit, setup, CTRL_C, ENTER, ESC};
 const SEARCH: &str = "\x1b[102;6u";
 
 /// A left press and release on screen row `row` (from 0) at column `col` (from 0).
-fn click(pty: &mut Pty, row: usize, col: usize) {
+pub(super) fn click(pty: &mut Pty, row: usize, col: usize) {
     press(pty, row, col);
     pty.send(&format!("\x1b[<0;{};{}m", col + 1, row + 1));
 }
@@ -25,7 +26,7 @@ fn press(pty: &mut Pty, row: usize, col: usize) {
 }
 
 /// The screen row whose text starts with `prefix`.
-fn row_starting(pty: &Pty, prefix: &str) -> usize {
+pub(super) fn row_starting(pty: &Pty, prefix: &str) -> usize {
     let rows = pty.rows();
     rows.iter()
         .position(|r| r.starts_with(prefix))
@@ -282,36 +283,6 @@ fn a_press_in_a_picker_search_field_moves_its_cursor() {
 }
 
 #[test]
-fn a_click_on_a_compaction_summary_expands_it_alone() {
-    let s = setup(Script::queue(vec![
-        Turn::text("one"),
-        Turn::text("two"),
-        Turn::text("The user asked twice; both were answered."),
-        Turn::text("The turn so far."),
-    ]));
-    super::set_setting(&s, "compaction", serde_json::json!({"keepRecentTokens": 1}));
-    let mut pty = s.pi(30, 100);
-    for (ask, answer) in [("a", "one"), ("b", "two")] {
-        pty.type_text(ask);
-        pty.send(ENTER);
-        pty.wait_text(answer);
-    }
-    pty.type_text("/compact");
-    pty.send(ENTER);
-    pty.wait_text("(ctrl+o to expand)");
-    let label = row_starting(&pty, " [compaction]");
-    click(&mut pty, label, 4);
-    pty.wait_text("The user asked twice; both were answered.");
-    // Later than a double click would be.
-    std::thread::sleep(Duration::from_millis(600));
-    let label = row_starting(&pty, " [compaction]");
-    click(&mut pty, label, 4);
-    pty.wait_text("(ctrl+o to expand)");
-    assert!(!pty.contents().contains("both were answered"), "{}", pty.contents());
-    quit(&mut pty);
-}
-
-#[test]
 fn a_click_in_a_wrapped_or_scrolled_draft_lands_on_the_row_shown() {
     let s = setup(Script::sequential(vec![]));
     let mut pty = s.pi(30, 100);
@@ -353,34 +324,45 @@ fn a_click_in_a_wrapped_or_scrolled_draft_lands_on_the_row_shown() {
 }
 
 #[test]
-fn a_click_on_a_replys_thinking_hides_or_shows_that_thinking_alone() {
-    let s = setup(Script::sequential(vec![
-        Turn::text("first answer").with_thinking("first deep thoughts"),
-        Turn::text("second answer").with_thinking("second deep thoughts"),
-    ]));
-    let mut pty = s.pi(30, 100);
-    for (ask, answer) in [("a", "first answer"), ("b", "second answer")] {
-        pty.type_text(ask);
-        pty.send(ENTER);
-        pty.wait_text(answer);
+fn right_and_middle_clicks_change_nothing_and_a_double_click_in_the_editor_copies_a_word() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("WAYLAND_DISPLAY", ""), ("DISPLAY", "")],
+    );
+    pty.wait_text("mock-model");
+    pty.send("/");
+    pty.wait_text("(1/");
+    let tree = row_starting(&pty, "  tree ");
+    // Right, then middle button on an item: no pick, no completion.
+    for button in [2, 1] {
+        pty.send(&format!("\x1b[<{button};5;{r}M\x1b[<{button};5;{r}m", r = tree + 1));
     }
-    let thinking = row_starting(&pty, " first deep thoughts");
-    click(&mut pty, thinking, 5);
-    pty.wait_for("the first thinking hidden", Duration::from_secs(5), |c| {
-        !c.contains("first deep thoughts") && c.contains("Thinking...")
-    });
-    // The other reply's thinking stays as it was; so do the answers.
-    let c = pty.contents();
-    assert!(c.contains("second deep thoughts") && c.contains("first answer"), "{c}");
-    std::thread::sleep(Duration::from_millis(600));
-    let label = row_starting(&pty, " Thinking...");
-    click(&mut pty, label, 3);
-    pty.wait_text("first deep thoughts");
-    assert!(!pty.contents().contains("Thinking..."), "{}", pty.contents());
-    // A click on an answer changes nothing.
-    let answer = row_starting(&pty, " second answer");
-    click(&mut pty, answer, 3);
     pty.wait_stable(Duration::from_millis(300));
-    assert!(pty.contents().contains("second deep thoughts"));
+    assert!(pty.rows()[row_starting(&pty, "→ ")].starts_with("→ settings"));
+    pty.send(CTRL_C);
+    pty.wait_for("menu closed", Duration::from_secs(5), |c| !c.contains("(1/"));
+    pty.type_text("alpha beta gamma");
+    pty.wait_text("alpha beta gamma");
+    let row = row_starting(&pty, "alpha beta");
+    pty.send(&format!("\x1b[<2;3;{r}M\x1b[<2;3;{r}m", r = row + 1));
+    pty.type_text("X");
+    pty.wait_text("alpha beta gammaX");
+    // Two clicks on "beta": the word is selected and copied (OSC 52 without a display).
+    let (y, x) = (row + 1, 8);
+    pty.send(&format!(
+        "\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"
+    ));
+    pty.wait_for("the word copied", Duration::from_secs(10), |_| {
+        String::from_utf8_lossy(&pty.raw()).contains("\x1b]52;c;YmV0YQ==\x07")
+    });
+    // Ctrl+C twice within half a second quits.
+    std::thread::sleep(Duration::from_millis(600));
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("gammaX"));
     quit(&mut pty);
 }
