@@ -279,6 +279,18 @@ fn a_press_in_a_picker_search_field_moves_its_cursor() {
     pty.wait_for("settings closed", Duration::from_secs(5), |c| {
         !c.contains("Type to search")
     });
+    // And in /scoped-models.
+    pty.type_text("/scoped-models");
+    pty.send(ENTER);
+    pty.wait_text("Model Configuration");
+    pty.type_text("mock");
+    pty.wait_text("> mock");
+    let field = row_starting(&pty, "> mock");
+    click(&mut pty, field, 4);
+    pty.type_text("Z");
+    pty.wait_text("> moZck");
+    pty.send(ESC);
+    pty.wait_for("closed", Duration::from_secs(5), |c| !c.contains("Model Configuration"));
     quit(&mut pty);
 }
 
