@@ -11,7 +11,7 @@ use pi_tui::{
 use super::super::chat::AssistantBlock;
 use super::super::effect::Effect;
 use super::super::summary_block::SummaryBlock;
-use super::super::tool_block::ToolBlock;
+use super::super::tool_block::{ToolBlock, ToolStatus};
 use super::App;
 
 /// How long `Copied!` stays up.
@@ -225,6 +225,12 @@ impl App {
             return;
         };
         if let Some(block) = child.as_mut().downcast_mut::<ToolBlock>() {
+            // pi takes the click on the call and its result, once there is one: not on the
+            // blank row above, not before any output, not on a `!command`.
+            let waiting = block.status() == ToolStatus::Pending && block.output().is_empty();
+            if line == start || waiting || block.is_user_bash() {
+                return;
+            }
             let expanded = !block.is_expanded();
             block.set_expanded(expanded);
         } else if let Some(block) = child.as_mut().downcast_mut::<SummaryBlock>() {

@@ -71,3 +71,41 @@ fn a_click_on_a_replys_thinking_hides_or_shows_that_thinking_alone() {
     assert!(pty.contents().contains("second deep thoughts"));
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_on_a_tool_call_expands_it_but_not_on_a_typed_command() {
+    let s = setup(Script::sequential(vec![
+        Turn::tool_call("bash", serde_json::json!({"command": "seq 101 140"})),
+        Turn::text("counted"),
+    ]));
+    let mut pty = s.pi(70, 100);
+    pty.type_text("count");
+    pty.send(ENTER);
+    pty.wait_text("counted");
+    assert!(pty.contents().contains("35 earlier lines"), "{}", pty.contents());
+    // The blank row above the block takes no click.
+    let call = row_starting(&pty, " $ seq 101 140");
+    click(&mut pty, call - 2, 4);
+    pty.wait_stable(Duration::from_millis(300));
+    assert!(pty.contents().contains("35 earlier lines"), "{}", pty.contents());
+    click(&mut pty, call, 4);
+    pty.wait_for("the output in full", Duration::from_secs(5), |c| {
+        c.lines().any(|l| l.trim_end() == " 101")
+    });
+    // A command typed with `!` takes no click (pi's bash block has no click region).
+    std::thread::sleep(Duration::from_millis(600));
+    pty.type_text("!seq 201 240");
+    pty.send(ENTER);
+    pty.wait_for("the command's tail", Duration::from_secs(10), |c| {
+        c.lines().any(|l| l.trim_end() == " 240")
+    });
+    let typed = row_starting(&pty, " $ seq 201 240");
+    click(&mut pty, typed, 4);
+    pty.wait_stable(Duration::from_millis(300));
+    assert!(
+        !pty.contents().lines().any(|l| l.trim_end() == " 201"),
+        "{}",
+        pty.contents()
+    );
+    quit(&mut pty);
+}
