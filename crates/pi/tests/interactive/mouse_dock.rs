@@ -378,3 +378,53 @@ fn right_and_middle_clicks_change_nothing_and_a_double_click_in_the_editor_copie
     pty.wait_for("editor cleared", Duration::from_secs(5), |c| !c.contains("gammaX"));
     quit(&mut pty);
 }
+
+#[test]
+fn a_press_in_the_login_fields_moves_their_cursor() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(40, 120);
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Sign in with an API key");
+    pty.send("\x1b[B");
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("mock-anth");
+    pty.wait_text("> mock-anth");
+    let field = row_starting(&pty, "> mock-anth");
+    // Column 4 is the "c": the letter goes before it, and the filter still finds the provider.
+    click(&mut pty, field, 4);
+    pty.type_text("o");
+    pty.wait_text("> moock-anth");
+    pty.send("\x7f");
+    pty.wait_text("> mock-anth");
+    pty.wait_for("filtered", Duration::from_secs(5), |c| {
+        c.contains("mock-anthropic") && !c.contains("mock-responses")
+    });
+    pty.send(ENTER);
+    pty.wait_text("Enter mock-anthropic API key");
+    pty.type_text("sk-key");
+    pty.wait_text("sk-key");
+    let field = pty
+        .rows()
+        .iter()
+        .position(|r| r.contains("sk-key"))
+        .expect("the key field");
+    let col = pty.rows()[field].find("sk-key").expect("key");
+    click(&mut pty, field, col + 2);
+    pty.type_text("X");
+    pty.wait_text("skX-key");
+    // Escape steps back through the login screens.
+    for _ in 0..4 {
+        let c = pty.contents();
+        if !["Sign in with", "API key", "Select provider"]
+            .iter()
+            .any(|t| c.contains(t))
+        {
+            break;
+        }
+        pty.send(ESC);
+        pty.wait_stable(Duration::from_millis(300));
+    }
+    quit(&mut pty);
+}
