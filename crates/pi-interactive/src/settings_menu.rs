@@ -646,7 +646,7 @@ impl Component for SettingsMenu {
     }
 
     /// The list takes the mouse as pi 1.6's settings list does (a press picks a row, a click
-    /// changes it, the wheel moves the pick); so does the warnings submenu.
+    /// changes it, the wheel moves the pick); so do the submenus.
     fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
         // The search line under the top rule: a press puts its cursor there.
         if self.open.is_none() {
@@ -661,7 +661,7 @@ impl Component for SettingsMenu {
             None => self.list.mouse_keys(&inner),
             Some(Open::Warnings(list)) => list.mouse_keys(&inner),
             Some(Open::Theme(menu)) => menu.mouse_keys(&inner),
-            Some(Open::ModelThinking(_)) => None,
+            Some(Open::ModelThinking(menu)) => menu.mouse_keys(&inner),
         };
         let Some(keys) = keys else { return false };
         for k in keys {

@@ -428,3 +428,37 @@ fn a_press_in_the_login_fields_moves_their_cursor() {
     }
     quit(&mut pty);
 }
+
+#[test]
+fn clicks_choose_a_models_thinking_level_in_the_settings_submenu() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Type to search");
+    pty.type_text("per model");
+    pty.wait_text("> per model");
+    let row = row_starting(&pty, "→ Default thinking level per model");
+    click(&mut pty, row, 5);
+    pty.wait_text("Step 1/2");
+    let thinker = row_starting(&pty, "  mock-thinker");
+    click(&mut pty, thinker, 5);
+    pty.wait_text("Step 2/2");
+    let high = pty
+        .rows()
+        .iter()
+        .position(|r| r.trim_start().starts_with("high"))
+        .expect("the high row");
+    click(&mut pty, high, 6);
+    pty.wait_text("Step 1/2");
+    wait_row(&pty, "mock-thinker set to high", |rows| {
+        rows.iter().any(|r| r.contains("mock-thinker") && r.contains("high"))
+    });
+    pty.send(ESC);
+    pty.wait_text("1 configured");
+    pty.send(ESC);
+    pty.wait_for("settings closed", Duration::from_secs(5), |c| {
+        !c.contains("Type to search")
+    });
+    quit(&mut pty);
+}
