@@ -105,8 +105,6 @@ pub struct Tui {
     fullscreen: Option<crate::fullscreen::Fullscreen>,
     /// Bytes for the terminal that are not part of a frame (OSC 52), written before the next.
     raw: String,
-    /// Fullscreen: the screen rows of the dialog docked in the editor's place, last frame.
-    docked_rows: Option<std::ops::Range<usize>>,
     /// Fullscreen: where the editor (or the dialogs in its place) was in the last frame.
     editor_area: Option<EditorArea>,
 }
@@ -149,7 +147,6 @@ impl Tui {
             clear_on_shrink: false,
             fullscreen: None,
             raw: String::new(),
-            docked_rows: None,
             editor_area: None,
         }
     }
@@ -227,17 +224,13 @@ impl Tui {
         sections.push(DockSection::new(editor, 3));
         sections.extend(parts.below_editor.into_iter().map(|l| DockSection::new(l, 0)));
         let (dock, spans, skipped) = fit_placed(sections, h);
-        // Where a docked dialog sits on the screen, for the wheel over it.
+        // Where the editor or the dialogs in its place sit on the screen, for the mouse.
         let top = h.saturating_sub(dock.len());
         self.editor_area = spans.get(editor_section).map(|r| EditorArea {
             rows: top + r.start..top + r.end,
             skipped: skipped.get(editor_section).copied().unwrap_or(0),
-            docked: docked_parts,
+            docked: if has_docked { docked_parts } else { Vec::new() },
         });
-        self.docked_rows = spans
-            .get(editor_section)
-            .filter(|_| has_docked)
-            .map(|r| top + r.start..top + r.end);
         if !self.raw.is_empty() {
             out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
         }
@@ -254,12 +247,6 @@ impl Tui {
             Some(fs) => fs.screen_mut().render(rows, w, h, out),
             None => Ok(()),
         }
-    }
-
-    /// The screen rows of the dialog docked in the editor's place in the last fullscreen
-    /// frame (a picker, a menu), if one was.
-    pub fn docked_rows(&self) -> Option<std::ops::Range<usize>> {
-        self.docked_rows.clone()
     }
 
     /// The screen rows of the editor in the last fullscreen frame, with the editor's own row
@@ -610,5 +597,43 @@ mod position_tests {
         // Margins narrow the room: 0% starts at the margin, 100% ends at the other one.
         assert_eq!(at(0, 0, Margin::all(2)), (2, 2));
         assert_eq!(at(100, 100, Margin::all(2)), (18, 68));
+    }
+}
+
+#[cfg(test)]
+mod mouse_tests {
+    use super::*;
+    use crate::component_mouse::ComponentMouseKind;
+    use crate::components::{SelectItem, SelectList};
+
+    fn parts(editor: usize, footer: usize) -> ScreenParts {
+        ScreenParts {
+            transcript: Frame::new().sealed(),
+            above_editor: vec![],
+            editor: (0..editor).map(|i| format!("editor {i}")).collect(),
+            below_editor: vec![(0..footer).map(|i| format!("footer {i}")).collect()],
+        }
+    }
+
+    #[test]
+    fn the_mouse_finds_the_editor_or_the_list_docked_in_its_place() {
+        let mut tui = Tui::new(40, 20);
+        tui.set_fullscreen(true);
+        tui.render_fullscreen(parts(3, 2), &mut Vec::new()).expect("frame");
+        // 20 rows: the editor's three rows sit above the two footer rows.
+        assert_eq!(tui.editor_rows(), Some((15..18, 0)));
+        assert_eq!(tui.docked_mouse(16, 0, ComponentMouseKind::Press), None);
+        let items = ["a", "b", "c"].map(SelectItem::new).to_vec();
+        let id = tui.show_overlay(
+            Box::new(SelectList::new(items, 5, Default::default())),
+            OverlayOptions::default(),
+        );
+        tui.render_fullscreen(parts(3, 2), &mut Vec::new()).expect("frame");
+        // The list's three rows stand in the editor's place (it keeps three rows at least).
+        assert_eq!(tui.editor_rows(), None);
+        assert_eq!(tui.docked_mouse(19, 0, ComponentMouseKind::Press), None);
+        assert_eq!(tui.docked_mouse(17, 2, ComponentMouseKind::Press), Some((id, true)));
+        let list = tui.overlay_mut::<SelectList>(id).expect("list");
+        assert_eq!(list.selected_item().map(|i| i.value.as_str()), Some("c"));
     }
 }
