@@ -657,6 +657,11 @@ impl Component for SettingsMenu {
         let Some(inner) = m.within(&self.list_rows) else {
             return false;
         };
+        if let Some(Open::ModelThinking(menu)) = &mut self.open {
+            if menu.search_mouse(&inner) {
+                return true;
+            }
+        }
         let keys = match &self.open {
             None => self.list.mouse_keys(&inner),
             Some(Open::Warnings(list)) => list.mouse_keys(&inner),

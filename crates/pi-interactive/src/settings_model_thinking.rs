@@ -239,6 +239,13 @@ impl ModelThinkingMenu {
             Step::Model(dialog) | Step::Level { dialog, .. } => dialog.mouse_keys(m),
         }
     }
+
+    /// A press on the model list's search field puts its cursor there.
+    pub fn search_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        match &mut self.step {
+            Step::Model(dialog) | Step::Level { dialog, .. } => dialog.search_mouse(m),
+        }
+    }
 }
 
 impl Component for ModelThinkingMenu {

@@ -34,6 +34,8 @@ pub struct SelectSubmenu {
     theme: Arc<UiTheme>,
     /// The rows the list took in the last render, for the mouse.
     list_rows: std::ops::Range<usize>,
+    /// The search field's row in the last render.
+    search_row: usize,
 }
 
 impl SelectSubmenu {
@@ -54,6 +56,7 @@ impl SelectSubmenu {
             primary: (12, 32),
             theme,
             list_rows: 0..0,
+            search_row: 0,
         };
         menu.build_list(current);
         menu
@@ -158,6 +161,15 @@ impl SelectSubmenu {
     pub fn mouse_keys(&self, m: &ComponentMouse) -> Option<Vec<KeyEvent>> {
         self.list.mouse_keys(&m.within(&self.list_rows)?, "tui.select.confirm")
     }
+
+    /// A press on the search field (of a searchable submenu) puts its cursor there.
+    pub fn search_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let row = self.search_row;
+        match (&mut self.search, m.within(&(row..row + 1))) {
+            (Some(search), Some(at)) => search.handle_mouse(&at),
+            _ => false,
+        }
+    }
 }
 
 impl Component for SelectSubmenu {
@@ -174,6 +186,7 @@ impl Component for SelectSubmenu {
         }
         if let Some(s) = &mut self.search {
             out.push_line(String::new());
+            self.search_row = out.len() - top;
             s.render(width, out);
         }
         out.push_line(String::new());

@@ -441,7 +441,14 @@ fn clicks_choose_a_models_thinking_level_in_the_settings_submenu() {
     let row = row_starting(&pty, "→ Default thinking level per model");
     click(&mut pty, row, 5);
     pty.wait_text("Step 1/2");
-    let thinker = row_starting(&pty, "  mock-thinker");
+    // Its search field takes a press too: "thinker" typed, "n" put back after "thi".
+    pty.type_text("thiker");
+    pty.wait_text("> thiker");
+    let field = row_starting(&pty, "> thiker");
+    click(&mut pty, field, 5);
+    pty.type_text("n");
+    pty.wait_text("> thinker");
+    let thinker = row_starting(&pty, "→ mock-thinker");
     click(&mut pty, thinker, 5);
     pty.wait_text("Step 2/2");
     let high = pty
