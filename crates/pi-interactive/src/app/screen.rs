@@ -187,8 +187,8 @@ impl App {
     }
 
     /// Hand a mouse report at screen `(row, column)` to what the last frame drew there in
-    /// the editor's place: a docked dialog, or the editor itself (not a replacement editor
-    /// or a loader). Whether it took the report.
+    /// the editor's place: a docked dialog, or the editor itself (not an extension's
+    /// component or editor in its place, nor a loader). Whether it took the report.
     fn component_mouse(&mut self, row: usize, column: usize, kind: ComponentMouseKind, tui: &mut Tui) -> bool {
         if let Some((id, taken)) = tui.docked_mouse(row, column, kind) {
             if taken && self.picker.as_ref().is_some_and(|(p, _)| *p == id) {
@@ -196,7 +196,7 @@ impl App {
             }
             return taken;
         }
-        if self.view.status_box.is_some() || self.view.ext.editor().is_some() {
+        if self.view.status_box.is_some() || self.view.ext.shows_inline() {
             return false;
         }
         let Some((rows, skipped)) = tui.editor_rows().filter(|(r, _)| r.contains(&row)) else {
