@@ -206,7 +206,7 @@ impl App {
         if !self.view.editor.handle_mouse(&at) {
             return false;
         }
-        // A completion applied from the menu is an edit like any other.
+        // Handled as after a key: the menu's clicks replay the editor's own keys.
         if let Some(pi_tui::components::EditorEvent::Submit(text)) = self.view.editor.take_event() {
             self.submit(text, false, tui);
         }
