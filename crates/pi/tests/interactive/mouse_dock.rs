@@ -469,3 +469,32 @@ fn clicks_choose_a_models_thinking_level_in_the_settings_submenu() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn a_click_on_a_thinking_level_chooses_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = Pty::spawn(
+        &["--model", "mock-openai/mock-thinker"],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+    );
+    pty.wait_text("mock-thinker • medium");
+    pty.type_text("/thinking");
+    pty.send(ENTER);
+    pty.wait_text("Thinking Level");
+    let high = pty
+        .rows()
+        .iter()
+        .position(|r| r.trim_start().starts_with("high"))
+        .expect("the high row");
+    press(&mut pty, high, 6);
+    wait_row(&pty, "high picked", |rows| rows[high].starts_with("→"));
+    pty.send(&format!("\x1b[<0;7;{}m", high + 1));
+    pty.wait_for("the picker closed", Duration::from_secs(5), |c| {
+        !c.contains("Thinking Level")
+    });
+    pty.wait_text("mock-thinker • high");
+    quit(&mut pty);
+}
