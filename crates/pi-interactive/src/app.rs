@@ -85,6 +85,9 @@ pub struct App {
     screen_touched: bool,
     /// The transcript was built anew: a fullscreen selection no longer points at its text.
     transcript_replaced: bool,
+    /// A mouse press the editor or a docked dialog took: the cell, and whether the pointer
+    /// left it since (a release on the same cell without moving is a click).
+    mouse_press: Option<screen::MousePress>,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -200,6 +203,7 @@ impl App {
             held_since: None,
             screen_touched: false,
             transcript_replaced: false,
+            mouse_press: None,
             caps,
             totals: Totals::default(),
             branch,

@@ -143,6 +143,10 @@ pub struct AssistantBlock {
     /// The message calls tools: pi does not mark such a reply as a stop of the
     /// previous/next-message keys.
     tool_calls: bool,
+    /// Thinking parts a click showed or hid against `hide_thinking` (by content index).
+    hidden_overrides: std::collections::HashMap<usize, bool>,
+    /// The lines each thinking part took in the last render (from the block's first line).
+    thinking_rows: Vec<(std::ops::Range<usize>, usize)>,
 }
 
 /// pi's label for a hidden thinking block.
@@ -177,6 +181,8 @@ impl AssistantBlock {
             hidden_line: LineCache::default(),
             hidden_label: hidden_thinking_label(),
             tool_calls: false,
+            hidden_overrides: std::collections::HashMap::new(),
+            thinking_rows: Vec::new(),
         }
     }
 
@@ -252,6 +258,19 @@ impl AssistantBlock {
 
     pub fn set_hide_thinking(&mut self, hide: bool) {
         self.hide_thinking = hide;
+        // The setting wins over the blocks clicked open or shut.
+        self.hidden_overrides.clear();
+    }
+
+    /// A click on line `line` of this block (as last rendered): on a thinking part it shows
+    /// or hides that part alone, as pi 1.6 does. True when something changed.
+    pub fn click(&mut self, line: usize) -> bool {
+        let Some(&(_, index)) = self.thinking_rows.iter().find(|(rows, _)| rows.contains(&line)) else {
+            return false;
+        };
+        let hidden = self.hidden_overrides.get(&index).copied().unwrap_or(self.hide_thinking);
+        self.hidden_overrides.insert(index, !hidden);
+        true
     }
 
     pub fn set_hidden_label(&mut self, label: Arc<str>) {
@@ -281,9 +300,11 @@ impl Component for AssistantBlock {
         if !self.has_content() {
             return;
         }
+        let top = out.len();
         out.push(spacer());
         let mut first = true;
-        for (_, part) in &mut self.parts {
+        self.thinking_rows.clear();
+        for (index, part) in &mut self.parts {
             match part {
                 Part::Text(m) => {
                     if m.text().trim().is_empty() {
@@ -301,7 +322,9 @@ impl Component for AssistantBlock {
                     if !first {
                         out.push(spacer());
                     }
-                    if self.hide_thinking {
+                    let start = out.len() - top;
+                    let hidden = self.hidden_overrides.get(index).copied().unwrap_or(self.hide_thinking);
+                    if hidden {
                         let lines = match self.hidden_line.get(width) {
                             Some(l) => l,
                             None => {
@@ -317,6 +340,7 @@ impl Component for AssistantBlock {
                     } else {
                         m.render(width, out);
                     }
+                    self.thinking_rows.push((start..out.len() - top, *index));
                 }
             }
             first = false;

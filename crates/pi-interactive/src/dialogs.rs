@@ -59,6 +59,8 @@ pub struct Dialog {
     spaced: bool,
     /// Dropped with the dialog: ends what keeps it live (a task waking the screen).
     _live: Option<tokio_util::sync::DropGuard>,
+    /// A prompt's text field in the last render (row, first column), for the mouse.
+    field_at: Option<(usize, usize)>,
 }
 
 impl Dialog {
@@ -96,6 +98,7 @@ impl Dialog {
             flush_list: false,
             spaced: false,
             _live: None,
+            field_at: None,
         }
     }
 
@@ -137,6 +140,7 @@ impl Dialog {
             flush_list: false,
             spaced: false,
             _live: None,
+            field_at: None,
         }
     }
 
@@ -190,6 +194,7 @@ impl Dialog {
             flush_list: false,
             spaced: false,
             _live: None,
+            field_at: None,
         }
     }
 
@@ -242,6 +247,7 @@ impl Component for Dialog {
         }
         let t = self.theme.clone();
         let inner = width.saturating_sub(2).max(1);
+        let top = out.len();
         out.push_line(t.paint("border", &"─".repeat(width)));
         if self.spaced {
             out.push_line(String::new());
@@ -291,6 +297,8 @@ impl Component for Dialog {
             " "
         };
         let mut lines = sub.to_vec();
+        // The prompt's field is the row under its message, after the indent.
+        self.field_at = matches!(self.body, Body::Prompt { .. }).then(|| (out.len() - top + 1, indent.len()));
         // pi's selector puts its `(n/total)` line flush left, under the list's own indent.
         let scroll_info = match &self.body {
             Body::Choice { list, .. } if self.spaced && list.visible_count() > SELECTOR_ROWS => lines.pop(),
@@ -317,6 +325,21 @@ impl Component for Dialog {
             out.push_line(String::new());
         }
         out.push_line(t.paint("border", &"─".repeat(width)));
+    }
+
+    /// A prompt's text field takes a press (its cursor goes there), as pi 1.6's input does.
+    fn handle_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        let (Some((row, indent)), Body::Prompt { input, .. }) = (self.field_at, &mut self.body) else {
+            return false;
+        };
+        let Some(at) = m.within(&(row..row + 1)) else {
+            return false;
+        };
+        let at = pi_tui::ComponentMouse {
+            column: at.column.saturating_sub(indent),
+            ..at
+        };
+        input.handle_mouse(&at)
     }
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {
@@ -393,6 +416,25 @@ mod tests {
 
     fn key(s: &str) -> InputEvent {
         InputEvent::Key(pi_tui::parse_key(s, false).expect("key"))
+    }
+
+    #[test]
+    fn a_press_on_a_prompts_field_puts_its_cursor_there() {
+        let mut d = Dialog::prompt("Ext", "Name?", "world", Arc::new(UiTheme::fallback()));
+        let lines: Vec<String> = pi_tui::render_lines(&mut d, 60)
+            .iter()
+            .map(|l| pi_tui::strip_ansi(l))
+            .collect();
+        let row = lines.iter().position(|l| l.starts_with(" > world")).expect("field");
+        // Column 0 is the indent, 1 and 2 the prompt: column 4 is the "o".
+        let press = pi_tui::ComponentMouse::new(pi_tui::ComponentMouseKind::Press, row, 4);
+        assert!(d.handle_mouse(&press));
+        d.handle_input(&key("X"));
+        d.handle_input(&key("\r"));
+        assert_eq!(d.take_result(), Some(DialogResult::Done("wXorld".into())));
+        // The message above it takes nothing.
+        let above = pi_tui::ComponentMouse::new(pi_tui::ComponentMouseKind::Press, row - 1, 4);
+        assert!(!d.handle_mouse(&above));
     }
 
     #[test]

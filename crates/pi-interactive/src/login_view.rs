@@ -46,6 +46,8 @@ pub struct LoginChoice {
     empty: String,
     theme: Arc<UiTheme>,
     result: Option<DialogResult>,
+    /// The search field's row in the last render, for the mouse.
+    field_row: Option<usize>,
 }
 
 impl LoginChoice {
@@ -71,6 +73,7 @@ impl LoginChoice {
 
     fn new(title: String, rows: Vec<ChoiceRow>, search: Option<Input>, empty: String, theme: Arc<UiTheme>) -> Self {
         LoginChoice {
+            field_row: None,
             title,
             shown: (0..rows.len()).collect(),
             rows,
@@ -116,10 +119,12 @@ impl Component for LoginChoice {
         let t = self.theme.clone();
         let border = t.paint("border", &"─".repeat(width));
         let line = |s: String| truncate_to_width(&format!(" {s}"), width, "…");
+        let top = out.len();
         out.push_line(border.clone());
         out.push_line(String::new());
         out.push_line(line(t.bold("accent", &self.title)));
         out.push_line(String::new());
+        self.field_row = self.search.is_some().then(|| out.len() - top);
         if let Some(search) = &mut self.search {
             let mut sub = Frame::default();
             search.render(width, &mut sub);
@@ -211,6 +216,14 @@ impl Component for LoginChoice {
             s.set_focused(focused);
         }
     }
+
+    /// The search field takes a press (its cursor goes there), as pi 1.6's input does.
+    fn handle_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        let (Some(row), Some(search)) = (self.field_row, &mut self.search) else {
+            return false;
+        };
+        m.within(&(row..row + 1)).is_some_and(|at| search.handle_mouse(&at))
+    }
 }
 
 /// What a flow's input answers: the running sign-in, or the screen itself (an API key).
@@ -276,12 +289,15 @@ pub struct LoginFlow {
     focused: bool,
     result: Option<DialogResult>,
     request: Option<FlowRequest>,
+    /// The text field's row in the last render, for the mouse.
+    field_row: Option<usize>,
 }
 
 impl LoginFlow {
     /// A sign-in numbered `id`; `cancel` stops it.
     pub fn new(id: u64, title: impl Into<String>, cancel: CancellationToken, theme: Arc<UiTheme>) -> Self {
         LoginFlow {
+            field_row: None,
             id,
             title: title.into(),
             content: Vec::new(),
@@ -524,6 +540,8 @@ impl Component for LoginFlow {
         let t = self.theme.clone();
         let inner = width.saturating_sub(2).max(1);
         let border = t.paint("border", &"─".repeat(width));
+        let top = out.len();
+        self.field_row = None;
         out.push_line(border.clone());
         if let Some(Pending::Select {
             message,
@@ -584,6 +602,7 @@ impl Component for LoginFlow {
                 Piece::Styled(s) => out.push_line(truncate_to_width(&format!(" {s}"), width, "…")),
                 Piece::Input => {
                     if let Some(Pending::Input { input, .. }) = &mut self.pending {
+                        self.field_row = Some(out.len() - top);
                         let mut sub = Frame::default();
                         input.render(width, &mut sub);
                         for l in sub.to_vec() {
@@ -658,6 +677,14 @@ impl Component for LoginFlow {
         if let Some(Pending::Input { input, .. }) = &mut self.pending {
             input.set_focused(focused);
         }
+    }
+
+    /// The text field takes a press (its cursor goes there), as pi 1.6's input does.
+    fn handle_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        let (Some(row), Some(Pending::Input { input, .. })) = (self.field_row, &mut self.pending) else {
+            return false;
+        };
+        m.within(&(row..row + 1)).is_some_and(|at| input.handle_mouse(&at))
     }
 }
 

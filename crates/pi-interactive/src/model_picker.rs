@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use pi_ai::Model;
 use pi_tui::components::Input;
-use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent};
+use pi_tui::{keybindings, truncate_to_width, Component, ComponentMouse, Frame, InputEvent};
 
 use super::dialogs::DialogResult;
 use super::theme::UiTheme;
@@ -98,6 +98,8 @@ pub struct ModelPicker {
     kb: Arc<pi_tui::Keybindings>,
     save_key: String,
     result: Option<DialogResult>,
+    /// The search field's row in the last render, for the mouse.
+    search_row: usize,
 }
 
 impl ModelPicker {
@@ -142,6 +144,7 @@ impl ModelPicker {
             kb,
             save_key,
             result: None,
+            search_row: 0,
         };
         picker.filter();
         picker
@@ -262,6 +265,7 @@ impl Component for ModelPicker {
         self.apply_refresh();
         let t = self.theme.clone();
         let line = |s: String| truncate_to_width(&s, width, "…");
+        let top = out.len();
         out.push_line(t.paint("border", &"─".repeat(width)));
         out.push_line(String::new());
         if self.scoped.is_empty() {
@@ -287,6 +291,7 @@ impl Component for ModelPicker {
             )));
         }
         out.push_line(String::new());
+        self.search_row = out.len() - top;
         self.search.render(width, out);
         out.push_line(String::new());
         let n = self.shown.len();
@@ -393,6 +398,14 @@ impl Component for ModelPicker {
 
     fn set_focused(&mut self, focused: bool) {
         self.search.set_focused(focused);
+    }
+
+    /// Only the search field takes the mouse (a press puts its cursor there), as in pi 1.6:
+    /// the model list takes no clicks and leaves the wheel to the transcript.
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let row = self.search_row;
+        m.within(&(row..row + 1))
+            .is_some_and(|at| self.search.handle_mouse(&at))
     }
 }
 

@@ -169,6 +169,8 @@ pub enum ScopedEvent {
 }
 
 pub struct ScopedModelsSelector {
+    /// The search field's row in the last render, for the mouse.
+    search_row: usize,
     models: Vec<Model>,
     all: Vec<String>,
     enabled: Enabled,
@@ -204,6 +206,7 @@ impl ScopedModelsSelector {
             shown: Vec::new(),
             selected: 0,
             search: Input::new("> "),
+            search_row: 0,
             dirty: false,
             theme,
             kb,
@@ -348,6 +351,7 @@ impl Component for ScopedModelsSelector {
         self.apply_refresh();
         let t = self.theme.clone();
         // pi 1.6's layout: flush left, a blank row under the rule.
+        let top = out.len();
         out.push_line(t.paint("border", &"─".repeat(width)));
         out.push_line(String::new());
         out.push_line(truncate_to_width(&t.bold("accent", "Model Configuration"), width, "…"));
@@ -356,6 +360,7 @@ impl Component for ScopedModelsSelector {
             out.push_line(t.paint("muted", &l));
         }
         out.push_line(String::new());
+        self.search_row = out.len() - top;
         self.search.render(width.max(1), out);
         out.push_line(String::new());
         if self.shown.is_empty() {
@@ -495,6 +500,13 @@ impl Component for ScopedModelsSelector {
 
     fn set_focused(&mut self, focused: bool) {
         self.search.set_focused(focused);
+    }
+
+    /// Only the search field takes the mouse, as in pi 1.6: a press puts its cursor there.
+    fn handle_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        let row = self.search_row;
+        m.within(&(row..row + 1))
+            .is_some_and(|at| self.search.handle_mouse(&at))
     }
 }
 

@@ -27,6 +27,8 @@ struct Row {
 }
 
 pub struct SessionPicker {
+    /// The row of the search (or rename) field in the last render, for the mouse.
+    field_row: usize,
     current: Vec<SessionInfo>,
     all: Vec<SessionInfo>,
     scope_all: bool,
@@ -117,6 +119,7 @@ impl SessionPicker {
             rows: Vec::new(),
             selected: 0,
             search: Input::new("> "),
+            field_row: 0,
             current_file,
             confirming_delete: None,
             status: None,
@@ -463,12 +466,14 @@ impl Component for SessionPicker {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = self.theme.clone();
         let border = t.paint("accent", &"─".repeat(width));
+        let top = out.len();
         out.push_line(String::new());
         out.push_line(border.clone());
         out.push_line(String::new());
         if let Some((_, input)) = &mut self.rename {
             out.push_line(format!(" {}", pi_tui::Style::new().bold().paint("Rename Session")));
             out.push_line(String::new());
+            self.field_row = out.len() - top;
             input.render(width, out);
             out.push_line(String::new());
             let kb = keybindings();
@@ -489,6 +494,8 @@ impl Component for SessionPicker {
                 out.push_line(l);
             }
             out.push_line(String::new());
+            // The search field is the first row of the list part.
+            self.field_row = out.len() - top;
             self.render_rows(width, out);
         }
         out.push_line(String::new());
@@ -569,6 +576,19 @@ impl Component for SessionPicker {
             }
         }
         true
+    }
+
+    /// Only the search (or rename) field takes the mouse, as in pi 1.6: a press puts its
+    /// cursor on the pressed cell.
+    fn handle_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        let row = self.field_row;
+        let Some(at) = m.within(&(row..row + 1)) else {
+            return false;
+        };
+        match &mut self.rename {
+            Some((_, input)) => input.handle_mouse(&at),
+            None => self.search.handle_mouse(&at),
+        }
     }
 
     fn set_focused(&mut self, focused: bool) {

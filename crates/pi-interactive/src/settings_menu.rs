@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use pi_tui::components::{Input, SettingItem, SettingsEvent, SettingsList, SettingsListTheme};
-use pi_tui::{Component, Frame, InputEvent};
+use pi_tui::{Component, ComponentMouse, Frame, InputEvent};
 
 use super::effect::{blocking, blocking_task, then, Ctx, Effect, Overlay, Picker, UiChange};
 use super::settings_model_thinking::{sort_models, ModelChoice, ModelThinkingMenu, Outcome};
@@ -413,6 +413,8 @@ pub struct SettingsMenu {
     model_thinking: ModelThinkingState,
     theme: Arc<UiTheme>,
     events: Vec<MenuEvent>,
+    /// The rows the list (or the open submenu) took in the last render, for the mouse.
+    list_rows: std::ops::Range<usize>,
 }
 
 /// The theme and warnings submenus' starting points.
@@ -455,6 +457,7 @@ impl SettingsMenu {
             model_thinking,
             theme,
             events: Vec::new(),
+            list_rows: 0..0,
         };
         menu.rebuild();
         menu
@@ -611,6 +614,7 @@ impl SettingsMenu {
 
 impl Component for SettingsMenu {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        let top = out.len();
         out.push_line(self.theme.paint("border", &"─".repeat(width)));
         // A submenu takes the list's place between the two rules, as in pi 1.6.
         let sub: Option<&mut dyn Component> = match &mut self.open {
@@ -620,7 +624,9 @@ impl Component for SettingsMenu {
             None => None,
         };
         if let Some(sub) = sub {
+            let start = out.len() - top;
             sub.render(width, out);
+            self.list_rows = start..out.len() - top;
             out.push_line(self.theme.paint("border", &"─".repeat(width)));
             return;
         }
@@ -630,10 +636,43 @@ impl Component for SettingsMenu {
             out.push_line(self.theme.paint("muted", "  No matching settings"));
             out.push_line(String::new());
             out.push_line(self.theme.paint("dim", &format!("  {HINT}")));
+            self.list_rows = 0..0;
         } else {
+            let start = out.len() - top;
             self.list.render(width, out);
+            self.list_rows = start..out.len() - top;
         }
         out.push_line(self.theme.paint("border", &"─".repeat(width)));
+    }
+
+    /// The list takes the mouse as pi 1.6's settings list does (a press picks a row, a click
+    /// changes it, the wheel moves the pick); so do the submenus.
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        // The search line under the top rule: a press puts its cursor there.
+        if self.open.is_none() {
+            if let Some(at) = m.within(&(1..2)) {
+                return self.search.handle_mouse(&at);
+            }
+        }
+        let Some(inner) = m.within(&self.list_rows) else {
+            return false;
+        };
+        if let Some(Open::ModelThinking(menu)) = &mut self.open {
+            if menu.search_mouse(&inner) {
+                return true;
+            }
+        }
+        let keys = match &self.open {
+            None => self.list.mouse_keys(&inner),
+            Some(Open::Warnings(list)) => list.mouse_keys(&inner),
+            Some(Open::Theme(menu)) => menu.mouse_keys(&inner),
+            Some(Open::ModelThinking(menu)) => menu.mouse_keys(&inner),
+        };
+        let Some(keys) = keys else { return false };
+        for k in keys {
+            self.handle_input(&InputEvent::Key(k));
+        }
+        true
     }
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {

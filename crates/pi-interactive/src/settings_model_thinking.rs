@@ -231,6 +231,23 @@ impl ModelThinkingMenu {
     }
 }
 
+impl ModelThinkingMenu {
+    /// The keys that carry out a mouse report over the model or level list, as pi 1.6's
+    /// settings lists take the mouse.
+    pub fn mouse_keys(&self, m: &pi_tui::ComponentMouse) -> Option<Vec<pi_tui::KeyEvent>> {
+        match &self.step {
+            Step::Model(dialog) | Step::Level { dialog, .. } => dialog.mouse_keys(m),
+        }
+    }
+
+    /// A press on the model list's search field puts its cursor there.
+    pub fn search_mouse(&mut self, m: &pi_tui::ComponentMouse) -> bool {
+        match &mut self.step {
+            Step::Model(dialog) | Step::Level { dialog, .. } => dialog.search_mouse(m),
+        }
+    }
+}
+
 impl Component for ModelThinkingMenu {
     fn render(&mut self, width: usize, out: &mut Frame) {
         match &mut self.step {

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use pi_tui::components::{Input, SelectEvent, SelectItem, SelectList};
-use pi_tui::{keybindings, strip_ansi, truncate_to_width, wrap_text, Component, Frame, KeyEvent};
+use pi_tui::{keybindings, strip_ansi, truncate_to_width, wrap_text, Component, ComponentMouse, Frame, KeyEvent};
 
 use super::theme::UiTheme;
 
@@ -32,6 +32,10 @@ pub struct SelectSubmenu {
     list: SelectList,
     primary: (usize, usize),
     theme: Arc<UiTheme>,
+    /// The rows the list took in the last render, for the mouse.
+    list_rows: std::ops::Range<usize>,
+    /// The search field's row in the last render.
+    search_row: usize,
 }
 
 impl SelectSubmenu {
@@ -51,6 +55,8 @@ impl SelectSubmenu {
             search: None,
             primary: (12, 32),
             theme,
+            list_rows: 0..0,
+            search_row: 0,
         };
         menu.build_list(current);
         menu
@@ -149,10 +155,28 @@ impl SelectSubmenu {
     }
 }
 
+impl SelectSubmenu {
+    /// The keys that carry out a mouse report over the submenu (its rows from the top) on
+    /// its list, as pi 1.6's lists take the mouse; `None` off the list.
+    pub fn mouse_keys(&self, m: &ComponentMouse) -> Option<Vec<KeyEvent>> {
+        self.list.mouse_keys(&m.within(&self.list_rows)?, "tui.select.confirm")
+    }
+
+    /// A press on the search field (of a searchable submenu) puts its cursor there.
+    pub fn search_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let row = self.search_row;
+        match (&mut self.search, m.within(&(row..row + 1))) {
+            (Some(search), Some(at)) => search.handle_mouse(&at),
+            _ => false,
+        }
+    }
+}
+
 impl Component for SelectSubmenu {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = self.theme.clone();
         let width = width.max(1);
+        let top = out.len();
         out.push_line(truncate_to_width(&t.bold("accent", &self.title), width, ""));
         if let Some(d) = &self.description {
             out.push_line(String::new());
@@ -162,10 +186,13 @@ impl Component for SelectSubmenu {
         }
         if let Some(s) = &mut self.search {
             out.push_line(String::new());
+            self.search_row = out.len() - top;
             s.render(width, out);
         }
         out.push_line(String::new());
+        let start = out.len() - top;
         self.list.render(width, out);
+        self.list_rows = start..out.len() - top;
         out.push_line(String::new());
         let hint = if self.search.is_some() {
             "  Type to filter · Enter to select · Esc to go back"

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use pi_tui::components::{SelectItem, SettingItem, SettingsEvent, SettingsList};
-use pi_tui::{Component, Frame, KeyEvent};
+use pi_tui::{Component, ComponentMouse, Frame, KeyEvent};
 
 use super::settings_submenu::{SelectSubmenu, SubmenuEvent};
 use super::theme::UiTheme;
@@ -285,6 +285,27 @@ impl ThemeSubmenu {
         }
     }
 }
+
+impl ThemeSubmenu {
+    /// The keys that carry out a mouse report over the submenu (its rows from the top) on
+    /// the list shown, as pi 1.6's lists take the mouse; `None` off the list.
+    pub fn mouse_keys(&self, m: &ComponentMouse) -> Option<Vec<KeyEvent>> {
+        match &self.view {
+            View::Single(menu) => menu.mouse_keys(m),
+            View::Automatic { list, pick } => {
+                // Under the five heading rows drawn in `render`.
+                let below = m.within(&(AUTOMATIC_HEADING..usize::MAX))?;
+                match pick {
+                    Some((_, menu)) => menu.mouse_keys(&below),
+                    None => list.mouse_keys(&below),
+                }
+            }
+        }
+    }
+}
+
+/// Rows above the light and dark list of the automatic theme.
+const AUTOMATIC_HEADING: usize = 5;
 
 impl Component for ThemeSubmenu {
     fn render(&mut self, width: usize, out: &mut Frame) {

@@ -67,6 +67,10 @@ impl SummaryBlock {
     pub fn set_expanded(&mut self, expanded: bool) {
         self.expanded = expanded;
     }
+
+    pub fn is_expanded(&self) -> bool {
+        self.expanded
+    }
 }
 
 impl Component for SummaryBlock {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use pi_ai::ThinkingLevel;
 use pi_tui::components::{Input, SelectEvent, SelectItem, SelectList};
-use pi_tui::{keybindings, truncate_to_width, Component, Frame, InputEvent};
+use pi_tui::{keybindings, truncate_to_width, Component, ComponentMouse, Frame, InputEvent};
 
 use super::dialogs::DialogResult;
 use super::theme::UiTheme;
@@ -34,6 +34,10 @@ pub struct ThinkingPicker {
     theme: Arc<UiTheme>,
     kb: Arc<pi_tui::Keybindings>,
     result: Option<DialogResult>,
+    /// The rows the list took in the last render, for the mouse.
+    list_rows: std::ops::Range<usize>,
+    /// The search field's row in the last render.
+    search_row: usize,
 }
 
 impl ThinkingPicker {
@@ -67,6 +71,8 @@ impl ThinkingPicker {
             theme,
             kb,
             result: None,
+            list_rows: 0..0,
+            search_row: 0,
         }
     }
 
@@ -111,6 +117,7 @@ impl Component for ThinkingPicker {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = self.theme.clone();
         let line = |s: String| truncate_to_width(&s, width, "…");
+        let top = out.len();
         out.push_line(t.paint("border", &"─".repeat(width)));
         out.push_line(String::new());
         out.push_line(line("Thinking Level".into()));
@@ -120,9 +127,12 @@ impl Component for ThinkingPicker {
             super::keys::key_display(&self.kb, "app.thinking.cycle")
         )));
         out.push_line(String::new());
+        self.search_row = out.len() - top;
         self.search.render(width, out);
         out.push_line(String::new());
+        let start = out.len() - top;
         self.list.render(width, out);
+        self.list_rows = start..out.len() - top;
         out.push_line(String::new());
         out.push_line(line(t.paint(
             "dim",
@@ -167,6 +177,25 @@ impl Component for ThinkingPicker {
 
     fn set_focused(&mut self, focused: bool) {
         self.search.set_focused(focused);
+    }
+
+    /// The list takes the mouse as pi 1.6's thinking selector does: a press picks a level, a
+    /// click chooses it, the wheel moves the pick.
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let row = self.search_row;
+        if let Some(at) = m.within(&(row..row + 1)) {
+            return self.search.handle_mouse(&at);
+        }
+        let Some(keys) = m
+            .within(&self.list_rows)
+            .and_then(|inner| self.list.mouse_keys(&inner, "tui.select.confirm"))
+        else {
+            return false;
+        };
+        for k in keys {
+            self.handle_input(&InputEvent::Key(k));
+        }
+        true
     }
 }
 

@@ -188,6 +188,11 @@ impl ToolBlock {
         &self.output
     }
 
+    /// A `!command` typed by the user (pi 1.6's bash block takes no clicks).
+    pub fn is_user_bash(&self) -> bool {
+        self.user
+    }
+
     pub fn is_expanded(&self) -> bool {
         self.expanded
     }

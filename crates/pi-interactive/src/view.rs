@@ -169,6 +169,11 @@ impl View {
     }
 
     /// The chat child drawn on transcript line `line` in the last frame.
+    /// The first transcript line of child `index`, as of the last render.
+    pub fn child_start(&self, index: usize) -> Option<usize> {
+        self.frozen.starts.iter().chain(&self.live_starts).nth(index).copied()
+    }
+
     pub fn child_at_line(&self, line: usize) -> Option<usize> {
         let starts = self.frozen.starts.iter().chain(&self.live_starts);
         let index = starts.take_while(|&&s| s <= line).count();

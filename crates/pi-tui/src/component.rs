@@ -50,6 +50,12 @@ pub trait Component: AsAny + Send {
 
     /// Focus changed; a focused component shows its cursor with [`CURSOR_MARKER`].
     fn set_focused(&mut self, _focused: bool) {}
+
+    /// A mouse report over this component's lines (fullscreen); whether it took it. Most
+    /// components take none, and the report goes on to the transcript or the selection.
+    fn handle_mouse(&mut self, _m: &crate::component_mouse::ComponentMouse) -> bool {
+        false
+    }
 }
 
 impl dyn Component {

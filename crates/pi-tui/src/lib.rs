@@ -29,6 +29,7 @@ pub mod ansi;
 pub mod autocomplete;
 mod code_classes;
 pub mod component;
+pub mod component_mouse;
 pub mod components;
 pub mod file_suggest;
 pub mod fullscreen;
@@ -49,6 +50,7 @@ pub mod width;
 
 pub use ansi::{hyperlink, strip_ansi};
 pub use component::{render_lines, Component, Container, Frame, LineCache, Lines, CURSOR_MARKER};
+pub use component_mouse::{ComponentMouse, ComponentMouseKind};
 pub use fullscreen::{
     Fullscreen, MouseAction, ScrollbarMode, SearchKey, Viewport, WheelStep, JUMP_PILL, SEARCH_PLACEHOLDER,
 };

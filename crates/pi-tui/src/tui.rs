@@ -105,8 +105,20 @@ pub struct Tui {
     fullscreen: Option<crate::fullscreen::Fullscreen>,
     /// Bytes for the terminal that are not part of a frame (OSC 52), written before the next.
     raw: String,
-    /// Fullscreen: the screen rows of the dialog docked in the editor's place, last frame.
-    docked_rows: Option<std::ops::Range<usize>>,
+    /// Fullscreen: where the editor (or the dialogs in its place) was in the last frame.
+    editor_area: Option<EditorArea>,
+}
+
+/// The editor's section of the last fullscreen frame, for the mouse.
+#[derive(Debug, Clone, Default)]
+struct EditorArea {
+    /// Screen rows.
+    rows: std::ops::Range<usize>,
+    /// Lines of the section cut above its first row (a tall section keeps its cursor in view).
+    skipped: usize,
+    /// The docked dialogs drawn there, top to bottom, with their heights; empty when the
+    /// editor itself was.
+    docked: Vec<(OverlayId, usize)>,
 }
 
 /// What the application draws in fullscreen, top to bottom.
@@ -135,7 +147,7 @@ impl Tui {
             clear_on_shrink: false,
             fullscreen: None,
             raw: String::new(),
-            docked_rows: None,
+            editor_area: None,
         }
     }
 
@@ -188,6 +200,7 @@ impl Tui {
         let (w, h) = (self.width, self.height);
         // Docked overlays (the default placement) take the editor's place; others float.
         let mut docked: Vec<String> = Vec::new();
+        let mut docked_parts = Vec::new();
         let mut floating = false;
         for i in 0..self.overlays.len() {
             if !self.visible(&self.overlays[i]) {
@@ -195,12 +208,14 @@ impl Tui {
             }
             let o = &mut self.overlays[i];
             if is_docked(&o.options) {
-                docked.extend(crate::component::render_lines(o.component.as_mut(), w));
+                let lines = crate::component::render_lines(o.component.as_mut(), w);
+                docked_parts.push((o.id, lines.len()));
+                docked.extend(lines);
             } else {
                 floating = true;
             }
         }
-        use crate::fullscreen::dock::{fit_spans, DockSection};
+        use crate::fullscreen::dock::{fit_placed, DockSection};
         let mut sections: Vec<DockSection> = parts.above_editor.into_iter().map(|l| DockSection::new(l, 0)).collect();
         let editor_section = sections.len();
         let has_docked = !docked.is_empty();
@@ -208,13 +223,14 @@ impl Tui {
         // The editor (or what stands in its place) keeps three rows, as in pi 1.6.
         sections.push(DockSection::new(editor, 3));
         sections.extend(parts.below_editor.into_iter().map(|l| DockSection::new(l, 0)));
-        let (dock, spans) = fit_spans(sections, h);
-        // Where a docked dialog sits on the screen, for the wheel over it.
+        let (dock, spans, skipped) = fit_placed(sections, h);
+        // Where the editor or the dialogs in its place sit on the screen, for the mouse.
         let top = h.saturating_sub(dock.len());
-        self.docked_rows = spans
-            .get(editor_section)
-            .filter(|_| has_docked)
-            .map(|r| top + r.start..top + r.end);
+        self.editor_area = spans.get(editor_section).map(|r| EditorArea {
+            rows: top + r.start..top + r.end,
+            skipped: skipped.get(editor_section).copied().unwrap_or(0),
+            docked: if has_docked { docked_parts } else { Vec::new() },
+        });
         if !self.raw.is_empty() {
             out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
         }
@@ -233,23 +249,39 @@ impl Tui {
         }
     }
 
-    /// The screen rows of the dialog docked in the editor's place in the last fullscreen
-    /// frame (a picker, a menu), if one was.
-    pub fn docked_rows(&self) -> Option<std::ops::Range<usize>> {
-        self.docked_rows.clone()
+    /// The screen rows of the editor in the last fullscreen frame, with the editor's own row
+    /// shown first; `None` when a dialog stood in its place.
+    pub fn editor_rows(&self) -> Option<(std::ops::Range<usize>, usize)> {
+        let area = self.editor_area.as_ref().filter(|a| a.docked.is_empty())?;
+        Some((area.rows.clone(), area.skipped))
     }
 
-    /// The row of the selected item's `→` marker in the dialog docked in the editor's place,
-    /// rendered now; `None` without such a dialog or marker.
-    pub fn docked_marker_row(&mut self) -> Option<usize> {
-        let w = self.width;
-        let i = (0..self.overlays.len())
-            .rev()
-            .find(|&i| self.visible(&self.overlays[i]) && is_docked(&self.overlays[i].options))?;
-        let lines = crate::component::render_lines(self.overlays[i].component.as_mut(), w);
-        lines
-            .iter()
-            .position(|l| crate::ansi::strip_ansi(l).trim_start().starts_with('→'))
+    /// Hand a mouse report at screen `(row, column)` to the dialog docked in the editor's
+    /// place that was drawn there in the last frame, in its own rows. `None` when no docked
+    /// dialog was there; else which dialog it was and whether it took the report.
+    pub fn docked_mouse(
+        &mut self,
+        row: usize,
+        column: usize,
+        kind: crate::component_mouse::ComponentMouseKind,
+    ) -> Option<(OverlayId, bool)> {
+        let area = self.editor_area.as_ref()?;
+        if area.docked.is_empty() || !area.rows.contains(&row) {
+            return None;
+        }
+        let mut local = row - area.rows.start + area.skipped;
+        let mut target = None;
+        for &(id, height) in &area.docked {
+            if local < height {
+                target = Some(id);
+                break;
+            }
+            local -= height;
+        }
+        let id = target?;
+        let o = self.overlays.iter_mut().find(|o| o.id == id)?;
+        let m = crate::component_mouse::ComponentMouse::new(kind, local, column);
+        Some((id, o.component.handle_mouse(&m)))
     }
 
     pub fn size(&self) -> (usize, usize) {
@@ -565,5 +597,43 @@ mod position_tests {
         // Margins narrow the room: 0% starts at the margin, 100% ends at the other one.
         assert_eq!(at(0, 0, Margin::all(2)), (2, 2));
         assert_eq!(at(100, 100, Margin::all(2)), (18, 68));
+    }
+}
+
+#[cfg(test)]
+mod mouse_tests {
+    use super::*;
+    use crate::component_mouse::ComponentMouseKind;
+    use crate::components::{SelectItem, SelectList};
+
+    fn parts(editor: usize, footer: usize) -> ScreenParts {
+        ScreenParts {
+            transcript: Frame::new().sealed(),
+            above_editor: vec![],
+            editor: (0..editor).map(|i| format!("editor {i}")).collect(),
+            below_editor: vec![(0..footer).map(|i| format!("footer {i}")).collect()],
+        }
+    }
+
+    #[test]
+    fn the_mouse_finds_the_editor_or_the_list_docked_in_its_place() {
+        let mut tui = Tui::new(40, 20);
+        tui.set_fullscreen(true);
+        tui.render_fullscreen(parts(3, 2), &mut Vec::new()).expect("frame");
+        // 20 rows: the editor's three rows sit above the two footer rows.
+        assert_eq!(tui.editor_rows(), Some((15..18, 0)));
+        assert_eq!(tui.docked_mouse(16, 0, ComponentMouseKind::Press), None);
+        let items = ["a", "b", "c"].map(SelectItem::new).to_vec();
+        let id = tui.show_overlay(
+            Box::new(SelectList::new(items, 5, Default::default())),
+            OverlayOptions::default(),
+        );
+        tui.render_fullscreen(parts(3, 2), &mut Vec::new()).expect("frame");
+        // The list's three rows stand in the editor's place (it keeps three rows at least).
+        assert_eq!(tui.editor_rows(), None);
+        assert_eq!(tui.docked_mouse(19, 0, ComponentMouseKind::Press), None);
+        assert_eq!(tui.docked_mouse(17, 2, ComponentMouseKind::Press), Some((id, true)));
+        let list = tui.overlay_mut::<SelectList>(id).expect("list");
+        assert_eq!(list.selected_item().map(|i| i.value.as_str()), Some("c"));
     }
 }

@@ -45,8 +45,12 @@ mod looks16;
 mod mcp;
 #[path = "interactive/mermaid16.rs"]
 mod mermaid16;
+#[path = "interactive/mouse_dock.rs"]
+mod mouse_dock;
 #[path = "interactive/mouse_status.rs"]
 mod mouse_status;
+#[path = "interactive/mouse_transcript.rs"]
+mod mouse_transcript;
 #[path = "interactive/notices16.rs"]
 mod notices16;
 #[path = "interactive/pickers.rs"]

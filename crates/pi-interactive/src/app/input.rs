@@ -306,7 +306,7 @@ impl App {
 
     /// After a key went to the overlay `id`: read what it produced and hand it to the
     /// handler for its kind.
-    fn after_picker_input(&mut self, id: OverlayId, tui: &mut Tui) {
+    pub(super) fn after_picker_input(&mut self, id: OverlayId, tui: &mut Tui) {
         let mut live: Vec<Effect> = Vec::new();
         let event = if let Some(l) = tui.overlay_mut::<SelectList>(id) {
             match l.take_event() {

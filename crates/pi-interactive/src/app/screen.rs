@@ -3,16 +3,29 @@
 
 use std::time::Duration;
 
-use pi_tui::{InputEvent, KeyEvent, MouseAction, MouseEvent, MouseKind, SearchKey, Tui};
+use pi_tui::{
+    Component, ComponentMouse, ComponentMouseKind, InputEvent, KeyEvent, MouseAction, MouseEvent, MouseKind, SearchKey,
+    Tui,
+};
 
+use super::super::chat::AssistantBlock;
 use super::super::effect::Effect;
-use super::super::tool_block::ToolBlock;
+use super::super::summary_block::SummaryBlock;
+use super::super::tool_block::{ToolBlock, ToolStatus};
 use super::App;
 
 /// How long `Copied!` stays up.
 const FLASH: Duration = Duration::from_secs(1);
 /// How long a failed copy's reason stays up.
 const ERROR_FLASH: Duration = Duration::from_secs(5);
+
+/// A mouse press a component took (see `App::handle_mouse`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct MousePress {
+    row: usize,
+    column: usize,
+    moved: bool,
+}
 
 impl App {
     /// PageUp/PageDown, Ctrl+Home/Ctrl+End, the previous/next-message keys and the optional
@@ -104,31 +117,49 @@ impl App {
         true
     }
 
-    /// A mouse report (fullscreen only: regular mode does not ask for them).
+    /// A mouse report (fullscreen only: regular mode does not ask for them). As in pi 1.6 the
+    /// component under the pointer has it first (the editor's menu and text, a docked list);
+    /// what none takes goes to the transcript: the wheel scrolls it, a press selects.
     pub fn handle_mouse(&mut self, m: &MouseEvent, tui: &mut Tui) {
-        // The wheel over a dialog docked in the editor's place (a picker, /settings) moves
-        // its selection a row per report, as pi 1.6's lists take the wheel.
-        let wheel = match m.kind {
-            MouseKind::WheelUp => Some("\x1b[A"),
-            MouseKind::WheelDown => Some("\x1b[B"),
+        // A press a component took: the rest of the gesture is its own, and a release on the
+        // cell it started on, without moving away, is a click.
+        if let Some(press) = &mut self.mouse_press {
+            let here = (m.row, m.column) == (press.row, press.column);
+            match m.kind {
+                MouseKind::Drag(_) | MouseKind::Move => {
+                    press.moved |= !here;
+                    return;
+                }
+                MouseKind::Release(_) => {
+                    let click = here && !press.moved;
+                    self.mouse_press = None;
+                    if click {
+                        self.component_mouse(m.row, m.column, ComponentMouseKind::Click, tui);
+                    }
+                    return;
+                }
+                // The wheel goes its own way meanwhile; another press starts anew.
+                MouseKind::WheelUp | MouseKind::WheelDown => {}
+                MouseKind::Press(_) => self.mouse_press = None,
+            }
+        }
+        let kind = match m.kind {
+            MouseKind::Press(0) => Some(ComponentMouseKind::Press),
+            MouseKind::WheelUp => Some(ComponentMouseKind::WheelUp),
+            MouseKind::WheelDown => Some(ComponentMouseKind::WheelDown),
             _ => None,
         };
-        if let Some(seq) = wheel.filter(|_| self.overlay_open()) {
-            if tui.docked_rows().is_some_and(|r| r.contains(&m.row)) {
-                let up = m.kind == MouseKind::WheelUp;
-                let before = tui.docked_marker_row();
-                if let Some(k) = pi_tui::parse_key(seq, false) {
-                    self.handle_input(&InputEvent::Key(k), tui);
-                }
-                // Arrow keys wrap around at the ends; the wheel stops there as pi's does.
-                let after = tui.docked_marker_row();
-                let wrapped = match (before, after) {
-                    (Some(b), Some(a)) => (up && a > b) || (!up && a < b),
-                    _ => false,
-                };
-                let back = if up { "\x1b[B" } else { "\x1b[A" };
-                if let Some(k) = pi_tui::parse_key(back, false).filter(|_| wrapped) {
-                    self.handle_input(&InputEvent::Key(k), tui);
+        if let Some(kind) = kind {
+            if self.component_mouse(m.row, m.column, kind, tui) {
+                if kind == ComponentMouseKind::Press {
+                    self.mouse_press = Some(MousePress {
+                        row: m.row,
+                        column: m.column,
+                        moved: false,
+                    });
+                    if let Some(fs) = tui.fullscreen_mut() {
+                        fs.clear_selection();
+                    }
                 }
                 return;
             }
@@ -145,28 +176,74 @@ impl App {
                 }
             }
             MouseAction::Click(line) => self.click_transcript(line),
+            // A click below the transcript: the editor puts its cursor there.
+            MouseAction::ScreenClick { row, column } => {
+                self.component_mouse(row, column, ComponentMouseKind::Click, tui);
+            }
             // Web links only: the opener would launch files and other handlers too.
             MouseAction::OpenUrl(url) => pi_coding_agent::subcommands::auth_oauth::open_url(&url),
             MouseAction::None | MouseAction::Redraw => {}
         }
     }
 
-    /// A click on a tool call's block expands or collapses that block alone.
+    /// Hand a mouse report at screen `(row, column)` to what the last frame drew there in
+    /// the editor's place: a docked dialog, or the editor itself (not an extension's
+    /// component or editor in its place, nor a loader). Whether it took the report.
+    fn component_mouse(&mut self, row: usize, column: usize, kind: ComponentMouseKind, tui: &mut Tui) -> bool {
+        if let Some((id, taken)) = tui.docked_mouse(row, column, kind) {
+            if taken && self.picker.as_ref().is_some_and(|(p, _)| *p == id) {
+                self.after_picker_input(id, tui);
+            }
+            return taken;
+        }
+        if self.view.status_box.is_some() || self.view.ext.shows_inline() {
+            return false;
+        }
+        let Some((rows, skipped)) = tui.editor_rows().filter(|(r, _)| r.contains(&row)) else {
+            return false;
+        };
+        let at = ComponentMouse::new(kind, row - rows.start + skipped, column);
+        if !self.view.editor.handle_mouse(&at) {
+            return false;
+        }
+        // Handled as after a key: the menu's clicks replay the editor's own keys.
+        if let Some(pi_tui::components::EditorEvent::Submit(text)) = self.view.editor.take_event() {
+            self.submit(text, false, tui);
+        }
+        self.update_editor_border();
+        true
+    }
+
+    /// A click on a tool call's block, or on a compaction or branch summary, expands or
+    /// collapses that block alone; on a reply's thinking it shows or hides that thinking.
     fn click_transcript(&mut self, line: usize) {
         let Some(index) = self.view.child_at_line(line) else {
             return;
         };
-        let Some(block) = self
-            .view
-            .chat
-            .children_mut()
-            .get_mut(index)
-            .and_then(|c| c.as_mut().downcast_mut::<ToolBlock>())
-        else {
+        let start = self.view.child_start(index).unwrap_or(line);
+        let Some(child) = self.view.chat.children_mut().get_mut(index) else {
             return;
         };
-        let expanded = !block.is_expanded();
-        block.set_expanded(expanded);
+        if let Some(block) = child.as_mut().downcast_mut::<ToolBlock>() {
+            // pi takes the click on the call and its result, once there is one: not on the
+            // blank row above, not before any output, not on a `!command`.
+            let waiting = block.status() == ToolStatus::Pending && block.output().is_empty();
+            if line == start || waiting || block.is_user_bash() {
+                return;
+            }
+            let expanded = !block.is_expanded();
+            block.set_expanded(expanded);
+        } else if let Some(block) = child.as_mut().downcast_mut::<SummaryBlock>() {
+            let expanded = !block.is_expanded();
+            block.set_expanded(expanded);
+        } else if let Some(block) = child.as_mut().downcast_mut::<AssistantBlock>() {
+            // A thinking part shows or hides alone.
+            if !block.click(line.saturating_sub(start)) {
+                return;
+            }
+        } else {
+            return;
+        }
         self.view.thaw(index);
     }
 

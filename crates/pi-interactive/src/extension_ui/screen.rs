@@ -555,6 +555,11 @@ impl ExtensionScreen {
         }
     }
 
+    /// Whether a custom component or a replacement editor stands in the editor's place.
+    pub fn shows_inline(&self) -> bool {
+        !self.inline.is_empty() || self.editor.is_some()
+    }
+
     /// The custom component (or the replacement editor) in the editor's place, if one is
     /// shown.
     pub fn render_inline(&self, width: usize) -> Option<Frame> {

@@ -7,6 +7,7 @@ use super::editor_buffer::{cursor_row, layout, KillRing, TextState, VisualRow};
 use super::select_list::{SelectItem, SelectList, SelectListTheme};
 use crate::autocomplete::{AutocompleteItem, AutocompleteProvider};
 use crate::component::{render_lines, Component, Frame, CURSOR_MARKER};
+use crate::component_mouse::ComponentMouse;
 use crate::input::InputEvent;
 use crate::keybindings::keybindings;
 use crate::keys::{Key, KeyEvent};
@@ -92,6 +93,8 @@ pub struct Editor {
     last_event: Option<EditorEvent>,
     /// A completion the provider applies in the background is still to come.
     applying: bool,
+    /// Where the last render put the text rows and the menu, for the mouse.
+    drawn: mouse::Drawn,
 }
 
 impl Editor {
@@ -122,6 +125,7 @@ impl Editor {
             disable_submit: false,
             last_event: None,
             applying: false,
+            drawn: mouse::Drawn::default(),
         }
     }
 
@@ -791,11 +795,19 @@ impl Component for Editor {
         }
         let below = rows.len().saturating_sub(end);
         out.push_line(rule((below > 0).then(|| scroll_border('↓', below, width))));
+        let mut menu_rows = 0;
         if let Some(ac) = self.autocomplete.as_mut() {
-            for l in render_lines(&mut ac.list, content_w) {
+            let lines = render_lines(&mut ac.list, content_w);
+            menu_rows = lines.len();
+            for l in lines.iter() {
                 out.push_line(format!("{lpad}{l}"));
             }
         }
+        self.drawn = mouse::Drawn {
+            text_rows: end.saturating_sub(self.scroll),
+            menu_rows,
+            pad,
+        };
     }
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {
@@ -813,6 +825,10 @@ impl Component for Editor {
 
     fn set_focused(&mut self, focused: bool) {
         self.focused = focused;
+    }
+
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        self.mouse(m)
     }
 }
 
@@ -847,6 +863,9 @@ fn label_and_scroll(label: &str, hidden: usize, width: usize) -> String {
 #[path = "editor_autocomplete.rs"]
 mod autocomplete;
 use autocomplete::Accepted;
+
+#[path = "editor_mouse.rs"]
+mod mouse;
 
 #[path = "editor_paste.rs"]
 mod paste;

@@ -4,6 +4,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 use super::editor_buffer::TextState;
 use crate::component::{Component, Frame, CURSOR_MARKER};
+use crate::component_mouse::{ComponentMouse, ComponentMouseKind};
 use crate::input::InputEvent;
 use crate::keybindings::keybindings;
 use crate::keys::KeyEvent;
@@ -26,6 +27,8 @@ pub struct Input {
     prompt: String,
     focused: bool,
     last_event: Option<InputFieldEvent>,
+    /// Columns of text scrolled off to the left in the last render, for the mouse.
+    scrolled: usize,
 }
 
 impl Default for Input {
@@ -41,6 +44,7 @@ impl Input {
             prompt: prompt.into(),
             focused: true,
             last_event: None,
+            scrolled: 0,
         }
     }
 
@@ -120,6 +124,28 @@ impl Input {
 }
 
 impl Component for Input {
+    /// A press on the field puts the cursor on the pressed cell (at the end past the text),
+    /// as pi 1.6's input takes it; other reports are not its own.
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        if m.kind != ComponentMouseKind::Press || m.row != 0 {
+            return false;
+        }
+        let target = self.scrolled + m.column.saturating_sub(visible_width(&self.prompt));
+        let text = &self.state.lines[0];
+        let mut col = 0;
+        let mut at = text.len();
+        for (i, g) in text.grapheme_indices(true) {
+            let next = col + grapheme_width(g);
+            if target < next {
+                at = i;
+                break;
+            }
+            col = next;
+        }
+        self.state.col = at;
+        true
+    }
+
     fn render(&mut self, width: usize, out: &mut Frame) {
         let pw = visible_width(&self.prompt);
         let avail = width.saturating_sub(pw + 1).max(1);
@@ -138,6 +164,7 @@ impl Component for Input {
             acc += grapheme_width(g);
             start = i + g.len();
         }
+        self.scrolled = acc.min(before_w);
         let mut line = self.prompt.clone();
         let mut used = 0;
         let mut cursor_drawn = false;

@@ -2,6 +2,7 @@
 //! or fuzzily, driven by the `tui.select.*` keybindings.
 
 use crate::component::{Component, Frame};
+use crate::component_mouse::{list_keys, ComponentMouse};
 use crate::fuzzy::FuzzyMatcher;
 use crate::input::InputEvent;
 use crate::keybindings::keybindings;
@@ -185,6 +186,25 @@ impl SelectList {
         }
     }
 
+    /// The keys that carry out a mouse report over the list's rows (see
+    /// [`crate::component_mouse::list_keys`]); a click runs `activate`.
+    pub fn mouse_keys(&self, m: &ComponentMouse, activate: &str) -> Option<Vec<KeyEvent>> {
+        let (start, end) = self.window();
+        let n = self.filtered.len();
+        let height = end - start + usize::from(start > 0 || end < n);
+        list_keys(m, self.selected, start..end, n, height, activate)
+    }
+
+    /// The items shown: a window of `max_visible` around the selected one.
+    fn window(&self) -> (usize, usize) {
+        let n = self.filtered.len();
+        let start = self
+            .selected
+            .saturating_sub(self.max_visible / 2)
+            .min(n.saturating_sub(self.max_visible));
+        (start, (start + self.max_visible).min(n))
+    }
+
     fn changed(&self) -> SelectEvent {
         match self.selected_item() {
             Some(it) => SelectEvent::Changed(it.clone()),
@@ -257,11 +277,7 @@ impl Component for SelectList {
         }
         let primary = self.primary_width();
         let n = self.filtered.len();
-        let start = self
-            .selected
-            .saturating_sub(self.max_visible / 2)
-            .min(n.saturating_sub(self.max_visible));
-        let end = (start + self.max_visible).min(n);
+        let (start, end) = self.window();
         for i in start..end {
             let item = &self.items[self.filtered[i]];
             out.push_line(self.render_item(item, i == self.selected, width, primary));
@@ -284,6 +300,16 @@ impl Component for SelectList {
             self.last_event = Some(ev);
         }
         used
+    }
+
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let Some(keys) = self.mouse_keys(m, "tui.select.confirm") else {
+            return false;
+        };
+        for k in keys {
+            self.handle_input(&InputEvent::Key(k));
+        }
+        true
     }
 }
 

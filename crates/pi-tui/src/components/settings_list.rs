@@ -2,6 +2,7 @@
 //! asks the caller to open a submenu for rows without a fixed value list.
 
 use crate::component::{Component, Frame};
+use crate::component_mouse::{list_keys, ComponentMouse};
 use crate::input::InputEvent;
 use crate::keybindings::keybindings;
 use crate::keys::{Key, KeyEvent};
@@ -104,6 +105,32 @@ impl SettingsList {
         self.last_event.take()
     }
 
+    /// The items shown: a window of `max_visible` around the selected one.
+    fn window(&self) -> (usize, usize) {
+        let n = self.items.len();
+        let start = self
+            .selected
+            .saturating_sub(self.max_visible / 2)
+            .min(n.saturating_sub(self.max_visible));
+        (start, (start + self.max_visible).min(n))
+    }
+
+    /// The keys that carry out a mouse report over the list's rows, as pi 1.6's settings list
+    /// takes it: a press picks a row, a click changes it (as Enter does), and the wheel
+    /// anywhere over the list (its description and hint too) moves the pick.
+    pub fn mouse_keys(&self, m: &ComponentMouse) -> Option<Vec<KeyEvent>> {
+        let (start, end) = self.window();
+        let height = if m.is_wheel() { usize::MAX } else { end - start };
+        list_keys(
+            m,
+            self.selected,
+            start..end,
+            self.items.len(),
+            height,
+            "tui.select.confirm",
+        )
+    }
+
     pub fn handle_key(&mut self, key: &KeyEvent) -> SettingsEvent {
         let kb = keybindings();
         let n = self.items.len();
@@ -143,6 +170,7 @@ impl SettingsList {
 impl Component for SettingsList {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let n = self.items.len();
+        let (start, end) = self.window();
         let label_w = self
             .items
             .iter()
@@ -152,11 +180,6 @@ impl Component for SettingsList {
             .max(self.min_label_width)
             .min(width / 2)
             + 2;
-        let start = self
-            .selected
-            .saturating_sub(self.max_visible / 2)
-            .min(n.saturating_sub(self.max_visible));
-        let end = (start + self.max_visible).min(n);
         for i in start..end {
             let it = &self.items[i];
             let sel = i == self.selected;
@@ -201,6 +224,16 @@ impl Component for SettingsList {
             self.last_event = Some(ev);
         }
         used
+    }
+
+    fn handle_mouse(&mut self, m: &ComponentMouse) -> bool {
+        let Some(keys) = self.mouse_keys(m) else {
+            return false;
+        };
+        for k in keys {
+            self.handle_input(&InputEvent::Key(k));
+        }
+        true
     }
 }
 

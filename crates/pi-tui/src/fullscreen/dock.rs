@@ -29,6 +29,13 @@ pub fn fit(sections: Vec<DockSection>, height: usize) -> Vec<String> {
 
 /// [`fit`], with the rows of the result each section ended up on.
 pub fn fit_spans(sections: Vec<DockSection>, height: usize) -> (Vec<String>, Vec<std::ops::Range<usize>>) {
+    let (out, spans, _) = fit_placed(sections, height);
+    (out, spans)
+}
+
+/// [`fit_spans`], with how many of each section's first lines were cut to keep its cursor
+/// in view (what its first row on screen is, for the mouse).
+pub fn fit_placed(sections: Vec<DockSection>, height: usize) -> (Vec<String>, Vec<std::ops::Range<usize>>, Vec<usize>) {
     let rows = height.saturating_sub(1);
     let mut sizes: Vec<usize> = sections.iter().map(|s| s.lines.len()).collect();
     let total: usize = sizes.iter().sum();
@@ -38,20 +45,25 @@ pub fn fit_spans(sections: Vec<DockSection>, height: usize) -> (Vec<String>, Vec
     }
     let mut out = Vec::with_capacity(rows.min(total));
     let mut spans = Vec::with_capacity(sizes.len());
+    let mut skipped = Vec::with_capacity(sizes.len());
     for (section, size) in sections.into_iter().zip(sizes) {
         let start = out.len();
-        out.extend(clip(section.lines, size));
+        let (lines, offset) = clip(section.lines, size);
+        out.extend(lines);
         spans.push(start..out.len());
+        skipped.push(offset);
     }
     // Minimum sizes can still overflow a tiny window: the bottom rows win, as before.
     if out.len() > rows {
         let cut = out.len() - rows;
         out.drain(..cut);
-        for span in &mut spans {
+        for (span, skip) in spans.iter_mut().zip(skipped.iter_mut()) {
+            // A section whose top went off the screen starts that much further in.
+            *skip += cut.saturating_sub(span.start).min(span.len());
             *span = span.start.saturating_sub(cut)..span.end.saturating_sub(cut);
         }
     }
-    (out, spans)
+    (out, spans, skipped)
 }
 
 /// Take `amount` rows away, each round sharing it out by current height (at least one row
@@ -80,10 +92,11 @@ fn shrink(sizes: &mut [usize], mins: &[usize], mut amount: usize) {
     }
 }
 
-/// The `rows` of `lines` on screen: the first ones, or the ones ending at the cursor.
-fn clip(mut lines: Vec<String>, rows: usize) -> Vec<String> {
+/// The `rows` of `lines` on screen: the first ones, or the ones ending at the cursor; and
+/// how many lines were cut above them.
+fn clip(mut lines: Vec<String>, rows: usize) -> (Vec<String>, usize) {
     if lines.len() <= rows {
-        return lines;
+        return (lines, 0);
     }
     let offset = match lines.iter().position(|l| l.contains(CURSOR_MARKER)) {
         Some(cursor) if rows > 0 && cursor >= rows => cursor + 1 - rows,
@@ -91,7 +104,7 @@ fn clip(mut lines: Vec<String>, rows: usize) -> Vec<String> {
     };
     lines.truncate(offset + rows);
     lines.drain(..offset);
-    lines
+    (lines, offset)
 }
 
 #[cfg(test)]
@@ -170,5 +183,15 @@ mod tests {
         assert_eq!(out.len(), 3);
         assert_eq!(spans[1].len(), out.iter().filter(|l| l.starts_with('e')).count());
         assert!(spans[0].is_empty());
+    }
+
+    #[test]
+    fn a_section_cut_at_the_top_says_how_many_lines_went() {
+        let mut lines = numbered("l", 40);
+        lines[35].push_str(CURSOR_MARKER);
+        let (out, spans, skipped) = fit_placed(vec![DockSection::new(lines, 3)], 11);
+        assert_eq!(spans, vec![0..10]);
+        assert_eq!(skipped, vec![26]);
+        assert!(out[0].starts_with("l27"));
     }
 }

@@ -171,6 +171,8 @@ pub enum MouseAction {
     Copy(String),
     /// A plain click (no drag) on this transcript line.
     Click(usize),
+    /// A plain click on this screen cell below the transcript (the editor, the footer).
+    ScreenClick { row: usize, column: usize },
     /// A click on a hyperlink: open its target.
     OpenUrl(String),
 }
@@ -201,6 +203,8 @@ pub struct Fullscreen {
     search_keys: (String, String),
     /// Where the search box's buttons were in the last frame: row, previous and next columns.
     search_buttons: Option<(usize, Columns, Columns)>,
+    /// Where the open search box was drawn (rows, columns), last frame.
+    search_rect: Option<(std::ops::Range<usize>, std::ops::Range<usize>)>,
     /// The search button under the pointer (`true`: next).
     search_hover: Option<bool>,
     current_match_sgr: String,
@@ -239,6 +243,7 @@ impl Default for Fullscreen {
             match_sgr: "\x1b[4m".to_string(),
             search_keys: ("Shift+Enter".to_string(), "Enter".to_string()),
             search_buttons: None,
+            search_rect: None,
             search_hover: None,
             current_match_sgr: "\x1b[1;7m".to_string(),
             pill_columns: None,
@@ -576,6 +581,7 @@ impl Fullscreen {
             // One row and one column of margin from the top-right corner, as pi draws it.
             let col = width.saturating_sub(box_w + 1);
             crate::kitty::hide_under(&mut rows, 1, boxed.rows.len(), col, box_w);
+            self.search_rect = Some((1..1 + boxed.rows.len(), col..col + box_w));
             self.search_buttons = boxed
                 .buttons
                 .filter(|_| rows.len() > 3)

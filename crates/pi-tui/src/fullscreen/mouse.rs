@@ -95,11 +95,11 @@ impl Fullscreen {
                     self.viewport.to_bottom();
                     return MouseAction::Redraw;
                 }
-                if in_transcript {
+                if in_transcript && self.search.is_none() {
                     self.press((self.first_line + m.row, m.column), false);
                 } else {
-                    // Below the transcript (the editor, the footer) pi selects what the screen
-                    // shows, by screen row.
+                    // Below the transcript (the editor, the footer), and anywhere while the
+                    // search box is open, pi selects what the screen shows, by screen row.
                     let row = m.row.min(self.screen_rows.len().saturating_sub(1));
                     self.press((row, m.column.min(self.width.saturating_sub(1))), true);
                 }
@@ -159,9 +159,9 @@ impl Fullscreen {
                 }
                 let click = self
                     .selection
-                    .filter(|s| s.is_empty() && s.granularity == Granularity::Character && !s.screen)
+                    .filter(|s| s.is_empty() && s.granularity == Granularity::Character)
                     .filter(|_| !self.dragged)
-                    .map(|s| s.anchor.0);
+                    .and_then(|s| self.click_action(s));
                 // A click on a link opens it (links win over the click's other uses).
                 let link = self.pressed_url.take().filter(|_| !self.dragged);
                 if let Some(url) = link.filter(|_| self.selection.is_some_and(|s| s.is_empty())) {
@@ -172,11 +172,33 @@ impl Fullscreen {
                     Some(text) => MouseAction::Copy(text),
                     None => {
                         self.selection = None;
-                        click.map_or(MouseAction::Redraw, MouseAction::Click)
+                        click.unwrap_or(MouseAction::Redraw)
                     }
                 }
             }
             _ => MouseAction::None,
+        }
+    }
+
+    /// What a plain click that made the empty selection `sel` does: a transcript line's
+    /// click, or a screen cell's below the transcript. A click on the search box itself does
+    /// nothing (pi's box takes no clicks but its arrows).
+    fn click_action(&self, sel: Selection) -> Option<MouseAction> {
+        let (row, column) = sel.anchor;
+        if !sel.screen {
+            return Some(MouseAction::Click(row));
+        }
+        let on_box = self
+            .search_rect
+            .as_ref()
+            .filter(|_| self.search.is_some())
+            .is_some_and(|(rows, cols)| rows.contains(&row) && cols.contains(&column));
+        if on_box {
+            None
+        } else if row < self.transcript_rows {
+            Some(MouseAction::Click(self.first_line + row))
+        } else {
+            Some(MouseAction::ScreenClick { row, column })
         }
     }
 
