@@ -500,7 +500,7 @@ impl App {
                     .map(|text| ("Forked to new session".to_string(), Some(text))),
                 Replace::Reload => host.reload().await.map(|()| {
                     (
-                        "Reloaded keybindings, extensions, skills, prompts, themes".to_string(),
+                        "Reloaded keybindings, extensions, skills, prompts, themes, and context files".to_string(),
                         None,
                     )
                 }),

@@ -412,7 +412,7 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
             }
         };
         match result {
-            Ok(p) => then_notice(format!("Session exported to: {p}"), "dim"),
+            Ok(p) => then(move |_| vec![Effect::StatusLine(format!("Session exported to: {p}"))]),
             Err(e) => then_notice(format!("Failed to export session: {e}"), "error"),
         }
     })]

@@ -57,6 +57,8 @@ pub struct Dialog {
     flush_list: bool,
     /// pi's plain selector layout: a blank row inside each rule, ten rows of choices.
     spaced: bool,
+    /// The theme colour of the rules above and below (pi 1.6's `/mcp` screens use `accent`).
+    rules: &'static str,
     /// Dropped with the dialog: ends what keeps it live (a task waking the screen).
     _live: Option<tokio_util::sync::DropGuard>,
 }
@@ -95,6 +97,7 @@ impl Dialog {
             refresh: None,
             flush_list: false,
             spaced: false,
+            rules: "border",
             _live: None,
         }
     }
@@ -136,6 +139,7 @@ impl Dialog {
             refresh: None,
             flush_list: false,
             spaced: false,
+            rules: "border",
             _live: None,
         }
     }
@@ -151,6 +155,12 @@ impl Dialog {
     /// Draw the choices from the first column, as pi 1.6's `/mcp` screens do.
     pub fn flush_list(mut self) -> Self {
         self.flush_list = true;
+        self
+    }
+
+    /// Rules in the accent colour, as pi 1.6 frames its `/mcp` screens.
+    pub fn accent_rules(mut self) -> Self {
+        self.rules = "accent";
         self
     }
 
@@ -189,6 +199,7 @@ impl Dialog {
             refresh: None,
             flush_list: false,
             spaced: false,
+            rules: "border",
             _live: None,
         }
     }
@@ -242,7 +253,7 @@ impl Component for Dialog {
         }
         let t = self.theme.clone();
         let inner = width.saturating_sub(2).max(1);
-        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(t.paint(self.rules, &"─".repeat(width)));
         if self.spaced {
             out.push_line(String::new());
         }
@@ -316,7 +327,7 @@ impl Component for Dialog {
         if self.spaced {
             out.push_line(String::new());
         }
-        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(t.paint(self.rules, &"─".repeat(width)));
     }
 
     fn handle_input(&mut self, event: &InputEvent) -> bool {

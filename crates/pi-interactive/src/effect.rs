@@ -22,7 +22,7 @@ use pi_tui::{Component, Keybindings};
 use tokio_util::sync::CancellationToken;
 
 use super::events::UiSender;
-use super::login::ProviderOption;
+use super::login::{LoginBack, ProviderOption};
 use super::theme::UiTheme;
 use pi_coding_agent::config::settings::SettingsManager;
 use pi_coding_agent::session::AgentSession;
@@ -54,12 +54,12 @@ pub enum Picker {
     /// API-key entry; `back` is the list to reopen on cancel.
     LoginKey {
         provider: ProviderOption,
-        back: Option<Option<bool>>,
+        back: Option<LoginBack>,
     },
     /// A sign-in under way.
     LoginFlow {
         provider: ProviderOption,
-        back: Option<Option<bool>>,
+        back: Option<LoginBack>,
     },
     Logout(Vec<ProviderOption>),
     ScopedModels,

@@ -449,10 +449,9 @@ fn threaded(list: &[SessionInfo], shown: &[usize]) -> Vec<Row> {
         let mut kids = children.get(&i).cloned().unwrap_or_default();
         by_activity(&mut kids);
         for (k, &c) in kids.iter().enumerate().rev() {
+            // Every level below the roots takes a column; a root's column stays blank.
             let mut cont = continues.clone();
-            if depth > 0 {
-                cont.push(!last);
-            }
+            cont.push(depth > 0 && !last);
             stack.push((c, depth + 1, cont, k + 1 == kids.len()));
         }
     }

@@ -1,0 +1,157 @@
+//! Details of pi 1.6's screens found by running it side by side with ours at 100x30: status
+//! lines that replace each other, command texts and the dock.
+
+use std::time::Duration;
+
+use pi_test_support::{Script, Turn};
+
+use super::{quit, setup, DOWN, ENTER, ESC};
+
+const CTRL_U: &str = "\x15";
+
+#[test]
+fn an_export_status_replaces_the_model_status_before_it() {
+    let s = setup(Script::sequential(vec![Turn::text("first answer")]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("/model");
+    pty.send(ENTER);
+    pty.wait_text("Enter to select");
+    pty.send(ENTER);
+    pty.wait_text("Model: mock-model");
+    pty.type_text("/export out.html");
+    pty.send(ENTER);
+    pty.wait_text("Session exported to: out.html");
+    pty.wait_stable(Duration::from_millis(300));
+    let screen = pty.contents();
+    // pi keeps one status line for back-to-back statuses: the export took the model's place.
+    assert!(!screen.contains("Model: mock-model"), "{screen}");
+    assert_eq!(screen.matches("Session exported to:").count(), 1, "{screen}");
+    assert!(s.cwd.path().join("out.html").exists());
+    quit(&mut pty);
+}
+
+#[test]
+fn login_offers_radius_in_its_first_menu() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.wait_text("Sign in with Radius • not configured");
+    let rows = pty.rows();
+    let at = |text: &str| {
+        rows.iter()
+            .position(|r| r.contains(text))
+            .unwrap_or_else(|| panic!("{text}: {rows:#?}"))
+    };
+    // The last of the three rows.
+    assert_eq!(
+        at("Sign in with an API key") + 1,
+        at("Sign in with Radius"),
+        "{rows:#?}"
+    );
+    // Choosing it starts Radius's own sign-in, which introduces the service.
+    pty.send(DOWN);
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Sign in to Radius:");
+    pty.wait_text("Earendil Works");
+    pty.wait_text("Sign in with browser (recommended)");
+    // Cancelling goes back to the first menu.
+    pty.send(ESC);
+    pty.wait_text("Select authentication method:");
+    pty.send(ESC);
+    pty.wait_for("the menu closed", Duration::from_secs(10), |c| {
+        !c.contains("Select authentication method:")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn resume_indents_forks_by_their_depth() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first question");
+    pty.send(ENTER);
+    pty.wait_text("echo: first question");
+    // A fork of the first session, then a clone of the fork: two levels under it.
+    pty.type_text("/fork");
+    pty.send(ENTER);
+    pty.wait_text("Fork from Message");
+    pty.send(ENTER);
+    pty.wait_text("Forked to new session");
+    pty.send(CTRL_U);
+    pty.type_text("second question");
+    pty.send(ENTER);
+    pty.wait_text("echo: second question");
+    pty.type_text("/clone");
+    pty.send(ENTER);
+    pty.wait_text("Cloned to new session");
+    pty.type_text("/resume");
+    pty.send(ENTER);
+    pty.wait_text("Resume Session (Current Folder)");
+    pty.wait_for("the threaded list", Duration::from_secs(10), |c| {
+        c.matches('└').count() >= 2
+    });
+    let rows = pty.rows();
+    let column = |r: &String| r.chars().position(|c| c == '└');
+    let branches: Vec<(usize, String)> = rows.iter().filter_map(|r| column(r).map(|c| (c, r.clone()))).collect();
+    // pi 1.6 gives the roots' level a column of its own: a fork sits three cells in, its
+    // clone six, after the two-cell cursor column.
+    assert_eq!(branches.len(), 2, "{rows:#?}");
+    assert_eq!(branches[0].0, 5, "{rows:#?}");
+    assert!(branches[0].1.contains("second question"), "{rows:#?}");
+    assert_eq!(branches[1].0, 8, "{rows:#?}");
+    pty.send(ESC);
+    pty.wait_for("the picker closed", Duration::from_secs(10), |c| {
+        !c.contains("Resume Session")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn reload_names_the_context_files_it_read_again() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_text("Reloaded keybindings, extensions, skills, prompts, themes, and context files");
+    quit(&mut pty);
+}
+
+#[test]
+fn the_mcp_panel_is_framed_in_the_accent_colour() {
+    let s = setup(Script::sequential(vec![]));
+    s.agent
+        .write("settings.json", r#"{"theme": "dark"}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/mcp");
+    pty.send(ENTER);
+    pty.wait_text("No MCP servers configured.");
+    let rows = pty.rows();
+    let title = rows
+        .iter()
+        .position(|r| r.starts_with(" MCP servers"))
+        .unwrap_or_else(|| panic!("{rows:#?}")) as u16;
+    let accent = pty.fg_at(title, 1).expect("title cell");
+    assert_ne!(accent, vt100::Color::Default);
+    // The rules above the title and below the key help take the title's colour.
+    assert!(rows[title as usize - 1].starts_with('─'), "{rows:#?}");
+    assert_eq!(pty.fg_at(title - 1, 0), Some(accent), "{rows:#?}");
+    let bottom = rows
+        .iter()
+        .position(|r| r.contains("close"))
+        .unwrap_or_else(|| panic!("{rows:#?}"))
+        + 1;
+    assert!(rows[bottom].starts_with('─'), "{rows:#?}");
+    assert_eq!(pty.fg_at(bottom as u16, 0), Some(accent), "{rows:#?}");
+    pty.send(ESC);
+    pty.wait_for("the panel closed", Duration::from_secs(10), |c| {
+        !c.contains("No MCP servers configured.")
+    });
+    quit(&mut pty);
+}
