@@ -155,3 +155,36 @@ fn the_mcp_panel_is_framed_in_the_accent_colour() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn the_startup_trust_question_is_framed_as_pi_1_6_draws_it() {
+    let s = setup(Script::sequential(vec![]));
+    std::fs::create_dir_all(s.cwd.path().join(".pi")).unwrap();
+    std::fs::write(s.cwd.path().join(".pi/settings.json"), "{}").unwrap();
+    let mut pty = super::pty::Pty::spawn(&[], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("escape/ctrl+c cancel");
+    let rows = pty.rows();
+    let at = |text: &str| {
+        rows.iter()
+            .position(|r| r.contains(text))
+            .unwrap_or_else(|| panic!("{text}: {rows:#?}"))
+    };
+    // A rule, a blank row, then the question and the folder.
+    let title = at("Trust project folder?");
+    assert!(rows[title - 2].starts_with("────"), "{rows:#?}");
+    assert_eq!(rows[title - 1].trim(), "", "{rows:#?}");
+    assert!(rows[title + 1].trim_start().starts_with('/'), "{rows:#?}");
+    // The choices are indented one column, under the text.
+    assert!(rows[at("→ Trust")].starts_with(" → Trust"), "{rows:#?}");
+    assert!(
+        rows[at("Do not trust (this session only)")].starts_with("   Do not trust"),
+        "{rows:#?}"
+    );
+    // The keys, then a blank row and the closing rule.
+    let keys = at("↑↓ navigate  enter select  escape/ctrl+c cancel");
+    assert_eq!(rows[keys + 1].trim(), "", "{rows:#?}");
+    assert!(rows[keys + 2].starts_with("────"), "{rows:#?}");
+    pty.send(ENTER);
+    pty.wait_text("mock-model");
+    quit(&mut pty);
+}
