@@ -240,7 +240,7 @@ impl SessionPicker {
         let hint = |id: &str, what: &str| {
             format!(
                 "{}{}",
-                t.paint("dim", &super::keys::key_hint(&kb, id)),
+                t.paint("dim", &kb.keys(id).join("/")),
                 t.paint("muted", &format!(" {what}"))
             )
         };

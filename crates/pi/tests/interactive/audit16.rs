@@ -188,3 +188,49 @@ fn the_startup_trust_question_is_framed_as_pi_1_6_draws_it() {
     pty.wait_text("mock-model");
     quit(&mut pty);
 }
+
+#[test]
+fn the_tree_label_and_session_delete_hints_name_every_cancel_key() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first session");
+    pty.send(ENTER);
+    pty.wait_text("echo: first session");
+    pty.type_text("/tree");
+    pty.send(ENTER);
+    pty.wait_text("Type to search:");
+    pty.send("L");
+    pty.wait_text("Label (empty to remove):");
+    pty.wait_text("enter save  escape/ctrl+c cancel");
+    // Ctrl+C leaves the label alone and goes back to the tree.
+    pty.send(super::CTRL_C);
+    pty.wait_for("the label field closed", Duration::from_secs(10), |c| {
+        !c.contains("Label (empty to remove):") && c.contains("Type to search:")
+    });
+    pty.send(ESC);
+    pty.wait_for("the tree closed", Duration::from_secs(10), |c| {
+        !c.contains("Session Tree")
+    });
+    pty.type_text("/new");
+    pty.send(ENTER);
+    pty.wait_text("New session started");
+    pty.type_text("second session");
+    pty.send(ENTER);
+    pty.wait_text("echo: second session");
+    pty.type_text("/resume");
+    pty.send(ENTER);
+    pty.wait_text("Resume Session (Current Folder)");
+    pty.wait_text("first session");
+    pty.send(DOWN);
+    pty.send("\x04");
+    pty.wait_text("Delete session? enter confirm · escape/ctrl+c cancel");
+    pty.send(super::CTRL_C);
+    pty.wait_for("the question closed", Duration::from_secs(10), |c| {
+        !c.contains("Delete session?") && c.contains("Resume Session")
+    });
+    pty.send(ESC);
+    pty.wait_for("the picker closed", Duration::from_secs(10), |c| {
+        !c.contains("Resume Session")
+    });
+    quit(&mut pty);
+}
