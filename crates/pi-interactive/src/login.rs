@@ -23,7 +23,28 @@ const API_KEY: &str = "Sign in with an API key";
 const PARTNERS: &[&str] = &["radius", "openrouter"];
 
 /// Providers whose only login is an account (never offered for an API key).
-const OAUTH_ONLY: &[&str] = &["github-copilot", "openai-codex"];
+const OAUTH_ONLY: &[&str] = &["openai-codex"];
+
+/// What a provider calls its key where that is not "<name> API key" (pi 1.6's key prompts).
+const KEY_NAMES: &[(&str, &str)] = &[
+    ("azure", "Azure OpenAI API key"),
+    ("github-copilot", "GitHub Copilot token"),
+    ("google", "Gemini API key"),
+    ("huggingface", "Hugging Face token"),
+    ("kimi-coding", "Kimi API key"),
+    ("meta", "Meta Model API key"),
+    ("moonshotai-cn", "Moonshot AI API key"),
+    ("opencode", "OpenCode API key"),
+    ("opencode-go", "OpenCode API key"),
+];
+
+/// The key a provider's login asks for: `Enter <this>`.
+fn key_name(p: &ProviderOption) -> String {
+    KEY_NAMES
+        .iter()
+        .find(|(id, _)| *id == p.id)
+        .map_or_else(|| format!("{} API key", p.name), |(_, name)| (*name).to_string())
+}
 
 /// Where a cancelled sign-in or key entry goes back to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -451,7 +472,7 @@ fn start(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Vec<Effect
     } else {
         Vec::new()
     };
-    let message = format!("Enter {} API key", p.name);
+    let message = format!("Enter {}", key_name(&p));
     let view = LoginFlow::key_entry(title, &message, details, cx.theme.clone());
     show(view, Picker::LoginKey { provider: p, back })
 }
@@ -704,12 +725,14 @@ mod tests {
     fn api_key_providers_skip_subscription_only_and_duplicates() {
         let v = api_key_providers(vec![
             ("openai".to_string(), "OpenAI".to_string()),
+            ("openai-codex".to_string(), "OpenAI Codex".to_string()),
             ("github-copilot".to_string(), "GitHub Copilot".to_string()),
             ("anthropic".to_string(), "Anthropic".to_string()),
             ("openai".to_string(), "OpenAI".to_string()),
         ]);
         let ids: Vec<&str> = v.iter().map(|o| o.id.as_str()).collect();
-        assert_eq!(ids, ["anthropic", "openai"]);
+        // Copilot also takes a token, as in pi 1.6; Codex only an account.
+        assert_eq!(ids, ["anthropic", "github-copilot", "openai"]);
         let v = api_key_providers(vec![
             ("openai".to_string(), "OpenAI".to_string()),
             ("openrouter".to_string(), "OpenRouter".to_string()),
@@ -717,5 +740,17 @@ mod tests {
         ]);
         let ids: Vec<&str> = v.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["radius", "openrouter", "openai"], "partners first");
+    }
+
+    #[test]
+    fn key_prompts_use_each_provider_s_own_name_for_its_key() {
+        let p = |id: &str, name: &str| ProviderOption {
+            id: id.into(),
+            name: name.into(),
+            oauth: false,
+        };
+        assert_eq!(key_name(&p("github-copilot", "GitHub Copilot")), "GitHub Copilot token");
+        assert_eq!(key_name(&p("google", "Google")), "Gemini API key");
+        assert_eq!(key_name(&p("anthropic", "Anthropic")), "Anthropic API key");
     }
 }

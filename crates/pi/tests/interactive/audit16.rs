@@ -234,3 +234,29 @@ fn the_tree_label_and_session_delete_hints_name_every_cancel_key() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn github_copilot_takes_a_token_from_the_api_key_list() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("copilot");
+    pty.wait_text("→ GitHub Copilot • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Login to GitHub Copilot");
+    pty.wait_text("Enter GitHub Copilot token");
+    pty.send(ESC);
+    pty.wait_text("Select provider to configure:");
+    pty.send(ESC);
+    pty.wait_text("Select authentication method:");
+    pty.send(ESC);
+    pty.wait_for("the menu closed", Duration::from_secs(10), |c| {
+        !c.contains("Select authentication method:")
+    });
+    quit(&mut pty);
+}
