@@ -221,7 +221,9 @@ fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
         let parts = app.view_mut().screen_parts(fs.transcript_width(w), w);
         let _ = tui.render_fullscreen(parts, term);
     } else {
-        let _ = tui.render(app.view_mut(), term);
+        let (w, _) = tui.size();
+        let parts = app.view_mut().screen_parts(w, w);
+        let _ = tui.render_parts(parts, term);
     }
 }
 

@@ -260,3 +260,33 @@ fn github_copilot_takes_a_token_from_the_api_key_list() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn in_regular_mode_a_picker_takes_the_editor_s_place_above_the_footer() {
+    let s = setup(Script::sequential(vec![Turn::text("first answer")]));
+    let mut pty = super::pty::Pty::spawn(&["--tui-mode", "regular"], s.cwd.path(), s.agent.path(), 30, 100);
+    pty.wait_text("mock-model");
+    pty.type_text("hello");
+    pty.send(ENTER);
+    pty.wait_text("first answer");
+    pty.type_text("/model");
+    pty.send(ENTER);
+    pty.wait_text("Enter to select");
+    pty.wait_stable(Duration::from_millis(300));
+    let rows = pty.rows();
+    let at = |text: &str| {
+        rows.iter()
+            .rposition(|r| r.contains(text))
+            .unwrap_or_else(|| panic!("{text}: {rows:#?}"))
+    };
+    // The chat stays above the picker, and the footer (cwd, then the model line) below it.
+    let keys = at("Enter to select");
+    assert!(at("first answer") < at("Only showing models"), "{rows:#?}");
+    assert!(rows[keys + 1].starts_with("────"), "{rows:#?}");
+    assert!(rows[keys + 3].contains("(mock-openai) mock-model"), "{rows:#?}");
+    pty.send(ESC);
+    pty.wait_for("the picker closed", Duration::from_secs(10), |c| {
+        !c.contains("Enter to select")
+    });
+    quit(&mut pty);
+}
