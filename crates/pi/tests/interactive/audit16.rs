@@ -290,3 +290,36 @@ fn in_regular_mode_a_picker_takes_the_editor_s_place_above_the_footer() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn after_compact_the_transcript_shows_the_kept_messages_then_the_summary() {
+    let s = setup(Script::echo());
+    s.agent
+        .write("settings.json", r#"{"compaction": {"keepRecentTokens": 20}}"#)
+        .expect("settings");
+    let mut pty = s.pi(30, 100);
+    for q in ["first question here", "second question here", "third question here"] {
+        pty.type_text(q);
+        pty.send(ENTER);
+        pty.wait_text(&format!("echo: {q}"));
+    }
+    pty.type_text("/compact");
+    pty.send(ENTER);
+    pty.wait_text("Compacted from");
+    pty.wait_stable(Duration::from_millis(300));
+    let rows = pty.rows();
+    let at = |text: &str| rows.iter().position(|r| r.contains(text));
+    // The messages before the cut are gone from the transcript (so the header fits again),
+    // the kept ones stay, and the summary comes after them.
+    assert!(at("first question here").is_none(), "{rows:#?}");
+    assert!(at("Press ctrl+o to show full startup help").is_some(), "{rows:#?}");
+    let kept = at("echo: third question here").unwrap_or_else(|| panic!("{rows:#?}"));
+    let summary = at("Compacted from").expect("summary");
+    assert!(kept < summary, "{rows:#?}");
+    assert_eq!(
+        rows.iter().filter(|r| r.contains("[compaction]")).count(),
+        1,
+        "{rows:#?}"
+    );
+    quit(&mut pty);
+}
