@@ -216,7 +216,7 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     let path = resolve(cx.session.cwd(), &arg);
     let title = format!("Import session\nReplace current session with {arg}?");
     let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
-    let dialog = super::dialogs::Dialog::choice(title, items, false, cx.theme.clone());
+    let dialog = super::dialogs::Dialog::selector(title, items, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
         picker: Picker::Custom(Box::new(move |_, value| {

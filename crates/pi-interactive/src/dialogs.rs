@@ -267,7 +267,9 @@ impl Component for Dialog {
         }
         if !self.details.is_empty() || !self.errors.is_empty() {
             // Long facts (a command line, an explanation, an error) wrap, as pi 1.6 shows them.
-            for (lines, token) in [(&self.details, "dim"), (&self.errors, "error")] {
+            // pi's selector prompts describe themselves in the text colour.
+            let facts = if self.spaced { "text" } else { "dim" };
+            for (lines, token) in [(&self.details, facts), (&self.errors, "error")] {
                 for l in lines {
                     let wrapped = wrap_text(l, inner);
                     if wrapped.is_empty() {

@@ -323,3 +323,28 @@ fn after_compact_the_transcript_shows_the_kept_messages_then_the_summary() {
     );
     quit(&mut pty);
 }
+
+#[test]
+fn import_asks_in_pi_s_selector_layout() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/import other.jsonl");
+    pty.send(ENTER);
+    pty.wait_text("Replace current session with other.jsonl?");
+    let rows = pty.rows();
+    let at = |text: &str| {
+        rows.iter()
+            .position(|r| r.contains(text))
+            .unwrap_or_else(|| panic!("{text}: {rows:#?}"))
+    };
+    let title = at("Import session");
+    assert!(rows[title - 2].starts_with("────"), "{rows:#?}");
+    assert_eq!(rows[title - 1].trim(), "", "{rows:#?}");
+    assert!(rows[at("→ Yes")].starts_with(" → Yes"), "{rows:#?}");
+    let keys = at("↑↓ navigate  enter select  escape/ctrl+c cancel");
+    assert_eq!(rows[keys + 1].trim(), "", "{rows:#?}");
+    assert!(rows[keys + 2].starts_with("────"), "{rows:#?}");
+    pty.send(ESC);
+    pty.wait_text("Import cancelled");
+    quit(&mut pty);
+}
