@@ -269,6 +269,11 @@ impl App {
         self.picker.is_some()
     }
 
+    /// The open dialog's overlay.
+    pub fn overlay_id(&self) -> Option<pi_tui::OverlayId> {
+        self.picker.as_ref().map(|(id, _)| *id)
+    }
+
     /// The program status report for the terminal, when it changed since last asked.
     pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
         // As pi 1.6 reports them: a sign-in names its provider.

@@ -348,3 +348,39 @@ fn import_asks_in_pi_s_selector_layout() {
     pty.wait_text("Import cancelled");
     quit(&mut pty);
 }
+
+#[test]
+fn the_bug_description_can_be_written_in_the_external_editor() {
+    let s = setup(Script::sequential(vec![]));
+    // Writes a description into an empty file; refuses (exit 3) when there is one already.
+    let editor = s.cwd.path().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nif [ -s \"$1\" ]; then exit 3; fi\nprintf 'typed in the editor' > \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let editor = editor.display().to_string();
+    let mut pty = super::pty::Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("VISUAL", editor.as_str()), ("EDITOR", editor.as_str())],
+    );
+    pty.wait_text("mock-model");
+    pty.type_text("/bug");
+    pty.send(ENTER);
+    pty.wait_text("What went wrong? (optional)");
+    pty.wait_text("escape/ctrl+c cancel  ctrl+g external editor");
+    pty.send("\x07");
+    pty.wait_text("typed in the editor");
+    // The second time the editor fails: the dialog says so and keeps the text.
+    pty.send("\x07");
+    pty.wait_text("External editor exited with code 3");
+    assert!(pty.contents().contains("typed in the editor"), "{}", pty.contents());
+    pty.send(ESC);
+    pty.wait_text("Bug report cancelled");
+    quit(&mut pty);
+}
