@@ -635,7 +635,14 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as i64);
-            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now);
+            let session = cx.session.clone();
+            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now)
+                .with_current_rename(Box::new(move |name| {
+                    let session = session.clone();
+                    tokio::spawn(async move {
+                        let _ = session.set_session_name(&name).await;
+                    });
+                }));
             vec![Effect::Open(Overlay {
                 view: Box::new(picker),
                 picker: Picker::Custom(Box::new(|_, value| match value {

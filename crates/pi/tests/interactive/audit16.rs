@@ -384,3 +384,38 @@ fn the_bug_description_can_be_written_in_the_external_editor() {
     pty.wait_text("Bug report cancelled");
     quit(&mut pty);
 }
+
+#[test]
+fn resume_renames_the_session_in_use() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.type_text("first one");
+    pty.send(ENTER);
+    pty.wait_text("echo: first one");
+    pty.type_text("/resume");
+    pty.send(ENTER);
+    pty.wait_text("Resume Session (Current Folder)");
+    pty.wait_text("› first one");
+    pty.send("\x12");
+    pty.wait_text("Rename Session");
+    pty.type_text("named one");
+    pty.send(ENTER);
+    pty.wait_text("› named one");
+    assert!(!pty.contents().contains("Failed to rename"), "{}", pty.contents());
+    pty.send(ESC);
+    pty.wait_for("the picker closed", Duration::from_secs(10), |c| {
+        !c.contains("Resume Session")
+    });
+    // The footer names the session, and the file says so.
+    pty.wait_text("• named one");
+    quit(&mut pty);
+    let sessions = s.agent.path().join("sessions");
+    let file = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("a session file");
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains("\"named one\""), "{text}");
+}
