@@ -499,6 +499,18 @@ impl App {
                     .await
                     .map(|()| ("Cloned to new session".to_string(), None)),
                 Replace::Switch { path, notice } => host.switch_session(&path).await.map(|()| (notice, None)),
+                Replace::SwitchHere(path) => {
+                    let here = host.session().cwd().display().to_string();
+                    host.switch_session_here(&path)
+                        .await
+                        .map(|()| (format!("Resumed session in {here}"), None))
+                }
+                Replace::ForkHere(path) => {
+                    let here = host.session().cwd().display().to_string();
+                    host.fork_file_here(&path)
+                        .await
+                        .map(|id| (format!("Forked into new session {id} in {here}"), None))
+                }
                 Replace::Fork(entry) => host
                     .fork(&entry)
                     .await

@@ -645,15 +645,50 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
                 }));
             vec![Effect::Open(Overlay {
                 view: Box::new(picker),
-                picker: Picker::Custom(Box::new(|_, value| match value {
-                    Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
-                        path: PathBuf::from(path),
-                        notice: "Resumed session".into(),
-                    })],
+                picker: Picker::Custom(Box::new(|cx, value| match value {
+                    Some(path) => resume_chosen(cx, PathBuf::from(path)),
                     None => Vec::new(),
                 })),
             })]
         })
+    })]
+}
+
+/// The folder a session file's header records.
+fn recorded_cwd(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = String::new();
+    std::io::BufReader::new(file).read_line(&mut first).ok()?;
+    let header: serde_json::Value = serde_json::from_str(first.trim()).ok()?;
+    header.get("cwd")?.as_str().map(str::to_string)
+}
+
+/// A session chosen in `/resume`: switched to, unless the folder it was recorded in is gone;
+/// then, as pi 1.6, the choice of continuing here (this time), forking here, or not.
+fn resume_chosen(cx: &Ctx<'_>, path: PathBuf) -> Vec<Effect> {
+    let here = cx.session.cwd().display().to_string();
+    let gone = recorded_cwd(&path).filter(|c| *c != here && !Path::new(c).is_dir());
+    let Some(gone) = gone else {
+        return vec![Effect::ReplaceSession(Replace::Switch {
+            path,
+            notice: "Resumed session".into(),
+        })];
+    };
+    let items = vec![
+        SelectItem::new("continue").with_label(format!("Continue in {here} (asks again next time)")),
+        SelectItem::new("fork").with_label(format!("Fork into {here} (new session ID, original kept)")),
+        SelectItem::new("cancel").with_label("Cancel"),
+    ];
+    let dialog =
+        super::dialogs::Dialog::selector(format!("Session cwd does not exist: {gone}"), items, cx.theme.clone());
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |_, value| match value.as_deref() {
+            Some("continue") => vec![Effect::ReplaceSession(Replace::SwitchHere(path))],
+            Some("fork") => vec![Effect::ReplaceSession(Replace::ForkHere(path))],
+            _ => vec![Effect::StatusLine("Resume cancelled".into())],
+        })),
     })]
 }
 

@@ -105,6 +105,10 @@ pub enum Replace {
         path: PathBuf,
         notice: String,
     },
+    /// Resume a session file whose recorded folder is gone, in the current folder this time.
+    SwitchHere(PathBuf),
+    /// Copy a session file whose recorded folder is gone into a new session here.
+    ForkHere(PathBuf),
     /// A new session branched before this entry; its text goes back into the editor.
     Fork(String),
     /// The same session file again on settings, resources and models read anew (`/reload`).

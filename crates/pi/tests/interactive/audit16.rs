@@ -419,3 +419,52 @@ fn resume_renames_the_session_in_use() {
     let text = std::fs::read_to_string(file).unwrap();
     assert!(text.contains("\"named one\""), "{text}");
 }
+
+/// A saved session whose folder is deleted afterwards.
+fn session_in_a_gone_folder(s: &super::Setup) -> std::path::PathBuf {
+    let gone = s.cwd.path().join("gone");
+    std::fs::create_dir_all(&gone).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pi"))
+        .args(["-p", "in the gone dir"])
+        .current_dir(&gone)
+        .env("PI_CODING_AGENT_DIR", s.agent.path())
+        .env("HOME", s.agent.path())
+        .env("PI_OFFLINE", "1")
+        .output()
+        .expect("pi -p");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(&gone).unwrap();
+    gone
+}
+
+#[test]
+fn resuming_a_session_whose_folder_is_gone_asks_to_continue_here_or_fork() {
+    let s = setup(Script::echo());
+    let gone = session_in_a_gone_folder(&s);
+    let mut pty = s.pi(30, 100);
+    let open = |pty: &mut super::pty::Pty| {
+        pty.type_text("/resume");
+        pty.send(ENTER);
+        pty.wait_text("Resume Session (Current Folder)");
+        pty.send("\t");
+        pty.wait_text("in the gone dir");
+        pty.send(ENTER);
+        pty.wait_text(&format!("Session cwd does not exist: {}", gone.display()));
+    };
+    open(&mut pty);
+    let here = s.cwd.path().display().to_string();
+    pty.wait_text(&format!("Continue in {here} (asks again next time)"));
+    pty.wait_text(&format!("Fork into {here} (new session ID, original kept)"));
+    pty.send(ESC);
+    pty.wait_text("Resume cancelled");
+    open(&mut pty);
+    pty.send(ENTER);
+    pty.wait_text(&format!("Resumed session in {here}"));
+    pty.wait_text("echo: in the gone dir");
+    open(&mut pty);
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Forked into new session");
+    pty.wait_text("echo: in the gone dir");
+    quit(&mut pty);
+}
