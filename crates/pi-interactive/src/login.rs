@@ -358,7 +358,7 @@ fn open_providers(cx: &Ctx<'_>, oauth: Option<bool>, query: &str) -> Vec<Effect>
             Some(false) => "No API key providers available.",
             None => "No login providers available.",
         };
-        return vec![notice(text, "dim")];
+        return vec![Effect::StatusLine(text.into())];
     }
     let rows = rows_for(cx, &options);
     let list = LoginChoice::searchable(
@@ -708,7 +708,7 @@ pub fn logout_chosen(cx: &Ctx<'_>, options: &[ProviderOption], value: &str) -> V
         then(move |_| {
             vec![
                 match text {
-                    Ok(t) => notice(t, "dim"),
+                    Ok(t) => Effect::StatusLine(t),
                     Err(t) => notice(t, "error"),
                 },
                 Effect::RefreshFooter,

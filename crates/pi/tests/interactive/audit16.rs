@@ -468,3 +468,35 @@ fn resuming_a_session_whose_folder_is_gone_asks_to_continue_here_or_fork() {
     pty.wait_text("echo: in the gone dir");
     quit(&mut pty);
 }
+
+#[test]
+fn the_logout_status_replaces_the_saved_key_status() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/login");
+    pty.send(ENTER);
+    pty.wait_text("Select authentication method:");
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("Select provider to configure:");
+    pty.type_text("anthropic");
+    pty.wait_text("→ Anthropic • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Enter Anthropic API key");
+    pty.type_text("sk-ant-test");
+    pty.send(ENTER);
+    pty.wait_text("Saved API key for Anthropic. Credentials saved to");
+    pty.type_text("/logout");
+    pty.send(ENTER);
+    pty.wait_text("→ Anthropic ✓ configured");
+    pty.send(ENTER);
+    pty.wait_text("Removed stored API key for Anthropic.");
+    pty.wait_stable(Duration::from_millis(300));
+    // One status line: the logout's took the place of the login's.
+    assert!(
+        !pty.contents().contains("Saved API key for Anthropic"),
+        "{}",
+        pty.contents()
+    );
+    quit(&mut pty);
+}
