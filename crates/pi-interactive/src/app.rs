@@ -166,6 +166,7 @@ impl App {
                 pending,
                 status: None,
                 status_box: None,
+                reloading: None,
                 editor,
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
@@ -394,6 +395,7 @@ impl App {
             Effect::TaskFinished => {
                 self.task_cancel = None;
                 self.view.status_box = None;
+                self.view.reloading = None;
                 self.set_status(None);
             }
             Effect::RefreshFooter => self.refresh_footer(),
@@ -488,6 +490,12 @@ impl App {
     /// opens files and builds the new session on the blocking pool).
     fn replace_session(&mut self, how: Replace, tui: &mut Tui) {
         let host = self.host.clone();
+        // As pi 1.6: a notice stands in the editor's place (and takes the keys) until the
+        // reload is done.
+        let reload = matches!(how, Replace::Reload);
+        if reload {
+            self.view.reloading = Some(self.theme.clone());
+        }
         let task = super::effect::spawn(async move {
             let result = match how {
                 Replace::New => host
@@ -530,7 +538,14 @@ impl App {
                     }]
                 }),
                 // An extension said no: the current session simply goes on.
-                Err(pi_coding_agent::runtime::StartupError::Cancelled) => Box::new(|_| Vec::new()),
+                Err(pi_coding_agent::runtime::StartupError::Cancelled) => Box::new(move |_| match reload {
+                    true => vec![Effect::TaskFinished],
+                    false => Vec::new(),
+                }),
+                Err(e) if reload => {
+                    let message = format!("Reload failed: {e}");
+                    Box::new(move |_| vec![Effect::Notice(message, "error"), Effect::TaskFinished])
+                }
                 Err(e) => super::effect::then_notice(e.to_string(), "error"),
             };
             then

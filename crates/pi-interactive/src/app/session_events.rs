@@ -313,6 +313,7 @@ impl App {
     }
 
     pub fn replaced(&mut self, notice: Option<String>, editor_text: Option<String>) {
+        self.view.reloading = None;
         self.branch = super::super::footer::git_branch(self.session().cwd());
         // Output for blocks of the old session has nowhere to go.
         self.tx.live().drain();

@@ -119,6 +119,19 @@ fn reload_names_the_context_files_it_read_again() {
     pty.type_text("/reload");
     pty.send(ENTER);
     pty.wait_text("Reloaded keybindings, extensions, skills, prompts, themes, and context files");
+    // While it ran, its notice stood in the editor's place.
+    let raw = String::from_utf8_lossy(&pty.raw()).to_string();
+    assert!(
+        raw.contains("Reloading keybindings, extensions, skills, prompts, themes, and context files..."),
+        "the reload notice was drawn"
+    );
+    // And the editor is back.
+    pty.type_text("typed after");
+    pty.wait_text("typed after");
+    pty.send(CTRL_U);
+    pty.wait_for("the editor emptied", Duration::from_secs(10), |c| {
+        !c.contains("typed after")
+    });
     quit(&mut pty);
 }
 
