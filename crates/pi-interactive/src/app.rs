@@ -507,11 +507,11 @@ impl App {
                     .await
                     .map(|()| ("Cloned to new session".to_string(), None)),
                 Replace::Switch { path, notice } => host.switch_session(&path).await.map(|()| (notice, None)),
-                Replace::SwitchHere(path) => {
+                Replace::SwitchHere { path, notice } => {
                     let here = host.session().cwd().display().to_string();
                     host.switch_session_here(&path)
                         .await
-                        .map(|()| (format!("Resumed session in {here}"), None))
+                        .map(|()| (notice.unwrap_or_else(|| format!("Resumed session in {here}")), None))
                 }
                 Replace::ForkHere(path) => {
                     let here = host.session().cwd().display().to_string();

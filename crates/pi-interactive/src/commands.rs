@@ -219,7 +219,7 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     let dialog = super::dialogs::Dialog::selector(title, items, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
-        picker: Picker::Custom(Box::new(move |_, value| {
+        picker: Picker::Custom(Box::new(move |cx, value| {
             if value.as_deref() != Some("Yes") {
                 return vec![Effect::StatusLine("Import cancelled".into())];
             }
@@ -230,7 +230,7 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
                 )];
             }
             let notice = format!("Session imported from: {arg}");
-            vec![Effect::ReplaceSession(Replace::Switch { path, notice })]
+            switch_or_ask(cx, path, notice.clone(), Some(notice), "Import cancelled")
         })),
     })]
 }
@@ -667,13 +667,23 @@ fn recorded_cwd(path: &Path) -> Option<String> {
 /// A session chosen in `/resume`: switched to, unless the folder it was recorded in is gone;
 /// then, as pi 1.6, the choice of continuing here (this time), forking here, or not.
 fn resume_chosen(cx: &Ctx<'_>, path: PathBuf) -> Vec<Effect> {
+    switch_or_ask(cx, path, "Resumed session".into(), None, "Resume cancelled")
+}
+
+/// Switch to `path` with `notice`, unless the folder it was recorded in is gone: then ask
+/// whether to continue here (`continued` is said then, else where it runs) or fork here;
+/// `cancelled` is said when neither.
+fn switch_or_ask(
+    cx: &Ctx<'_>,
+    path: PathBuf,
+    notice: String,
+    continued: Option<String>,
+    cancelled: &'static str,
+) -> Vec<Effect> {
     let here = cx.session.cwd().display().to_string();
     let gone = recorded_cwd(&path).filter(|c| *c != here && !Path::new(c).is_dir());
     let Some(gone) = gone else {
-        return vec![Effect::ReplaceSession(Replace::Switch {
-            path,
-            notice: "Resumed session".into(),
-        })];
+        return vec![Effect::ReplaceSession(Replace::Switch { path, notice })];
     };
     let items = vec![
         SelectItem::new("continue").with_label(format!("Continue in {here} (asks again next time)")),
@@ -685,9 +695,12 @@ fn resume_chosen(cx: &Ctx<'_>, path: PathBuf) -> Vec<Effect> {
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
         picker: Picker::Custom(Box::new(move |_, value| match value.as_deref() {
-            Some("continue") => vec![Effect::ReplaceSession(Replace::SwitchHere(path))],
+            Some("continue") => vec![Effect::ReplaceSession(Replace::SwitchHere {
+                path,
+                notice: continued,
+            })],
             Some("fork") => vec![Effect::ReplaceSession(Replace::ForkHere(path))],
-            _ => vec![Effect::StatusLine("Resume cancelled".into())],
+            _ => vec![Effect::StatusLine(cancelled.into())],
         })),
     })]
 }

@@ -105,8 +105,12 @@ pub enum Replace {
         path: PathBuf,
         notice: String,
     },
-    /// Resume a session file whose recorded folder is gone, in the current folder this time.
-    SwitchHere(PathBuf),
+    /// Resume (or import) a session file whose recorded folder is gone, in the current folder
+    /// this time; `notice` says so on success (else "Resumed session in <folder>").
+    SwitchHere {
+        path: PathBuf,
+        notice: Option<String>,
+    },
     /// Copy a session file whose recorded folder is gone into a new session here.
     ForkHere(PathBuf),
     /// A new session branched before this entry; its text goes back into the editor.

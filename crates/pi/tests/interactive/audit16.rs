@@ -513,3 +513,28 @@ fn the_logout_status_replaces_the_saved_key_status() {
     );
     quit(&mut pty);
 }
+
+#[test]
+fn importing_a_session_whose_folder_is_gone_asks_too() {
+    let s = setup(Script::echo());
+    session_in_a_gone_folder(&s);
+    // A copy of that session file, to import.
+    let sessions = s.agent.path().join("sessions");
+    let file = std::fs::read_dir(&sessions)
+        .unwrap()
+        .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("a session file");
+    std::fs::copy(&file, s.cwd.path().join("old.jsonl")).unwrap();
+    let mut pty = s.pi(30, 100);
+    pty.type_text("/import old.jsonl");
+    pty.send(ENTER);
+    pty.wait_text("Replace current session with old.jsonl?");
+    pty.send(ENTER);
+    pty.wait_text("Session cwd does not exist:");
+    pty.send(ENTER);
+    pty.wait_text("Session imported from: old.jsonl");
+    pty.wait_text("echo: in the gone dir");
+    quit(&mut pty);
+}
