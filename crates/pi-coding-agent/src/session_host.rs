@@ -217,6 +217,53 @@ impl SessionHost {
             .await
     }
 
+    /// Open another session file whose recorded folder is gone, running it in the current
+    /// session's folder this time only.
+    pub async fn switch_session_here(&self, path: &Path) -> Result<(), StartupError> {
+        let ask = (
+            "session_before_switch",
+            serde_json::json!({ "reason": "resume", "targetSessionFile": path.display().to_string() }),
+        );
+        let here = self.session().cwd().display().to_string();
+        let prepare = async {
+            let (store, ()) = self.open_other(path).await?;
+            Ok((
+                store.map(|mut s| {
+                    s.run_in(&here);
+                    s
+                }),
+                (),
+            ))
+        };
+        self.replacing(Replacement::Resume, Some(ask), prepare, None).await
+    }
+
+    /// Copy another session file (whose recorded folder is gone) into a new session in the
+    /// current session's folder, as `--fork` does; returns the new session's id.
+    pub async fn fork_file_here(&self, path: &Path) -> Result<String, StartupError> {
+        let ask = (
+            "session_before_switch",
+            serde_json::json!({ "reason": "resume", "targetSessionFile": path.display().to_string() }),
+        );
+        let (here, dir) = self
+            .session()
+            .with_store(|s| (s.cwd().to_string(), s.session_dir().map(Path::to_path_buf)));
+        let source = path.to_path_buf();
+        let prepare = async move {
+            let Some(dir) = dir else {
+                return Err(StartupError::Failed(
+                    "This session is not saved to a folder".to_string(),
+                ));
+            };
+            let store = blocking(move || SessionManager::fork_from(&source, &here, dir))
+                .await?
+                .map_err(|e| StartupError::Failed(e.to_string()))?;
+            let id = store.session_id().to_string();
+            Ok((Some(store), id))
+        };
+        self.replacing(Replacement::Resume, Some(ask), prepare, None).await
+    }
+
     /// The store of another session file (the current store when it is the same file: it is
     /// locked by this process already).
     async fn open_other(&self, path: &Path) -> Result<(Option<SessionManager>, ()), StartupError> {

@@ -169,6 +169,7 @@ impl App {
                 pending,
                 status: None,
                 status_box: None,
+                reloading: None,
                 editor,
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
@@ -271,6 +272,11 @@ impl App {
     /// An overlay (picker, menu, dialog) has the keys.
     pub fn overlay_open(&self) -> bool {
         self.picker.is_some()
+    }
+
+    /// The open dialog's overlay.
+    pub fn overlay_id(&self) -> Option<pi_tui::OverlayId> {
+        self.picker.as_ref().map(|(id, _)| *id)
     }
 
     /// The program status report for the terminal, when it changed since last asked.
@@ -398,6 +404,7 @@ impl App {
             Effect::TaskFinished => {
                 self.task_cancel = None;
                 self.view.status_box = None;
+                self.view.reloading = None;
                 self.set_status(None);
             }
             Effect::RefreshFooter => self.refresh_footer(),
@@ -492,6 +499,12 @@ impl App {
     /// opens files and builds the new session on the blocking pool).
     fn replace_session(&mut self, how: Replace, tui: &mut Tui) {
         let host = self.host.clone();
+        // As pi 1.6: a notice stands in the editor's place (and takes the keys) until the
+        // reload is done.
+        let reload = matches!(how, Replace::Reload);
+        if reload {
+            self.view.reloading = Some(self.theme.clone());
+        }
         let task = super::effect::spawn(async move {
             let result = match how {
                 Replace::New => host
@@ -503,13 +516,25 @@ impl App {
                     .await
                     .map(|()| ("Cloned to new session".to_string(), None)),
                 Replace::Switch { path, notice } => host.switch_session(&path).await.map(|()| (notice, None)),
+                Replace::SwitchHere { path, notice } => {
+                    let here = host.session().cwd().display().to_string();
+                    host.switch_session_here(&path)
+                        .await
+                        .map(|()| (notice.unwrap_or_else(|| format!("Resumed session in {here}")), None))
+                }
+                Replace::ForkHere(path) => {
+                    let here = host.session().cwd().display().to_string();
+                    host.fork_file_here(&path)
+                        .await
+                        .map(|id| (format!("Forked into new session {id} in {here}"), None))
+                }
                 Replace::Fork(entry) => host
                     .fork(&entry)
                     .await
                     .map(|text| ("Forked to new session".to_string(), Some(text))),
                 Replace::Reload => host.reload().await.map(|()| {
                     (
-                        "Reloaded keybindings, extensions, skills, prompts, themes".to_string(),
+                        "Reloaded keybindings, extensions, skills, prompts, themes, and context files".to_string(),
                         None,
                     )
                 }),
@@ -522,7 +547,14 @@ impl App {
                     }]
                 }),
                 // An extension said no: the current session simply goes on.
-                Err(pi_coding_agent::runtime::StartupError::Cancelled) => Box::new(|_| Vec::new()),
+                Err(pi_coding_agent::runtime::StartupError::Cancelled) => Box::new(move |_| match reload {
+                    true => vec![Effect::TaskFinished],
+                    false => Vec::new(),
+                }),
+                Err(e) if reload => {
+                    let message = format!("Reload failed: {e}");
+                    Box::new(move |_| vec![Effect::Notice(message, "error"), Effect::TaskFinished])
+                }
                 Err(e) => super::effect::then_notice(e.to_string(), "error"),
             };
             then

@@ -36,9 +36,7 @@ fn cancelled() -> Vec<Effect> {
 
 fn choice(cx: &Ctx<'_>, title: &str, options: &[&str], details: Vec<String>) -> Dialog {
     let items = options.iter().map(|o| SelectItem::new(*o)).collect();
-    Dialog::choice(title, items, false, cx.theme.clone())
-        .with_details(details, Vec::new())
-        .with_hint("↑↓ navigate  enter select  escape/ctrl+c cancel")
+    Dialog::selector(title, items, cx.theme.clone()).with_details(details, Vec::new())
 }
 
 /// `/bug [description]`: the description first (several lines may be typed), prefilled with

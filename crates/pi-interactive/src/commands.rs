@@ -253,10 +253,10 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     let path = resolve(cx.session.cwd(), &arg);
     let title = format!("Import session\nReplace current session with {arg}?");
     let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
-    let dialog = super::dialogs::Dialog::choice(title, items, false, cx.theme.clone());
+    let dialog = super::dialogs::Dialog::selector(title, items, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
-        picker: Picker::Custom(Box::new(move |_, value| {
+        picker: Picker::Custom(Box::new(move |cx, value| {
             if value.as_deref() != Some("Yes") {
                 return vec![Effect::StatusLine("Import cancelled".into())];
             }
@@ -267,7 +267,7 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
                 )];
             }
             let notice = format!("Session imported from: {arg}");
-            vec![Effect::ReplaceSession(Replace::Switch { path, notice })]
+            switch_or_ask(cx, path, notice.clone(), Some(notice), "Import cancelled")
         })),
     })]
 }
@@ -449,7 +449,7 @@ fn export(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
             }
         };
         match result {
-            Ok(p) => then_notice(format!("Session exported to: {p}"), "dim"),
+            Ok(p) => then(move |_| vec![Effect::StatusLine(format!("Session exported to: {p}"))]),
             Err(e) => then_notice(format!("Failed to export session: {e}"), "error"),
         }
     })]
@@ -677,18 +677,73 @@ fn open_resume(cx: &Ctx<'_>) -> Vec<Effect> {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as i64);
-            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now);
+            let session = cx.session.clone();
+            let picker = super::session_picker::SessionPicker::new(here, all, current, cx.theme.clone(), now)
+                .with_current_rename(Box::new(move |name| {
+                    let session = session.clone();
+                    tokio::spawn(async move {
+                        let _ = session.set_session_name(&name).await;
+                    });
+                }));
             vec![Effect::Open(Overlay {
                 view: Box::new(picker),
-                picker: Picker::Custom(Box::new(|_, value| match value {
-                    Some(path) => vec![Effect::ReplaceSession(Replace::Switch {
-                        path: PathBuf::from(path),
-                        notice: "Resumed session".into(),
-                    })],
+                picker: Picker::Custom(Box::new(|cx, value| match value {
+                    Some(path) => resume_chosen(cx, PathBuf::from(path)),
                     None => Vec::new(),
                 })),
             })]
         })
+    })]
+}
+
+/// The folder a session file's header records.
+fn recorded_cwd(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = String::new();
+    std::io::BufReader::new(file).read_line(&mut first).ok()?;
+    let header: serde_json::Value = serde_json::from_str(first.trim()).ok()?;
+    header.get("cwd")?.as_str().map(str::to_string)
+}
+
+/// A session chosen in `/resume`: switched to, unless the folder it was recorded in is gone;
+/// then, as pi 1.6, the choice of continuing here (this time), forking here, or not.
+fn resume_chosen(cx: &Ctx<'_>, path: PathBuf) -> Vec<Effect> {
+    switch_or_ask(cx, path, "Resumed session".into(), None, "Resume cancelled")
+}
+
+/// Switch to `path` with `notice`, unless the folder it was recorded in is gone: then ask
+/// whether to continue here (`continued` is said then, else where it runs) or fork here;
+/// `cancelled` is said when neither.
+fn switch_or_ask(
+    cx: &Ctx<'_>,
+    path: PathBuf,
+    notice: String,
+    continued: Option<String>,
+    cancelled: &'static str,
+) -> Vec<Effect> {
+    let here = cx.session.cwd().display().to_string();
+    let gone = recorded_cwd(&path).filter(|c| *c != here && !Path::new(c).is_dir());
+    let Some(gone) = gone else {
+        return vec![Effect::ReplaceSession(Replace::Switch { path, notice })];
+    };
+    let items = vec![
+        SelectItem::new("continue").with_label(format!("Continue in {here} (asks again next time)")),
+        SelectItem::new("fork").with_label(format!("Fork into {here} (new session ID, original kept)")),
+        SelectItem::new("cancel").with_label("Cancel"),
+    ];
+    let dialog =
+        super::dialogs::Dialog::selector(format!("Session cwd does not exist: {gone}"), items, cx.theme.clone());
+    vec![Effect::Open(Overlay {
+        view: Box::new(dialog),
+        picker: Picker::Custom(Box::new(move |_, value| match value.as_deref() {
+            Some("continue") => vec![Effect::ReplaceSession(Replace::SwitchHere {
+                path,
+                notice: continued,
+            })],
+            Some("fork") => vec![Effect::ReplaceSession(Replace::ForkHere(path))],
+            _ => vec![Effect::StatusLine(cancelled.into())],
+        })),
     })]
 }
 

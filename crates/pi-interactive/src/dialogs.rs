@@ -57,6 +57,8 @@ pub struct Dialog {
     flush_list: bool,
     /// pi's plain selector layout: a blank row inside each rule, ten rows of choices.
     spaced: bool,
+    /// The theme colour of the rules above and below (pi 1.6's `/mcp` screens use `accent`).
+    rules: &'static str,
     /// Dropped with the dialog: ends what keeps it live (a task waking the screen).
     _live: Option<tokio_util::sync::DropGuard>,
     /// A prompt's text field in the last render (row, first column), for the mouse.
@@ -97,6 +99,7 @@ impl Dialog {
             refresh: None,
             flush_list: false,
             spaced: false,
+            rules: "border",
             _live: None,
             field_at: None,
         }
@@ -139,6 +142,7 @@ impl Dialog {
             refresh: None,
             flush_list: false,
             spaced: false,
+            rules: "border",
             _live: None,
             field_at: None,
         }
@@ -155,6 +159,12 @@ impl Dialog {
     /// Draw the choices from the first column, as pi 1.6's `/mcp` screens do.
     pub fn flush_list(mut self) -> Self {
         self.flush_list = true;
+        self
+    }
+
+    /// Rules in the accent colour, as pi 1.6 frames its `/mcp` screens.
+    pub fn accent_rules(mut self) -> Self {
+        self.rules = "accent";
         self
     }
 
@@ -193,6 +203,7 @@ impl Dialog {
             refresh: None,
             flush_list: false,
             spaced: false,
+            rules: "border",
             _live: None,
             field_at: None,
         }
@@ -248,7 +259,7 @@ impl Component for Dialog {
         let t = self.theme.clone();
         let inner = width.saturating_sub(2).max(1);
         let top = out.len();
-        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(t.paint(self.rules, &"─".repeat(width)));
         if self.spaced {
             out.push_line(String::new());
         }
@@ -262,7 +273,9 @@ impl Component for Dialog {
         }
         if !self.details.is_empty() || !self.errors.is_empty() {
             // Long facts (a command line, an explanation, an error) wrap, as pi 1.6 shows them.
-            for (lines, token) in [(&self.details, "dim"), (&self.errors, "error")] {
+            // pi's selector prompts describe themselves in the text colour.
+            let facts = if self.spaced { "text" } else { "dim" };
+            for (lines, token) in [(&self.details, facts), (&self.errors, "error")] {
                 for l in lines {
                     let wrapped = wrap_text(l, inner);
                     if wrapped.is_empty() {
@@ -324,7 +337,7 @@ impl Component for Dialog {
         if self.spaced {
             out.push_line(String::new());
         }
-        out.push_line(t.paint("border", &"─".repeat(width)));
+        out.push_line(t.paint(self.rules, &"─".repeat(width)));
     }
 
     /// A prompt's text field takes a press (its cursor goes there), as pi 1.6's input does.

@@ -22,7 +22,7 @@ use pi_tui::{Component, Keybindings};
 use tokio_util::sync::CancellationToken;
 
 use super::events::UiSender;
-use super::login::ProviderOption;
+use super::login::{LoginBack, ProviderOption};
 use super::theme::UiTheme;
 use pi_coding_agent::config::settings::SettingsManager;
 use pi_coding_agent::session::AgentSession;
@@ -54,12 +54,12 @@ pub enum Picker {
     /// API-key entry; `back` is the list to reopen on cancel.
     LoginKey {
         provider: ProviderOption,
-        back: Option<Option<bool>>,
+        back: Option<LoginBack>,
     },
     /// A sign-in under way.
     LoginFlow {
         provider: ProviderOption,
-        back: Option<Option<bool>>,
+        back: Option<LoginBack>,
     },
     Logout(Vec<ProviderOption>),
     ScopedModels,
@@ -105,6 +105,14 @@ pub enum Replace {
         path: PathBuf,
         notice: String,
     },
+    /// Resume (or import) a session file whose recorded folder is gone, in the current folder
+    /// this time; `notice` says so on success (else "Resumed session in <folder>").
+    SwitchHere {
+        path: PathBuf,
+        notice: Option<String>,
+    },
+    /// Copy a session file whose recorded folder is gone into a new session here.
+    ForkHere(PathBuf),
     /// A new session branched before this entry; its text goes back into the editor.
     Fork(String),
     /// The same session file again on settings, resources and models read anew (`/reload`).

@@ -221,7 +221,9 @@ fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
         let parts = app.view_mut().screen_parts(fs.transcript_width(w), w);
         let _ = tui.render_fullscreen(parts, term);
     } else {
-        let _ = tui.render(app.view_mut(), term);
+        let (w, _) = tui.size();
+        let parts = app.view_mut().screen_parts(w, w);
+        let _ = tui.render_parts(parts, term);
     }
 }
 
@@ -693,6 +695,14 @@ fn dispatch_now(ev: &InputEvent, app: &mut app::App, tui: &mut Tui, term: &mut T
             external_editor(app, tui, term);
             return;
         }
+        if !k.is_release() && app.kb().matches(k, "app.editor.external") {
+            if let Some(id) = app.overlay_id() {
+                if tui.overlay_mut::<text_dialog::TextDialog>(id).is_some() {
+                    dialog_external_editor(app, tui, term, id);
+                    return;
+                }
+            }
+        }
     }
     app.set_screen_touched(touched);
     app.handle_input(ev, tui);
@@ -779,23 +789,53 @@ fn resume_terminal(tui: &mut Tui, term: &mut Terminal, kitty: bool) {
     tui.request_full_redraw();
 }
 
-/// Ctrl+G: edit the prompt (paste markers expanded) in the `externalEditor` setting's command,
-/// else `$VISUAL` / `$EDITOR` / `nano`; what it saves replaces the prompt when it exits with 0,
-/// otherwise a status line says why the prompt stayed as it was.
+/// Ctrl+G: edit the prompt (paste markers expanded) in the external editor; what it saves
+/// replaces the prompt, otherwise a status line says why the prompt stayed as it was.
 fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
+    let content = app.view_mut().editor.expanded_text();
+    match edit_externally(app, tui, term, &content) {
+        Ok(Some(text)) => app.view_mut().editor.set_text(&text),
+        Ok(None) => {}
+        Err(message) => app.status_line(message),
+    }
+}
+
+/// Ctrl+G in a text dialog (`/bug`'s description): as for the prompt, the dialog showing why
+/// when its text stayed as it was.
+fn dialog_external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, id: pi_tui::OverlayId) {
+    let Some(content) = tui.overlay_mut::<text_dialog::TextDialog>(id).map(|d| d.text()) else {
+        return;
+    };
+    let result = edit_externally(app, tui, term, &content);
+    if let Some(dialog) = tui.overlay_mut::<text_dialog::TextDialog>(id) {
+        match result {
+            Ok(Some(text)) => dialog.set_text(&text),
+            Ok(None) => dialog.set_problem(None),
+            Err(message) => dialog.set_problem(Some(message)),
+        }
+    }
+}
+
+/// Run the `externalEditor` setting's command, else `$VISUAL` / `$EDITOR` / `nano`, on
+/// `content` with the terminal handed over: `Ok(Some(text))` with what it saved when it
+/// exits with 0, `Err` saying why not.
+fn edit_externally(
+    app: &mut app::App,
+    tui: &mut Tui,
+    term: &mut Terminal,
+    content: &str,
+) -> Result<Option<String>, String> {
     let cmd = app
         .ctx()
         .read_settings(|s| s.external_editor_command())
         .unwrap_or_else(|| "nano".to_string());
-    let content = app.view_mut().editor.expanded_text();
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("pi-editor-{}-{stamp}", std::process::id()));
     let path = dir.join("prompt.md");
-    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, &content)) {
-        app.status_line(format!("Failed to launch external editor: {cmd} ({e})"));
-        return;
+    if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, content)) {
+        return Err(format!("Failed to launch external editor: {cmd} ({e})"));
     }
     let _ = tui.finish(term);
     let kitty = term.kitty_active();
@@ -811,21 +851,19 @@ fn external_editor(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
         None => Err(std::io::Error::other("empty command")),
     };
     resume_terminal(tui, term, kitty);
-    match status {
-        Err(_) => app.status_line(format!("Failed to launch external editor: {cmd}")),
-        Ok(s) if s.success() => {
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-                let text = text.strip_suffix('\n').unwrap_or(text);
-                app.view_mut().editor.set_text(text);
-            }
-        }
-        Ok(s) => app.status_line(format!(
+    let result = match status {
+        Err(_) => Err(format!("Failed to launch external editor: {cmd}")),
+        Ok(s) if s.success() => Ok(std::fs::read_to_string(&path).ok().map(|text| {
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            text.strip_suffix('\n').unwrap_or(text).to_string()
+        })),
+        Ok(s) => Err(format!(
             "External editor exited with {}; prompt unchanged",
             exit_description(s)
         )),
-    }
+    };
     let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 /// `code N`, or the signal's name when a signal ended the editor.

@@ -23,7 +23,43 @@ const API_KEY: &str = "Sign in with an API key";
 const PARTNERS: &[&str] = &["radius", "openrouter"];
 
 /// Providers whose only login is an account (never offered for an API key).
-const OAUTH_ONLY: &[&str] = &["github-copilot", "openai-codex"];
+const OAUTH_ONLY: &[&str] = &["openai-codex"];
+
+/// What a provider calls its key where that is not "<name> API key" (pi 1.6's key prompts).
+const KEY_NAMES: &[(&str, &str)] = &[
+    ("azure", "Azure OpenAI API key"),
+    ("github-copilot", "GitHub Copilot token"),
+    ("google", "Gemini API key"),
+    ("huggingface", "Hugging Face token"),
+    ("kimi-coding", "Kimi API key"),
+    ("meta", "Meta Model API key"),
+    ("moonshotai-cn", "Moonshot AI API key"),
+    ("opencode", "OpenCode API key"),
+    ("opencode-go", "OpenCode API key"),
+];
+
+/// The key a provider's login asks for: `Enter <this>`.
+fn key_name(p: &ProviderOption) -> String {
+    KEY_NAMES
+        .iter()
+        .find(|(id, _)| *id == p.id)
+        .map_or_else(|| format!("{} API key", p.name), |(_, name)| (*name).to_string())
+}
+
+/// Where a cancelled sign-in or key entry goes back to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginBack {
+    /// The first menu (its Radius row starts a sign-in directly).
+    Menu,
+    /// A provider list: accounts (`Some(true)`), keys (`Some(false)`) or both.
+    List(Option<bool>),
+}
+
+/// The value of the first menu's Radius row (its label names the provider).
+const RADIUS_ROW: &str = "radius";
+
+/// What Radius's method menu says about it (our wording of pi 1.6's line).
+const RADIUS_INTRO: &str = "Radius is a service made for Pi by the people who build Pi, Earendil Works";
 
 /// A provider offered by the login and logout lists.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,10 +264,27 @@ fn method_rows() -> Vec<ChoiceRow> {
         .collect()
 }
 
-/// `/login`: first the kind of login.
+/// Radius among the account sign-ins, which the first menu offers directly.
+fn radius_option(cx: &Ctx<'_>) -> Option<ProviderOption> {
+    account_providers(cx).into_iter().find(|o| o.id == RADIUS_ROW)
+}
+
+/// `/login`: first the kind of login; as in pi 1.6 the menu ends with Radius's own sign-in.
 pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
+    let mut rows = method_rows();
+    if let Some(radius) = radius_option(cx) {
+        let suffix = match cx.session.registry().lock() {
+            Ok(reg) => status_of(cx, &reg, &radius),
+            Err(_) => String::new(),
+        };
+        rows.push(ChoiceRow {
+            value: RADIUS_ROW.to_string(),
+            label: format!("Sign in with {}", radius.name),
+            suffix,
+        });
+    }
     show(
-        LoginChoice::menu("Select authentication method:", method_rows(), cx.theme.clone()),
+        LoginChoice::menu("Select authentication method:", rows, cx.theme.clone()),
         Picker::LoginMethod(None),
     )
 }
@@ -305,7 +358,7 @@ fn open_providers(cx: &Ctx<'_>, oauth: Option<bool>, query: &str) -> Vec<Effect>
             Some(false) => "No API key providers available.",
             None => "No login providers available.",
         };
-        return vec![notice(text, "dim")];
+        return vec![Effect::StatusLine(text.into())];
     }
     let rows = rows_for(cx, &options);
     let list = LoginChoice::searchable(
@@ -338,9 +391,8 @@ pub fn open_logout(cx: &Ctx<'_>) -> Vec<Effect> {
         Err(_) => return Vec::new(),
     };
     if options.is_empty() {
-        return vec![notice(
-            "No stored credentials to remove. /logout only removes credentials saved by /login; environment variables and models.json config are unchanged.",
-            "dim",
+        return vec![Effect::StatusLine(
+            "No stored credentials to remove. /logout only removes credentials saved by /login; environment variables and models.json config are unchanged.".into(),
         )];
     }
     sort_options(&mut options);
@@ -357,6 +409,12 @@ pub fn open_logout(cx: &Ctx<'_>) -> Vec<Effect> {
 
 /// The login method was chosen (for one provider when the menu was opened for it).
 pub fn method_chosen(cx: &Ctx<'_>, only: Option<Vec<ProviderOption>>, value: &str) -> Vec<Effect> {
+    if only.is_none() && value == RADIUS_ROW {
+        return match radius_option(cx) {
+            Some(p) => start(cx, p, Some(LoginBack::Menu)),
+            None => Vec::new(),
+        };
+    }
     let oauth = value == ACCOUNT;
     match only {
         Some(options) => match options.into_iter().find(|o| o.oauth == oauth) {
@@ -370,7 +428,7 @@ pub fn method_chosen(cx: &Ctx<'_>, only: Option<Vec<ProviderOption>>, value: &st
 /// A provider was chosen for login.
 pub fn provider_chosen(cx: &Ctx<'_>, oauth: Option<bool>, options: &[ProviderOption], value: &str) -> Vec<Effect> {
     match options.iter().find(|o| o.id == value).cloned() {
-        Some(p) => start(cx, p, Some(oauth)),
+        Some(p) => start(cx, p, Some(LoginBack::List(oauth))),
         None => Vec::new(),
     }
 }
@@ -384,16 +442,17 @@ pub fn list_cancelled(cx: &Ctx<'_>, oauth: Option<bool>) -> Vec<Effect> {
 }
 
 /// A sign-in or key entry was cancelled: back to the list it was started from.
-pub fn flow_cancelled(cx: &Ctx<'_>, back: Option<Option<bool>>) -> Vec<Effect> {
+pub fn flow_cancelled(cx: &Ctx<'_>, back: Option<LoginBack>) -> Vec<Effect> {
     match back {
-        Some(oauth) => open_providers(cx, oauth, ""),
+        Some(LoginBack::Menu) => open_login(cx),
+        Some(LoginBack::List(oauth)) => open_providers(cx, oauth, ""),
         None => Vec::new(),
     }
 }
 
 /// Start the login of `p`: the sign-in screen for an account, key entry otherwise.
 /// `back` is the list to reopen on cancel.
-fn start(cx: &Ctx<'_>, p: ProviderOption, back: Option<Option<bool>>) -> Vec<Effect> {
+fn start(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Vec<Effect> {
     if p.oauth {
         return start_sign_in(cx, p, back);
     }
@@ -413,17 +472,20 @@ fn start(cx: &Ctx<'_>, p: ProviderOption, back: Option<Option<bool>>) -> Vec<Eff
     } else {
         Vec::new()
     };
-    let message = format!("Enter {} API key", p.name);
+    let message = format!("Enter {}", key_name(&p));
     let view = LoginFlow::key_entry(title, &message, details, cx.theme.clone());
     show(view, Picker::LoginKey { provider: p, back })
 }
 
 /// The sign-in screen, with the flow running behind it; its updates come back as
 /// [`Effect::Login`].
-fn start_sign_in(cx: &Ctx<'_>, p: ProviderOption, back: Option<Option<bool>>) -> Vec<Effect> {
+fn start_sign_in(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Vec<Effect> {
     let id = NEXT_LOGIN.fetch_add(1, Ordering::Relaxed);
     let cancel = CancellationToken::new();
-    let view = LoginFlow::new(id, format!("Login to {}", p.name), cancel.clone(), cx.theme.clone());
+    let mut view = LoginFlow::new(id, format!("Login to {}", p.name), cancel.clone(), cx.theme.clone());
+    if p.id == RADIUS_ROW {
+        view = view.with_intro(RADIUS_INTRO);
+    }
     let paths = paths_for(&cx.session);
     let tx = cx.tx.clone();
     let provider = p.clone();
@@ -546,17 +608,18 @@ fn saved(cx: &Ctx<'_>, p: &ProviderOption, action: String) -> Vec<Effect> {
     if cx.session.model().is_none() {
         match cx.session.available_models().into_iter().find(|m| m.provider == p.id) {
             Some(m) => {
-                out.push(notice(
-                    format!("{action}. Selected {}. Credentials saved to {}", m.id, path.display()),
-                    "dim",
-                ));
+                out.push(Effect::StatusLine(format!(
+                    "{action}. Selected {}. Credentials saved to {}",
+                    m.id,
+                    path.display()
+                )));
                 out.push(super::commands::set_model(cx.session.clone(), m));
             }
             None => {
-                out.push(notice(
-                    format!("{action}. Credentials saved to {}", path.display()),
-                    "dim",
-                ));
+                out.push(Effect::StatusLine(format!(
+                    "{action}. Credentials saved to {}",
+                    path.display()
+                )));
                 out.push(notice(
                     format!("{action}, but no models are available for that provider. Use /model to select a model."),
                     "error",
@@ -564,10 +627,10 @@ fn saved(cx: &Ctx<'_>, p: &ProviderOption, action: String) -> Vec<Effect> {
             }
         }
     } else {
-        out.push(notice(
-            format!("{action}. Credentials saved to {}", path.display()),
-            "dim",
-        ));
+        out.push(Effect::StatusLine(format!(
+            "{action}. Credentials saved to {}",
+            path.display()
+        )));
         // The model in use may be the one this sign-in now reaches through a subscription.
         out.push(Effect::CheckSubscription);
     }
@@ -645,7 +708,7 @@ pub fn logout_chosen(cx: &Ctx<'_>, options: &[ProviderOption], value: &str) -> V
         then(move |_| {
             vec![
                 match text {
-                    Ok(t) => notice(t, "dim"),
+                    Ok(t) => Effect::StatusLine(t),
                     Err(t) => notice(t, "error"),
                 },
                 Effect::RefreshFooter,
@@ -662,12 +725,14 @@ mod tests {
     fn api_key_providers_skip_subscription_only_and_duplicates() {
         let v = api_key_providers(vec![
             ("openai".to_string(), "OpenAI".to_string()),
+            ("openai-codex".to_string(), "OpenAI Codex".to_string()),
             ("github-copilot".to_string(), "GitHub Copilot".to_string()),
             ("anthropic".to_string(), "Anthropic".to_string()),
             ("openai".to_string(), "OpenAI".to_string()),
         ]);
         let ids: Vec<&str> = v.iter().map(|o| o.id.as_str()).collect();
-        assert_eq!(ids, ["anthropic", "openai"]);
+        // Copilot also takes a token, as in pi 1.6; Codex only an account.
+        assert_eq!(ids, ["anthropic", "github-copilot", "openai"]);
         let v = api_key_providers(vec![
             ("openai".to_string(), "OpenAI".to_string()),
             ("openrouter".to_string(), "OpenRouter".to_string()),
@@ -675,5 +740,17 @@ mod tests {
         ]);
         let ids: Vec<&str> = v.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["radius", "openrouter", "openai"], "partners first");
+    }
+
+    #[test]
+    fn key_prompts_use_each_provider_s_own_name_for_its_key() {
+        let p = |id: &str, name: &str| ProviderOption {
+            id: id.into(),
+            name: name.into(),
+            oauth: false,
+        };
+        assert_eq!(key_name(&p("github-copilot", "GitHub Copilot")), "GitHub Copilot token");
+        assert_eq!(key_name(&p("google", "Google")), "Gemini API key");
+        assert_eq!(key_name(&p("anthropic", "Anthropic")), "Anthropic API key");
     }
 }

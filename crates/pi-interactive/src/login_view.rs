@@ -291,6 +291,8 @@ pub struct LoginFlow {
     request: Option<FlowRequest>,
     /// The text field's row in the last render, for the mouse.
     field_row: Option<usize>,
+    /// A line under the title of the flow's method menu (Radius introduces itself there).
+    intro: Option<String>,
 }
 
 impl LoginFlow {
@@ -310,7 +312,14 @@ impl LoginFlow {
             focused: false,
             result: None,
             request: None,
+            intro: None,
         }
+    }
+
+    /// Show `text` under the title of the flow's method menu.
+    pub fn with_intro(mut self, text: impl Into<String>) -> Self {
+        self.intro = Some(text.into());
+        self
     }
 
     /// An API-key entry: `message` over an input whose text is the result.
@@ -558,6 +567,12 @@ impl Component for LoginFlow {
                 "…",
             ));
             out.push_line(String::new());
+            if let Some(intro) = &self.intro {
+                for l in wrap_text(intro, inner) {
+                    out.push_line(format!(" {}", t.paint("text", &l)));
+                }
+                out.push_line(String::new());
+            }
             for (i, (_, label)) in options.iter().enumerate() {
                 let row = if i == *selected {
                     format!("{}{}", t.paint("accent", "→ "), t.paint("accent", label))

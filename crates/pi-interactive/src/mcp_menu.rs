@@ -291,7 +291,7 @@ pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
             global.display()
         );
         // A panel in the editor's place, as pi 1.6 shows it.
-        let panel = Dialog::message("MCP servers", vec![message], errors, cx.theme.clone());
+        let panel = Dialog::message("MCP servers", vec![message], errors, cx.theme.clone()).accent_rules();
         return vec![Effect::Open(Overlay {
             view: Box::new(panel),
             picker: Picker::Custom(Box::new(|_, _| Vec::new())),
@@ -300,6 +300,7 @@ pub fn open_list(cx: &Ctx<'_>) -> Vec<Effect> {
     let rows = list_rows(&runtime);
     let refresh = refresh_when_changed(&rows, move || list_rows(&runtime));
     let dialog = Dialog::choice("MCP servers", rows.items, false, cx.theme.clone())
+        .accent_rules()
         .with_details(Vec::new(), rows.errors)
         .with_hint("enter manage • escape/ctrl+c close")
         .flush_list()
@@ -430,6 +431,7 @@ fn open_server_saying(cx: &Ctx<'_>, name: &str, message: Option<String>) -> Vec<
     let watched = Arc::clone(&server);
     let refresh = refresh_when_changed(&rows, move || page_rows(&watched, in_project, message.as_deref()));
     let dialog = Dialog::choice(format!("MCP server {name}"), rows.items, false, cx.theme.clone())
+        .accent_rules()
         .with_details(rows.details, rows.errors)
         .with_hint("enter select • escape/ctrl+c back")
         .flush_list()
@@ -565,6 +567,7 @@ fn open_tools(cx: &Ctx<'_>, server: &Arc<McpServer>) -> Vec<Effect> {
         return vec![notice("The server offers no tools.", "dim")];
     }
     let dialog = Dialog::choice(format!("Tools of {}", server.name()), items, false, cx.theme.clone())
+        .accent_rules()
         .with_details(details, Vec::new())
         .with_hint("enter/escape back");
     let name = server.name().to_string();
@@ -591,6 +594,7 @@ fn open_exposure(cx: &Ctx<'_>, server: &Arc<McpServer>) -> Vec<Effect> {
         .clone()
         .unwrap_or_else(|| server.entry.source.clone());
     let mut dialog = Dialog::choice(format!("Exposure of {}", server.name()), items, false, cx.theme.clone())
+        .accent_rules()
         .with_details(vec![format!("Saved to {}.", file.display())], Vec::new())
         .with_hint("enter save • escape back");
     dialog.select_value(current.as_str());

@@ -91,7 +91,7 @@ impl McpSignInView {
 impl Component for McpSignInView {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = self.theme.clone();
-        let border = t.paint("border", &"─".repeat(width));
+        let border = t.paint("accent", &"─".repeat(width));
         out.push_line(border.clone());
         out.push_line(truncate_to_width(
             &format!(" {}", t.bold("accent", &self.title)),

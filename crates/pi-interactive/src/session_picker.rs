@@ -46,7 +46,13 @@ pub struct SessionPicker {
     theme: Arc<UiTheme>,
     result: Option<DialogResult>,
     now_ms: i64,
+    /// Names the session in use: its file is held by this process, so it is renamed
+    /// through the session rather than by opening the file again.
+    rename_current: Option<RenameCurrent>,
 }
+
+/// Gives the session in use a name.
+pub type RenameCurrent = Box<dyn FnMut(String) + Send>;
 
 /// An age as pi shows it: `now`, `5m`, `3h`, `2d`, `1w`, `4mo`, `1y`.
 pub fn age(ms: i64) -> String {
@@ -127,6 +133,7 @@ impl SessionPicker {
             theme,
             result: None,
             now_ms,
+            rename_current: None,
         };
         p.refilter();
         p
@@ -193,9 +200,24 @@ impl SessionPicker {
         }
     }
 
+    /// Rename the session in use with `rename` (as `/name` does) instead of opening its file.
+    pub fn with_current_rename(mut self, rename: RenameCurrent) -> Self {
+        self.rename_current = Some(rename);
+        self
+    }
+
     fn rename_to(&mut self, path: &Path, name: &str) -> Result<(), String> {
-        let mut store = pi_session::SessionManager::open(path).map_err(|e| e.to_string())?;
-        store.append_session_info(name).map_err(|e| e.to_string())?;
+        match self
+            .rename_current
+            .as_mut()
+            .filter(|_| self.current_file.as_deref() == Some(path))
+        {
+            Some(rename) => rename(name.to_string()),
+            None => {
+                let mut store = pi_session::SessionManager::open(path).map_err(|e| e.to_string())?;
+                store.append_session_info(name).map_err(|e| e.to_string())?;
+            }
+        }
         for s in self.current.iter_mut().chain(self.all.iter_mut()) {
             if s.path == path {
                 s.name = Some(name.to_string());
@@ -243,7 +265,7 @@ impl SessionPicker {
         let hint = |id: &str, what: &str| {
             format!(
                 "{}{}",
-                t.paint("dim", &super::keys::key_hint(&kb, id)),
+                t.paint("dim", &kb.keys(id).join("/")),
                 t.paint("muted", &format!(" {what}"))
             )
         };
@@ -452,10 +474,9 @@ fn threaded(list: &[SessionInfo], shown: &[usize]) -> Vec<Row> {
         let mut kids = children.get(&i).cloned().unwrap_or_default();
         by_activity(&mut kids);
         for (k, &c) in kids.iter().enumerate().rev() {
+            // Every level below the roots takes a column; a root's column stays blank.
             let mut cont = continues.clone();
-            if depth > 0 {
-                cont.push(!last);
-            }
+            cont.push(depth > 0 && !last);
             stack.push((c, depth + 1, cont, k + 1 == kids.len()));
         }
     }

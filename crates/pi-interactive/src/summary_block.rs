@@ -64,6 +64,11 @@ impl SummaryBlock {
         Some(Self::new(tokens, summary, expand_key, expanded, theme))
     }
 
+    /// A compaction's summary (not a branch's).
+    pub fn is_compaction(&self) -> bool {
+        self.tokens_before.is_some()
+    }
+
     pub fn set_expanded(&mut self, expanded: bool) {
         self.expanded = expanded;
     }

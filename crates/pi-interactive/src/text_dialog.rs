@@ -1,6 +1,6 @@
 //! A multi-line text dialog as pi 1.6's editor dialog draws it (`/bug`'s description): a
-//! title, a description, an editor where Enter submits and Shift+Enter starts a new line,
-//! and the keys.
+//! title, a description, an editor where Enter submits and Shift+Enter starts a new line
+//! (Ctrl+G hands the text to the external editor), and the keys.
 
 use std::sync::Arc;
 
@@ -16,6 +16,8 @@ pub struct TextDialog {
     editor: Editor,
     theme: Arc<UiTheme>,
     result: Option<DialogResult>,
+    /// Why the external editor left the text as it was (shown under the editor).
+    problem: Option<String>,
 }
 
 impl TextDialog {
@@ -28,7 +30,24 @@ impl TextDialog {
             editor,
             theme,
             result: None,
+            problem: None,
         }
+    }
+
+    /// The text typed so far (paste markers expanded).
+    pub fn text(&self) -> String {
+        self.editor.expanded_text()
+    }
+
+    /// The text the external editor saved.
+    pub fn set_text(&mut self, text: &str) {
+        self.editor.set_text(text);
+        self.problem = None;
+    }
+
+    /// Say (or stop saying) why the external editor left the text as it was.
+    pub fn set_problem(&mut self, problem: Option<String>) {
+        self.problem = problem;
     }
 
     pub fn take_result(&mut self) -> Option<DialogResult> {
@@ -56,6 +75,9 @@ impl Component for TextDialog {
         }
         out.push_line(String::new());
         self.editor.render(width, out);
+        if let Some(problem) = &self.problem {
+            text(problem, "warning", out);
+        }
         out.push_line(String::new());
         let kb = keybindings();
         let hint = |id: &str, what: &str| {
@@ -66,10 +88,11 @@ impl Component for TextDialog {
             )
         };
         out.push_line(format!(
-            " {}  {}  {}",
+            " {}  {}  {}  {}",
             hint("tui.select.confirm", "submit"),
             hint("tui.input.newLine", "newline"),
             hint("tui.select.cancel", "cancel"),
+            hint("app.editor.external", "external editor"),
         ));
         out.push_line(String::new());
         out.push_line(border);
@@ -124,7 +147,8 @@ mod tests {
             "{shown}"
         );
         assert!(
-            shown.contains("enter submit  shift+enter/ctrl+j newline  escape/ctrl+c cancel"),
+            shown.contains("enter submit  shift+enter/ctrl+j newline  escape/ctrl+c cancel")
+                && shown.contains(" external editor"),
             "{shown}"
         );
         key(&mut d, "\r");

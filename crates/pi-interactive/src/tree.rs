@@ -914,7 +914,7 @@ impl Component for TreeSelector {
             let hint = |id: &str, what: &str| {
                 format!(
                     "{}{}",
-                    t.paint("dim", &super::keys::key_hint(&kb, id)),
+                    t.paint("dim", &kb.keys(id).join("/")),
                     t.paint("muted", &format!(" {what}"))
                 )
             };

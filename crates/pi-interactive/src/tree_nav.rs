@@ -26,7 +26,7 @@ fn show(view: impl pi_tui::Component + 'static, picker: Picker) -> Vec<Effect> {
 pub fn open(cx: &Ctx<'_>, select: Option<&str>) -> Vec<Effect> {
     let rows = cx.session.with_store(|s| tree_rows(s));
     if rows.is_empty() {
-        return vec![notice("No entries in session", "warning")];
+        return vec![Effect::StatusLine("No entries in session".into())];
     }
     let filter = cx
         .read_settings(|s| TreeFilter::from_setting(s.tree_filter_mode()))
@@ -70,7 +70,7 @@ pub fn chosen(cx: &Ctx<'_>, target: String) -> Vec<Effect> {
     }
     let leaf = cx.session.with_store(|s| s.get_leaf_id().map(str::to_string));
     if leaf.as_deref() == Some(target.as_str()) {
-        return vec![notice("Already at this point", "dim")];
+        return vec![Effect::StatusLine("Already at this point".into())];
     }
     let skip = cx.read_settings(|s| s.branch_summary().skip_prompt).unwrap_or(false);
     if skip {
@@ -156,7 +156,7 @@ fn navigate(cx: &Ctx<'_>, target: String, summarize: bool, custom_instructions: 
 fn done(cx: &Ctx<'_>, target: String, result: Result<NavigateOutcome, String>) -> Vec<Effect> {
     let mut out = match result {
         Ok(outcome) if outcome.cancelled => {
-            let mut v = vec![notice("Branch summarization cancelled", "dim")];
+            let mut v = vec![Effect::StatusLine("Branch summarization cancelled".into())];
             v.extend(open(cx, Some(&target)));
             v
         }

@@ -60,19 +60,48 @@ pub fn answer_for(value: &str, cwd: &Path) -> TrustAnswer {
     }
 }
 
+/// Drawn as pi 1.6's startup selector: between rules, the question (with the folder and what
+/// trusting means) in the accent colour, the choices, then the keys.
 struct TrustDialog {
     head: Vec<String>,
     list: SelectList,
+    theme: UiTheme,
 }
 
 impl Component for TrustDialog {
     fn render(&mut self, width: usize, out: &mut Frame) {
+        let t = &self.theme;
+        let rule = t.paint("border", &"─".repeat(width));
+        let inner = width.saturating_sub(2).max(1);
+        out.push_line(rule.clone());
+        out.push_line(String::new());
         for l in &self.head {
-            for w in pi_tui::wrap_text(l, width.saturating_sub(1).max(1)) {
-                out.push_line(format!(" {w}"));
+            if l.is_empty() {
+                out.push_line(String::new());
+            }
+            for w in pi_tui::wrap_text(l, inner) {
+                out.push_line(format!(" {}", t.bold("accent", &w)));
             }
         }
-        self.list.render(width, out);
+        out.push_line(String::new());
+        let mut list = Frame::default();
+        self.list.render(inner, &mut list);
+        for l in list.to_vec() {
+            out.push_line(format!(" {l}"));
+        }
+        out.push_line(String::new());
+        let kb = pi_tui::keybindings();
+        let hint =
+            |keys: &str, what: &str| format!("{}{}", t.paint("dim", keys), t.paint("muted", &format!(" {what}")));
+        let keys = [
+            hint("↑↓", "navigate"),
+            hint(&kb.keys("tui.select.confirm").join("/"), "select"),
+            hint(&kb.keys("tui.select.cancel").join("/"), "cancel"),
+        ]
+        .join("  ");
+        out.push_line(pi_tui::truncate_to_width(&format!(" {keys}"), width, ""));
+        out.push_line(String::new());
+        out.push_line(rule);
     }
     fn handle_input(&mut self, event: &InputEvent) -> bool {
         self.list.handle_input(event)
@@ -87,18 +116,15 @@ pub fn ask(cwd: &Path, theme: &UiTheme) -> std::io::Result<TrustAnswer> {
         .collect();
     let mut dialog = TrustDialog {
         head: vec![
-            String::new(),
-            theme.bold("accent", "Trust project folder?"),
+            "Trust project folder?".to_string(),
             cwd.display().to_string(),
             String::new(),
-            theme.paint(
-                "muted",
-                "This folder has its own pi settings, resources or extensions. Trusting it lets \
-                 pi load them; they can change what pi runs.",
-            ),
-            String::new(),
+            "This lets pi load the folder's .pi settings and resources, install the project \
+             packages it is missing, and run the project's extensions."
+                .to_string(),
         ],
         list: SelectList::new(items, 8, theme.select_list()),
+        theme: theme.clone(),
     };
     let mut term = Terminal::start()?;
     let (w, h) = term.size();

@@ -129,6 +129,9 @@ pub struct Frozen {
     lines: usize,
 }
 
+/// What stands in the editor's place while `/reload` runs.
+const RELOADING: &str = "Reloading keybindings, extensions, skills, prompts, themes, and context files...";
+
 /// The root component.
 pub struct View {
     pub chat: Container,
@@ -137,6 +140,8 @@ pub struct View {
     /// The status is a bordered loader in the editor's place (`/bug`'s summary), drawn in
     /// this theme, rather than a label in the editor's border.
     pub status_box: Option<Arc<UiTheme>>,
+    /// `/reload` is under way: its notice stands in the editor's place, in this theme.
+    pub reloading: Option<Arc<UiTheme>>,
     pub editor: Editor,
     pub footer: Footer,
     pub frozen: Frozen,
@@ -284,6 +289,18 @@ impl View {
 
     /// The bordered loader when one stands in the editor's place.
     fn render_status_box(&mut self, width: usize) -> Option<Frame> {
+        if let Some(t) = &self.reloading {
+            let rule = t.paint("border", &"─".repeat(width));
+            let mut f = Frame::new();
+            f.push_line(rule.clone());
+            f.push_line(String::new());
+            for l in pi_tui::wrap_text(RELOADING, width.saturating_sub(2).max(1)) {
+                f.push_line(format!(" {}", t.paint("muted", &l)));
+            }
+            f.push_line(String::new());
+            f.push_line(rule);
+            return Some(f);
+        }
         let theme = self.status_box.as_ref()?;
         let loader = self.status.as_mut()?;
         let mut f = Frame::new();

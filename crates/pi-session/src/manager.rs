@@ -879,6 +879,12 @@ impl SessionManager {
         &self.cwd
     }
 
+    /// Run this session in `cwd` instead of the folder its header names (which is gone);
+    /// the header is not rewritten, so the next resume finds the same question.
+    pub fn run_in(&mut self, cwd: &str) {
+        self.cwd = cwd.to_string();
+    }
+
     pub fn is_persisted(&self) -> bool {
         self.mode == Mode::Persistent
     }

@@ -447,6 +447,39 @@ impl Tui {
         self.renderer.render(frame, self.width, self.height, out)
     }
 
+    /// Render an inline frame from its parts (call [`Tui::sync_focus`] with the root first):
+    /// a dialog with the default placement stands in the editor's place with the footer kept
+    /// below it, as pi 1.6's selectors do in regular mode too; other overlays float over the
+    /// bottom of the frame.
+    pub fn render_parts<W: Write + ?Sized>(&mut self, parts: ScreenParts, out: &mut W) -> io::Result<()> {
+        let w = self.width;
+        let mut docked: Option<Vec<String>> = None;
+        for i in 0..self.overlays.len() {
+            if !self.visible(&self.overlays[i]) || !is_docked(&self.overlays[i].options) {
+                continue;
+            }
+            let lines = crate::component::render_lines(self.overlays[i].component.as_mut(), w);
+            docked.get_or_insert_with(Vec::new).extend(lines);
+        }
+        let mut frame = Frame::new();
+        for chunk in parts.transcript.chunks() {
+            frame.push(chunk.clone());
+        }
+        for section in parts.above_editor {
+            frame.extend_lines(section);
+        }
+        frame.extend_lines(docked.unwrap_or(parts.editor));
+        for section in parts.below_editor {
+            frame.extend_lines(section);
+        }
+        if !self.raw.is_empty() {
+            out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
+        }
+        let frame = self.composite_floating(frame.sealed());
+        self.renderer.set_has_overlays(!self.overlays.is_empty());
+        self.renderer.render(frame, self.width, self.height, out)
+    }
+
     /// Move the cursor below the content and show it (call before exiting).
     pub fn finish<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
         self.renderer.finish(out)

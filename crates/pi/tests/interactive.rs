@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests may unwrap: a panic is a test failure
 
+#[path = "interactive/audit16.rs"]
+mod audit16;
 #[path = "interactive/bug.rs"]
 mod bug;
 #[path = "interactive/components.rs"]

@@ -83,7 +83,7 @@ pub async fn answer(slot: &Arc<ExtensionSlot>, method: &str, params: &Value) -> 
             // `ctx.reload()` resolves to nothing, as in pi.
             return match host.reload().await {
                 Ok(()) => {
-                    let notice = "Reloaded keybindings, extensions, skills, prompts, themes";
+                    let notice = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
                     slot.ui().session_replaced(Some(notice), None).await;
                     Ok(Value::Null)
                 }

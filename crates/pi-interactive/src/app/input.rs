@@ -33,6 +33,9 @@ impl App {
         self.screen_touched = true;
         // A bordered loader holds the keys: its cancel keys stop the task, the rest are
         // dropped (1.6 focuses the loader, not the editor).
+        if self.view.reloading.is_some() {
+            return;
+        }
         if self.view.status_box.is_some() {
             if let InputEvent::Key(k) = ev {
                 if !k.is_release() && pi_tui::keybindings().matches(k, "tui.select.cancel") {

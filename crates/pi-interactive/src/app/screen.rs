@@ -333,7 +333,7 @@ impl App {
             tui.queue_raw(&format!("\x1b]52;c;{encoded}\x07"));
         }
         match (status, route.result, tui.fullscreen_mut()) {
-            (Some(status), Ok(()), _) => self.notice(status, "dim"),
+            (Some(status), Ok(()), _) => self.status_line(status),
             (Some(_), Err(e), _) | (None, Err(e), None) => self.notice(e, "error"),
             (None, Ok(()), Some(fs)) => fs.flash("Copied!", FLASH),
             (None, Err(e), Some(fs)) => fs.flash(e, ERROR_FLASH),

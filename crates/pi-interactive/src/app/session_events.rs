@@ -256,6 +256,13 @@ impl App {
                     self.set_status(None);
                 }
                 if let Some((text, tokens)) = summary {
+                    if self.streaming.is_none() {
+                        // As pi 1.6: the transcript is drawn again from what the model now
+                        // sees, the messages kept after the cut, with the new summary below
+                        // them where it happened rather than first.
+                        self.rebuild_chat();
+                        self.drop_first_compaction_block();
+                    }
                     let key = key_hint(&self.kb, "app.tools.expand");
                     let block = super::super::summary_block::SummaryBlock::new(
                         Some(tokens),
@@ -281,6 +288,26 @@ impl App {
         }
     }
 
+    /// Remove the transcript's first compaction summary (the one the session's context
+    /// starts with), keeping the tool blocks' places right.
+    fn drop_first_compaction_block(&mut self) {
+        let children = self.view.chat.children_mut();
+        let Some(at) = children.iter_mut().position(|c| {
+            c.as_mut()
+                .downcast_mut::<super::super::summary_block::SummaryBlock>()
+                .is_some_and(|b| b.is_compaction())
+        }) else {
+            return;
+        };
+        children.remove(at);
+        for i in self.tools.values_mut() {
+            if *i > at {
+                *i -= 1;
+            }
+        }
+        self.view.drop_frozen();
+    }
+
     pub fn prompt_done(&mut self, error: Option<String>) {
         self.busy = false;
         self.flush_pending_bash();
@@ -295,6 +322,7 @@ impl App {
     }
 
     pub fn replaced(&mut self, notice: Option<String>, editor_text: Option<String>) {
+        self.view.reloading = None;
         self.branch = super::super::footer::git_branch(self.session().cwd());
         // Output for blocks of the old session has nowhere to go.
         self.tx.live().drain();
