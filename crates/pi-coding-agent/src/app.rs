@@ -9,7 +9,7 @@ use crate::cli::initial_message::build_initial_prompts;
 use crate::cli::list_models::list_models_text;
 use crate::cli::{self, AppMode, Severity};
 use crate::config::paths::DocsPaths;
-use crate::modes::{self, PromptQueue};
+use crate::modes::{self, MissingCwdChoice, PromptQueue};
 use crate::runtime::{build_runtime_on, StartupError};
 
 fn no_models_message() -> String {
@@ -214,12 +214,32 @@ pub fn run(argv: &[String], ui: &dyn modes::TerminalUi) -> i32 {
         }
     }
 
-    let runtime = match build_runtime_on(&args, &cwd, &services) {
+    let mut built = build_runtime_on(&args, &cwd, &services);
+    // pi 1.6 asks in interactive mode when the session's folder is gone: run it here this
+    // time, fork it here, or start nothing.
+    if let Err(StartupError::MissingCwd { session_cwd, file, .. }) = &built {
+        let ask = mode.is_interactive() && !args.help && args.list_models.is_none();
+        match ask.then(|| ui.ask_missing_cwd(session_cwd, &cwd)).flatten() {
+            Some(MissingCwdChoice::Continue) => {
+                args.session = Some(file.to_string_lossy().into_owned());
+                args.session_here = true;
+                built = build_runtime_on(&args, &cwd, &services);
+            }
+            Some(MissingCwdChoice::Fork) => {
+                args.session = None;
+                args.fork = Some(file.to_string_lossy().into_owned());
+                built = build_runtime_on(&args, &cwd, &services);
+            }
+            Some(MissingCwdChoice::Cancel) => return 0,
+            None => {}
+        }
+    }
+    let runtime = match built {
         Ok(mut r) => {
             r.warnings.splice(0..0, trust_warnings);
             r
         }
-        Err(e @ (StartupError::Failed(_) | StartupError::Cancelled)) => {
+        Err(e @ (StartupError::Failed(_) | StartupError::Cancelled | StartupError::MissingCwd { .. })) => {
             console.error(&e.to_string());
             return 1;
         }

@@ -37,6 +37,19 @@ pub enum StartupError {
     /// the current session goes on unchanged.
     #[error("Cancelled by an extension")]
     Cancelled,
+    /// The session to open was recorded in a folder that is gone (interactive mode asks
+    /// whether to continue or fork it here; the other modes print this).
+    #[error(
+        "Stored session working directory does not exist: {}\nSession file: {}\nCurrent working directory: {}",
+        session_cwd.display(),
+        file.display(),
+        cwd.display()
+    )]
+    MissingCwd {
+        session_cwd: PathBuf,
+        file: PathBuf,
+        cwd: PathBuf,
+    },
 }
 
 /// What startup produced.
@@ -388,18 +401,20 @@ fn build_session(
     let mut deferred_model_error = None;
     let mut warnings = Vec::new();
     let startup_paths = Paths::for_cwd(cwd);
-    // A resumed session runs in the folder it was recorded in.
+    let mut store = store;
+    // A resumed session runs in the folder it was recorded in, or here when that is gone and
+    // the user said so.
+    let recorded = PathBuf::from(store.cwd());
+    if args.session_here && recorded != cwd && !recorded.is_dir() {
+        store.run_in(&cwd.display().to_string());
+    }
     let session_cwd = PathBuf::from(store.cwd());
     if session_cwd != cwd && !session_cwd.is_dir() {
-        return Err(StartupError::Failed(format!(
-            "Stored session working directory does not exist: {}\nSession file: {}\nCurrent working directory: {}",
-            session_cwd.display(),
-            store
-                .session_file()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            cwd.display()
-        )));
+        return Err(StartupError::MissingCwd {
+            session_cwd,
+            file: store.session_file().map(Path::to_path_buf).unwrap_or_default(),
+            cwd: cwd.to_path_buf(),
+        });
     }
     let paths = Paths::new(
         startup_paths.agent_dir.clone(),

@@ -727,13 +727,8 @@ fn switch_or_ask(
     let Some(gone) = gone else {
         return vec![Effect::ReplaceSession(Replace::Switch { path, notice })];
     };
-    let items = vec![
-        SelectItem::new("continue").with_label(format!("Continue in {here} (asks again next time)")),
-        SelectItem::new("fork").with_label(format!("Fork into {here} (new session ID, original kept)")),
-        SelectItem::new("cancel").with_label("Cancel"),
-    ];
-    let dialog =
-        super::dialogs::Dialog::selector(format!("Session cwd does not exist: {gone}"), items, cx.theme.clone());
+    let items = super::missing_cwd::choices(&here);
+    let dialog = super::dialogs::Dialog::selector(super::missing_cwd::title(&gone), items, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
         picker: Picker::Custom(Box::new(move |_, value| match value.as_deref() {

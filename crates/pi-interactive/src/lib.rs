@@ -41,6 +41,7 @@ mod login;
 mod login_view;
 mod mcp_menu;
 mod mcp_sign_in;
+mod missing_cwd;
 mod model_picker;
 mod program_status;
 mod scoped_models;
@@ -84,7 +85,7 @@ pub use view::{build_transcript, Pending, View};
 
 use events::{Forward, Msg, UiSender};
 pub use pi_coding_agent::modes::InteractiveOptions;
-use pi_coding_agent::modes::{PromptQueue, TerminalUi};
+use pi_coding_agent::modes::{MissingCwdChoice, PromptQueue, TerminalUi};
 use pi_coding_agent::session_host::SessionHost;
 
 /// Before the terminal UI starts: when the project in `cwd` has files that need trust and
@@ -130,6 +131,19 @@ pub struct TerminalApp;
 impl TerminalUi for TerminalApp {
     fn ask_project_trust(&self, cwd: &std::path::Path) -> Option<bool> {
         ask_project_trust(cwd)
+    }
+
+    fn ask_missing_cwd(&self, gone: &std::path::Path, cwd: &std::path::Path) -> Option<MissingCwdChoice> {
+        let paths = pi_coding_agent::config::paths::Paths::for_cwd(cwd);
+        let settings = pi_coding_agent::config::settings::SettingsManager::load(&paths);
+        let (theme, _) = load_ui_theme(&paths, &settings, None);
+        match missing_cwd::ask(gone, cwd, &theme) {
+            Ok(choice) => Some(choice),
+            Err(e) => {
+                eprintln!("Warning: could not ask about the session's missing folder: {e}");
+                None
+            }
+        }
     }
 
     async fn run(&self, host: Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32 {

@@ -126,11 +126,22 @@ pub fn ask(cwd: &Path, theme: &UiTheme) -> std::io::Result<TrustAnswer> {
         list: SelectList::new(items, 8, theme.select_list()),
         theme: theme.clone(),
     };
+    let value = run_on_screen(&mut dialog, |d| &mut d.list)?;
+    Ok(answer_for(value.as_deref().unwrap_or("distrust-session"), cwd))
+}
+
+/// Show `dialog` on the normal screen until its list (`list_of`) picks a value (Escape or
+/// Ctrl+C: `None`), then give the screen back as it was. The startup questions asked before
+/// the terminal UI starts share it.
+pub(crate) fn run_on_screen<C: Component>(
+    dialog: &mut C,
+    list_of: impl Fn(&mut C) -> &mut SelectList,
+) -> std::io::Result<Option<String>> {
     let mut term = Terminal::start()?;
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
-    tui.sync_focus(&mut dialog);
-    tui.render(&mut dialog, &mut term)?;
+    tui.sync_focus(dialog);
+    tui.render(dialog, &mut term)?;
     let mut parser = InputParser::new();
     let mut stdin = std::io::stdin();
     let mut buf = [0u8; 1024];
@@ -153,7 +164,7 @@ pub fn ask(cwd: &Path, theme: &UiTheme) -> std::io::Result<TrustAnswer> {
                 InputEvent::Key(k) if !k.is_release() && k.matches("ctrl+c") => break 'read None,
                 ev => {
                     dialog.handle_input(&ev);
-                    match dialog.list.take_event() {
+                    match list_of(dialog).take_event() {
                         Some(SelectEvent::Selected(item)) => break 'read Some(item.value),
                         Some(SelectEvent::Cancelled) => break 'read None,
                         _ => {}
@@ -161,12 +172,12 @@ pub fn ask(cwd: &Path, theme: &UiTheme) -> std::io::Result<TrustAnswer> {
                 }
             }
         }
-        tui.render(&mut dialog, &mut term)?;
+        tui.render(dialog, &mut term)?;
     };
     tui.finish(&mut term)?;
     let _ = term.disable_key_protocols();
     term.stop()?;
-    Ok(answer_for(value.as_deref().unwrap_or("distrust-session"), cwd))
+    Ok(value)
 }
 
 #[cfg(test)]

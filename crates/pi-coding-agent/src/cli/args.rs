@@ -61,6 +61,9 @@ pub struct Args {
     /// Set by startup, not by a flag: the run cannot ask the user anything (print, JSON and
     /// RPC mode), so an undecided project is not trusted.
     pub cannot_prompt: bool,
+    /// Set by startup, not by a flag: the `--session` file's recorded folder is gone and the
+    /// user chose to run it in the current one.
+    pub session_here: bool,
     pub no_context_files: bool,
     pub export: Option<String>,
     /// `Some(None)`: list all; `Some(Some(s))`: filter by `s`.

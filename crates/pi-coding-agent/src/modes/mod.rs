@@ -35,8 +35,24 @@ pub trait TerminalUi {
     /// Before anything of the project in `cwd` loads: ask whether to trust it, when nothing
     /// has decided yet. The answer for this run; `None` when there was no question.
     fn ask_project_trust(&self, cwd: &std::path::Path) -> Option<bool>;
+    /// Before the session opens: the folder the chosen session was recorded in is gone.
+    /// Ask whether to run it in `cwd` or fork it there; `None` when the question could not
+    /// be asked (the error is printed then, as without a terminal).
+    fn ask_missing_cwd(&self, gone: &std::path::Path, cwd: &std::path::Path) -> Option<MissingCwdChoice>;
     /// Run the UI over `host` until the user quits; the exit code.
     async fn run(&self, host: std::sync::Arc<SessionHost>, initial: PromptQueue, options: InteractiveOptions) -> i32;
+}
+
+/// The answer to a session whose recorded folder is gone (pi 1.6's startup question).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingCwdChoice {
+    /// Run it in the current folder this time; the header keeps the old one, so the question
+    /// comes again next time.
+    Continue,
+    /// Copy it into the current folder as a new session (as `--fork`); the original stays.
+    Fork,
+    /// Start nothing.
+    Cancel,
 }
 
 /// The prompts of a non-interactive run: the first may carry images; each is a full run.

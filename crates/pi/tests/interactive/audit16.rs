@@ -538,3 +538,65 @@ fn importing_a_session_whose_folder_is_gone_asks_too() {
     pty.wait_text("echo: in the gone dir");
     quit(&mut pty);
 }
+
+/// `--session` with a session whose folder is gone asks before the UI starts, as pi 1.6
+/// does: Escape starts nothing, Continue runs it here (its header still names the old
+/// folder, so the question comes again), Fork copies it here and keeps the original.
+#[test]
+fn a_session_flag_whose_folder_is_gone_asks_before_the_ui_starts() {
+    let s = setup(Script::echo());
+    let gone = session_in_a_gone_folder(&s);
+    let sessions = s.agent.path().join("sessions");
+    let session_files = || -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = std::fs::read_dir(&sessions)
+            .unwrap()
+            .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect();
+        v.sort();
+        v
+    };
+    let file = session_files().pop().expect("the session file");
+    let original = std::fs::read_to_string(&file).unwrap();
+    let here = s.cwd.path().display().to_string();
+    let arg = file.display().to_string();
+    let ask = || {
+        let pty = super::pty::Pty::spawn(&["--session", &arg], s.cwd.path(), s.agent.path(), 30, 100);
+        pty.wait_text(&format!("Session cwd does not exist: {}", gone.display()));
+        pty.wait_text(&format!("→ Continue in {here} (asks again next time)"));
+        pty.wait_text(&format!("Fork into {here} (new session ID, original kept)"));
+        pty
+    };
+
+    let mut pty = ask();
+    pty.send(ESC);
+    assert_eq!(pty.wait_exit(Duration::from_secs(10)), Some(0));
+
+    let mut pty = ask();
+    pty.send(ENTER);
+    pty.wait_text("echo: in the gone dir");
+    pty.type_text("again");
+    pty.send(ENTER);
+    pty.wait_text("echo: again");
+    quit(&mut pty);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        text.starts_with(original.lines().next().unwrap()),
+        "the header is kept: {text}"
+    );
+    assert!(text.contains("again"), "{text}");
+
+    let mut pty = ask();
+    pty.send(DOWN);
+    pty.send(ENTER);
+    pty.wait_text("echo: in the gone dir");
+    quit(&mut pty);
+    let files = session_files();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let fork = files.iter().find(|f| **f != file).expect("the fork");
+    let header: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(fork).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(header["cwd"], here.as_str());
+    assert!(file.exists(), "the original is kept");
+}
