@@ -65,6 +65,7 @@ fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
         pending: Pending::new(theme.clone(), "alt+up".into()),
         status: None,
         status_box: None,
+        idle_status: false,
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),

@@ -120,6 +120,8 @@ pub enum UiChange {
     TerminalProgress(bool),
     /// `terminal.clearOnShrink`: the inline renderer clears the screen when output shrinks.
     ClearOnShrink(bool),
+    /// `terminal.imageWidthCells`: new images and the tool results' images already shown.
+    ImageWidth(usize),
     /// `enableSkillCommands`: the `/skill:name` commands join or leave the slash menu.
     SkillCommands(bool),
     EditorPadding(usize),
@@ -300,6 +302,8 @@ pub struct UiState {
     pub editor_empty: bool,
     /// Terminal rows.
     pub rows: usize,
+    /// The alternate screen (fullscreen) is in use.
+    pub fullscreen: bool,
 }
 
 /// What a handler may read: nothing in it can change the app.

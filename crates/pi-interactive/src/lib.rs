@@ -58,6 +58,7 @@ mod subscription_notice;
 mod summary_block;
 mod text_dialog;
 pub(crate) mod theme;
+mod theme_issues;
 mod thinking_picker;
 mod tmux_check;
 mod tool_block;
@@ -216,12 +217,14 @@ fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     app.prepare_extension_frame(tui.size());
     app.drop_stale_selection(tui);
     tui.sync_focus(app.view_mut());
+    let (w, _) = tui.size();
     if let Some(fs) = tui.fullscreen() {
-        let (w, _) = tui.size();
         let parts = app.view_mut().screen_parts(fs.transcript_width(w), w);
         let _ = tui.render_fullscreen(parts, term);
     } else {
-        let _ = tui.render(app.view_mut(), term);
+        // A dialog stands in the editor's place in regular mode too, as in pi 1.6.
+        let parts = app.view_mut().screen_parts(w, w);
+        let _ = tui.render_parts(parts, term);
     }
 }
 
@@ -236,19 +239,23 @@ fn wants_fullscreen(
     }
 }
 
-/// Change renderers while running: the next frame is drawn whole by the new one.
+/// Change renderers while running (an open dialog stays open in the new layout). Fullscreen
+/// draws a whole new screen; back on the main screen, the inline renderer goes on from what
+/// it drew there before, as the terminal kept it, so the scrollback holds nothing twice.
 fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     if fullscreen == tui.fullscreen().is_some() {
         return;
     }
     if fullscreen {
         start_fullscreen(app, tui, term);
+        if let Some(fs) = tui.fullscreen_mut() {
+            fs.screen_mut().request_full_redraw();
+        }
     } else {
         leave_fullscreen(tui, term);
         tui.set_fullscreen(false);
         app.set_fullscreen(false);
     }
-    tui.request_full_redraw();
 }
 
 /// Enter the alternate screen and set the layout up from the settings.
@@ -377,6 +384,10 @@ async fn run_in(
         h,
         options.verbose,
     );
+    // Theme files that are not themes, and name clashes, under the startup header.
+    if let Ok(s) = session.settings().lock() {
+        app.set_theme_issues(pi_coding_agent::ui_theme::theme_diagnostics(&paths, &s));
+    }
     // pi 1.6 reports a theme it could not load before anything else; then the fd/ripgrep
     // check, and "What's New" after it.
     if let Some(e) = theme_warning {

@@ -138,6 +138,7 @@ fn screen_bytes_through_a_terminal_emulator() {
         pending: Pending::new(theme.clone(), "alt+up".into()),
         status: None,
         status_box: None,
+        idle_status: false,
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),
