@@ -887,23 +887,37 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
     let settings = session.settings().clone();
     let _ = tokio::task::spawn_blocking(move || pi_coding_agent::config::settings::flush(&settings)).await;
     draw(app, tui, term);
-    let _ = tui.finish(term);
+    let fullscreen = tui.fullscreen().is_some();
+    if !fullscreen {
+        let _ = tui.finish(term);
+    }
     let _ = term.disable_key_protocols();
-    if tui.fullscreen().is_some() {
+    if fullscreen {
         let transcript = app
             .ctx()
             .read_settings(|s| s.fullscreen_exit_transcript())
             .unwrap_or(true);
-        let document = if transcript {
-            // The normal screen shows iTerm2 images again, as pi 1.6's exit transcript does.
+        // After a stint in regular mode the main screen holds that renderer's frames: as
+        // pi 1.6, it draws the last frame (dialogs closed) going on from them.
+        if transcript && !tui.renderer().previous().is_empty() {
+            leave_fullscreen(tui, term);
+            tui.set_fullscreen(false);
             app.set_fullscreen(false);
-            let (w, _) = tui.size();
-            exit_output::document(app.view_mut(), w)
+            while tui.pop_overlay().is_some() {}
+            draw(app, tui, term);
+            let _ = tui.finish(term);
         } else {
-            String::new()
-        };
-        leave_fullscreen(tui, term);
-        let _ = term.write_all(document.as_bytes());
+            let document = if transcript {
+                // The normal screen shows iTerm2 images again, as pi 1.6's exit transcript does.
+                app.set_fullscreen(false);
+                let (w, _) = tui.size();
+                exit_output::document(app.view_mut(), w)
+            } else {
+                String::new()
+            };
+            leave_fullscreen(tui, term);
+            let _ = term.write_all(document.as_bytes());
+        }
     }
     if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         if let Some(hint) = exit_output::resume_hint(&app.session(), &app.theme()) {

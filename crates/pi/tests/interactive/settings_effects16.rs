@@ -345,3 +345,36 @@ fn a_spinner_above_an_extension_editor_keeps_its_rows_until_clear_on_shrink_goes
     assert_eq!(gap(&pty), 1, "{}", pty.contents());
     quit(&mut pty);
 }
+
+#[test]
+fn leaving_fullscreen_after_a_regular_stint_draws_on_from_the_main_screen() {
+    let s = setup(Script::echo());
+    set_setting(&s, "tuiMode", json!("regular"));
+    let mut pty = s.pi(30, 100);
+    assert!(!pty.alternate_screen());
+    pty.type_text("first");
+    pty.send(ENTER);
+    pty.wait_text("echo: first");
+    settings_row(&mut pty, "tui mode", "TUI mode");
+    pty.send(ENTER);
+    wait_mode(&pty, true);
+    close_menu(&mut pty);
+    pty.type_text("second");
+    pty.send(ENTER);
+    pty.wait_text("echo: second");
+    quit(&mut pty);
+    // The exit transcript goes on from the frame regular mode left: each line once, the
+    // menu gone, the resume hint under the footer.
+    let history = pty.history();
+    let count = |text: &str| history.iter().filter(|l| l.contains(text)).count();
+    for line in [
+        "echo: first",
+        "echo: second",
+        "Pi can explain its own features",
+        "mock-model",
+    ] {
+        assert_eq!(count(line), 1, "{line}:\n{}", history.join("\n"));
+    }
+    assert_eq!(count("→ TUI mode"), 0, "{}", history.join("\n"));
+    assert!(row_of(&history, "mock-model") < row_of(&history, "To resume this session"));
+}
