@@ -942,6 +942,24 @@ mod tests {
             "colors": colors, "export": {"cardBg": 3}});
         let t = parse_theme_value("ok", &ok, None).expect("valid");
         assert_eq!(t.color("text"), ThemeColor::Index(7));
+        // A string the schema takes but that is no colour fails when resolved, as in 1.6.
+        for bad in ["#zzz", "#12345", "oklch(bad)", "okhsl(1 2)"] {
+            let mut colors = full_colors(json!("#000"));
+            colors.insert("accent".into(), json!(bad));
+            let err = parse_theme_value("b", &json!({"name": "b", "colors": colors}), None).expect_err(bad);
+            assert_eq!(err, format!("Invalid color value: {bad}"));
+        }
+        // A colour out of range says which part, as 1.6 does.
+        for (bad, why) in [
+            ("oklch(1.5 0 0)", "l must be between 0 and 1: 1.5"),
+            ("okhsl(10 2 0.5)", "s must be between 0 and 1: 2"),
+            ("oklch(0.5 -1 0)", "c must not be negative: -1"),
+        ] {
+            let mut colors = full_colors(json!("#000"));
+            colors.insert("accent".into(), json!(bad));
+            let err = parse_theme_value("b", &json!({"name": "b", "colors": colors}), None).expect_err(bad);
+            assert_eq!(err, why);
+        }
         assert_eq!(t.color("scrollbarThumb"), ThemeColor::Rgb(255, 255, 255));
     }
 
