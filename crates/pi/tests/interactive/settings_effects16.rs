@@ -378,3 +378,42 @@ fn leaving_fullscreen_after_a_regular_stint_draws_on_from_the_main_screen() {
     assert_eq!(count("→ TUI mode"), 0, "{}", history.join("\n"));
     assert!(row_of(&history, "mock-model") < row_of(&history, "To resume this session"));
 }
+
+#[test]
+fn tui_mode_stays_while_an_overlay_floats_over_the_screen() {
+    let test = "tui_mode_stays_while_an_overlay_floats_over_the_screen";
+    let Some((node, modules)) = super::extensions::extension_env(test) else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/interactive/fixtures/float.ts");
+    let (node, modules) = (node.display().to_string(), modules.display().to_string());
+    let mut pty = Pty::spawn_env(
+        &["-e", fixture],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("PI_NODE", &node), ("PI_EXTENSION_MODULES", &modules)],
+    );
+    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
+    pty.type_text("/float");
+    pty.send(ENTER);
+    pty.wait_text("FLOATING NOTE");
+    settings_row(&mut pty, "tui mode", "TUI mode");
+    pty.send(ENTER);
+    // As pi 1.6: refused, the row keeps its value, nothing saved.
+    pty.wait_text("Close active overlays before changing TUI mode");
+    pty.wait_stable(Duration::from_millis(300));
+    assert!(pty.alternate_screen());
+    let rows = pty.rows();
+    assert!(
+        rows[row_of(&rows, "→ TUI mode")].trim_end().ends_with("fullscreen"),
+        "{}",
+        rows.join("\n")
+    );
+    let settings = std::fs::read_to_string(s.agent.path().join("settings.json")).unwrap_or_default();
+    assert!(!settings.contains("tuiMode"), "{settings}");
+    close_menu(&mut pty);
+    quit(&mut pty);
+}
