@@ -393,6 +393,7 @@ impl App {
             }
             Effect::ReplaceSession(how) => self.replace_session(how, tui),
             Effect::Replaced { notice, editor_text } => self.replaced(notice, editor_text),
+            Effect::ThemeIssues(issues) => self.set_theme_issues(issues),
             Effect::Spawn(task) => {
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
@@ -531,6 +532,7 @@ impl App {
     /// opens files and builds the new session on the blocking pool).
     fn replace_session(&mut self, how: Replace, tui: &mut Tui) {
         let host = self.host.clone();
+        let reload = matches!(how, Replace::Reload);
         let task = super::effect::spawn(async move {
             let result = match how {
                 Replace::New => host
@@ -554,11 +556,20 @@ impl App {
                 }),
             };
             let then: Then = match result {
-                Ok((notice, editor_text)) => Box::new(move |_| {
-                    vec![Effect::Replaced {
+                Ok((notice, editor_text)) => Box::new(move |cx| {
+                    // A reload reads the theme files again: the header lists what is wrong now.
+                    let issues = reload
+                        .then(|| {
+                            let paths = cx.paths();
+                            cx.read_settings(|s| pi_coding_agent::ui_theme::theme_diagnostics(&paths, s))
+                        })
+                        .flatten();
+                    let mut out: Vec<Effect> = issues.map(Effect::ThemeIssues).into_iter().collect();
+                    out.push(Effect::Replaced {
                         notice: Some(notice),
                         editor_text,
-                    }]
+                    });
+                    out
                 }),
                 // An extension said no: the current session simply goes on.
                 Err(pi_coding_agent::runtime::StartupError::Cancelled) => Box::new(|_| Vec::new()),

@@ -173,6 +173,8 @@ pub enum Effect {
     Blocking(Box<dyn FnOnce() -> Then + Send>),
     /// Change settings; written off the UI thread.
     Settings(SettingsChange),
+    /// The custom themes' problems, found again (`/reload`), for the startup header.
+    ThemeIssues(Vec<pi_coding_agent::resources::Diagnostic>),
     /// A cancellable task shown in the status line starts (Esc cancels it; what is typed
     /// meanwhile waits for [`Effect::TaskFinished`]).
     TaskStarted {
@@ -226,6 +228,7 @@ impl std::fmt::Debug for Effect {
             Effect::Spawn(_) => f.write_str("Spawn"),
             Effect::Blocking(_) => f.write_str("Blocking"),
             Effect::Settings(_) => f.write_str("Settings"),
+            Effect::ThemeIssues(issues) => write!(f, "ThemeIssues({})", issues.len()),
             Effect::TaskStarted { status, .. } => write!(f, "TaskStarted({status:?})"),
             Effect::LoaderStarted { message, .. } => write!(f, "LoaderStarted({message:?})"),
             Effect::TaskFinished => f.write_str("TaskFinished"),

@@ -286,6 +286,17 @@ fn a_theme_with_unknown_keys_is_refused_at_startup_and_left_out_of_the_list() {
     pty.send(ESC);
     pty.wait_text("Type to search");
     close_menu(&mut pty);
+    // Fixed and reloaded: the header no longer lists it.
+    let fixed = json!({"name": "extra-key", "colors": full_colors("#112233")});
+    s.agent
+        .write("themes/extra-key.json", fixed.to_string())
+        .expect("theme");
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_text("Reloaded");
+    pty.wait_for("the section gone", Duration::from_secs(10), |c| {
+        !c.contains("[Theme conflicts]")
+    });
     quit(&mut pty);
 }
 
