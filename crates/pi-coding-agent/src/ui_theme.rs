@@ -239,14 +239,31 @@ pub fn load_ui_theme(paths: &Paths, settings: &SettingsManager, name: Option<&st
             return (UiTheme::new(t), None);
         }
     }
+    // A file of that name in the themes folder that did not load: its problems, named by
+    // the theme's name, as pi 1.6 reports them.
+    let file = paths.themes_dir().join(format!("{wanted}.json"));
+    let reason = if file.is_file() {
+        match crate::resources::themes::load_theme_file_as(&file, &wanted) {
+            Ok(t) => return (UiTheme::new(t), None),
+            Err(e) => e,
+        }
+    } else {
+        format!("Theme not found: {wanted}")
+    };
     // As pi 1.6: the system theme instead, and an error that says so.
     let system = builtin_theme(crate::resources::themes::SYSTEM_THEME).map_or_else(UiTheme::fallback, UiTheme::new);
     (
         system,
         Some(format!(
-            "Failed to load theme \"{wanted}\": Theme not found: {wanted}\nFell back to the system theme."
+            "Failed to load theme \"{wanted}\": {reason}\nFell back to the system theme."
         )),
     )
+}
+
+/// What loading the custom themes found wrong (files that are not themes, name clashes):
+/// pi 1.6's `[Theme conflicts]` under the startup header.
+pub fn theme_diagnostics(paths: &Paths, settings: &SettingsManager) -> Vec<crate::resources::Diagnostic> {
+    load_themes(paths, &theme_sources(paths, settings, &ResourceOptions::default())).diagnostics
 }
 
 #[cfg(test)]

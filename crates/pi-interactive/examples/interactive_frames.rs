@@ -66,6 +66,7 @@ fn screen(messages: &[AgentMessage], theme: &Arc<UiTheme>) -> View {
         status: None,
         status_box: None,
         reloading: None,
+        idle_status: false,
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),

@@ -78,6 +78,10 @@ pub struct App {
     show_header: bool,
     /// The loaded resources are listed under it (`quietStartup` false, or `--verbose`).
     show_resources: bool,
+    /// `terminal.clearOnShrink`: a status spinner that ends keeps its rows (regular mode).
+    clear_on_shrink: bool,
+    /// What loading the custom themes found wrong (`[Theme conflicts]`).
+    theme_issues: Vec<pi_coding_agent::resources::Diagnostic>,
     /// Input held while a completion is applied in the background, and since when.
     held_input: std::collections::VecDeque<pi_tui::InputEvent>,
     held_since: Option<std::time::Instant>,
@@ -170,6 +174,7 @@ impl App {
                 status: None,
                 status_box: None,
                 reloading: None,
+                idle_status: false,
                 editor,
                 footer: Footer::new(theme.clone()),
                 frozen: Default::default(),
@@ -200,6 +205,8 @@ impl App {
             version: env!("CARGO_PKG_VERSION"),
             show_header: verbose || !quiet,
             show_resources: verbose || details,
+            theme_issues: Vec::new(),
+            clear_on_shrink: false,
             held_input: Default::default(),
             held_since: None,
             screen_touched: false,
@@ -240,6 +247,7 @@ impl App {
                 hide_thinking: self.hide_thinking,
                 editor_empty: self.view.editor.text().trim().is_empty(),
                 rows: self.rows,
+                fullscreen: self.fullscreen,
             },
             version: self.version,
         }
@@ -308,12 +316,35 @@ impl App {
         std::mem::take(&mut self.title_dirty).then(|| self.title())
     }
 
-    /// The mode switch waiting to be carried out, once no dialog is open.
+    /// The mode switch waiting to be carried out (at once, an open /settings menu included).
     pub fn take_mode_switch(&mut self) -> Option<bool> {
-        if self.overlay_open() {
-            return None;
-        }
         self.mode_switch.take()
+    }
+
+    /// `/settings` changed the TUI mode. As pi 1.6: refused while an overlay floats over the
+    /// screen (the row goes back); else the renderer is switched before the next frame, the
+    /// setting saved and a status line says so.
+    fn change_mode(&mut self, fullscreen: bool, tui: &mut Tui) {
+        let name = |on: bool| if on { "fullscreen" } else { "regular" };
+        if tui.has_floating_overlays() {
+            if let Some((id, Picker::Settings)) = self.picker {
+                if let Some(menu) = tui.overlay_mut::<super::settings_menu::SettingsMenu>(id) {
+                    menu.set_value("tui-mode", name(self.fullscreen));
+                }
+            }
+            self.status_line("Close active overlays before changing TUI mode");
+            return;
+        }
+        self.mode_switch = Some(fullscreen);
+        if self.view.status.is_none() {
+            self.view.idle_status = false;
+        }
+        let value = name(fullscreen);
+        let save: super::effect::SettingsChange = Box::new(move |s| s.set_tui_value("tuiMode", value.into()));
+        self.apply(
+            vec![Effect::Settings(save), Effect::StatusLine(format!("TUI mode: {value}"))],
+            tui,
+        );
     }
 
     pub fn set_rows(&mut self, rows: usize) {
@@ -377,6 +408,7 @@ impl App {
             }
             Effect::ReplaceSession(how) => self.replace_session(how, tui),
             Effect::Replaced { notice, editor_text } => self.replaced(notice, editor_text),
+            Effect::ThemeIssues(issues) => self.set_theme_issues(issues),
             Effect::Spawn(task) => {
                 let tx = self.tx.clone();
                 tokio::spawn(async move {
@@ -439,7 +471,24 @@ impl App {
             }
             UiChange::HardwareCursor(on) => tui.set_show_hardware_cursor(on),
             UiChange::TerminalProgress(on) => self.terminal_progress = on,
-            UiChange::ClearOnShrink(on) => tui.set_clear_on_shrink(on),
+            UiChange::ClearOnShrink(on) => {
+                tui.set_clear_on_shrink(on);
+                self.clear_on_shrink = on;
+                // As pi 1.6: off, the rows a finished spinner kept go (unless one runs).
+                if !on && self.view.status.is_none() {
+                    self.view.idle_status = false;
+                }
+            }
+            UiChange::ImageWidth(cols) => {
+                // As pi 1.6: tool results redraw their images at the new width at once.
+                pi_tui::components::set_image_width(cols);
+                for child in self.view.chat.children_mut() {
+                    if let Some(block) = child.as_mut().downcast_mut::<ToolBlock>() {
+                        block.set_image_width(cols);
+                    }
+                }
+                self.view.drop_frozen();
+            }
             UiChange::SkillCommands(on) => {
                 let session = self.session();
                 if let Some(commands) = self
@@ -480,7 +529,7 @@ impl App {
                     self.toggle_thinking();
                 }
             }
-            UiChange::Fullscreen(on) => self.mode_switch = Some(on),
+            UiChange::Fullscreen(on) => self.change_mode(on, tui),
             UiChange::WheelStep(step) => {
                 if let Some(fs) = tui.fullscreen_mut() {
                     fs.set_wheel_step(step);
@@ -540,11 +589,20 @@ impl App {
                 }),
             };
             let then: Then = match result {
-                Ok((notice, editor_text)) => Box::new(move |_| {
-                    vec![Effect::Replaced {
+                Ok((notice, editor_text)) => Box::new(move |cx| {
+                    // A reload reads the theme files again: the header lists what is wrong now.
+                    let issues = reload
+                        .then(|| {
+                            let paths = cx.paths();
+                            cx.read_settings(|s| pi_coding_agent::ui_theme::theme_diagnostics(&paths, s))
+                        })
+                        .flatten();
+                    let mut out: Vec<Effect> = issues.map(Effect::ThemeIssues).into_iter().collect();
+                    out.push(Effect::Replaced {
                         notice: Some(notice),
                         editor_text,
-                    }]
+                    });
+                    out
                 }),
                 // An extension said no: the current session simply goes on.
                 Err(pi_coding_agent::runtime::StartupError::Cancelled) => Box::new(move |_| match reload {
@@ -594,15 +652,37 @@ impl App {
             return String::new();
         }
         let session = self.session();
-        super::loaded_resources::Listing {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let text = super::loaded_resources::Listing {
             theme: &self.theme,
             resources: session.resources(),
             extensions: self.listed_extensions(),
             cwd: session.cwd(),
-            home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+            home: home.clone(),
             issues: self.extension_issues(),
         }
-        .text(self.tools_expanded)
+        .text(self.tools_expanded);
+        // pi 1.6's last section, after the extension issues.
+        match super::theme_issues::section(&self.theme, &self.theme_issues, home.as_deref()) {
+            Some(themes) if text.is_empty() => format!("{themes}\n"),
+            Some(themes) => format!("{text}\n{themes}\n"),
+            None => text,
+        }
+    }
+
+    /// The custom themes' problems found at startup, listed under the header.
+    pub fn set_theme_issues(&mut self, issues: Vec<pi_coding_agent::resources::Diagnostic>) {
+        if issues != self.theme_issues {
+            self.theme_issues = issues;
+            // pi's own header shows them (not one an extension put in its place).
+            if self.show_header && self.view.chat.child_mut::<super::header::HeaderBlock>(0).is_some() {
+                let header = self.header_block();
+                self.view.thaw(0);
+                if let Some(first) = self.view.chat.children_mut().first_mut() {
+                    *first = header;
+                }
+            }
+        }
     }
 
     /// The startup header block: pi's header, and the loaded resources under it.
@@ -967,10 +1047,20 @@ impl App {
 
     pub fn set_status(&mut self, text: Option<String>) {
         match text {
-            None => self.view.status = None,
+            None => {
+                // A spinner on rows of its own (above an extension's editor) leaves them
+                // blank in regular mode with clear-on-shrink, as pi 1.6 does.
+                let own_rows =
+                    self.view.status.is_some() && self.view.status_box.is_none() && self.view.ext.editor().is_some();
+                if own_rows && !self.fullscreen && self.clear_on_shrink {
+                    self.view.idle_status = true;
+                }
+                self.view.status = None;
+            }
             Some(t) => match &mut self.view.status {
                 Some(l) => l.set_message(t),
                 None => {
+                    self.view.idle_status = false;
                     self.view.status = Some(Loader::new(t, self.theme.fg("accent"), self.theme.fg("muted")));
                 }
             },

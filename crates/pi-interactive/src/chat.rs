@@ -94,6 +94,12 @@ impl UserBlock {
         self
     }
 
+    /// Whether the blank line before it is drawn (a block put back above the first message
+    /// gives it its gap again).
+    pub fn set_gap(&mut self, gap: bool) {
+        self.gap = gap;
+    }
+
     /// Attached images, drawn under the text.
     #[must_use]
     pub fn with_images(mut self, images: Vec<pi_tui::components::Image>) -> Self {

@@ -68,6 +68,14 @@ pub fn put_back(chat: &mut Container, header: bool, loose: Vec<Loose>, theme: &A
         rebuilt.push(block);
     }
     rebuilt.extend(loose.map(|l| restyled(l.block, theme)));
+    // Only a message right under the header goes without its blank line: one that the
+    // blocks put back now precede (the startup warnings) has it, as when it was first shown.
+    let first = usize::from(header);
+    for block in rebuilt.iter_mut().skip(first + 1) {
+        if let Some(user) = block.as_mut().downcast_mut::<UserBlock>() {
+            user.set_gap(true);
+        }
+    }
     *chat.children_mut() = rebuilt;
     moved
 }
@@ -118,5 +126,25 @@ mod tests {
             chat_text(&mut chat),
             ["header", "first", "after first", "second", "at the end"]
         );
+    }
+
+    #[test]
+    fn a_message_under_a_block_put_back_gets_its_blank_line_again() {
+        let theme = Arc::new(UiTheme::fallback());
+        let mut chat = Container::new();
+        chat.push(Box::new(Notice::new("header", "text", theme.clone())));
+        chat.push(Box::new(Notice::new(
+            "Warning: ripgrep not found",
+            "warning",
+            theme.clone(),
+        )));
+        chat.push(Box::new(UserBlock::new("first", &theme)));
+        let loose = take_loose(&mut chat, true);
+        // Rebuilt without the warning, the message sits right under the header: no gap.
+        chat.push(Box::new(Notice::new("header", "text", theme.clone())));
+        chat.push(Box::new(UserBlock::new("first", &theme).without_gap()));
+        put_back(&mut chat, true, loose, &theme);
+        let user = chat.child_mut::<UserBlock>(2).expect("the message after the warning");
+        assert_eq!(user.mark_offset(), 1);
     }
 }

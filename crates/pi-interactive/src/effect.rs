@@ -128,6 +128,8 @@ pub enum UiChange {
     TerminalProgress(bool),
     /// `terminal.clearOnShrink`: the inline renderer clears the screen when output shrinks.
     ClearOnShrink(bool),
+    /// `terminal.imageWidthCells`: new images and the tool results' images already shown.
+    ImageWidth(usize),
     /// `enableSkillCommands`: the `/skill:name` commands join or leave the slash menu.
     SkillCommands(bool),
     EditorPadding(usize),
@@ -179,6 +181,8 @@ pub enum Effect {
     Blocking(Box<dyn FnOnce() -> Then + Send>),
     /// Change settings; written off the UI thread.
     Settings(SettingsChange),
+    /// The custom themes' problems, found again (`/reload`), for the startup header.
+    ThemeIssues(Vec<pi_coding_agent::resources::Diagnostic>),
     /// A cancellable task shown in the status line starts (Esc cancels it; what is typed
     /// meanwhile waits for [`Effect::TaskFinished`]).
     TaskStarted {
@@ -239,6 +243,7 @@ impl std::fmt::Debug for Effect {
             Effect::Blocking(_) => f.write_str("Blocking"),
             Effect::EditPreview { id, .. } => write!(f, "EditPreview({id:?})"),
             Effect::Settings(_) => f.write_str("Settings"),
+            Effect::ThemeIssues(issues) => write!(f, "ThemeIssues({})", issues.len()),
             Effect::TaskStarted { status, .. } => write!(f, "TaskStarted({status:?})"),
             Effect::LoaderStarted { message, .. } => write!(f, "LoaderStarted({message:?})"),
             Effect::TaskFinished => f.write_str("TaskFinished"),
@@ -315,6 +320,8 @@ pub struct UiState {
     pub editor_empty: bool,
     /// Terminal rows.
     pub rows: usize,
+    /// The alternate screen (fullscreen) is in use.
+    pub fullscreen: bool,
 }
 
 /// What a handler may read: nothing in it can change the app.

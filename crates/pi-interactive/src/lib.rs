@@ -59,6 +59,7 @@ mod subscription_notice;
 mod summary_block;
 mod text_dialog;
 pub(crate) mod theme;
+mod theme_issues;
 mod thinking_picker;
 mod tmux_check;
 mod tool_block;
@@ -230,12 +231,12 @@ fn draw(app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     app.prepare_extension_frame(tui.size());
     app.drop_stale_selection(tui);
     tui.sync_focus(app.view_mut());
+    let (w, _) = tui.size();
     if let Some(fs) = tui.fullscreen() {
-        let (w, _) = tui.size();
         let parts = app.view_mut().screen_parts(fs.transcript_width(w), w);
         let _ = tui.render_fullscreen(parts, term);
     } else {
-        let (w, _) = tui.size();
+        // A dialog stands in the editor's place in regular mode too, as in pi 1.6.
         let parts = app.view_mut().screen_parts(w, w);
         let _ = tui.render_parts(parts, term);
     }
@@ -252,19 +253,23 @@ fn wants_fullscreen(
     }
 }
 
-/// Change renderers while running: the next frame is drawn whole by the new one.
+/// Change renderers while running (an open dialog stays open in the new layout). Fullscreen
+/// draws a whole new screen; back on the main screen, the inline renderer goes on from what
+/// it drew there before, as the terminal kept it, so the scrollback holds nothing twice.
 fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut Terminal) {
     if fullscreen == tui.fullscreen().is_some() {
         return;
     }
     if fullscreen {
         start_fullscreen(app, tui, term);
+        if let Some(fs) = tui.fullscreen_mut() {
+            fs.screen_mut().request_full_redraw();
+        }
     } else {
         leave_fullscreen(tui, term);
         tui.set_fullscreen(false);
         app.set_fullscreen(false);
     }
-    tui.request_full_redraw();
 }
 
 /// Enter the alternate screen and set the layout up from the settings.
@@ -393,6 +398,10 @@ async fn run_in(
         h,
         options.verbose,
     );
+    // Theme files that are not themes, and name clashes, under the startup header.
+    if let Ok(s) = session.settings().lock() {
+        app.set_theme_issues(pi_coding_agent::ui_theme::theme_diagnostics(&paths, &s));
+    }
     // pi 1.6 reports a theme it could not load before anything else; then the fd/ripgrep
     // check, and "What's New" after it.
     if let Some(e) = theme_warning {
@@ -928,23 +937,37 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
     let settings = session.settings().clone();
     let _ = tokio::task::spawn_blocking(move || pi_coding_agent::config::settings::flush(&settings)).await;
     draw(app, tui, term);
-    let _ = tui.finish(term);
+    let fullscreen = tui.fullscreen().is_some();
+    if !fullscreen {
+        let _ = tui.finish(term);
+    }
     let _ = term.disable_key_protocols();
-    if tui.fullscreen().is_some() {
+    if fullscreen {
         let transcript = app
             .ctx()
             .read_settings(|s| s.fullscreen_exit_transcript())
             .unwrap_or(true);
-        let document = if transcript {
-            // The normal screen shows iTerm2 images again, as pi 1.6's exit transcript does.
+        // After a stint in regular mode the main screen holds that renderer's frames: as
+        // pi 1.6, it draws the last frame (dialogs closed) going on from them.
+        if transcript && !tui.renderer().previous().is_empty() {
+            leave_fullscreen(tui, term);
+            tui.set_fullscreen(false);
             app.set_fullscreen(false);
-            let (w, _) = tui.size();
-            exit_output::document(app.view_mut(), w)
+            while tui.pop_overlay().is_some() {}
+            draw(app, tui, term);
+            let _ = tui.finish(term);
         } else {
-            String::new()
-        };
-        leave_fullscreen(tui, term);
-        let _ = term.write_all(document.as_bytes());
+            let document = if transcript {
+                // The normal screen shows iTerm2 images again, as pi 1.6's exit transcript does.
+                app.set_fullscreen(false);
+                let (w, _) = tui.size();
+                exit_output::document(app.view_mut(), w)
+            } else {
+                String::new()
+            };
+            leave_fullscreen(tui, term);
+            let _ = term.write_all(document.as_bytes());
+        }
     }
     if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
         if let Some(hint) = exit_output::resume_hint(&app.session(), &app.theme()) {

@@ -66,6 +66,17 @@ pub fn format_http_idle_timeout(ms: u64) -> String {
         .map_or_else(|| format!("{} sec", ms as f64 / 1000.0), |(l, _)| l.to_string())
 }
 
+/// Whether the image rows are offered: the terminal draws images, and not through iTerm2 in
+/// fullscreen (pi 1.6 draws no iTerm2 images on the alternate screen, so the rows would
+/// change nothing there). `terminal.showImages` does not matter: the row turns it back on.
+pub fn image_rows_shown(protocol: Option<pi_tui::components::ImageProtocol>, fullscreen: bool) -> bool {
+    match protocol {
+        Some(pi_tui::components::ImageProtocol::ITerm2) => !fullscreen,
+        Some(_) => true,
+        None => false,
+    }
+}
+
 /// `defaultProjectTrust` values and the labels the row shows for them.
 const PROJECT_TRUST: [(&str, &str); 3] = [("ask", "Ask"), ("always", "Always trust"), ("never", "Never trust")];
 
@@ -485,7 +496,8 @@ impl SettingsMenu {
         self.list.set_min_label_width(widest);
     }
 
-    fn set_value(&mut self, id: &str, value: &str) {
+    /// Show `value` on row `id` (a change the app refused is put back).
+    pub fn set_value(&mut self, id: &str, value: &str) {
         if let Some(it) = self.all.iter_mut().find(|i| i.id == id) {
             it.value = value.to_string();
         }
@@ -738,9 +750,10 @@ fn open_with(cx: &Ctx<'_>, themes: Vec<String>, mut models: Vec<ModelChoice>) ->
     let session = &cx.session;
     let current_model = session.model().map(|m| format!("{}/{}", m.provider, m.id));
     let state = |s: &SettingsManager, models: Vec<ModelChoice>| MenuState {
-        images_supported: pi_tui::components::Capabilities::detect_with(s.terminal_capability_overrides())
-            .images
-            .is_some(),
+        images_supported: image_rows_shown(
+            pi_tui::components::Capabilities::detect_with(s.terminal_capability_overrides()).images,
+            cx.ui.fullscreen,
+        ),
         hide_thinking: cx.ui.hide_thinking,
         // The setting as saved (a `light/dark` pair shows as one), as pi 1.6's row shows it.
         theme: s.theme().map_or_else(|| cx.theme.name().to_string(), str::to_string),
@@ -801,7 +814,12 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
             Effect::Ui(UiChange::ShowImages(on)),
         ],
         "image-width-cells" => number
-            .map(|n| vec![save(move |s| s.set_image_width_cells(n))])
+            .map(|n| {
+                vec![
+                    save(move |s| s.set_image_width_cells(n)),
+                    Effect::Ui(UiChange::ImageWidth(n as usize)),
+                ]
+            })
             .unwrap_or_default(),
         "auto-resize-images" => vec![save(move |s| s.set_image_auto_resize(on))],
         "block-images" => vec![save(move |s| s.set_block_images(on))],
@@ -942,14 +960,8 @@ pub fn apply(cx: &Ctx<'_>, id: &str, value: &str) -> Vec<Effect> {
                 s.set_warnings(map);
             })]
         }
-        "tui-mode" => vec![
-            save({
-                let v = value.to_string();
-                move |s| s.set_tui_value("tuiMode", v.into())
-            }),
-            Effect::Ui(UiChange::Fullscreen(value == "fullscreen")),
-            Effect::StatusLine(format!("TUI mode: {value}")),
-        ],
+        // The app switches at once (the menu stays open) and then saves it, or refuses.
+        "tui-mode" => vec![Effect::Ui(UiChange::Fullscreen(value == "fullscreen"))],
         "fullscreen-exit-output" => {
             let v = value.to_string();
             vec![save(move |s| s.set_tui_value("fullscreenExitOutput", v.into()))]
@@ -1137,6 +1149,15 @@ mod tests {
         assert_eq!(value("default-project-trust"), "Ask");
         assert_eq!(value("model-thinking"), "none");
         assert_eq!(value("output-padding"), "1");
+    }
+
+    #[test]
+    fn image_rows_are_offered_unless_fullscreen_draws_through_iterm2() {
+        use pi_tui::components::ImageProtocol::{ITerm2, Kitty};
+        assert!(image_rows_shown(Some(Kitty), true) && image_rows_shown(Some(Kitty), false));
+        assert!(image_rows_shown(Some(ITerm2), false));
+        assert!(!image_rows_shown(Some(ITerm2), true));
+        assert!(!image_rows_shown(None, false));
     }
 
     #[test]

@@ -259,6 +259,14 @@ impl ToolBlock {
         self.images = images;
     }
 
+    /// `terminal.imageWidthCells` changed: the images shown are fitted to the new width.
+    pub fn set_image_width(&mut self, cols: usize) {
+        for image in &mut self.images {
+            image.set_max_cols(cols);
+        }
+        self.cache.clear();
+    }
+
     pub fn set_footnote(&mut self, note: Option<String>) {
         self.footnote = note;
         self.cache.clear();

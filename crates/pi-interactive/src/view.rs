@@ -142,6 +142,9 @@ pub struct View {
     pub status_box: Option<Arc<UiTheme>>,
     /// `/reload` is under way: its notice stands in the editor's place, in this theme.
     pub reloading: Option<Arc<UiTheme>>,
+    /// Two blank rows where a status spinner shown above an extension's editor was (regular
+    /// mode with `terminal.clearOnShrink`), so the screen does not shrink when it ends.
+    pub idle_status: bool,
     pub editor: Editor,
     pub footer: Footer,
     pub frozen: Frozen,
@@ -287,6 +290,21 @@ impl View {
         self.editor.set_top_label(label.map(Loader::inline_text));
     }
 
+    /// pi 1.6's status area above the widgets: the spinner on its own rows when an
+    /// extension's editor (which has no border to carry it) is shown, else the rows a
+    /// finished one keeps, else nothing.
+    fn status_area(&mut self, width: usize) -> Vec<String> {
+        if self.status_box.is_none() && self.ext.editor().is_some() {
+            if let Some(loader) = self.status.as_mut() {
+                return pi_tui::render_lines(loader, width);
+            }
+        }
+        if self.idle_status && self.status.is_none() {
+            return vec![" ".repeat(width); 2];
+        }
+        Vec::new()
+    }
+
     /// The bordered loader when one stands in the editor's place.
     fn render_status_box(&mut self, width: usize) -> Option<Frame> {
         if let Some(t) = &self.reloading {
@@ -321,6 +339,7 @@ impl View {
             f.sealed().to_vec()
         };
         let pending = section(&mut |f| self.pending.render(width, f));
+        let status = self.status_area(width);
         let spacer = section(&mut |f| f.push(super::chat::spacer()));
         let widgets_above = section(&mut |f| self.ext.render_above(width, f));
         self.label_editor();
@@ -339,7 +358,7 @@ impl View {
         let footer = section(&mut |f| self.ext.render_footer(width, &mut self.footer, f));
         pi_tui::ScreenParts {
             transcript: transcript.sealed(),
-            above_editor: vec![pending, spacer, widgets_above],
+            above_editor: vec![pending, status, spacer, widgets_above],
             editor: editor.sealed().to_vec(),
             below_editor: vec![widgets_below, footer],
         }
@@ -350,6 +369,7 @@ impl Component for View {
     fn render(&mut self, width: usize, out: &mut Frame) {
         self.render_chat(width, out);
         self.pending.render(width, out);
+        out.extend_lines(self.status_area(width));
         out.push(super::chat::spacer());
         self.ext.render_above(width, out);
         self.label_editor();

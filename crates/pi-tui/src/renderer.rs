@@ -81,6 +81,23 @@ impl Renderer {
         self.stats
     }
 
+    /// Back on the main screen after fullscreen: the terminal kept it as this renderer left
+    /// it, so frames go on from the last one (no clear, nothing written twice), except the
+    /// image rows, which the alternate screen may have taken with it and are drawn again.
+    pub fn resume_main_screen(&mut self) {
+        if self.prev.iter().any(|l| crate::kitty::is_image_line(l)) {
+            let mut prev = Frame::new();
+            prev.extend_lines(self.prev.iter().map(|l| {
+                if crate::kitty::is_image_line(l) {
+                    String::new()
+                } else {
+                    l.clone()
+                }
+            }));
+            self.prev = prev.sealed();
+        }
+    }
+
     /// Lines of the last frame.
     pub fn previous(&self) -> &Frame {
         &self.prev

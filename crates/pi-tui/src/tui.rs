@@ -161,8 +161,10 @@ impl Tui {
             fs.screen_mut().set_show_hardware_cursor(self.show_hardware_cursor);
             self.fullscreen = Some(fs);
         } else {
+            // The inline renderer sat unused meanwhile; it goes on from its last frame on the
+            // main screen the terminal kept (a fresh one when the run began in fullscreen).
             self.fullscreen = None;
-            self.renderer = Renderer::new();
+            self.renderer.resume_main_screen();
             self.renderer.set_show_hardware_cursor(self.show_hardware_cursor);
             self.renderer.set_clear_on_shrink(self.clear_on_shrink);
         }
@@ -382,6 +384,12 @@ impl Tui {
         !self.overlays.is_empty()
     }
 
+    /// Whether an overlay floats over the screen (rather than standing in the editor's place,
+    /// as dialogs and menus do); hidden ones count too, they come back.
+    pub fn has_floating_overlays(&self) -> bool {
+        self.overlays.iter().any(|o| !is_docked(&o.options))
+    }
+
     /// The overlay's component as its concrete type.
     pub fn overlay_mut<T: Component>(&mut self, id: OverlayId) -> Option<&mut T> {
         let o = self.overlays.iter_mut().find(|o| o.id == id)?;
@@ -447,36 +455,38 @@ impl Tui {
         self.renderer.render(frame, self.width, self.height, out)
     }
 
-    /// Render an inline frame from its parts (call [`Tui::sync_focus`] with the root first):
-    /// a dialog with the default placement stands in the editor's place with the footer kept
-    /// below it, as pi 1.6's selectors do in regular mode too; other overlays float over the
-    /// bottom of the frame.
+    /// Render the screen's parts inline (regular mode), as pi 1.6 lays them out: a docked
+    /// dialog (a picker, /settings) in the editor's place, between the content above it and
+    /// the footer; floating overlays over the frame. Call [`Tui::sync_focus`] first.
     pub fn render_parts<W: Write + ?Sized>(&mut self, parts: ScreenParts, out: &mut W) -> io::Result<()> {
-        let w = self.width;
-        let mut docked: Option<Vec<String>> = None;
-        for i in 0..self.overlays.len() {
-            if !self.visible(&self.overlays[i]) || !is_docked(&self.overlays[i].options) {
-                continue;
-            }
-            let lines = crate::component::render_lines(self.overlays[i].component.as_mut(), w);
-            docked.get_or_insert_with(Vec::new).extend(lines);
-        }
-        let mut frame = Frame::new();
-        for chunk in parts.transcript.chunks() {
-            frame.push(chunk.clone());
-        }
-        for section in parts.above_editor {
-            frame.extend_lines(section);
-        }
-        frame.extend_lines(docked.unwrap_or(parts.editor));
-        for section in parts.below_editor {
-            frame.extend_lines(section);
-        }
         if !self.raw.is_empty() {
             out.write_all(std::mem::take(&mut self.raw).as_bytes())?;
         }
+        let w = self.width;
+        let mut docked: Vec<String> = Vec::new();
+        let mut floating = false;
+        for i in 0..self.overlays.len() {
+            if !self.visible(&self.overlays[i]) {
+                continue;
+            }
+            let o = &mut self.overlays[i];
+            if is_docked(&o.options) {
+                docked.extend(crate::component::render_lines(o.component.as_mut(), w));
+            } else {
+                floating = true;
+            }
+        }
+        let mut frame = parts.transcript;
+        for section in parts.above_editor {
+            frame.extend_lines(section);
+        }
+        frame.extend_lines(if docked.is_empty() { parts.editor } else { docked });
+        for section in parts.below_editor {
+            frame.extend_lines(section);
+        }
         let frame = self.composite_floating(frame.sealed());
-        self.renderer.set_has_overlays(!self.overlays.is_empty());
+        // Floating overlays need the rows below the content; docked ones are content.
+        self.renderer.set_has_overlays(floating);
         self.renderer.render(frame, self.width, self.height, out)
     }
 

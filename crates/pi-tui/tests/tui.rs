@@ -828,3 +828,47 @@ fn random_text_utilities_respect_widths() {
         assert_eq!(wrapped, plain, "wrap lost text of {text:?} at {w}");
     }
 }
+
+/// The parts of a regular-mode screen: two transcript lines, a blank, the editor, a footer.
+fn parts() -> pi_tui::ScreenParts {
+    let mut transcript = Frame::new();
+    transcript.extend_lines(["t1".to_string(), "t2".to_string()]);
+    pi_tui::ScreenParts {
+        transcript: transcript.sealed(),
+        above_editor: vec![vec![String::new()]],
+        editor: vec!["EDITOR".to_string()],
+        below_editor: vec![vec!["footer".to_string()]],
+    }
+}
+
+#[test]
+fn inline_a_docked_dialog_takes_the_editors_place_and_the_main_screen_resumes_after_fullscreen() {
+    let mut t = Term::new(30, 8);
+    let draw = |t: &mut Term| {
+        let mut out = Vec::new();
+        t.tui.render_parts(parts(), &mut out).expect("render");
+        t.parser.process(&out);
+        t.last = out;
+    };
+    draw(&mut t);
+    assert_eq!(t.screen()[..5], ["t1", "t2", "", "EDITOR", "footer"]);
+    let list = SelectList::new(
+        vec![SelectItem::new("first"), SelectItem::new("second")],
+        5,
+        SelectListTheme::default(),
+    );
+    let id = t.tui.show_overlay(Box::new(list), OverlayOptions::default());
+    draw(&mut t);
+    assert_eq!(t.screen()[..6], ["t1", "t2", "", "→ first", "  second", "footer"]);
+    // Fullscreen and back, with nothing drawn on the main screen meanwhile: the next frame
+    // goes on from the last one (no clear, nothing written again).
+    t.tui.set_fullscreen(true);
+    t.tui.set_fullscreen(false);
+    draw(&mut t);
+    assert!(!t.tui.stats().full_redraw);
+    assert_eq!(t.tui.stats().lines_written, 0, "{:?}", t.last_text());
+    t.tui.hide_overlay(id);
+    draw(&mut t);
+    assert_eq!(t.screen()[..5], ["t1", "t2", "", "EDITOR", "footer"]);
+    assert!(!t.tui.stats().full_redraw);
+}

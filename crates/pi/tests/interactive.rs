@@ -73,6 +73,8 @@ mod screens16;
 mod session16;
 #[path = "interactive/settings16.rs"]
 mod settings16;
+#[path = "interactive/settings_effects16.rs"]
+mod settings_effects16;
 #[path = "interactive/slash_args16.rs"]
 mod slash_args16;
 #[path = "interactive/startup_notices.rs"]

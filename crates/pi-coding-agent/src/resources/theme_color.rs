@@ -9,7 +9,8 @@ use super::themes::ThemeColor;
 /// (a variable name).
 pub fn parse_color_literal(s: &str) -> Option<Result<ThemeColor, String>> {
     if let Some(hex) = s.strip_prefix('#') {
-        return Some(parse_hex(hex).ok_or_else(|| format!("Invalid hex color: {s}")));
+        // Worded as pi 1.6 words every colour it cannot read.
+        return Some(parse_hex(hex).ok_or_else(|| format!("Invalid color value: {s}")));
     }
     let lower = s.to_ascii_lowercase();
     let args = |prefix: &str| {
@@ -20,18 +21,10 @@ pub fn parse_color_literal(s: &str) -> Option<Result<ThemeColor, String>> {
     };
     let invalid = || format!("Invalid color value: {s}");
     if let Some(parts) = args("oklch(") {
-        return Some(
-            oklch(&parts)
-                .ok_or_else(invalid)
-                .and_then(|r| r.map_err(|e| format!("{e}: {s}"))),
-        );
+        return Some(oklch(&parts).ok_or_else(invalid).and_then(|r| r));
     }
     if let Some(parts) = args("okhsl(") {
-        return Some(
-            okhsl(&parts)
-                .ok_or_else(invalid)
-                .and_then(|r| r.map_err(|e| format!("{e}: {s}"))),
-        );
+        return Some(okhsl(&parts).ok_or_else(invalid).and_then(|r| r));
     }
     None
 }

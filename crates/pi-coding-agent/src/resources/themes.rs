@@ -2,7 +2,8 @@
 //!
 //! A theme file is `{"$schema"?, "name", "vars"?, "colors", "export"?}`. A colour is
 //! `"#rrggbb"`, an xterm palette index 0–255, `""` (the terminal's default) or the name of a
-//! var (vars may refer to vars; a cycle is an error). Loading checks the shape, resolves the
+//! var (vars may refer to vars; a cycle is an error). Loading checks the shape as pi 1.6's
+//! schema does (unknown keys, at the top, in `colors` or in `export`, are refused), resolves the
 //! vars and reports every problem at once. Custom themes come from `--theme` paths, settings
 //! `themes`, `.pi/themes/*.json` and `<agent>/themes/*.json`; the first with a name wins.
 
@@ -130,13 +131,181 @@ impl Theme {
     }
 }
 
-fn is_color_value(v: &Value) -> bool {
-    v.is_string() || v.as_u64().is_some_and(|n| n <= 255)
+/// The problems with one colour value (a string, or an integer 0-255), as pi 1.6's schema
+/// check words them: one line per alternative that failed, then the summary line.
+fn color_value_errors(path: &str, v: &Value, out: &mut Vec<String>) {
+    if v.is_string() {
+        return;
+    }
+    let integer = v
+        .as_i64()
+        .or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64));
+    let why = match integer {
+        Some(n) if n < 0 => "must be >= 0",
+        Some(n) if n > 255 => "must be <= 255",
+        Some(_) => return,
+        None => "must be integer",
+    };
+    out.push(format!("  - {path}: must be string"));
+    out.push(format!("  - {path}: {why}"));
+    out.push(format!("  - {path}: must match a schema in anyOf"));
 }
+
+/// Keys of `obj` outside `allowed`, each reported, then the object once (pi 1.6 refuses
+/// unknown keys rather than ignoring them, so a typo in a token name is not silent).
+fn unknown_key_errors(path: &str, obj: &Map<String, Value>, allowed: &dyn Fn(&str) -> bool, out: &mut Vec<String>) {
+    let mut any = false;
+    for key in obj.keys().filter(|k| !allowed(k)) {
+        out.push(format!("  - {path}/{key}: schema is false"));
+        any = true;
+    }
+    if any {
+        let at = if path.is_empty() { "/" } else { path };
+        out.push(format!("  - {at}: must not have additional properties"));
+    }
+}
+
+/// Everything wrong with a theme document's shape, in the order pi 1.6 lists it: the
+/// missing colour tokens apart, then required keys, unknown keys and bad values.
+fn shape_errors(json: &Value) -> (Vec<&'static str>, Vec<String>) {
+    let mut missing = Vec::new();
+    let mut other = Vec::new();
+    let Some(obj) = json.as_object() else {
+        other.push("  - /: must be object".to_string());
+        return (missing, other);
+    };
+    let required: Vec<&str> = ["name", "colors"]
+        .into_iter()
+        .filter(|k| !obj.contains_key(*k))
+        .collect();
+    if !required.is_empty() {
+        other.push(format!("  - /: must have required properties {}", required.join(", ")));
+    }
+    const TOP: [&str; 6] = ["$schema", "name", "appearance", "vars", "colors", "export"];
+    unknown_key_errors("", obj, &|k| TOP.contains(&k), &mut other);
+    if obj.get("$schema").is_some_and(|v| !v.is_string()) {
+        other.push("  - /$schema: must be string".to_string());
+    }
+    if obj.get("name").is_some_and(|v| !v.is_string()) {
+        other.push("  - /name: must be string".to_string());
+    }
+    if obj
+        .get("appearance")
+        .is_some_and(|a| !matches!(a.as_str(), Some("dark" | "light")))
+    {
+        // One line per allowed value that did not match.
+        for _ in 0..2 {
+            other.push("  - /appearance: must be equal to constant".to_string());
+        }
+        other.push("  - /appearance: must match a schema in anyOf".to_string());
+    }
+    match obj.get("vars") {
+        None => {}
+        Some(Value::Object(vars)) => {
+            for (k, v) in vars {
+                color_value_errors(&format!("/vars/{k}"), v, &mut other);
+            }
+        }
+        Some(_) => other.push("  - /vars: must be object".to_string()),
+    }
+    match obj.get("colors") {
+        None => {}
+        Some(Value::Object(colors)) => {
+            let known = |k: &str| THEME_TOKENS.contains(&k) || OPTIONAL_TOKENS.iter().any(|(t, _)| *t == k);
+            missing.extend(THEME_TOKENS.iter().filter(|t| !colors.contains_key(**t)));
+            unknown_key_errors("/colors", colors, &known, &mut other);
+            for token in SCHEMA_ORDER {
+                if let Some(v) = colors.get(token) {
+                    color_value_errors(&format!("/colors/{token}"), v, &mut other);
+                }
+            }
+        }
+        Some(_) => other.push("  - /colors: must be object".to_string()),
+    }
+    match obj.get("export") {
+        None => {}
+        Some(Value::Object(export)) => {
+            const EXPORT: [&str; 3] = ["pageBg", "cardBg", "infoBg"];
+            unknown_key_errors("/export", export, &|k| EXPORT.contains(&k), &mut other);
+            for key in EXPORT {
+                if let Some(v) = export.get(key) {
+                    color_value_errors(&format!("/export/{key}"), v, &mut other);
+                }
+            }
+        }
+        Some(_) => other.push("  - /export: must be object".to_string()),
+    }
+    (missing, other)
+}
+
+/// Every token, the optional ones included, in the order of pi 1.6's schema (the order its
+/// value errors are listed in).
+const SCHEMA_ORDER: [&str; 56] = [
+    "accent",
+    "border",
+    "borderAccent",
+    "borderMuted",
+    "success",
+    "error",
+    "warning",
+    "muted",
+    "dim",
+    "text",
+    "thinkingText",
+    "scrollbarTrack",
+    "scrollbarThumb",
+    "selectedBg",
+    "searchMatchBg",
+    "searchMatchText",
+    "userMessageBg",
+    "userMessageText",
+    "customMessageBg",
+    "customMessageText",
+    "customMessageLabel",
+    "toolPendingBg",
+    "toolSuccessBg",
+    "toolErrorBg",
+    "toolTitle",
+    "toolOutput",
+    "mdHeading",
+    "mdLink",
+    "mdLinkUrl",
+    "mdCode",
+    "mdCodeBlock",
+    "mdCodeBlockBorder",
+    "mdQuote",
+    "mdQuoteBorder",
+    "mdHr",
+    "mdListBullet",
+    "toolDiffAdded",
+    "toolDiffRemoved",
+    "toolDiffContext",
+    "syntaxComment",
+    "syntaxKeyword",
+    "syntaxFunction",
+    "syntaxVariable",
+    "syntaxString",
+    "syntaxNumber",
+    "syntaxType",
+    "syntaxOperator",
+    "syntaxPunctuation",
+    "thinkingOff",
+    "thinkingMinimal",
+    "thinkingLow",
+    "thinkingMedium",
+    "thinkingHigh",
+    "thinkingXhigh",
+    "thinkingMax",
+    "bashMode",
+];
 
 fn resolve(value: &Value, vars: &Map<String, Value>, seen: &mut HashSet<String>) -> Result<ThemeColor, String> {
     if let Some(n) = value.as_u64() {
         return Ok(ThemeColor::Index(n.min(255) as u8));
+    }
+    // `7.0` is the integer 7 to a JSON reader that has one kind of number.
+    if let Some(f) = value.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=255.0).contains(f)) {
+        return Ok(ThemeColor::Index(f as u8));
     }
     let Some(s) = value.as_str() else {
         return Err(format!("Invalid color value: {value}"));
@@ -159,55 +328,21 @@ fn resolve(value: &Value, vars: &Map<String, Value>, seen: &mut HashSet<String>)
 
 /// Check and resolve a theme's JSON. `label` names it in messages.
 pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Result<Theme, String> {
-    let mut missing = Vec::new();
-    let mut other = Vec::new();
     let obj = json.as_object();
     let name = obj.and_then(|o| o.get("name"));
-    match name {
-        None => other.push("  - /: must have required properties name".to_string()),
-        Some(n) if !n.is_string() => other.push("  - /name: must be string".to_string()),
-        _ => {}
-    }
     // A slash would make the name read as a `light/dark` pair in settings.
     if let Some(n) = name.and_then(Value::as_str).filter(|n| n.contains('/')) {
         return Err(format!(
             "Invalid theme name \"{n}\": theme names cannot contain \"/\" because it is reserved for automatic light/dark theme settings."
         ));
     }
+    let (mut missing, other) = shape_errors(json);
     let vars = obj
         .and_then(|o| o.get("vars"))
+        .and_then(Value::as_object)
         .cloned()
-        .unwrap_or(Value::Object(Map::new()));
-    let vars = match vars {
-        Value::Object(m) => {
-            for (k, v) in &m {
-                if !is_color_value(v) {
-                    other.push(format!("  - /vars/{k}: must be a color (string or 0-255)"));
-                }
-            }
-            m
-        }
-        _ => {
-            other.push("  - /vars: must be object".to_string());
-            Map::new()
-        }
-    };
+        .unwrap_or_default();
     let colors = obj.and_then(|o| o.get("colors"));
-    match colors.and_then(Value::as_object) {
-        Some(c) => {
-            for token in THEME_TOKENS {
-                match c.get(token) {
-                    None => missing.push(token),
-                    Some(v) if !is_color_value(v) => {
-                        other.push(format!("  - /colors/{token}: must be a color (string or 0-255)"))
-                    }
-                    _ => {}
-                }
-            }
-        }
-        None if colors.is_none() => other.push("  - /: must have required properties colors".to_string()),
-        None => other.push("  - /colors: must be object".to_string()),
-    }
     if !missing.is_empty() || !other.is_empty() {
         let mut msg = format!("Invalid theme \"{label}\":\n");
         if !missing.is_empty() {
@@ -256,10 +391,16 @@ pub fn parse_theme_value(label: &str, json: &Value, source: Option<&Path>) -> Re
 
 /// Read, check and resolve a theme file.
 pub fn load_theme_file(path: &Path) -> Result<Theme, String> {
-    let label = path.to_string_lossy();
+    load_theme_file_as(path, &path.to_string_lossy())
+}
+
+/// [`load_theme_file`], naming the theme `label` in messages (pi 1.6 names a theme it
+/// loads by name, rather than by path, that way).
+pub fn load_theme_file_as(path: &Path, label: &str) -> Result<Theme, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("Failed to read theme {label}: {e}"))?;
-    let json: Value = serde_json::from_str(&text).map_err(|e| format!("Failed to parse theme {label}: {e}"))?;
-    parse_theme_value(&label, &json, Some(path))
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let json: Value = serde_json::from_str(text).map_err(|e| format!("Failed to parse theme {label}: {e}"))?;
+    parse_theme_value(label, &json, Some(path))
 }
 
 /// What to load custom themes from.
@@ -752,6 +893,74 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("/colors/mdHr"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_refused_in_pi_16s_order() {
+        let mut colors = full_colors(json!("#abc"));
+        colors.insert("fooBar".into(), json!("#ffffff"));
+        colors.insert("thinkingMax".into(), json!(7.0));
+        colors.insert("border".into(), json!(2.5));
+        colors.insert("accent".into(), json!(-1));
+        let json = json!({"name": "x", "sparkle": true, "appearance": "grey", "colors": colors,
+            "export": {"pageBg": "#000", "foo": 1}});
+        let err = parse_theme_value("x", &json, None).expect_err("unknown keys");
+        let want = [
+            "Invalid theme \"x\":",
+            "",
+            "",
+            "Other errors:",
+            "  - /sparkle: schema is false",
+            "  - /: must not have additional properties",
+            "  - /appearance: must be equal to constant",
+            "  - /appearance: must be equal to constant",
+            "  - /appearance: must match a schema in anyOf",
+            "  - /colors/fooBar: schema is false",
+            "  - /colors: must not have additional properties",
+            "  - /colors/accent: must be string",
+            "  - /colors/accent: must be >= 0",
+            "  - /colors/accent: must match a schema in anyOf",
+            "  - /colors/border: must be string",
+            "  - /colors/border: must be integer",
+            "  - /colors/border: must match a schema in anyOf",
+            "  - /export/foo: schema is false",
+            "  - /export: must not have additional properties",
+        ];
+        assert_eq!(err, want.join("\n"));
+        assert_eq!(
+            parse_theme_value("e", &json!({}), None).expect_err("empty"),
+            "Invalid theme \"e\":\n\n\nOther errors:\n  - /: must have required properties name, colors"
+        );
+        // What pi 1.6 accepts still loads: the optional tokens, `$schema`, `appearance`,
+        // an integral float, oklch/okhsl/#rgb and vars.
+        let mut colors = full_colors(json!("v"));
+        colors.insert("accent".into(), json!("oklch(0.7 0.1 200)"));
+        colors.insert("muted".into(), json!("okhsl(200 50% 60%)"));
+        colors.insert("text".into(), json!(7.0));
+        colors.insert("scrollbarThumb".into(), json!("#fff"));
+        let ok = json!({"$schema": "s", "name": "ok", "appearance": "light", "vars": {"v": "#123"},
+            "colors": colors, "export": {"cardBg": 3}});
+        let t = parse_theme_value("ok", &ok, None).expect("valid");
+        assert_eq!(t.color("text"), ThemeColor::Index(7));
+        // A string the schema takes but that is no colour fails when resolved, as in 1.6.
+        for bad in ["#zzz", "#12345", "oklch(bad)", "okhsl(1 2)"] {
+            let mut colors = full_colors(json!("#000"));
+            colors.insert("accent".into(), json!(bad));
+            let err = parse_theme_value("b", &json!({"name": "b", "colors": colors}), None).expect_err(bad);
+            assert_eq!(err, format!("Invalid color value: {bad}"));
+        }
+        // A colour out of range says which part, as 1.6 does.
+        for (bad, why) in [
+            ("oklch(1.5 0 0)", "l must be between 0 and 1: 1.5"),
+            ("okhsl(10 2 0.5)", "s must be between 0 and 1: 2"),
+            ("oklch(0.5 -1 0)", "c must not be negative: -1"),
+        ] {
+            let mut colors = full_colors(json!("#000"));
+            colors.insert("accent".into(), json!(bad));
+            let err = parse_theme_value("b", &json!({"name": "b", "colors": colors}), None).expect_err(bad);
+            assert_eq!(err, why);
+        }
+        assert_eq!(t.color("scrollbarThumb"), ThemeColor::Rgb(255, 255, 255));
     }
 
     #[test]

@@ -409,6 +409,16 @@ impl Image {
         self
     }
 
+    /// A new widest size (`terminal.imageWidthCells` changed): drawn again, as a new image.
+    pub fn set_max_cols(&mut self, cols: usize) {
+        let cols = cols.max(1);
+        if cols != self.max_cols {
+            self.max_cols = cols;
+            self.id = None;
+            self.cache.clear();
+        }
+    }
+
     #[must_use]
     pub fn with_fallback_style(mut self, style: Style) -> Self {
         self.fallback_style = style;

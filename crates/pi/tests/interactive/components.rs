@@ -139,6 +139,7 @@ fn screen_bytes_through_a_terminal_emulator() {
         status: None,
         status_box: None,
         reloading: None,
+        idle_status: false,
         editor: Editor::new(theme.editor("borderMuted")),
         footer,
         frozen: Default::default(),

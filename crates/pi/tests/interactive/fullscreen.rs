@@ -245,10 +245,14 @@ fn settings_switch_to_regular_mode_while_running_and_save_it() {
     });
     let settings = super::wait_json(&s.agent.path().join("settings.json"), |v| v["tuiMode"] == "regular");
     assert_eq!(settings["tuiMode"], "regular");
-    // The switch happens once the menu is closed: the alternate screen is left, mouse off.
-    pty.send(super::ESC);
+    // The switch happens at once, the menu still open: the alternate screen is left, mouse off.
     wait_raw(&pty, "alternate screen left", |raw| {
         raw.contains("\x1b[?1049l") && raw.contains("\x1b[?1000l")
+    });
+    assert!(pty.contents().contains("→ TUI mode"), "{}", pty.contents());
+    pty.send(super::ESC);
+    pty.wait_for("the menu closed", Duration::from_secs(5), |c| {
+        !c.contains("Type to search")
     });
     pty.wait_text("mock-model");
     quit(&mut pty);

@@ -258,3 +258,42 @@ fn image_width_cells_sets_how_wide_images_are_drawn() {
     });
     quit(&mut pty);
 }
+
+#[test]
+fn image_width_changed_in_settings_redraws_the_images_shown() {
+    let s = setup(Script::sequential(vec![]));
+    let session = session_with_image(s.agent.path(), s.cwd.path());
+    let session = session.to_str().expect("utf8 path");
+    let mut pty = Pty::spawn_unset(
+        &["--session", session, "--tui-mode", "regular"],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("KITTY_WINDOW_ID", "1")],
+        &["TMUX", "PI_IMAGE_PROTOCOL"],
+    );
+    pty.wait_text("answer line 060");
+    // 180 x 36 px at the default 60 columns of 9 px: 6 rows of 18 px.
+    wait_raw(&pty, "the image at 60 columns", |raw| {
+        raw.contains("\x1b_Ga=T,f=100,q=2,C=1,c=60,r=6,i=")
+    });
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("→ Auto-compact");
+    pty.type_text("image width");
+    pty.wait_text("→ Image width");
+    pty.send(ENTER);
+    // At once, as pi 1.6 does, the image already in the transcript: 80 columns, 8 rows.
+    wait_raw(&pty, "the image at 80 columns", |raw| {
+        raw.contains("\x1b_Ga=T,f=100,q=2,C=1,c=80,r=8,i=")
+    });
+    let settings = s.agent.path().join("settings.json");
+    let saved = super::wait_json(&settings, |v| v["terminal"]["imageWidthCells"] == 80);
+    assert_eq!(saved["terminal"]["imageWidthCells"], 80);
+    pty.send(super::ESC);
+    pty.wait_for("the menu closed", Duration::from_secs(5), |c| {
+        !c.contains("→ Image width")
+    });
+    quit(&mut pty);
+}

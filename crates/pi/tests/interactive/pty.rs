@@ -160,6 +160,28 @@ impl Pty {
         p.screen().cell(row, col).cloned()
     }
 
+    /// Whether the alternate screen (fullscreen) is in use.
+    pub fn alternate_screen(&self) -> bool {
+        self.screen.lock().expect("screen").screen().alternate_screen()
+    }
+
+    /// The main screen's lines scrolled off the top, then the rows on screen, oldest first.
+    pub fn history(&self) -> Vec<String> {
+        let mut p = self.screen.lock().expect("screen");
+        p.screen_mut().set_scrollback(usize::MAX);
+        let depth = p.screen().scrollback();
+        let (_, cols) = p.screen().size();
+        let mut out = Vec::new();
+        // At offset k the view's top row is the k-th line above the screen.
+        for k in (1..=depth).rev() {
+            p.screen_mut().set_scrollback(k);
+            out.extend(p.screen().rows(0, cols).take(1));
+        }
+        p.screen_mut().set_scrollback(0);
+        out.extend(p.screen().rows(0, cols));
+        out
+    }
+
     pub fn rows(&self) -> Vec<String> {
         let p = self.screen.lock().expect("screen");
         let (_, cols) = p.screen().size();
