@@ -139,6 +139,24 @@ fn configured(path: PathBuf) -> Result<Vec<PathBuf>, String> {
     Err(format!("Extension path does not exist: {}", path.display()))
 }
 
+/// A `-e` folder is read as a package, as pi 1.6 reads it: its manifest's extensions, else
+/// the files of its `extensions/` folder, else the folder as one extension.
+fn cli_configured(path: PathBuf) -> Result<Vec<PathBuf>, String> {
+    let conventional = path.join("extensions");
+    if path.is_dir() && conventional.is_dir() && !has_manifest_extensions(&path) {
+        return Ok(discover_in_dir(&conventional));
+    }
+    configured(path)
+}
+
+/// Whether the folder's `package.json` lists `pi.extensions`.
+fn has_manifest_extensions(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|m| m.get("pi").and_then(|pi| pi.get("extensions")).is_some())
+}
+
 struct Collector {
     seen: HashSet<PathBuf>,
     excluded: HashSet<PathBuf>,
@@ -158,8 +176,12 @@ impl Collector {
     }
 
     fn add_configured(&mut self, path: PathBuf) {
+        self.add_found(path, configured);
+    }
+
+    fn add_found(&mut self, path: PathBuf, find: fn(PathBuf) -> Result<Vec<PathBuf>, String>) {
         let shown = path.display().to_string();
-        match configured(path) {
+        match find(path) {
             Ok(paths) => paths.into_iter().for_each(|p| self.add(p)),
             Err(error) => self.out.errors.push(LoadError { path: shown, error }),
         }
@@ -183,7 +205,7 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
         }
     }
     for value in &input.cli_paths {
-        collector.add_configured(absolute(&input.cwd, value));
+        collector.add_found(absolute(&input.cwd, value), cli_configured);
     }
     if input.no_extensions {
         return collector.out;
@@ -241,6 +263,33 @@ mod tests {
                     .unwrap_or_else(|_| s.path.clone())
             })
             .collect()
+    }
+
+    #[test]
+    fn a_cli_folder_without_a_manifest_loads_its_extensions_folder() -> std::io::Result<()> {
+        let root = tempfile::tempdir()?;
+        let root = fs::canonicalize(root.path())?;
+        touch(&root.join("pkg/extensions/b.ts"))?;
+        touch(&root.join("pkg/extensions/a.ts"))?;
+        touch(&root.join("pkg/extensions/multi/index.ts"))?;
+        touch(&root.join("pkg/skills/x/SKILL.md"))?;
+        let input = DiscoveryInput {
+            cwd: root.clone(),
+            agent_dir: root.join("agent"),
+            cli_paths: vec!["pkg".into()],
+            ..DiscoveryInput::default()
+        };
+        let found = discover(&input);
+        assert_eq!(
+            names(&found, &root),
+            [
+                "pkg/extensions/a.ts",
+                "pkg/extensions/b.ts",
+                "pkg/extensions/multi/index.ts"
+            ]
+        );
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        Ok(())
     }
 
     #[test]
