@@ -237,10 +237,11 @@ impl Listing<'_> {
             .iter()
             .flat_map(|issue| {
                 let token = if issue.error { "error" } else { "warning" };
-                [
-                    t.paint(token, &format!("  {}", self.issue_source(&issue.path))),
-                    t.paint(token, &format!("    {}", issue.message)),
-                ]
+                // A message of several lines (a syntax error and where it is) keeps its colour
+                // on each; only its first line is indented, as pi 1.6 prints it.
+                let message = format!("    {}", issue.message);
+                std::iter::once(t.paint(token, &format!("  {}", self.issue_source(&issue.path))))
+                    .chain(message.split('\n').map(|l| t.paint(token, l)).collect::<Vec<_>>())
             })
             .collect();
         Some(format!(
