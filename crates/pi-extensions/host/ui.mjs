@@ -656,10 +656,16 @@ export function createScreen(runtime, loadTui) {
 									}
 									id = mount(component, extensionPath, "custom");
 									takeFocus(component);
+									const blocked = options?.blocked;
 									runtime.wire.notify("ui.custom", {
 										id,
 										overlay: Boolean(options?.overlay),
 										overlayOptions: overlayOptionsFor(options, component, (error) => runtime.reportError(extensionPath, "ui.custom", error)),
+										// What the program status reports while it is open.
+										blocked:
+											typeof blocked?.kind === "string" && typeof blocked?.message === "string"
+												? { kind: blocked.kind, message: blocked.message }
+												: undefined,
 									});
 									const handle = {
 										hide: () => done(undefined),

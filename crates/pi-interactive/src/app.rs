@@ -284,7 +284,13 @@ impl App {
             Some((_, Picker::Custom(_))) => Some(("question", None)),
             _ => None,
         };
-        self.program_status.set_blocked(blocked);
+        // An extension's custom component opened with `blocked` reports it while it is open.
+        let custom = self
+            .view
+            .ext
+            .blocking()
+            .map(|(kind, message)| (kind, Some(message.to_string())));
+        self.program_status.set_blocked(blocked.or(custom));
         // The name is looked up only when the title is due too (it changed, or the session).
         if self.title_dirty || !self.program_status.has_name() {
             let name = self.session().with_store(|s| s.session_name().map(str::to_string));

@@ -260,7 +260,15 @@ impl App {
                 }
             }
             ScreenChange::Footer(id) => ext.set_footer(id),
-            ScreenChange::Custom { id, overlay, options } => {
+            ScreenChange::Custom {
+                id,
+                overlay,
+                options,
+                blocked,
+            } => {
+                if let Some((kind, message)) = blocked {
+                    ext.set_blocking(id, kind, message);
+                }
                 if overlay {
                     let options = overlay_options(&options);
                     let oid = tui.show_overlay(Box::new(HostLines::new()), options);

@@ -1,6 +1,7 @@
 //! Extension dialogs as pi 1.6 shows them: the program status (OSC 7501) says blocked with
-//! the dialog's kind and title while one waits, and a timed dialog counts down in its title
-//! each second and closes with the default when the count ends.
+//! the dialog's kind and title while one waits (a custom component opened with `blocked`,
+//! its own), and a timed dialog counts down in its title each second and closes with the
+//! default when the count ends.
 
 use std::time::{Duration, Instant};
 
@@ -80,6 +81,17 @@ fn a_dialog_reports_blocked_with_its_kind_and_title_until_it_closes() {
         pty.wait_text(answer);
         wait_raw_after(&pty, from, IDLE);
     }
+
+    // A custom component opened with `blocked` reports its own kind and message.
+    let from = pty.raw().len();
+    pty.type_text("/ask-custom");
+    pty.send(ENTER);
+    pty.wait_text("Overlay question");
+    wait_raw_after(&pty, from, &blocked("permission", "Allow the overlay"));
+    let from = pty.raw().len();
+    pty.send("x");
+    pty.wait_text("custom -> \"key \\\"x\\\"\"");
+    wait_raw_after(&pty, from, IDLE);
     quit(&mut pty);
 }
 
