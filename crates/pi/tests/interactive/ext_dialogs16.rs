@@ -137,6 +137,13 @@ fn timed_dialogs_count_down_in_their_title_and_give_the_default_at_the_end() {
     pty.wait_text("input -> undefined");
     assert!(row_of(&pty, "Your name").is_none(), "closed: {:#?}", pty.rows());
 
+    // An extension's AbortSignal closes its dialog too.
+    pty.type_text("/ask-signal");
+    pty.send(ENTER);
+    pty.wait_text("Gone in a second");
+    pty.wait_text("signal aborted=true -> false");
+    assert!(row_of(&pty, "Abortable").is_none(), "closed: {:#?}", pty.rows());
+
     // Answered in time, the answer counts.
     pty.type_text("/ask-select 5000");
     pty.send(ENTER);
