@@ -932,8 +932,8 @@ export function createScreen(runtime, loadTui) {
 		 */
 		async argumentCompletions(registry, params) {
 			const name = String(params?.name ?? "");
-			const ext = registry.extensions.find((e) => e.commands.has(name));
-			const command = ext?.commands.get(name);
+			// By the name the command is run by (`name:2` for a shared name).
+			const command = registry.findCommand?.(name)?.command;
 			if (typeof command?.getArgumentCompletions !== "function") return { items: null };
 			try {
 				const items = await command.getArgumentCompletions(String(params?.prefix ?? ""));

@@ -165,3 +165,67 @@ fn an_extension_that_fails_to_load_on_reload_is_listed_first_as_an_error() {
     assert_eq!(rows.len(), 8, "{:#?}", pty.rows());
     quit(&mut pty);
 }
+
+/// An extension reporting `/name` runs with a notice naming `who`.
+fn noisy_command(name: &str, who: &str) -> String {
+    format!(
+        "export default function (pi: any) {{ pi.registerCommand(\"{name}\", {{ description: \"{who}\", handler: async (_a: string, ctx: any) => ctx.ui.notify(\"ran {who}\", \"info\") }}); }}\n"
+    )
+}
+
+#[test]
+fn a_name_several_extensions_register_is_numbered_in_the_menu_and_the_issues() {
+    let Some((node, modules)) =
+        extension_env("a_name_several_extensions_register_is_numbered_in_the_menu_and_the_issues")
+    else {
+        return;
+    };
+    let s = setup(Script::echo());
+    let write = |file: &str, text: String| {
+        let path = s.cwd.path().join(file);
+        std::fs::write(&path, text).expect("extension");
+        path.display().to_string()
+    };
+    let a = write("a.ts", noisy_command("dup", "a"));
+    let b = write("b.ts", noisy_command("dup", "b"));
+    let c = write("c.ts", noisy_command("model", "c"));
+    let d = write("d.ts", noisy_command("model", "d"));
+    let (node, modules) = (node.display().to_string(), modules.display().to_string());
+    let mut pty = Pty::spawn_env(
+        &["-e", &a, "-e", &b, "-e", &c, "-e", &d],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("PI_NODE", &node), ("PI_EXTENSION_MODULES", &modules)],
+    );
+    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
+    // Two extensions sharing a name is no issue; a built-in's name shared says where it went.
+    assert_eq!(
+        issue_rows(&pty),
+        [
+            format!("  path (temp) {c}"),
+            "    Extension command '/model' conflicts with built-in interactive command. Available as '/model:1'."
+                .to_string(),
+            format!("  path (temp) {d}"),
+            "    Extension command '/model' conflicts with built-in interactive command. Available as '/model:2'."
+                .to_string(),
+        ],
+        "{:#?}",
+        pty.rows()
+    );
+    pty.type_text("/dup");
+    pty.wait_text("dup:2");
+    let rows = pty.rows();
+    let first = row_of(&pty, "dup:1").expect("dup:1");
+    assert!(rows[first].contains("[t] a"), "{rows:#?}");
+    assert!(
+        rows[first + 1].contains("dup:2") && rows[first + 1].contains("[t] b"),
+        "{rows:#?}"
+    );
+    pty.type_text(":2");
+    pty.send(ENTER);
+    pty.wait_text("ran b");
+    assert!(s.server.requests().is_empty(), "a command, not a prompt");
+    quit(&mut pty);
+}
