@@ -175,6 +175,21 @@ impl Collector {
         });
     }
 
+    /// Settings `extensions` entries, in their order.
+    fn add_entries(&mut self, entries: &[&SettingsEntry]) {
+        for entry in entries {
+            let value = entry.value.as_str();
+            // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
+            // `extensions::builtin`) and glob filters are not handled here. A `+path` entry
+            // only keeps a file that something else finds (pi 1.6 force-includes among the
+            // files it collected); it loads nothing by itself.
+            if value.starts_with(['-', '!', '+']) || value.starts_with("builtin:") {
+                continue;
+            }
+            self.add_configured(absolute(&entry.base_dir, value));
+        }
+    }
+
     fn add_configured(&mut self, path: PathBuf) {
         self.add_found(path, configured);
     }
@@ -210,25 +225,18 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
     if input.no_extensions {
         return collector.out;
     }
-    for entry in &input.settings_entries {
-        let value = entry.value.as_str();
-        // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
-        // `extensions::builtin`) and glob filters are not handled here. A `+path` entry only
-        // keeps a file that something else finds (pi 1.6 force-includes among the files it
-        // collected); it loads nothing by itself.
-        if value.starts_with(['-', '!', '+']) {
-            continue;
-        }
-        if value.starts_with("builtin:") {
-            continue;
-        }
-        collector.add_configured(absolute(&entry.base_dir, value));
-    }
+    // pi 1.6's ranks: the project's settings entries, the project's `extensions/`, the user's
+    // settings entries, then the agent folder's `extensions/`.
+    let project_dir = input.cwd.join(".pi");
+    let (project_entries, user_entries): (Vec<&SettingsEntry>, Vec<&SettingsEntry>) =
+        input.settings_entries.iter().partition(|e| e.base_dir == project_dir);
+    collector.add_entries(&project_entries);
     if input.project_trusted {
-        for path in discover_in_dir(&input.cwd.join(".pi").join("extensions")) {
+        for path in discover_in_dir(&project_dir.join("extensions")) {
             collector.add(path);
         }
     }
+    collector.add_entries(&user_entries);
     for path in discover_in_dir(&input.agent_dir.join("extensions")) {
         collector.add(path);
     }
@@ -392,6 +400,9 @@ mod tests {
             .position(|n| n == "project/.pi/extensions/local.ts");
         let global = names(&trusted, &root).iter().position(|n| n == "agent/extensions/a.js");
         assert!(local < global, "project extensions load before global ones");
+        // pi 1.6's ranks: the project's `extensions/` before the user's settings entries.
+        let listed = names(&trusted, &root).iter().position(|n| n == "shared/s.ts");
+        assert!(local < listed, "{:?}", names(&trusted, &root));
 
         input.no_extensions = true;
         assert_eq!(names(&discover(&input), &root), vec!["project/cli.ts"]);
