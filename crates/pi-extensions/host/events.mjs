@@ -18,15 +18,39 @@ const plainTheme = new Proxy(
 	},
 );
 
+/** Numbers dialogs an extension may abort with a signal. */
+let dialogCount = 0;
+
 function createUi(runtime) {
 	const { state } = runtime.mirror;
 	const ask = (method, fallback) => async (...args) => {
 		if (!state.hasUI) return fallback;
+		// A dialog's `signal` (its options are the third argument) cannot cross to pi: the
+		// dialog gets an id instead, and pi is told to close it when the signal aborts.
+		const signal = args[2]?.signal;
+		if (signal?.aborted) return fallback;
+		let onAbort;
 		try {
+			if (signal && typeof signal.addEventListener === "function") {
+				const dialogId = `${process.pid}-${++dialogCount}`;
+				args = [...args];
+				args[2] = { ...args[2], signal: undefined, dialogId };
+				const aborted = new Promise((resolve) => {
+					onAbort = () => {
+						runtime.wire.notify("ui.cancelDialog", { dialogId });
+						resolve(fallback);
+					};
+					signal.addEventListener("abort", onAbort, { once: true });
+				});
+				const answer = await Promise.race([runtime.wire.request(`ui.${method}`, { args }), aborted]);
+				return answer ?? fallback;
+			}
 			const answer = await runtime.wire.request(`ui.${method}`, { args });
 			return answer ?? fallback;
 		} catch {
 			return fallback;
+		} finally {
+			if (onAbort) signal.removeEventListener("abort", onAbort);
 		}
 	};
 	const tell = (method) => (...args) => {

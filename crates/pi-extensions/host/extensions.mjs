@@ -457,10 +457,25 @@ export function createRegistry(runtime, factoryCache) {
 		return undefined;
 	};
 
+	/**
+	 * The command run by `name`, as pi 1.6 names them: a name several extensions register is
+	 * `name:1`, `name:2`, ... in load order (skipping numbers another command holds); only
+	 * a name registered once is run by itself.
+	 */
 	const findCommand = (name) => {
-		for (const ext of extensions) {
-			const command = ext.commands.get(name);
-			if (command) return { ext, command };
+		const all = [];
+		for (const ext of extensions) for (const [commandName, command] of ext.commands) all.push({ ext, command, commandName });
+		const counts = new Map();
+		for (const { commandName } of all) counts.set(commandName, (counts.get(commandName) ?? 0) + 1);
+		const seen = new Map();
+		const taken = new Set();
+		for (const entry of all) {
+			const occurrence = (seen.get(entry.commandName) ?? 0) + 1;
+			seen.set(entry.commandName, occurrence);
+			let invocation = counts.get(entry.commandName) > 1 ? `${entry.commandName}:${occurrence}` : entry.commandName;
+			for (let suffix = occurrence; taken.has(invocation); ) invocation = `${entry.commandName}:${++suffix}`;
+			taken.add(invocation);
+			if (invocation === name) return { ext: entry.ext, command: entry.command };
 		}
 		return undefined;
 	};

@@ -656,10 +656,16 @@ export function createScreen(runtime, loadTui) {
 									}
 									id = mount(component, extensionPath, "custom");
 									takeFocus(component);
+									const blocked = options?.blocked;
 									runtime.wire.notify("ui.custom", {
 										id,
 										overlay: Boolean(options?.overlay),
 										overlayOptions: overlayOptionsFor(options, component, (error) => runtime.reportError(extensionPath, "ui.custom", error)),
+										// What the program status reports while it is open.
+										blocked:
+											typeof blocked?.kind === "string" && typeof blocked?.message === "string"
+												? { kind: blocked.kind, message: blocked.message }
+												: undefined,
 									});
 									const handle = {
 										hide: () => done(undefined),
@@ -926,8 +932,8 @@ export function createScreen(runtime, loadTui) {
 		 */
 		async argumentCompletions(registry, params) {
 			const name = String(params?.name ?? "");
-			const ext = registry.extensions.find((e) => e.commands.has(name));
-			const command = ext?.commands.get(name);
+			// By the name the command is run by (`name:2` for a shared name).
+			const command = registry.findCommand?.(name)?.command;
 			if (typeof command?.getArgumentCompletions !== "function") return { items: null };
 			try {
 				const items = await command.getArgumentCompletions(String(params?.prefix ?? ""));

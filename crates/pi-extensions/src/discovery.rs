@@ -139,6 +139,24 @@ fn configured(path: PathBuf) -> Result<Vec<PathBuf>, String> {
     Err(format!("Extension path does not exist: {}", path.display()))
 }
 
+/// A `-e` folder is read as a package, as pi 1.6 reads it: its manifest's extensions, else
+/// the files of its `extensions/` folder, else the folder as one extension.
+fn cli_configured(path: PathBuf) -> Result<Vec<PathBuf>, String> {
+    let conventional = path.join("extensions");
+    if path.is_dir() && conventional.is_dir() && !has_manifest_extensions(&path) {
+        return Ok(discover_in_dir(&conventional));
+    }
+    configured(path)
+}
+
+/// Whether the folder's `package.json` lists `pi.extensions`.
+fn has_manifest_extensions(dir: &Path) -> bool {
+    std::fs::read_to_string(dir.join("package.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .is_some_and(|m| m.get("pi").and_then(|pi| pi.get("extensions")).is_some())
+}
+
 struct Collector {
     seen: HashSet<PathBuf>,
     excluded: HashSet<PathBuf>,
@@ -157,9 +175,28 @@ impl Collector {
         });
     }
 
+    /// Settings `extensions` entries, in their order.
+    fn add_entries(&mut self, entries: &[&SettingsEntry]) {
+        for entry in entries {
+            let value = entry.value.as_str();
+            // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
+            // `extensions::builtin`) and glob filters are not handled here. A `+path` entry
+            // only keeps a file that something else finds (pi 1.6 force-includes among the
+            // files it collected); it loads nothing by itself.
+            if value.starts_with(['-', '!', '+']) || value.starts_with("builtin:") {
+                continue;
+            }
+            self.add_configured(absolute(&entry.base_dir, value));
+        }
+    }
+
     fn add_configured(&mut self, path: PathBuf) {
+        self.add_found(path, configured);
+    }
+
+    fn add_found(&mut self, path: PathBuf, find: fn(PathBuf) -> Result<Vec<PathBuf>, String>) {
         let shown = path.display().to_string();
-        match configured(path) {
+        match find(path) {
             Ok(paths) => paths.into_iter().for_each(|p| self.add(p)),
             Err(error) => self.out.errors.push(LoadError { path: shown, error }),
         }
@@ -183,30 +220,23 @@ pub fn discover(input: &DiscoveryInput) -> Discovered {
         }
     }
     for value in &input.cli_paths {
-        collector.add_configured(absolute(&input.cwd, value));
+        collector.add_found(absolute(&input.cwd, value), cli_configured);
     }
     if input.no_extensions {
         return collector.out;
     }
-    for entry in &input.settings_entries {
-        let value = entry.value.as_str();
-        // Built-in extensions (`+builtin:<name>` too: a switch, see the coding agent's
-        // `extensions::builtin`) and glob filters are not handled here. A `+path` entry only
-        // keeps a file that something else finds (pi 1.6 force-includes among the files it
-        // collected); it loads nothing by itself.
-        if value.starts_with(['-', '!', '+']) {
-            continue;
-        }
-        if value.starts_with("builtin:") {
-            continue;
-        }
-        collector.add_configured(absolute(&entry.base_dir, value));
-    }
+    // pi 1.6's ranks: the project's settings entries, the project's `extensions/`, the user's
+    // settings entries, then the agent folder's `extensions/`.
+    let project_dir = input.cwd.join(".pi");
+    let (project_entries, user_entries): (Vec<&SettingsEntry>, Vec<&SettingsEntry>) =
+        input.settings_entries.iter().partition(|e| e.base_dir == project_dir);
+    collector.add_entries(&project_entries);
     if input.project_trusted {
-        for path in discover_in_dir(&input.cwd.join(".pi").join("extensions")) {
+        for path in discover_in_dir(&project_dir.join("extensions")) {
             collector.add(path);
         }
     }
+    collector.add_entries(&user_entries);
     for path in discover_in_dir(&input.agent_dir.join("extensions")) {
         collector.add(path);
     }
@@ -241,6 +271,33 @@ mod tests {
                     .unwrap_or_else(|_| s.path.clone())
             })
             .collect()
+    }
+
+    #[test]
+    fn a_cli_folder_without_a_manifest_loads_its_extensions_folder() -> std::io::Result<()> {
+        let root = tempfile::tempdir()?;
+        let root = fs::canonicalize(root.path())?;
+        touch(&root.join("pkg/extensions/b.ts"))?;
+        touch(&root.join("pkg/extensions/a.ts"))?;
+        touch(&root.join("pkg/extensions/multi/index.ts"))?;
+        touch(&root.join("pkg/skills/x/SKILL.md"))?;
+        let input = DiscoveryInput {
+            cwd: root.clone(),
+            agent_dir: root.join("agent"),
+            cli_paths: vec!["pkg".into()],
+            ..DiscoveryInput::default()
+        };
+        let found = discover(&input);
+        assert_eq!(
+            names(&found, &root),
+            [
+                "pkg/extensions/a.ts",
+                "pkg/extensions/b.ts",
+                "pkg/extensions/multi/index.ts"
+            ]
+        );
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        Ok(())
     }
 
     #[test]
@@ -343,6 +400,9 @@ mod tests {
             .position(|n| n == "project/.pi/extensions/local.ts");
         let global = names(&trusted, &root).iter().position(|n| n == "agent/extensions/a.js");
         assert!(local < global, "project extensions load before global ones");
+        // pi 1.6's ranks: the project's `extensions/` before the user's settings entries.
+        let listed = names(&trusted, &root).iter().position(|n| n == "shared/s.ts");
+        assert!(local < listed, "{:?}", names(&trusted, &root));
 
         input.no_extensions = true;
         assert_eq!(names(&discover(&input), &root), vec!["project/cli.ts"]);

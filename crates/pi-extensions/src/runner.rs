@@ -137,6 +137,40 @@ pub struct Registrations {
     pub mcp_servers: Vec<crate::protocol::RegisteredMcpServer>,
 }
 
+/// The name each command is run by, in registration order: a name several extensions
+/// register is numbered by its occurrence (`name:1`, `name:2`), skipping numbers another
+/// command already holds, as pi 1.6 names them.
+pub fn invocation_names(names: &[&str]) -> Vec<String> {
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for name in names {
+        *counts.entry(name).or_default() += 1;
+    }
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    names
+        .iter()
+        .map(|name| {
+            let occurrence = {
+                let n = seen.entry(name).or_default();
+                *n += 1;
+                *n
+            };
+            let mut invocation = if counts[name] > 1 {
+                format!("{name}:{occurrence}")
+            } else {
+                (*name).to_string()
+            };
+            let mut suffix = occurrence;
+            while taken.contains(&invocation) {
+                suffix += 1;
+                invocation = format!("{name}:{suffix}");
+            }
+            taken.insert(invocation.clone());
+            invocation
+        })
+        .collect()
+}
+
 impl Registrations {
     /// Tools by name with their owner; when two extensions register a name, the first wins.
     pub fn tools(&self) -> Vec<(&ExtensionInfo, &ToolInfo)> {
@@ -154,6 +188,14 @@ impl Registrations {
             .iter()
             .flat_map(|ext| ext.commands.iter().map(move |c| (ext, c)))
             .collect()
+    }
+
+    /// The name each of [`Self::commands`] is run by, in the same order: a name several
+    /// extensions register is numbered (`name:1`, `name:2`), as pi 1.6 names them.
+    pub fn command_invocations(&self) -> Vec<String> {
+        let commands = self.commands();
+        let names: Vec<&str> = commands.iter().map(|(_, c)| c.name.as_str()).collect();
+        invocation_names(&names)
     }
 
     /// Flags by name with their owner; the first registration wins.
@@ -851,6 +893,14 @@ impl Drop for ExtensionRunner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repeated_command_names_are_numbered_by_occurrence_around_names_already_taken() {
+        assert_eq!(invocation_names(&["a", "b"]), ["a", "b"]);
+        assert_eq!(invocation_names(&["dup", "x", "dup"]), ["dup:1", "x", "dup:2"]);
+        // `m:1` is an extension's own name: the first `m` takes the next free number.
+        assert_eq!(invocation_names(&["m:1", "m", "m"]), ["m:1", "m:2", "m:3"]);
+    }
 
     /// Compiled, never run: the session must be able to spawn these futures on any runtime.
     #[allow(dead_code)]

@@ -82,6 +82,9 @@ pub struct App {
     clear_on_shrink: bool,
     /// What loading the custom themes found wrong (`[Theme conflicts]`).
     theme_issues: Vec<pi_coding_agent::resources::Diagnostic>,
+    /// The chat's first block is the startup header block: the header, or under
+    /// `quietStartup` the `[Extension issues]` alone (set at each rebuild of the chat).
+    header_in_chat: bool,
     /// Input held while a completion is applied in the background, and since when.
     held_input: std::collections::VecDeque<pi_tui::InputEvent>,
     held_since: Option<std::time::Instant>,
@@ -207,6 +210,7 @@ impl App {
             show_resources: verbose || details,
             theme_issues: Vec::new(),
             clear_on_shrink: false,
+            header_in_chat: false,
             held_input: Default::default(),
             held_since: None,
             screen_touched: false,
@@ -294,10 +298,17 @@ impl App {
             Some((_, Picker::LoginFlow { provider, .. })) => {
                 Some(("auth", Some(format!("Log in to {}", provider.name))))
             }
+            Some((_, Picker::Asking { kind, title, .. })) => Some((*kind, Some(title.clone()))),
             Some((_, Picker::Custom(_))) => Some(("question", None)),
             _ => None,
         };
-        self.program_status.set_blocked(blocked);
+        // An extension's custom component opened with `blocked` reports it while it is open.
+        let custom = self
+            .view
+            .ext
+            .blocking()
+            .map(|(kind, message)| (kind, Some(message.to_string())));
+        self.program_status.set_blocked(blocked.or(custom));
         // The name is looked up only when the title is due too (it changed, or the session).
         if self.title_dirty || !self.program_status.has_name() {
             let name = self.session().with_store(|s| s.session_name().map(str::to_string));
@@ -404,6 +415,14 @@ impl App {
             Effect::CloseOverlay => {
                 if let Some((id, _)) = self.picker.take() {
                     tui.hide_overlay(id);
+                }
+            }
+            Effect::CloseAsking(asking) => {
+                if let Some((id, Picker::Asking { id: shown, .. })) = &self.picker {
+                    if *shown == asking {
+                        tui.hide_overlay(*id);
+                        self.picker = None;
+                    }
                 }
             }
             Effect::ReplaceSession(how) => self.replace_session(how, tui),
@@ -646,20 +665,21 @@ impl App {
         any
     }
 
-    /// The loaded-resources listing under the header (empty when hidden or nothing loaded).
+    /// The loaded-resources listing under the header (empty when nothing is loaded); under
+    /// `quietStartup` only `[Extension issues]`, which pi 1.6 shows even then.
     pub(super) fn resources_text(&self) -> String {
-        if !self.show_resources {
-            return String::new();
-        }
         let session = self.session();
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let (extensions, auto_discovered) = self.listed_extensions();
         let text = super::loaded_resources::Listing {
             theme: &self.theme,
             resources: session.resources(),
-            extensions: self.listed_extensions(),
+            extensions,
             cwd: session.cwd(),
             home: home.clone(),
+            auto_discovered,
             issues: self.extension_issues(),
+            details: self.show_resources,
         }
         .text(self.tools_expanded);
         // pi 1.6's last section, after the extension issues.
@@ -687,6 +707,9 @@ impl App {
 
     /// The startup header block: pi's header, and the loaded resources under it.
     fn header_block(&self) -> Box<dyn pi_tui::Component> {
+        if !self.show_header {
+            return Box::new(super::header::HeaderBlock::bare(self.resources_text()));
+        }
         let text = if self.tools_expanded {
             super::header::expanded(&self.theme, &self.kb, self.version)
         } else {
@@ -752,7 +775,8 @@ impl App {
         self.tools.clear();
         self.streaming = None;
         self.totals.reset();
-        if self.show_header {
+        self.header_in_chat = self.show_header || !self.extension_issues().is_empty();
+        if self.header_in_chat {
             let header = self.header_block();
             self.view.chat.push(header);
         }
@@ -823,9 +847,9 @@ impl App {
     /// Rebuild the transcript for a new look (theme, images), keeping the chat's notices,
     /// status lines and info blocks where they were, as pi keeps them.
     pub fn restyle_chat(&mut self) {
-        let loose = super::chat_rebuild::take_loose(&mut self.view.chat, self.show_header);
+        let loose = super::chat_rebuild::take_loose(&mut self.view.chat, self.header_in_chat);
         self.rebuild_chat();
-        let moved = super::chat_rebuild::put_back(&mut self.view.chat, self.show_header, loose, &self.theme);
+        let moved = super::chat_rebuild::put_back(&mut self.view.chat, self.header_in_chat, loose, &self.theme);
         for i in self.tools.values_mut() {
             *i = moved.get(*i).copied().unwrap_or(*i);
         }

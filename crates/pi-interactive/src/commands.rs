@@ -116,6 +116,13 @@ pub fn is_builtin_with_stray_argument(text: &str) -> bool {
     }
 }
 
+/// Whether `name` is one of pi 1.6's own interactive commands (an extension command of the
+/// same name is reported under `[Extension issues]`). `/mcp` and `/llama` are left out: pi
+/// 1.6 has them from built-in extensions.
+pub fn is_core_command(name: &str) -> bool {
+    !matches!(name, "mcp" | "llama") && BUILTINS.iter().any(|(n, _, _)| *n == name)
+}
+
 /// A registry holding the built-ins, in pi's order; later registrations come after them.
 #[cfg(test)]
 pub fn builtins() -> CommandRegistry {
@@ -756,7 +763,7 @@ pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
         Picker::Logout(options) => super::login::logout_chosen(cx, &options, &value),
         Picker::Tree => super::tree_nav::chosen(cx, value),
         Picker::TreeSummary(target) => super::tree_nav::summary_chosen(cx, target, &value),
-        Picker::Custom(on_result) => on_result(cx, Some(value)),
+        Picker::Custom(on_result) | Picker::Asking { on_result, .. } => on_result(cx, Some(value)),
     }
 }
 
@@ -764,7 +771,7 @@ pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
 pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
     match picker {
         Picker::TreeSummary(_) => super::tree_nav::cancelled(cx, picker),
-        Picker::Custom(on_result) => on_result(cx, None),
+        Picker::Custom(on_result) | Picker::Asking { on_result, .. } => on_result(cx, None),
         Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
         Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
         _ => Vec::new(),

@@ -3,6 +3,7 @@
 //! with one result the loop reads.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use pi_tui::components::{Input, InputFieldEvent, SelectEvent, SelectItem, SelectList};
 use pi_tui::{keybindings, truncate_to_width, wrap_text, Component, Frame, InputEvent};
@@ -63,6 +64,8 @@ pub struct Dialog {
     _live: Option<tokio_util::sync::DropGuard>,
     /// A prompt's text field in the last render (row, first column), for the mouse.
     field_at: Option<(usize, usize)>,
+    /// When a timed dialog gives up: its title then ends with the whole seconds left.
+    deadline: Option<Instant>,
 }
 
 impl Dialog {
@@ -102,6 +105,7 @@ impl Dialog {
             rules: "border",
             _live: None,
             field_at: None,
+            deadline: None,
         }
     }
 
@@ -145,6 +149,7 @@ impl Dialog {
             rules: "border",
             _live: None,
             field_at: None,
+            deadline: None,
         }
     }
 
@@ -154,6 +159,21 @@ impl Dialog {
         self.refresh = Some(refresh);
         self._live = Some(guard);
         self
+    }
+
+    /// Count down to `deadline` in the title, `Title (Ns)`, as pi 1.6's timed dialogs do
+    /// (whoever opened the dialog wakes the screen each second and closes it at the end).
+    pub fn counting_down(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The title as shown: with the seconds left of a timed dialog after its last line.
+    fn shown_title(&self) -> String {
+        match self.deadline {
+            Some(deadline) => format!("{} ({}s)", self.title, seconds_left(deadline, Instant::now())),
+            None => self.title.clone(),
+        }
     }
 
     /// Draw the choices from the first column, as pi 1.6's `/mcp` screens do.
@@ -206,6 +226,7 @@ impl Dialog {
             rules: "border",
             _live: None,
             field_at: None,
+            deadline: None,
         }
     }
 
@@ -251,6 +272,22 @@ impl Dialog {
     }
 }
 
+/// Whole seconds left until `deadline`, rounded up (never below one: the dialog closes at
+/// zero).
+fn seconds_left(deadline: Instant, now: Instant) -> u64 {
+    let left = deadline.saturating_duration_since(now);
+    let whole = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+    whole.max(1)
+}
+
+/// How long a dialog with `timeout` stays: pi 1.6 counts whole seconds down from the timeout
+/// rounded up, and gives up when the count reaches zero.
+pub fn countdown_length(timeout: Duration) -> Duration {
+    let millis = timeout.as_millis();
+    let seconds = millis.div_ceil(1000).max(1);
+    Duration::from_secs(u64::try_from(seconds).unwrap_or(u64::MAX))
+}
+
 impl Component for Dialog {
     fn render(&mut self, width: usize, out: &mut Frame) {
         if let Some(rows) = self.refresh.as_mut().and_then(|r| r()) {
@@ -264,7 +301,7 @@ impl Component for Dialog {
             out.push_line(String::new());
         }
         // A title may hold several lines (an extension's confirm: title, then message).
-        for line in self.title.split('\n') {
+        for line in self.shown_title().split('\n') {
             out.push_line(truncate_to_width(&format!(" {}", t.bold("accent", line)), width, "…"));
         }
         // pi 1.6's `/mcp` page puts its facts right under the title.
@@ -448,6 +485,27 @@ mod tests {
         // The message above it takes nothing.
         let above = pi_tui::ComponentMouse::new(pi_tui::ComponentMouseKind::Press, row - 1, 4);
         assert!(!d.handle_mouse(&above));
+    }
+
+    #[test]
+    fn a_timed_dialog_counts_whole_seconds_down_after_its_last_title_line() {
+        let now = Instant::now();
+        assert_eq!(seconds_left(now + Duration::from_millis(5000), now), 5);
+        assert_eq!(seconds_left(now + Duration::from_millis(4200), now), 5);
+        assert_eq!(seconds_left(now + Duration::from_millis(4000), now), 4);
+        assert_eq!(seconds_left(now, now), 1, "closed at zero, never shown");
+        assert_eq!(countdown_length(Duration::from_millis(1500)), Duration::from_secs(2));
+        assert_eq!(countdown_length(Duration::from_millis(3000)), Duration::from_secs(3));
+
+        let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
+        let theme = Arc::new(UiTheme::fallback());
+        let mut d = Dialog::selector("Sure?\nDelete it all", items, theme)
+            .counting_down(Instant::now() + Duration::from_millis(2500));
+        let mut frame = Frame::default();
+        d.render(40, &mut frame);
+        let lines: Vec<String> = frame.to_vec().iter().map(|l| pi_tui::strip_ansi(l)).collect();
+        assert_eq!(lines[2].trim(), "Sure?", "{lines:#?}");
+        assert_eq!(lines[3].trim(), "Delete it all (3s)", "{lines:#?}");
     }
 
     #[test]

@@ -67,6 +67,15 @@ pub enum Picker {
     TreeSummary(String),
     /// A dialog opened by registered code; the callback gets the result.
     Custom(OnResult),
+    /// An extension's dialog (`ctx.ui.select`, `confirm`, `input`, `editor`), numbered so a
+    /// timeout closes only its own. While it is open the program status reports blocked with
+    /// `kind` (`question`, `permission`) and the dialog's title, as pi 1.6 does.
+    Asking {
+        id: u64,
+        kind: &'static str,
+        title: String,
+        on_result: OnResult,
+    },
 }
 
 impl std::fmt::Debug for Picker {
@@ -84,6 +93,7 @@ impl std::fmt::Debug for Picker {
             Picker::ScopedModels => "ScopedModels",
             Picker::TreeSummary(_) => "TreeSummary",
             Picker::Custom(_) => "Custom",
+            Picker::Asking { .. } => "Asking",
         };
         f.write_str(name)
     }
@@ -214,6 +224,9 @@ pub enum Effect {
     /// Close the dialog shown (its callback is not called): a screen whose work ended on its
     /// own, such as `/mcp login`'s sign-in screen once the sign-in finished.
     CloseOverlay,
+    /// Close the extension dialog numbered so, if it is still shown (its timeout ran out);
+    /// its callback is not called.
+    CloseAsking(u64),
     /// The model may have changed (a switch, a sign-in): warn about a Claude subscription if
     /// it applies and has not been warned about in this run, as 1.6 does.
     CheckSubscription,
@@ -255,6 +268,7 @@ impl std::fmt::Debug for Effect {
             Effect::Extension(c) => write!(f, "Extension({c:?})"),
             Effect::Login(id, step) => write!(f, "Login({id}, {step:?})"),
             Effect::CloseOverlay => f.write_str("CloseOverlay"),
+            Effect::CloseAsking(id) => write!(f, "CloseAsking({id})"),
             Effect::CheckSubscription => f.write_str("CheckSubscription"),
         }
     }

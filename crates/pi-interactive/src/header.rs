@@ -11,7 +11,8 @@ use super::theme::UiTheme;
 /// The header's block in the transcript: pi's header (indented a column, after a blank line)
 /// and, when there is one, the resources listing flush left after another blank line.
 pub struct HeaderBlock {
-    header: Notice,
+    /// `None` under `quietStartup`: only `[Extension issues]` is left to show.
+    header: Option<Notice>,
     resources: String,
     cache: LineCache,
 }
@@ -19,7 +20,16 @@ pub struct HeaderBlock {
 impl HeaderBlock {
     pub fn new(header: Notice, resources: String) -> Self {
         HeaderBlock {
-            header,
+            header: Some(header),
+            resources,
+            cache: LineCache::default(),
+        }
+    }
+
+    /// No header, only `resources` (what `quietStartup` still shows), from the first row.
+    pub fn bare(resources: String) -> Self {
+        HeaderBlock {
+            header: None,
             resources,
             cache: LineCache::default(),
         }
@@ -28,13 +38,17 @@ impl HeaderBlock {
 
 impl Component for HeaderBlock {
     fn render(&mut self, width: usize, out: &mut Frame) {
-        self.header.render(width, out);
+        if let Some(header) = &mut self.header {
+            header.render(width, out);
+        }
         let lines = match self.cache.get(width) {
             Some(l) => l,
             None => {
                 let mut lines = Vec::new();
                 if !self.resources.is_empty() {
-                    lines.push(String::new());
+                    if self.header.is_some() {
+                        lines.push(String::new());
+                    }
                     for l in self.resources.lines() {
                         lines.extend(wrap_text(l, width.max(1)));
                     }
@@ -47,7 +61,9 @@ impl Component for HeaderBlock {
         out.push(lines);
     }
     fn invalidate(&mut self) {
-        self.header.invalidate();
+        if let Some(header) = &mut self.header {
+            header.invalidate();
+        }
         self.cache.clear();
     }
 }

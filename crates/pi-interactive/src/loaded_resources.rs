@@ -1,7 +1,9 @@
 //! The loaded-resources listing under the startup header, as pi 1.6 shows it unless
 //! `quietStartup` hides it: `[Context]`, `[Skills]`, `[Prompts]` and `[Extensions]`, each a
 //! one-line list, or (while tool output is expanded) grouped by scope (project, user, path)
-//! with full paths and packages under their source.
+//! with full paths and packages under their source. `[Extension issues]` follows, shown
+//! even under `quietStartup`: each issue under its extension's file, named with where the
+//! extension came from as pi 1.6 names it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -78,14 +80,30 @@ pub struct Listing<'a> {
     pub extensions: Vec<(PathBuf, ResourceScope)>,
     pub cwd: &'a Path,
     pub home: Option<PathBuf>,
-    /// Warnings about the loaded extensions, as (extension path, message): pi 1.6's
-    /// `[Extension issues]` section.
-    pub issues: Vec<(String, String)>,
+    /// The loaded extensions found in the `extensions/` folders of the agent folder or the
+    /// project (pi 1.6 names them `auto (user)`, `auto (project)` in issues).
+    pub auto_discovered: Vec<PathBuf>,
+    /// Problems with the extensions: pi 1.6's `[Extension issues]` section.
+    pub issues: Vec<Issue>,
+    /// Whether the listing itself is shown (not under `quietStartup`); the issues always are.
+    pub details: bool,
+}
+
+/// One entry of `[Extension issues]`: the extension's file, what is wrong, and whether it is
+/// an error (a load failure) rather than a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    pub path: String,
+    pub message: String,
+    pub error: bool,
 }
 
 impl Listing<'_> {
     /// The sections as text (empty when nothing is loaded); `expanded`: the grouped form.
     pub fn text(&self, expanded: bool) -> String {
+        if !self.details {
+            return self.issues_text().map(|t| format!("{t}\n")).unwrap_or_default();
+        }
         let t = self.theme;
         let home = self.home.as_deref();
         let mut out: Vec<String> = Vec::new();
@@ -196,24 +214,7 @@ impl Listing<'_> {
             };
             section("Extensions", body);
         }
-        if !self.issues.is_empty() {
-            let lines: Vec<String> = self
-                .issues
-                .iter()
-                .flat_map(|(path, message)| {
-                    let shown = self.issue_source(path);
-                    [
-                        t.paint("warning", &format!("  {shown}")),
-                        t.paint("warning", &format!("    {message}")),
-                    ]
-                })
-                .collect();
-            out.push(format!(
-                "{}\n{}",
-                t.paint("warning", "[Extension issues]"),
-                lines.join("\n")
-            ));
-        }
+        out.extend(self.issues_text());
         if out.is_empty() {
             return String::new();
         }
@@ -224,14 +225,47 @@ impl Listing<'_> {
 }
 
 impl Listing<'_> {
+    /// `[Extension issues]` with its lines, when there are any: each issue's extension, then
+    /// the message under it, in the error colour for a load failure.
+    fn issues_text(&self) -> Option<String> {
+        if self.issues.is_empty() {
+            return None;
+        }
+        let t = self.theme;
+        let lines: Vec<String> = self
+            .issues
+            .iter()
+            .flat_map(|issue| {
+                let token = if issue.error { "error" } else { "warning" };
+                // A message of several lines (a syntax error and where it is) keeps its colour
+                // on each; only its first line is indented, as pi 1.6 prints it.
+                let message = format!("    {}", issue.message);
+                std::iter::once(t.paint(token, &format!("  {}", self.issue_source(&issue.path))))
+                    .chain(message.split('\n').map(|l| t.paint(token, l)).collect::<Vec<_>>())
+            })
+            .collect();
+        Some(format!(
+            "{}\n{}",
+            t.paint("warning", "[Extension issues]"),
+            lines.join("\n")
+        ))
+    }
+
     /// An extension's file with where it came from, as pi 1.6 names it in warnings:
-    /// `user ~/.pi/agent/extensions/x.ts`, `path (temp) /tmp/x.ts` for one given on the
-    /// command line, `npm:pkg (user) extensions/x.ts` for a package's.
+    /// `auto (user) ~/.pi/agent/extensions/x.ts` for one found in the agent folder's
+    /// `extensions/` (`auto (project)` in the project's), `user`/`project` for one the
+    /// settings name, `path (temp) /tmp/x.ts` for one given on the command line,
+    /// `npm:pkg (user) extensions/x.ts` for an npm or git package's, and a local package's
+    /// source with its scope before the whole path. A file that did not load is named by its
+    /// path alone.
     fn issue_source(&self, path: &str) -> String {
         let home = self.home.as_deref();
         let file = Path::new(path);
         let scope = self.extensions.iter().find(|(p, _)| p == file).map(|(_, s)| s);
+        let auto = self.auto_discovered.iter().any(|p| p == file);
         match scope {
+            Some(ResourceScope::User) if auto => format!("auto (user) {}", home_short(file, home)),
+            Some(ResourceScope::Project) if auto => format!("auto (project) {}", home_short(file, home)),
             Some(ResourceScope::User) => format!("user {}", home_short(file, home)),
             Some(ResourceScope::Project) => format!("project {}", home_short(file, home)),
             // What `-e` named by a local path reads as a plain path given for this run.
@@ -248,8 +282,9 @@ impl Listing<'_> {
                     PackageScope::Project => " (project)",
                     _ => " (temp)",
                 };
+                let packaged = origin.source.starts_with("npm:") || origin.source.starts_with("git:");
                 let shown = match file.strip_prefix(&origin.base_dir) {
-                    Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
+                    Ok(rel) if packaged && !rel.as_os_str().is_empty() => rel.display().to_string(),
                     _ => home_short(file, home),
                 };
                 format!("{}{scope} {shown}", origin.source)
@@ -439,7 +474,9 @@ mod tests {
             extensions: exts,
             cwd: Path::new("/work"),
             home: Some(PathBuf::from("/home/u")),
+            auto_discovered: Vec::new(),
             issues: Vec::new(),
+            details: true,
         };
         let plain = |s: String| pi_tui::strip_ansi(&s).to_string();
         assert_eq!(
@@ -479,7 +516,9 @@ mod tests {
             ],
             cwd: Path::new("/work"),
             home: Some(PathBuf::from("/home/u")),
+            auto_discovered: Vec::new(),
             issues: Vec::new(),
+            details: true,
         };
         let plain = |s: String| pi_tui::strip_ansi(&s).to_string();
         assert_eq!(plain(listing.text(false)), "[Extensions]\n  alpha.ts, zeta.ts\n");
@@ -492,5 +531,91 @@ mod tests {
             ..listing
         };
         assert_eq!(empty.text(false), "");
+    }
+
+    #[test]
+    fn issues_name_each_extension_by_where_it_came_from_as_pi_does() {
+        use pi_coding_agent::resources::PackageOrigin;
+        let package = |source: &str, scope: PackageScope, base: &str| {
+            ResourceScope::Package(PackageOrigin {
+                source: source.to_string(),
+                scope,
+                base_dir: PathBuf::from(base),
+            })
+        };
+        let exts = vec![
+            (
+                PathBuf::from("/home/u/.pi/agent/extensions/auto.ts"),
+                ResourceScope::User,
+            ),
+            (PathBuf::from("/w/p/.pi/extensions/local.ts"), ResourceScope::Project),
+            (PathBuf::from("/home/u/shared/listed.ts"), ResourceScope::User),
+            (PathBuf::from("/w/listed.ts"), ResourceScope::Project),
+            (PathBuf::from("/tmp/cli.ts"), ResourceScope::Path),
+            (
+                PathBuf::from("/tmp/dir/extensions/d.ts"),
+                package("/tmp/dir", PackageScope::Temporary, "/tmp/dir"),
+            ),
+            (
+                PathBuf::from("/pk/extensions/k.ts"),
+                package("../pk", PackageScope::User, "/pk"),
+            ),
+            (
+                PathBuf::from("/n/node_modules/kit/extensions/x.ts"),
+                package("npm:kit", PackageScope::Project, "/n/node_modules/kit"),
+            ),
+        ];
+        let theme = UiTheme::fallback();
+        let resources = Resources::default();
+        let warn = |path: &str| Issue {
+            path: path.to_string(),
+            message: "m".to_string(),
+            error: false,
+        };
+        let mut issues: Vec<Issue> = exts.iter().map(|(p, _)| warn(&p.display().to_string())).collect();
+        issues.insert(
+            0,
+            Issue {
+                path: "/home/u/.pi/agent/extensions/broken.ts".into(),
+                message: "Failed to load extension: boom".into(),
+                error: true,
+            },
+        );
+        let listing = Listing {
+            theme: &theme,
+            resources: &resources,
+            extensions: exts,
+            cwd: Path::new("/w/p"),
+            home: Some(PathBuf::from("/home/u")),
+            auto_discovered: vec![
+                PathBuf::from("/home/u/.pi/agent/extensions/auto.ts"),
+                PathBuf::from("/w/p/.pi/extensions/local.ts"),
+            ],
+            issues,
+            details: false,
+        };
+        let plain = pi_tui::strip_ansi(&listing.text(false)).to_string();
+        let named: Vec<&str> = plain.lines().skip(1).step_by(2).collect();
+        assert_eq!(
+            named,
+            [
+                "  ~/.pi/agent/extensions/broken.ts",
+                "  auto (user) ~/.pi/agent/extensions/auto.ts",
+                "  auto (project) /w/p/.pi/extensions/local.ts",
+                "  user ~/shared/listed.ts",
+                "  project /w/listed.ts",
+                "  path (temp) /tmp/cli.ts",
+                "  path (temp) /tmp/dir/extensions/d.ts",
+                "  ../pk (user) /pk/extensions/k.ts",
+                "  npm:kit (project) extensions/x.ts",
+            ],
+            "{plain}"
+        );
+        // Under quietStartup only the issues show.
+        assert!(plain.starts_with("[Extension issues]\n"), "{plain}");
+        assert!(!plain.contains("[Extensions]"), "{plain}");
+        assert!(listing
+            .text(false)
+            .contains(&theme.paint("error", "    Failed to load extension: boom")));
     }
 }

@@ -27,8 +27,9 @@ pub struct ProgramStatusReporter {
     compacting: bool,
     run_result: Outcome,
     resting: Outcome,
-    /// A dialog waits: its kind (`question`, `auth`) and what it asks.
-    blocked: Option<(&'static str, Option<String>)>,
+    /// A dialog waits: its kind (`question`, `permission`, `auth`, or an extension's own)
+    /// and what it asks.
+    blocked: Option<(String, Option<String>)>,
     /// The session's name (`None` inside: not looked up yet).
     session_name: Option<Option<String>>,
     last: Option<ProgramStatus>,
@@ -106,15 +107,15 @@ impl ProgramStatusReporter {
     }
 
     /// A dialog waits for the user (or no longer does).
-    pub fn set_blocked(&mut self, blocked: Option<(&'static str, Option<String>)>) {
-        self.blocked = blocked;
+    pub fn set_blocked(&mut self, blocked: Option<(&str, Option<String>)>) {
+        self.blocked = blocked.map(|(kind, message)| (kind.to_string(), message));
     }
 
     fn current(&self) -> ProgramStatus {
         let session_name = self.session_name.as_ref().and_then(Option::as_deref);
         let mut status = if let Some((kind, message)) = &self.blocked {
             let mut s = ProgramStatus::new(ProgramState::Blocked);
-            s.kind = Some((*kind).into());
+            s.kind = Some(kind.clone());
             s.message = message.clone();
             s
         } else if self.compacting {

@@ -15,6 +15,10 @@ mod editor_keys16;
 mod editor_menus;
 #[path = "interactive/ext_autocomplete.rs"]
 mod ext_autocomplete;
+#[path = "interactive/ext_dialogs16.rs"]
+mod ext_dialogs16;
+#[path = "interactive/ext_issues16.rs"]
+mod ext_issues16;
 #[path = "interactive/ext_listing.rs"]
 mod ext_listing;
 #[path = "interactive/ext_replace.rs"]

@@ -59,7 +59,9 @@ fn custom_message(value: Value) -> Option<AgentMessage> {
 impl SessionExtensions for ExtensionBridge {
     async fn run_command(&self, name: &str, args: &str) -> Option<Result<(), String>> {
         let runner = self.slot.runner()?;
-        if !runner.registrations().commands().iter().any(|(_, c)| c.name == name) {
+        // By the name it is run by: `name:2` for the second of a name several extensions
+        // register (the name alone then runs none of them, as in pi 1.6).
+        if !runner.registrations().command_invocations().iter().any(|n| n == name) {
             return None;
         }
         self.observer.sync_entries(&self.slot, &runner);

@@ -98,13 +98,52 @@ fn arg_str(params: &Value, index: usize) -> Option<&str> {
     arg(params, index).and_then(Value::as_str)
 }
 
-fn dialog_options(params: &Value, index: usize) -> DialogOptions {
-    DialogOptions {
-        timeout: arg(params, index)
+/// Dialogs an extension may still abort with its `signal`, by the id the host gave them
+/// (the host sends `ui.cancelDialog` with it when the signal fires).
+fn abortable() -> &'static std::sync::Mutex<std::collections::HashMap<String, CancellationToken>> {
+    static DIALOGS: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, CancellationToken>>> =
+        std::sync::OnceLock::new();
+    DIALOGS.get_or_init(Default::default)
+}
+
+/// Forgets an abortable dialog once it is answered.
+struct Abortable(Option<String>);
+
+impl Drop for Abortable {
+    fn drop(&mut self) {
+        if let Some(id) = self.0.take() {
+            lock(abortable()).remove(&id);
+        }
+    }
+}
+
+/// The options of a dialog request (`timeout`; `dialogId` when the extension gave a signal),
+/// and what keeps it abortable until it is answered.
+fn dialog_options(params: &Value, index: usize) -> (DialogOptions, Abortable) {
+    let opts = arg(params, index);
+    let id = opts.and_then(|o| o.get("dialogId")).and_then(Value::as_str);
+    let cancel = id.map(|id| {
+        let token = CancellationToken::new();
+        lock(abortable()).insert(id.to_string(), token.clone());
+        token
+    });
+    let options = DialogOptions {
+        timeout: opts
             .and_then(|o| o.get("timeout"))
             .and_then(Value::as_u64)
             .map(std::time::Duration::from_millis),
-        cancel: None,
+        cancel,
+    };
+    (options, Abortable(id.map(str::to_string)))
+}
+
+/// The extension's signal aborted a dialog: it closes with its default.
+fn cancel_dialog(params: &Value) {
+    let Some(id) = params.get("dialogId").and_then(Value::as_str) else {
+        return;
+    };
+    if let Some(token) = lock(abortable()).remove(id) {
+        token.cancel();
     }
 }
 
@@ -200,6 +239,7 @@ async fn apply_notification(slot: &Arc<ExtensionSlot>, method: &str, params: &Va
             ui.set_status(arg_str(params, 0).unwrap_or_default(), arg_str(params, 1))
                 .await
         }
+        "ui.cancelDialog" => cancel_dialog(params),
         "ui.setTitle" => ui.set_title(arg_str(params, 0).unwrap_or_default()).await,
         "ui.setEditorText" => ui.set_editor_text(arg_str(params, 0).unwrap_or_default()).await,
         "ui.setWidget" => {
@@ -386,23 +426,26 @@ impl HostBridge {
                     .and_then(Value::as_array)
                     .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
                     .unwrap_or_default();
+                let (opts, _abortable) = dialog_options(&params, 2);
                 Ok(ui
-                    .select(title, &options, dialog_options(&params, 2))
+                    .select(title, &options, opts)
                     .await
                     .map(Value::from)
                     .unwrap_or(Value::Null))
             }
             "ui.confirm" => {
                 let message = arg_str(&params, 1).unwrap_or_default();
-                Ok(Value::Bool(
-                    ui.confirm(title, message, dialog_options(&params, 2)).await,
-                ))
+                let (opts, _abortable) = dialog_options(&params, 2);
+                Ok(Value::Bool(ui.confirm(title, message, opts).await))
             }
-            "ui.input" => Ok(ui
-                .input(title, arg_str(&params, 1), dialog_options(&params, 2))
-                .await
-                .map(Value::from)
-                .unwrap_or(Value::Null)),
+            "ui.input" => {
+                let (opts, _abortable) = dialog_options(&params, 2);
+                Ok(ui
+                    .input(title, arg_str(&params, 1), opts)
+                    .await
+                    .map(Value::from)
+                    .unwrap_or(Value::Null))
+            }
             "pi.setModel" => Ok(Value::Bool(match slot.session() {
                 Some(session) => super::actions::set_model(&session, &params).await,
                 None => false,

@@ -126,26 +126,50 @@ impl App {
     }
 
     /// The loaded extensions for the startup listing (pi's own built-ins left out), each with
-    /// its scope group: the user's, the project's, or a path given for this run.
-    pub(super) fn listed_extensions(&self) -> Vec<(std::path::PathBuf, ResourceScope)> {
+    /// its scope group: the user's, the project's, or a path given for this run; and those
+    /// of them found in an `extensions/` folder (not named by the settings).
+    pub(super) fn listed_extensions(&self) -> (Vec<(std::path::PathBuf, ResourceScope)>, Vec<std::path::PathBuf>) {
         let Some(runner) = self.extension_runner() else {
-            return Vec::new();
+            return Default::default();
         };
         let session = self.session();
         let agent_dir = super::super::commands::paths_for(&session).agent_dir;
         let project = session.cwd().join(".pi");
-        // A package's extensions live in its folder (the deepest folder wins, for packages
-        // inside packages).
-        let packages: Vec<&pi_coding_agent::resources::PackageOrigin> = session
+        // What each settings file's `extensions` names (a file, or a folder of them), against
+        // its own folder; the project's first, as pi ranks them.
+        let named: Vec<(std::path::PathBuf, ResourceScope)> = session
+            .settings()
+            .lock()
+            .map(|s| {
+                let entries = |map: &serde_json::Map<String, Value>, base: &std::path::Path, scope: ResourceScope| {
+                    map.get("extensions")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .filter(|v| !v.starts_with(['-', '!', '+']) && !v.starts_with("builtin:"))
+                        .map(|v| (pi_extensions::discovery::absolute(base, v), scope.clone()))
+                        .collect::<Vec<_>>()
+                };
+                let mut all = entries(s.project_settings(), &project, ResourceScope::Project);
+                all.extend(entries(s.global_settings(), &agent_dir, ResourceScope::User));
+                all
+            })
+            .unwrap_or_default();
+        // A package's extensions are its entries or in them (the deepest entry wins, for
+        // packages inside packages). Not its whole folder: a `-e` file's package is the
+        // folder the file is in, which may hold other extensions too.
+        let packages: Vec<(&std::path::PathBuf, &pi_coding_agent::resources::PackageOrigin)> = session
             .resources()
             .package_extensions
             .iter()
-            .filter_map(|(_, scope)| match scope {
-                ResourceScope::Package(origin) => Some(origin),
+            .filter_map(|(entry, scope)| match scope {
+                ResourceScope::Package(origin) => Some((entry, origin)),
                 _ => None,
             })
             .collect();
-        runner
+        let mut auto = Vec::new();
+        let listed = runner
             .registrations()
             .extensions
             .iter()
@@ -154,29 +178,40 @@ impl App {
                 let path = std::path::PathBuf::from(&e.path);
                 let package = packages
                     .iter()
-                    .filter(|o| path.starts_with(&o.base_dir))
-                    .max_by_key(|o| o.base_dir.components().count());
+                    .filter(|(entry, _)| path.starts_with(entry))
+                    .max_by_key(|(entry, _)| entry.components().count())
+                    .map(|(_, origin)| origin);
+                let setting = named.iter().find(|(p, _)| path.starts_with(p)).map(|(_, s)| s.clone());
                 let scope = if let Some(origin) = package {
                     ResourceScope::Package((*origin).clone())
+                } else if let Some(scope) = setting {
+                    scope
                 } else if path.starts_with(&agent_dir) {
+                    auto.push(path.clone());
                     ResourceScope::User
                 } else if path.starts_with(&project) {
+                    auto.push(path.clone());
                     ResourceScope::Project
                 } else {
                     ResourceScope::Path
                 };
                 (path, scope)
             })
-            .collect()
+            .collect();
+        (listed, auto)
     }
 
-    /// Warnings about what the loaded extensions registered (shortcuts clashing with the
-    /// app's keys or each other's), for the loaded-resources listing.
-    pub(super) fn extension_issues(&self) -> Vec<(String, String)> {
+    /// pi 1.6's `[Extension issues]`: load failures, commands named like the app's own, and
+    /// shortcuts clashing with the app's keys or each other's.
+    pub(super) fn extension_issues(&self) -> Vec<super::super::loaded_resources::Issue> {
         let Some(runner) = self.extension_runner() else {
             return Vec::new();
         };
-        super::super::extension_ui::shortcuts::diagnostics(&runner.registrations().extensions, &self.kb)
+        super::super::extension_ui::issues::extension_issues(
+            &runner.registrations(),
+            &self.kb,
+            super::super::commands::is_core_command,
+        )
     }
 
     fn extension_runner(&self) -> Option<Arc<ExtensionRunner>> {
@@ -225,7 +260,15 @@ impl App {
                 }
             }
             ScreenChange::Footer(id) => ext.set_footer(id),
-            ScreenChange::Custom { id, overlay, options } => {
+            ScreenChange::Custom {
+                id,
+                overlay,
+                options,
+                blocked,
+            } => {
+                if let Some((kind, message)) = blocked {
+                    ext.set_blocking(id, kind, message);
+                }
                 if overlay {
                     let options = overlay_options(&options);
                     let oid = tui.show_overlay(Box::new(HostLines::new()), options);

@@ -162,7 +162,7 @@ impl App {
         if is("app.tools.expand") {
             self.tools_expanded = !self.tools_expanded;
             self.view.drop_frozen();
-            if self.show_header {
+            if self.header_in_chat {
                 let header = self.header_block();
                 if let Some(first) = self.view.chat.children_mut().first_mut() {
                     *first = header;

@@ -6,6 +6,7 @@
 //! components as terminal bytes ([`keys`]).
 
 pub mod autocomplete;
+pub mod issues;
 pub mod keys;
 pub mod message_block;
 pub mod screen;
@@ -16,11 +17,14 @@ pub mod themes;
 pub mod tool_render;
 pub mod working;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
 use async_trait::async_trait;
 use pi_tui::components::SelectItem;
 use tokio::sync::oneshot;
 
-use super::dialogs::Dialog;
+use super::dialogs::{countdown_length, Dialog};
 use super::effect::{notice, Ctx, Effect, Overlay, Picker};
 use super::events::{Msg, UiSender};
 use pi_coding_agent::extension_ui::{DialogOptions, ExtensionUiHost, NotifyType, WidgetPlacement};
@@ -48,20 +52,38 @@ impl InteractiveUi {
     }
 
     /// Show the dialog `make` builds and wait for its result, its timeout or its cancel.
+    /// `kind` and `title` are what the program status reports while it waits. A timed
+    /// dialog counts down in its title each second and closes when the count ends, as pi
+    /// 1.6's do; a cancelled one closes at once. Either way the extension gets the default.
     async fn dialog(
         &self,
         opts: DialogOptions,
+        kind: &'static str,
+        title: String,
         make: impl FnOnce(&Ctx<'_>) -> Dialog + Send + 'static,
     ) -> Option<String> {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let timeout = opts.timeout.filter(|t| !t.is_zero()).map(countdown_length);
+        let opened = Instant::now();
         let (done, result) = oneshot::channel::<Option<String>>();
         let shown = self
             .on_ui(move |cx| {
+                let mut view = make(cx);
+                if let Some(length) = timeout {
+                    view = view.counting_down(opened + length);
+                }
                 vec![Effect::Open(Overlay {
-                    view: Box::new(make(cx)),
-                    picker: Picker::Custom(Box::new(move |_, value| {
-                        let _ = done.send(value);
-                        Vec::new()
-                    })),
+                    view: Box::new(view),
+                    picker: Picker::Asking {
+                        id,
+                        kind,
+                        title,
+                        on_result: Box::new(move |_, value| {
+                            let _ = done.send(value);
+                            Vec::new()
+                        }),
+                    },
                 })]
             })
             .await;
@@ -74,18 +96,35 @@ impl InteractiveUi {
                 None => std::future::pending().await,
             }
         };
-        let timed_out = async {
-            match opts.timeout {
-                Some(t) => tokio::time::sleep(t).await,
-                None => std::future::pending().await,
+        let tx = self.tx.clone();
+        let timed_out = async move {
+            let Some(length) = timeout else {
+                return std::future::pending().await;
+            };
+            // A frame each second draws the count anew.
+            let end = tokio::time::Instant::from_std(opened + length);
+            let mut tick = tokio::time::interval_at(
+                tokio::time::Instant::from_std(opened) + Duration::from_secs(1),
+                Duration::from_secs(1),
+            );
+            loop {
+                let at = tick.tick().await;
+                if at >= end {
+                    return;
+                }
+                tx.send(Msg::Then(Box::new(|_| Vec::new()))).await;
             }
         };
-        // A dialog left open after its timeout stays on screen until answered; its answer
-        // then goes nowhere (the extension already has its default).
         tokio::select! {
             r = result => r.ok().flatten(),
-            _ = cancelled => None,
-            _ = timed_out => None,
+            _ = cancelled => {
+                self.on_ui(move |_| vec![Effect::CloseAsking(id)]).await;
+                None
+            }
+            _ = timed_out => {
+                self.on_ui(move |_| vec![Effect::CloseAsking(id)]).await;
+                None
+            }
         }
     }
 }
@@ -101,33 +140,40 @@ impl ExtensionUiHost for InteractiveUi {
     async fn select(&self, title: &str, options: &[String], opts: DialogOptions) -> Option<String> {
         let title = title.to_string();
         let items: Vec<SelectItem> = options.iter().map(|o| SelectItem::new(o.clone())).collect();
-        self.dialog(opts, move |cx| Dialog::selector(title, items, cx.theme.clone()))
-            .await
+        self.dialog(opts, "question", title.clone(), move |cx| {
+            Dialog::selector(title, items, cx.theme.clone())
+        })
+        .await
     }
 
     async fn confirm(&self, title: &str, message: &str, opts: DialogOptions) -> bool {
-        let title = if message.is_empty() {
+        let shown = if message.is_empty() {
             title.to_string()
         } else {
             format!("{title}\n{message}")
         };
         let items = vec![SelectItem::new("Yes"), SelectItem::new("No")];
-        self.dialog(opts, move |cx| Dialog::selector(title, items, cx.theme.clone()))
-            .await
-            .is_some_and(|v| v == "Yes")
+        // pi 1.6 reports a confirm as asking for permission, named by its title alone.
+        self.dialog(opts, "permission", title.to_string(), move |cx| {
+            Dialog::selector(shown, items, cx.theme.clone())
+        })
+        .await
+        .is_some_and(|v| v == "Yes")
     }
 
     async fn input(&self, title: &str, placeholder: Option<&str>, opts: DialogOptions) -> Option<String> {
         let title = title.to_string();
         let message = placeholder.unwrap_or_default().to_string();
-        self.dialog(opts, move |cx| Dialog::prompt(title, message, "", cx.theme.clone()))
-            .await
+        self.dialog(opts, "question", title.clone(), move |cx| {
+            Dialog::prompt(title, message, "", cx.theme.clone())
+        })
+        .await
     }
 
     async fn editor(&self, title: &str, prefill: Option<&str>) -> Option<String> {
         let title = title.to_string();
         let prefill = prefill.unwrap_or_default().to_string();
-        self.dialog(DialogOptions::default(), move |cx| {
+        self.dialog(DialogOptions::default(), "question", title.clone(), move |cx| {
             Dialog::prompt(title, "", &prefill, cx.theme.clone())
         })
         .await

@@ -42,6 +42,8 @@ pub enum ScreenChange {
         id: u64,
         overlay: bool,
         options: Value,
+        /// `blocked: {kind, message}`: what the program status reports while it is open.
+        blocked: Option<(String, String)>,
     },
     CustomClose(u64),
     /// An overlay's handle asked for the keys (`focus()`): it comes to the front.
@@ -132,6 +134,10 @@ impl ScreenChange {
                 id: id()?,
                 overlay: params.get("overlay").and_then(Value::as_bool).unwrap_or(false),
                 options: params.get("overlayOptions").cloned().unwrap_or(Value::Null),
+                blocked: params.get("blocked").and_then(|b| {
+                    let text = |k: &str| b.get(k).and_then(Value::as_str).map(str::to_string);
+                    Some((text("kind")?, text("message")?))
+                }),
             },
             "ui.customClose" => ScreenChange::CustomClose(id()?),
             "ui.customFocus" => ScreenChange::CustomFocus(id()?),
@@ -237,6 +243,9 @@ pub struct ExtensionScreen {
     /// `onTerminalInput` listeners see every key before the app.
     terminal_input: bool,
     overlays: Vec<ShownOverlay>,
+    /// Custom components opened with `blocked`, in the order they opened: the program
+    /// status reports the last one's kind and message until it is done (hidden or not).
+    blocking: Vec<(u64, String, String)>,
     cache: HashMap<u64, Cached>,
     /// The host said its components changed since the lines were last asked for.
     stale: bool,
@@ -268,6 +277,7 @@ impl ExtensionScreen {
             editor_text: None,
             terminal_input: false,
             overlays: Vec::new(),
+            blocking: Vec::new(),
             cache: HashMap::new(),
             stale: false,
             in_flight: false,
@@ -372,8 +382,21 @@ impl ExtensionScreen {
         }
     }
 
+    /// The custom component `id` waits for the user: the program status says so with `kind`
+    /// and `message` until it is done.
+    pub fn set_blocking(&mut self, id: u64, kind: String, message: String) {
+        self.blocking.retain(|(i, ..)| *i != id);
+        self.blocking.push((id, kind, message));
+    }
+
+    /// The kind and message of the last custom component still waiting, if any.
+    pub fn blocking(&self) -> Option<(&str, &str)> {
+        self.blocking.last().map(|(_, k, m)| (k.as_str(), m.as_str()))
+    }
+
     /// The custom component `id` is done; the overlay to hide, when it had one.
     pub fn close_custom(&mut self, id: u64) -> Option<OverlayId> {
+        self.blocking.retain(|(i, ..)| *i != id);
         self.inline.retain(|&i| i != id);
         self.cache.remove(&id);
         let pos = self.overlays.iter().position(|o| o.id == id)?;

@@ -1,7 +1,9 @@
 //! Extension commands in the editor's slash menu, after the built-ins: each with its
 //! description, prefixed as pi 1.6 tags them by where the extension came from (`[u]` the
 //! user's, `[p]` the project's, `[t]` for this run's `-e`; built-in extensions untagged).
-//! A name a built-in already has is left out, as pi leaves it out of autocomplete.
+//! A name several extensions register is listed numbered (`name:1`, `name:2`), the name
+//! each is run by; a name a built-in already has is left out, as pi leaves it out of
+//! autocomplete.
 //! A command with `getArgumentCompletions` completes its argument: the host is asked in the
 //! background and the answer opens the menu once it comes, if the text still asks for it.
 
@@ -94,9 +96,13 @@ pub fn extension_commands(
     tx: &UiSender,
 ) -> Vec<SlashCommand> {
     let registrations = runner.registrations();
+    let commands = registrations.commands();
+    // Each under the name it is run by (`name:1`, `name:2` when several extensions share a
+    // name, as pi 1.6 numbers them).
+    let invocations = registrations.command_invocations();
     let mut out: Vec<SlashCommand> = Vec::new();
-    for (ext, command) in registrations.commands() {
-        if builtins.iter().chain(&out).any(|c| c.name == command.name) {
+    for ((ext, command), invocation) in commands.into_iter().zip(invocations) {
+        if builtins.iter().chain(&out).any(|c| c.name == invocation) {
             continue;
         }
         let description = command.description.clone().unwrap_or_default();
@@ -105,9 +111,9 @@ pub fn extension_commands(
             Some(tag) => format!("[{tag}] {description}"),
             None => description,
         };
-        let mut entry = SlashCommand::new(command.name.clone(), description);
+        let mut entry = SlashCommand::new(invocation.clone(), description);
         if command.has_completions {
-            entry.complete_argument = Some(argument_completer(runner.clone(), command.name.clone(), tx.clone()));
+            entry.complete_argument = Some(argument_completer(runner.clone(), invocation, tx.clone()));
         }
         out.push(entry);
     }
