@@ -214,7 +214,7 @@ fn shape_errors(json: &Value) -> (Vec<&'static str>, Vec<String>) {
             let known = |k: &str| THEME_TOKENS.contains(&k) || OPTIONAL_TOKENS.iter().any(|(t, _)| *t == k);
             missing.extend(THEME_TOKENS.iter().filter(|t| !colors.contains_key(**t)));
             unknown_key_errors("/colors", colors, &known, &mut other);
-            for token in SCHEMA_ORDER {
+            for token in schema_order() {
                 if let Some(v) = colors.get(token) {
                     color_value_errors(&format!("/colors/{token}"), v, &mut other);
                 }
@@ -238,66 +238,29 @@ fn shape_errors(json: &Value) -> (Vec<&'static str>, Vec<String>) {
     (missing, other)
 }
 
-/// Every token, the optional ones included, in the order of pi 1.6's schema (the order its
-/// value errors are listed in).
-const SCHEMA_ORDER: [&str; 56] = [
-    "accent",
-    "border",
-    "borderAccent",
-    "borderMuted",
-    "success",
-    "error",
-    "warning",
-    "muted",
-    "dim",
-    "text",
-    "thinkingText",
-    "scrollbarTrack",
-    "scrollbarThumb",
-    "selectedBg",
-    "searchMatchBg",
-    "searchMatchText",
-    "userMessageBg",
-    "userMessageText",
-    "customMessageBg",
-    "customMessageText",
-    "customMessageLabel",
-    "toolPendingBg",
-    "toolSuccessBg",
-    "toolErrorBg",
-    "toolTitle",
-    "toolOutput",
-    "mdHeading",
-    "mdLink",
-    "mdLinkUrl",
-    "mdCode",
-    "mdCodeBlock",
-    "mdCodeBlockBorder",
-    "mdQuote",
-    "mdQuoteBorder",
-    "mdHr",
-    "mdListBullet",
-    "toolDiffAdded",
-    "toolDiffRemoved",
-    "toolDiffContext",
-    "syntaxComment",
-    "syntaxKeyword",
-    "syntaxFunction",
-    "syntaxVariable",
-    "syntaxString",
-    "syntaxNumber",
-    "syntaxType",
-    "syntaxOperator",
-    "syntaxPunctuation",
-    "thinkingOff",
-    "thinkingMinimal",
-    "thinkingLow",
-    "thinkingMedium",
-    "thinkingHigh",
-    "thinkingXhigh",
-    "thinkingMax",
-    "bashMode",
+/// Where pi 1.6's schema lists each optional token: right after the token named here (the
+/// order its value errors are listed in).
+const OPTIONAL_AFTER: [(&str, &str); 5] = [
+    ("scrollbarTrack", "thinkingText"),
+    ("scrollbarThumb", "scrollbarTrack"),
+    ("searchMatchBg", "selectedBg"),
+    ("searchMatchText", "searchMatchBg"),
+    ("thinkingMax", "thinkingXhigh"),
 ];
+
+/// Every token, the optional ones included, in the order of pi 1.6's schema.
+fn schema_order() -> Vec<&'static str> {
+    let mut order = Vec::with_capacity(THEME_TOKENS.len() + OPTIONAL_AFTER.len());
+    for token in THEME_TOKENS {
+        order.push(token);
+        let mut last = token;
+        while let Some((optional, _)) = OPTIONAL_AFTER.iter().find(|(_, after)| *after == last) {
+            order.push(optional);
+            last = optional;
+        }
+    }
+    order
+}
 
 fn resolve(value: &Value, vars: &Map<String, Value>, seen: &mut HashSet<String>) -> Result<ThemeColor, String> {
     if let Some(n) = value.as_u64() {
@@ -832,6 +795,18 @@ pub fn theme_scope(theme: &Theme, paths: &Paths) -> ResourceScope {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_schema_order_puts_each_optional_token_after_its_neighbour() {
+        let order = schema_order();
+        assert_eq!(order.len(), THEME_TOKENS.len() + OPTIONAL_TOKENS.len());
+        let at = |t: &str| order.iter().position(|o| *o == t).expect(t);
+        assert_eq!(at("scrollbarTrack"), at("thinkingText") + 1);
+        assert_eq!(at("scrollbarThumb"), at("thinkingText") + 2);
+        assert_eq!(at("searchMatchText"), at("selectedBg") + 2);
+        assert_eq!(at("thinkingMax"), at("thinkingXhigh") + 1);
+        assert_eq!(at("bashMode"), order.len() - 1);
+    }
     use serde_json::json;
 
     fn full_colors(value: Value) -> Map<String, Value> {
