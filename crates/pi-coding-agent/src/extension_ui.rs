@@ -74,6 +74,12 @@ pub trait ExtensionUiHost: Send + Sync {
     async fn session_replaced(&self, notice: Option<&str>, editor_text: Option<&str>) {
         let _ = (notice, editor_text);
     }
+    /// An extension command's `ctx.reload()` started (`true`) or failed (`false`): a mode
+    /// with a screen shows the same "Reloading ..." notice as its own `/reload` meanwhile (a
+    /// finished reload ends it through [`Self::session_replaced`]).
+    async fn reloading(&self, on: bool) {
+        let _ = on;
+    }
     /// The concrete UI, for a mode that takes over from the one it set up first.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None

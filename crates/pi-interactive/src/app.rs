@@ -293,13 +293,15 @@ impl App {
 
     /// The program status report for the terminal, when it changed since last asked.
     pub fn take_program_status(&mut self) -> Option<pi_tui::program_status::ProgramStatus> {
-        // As pi 1.6 reports them: a sign-in names its provider.
+        // As pi 1.6 reports them: a sign-in (an account or a key) names its provider; its own
+        // pickers and menus report nothing.
         let blocked = match &self.picker {
-            Some((_, Picker::LoginFlow { provider, .. })) => {
+            Some((_, Picker::LoginFlow { provider, .. } | Picker::LoginKey { provider, .. })) => {
                 Some(("auth", Some(format!("Log in to {}", provider.name))))
             }
             Some((_, Picker::Asking { kind, title, .. })) => Some((*kind, Some(title.clone()))),
-            Some((_, Picker::Custom(_))) => Some(("question", None)),
+            Some((_, Picker::Blocking { kind, title, .. })) => Some((*kind, Some(title.clone()))),
+            Some((_, Picker::TreeSummary(_))) => Some(("question", Some("Summarize branch?".to_string()))),
             _ => None,
         };
         // An extension's custom component opened with `blocked` reports it while it is open.
@@ -426,6 +428,7 @@ impl App {
                 }
             }
             Effect::ReplaceSession(how) => self.replace_session(how, tui),
+            Effect::Reloading(on) => self.view.reloading = on.then(|| self.theme.clone()),
             Effect::Replaced { notice, editor_text } => self.replaced(notice, editor_text),
             Effect::ThemeIssues(issues) => self.set_theme_issues(issues),
             Effect::Spawn(task) => {

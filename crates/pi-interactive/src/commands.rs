@@ -263,19 +263,24 @@ fn import(cx: &Ctx<'_>, arg: &str) -> Vec<Effect> {
     let dialog = super::dialogs::Dialog::selector(title, items, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
-        picker: Picker::Custom(Box::new(move |cx, value| {
-            if value.as_deref() != Some("Yes") {
-                return vec![Effect::StatusLine("Import cancelled".into())];
-            }
-            if !path.is_file() {
-                return vec![notice(
-                    format!("Failed to import session: File not found: {}", path.display()),
-                    "error",
-                )];
-            }
-            let notice = format!("Session imported from: {arg}");
-            switch_or_ask(cx, path, notice.clone(), Some(notice), "Import cancelled")
-        })),
+        // pi 1.6 asks this as a permission, named by the dialog's first line.
+        picker: Picker::Blocking {
+            kind: "permission",
+            title: "Import session".into(),
+            on_result: Box::new(move |cx, value| {
+                if value.as_deref() != Some("Yes") {
+                    return vec![Effect::StatusLine("Import cancelled".into())];
+                }
+                if !path.is_file() {
+                    return vec![notice(
+                        format!("Failed to import session: File not found: {}", path.display()),
+                        "error",
+                    )];
+                }
+                let notice = format!("Session imported from: {arg}");
+                switch_or_ask(cx, path, notice.clone(), Some(notice), "Import cancelled")
+            }),
+        },
     })]
 }
 
@@ -735,17 +740,23 @@ fn switch_or_ask(
         return vec![Effect::ReplaceSession(Replace::Switch { path, notice })];
     };
     let items = super::missing_cwd::choices(&here);
-    let dialog = super::dialogs::Dialog::selector(super::missing_cwd::title(&gone), items, cx.theme.clone());
+    let title = super::missing_cwd::title(&gone);
+    let dialog = super::dialogs::Dialog::selector(title.clone(), items, cx.theme.clone());
     vec![Effect::Open(Overlay {
         view: Box::new(dialog),
-        picker: Picker::Custom(Box::new(move |_, value| match value.as_deref() {
-            Some("continue") => vec![Effect::ReplaceSession(Replace::SwitchHere {
-                path,
-                notice: continued,
-            })],
-            Some("fork") => vec![Effect::ReplaceSession(Replace::ForkHere(path))],
-            _ => vec![Effect::StatusLine(cancelled.into())],
-        })),
+        // pi 1.6 reports this question, with its whole text, while it waits.
+        picker: Picker::Blocking {
+            kind: "question",
+            title,
+            on_result: Box::new(move |_, value| match value.as_deref() {
+                Some("continue") => vec![Effect::ReplaceSession(Replace::SwitchHere {
+                    path,
+                    notice: continued,
+                })],
+                Some("fork") => vec![Effect::ReplaceSession(Replace::ForkHere(path))],
+                _ => vec![Effect::StatusLine(cancelled.into())],
+            }),
+        },
     })]
 }
 
@@ -763,7 +774,9 @@ pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
         Picker::Logout(options) => super::login::logout_chosen(cx, &options, &value),
         Picker::Tree => super::tree_nav::chosen(cx, value),
         Picker::TreeSummary(target) => super::tree_nav::summary_chosen(cx, target, &value),
-        Picker::Custom(on_result) | Picker::Asking { on_result, .. } => on_result(cx, Some(value)),
+        Picker::Custom(on_result) | Picker::Asking { on_result, .. } | Picker::Blocking { on_result, .. } => {
+            on_result(cx, Some(value))
+        }
     }
 }
 
@@ -771,7 +784,9 @@ pub fn picked(cx: &Ctx<'_>, picker: Picker, value: String) -> Vec<Effect> {
 pub fn cancelled(cx: &Ctx<'_>, picker: Picker) -> Vec<Effect> {
     match picker {
         Picker::TreeSummary(_) => super::tree_nav::cancelled(cx, picker),
-        Picker::Custom(on_result) | Picker::Asking { on_result, .. } => on_result(cx, None),
+        Picker::Custom(on_result) | Picker::Asking { on_result, .. } | Picker::Blocking { on_result, .. } => {
+            on_result(cx, None)
+        }
         Picker::LoginProvider { oauth, .. } => super::login::list_cancelled(cx, oauth),
         Picker::LoginKey { back, .. } | Picker::LoginFlow { back, .. } => super::login::flow_cancelled(cx, back),
         _ => Vec::new(),

@@ -65,8 +65,17 @@ pub enum Picker {
     ScopedModels,
     /// "Summarize branch?" before moving to this entry.
     TreeSummary(String),
-    /// A dialog opened by registered code; the callback gets the result.
+    /// A dialog opened by registered code; the callback gets the result. It reports nothing
+    /// to the program status, as pi 1.6's own menus and pickers do not.
     Custom(OnResult),
+    /// One of the few built-in dialogs pi 1.6 reports as blocked while open (the /import
+    /// confirm, the tree's custom summary instructions, the missing-folder question): `kind`
+    /// and `title` are what the program status says.
+    Blocking {
+        kind: &'static str,
+        title: String,
+        on_result: OnResult,
+    },
     /// An extension's dialog (`ctx.ui.select`, `confirm`, `input`, `editor`), numbered so a
     /// timeout closes only its own. While it is open the program status reports blocked with
     /// `kind` (`question`, `permission`) and the dialog's title, as pi 1.6 does.
@@ -93,6 +102,7 @@ impl std::fmt::Debug for Picker {
             Picker::ScopedModels => "ScopedModels",
             Picker::TreeSummary(_) => "TreeSummary",
             Picker::Custom(_) => "Custom",
+            Picker::Blocking { .. } => "Blocking",
             Picker::Asking { .. } => "Asking",
         };
         f.write_str(name)
@@ -181,6 +191,9 @@ pub enum Effect {
     Quit,
     Open(Overlay),
     ReplaceSession(Replace),
+    /// An extension's `ctx.reload()` started (`true`: the "Reloading ..." notice takes the
+    /// editor's place, as for `/reload`) or failed (`false`: the editor is back).
+    Reloading(bool),
     /// The session was replaced elsewhere (tree navigation): rebuild the chat.
     Replaced {
         notice: Option<String>,
@@ -251,6 +264,7 @@ impl std::fmt::Debug for Effect {
             Effect::Quit => f.write_str("Quit"),
             Effect::Open(o) => write!(f, "Open({:?})", o.picker),
             Effect::ReplaceSession(r) => write!(f, "ReplaceSession({r:?})"),
+            Effect::Reloading(on) => write!(f, "Reloading({on})"),
             Effect::Replaced { notice, .. } => write!(f, "Replaced({notice:?})"),
             Effect::Spawn(_) => f.write_str("Spawn"),
             Effect::Blocking(_) => f.write_str("Blocking"),

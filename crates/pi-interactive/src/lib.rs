@@ -260,6 +260,12 @@ fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut T
     if fullscreen == tui.fullscreen().is_some() {
         return;
     }
+    // As pi 1.6 restarts its terminal: the progress indicator goes off with the old screen
+    // and comes back on at once for a run (or compaction) still going.
+    let progress = term.progress_active();
+    if progress {
+        let _ = term.set_progress(false);
+    }
     if fullscreen {
         start_fullscreen(app, tui, term);
         if let Some(fs) = tui.fullscreen_mut() {
@@ -269,6 +275,9 @@ fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut T
         leave_fullscreen(tui, term);
         tui.set_fullscreen(false);
         app.set_fullscreen(false);
+    }
+    if progress {
+        let _ = term.set_progress(true);
     }
 }
 
@@ -939,7 +948,8 @@ async fn shutdown(app: &mut app::App, tui: &mut Tui, term: &mut Terminal, rx: &m
     draw(app, tui, term);
     let fullscreen = tui.fullscreen().is_some();
     if !fullscreen {
-        let _ = tui.finish(term);
+        // pi 1.6 leaves a blank row before what it prints at exit, when the screen has room.
+        let _ = tui.finish_spaced(term);
     }
     let _ = term.disable_key_protocols();
     if fullscreen {

@@ -105,7 +105,14 @@ pub fn summary_chosen(cx: &Ctx<'_>, target: String, choice: &str) -> Vec<Effect>
                 Some(text) => custom_entered(cx, target, &text),
                 None => ask_summary(cx, target),
             });
-            show(dialog, Picker::Custom(on_result))
+            show(
+                dialog,
+                Picker::Blocking {
+                    kind: "question",
+                    title: "Custom summarization instructions".into(),
+                    on_result,
+                },
+            )
         }
         SUMMARIZE => navigate(cx, target, true, None),
         _ => navigate(cx, target, false, None),

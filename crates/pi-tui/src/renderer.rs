@@ -169,6 +169,24 @@ impl Renderer {
         out.flush()
     }
 
+    /// As [`Self::finish`], the way pi 1.6 leaves its screen at exit: the cursor first steps
+    /// one row below the last line where the screen has room (a cursor move, which never
+    /// scrolls), then to a new line, so what is printed next sits one blank row below the
+    /// frame unless the frame reaches the bottom.
+    pub fn finish_spaced<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
+        if !self.started {
+            return Ok(());
+        }
+        let mut buf = String::new();
+        let last = self.prev.len().saturating_sub(1);
+        self.move_to(last, &mut buf);
+        buf.push_str("\x1b[B\r\n\x1b[?25h");
+        self.cursor_row = last + 2;
+        self.max_row = self.max_row.max(self.cursor_row);
+        out.write_all(buf.as_bytes())?;
+        out.flush()
+    }
+
     fn full(&mut self, frame: &Frame, width: usize, clear: bool, buf: &mut String) {
         if clear {
             buf.push_str(CLEAR_ALL);

@@ -272,6 +272,11 @@ impl Terminal {
         self.out.flush()
     }
 
+    /// Whether the progress indicator is on (as last sent).
+    pub fn progress_active(&self) -> bool {
+        self.progress.is_some()
+    }
+
     /// Send the progress indicator again when it is on and a second went by since.
     pub fn keep_progress_alive(&mut self) -> io::Result<()> {
         match self.progress {

@@ -495,6 +495,11 @@ impl Tui {
         self.renderer.finish(out)
     }
 
+    /// Leave the screen at exit as pi 1.6 does (see [`Renderer::finish_spaced`]).
+    pub fn finish_spaced<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
+        self.renderer.finish_spaced(out)
+    }
+
     /// Overlays not docked in fullscreen, drawn over the screen rows.
     fn composite_floating(&mut self, base: Frame) -> Frame {
         self.composite_where(base, |o| !is_docked(o))

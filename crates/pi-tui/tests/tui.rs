@@ -872,3 +872,25 @@ fn inline_a_docked_dialog_takes_the_editors_place_and_the_main_screen_resumes_af
     assert_eq!(t.screen()[..5], ["t1", "t2", "", "EDITOR", "footer"]);
     assert!(!t.tui.stats().full_redraw);
 }
+
+#[test]
+fn renderer_finish_spaced_leaves_a_blank_row_unless_the_screen_is_full() {
+    let finish = |lines: usize| {
+        let mut parser = vt100::Parser::new(5, 20, 0);
+        let mut r = Renderer::new();
+        let mut out = Vec::new();
+        let mut f = Frame::new();
+        for i in 0..lines {
+            f.push_line(format!("line{i}"));
+        }
+        r.render(f, 20, 5, &mut out).expect("render");
+        r.finish_spaced(&mut out).expect("finish");
+        out.extend_from_slice(b"after");
+        parser.process(&out);
+        parser.screen().contents()
+    };
+    // Room below: one blank row between the frame and what follows.
+    assert_eq!(finish(2), "line0\nline1\n\nafter");
+    // The frame fills the screen: what follows comes on the next line.
+    assert_eq!(finish(5), "line1\nline2\nline3\nline4\nafter");
+}

@@ -9,6 +9,8 @@ mod audit16;
 mod bug;
 #[path = "interactive/components.rs"]
 mod components;
+#[path = "interactive/details16.rs"]
+mod details16;
 #[path = "interactive/editor_keys16.rs"]
 mod editor_keys16;
 #[path = "interactive/editor_menus.rs"]

@@ -81,13 +81,17 @@ pub async fn answer(slot: &Arc<ExtensionSlot>, method: &str, params: &Value) -> 
                 return Err("Wait for the current response to finish before reloading.".to_string());
             }
             // `ctx.reload()` resolves to nothing, as in pi.
+            slot.ui().reloading(true).await;
             return match host.reload().await {
                 Ok(()) => {
                     let notice = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
                     slot.ui().session_replaced(Some(notice), None).await;
                     Ok(Value::Null)
                 }
-                Err(e) => Err(e.to_string()),
+                Err(e) => {
+                    slot.ui().reloading(false).await;
+                    Err(e.to_string())
+                }
             };
         }
         _ => return Err(format!("`{method}` is not available in this mode yet")),

@@ -235,6 +235,10 @@ impl ExtensionUiHost for InteractiveUi {
         self.on_ui(move |_| vec![notice(text, "error")]).await;
     }
 
+    async fn reloading(&self, on: bool) {
+        self.on_ui(move |_| vec![Effect::Reloading(on)]).await;
+    }
+
     async fn session_replaced(&self, notice: Option<&str>, editor_text: Option<&str>) {
         let notice = notice.map(str::to_string);
         let editor_text = editor_text.map(str::to_string);
