@@ -22,6 +22,10 @@ const API_KEY: &str = "Sign in with an API key";
 /// Providers 1.6 lists first and marks with `✦`.
 const PARTNERS: &[&str] = &["radius", "openrouter"];
 
+/// Built-in providers that take an API key but have no chat models, so the registry's model
+/// list never names them: TypeSafe serves classifier models only.
+const KEY_ONLY: &[&str] = &["typesafe"];
+
 /// Providers whose only login is an account (never offered for an API key).
 const OAUTH_ONLY: &[&str] = &["openai-codex"];
 
@@ -165,6 +169,7 @@ fn key_providers_of(session: &pi_coding_agent::session::AgentSession) -> Vec<Pro
             .iter()
             .map(|m| m.provider.as_str())
             .chain(gateways.iter().map(|(id, _)| id.as_str()))
+            .chain(KEY_ONLY.iter().copied())
             .map(|id| (id.to_string(), reg.provider_display_name(id).to_string())),
     )
 }
@@ -284,7 +289,7 @@ pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
         });
     }
     show(
-        LoginChoice::menu("Select authentication method:", rows, cx.theme.clone()),
+        LoginChoice::menu("Select authentication method:", rows, cx.theme.clone()).with_brand_animation(),
         Picker::LoginMethod(None),
     )
 }
@@ -367,7 +372,8 @@ fn open_providers(cx: &Ctx<'_>, oauth: Option<bool>, query: &str) -> Vec<Effect>
         query,
         "No providers available",
         cx.theme.clone(),
-    );
+    )
+    .with_brand_animation();
     show(list, Picker::LoginProvider { oauth, options })
 }
 

@@ -5,6 +5,7 @@
 //! did is read back with the `take_*` methods after each key.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use pi_oauth::{LoginEvent, Prompt};
 use pi_tui::components::{Input, InputFieldEvent};
@@ -13,6 +14,7 @@ use pi_tui::{hyperlink, keybindings, truncate_to_width, wrap_text, Component, Fr
 use tokio_util::sync::CancellationToken;
 
 use super::dialogs::DialogResult;
+use super::provider_brand::Brand;
 use super::theme::UiTheme;
 use pi_coding_agent::config::login_session::{Answer, LoginUpdate};
 
@@ -48,6 +50,9 @@ pub struct LoginChoice {
     result: Option<DialogResult>,
     /// The search field's row in the last render, for the mouse.
     field_row: Option<usize>,
+    /// When the list opened, if its partners' names are animated (`/login`'s lists, not
+    /// `/logout`'s): the animation's clock.
+    brand_clock: Option<Instant>,
 }
 
 impl LoginChoice {
@@ -82,7 +87,19 @@ impl LoginChoice {
             empty,
             theme,
             result: None,
+            brand_clock: None,
         }
+    }
+
+    /// Animate the highlighted partner's name (Radius, OpenRouter) as pi 1.6's `/login` does.
+    pub fn with_brand_animation(mut self) -> Self {
+        self.brand_clock = Some(Instant::now());
+        self
+    }
+
+    /// Whether the highlighted row is animated, so the screen must be drawn again each frame.
+    pub fn animating(&self) -> bool {
+        self.brand_clock.is_some() && self.selected_value().and_then(Brand::of).is_some()
     }
 
     fn filter(&mut self) {
@@ -145,7 +162,11 @@ impl Component for LoginChoice {
         };
         for (pos, &i) in self.shown.iter().enumerate().take(end).skip(start) {
             let row = &self.rows[i];
-            let text = if pos == self.selected {
+            let brand = self.brand_clock.zip(Brand::of(&row.value));
+            let text = if let (true, Some((clock, brand))) = (pos == self.selected, brand) {
+                let name = brand.paint(&row.label, clock.elapsed(), t.appearance() == "light");
+                format!("{}{name}", t.paint("accent", "→ "))
+            } else if pos == self.selected {
                 format!("{}{}", t.paint("accent", "→ "), t.paint("accent", &row.label))
             } else {
                 format!("  {}", t.paint("text", &row.label))

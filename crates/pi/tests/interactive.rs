@@ -45,6 +45,8 @@ mod images16;
 mod keybindings16;
 #[path = "interactive/login.rs"]
 mod login;
+#[path = "interactive/login16.rs"]
+mod login16;
 #[path = "interactive/looks16.rs"]
 mod looks16;
 #[path = "interactive/mcp.rs"]
