@@ -38,6 +38,7 @@ mod keybindings_file;
 mod keys;
 mod loaded_resources;
 mod login;
+mod login_llama;
 mod login_view;
 mod mcp_menu;
 mod mcp_sign_in;
@@ -388,6 +389,7 @@ async fn run_in(
         .extensions()
         .set_ui(Arc::new(extension_ui::InteractiveUi::new(tx.clone())));
 
+    login::set_llama_provider(!options.builtins_off.contains(&"llama"));
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
     let mut app = app::App::new(

@@ -4,7 +4,7 @@
 //! API-key entry, and removing stored credentials. What the flows save goes to auth.json;
 //! the registry reads it again before the result is said.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
@@ -25,6 +25,15 @@ const PARTNERS: &[&str] = &["radius", "openrouter"];
 /// Built-in providers that take an API key but have no chat models, so the registry's model
 /// list never names them: TypeSafe serves classifier models only.
 const KEY_ONLY: &[&str] = &["typesafe"];
+
+/// Whether pi's built-in llama.cpp extension is on for this run: its provider is then offered
+/// for an API key (set once when the terminal UI starts).
+static LLAMA_ON: AtomicBool = AtomicBool::new(false);
+
+/// Say whether the built-in llama.cpp provider is on for this run.
+pub fn set_llama_provider(on: bool) {
+    LLAMA_ON.store(on, Ordering::Relaxed);
+}
 
 /// Providers whose only login is an account (never offered for an API key).
 const OAUTH_ONLY: &[&str] = &["openai-codex"];
@@ -170,6 +179,7 @@ fn key_providers_of(session: &pi_coding_agent::session::AgentSession) -> Vec<Pro
             .map(|m| m.provider.as_str())
             .chain(gateways.iter().map(|(id, _)| id.as_str()))
             .chain(KEY_ONLY.iter().copied())
+            .chain(LLAMA_ON.load(Ordering::Relaxed).then_some(super::login_llama::PROVIDER))
             .map(|id| (id.to_string(), reg.provider_display_name(id).to_string())),
     )
 }
@@ -459,7 +469,8 @@ pub fn flow_cancelled(cx: &Ctx<'_>, back: Option<LoginBack>) -> Vec<Effect> {
 /// Start the login of `p`: the sign-in screen for an account, key entry otherwise.
 /// `back` is the list to reopen on cancel.
 fn start(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Vec<Effect> {
-    if p.oauth {
+    // llama.cpp's key comes with its server's URL, asked and checked by its own flow.
+    if p.oauth || p.id == super::login_llama::PROVIDER {
         return start_sign_in(cx, p, back);
     }
     let title = format!("Login to {}", p.name);
@@ -496,8 +507,11 @@ fn start_sign_in(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Ve
     let tx = cx.tx.clone();
     let provider = p.clone();
     let extensions = cx.session.services().extensions().clone();
+    let agent = cx.session.clone();
     tokio::spawn(async move {
-        let mut session = if extensions.has_oauth_provider(&provider.id) {
+        let mut session = if !provider.oauth && provider.id == super::login_llama::PROVIDER {
+            login_session::start_custom_login(move |ui| super::login_llama::login(agent, ui))
+        } else if extensions.has_oauth_provider(&provider.id) {
             let id = provider.id.clone();
             login_session::start_custom_login(move |ui| {
                 pi_coding_agent::extensions::oauth_login::login(extensions, id, ui)
@@ -568,6 +582,7 @@ pub fn step_without_screen(cx: &Ctx<'_>, step: LoginStep) -> Vec<Effect> {
 pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>) -> Vec<Effect> {
     match result {
         Err(LoginError::Cancelled) => Vec::new(),
+        Err(e) if !p.oauth => vec![notice(format!("Failed to save API key for {}: {e}", p.name), "error")],
         Err(e) => vec![notice(format!("Failed to login to {}: {e}", p.name), "error")],
         Ok(()) => {
             let registry = cx.session.registry().clone();
@@ -581,7 +596,11 @@ pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>)
                     reg.refresh();
                 }
                 then(move |cx| {
-                    let action = format!("Logged in to {}", p.name);
+                    let action = if p.oauth {
+                        format!("Logged in to {}", p.name)
+                    } else {
+                        format!("Saved API key for {}", p.name)
+                    };
                     let mut out = saved(cx, &p, action.clone());
                     out.extend(catalog_warning(&action, catalog));
                     out

@@ -137,3 +137,100 @@ fn the_highlighted_radius_row_shimmers_and_openrouter_glows_while_login_is_open(
     assert_eq!(pty.raw().len(), still, "no frames once /login is closed");
     quit(&mut pty);
 }
+
+/// A llama.cpp router that answers every request with a one-model catalogue; the requests'
+/// first lines and `Authorization` headers are kept.
+fn llama_router() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_lowercase();
+                if lower.starts_with("get ") || lower.starts_with("authorization:") {
+                    log.lock().expect("log").push(line.trim().to_string());
+                }
+                line.clear();
+            }
+            let body = r#"{"data":[{"id":"qwen-small","status":{"value":"loaded"}}]}"#;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    (url, seen)
+}
+
+#[test]
+fn llama_cpp_asks_for_its_server_checks_it_and_saves_the_url_with_the_key() {
+    let s = setup(Script::sequential(vec![]));
+    let (url, seen) = llama_router();
+    let mut pty = s.pi(30, 100);
+    open_key_list(&mut pty);
+    pty.type_text("llama");
+    pty.wait_text("→ llama.cpp • not configured");
+    pty.send(ENTER);
+    pty.wait_text("Login to llama.cpp");
+    pty.wait_text("llama.cpp server URL");
+    pty.wait_text("e.g., http://127.0.0.1:9931");
+    // The API path and a trailing slash are dropped from what is saved.
+    pty.type_text(&format!("{url}/v1/"));
+    pty.send(ENTER);
+    pty.wait_text("API key (optional)");
+    pty.type_text("sekrit");
+    pty.send(ENTER);
+    pty.wait_for("the saved notice", Duration::from_secs(10), |c| {
+        c.contains("Saved API key for llama.cpp. Credentials saved to")
+    });
+    let auth = auth_json(&s);
+    assert_eq!(auth["llama.cpp"]["type"], "api_key");
+    assert_eq!(auth["llama.cpp"]["key"], "sekrit");
+    assert_eq!(auth["llama.cpp"]["env"]["LLAMA_BASE_URL"], url.as_str());
+    let seen = seen.lock().expect("log").clone();
+    assert!(seen.iter().any(|l| l.starts_with("GET /models ")), "{seen:?}");
+    assert!(seen.iter().any(|l| l == "authorization: Bearer sekrit"), "{seen:?}");
+    // `/llama` counts the saved server as configured (it no longer asks for a login).
+    pty.type_text("/llama");
+    pty.send(ENTER);
+    pty.wait_text("The llama.cpp model manager is not available");
+    assert!(!pty.contents().contains("Configure llama.cpp with /login"));
+    quit(&mut pty);
+}
+
+#[test]
+fn llama_cpp_without_a_router_says_why_and_saves_nothing() {
+    let s = setup(Script::sequential(vec![]));
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let mut pty = s.pi(30, 100);
+    open_key_list(&mut pty);
+    pty.type_text("llama");
+    pty.wait_text("→ llama.cpp • not configured");
+    pty.send(ENTER);
+    pty.wait_text("llama.cpp server URL");
+    pty.type_text(&url);
+    pty.send(ENTER);
+    pty.wait_text("API key (optional)");
+    pty.send(ENTER);
+    let said = format!("Failed to save API key for llama.cpp: Could not reach llama.cpp server at {url}: ");
+    pty.wait_for("the error", Duration::from_secs(10), |c| {
+        c.split_whitespace().collect::<Vec<_>>().join(" ").contains(&said)
+    });
+    // The cause is the connection's, not the HTTP client's wrapper.
+    assert!(pty.contents().contains("refused"), "{}", pty.contents());
+    assert!(auth_json(&s).get("llama.cpp").is_none());
+    quit(&mut pty);
+}
