@@ -276,6 +276,8 @@ enum Piece {
     Styled(String),
     /// Where the pending input is drawn.
     Input,
+    /// An answered input: `> answer`, where the field was (at the left edge, as it was drawn).
+    Answered(String),
 }
 
 /// The device code Enter acts on (open the page, copy the code), once.
@@ -556,7 +558,7 @@ impl LoginFlow {
             return;
         };
         if let Some(p) = self.content.iter_mut().find(|p| matches!(p, Piece::Input)) {
-            *p = Piece::Styled(format!("> {value}"));
+            *p = Piece::Answered(value.clone());
         }
         match target {
             Target::Flow(answer) => answer.send(value),
@@ -636,6 +638,7 @@ impl Component for LoginFlow {
                     }
                 }
                 Piece::Styled(s) => out.push_line(truncate_to_width(&format!(" {s}"), width, "…")),
+                Piece::Answered(s) => out.push_line(truncate_to_width(&format!("> {s}"), width, "…")),
                 Piece::Input => {
                     if let Some(Pending::Input { input, .. }) = &mut self.pending {
                         self.field_row = Some(out.len() - top);
@@ -808,6 +811,9 @@ mod tests {
             f.handle_input(&key(ch));
         }
         assert_eq!(rx.blocking_recv().ok().as_deref(), Some("a"));
+        // The answer stays where the field was, at the left edge as the field is drawn.
+        let lines = plain(&mut f);
+        assert!(lines.iter().any(|l| l == "> a"), "{lines:?}");
         f.apply(LoginUpdate::Show(LoginEvent::DeviceCode {
             user_code: "ABCD-1234".into(),
             verification_uri: "https://github.com/login/device".into(),
