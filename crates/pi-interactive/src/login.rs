@@ -12,7 +12,7 @@ use super::commands::paths_for;
 use super::effect::{blocking, notice, then, Ctx, Effect, Overlay, Picker};
 use super::events::Msg;
 use super::login_view::{ChoiceRow, FlowRequest, LoginChoice, LoginFlow};
-use pi_coding_agent::config::auth::{AuthSource, Credential};
+use pi_coding_agent::config::auth::Credential;
 use pi_coding_agent::config::login_session::{self, LoginUpdate};
 use pi_coding_agent::config::oauth::LoginError;
 
@@ -289,7 +289,7 @@ pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
     let mut rows = method_rows();
     if let Some(radius) = radius_option(cx) {
         let suffix = match cx.session.registry().lock() {
-            Ok(reg) => status_of(cx, &reg, &radius),
+            Ok(reg) => status_of(cx, &reg, &radius, false),
             Err(_) => String::new(),
         };
         rows.push(ChoiceRow {
@@ -305,36 +305,56 @@ pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
 }
 
 /// The credential state a row shows after the provider's name (1.6's wording and colours).
-fn status_of(cx: &Ctx<'_>, reg: &pi_coding_agent::config::ModelRegistry, p: &ProviderOption) -> String {
+/// `/logout` lists only stored credentials and says `configured` of each; `/login` names
+/// where the auth comes from (`stored`, `runtime`, `models_json_key`, `env: NAME`, ...).
+fn status_of(cx: &Ctx<'_>, reg: &pi_coding_agent::config::ModelRegistry, p: &ProviderOption, logout: bool) -> String {
     let t = cx.theme;
-    let kind = |oauth: bool| if oauth { "subscription" } else { "API key" };
-    let stored = reg.auth().get(&p.id);
-    match stored {
-        Some(c) => {
-            let oauth = matches!(c, Credential::OAuth { .. });
-            if oauth == p.oauth {
-                t.paint("success", " ✓ configured")
-            } else {
-                format!(
-                    "{}{}",
-                    t.paint("muted", " • "),
-                    t.paint("warning", &format!("{} configured", kind(oauth)))
-                )
-            }
-        }
-        None if p.oauth => t.paint("muted", " • not configured"),
-        None => match reg.auth().auth_source(&p.id) {
-            Some(AuthSource::Environment(name)) if !name.is_empty() => t.paint("success", &format!(" ✓ env: {name}")),
-            Some(AuthSource::Environment(_)) => t.paint("success", " ✓ environment"),
-            Some(AuthSource::Runtime) => t.paint("success", " ✓ runtime API key"),
-            Some(AuthSource::Fallback) => t.paint("success", " ✓ custom API key"),
-            _ if reg.provider_has_auth(&p.id) => t.paint("success", " ✓ models.json"),
-            _ => t.paint("muted", " • not configured"),
-        },
+    let status = reg.auth_status(&p.id);
+    let configured = logout || status["configured"].as_bool().unwrap_or(false);
+    if !configured {
+        return t.paint("muted", " • not configured");
+    }
+    let oauth = match reg.auth().get(&p.id) {
+        Some(c) => matches!(c, Credential::OAuth { .. }),
+        None => false,
+    };
+    if oauth != p.oauth {
+        let kind = if oauth { "subscription" } else { "API key" };
+        return format!(
+            "{}{}",
+            t.paint("muted", " • "),
+            t.paint("warning", &format!("{kind} configured"))
+        );
+    }
+    let source = if logout {
+        ""
+    } else {
+        status["label"]
+            .as_str()
+            .or(status["source"].as_str())
+            .unwrap_or_default()
+    };
+    t.paint("success", &format!(" ✓ {}", source_label(source)))
+}
+
+/// How 1.6 names where a configured provider's auth comes from: environment variable names
+/// as `env: NAME`, a stored credential seen from `/logout` as `configured`, else the source.
+fn source_label(source: &str) -> String {
+    let env_name = |n: &str| {
+        let mut chars = n.chars();
+        chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    if source.is_empty() || source == "OAuth" || source == "stored credential" {
+        "configured".to_string()
+    } else if source.split(", ").all(env_name) {
+        format!("env: {source}")
+    } else {
+        source.to_string()
     }
 }
 
-fn rows_for(cx: &Ctx<'_>, options: &[ProviderOption]) -> Vec<ChoiceRow> {
+fn rows_for(cx: &Ctx<'_>, options: &[ProviderOption], logout: bool) -> Vec<ChoiceRow> {
     let Ok(reg) = cx.session.registry().lock() else {
         return Vec::new();
     };
@@ -349,7 +369,7 @@ fn rows_for(cx: &Ctx<'_>, options: &[ProviderOption]) -> Vec<ChoiceRow> {
             ChoiceRow {
                 value: p.id.clone(),
                 label: p.name.clone(),
-                suffix: format!("{partner}{}", status_of(cx, &reg, p)),
+                suffix: format!("{partner}{}", status_of(cx, &reg, p, logout)),
             }
         })
         .collect()
@@ -375,7 +395,7 @@ fn open_providers(cx: &Ctx<'_>, oauth: Option<bool>, query: &str) -> Vec<Effect>
         };
         return vec![Effect::StatusLine(text.into())];
     }
-    let rows = rows_for(cx, &options);
+    let rows = rows_for(cx, &options, false);
     let list = LoginChoice::searchable(
         "Select provider to configure:",
         rows,
@@ -412,7 +432,7 @@ pub fn open_logout(cx: &Ctx<'_>) -> Vec<Effect> {
         )];
     }
     sort_options(&mut options);
-    let rows = rows_for(cx, &options);
+    let rows = rows_for(cx, &options, true);
     let list = LoginChoice::searchable(
         "Select provider to logout:",
         rows,
@@ -765,6 +785,17 @@ mod tests {
         ]);
         let ids: Vec<&str> = v.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["radius", "openrouter", "openai"], "partners first");
+    }
+
+    #[test]
+    fn sources_read_as_in_pi_1_6() {
+        assert_eq!(source_label("stored"), "stored");
+        assert_eq!(source_label("models_json_key"), "models_json_key");
+        assert_eq!(source_label("ANTHROPIC_API_KEY"), "env: ANTHROPIC_API_KEY");
+        assert_eq!(source_label("AWS_PROFILE, AWS_REGION"), "env: AWS_PROFILE, AWS_REGION");
+        assert_eq!(source_label("environment"), "environment");
+        assert_eq!(source_label("stored credential"), "configured");
+        assert_eq!(source_label(""), "configured");
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn typesafe_is_offered_for_an_api_key_and_its_key_is_saved() {
     // The list says so the next time.
     open_key_list(&mut pty);
     pty.type_text("typesafe");
-    pty.wait_text("→ TypeSafe ✓ configured");
+    pty.wait_text("→ TypeSafe ✓ stored");
     close_login(&mut pty);
     quit(&mut pty);
 }
