@@ -202,14 +202,11 @@ impl Component for LoginChoice {
         let InputEvent::Key(k) = event else { return false };
         let kb = keybindings();
         let n = self.shown.len();
+        // The ends stop the selection (pi 1.6's login lists do not wrap around).
         if kb.matches(k, "tui.select.up") {
-            if n > 0 {
-                self.selected = if self.selected == 0 { n - 1 } else { self.selected - 1 };
-            }
+            self.selected = self.selected.saturating_sub(1);
         } else if kb.matches(k, "tui.select.down") {
-            if n > 0 {
-                self.selected = if self.selected + 1 >= n { 0 } else { self.selected + 1 };
-            }
+            self.selected = (self.selected + 1).min(n.saturating_sub(1));
         } else if kb.matches(k, "tui.select.pageUp") {
             self.selected = self.selected.saturating_sub(MAX_VISIBLE);
         } else if kb.matches(k, "tui.select.pageDown") {
@@ -659,10 +656,11 @@ impl Component for LoginFlow {
         let kb = keybindings();
         if let Some(Pending::Select { options, selected, .. }) = &mut self.pending {
             let n = options.len().max(1);
+            // As pi 1.6's selector: the ends stop the selection.
             if kb.matches(k, "tui.select.up") {
-                *selected = (*selected + n - 1) % n;
+                *selected = selected.saturating_sub(1);
             } else if kb.matches(k, "tui.select.down") {
-                *selected = (*selected + 1) % n;
+                *selected = (*selected + 1).min(n - 1);
             } else if kb.matches(k, "tui.select.confirm") {
                 if let Some(Pending::Select {
                     options,
@@ -785,6 +783,29 @@ mod tests {
         assert_eq!(c.selected_value(), Some("xai"));
         c.handle_input(&key("\r"));
         assert_eq!(c.take_result(), Some(DialogResult::Done("xai".into())));
+    }
+
+    #[test]
+    fn the_selection_stops_at_the_ends_and_only_partners_animate() {
+        let mut c = LoginChoice::menu(
+            "m",
+            rows(&["Radius", "OpenRouter", "Other"]),
+            Arc::new(UiTheme::fallback()),
+        )
+        .with_brand_animation();
+        c.handle_input(&key("\x1b[A"));
+        assert_eq!(c.selected_value(), Some("radius"));
+        assert!(c.animating());
+        c.handle_input(&key("\x1b[B"));
+        assert!(c.animating(), "OpenRouter glows");
+        for _ in 0..3 {
+            c.handle_input(&key("\x1b[B"));
+        }
+        assert_eq!(c.selected_value(), Some("other"));
+        assert!(!c.animating());
+        // Without the animation (the /logout list) nothing is animated.
+        let c = LoginChoice::menu("m", rows(&["Radius"]), Arc::new(UiTheme::fallback()));
+        assert!(!c.animating());
     }
 
     #[test]

@@ -10,6 +10,7 @@ use super::pty::Pty;
 use super::{quit, setup, Setup, ENTER, ESC};
 
 const DOWN: &str = "\x1b[B";
+const UP: &str = "\x1b[A";
 
 fn auth_json(s: &Setup) -> serde_json::Value {
     std::fs::read_to_string(s.agent.path().join("auth.json"))
@@ -110,16 +111,19 @@ fn the_highlighted_radius_row_shimmers_and_openrouter_glows_while_login_is_open(
         raw.contains("\x1b[38;2;77;154;191m") || raw.contains("\x1b[38;2;131;204;210m"),
         "the logo's colours: {raw:?}"
     );
-    // Highlighting another row stops the animation: nothing more is written.
+    // The last row stays highlighted on Down, as in pi 1.6 (no wrapping around).
     pty.send(DOWN);
-    pty.wait_text("→ Sign in with an account");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(pty.contents().contains("→ Sign in with Radius"));
+    // Highlighting another row stops the animation: nothing more is written.
+    pty.send(UP);
+    pty.wait_text("→ Sign in with an API key");
     std::thread::sleep(Duration::from_millis(200));
     let still = pty.raw().len();
     std::thread::sleep(Duration::from_millis(400));
     assert_eq!(pty.raw().len(), still, "no frames without an animated row");
 
     // OpenRouter's name glows in its lime, changing over time.
-    pty.send(DOWN);
     pty.send(ENTER);
     pty.wait_text("Select provider to configure:");
     pty.type_text("openrouter");
