@@ -238,3 +238,25 @@ fn llama_cpp_without_a_router_says_why_and_saves_nothing() {
     assert!(auth_json(&s).get("llama.cpp").is_none());
     quit(&mut pty);
 }
+
+#[test]
+fn a_key_from_the_environment_is_named_by_its_variable() {
+    let s = setup(Script::sequential(vec![]));
+    // Anthropic's key is the last of its variables (after the token ones).
+    let mut pty = Pty::spawn_env(
+        &[],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("ANTHROPIC_API_KEY", "sk-env")],
+    );
+    // The key may make an Anthropic model the default: wait for the editor instead.
+    pty.wait_text("Pi can explain its own features");
+    pty.wait_stable(Duration::from_millis(300));
+    open_key_list(&mut pty);
+    pty.type_text("anthropic");
+    pty.wait_text("Anthropic ✓ env: ANTHROPIC_API_KEY");
+    close_login(&mut pty);
+    quit(&mut pty);
+}
