@@ -1,6 +1,8 @@
 //! `/login` details of pi 1.6 on a pseudo-terminal: the API-key list names the providers that
-//! have no chat models of their own (TypeSafe), and entering its key saves it; the highlighted
-//! partner names are animated (Radius shimmers, OpenRouter glows) only while a list is shown.
+//! have no chat models of their own (TypeSafe) and the built-in llama.cpp provider (its server
+//! URL asked, checked and saved with the key), says where an environment key comes from, and
+//! animates the highlighted partner names (Radius shimmers, OpenRouter glows) only while a list
+//! is shown.
 
 use std::time::Duration;
 
@@ -257,6 +259,18 @@ fn a_key_from_the_environment_is_named_by_its_variable() {
     open_key_list(&mut pty);
     pty.type_text("anthropic");
     pty.wait_text("Anthropic ✓ env: ANTHROPIC_API_KEY");
+    close_login(&mut pty);
+    quit(&mut pty);
+}
+
+#[test]
+fn llama_cpp_is_not_offered_without_its_built_in_extension() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = Pty::spawn_env(&["--no-extensions"], s.cwd.path(), s.agent.path(), 30, 100, &[]);
+    pty.wait_text("mock-model");
+    open_key_list(&mut pty);
+    pty.type_text("llama.cpp");
+    pty.wait_text("No matching providers");
     close_login(&mut pty);
     quit(&mut pty);
 }
