@@ -397,7 +397,13 @@ fn export(cx: &Ctx<'_>, choices: Choices, summary: Option<String>) -> Vec<Effect
 pub fn llama(cx: &Ctx<'_>, _: &str) -> Vec<Effect> {
     let session = cx.session.clone();
     vec![blocking(move || {
-        let configured = session.available_models().iter().any(|m| m.provider == "llama.cpp");
+        // A server saved by `/login llama.cpp` (or `LLAMA_BASE_URL`) configures it too.
+        let configured = session.available_models().iter().any(|m| m.provider == "llama.cpp")
+            || session
+                .registry()
+                .lock()
+                .is_ok_and(|r| r.auth().get("llama.cpp").is_some())
+            || std::env::var("LLAMA_BASE_URL").is_ok_and(|v| !v.trim().is_empty());
         let text = if configured {
             "The llama.cpp model manager is not available in this build; load and unload models with the router's own tools."
         } else {

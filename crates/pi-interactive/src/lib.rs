@@ -38,12 +38,14 @@ mod keybindings_file;
 mod keys;
 mod loaded_resources;
 mod login;
+mod login_llama;
 mod login_view;
 mod mcp_menu;
 mod mcp_sign_in;
 mod missing_cwd;
 mod model_picker;
 mod program_status;
+mod provider_brand;
 mod scoped_models;
 mod search_tools;
 mod session_info;
@@ -396,6 +398,7 @@ async fn run_in(
         .extensions()
         .set_ui(Arc::new(extension_ui::InteractiveUi::new(tx.clone())));
 
+    login::set_llama_provider(!options.builtins_off.contains(&"llama"));
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
     let mut app = app::App::new(
@@ -534,6 +537,10 @@ async fn run_in(
     let mut tick = tokio::time::interval(Duration::from_millis(40));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut last_spin = Instant::now();
+    // `/login`'s partner names animate at their own frame rate; the branch below is waited on
+    // only while such a row is highlighted, so a closed list costs nothing.
+    let mut brand_frame = tokio::time::interval(provider_brand::FRAME);
+    brand_frame.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let mut pending_since: Option<Instant> = None;
     // `ctx.shutdown()` of an extension: pi 1.6 quits once the agent is idle.
     let extensions = Arc::clone(host.services().extensions());
@@ -544,8 +551,10 @@ async fn run_in(
             app.request_quit();
             break;
         }
+        let brand_animating = app.brand_animating(&mut tui);
         tokio::select! {
             () = extensions.shutdown_wanted(), if !shutdown_asked => shutdown_asked = true,
+            _ = brand_frame.tick(), if brand_animating => dirty = true,
             msg = rx.recv() => {
                 let Some(msg) = msg else { break };
                 let mut next = Some(msg);

@@ -4,7 +4,7 @@
 //! API-key entry, and removing stored credentials. What the flows save goes to auth.json;
 //! the registry reads it again before the result is said.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio_util::sync::CancellationToken;
 
@@ -12,7 +12,7 @@ use super::commands::paths_for;
 use super::effect::{blocking, notice, then, Ctx, Effect, Overlay, Picker};
 use super::events::Msg;
 use super::login_view::{ChoiceRow, FlowRequest, LoginChoice, LoginFlow};
-use pi_coding_agent::config::auth::{AuthSource, Credential};
+use pi_coding_agent::config::auth::Credential;
 use pi_coding_agent::config::login_session::{self, LoginUpdate};
 use pi_coding_agent::config::oauth::LoginError;
 
@@ -21,6 +21,19 @@ const API_KEY: &str = "Sign in with an API key";
 
 /// Providers 1.6 lists first and marks with `✦`.
 const PARTNERS: &[&str] = &["radius", "openrouter"];
+
+/// Built-in providers that take an API key but have no chat models, so the registry's model
+/// list never names them: TypeSafe serves classifier models only.
+const KEY_ONLY: &[&str] = &["typesafe"];
+
+/// Whether pi's built-in llama.cpp extension is on for this run: its provider is then offered
+/// for an API key (set once when the terminal UI starts).
+static LLAMA_ON: AtomicBool = AtomicBool::new(false);
+
+/// Say whether the built-in llama.cpp provider is on for this run.
+pub fn set_llama_provider(on: bool) {
+    LLAMA_ON.store(on, Ordering::Relaxed);
+}
 
 /// Providers whose only login is an account (never offered for an API key).
 const OAUTH_ONLY: &[&str] = &["openai-codex"];
@@ -165,6 +178,8 @@ fn key_providers_of(session: &pi_coding_agent::session::AgentSession) -> Vec<Pro
             .iter()
             .map(|m| m.provider.as_str())
             .chain(gateways.iter().map(|(id, _)| id.as_str()))
+            .chain(KEY_ONLY.iter().copied())
+            .chain(LLAMA_ON.load(Ordering::Relaxed).then_some(super::login_llama::PROVIDER))
             .map(|id| (id.to_string(), reg.provider_display_name(id).to_string())),
     )
 }
@@ -274,7 +289,7 @@ pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
     let mut rows = method_rows();
     if let Some(radius) = radius_option(cx) {
         let suffix = match cx.session.registry().lock() {
-            Ok(reg) => status_of(cx, &reg, &radius),
+            Ok(reg) => status_of(cx, &reg, &radius, false),
             Err(_) => String::new(),
         };
         rows.push(ChoiceRow {
@@ -284,42 +299,62 @@ pub fn open_login(cx: &Ctx<'_>) -> Vec<Effect> {
         });
     }
     show(
-        LoginChoice::menu("Select authentication method:", rows, cx.theme.clone()),
+        LoginChoice::menu("Select authentication method:", rows, cx.theme.clone()).with_brand_animation(),
         Picker::LoginMethod(None),
     )
 }
 
 /// The credential state a row shows after the provider's name (1.6's wording and colours).
-fn status_of(cx: &Ctx<'_>, reg: &pi_coding_agent::config::ModelRegistry, p: &ProviderOption) -> String {
+/// `/logout` lists only stored credentials and says `configured` of each; `/login` names
+/// where the auth comes from (`stored`, `runtime`, `models_json_key`, `env: NAME`, ...).
+fn status_of(cx: &Ctx<'_>, reg: &pi_coding_agent::config::ModelRegistry, p: &ProviderOption, logout: bool) -> String {
     let t = cx.theme;
-    let kind = |oauth: bool| if oauth { "subscription" } else { "API key" };
-    let stored = reg.auth().get(&p.id);
-    match stored {
-        Some(c) => {
-            let oauth = matches!(c, Credential::OAuth { .. });
-            if oauth == p.oauth {
-                t.paint("success", " ✓ configured")
-            } else {
-                format!(
-                    "{}{}",
-                    t.paint("muted", " • "),
-                    t.paint("warning", &format!("{} configured", kind(oauth)))
-                )
-            }
-        }
-        None if p.oauth => t.paint("muted", " • not configured"),
-        None => match reg.auth().auth_source(&p.id) {
-            Some(AuthSource::Environment(name)) if !name.is_empty() => t.paint("success", &format!(" ✓ env: {name}")),
-            Some(AuthSource::Environment(_)) => t.paint("success", " ✓ environment"),
-            Some(AuthSource::Runtime) => t.paint("success", " ✓ runtime API key"),
-            Some(AuthSource::Fallback) => t.paint("success", " ✓ custom API key"),
-            _ if reg.provider_has_auth(&p.id) => t.paint("success", " ✓ models.json"),
-            _ => t.paint("muted", " • not configured"),
-        },
+    let status = reg.auth_status(&p.id);
+    let configured = logout || status["configured"].as_bool().unwrap_or(false);
+    if !configured {
+        return t.paint("muted", " • not configured");
+    }
+    let oauth = match reg.auth().get(&p.id) {
+        Some(c) => matches!(c, Credential::OAuth { .. }),
+        None => false,
+    };
+    if oauth != p.oauth {
+        let kind = if oauth { "subscription" } else { "API key" };
+        return format!(
+            "{}{}",
+            t.paint("muted", " • "),
+            t.paint("warning", &format!("{kind} configured"))
+        );
+    }
+    let source = if logout {
+        ""
+    } else {
+        status["label"]
+            .as_str()
+            .or(status["source"].as_str())
+            .unwrap_or_default()
+    };
+    t.paint("success", &format!(" ✓ {}", source_label(source)))
+}
+
+/// How 1.6 names where a configured provider's auth comes from: environment variable names
+/// as `env: NAME`, a stored credential seen from `/logout` as `configured`, else the source.
+fn source_label(source: &str) -> String {
+    let env_name = |n: &str| {
+        let mut chars = n.chars();
+        chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    };
+    if source.is_empty() || source == "OAuth" || source == "stored credential" {
+        "configured".to_string()
+    } else if source.split(", ").all(env_name) {
+        format!("env: {source}")
+    } else {
+        source.to_string()
     }
 }
 
-fn rows_for(cx: &Ctx<'_>, options: &[ProviderOption]) -> Vec<ChoiceRow> {
+fn rows_for(cx: &Ctx<'_>, options: &[ProviderOption], logout: bool) -> Vec<ChoiceRow> {
     let Ok(reg) = cx.session.registry().lock() else {
         return Vec::new();
     };
@@ -334,7 +369,7 @@ fn rows_for(cx: &Ctx<'_>, options: &[ProviderOption]) -> Vec<ChoiceRow> {
             ChoiceRow {
                 value: p.id.clone(),
                 label: p.name.clone(),
-                suffix: format!("{partner}{}", status_of(cx, &reg, p)),
+                suffix: format!("{partner}{}", status_of(cx, &reg, p, logout)),
             }
         })
         .collect()
@@ -360,14 +395,15 @@ fn open_providers(cx: &Ctx<'_>, oauth: Option<bool>, query: &str) -> Vec<Effect>
         };
         return vec![Effect::StatusLine(text.into())];
     }
-    let rows = rows_for(cx, &options);
+    let rows = rows_for(cx, &options, false);
     let list = LoginChoice::searchable(
         "Select provider to configure:",
         rows,
         query,
         "No providers available",
         cx.theme.clone(),
-    );
+    )
+    .with_brand_animation();
     show(list, Picker::LoginProvider { oauth, options })
 }
 
@@ -396,7 +432,7 @@ pub fn open_logout(cx: &Ctx<'_>) -> Vec<Effect> {
         )];
     }
     sort_options(&mut options);
-    let rows = rows_for(cx, &options);
+    let rows = rows_for(cx, &options, true);
     let list = LoginChoice::searchable(
         "Select provider to logout:",
         rows,
@@ -453,7 +489,8 @@ pub fn flow_cancelled(cx: &Ctx<'_>, back: Option<LoginBack>) -> Vec<Effect> {
 /// Start the login of `p`: the sign-in screen for an account, key entry otherwise.
 /// `back` is the list to reopen on cancel.
 fn start(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Vec<Effect> {
-    if p.oauth {
+    // llama.cpp's key comes with its server's URL, asked and checked by its own flow.
+    if p.oauth || p.id == super::login_llama::PROVIDER {
         return start_sign_in(cx, p, back);
     }
     let title = format!("Login to {}", p.name);
@@ -490,8 +527,11 @@ fn start_sign_in(cx: &Ctx<'_>, p: ProviderOption, back: Option<LoginBack>) -> Ve
     let tx = cx.tx.clone();
     let provider = p.clone();
     let extensions = cx.session.services().extensions().clone();
+    let agent = cx.session.clone();
     tokio::spawn(async move {
-        let mut session = if extensions.has_oauth_provider(&provider.id) {
+        let mut session = if !provider.oauth && provider.id == super::login_llama::PROVIDER {
+            login_session::start_custom_login(move |ui| super::login_llama::login(agent, ui))
+        } else if extensions.has_oauth_provider(&provider.id) {
             let id = provider.id.clone();
             login_session::start_custom_login(move |ui| {
                 pi_coding_agent::extensions::oauth_login::login(extensions, id, ui)
@@ -562,6 +602,7 @@ pub fn step_without_screen(cx: &Ctx<'_>, step: LoginStep) -> Vec<Effect> {
 pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>) -> Vec<Effect> {
     match result {
         Err(LoginError::Cancelled) => Vec::new(),
+        Err(e) if !p.oauth => vec![notice(format!("Failed to save API key for {}: {e}", p.name), "error")],
         Err(e) => vec![notice(format!("Failed to login to {}: {e}", p.name), "error")],
         Ok(()) => {
             let registry = cx.session.registry().clone();
@@ -575,7 +616,11 @@ pub fn finished(cx: &Ctx<'_>, p: ProviderOption, result: Result<(), LoginError>)
                     reg.refresh();
                 }
                 then(move |cx| {
-                    let action = format!("Logged in to {}", p.name);
+                    let action = if p.oauth {
+                        format!("Logged in to {}", p.name)
+                    } else {
+                        format!("Saved API key for {}", p.name)
+                    };
                     let mut out = saved(cx, &p, action.clone());
                     out.extend(catalog_warning(&action, catalog));
                     out
@@ -740,6 +785,17 @@ mod tests {
         ]);
         let ids: Vec<&str> = v.iter().map(|o| o.id.as_str()).collect();
         assert_eq!(ids, ["radius", "openrouter", "openai"], "partners first");
+    }
+
+    #[test]
+    fn sources_read_as_in_pi_1_6() {
+        assert_eq!(source_label("stored"), "stored");
+        assert_eq!(source_label("models_json_key"), "models_json_key");
+        assert_eq!(source_label("ANTHROPIC_API_KEY"), "env: ANTHROPIC_API_KEY");
+        assert_eq!(source_label("AWS_PROFILE, AWS_REGION"), "env: AWS_PROFILE, AWS_REGION");
+        assert_eq!(source_label("environment"), "environment");
+        assert_eq!(source_label("stored credential"), "configured");
+        assert_eq!(source_label(""), "configured");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! did is read back with the `take_*` methods after each key.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use pi_oauth::{LoginEvent, Prompt};
 use pi_tui::components::{Input, InputFieldEvent};
@@ -13,6 +14,7 @@ use pi_tui::{hyperlink, keybindings, truncate_to_width, wrap_text, Component, Fr
 use tokio_util::sync::CancellationToken;
 
 use super::dialogs::DialogResult;
+use super::provider_brand::Brand;
 use super::theme::UiTheme;
 use pi_coding_agent::config::login_session::{Answer, LoginUpdate};
 
@@ -48,6 +50,9 @@ pub struct LoginChoice {
     result: Option<DialogResult>,
     /// The search field's row in the last render, for the mouse.
     field_row: Option<usize>,
+    /// When the list opened, if its partners' names are animated (`/login`'s lists, not
+    /// `/logout`'s): the animation's clock.
+    brand_clock: Option<Instant>,
 }
 
 impl LoginChoice {
@@ -82,7 +87,19 @@ impl LoginChoice {
             empty,
             theme,
             result: None,
+            brand_clock: None,
         }
+    }
+
+    /// Animate the highlighted partner's name (Radius, OpenRouter) as pi 1.6's `/login` does.
+    pub fn with_brand_animation(mut self) -> Self {
+        self.brand_clock = Some(Instant::now());
+        self
+    }
+
+    /// Whether the highlighted row is animated, so the screen must be drawn again each frame.
+    pub fn animating(&self) -> bool {
+        self.brand_clock.is_some() && self.selected_value().and_then(Brand::of).is_some()
     }
 
     fn filter(&mut self) {
@@ -145,7 +162,11 @@ impl Component for LoginChoice {
         };
         for (pos, &i) in self.shown.iter().enumerate().take(end).skip(start) {
             let row = &self.rows[i];
-            let text = if pos == self.selected {
+            let brand = self.brand_clock.zip(Brand::of(&row.value));
+            let text = if let (true, Some((clock, brand))) = (pos == self.selected, brand) {
+                let name = brand.paint(&row.label, clock.elapsed(), t.appearance() == "light");
+                format!("{}{name}", t.paint("accent", "→ "))
+            } else if pos == self.selected {
                 format!("{}{}", t.paint("accent", "→ "), t.paint("accent", &row.label))
             } else {
                 format!("  {}", t.paint("text", &row.label))
@@ -181,14 +202,11 @@ impl Component for LoginChoice {
         let InputEvent::Key(k) = event else { return false };
         let kb = keybindings();
         let n = self.shown.len();
+        // The ends stop the selection (pi 1.6's login lists do not wrap around).
         if kb.matches(k, "tui.select.up") {
-            if n > 0 {
-                self.selected = if self.selected == 0 { n - 1 } else { self.selected - 1 };
-            }
+            self.selected = self.selected.saturating_sub(1);
         } else if kb.matches(k, "tui.select.down") {
-            if n > 0 {
-                self.selected = if self.selected + 1 >= n { 0 } else { self.selected + 1 };
-            }
+            self.selected = (self.selected + 1).min(n.saturating_sub(1));
         } else if kb.matches(k, "tui.select.pageUp") {
             self.selected = self.selected.saturating_sub(MAX_VISIBLE);
         } else if kb.matches(k, "tui.select.pageDown") {
@@ -255,6 +273,8 @@ enum Piece {
     Styled(String),
     /// Where the pending input is drawn.
     Input,
+    /// An answered input: `> answer`, where the field was (at the left edge, as it was drawn).
+    Answered(String),
 }
 
 /// The device code Enter acts on (open the page, copy the code), once.
@@ -535,7 +555,7 @@ impl LoginFlow {
             return;
         };
         if let Some(p) = self.content.iter_mut().find(|p| matches!(p, Piece::Input)) {
-            *p = Piece::Styled(format!("> {value}"));
+            *p = Piece::Answered(value.clone());
         }
         match target {
             Target::Flow(answer) => answer.send(value),
@@ -615,6 +635,7 @@ impl Component for LoginFlow {
                     }
                 }
                 Piece::Styled(s) => out.push_line(truncate_to_width(&format!(" {s}"), width, "…")),
+                Piece::Answered(s) => out.push_line(truncate_to_width(&format!("> {s}"), width, "…")),
                 Piece::Input => {
                     if let Some(Pending::Input { input, .. }) = &mut self.pending {
                         self.field_row = Some(out.len() - top);
@@ -635,10 +656,11 @@ impl Component for LoginFlow {
         let kb = keybindings();
         if let Some(Pending::Select { options, selected, .. }) = &mut self.pending {
             let n = options.len().max(1);
+            // As pi 1.6's selector: the ends stop the selection.
             if kb.matches(k, "tui.select.up") {
-                *selected = (*selected + n - 1) % n;
+                *selected = selected.saturating_sub(1);
             } else if kb.matches(k, "tui.select.down") {
-                *selected = (*selected + 1) % n;
+                *selected = (*selected + 1).min(n - 1);
             } else if kb.matches(k, "tui.select.confirm") {
                 if let Some(Pending::Select {
                     options,
@@ -764,6 +786,29 @@ mod tests {
     }
 
     #[test]
+    fn the_selection_stops_at_the_ends_and_only_partners_animate() {
+        let mut c = LoginChoice::menu(
+            "m",
+            rows(&["Radius", "OpenRouter", "Other"]),
+            Arc::new(UiTheme::fallback()),
+        )
+        .with_brand_animation();
+        c.handle_input(&key("\x1b[A"));
+        assert_eq!(c.selected_value(), Some("radius"));
+        assert!(c.animating());
+        c.handle_input(&key("\x1b[B"));
+        assert!(c.animating(), "OpenRouter glows");
+        for _ in 0..3 {
+            c.handle_input(&key("\x1b[B"));
+        }
+        assert_eq!(c.selected_value(), Some("other"));
+        assert!(!c.animating());
+        // Without the animation (the /logout list) nothing is animated.
+        let c = LoginChoice::menu("m", rows(&["Radius"]), Arc::new(UiTheme::fallback()));
+        assert!(!c.animating());
+    }
+
+    #[test]
     fn a_flow_shows_a_device_code_and_answers_a_question() {
         let cancel = CancellationToken::new();
         let mut f = LoginFlow::new(
@@ -787,6 +832,9 @@ mod tests {
             f.handle_input(&key(ch));
         }
         assert_eq!(rx.blocking_recv().ok().as_deref(), Some("a"));
+        // The answer stays where the field was, at the left edge as the field is drawn.
+        let lines = plain(&mut f);
+        assert!(lines.iter().any(|l| l == "> a"), "{lines:?}");
         f.apply(LoginUpdate::Show(LoginEvent::DeviceCode {
             user_code: "ABCD-1234".into(),
             verification_uri: "https://github.com/login/device".into(),

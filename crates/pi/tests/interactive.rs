@@ -47,6 +47,8 @@ mod images16;
 mod keybindings16;
 #[path = "interactive/login.rs"]
 mod login;
+#[path = "interactive/login16.rs"]
+mod login16;
 #[path = "interactive/looks16.rs"]
 mod looks16;
 #[path = "interactive/mcp.rs"]
@@ -548,7 +550,7 @@ fn login_saves_an_api_key_and_logout_removes_it() {
         c.contains("mock-anthropic") && !c.contains("mock-responses")
     });
     // Where the provider's key comes from today.
-    pty.wait_text("✓ models.json");
+    pty.wait_text("✓ models_json_key");
     pty.send(ENTER);
     pty.wait_text("Enter mock-anthropic API key");
     pty.type_text("sk-typed-key");

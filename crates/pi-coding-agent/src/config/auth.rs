@@ -232,7 +232,15 @@ impl AuthStorage {
             errors: Vec::new(),
             env: Box::new(|name| std::env::var(name).ok()),
             env_key,
-            env_key_names: Box::new(|_| Vec::new()),
+            // A built-in provider's key variables, highest priority first: the one set names
+            // where its key comes from.
+            env_key_names: Box::new(|provider| {
+                pi_ai::env_keys::api_key_env_vars(provider)
+                    .into_iter()
+                    .flatten()
+                    .map(|name| (*name).to_string())
+                    .collect()
+            }),
             fallback: None,
             refresher: None,
             now_ms: Box::new(pi_ai::now_ms),
@@ -364,10 +372,13 @@ impl AuthStorage {
         if self.runtime.contains_key(provider) {
             return Some(AuthSource::Runtime);
         }
-        if let Some(name) = (self.env_key_names)(provider).into_iter().next() {
-            if (self.env)(&name).is_some() {
-                return Some(AuthSource::Environment(name));
-            }
+        // The first of the provider's variables that is set names the source (Anthropic's key
+        // is its third name, after the token ones).
+        if let Some(name) = (self.env_key_names)(provider)
+            .into_iter()
+            .find(|name| (self.env)(name).is_some_and(|v| !v.is_empty()))
+        {
+            return Some(AuthSource::Environment(name));
         }
         if (self.env_key)(provider).is_some() {
             return Some(AuthSource::Environment(String::new()));

@@ -5,10 +5,20 @@ use pi_tui::Tui;
 
 use super::super::effect::Picker;
 use super::super::login::{self, LoginStep};
-use super::super::login_view::LoginFlow;
+use super::super::login_view::{LoginChoice, LoginFlow};
 use super::App;
 
 impl App {
+    /// Whether a `/login` list shows an animated partner name (it is drawn again each frame).
+    pub fn brand_animating(&self, tui: &mut Tui) -> bool {
+        match &self.picker {
+            Some((id, Picker::LoginMethod(_) | Picker::LoginProvider { .. })) => {
+                tui.overlay_mut::<LoginChoice>(*id).is_some_and(|c| c.animating())
+            }
+            _ => false,
+        }
+    }
+
     /// A step of sign-in `id`.
     pub(super) fn login_step(&mut self, id: u64, step: LoginStep, tui: &mut Tui) {
         let shown = match &self.picker {

@@ -80,7 +80,7 @@ fn an_account_sign_in_asks_shows_the_code_and_saves_then_logout_removes_it() {
 
     // The list says what is configured now, and /logout removes it.
     open_account_list(&mut pty);
-    pty.wait_text("GitHub Copilot ✓ configured");
+    pty.wait_text("GitHub Copilot ✓ stored");
     pty.send(ESC);
     pty.wait_text("Select authentication method:");
     close(&mut pty, "Select authentication method:");
@@ -129,7 +129,7 @@ fn an_api_key_is_entered_saved_and_listed_as_configured() {
     pty.wait_text("Select provider to configure:");
     // models.json's key is shown as such; the account-only providers are not offered.
     pty.type_text("mock-anthropic");
-    pty.wait_text("→ mock-anthropic ✓ models.json");
+    pty.wait_text("→ mock-anthropic ✓ models_json_key");
     assert!(!pty.contents().contains("OpenAI Codex"));
     pty.send(ENTER);
     pty.wait_text("Login to mock-anthropic");
