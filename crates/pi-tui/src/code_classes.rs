@@ -46,6 +46,11 @@ impl Lang {
     }
 }
 
+/// The class a TypeScript word takes from the lists, if it is on one.
+pub(crate) fn ts_word_class(word: &str) -> Option<CodeToken> {
+    TYPESCRIPT.class(word)
+}
+
 struct Words {
     keyword: &'static str,
     literal: &'static str,
@@ -99,7 +104,8 @@ const JAVASCRIPT: Words = Words {
 };
 
 const TYPESCRIPT: Words = Words {
-    keyword: "as in of if for while finally var new function do return void else break catch instanceof with \
+    // `void` is painted as a type there, not as a keyword.
+    keyword: "as in of if for while finally var new function do return else break catch instanceof with \
               throw case default try switch continue typeof delete let yield const class debugger async await \
               static import from export extends type namespace typedef interface public private protected \
               implements declare abstract readonly",
@@ -601,6 +607,131 @@ esac"#,
                 "<Plain:{><Variable:\"name\"><Plain::><String:\"x\"><Plain:,><Variable:\"n\"><Plain::><Number:1.5><Plain:,><Variable:\"ok\"><Plain::><Number:true><Plain:,><Variable:\"none\"><Plain::><Number:null><Plain:,><Variable:\"list\"><Plain::[><Number:1><Plain:,><String:\"a\"><Plain:],><Variable:\"obj\"><Plain::{><Variable:\"k\"><Plain::><Number:false><Plain:}}>",
             ],
         ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// TypeScript as pi 1.6 paints it (its `ts`, `tsx` and `typescript` fences): definition
+    /// heads with typed parameters, return types and type parameters, class heads, methods,
+    /// arrows, decorators, and the type names on the built-in list.
+    #[test]
+    fn typescript_gets_the_classes_pi_16_gives_it() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "ts",
+                r#"import { readFile } from "fs/promises";
+interface User { id: number; name?: string; readonly tags: string[] }
+type Id = string | number;
+enum Color { Red = 1, Green }
+function f(p: T, q: number = 2): number {
+  return p.length + q;
+}
+const g = async (x: string): Promise<void> => { await h(x); };
+export class Box<T> extends Base implements I {
+  private value: T;
+  constructor(public name: string, v: T) { super(); this.value = v; }
+  get(): T { return this.value; }
+}
+@Component({ selector: "app" })
+class App {}
+let xs: Array<number> = [1, 2, 3];
+declare module "m" { export function k(a: any): never; }"#,
+                &[
+                    r#"<Keyword:import><Plain:{readFile}><Keyword:from><String:"fs/promises"><Plain:;>"#,
+                    r#"<Keyword:interface><Plain:User{id:><Type:number><Plain:;name?:><Type:string><Plain:;><Keyword:readonly><Plain:tags:><Type:string><Plain:[]}>"#,
+                    r#"<Keyword:type><Plain:Id=><Type:string><Plain:|><Type:number><Plain:;>"#,
+                    r#"<Type:enum><Plain:Color{Red=><Number:1><Plain:,Green}>"#,
+                    r#"<Keyword:function><Function:f(><Variable:p:T,q:><Type:number><Variable:=><Number:2><Function:):number><Plain:{>"#,
+                    r#"<Keyword:return><Plain:p.length+q;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:const><Plain:g=><Keyword:async><Plain:(x:><Type:string><Plain:):><Type:Promise><Plain:<><Type:void><Plain:>=>{><Keyword:await><Plain:h(x);};>"#,
+                    r#"<Keyword:exportclass><Function:Box><Type:<><Function:T><Type:>><Keyword:extends><Function:BaseimplementsI><Plain:{>"#,
+                    r#"<Keyword:private><Plain:value:T;>"#,
+                    r#"<Function:constructor(><Keyword:public><Variable:name:><Type:string><Variable:,v:T><Function:)><Plain:{><Type:super><Plain:();><Type:this><Plain:.value=v;}>"#,
+                    r#"<Plain:get():T{><Keyword:return><Type:this><Plain:.value;}>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Meta:@Component><Plain:({><Variable:selector><Plain::><String:"app"><Plain:})>"#,
+                    r#"<Keyword:class><Function:App><Plain:{}>"#,
+                    r#"<Keyword:let><Plain:xs:><Type:Array><Plain:<><Type:number><Plain:>=[><Number:1><Plain:,><Number:2><Plain:,><Number:3><Plain:];>"#,
+                    r#"<Keyword:declare><Type:module><String:"m"><Plain:{><Keyword:exportfunction><Function:k(><Variable:a:><Type:any><Function:):never><Plain:;}>"#,
+                ],
+            ),
+            (
+                "typescript",
+                r#"export default function useThing<T extends object>(init: T, opts?: Options): [T, (v: T) => void] {
+  const [s, set] = useState<T>(init);
+  return [s, set];
+}
+namespace NS { export const a = 1 as const; }
+abstract class Shape { abstract area(): number; }
+const o = { a: 1, b: (n: number) => n * 2 };
+if (typeof x === "string" && x instanceof Foo) { throw new Error(`bad ${x}`); }
+function assertIsDefined<T>(val: T): asserts val is NonNullable<T> {}"#,
+                &[
+                    r#"<Keyword:exportdefaultfunction><Function:useThing<Textendsobject>(><Variable:init:T,opts?:Options><Function:):[T,(><Variable:v:T><Function:)=>void]><Plain:{>"#,
+                    r#"<Keyword:const><Plain:[s,set]=useState<T>(init);>"#,
+                    r#"<Keyword:return><Plain:[s,set];>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:namespace><Plain:NS{><Keyword:exportconst><Plain:a=><Number:1><Keyword:asconst><Plain:;}>"#,
+                    r#"<Keyword:abstractclass><Function:Shape><Plain:{><Keyword:abstract><Plain:area():><Type:number><Plain:;}>"#,
+                    r#"<Keyword:const><Plain:o={><Variable:a><Plain::><Number:1><Plain:,><Variable:b><Plain::><Function:(><Variable:n:><Type:number><Function:)=>><Plain:n*><Number:2><Plain:};>"#,
+                    r#"<Keyword:if><Plain:(><Keyword:typeof><Plain:x===><String:"string"><Plain:&&x><Keyword:instanceof><Plain:Foo){><Keyword:thrownew><Type:Error><Plain:(><String:`bad><Plain:${x}><String:`><Plain:);}>"#,
+                    r#"<Keyword:function><Function:assertIsDefined<T>(><Variable:val:T><Function:):assertsvalisNonNullable<T>><Plain:{}>"#,
+                ],
+            ),
+            (
+                "tsx",
+                r#"const double = x => x * 2;
+export type Handler = (req: Request, res: Response) => Promise<void>;
+interface Repo<T> extends Base<T> {
+  find(id: string): Promise<T | undefined>;
+  save(item: T): void;
+}
+type Keys = keyof typeof obj;
+const v = obj?.a ?? (b as unknown as string);
+for (const [k, v] of Object.entries(map)) { console.log(k, v); }
+export async function load(path: string, { force = false }: Opts = {}): Promise<Buffer> {
+  try { return await readFile(path); } catch (e: unknown) { throw e; }
+}
+items.map((item, i) => ({ ...item, index: i })).filter(Boolean);
+class Store {
+  static instance?: Store;
+  @observable count = 0;
+  increment = (by: number = 1): void => { this.count += by; };
+  async fetch(url: string) {
+    const res = await fetch(url, { method: "GET" });
+  }
+}
+let u: string | null = null; // note
+/* block */ const re = /a+b/gi;"#,
+                &[
+                    r#"<Keyword:const><Plain:double=><Variable:x><Function:=>><Plain:x*><Number:2><Plain:;>"#,
+                    r#"<Keyword:exporttype><Plain:Handler=><Function:(><Variable:req:Request,res:Response><Function:)=>><Type:Promise><Plain:<><Type:void><Plain:>;>"#,
+                    r#"<Keyword:interface><Plain:Repo<T>><Keyword:extends><Plain:Base<T>{>"#,
+                    r#"<Plain:find(id:><Type:string><Plain:):><Type:Promise><Plain:<T|><Number:undefined><Plain:>;>"#,
+                    r#"<Plain:save(item:T):><Type:void><Plain:;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:type><Plain:Keys=keyof><Keyword:typeof><Plain:obj;>"#,
+                    r#"<Keyword:const><Plain:v=obj?.a??(b><Keyword:as><Plain:unknown><Keyword:as><Type:string><Plain:);>"#,
+                    r#"<Keyword:for><Plain:(><Keyword:const><Plain:[k,v]><Keyword:of><Type:Object><Plain:.entries(map)){><Type:console><Plain:.log(k,v);}>"#,
+                    r#"<Keyword:exportasyncfunction><Function:load(><Variable:path:><Type:string><Variable:,{force=><Number:false><Variable:}:Opts={}><Function:):Promise<Buffer>><Plain:{>"#,
+                    r#"<Keyword:try><Plain:{><Keyword:returnawait><Plain:readFile(path);}><Keyword:catch><Plain:(e:unknown){><Keyword:throw><Plain:e;}>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:items.map(><Function:(><Variable:item,i><Function:)=>><Plain:({...item,><Variable:index><Plain::i})).filter(><Type:Boolean><Plain:);>"#,
+                    r#"<Keyword:class><Function:Store><Plain:{>"#,
+                    r#"<Keyword:static><Plain:instance?:Store;>"#,
+                    r#"<Meta:@observable><Plain:count=><Number:0><Plain:;>"#,
+                    r#"<Plain:increment=(by:><Type:number><Plain:=><Number:1><Plain:):><Variable:void><Function:=>><Plain:{><Type:this><Plain:.count+=by;};>"#,
+                    r#"<Keyword:async><Function:fetch(><Variable:url:><Type:string><Function:)><Plain:{>"#,
+                    r#"<Keyword:const><Plain:res=><Keyword:await><Plain:fetch(url,{><Variable:method><Plain::><String:"GET"><Plain:});>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:let><Plain:u:><Type:string><Plain:|><Number:null><Plain:=><Number:null><Plain:;><Comment://note>"#,
+                    r#"<Comment:/*block*/><Keyword:const><Plain:re=><String:/a+b/gi><Plain:;>"#,
+                ],
+            ),
         ];
         for (lang, code, want) in cases {
             assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");

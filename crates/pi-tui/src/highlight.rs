@@ -1,6 +1,7 @@
 //! Code highlighting with syntect. The syntax and theme sets load on first use (or in the
 //! background after `preload`), never at startup.
 
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use syntect::easy::{HighlightLines, ScopeRangeIterator};
@@ -8,6 +9,7 @@ use syntect::highlighting::{Theme, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
 use crate::code_classes::{classify, paint_words, Lang};
+use crate::ts_heads::repaint_line;
 
 struct Assets {
     syntaxes: SyntaxSet,
@@ -125,16 +127,51 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
             continue;
         }
         let mut s = String::new();
+        // TypeScript lines are sorted char by char first, so their definition heads can be
+        // repainted before the runs are painted.
+        let chars = RefCell::new(Vec::new());
+        let collect = |t: CodeToken, text: &str| {
+            chars.borrow_mut().extend(text.chars().map(|_| t));
+            String::new()
+        };
         for (range, op) in ScopeRangeIterator::new(&ops, &with_nl) {
             stack.apply(op).ok()?;
             let text = with_nl[range].trim_end_matches('\n');
-            if !text.is_empty() {
+            if text.is_empty() {
+                continue;
+            }
+            if lang == Lang::TypeScript {
+                paint_words(text, classify(&stack, lang), lang, &collect);
+            } else {
                 s.push_str(&paint_words(text, classify(&stack, lang), lang, paint));
             }
+        }
+        if lang == Lang::TypeScript {
+            let mut tokens = chars.into_inner();
+            repaint_line(line, &mut tokens);
+            s = paint_runs(line, &tokens, paint);
         }
         out.push(s);
     }
     Some(out)
+}
+
+/// Paint `line` run by run, `tokens` holding one class per char.
+fn paint_runs(line: &str, tokens: &[CodeToken], paint: &dyn Fn(CodeToken, &str) -> String) -> String {
+    let mut out = String::new();
+    let mut start = 0;
+    let mut current: Option<CodeToken> = None;
+    for ((at, _), &token) in line.char_indices().zip(tokens) {
+        if current.is_some_and(|c| c != token) {
+            out.push_str(&paint(current.unwrap_or(token), &line[start..at]));
+            start = at;
+        }
+        current = Some(token);
+    }
+    if let Some(token) = current {
+        out.push_str(&paint(token, &line[start..]));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ pub mod renderer;
 pub mod screen;
 pub mod style;
 pub mod terminal;
+mod ts_heads;
 pub mod tui;
 pub mod width;
 
