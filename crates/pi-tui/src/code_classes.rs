@@ -315,6 +315,19 @@ fn classify_other(names: &[String]) -> CodeToken {
     if under("comment") {
         return CodeToken::Comment;
     }
+    if let Some(token) = markup_class(names) {
+        return token;
+    }
+    // A YAML key and its colon are painted as an attribute, an anchor as meta.
+    if under("entity.name.tag.yaml") || under("punctuation.separator.key-value.mapping.yaml") {
+        return CodeToken::Variable;
+    }
+    if under("meta.property.yaml") || under("entity.other.document.begin.yaml") {
+        return CodeToken::Meta;
+    }
+    if under("keyword.control.flow.block-scalar") {
+        return CodeToken::String;
+    }
     if under("string") {
         return CodeToken::String;
     }
@@ -340,6 +353,30 @@ fn classify_other(names: &[String]) -> CodeToken {
         return token;
     }
     CodeToken::Plain
+}
+
+/// HTML and XML tags as that highlighter paints them: the brackets and everything else in a
+/// tag as punctuation, the tag's name as a name (a keyword's colour), attributes, their values
+/// as strings, `<!DOCTYPE …>` and `<?xml …?>` as meta. None outside a tag (scripts and styles
+/// embedded in a page are their own language's).
+fn markup_class(names: &[String]) -> Option<CodeToken> {
+    let inner_from = names.iter().rposition(|n| n.contains(".embedded")).map_or(0, |i| i + 1);
+    let inner = &names[inner_from..];
+    let has = |part: &str| inner.iter().any(|n| n.starts_with(part));
+    if !has("meta.tag") {
+        return None;
+    }
+    Some(if has("meta.tag.sgml") || has("meta.tag.preprocessor") {
+        CodeToken::Meta
+    } else if has("string") {
+        CodeToken::String
+    } else if has("entity.other.attribute-name") {
+        CodeToken::Variable
+    } else if has("entity.name.tag") {
+        CodeToken::Keyword
+    } else {
+        CodeToken::Punctuation
+    })
 }
 
 /// Paint `text` of class `class` in `lang`: word by word when the class says so.
@@ -730,6 +767,189 @@ let u: string | null = null; // note
                     r#"<Plain:}>"#,
                     r#"<Keyword:let><Plain:u:><Type:string><Plain:|><Number:null><Plain:=><Number:null><Plain:;><Comment://note>"#,
                     r#"<Comment:/*block*/><Keyword:const><Plain:re=><String:/a+b/gi><Plain:;>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// Diffs, TOML/INI, YAML and HTML/XML as pi 1.6 paints them: hunk headers and file
+    /// headers, added and removed lines; keys, values and comments; tags, names and attributes.
+    #[test]
+    fn data_and_markup_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "diff",
+                r#"diff --git a/x b/x
+--- a/x
++++ b/x
+@@ -1,3 +1,3 @@
+ context
+-old line
++new line"#,
+                &[
+                    r#"<Comment:diff--gita/xb/x>"#,
+                    r#"<Comment:---a/x>"#,
+                    r#"<Comment:+++b/x>"#,
+                    r#"<Meta:@@-1,3+1,3@@>"#,
+                    r#"<Plain:context>"#,
+                    r#"<Removed:-oldline>"#,
+                    r#"<Added:+newline>"#,
+                ],
+            ),
+            (
+                "patch",
+                r#"Index: src/a.rs
+===================================================================
+--- src/a.rs	(revision 1)
++++ src/a.rs	(working copy)
+@@ -10,7 +10,8 @@ fn main() {
+ keep
+-    let x = 1;
++    let x = 2;
+! changed
+@@ -1 +1 @@"#,
+                &[
+                    r#"<Comment:Index:src/a.rs>"#,
+                    r#"<Comment:===================================================================>"#,
+                    r#"<Comment:---src/a.rs(revision1)>"#,
+                    r#"<Comment:+++src/a.rs(workingcopy)>"#,
+                    r#"<Meta:@@-10,7+10,8@@><Plain:fnmain(){>"#,
+                    r#"<Plain:keep>"#,
+                    r#"<Removed:-letx=1;>"#,
+                    r#"<Added:+letx=2;>"#,
+                    r#"<Added:!changed>"#,
+                    r#"<Plain:@@-1+1@@>"#,
+                ],
+            ),
+            (
+                "toml",
+                r#"# comment
+[package]
+name = "pi"
+version = "1.6.0"
+edition = 2021
+enabled = true
+[dependencies.serde]
+features = ["derive"]"#,
+                &[
+                    r#"<Comment:#comment>"#,
+                    r#"<Plain:[package]>"#,
+                    r#"<Variable:name><Plain:=><String:"pi">"#,
+                    r#"<Variable:version><Plain:=><String:"1.6.0">"#,
+                    r#"<Variable:edition><Plain:=><Number:2021>"#,
+                    r#"<Variable:enabled><Plain:=><Number:true>"#,
+                    r#"<Plain:[dependencies.serde]>"#,
+                    r#"<Variable:features><Plain:=[><String:"derive"><Plain:]>"#,
+                ],
+            ),
+            (
+                "ini",
+                r#"[[bin]]
+name = "pi" # the binary
+count = 1_000
+ratio = -0.5
+arr = [1, "b", true, 'c']
+a.b = 'x'
+"quoted key" = no
+date = 1979-05-27T07:32:00Z
+flag=off"#,
+                &[
+                    r#"<Plain:[[bin]]>"#,
+                    r#"<Variable:name><Plain:=><String:"pi"><Comment:#thebinary>"#,
+                    r#"<Variable:count><Plain:=><Number:1_000>"#,
+                    r#"<Variable:ratio><Plain:=-><Number:0.5>"#,
+                    r#"<Variable:arr><Plain:=[><Number:1><Plain:,><String:"b"><Plain:,><Number:true><Plain:,><String:'c'><Plain:]>"#,
+                    r#"<Variable:a.b><Plain:=><String:'x'>"#,
+                    r#"<Variable:"quotedkey"><Plain:=><Number:no>"#,
+                    r#"<Variable:date><Plain:=><Number:1979><Plain:-><Number:05><Plain:-><Number:27><Plain:T07:><Number:32><Plain::><Number:00><Plain:Z>"#,
+                    r#"<Variable:flag><Plain:=><Number:off>"#,
+                ],
+            ),
+            (
+                "yaml",
+                r#"# comment
+name: pi
+version: 1.6
+enabled: true
+list:
+  - one
+  - "two"
+  - 3
+nested:
+  key: value # trailing
+anchors: &a
+  x: null"#,
+                &[
+                    r#"<Comment:#comment>"#,
+                    r#"<Variable:name:><String:pi>"#,
+                    r#"<Variable:version:><Number:1.6>"#,
+                    r#"<Variable:enabled:><Number:true>"#,
+                    r#"<Variable:list:>"#,
+                    r#"<Plain:-><String:one>"#,
+                    r#"<Plain:-><String:"two">"#,
+                    r#"<Plain:-><Number:3>"#,
+                    r#"<Variable:nested:>"#,
+                    r#"<Variable:key:><String:value><Comment:#trailing>"#,
+                    r#"<Variable:anchors:><Meta:&a>"#,
+                    r#"<Variable:x:><Number:null>"#,
+                ],
+            ),
+            (
+                "yml",
+                r#"---
+services:
+  - name: web
+    image: "nginx:1.25"
+    ports: [80, 443]
+    env: {A: 1, B: two}
+    script: |
+      echo hi"#,
+                &[
+                    r#"<Meta:--->"#,
+                    r#"<Variable:services:>"#,
+                    r#"<Plain:-><Variable:name:><String:web>"#,
+                    r#"<Variable:image:><String:"nginx:1.25">"#,
+                    r#"<Variable:ports:><Plain:[><Number:80><Plain:,><Number:443><Plain:]>"#,
+                    r#"<Variable:env:><Plain:{><Variable:A:><Number:1><Plain:,><Variable:B:><String:two><Plain:}>"#,
+                    r#"<Variable:script:><String:|>"#,
+                    r#"<String:echohi>"#,
+                ],
+            ),
+            (
+                "html",
+                r#"<!DOCTYPE html>
+<html lang="en">
+<!-- comment -->
+<div class="a" id='b'>Hello &amp; bye</div>
+<script>const x = 1;</script>
+</html>"#,
+                &[
+                    r#"<Meta:<!DOCTYPEhtml>>"#,
+                    r#"<Punctuation:<><Keyword:html><Variable:lang><Punctuation:=><String:"en"><Punctuation:>>"#,
+                    r#"<Comment:<!--comment-->>"#,
+                    r#"<Punctuation:<><Keyword:div><Variable:class><Punctuation:=><String:"a"><Variable:id><Punctuation:=><String:'b'><Punctuation:>><Plain:Hello&amp;bye><Punctuation:</><Keyword:div><Punctuation:>>"#,
+                    r#"<Punctuation:<><Keyword:script><Punctuation:>><Keyword:const><Plain:x=><Number:1><Plain:;><Punctuation:</><Keyword:script><Punctuation:>>"#,
+                    r#"<Punctuation:</><Keyword:html><Punctuation:>>"#,
+                ],
+            ),
+            (
+                "xml",
+                r#"<?xml version="1.0" encoding="UTF-8"?>
+<root attr="v">
+  <!-- c -->
+  <item id="1">text</item>
+  <empty/>
+</root>"#,
+                &[
+                    r#"<Meta:<?xmlversion="1.0"encoding="UTF-8"?>>"#,
+                    r#"<Punctuation:<><Keyword:root><Variable:attr><Punctuation:=><String:"v"><Punctuation:>>"#,
+                    r#"<Comment:<!--c-->>"#,
+                    r#"<Punctuation:<><Keyword:item><Variable:id><Punctuation:=><String:"1"><Punctuation:>><Plain:text><Punctuation:</><Keyword:item><Punctuation:>>"#,
+                    r#"<Punctuation:<><Keyword:empty><Punctuation:/>>"#,
+                    r#"<Punctuation:</><Keyword:root><Punctuation:>>"#,
                 ],
             ),
         ];

@@ -101,6 +101,10 @@ pub enum CodeToken {
     Comment,
     /// Decorators, attributes, a script's `#!` line.
     Meta,
+    /// A diff's added lines.
+    Added,
+    /// A diff's removed lines.
+    Removed,
 }
 
 /// Highlight `code` as `lang` with `paint` colouring each stretch by what it is; one string
@@ -108,6 +112,9 @@ pub enum CodeToken {
 pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) -> String) -> Option<Vec<String>> {
     if lang.trim().is_empty() {
         return None;
+    }
+    if let Some(lines) = crate::line_langs::highlight(code, lang, paint) {
+        return Some(lines);
     }
     let a = assets()?;
     let syntax = find_syntax(&a.syntaxes, lang)?;

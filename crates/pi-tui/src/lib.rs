@@ -39,6 +39,7 @@ pub mod input;
 pub mod keybindings;
 pub mod keys;
 pub mod kitty;
+mod line_langs;
 pub mod mermaid;
 pub mod program_status;
 pub mod renderer;
