@@ -958,6 +958,69 @@ services:
         }
     }
 
+    /// Go as pi 1.6 paints it: `func` heads with their receiver, parameter and result lists,
+    /// and words by that highlighter's lists (`error` and type names plain).
+    #[test]
+    fn go_gets_the_classes_pi_16_gives_it() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "go",
+                r#"package main
+
+import "fmt"
+
+// Add adds.
+func Add(a int, b int) (int, error) {
+	s := []string{"x"}
+	if a > 0 && b != nil {
+		return a + b, nil
+	}
+	fmt.Println("hi", true, 3.5)
+	return 0, fmt.Errorf("bad %d", a)
+}
+type Point struct { X, Y float64 }
+func (p *Point) Len() float64 { return p.X }"#,
+                &[
+                    r#"<Keyword:package><Plain:main>"#,
+                    r#"<Keyword:import><String:"fmt">"#,
+                    r#"<Comment://Addadds.>"#,
+                    r#"<Keyword:func><Function:Add><Variable:(a><Keyword:int><Variable:,b><Keyword:int><Variable:)(><Keyword:int><Variable:,error)><Plain:{>"#,
+                    r#"<Plain:s:=[]><Keyword:string><Plain:{><String:"x"><Plain:}>"#,
+                    r#"<Keyword:if><Plain:a>><Number:0><Plain:&&b!=><Number:nil><Plain:{>"#,
+                    r#"<Keyword:return><Plain:a+b,><Number:nil>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:fmt.Println(><String:"hi"><Plain:,><Number:true><Plain:,><Number:3.5><Plain:)>"#,
+                    r#"<Keyword:return><Number:0><Plain:,fmt.Errorf(><String:"bad%d"><Plain:,a)>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:type><Plain:Point><Keyword:struct><Plain:{X,Y><Keyword:float64><Plain:}>"#,
+                    r#"<Keyword:func><Variable:(p*Point)><Function:Len><Variable:()><Function:float64><Plain:{><Keyword:return><Plain:p.X}>"#,
+                ],
+            ),
+            (
+                "golang",
+                r#"var err error = nil
+x := make(map[string]int, 10)
+go func(ch chan<- int) { ch <- len(x) }(c)
+const Pi = 3.14 // pi
+type Reader interface { Read(p []byte) (n int, err error) }
+defer wg.Done()
+s := fmt.Sprintf(`raw %s`, "q")"#,
+                &[
+                    r#"<Keyword:var><Plain:errerror=><Number:nil>"#,
+                    r#"<Plain:x:=><Type:make><Plain:(><Keyword:map><Plain:[><Keyword:string><Plain:]><Keyword:int><Plain:,><Number:10><Plain:)>"#,
+                    r#"<Keyword:gofunc><Variable:(ch><Keyword:chan><Variable:<-><Keyword:int><Variable:)><Plain:{ch<-><Type:len><Plain:(x)}(c)>"#,
+                    r#"<Keyword:const><Plain:Pi=><Number:3.14><Comment://pi>"#,
+                    r#"<Keyword:type><Plain:Reader><Keyword:interface><Plain:{Read(p[]><Keyword:byte><Plain:)(n><Keyword:int><Plain:,errerror)}>"#,
+                    r#"<Keyword:defer><Plain:wg.Done()>"#,
+                    r#"<Plain:s:=fmt.Sprintf(><String:`raw%s`><Plain:,><String:"q"><Plain:)>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
     #[test]
     fn other_languages_keep_operators_and_punctuation_plain() {
         let lines = runs("int main() { return 1 + 2; }", "c");

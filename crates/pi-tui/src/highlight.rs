@@ -118,7 +118,11 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
     }
     let a = assets()?;
     let syntax = find_syntax(&a.syntaxes, lang)?;
+    let go = matches!(lang.trim().to_lowercase().as_str(), "go" | "golang");
     let lang = Lang::of(lang);
+    // TypeScript and Go lines are sorted char by char first, so their definition heads can
+    // be repainted before the runs are painted.
+    let per_char = go || lang == Lang::TypeScript;
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut out = Vec::new();
@@ -134,8 +138,6 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
             continue;
         }
         let mut s = String::new();
-        // TypeScript lines are sorted char by char first, so their definition heads can be
-        // repainted before the runs are painted.
         let chars = RefCell::new(Vec::new());
         let collect = |t: CodeToken, text: &str| {
             chars.borrow_mut().extend(text.chars().map(|_| t));
@@ -147,15 +149,19 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
             if text.is_empty() {
                 continue;
             }
-            if lang == Lang::TypeScript {
+            if per_char {
                 paint_words(text, classify(&stack, lang), lang, &collect);
             } else {
                 s.push_str(&paint_words(text, classify(&stack, lang), lang, paint));
             }
         }
-        if lang == Lang::TypeScript {
+        if per_char {
             let mut tokens = chars.into_inner();
-            repaint_line(line, &mut tokens);
+            if go {
+                crate::go_heads::repaint_line(line, &mut tokens);
+            } else {
+                repaint_line(line, &mut tokens);
+            }
             s = paint_runs(line, &tokens, paint);
         }
         out.push(s);

@@ -34,6 +34,7 @@ pub mod components;
 pub mod file_suggest;
 pub mod fullscreen;
 pub mod fuzzy;
+mod go_heads;
 pub mod highlight;
 pub mod input;
 pub mod keybindings;
