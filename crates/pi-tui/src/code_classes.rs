@@ -1021,6 +1021,90 @@ s := fmt.Sprintf(`raw %s`, "q")"#,
         }
     }
 
+    /// Java as pi 1.6 paints it: words by its keyword list (types plain), class heads, and
+    /// method heads with their parameters (not calls after `new` or `return`).
+    #[test]
+    fn java_gets_the_classes_pi_16_gives_it() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "java",
+                r#"package com.example;
+import java.util.List;
+@Override
+public class Foo extends Bar implements Baz {
+    private final int count = 0;
+    public static void main(String[] args) throws Exception {
+        List<String> xs = new ArrayList<>();
+        System.out.println("hi " + args.length + true);
+        return null;
+    }
+}"#,
+                &[
+                    r#"<Keyword:package><Plain:com.example;>"#,
+                    r#"<Keyword:import><Plain:java.util.List;>"#,
+                    r#"<Meta:@Override>"#,
+                    r#"<Keyword:publicclass><Function:Foo><Keyword:extends><Function:Bar><Keyword:implements><Function:Baz><Plain:{>"#,
+                    r#"<Keyword:privatefinalint><Plain:count=><Number:0><Plain:;>"#,
+                    r#"<Keyword:publicstaticvoid><Function:main><Variable:(String[]args)><Keyword:throws><Function:Exception><Plain:{>"#,
+                    r#"<Plain:List<String>xs=><Keyword:new><Plain:ArrayList<>();>"#,
+                    r#"<Plain:System.out.println(><String:"hi"><Plain:+args.length+><Keyword:true><Plain:);>"#,
+                    r#"<Keyword:returnnull><Plain:;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:}>"#,
+                ],
+            ),
+            (
+                "java",
+                r#"public interface Shape extends Comparable<Shape> { double area(); }
+enum Color { RED, GREEN }
+@FunctionalInterface
+public abstract class Base<T> {
+    protected abstract T make(int n, String s);
+    public List<String> names(Map<String, Integer> m) { return new ArrayList<>(m.keySet()); }
+    if (x != null && x instanceof Foo) { throw new IllegalStateException("bad " + x); }
+    int[] xs = {1, 2, 3}; // note
+    char c = 'a'; long big = 10L; double d = 1.5e3;
+    for (int i = 0; i < 10; i++) { sum += i; }
+}"#,
+                &[
+                    r#"<Keyword:publicinterface><Function:Shape><Keyword:extends><Function:Comparable><Type:<><Function:Shape><Type:>><Plain:{><Keyword:double><Function:area><Variable:()><Plain:;}>"#,
+                    r#"<Keyword:enum><Function:Color><Plain:{RED,GREEN}>"#,
+                    r#"<Meta:@FunctionalInterface>"#,
+                    r#"<Keyword:publicabstractclass><Function:Base><Type:<><Function:T><Type:>><Plain:{>"#,
+                    r#"<Keyword:protectedabstract><Function:Tmake><Variable:(><Keyword:int><Variable:n,Strings)><Plain:;>"#,
+                    r#"<Keyword:public><Function:List<String>names><Variable:(Map<String,Integer>m)><Plain:{><Keyword:returnnew><Plain:ArrayList<>(m.keySet());}>"#,
+                    r#"<Keyword:if><Plain:(x!=><Keyword:null><Plain:&&x><Keyword:instanceof><Plain:Foo){><Keyword:thrownew><Plain:IllegalStateException(><String:"bad"><Plain:+x);}>"#,
+                    r#"<Keyword:int><Plain:[]xs={><Number:1><Plain:,><Number:2><Plain:,><Number:3><Plain:};><Comment://note>"#,
+                    r#"<Keyword:char><Plain:c=><String:'a'><Plain:;><Keyword:long><Plain:big=><Number:10L><Plain:;><Keyword:double><Plain:d=><Number:1.5e3><Plain:;>"#,
+                    r#"<Keyword:for><Plain:(><Keyword:int><Plain:i=><Number:0><Plain:;i<><Number:10><Plain:;i++){sum+=i;}>"#,
+                    r#"<Plain:}>"#,
+                ],
+            ),
+            (
+                "java",
+                r#"String s = foo(bar);
+return foo(x);
+} else if (x > 0) {
+} catch (IOException e) {
+@Override public String toString() { return "x"; }
+private static final Map<String, List<Integer>> CACHE = new HashMap<>();
+Runnable r = () -> System.out.println(1);"#,
+                &[
+                    r#"<Plain:Strings=foo(bar);>"#,
+                    r#"<Keyword:return><Plain:foo(x);>"#,
+                    r#"<Plain:}><Keyword:elseif><Plain:(x>><Number:0><Plain:){>"#,
+                    r#"<Plain:}><Keyword:catch><Plain:(IOExceptione){>"#,
+                    r#"<Meta:@Override><Keyword:public><Function:StringtoString><Variable:()><Plain:{><Keyword:return><String:"x"><Plain:;}>"#,
+                    r#"<Keyword:privatestaticfinal><Plain:Map<String,List<Integer>>CACHE=><Keyword:new><Plain:HashMap<>();>"#,
+                    r#"<Plain:Runnabler=()->System.out.println(><Number:1><Plain:);>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
     #[test]
     fn other_languages_keep_operators_and_punctuation_plain() {
         let lines = runs("int main() { return 1 + 2; }", "c");

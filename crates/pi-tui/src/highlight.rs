@@ -119,10 +119,11 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
     let a = assets()?;
     let syntax = find_syntax(&a.syntaxes, lang)?;
     let go = matches!(lang.trim().to_lowercase().as_str(), "go" | "golang");
+    let java = matches!(lang.trim().to_lowercase().as_str(), "java" | "jsp");
     let lang = Lang::of(lang);
-    // TypeScript and Go lines are sorted char by char first, so their definition heads can
+    // TypeScript, Go and Java lines are sorted char by char first, so their definition heads can
     // be repainted before the runs are painted.
-    let per_char = go || lang == Lang::TypeScript;
+    let per_char = go || java || lang == Lang::TypeScript;
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut out = Vec::new();
@@ -159,6 +160,8 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
             let mut tokens = chars.into_inner();
             if go {
                 crate::go_heads::repaint_line(line, &mut tokens);
+            } else if java {
+                crate::java_heads::repaint_line(line, &mut tokens);
             } else {
                 repaint_line(line, &mut tokens);
             }

@@ -37,6 +37,7 @@ pub mod fuzzy;
 mod go_heads;
 pub mod highlight;
 pub mod input;
+mod java_heads;
 pub mod keybindings;
 pub mod keys;
 pub mod kitty;
