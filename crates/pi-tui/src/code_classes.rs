@@ -315,6 +315,9 @@ fn classify_other(names: &[String]) -> CodeToken {
     if under("comment") {
         return CodeToken::Comment;
     }
+    if let Some(token) = css_class(names).or_else(|| sql_class(names)) {
+        return token;
+    }
     if let Some(token) = markup_class(names) {
         return token;
     }
@@ -353,6 +356,44 @@ fn classify_other(names: &[String]) -> CodeToken {
         return token;
     }
     CodeToken::Plain
+}
+
+/// CSS as that highlighter paints it: selectors and property names plain, numbers and
+/// colours as numbers, at-rules as keywords, functions as built-ins, `!important` as meta.
+/// None outside CSS.
+fn css_class(names: &[String]) -> Option<CodeToken> {
+    let css = names.iter().rposition(|n| n.starts_with("source.css"))?;
+    let inner = &names[css..];
+    let has = |part: &str| inner.iter().any(|n| n.starts_with(part));
+    Some(if has("string") {
+        CodeToken::String
+    } else if has("keyword.other.important") {
+        CodeToken::Meta
+    } else if has("keyword.control.at-rule") {
+        CodeToken::Keyword
+    } else if has("constant.numeric") || has("constant.other.color") {
+        CodeToken::Number
+    } else if has("support.function") && !has("support.function.url") {
+        CodeToken::Type
+    } else {
+        CodeToken::Plain
+    })
+}
+
+/// SQL comparison operators as operators and a created table's name plain, as that
+/// highlighter paints them. None for the rest (and outside SQL).
+fn sql_class(names: &[String]) -> Option<CodeToken> {
+    if names.first().is_none_or(|n| n != "source.sql") {
+        return None;
+    }
+    let has = |part: &str| names.iter().any(|n| n.starts_with(part));
+    if has("keyword.operator.comparison") {
+        Some(CodeToken::Operator)
+    } else if has("entity.name.function") {
+        Some(CodeToken::Plain)
+    } else {
+        None
+    }
 }
 
 /// HTML and XML tags as that highlighter paints them: the brackets and everything else in a
@@ -1097,6 +1138,58 @@ Runnable r = () -> System.out.println(1);"#,
                     r#"<Meta:@Override><Keyword:public><Function:StringtoString><Variable:()><Plain:{><Keyword:return><String:"x"><Plain:;}>"#,
                     r#"<Keyword:privatestaticfinal><Plain:Map<String,List<Integer>>CACHE=><Keyword:new><Plain:HashMap<>();>"#,
                     r#"<Plain:Runnabler=()->System.out.println(><Number:1><Plain:);>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// CSS and SQL as pi 1.6 paints them: selectors and properties plain, numbers, colours,
+    /// at-rules, functions and `!important`; SQL comparisons as operators.
+    #[test]
+    fn css_and_sql_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "css",
+                r#"/* comment */
+.btn:hover, #main > a {
+  color: #fff;
+  margin: 0 10px;
+  font-family: "Inter", sans-serif;
+}
+@media (max-width: 600px) { body { display: none !important; } }"#,
+                &[
+                    r#"<Comment:/*comment*/>"#,
+                    r#"<Plain:.btn:hover,#main>a{>"#,
+                    r#"<Plain:color:><Number:#fff><Plain:;>"#,
+                    r#"<Plain:margin:><Number:010px><Plain:;>"#,
+                    r#"<Plain:font-family:><String:"Inter"><Plain:,sans-serif;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:@media><Plain:(max-width:><Number:600px><Plain:){body{display:none><Meta:!important><Plain:;}}>"#,
+                ],
+            ),
+            (
+                "css",
+                r#":root { --main-color: #06c; }
+a[href^="http"]::after { content: "\2192"; width: calc(100% - 2em); }
+@import url("x.css");"#,
+                &[
+                    r#"<Plain::root{--main-color:><Number:#06c><Plain:;}>"#,
+                    r#"<Plain:a[href^=><String:"http"><Plain:]::after{content:><String:"\2192"><Plain:;width:><Type:calc><Plain:(><Number:100%><Plain:-><Number:2em><Plain:);}>"#,
+                    r#"<Keyword:@import><Plain:url(><String:"x.css"><Plain:);>"#,
+                ],
+            ),
+            (
+                "sql",
+                r#"-- comment
+SELECT id, name FROM users WHERE age > 21 AND name = 'bob';
+INSERT INTO t (a, b) VALUES (1, NULL);"#,
+                &[
+                    r#"<Comment:--comment>"#,
+                    r#"<Keyword:SELECT><Plain:id,name><Keyword:FROM><Plain:users><Keyword:WHERE><Plain:age><Operator:>><Number:21><Keyword:AND><Plain:name><Operator:=><String:'bob'><Plain:;>"#,
+                    r#"<Keyword:INSERTINTO><Plain:t(a,b)><Keyword:VALUES><Plain:(><Number:1><Plain:,><Keyword:NULL><Plain:);>"#,
                 ],
             ),
         ];
