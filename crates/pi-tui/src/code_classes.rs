@@ -1198,6 +1198,54 @@ INSERT INTO t (a, b) VALUES (1, NULL);"#,
         }
     }
 
+    /// JSX in JavaScript and TypeScript as pi 1.6 paints it: tags, names, attributes and
+    /// values; a `</tag>` leaves the lines after it alone, and `<` in strings, comments,
+    /// regular expressions and comparisons opens no tag.
+    #[test]
+    fn jsx_tags_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "tsx",
+                r#"function App({ title }) {
+  return <div className="app">{title}</div>;
+}
+const x = 1;"#,
+                &[
+                    r#"<Keyword:function><Function:App(><Variable:{title}><Function:)><Plain:{>"#,
+                    r#"<Keyword:return><Punctuation:<><Keyword:div><Variable:className><Punctuation:=><String:"app"><Punctuation:>><Plain:{title}><Punctuation:</><Keyword:div><Punctuation:>><Plain:;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:const><Plain:x=><Number:1><Plain:;>"#,
+                ],
+            ),
+            (
+                "jsx",
+                r#"const html = "<b>bold</b>";
+if (a < b && c > d) { x = a<b; }
+// <div> in a comment
+const re = /<\/?div>/g;
+return (
+  <>
+    <Item key={i} {...props} />
+  </>
+);"#,
+                &[
+                    r#"<Keyword:const><Plain:html=><String:"<b>bold</b>"><Plain:;>"#,
+                    r#"<Keyword:if><Plain:(a<b&&c>d){x=a<b;}>"#,
+                    r#"<Comment://<div>inacomment>"#,
+                    r#"<Keyword:const><Plain:re=><String:/<\/?div>/g><Plain:;>"#,
+                    r#"<Keyword:return><Plain:(>"#,
+                    r#"<Punctuation:<>>"#,
+                    r#"<Punctuation:<><Keyword:Item><Variable:key><Punctuation:=><String:{i}><Punctuation:{><Variable:...props><Punctuation:}/>>"#,
+                    r#"<Punctuation:</>>"#,
+                    r#"<Plain:);>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
     #[test]
     fn other_languages_keep_operators_and_punctuation_plain() {
         let lines = runs("int main() { return 1 + 2; }", "c");

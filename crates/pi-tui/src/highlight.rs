@@ -8,7 +8,7 @@ use syntect::easy::{HighlightLines, ScopeRangeIterator};
 use syntect::highlighting::{Theme, ThemeSet};
 use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
-use crate::code_classes::{classify, paint_words, Lang};
+use crate::code_classes::{classify, paint_words, Class, Lang};
 use crate::ts_heads::repaint_line;
 
 struct Assets {
@@ -121,14 +121,37 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
     let go = matches!(lang.trim().to_lowercase().as_str(), "go" | "golang");
     let java = matches!(lang.trim().to_lowercase().as_str(), "java" | "jsp");
     let lang = Lang::of(lang);
-    // TypeScript, Go and Java lines are sorted char by char first, so their definition heads can
-    // be repainted before the runs are painted.
-    let per_char = go || java || lang == Lang::TypeScript;
+    // JavaScript, TypeScript, Go and Java lines are sorted char by char first, so their JSX tags
+    // and definition heads can be repainted before the runs are painted.
+    let js = matches!(lang, Lang::JavaScript | Lang::TypeScript);
+    let per_char = go || java || js;
     let mut state = ParseState::new(syntax);
     let mut stack = ScopeStack::new();
     let mut out = Vec::new();
     for (n, line) in code.split('\n').enumerate() {
-        let with_nl = format!("{line}\n");
+        // JSX tags are hidden from the grammar (blanked out) and painted afterwards.
+        let tags = if js {
+            jsx_tags_in(line, &state, &stack, lang, &a.syntaxes)
+        } else {
+            Vec::new()
+        };
+        let line_chars: Vec<char> = line.chars().collect();
+        let masked: String = if tags.is_empty() {
+            line.to_string()
+        } else {
+            line_chars
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    if tags.iter().any(|&(s, e)| (s..e).contains(&i)) {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+        let with_nl = format!("{masked}\n");
         let ops = state.parse_line(&with_nl, &a.syntaxes).ok()?;
         // A script's `#!` line is painted as meta, not as a comment.
         if n == 0 && lang == Lang::Bash && line.starts_with("#!") {
@@ -162,14 +185,49 @@ pub fn highlight_with(code: &str, lang: &str, paint: &dyn Fn(CodeToken, &str) ->
                 crate::go_heads::repaint_line(line, &mut tokens);
             } else if java {
                 crate::java_heads::repaint_line(line, &mut tokens);
-            } else {
+            } else if lang == Lang::TypeScript {
                 repaint_line(line, &mut tokens);
+            }
+            if tokens.len() == line_chars.len() {
+                for &tag in &tags {
+                    crate::jsx_tags::paint(&line_chars, &mut tokens, tag);
+                }
             }
             s = paint_runs(line, &tokens, paint);
         }
         out.push(s);
     }
     Some(out)
+}
+
+/// The JSX tags of `line` (char ranges), those the grammar reads as code: a `<` inside a
+/// string or a comment opens none. The line is read on a copy of the grammar's state.
+fn jsx_tags_in(line: &str, state: &ParseState, stack: &ScopeStack, lang: Lang, set: &SyntaxSet) -> Vec<(usize, usize)> {
+    let chars: Vec<char> = line.chars().collect();
+    let tags = crate::jsx_tags::find(&chars);
+    if tags.is_empty() {
+        return tags;
+    }
+    let (mut state, mut stack) = (state.clone(), stack.clone());
+    let with_nl = format!("{line}\n");
+    let Ok(ops) = state.parse_line(&with_nl, set) else {
+        return Vec::new();
+    };
+    let mut text_at = Vec::with_capacity(chars.len());
+    for (range, op) in ScopeRangeIterator::new(&ops, &with_nl) {
+        if stack.apply(op).is_err() {
+            return Vec::new();
+        }
+        let text = with_nl[range].trim_end_matches('\n');
+        let is_text = matches!(
+            classify(&stack, lang),
+            Class::Whole(CodeToken::String) | Class::Whole(CodeToken::Comment)
+        );
+        text_at.extend(text.chars().map(|_| is_text));
+    }
+    tags.into_iter()
+        .filter(|&(s, _)| !text_at.get(s).copied().unwrap_or(false))
+        .collect()
 }
 
 /// Paint `line` run by run, `tokens` holding one class per char.

@@ -38,6 +38,7 @@ mod go_heads;
 pub mod highlight;
 pub mod input;
 mod java_heads;
+mod jsx_tags;
 pub mod keybindings;
 pub mod keys;
 pub mod kitty;
