@@ -158,6 +158,8 @@ impl UiTheme {
             (CodeToken::Comment, "syntaxComment"),
             // Decorators and attributes, as pi 1.6's highlighter paints its `meta` class.
             (CodeToken::Meta, "muted"),
+            (CodeToken::Added, "toolDiffAdded"),
+            (CodeToken::Removed, "toolDiffRemoved"),
         ]
         .into_iter()
         .map(|(token, name)| (token, self.fg(name)))

@@ -228,6 +228,10 @@ const requests = {
 		requireInitialized();
 		return runtime.screen.input(params);
 	},
+	"ui.mouse": (params) => {
+		requireInitialized();
+		return runtime.screen.mouse(params);
+	},
 	"ui.terminalInput": (params) => {
 		requireInitialized();
 		return runtime.screen.terminalInput(params);

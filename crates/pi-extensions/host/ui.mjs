@@ -907,6 +907,30 @@ export function createScreen(runtime, loadTui) {
 		},
 
 		/**
+		 * `ui.mouse {id, event}`: a mouse report in the component's own rows and columns goes to
+		 * its `handleMouse` (pi-tui's editor places its cursor on a click); answers as `input`.
+		 */
+		mouse(params) {
+			const id = Number(params?.id);
+			const entry = components.get(id);
+			if (!entry) return { lines: null };
+			const event = params?.event ?? {};
+			try {
+				entry.component?.handleMouse?.({ ...event });
+			} catch (error) {
+				report(entry, "handleMouse", error);
+			}
+			const width = entry.width ?? tui.terminal.columns;
+			const answer = { lines: components.has(id) ? renderOne(id, width) : null, width };
+			if (entry.kind === "editor") {
+				try {
+					answer.text = String(entry.component.getText?.() ?? "");
+				} catch {}
+			}
+			return answer;
+		},
+
+		/**
 		 * `ui.terminalInput {data}`: the keys as the terminal sent them, through every
 		 * `onTerminalInput` listener in turn → `{consume: true}` or `{data}` (maybe rewritten).
 		 */

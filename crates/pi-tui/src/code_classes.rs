@@ -46,6 +46,11 @@ impl Lang {
     }
 }
 
+/// The class a TypeScript word takes from the lists, if it is on one.
+pub(crate) fn ts_word_class(word: &str) -> Option<CodeToken> {
+    TYPESCRIPT.class(word)
+}
+
 struct Words {
     keyword: &'static str,
     literal: &'static str,
@@ -99,7 +104,8 @@ const JAVASCRIPT: Words = Words {
 };
 
 const TYPESCRIPT: Words = Words {
-    keyword: "as in of if for while finally var new function do return void else break catch instanceof with \
+    // `void` is painted as a type there, not as a keyword.
+    keyword: "as in of if for while finally var new function do return else break catch instanceof with \
               throw case default try switch continue typeof delete let yield const class debugger async await \
               static import from export extends type namespace typedef interface public private protected \
               implements declare abstract readonly",
@@ -309,6 +315,22 @@ fn classify_other(names: &[String]) -> CodeToken {
     if under("comment") {
         return CodeToken::Comment;
     }
+    if let Some(token) = css_class(names).or_else(|| sql_class(names)) {
+        return token;
+    }
+    if let Some(token) = markup_class(names) {
+        return token;
+    }
+    // A YAML key and its colon are painted as an attribute, an anchor as meta.
+    if under("entity.name.tag.yaml") || under("punctuation.separator.key-value.mapping.yaml") {
+        return CodeToken::Variable;
+    }
+    if under("meta.property.yaml") || under("entity.other.document.begin.yaml") {
+        return CodeToken::Meta;
+    }
+    if under("keyword.control.flow.block-scalar") {
+        return CodeToken::String;
+    }
     if under("string") {
         return CodeToken::String;
     }
@@ -334,6 +356,68 @@ fn classify_other(names: &[String]) -> CodeToken {
         return token;
     }
     CodeToken::Plain
+}
+
+/// CSS as that highlighter paints it: selectors and property names plain, numbers and
+/// colours as numbers, at-rules as keywords, functions as built-ins, `!important` as meta.
+/// None outside CSS.
+fn css_class(names: &[String]) -> Option<CodeToken> {
+    let css = names.iter().rposition(|n| n.starts_with("source.css"))?;
+    let inner = &names[css..];
+    let has = |part: &str| inner.iter().any(|n| n.starts_with(part));
+    Some(if has("string") {
+        CodeToken::String
+    } else if has("keyword.other.important") {
+        CodeToken::Meta
+    } else if has("keyword.control.at-rule") {
+        CodeToken::Keyword
+    } else if has("constant.numeric") || has("constant.other.color") {
+        CodeToken::Number
+    } else if has("support.function") && !has("support.function.url") {
+        CodeToken::Type
+    } else {
+        CodeToken::Plain
+    })
+}
+
+/// SQL comparison operators as operators and a created table's name plain, as that
+/// highlighter paints them. None for the rest (and outside SQL).
+fn sql_class(names: &[String]) -> Option<CodeToken> {
+    if names.first().is_none_or(|n| n != "source.sql") {
+        return None;
+    }
+    let has = |part: &str| names.iter().any(|n| n.starts_with(part));
+    if has("keyword.operator.comparison") {
+        Some(CodeToken::Operator)
+    } else if has("entity.name.function") {
+        Some(CodeToken::Plain)
+    } else {
+        None
+    }
+}
+
+/// HTML and XML tags as that highlighter paints them: the brackets and everything else in a
+/// tag as punctuation, the tag's name as a name (a keyword's colour), attributes, their values
+/// as strings, `<!DOCTYPE …>` and `<?xml …?>` as meta. None outside a tag (scripts and styles
+/// embedded in a page are their own language's).
+fn markup_class(names: &[String]) -> Option<CodeToken> {
+    let inner_from = names.iter().rposition(|n| n.contains(".embedded")).map_or(0, |i| i + 1);
+    let inner = &names[inner_from..];
+    let has = |part: &str| inner.iter().any(|n| n.starts_with(part));
+    if !has("meta.tag") {
+        return None;
+    }
+    Some(if has("meta.tag.sgml") || has("meta.tag.preprocessor") {
+        CodeToken::Meta
+    } else if has("string") {
+        CodeToken::String
+    } else if has("entity.other.attribute-name") {
+        CodeToken::Variable
+    } else if has("entity.name.tag") {
+        CodeToken::Keyword
+    } else {
+        CodeToken::Punctuation
+    })
 }
 
 /// Paint `text` of class `class` in `lang`: word by word when the class says so.
@@ -601,6 +685,561 @@ esac"#,
                 "<Plain:{><Variable:\"name\"><Plain::><String:\"x\"><Plain:,><Variable:\"n\"><Plain::><Number:1.5><Plain:,><Variable:\"ok\"><Plain::><Number:true><Plain:,><Variable:\"none\"><Plain::><Number:null><Plain:,><Variable:\"list\"><Plain::[><Number:1><Plain:,><String:\"a\"><Plain:],><Variable:\"obj\"><Plain::{><Variable:\"k\"><Plain::><Number:false><Plain:}}>",
             ],
         ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// TypeScript as pi 1.6 paints it (its `ts`, `tsx` and `typescript` fences): definition
+    /// heads with typed parameters, return types and type parameters, class heads, methods,
+    /// arrows, decorators, and the type names on the built-in list.
+    #[test]
+    fn typescript_gets_the_classes_pi_16_gives_it() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "ts",
+                r#"import { readFile } from "fs/promises";
+interface User { id: number; name?: string; readonly tags: string[] }
+type Id = string | number;
+enum Color { Red = 1, Green }
+function f(p: T, q: number = 2): number {
+  return p.length + q;
+}
+const g = async (x: string): Promise<void> => { await h(x); };
+export class Box<T> extends Base implements I {
+  private value: T;
+  constructor(public name: string, v: T) { super(); this.value = v; }
+  get(): T { return this.value; }
+}
+@Component({ selector: "app" })
+class App {}
+let xs: Array<number> = [1, 2, 3];
+declare module "m" { export function k(a: any): never; }"#,
+                &[
+                    r#"<Keyword:import><Plain:{readFile}><Keyword:from><String:"fs/promises"><Plain:;>"#,
+                    r#"<Keyword:interface><Plain:User{id:><Type:number><Plain:;name?:><Type:string><Plain:;><Keyword:readonly><Plain:tags:><Type:string><Plain:[]}>"#,
+                    r#"<Keyword:type><Plain:Id=><Type:string><Plain:|><Type:number><Plain:;>"#,
+                    r#"<Type:enum><Plain:Color{Red=><Number:1><Plain:,Green}>"#,
+                    r#"<Keyword:function><Function:f(><Variable:p:T,q:><Type:number><Variable:=><Number:2><Function:):number><Plain:{>"#,
+                    r#"<Keyword:return><Plain:p.length+q;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:const><Plain:g=><Keyword:async><Plain:(x:><Type:string><Plain:):><Type:Promise><Plain:<><Type:void><Plain:>=>{><Keyword:await><Plain:h(x);};>"#,
+                    r#"<Keyword:exportclass><Function:Box><Type:<><Function:T><Type:>><Keyword:extends><Function:BaseimplementsI><Plain:{>"#,
+                    r#"<Keyword:private><Plain:value:T;>"#,
+                    r#"<Function:constructor(><Keyword:public><Variable:name:><Type:string><Variable:,v:T><Function:)><Plain:{><Type:super><Plain:();><Type:this><Plain:.value=v;}>"#,
+                    r#"<Plain:get():T{><Keyword:return><Type:this><Plain:.value;}>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Meta:@Component><Plain:({><Variable:selector><Plain::><String:"app"><Plain:})>"#,
+                    r#"<Keyword:class><Function:App><Plain:{}>"#,
+                    r#"<Keyword:let><Plain:xs:><Type:Array><Plain:<><Type:number><Plain:>=[><Number:1><Plain:,><Number:2><Plain:,><Number:3><Plain:];>"#,
+                    r#"<Keyword:declare><Type:module><String:"m"><Plain:{><Keyword:exportfunction><Function:k(><Variable:a:><Type:any><Function:):never><Plain:;}>"#,
+                ],
+            ),
+            (
+                "typescript",
+                r#"export default function useThing<T extends object>(init: T, opts?: Options): [T, (v: T) => void] {
+  const [s, set] = useState<T>(init);
+  return [s, set];
+}
+namespace NS { export const a = 1 as const; }
+abstract class Shape { abstract area(): number; }
+const o = { a: 1, b: (n: number) => n * 2 };
+if (typeof x === "string" && x instanceof Foo) { throw new Error(`bad ${x}`); }
+function assertIsDefined<T>(val: T): asserts val is NonNullable<T> {}"#,
+                &[
+                    r#"<Keyword:exportdefaultfunction><Function:useThing<Textendsobject>(><Variable:init:T,opts?:Options><Function:):[T,(><Variable:v:T><Function:)=>void]><Plain:{>"#,
+                    r#"<Keyword:const><Plain:[s,set]=useState<T>(init);>"#,
+                    r#"<Keyword:return><Plain:[s,set];>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:namespace><Plain:NS{><Keyword:exportconst><Plain:a=><Number:1><Keyword:asconst><Plain:;}>"#,
+                    r#"<Keyword:abstractclass><Function:Shape><Plain:{><Keyword:abstract><Plain:area():><Type:number><Plain:;}>"#,
+                    r#"<Keyword:const><Plain:o={><Variable:a><Plain::><Number:1><Plain:,><Variable:b><Plain::><Function:(><Variable:n:><Type:number><Function:)=>><Plain:n*><Number:2><Plain:};>"#,
+                    r#"<Keyword:if><Plain:(><Keyword:typeof><Plain:x===><String:"string"><Plain:&&x><Keyword:instanceof><Plain:Foo){><Keyword:thrownew><Type:Error><Plain:(><String:`bad><Plain:${x}><String:`><Plain:);}>"#,
+                    r#"<Keyword:function><Function:assertIsDefined<T>(><Variable:val:T><Function:):assertsvalisNonNullable<T>><Plain:{}>"#,
+                ],
+            ),
+            (
+                "tsx",
+                r#"const double = x => x * 2;
+export type Handler = (req: Request, res: Response) => Promise<void>;
+interface Repo<T> extends Base<T> {
+  find(id: string): Promise<T | undefined>;
+  save(item: T): void;
+}
+type Keys = keyof typeof obj;
+const v = obj?.a ?? (b as unknown as string);
+for (const [k, v] of Object.entries(map)) { console.log(k, v); }
+export async function load(path: string, { force = false }: Opts = {}): Promise<Buffer> {
+  try { return await readFile(path); } catch (e: unknown) { throw e; }
+}
+items.map((item, i) => ({ ...item, index: i })).filter(Boolean);
+class Store {
+  static instance?: Store;
+  @observable count = 0;
+  increment = (by: number = 1): void => { this.count += by; };
+  async fetch(url: string) {
+    const res = await fetch(url, { method: "GET" });
+  }
+}
+let u: string | null = null; // note
+/* block */ const re = /a+b/gi;"#,
+                &[
+                    r#"<Keyword:const><Plain:double=><Variable:x><Function:=>><Plain:x*><Number:2><Plain:;>"#,
+                    r#"<Keyword:exporttype><Plain:Handler=><Function:(><Variable:req:Request,res:Response><Function:)=>><Type:Promise><Plain:<><Type:void><Plain:>;>"#,
+                    r#"<Keyword:interface><Plain:Repo<T>><Keyword:extends><Plain:Base<T>{>"#,
+                    r#"<Plain:find(id:><Type:string><Plain:):><Type:Promise><Plain:<T|><Number:undefined><Plain:>;>"#,
+                    r#"<Plain:save(item:T):><Type:void><Plain:;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:type><Plain:Keys=keyof><Keyword:typeof><Plain:obj;>"#,
+                    r#"<Keyword:const><Plain:v=obj?.a??(b><Keyword:as><Plain:unknown><Keyword:as><Type:string><Plain:);>"#,
+                    r#"<Keyword:for><Plain:(><Keyword:const><Plain:[k,v]><Keyword:of><Type:Object><Plain:.entries(map)){><Type:console><Plain:.log(k,v);}>"#,
+                    r#"<Keyword:exportasyncfunction><Function:load(><Variable:path:><Type:string><Variable:,{force=><Number:false><Variable:}:Opts={}><Function:):Promise<Buffer>><Plain:{>"#,
+                    r#"<Keyword:try><Plain:{><Keyword:returnawait><Plain:readFile(path);}><Keyword:catch><Plain:(e:unknown){><Keyword:throw><Plain:e;}>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:items.map(><Function:(><Variable:item,i><Function:)=>><Plain:({...item,><Variable:index><Plain::i})).filter(><Type:Boolean><Plain:);>"#,
+                    r#"<Keyword:class><Function:Store><Plain:{>"#,
+                    r#"<Keyword:static><Plain:instance?:Store;>"#,
+                    r#"<Meta:@observable><Plain:count=><Number:0><Plain:;>"#,
+                    r#"<Plain:increment=(by:><Type:number><Plain:=><Number:1><Plain:):><Variable:void><Function:=>><Plain:{><Type:this><Plain:.count+=by;};>"#,
+                    r#"<Keyword:async><Function:fetch(><Variable:url:><Type:string><Function:)><Plain:{>"#,
+                    r#"<Keyword:const><Plain:res=><Keyword:await><Plain:fetch(url,{><Variable:method><Plain::><String:"GET"><Plain:});>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:let><Plain:u:><Type:string><Plain:|><Number:null><Plain:=><Number:null><Plain:;><Comment://note>"#,
+                    r#"<Comment:/*block*/><Keyword:const><Plain:re=><String:/a+b/gi><Plain:;>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// Diffs, TOML/INI, YAML and HTML/XML as pi 1.6 paints them: hunk headers and file
+    /// headers, added and removed lines; keys, values and comments; tags, names and attributes.
+    #[test]
+    fn data_and_markup_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "diff",
+                r#"diff --git a/x b/x
+--- a/x
++++ b/x
+@@ -1,3 +1,3 @@
+ context
+-old line
++new line"#,
+                &[
+                    r#"<Comment:diff--gita/xb/x>"#,
+                    r#"<Comment:---a/x>"#,
+                    r#"<Comment:+++b/x>"#,
+                    r#"<Meta:@@-1,3+1,3@@>"#,
+                    r#"<Plain:context>"#,
+                    r#"<Removed:-oldline>"#,
+                    r#"<Added:+newline>"#,
+                ],
+            ),
+            (
+                "patch",
+                r#"Index: src/a.rs
+===================================================================
+--- src/a.rs	(revision 1)
++++ src/a.rs	(working copy)
+@@ -10,7 +10,8 @@ fn main() {
+ keep
+-    let x = 1;
++    let x = 2;
+! changed
+@@ -1 +1 @@"#,
+                &[
+                    r#"<Comment:Index:src/a.rs>"#,
+                    r#"<Comment:===================================================================>"#,
+                    r#"<Comment:---src/a.rs(revision1)>"#,
+                    r#"<Comment:+++src/a.rs(workingcopy)>"#,
+                    r#"<Meta:@@-10,7+10,8@@><Plain:fnmain(){>"#,
+                    r#"<Plain:keep>"#,
+                    r#"<Removed:-letx=1;>"#,
+                    r#"<Added:+letx=2;>"#,
+                    r#"<Added:!changed>"#,
+                    r#"<Plain:@@-1+1@@>"#,
+                ],
+            ),
+            (
+                "toml",
+                r#"# comment
+[package]
+name = "pi"
+version = "1.6.0"
+edition = 2021
+enabled = true
+[dependencies.serde]
+features = ["derive"]"#,
+                &[
+                    r#"<Comment:#comment>"#,
+                    r#"<Plain:[package]>"#,
+                    r#"<Variable:name><Plain:=><String:"pi">"#,
+                    r#"<Variable:version><Plain:=><String:"1.6.0">"#,
+                    r#"<Variable:edition><Plain:=><Number:2021>"#,
+                    r#"<Variable:enabled><Plain:=><Number:true>"#,
+                    r#"<Plain:[dependencies.serde]>"#,
+                    r#"<Variable:features><Plain:=[><String:"derive"><Plain:]>"#,
+                ],
+            ),
+            (
+                "ini",
+                r#"[[bin]]
+name = "pi" # the binary
+count = 1_000
+ratio = -0.5
+arr = [1, "b", true, 'c']
+a.b = 'x'
+"quoted key" = no
+date = 1979-05-27T07:32:00Z
+flag=off"#,
+                &[
+                    r#"<Plain:[[bin]]>"#,
+                    r#"<Variable:name><Plain:=><String:"pi"><Comment:#thebinary>"#,
+                    r#"<Variable:count><Plain:=><Number:1_000>"#,
+                    r#"<Variable:ratio><Plain:=-><Number:0.5>"#,
+                    r#"<Variable:arr><Plain:=[><Number:1><Plain:,><String:"b"><Plain:,><Number:true><Plain:,><String:'c'><Plain:]>"#,
+                    r#"<Variable:a.b><Plain:=><String:'x'>"#,
+                    r#"<Variable:"quotedkey"><Plain:=><Number:no>"#,
+                    r#"<Variable:date><Plain:=><Number:1979><Plain:-><Number:05><Plain:-><Number:27><Plain:T07:><Number:32><Plain::><Number:00><Plain:Z>"#,
+                    r#"<Variable:flag><Plain:=><Number:off>"#,
+                ],
+            ),
+            (
+                "yaml",
+                r#"# comment
+name: pi
+version: 1.6
+enabled: true
+list:
+  - one
+  - "two"
+  - 3
+nested:
+  key: value # trailing
+anchors: &a
+  x: null"#,
+                &[
+                    r#"<Comment:#comment>"#,
+                    r#"<Variable:name:><String:pi>"#,
+                    r#"<Variable:version:><Number:1.6>"#,
+                    r#"<Variable:enabled:><Number:true>"#,
+                    r#"<Variable:list:>"#,
+                    r#"<Plain:-><String:one>"#,
+                    r#"<Plain:-><String:"two">"#,
+                    r#"<Plain:-><Number:3>"#,
+                    r#"<Variable:nested:>"#,
+                    r#"<Variable:key:><String:value><Comment:#trailing>"#,
+                    r#"<Variable:anchors:><Meta:&a>"#,
+                    r#"<Variable:x:><Number:null>"#,
+                ],
+            ),
+            (
+                "yml",
+                r#"---
+services:
+  - name: web
+    image: "nginx:1.25"
+    ports: [80, 443]
+    env: {A: 1, B: two}
+    script: |
+      echo hi"#,
+                &[
+                    r#"<Meta:--->"#,
+                    r#"<Variable:services:>"#,
+                    r#"<Plain:-><Variable:name:><String:web>"#,
+                    r#"<Variable:image:><String:"nginx:1.25">"#,
+                    r#"<Variable:ports:><Plain:[><Number:80><Plain:,><Number:443><Plain:]>"#,
+                    r#"<Variable:env:><Plain:{><Variable:A:><Number:1><Plain:,><Variable:B:><String:two><Plain:}>"#,
+                    r#"<Variable:script:><String:|>"#,
+                    r#"<String:echohi>"#,
+                ],
+            ),
+            (
+                "html",
+                r#"<!DOCTYPE html>
+<html lang="en">
+<!-- comment -->
+<div class="a" id='b'>Hello &amp; bye</div>
+<script>const x = 1;</script>
+</html>"#,
+                &[
+                    r#"<Meta:<!DOCTYPEhtml>>"#,
+                    r#"<Punctuation:<><Keyword:html><Variable:lang><Punctuation:=><String:"en"><Punctuation:>>"#,
+                    r#"<Comment:<!--comment-->>"#,
+                    r#"<Punctuation:<><Keyword:div><Variable:class><Punctuation:=><String:"a"><Variable:id><Punctuation:=><String:'b'><Punctuation:>><Plain:Hello&amp;bye><Punctuation:</><Keyword:div><Punctuation:>>"#,
+                    r#"<Punctuation:<><Keyword:script><Punctuation:>><Keyword:const><Plain:x=><Number:1><Plain:;><Punctuation:</><Keyword:script><Punctuation:>>"#,
+                    r#"<Punctuation:</><Keyword:html><Punctuation:>>"#,
+                ],
+            ),
+            (
+                "xml",
+                r#"<?xml version="1.0" encoding="UTF-8"?>
+<root attr="v">
+  <!-- c -->
+  <item id="1">text</item>
+  <empty/>
+</root>"#,
+                &[
+                    r#"<Meta:<?xmlversion="1.0"encoding="UTF-8"?>>"#,
+                    r#"<Punctuation:<><Keyword:root><Variable:attr><Punctuation:=><String:"v"><Punctuation:>>"#,
+                    r#"<Comment:<!--c-->>"#,
+                    r#"<Punctuation:<><Keyword:item><Variable:id><Punctuation:=><String:"1"><Punctuation:>><Plain:text><Punctuation:</><Keyword:item><Punctuation:>>"#,
+                    r#"<Punctuation:<><Keyword:empty><Punctuation:/>>"#,
+                    r#"<Punctuation:</><Keyword:root><Punctuation:>>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// Go as pi 1.6 paints it: `func` heads with their receiver, parameter and result lists,
+    /// and words by that highlighter's lists (`error` and type names plain).
+    #[test]
+    fn go_gets_the_classes_pi_16_gives_it() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "go",
+                r#"package main
+
+import "fmt"
+
+// Add adds.
+func Add(a int, b int) (int, error) {
+	s := []string{"x"}
+	if a > 0 && b != nil {
+		return a + b, nil
+	}
+	fmt.Println("hi", true, 3.5)
+	return 0, fmt.Errorf("bad %d", a)
+}
+type Point struct { X, Y float64 }
+func (p *Point) Len() float64 { return p.X }"#,
+                &[
+                    r#"<Keyword:package><Plain:main>"#,
+                    r#"<Keyword:import><String:"fmt">"#,
+                    r#"<Comment://Addadds.>"#,
+                    r#"<Keyword:func><Function:Add><Variable:(a><Keyword:int><Variable:,b><Keyword:int><Variable:)(><Keyword:int><Variable:,error)><Plain:{>"#,
+                    r#"<Plain:s:=[]><Keyword:string><Plain:{><String:"x"><Plain:}>"#,
+                    r#"<Keyword:if><Plain:a>><Number:0><Plain:&&b!=><Number:nil><Plain:{>"#,
+                    r#"<Keyword:return><Plain:a+b,><Number:nil>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:fmt.Println(><String:"hi"><Plain:,><Number:true><Plain:,><Number:3.5><Plain:)>"#,
+                    r#"<Keyword:return><Number:0><Plain:,fmt.Errorf(><String:"bad%d"><Plain:,a)>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:type><Plain:Point><Keyword:struct><Plain:{X,Y><Keyword:float64><Plain:}>"#,
+                    r#"<Keyword:func><Variable:(p*Point)><Function:Len><Variable:()><Function:float64><Plain:{><Keyword:return><Plain:p.X}>"#,
+                ],
+            ),
+            (
+                "golang",
+                r#"var err error = nil
+x := make(map[string]int, 10)
+go func(ch chan<- int) { ch <- len(x) }(c)
+const Pi = 3.14 // pi
+type Reader interface { Read(p []byte) (n int, err error) }
+defer wg.Done()
+s := fmt.Sprintf(`raw %s`, "q")"#,
+                &[
+                    r#"<Keyword:var><Plain:errerror=><Number:nil>"#,
+                    r#"<Plain:x:=><Type:make><Plain:(><Keyword:map><Plain:[><Keyword:string><Plain:]><Keyword:int><Plain:,><Number:10><Plain:)>"#,
+                    r#"<Keyword:gofunc><Variable:(ch><Keyword:chan><Variable:<-><Keyword:int><Variable:)><Plain:{ch<-><Type:len><Plain:(x)}(c)>"#,
+                    r#"<Keyword:const><Plain:Pi=><Number:3.14><Comment://pi>"#,
+                    r#"<Keyword:type><Plain:Reader><Keyword:interface><Plain:{Read(p[]><Keyword:byte><Plain:)(n><Keyword:int><Plain:,errerror)}>"#,
+                    r#"<Keyword:defer><Plain:wg.Done()>"#,
+                    r#"<Plain:s:=fmt.Sprintf(><String:`raw%s`><Plain:,><String:"q"><Plain:)>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// Java as pi 1.6 paints it: words by its keyword list (types plain), class heads, and
+    /// method heads with their parameters (not calls after `new` or `return`).
+    #[test]
+    fn java_gets_the_classes_pi_16_gives_it() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "java",
+                r#"package com.example;
+import java.util.List;
+@Override
+public class Foo extends Bar implements Baz {
+    private final int count = 0;
+    public static void main(String[] args) throws Exception {
+        List<String> xs = new ArrayList<>();
+        System.out.println("hi " + args.length + true);
+        return null;
+    }
+}"#,
+                &[
+                    r#"<Keyword:package><Plain:com.example;>"#,
+                    r#"<Keyword:import><Plain:java.util.List;>"#,
+                    r#"<Meta:@Override>"#,
+                    r#"<Keyword:publicclass><Function:Foo><Keyword:extends><Function:Bar><Keyword:implements><Function:Baz><Plain:{>"#,
+                    r#"<Keyword:privatefinalint><Plain:count=><Number:0><Plain:;>"#,
+                    r#"<Keyword:publicstaticvoid><Function:main><Variable:(String[]args)><Keyword:throws><Function:Exception><Plain:{>"#,
+                    r#"<Plain:List<String>xs=><Keyword:new><Plain:ArrayList<>();>"#,
+                    r#"<Plain:System.out.println(><String:"hi"><Plain:+args.length+><Keyword:true><Plain:);>"#,
+                    r#"<Keyword:returnnull><Plain:;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Plain:}>"#,
+                ],
+            ),
+            (
+                "java",
+                r#"public interface Shape extends Comparable<Shape> { double area(); }
+enum Color { RED, GREEN }
+@FunctionalInterface
+public abstract class Base<T> {
+    protected abstract T make(int n, String s);
+    public List<String> names(Map<String, Integer> m) { return new ArrayList<>(m.keySet()); }
+    if (x != null && x instanceof Foo) { throw new IllegalStateException("bad " + x); }
+    int[] xs = {1, 2, 3}; // note
+    char c = 'a'; long big = 10L; double d = 1.5e3;
+    for (int i = 0; i < 10; i++) { sum += i; }
+}"#,
+                &[
+                    r#"<Keyword:publicinterface><Function:Shape><Keyword:extends><Function:Comparable><Type:<><Function:Shape><Type:>><Plain:{><Keyword:double><Function:area><Variable:()><Plain:;}>"#,
+                    r#"<Keyword:enum><Function:Color><Plain:{RED,GREEN}>"#,
+                    r#"<Meta:@FunctionalInterface>"#,
+                    r#"<Keyword:publicabstractclass><Function:Base><Type:<><Function:T><Type:>><Plain:{>"#,
+                    r#"<Keyword:protectedabstract><Function:Tmake><Variable:(><Keyword:int><Variable:n,Strings)><Plain:;>"#,
+                    r#"<Keyword:public><Function:List<String>names><Variable:(Map<String,Integer>m)><Plain:{><Keyword:returnnew><Plain:ArrayList<>(m.keySet());}>"#,
+                    r#"<Keyword:if><Plain:(x!=><Keyword:null><Plain:&&x><Keyword:instanceof><Plain:Foo){><Keyword:thrownew><Plain:IllegalStateException(><String:"bad"><Plain:+x);}>"#,
+                    r#"<Keyword:int><Plain:[]xs={><Number:1><Plain:,><Number:2><Plain:,><Number:3><Plain:};><Comment://note>"#,
+                    r#"<Keyword:char><Plain:c=><String:'a'><Plain:;><Keyword:long><Plain:big=><Number:10L><Plain:;><Keyword:double><Plain:d=><Number:1.5e3><Plain:;>"#,
+                    r#"<Keyword:for><Plain:(><Keyword:int><Plain:i=><Number:0><Plain:;i<><Number:10><Plain:;i++){sum+=i;}>"#,
+                    r#"<Plain:}>"#,
+                ],
+            ),
+            (
+                "java",
+                r#"String s = foo(bar);
+return foo(x);
+} else if (x > 0) {
+} catch (IOException e) {
+@Override public String toString() { return "x"; }
+private static final Map<String, List<Integer>> CACHE = new HashMap<>();
+Runnable r = () -> System.out.println(1);"#,
+                &[
+                    r#"<Plain:Strings=foo(bar);>"#,
+                    r#"<Keyword:return><Plain:foo(x);>"#,
+                    r#"<Plain:}><Keyword:elseif><Plain:(x>><Number:0><Plain:){>"#,
+                    r#"<Plain:}><Keyword:catch><Plain:(IOExceptione){>"#,
+                    r#"<Meta:@Override><Keyword:public><Function:StringtoString><Variable:()><Plain:{><Keyword:return><String:"x"><Plain:;}>"#,
+                    r#"<Keyword:privatestaticfinal><Plain:Map<String,List<Integer>>CACHE=><Keyword:new><Plain:HashMap<>();>"#,
+                    r#"<Plain:Runnabler=()->System.out.println(><Number:1><Plain:);>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// CSS and SQL as pi 1.6 paints them: selectors and properties plain, numbers, colours,
+    /// at-rules, functions and `!important`; SQL comparisons as operators.
+    #[test]
+    fn css_and_sql_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "css",
+                r#"/* comment */
+.btn:hover, #main > a {
+  color: #fff;
+  margin: 0 10px;
+  font-family: "Inter", sans-serif;
+}
+@media (max-width: 600px) { body { display: none !important; } }"#,
+                &[
+                    r#"<Comment:/*comment*/>"#,
+                    r#"<Plain:.btn:hover,#main>a{>"#,
+                    r#"<Plain:color:><Number:#fff><Plain:;>"#,
+                    r#"<Plain:margin:><Number:010px><Plain:;>"#,
+                    r#"<Plain:font-family:><String:"Inter"><Plain:,sans-serif;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:@media><Plain:(max-width:><Number:600px><Plain:){body{display:none><Meta:!important><Plain:;}}>"#,
+                ],
+            ),
+            (
+                "css",
+                r#":root { --main-color: #06c; }
+a[href^="http"]::after { content: "\2192"; width: calc(100% - 2em); }
+@import url("x.css");"#,
+                &[
+                    r#"<Plain::root{--main-color:><Number:#06c><Plain:;}>"#,
+                    r#"<Plain:a[href^=><String:"http"><Plain:]::after{content:><String:"\2192"><Plain:;width:><Type:calc><Plain:(><Number:100%><Plain:-><Number:2em><Plain:);}>"#,
+                    r#"<Keyword:@import><Plain:url(><String:"x.css"><Plain:);>"#,
+                ],
+            ),
+            (
+                "sql",
+                r#"-- comment
+SELECT id, name FROM users WHERE age > 21 AND name = 'bob';
+INSERT INTO t (a, b) VALUES (1, NULL);"#,
+                &[
+                    r#"<Comment:--comment>"#,
+                    r#"<Keyword:SELECT><Plain:id,name><Keyword:FROM><Plain:users><Keyword:WHERE><Plain:age><Operator:>><Number:21><Keyword:AND><Plain:name><Operator:=><String:'bob'><Plain:;>"#,
+                    r#"<Keyword:INSERTINTO><Plain:t(a,b)><Keyword:VALUES><Plain:(><Number:1><Plain:,><Keyword:NULL><Plain:);>"#,
+                ],
+            ),
+        ];
+        for (lang, code, want) in cases {
+            assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");
+        }
+    }
+
+    /// JSX in JavaScript and TypeScript as pi 1.6 paints it: tags, names, attributes and
+    /// values; a `</tag>` leaves the lines after it alone, and `<` in strings, comments,
+    /// regular expressions and comparisons opens no tag.
+    #[test]
+    fn jsx_tags_get_the_classes_pi_16_gives_them() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "tsx",
+                r#"function App({ title }) {
+  return <div className="app">{title}</div>;
+}
+const x = 1;"#,
+                &[
+                    r#"<Keyword:function><Function:App(><Variable:{title}><Function:)><Plain:{>"#,
+                    r#"<Keyword:return><Punctuation:<><Keyword:div><Variable:className><Punctuation:=><String:"app"><Punctuation:>><Plain:{title}><Punctuation:</><Keyword:div><Punctuation:>><Plain:;>"#,
+                    r#"<Plain:}>"#,
+                    r#"<Keyword:const><Plain:x=><Number:1><Plain:;>"#,
+                ],
+            ),
+            (
+                "jsx",
+                r#"const html = "<b>bold</b>";
+if (a < b && c > d) { x = a<b; }
+// <div> in a comment
+const re = /<\/?div>/g;
+return (
+  <>
+    <Item key={i} {...props} />
+  </>
+);"#,
+                &[
+                    r#"<Keyword:const><Plain:html=><String:"<b>bold</b>"><Plain:;>"#,
+                    r#"<Keyword:if><Plain:(a<b&&c>d){x=a<b;}>"#,
+                    r#"<Comment://<div>inacomment>"#,
+                    r#"<Keyword:const><Plain:re=><String:/<\/?div>/g><Plain:;>"#,
+                    r#"<Keyword:return><Plain:(>"#,
+                    r#"<Punctuation:<>>"#,
+                    r#"<Punctuation:<><Keyword:Item><Variable:key><Punctuation:=><String:{i}><Punctuation:{><Variable:...props><Punctuation:}/>>"#,
+                    r#"<Punctuation:</>>"#,
+                    r#"<Plain:);>"#,
+                ],
+            ),
         ];
         for (lang, code, want) in cases {
             assert_eq!(runs(code, lang), *want, "{lang}:\n{code}");

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pi_extensions::{ExtensionRunner, StateUpdate};
-use pi_tui::{InputEvent, Tui};
+use pi_tui::{ComponentMouseKind, InputEvent, Tui};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
@@ -73,6 +73,8 @@ pub struct Pushed {
 enum KeyJob {
     Component(u64, String),
     Filter(String),
+    /// A mouse report for a component, as pi-tui's `handleMouse` takes it.
+    Mouse(u64, Value),
 }
 
 /// Lines as the host sends them: `{lines: {id: [..] | null}}`.
@@ -863,6 +865,47 @@ impl App {
             .is_some_and(|keys| keys.try_send(job).is_ok())
     }
 
+    /// A mouse report for the extension component (or replacement editor) drawn in the
+    /// editor's place, in its own rows and columns: sent to the host in order with the keys,
+    /// its new lines come back as a screen change. Whether there was one to take it.
+    pub(super) fn extension_mouse(
+        &mut self,
+        local: (usize, usize),
+        screen: (usize, usize),
+        height: usize,
+        kind: ComponentMouseKind,
+        width: usize,
+    ) -> bool {
+        let Some(id) = self.view.ext.inline_target() else {
+            return false;
+        };
+        let (kind, button, delta) = match kind {
+            ComponentMouseKind::Press => ("press", "left", None),
+            ComponentMouseKind::Click => ("click", "left", None),
+            ComponentMouseKind::WheelUp => ("wheel", "none", Some(-1)),
+            ComponentMouseKind::WheelDown => ("wheel", "none", Some(1)),
+        };
+        let mut event = json!({
+            "type": kind,
+            "button": button,
+            "x": local.1,
+            "y": local.0,
+            "screenX": screen.1,
+            "screenY": screen.0,
+            "width": width,
+            "height": height,
+            "shift": false,
+            "alt": false,
+            "ctrl": false,
+        });
+        if let Some(delta) = delta {
+            event["wheelDelta"] = json!(delta);
+        } else if kind == "click" {
+            event["clickCount"] = json!(1);
+        }
+        self.send_key(KeyJob::Mouse(id, event))
+    }
+
     /// A key for the focused extension component, if one has the keys: sent to the host
     /// in order, its new lines come back as a screen change.
     pub(super) fn extension_input(&mut self, ev: &InputEvent) -> bool {
@@ -925,8 +968,9 @@ fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::Sender<
     let (keys, mut queued) = mpsc::channel::<KeyJob>(KEY_QUEUE);
     tokio::spawn(async move {
         while let Some(job) = queued.recv().await {
-            let (id, data) = match job {
-                KeyJob::Component(id, data) => (id, data),
+            let (id, method, params) = match job {
+                KeyJob::Component(id, data) => (id, "ui.input", json!({"id": id, "data": data})),
+                KeyJob::Mouse(id, event) => (id, "ui.mouse", json!({"id": id, "event": event})),
                 KeyJob::Filter(data) => {
                     let answer = runner
                         .ui_request("ui.terminalInput", json!({ "data": &data }), RENDER_TIMEOUT)
@@ -943,9 +987,7 @@ fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::Sender<
                     continue;
                 }
             };
-            let answer = runner
-                .ui_request("ui.input", json!({"id": id, "data": data}), RENDER_TIMEOUT)
-                .await;
+            let answer = runner.ui_request(method, params, RENDER_TIMEOUT).await;
             let Ok(answer) = answer else { continue };
             let Some(width) = answer.get("width").and_then(Value::as_u64) else {
                 continue;

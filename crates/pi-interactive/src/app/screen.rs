@@ -187,8 +187,8 @@ impl App {
     }
 
     /// Hand a mouse report at screen `(row, column)` to what the last frame drew there in
-    /// the editor's place: a docked dialog, or the editor itself (not an extension's
-    /// component or editor in its place, nor a loader). Whether it took the report.
+    /// the editor's place: a docked dialog, the editor itself, or an extension's component
+    /// or editor in its place (not a loader). Whether it took the report.
     fn component_mouse(&mut self, row: usize, column: usize, kind: ComponentMouseKind, tui: &mut Tui) -> bool {
         if let Some((id, taken)) = tui.docked_mouse(row, column, kind) {
             if taken && self.picker.as_ref().is_some_and(|(p, _)| *p == id) {
@@ -196,12 +196,26 @@ impl App {
             }
             return taken;
         }
-        if self.view.status_box.is_some() || self.view.ext.shows_inline() {
+        if self.view.status_box.is_some() {
             return false;
         }
         let Some((rows, skipped)) = tui.editor_rows().filter(|(r, _)| r.contains(&row)) else {
             return false;
         };
+        if self.view.ext.shows_inline() {
+            // The host's component answers later, so what it does with the report cannot
+            // decide this one: as pi-tui's editor, a press and the wheel also go on to the
+            // screen (a press may start a selection), a click is the component's.
+            let height = rows.len() + skipped;
+            let sent = self.extension_mouse(
+                (row - rows.start + skipped, column),
+                (row, column),
+                height,
+                kind,
+                tui.size().0,
+            );
+            return sent && kind == ComponentMouseKind::Click;
+        }
         let at = ComponentMouse::new(kind, row - rows.start + skipped, column);
         if !self.view.editor.handle_mouse(&at) {
             return false;

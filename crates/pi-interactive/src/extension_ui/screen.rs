@@ -583,6 +583,11 @@ impl ExtensionScreen {
         !self.inline.is_empty() || self.editor.is_some()
     }
 
+    /// The id of the custom component (or the replacement editor) in the editor's place.
+    pub fn inline_target(&self) -> Option<u64> {
+        self.inline.last().or(self.editor.as_ref()).copied()
+    }
+
     /// The custom component (or the replacement editor) in the editor's place, if one is
     /// shown.
     pub fn render_inline(&self, width: usize) -> Option<Frame> {

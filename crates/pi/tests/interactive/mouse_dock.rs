@@ -498,3 +498,55 @@ fn a_click_on_a_thinking_level_chooses_it() {
     pty.wait_text("mock-thinker • high");
     quit(&mut pty);
 }
+
+/// A replacement editor made by an extension takes a click as pi-tui's editor does: its
+/// cursor goes to the clicked cell.
+#[test]
+fn a_click_in_a_replacement_editor_puts_its_cursor_on_the_clicked_cell() {
+    let Some((node, modules)) =
+        super::extensions::extension_env("a_click_in_a_replacement_editor_puts_its_cursor_on_the_clicked_cell")
+    else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = super::extensions::spawn_with("editor.ts", &s, &node, &modules);
+    pty.wait_text("MODE:insert w=100");
+    pty.type_text("hello there world");
+    pty.wait_text("hello there world");
+    let row = row_starting(&pty, "hello there");
+    click(&mut pty, row, 6);
+    pty.type_text("X");
+    pty.wait_text("hello Xthere world");
+    // Past the end of the text: the end of the line.
+    click(&mut pty, row, 60);
+    pty.type_text("Z");
+    pty.wait_text("hello Xthere worldZ");
+    pty.send(CTRL_C);
+    pty.wait_for("editor cleared", Duration::from_secs(10), |c| !c.contains("worldZ"));
+    quit(&mut pty);
+}
+
+/// An extension's component in the editor's place gets a click in its own rows and columns
+/// through its `handleMouse`, as pi-tui hands it one.
+#[test]
+fn a_click_on_an_extension_component_reaches_its_handle_mouse() {
+    let Some((node, modules)) =
+        super::extensions::extension_env("a_click_on_an_extension_component_reaches_its_handle_mouse")
+    else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = super::extensions::spawn_with("mouse.ts", &s, &node, &modules);
+    pty.type_text("/clicky");
+    pty.send(ENTER);
+    pty.wait_text("CLICKY last=none");
+    let row = row_starting(&pty, "CLICKY last=");
+    click(&mut pty, row, 7);
+    pty.wait_text("CLICKY last=click/left y=1 x=7");
+    let top = row_starting(&pty, "CLICKY top row");
+    click(&mut pty, top, 3);
+    pty.wait_text("CLICKY last=click/left y=0 x=3");
+    pty.send(ESC);
+    pty.wait_text("clicky closed");
+    quit(&mut pty);
+}

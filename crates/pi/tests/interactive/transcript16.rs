@@ -198,6 +198,46 @@ fn python_code_takes_the_colours_pi_16_gives_its_classes() {
 }
 
 #[test]
+fn typescript_go_and_diff_code_take_the_colours_pi_16_gives_their_classes() {
+    let code = "```ts\nfunction f(p: T, q: number = 2): number {\n  return p.length + q;\n}\n```\n\n\
+                ```go\nfunc (s *Srv) Run(n int) error {\n```\n\n```diff\n-old line\n+new line\n```\n\n\
+                ```tsx\nconst a = <div id=\"x\">{t}</div>;\nlet after = 1;\n```";
+    let s = setup(Script::sequential(vec![Turn::text(code)]));
+    let mut pty = s.pi(30, 100);
+    pty.type_text("code please");
+    pty.send(ENTER);
+    pty.wait_text("let after = 1;");
+    let rows = pty.rows();
+    let at = |row: usize, text: &str| -> (u16, u16) {
+        let col = rows[row].find(text).expect("text on the row");
+        (row as u16, rows[row][..col].chars().count() as u16)
+    };
+    let fg = |(row, col): (u16, u16)| pty.fg_at(row, col);
+    // The `system` theme: keywords 4, definitions 3, parameters 6, built-in types 5, diff
+    // lines in the diff colours (added 2, removed 1), the rest in the text colour.
+    let head = row_of(&rows, "function f(").expect("ts head");
+    assert_eq!(fg(at(head, "function")), Some(vt100::Color::Idx(4)), "{rows:#?}");
+    assert_eq!(fg(at(head, "f(")), Some(vt100::Color::Idx(3)));
+    assert_eq!(fg(at(head, "p:")), Some(vt100::Color::Idx(6)));
+    assert_eq!(fg(at(head, "number =")), Some(vt100::Color::Idx(5)));
+    assert_eq!(fg(at(head, "): number")), Some(vt100::Color::Idx(3)));
+    let go = row_of(&rows, "func (s").expect("go head");
+    assert_eq!(fg(at(go, "(s *Srv)")), Some(vt100::Color::Idx(6)));
+    assert_eq!(fg(at(go, "Run")), Some(vt100::Color::Idx(3)));
+    assert_eq!(fg(at(go, "n int")), Some(vt100::Color::Idx(6)));
+    assert_eq!(fg(at(go, "error")), Some(vt100::Color::Idx(3)));
+    let removed = row_of(&rows, "-old line").expect("removed line");
+    assert_eq!(fg(at(removed, "-old")), Some(vt100::Color::Idx(1)));
+    assert_eq!(fg(at(removed + 1, "+new")), Some(vt100::Color::Idx(2)));
+    let jsx = row_of(&rows, "const a = <div").expect("jsx");
+    assert_eq!(fg(at(jsx, "div")), Some(vt100::Color::Idx(4)));
+    assert_eq!(fg(at(jsx, "id=")), Some(vt100::Color::Idx(6)));
+    // A closing tag leaves the next line's code alone: `let` is a keyword, not a string.
+    assert_eq!(fg(at(jsx + 1, "let")), Some(vt100::Color::Idx(4)));
+    quit(&mut pty);
+}
+
+#[test]
 fn a_resumed_bang_command_shows_its_hidden_lines_and_exit_code_again() {
     let s = setup(Script::echo());
     let mut pty = s.pi(30, 100);
