@@ -14,6 +14,9 @@ fn hotkeys_show_pi_16s_tables() {
     pty.type_text("/hotkeys");
     pty.send(ENTER);
     pty.wait_text("Keyboard Shortcuts");
+    // The tables are long: read the screen once the whole frame has been drawn.
+    pty.wait_text("Restore queued messages");
+    pty.wait_stable(std::time::Duration::from_millis(300));
     let rows: Vec<String> = pty.rows().iter().map(|r| r.trim_end().to_string()).collect();
     let at = rows.iter().position(|r| r == " Keyboard Shortcuts").expect("title");
     assert!(rows[at - 1].starts_with('─'), "{}", pty.contents());
