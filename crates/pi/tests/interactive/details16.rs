@@ -3,7 +3,7 @@
 //! `ctx.reload()`, the progress indicator (OSC 9;4) across a TUI mode switch during a run, and
 //! the blank row before the resume hint at exit in regular mode and above the external editor,
 //! a reload refused while a reply streams, and the program status query again after a mode
-//! switch.
+//! switch, and the project trust a /reload saves.
 
 use std::time::{Duration, Instant};
 
@@ -379,5 +379,36 @@ fn regular_mode_leaves_a_blank_row_above_the_external_editor() {
     pty.wait_for("the editor back", Duration::from_secs(10), |c| {
         !c.contains("Pi will resume")
     });
+    quit(&mut pty);
+}
+
+#[test]
+fn reload_saves_trust_for_a_folder_that_gained_files_needing_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    let trust_file = s.agent.path().join("trust.json");
+    // Nothing needed trust at startup; a prompt folder appears meanwhile.
+    std::fs::create_dir_all(s.cwd.path().join(".pi/prompts")).expect("mkdir");
+    std::fs::write(s.cwd.path().join(".pi/prompts/hi.md"), "say hi\n").expect("write");
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_text("context files; saved project trust");
+    let saved = std::fs::read_to_string(&trust_file).expect("trust.json written");
+    let cwd = s.cwd.path().canonicalize().expect("cwd");
+    let saved: serde_json::Value = serde_json::from_str(&saved).expect("json");
+    assert_eq!(saved[cwd.to_str().expect("utf8")], json!(true), "{saved}");
+    // Saved once: the next reload says nothing of it.
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_for("the second reload", Duration::from_secs(15), |c| {
+        c.matches("Reloaded keybindings").count() >= 2 || !c.contains("saved project trust")
+    });
+    pty.wait_stable(Duration::from_millis(300));
+    assert_eq!(
+        pty.contents().matches("saved project trust").count(),
+        0,
+        "{}",
+        pty.contents()
+    );
     quit(&mut pty);
 }
