@@ -80,6 +80,14 @@ pub trait ExtensionUiHost: Send + Sync {
     async fn reloading(&self, on: bool) {
         let _ = on;
     }
+    /// An extension command's `ctx.reload()` could not run (a reply is streaming) or failed,
+    /// with `message` saying why (`error`: it failed). A mode with a screen shows it there and
+    /// returns `true`, and the call then resolves as pi's interactive mode resolves it; the
+    /// others return `false` and the call rejects with `message`.
+    async fn reload_refused(&self, message: &str, error: bool) -> bool {
+        let _ = (message, error);
+        false
+    }
     /// The concrete UI, for a mode that takes over from the one it set up first.
     fn as_any(&self) -> Option<&dyn std::any::Any> {
         None

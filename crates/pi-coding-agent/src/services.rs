@@ -211,6 +211,11 @@ impl Services {
     }
 
     /// Whether the project of the current services is trusted (false before any is loaded).
+    /// `--approve` / `--no-approve` (or the answer to the startup trust prompt).
+    pub fn trust_override(&self) -> Option<bool> {
+        self.resource_options.trust_override
+    }
+
     pub fn project_trusted(&self) -> bool {
         lock(&self.current).as_ref().is_some_and(|c| c.project_trusted)
     }

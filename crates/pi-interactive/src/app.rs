@@ -107,6 +107,9 @@ pub struct App {
     mode_switch: Option<bool>,
     /// What the extension host was last told of the screen (see `app/extensions.rs`).
     ext_pushed: extensions::Pushed,
+    /// The folder pi started in when nothing there needed trust and no flag decided it: a
+    /// `/reload` that finds files needing trust there saves the folder as trusted (once).
+    auto_trust_cwd: Option<std::path::PathBuf>,
     /// What the terminal is told about the program (OSC 7501).
     program_status: super::program_status::ProgramStatusReporter,
     /// `terminal.showTerminalProgress`, as read at start and set in /settings.
@@ -169,6 +172,12 @@ impl App {
         editor.set_terminal_rows(rows);
         let pending = Pending::new(theme.clone(), super::keys::key_display(&kb, "app.message.dequeue"));
         let branch = git_branch(session.cwd());
+        let auto_trust_cwd = {
+            let paths = super::commands::paths_for(&session);
+            (host.services().trust_override().is_none()
+                && !pi_coding_agent::config::trust::has_trust_requiring_resources(&paths.cwd, &paths.home))
+            .then_some(paths.cwd)
+        };
         let mut app = App {
             host,
             view: View {
@@ -223,6 +232,7 @@ impl App {
             mode_switch: None,
             ext_pushed: Default::default(),
             program_status: Default::default(),
+            auto_trust_cwd,
             terminal_progress: false,
             scope_in_header: true,
             fullscreen: false,
@@ -570,6 +580,7 @@ impl App {
     /// opens files and builds the new session on the blocking pool).
     fn replace_session(&mut self, how: Replace, tui: &mut Tui) {
         let host = self.host.clone();
+        let auto_trust_cwd = self.auto_trust_cwd.clone();
         // As pi 1.6: a notice stands in the editor's place (and takes the keys) until the
         // reload is done.
         let reload = matches!(how, Replace::Reload);
@@ -604,10 +615,14 @@ impl App {
                     .await
                     .map(|text| ("Forked to new session".to_string(), Some(text))),
                 Replace::Reload => host.reload().await.map(|()| {
-                    (
-                        "Reloaded keybindings, extensions, skills, prompts, themes, and context files".to_string(),
-                        None,
-                    )
+                    let saved = auto_trust_cwd.is_some_and(|cwd| save_trust_after_reload(&host, &cwd));
+                    let notice = "Reloaded keybindings, extensions, skills, prompts, themes, and context files";
+                    let notice = if saved {
+                        format!("{notice}; saved project trust")
+                    } else {
+                        notice.to_string()
+                    };
+                    (notice, None)
                 }),
             };
             let then: Then = match result {
@@ -1174,6 +1189,20 @@ impl App {
 }
 
 /// `text` with the `Error: ` / `Warning: ` lead its colour stands for (once).
+/// After a `/reload` in the folder pi started in with nothing there needing trust: when the
+/// folder now has files needing trust, is trusted, and has no saved decision, save it as
+/// trusted, as pi 1.6 does (true when saved).
+fn save_trust_after_reload(host: &SessionHost, cwd: &std::path::Path) -> bool {
+    use pi_coding_agent::config::trust;
+    let paths = super::commands::paths_for(&host.session());
+    if paths.cwd != cwd || !host.services().project_trusted() || !trust::has_trust_requiring_resources(cwd, &paths.home)
+    {
+        return false;
+    }
+    let trust_file = paths.agent_dir.join("trust.json");
+    matches!(trust::saved_decision(&trust_file, cwd), Ok(None)) && trust::save_decision(&trust_file, cwd, true).is_ok()
+}
+
 fn with_severity(text: String, token: &str) -> String {
     let lead = match token {
         "error" => "Error: ",

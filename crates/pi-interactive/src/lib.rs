@@ -268,6 +268,9 @@ fn switch_mode(fullscreen: bool, app: &mut app::App, tui: &mut Tui, term: &mut T
     if progress {
         let _ = term.set_progress(false);
     }
+    // The status goes with the old screen and the terminal is asked again whether it takes
+    // reports, as pi 1.6's restarted terminal does.
+    let _ = term.requery_program_status();
     if fullscreen {
         start_fullscreen(app, tui, term);
         if let Some(fs) = tui.fullscreen_mut() {
@@ -805,7 +808,7 @@ fn handle_msg(msg: Msg, app: &mut app::App, tui: &mut Tui, parser: &mut InputPar
 
 /// Ctrl+Z: give the terminal back, stop the process, and redraw everything on return.
 fn suspend(tui: &mut Tui, term: &mut Terminal) {
-    let _ = tui.finish(term);
+    finish_for_handover(tui, term);
     let kitty = term.kitty_active();
     let _ = term.disable_key_protocols();
     let _ = term.stop();
@@ -813,6 +816,16 @@ fn suspend(tui: &mut Tui, term: &mut Terminal) {
     // The shell's `kill` stops this process; the call returns once it is continued.
     let _ = std::process::Command::new("kill").args(["-TSTP", &pid]).status();
     resume_terminal(tui, term, kitty);
+}
+
+/// Leave the screen to the shell or a child program: in regular mode as at exit, a blank
+/// row below the frame where the screen has room (pi 1.6 stops its renderer the same way).
+fn finish_for_handover(tui: &mut Tui, term: &mut Terminal) {
+    if tui.fullscreen().is_some() {
+        let _ = tui.finish(term);
+    } else {
+        let _ = tui.finish_spaced(term);
+    }
 }
 
 /// Take the terminal back after a child program had it (and the alternate screen, when the
@@ -878,7 +891,7 @@ fn edit_externally(
     if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, content)) {
         return Err(format!("Failed to launch external editor: {cmd} ({e})"));
     }
-    let _ = tui.finish(term);
+    finish_for_handover(tui, term);
     let kitty = term.kitty_active();
     let _ = term.disable_key_protocols();
     let _ = term.stop();

@@ -217,6 +217,26 @@ impl Terminal {
         self.out.flush()
     }
 
+    /// As a stop and a start do to the program status: the shown one is cleared, and the
+    /// terminal is asked again whether it takes reports (the last report is sent once it
+    /// says yes, or at once with `PI_PROGRAM_STATUS=1`).
+    pub fn requery_program_status(&mut self) -> io::Result<()> {
+        let mut out = String::new();
+        if self.program_status.supported && self.program_status.last.is_some() {
+            let clear = crate::program_status::ProgramStatus::new(crate::program_status::ProgramState::Clear);
+            out.push_str(&clear.encode());
+        }
+        let forced = std::env::var("PI_PROGRAM_STATUS").ok();
+        self.program_status.supported = forced.as_deref() == Some("1");
+        self.program_status.query_pending = !matches!(forced.as_deref(), Some("1" | "0"));
+        if self.program_status.query_pending {
+            out.push_str(crate::program_status::PROGRAM_STATUS_QUERY);
+        }
+        self.out.write_all(out.as_bytes())?;
+        self.out.flush()?;
+        self.write_program_status()
+    }
+
     fn write_program_status(&mut self) -> io::Result<()> {
         if let (true, Some(last)) = (self.program_status.supported, self.program_status.last.as_ref()) {
             self.out.write_all(last.as_bytes())?;

@@ -78,7 +78,11 @@ pub async fn answer(slot: &Arc<ExtensionSlot>, method: &str, params: &Value) -> 
         "ctx.reload" => {
             let session = host.session();
             if session.is_streaming() {
-                return Err("Wait for the current response to finish before reloading.".to_string());
+                let message = "Wait for the current response to finish before reloading.";
+                if slot.ui().reload_refused(message, false).await {
+                    return Ok(Value::Null);
+                }
+                return Err(message.to_string());
             }
             // `ctx.reload()` resolves to nothing, as in pi.
             slot.ui().reloading(true).await;
@@ -90,6 +94,10 @@ pub async fn answer(slot: &Arc<ExtensionSlot>, method: &str, params: &Value) -> 
                 }
                 Err(e) => {
                     slot.ui().reloading(false).await;
+                    let message = format!("Reload failed: {e}");
+                    if slot.ui().reload_refused(&message, true).await {
+                        return Ok(Value::Null);
+                    }
                     Err(e.to_string())
                 }
             };

@@ -239,6 +239,14 @@ impl ExtensionUiHost for InteractiveUi {
         self.on_ui(move |_| vec![Effect::Reloading(on)]).await;
     }
 
+    /// As pi 1.6's `/reload`: a warning or an error in the chat, and `ctx.reload()` resolves.
+    async fn reload_refused(&self, message: &str, error: bool) -> bool {
+        let text = message.to_string();
+        let style = if error { "error" } else { "warning" };
+        self.on_ui(move |_| vec![notice(text, style)]).await;
+        true
+    }
+
     async fn session_replaced(&self, notice: Option<&str>, editor_text: Option<&str>) {
         let notice = notice.map(str::to_string);
         let editor_text = editor_text.map(str::to_string);

@@ -1,7 +1,9 @@
 //! Small behaviours matched with pi 1.6 by running both: which of pi's own dialogs report
 //! blocked to the program status (OSC 7501), the "Reloading ..." notice of an extension's
 //! `ctx.reload()`, the progress indicator (OSC 9;4) across a TUI mode switch during a run, and
-//! the blank row before the resume hint at exit in regular mode.
+//! the blank row before the resume hint at exit in regular mode and above the external editor,
+//! a reload refused while a reply streams, and the program status query again after a mode
+//! switch, and the project trust a /reload saves.
 
 use std::time::{Duration, Instant};
 
@@ -193,6 +195,61 @@ fn an_extension_reload_shows_the_reloading_notice() {
 }
 
 #[test]
+fn an_extension_reload_while_a_reply_streams_warns_and_resolves() {
+    let test = "an_extension_reload_while_a_reply_streams_warns_and_resolves";
+    let Some((node, modules)) = extension_env(test) else {
+        return;
+    };
+    let mut slow = Turn::text("slow answer");
+    slow.big = Some(400);
+    slow.delay_ms = Some(60);
+    let s = setup(Script::sequential(vec![slow]));
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/extensions/replace.ts");
+    let log = s.cwd.path().join("replace.log");
+    let (node, modules, log_env) = (
+        node.display().to_string(),
+        modules.display().to_string(),
+        log.display().to_string(),
+    );
+    let mut pty = Pty::spawn_env(
+        &["-e", fixture],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[
+            ("PI_NODE", &node),
+            ("PI_EXTENSION_MODULES", &modules),
+            ("REPLACE_LOG", &log_env),
+        ],
+    );
+    pty.wait_for("first frame", Duration::from_secs(20), |c| c.contains("mock-model"));
+    pty.type_text("go slowly");
+    pty.send(ENTER);
+    pty.wait_text("slow answer");
+    pty.type_text("/refresh");
+    pty.send(ENTER);
+    // As pi 1.6's interactive mode: a warning in the chat, and the call resolves.
+    pty.wait_text("Wait for the current response to finish before reloading.");
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("refresh result=null") {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "ctx.reload() did not resolve: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!pty.contents().contains("Reloading"), "{}", pty.contents());
+    pty.send(ESC);
+    pty.wait_text("Operation aborted");
+    quit(&mut pty);
+}
+
+#[test]
 fn the_progress_indicator_comes_back_after_a_mode_switch_during_a_run() {
     let mut slow = Turn::text("slow answer");
     slow.big = Some(400);
@@ -260,4 +317,98 @@ fn regular_mode_exit_leaves_a_blank_row_before_the_resume_hint_when_there_is_roo
         .position(|r| r.starts_with("To resume this session:"))
         .expect("resume hint");
     assert!(rows[at - 1].contains("mock-model"), "{rows:#?}");
+}
+
+#[test]
+fn a_mode_switch_clears_the_program_status_and_asks_the_terminal_again() {
+    let s = setup(Script::echo());
+    let mut pty = s.pi(30, 100);
+    pty.send("\x1b]7501;?\x1b\\");
+    wait_raw_after(&pty, 0, IDLE);
+    pty.type_text("/settings");
+    pty.send(ENTER);
+    pty.wait_text("Terminal progress");
+    pty.type_text("tui mode");
+    pty.wait_text("TUI mode");
+    let from = pty.raw().len();
+    pty.send(ENTER);
+    // The shown status is cleared and the terminal asked again, as a restarted pi 1.6 does.
+    wait_raw_after(&pty, from, "\x1b]7501;state=clear\x1b\\\x1b]7501;?\x1b\\");
+    pty.wait_stable(Duration::from_millis(300));
+    let asked = raw_after(&pty, from);
+    let after_query = &asked[asked.find("\x1b]7501;?").expect("query")..];
+    assert!(
+        !after_query.contains("state=idle"),
+        "a report before the answer: {after_query:?}"
+    );
+    // Once the terminal answers again, the status is reported again.
+    let from = pty.raw().len();
+    pty.send("\x1b]7501;?\x1b\\");
+    wait_raw_after(&pty, from, IDLE);
+    close(&mut pty, "→ TUI mode");
+    quit(&mut pty);
+}
+
+#[test]
+fn regular_mode_leaves_a_blank_row_above_the_external_editor() {
+    let s = setup(Script::echo());
+    let bin = tempfile::tempdir().expect("tmp");
+    let editor = bin.path().join("slow-editor");
+    std::fs::write(&editor, "#!/bin/sh\nsleep 2\n").expect("write script");
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let editor = editor.display().to_string();
+    let mut pty = Pty::spawn_env(
+        &["--tui-mode", "regular"],
+        s.cwd.path(),
+        s.agent.path(),
+        30,
+        100,
+        &[("VISUAL", editor.as_str()), ("EDITOR", editor.as_str())],
+    );
+    pty.wait_text("mock-model");
+    pty.wait_stable(Duration::from_millis(300));
+    pty.send("\x07");
+    pty.wait_text("Pi will resume when the editor exits.");
+    let rows = pty.rows();
+    let at = rows
+        .iter()
+        .position(|r| r.starts_with("Launching external editor:"))
+        .expect("launch line");
+    assert!(rows[at - 1].trim().is_empty(), "{rows:#?}");
+    assert!(rows[at - 2].contains("mock-model"), "the footer above: {rows:#?}");
+    pty.wait_for("the editor back", Duration::from_secs(10), |c| {
+        !c.contains("Pi will resume")
+    });
+    quit(&mut pty);
+}
+
+#[test]
+fn reload_saves_trust_for_a_folder_that_gained_files_needing_it() {
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = s.pi(30, 100);
+    let trust_file = s.agent.path().join("trust.json");
+    // Nothing needed trust at startup; a prompt folder appears meanwhile.
+    std::fs::create_dir_all(s.cwd.path().join(".pi/prompts")).expect("mkdir");
+    std::fs::write(s.cwd.path().join(".pi/prompts/hi.md"), "say hi\n").expect("write");
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_text("context files; saved project trust");
+    let saved = std::fs::read_to_string(&trust_file).expect("trust.json written");
+    let cwd = s.cwd.path().canonicalize().expect("cwd");
+    let saved: serde_json::Value = serde_json::from_str(&saved).expect("json");
+    assert_eq!(saved[cwd.to_str().expect("utf8")], json!(true), "{saved}");
+    // Saved once: the next reload says nothing of it.
+    pty.type_text("/reload");
+    pty.send(ENTER);
+    pty.wait_for("the second reload", Duration::from_secs(15), |c| {
+        c.matches("Reloaded keybindings").count() >= 2 || !c.contains("saved project trust")
+    });
+    pty.wait_stable(Duration::from_millis(300));
+    assert_eq!(
+        pty.contents().matches("saved project trust").count(),
+        0,
+        "{}",
+        pty.contents()
+    );
+    quit(&mut pty);
 }
