@@ -908,18 +908,30 @@ export function createScreen(runtime, loadTui) {
 
 		/**
 		 * `ui.mouse {id, event}`: a mouse report in the component's own rows and columns goes to
-		 * its `handleMouse` (pi-tui's editor places its cursor on a click); answers as `input`.
+		 * its `handleMouse` (pi-tui's editor places its cursor on a click; a component that
+		 * takes a press gets the drags and release after it); answers as `input`.
 		 */
 		mouse(params) {
 			const id = Number(params?.id);
 			const entry = components.get(id);
 			if (!entry) return { lines: null };
 			const event = params?.event ?? {};
-			try {
-				entry.component?.handleMouse?.({ ...event });
-			} catch (error) {
-				report(entry, "handleMouse", error);
+			// As pi-tui: the drags and the release after a press go to the component only when
+			// it took the press (handled, captured or focused); the release ends the gesture.
+			const gesture = event.type === "drag" || event.type === "release";
+			if (!gesture || entry.pressTaken) {
+				try {
+					const result = entry.component?.handleMouse?.({ ...event });
+					if (event.type === "press") {
+						entry.pressTaken = Boolean(
+							result && ("target" in result || result.handled || result.capture || result.focus),
+						);
+					}
+				} catch (error) {
+					report(entry, "handleMouse", error);
+				}
 			}
+			if (event.type === "release") entry.pressTaken = false;
 			const width = entry.width ?? tui.terminal.columns;
 			const answer = { lines: components.has(id) ? renderOne(id, width) : null, width };
 			if (entry.kind === "editor") {

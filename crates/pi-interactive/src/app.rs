@@ -95,6 +95,8 @@ pub struct App {
     /// A mouse press the editor or a docked dialog took: the cell, and whether the pointer
     /// left it since (a release on the same cell without moving is a click).
     mouse_press: Option<screen::MousePress>,
+    /// A press an extension component got: its drags and release go to it too.
+    ext_press: Option<extensions::ExtensionPress>,
     /// How images are drawn (no protocol when `terminal.showImages` is off).
     caps: pi_tui::components::Capabilities,
     /// Token and cost totals for the footer, kept current as messages are added.
@@ -225,6 +227,7 @@ impl App {
             screen_touched: false,
             transcript_replaced: false,
             mouse_press: None,
+            ext_press: None,
             caps,
             totals: Totals::default(),
             branch,

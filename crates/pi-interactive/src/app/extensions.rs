@@ -55,6 +55,8 @@ pub struct Pushed {
     /// Keys for extension components and `onTerminalInput` listeners, sent in order by one
     /// task.
     keys: Option<mpsc::Sender<KeyJob>>,
+    /// The latest drag for an extension component not yet sent (see [`KeyJob::Drag`]).
+    drag: DragSlot,
     /// The app's keybindings were sent to the host (for the keybindings components get).
     keybindings_sent: bool,
     /// The theme catalogue (`ctx.ui.getAllThemes()`) was sent for this extension runtime.
@@ -75,6 +77,34 @@ enum KeyJob {
     Filter(String),
     /// A mouse report for a component, as pi-tui's `handleMouse` takes it.
     Mouse(u64, Value),
+    /// The latest drag waiting in [`Pushed::drag`] (taken when the job's turn comes).
+    Drag,
+}
+
+/// A press an extension component got: which one, the screen cell of its top-left corner
+/// and its size then, so the rest of the gesture is told in the same coordinates.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ExtensionPress {
+    id: u64,
+    origin: (i64, i64),
+    size: (usize, usize),
+}
+
+/// A mouse event as pi-tui's `handleMouse` takes it, at screen `(row, column)`.
+fn mouse_event(press: &ExtensionPress, kind: &str, button: &str, screen: (usize, usize)) -> Value {
+    json!({
+        "type": kind,
+        "button": button,
+        "x": screen.1 as i64 - press.origin.1,
+        "y": screen.0 as i64 - press.origin.0,
+        "screenX": screen.1,
+        "screenY": screen.0,
+        "width": press.size.0,
+        "height": press.size.1,
+        "shift": false,
+        "alt": false,
+        "ctrl": false,
+    })
 }
 
 /// Lines as the host sends them: `{lines: {id: [..] | null}}`.
@@ -857,7 +887,8 @@ impl App {
             let Some(runner) = self.extension_runner() else {
                 return false;
             };
-            self.ext_pushed.keys = Some(spawn_key_sender(runner, self.tx.clone()));
+            let drag = self.ext_pushed.drag.clone();
+            self.ext_pushed.keys = Some(spawn_key_sender(runner, self.tx.clone(), drag));
         }
         self.ext_pushed
             .keys
@@ -867,7 +898,8 @@ impl App {
 
     /// A mouse report for the extension component (or replacement editor) drawn in the
     /// editor's place, in its own rows and columns: sent to the host in order with the keys,
-    /// its new lines come back as a screen change. Whether there was one to take it.
+    /// its new lines come back as a screen change. Whether there was one to take it. A press
+    /// starts a gesture: the drags and the release that follow go to the same component.
     pub(super) fn extension_mouse(
         &mut self,
         local: (usize, usize),
@@ -885,25 +917,44 @@ impl App {
             ComponentMouseKind::WheelUp => ("wheel", "none", Some(-1)),
             ComponentMouseKind::WheelDown => ("wheel", "none", Some(1)),
         };
-        let mut event = json!({
-            "type": kind,
-            "button": button,
-            "x": local.1,
-            "y": local.0,
-            "screenX": screen.1,
-            "screenY": screen.0,
-            "width": width,
-            "height": height,
-            "shift": false,
-            "alt": false,
-            "ctrl": false,
-        });
+        let press = ExtensionPress {
+            id,
+            origin: (screen.0 as i64 - local.0 as i64, screen.1 as i64 - local.1 as i64),
+            size: (width, height),
+        };
+        let mut event = mouse_event(&press, kind, button, screen);
         if let Some(delta) = delta {
             event["wheelDelta"] = json!(delta);
         } else if kind == "click" {
             event["clickCount"] = json!(1);
         }
-        self.send_key(KeyJob::Mouse(id, event))
+        let sent = self.send_key(KeyJob::Mouse(id, event));
+        if sent && kind == "press" {
+            self.ext_press = Some(press);
+        }
+        sent
+    }
+
+    /// A drag or release after a press on an extension component: as pi-tui 1.6 does, it
+    /// goes to the component the press went to, in that component's rows and columns
+    /// (which may lie outside it). Drags are coalesced: while one waits, only the latest
+    /// position is kept. A release ends the gesture.
+    pub(super) fn extension_gesture(&mut self, release: bool, screen: (usize, usize)) {
+        let Some(press) = self.ext_press else { return };
+        if release {
+            self.ext_press = None;
+            let event = mouse_event(&press, "release", "left", screen);
+            self.send_key(KeyJob::Mouse(press.id, event));
+            return;
+        }
+        let event = mouse_event(&press, "drag", "left", screen);
+        let waiting = {
+            let mut slot = self.ext_pushed.drag.lock().unwrap_or_else(|e| e.into_inner());
+            slot.replace((press.id, event)).is_some()
+        };
+        if !waiting && !self.send_key(KeyJob::Drag) {
+            self.ext_pushed.drag.lock().unwrap_or_else(|e| e.into_inner()).take();
+        }
     }
 
     /// A key for the focused extension component, if one has the keys: sent to the host
@@ -957,6 +1008,9 @@ fn keybinding_table(kb: &pi_tui::Keybindings) -> serde_json::Map<String, Value> 
         .collect()
 }
 
+/// Where the latest drag waits for the key task, shared with it.
+type DragSlot = Arc<std::sync::Mutex<Option<(u64, Value)>>>;
+
 /// Keys typed ahead of the host's answers. A host this far behind is not answering; past the
 /// bound a key is not queued and the app handles it as if no extension wanted it.
 const KEY_QUEUE: usize = 1024;
@@ -964,13 +1018,18 @@ const KEY_QUEUE: usize = 1024;
 /// One task sends the keys for extension components and terminal input listeners, one at a
 /// time, so they arrive in the order typed; a component's answer carries its new lines, a
 /// listener's the keys to handle.
-fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender) -> mpsc::Sender<KeyJob> {
+fn spawn_key_sender(runner: Arc<ExtensionRunner>, tx: UiSender, drag: DragSlot) -> mpsc::Sender<KeyJob> {
     let (keys, mut queued) = mpsc::channel::<KeyJob>(KEY_QUEUE);
     tokio::spawn(async move {
         while let Some(job) = queued.recv().await {
             let (id, method, params) = match job {
                 KeyJob::Component(id, data) => (id, "ui.input", json!({"id": id, "data": data})),
                 KeyJob::Mouse(id, event) => (id, "ui.mouse", json!({"id": id, "event": event})),
+                KeyJob::Drag => {
+                    let taken = drag.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    let Some((id, event)) = taken else { continue };
+                    (id, "ui.mouse", json!({"id": id, "event": event}))
+                }
                 KeyJob::Filter(data) => {
                     let answer = runner
                         .ui_request("ui.terminalInput", json!({ "data": &data }), RENDER_TIMEOUT)

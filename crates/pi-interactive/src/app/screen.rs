@@ -121,6 +121,16 @@ impl App {
     /// component under the pointer has it first (the editor's menu and text, a docked list);
     /// what none takes goes to the transcript: the wheel scrolls it, a press selects.
     pub fn handle_mouse(&mut self, m: &MouseEvent, tui: &mut Tui) {
+        // A press an extension component got: its drags and release go to it as well (its
+        // host decides whether the press captured them), then on as before.
+        if self.ext_press.is_some() {
+            match m.kind {
+                MouseKind::Drag(_) => self.extension_gesture(false, (m.row, m.column)),
+                MouseKind::Release(_) => self.extension_gesture(true, (m.row, m.column)),
+                MouseKind::Press(_) => self.ext_press = None,
+                MouseKind::Move | MouseKind::WheelUp | MouseKind::WheelDown => {}
+            }
+        }
         // A press a component took: the rest of the gesture is its own, and a release on the
         // cell it started on, without moving away, is a click.
         if let Some(press) = &mut self.mouse_press {

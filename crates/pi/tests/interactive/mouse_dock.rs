@@ -550,3 +550,37 @@ fn a_click_on_an_extension_component_reaches_its_handle_mouse() {
     pty.wait_text("clicky closed");
     quit(&mut pty);
 }
+
+/// As in pi 1.6, a component that takes a press gets the drags and the release after it, in
+/// its own rows and columns (even past its edges), so it can select by dragging; a burst of
+/// drags ends at the last position.
+#[test]
+fn an_extension_component_that_takes_a_press_gets_the_drag_and_release() {
+    let Some((node, modules)) =
+        super::extensions::extension_env("an_extension_component_that_takes_a_press_gets_the_drag_and_release")
+    else {
+        return;
+    };
+    let s = setup(Script::sequential(vec![]));
+    let mut pty = super::extensions::spawn_with("mouse.ts", &s, &node, &modules);
+    pty.type_text("/dragger");
+    pty.send(ENTER);
+    pty.wait_text("DRAGGER idle");
+    let top = row_starting(&pty, "DRAGGER top row");
+    press(&mut pty, top, 2);
+    pty.wait_text("DRAGGER pressed y=0 x=2");
+    let mut burst = String::new();
+    for col in 3..=40 {
+        burst.push_str(&format!("\x1b[<32;{};{}M", col + 1, top + 2));
+    }
+    pty.send(&burst);
+    pty.wait_text("DRAGGER dragging y=0 x=2 to y=1 x=40");
+    // Above the component: a row before its own first one.
+    pty.send(&format!("\x1b[<32;{};{}M", 12, top));
+    pty.wait_text("DRAGGER dragging y=0 x=2 to y=-1 x=11");
+    pty.send(&format!("\x1b[<0;{};{}m", 16, top + 3));
+    pty.wait_text("DRAGGER selected y=0 x=2 to y=2 x=15");
+    pty.send(ESC);
+    pty.wait_text("dragger closed");
+    quit(&mut pty);
+}
