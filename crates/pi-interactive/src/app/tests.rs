@@ -167,15 +167,21 @@ async fn commands_return_effects_and_leave_the_app_alone() {
         run(&f, "/import").as_deref(),
         Some([Effect::Notice(_, "error")])
     ));
-    // `/import <path>` asks first (a Yes/No dialog) before replacing the session.
+    // `/import <path>` asks first (a Yes/No dialog, reported to the program status as a
+    // permission question, as pi 1.6's) before replacing the session.
     let import = run(&f, "/import saved.jsonl").expect("a command");
     let [Effect::Open(Overlay {
-        picker: Picker::Custom(_),
+        picker: Picker::Blocking {
+            kind: "permission",
+            title,
+            ..
+        },
         ..
     })] = import.as_slice()
     else {
         panic!("{import:?}");
     };
+    assert_eq!(title, "Import session");
     // Nothing written yet: cloning is refused (pi 1.6's error), or there is nothing to clone.
     assert!(matches!(
         run(&f, "/clone").as_deref(),
