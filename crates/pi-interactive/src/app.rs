@@ -715,8 +715,9 @@ impl App {
     pub fn set_theme_issues(&mut self, issues: Vec<pi_coding_agent::resources::Diagnostic>) {
         if issues != self.theme_issues {
             self.theme_issues = issues;
-            // pi's own header shows them (not one an extension put in its place).
-            if self.show_header && self.view.chat.child_mut::<super::header::HeaderBlock>(0).is_some() {
+            // pi's own header block shows them (not one an extension put in its place); they
+            // are read after start, so the block already on screen is drawn again.
+            if self.header_in_chat && self.view.chat.child_mut::<super::header::HeaderBlock>(0).is_some() {
                 let header = self.header_block();
                 self.view.thaw(0);
                 if let Some(first) = self.view.chat.children_mut().first_mut() {

@@ -413,9 +413,17 @@ async fn run_in(
         h,
         options.verbose,
     );
-    // Theme files that are not themes, and name clashes, under the startup header.
-    if let Ok(s) = session.settings().lock() {
-        app.set_theme_issues(pi_coding_agent::ui_theme::theme_diagnostics(&paths, &s));
+    // Theme files that are not themes, and name clashes, under the startup header: read on
+    // the blocking pool, so the first frame never waits on the themes folders.
+    if let Some(settings) = session.settings().lock().ok().map(|s| s.snapshot()) {
+        let (paths, tx) = (paths.clone(), tx.clone());
+        tokio::task::spawn_blocking(move || {
+            let issues = pi_coding_agent::ui_theme::theme_diagnostics(&paths, &settings);
+            if !issues.is_empty() {
+                let then: effect::Then = Box::new(move |_| vec![effect::Effect::ThemeIssues(issues)]);
+                tx.send_blocking(Msg::Then(then));
+            }
+        });
     }
     // pi 1.6 reports a theme it could not load before anything else; then the fd/ripgrep
     // check, and "What's New" after it.
