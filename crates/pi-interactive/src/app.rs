@@ -628,15 +628,18 @@ impl App {
                     (notice, None)
                 }),
             };
+            // A reload reads the theme files again: the header lists what is wrong now (read
+            // here, off the UI thread).
+            let issues = (reload && result.is_ok())
+                .then(|| {
+                    let session = host.session();
+                    let settings = session.settings().lock().ok().map(|s| s.snapshot())?;
+                    let paths = super::commands::paths_for(&session);
+                    Some(pi_coding_agent::ui_theme::theme_diagnostics(&paths, &settings))
+                })
+                .flatten();
             let then: Then = match result {
-                Ok((notice, editor_text)) => Box::new(move |cx| {
-                    // A reload reads the theme files again: the header lists what is wrong now.
-                    let issues = reload
-                        .then(|| {
-                            let paths = cx.paths();
-                            cx.read_settings(|s| pi_coding_agent::ui_theme::theme_diagnostics(&paths, s))
-                        })
-                        .flatten();
+                Ok((notice, editor_text)) => Box::new(move |_| {
                     let mut out: Vec<Effect> = issues.map(Effect::ThemeIssues).into_iter().collect();
                     out.push(Effect::Replaced {
                         notice: Some(notice),
