@@ -6,9 +6,9 @@ use std::path::Path;
 
 use pi_coding_agent::modes::MissingCwdChoice;
 use pi_tui::components::{SelectItem, SelectList};
-use pi_tui::{Component, Frame, InputEvent};
 
 use super::theme::UiTheme;
+use super::trust_prompt::{run_on_screen, StartupQuestion};
 
 /// The question's title.
 pub fn title(gone: &str) -> String {
@@ -33,57 +33,18 @@ pub fn choice_for(value: Option<&str>) -> MissingCwdChoice {
     }
 }
 
-/// Drawn as pi 1.6's startup selector: between rules, the question in bold, the choices,
-/// then the keys.
-struct StartupQuestion {
-    title: String,
-    list: SelectList,
-    theme: UiTheme,
-}
-
-impl Component for StartupQuestion {
-    fn render(&mut self, width: usize, out: &mut Frame) {
-        let t = &self.theme;
-        let rule = t.paint("border", &"─".repeat(width));
-        let inner = width.saturating_sub(2).max(1);
-        out.push_line(rule.clone());
-        out.push_line(String::new());
-        for w in pi_tui::wrap_text(&self.title, inner) {
-            out.push_line(format!(" {}", t.bold("text", &w)));
-        }
-        out.push_line(String::new());
-        let mut list = Frame::default();
-        self.list.render(inner, &mut list);
-        for l in list.to_vec() {
-            out.push_line(format!(" {l}"));
-        }
-        out.push_line(String::new());
-        let kb = pi_tui::keybindings();
-        let keys = [
-            "↑↓ navigate".to_string(),
-            format!("{} select", kb.keys("tui.select.confirm").join("/")),
-            format!("{} cancel", kb.keys("tui.select.cancel").join("/")),
-        ]
-        .map(|k| t.paint("dim", &k))
-        .join("  ");
-        out.push_line(pi_tui::truncate_to_width(&format!(" {keys}"), width, ""));
-        out.push_line(String::new());
-        out.push_line(rule);
-    }
-
-    fn handle_input(&mut self, event: &InputEvent) -> bool {
-        self.list.handle_input(event)
-    }
-}
-
 /// Ask on the terminal before the UI starts.
 pub fn ask(gone: &Path, here: &Path, theme: &UiTheme) -> std::io::Result<MissingCwdChoice> {
-    let mut question = StartupQuestion {
-        title: title(&gone.display().to_string()),
+    // pi 1.6 draws this one plainer than the trust question: the question in bold text, the
+    // keys all dim.
+    let question = StartupQuestion {
+        head: vec![title(&gone.display().to_string())],
+        head_token: "text",
+        words_token: "dim",
         list: SelectList::new(choices(&here.display().to_string()), 8, theme.select_list()),
         theme: theme.clone(),
     };
-    let value = super::trust_prompt::run_on_screen(&mut question, |q| &mut q.list)?;
+    let value = run_on_screen(question)?;
     Ok(choice_for(value.as_deref()))
 }
 

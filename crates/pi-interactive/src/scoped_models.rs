@@ -722,22 +722,6 @@ mod tests {
 
     #[test]
     fn the_session_scope_ignores_unavailable_entries() {
-        let model = |provider: &str, id: &str| Model {
-            id: id.into(),
-            name: id.into(),
-            api: "openai-completions".into(),
-            provider: provider.into(),
-            base_url: String::new(),
-            reasoning: false,
-            input: Vec::new(),
-            cost: Default::default(),
-            context_window: 1000,
-            max_tokens: 100,
-            headers: None,
-            compat: None,
-            thinking_level_map: None,
-            prompt_cache: None,
-        };
         let models = vec![model("a", "1"), model("a", "2")];
         let scope = scope_for(&Some(ids(&["a/2", "gone/x", "gone/y"])), &models, &[]);
         assert_eq!(scope.len(), 1);

@@ -60,15 +60,18 @@ pub fn answer_for(value: &str, cwd: &Path) -> TrustAnswer {
     }
 }
 
-/// Drawn as pi 1.6's startup selector: between rules, the question (with the folder and what
-/// trusting means) in the accent colour, the choices, then the keys.
-struct TrustDialog {
-    head: Vec<String>,
-    list: SelectList,
-    theme: UiTheme,
+/// A question asked before the terminal UI starts, drawn as pi 1.6's startup selectors:
+/// between rules, the question in bold (`head_token`'s colour), the choices, then the keys
+/// (their names dim, what they do in `words_token`'s colour).
+pub(crate) struct StartupQuestion {
+    pub head: Vec<String>,
+    pub head_token: &'static str,
+    pub words_token: &'static str,
+    pub list: SelectList,
+    pub theme: UiTheme,
 }
 
-impl Component for TrustDialog {
+impl Component for StartupQuestion {
     fn render(&mut self, width: usize, out: &mut Frame) {
         let t = &self.theme;
         let rule = t.paint("border", &"─".repeat(width));
@@ -80,7 +83,7 @@ impl Component for TrustDialog {
                 out.push_line(String::new());
             }
             for w in pi_tui::wrap_text(l, inner) {
-                out.push_line(format!(" {}", t.bold("accent", &w)));
+                out.push_line(format!(" {}", t.bold(self.head_token, &w)));
             }
         }
         out.push_line(String::new());
@@ -91,8 +94,13 @@ impl Component for TrustDialog {
         }
         out.push_line(String::new());
         let kb = pi_tui::keybindings();
-        let hint =
-            |keys: &str, what: &str| format!("{}{}", t.paint("dim", keys), t.paint("muted", &format!(" {what}")));
+        let hint = |keys: &str, what: &str| {
+            format!(
+                "{}{}",
+                t.paint("dim", keys),
+                t.paint(self.words_token, &format!(" {what}"))
+            )
+        };
         let keys = [
             hint("↑↓", "navigate"),
             hint(&kb.keys("tui.select.confirm").join("/"), "select"),
@@ -114,7 +122,7 @@ pub fn ask(cwd: &Path, theme: &UiTheme) -> std::io::Result<TrustAnswer> {
         .into_iter()
         .map(|(value, label)| SelectItem::new(value).with_label(label))
         .collect();
-    let mut dialog = TrustDialog {
+    let question = StartupQuestion {
         head: vec![
             "Trust project folder?".to_string(),
             cwd.display().to_string(),
@@ -123,20 +131,19 @@ pub fn ask(cwd: &Path, theme: &UiTheme) -> std::io::Result<TrustAnswer> {
              packages it is missing, and run the project's extensions."
                 .to_string(),
         ],
+        head_token: "accent",
+        words_token: "muted",
         list: SelectList::new(items, 8, theme.select_list()),
         theme: theme.clone(),
     };
-    let value = run_on_screen(&mut dialog, |d| &mut d.list)?;
+    let value = run_on_screen(question)?;
     Ok(answer_for(value.as_deref().unwrap_or("distrust-session"), cwd))
 }
 
-/// Show `dialog` on the normal screen until its list (`list_of`) picks a value (Escape or
-/// Ctrl+C: `None`), then give the screen back as it was. The startup questions asked before
-/// the terminal UI starts share it.
-pub(crate) fn run_on_screen<C: Component>(
-    dialog: &mut C,
-    list_of: impl Fn(&mut C) -> &mut SelectList,
-) -> std::io::Result<Option<String>> {
+/// Show `question` on the normal screen until its list picks a value (Escape or Ctrl+C:
+/// `None`), then give the screen back as it was.
+pub(crate) fn run_on_screen(mut question: StartupQuestion) -> std::io::Result<Option<String>> {
+    let dialog = &mut question;
     let mut term = Terminal::start()?;
     let (w, h) = term.size();
     let mut tui = Tui::new(w, h);
@@ -164,7 +171,7 @@ pub(crate) fn run_on_screen<C: Component>(
                 InputEvent::Key(k) if !k.is_release() && k.matches("ctrl+c") => break 'read None,
                 ev => {
                     dialog.handle_input(&ev);
-                    match list_of(dialog).take_event() {
+                    match dialog.list.take_event() {
                         Some(SelectEvent::Selected(item)) => break 'read Some(item.value),
                         Some(SelectEvent::Cancelled) => break 'read None,
                         _ => {}
