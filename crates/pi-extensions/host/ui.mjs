@@ -339,6 +339,18 @@ export function createScreen(runtime, loadTui) {
 		return lines;
 	};
 
+	/** What a key or mouse report changed: the component's new lines (and an editor's text). */
+	const afterEvent = (id, entry) => {
+		const width = entry.width ?? tui.terminal.columns;
+		const answer = { lines: components.has(id) ? renderOne(id, width) : null, width };
+		if (entry.kind === "editor") {
+			try {
+				answer.text = String(entry.component.getText?.() ?? "");
+			} catch {}
+		}
+		return answer;
+	};
+
 	const footerData = () => ({
 		getGitBranch: () => state().gitBranch ?? null,
 		getExtensionStatuses: () => new Map(statuses),
@@ -896,14 +908,7 @@ export function createScreen(runtime, loadTui) {
 			} catch (error) {
 				report(entry, "handleInput", error);
 			}
-			const width = entry.width ?? tui.terminal.columns;
-			const answer = { lines: components.has(id) ? renderOne(id, width) : null, width };
-			if (entry.kind === "editor") {
-				try {
-					answer.text = String(entry.component.getText?.() ?? "");
-				} catch {}
-			}
-			return answer;
+			return afterEvent(id, entry);
 		},
 
 		/**
@@ -932,14 +937,7 @@ export function createScreen(runtime, loadTui) {
 				}
 			}
 			if (event.type === "release") entry.pressTaken = false;
-			const width = entry.width ?? tui.terminal.columns;
-			const answer = { lines: components.has(id) ? renderOne(id, width) : null, width };
-			if (entry.kind === "editor") {
-				try {
-					answer.text = String(entry.component.getText?.() ?? "");
-				} catch {}
-			}
-			return answer;
+			return afterEvent(id, entry);
 		},
 
 		/**
